@@ -1,0 +1,106 @@
+# gpuflame — `make` builds bin/gpuflame and lib/libgpuflame.a; `make demo`, `make test`, `make bench`.
+# V=1 shows full commands. SAN=1 builds with ASan+UBSan into build-san/. WERROR=1 adds -Werror.
+
+CC      ?= cc
+PKGS    := lua5.4 sqlite3 libcurl libcjson yaml-0.1
+V       ?= 0
+Q       := $(if $(filter 1,$(V)),,@)
+SAN     ?=
+WERROR  ?= $(if $(CI),1,)
+
+ifeq ($(SAN),1)
+O       := build-san
+BIN     := $(O)/bin/gpuflame
+LIBA    := $(O)/lib/libgpuflame.a
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+O       := build
+BIN     := bin/gpuflame
+LIBA    := lib/libgpuflame.a
+SANFLAGS :=
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lz -lm
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror,) \
+           -Icore -I$(O)/gen $(PKG_CFLAGS) $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+LDLIBS  = $(PKG_LIBS)
+
+CORE_SRC  := $(filter-out core/main.c,$(sort $(wildcard core/*.c)))
+CORE_OBJ  := $(patsubst core/%.c,$(O)/obj/%.o,$(CORE_SRC))
+BINDINGS  := $(patsubst core/l_%.c,%,$(filter-out core/l_util.c,$(wildcard core/l_*.c)))
+BUNDLED   := $(sort $(shell find lua policies templates -type f \( -name '*.lua' -o -name '*.html' -o -name '*.js' -o -name '*.css' \) 2>/dev/null))
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
+DEPS_OK   := $(O)/.deps-ok
+
+.PHONY: all deps test-deps test demo bench fuzz clean lint
+all: $(BIN) $(LIBA)
+
+# Installs missing Debian packages (as root) or prints the command to run; cached by a stamp file.
+$(DEPS_OK): .ci/deps.sh
+	$(Q).ci/deps.sh build
+	$(Q)mkdir -p $(O) && touch $@
+deps: $(DEPS_OK)
+test-deps: $(DEPS_OK)
+	$(Q).ci/deps.sh test
+
+$(O)/gen/embed: core/gen/embed.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  HOSTCC  $@";)
+	$(Q)$(CC) -O1 -o $@ $<
+
+$(O)/gen/bundle.c: $(O)/gen/embed $(BUNDLED)
+	@$(if $(Q),echo "  EMBED   $@ ($(words $(BUNDLED)) files)";)
+	$(Q)$(O)/gen/embed $@.tmp $(BUNDLED) && mv $@.tmp $@
+
+# One line per core/l_<name>.c: the host registers each as require("gpuflame.core").<name>.
+$(O)/gen/bindings.h: $(wildcard core/l_*.c) Makefile
+	@mkdir -p $(@D)
+	$(Q)printf '%s\n' $(foreach b,$(BINDINGS),'GF_BINDING($(b))') > $@.tmp && mv $@.tmp $@
+
+$(O)/obj/%.o: core/%.c $(O)/gen/bindings.h | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<";)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(O)/obj/bundle_data.o: $(O)/gen/bundle.c
+	@$(if $(Q),echo "  CC      $<";)
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIBA): $(CORE_OBJ) $(O)/obj/bundle_data.o
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  AR      $@";)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(O)/obj/main.o $(LIBA)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@";)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+$(O)/tests/%: tests/unit/%.c $(LIBA) tests/unit/tap.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<";)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+unit: $(UNIT_BIN)
+
+test: test-deps $(BIN) $(LIBA) $(UNIT_BIN)
+	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
+	  GF_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" VALGRIND=$(VALGRIND) tests/run $(TESTS)
+
+demo: $(BIN)
+	$(Q)tests/demo.sh $(abspath $(BIN))
+
+bench: $(BIN) $(LIBA)
+	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) bench/run $(BENCH)
+
+lint:
+	$(Q)luacheck -q lua policies tests/lua bench
+
+clean:
+	rm -rf build build-san bin lib out
+
+-include $(CORE_OBJ:.o=.d) $(O)/obj/main.d

@@ -1,0 +1,37 @@
+/* File-system primitives: atomic output files, mkdir -p, temp dirs, whole-file reads, PATH lookup, glob. */
+#ifndef GF_FS_H
+#define GF_FS_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "gf_err.h"
+
+/* An output file that only appears under its final name when committed. */
+typedef struct gf_out {
+    FILE *fp;
+    char *tmp_path;
+    char *final_path;
+} gf_out;
+
+/* Creates a temporary file beside path ("<dir>/.<base>.tmp.XXXXXX"). */
+int gf_out_open(gf_out *out, const char *path, gf_err *err);
+/* Flushes, fsyncs and renames over the final name; on any write error removes the temp and fails. */
+int gf_out_commit(gf_out *out, gf_err *err);
+/* Removes the temporary file. Safe to call on a committed or zeroed gf_out. */
+void gf_out_abort(gf_out *out);
+
+int gf_write_atomic(const char *path, const void *data, size_t len, gf_err *err);
+/* Reads a whole file; *data is NUL-terminated and must be freed. */
+int gf_read_file(const char *path, char **data, size_t *len, gf_err *err);
+int gf_mkdir_p(const char *path, int mode, gf_err *err);
+/* Creates a fresh directory from a template prefix ("/tmp/gpuflame-"); returns a malloc'd path. */
+char *gf_mkdtemp(const char *prefix, gf_err *err);
+/* Removes a file or a whole directory tree. Missing paths are not an error. */
+int gf_remove_tree(const char *path, gf_err *err);
+/* Finds an executable on PATH (or the given path list); returns a malloc'd path or NULL. */
+char *gf_which(const char *name, const char *path_list);
+/* Expands a glob pattern; returns the number of matches and a malloc'd array of malloc'd strings. */
+int gf_glob(const char *pattern, char ***matches, size_t *count, gf_err *err);
+void gf_free_strv(char **v, size_t n);
+
+#endif

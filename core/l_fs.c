@@ -1,0 +1,285 @@
+/* Binding: file-system primitives (core/fs.c) plus small POSIX helpers Lua lacks. */
+#include <errno.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "l_util.h"
+
+static int l_which(lua_State *L)
+{
+    char *p = gf_which(luaL_checkstring(L, 1), luaL_optstring(L, 2, NULL));
+    if (!p)
+        return 0;
+    lua_pushstring(L, p);
+    free(p);
+    return 1;
+}
+
+static int l_glob(lua_State *L)
+{
+    char **m;
+    size_t n;
+    gf_err err;
+    if (gf_glob(luaL_checkstring(L, 1), &m, &n, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushstring(L, m[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    gf_free_strv(m, n);
+    return 1;
+}
+
+/* stat(path) → {type=, size=, mode=, mtime=, executable=, readable=} or nil, message */
+static int l_stat(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    struct stat st;
+    int follow = lua_isnone(L, 2) || lua_toboolean(L, 2);
+    if ((follow ? stat(path, &st) : lstat(path, &st)) != 0) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: %s", path, strerror(errno));
+        return 2;
+    }
+    lua_createtable(L, 0, 6);
+    const char *type = S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory"
+                     : S_ISLNK(st.st_mode) ? "link" : "other";
+    lua_pushstring(L, type);
+    lua_setfield(L, -2, "type");
+    lua_pushinteger(L, (lua_Integer)st.st_size);
+    lua_setfield(L, -2, "size");
+    lua_pushinteger(L, (lua_Integer)(st.st_mode & 07777));
+    lua_setfield(L, -2, "mode");
+    lua_pushnumber(L, (lua_Number)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9);
+    lua_setfield(L, -2, "mtime");
+    lua_pushboolean(L, access(path, X_OK) == 0);
+    lua_setfield(L, -2, "executable");
+    lua_pushboolean(L, access(path, R_OK) == 0);
+    lua_setfield(L, -2, "readable");
+    return 1;
+}
+
+static int l_realpath(lua_State *L)
+{
+    char buf[PATH_MAX];
+    if (!realpath(luaL_checkstring(L, 1), buf)) {
+        lua_pushnil(L);
+        lua_pushstring(L, strerror(errno));
+        return 2;
+    }
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+static int l_mkdirp(lua_State *L)
+{
+    gf_err err;
+    if (gf_mkdir_p(luaL_checkstring(L, 1), (int)luaL_optinteger(L, 2, 0755), &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
+static int l_mkdtemp(lua_State *L)
+{
+    const char *prefix = luaL_optstring(L, 1, NULL);
+    char buf[PATH_MAX];
+    if (!prefix) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(buf, sizeof buf, "%s/gpuflame-", tmp && *tmp ? tmp : "/tmp");
+        prefix = buf;
+    }
+    gf_err err;
+    char *d = gf_mkdtemp(prefix, &err);
+    if (!d)
+        return gf_lua_raise(L, &err);
+    lua_pushstring(L, d);
+    free(d);
+    return 1;
+}
+
+static int l_write_atomic(lua_State *L)
+{
+    size_t len;
+    const char *path = luaL_checkstring(L, 1);
+    const char *data = luaL_checklstring(L, 2, &len);
+    gf_err err;
+    if (gf_write_atomic(path, data, len, &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
+static int l_read(lua_State *L)
+{
+    char *data;
+    size_t len;
+    gf_err err;
+    if (gf_read_file(luaL_checkstring(L, 1), &data, &len, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_pushlstring(L, data, len);
+    free(data);
+    return 1;
+}
+
+static int l_remove_tree(lua_State *L)
+{
+    gf_err err;
+    if (gf_remove_tree(luaL_checkstring(L, 1), &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
+static int l_listdir(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    DIR *d = opendir(path);
+    if (!d) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: %s", path, strerror(errno));
+        return 2;
+    }
+    lua_newtable(L);
+    lua_Integer n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        lua_pushstring(L, de->d_name);
+        lua_rawseti(L, -2, ++n);
+    }
+    closedir(d);
+    return 1;
+}
+
+static int l_rename(lua_State *L)
+{
+    const char *a = luaL_checkstring(L, 1), *b = luaL_checkstring(L, 2);
+    if (rename(a, b) != 0)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "rename %s -> %s: %s", a, b, strerror(errno));
+    return 0;
+}
+
+static int l_getcwd(lua_State *L)
+{
+    char buf[PATH_MAX];
+    if (!getcwd(buf, sizeof buf))
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "getcwd: %s", strerror(errno));
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+static int l_hostname(lua_State *L)
+{
+    char buf[256];
+    if (gethostname(buf, sizeof buf) != 0)
+        strcpy(buf, "localhost");
+    buf[sizeof buf - 1] = '\0';
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+/* Wall-clock time: seconds (float) since the epoch, and monotonic seconds. */
+static int l_now(lua_State *L)
+{
+    struct timespec ts, mono;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    lua_pushnumber(L, (lua_Number)ts.tv_sec + ts.tv_nsec / 1e9);
+    lua_pushnumber(L, (lua_Number)mono.tv_sec + mono.tv_nsec / 1e9);
+    return 2;
+}
+
+/* ISO 8601 UTC with microseconds, e.g. 2026-11-29T18:37:43.123456+00:00 */
+static int l_isotime(lua_State *L)
+{
+    double t = luaL_optnumber(L, 1, -1);
+    struct timespec ts;
+    if (t < 0) {
+        clock_gettime(CLOCK_REALTIME, &ts);
+    } else {
+        ts.tv_sec = (time_t)t;
+        ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    }
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    char buf[64];
+    size_t n = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, sizeof buf - n, ".%06ld+00:00", ts.tv_nsec / 1000);
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+static int l_sleep(lua_State *L)
+{
+    double s = luaL_checknumber(L, 1);
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        lua_getglobal(L, "require"); /* cheap check point; an interrupt ends the sleep */
+        lua_pop(L, 1);
+        break;
+    }
+    return 0;
+}
+
+static int l_isatty(lua_State *L)
+{
+    lua_pushboolean(L, isatty((int)luaL_optinteger(L, 1, 2)));
+    return 1;
+}
+
+static int l_copy(lua_State *L)
+{
+    const char *src = luaL_checkstring(L, 1), *dst = luaL_checkstring(L, 2);
+    FILE *in = fopen(src, "rb");
+    if (!in)
+        return gf_lua_raisef(L, GF_EXIT_INPUT, "%s: cannot read: %s", src, strerror(errno));
+    gf_out out;
+    gf_err err;
+    if (gf_out_open(&out, dst, &err) != 0) {
+        fclose(in);
+        return gf_lua_raise(L, &err);
+    }
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) {
+        if (fwrite(buf, 1, n, out.fp) != n)
+            break;
+    }
+    int bad = ferror(in);
+    fclose(in);
+    if (bad) {
+        gf_out_abort(&out);
+        return gf_lua_raisef(L, GF_EXIT_INPUT, "%s: read error", src);
+    }
+    if (gf_out_commit(&out, &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
+static int l_chmod(lua_State *L)
+{
+    const char *p = luaL_checkstring(L, 1);
+    if (chmod(p, (mode_t)luaL_checkinteger(L, 2)) != 0)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "chmod %s: %s", p, strerror(errno));
+    return 0;
+}
+
+int gf_luaopen_fs(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"which", l_which},     {"glob", l_glob},       {"stat", l_stat},
+        {"realpath", l_realpath}, {"mkdirp", l_mkdirp}, {"mkdtemp", l_mkdtemp},
+        {"write_atomic", l_write_atomic}, {"read", l_read}, {"remove_tree", l_remove_tree},
+        {"listdir", l_listdir}, {"rename", l_rename},   {"getcwd", l_getcwd},
+        {"hostname", l_hostname}, {"now", l_now},       {"isotime", l_isotime},
+        {"sleep", l_sleep},     {"isatty", l_isatty},   {"copy", l_copy},
+        {"chmod", l_chmod},     {NULL, NULL}};
+    luaL_newlib(L, fns);
+    return 1;
+}

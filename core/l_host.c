@@ -1,0 +1,111 @@
+/* Binding: the host itself — resources on the search path, time budgets, interruption, version. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuflame.h"
+#include "host.h"
+#include "l_util.h"
+
+static int l_resource(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    char *data, *origin;
+    size_t len;
+    if (gf_host_resource(gf_host_of(L), name, &data, &len, &origin) != 0) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "resource '%s' not found on the search path or in the bundle", name);
+        return 2;
+    }
+    lua_pushlstring(L, data, len);
+    lua_pushstring(L, origin);
+    free(data);
+    free(origin);
+    return 2;
+}
+
+static int l_list(lua_State *L)
+{
+    const char *prefix = luaL_checkstring(L, 1);
+    char **names;
+    size_t n;
+    if (gf_host_list(gf_host_of(L), prefix, &names, &n) != 0)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "cannot list resources under '%s'", prefix);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushstring(L, names[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        free(names[i]);
+    }
+    free(names);
+    return 1;
+}
+
+static int l_dirs(lua_State *L)
+{
+    gf_host *h = gf_host_of(L);
+    size_t n = gf_host_dir_count(h);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushstring(L, gf_host_dir(h, i));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static int l_add_dir(lua_State *L)
+{
+    if (gf_host_add_path(gf_host_of(L), luaL_checkstring(L, 1)) != 0)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "invalid search directory");
+    return 0;
+}
+
+/* with_budget(seconds, fn, ...) → true, results... | false, err. The budget ends the call with an
+ * error if it runs longer (checked every few thousand VM instructions). */
+static int l_with_budget(lua_State *L)
+{
+    double seconds = luaL_checknumber(L, 1);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    gf_host *h = gf_host_of(L);
+    double prev = gf_host_set_budget(h, seconds);
+    int nargs = lua_gettop(L) - 2;
+    lua_pushcfunction(L, gf_host_msgh);
+    lua_replace(L, 1); /* the handler takes the seconds' slot, below the function */
+    int rc = lua_pcall(L, nargs, LUA_MULTRET, 1);
+    gf_host_restore_budget(h, prev);
+    lua_pushboolean(L, rc == LUA_OK);
+    lua_replace(L, 1);
+    return lua_gettop(L);
+}
+
+static int l_interrupted(lua_State *L)
+{
+    lua_pushinteger(L, gf_interrupted);
+    return 1;
+}
+
+static int l_clear_interrupt(lua_State *L)
+{
+    gf_interrupted = 0;
+    (void)L;
+    return 0;
+}
+
+static int l_take_hangup(lua_State *L)
+{
+    lua_pushboolean(L, gf_take_hangup());
+    return 1;
+}
+
+int gf_luaopen_host(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"resource", l_resource},   {"list", l_list},
+        {"dirs", l_dirs},           {"add_dir", l_add_dir},
+        {"with_budget", l_with_budget}, {"interrupted", l_interrupted},
+        {"clear_interrupt", l_clear_interrupt}, {"take_hangup", l_take_hangup},
+        {NULL, NULL}};
+    luaL_newlib(L, fns);
+    lua_pushliteral(L, GPUFLAME_VERSION);
+    lua_setfield(L, -2, "version");
+    return 1;
+}

@@ -1,0 +1,23 @@
+/* Helpers shared by the thin Lua binding files (core/l_*.c). */
+#ifndef GF_L_UTIL_H
+#define GF_L_UTIL_H
+
+#include <lua.h>
+#include <lauxlib.h>
+#include "gf_err.h"
+
+/* Raises a structured error {code=, msg=} built from err. Never returns. */
+int gf_lua_raise(lua_State *L, const gf_err *err);
+/* Same, formatted. Never returns. */
+int gf_lua_raisef(lua_State *L, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Optional table fields: return def when the field is absent or nil; raise a usage error on a wrong type. */
+const char *gf_opt_string_field(lua_State *L, int tidx, const char *key, const char *def);
+lua_Integer gf_opt_int_field(lua_State *L, int tidx, const char *key, lua_Integer def);
+lua_Number gf_opt_num_field(lua_State *L, int tidx, const char *key, lua_Number def);
+int gf_opt_bool_field(lua_State *L, int tidx, const char *key, int def);
+
+/* Registers a metatable `tname` with the given methods in __index and optional __gc. */
+void gf_new_class(lua_State *L, const char *tname, const luaL_Reg *methods, lua_CFunction gc);
+
+#endif

@@ -1,0 +1,55 @@
+/* gpuflame's entry point: everything past argument pre-scanning happens in Lua (gpuflame.main.cli),
+ * inside one protected call. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gf_err.h"
+#include "gpuflame.h"
+#include "host.h"
+
+int main(int argc, char **argv)
+{
+    gf_install_signal_handlers();
+    gf_host *host = gf_host_new();
+    if (!host) {
+        fprintf(stderr, "gpuflame: cannot start the Lua host (out of memory)\n");
+        return GF_EXIT_ERROR;
+    }
+    /* --lua-path must be known before the first module loads, so it is handled here. */
+    const char **args = calloc((size_t)argc + 1, sizeof *args);
+    int nargs = 0, verbose = getenv("GPUFLAME_VERBOSE") != NULL;
+    int after_dashdash = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!after_dashdash && strcmp(argv[i], "--") == 0)
+            after_dashdash = 1;
+        if (!after_dashdash && strcmp(argv[i], "--lua-path") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gpuflame: --lua-path needs a directory\n");
+                free(args);
+                gf_host_free(host);
+                return GF_EXIT_USAGE;
+            }
+            gf_host_add_path(host, argv[++i]);
+            continue;
+        }
+        if (!after_dashdash && strncmp(argv[i], "--lua-path=", 11) == 0) {
+            gf_host_add_path(host, argv[i] + 11);
+            continue;
+        }
+        if (!after_dashdash && (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0))
+            verbose = 1;
+        args[nargs++] = argv[i];
+    }
+    int code = gf_host_run_cli(host, nargs, args);
+    const char *msg = gf_host_error(host);
+    if (msg[0]) {
+        fprintf(stderr, "gpuflame: %s\n", msg);
+        const char *tb = gf_host_traceback(host);
+        if (verbose && tb[0])
+            fprintf(stderr, "%s\n", tb);
+    }
+    free(args);
+    gf_host_free(host);
+    return code;
+}

@@ -1,0 +1,51 @@
+-- gpuflame export --list | export --format NAME INPUT -o FILE
+local errors = require("gpuflame.errors")
+local exporters = require("gpuflame.exporters")
+local log = require("gpuflame.log")
+
+local cmd = {}
+
+cmd.spec = {
+  usage = "export --list | export --format NAME INPUT -o FILE",
+  summary = "write INPUT in another tool's format (exporters are Lua plug-ins)",
+  description = "Exporters are exporters/NAME.lua files on the search path; drop one into\n" ..
+    "~/.config/gpuflame/exporters/ (or a GPUFLAME_PATH directory) to add a format without rebuilding.",
+  options = {
+    { "list", help = "list the available exporters" },
+    { "format", short = "f", arg = "NAME", help = "exporter to run" },
+    { "out", short = "o", arg = "FILE", help = "output file" },
+    { "max-events", arg = "N", type = "integer", min = 1, help = "trace inputs: keep the N longest events" },
+    { "title", arg = "TEXT", help = "title for HTML outputs" },
+  },
+}
+
+function cmd.run(opts, ctx)
+  if opts.list then
+    for _, e in ipairs(exporters.list()) do
+      io.stdout:write(string.format("  %-16s %-40s accepts: %s\n", e.name, e.description or "",
+        table.concat(e.accepts or {}, ", ")))
+    end
+    return 0
+  end
+  if not opts.format then errors.raise(errors.USAGE, "export needs --format NAME (see export --list)") end
+  local input = opts.positional[1]
+  if not input then errors.raise(errors.USAGE, "export needs an INPUT file") end
+  if not opts.out then errors.raise(errors.USAGE, "export needs -o FILE") end
+  local e = exporters.load(opts.format)
+  local model, kind
+  for _, a in ipairs(e.accepts) do
+    if a == "path" then
+      model, kind = input, "path"
+      break
+    end
+  end
+  if not model then
+    model, kind = require("gpuflame.inputs").load_for(input, e.accepts, ctx, opts)
+  end
+  log.debug("export: %s as %s via %s", input, kind, e.origin)
+  e.write(model, opts.out, { kind = kind, input = input, title = opts.title, ctx = ctx, policy = ctx.policy() })
+  log.info("wrote %s", opts.out)
+  return 0
+end
+
+return cmd

@@ -1,0 +1,37 @@
+-- gpuflame run SCRIPT.lua [ARGS...] | gpuflame run NAME [ARGS...] | gpuflame run --list
+local cli = require("gpuflame.cli")
+local resource = require("gpuflame.resource")
+
+local cmd = {}
+
+cmd.spec = {
+  usage = "run SCRIPT.lua|NAME [ARGS...] | run --list",
+  summary = "run a Lua script with the gpuflame API (bundled scripts by NAME)",
+  description = "A NAME is looked up as scripts/NAME.lua on the search path (GPUFLAME_PATH, ~/.config/gpuflame,\n" ..
+    "/etc/gpuflame, then the bundle). The script receives its arguments as `...` and may\n" ..
+    "`require(\"gpuflame.core\")` and any gpuflame module; its integer return value is the exit code.",
+  options = { { "list", help = "list the scripts found on the search path" } },
+  stop_at_positional = true,
+}
+
+function cmd.run(opts)
+  if opts.list then
+    for _, n in ipairs(resource.list("scripts/")) do
+      local name = n:match("^scripts/(.+)%.lua$")
+      if name then
+        local text = resource.read(n)
+        local doc = text:match("^%-%-%s*([^\n]+)") or ""
+        io.stdout:write(string.format("  %-16s %s\n", name, doc))
+      end
+    end
+    return 0
+  end
+  local script = opts.positional[1]
+  if not script then
+    io.stderr:write("usage: gpuflame run SCRIPT.lua|NAME [ARGS...]\n")
+    return 2
+  end
+  return cli.run_script(script, opts.rest or {})
+end
+
+return cmd

@@ -1,0 +1,153 @@
+-- nsys discovery. The policy decides the order of sources (discover.order) and the globs of each;
+-- this module checks candidates: a regular file (symlinks resolved), executable, and
+-- `nsys --version` parses. Every candidate tried is reported with the reason it was rejected.
+local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
+local nsys = require("gpuflame.nsys")
+
+local discover = {}
+
+-- Version number embedded in an install path ("/opt/nvidia/nsight-systems/2025.6.1/bin/nsys").
+local function path_version(path)
+  local y, rest = path:match("/(%d%d%d%d)%.([%d%.]+)")
+  if not y then return nil end
+  local parts = { tonumber(y) }
+  for n in rest:gmatch("%d+") do parts[#parts + 1] = tonumber(n) end
+  return { year = parts[1], release = parts[2] or 0, patch = parts[3] or 0, build = parts[4] or 0 }
+end
+
+-- check(path) → info table; info.ok tells whether it is usable, info.reason why not.
+function discover.check(path, timeout)
+  local info = { path = path }
+  local st = core.fs.stat(path)
+  if not st then
+    info.reason = "does not exist"
+    return info
+  end
+  local resolved = core.fs.realpath(path) or path
+  info.resolved = resolved
+  if st.type ~= "file" then
+    info.reason = "not a regular file (" .. st.type .. ")"
+    return info
+  end
+  if not st.executable then
+    info.reason = "not executable"
+    return info
+  end
+  local ok, res = pcall(core.proc.run, {
+    argv = { path, "--version" }, timeout = timeout or 30, kill_grace = 1, capture_limit = 65536,
+  })
+  if not ok then
+    info.reason = "cannot run: " .. tostring(errors.wrap(res).msg)
+    return info
+  end
+  if res.status == "timeout" then
+    info.reason = string.format("`--version` did not finish within %g s", timeout or 30)
+    return info
+  end
+  local text = res.stdout
+  if not text:match("%S") then text = res.stderr end
+  local v = nsys.parse_version(text)
+  if not v then
+    local first = (text:match("[^\r\n]+") or ""):sub(1, 80)
+    info.reason = string.format("`--version` output does not parse (exit %s): %q", tostring(res.code), first)
+    return info
+  end
+  info.version = v
+  info.ok = true
+  return info
+end
+
+local function expand(entry, p, opts)
+  if entry == "explicit" then
+    return opts.explicit and { opts.explicit } or {}, false
+  elseif entry == "env" then
+    local var = p.discover.env_var or "NSYS_PATH"
+    local v = os.getenv(var)
+    return (v and v ~= "") and { v } or {}, false
+  elseif entry == "path" then
+    local found = core.fs.which("nsys")
+    return found and { found } or {}, false
+  end
+  local globs = p.discover.sources and p.discover.sources[entry]
+  if not globs then
+    if entry:sub(1, 1) == "/" then globs = { entry } else return nil end
+  end
+  local out = {}
+  for _, g in ipairs(globs) do
+    for _, m in ipairs(core.fs.glob(g)) do out[#out + 1] = m end
+  end
+  return out, true
+end
+
+-- run(policy, {explicit = path}) → {chosen = info|nil, tried = {info...}}
+function discover.run(p, opts)
+  opts = opts or {}
+  local tried, seen = {}, {}
+  local timeout = p.discover.version_timeout
+  for _, entry in ipairs(p.discover.order) do
+    local cands, is_glob = expand(entry, p, opts)
+    if cands == nil then
+      log.warn("discover: unknown source %q in discover.order (skipped)", entry)
+      cands = {}
+    end
+    if is_glob then
+      -- newest first by the version in the path, so the first usable one is the newest
+      table.sort(cands, function(a, b)
+        local va, vb = path_version(a), path_version(b)
+        if va and vb then
+          local c = nsys.compare(va, vb)
+          if c ~= 0 then return c > 0 end
+        elseif va or vb then
+          return va ~= nil
+        end
+        return a > b
+      end)
+    end
+    local best
+    for _, c in ipairs(cands) do
+      local rp = core.fs.realpath(c) or c
+      if seen[rp] then
+        tried[#tried + 1] = { path = c, source = entry, reason = "duplicate of an earlier candidate" }
+      else
+        seen[rp] = true
+        local info = discover.check(c, timeout)
+        info.source = entry
+        tried[#tried + 1] = info
+        if info.ok then
+          if not best or nsys.compare(info.version, best.version) > 0 then
+            if best then best.ok, best.reason = false, "a newer version was found in the same location" end
+            best = info
+          else
+            info.ok, info.reason = false, "older than " .. best.path
+          end
+        else
+          log.debug("discover: rejected %s (%s): %s", c, entry, info.reason)
+          if entry == "explicit" or entry == "env" then
+            log.warn("nsys candidate %s from %s rejected: %s", c, entry == "env" and (p.discover.env_var or "NSYS_PATH") or "--nsys", info.reason)
+          end
+        end
+      end
+    end
+    if best then
+      best.reason = nil
+      best.chosen = true
+      return { chosen = best, tried = tried }
+    end
+  end
+  return { chosen = nil, tried = tried }
+end
+
+discover.NOT_FOUND_HINT = "nsys (NVIDIA Nsight Systems) was not found. Install Nsight Systems on this host " ..
+  "(nsys is never bundled with gpuflame), or point to it with --nsys PATH or NSYS_PATH=/path/to/nsys. " ..
+  "Run `gpuflame discover -v` to see every place that was searched."
+
+-- find(policy, opts) → info; raises exit 3 when nothing usable was found.
+function discover.find(p, opts)
+  local r = discover.run(p, opts)
+  if not r.chosen then errors.raise(errors.NO_NSYS, "%s", discover.NOT_FOUND_HINT) end
+  return r.chosen, r
+end
+
+return discover

@@ -1,0 +1,17 @@
+-- Entry points called by the C host (core/host.c): cli(argv), script(path, argv), load_policy(path).
+local main = {}
+
+function main.cli(argv)
+  return require("gpuflame.cli").main(argv)
+end
+
+function main.script(path, argv)
+  return require("gpuflame.cli").run_script(path, argv)
+end
+
+function main.load_policy(path)
+  require("gpuflame.policy").add_file(path)
+  return 0
+end
+
+return main

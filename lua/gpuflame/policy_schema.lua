@@ -1,0 +1,157 @@
+-- The shape of a policy: every field, its type and constraints, and a one-line doc (docs/POLICY.md
+-- documents the same fields with examples). validate(layer, file) checks one layer; a field that is
+-- not in the schema is an error (typos must not be silently ignored) — fleets keep their own data
+-- under `custom`.
+local S = {}
+
+local function describe(v)
+  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) == "table" then return "a table" end
+  return tostring(v)
+end
+
+function S.num(c)
+  c = c or {}
+  return { kind = "number", check = function(v)
+    if type(v) ~= "number" then return "must be a number" .. (c.gt and (" > " .. c.gt) or "") end
+    if c.gt and not (v > c.gt) then return "must be a number > " .. c.gt end
+    if c.min and v < c.min then return "must be a number >= " .. c.min end
+    if c.max and v > c.max then return "must be a number <= " .. c.max end
+  end }
+end
+
+function S.int(c)
+  c = c or {}
+  return { kind = "integer", check = function(v)
+    if math.type(v) ~= "integer" then return "must be an integer" .. (c.min and (" >= " .. c.min) or "") end
+    if c.min and v < c.min then return "must be an integer >= " .. c.min end
+    if c.max and v > c.max then return "must be an integer <= " .. c.max end
+  end }
+end
+
+function S.str(c)
+  c = c or {}
+  return { kind = "string", check = function(v)
+    if type(v) ~= "string" then return "must be a string" end
+    if c.oneof then
+      for _, o in ipairs(c.oneof) do if o == v then return nil end end
+      return "must be one of " .. table.concat(c.oneof, ", ")
+    end
+  end }
+end
+
+function S.bool()
+  return { kind = "boolean", check = function(v) if type(v) ~= "boolean" then return "must be true or false" end end }
+end
+
+function S.fn()
+  return { kind = "function", check = function(v) if type(v) ~= "function" then return "must be a function" end end }
+end
+
+function S.list(item)
+  return { kind = "list", check = function(v, path)
+    if type(v) ~= "table" then return "must be a list" end
+    for k in pairs(v) do
+      if math.type(k) ~= "integer" then return "must be a list (found key " .. describe(k) .. ")" end
+    end
+    for i, x in ipairs(v) do
+      local e = item.check(x, path .. "[" .. i .. "]")
+      if e then return "[" .. i .. "] " .. e end
+    end
+  end }
+end
+
+function S.map(item)
+  return { kind = "map", check = function(v, path)
+    if type(v) ~= "table" then return "must be a table" end
+    for k, x in pairs(v) do
+      if type(k) ~= "string" then return "keys must be strings" end
+      local e = item.check(x, path .. "." .. k)
+      if e then return "." .. k .. " " .. e end
+    end
+  end }
+end
+
+function S.any()
+  return { kind = "any", check = function() end }
+end
+
+function S.either(a, b)
+  return { kind = a.kind .. "|" .. b.kind, check = function(v, path)
+    local ea = a.check(v, path)
+    if not ea then return nil end
+    local eb = b.check(v, path)
+    if not eb then return nil end
+    return "must be a " .. a.kind .. " or a " .. b.kind
+  end }
+end
+
+-- The schema. Sections are owned by the parts of gpuflame that read them.
+S.tree = {
+  discover = {
+    order = S.list(S.str()),
+    sources = S.map(S.list(S.str())),
+    env_var = S.str(),
+    version_timeout = S.num({ gt = 0 }),
+    rank = S.fn(),
+  },
+  capture = {
+    duration = S.num({ gt = 0 }),
+    timeout_extra = S.num({ min = 0 }),
+    kill_grace = S.num({ gt = 0 }),
+    trace = S.str(),
+    sample = S.str(),
+    output_name = S.str(),
+    extra_args = S.list(S.str()),
+    stacks = {
+      sample = S.str(),
+      backtrace = S.str(),
+      cudabacktrace = S.str(),
+    },
+    env = {
+      restore_orig = S.list(S.str()),
+      strip_patterns = S.list(S.str()),
+      set = S.map(S.str()),
+      unset = S.list(S.str()),
+    },
+    build_args = S.fn(),
+    workload_env = S.fn(),
+  },
+  limits = {
+    function_budget = S.num({ gt = 0 }),
+  },
+  custom = S.any(),
+}
+
+local function walk(layer, node, path, file)
+  for k, v in pairs(layer) do
+    local p = path == "" and tostring(k) or (path .. "." .. tostring(k))
+    local rule = type(node) == "table" and node[k]
+    if not rule then
+      return string.format("policy %s: unknown field %s (see docs/POLICY.md; put your own data under custom)", file, p)
+    end
+    if rule.check then
+      local e = rule.check(v, p)
+      if e then return string.format("policy %s: %s %s (got %s)", file, p, e, describe(v)) end
+    elseif type(v) ~= "table" then
+      return string.format("policy %s: %s must be a table (got %s)", file, p, describe(v))
+    else
+      local e = walk(v, rule, p, file)
+      if e then return e end
+    end
+  end
+end
+
+-- Adds schema entries from other modules: S.extend("timeline", { max_events = S.int({min=1}) }).
+function S.extend(section, fields)
+  S.tree[section] = S.tree[section] or {}
+  for k, v in pairs(fields) do S.tree[section][k] = v end
+end
+
+function S.validate(layer, file)
+  local e = walk(layer, S.tree, "", file or "?")
+  if e then return false, e end
+  return true
+end
+
+return S

@@ -1,0 +1,46 @@
+-- The reference behaviour (DESIGN.md §3, NSYS_FACTS.md, STUDIO_PROTOCOL.md §6). Every field is
+-- documented in docs/POLICY.md. A fleet policy overrides a few fields with `extends = "default"`.
+return {
+  discover = {
+    -- Sources in the order they are tried; the first candidate whose `nsys --version` parses wins.
+    -- Within one glob source the newest version wins (sorted by version number, not as strings).
+    order = { "explicit", "env", "path", "cuda", "opt", "target", "distro", "nsight-compute" },
+    sources = {
+      cuda = { "/usr/local/cuda*/bin/nsys" },
+      opt = { "/opt/nvidia/nsight-systems/*/bin/nsys" },
+      target = {
+        "/opt/nvidia/nsight-systems/*/target-linux-*/nsys",
+        "/opt/nvidia/nsight-systems-cli/*/target-linux-*/nsys",
+      },
+      distro = { "/usr/lib/nsight-systems/bin/nsys", "/usr/lib/*/nsight-systems/target-linux-*/nsys" },
+      ["nsight-compute"] = { "/opt/nvidia/nsight-compute/*/host/target-linux-*/nsys" },
+    },
+    env_var = "NSYS_PATH",
+    version_timeout = 30,
+  },
+
+  capture = {
+    -- Seconds: bounds a workload-less session, and the timeout is duration + timeout_extra.
+    duration = 60,
+    timeout_extra = 120,
+    kill_grace = 5,
+    trace = "cuda,nvtx",
+    sample = "none",
+    output_name = "capture",
+    extra_args = {},
+    -- Launch backtraces need CPU sampling (-s process-tree) and cost measurable overhead; a
+    -- threshold such as "kernel:1000" (ns) gives short launches a stack too (older nsys default 80 µs).
+    stacks = { sample = "process-tree", backtrace = "dwarf", cudabacktrace = "kernel" },
+    -- The workload's environment: undo library paths injected by bundlers (PyInstaller _MEI dirs).
+    env = {
+      restore_orig = { "LD_LIBRARY_PATH", "LD_PRELOAD" },
+      strip_patterns = { "/_MEI" },
+      set = {},
+      unset = {},
+    },
+  },
+
+  limits = {
+    function_budget = 10, -- seconds any policy function may run before it is stopped
+  },
+}

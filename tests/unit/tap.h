@@ -1,0 +1,35 @@
+/* Minimal test helpers for C unit tests: prints `ok - name` / `not ok - name: why` lines. */
+#ifndef GF_TAP_H
+#define GF_TAP_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int tap_failed;
+
+#define CHECK(name, cond)                                                                                    \
+    do {                                                                                                     \
+        if (cond) {                                                                                          \
+            printf("ok - %s\n", name);                                                                       \
+        } else {                                                                                             \
+            printf("not ok - %s: %s (%s:%d)\n", name, #cond, __FILE__, __LINE__);                            \
+            tap_failed++;                                                                                    \
+        }                                                                                                    \
+        fflush(stdout);                                                                                      \
+    } while (0)
+
+#define SKIP(name, why) printf("skip - %s: %s\n", name, why)
+
+static inline const char *tap_fixtures(void)
+{
+    const char *f = getenv("GPUFLAME_FIXTURES");
+    return f && *f ? f : "../shared/fixtures";
+}
+
+static inline int tap_done(void)
+{
+    return tap_failed ? 1 : 0;
+}
+
+#endif
