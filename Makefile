@@ -8,16 +8,21 @@ Q       := $(if $(filter 1,$(V)),,@)
 SAN     ?=
 WERROR  ?= $(if $(CI),1,)
 
+# BUILD=DIR keeps a separate build (objects, binary, library, unit tests) under DIR.
 ifeq ($(SAN),1)
-O       := build-san
-BIN     := $(O)/bin/gpuflame
-LIBA    := $(O)/lib/libgpuflame.a
+BUILD   ?= build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 else
-O       := build
+BUILD   ?= build
+SANFLAGS :=
+endif
+O       := $(BUILD)
+ifeq ($(O),build)
 BIN     := bin/gpuflame
 LIBA    := lib/libgpuflame.a
-SANFLAGS :=
+else
+BIN     := $(O)/bin/gpuflame
+LIBA    := $(O)/lib/libgpuflame.a
 endif
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
