@@ -10,7 +10,9 @@ function main.script(path, argv)
 end
 
 function main.load_policy(path)
-  require("gpuflame.policy").add_file(path)
+  local policy = require("gpuflame.policy")
+  policy.load_file(path) -- validate now so the caller learns of a bad file at once
+  policy.add_file(path)
   return 0
 end
 

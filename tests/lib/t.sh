@@ -21,6 +21,9 @@ check_contains() { if [[ "$2" == *"$3"* ]]; then ok "$1"; else not_ok "$1" "[$3]
 check_not_contains() { if [[ "$2" != *"$3"* ]]; then ok "$1"; else not_ok "$1" "[$3] unexpectedly in output"; fi; }
 # run_gf: runs gpuflame, sets $out (stdout), $err (stderr), $rc
 run_gf() { local o e; o=$(mktemp); e=$(mktemp); "$GF" "$@" >"$o" 2>"$e"; rc=$?; out=$(cat "$o"); err=$(cat "$e"); rm -f "$o" "$e"; }
+# run_gf_env VAR=value... -- ARGS: like run_gf with extra environment for gpuflame only
+run_gf_env() { local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+  local o e; o=$(mktemp); e=$(mktemp); env "${envs[@]}" "$GF" "$@" >"$o" 2>"$e"; rc=$?; out=$(cat "$o"); err=$(cat "$e"); rm -f "$o" "$e"; }
 # have_fixture PATH (relative to fixtures) — prints skip lines itself when absent
 have_fixture() { [ -e "$FIX/$1" ]; }
 t_done() { [ "$_t_failed" -eq 0 ]; exit $?; }

@@ -1,0 +1,117 @@
+/* Process runner: capture, exit codes, env, cwd, timeouts that kill a whole process group whose
+ * members ignore SIGTERM, and spawn failures. */
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "tap.h"
+
+static gf_proc *run(const char *const *argv, double timeout, gf_err *err)
+{
+    gf_proc_opts o;
+    memset(&o, 0, sizeof o);
+    o.argv = argv;
+    o.out = GF_IO_CAPTURE;
+    o.err = GF_IO_CAPTURE;
+    o.timeout = timeout;
+    o.kill_grace = 1;
+    gf_proc *p = NULL;
+    if (gf_proc_spawn(&p, &o, err) != 0)
+        return NULL;
+    gf_proc_wait(p);
+    return p;
+}
+
+int main(void)
+{
+    gf_err err;
+    size_t n;
+
+    const char *echo[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
+    gf_proc *p = run(echo, 10, &err);
+    CHECK("spawn sh", p != NULL);
+    if (p) {
+        CHECK("exit code captured", gf_proc_status_of(p) == GF_PROC_EXITED && gf_proc_exit_code(p) == 3);
+        CHECK("stdout captured", strcmp(gf_proc_output(p, 1, &n), "out\n") == 0);
+        CHECK("stderr captured", strcmp(gf_proc_output(p, 2, &n), "err\n") == 0);
+        gf_proc_free(p);
+    }
+
+    const char *selfkill[] = {"sh", "-c", "kill -USR1 $$", NULL};
+    p = run(selfkill, 10, &err);
+    CHECK("signal reported", p && gf_proc_status_of(p) == GF_PROC_SIGNALED && gf_proc_term_signal(p) == SIGUSR1);
+    gf_proc_free(p);
+
+    const char *missing[] = {"/nonexistent/program", NULL};
+    p = run(missing, 10, &err);
+    CHECK("missing program is an error", p == NULL && strstr(err.msg, "/nonexistent/program") != NULL);
+
+    /* env replaced entirely, cwd honoured */
+    gf_proc_opts o;
+    memset(&o, 0, sizeof o);
+    const char *envp[] = {"GF_TEST_VAR=hello world", "PATH=/usr/bin:/bin", NULL};
+    const char *pr[] = {"sh", "-c", "printf '%s|%s|%s' \"$GF_TEST_VAR\" \"$HOME\" \"$(pwd)\"", NULL};
+    o.argv = pr;
+    o.env = envp;
+    o.cwd = "/tmp";
+    o.out = GF_IO_CAPTURE;
+    o.err = GF_IO_CAPTURE;
+    if (gf_proc_spawn(&p, &o, &err) == 0) {
+        gf_proc_wait(p);
+        CHECK("env and cwd applied", strcmp(gf_proc_output(p, 1, &n), "hello world||/tmp") == 0);
+        gf_proc_free(p);
+    } else {
+        CHECK("env and cwd applied", 0);
+    }
+
+    /* A workload that ignores SIGTERM and forks children that ignore it too: at the timeout the whole
+     * group is killed and nothing of it survives. */
+    const char *stubborn[] = {"sh", "-c",
+                              "trap '' TERM; (trap '' TERM; sleep 300) & (trap '' TERM; sleep 300 & wait) & "
+                              "echo started; while :; do sleep 1; done",
+                              NULL};
+    memset(&o, 0, sizeof o);
+    o.argv = stubborn;
+    o.out = GF_IO_CAPTURE;
+    o.err = GF_IO_CAPTURE;
+    o.timeout = 1.5;
+    o.kill_grace = 1;
+    if (gf_proc_spawn(&p, &o, &err) == 0) {
+        pid_t pgid = gf_proc_pid(p);
+        gf_proc_wait(p);
+        CHECK("timeout status", gf_proc_status_of(p) == GF_PROC_TIMEOUT);
+        CHECK("timed out after about timeout + grace", gf_proc_elapsed(p) >= 1.4 && gf_proc_elapsed(p) < 6);
+        CHECK("output before the timeout kept", strstr(gf_proc_output(p, 1, &n), "started") != NULL);
+        /* No live (non-zombie) member of the process group remains. */
+        int alive = 0;
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "ps -e -o pgid=,stat= | awk '$1 == %d && $2 !~ /^Z/' | wc -l", (int)pgid);
+        FILE *ps = popen(cmd, "r");
+        if (ps) {
+            if (fscanf(ps, "%d", &alive) != 1)
+                alive = -1;
+            pclose(ps);
+        }
+        CHECK("no process of the group survives the timeout", alive == 0);
+        gf_proc_free(p);
+    } else {
+        CHECK("spawn stubborn workload", 0);
+    }
+
+    /* Output larger than the capture limit keeps the tail. */
+    const char *big[] = {"sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo line$i; i=$((i+1)); done", NULL};
+    memset(&o, 0, sizeof o);
+    o.argv = big;
+    o.out = GF_IO_CAPTURE;
+    o.err = GF_IO_NULL;
+    o.capture_limit = 100;
+    if (gf_proc_spawn(&p, &o, &err) == 0) {
+        gf_proc_wait(p);
+        const char *s = gf_proc_output(p, 1, &n);
+        CHECK("capture limit keeps the last bytes", n == 100 && strstr(s, "line1999\n") != NULL);
+        gf_proc_free(p);
+    }
+    return tap_done();
+}
