@@ -125,7 +125,8 @@ function discover.run(p, opts)
         else
           log.debug("discover: rejected %s (%s): %s", c, entry, info.reason)
           if entry == "explicit" or entry == "env" then
-            log.warn("nsys candidate %s from %s rejected: %s", c, entry == "env" and (p.discover.env_var or "NSYS_PATH") or "--nsys", info.reason)
+            local from = entry == "env" and (p.discover.env_var or "NSYS_PATH") or "--nsys"
+            log.warn("nsys candidate %s from %s rejected: %s", c, from, info.reason)
           end
         end
       end

@@ -14,7 +14,7 @@ function S.num(c)
   c = c or {}
   return { kind = "number", check = function(v)
     if type(v) ~= "number" then return "must be a number" .. (c.gt and (" > " .. c.gt) or "") end
-    if c.gt and not (v > c.gt) then return "must be a number > " .. c.gt end
+    if c.gt and v <= c.gt then return "must be a number > " .. c.gt end
     if c.min and v < c.min then return "must be a number >= " .. c.min end
     if c.max and v > c.max then return "must be a number <= " .. c.max end
   end }
@@ -140,6 +140,25 @@ local function walk(layer, node, path, file)
       if e then return e end
     end
   end
+end
+
+-- Marks every list-typed field (per the schema) so JSON shows empty lists as [] rather than {}.
+function S.annotate(value, node, mark_array)
+  if type(value) ~= "table" then return value end
+  local out = {}
+  for k, v in pairs(value) do
+    local rule = type(node) == "table" and node[k] or nil
+    if type(v) == "table" and rule and rule.kind == "list" then
+      local copy = {}
+      for i, x in ipairs(v) do copy[i] = x end
+      out[k] = mark_array(copy)
+    elseif type(v) == "table" and rule and not rule.check then
+      out[k] = S.annotate(v, rule, mark_array)
+    else
+      out[k] = v
+    end
+  end
+  return out
 end
 
 -- Adds schema entries from other modules: S.extend("timeline", { max_events = S.int({min=1}) }).

@@ -17,7 +17,8 @@ cmd.spec = {
 function cmd.run(opts, ctx)
   local sub = opts.positional[1]
   if sub == "show" then
-    local eff = ctx.policy()
+    local eff = require("gpuflame.policy_schema").annotate(ctx.policy(), require("gpuflame.policy_schema").tree,
+      core.json.array)
     io.stdout:write(core.json.encode(eff, { pretty = true }), "\n")
     return 0
   elseif sub == "check" then
