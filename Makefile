@@ -30,7 +30,8 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lz -lm
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror,) \
            -Icore -I$(O)/gen $(PKG_CFLAGS) $(SANFLAGS)
-LDFLAGS += $(SANFLAGS)
+CFLAGS  += $(EXTRA_CFLAGS)
+LDFLAGS += $(SANFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS  = $(PKG_LIBS)
 
 CORE_SRC  := $(filter-out core/main.c,$(sort $(wildcard core/*.c)))
@@ -39,9 +40,12 @@ BINDINGS  := $(patsubst core/l_%.c,%,$(filter-out core/l_util.c,$(wildcard core/
 BUNDLED   := $(sort $(shell find lua policies templates -type f \( -name '*.lua' -o -name '*.html' -o -name '*.js' -o -name '*.css' \) 2>/dev/null))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
+FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+REPLAY_BIN := $(patsubst tests/fuzz/fuzz_%.c,$(O)/tests/replay_%,$(FUZZ_SRC))
+FUZZ_SECONDS ?= 60
 DEPS_OK   := $(O)/.deps-ok
 
-.PHONY: all deps test-deps test demo bench fuzz clean lint
+.PHONY: unit fuzz all deps test-deps test demo bench fuzz clean lint
 all: $(BIN) $(LIBA)
 
 # Installs missing Debian packages (as root) or prints the command to run; cached by a stamp file.
@@ -90,9 +94,15 @@ $(O)/tests/%: tests/unit/%.c $(LIBA) tests/unit/tap.h
 	@$(if $(Q),echo "  CC      $<";)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
 
-unit: $(UNIT_BIN)
+# Each fuzz target also builds with a plain main() that replays inputs (regressions, seeds) in make test.
+$(O)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(LIBA) $(wildcard tests/fuzz/*.h)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<";)
+	$(Q)$(CC) $(CFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $< tests/fuzz/replay_main.c $(LIBA) $(LDLIBS)
 
-test: test-deps $(BIN) $(LIBA) $(UNIT_BIN)
+unit: $(UNIT_BIN) $(REPLAY_BIN)
+
+test: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN)
 	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
 	  GF_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" VALGRIND=$(VALGRIND) tests/run $(TESTS)
 
@@ -101,6 +111,14 @@ demo: $(BIN)
 
 bench: $(BIN) $(LIBA)
 	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) bench/run $(BENCH)
+
+# libFuzzer: the core built with clang + sanitizers in build-fuzz/, one binary per tests/fuzz/fuzz_*.c,
+# each run FUZZ_SECONDS on a corpus seeded from the fixtures and tests/fuzz/regressions/.
+fuzz: test-deps
+	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang WERROR= \
+	  EXTRA_CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
+	  build-fuzz/lib/libgpuflame.a
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ)
 
 lint:
 	$(Q)luacheck -q lua policies tests/lua bench

@@ -584,3 +584,8 @@ const char *gf_host_traceback(const gf_host *host)
 {
     return host->traceback;
 }
+
+lua_State *gf_host_lua(gf_host *host)
+{
+    return host->L;
+}

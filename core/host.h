@@ -15,6 +15,8 @@ void gf_install_signal_handlers(void);
 int gf_take_hangup(void);
 
 gf_host *gf_host_of(lua_State *L);
+/* The host's Lua state (for fuzz targets and tests that drive Lua directly). */
+lua_State *gf_host_lua(gf_host *host);
 /* Resolves a logical resource name: disk search dirs first, then the bundle. On success *data is a
  * malloc'd copy and *origin a malloc'd "path" or "embedded:name". Returns 0, or -1 when not found. */
 int gf_host_resource(gf_host *host, const char *name, char **data, size_t *len, char **origin);

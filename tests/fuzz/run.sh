@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make fuzz: builds each tests/fuzz/fuzz_*.c with libFuzzer against build-fuzz/lib/libgpuflame.a and
+# runs it for SECONDS on a corpus seeded from the real fixtures and tests/fuzz/regressions/<name>/.
+# A crash fails the run; its input is copied to tests/fuzz/regressions/<name>/ so that `make test`
+# replays it from then on (commit it with the fix).
+# Usage: tests/fuzz/run.sh SECONDS [TARGET...]
+set -u
+secs=${1:-60}; shift || true
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+fix=${GPUFLAME_FIXTURES:-$top/../shared/fixtures}
+out=build-fuzz
+pkgs="lua5.4 sqlite3 libcurl libcjson yaml-0.1"
+cflags="-O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -std=c11 -D_GNU_SOURCE -Icore -I$out/gen -Itests/fuzz $(pkg-config --cflags $pkgs)"
+libs="$out/lib/libgpuflame.a $(pkg-config --libs $pkgs) -lcsv -lz -lm"
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for f in tests/fuzz/fuzz_*.c; do n=${f##*/fuzz_}; targets+=("${n%.c}"); done
+fi
+failed=0
+for t in "${targets[@]}"; do
+  bin="$out/fuzz_$t"
+  clang $cflags -o "$bin" "tests/fuzz/fuzz_$t.c" $libs || { echo "fuzz $t: build failed"; failed=1; continue; }
+  corpus="$out/corpus/$t"
+  mkdir -p "$corpus" "$out/crashes"
+  tests/fuzz/seeds.sh "$t" "$corpus" "$fix"
+  dict=()
+  [ -f "tests/fuzz/dict/$t.dict" ] && dict=(-dict="tests/fuzz/dict/$t.dict")
+  log="$out/fuzz_$t.log"
+  echo "fuzz $t: ${secs}s, corpus $(ls "$corpus" | wc -l) files"
+  "$bin" "$corpus" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
+    -artifact_prefix="$out/crashes/$t-" -print_final_stats=1 >"$log" 2>&1
+  rc=$?
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+  echo "fuzz $t: exit $rc, ${execs:-?} executions"
+  if [ $rc -ne 0 ]; then
+    failed=1
+    tail -n 30 "$log"
+    mkdir -p "tests/fuzz/regressions/$t"
+    for c in "$out/crashes/$t-"*; do [ -f "$c" ] && cp "$c" "tests/fuzz/regressions/$t/" && echo "saved regression input tests/fuzz/regressions/$t/${c##*/}"; done
+  fi
+done
+exit $failed
