@@ -121,7 +121,7 @@ fuzz: test-deps
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ)
 
 lint:
-	$(Q)luacheck -q lua policies tests/lua bench
+	$(Q)luacheck -q $(wildcard lua policies tests/lua bench)
 
 clean:
 	rm -rf build build-san bin lib out
