@@ -8,7 +8,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 add() { for f in "$@"; do [ -f "$f" ] && cp -f "$f" "$corpus/$(echo "${f#"$fix"/}" | tr '/' '_')"; done; return 0; }
 case "$t" in
   csv|flame_csv|trace_csv) add "$fix"/gprofiler/*.csv "$fix"/real/roboflow-inference/*.csv "$fix"/real/vernier/*.out ;;
-  folded) ;;
+  folded) add "$fix"/gprofiler/*.csv ;;
+  render) ;;
   sqlite|trace_sqlite|kernels) add "$fix"/real/*/*.sqlite ;;
   nvtx|yaml|manifest) add "$fix"/real/roboflow-inference/nvtx_*.csv "$fix"/real/roboflow-inference/*.yaml ;;
   version) add "$fix"/real/vernier/*.out ;;
