@@ -345,6 +345,20 @@ int gf_stacks_set_meta(gf_stacks *s, const char *json)
     return 0;
 }
 
+/* Decimal digits of v into the end of buf; returns the start. */
+static char *fmt_i64(char *end, int64_t v)
+{
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char *p = end;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    return p;
+}
+
 /* ---- folded format ---- */
 
 static void bad_line(gf_folded_stats *st, size_t line, const char *why)
@@ -447,7 +461,11 @@ int gf_stacks_write_folded(const gf_stacks *s, FILE *out, int with_meta, gf_err 
                 putc(';', out);
             fwrite(s->bytes + s->foff[id], 1, s->flen[id], out);
         }
-        fprintf(out, " %" PRId64 "\n", r->weight);
+        char buf[32], *e = buf + sizeof buf;
+        *--e = '\n';
+        char *b = fmt_i64(e, r->weight);
+        *--b = ' ';
+        fwrite(b, 1, (size_t)(buf + sizeof buf - b), out);
     }
     if (ferror(out))
         return gf_errf(err, GF_EXIT_ERROR, "write error (folded stacks)");
@@ -680,8 +698,15 @@ int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
             continue;
         }
         uint32_t c = (uint32_t)(kids[cfirst[nd] + stc[sp]++] & 0xffffffffu);
-        fprintf(out, first ? "%" PRIu32 ",%" PRId64 ",%zu" : ",%" PRIu32 ",%" PRId64 ",%zu", t.n[c].frame,
-                t.n[c].value, sp);
+        char buf[80], *e = buf + sizeof buf;
+        char *b = fmt_i64(e, (int64_t)sp);
+        *--b = ',';
+        b = fmt_i64(b, t.n[c].value);
+        *--b = ',';
+        b = fmt_i64(b, (int64_t)t.n[c].frame);
+        if (!first)
+            *--b = ',';
+        fwrite(b, 1, (size_t)(e - b), out);
         first = 0;
         sp++;
         stn[sp] = c;
