@@ -44,7 +44,7 @@ t.eq(".nsys-rep by name", "nsys-rep", inputs.detect(write("e.nsys-rep", "binary"
 local e = t.raises("unknown text is bad input", function() inputs.detect(write("f.txt", "hello world\n")) end,
   "unrecognised input")
 t.eq("unknown: exit 6", 6, e and e.code)
-e = t.raises("binary junk is bad input", function() inputs.detect(write("g.bin", "\0\1\2")) end, "binary")
+t.raises("binary junk is bad input", function() inputs.detect(write("g.bin", "\0\1\2")) end, "binary")
 t.eq("empty file: exit 5", 5, select(2, pcall(inputs.detect, write("h.csv", ""))).code)
 t.raises("missing file", function() inputs.detect(tmp .. "/nope") end, "no such file")
 
