@@ -501,6 +501,40 @@ int gf_stacks_add_total(gf_stacks *s, const char *prefix, const char *name, size
     return gf_stacks_add_prefixed(s, prefix, name, len, cnt < 1 ? 1 : cnt, err);
 }
 
+/* One summary row: the cleaned name (0 length → skip) and its count (§6.5). */
+static void summary_row(gf_csv *c, size_t name_col, size_t weight_col, int64_t unit_ns, const char **name, size_t *nl,
+                        int64_t *count, gf_summary_stats *st)
+{
+    *name = gf_csv_field(c, name_col, nl);
+    clean_name(name, nl);
+    if (*nl == 0)
+        return;
+    size_t wl;
+    const char *wv = gf_csv_field(c, weight_col, &wl);
+    char buf[128];
+    int64_t w = 1;
+    while (wl && isspace((unsigned char)*wv)) {
+        wv++;
+        wl--;
+    }
+    while (wl && isspace((unsigned char)wv[wl - 1]))
+        wl--;
+    if (wl > 0 && wl < sizeof buf) {
+        memcpy(buf, wv, wl);
+        buf[wl] = '\0';
+        char *end;
+        double d = strtod(buf, &end);
+        if (*end == '\0' && isfinite(d) && strncasecmp(buf, "nan", 3) != 0)
+            w = d >= 9.2e18 ? INT64_MAX : (d < 1 ? 1 : (int64_t)d);
+        else
+            st->unparsed_weight++;
+    } else {
+        st->unparsed_weight++;
+    }
+    int64_t cnt = w / unit_ns;
+    *count = cnt < 1 ? 1 : cnt;
+}
+
 int gf_stacks_from_summary_csv(gf_stacks *s, gf_csv *c, size_t name_col, size_t weight_col, const char *prefix,
                                int64_t unit_ns, gf_summary_stats *st, gf_err *err)
 {
@@ -508,44 +542,87 @@ int gf_stacks_from_summary_csv(gf_stacks *s, gf_csv *c, size_t name_col, size_t 
     if (!st)
         st = &local;
     memset(st, 0, sizeof *st);
+    if (unit_ns < 1)
+        unit_ns = 1;
+    /* the prefix frames are interned once; each row adds its leaf */
+    size_t np = 0;
+    if (prefix && *prefix && split_frames(s, prefix, strlen(prefix), &np, err) != 0)
+        return -1;
+    uint32_t *ids = malloc((np + 1) * sizeof *ids);
+    if (!ids)
+        return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+    if (np)
+        memcpy(ids, s->scratch, np * sizeof *ids);
     int rc;
     while ((rc = gf_csv_next(c, err)) == 1) {
         st->rows++;
+        const char *name;
         size_t nl;
-        const char *name = gf_csv_field(c, name_col, &nl);
-        clean_name(&name, &nl);
+        int64_t cnt = 1;
+        summary_row(c, name_col, weight_col, unit_ns, &name, &nl, &cnt, st);
         if (nl == 0) {
             st->skipped_empty++;
             continue;
         }
-        size_t wl;
-        const char *wv = gf_csv_field(c, weight_col, &wl);
-        char buf[128];
-        int64_t w = 1;
-        while (wl && isspace((unsigned char)*wv)) {
-            wv++;
-            wl--;
+        ids[np] = gf_stacks_intern(s, name, nl);
+        if (ids[np] == UINT32_MAX) {
+            free(ids);
+            return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
         }
-        while (wl && isspace((unsigned char)wv[wl - 1]))
-            wl--;
-        if (wl > 0 && wl < sizeof buf) {
-            memcpy(buf, wv, wl);
-            buf[wl] = '\0';
-            char *end;
-            double d = strtod(buf, &end);
-            if (*end == '\0' && isfinite(d) && strncasecmp(buf, "nan", 3) != 0)
-                w = d >= 9.2e18 ? INT64_MAX : (d < 1 ? 1 : (int64_t)d);
-            else
-                st->unparsed_weight++;
-        } else {
-            st->unparsed_weight++;
-        }
-        if (w < 1)
-            w = 1;
-        if (gf_stacks_add_total(s, prefix, name, nl, w, unit_ns, err) != 0)
+        if (gf_stacks_add_ids(s, ids, np + 1, cnt, err) != 0) {
+            free(ids);
             return -1;
+        }
         st->used++;
     }
+    free(ids);
+    return rc < 0 ? -1 : 0;
+}
+
+int gf_summary_csv_write_folded(gf_csv *c, size_t name_col, size_t weight_col, const char *prefix, int64_t unit_ns,
+                                FILE *out, gf_summary_stats *st, gf_err *err)
+{
+    gf_summary_stats local;
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
+    if (unit_ns < 1)
+        unit_ns = 1;
+    size_t pl = prefix ? strlen(prefix) : 0;
+    int rc;
+    while ((rc = gf_csv_next(c, err)) == 1) {
+        st->rows++;
+        const char *name;
+        size_t nl;
+        int64_t cnt = 1;
+        summary_row(c, name_col, weight_col, unit_ns, &name, &nl, &cnt, st);
+        if (nl == 0) {
+            st->skipped_empty++;
+            continue;
+        }
+        if (pl) {
+            fwrite(prefix, 1, pl, out);
+            putc(';', out);
+        }
+        size_t run = 0;
+        for (size_t i = 0; i < nl; i++) {
+            char ch = name[i];
+            if (ch == ';' || ch == '\n' || ch == '\r') {
+                fwrite(name + run, 1, i - run, out);
+                putc(ch == ';' ? ',' : ' ', out);
+                run = i + 1;
+            }
+        }
+        fwrite(name + run, 1, nl - run, out);
+        char buf[32], *e = buf + sizeof buf;
+        *--e = '\n';
+        char *b = fmt_i64(e, cnt);
+        *--b = ' ';
+        fwrite(b, 1, (size_t)(buf + sizeof buf - b), out);
+        st->used++;
+    }
+    if (rc == 0 && ferror(out))
+        return gf_errf(err, GF_EXIT_ERROR, "write error (folded stacks)");
     return rc < 0 ? -1 : 0;
 }
 
