@@ -8,6 +8,10 @@ local resource = require("gpuflame.resource")
 
 local fg = {}
 
+-- flamegraph.pl's palettes plus "gpu" (memcpy/memset, CUDA API, NCCL and kernels told apart)
+fg.PALETTES = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red", "green", "blue", "aqua", "yellow",
+  "purple", "orange", "gpu" }
+
 local SQL_REPORT = { kernels = "cuda_gpu_kern_sum", api = "cuda_api_sum" }
 
 local function fpolicy(policy)
