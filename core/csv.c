@@ -138,7 +138,8 @@ static void compact(gf_csv *c)
 {
     size_t keep = c->nf - c->cur_f0;
     size_t boff = keep ? c->flds[c->cur_f0].off : c->blen;
-    memmove(c->bytes, c->bytes + boff, c->blen - boff);
+    if (c->blen > boff)
+        memmove(c->bytes, c->bytes + boff, c->blen - boff);
     c->blen -= boff;
     for (size_t i = 0; i < keep; i++) {
         c->flds[i] = c->flds[c->cur_f0 + i];
