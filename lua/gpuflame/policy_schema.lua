@@ -117,6 +117,20 @@ S.tree = {
     build_args = S.fn(),
     workload_env = S.fn(),
   },
+  timeline = {
+    max_events = S.int({ min = 1 }),
+    keep_partners = S.bool(),
+    source = S.str({ oneof = { "csv", "sqlite" } }),
+    fallback = S.str({ oneof = { "flamegraph", "none" } }),
+    title = S.str(),
+    template = S.str(),
+    export_timeout = S.num({ gt = 0 }),
+    late_launch_ns = S.int({ min = 0 }),
+    short_gap_ns = S.int({ min = 0 }),
+  },
+  stacks = {
+    missing = S.str({ oneof = { "warn", "error" } }),
+  },
   limits = {
     function_budget = S.num({ gt = 0 }),
   },
