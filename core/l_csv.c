@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "l_csv.h"
 #include "l_util.h"
 
 #define CSV_MT "gpuflame.csv"
@@ -20,6 +21,14 @@ typedef struct ud {
 static gf_csv *check(lua_State *L)
 {
     ud *u = luaL_checkudata(L, 1, CSV_MT);
+    if (!u->c)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "CSV reader is closed");
+    return u->c;
+}
+
+gf_csv *gf_lua_checkcsv(lua_State *L, int idx)
+{
+    ud *u = luaL_checkudata(L, idx, CSV_MT);
     if (!u->c)
         gf_lua_raisef(L, GF_EXIT_ERROR, "CSV reader is closed");
     return u->c;

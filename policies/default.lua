@@ -40,6 +40,30 @@ return {
     },
   },
 
+  -- GPU flamegraph (docs/POLICY.md "flamegraph"): which nsys stats reports feed it, in order, and how
+  -- their rows become folded stacks (STUDIO_PROTOCOL.md §6.4-6.5).
+  flamegraph = {
+    reports = { "cuda_gpu_kern_sum", "cuda_api_sum" },
+    -- `-o` base name of each report's CSV in the capture directory (nsys appends _<report>.csv)
+    output_names = { cuda_gpu_kern_sum = "kern", cuda_api_sum = "api" },
+    -- the fixed frames above each name
+    prefixes = { cuda_gpu_kern_sum = "gpu;nsys;cuda_kernel", cuda_api_sum = "gpu;nsys;cuda_api" },
+    -- count = max(1, total_ns // unit_ns): 1000 → the counts are microseconds of GPU time
+    unit_ns = 1000,
+    countname = "us",
+    title = "GPU time (nsys)",
+    colors = "hot",
+    minwidth = 0.1,
+    inverted = false,
+    -- SQLite exports (and .nsys-rep exported to SQLite): kernel totals, then CUDA API totals
+    sqlite_sources = { "kernels", "api" },
+    -- first line of gpu.folded: "# {json}" with the source, report and unit (flamegraph.pl, inferno and
+    -- speedscope skip it)
+    folded_metadata = true,
+    stats_timeout = 120,
+    export_timeout = 300,
+  },
+
   -- CPU/GPU timeline (gpuflame timeline, capture --timeline; docs/POLICY.md "timeline").
   timeline = {
     max_events = 20000,      -- keep the N longest events (the page says "showing N of M events")

@@ -117,6 +117,25 @@ S.tree = {
     build_args = S.fn(),
     workload_env = S.fn(),
   },
+  flamegraph = {
+    reports = S.list(S.str()),
+    output_names = S.map(S.str()),
+    prefixes = S.map(S.str()),
+    unit_ns = S.int({ min = 1 }),
+    countname = S.str(),
+    title = S.str(),
+    colors = S.str({ oneof = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red", "green", "blue",
+      "aqua", "yellow", "purple", "orange", "gpu" } }),
+    minwidth = S.num({ min = 0 }),
+    inverted = S.bool(),
+    sqlite_sources = S.list(S.str({ oneof = { "kernels", "api" } })),
+    folded_metadata = S.bool(),
+    stats_timeout = S.num({ gt = 0 }),
+    export_timeout = S.num({ gt = 0 }),
+  },
+  -- column alias overrides for stats CSVs: columns[report][key] = {exact = {...}, contains = {...}}
+  -- (lua/gpuflame/columns.lua has the built-in tables)
+  columns = S.map(S.map(S.any())),
   timeline = {
     max_events = S.int({ min = 1 }),
     keep_partners = S.bool(),
