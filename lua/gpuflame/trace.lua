@@ -34,7 +34,7 @@ end
 -- (recognition by content: gpuflame.inputs.detect)
 function M.classify(path)
   local ok, info = pcall(require("gpuflame.inputs").detect, path)
-  if not ok then return nil, errors.wrap(info).msg end
+  if not ok then return nil, nil, errors.wrap(info) end
   if info.type == "sqlite" or info.type == "nsys-rep" then return info.type end
   if info.type == "csv" then
     local r = require("gpuflame.nsys").canonical_report(info.report)
@@ -97,7 +97,8 @@ function M.load(paths, opts)
   if type(paths) == "string" then paths = { paths } end
   local sqlite, rep, gpu, api = nil, nil, nil, nil
   for _, p in ipairs(paths) do
-    local kind, why = M.classify(p)
+    local kind, why, e = M.classify(p)
+    if e then error(e, 0) end
     if kind == "sqlite" then sqlite = p
     elseif kind == "nsys-rep" then rep = p
     elseif kind == "cuda_gpu_trace" then gpu = p
