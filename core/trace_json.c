@@ -1,0 +1,535 @@
+/* Writers of the Trace model: the timeline page data (docs/TIMELINE_DATA.md), Chrome Trace Event JSON
+ * (Perfetto / chrome://tracing, Kineto-style ac2g flows) and folded launch stacks. All stream to a
+ * FILE*; nothing is built in memory first. */
+#include "trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonw.h"
+
+static void jstr(FILE *out, const gf_trace *t, int32_t id)
+{
+    size_t len;
+    const char *s = gf_strtab_get(t->str, id, &len);
+    gf_jsonw_string(out, s, len);
+}
+
+static void jkey(FILE *out, int *first, const char *k)
+{
+    if (!*first)
+        putc(',', out);
+    *first = 0;
+    fprintf(out, "\"%s\":", k);
+}
+
+static void write_detail(FILE *out, const gf_trace *t, const gf_detail *d)
+{
+    int first = 1;
+    putc('{', out);
+    if (d->grid[0] >= 0) {
+        jkey(out, &first, "grid");
+        fprintf(out, "[%d,%d,%d]", d->grid[0], d->grid[1], d->grid[2]);
+    }
+    if (d->block[0] >= 0) {
+        jkey(out, &first, "block");
+        fprintf(out, "[%d,%d,%d]", d->block[0], d->block[1], d->block[2]);
+    }
+    if (d->regs >= 0) {
+        jkey(out, &first, "regs");
+        gf_jsonw_int(out, d->regs);
+    }
+    if (d->bytes >= 0) {
+        jkey(out, &first, "bytes");
+        gf_jsonw_int(out, d->bytes);
+    }
+    if (d->copy >= 0) {
+        jkey(out, &first, "copy");
+        jstr(out, t, d->copy);
+    }
+    if (d->nvtx_level >= 0) {
+        jkey(out, &first, "nvtx_level");
+        gf_jsonw_int(out, d->nvtx_level);
+    }
+    if (d->domain >= 0) {
+        jkey(out, &first, "domain");
+        jstr(out, t, d->domain);
+    }
+    putc('}', out);
+}
+
+/* The aggregate launch-stack flamegraph as a prefix tree (root-first paths: outermost frame ... innermost,
+ * then the kernel). Subtrees lighter than min_fraction of the total are folded into their parent, so a
+ * million (stack, kernel) pairs do not make a page no browser can draw; "total" stays exact and the
+ * weights written always sum to it. */
+typedef struct fnode {
+    int32_t frame, parent, child, sibling;
+    int64_t weight, self;
+} fnode;
+
+typedef struct ftree {
+    fnode *n;
+    size_t len, cap;
+    gf_hmap idx; /* (parent + 1) << 32 | frame → node */
+} ftree;
+
+static int64_t fnode_get(ftree *tr, int32_t parent, int32_t frame)
+{
+    uint64_t key = ((uint64_t)(uint32_t)(parent + 1) << 32) | (uint32_t)frame;
+    int ins;
+    int64_t *v = gf_hmap_put(&tr->idx, key, (int64_t)tr->len, &ins);
+    if (!v)
+        return -1;
+    if (!ins)
+        return *v;
+    if (tr->len == tr->cap) {
+        size_t nc = tr->cap ? tr->cap * 2 : 1024;
+        fnode *q = realloc(tr->n, nc * sizeof *q);
+        if (!q)
+            return -1;
+        tr->n = q;
+        tr->cap = nc;
+    }
+    fnode *x = &tr->n[tr->len];
+    x->frame = frame;
+    x->parent = parent;
+    x->child = -1;
+    x->weight = x->self = 0;
+    if (parent >= 0) {
+        x->sibling = tr->n[parent].child;
+        tr->n[parent].child = (int32_t)tr->len;
+    } else {
+        x->sibling = -1;
+    }
+    return (int64_t)tr->len++;
+}
+
+static int write_launch_flame(const gf_trace *t, FILE *out, int32_t *fmap, size_t nstr, double min_fraction)
+{
+    if (!t->nflame) {
+        fputs("null", out);
+        return 0;
+    }
+    ftree tr = {0};
+    gf_hmap_init(&tr.idx);
+    int64_t total = 0;
+    int32_t roots = -1; /* roots chained through sibling */
+    int32_t last_stack = -1;
+    int64_t stack_node = -1;
+    for (size_t e = 0; e < t->nflame; e++) { /* entries are sorted by stack: walk each stack's path once */
+        const gf_flame_entry *fe = &t->flame[e];
+        total += fe->weight;
+        if (fe->stack != last_stack) {
+            size_t a = t->stack_off[fe->stack], b = t->stack_off[fe->stack + 1];
+            int64_t cur = -1;
+            for (size_t f = b; f-- > a;) { /* frames outermost first */
+                size_t before = tr.len;
+                int64_t nx = fnode_get(&tr, (int32_t)cur, t->frames[f]);
+                if (nx < 0)
+                    goto oom;
+                if (cur < 0 && tr.len > before) {
+                    tr.n[nx].sibling = roots;
+                    roots = (int32_t)nx;
+                }
+                cur = nx;
+            }
+            last_stack = fe->stack;
+            stack_node = cur;
+        }
+        size_t before = tr.len;
+        int64_t leaf = fnode_get(&tr, (int32_t)stack_node, fe->leaf); /* the kernel (or API) name */
+        if (leaf < 0)
+            goto oom;
+        if (stack_node < 0 && tr.len > before) {
+            tr.n[leaf].sibling = roots;
+            roots = (int32_t)leaf;
+        }
+        tr.n[leaf].self += fe->weight;
+    }
+    /* subtree weights: children are created after their parents */
+    for (size_t i = tr.len; i-- > 0;) {
+        tr.n[i].weight += tr.n[i].self;
+        if (tr.n[i].parent >= 0)
+            tr.n[tr.n[i].parent].weight += tr.n[i].weight;
+    }
+    gf_hmap_free(&tr.idx);
+    int64_t thr = min_fraction > 0 ? (int64_t)((double)total * min_fraction) : 0;
+    /* frames table: in DFS order of the kept nodes */
+    memset(fmap, 0xff, (nstr ? nstr : 1) * sizeof *fmap);
+    int32_t nf = 0;
+    int32_t *st = malloc((tr.len ? tr.len : 1) * sizeof *st);
+    int32_t *path = malloc((tr.len ? tr.len : 1) * sizeof *path);
+    if (!st || !path) {
+        free(st);
+        free(path);
+        free(tr.n);
+        return -1;
+    }
+    fputs("{\"unit\":\"ns\",\"frames\":[", out);
+    size_t sp = 0;
+    for (int32_t r = roots; r >= 0; r = tr.n[r].sibling)
+        st[sp++] = r;
+    while (sp) {
+        int32_t x = st[--sp];
+        if (fmap[tr.n[x].frame] < 0) {
+            fputs(nf ? "," : "", out);
+            fmap[tr.n[x].frame] = nf++;
+            jstr(out, t, tr.n[x].frame);
+        }
+        for (int32_t c = tr.n[x].child; c >= 0; c = tr.n[c].sibling)
+            if (tr.n[c].weight >= thr)
+                st[sp++] = c;
+    }
+    fputs("],\"stacks\":[", out);
+    int first = 1;
+    for (int32_t r = roots; r >= 0; r = tr.n[r].sibling)
+        st[sp++] = r;
+    while (sp) {
+        int32_t x = st[--sp];
+        int64_t self = tr.n[x].self;
+        for (int32_t c = tr.n[x].child; c >= 0; c = tr.n[c].sibling) {
+            if (tr.n[c].weight >= thr)
+                st[sp++] = c;
+            else
+                self += tr.n[c].weight;
+        }
+        if (self <= 0)
+            continue;
+        size_t depth = 0;
+        for (int32_t y = x; y >= 0; y = tr.n[y].parent)
+            path[depth++] = fmap[tr.n[y].frame];
+        fputs(first ? "[[" : ",[[", out);
+        first = 0;
+        for (size_t i = depth; i-- > 0;)
+            fprintf(out, i ? "%d," : "%d", path[i]);
+        fprintf(out, "],%lld]", (long long)self);
+    }
+    fprintf(out, "],\"total\":%lld}", (long long)total);
+    free(st);
+    free(path);
+    free(tr.n);
+    return 0;
+oom:
+    gf_hmap_free(&tr.idx);
+    free(tr.n);
+    return -1;
+}
+
+int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err)
+{
+    size_t nstr = gf_strtab_count(t->str);
+    int32_t *nmap = malloc((nstr ? nstr : 1) * sizeof *nmap);
+    int32_t *lmap = malloc((t->nlanes ? t->nlanes : 1) * sizeof *lmap);
+    int32_t *smap = malloc((t->nstacks ? t->nstacks : 1) * sizeof *smap);
+    int32_t *order = malloc((nstr ? nstr : 1) * sizeof *order);
+    if (!nmap || !lmap || !smap || !order) {
+        free(nmap);
+        free(lmap);
+        free(smap);
+        free(order);
+        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+    }
+    memset(nmap, 0xff, (nstr ? nstr : 1) * sizeof *nmap);
+    memset(lmap, 0xff, (t->nlanes ? t->nlanes : 1) * sizeof *lmap);
+    memset(smap, 0xff, (t->nstacks ? t->nstacks : 1) * sizeof *smap);
+    int64_t t0 = 0, tend = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (i == 0 || t->start[i] < t0)
+            t0 = t->start[i];
+        if (i == 0 || t->start[i] + t->dur[i] > tend)
+            tend = t->start[i] + t->dur[i];
+        if (t->lane[i] >= 0)
+            lmap[t->lane[i]] = 0;
+        if (t->stack[i] >= 0)
+            smap[t->stack[i]] = 0;
+    }
+    int32_t nl = 0, ncpu = 0, ns = 0, nn = 0;
+    for (size_t l = 0; l < t->nlanes; l++)
+        if (lmap[l] == 0) {
+            lmap[l] = nl++;
+            ncpu += t->lanes[l].kind == GF_LANE_CPU;
+        }
+    for (size_t s = 0; s < t->nstacks; s++)
+        if (smap[s] == 0)
+            smap[s] = ns++;
+    /* names in order of first appearance */
+    for (size_t i = 0; i < t->n; i++)
+        if (nmap[t->name[i]] < 0) {
+            nmap[t->name[i]] = nn;
+            order[nn++] = t->name[i];
+        }
+
+    fputs("{\"title\":", out);
+    const char *title = o && o->title ? o->title : "nsys CPU/GPU timeline";
+    gf_jsonw_string(out, title, strlen(title));
+    int64_t span = tend - t0 > 1 ? tend - t0 : 1;
+    fprintf(out, ",\"t0\":%lld,\"span\":%lld,\"total\":%llu,\"shown\":%zu", (long long)t0, (long long)span,
+            (unsigned long long)t->total, t->n);
+    fputs(",\"lanes\":[", out);
+    int first = 1;
+    for (size_t l = 0; l < t->nlanes; l++) {
+        if (lmap[l] < 0)
+            continue;
+        const gf_lane *ln = &t->lanes[l];
+        fputs(first ? "{\"label\":" : ",{\"label\":", out);
+        first = 0;
+        jstr(out, t, ln->label);
+        fprintf(out, ",\"kind\":\"%s\"", gf_lane_kind_names[ln->kind]);
+        if (ln->kind == GF_LANE_GPU) {
+            fputs(",\"device\":", out);
+            if (ln->device >= 0)
+                jstr(out, t, ln->device);
+            else
+                fputs("null", out);
+            fprintf(out, ",\"stream\":%lld", (long long)ln->stream);
+            if (ln->sync)
+                fputs(",\"sync\":true", out);
+        } else {
+            fprintf(out, ",\"pid\":%lld,\"tid\":%lld", (long long)ln->pid, (long long)ln->tid);
+            if (ln->tname >= 0) {
+                fputs(",\"thread\":", out);
+                jstr(out, t, ln->tname);
+            }
+        }
+        putc('}', out);
+    }
+    fprintf(out, "],\"cpuLanes\":%d,\"kinds\":[", ncpu);
+    for (int k = 0; k < GF_EV_NKINDS; k++)
+        fprintf(out, "%s\"%s\"", k ? "," : "", gf_ev_kind_names[k]);
+    fputs("],\"names\":[", out);
+    for (int32_t i = 0; i < nn; i++) {
+        if (i)
+            putc(',', out);
+        jstr(out, t, order[i]);
+    }
+    fputs("],\"events\":[", out);
+    for (size_t i = 0; i < t->n; i++)
+        fprintf(out, "%s[%lld,%lld,%d,%lld,%d,%d,%d,%d]", i ? "," : "", (long long)(t->start[i] - t0),
+                (long long)t->dur[i], t->lane[i] >= 0 ? lmap[t->lane[i]] : -1, (long long)t->corr[i],
+                nmap[t->name[i]], t->stack[i] >= 0 ? smap[t->stack[i]] : -1, t->kind[i], t->detail[i]);
+    fputs("],\"details\":[", out);
+    for (size_t d = 0; d < t->ndetails; d++) {
+        if (d)
+            putc(',', out);
+        write_detail(out, t, &t->details[d]);
+    }
+    fputs("],\"stacks\":[", out);
+    int sfirst = 1;
+    for (size_t s = 0; s < t->nstacks; s++) {
+        if (smap[s] < 0)
+            continue;
+        fputs(sfirst ? "[" : ",[", out);
+        sfirst = 0;
+        for (size_t f = t->stack_off[s]; f < t->stack_off[s + 1]; f++) {
+            if (f > t->stack_off[s])
+                putc(',', out);
+            jstr(out, t, t->frames[f]);
+        }
+        putc(']', out);
+    }
+    fputs("],\"launchFlame\":", out);
+    if (write_launch_flame(t, out, nmap, nstr, o ? o->flame_min_fraction : 0) != 0) {
+        free(nmap);
+        free(lmap);
+        free(smap);
+        free(order);
+        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+    }
+    fputs(",\"warnings\":[", out);
+    for (size_t w = 0; w < t->nwarnings; w++) {
+        if (w)
+            putc(',', out);
+        gf_jsonw_string(out, t->warnings[w], strlen(t->warnings[w]));
+    }
+    fputs("],\"source\":", out);
+    if (t->source)
+        gf_jsonw_string(out, t->source, strlen(t->source));
+    else
+        fputs("null", out);
+    putc('}', out);
+    free(nmap);
+    free(lmap);
+    free(smap);
+    free(order);
+    if (ferror(out))
+        return gf_errf(err, GF_EXIT_ERROR, "timeline: write failed");
+    return 0;
+}
+
+/* ---- Chrome Trace Event format ---- */
+
+static void us(FILE *out, int64_t ns)
+{
+    if (ns < 0) {
+        putc('-', out);
+        ns = -ns;
+    }
+    fprintf(out, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+}
+
+typedef struct ctrack {
+    int64_t pid, tid;
+} ctrack;
+
+int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
+{
+    ctrack *tr = malloc((t->nlanes ? t->nlanes : 1) * sizeof *tr);
+    if (!tr)
+        return gf_errf(err, GF_EXIT_ERROR, "chrome-trace: out of memory");
+    /* GPU devices become processes of their own, numbered after the real pids */
+    const int64_t gpu_pid_base = 1ll << 32;
+    int32_t lastdev = -2;
+    int64_t devidx = -1;
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"gpuflame\"},\"traceEvents\":[", out);
+    int first = 1;
+    for (size_t l = 0; l < t->nlanes; l++) {
+        const gf_lane *ln = &t->lanes[l];
+        if (ln->kind == GF_LANE_GPU) {
+            if (ln->device != lastdev) {
+                lastdev = ln->device;
+                devidx++;
+                fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"tid\":0,\"args\":{\"name\":",
+                        first ? "" : ",", (long long)(gpu_pid_base + devidx));
+                first = 0;
+                char buf[600];
+                snprintf(buf, sizeof buf, "GPU %s", ln->device >= 0 ? gf_strtab_get(t->str, ln->device, NULL) : "?");
+                gf_jsonw_string(out, buf, strlen(buf));
+                fprintf(out, "}},{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%lld,\"tid\":0,"
+                             "\"args\":{\"sort_index\":%lld}}",
+                        (long long)(gpu_pid_base + devidx), (long long)(1000000 + devidx));
+            }
+            tr[l].pid = gpu_pid_base + devidx;
+            tr[l].tid = (int64_t)l + 1;
+        } else {
+            tr[l].pid = ln->pid >= 0 ? ln->pid : 0;
+            tr[l].tid = (ln->tid >= 0 ? ln->tid : 0) + (ln->kind == GF_LANE_NVTX ? (1ll << 32) : 0);
+        }
+        fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%lld,\"tid\":%lld,\"args\":{\"name\":",
+                first ? "" : ",", (long long)tr[l].pid, (long long)tr[l].tid);
+        first = 0;
+        jstr(out, t, ln->label);
+        fprintf(out, "}},{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%lld,\"tid\":%lld,"
+                     "\"args\":{\"sort_index\":%zu}}",
+                (long long)tr[l].pid, (long long)tr[l].tid, l);
+    }
+    /* one process_name per CPU pid */
+    for (size_t l = 0; l < t->nlanes; l++) {
+        const gf_lane *ln = &t->lanes[l];
+        if (ln->kind == GF_LANE_GPU)
+            continue;
+        int seen = 0;
+        for (size_t k = 0; k < l && !seen; k++)
+            seen = t->lanes[k].kind != GF_LANE_GPU && t->lanes[k].pid == ln->pid;
+        if (!seen) {
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"tid\":0,"
+                         "\"args\":{\"name\":\"Process %lld\"}}",
+                    first ? "" : ",", (long long)tr[l].pid, (long long)ln->pid);
+            first = 0;
+        }
+    }
+    int64_t *partner = NULL;
+    if (gf_trace_partners(t, &partner, err) != 0) {
+        free(tr);
+        return -1;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        int32_t l = t->lane[i];
+        if (l < 0)
+            continue;
+        fputs(first ? "{\"ph\":\"X\",\"name\":" : ",{\"ph\":\"X\",\"name\":", out);
+        first = 0;
+        jstr(out, t, t->name[i]);
+        fprintf(out, ",\"cat\":\"%s\",\"pid\":%lld,\"tid\":%lld,\"ts\":", gf_ev_kind_names[t->kind[i]],
+                (long long)tr[l].pid, (long long)tr[l].tid);
+        us(out, t->start[i]);
+        fputs(",\"dur\":", out);
+        us(out, t->dur[i]);
+        fputs(",\"args\":{", out);
+        int af = 1;
+        if (t->corr[i] >= 0) {
+            fprintf(out, "\"correlation\":%lld", (long long)t->corr[i]);
+            af = 0;
+        }
+        if (t->detail[i] >= 0) {
+            const gf_detail *d = &t->details[t->detail[i]];
+            if (d->grid[0] >= 0)
+                fprintf(out, "%s\"grid\":[%d,%d,%d]", af ? "" : ",", d->grid[0], d->grid[1], d->grid[2]), af = 0;
+            if (d->block[0] >= 0)
+                fprintf(out, "%s\"block\":[%d,%d,%d]", af ? "" : ",", d->block[0], d->block[1], d->block[2]), af = 0;
+            if (d->regs >= 0)
+                fprintf(out, "%s\"registers per thread\":%d", af ? "" : ",", d->regs), af = 0;
+            if (d->bytes >= 0)
+                fprintf(out, "%s\"bytes\":%lld", af ? "" : ",", (long long)d->bytes), af = 0;
+            if (d->domain >= 0) {
+                fprintf(out, "%s\"domain\":", af ? "" : ",");
+                af = 0;
+                jstr(out, t, d->domain);
+            }
+        }
+        if (t->stack[i] >= 0) {
+            fprintf(out, "%s\"backtrace\":[", af ? "" : ",");
+            for (size_t f = t->stack_off[t->stack[i]]; f < t->stack_off[t->stack[i] + 1]; f++) {
+                if (f > t->stack_off[t->stack[i]])
+                    putc(',', out);
+                jstr(out, t, t->frames[f]);
+            }
+            putc(']', out);
+        }
+        fputs("}}", out);
+    }
+    /* launch → GPU work flows, Kineto's ac2g shape */
+    for (size_t i = 0; i < t->n; i++) {
+        if (!gf_ev_is_gpu_work(t->kind[i]) || partner[i] < 0)
+            continue;
+        size_t a = (size_t)partner[i];
+        int32_t la = t->lane[a], lg = t->lane[i];
+        if (la < 0 || lg < 0)
+            continue;
+        fprintf(out, ",{\"ph\":\"s\",\"id\":%lld,\"pid\":%lld,\"tid\":%lld,\"ts\":", (long long)t->corr[i],
+                (long long)tr[la].pid, (long long)tr[la].tid);
+        us(out, t->start[a]);
+        fprintf(out, ",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"args\":{\"correlation\":%lld}}", (long long)t->corr[i]);
+        fprintf(out, ",{\"ph\":\"f\",\"id\":%lld,\"pid\":%lld,\"tid\":%lld,\"ts\":", (long long)t->corr[i],
+                (long long)tr[lg].pid, (long long)tr[lg].tid);
+        us(out, t->start[i]);
+        fprintf(out, ",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\",\"args\":{\"correlation\":%lld}}",
+                (long long)t->corr[i]);
+    }
+    fputs("]}\n", out);
+    free(partner);
+    free(tr);
+    if (ferror(out))
+        return gf_errf(err, GF_EXIT_ERROR, "chrome-trace: write failed");
+    return 0;
+}
+
+/* ---- folded launch stacks ---- */
+
+static void folded_frame(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        char c = *s;
+        if (c == ';')
+            c = ':';
+        else if (c == '\n' || c == '\r')
+            c = ' ';
+        putc(c, out);
+    }
+}
+
+int gf_trace_write_launch_folded(const gf_trace *t, FILE *out, gf_err *err)
+{
+    for (size_t e = 0; e < t->nflame; e++) {
+        const gf_flame_entry *fe = &t->flame[e];
+        size_t a = t->stack_off[fe->stack], b = t->stack_off[fe->stack + 1];
+        for (size_t f = b; f-- > a;) {
+            folded_frame(out, gf_strtab_get(t->str, t->frames[f], NULL));
+            putc(';', out);
+        }
+        folded_frame(out, gf_strtab_get(t->str, fe->leaf, NULL));
+        fprintf(out, "%s %lld\n", fe->gpu ? "_[G]" : "", (long long)fe->weight);
+    }
+    if (ferror(out))
+        return gf_errf(err, GF_EXIT_ERROR, "folded: write failed");
+    return 0;
+}
