@@ -40,6 +40,50 @@ return {
     },
   },
 
+  -- GPU flamegraph (docs/POLICY.md "flamegraph"): which nsys stats reports feed it, in order, and how
+  -- their rows become folded stacks (STUDIO_PROTOCOL.md §6.4-6.5).
+  flamegraph = {
+    reports = { "cuda_gpu_kern_sum", "cuda_api_sum" },
+    -- `-o` base name of each report's CSV in the capture directory (nsys appends _<report>.csv)
+    output_names = { cuda_gpu_kern_sum = "kern", cuda_api_sum = "api" },
+    -- the fixed frames above each name
+    prefixes = { cuda_gpu_kern_sum = "gpu;nsys;cuda_kernel", cuda_api_sum = "gpu;nsys;cuda_api" },
+    -- count = max(1, total_ns // unit_ns): 1000 → the counts are microseconds of GPU time
+    unit_ns = 1000,
+    countname = "us",
+    title = "GPU time (nsys)",
+    colors = "hot",
+    minwidth = 0.1,
+    inverted = false,
+    -- SQLite exports (and .nsys-rep exported to SQLite): kernel totals, then CUDA API totals
+    sqlite_sources = { "kernels", "api" },
+    -- first line of gpu.folded: "# {json}" with the source, report and unit (flamegraph.pl, inferno and
+    -- speedscope skip it)
+    folded_metadata = true,
+    stats_timeout = 120,
+    export_timeout = 300,
+  },
+
+  -- CPU/GPU timeline (gpuflame timeline, capture --timeline; docs/POLICY.md "timeline").
+  timeline = {
+    max_events = 20000,      -- keep the N longest events (the page says "showing N of M events")
+    keep_partners = true,    -- also keep the launch call of every kept kernel/memcpy/memset (CorrID links)
+    source = "csv",          -- capture --timeline reads the stats trace CSVs ("csv", the reference) or
+                             -- the SQLite export ("sqlite"); .sqlite/.nsys-rep inputs always use SQLite
+    fallback = "flamegraph", -- no trace events: "flamegraph" (with a warning) or "none" (exit 5)
+    title = "nsys CPU/GPU timeline",
+    template = "templates/timeline.html",
+    export_timeout = 600,    -- seconds for `nsys export --type sqlite` of an .nsys-rep input
+    -- thresholds of the bundled scripts (HTA's): launch-stats and gpu-idle
+    late_launch_ns = 100000, -- launch delay (kernel start - API end) flagged above this
+    short_gap_ns = 30000,    -- GPU idle gaps shorter than this count as kernel wait
+  },
+
+  -- Launch backtraces (capture --stacks; flags in capture.stacks).
+  stacks = {
+    missing = "warn",        -- no CUDA_CALLCHAINS rows: "warn" (timeline without stacks) or "error" (exit 5)
+  },
+
   limits = {
     function_budget = 10, -- seconds any policy function may run before it is stopped
   },
