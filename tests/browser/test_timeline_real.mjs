@@ -1,10 +1,13 @@
-// Browser tests of timeline pages written by the real binary (`gpuflame timeline`) from real nsys
-// exports in $GPUFLAME_FIXTURES, plus a --stacks page from a real export with generated
-// CUDA_CALLCHAINS rows (tests/trace/make_callchains.py). State is read through window.__gf.
+// Browser tests of timeline pages written by the real binary (`gpuflame timeline`):
+//  * real nsys exports in $GPUFLAME_FIXTURES;
+//  * a --stacks page from a real export with generated CUDA_CALLCHAINS rows (tests/trace/make_callchains.py);
+//  * the same export with hostile kernel/frame names, file name and title (tests/gen/hostile_export.py);
+//  * stats-CSV inputs from tests/gen/timeline_data.py --csv: 49,300 events trimmed by the binary, and 1 event.
+// State is read through window.__gf.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { TOP, TMP, launch, open, view, frame, check, skip, notOk, done } from './timeline_lib.mjs';
+import { TOP, TMP, launch, open, view, frame, check, skip, notOk, done, flamePoint } from './timeline_lib.mjs';
 
 const FIX = process.env.GPUFLAME_FIXTURES || path.resolve(TOP, '../shared/fixtures');
 const GF = process.env.GPUFLAME_BIN || path.join(TOP, 'bin/gpuflame');
@@ -43,6 +46,9 @@ try {
   await sheetSimulator();
   for (const f of ['test-cuda/report1.sqlite', 'cuda-perf-sandbox/report1.sqlite']) await smallExport(f);
   await stacksPage();
+  await hostilePage();
+  await csvPages();
+  await noStacksWarning();
 } catch (e) {
   notOk('timeline real-export browser tests', String(e && e.stack || e));
 } finally {
@@ -181,11 +187,11 @@ async function stacksPage() {
   // flamegraph: root total, click a frame to zoom, reset
   check('stacks: flamegraph shown', await page.isVisible('#fg') && await page.evaluate(() => window.__gf.flameZoom()) === 'all');
   const fr = 'main (trainer)';
-  const fp = await page.evaluate((n) => window.__gf.flamePoint(n), fr);
+  const fp = await flamePoint(page, fr);
   if (!fp) throw new Error(`frame ${fr} not drawn`);
   await page.mouse.click(fp.x, fp.y);
   check('stacks: click a flamegraph frame zooms to it', await page.evaluate(() => window.__gf.flameZoom()) === fr);
-  const deep = await page.evaluate(() => window.__gf.flamePoint('layer_20(Model&) (trainer)'));
+  const deep = await flamePoint(page, 'layer_20(Model&) (trainer)');
   await page.mouse.click(deep.x, deep.y);
   check('stacks: click a deeper frame zooms further', await page.evaluate(() => window.__gf.flameZoom()) === 'layer_20(Model&) (trainer)');
   await page.mouse.move(deep.x, deep.y);
@@ -196,5 +202,110 @@ async function stacksPage() {
     D.launchFlame.total === E.kernel_total + E.api_only_total, `${D.launchFlame.total} vs ${E.kernel_total} + ${E.api_only_total}`);
   await page.screenshot({ path: path.join(TMP, 'timeline-stacks.png'), fullPage: true });
   clean('stacks', file, log);
+  await page.close();
+}
+
+// Names that are markup must stay text all the way: SQLite -> C JSON writer -> template -> DOM/canvas.
+async function hostilePage() {
+  const src = path.join(FIX, 'real/parallel-sheet-simulator/tile_8x8.sqlite');
+  if (!existsSync(src)) { skip('hostile timeline page', 'fixtures absent'); return; }
+  const cc = path.join(TMP, 'hostile-cc.sqlite'), db = path.join(TMP, '<img src=x onerror=alert(1)>.sqlite');
+  execFileSync('python3', [path.join(TOP, 'tests/trace/make_callchains.py'), src, cc, path.join(TMP, 'hostile-cc.json')]);
+  const H = JSON.parse(execFileSync('python3', [path.join(TOP, 'tests/gen/hostile_export.py'), cc, db]).toString());
+  const title = '</title><script>alert(1)</script>';
+  const file = render(db, path.join(TMP, 'hostile.html'), ['--stacks', '--title', title]);
+  const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+  const log = { console: [], errors: [], requests: [] };
+  page.on('console', (m) => { if (m.type() === 'error') log.console.push(m.text()); });
+  page.on('pageerror', (e) => log.errors.push(String(e)));
+  page.on('request', (r) => { if (!/^(file|data):/.test(r.url())) log.requests.push(r.url()); });
+  page.on('dialog', (d) => { log.errors.push('dialog: ' + d.message()); d.dismiss(); });
+  await page.addInitScript(() => { window.__alerted = false; window.alert = () => { window.__alerted = true; }; });
+  await page.goto('file://' + file);
+  await page.waitForFunction(() => window.__gf && window.__gf.firstDrawAt > 0);
+  const D = await data(page);
+  const safe = () => page.evaluate(() => document.querySelectorAll('img').length === 0 && window.__alerted === false &&
+    document.scripts.length === 2);
+  check('hostile: no <img> element, no alert, no extra script', await safe());
+  check('hostile: title is text', (await page.textContent('h1')) === title && (await page.title()) === title);
+  check('hostile: file name is text', (await page.textContent('#source-info')) === '<img src=x onerror=alert(1)>.sqlite');
+  check('hostile: names round-trip (markup, U+2028/9, 10,000 chars)', D.names.includes(H.kernel) && D.names.includes(H.long));
+  const k = D.events.findIndex((e) => D.names[e[4]] === H.kernel && e[5] >= 0);
+  await clickEvent(page, k);
+  check('hostile: selected kernel name shown as text', (await page.textContent('#sel-info b')) === H.kernel);
+  const frames = await page.$$eval('#frames li', (l) => l.map((x) => x.textContent));
+  check('hostile: backtrace frame with markup shown as text', frames.some((f) => f.startsWith(H.frame)), JSON.stringify(frames).slice(0, 300));
+  const pt = await page.evaluate((i) => window.__gf.eventPoint(i), k);
+  await page.mouse.move(pt.x, pt.y);
+  check('hostile: tooltip shows the markup name as text', (await page.textContent('#tip')).includes(H.kernel));
+  const lg = D.events.findIndex((e) => D.names[e[4]] === H.long);
+  await clickEvent(page, lg);
+  const p2 = await page.evaluate((i) => window.__gf.eventPoint(i), lg);
+  await page.mouse.move(p2.x, p2.y);
+  const tip = await page.textContent('#tip');
+  check('hostile: 10,000-char name clipped in the tooltip', tip.includes('… (10000 chars)') && tip.length < 2000, String(tip.length));
+  const fp = await flamePoint(page, H.kernel);
+  if (fp) await page.mouse.click(fp.x, fp.y);
+  check('hostile: flamegraph frame with markup name zooms', fp && await page.evaluate(() => window.__gf.flameZoom()) === H.kernel);
+  await page.keyboard.press('/');
+  await page.keyboard.type('<img');
+  check('hostile: search for markup is literal', await page.evaluate(() => window.__gf.matches()) ===
+    D.events.filter((e) => D.names[e[4]].includes('<img')).length);
+  await page.keyboard.press('Escape');
+  check('hostile: still safe after interaction', await safe());
+  clean('hostile', file, log);
+  await page.close();
+}
+
+// Stats CSVs from the generator: the binary trims 49,300 events to the 20,000 longest (plus the launch
+// of every kept kernel, policy timeline.keep_partners), and a single-event capture.
+async function csvPages() {
+  const dir = path.join(TMP, 'csv-large');
+  execFileSync('python3', [path.join(TOP, 'tests/gen/timeline_data.py'), 'large', '--csv', dir]);
+  const file = render(path.join(dir, 'cuda_api_trace.csv'), path.join(TMP, 'large.html'), [path.join(dir, 'cuda_gpu_trace.csv')]);
+  const { page, log } = await open(browser, file);
+  const D = await data(page);
+  check('large: trimmed by the binary, count in the header', D.total === 49300 && D.shown === D.events.length && D.shown >= 20000 &&
+    (await page.textContent('#count-info')) === `showing ${D.shown} of 49300 events (longest kept)`, `${D.shown} of ${D.total}`);
+  const v0 = await view(page);
+  check('large: opens auto-zoomed', v0.end - v0.start < 0.9 * D.span, JSON.stringify(v0));
+  const k = D.events.findIndex((e) => D.kinds[e[6]] === 'kernel' && e[1] > 100000);
+  const l = D.events.findIndex((e, i) => i !== k && e[3] === D.events[k][3]);
+  await clickEvent(page, k, l);
+  check('large: kept kernel keeps its launch partner', await page.evaluate(() => window.__gf.partner()) === l && l >= 0);
+  for (const key of ['0', 's', 'w', 'ArrowRight', 'a', 'n', 'p']) await page.keyboard.press(key);
+  await page.keyboard.press('0');
+  await frame(page);
+  check('large: full-span draw happened', await page.evaluate(() => window.__gf.lastDrawMs() > 0));
+  clean('large', file, log);
+  await page.close();
+
+  const d1 = path.join(TMP, 'csv-one');
+  execFileSync('python3', [path.join(TOP, 'tests/gen/timeline_data.py'), 'one', '--csv', d1]);
+  const f1 = render(path.join(d1, 'cuda_api_trace.csv'), path.join(TMP, 'one.html'), [path.join(d1, 'cuda_gpu_trace.csv')]);
+  const o = await open(browser, f1);
+  const v = await view(o.page);
+  check('one event: full span view', v.start === 0 && v.end === 5000, JSON.stringify(v));
+  await clickEvent(o.page, 0);
+  check('one event: click selects it, no partner', await o.page.evaluate(() => window.__gf.selected() === 0 && window.__gf.partner() === -1));
+  for (const key of ['n', 'p', '+', '+', 'ArrowLeft', 'f']) await o.page.keyboard.press(key);
+  check('one event: never below the 1000 ns floor, never beyond the span', await o.page.evaluate(() => {
+    const w = window.__gf.view(); return w.end - w.start >= 1000 && w.start >= 0 && w.end <= 5000;
+  }));
+  clean('one', f1, o.log);
+  await o.page.close();
+}
+
+// --stacks on a real export without CUDA_CALLCHAINS: the page still renders, with a visible warning.
+async function noStacksWarning() {
+  const db = path.join(FIX, 'real/test-cuda/report1.sqlite');
+  if (!existsSync(db)) { skip('no-callchains warning', 'fixtures absent'); return; }
+  const file = render(db, path.join(TMP, 'nostacks.html'), ['--stacks']);
+  const { page, log } = await open(browser, file);
+  const D = await data(page);
+  const w = await page.textContent('#warnings');
+  check('--stacks without callchains: warning visible in the page', D.warnings.length > 0 && w.includes(D.warnings[0]), w);
+  check('--stacks without callchains: flamegraph note', (await page.textContent('#fg-note')).includes('No launch backtraces'));
+  clean('nostacks', file, log);
   await page.close();
 }

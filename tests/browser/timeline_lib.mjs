@@ -49,3 +49,9 @@ export async function open(browser, file, { width = 1400, height = 900 } = {}) {
 export const view = (page) => page.evaluate(() => window.__gf.view());
 // Let the page's requestAnimationFrame draw run.
 export const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+// Scrolls the launch-flamegraph frame NAME into the viewport and returns its client point (or null).
+export const flamePoint = (page, name) => page.evaluate((n) => {
+  const p = window.__gf.flamePoint(n);
+  if (p && (p.y < 0 || p.y > innerHeight)) window.scrollBy(0, p.y - innerHeight / 2);
+  return window.__gf.flamePoint(n);
+}, name);

@@ -8,6 +8,8 @@ a 20,000-event page trimmed from 50,000) are generated here, deterministically (
 Usage:
   timeline_data.py CASE --json OUT.json
   timeline_data.py CASE --html OUT.html [--template templates/timeline.html] [--title TITLE]
+  timeline_data.py CASE --csv DIR      (all events before trimming, as `nsys stats --format csv`
+                                        cuda_api_trace.csv + cuda_gpu_trace.csv, for `gpuflame timeline`)
 CASE: small | large | hostile | empty | one | nostacks
 
 The HTML fill does what the C renderer does: `{{title}}` is HTML-escaped text, `{{json:data}}` is
@@ -192,9 +194,19 @@ def simulate(b, rnd, steps, streams, with_stacks=True, kernel_names=KERNELS):
 HOSTILE = "</script><img src=x onerror=alert(1)>"
 
 
-def make(case):
+def make(case, builder_only=False):
     rnd = random.Random(42)
     b = Builder()
+    if builder_only and case == "large":
+        simulate(b, rnd, steps=1700, streams=[7, 13, 14, 15])
+        return b
+    if builder_only and case == "one":
+        g = b.lane("GPU NVIDIA A10G (0) stream 7", "gpu", device="NVIDIA A10G (0)", stream=7)
+        b.ev(0, 5000, g, 101, "burn(float *, int, int)", -1, K_KERNEL,
+             b.detail({"grid": [160, 1, 1], "block": [256, 1, 1], "regs": 32}))
+        return b
+    if builder_only:
+        raise SystemExit("timeline_data.py: --csv supports the cases large and one")
     if case == "small":
         simulate(b, rnd, steps=6, streams=[7, 13])
         return b.data(source="small.sqlite")
@@ -237,6 +249,39 @@ def make(case):
     raise SystemExit("timeline_data.py: unknown case %r" % case)
 
 
+GPU_HEADER = ["Start (ns)", "Duration (ns)", "CorrId", "GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ",
+              "Reg/Trd", "StcSMem (MB)", "DymSMem (MB)", "Bytes (MB)", "Throughput (MBps)", "SrcMemKd",
+              "DstMemKd", "Device", "Ctx", "Strm", "Name"]
+API_HEADER = ["Start (ns)", "Duration (ns)", "Name", "Result", "CorrID", "Pid", "Tid", "T-Pri", "Thread Name"]
+
+
+def write_csv(b, out_dir):
+    """The untrimmed events as the two stats trace reports (CPU lanes -> API, GPU lanes -> GPU; NVTX dropped)."""
+    import csv
+    os.makedirs(out_dir, exist_ok=True)
+    evs = sorted(b.events, key=lambda e: e[0])
+    with open(os.path.join(out_dir, "cuda_gpu_trace.csv"), "w", newline="", encoding="utf-8") as gf, \
+            open(os.path.join(out_dir, "cuda_api_trace.csv"), "w", newline="", encoding="utf-8") as af:
+        g, a = csv.writer(gf), csv.writer(af)
+        g.writerow(GPU_HEADER)
+        a.writerow(API_HEADER)
+        for e in evs:
+            lane = b.lanes[e[2]]
+            start, dur, corr, name = T0 + e[0], e[1], e[3], b.names[e[4]]
+            d = b.details[e[7]] if e[7] >= 0 else {}
+            if lane["kind"] == "gpu":
+                grid, block = d.get("grid", ["", "", ""]), d.get("block", ["", "", ""])
+                mb = "%.3f" % (d["bytes"] / 1e6) if "bytes" in d else ""
+                thr = "%.3f" % (d["bytes"] / 1e6 / (dur / 1e9)) if "bytes" in d and dur else ""
+                src, dst = {"Host-to-Device": ("Pageable", "Device")}.get(d.get("copy"), ("", ""))
+                g.writerow([start, dur, corr if corr >= 0 else ""] + grid + block +
+                           [d.get("regs", ""), "0.000" if grid[0] != "" else "", "0.000" if grid[0] != "" else "",
+                            mb, thr, src, dst, lane["device"], 1, lane["stream"], name])
+            elif lane["kind"] == "cpu":
+                a.writerow([start, dur, name, 0, corr if corr >= 0 else "", lane["pid"], lane["tid"], 20,
+                            lane["label"].split(" ", 5)[5] if lane["label"].count(" ") >= 5 else ""])
+
+
 def script_safe_json(obj):
     s = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
     for a, r in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
@@ -277,9 +322,13 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--html")
     ap.add_argument("--title")
+    ap.add_argument("--csv", metavar="DIR")
     ap.add_argument("--template", default=os.path.join(os.path.dirname(__file__), "..", "..",
                                                        "templates", "timeline.html"))
     a = ap.parse_args()
+    if a.csv:
+        write_csv(make(a.case, builder_only=True), a.csv)
+        return
     data = make(a.case)
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
