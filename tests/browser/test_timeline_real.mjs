@@ -209,8 +209,8 @@ async function stacksPage() {
 async function hostilePage() {
   const src = path.join(FIX, 'real/parallel-sheet-simulator/tile_8x8.sqlite');
   if (!existsSync(src)) { skip('hostile timeline page', 'fixtures absent'); return; }
-  const cc = path.join(TMP, 'hostile-cc.sqlite'), db = path.join(TMP, '<img src=x onerror=alert(1)>.sqlite');
-  execFileSync('python3', [path.join(TOP, 'tests/trace/make_callchains.py'), src, cc, path.join(TMP, 'hostile-cc.json')]);
+  const cc = path.join(TMP, 'callchains.sqlite'), db = path.join(TMP, '<img src=x onerror=alert(1)>.sqlite');
+  if (!existsSync(cc)) execFileSync('python3', [path.join(TOP, 'tests/trace/make_callchains.py'), src, cc, path.join(TMP, 'callchains.json')]);
   const H = JSON.parse(execFileSync('python3', [path.join(TOP, 'tests/gen/hostile_export.py'), cc, db]).toString());
   const title = '</title><script>alert(1)</script>';
   const file = render(db, path.join(TMP, 'hostile.html'), ['--stacks', '--title', title]);
