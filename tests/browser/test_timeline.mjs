@@ -3,7 +3,8 @@
 // launch backtraces on some kernels, launchFlame), and the 0-event page the binary never writes (it
 // falls back to the flamegraph). Pages from the real binary: test_timeline_real.mjs.
 // Interaction state is read through window.__gf (documented at the top of the template's script).
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { genPage, launch, open, view, frame, check, notOk, done, flamePoint } from './timeline_lib.mjs';
 
 const near = (a, b, tol) => Math.abs(a - b) <= tol;
@@ -240,9 +241,32 @@ async function edgePages() {
   }
 }
 
+// The Performance Studio shows the page in <iframe sandbox="allow-scripts allow-same-origin">.
+async function inIframe() {
+  const file = genPage('small');
+  const host = path.join(path.dirname(file), 'studio-host.html');
+  writeFileSync(host, `<!DOCTYPE html><html><body style="margin:0"><iframe id="f" sandbox="allow-scripts allow-same-origin"
+    src="${path.basename(file)}" style="width:1300px;height:800px;border:0"></iframe></body></html>`);
+  const page = await browser.newPage({ viewport: { width: 1320, height: 820 } });
+  const errs = [];
+  page.on('pageerror', (e) => errs.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errs.push(m.text()); });
+  await page.goto('file://' + host);
+  const fr = page.frames().find((f) => f.url().endsWith(path.basename(file)));
+  await fr.waitForFunction(() => window.__gf && window.__gf.firstDrawAt > 0);
+  const box = await (await fr.$('#main')).boundingBox();
+  await page.mouse.click(box.x + 300, box.y + 5); // focus the frame (click on the axis: no event there)
+  await page.keyboard.press('0');
+  const v = await fr.evaluate(() => window.__gf.view());
+  const span = await fr.evaluate(() => window.__gf.span());
+  check('sandboxed iframe: page draws and takes keys', v.start === 0 && v.end === span && errs.length === 0, JSON.stringify([v, errs]));
+  await page.close();
+}
+
 browser = await launch();
 try {
   await smallPage();
+  await inIframe();
   await edgePages();
 } catch (e) {
   notOk('timeline browser tests', String(e && e.stack || e));
