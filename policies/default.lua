@@ -27,6 +27,8 @@ return {
     trace = "cuda,nvtx",
     sample = "none",
     output_name = "capture",
+    -- capture directory when --out is not given (os.date format, relative to the current directory)
+    out_dir = "gpuflame-%Y%m%d-%H%M%S",
     extra_args = {},
     -- Launch backtraces need CPU sampling (-s process-tree) and cost measurable overhead; a
     -- threshold such as "kernel:1000" (ns) gives short launches a stack too (older nsys default 80 µs).

@@ -102,6 +102,7 @@ S.tree = {
     trace = S.str(),
     sample = S.str(),
     output_name = S.str(),
+    out_dir = S.str(),
     extra_args = S.list(S.str()),
     stacks = {
       sample = S.str(),

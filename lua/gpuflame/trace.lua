@@ -30,34 +30,18 @@ local function pick(reader, report, key, policy)
   return s and columns.pick(reader, s) or nil
 end
 
-local function read_magic(path, n)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read(n) or ""
-  f:close()
-  return s
-end
-
 -- classify(path) → "sqlite" | "nsys-rep" | "cuda_gpu_trace" | "cuda_api_trace" | nil, why
+-- (recognition by content: gpuflame.inputs.detect)
 function M.classify(path)
-  local st = core.fs.stat(path)
-  if not st then return nil, "does not exist" end
-  if st.type ~= "file" then return nil, "not a file" end
-  local magic = read_magic(path, 16)
-  if magic == "SQLite format 3\0" then return "sqlite" end
-  if path:match("%.nsys%-rep$") or path:match("%.qdrep$") then return "nsys-rep" end
-  if path:match("%.sqlite$") then return "sqlite" end -- not an SQLite header: the importer says so
-  local ok, r = pcall(core.csv.open, path, { allow_short_rows = true })
-  if not ok then return nil, errors.wrap(r).msg end
-  local cols = r:columns()
-  r:close()
-  local has = {}
-  for _, c in ipairs(cols) do has[c:lower()] = true end
-  if has["strm"] or has["grdx"] or (has["device"] and has["corrid"]) then return "cuda_gpu_trace" end
-  if (has["pid"] or has["tid"] or has["thread name"]) and (has["corrid"] or has["name"]) then
-    return "cuda_api_trace"
+  local ok, info = pcall(require("gpuflame.inputs").detect, path)
+  if not ok then return nil, nil, errors.wrap(info) end
+  if info.type == "sqlite" or info.type == "nsys-rep" then return info.type end
+  if info.type == "csv" then
+    local r = require("gpuflame.nsys").canonical_report(info.report)
+    if r == "cuda_gpu_trace" or r == "cuda_api_trace" then return r end
+    return nil, "a " .. info.report .. " CSV, not a trace CSV"
   end
-  return nil, "not a trace CSV (columns: " .. table.concat(cols, ", ") .. ")"
+  return nil, "a " .. info.type .. " file"
 end
 
 -- Column indices (1-based) of a trace CSV for core.trace.open_csv; raises INPUT naming the file when
@@ -113,13 +97,17 @@ function M.load(paths, opts)
   if type(paths) == "string" then paths = { paths } end
   local sqlite, rep, gpu, api = nil, nil, nil, nil
   for _, p in ipairs(paths) do
-    local kind, why = M.classify(p)
+    local kind, why, e = M.classify(p)
+    if e then error(e, 0) end
     if kind == "sqlite" then sqlite = p
     elseif kind == "nsys-rep" then rep = p
     elseif kind == "cuda_gpu_trace" then gpu = p
     elseif kind == "cuda_api_trace" then api = p
     else errors.raise(errors.INPUT, "%s: not a timeline input (%s); give an nsys .sqlite export, an .nsys-rep, " ..
       "or cuda_gpu_trace + cuda_api_trace CSVs", p, why or "unrecognised") end
+    if (kind == "cuda_gpu_trace" and gpu ~= p) or (kind == "cuda_api_trace" and api ~= p) then
+      errors.raise(errors.USAGE, "%s: more than one %s input", p, kind)
+    end
   end
   local load_opts = {
     max_events = opts.max_events or 0, keep_partners = opts.keep_partners ~= false, stacks = opts.stacks == true,

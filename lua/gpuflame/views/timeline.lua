@@ -6,8 +6,9 @@
 --                        title = T, fallback = function(out) ... end }, ctx)
 --   r = { kind = "timeline"|"flamegraph", path = out, shown = n, total = m, lanes = k,
 --         warnings = {...}, flame_total = ns }
--- capture.lua hands --timeline/--stacks captures here (inputs: the SQLite export, or the two stats CSVs)
--- and puts r.warnings into summary.json.
+-- capture.lua hands --timeline/--stacks captures to V.from_capture(state, ctx, opts): trace CSVs from
+-- `nsys stats` (policy timeline.source = "csv", the reference) or the SQLite export (source "sqlite",
+-- and always with --stacks); warnings go to state.warnings (summary.json).
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
@@ -81,6 +82,53 @@ function V.build(spec, ctx)
     kind = "timeline", path = spec.out, shown = tr:count(), total = tr:total(), lanes = #tr:lanes(),
     warnings = warnings, flame_total = fl.total, launches_with_stack = fl.launches, trace = tr,
   }
+end
+
+-- capture.run's timeline stage. Returns true when timeline.html was written, false when the capture has
+-- no trace events (capture then warns and builds the flamegraph).
+function V.from_capture(state, ctx, opts)
+  local capture = require("gpuflame.capture")
+  local policy = state.policy
+  local tp = policy.timeline or {}
+  local s = V.settings(policy)
+  local inputs, source = {}, (opts.stacks or tp.source == "sqlite") and "sqlite" or "csv"
+  if source == "sqlite" then
+    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/capture.sqlite", policy, state)
+    if not res.ok then
+      capture.warn(state, "nsys export --type sqlite failed (%s); no timeline", res.why)
+      return false
+    end
+    inputs[1] = res.path
+    state.artifacts.sqlite = res.path
+  else
+    for _, rep in ipairs({ "cuda_api_trace", "cuda_gpu_trace" }) do
+      local csv, why, name = capture.stats_report(state, rep, (rep:gsub("^cuda_", "")))
+      state.reports_tried[#state.reports_tried + 1] = { report = name, ok = csv ~= nil, why = why, csv = csv }
+      if csv then inputs[#inputs + 1] = csv end
+    end
+    if #inputs == 0 then return false end
+  end
+  local tr = trace.load(inputs, { max_events = s.max_events, keep_partners = s.keep_partners, stacks = opts.stacks,
+    policy = policy, ctx = ctx })
+  if tr:count() == 0 then return false end
+  for _, w in ipairs(tr:warnings()) do capture.warn(state, "%s", w) end
+  local fl = tr:flame()
+  if opts.stacks and fl.launches == 0 and (policy.stacks or {}).missing == "error" then
+    errors.raise(errors.NO_DATA, "--stacks: no launch backtraces in the capture (policy stacks.missing = error)")
+  end
+  local out = state.dir .. "/timeline.html"
+  V.render(tr, out, s)
+  state.artifacts.timeline = out
+  if fl.entries > 0 then
+    local folded = state.dir .. "/launch-stacks.folded"
+    tr:write_launch_folded(folded)
+    state.artifacts.launch_stacks = folded
+  end
+  state.timeline = { source = source, shown = tr:count(), total = tr:total(), lanes = #tr:lanes(),
+    counts = tr:totals(), launch_stacks = fl.stacks, launches_with_stack = fl.launches,
+    launch_flame_total_ns = fl.total }
+  log.info("timeline: %d of %d events (longest kept) in %s", tr:count(), tr:total(), out)
+  return true
 end
 
 -- Loader used by exporters and scripts: the whole trace (no trimming unless asked).
