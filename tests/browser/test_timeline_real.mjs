@@ -49,6 +49,7 @@ try {
   await hostilePage();
   await csvPages();
   await noStacksWarning();
+  await capturePage();
 } catch (e) {
   notOk('timeline real-export browser tests', String(e && e.stack || e));
 } finally {
@@ -307,5 +308,28 @@ async function noStacksWarning() {
   check('--stacks without callchains: warning visible in the page', D.warnings.length > 0 && w.includes(D.warnings[0]), w);
   check('--stacks without callchains: flamegraph note', (await page.textContent('#fg-note')).includes('No launch backtraces'));
   clean('nostacks', file, log);
+  await page.close();
+}
+
+// The whole issue-5 flow: `gpuflame capture --stacks -- WORKLOAD` through the fake nsys (which hands
+// back a real export with generated callchains) → timeline.html with clickable backtraces.
+async function capturePage() {
+  const src = path.join(FIX, 'real/test-cuda/report1.sqlite');
+  if (!existsSync(src)) { skip('capture --stacks page', 'fixtures absent'); return; }
+  const cc = path.join(TMP, 'capture-cc.sqlite'), exp = path.join(TMP, 'capture-cc.json'), out = path.join(TMP, 'capture');
+  execFileSync('python3', [path.join(TOP, 'tests/trace/make_callchains.py'), src, cc, exp]);
+  execFileSync(GF, ['capture', '--stacks', '--out', out, '--', '/bin/true'], { stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, PATH: `${path.join(TOP, 'tests/fake')}:${process.env.PATH}`, FAKE_NSYS_SQLITE: cc, GPUFLAME_FIXTURES: FIX } });
+  const file = path.join(out, 'timeline.html');
+  const { page, log } = await open(browser, file);
+  const D = await data(page), E = JSON.parse(readFileSync(exp, 'utf8'));
+  const x = E.kernels.find((k) => k.frames);
+  const i = D.events.findIndex((e) => D.kinds[e[6]] === 'kernel' && e[3] === x.corr);
+  await clickEvent(page, i);
+  const frames = await page.$$eval('#frames li', (l) => l.map((y) => y.textContent));
+  check('capture --stacks: clicking a kernel lists its launch frames', JSON.stringify(frames) === JSON.stringify(x.frames),
+    JSON.stringify(frames).slice(0, 300));
+  check('capture --stacks: launch-stack flamegraph below the timeline', await page.isVisible('#fg') && D.launchFlame && D.launchFlame.total > 0);
+  clean('capture --stacks', file, log);
   await page.close();
 }
