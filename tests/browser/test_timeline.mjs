@@ -169,6 +169,27 @@ async function smallPage() {
   v = await view(page);
   check('drag pans by the dragged distance', near(v.start, 1e6 + 100 / (box.w - 190) * 1e6, 5), JSON.stringify(v));
 
+  // Shift+drag measures a range; F zooms to it; Esc clears it
+  await page.evaluate(() => window.__gf.setView(1e6, 2e6));
+  await frame(page);
+  const x1 = Math.round(box.x + 190 + (box.w - 190) * 0.2), x2 = Math.round(box.x + 190 + (box.w - 190) * 0.6);
+  await page.keyboard.down('Shift');
+  await page.mouse.move(x1, box.y + 40);
+  await page.mouse.down();
+  await page.mouse.move(x2, box.y + 40, { steps: 4 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  const px = 1e6 / (box.w - 190), tx = (x) => 1e6 + (x - box.x - 190) * px;
+  const rg = await page.evaluate(() => window.__gf.range());
+  v = await view(page);
+  check('Shift+drag measures a range without panning', rg && near(rg.start, tx(x1), px) && near(rg.end, tx(x2), px) &&
+    v.start === 1e6 && (await page.textContent('#range-info')).startsWith('measured '), JSON.stringify(rg));
+  await page.keyboard.press('f');
+  v = await view(page);
+  check('F zooms to the measured range', near(v.start, rg.start, 1) && near(v.end, rg.end, 1), JSON.stringify(v));
+  await page.keyboard.press('Escape');
+  check('Esc clears the measured range', await page.evaluate(() => window.__gf.range()) === null);
+
   // minimap: drag the viewport window
   await page.evaluate(() => window.__gf.setView(1e6, 1.2e6));
   await frame(page);
