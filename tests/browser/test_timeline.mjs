@@ -260,6 +260,17 @@ async function edgePages() {
     clean('empty', log);
     await page.close();
   }
+  {
+    // the reference page's data shape (lanes as strings, 6-element events, no kinds): still readable
+    const { page, log } = await open(browser, genPage('reference'));
+    await clickEvent(page, 1);
+    check('reference data shape: kernel click finds its launch', await page.evaluate(() =>
+      window.__gf.selected() === 1 && window.__gf.partner() === 0 && window.__gf.event(1).kind === 'kernel'));
+    const frames = await page.$$eval('#frames li', (l) => l.map((x) => x.textContent));
+    check('reference data shape: backtrace listed', frames.join('|') === 'cudaLaunchKernel (libcudart.so.12)|main (cuda_burn)', frames.join('|'));
+    clean('reference', log);
+    await page.close();
+  }
 }
 
 // The Performance Studio shows the page in <iframe sandbox="allow-scripts allow-same-origin">.

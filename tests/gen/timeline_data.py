@@ -10,7 +10,9 @@ Usage:
   timeline_data.py CASE --html OUT.html [--template templates/timeline.html] [--title TITLE]
   timeline_data.py CASE --csv DIR      (all events before trimming, as `nsys stats --format csv`
                                         cuda_api_trace.csv + cuda_gpu_trace.csv, for `gpuflame timeline`)
-CASE: small | large | hostile | empty | one | nostacks
+CASE: small | large | hostile | empty | one | nostacks | reference
+  (reference: the v3 example of STUDIO_PROTOCOL.md §6.7 verbatim: lanes as strings, 6-element events,
+   no kinds/details/launchFlame: the page must still read it)
 
 The HTML fill does what the C renderer does: `{{title}}` is HTML-escaped text, `{{json:data}}` is
 compact JSON with `<`, `>`, `&`, U+2028 and U+2029 escaped so it is inert inside <script>.
@@ -237,6 +239,12 @@ def make(case, builder_only=False):
                         e[5] = hs
         b.warnings.append("warning with " + HOSTILE)
         return b.data(title="</title><script>alert(1)</script>", source=HOSTILE)
+    if case == "reference":
+        return {"lanes": ["CPU pid 4242 tid 4242", "GPU NVIDIA A10G (0) stream 7"], "cpuLanes": 1,
+                "names": ["cudaLaunchKernel", "burn(float *, int, int)"],
+                "events": [[0, 300, 0, 101, 0, 0], [500, 5000, 1, 101, 1, 0]],
+                "stacks": [["cudaLaunchKernel (libcudart.so.12)", "main (cuda_burn)"]],
+                "span": 5500, "total": 2, "shown": 2, "title": "nsys CPU/GPU timeline"}
     if case == "empty":
         d = b.data(source="empty.sqlite")
         d["warnings"] = ["no trace events in this capture"]
