@@ -267,6 +267,10 @@ async function edgePages() {
     check('reference data shape: kernel click finds its launch', await page.evaluate(() =>
       window.__gf.selected() === 1 && window.__gf.partner() === 0 && window.__gf.event(1).kind === 'kernel'));
     const frames = await page.$$eval('#frames li', (l) => l.map((x) => x.textContent));
+    const p0 = await page.evaluate(() => window.__gf.eventPoint(0));
+    await page.mouse.move(p0.x, p0.y);
+    const t0 = await page.textContent('#tip');
+    check('tooltip: 300 ns reads "300 ns", start "+0 ns"', t0.includes('duration: 300 ns') && t0.includes('start: +0 ns'), t0);
     check('reference data shape: backtrace listed', frames.join('|') === 'cudaLaunchKernel (libcudart.so.12)|main (cuda_burn)', frames.join('|'));
     clean('reference', log);
     await page.close();
