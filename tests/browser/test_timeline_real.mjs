@@ -77,6 +77,12 @@ async function sheetSimulator() {
   check('tile_8x8: click kernel selects it', sel === k, `selected ${sel} expected ${k}`);
   check('tile_8x8: partner is the cudaLaunchKernel with the same CorrID', par === l && /Launch/.test(D.names[ev[l][4]]),
     `partner ${par} expected ${l}`);
+  const facts = await page.textContent('#sel-info .facts');
+  const same = ev.filter((e) => e[4] === ev[k][4]).length;
+  const delay = ev[k][0] - (ev[l][0] + ev[l][1]);
+  check('tile_8x8: selection facts: launch overhead, launch delay, same-name count',
+    facts.includes('launch overhead ') && facts.includes('launch delay ') && facts.includes(`same name: ${same} events`) &&
+    facts.includes(`launch delay ${delay < 1000 ? `${delay} ns` : `${(delay / 1e3).toFixed(2).replace(/\.?0+$/, '')} µs`}`), `${facts} (delay ${delay})`);
   check('tile_8x8: no CUDA_CALLCHAINS -> no-backtrace text', (await page.textContent('#nostack')) === NO_STACK);
   check('tile_8x8: no launch flamegraph, with a note', await page.isVisible('#fg-note') && await page.isHidden('#fg'));
 
