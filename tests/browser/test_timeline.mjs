@@ -137,6 +137,16 @@ async function smallPage() {
   v = await view(page);
   check('key F: fit the selection (and its partner)', v.start <= ev[n1][0] && v.end >= ev[n1][0] + ev[n1][1] && (v.end - v.start) < D.span / 2, JSON.stringify(v));
 
+  // double-click an event zooms to it (and its partner)
+  await page.evaluate(() => window.__gf.setView(0, 1.5e6));
+  await frame(page);
+  const dk = ev.findIndex((e, i) => kind(i) === 'memcpy');
+  const dp = await page.evaluate((i) => window.__gf.eventPoint(i), dk);
+  await page.mouse.dblclick(dp.x, dp.y);
+  v = await view(page);
+  check('double-click zooms to the event', await page.evaluate(() => window.__gf.selected()) === dk && v.start <= ev[dk][0] &&
+    v.end >= ev[dk][0] + ev[dk][1] && v.end - v.start < 1.5e6, JSON.stringify(v));
+
   // Full span button
   await page.click('#full');
   v = await view(page);
