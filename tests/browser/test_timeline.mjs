@@ -224,7 +224,12 @@ async function smallPage() {
   const expect = ev.filter((e) => D.names[e[4]].toLowerCase().includes('sgemm')).length;
   const cnt = await page.textContent('#qcount');
   check('search counts matching events', expect > 1 && await page.evaluate(() => window.__gf.matches()) === expect && cnt === `${expect} matches`, `${cnt} expected ${expect}`);
+  const vq = await view(page);
   await page.keyboard.press('0'); // typed into the box, must not reset the view
+  await page.keyboard.press('d');
+  check('keys typed into the search box do not drive the timeline', JSON.stringify(await view(page)) === JSON.stringify(vq) &&
+    (await page.inputValue('#q')) === 'sgemm0d');
+  await page.keyboard.press('Backspace');
   await page.keyboard.press('Backspace');
   await page.keyboard.press('Enter');
   const m1 = await page.evaluate(() => window.__gf.selected());
