@@ -239,6 +239,11 @@ async function smallPage() {
   await page.keyboard.press('Enter');
   const m2 = await page.evaluate(() => window.__gf.selected());
   check('Enter steps to the next match', m2 > m1 && D.names[ev[m2][4]].includes('sgemm'));
+  const LFs = D.launchFlame, fm = LFs.stacks.filter((st) => st[0].some((f) => LFs.frames[f].toLowerCase().includes('sgemm')))
+    .reduce((a, st) => a + st[1], 0) / LFs.total;
+  const fmPage = await page.evaluate(() => window.__gf.flameMatched());
+  check('search also marks the flamegraph: matched share of launch-stack time', fm > 0 && near(fmPage, fm, 1e-9) &&
+    (await page.textContent('#fg-path')).startsWith('search matches '), `${fmPage} vs ${fm}`);
   await page.fill('#q', '/^(burn|reduce)/');
   const expRe = ev.filter((e) => /^(burn|reduce)/i.test(D.names[e[4]])).length;
   check('regex search', expRe > 0 && await page.evaluate(() => window.__gf.matches()) === expRe, `expected ${expRe}`);
