@@ -1,6 +1,5 @@
 #include "nvtx.h"
 
-#include <csv.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "csv.h"
 #include "pyjson.h"
 #include "yamltree.h"
 
@@ -268,76 +268,20 @@ static const char *const GPU_COLS[G_N] = {"Name", "Projected Start (ns)", "Proje
 
 typedef struct reader {
     gf_nvtx *nv;
+    gf_csv *csv;
     const char *path;
     gf_err *err;
     int gpu;
     int ncols;
     const char *const *cols;
-    int colidx[16];  /* required column -> field index */
-    int header_done;
+    int colidx[16]; /* required column -> field index */
     int failed;
-    /* current row */
-    char *buf;       /* field bytes, NUL-separated */
-    size_t blen, bcap;
-    size_t *foff;    /* field offsets */
-    size_t *flen;
-    size_t nf, capf;
-    size_t rows;     /* data rows seen (including skipped GPU rows) */
 } reader;
 
-static int add_field(reader *r, const char *s, size_t n)
-{
-    if (r->nf == r->capf) {
-        size_t nc = r->capf ? r->capf * 2 : 32;
-        size_t *no = realloc(r->foff, nc * sizeof *no), *nl;
-        if (!no)
-            return -1;
-        r->foff = no;
-        nl = realloc(r->flen, nc * sizeof *nl);
-        if (!nl)
-            return -1;
-        r->flen = nl;
-        r->capf = nc;
-    }
-    if (r->blen + n + 1 > r->bcap) {
-        size_t nc = r->bcap ? r->bcap : 1024;
-        while (r->blen + n + 1 > nc)
-            nc *= 2;
-        char *nb = realloc(r->buf, nc);
-        if (!nb)
-            return -1;
-        r->buf = nb;
-        r->bcap = nc;
-    }
-    if (n)
-        memcpy(r->buf + r->blen, s, n);
-    r->buf[r->blen + n] = '\0';
-    r->foff[r->nf] = r->blen;
-    r->flen[r->nf] = n;
-    r->nf++;
-    r->blen += n + 1;
-    return 0;
-}
-
-static void cb_field(void *s, size_t n, void *data)
-{
-    reader *r = data;
-    if (r->failed)
-        return;
-    if (add_field(r, s, n)) {
-        r->failed = 1;
-        gf_errf(r->err, GF_EXIT_ERROR, "out of memory reading %s", r->path);
-    }
-}
-
-/* Field i of the current row (NULL when the row is short, like csv.DictReader's restval None). */
+/* Field of a required column in the current row ("" when the row is short). */
 static const char *field(reader *r, int col, size_t *n)
 {
-    int fi = r->colidx[col];
-    if ((size_t)fi >= r->nf)
-        return NULL;
-    *n = r->flen[fi];
-    return r->buf + r->foff[fi];
+    return gf_csv_field(r->csv, (size_t)r->colidx[col], n);
 }
 
 static int bad_int(reader *r, int col, const char *v, size_t n)
@@ -441,41 +385,6 @@ static int parse_parent(reader *r, int col, int64_t *v, uint8_t *has)
     return parse_int(r, col, v);
 }
 
-static void header_row(reader *r)
-{
-    char missing[1024] = "";
-    size_t mlen = 0;
-    for (int c = 0; c < r->ncols; c++) {
-        r->colidx[c] = -1;
-        for (size_t f = 0; f < r->nf; f++) {
-            const char *s = r->buf + r->foff[f];
-            size_t n = r->flen[f];
-            if (f == 0 && n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) { /* BOM */
-                s += 3;
-                n -= 3;
-            }
-            while (n && (*s == ' ' || *s == '\t')) {
-                s++;
-                n--;
-            }
-            while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-                n--;
-            if (n == strlen(r->cols[c]) && !memcmp(s, r->cols[c], n)) {
-                r->colidx[c] = (int)f;
-                break;
-            }
-        }
-        if (r->colidx[c] < 0)
-            mlen += (size_t)snprintf(missing + mlen, mlen < sizeof missing ? sizeof missing - mlen : 0, "%s%s",
-                                     mlen ? ", " : "", r->cols[c]);
-    }
-    if (mlen) {
-        gf_errf(r->err, GF_EXIT_INPUT, "Nsight report %s is missing required columns: %s", r->path, missing);
-        r->failed = 1;
-    }
-    r->header_done = 1;
-}
-
 static int host_row(reader *r)
 {
     gf_nvtx *nv = r->nv;
@@ -533,27 +442,34 @@ static int gpu_row(reader *r)
     return 0;
 }
 
-static void cb_row(int c, void *data)
+/* Exact header names (§5); every missing one is listed, in the spec's order. */
+static int map_header(reader *r)
 {
-    (void)c;
-    reader *r = data;
-    if (!r->failed) {
-        if (!r->header_done) {
-            header_row(r);
-        } else {
-            r->rows++;
-            if ((r->gpu ? gpu_row(r) : host_row(r)) != 0)
-                r->failed = 1;
-        }
+    char missing[1024] = "";
+    size_t mlen = 0;
+    size_t nc = gf_csv_ncols(r->csv);
+    for (int c = 0; c < r->ncols; c++) {
+        r->colidx[c] = -1;
+        for (size_t f = 0; f < nc; f++)
+            if (!strcmp(gf_csv_colname(r->csv, f), r->cols[c])) {
+                r->colidx[c] = (int)f;
+                break;
+            }
+        if (r->colidx[c] < 0 && mlen < sizeof missing)
+            mlen += (size_t)snprintf(missing + mlen, sizeof missing - mlen, "%s%s", mlen ? ", " : "", r->cols[c]);
     }
-    r->nf = 0;
-    r->blen = 0;
+    if (mlen)
+        return gf_errf(r->err, GF_EXIT_INPUT, "Nsight report %s is missing required columns: %s", r->path, missing);
+    return 0;
 }
 
-static int no_space(unsigned char c)
+static int os_error(const char *path, int e, gf_err *err)
 {
-    (void)c;
-    return 0;
+    char *pr = gf_py_str_repr(path, strlen(path));
+    gf_errf(err, GF_EXIT_INPUT, "Could not read Nsight report %s: [Errno %d] %s: %s", path, e, strerror(e),
+            pr ? pr : path);
+    free(pr);
+    return -1;
 }
 
 static int read_report(gf_nvtx *nv, const char *path, int gpu, gf_err *err)
@@ -562,28 +478,21 @@ static int read_report(gf_nvtx *nv, const char *path, int gpu, gf_err *err)
         nv->ngpu = 0;
     else
         nv->nhost = 0;
+    /* OS errors first, with the spec's message (Python's OSError text) */
     FILE *fp = fopen(path, "rb");
     struct stat st;
-    int e = 0;
     if (!fp)
-        e = errno;
-    else if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode))
-        e = EISDIR;
-    if (e) {
-        if (fp)
-            fclose(fp);
-        char *pr = gf_py_str_repr(path, strlen(path));
-        gf_errf(err, GF_EXIT_INPUT, "Could not read Nsight report %s: [Errno %d] %s: %s", path, e, strerror(e),
-                pr ? pr : path);
-        free(pr);
-        return -1;
+        return os_error(path, errno, err);
+    int isdir = fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode);
+    int empty = !isdir && st.st_size == 0;
+    fclose(fp);
+    if (isdir)
+        return os_error(path, EISDIR, err);
+    if (empty) { /* 0 bytes: a GPU report without rows is valid (§5) */
+        if (!gpu)
+            return gf_errf(err, GF_EXIT_NO_DATA, "Nsight report contains no rows: %s", path);
+        return 0;
     }
-    struct csv_parser p;
-    if (csv_init(&p, 0) != 0) {
-        fclose(fp);
-        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-    }
-    csv_set_space_func(&p, no_space);
     reader r;
     memset(&r, 0, sizeof r);
     r.nv = nv;
@@ -592,55 +501,40 @@ static int read_report(gf_nvtx *nv, const char *path, int gpu, gf_err *err)
     r.gpu = gpu;
     r.ncols = gpu ? G_N : H_N;
     r.cols = gpu ? GPU_COLS : HOST_COLS;
-    enum { CHUNK = 1 << 20 };
-    char *chunk = malloc(CHUNK);
-    int rc = 0;
-    if (!chunk) {
-        rc = gf_errf(err, GF_EXIT_ERROR, "out of memory");
-        goto out;
-    }
-    size_t got;
-    int first = 1;
-    while (!r.failed && (got = fread(chunk, 1, CHUNK, fp)) > 0) {
-        const char *s = chunk;
-        if (first && got >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
-            s += 3;
-            got -= 3;
+    gf_csv_opts o;
+    memset(&o, 0, sizeof o);
+    o.allow_short_rows = 1;
+    gf_err cerr;
+    if (gf_csv_open(&r.csv, path, &o, &cerr) != 0) {
+        if (cerr.code == GF_EXIT_NO_DATA) { /* nothing but a BOM or blank lines */
+            if (!gpu)
+                return gf_errf(err, GF_EXIT_NO_DATA, "Nsight report contains no rows: %s", path);
+            return 0;
         }
-        first = 0;
-        if (csv_parse(&p, s, got, cb_field, cb_row, &r) != got && !r.failed) {
-            rc = gf_errf(err, GF_EXIT_INPUT, "Could not read Nsight report %s: %s", path, csv_strerror(csv_error(&p)));
-            goto out;
-        }
+        *err = cerr;
+        return -1;
     }
-    if (!r.failed && ferror(fp)) {
-        char *pr = gf_py_str_repr(path, strlen(path));
-        rc = gf_errf(err, GF_EXIT_INPUT, "Could not read Nsight report %s: [Errno %d] %s: %s", path, errno,
-                     strerror(errno), pr ? pr : path);
-        free(pr);
-        goto out;
+    int rc = map_header(&r);
+    size_t rows = 0;
+    while (rc == 0) {
+        int k = gf_csv_next(r.csv, err);
+        if (k < 0)
+            rc = -1;
+        if (k <= 0)
+            break;
+        rows++;
+        if ((gpu ? gpu_row(&r) : host_row(&r)) != 0)
+            rc = -1;
     }
-    if (!r.failed)
-        csv_fini(&p, cb_field, cb_row, &r);
-    if (r.failed) {
-        rc = -1;
-        goto out;
-    }
-    if (!gpu && r.rows == 0)
+    if (rc == 0 && !gpu && rows == 0)
         rc = gf_errf(err, GF_EXIT_NO_DATA, "Nsight report contains no rows: %s", path);
-out:
     if (rc != 0) {
         if (gpu)
             nv->ngpu = 0;
         else
             nv->nhost = 0;
     }
-    free(chunk);
-    free(r.buf);
-    free(r.foff);
-    free(r.flen);
-    csv_free(&p);
-    fclose(fp);
+    gf_csv_close(r.csv);
     return rc;
 }
 
