@@ -832,7 +832,7 @@ enum { W_NEW = 0, W_BUSY = 1, W_DONE = 2 };
 typedef struct walk {
     size_t n;
     const int64_t *pid, *tid, *rid, *parent; /* strided views */
-    size_t stride;                           /* in int64 units */
+    size_t stride;                           /* in bytes */
     const uint8_t *has_parent;
     const uint32_t *name;
     size_t name_stride, hp_stride; /* in bytes */
@@ -1301,7 +1301,7 @@ int gf_nvtx_analyze(gf_nvtx *nv, const gf_nvtx_input *in, gf_nvtx_result *res, g
     gstyle = malloc((ng ? ng : 1) * sizeof *gstyle);
     if (!hstate || !hw || !hpath || !stack || !gpath || !gstyle)
         goto oom;
-    walk hwk = {nh, &H[0].pid, &H[0].tid, &H[0].rid, &H[0].parent, sizeof *H / sizeof(int64_t), &H[0].has_parent,
+    walk hwk = {nh, &H[0].pid, &H[0].tid, &H[0].rid, &H[0].parent, sizeof *H, &H[0].has_parent,
                 &H[0].name, sizeof *H, sizeof *H, &hkeys, hharn, hstate, hw, stack};
     if (nh == 0)
         goto out;
@@ -1315,7 +1315,7 @@ int gf_nvtx_analyze(gf_nvtx *nv, const gf_nvtx_input *in, gf_nvtx_result *res, g
         gw = malloc(ng * sizeof *gw);
         if (!gstate || !gw)
             goto oom;
-        gwk = (walk){ng, &G[0].pid, &G[0].tid, &G[0].rid, &G[0].parent, sizeof *G / sizeof(int64_t), &G[0].has_parent,
+        gwk = (walk){ng, &G[0].pid, &G[0].tid, &G[0].rid, &G[0].parent, sizeof *G, &G[0].has_parent,
                      &G[0].name, sizeof *G, sizeof *G, &gkeys, gharn, gstate, gw, stack};
     }
     for (size_t i = 0; i < ng; i++) {
