@@ -27,7 +27,7 @@ function R.ns(v)
   if a >= 1e9 then return string.format("%.3f s", v / 1e9) end
   if a >= 1e6 then return string.format("%.3f ms", v / 1e6) end
   if a >= 1e3 then return string.format("%.1f µs", v / 1e3) end
-  if math.type(v) == "integer" then return string.format("%d ns", v) end
+  if v == math.floor(v) then return string.format("%d ns", math.floor(v)) end
   return string.format("%.1f ns", v)
 end
 
