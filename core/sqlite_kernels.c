@@ -98,6 +98,16 @@ int gf_sqlite_totals(const char *path, int what, gf_name_total **out, size_t *n,
         sqlite3_close(db);
         return -1;
     }
+    {
+        /* sqlite3_open_v2 is lazy: read the schema now so a corrupt file is bad input, not "no data" */
+        char *msg = NULL;
+        if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, &msg) != SQLITE_OK) {
+            gf_errf(err, GF_EXIT_INPUT, "%s: not a readable SQLite database: %s", path, msg ? msg : "?");
+            sqlite3_free(msg);
+            sqlite3_close(db);
+            return -1;
+        }
+    }
     const char *table = what == GF_SQL_API ? "CUPTI_ACTIVITY_KIND_RUNTIME" : "CUPTI_ACTIVITY_KIND_KERNEL";
     const char *col = NULL;
     if (what == GF_SQL_API) {

@@ -23,15 +23,17 @@ struct gf_stacks {
     size_t blen, bcap;
     size_t *foff; /* frame id → offset */
     uint32_t *flen;
+    uint64_t *fhv; /* frame id → its hash */
     size_t nframes, fcap;
-    uint32_t *fhash; /* id+1, 0 = empty */
+    uint64_t *fhash; /* (low 32 bits of the hash) << 32 | (id+1); 0 = empty; slot = (hash >> 32) & mask */
     size_t fhcap;
 
     uint32_t *ids; /* stack frame ids */
     size_t ilen, icap;
     stack_rec *st;
+    uint64_t *shv; /* stack index → its hash */
     size_t nstacks, scap;
-    uint32_t *shash; /* index+1 */
+    uint64_t *shash; /* like fhash, for stacks */
     size_t shcap;
 
     int64_t total;
@@ -41,13 +43,24 @@ struct gf_stacks {
     size_t scratch_cap;
 };
 
+/* 8 bytes at a time, then a murmur3 finaliser so the low bits (the table index) are well mixed. */
 static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
 {
     const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 1099511628211ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+        h ^= h >> 29;
     }
+    for (; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211ULL;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
     return h;
 }
 #define FNV0 1469598103934665603ULL
@@ -77,44 +90,54 @@ void gf_stacks_free(gf_stacks *s)
     free(s->bytes);
     free(s->foff);
     free(s->flen);
+    free(s->fhv);
     free(s->fhash);
     free(s->ids);
     free(s->st);
+    free(s->shv);
     free(s->shash);
     free(s->meta);
     free(s->scratch);
     free(s);
 }
 
-static int rehash_frames(gf_stacks *s)
+#define SLOT(hv, id) (((uint64_t)(uint32_t)(hv) << 32) | ((uint64_t)(id) + 1))
+#define SLOT_ID(e) ((uint32_t)(e) - 1)
+#define SLOT_TAG(e) ((uint32_t)((e) >> 32))
+
+static int rehash(uint64_t **table, size_t *cap, const uint64_t *hv, size_t n)
 {
-    size_t cap = s->fhcap ? s->fhcap * 2 : 1024;
-    uint32_t *h = calloc(cap, sizeof *h);
+    size_t nc = *cap ? *cap * 2 : 1024;
+    uint64_t *h = calloc(nc, sizeof *h);
     if (!h)
         return -1;
-    for (size_t i = 0; i < s->nframes; i++) {
-        size_t k = hash_bytes(s->bytes + s->foff[i], s->flen[i], FNV0) & (cap - 1);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = (hv[i] >> 32) & (nc - 1);
         while (h[k])
-            k = (k + 1) & (cap - 1);
-        h[k] = (uint32_t)i + 1;
+            k = (k + 1) & (nc - 1);
+        h[k] = SLOT(hv[i], i);
     }
-    free(s->fhash);
-    s->fhash = h;
-    s->fhcap = cap;
+    free(*table);
+    *table = h;
+    *cap = nc;
     return 0;
 }
 
 /* Interns a name that is already clean. */
 static uint32_t intern_clean(gf_stacks *s, const char *name, size_t len)
 {
-    if ((s->nframes + 1) * 2 > s->fhcap && rehash_frames(s) != 0)
+    if ((s->nframes + 1) * 2 > s->fhcap && rehash(&s->fhash, &s->fhcap, s->fhv, s->nframes) != 0)
         return UINT32_MAX;
     size_t mask = s->fhcap - 1;
-    size_t k = hash_bytes(name, len, FNV0) & mask;
+    uint64_t hv = hash_bytes(name, len, FNV0);
+    size_t k = (hv >> 32) & mask;
     while (s->fhash[k]) {
-        uint32_t id = s->fhash[k] - 1;
-        if (s->flen[id] == len && memcmp(s->bytes + s->foff[id], name, len) == 0)
-            return id;
+        uint64_t e = s->fhash[k];
+        if (SLOT_TAG(e) == (uint32_t)hv) {
+            uint32_t id = SLOT_ID(e);
+            if (s->flen[id] == len && memcmp(s->bytes + s->foff[id], name, len) == 0)
+                return id;
+        }
         k = (k + 1) & mask;
     }
     if (s->nframes >= UINT32_MAX - 1)
@@ -133,13 +156,19 @@ static uint32_t intern_clean(gf_stacks *s, const char *name, size_t len)
     if (!fl)
         return UINT32_MAX;
     s->flen = fl;
+    size_t fc3 = s->fcap;
+    uint64_t *fh = grow(s->fhv, &fc3, s->nframes + 1, sizeof *fh);
+    if (!fh)
+        return UINT32_MAX;
+    s->fhv = fh;
     s->fcap = fc;
     memcpy(s->bytes + s->blen, name, len);
     s->bytes[s->blen + len] = '\0';
     s->foff[s->nframes] = s->blen;
     s->flen[s->nframes] = (uint32_t)len;
     s->blen += len + 1;
-    s->fhash[k] = (uint32_t)s->nframes + 1;
+    s->fhv[s->nframes] = hv;
+    s->fhash[k] = SLOT(hv, s->nframes);
     return (uint32_t)s->nframes++;
 }
 
@@ -171,39 +200,25 @@ const char *gf_stacks_frame(const gf_stacks *s, uint32_t id, size_t *len)
     return s->bytes + s->foff[id];
 }
 
-static int rehash_stacks(gf_stacks *s)
-{
-    size_t cap = s->shcap ? s->shcap * 2 : 1024;
-    uint32_t *h = calloc(cap, sizeof *h);
-    if (!h)
-        return -1;
-    for (size_t i = 0; i < s->nstacks; i++) {
-        size_t k = hash_bytes(s->ids + s->st[i].off, s->st[i].depth * sizeof(uint32_t), FNV0) & (cap - 1);
-        while (h[k])
-            k = (k + 1) & (cap - 1);
-        h[k] = (uint32_t)i + 1;
-    }
-    free(s->shash);
-    s->shash = h;
-    s->shcap = cap;
-    return 0;
-}
-
 int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t weight, gf_err *err)
 {
     if (depth == 0)
         return gf_errf(err, GF_EXIT_INPUT, "empty stack");
-    if ((s->nstacks + 1) * 2 > s->shcap && rehash_stacks(s) != 0)
+    if ((s->nstacks + 1) * 2 > s->shcap && rehash(&s->shash, &s->shcap, s->shv, s->nstacks) != 0)
         return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
     size_t mask = s->shcap - 1;
     size_t bytes = depth * sizeof(uint32_t);
-    size_t k = hash_bytes(ids, bytes, FNV0) & mask;
+    uint64_t hv = hash_bytes(ids, bytes, FNV0);
+    size_t k = (hv >> 32) & mask;
     while (s->shash[k]) {
-        stack_rec *r = &s->st[s->shash[k] - 1];
-        if (r->depth == depth && memcmp(s->ids + r->off, ids, bytes) == 0) {
-            r->weight += weight;
-            s->total += weight;
-            return 0;
+        uint64_t e = s->shash[k];
+        if (SLOT_TAG(e) == (uint32_t)hv) {
+            stack_rec *r = &s->st[SLOT_ID(e)];
+            if (r->depth == depth && memcmp(s->ids + r->off, ids, bytes) == 0) {
+                r->weight += weight;
+                s->total += weight;
+                return 0;
+            }
         }
         k = (k + 1) & mask;
     }
@@ -211,16 +226,24 @@ int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t w
     if (!ni)
         return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
     s->ids = ni;
-    stack_rec *ns = grow(s->st, &s->scap, s->nstacks + 1, sizeof *ns);
+    size_t sc = s->scap;
+    stack_rec *ns = grow(s->st, &sc, s->nstacks + 1, sizeof *ns);
     if (!ns)
         return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
     s->st = ns;
+    size_t sc2 = s->scap;
+    uint64_t *nh = grow(s->shv, &sc2, s->nstacks + 1, sizeof *nh);
+    if (!nh)
+        return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+    s->shv = nh;
+    s->scap = sc;
     memcpy(s->ids + s->ilen, ids, bytes);
     s->st[s->nstacks].off = s->ilen;
     s->st[s->nstacks].depth = (uint32_t)depth;
     s->st[s->nstacks].weight = weight;
     s->ilen += depth;
-    s->shash[k] = (uint32_t)s->nstacks + 1;
+    s->shv[s->nstacks] = hv;
+    s->shash[k] = SLOT(hv, s->nstacks);
     s->nstacks++;
     s->total += weight;
     if (depth > s->max_depth)
