@@ -86,6 +86,8 @@ end
 -- the log as warnings so the one-line error stays exact.
 function analyze.export(nsys, version, run_dir, paths, aopts)
   core.fs.mkdirp(analyze.join(run_dir, "stats"))
+  -- A report nsys skips (no data) is not rewritten: remove earlier exports so none is read as current.
+  for _, r in ipairs(analyze.REPORTS) do os.remove(paths[r]) end
   local argv = analyze.stats_argv(nsys, run_dir, aopts)
   log.progress("analyze", "running nsys stats (%s)", table.concat(analyze.REPORTS, ", "))
   local res = core.proc.run({ argv = argv, timeout = aopts.stats_timeout or 3600, kill_grace = 5 })

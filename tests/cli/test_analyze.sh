@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpuflame analyze: the spec's worked example byte for byte (NVTX_ANALYSIS_SPEC.md §13), end to end with
-# a fake nsys replaying the fixture CSVs, --no-export on a copied stats/ directory, and every §12 error
+# the fake nsys (tests/fake/nsys) replaying the fixture CSVs, --no-export on a copied stats/ directory, and every §12 error
 # with its exact text, exit code and no analysis.json left behind.
 . "$(dirname "$0")/../lib/t.sh"
 
@@ -9,9 +9,7 @@ if ! have_fixture "$RF/nvtx_pushpop_trace.csv"; then skip "analyze" "fixtures ab
 RF=$FIX/$RF
 GOLD=$TOP/tests/data/nvtx_roboflow_analysis.json
 EDIT="python3 $TOP/tests/lib/nvtx_edit.py"
-FAKE=$TOP/tests/fake/nvtx-nsys
 V2025="NVIDIA Nsight Systems version 2025.1.3"
-export FAKE_NVTX_CSV_DIR=$RF
 
 # mkrun DIR: a run directory with the spec's minimal manifest and copies of the fixture CSVs in stats/
 mkrun() {
@@ -47,23 +45,30 @@ check_eq "--no-export: version warning on stderr" \
   "gpuflame: warning: Could not determine the Nsight Systems version; report parsing is validated against Nsight Systems 2025.1." "$err"
 check_contains "--no-export: nsys_version unknown" "$(cat "$R/analysis.json")" '"nsys_version": "unknown"'
 
-# --- end to end with the fake nsys -------------------------------------------------------------------
+# --- end to end with the fake nsys (tests/fake/nsys replays the roboflow CSVs) --------------------------
 E=$TMP/e2e; mkrun "$E"; rm -f "$E"/stats/*.csv; : >"$E/trace.nsys-rep"
 R=$E
-FAKE_NVTX_ARGV=$TMP/argv run_gf -q analyze --run-dir "$E" --nsys "$FAKE"
+FAKE_NSYS_VERSION=2025.1.3 FAKE_NSYS_LOG=$TMP/nsys.log run_gf -q analyze --run-dir "$E" --nsys "$FAKE_NSYS"
 check_eq "e2e: exit 0" 0 "$rc"
 check_eq "e2e: no warnings (version 2025.1.3)" "" "$err"
 check "e2e: analysis.json byte-identical to the spec's output" cmp -s "$GOLD" "$E/analysis.json"
 check "e2e: stats/ CSVs created" [ -s "$E/stats/nsys_nvtx_pushpop_trace.csv" ] && [ -s "$E/stats/nsys_nvtx_gpu_proj_trace.csv" ]
+stats_argv=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    a = json.loads(l)["argv"]
+    if "stats" in a: print("\n".join(a[a.index("stats"):]))' "$TMP/nsys.log")
 expected_argv=$(printf '%s\n' stats --report nvtx_pushpop_trace --report nvtx_gpu_proj_trace --format csv \
   --output "$E/stats/nsys" --force-overwrite=true --force-export=true "$E/trace.nsys-rep")
-check_eq "e2e: nsys stats argv (trace path, stats/ output base)" "$expected_argv" "$(cat "$TMP/argv")"
+check_eq "e2e: nsys stats argv (trace path, stats/ output base)" "$expected_argv" "$stats_argv"
 
-FAKE_NVTX_VERSION="NVIDIA Nsight Systems version 2026.2.0.123-261338342291v0" run_gf -q analyze --run-dir "$E" --nsys "$FAKE"
+FAKE_NSYS_VERSION=2026.2.0.123-261338342291v0 run_gf -q analyze --run-dir "$E" --nsys "$FAKE_NSYS"
 check_eq "e2e 2026.2: exactly the version warning" \
   "gpuflame: warning: NVIDIA Nsight Systems version 2026.2.0.123-261338342291v0 has not been validated; report parsing is validated against Nsight Systems 2025.1." "$err"
 check_contains "e2e 2026.2: version recorded verbatim" "$(cat "$E/analysis.json")" \
   '"nsys_version": "NVIDIA Nsight Systems version 2026.2.0.123-261338342291v0"'
+FAKE_NSYS_STATS_MAP="nvtx_gpu_proj_trace=$TOP/tests/data/nvtx_empty.csv" run_gf -q analyze --run-dir "$E" --nsys "$FAKE_NSYS"
+check_eq "e2e CPU-only capture (0-byte GPU report from nsys): exit 0" 0 "$rc"
+check_contains "e2e CPU-only capture: null GPU summary" "$(cat "$E/analysis.json")" '"gpu_projected": null'
 
 # --- §12 errors ------------------------------------------------------------------------------------
 R=$TMP/err; mkrun "$R"; : >"$R/trace.nsys-rep"
@@ -87,7 +92,7 @@ run_gf analyze --run-dir "$R" --no-export
 error_case "capture_range not a string" 6 "Manifest must define a string capture_range."
 
 mkrun "$R"
-run_gf analyze --run-dir "$R" --nsys "$FAKE"
+run_gf analyze --run-dir "$R" --nsys "$FAKE_NSYS"
 error_case "trace missing" 6 "Nsight trace does not exist: $R/trace.nsys-rep"
 : >"$R/trace.nsys-rep"
 printf 'return { extends = "default", discover = { order = { "path" } } }\n' >"$TMP/nonsys.lua"
@@ -95,17 +100,25 @@ PATH=/nonexistent:/usr/bin:/bin run_gf --policy "$TMP/nonsys.lua" analyze --run-
 if [ -x /usr/bin/nsys ] || [ -x /bin/nsys ]; then skip "nsys missing" "a real nsys is on /usr/bin"; else
   error_case "nsys missing (exit 3)" 3 "Nsight Systems executable not found: 'nsys'. Install Nsight Systems and ensure \`nsys\` is on PATH."
 fi
-FAKE_NVTX_EXIT=1 FAKE_NVTX_STDERR="ERROR: Report file was created by a newer version of Nsight Systems (incompatible)." \
-  run_gf -q analyze --run-dir "$R" --nsys "$FAKE"
-error_case "nsys stats failed: incompatible trace, stderr" 1 \
-  "\`nsys stats\` failed with exit code 1 using $V2025: ERROR: Report file was created by a newer version of Nsight Systems (incompatible)."
-FAKE_NVTX_EXIT=3 FAKE_NVTX_STDOUT="  only on stdout  " run_gf -q analyze --run-dir "$R" --nsys "$FAKE"
+export FAKE_NSYS_VERSION=2025.1.3
+FAKE_NSYS_FAIL="stats:exit" run_gf -q analyze --run-dir "$R" --nsys "$FAKE_NSYS"
+error_case "nsys stats failed: exit code, version and nsys' stderr" 1 \
+  "\`nsys stats\` failed with exit code 1 using $V2025: fake nsys: stats nvtx_pushpop_trace failed (FAKE_NSYS_FAIL)
+fake nsys: stats nvtx_gpu_proj_trace failed (FAKE_NSYS_FAIL)"
+FAKE_NSYS_FAIL="stats:stale-sqlite" run_gf -q analyze --run-dir "$R" --nsys "$FAKE_NSYS"
+check_eq "nsys refuses the trace: exit 1" 1 "$rc"
+check_contains "nsys refuses the trace: nsys' own text kept" "$err" \
+  "failed with exit code 1 using $V2025: WARNING: Existing SQLite export found"
+# an nsys that reports only on stdout
+printf '#!/bin/sh\n[ "$1" = --version ] && { echo "NVIDIA Nsight Systems version 2025.1.3"; exit 0; }\necho "  only on stdout  "; exit 3\n' >"$TMP/nsys-stdout"
+chmod +x "$TMP/nsys-stdout"
+run_gf -q analyze --run-dir "$R" --nsys "$TMP/nsys-stdout"
 error_case "nsys stats failed: stdout when stderr is empty" 1 "\`nsys stats\` failed with exit code 3 using $V2025: only on stdout"
-rm -f "$R"/stats/*.csv
-FAKE_NVTX_SKIP="nvtx_pushpop_trace nvtx_gpu_proj_trace" run_gf analyze --run-dir "$R" --nsys "$FAKE"
+mkrun "$R"; : >"$R/trace.nsys-rep"   # stale CSVs from an earlier export must not be read
+FAKE_NSYS_FAIL="stats:skipped" run_gf analyze --run-dir "$R" --nsys "$FAKE_NSYS"
 check_eq "missing NVTX data: exit 5" 5 "$rc"
 check_contains "missing NVTX data: nsys' SKIPPED line is shown" "$err" \
-  "gpuflame: warning: nsys: SKIPPED: $R/trace.sqlite does not contain NV Tools Extension (NVTX) data."
+  "gpuflame: warning: nsys: SKIPPED: $R/trace.sqlite does not contain"
 check_eq "missing NVTX data: message" \
   "gpuflame: \`nsys stats\` did not create expected report files: $R/stats/nsys_nvtx_pushpop_trace.csv, $R/stats/nsys_nvtx_gpu_proj_trace.csv" \
   "$(printf '%s\n' "$err" | tail -n 1)"
