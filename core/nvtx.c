@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,27 +124,26 @@ static const char *str_of(const strtab *t, uint32_t id) { return t->arena + t->o
 
 /* ---- (PID, TID, RangeId) -> int map ------------------------------------------------------------ */
 
+typedef struct kslot {
+    int64_t a, b, c, v;
+} kslot;
+
 typedef struct kmap {
-    int64_t *k; /* 3 per slot */
-    int64_t *v;
+    kslot *s;
     uint8_t *used;
     size_t nslots, n;
 } kmap;
 
-static uint64_t key_hash(int64_t a, int64_t b, int64_t c)
+static inline uint64_t key_hash(int64_t a, int64_t b, int64_t c)
 {
-    uint64_t h = (uint64_t)a * 0x9E3779B97F4A7C15ULL;
-    h ^= (uint64_t)b + 0x7F4A7C159E3779B9ULL + (h << 6) + (h >> 2);
-    h ^= (uint64_t)c * 0xC2B2AE3D27D4EB4FULL + (h << 6) + (h >> 2);
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ULL;
-    return h ^ (h >> 29);
+    uint64_t h = (uint64_t)c * 0x9E3779B97F4A7C15ULL;
+    h ^= ((uint64_t)b * 0xC2B2AE3D27D4EB4FULL) ^ ((uint64_t)a * 0x165667B19E3779F9ULL);
+    return h ^ (h >> 32);
 }
 
 static void kmap_free(kmap *m)
 {
-    free(m->k);
-    free(m->v);
+    free(m->s);
     free(m->used);
     memset(m, 0, sizeof *m);
 }
@@ -152,67 +152,157 @@ static int kmap_init(kmap *m, size_t expect)
 {
     memset(m, 0, sizeof *m);
     size_t ns = 16;
-    while (ns < expect * 2 + 2)
+    while (ns < expect + expect / 2 + 2)
         ns *= 2;
-    m->k = malloc(ns * 3 * sizeof *m->k);
-    m->v = malloc(ns * sizeof *m->v);
+    m->s = malloc(ns * sizeof *m->s);
     m->used = calloc(ns, 1);
     m->nslots = ns;
-    if (!m->k || !m->v || !m->used) {
+    if (!m->s || !m->used) {
         kmap_free(m);
         return -1;
     }
     return 0;
 }
 
-/* Sets key -> v (overwrites). The map is sized for its content up front (no growth). */
+/* Sets key -> v (overwrites). Callers keep the load under 2/3 (kmap_reserve or sizing up front). */
 static void kmap_put(kmap *m, int64_t a, int64_t b, int64_t c, int64_t v)
 {
-    size_t i = key_hash(a, b, c) & (m->nslots - 1);
+    size_t mask = m->nslots - 1, i = key_hash(a, b, c) & mask;
     while (m->used[i]) {
-        if (m->k[i * 3] == a && m->k[i * 3 + 1] == b && m->k[i * 3 + 2] == c) {
-            m->v[i] = v;
+        kslot *k = &m->s[i];
+        if (k->c == c && k->a == a && k->b == b) {
+            k->v = v;
             return;
         }
-        i = (i + 1) & (m->nslots - 1);
+        i = (i + 1) & mask;
     }
     m->used[i] = 1;
-    m->k[i * 3] = a;
-    m->k[i * 3 + 1] = b;
-    m->k[i * 3 + 2] = c;
-    m->v[i] = v;
+    m->s[i] = (kslot){a, b, c, v};
     m->n++;
 }
 
-/* Doubles the table when it is half full. */
+/* Grows the table when it is two-thirds full. */
 static int kmap_reserve(kmap *m)
 {
-    if (m->n * 2 + 2 <= m->nslots)
+    if ((m->n + 1) * 3 <= m->nslots * 2)
         return 0;
     kmap nm;
     if (kmap_init(&nm, m->nslots))
         return -1;
     for (size_t k = 0; k < m->nslots; k++)
         if (m->used[k])
-            kmap_put(&nm, m->k[k * 3], m->k[k * 3 + 1], m->k[k * 3 + 2], m->v[k]);
+            kmap_put(&nm, m->s[k].a, m->s[k].b, m->s[k].c, m->s[k].v);
     kmap_free(m);
     *m = nm;
     return 0;
 }
 
-static int kmap_get(const kmap *m, int64_t a, int64_t b, int64_t c, int64_t *v)
+static inline int kmap_get(const kmap *m, int64_t a, int64_t b, int64_t c, int64_t *v)
 {
     if (!m->nslots)
         return 0;
-    size_t i = key_hash(a, b, c) & (m->nslots - 1);
+    size_t mask = m->nslots - 1, i = key_hash(a, b, c) & mask;
     while (m->used[i]) {
-        if (m->k[i * 3] == a && m->k[i * 3 + 1] == b && m->k[i * 3 + 2] == c) {
-            *v = m->v[i];
+        const kslot *k = &m->s[i];
+        if (k->c == c && k->a == a && k->b == b) {
+            *v = k->v;
             return 1;
         }
-        i = (i + 1) & (m->nslots - 1);
+        i = (i + 1) & mask;
     }
     return 0;
+}
+
+/* ---- row lookup by key ------------------------------------------------------------------------------
+ * nsys RangeIds are NVTX_EVENTS row ids: unique and dense. When the ids span less than 4x the row count,
+ * a direct array indexed by RangeId finds rows (checking PID/TID); keys that share a RangeId across
+ * threads, and sparse ids, go through the hash map. Duplicate keys: the last row wins. */
+
+typedef struct rowidx {
+    const char *rows;
+    size_t stride, opid, otid, orid;
+    int64_t base;
+    size_t span;
+    int32_t *slot; /* 0 empty, i + 1 row i, -1 several keys (see over) */
+    kmap over;
+} rowidx;
+
+#define RI_FIELD(x, i, off) (*(const int64_t *)((x)->rows + (size_t)(i) * (x)->stride + (off)))
+
+static void rowidx_free(rowidx *x)
+{
+    free(x->slot);
+    kmap_free(&x->over);
+    x->slot = NULL;
+}
+
+static int rowidx_build(rowidx *x, const void *rows, size_t n, size_t stride, size_t opid, size_t otid, size_t orid)
+{
+    memset(x, 0, sizeof *x);
+    x->rows = rows;
+    x->stride = stride;
+    x->opid = opid;
+    x->otid = otid;
+    x->orid = orid;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        int64_t r = RI_FIELD(x, i, orid);
+        lo = r < lo ? r : lo;
+        hi = r > hi ? r : hi;
+    }
+    int direct = n > 0 && (uint64_t)hi - (uint64_t)lo < (uint64_t)n * 4 + 1024;
+    if (kmap_init(&x->over, direct ? 16 : n))
+        return -1;
+    if (!direct) {
+        for (size_t i = 0; i < n; i++)
+            kmap_put(&x->over, RI_FIELD(x, i, opid), RI_FIELD(x, i, otid), RI_FIELD(x, i, orid), (int64_t)i);
+        return 0;
+    }
+    x->base = lo;
+    x->span = (size_t)((uint64_t)hi - (uint64_t)lo) + 1;
+    x->slot = calloc(x->span, sizeof *x->slot);
+    if (!x->slot || n >= INT32_MAX)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        int32_t *s = &x->slot[RI_FIELD(x, i, orid) - lo];
+        if (*s > 0) {
+            size_t r0 = (size_t)*s - 1;
+            if (RI_FIELD(x, r0, opid) == RI_FIELD(x, i, opid) && RI_FIELD(x, r0, otid) == RI_FIELD(x, i, otid)) {
+                *s = (int32_t)i + 1;
+                continue;
+            }
+            if (kmap_reserve(&x->over))
+                return -1;
+            kmap_put(&x->over, RI_FIELD(x, r0, opid), RI_FIELD(x, r0, otid), RI_FIELD(x, r0, orid), (int64_t)r0);
+            *s = -1;
+        }
+        if (*s < 0) {
+            if (kmap_reserve(&x->over))
+                return -1;
+            kmap_put(&x->over, RI_FIELD(x, i, opid), RI_FIELD(x, i, otid), RI_FIELD(x, i, orid), (int64_t)i);
+        } else {
+            *s = (int32_t)i + 1;
+        }
+    }
+    return 0;
+}
+
+static inline int rowidx_get(const rowidx *x, int64_t pid, int64_t tid, int64_t rid, int64_t *row)
+{
+    if (!x->slot)
+        return kmap_get(&x->over, pid, tid, rid, row);
+    if (rid < x->base || (uint64_t)rid - (uint64_t)x->base >= x->span)
+        return 0;
+    int32_t s = x->slot[rid - x->base];
+    if (s == 0)
+        return 0;
+    if (s < 0)
+        return kmap_get(&x->over, pid, tid, rid, row);
+    size_t r = (size_t)s - 1;
+    if (RI_FIELD(x, r, x->opid) != pid || RI_FIELD(x, r, x->otid) != tid)
+        return 0;
+    *row = (int64_t)r;
+    return 1;
 }
 
 /* ---- the session --------------------------------------------------------------------------------- */
@@ -492,6 +582,22 @@ static int read_report(gf_nvtx *nv, const char *path, int gpu, gf_err *err)
         if (!gpu)
             return gf_errf(err, GF_EXIT_NO_DATA, "Nsight report contains no rows: %s", path);
         return 0;
+    }
+    /* Reserve rows from the file size (a row takes 40+ bytes), so the table is not copied while growing;
+     * pages never written cost nothing. */
+    size_t want = (size_t)st.st_size / 40 + 1024;
+    if (gpu && want > nv->capgpu) {
+        gf_nvtx_gpu_row *nr = realloc(nv->gpu, want * sizeof *nr);
+        if (nr) {
+            nv->gpu = nr;
+            nv->capgpu = want;
+        }
+    } else if (!gpu && want > nv->caphost) {
+        gf_nvtx_host_row *nr = realloc(nv->host, want * sizeof *nr);
+        if (nr) {
+            nv->host = nr;
+            nv->caphost = want;
+        }
     }
     reader r;
     memset(&r, 0, sizeof r);
@@ -836,7 +942,7 @@ typedef struct walk {
     const uint8_t *has_parent;
     const uint32_t *name;
     size_t name_stride, hp_stride; /* in bytes */
-    const kmap *keys;
+    const rowidx *keys;
     const uint8_t *harness;
     uint8_t *state;
     uint32_t *wpath;
@@ -872,7 +978,7 @@ static int walk_from(walk *w, ptrie *t, size_t r, uint32_t *out, gf_err *err)
         if (!W_HASP(w, cur))
             break;
         int64_t p;
-        if (!kmap_get(w->keys, W_I64(w, pid, cur), W_I64(w, tid, cur), W_I64(w, parent, cur), &p))
+        if (!rowidx_get(w->keys, W_I64(w, pid, cur), W_I64(w, tid, cur), W_I64(w, parent, cur), &p))
             break;
         cur = (size_t)p;
     }
@@ -1188,7 +1294,10 @@ int gf_nvtx_analyze(gf_nvtx *nv, const gf_nvtx_input *in, gf_nvtx_result *res, g
     const gf_nvtx_gpu_row *G = nv->gpu;
 
     int rc = -1;
-    kmap hkeys = {0}, gkeys = {0}, harness = {0};
+    kmap harness = {0};
+    rowidx hkeys, gkeys;
+    memset(&hkeys, 0, sizeof hkeys);
+    memset(&gkeys, 0, sizeof gkeys);
     ptrie trie;
     memset(&trie, 0, sizeof trie);
     uint8_t *hharn = NULL, *gharn = NULL, *hstate = NULL, *gstate = NULL, *hskip = NULL, *gskip = NULL;
@@ -1217,12 +1326,12 @@ int gf_nvtx_analyze(gf_nvtx *nv, const gf_nvtx_input *in, gf_nvtx_result *res, g
         goto out;
     }
 
-    if (kmap_init(&hkeys, nh) || kmap_init(&gkeys, ng) || ptrie_init(&trie, nh / 4 + 64))
+    if (rowidx_build(&hkeys, H, nh, sizeof *H, offsetof(gf_nvtx_host_row, pid), offsetof(gf_nvtx_host_row, tid),
+                     offsetof(gf_nvtx_host_row, rid)) ||
+        rowidx_build(&gkeys, G, ng, sizeof *G, offsetof(gf_nvtx_gpu_row, pid), offsetof(gf_nvtx_gpu_row, tid),
+                     offsetof(gf_nvtx_gpu_row, rid)) ||
+        ptrie_init(&trie, 1024))
         goto oom;
-    for (size_t i = 0; i < nh; i++)
-        kmap_put(&hkeys, H[i].pid, H[i].tid, H[i].rid, (int64_t)i);
-    for (size_t i = 0; i < ng; i++)
-        kmap_put(&gkeys, G[i].pid, G[i].tid, G[i].rid, (int64_t)i);
 
     /* 2. harness iterations on the host (§6.2) */
     hit = malloc((nh ? nh : 1) * sizeof *hit);
@@ -1323,7 +1432,7 @@ int gf_nvtx_analyze(gf_nvtx *nv, const gf_nvtx_input *in, gf_nvtx_result *res, g
         if (gskip[i])
             continue;
         int64_t h;
-        if (kmap_get(&hkeys, G[i].pid, G[i].tid, G[i].rid, &h)) {
+        if (rowidx_get(&hkeys, G[i].pid, G[i].tid, G[i].rid, &h)) {
             if (hskip[h]) { /* cannot happen: iteration keys were taken above */
                 if (scoped(&hwk, &trie, (size_t)h, &gpath[i], err))
                     goto out;
@@ -1729,8 +1838,8 @@ out:
         gf_pyj_free(&j);
         gf_nvtx_result_free(res);
     }
-    kmap_free(&hkeys);
-    kmap_free(&gkeys);
+    rowidx_free(&hkeys);
+    rowidx_free(&gkeys);
     kmap_free(&harness);
     ptrie_free(&trie);
     free(hharn);
