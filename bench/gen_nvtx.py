@@ -95,6 +95,11 @@ def main():
         for _ in range(n):
             end, _, _ = g.emit(tid, worker, t, None, 0, "", "")
             t = end + 500
+    # pad to exactly RANGES with single `idle` roots on the last thread
+    tid = pid + threads - 1
+    while g.rid < ranges:
+        end, _, _ = g.emit(tid, ("idle", False, []), t, None, 0, "", "")
+        t = end + 500
     with open(os.path.join(out, "stats", "nsys_nvtx_pushpop_trace.csv"), "w") as f:
         f.write("Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,NumChild,"
                 "RangeId,ParentId,RangeStack,NameTree\n")

@@ -25,7 +25,7 @@ copyFileSync(`${fix}/nvtx_pushpop_trace.csv`, `${run}/stats/nsys_nvtx_pushpop_tr
 copyFileSync(`${fix}/nvtx_gpu_proj_trace.csv`, `${run}/stats/nsys_nvtx_gpu_proj_trace.csv`);
 const hostile = "</script><img src=x onerror=alert(1)>";
 for (const f of ["nsys_nvtx_pushpop_trace.csv", "nsys_nvtx_gpu_proj_trace.csv"])
-  execFileSync("python3", [`${top}/tests/lib/nvtx_edit.py`, `${run}/stats/${f}`, "rename", "4", ":" + hostile]);
+  execFileSync(bin, ["run", `${top}/tests/lib/nvtx_csv.lua`, `${run}/stats/${f}`, "rename", "4", ":" + hostile]);
 execFileSync(bin, ["-q", "analyze", "--run-dir", run, "--no-export", "--nsys-version", "NVIDIA Nsight Systems version 2025.1.3"]);
 const page1 = `${tmp}/report.html`;
 execFileSync(bin, ["-q", "report", "--run-dir", run, "--html", "-o", page1]);

@@ -8,7 +8,7 @@ RF=real/roboflow-inference
 if ! have_fixture "$RF/nvtx_pushpop_trace.csv"; then skip "analyze" "fixtures absent"; t_done; fi
 RF=$FIX/$RF
 GOLD=$TOP/tests/data/nvtx_roboflow_analysis.json
-EDIT="python3 $TOP/tests/lib/nvtx_edit.py"
+EDIT="$GF run $TOP/tests/lib/nvtx_csv.lua"
 V2025="NVIDIA Nsight Systems version 2025.1.3"
 
 # mkrun DIR: a run directory with the spec's minimal manifest and copies of the fixture CSVs in stats/

@@ -5,7 +5,7 @@
 RF=real/roboflow-inference
 if ! have_fixture "$RF/nvtx_pushpop_trace.csv"; then skip "report" "fixtures absent"; t_done; fi
 RF=$FIX/$RF
-EDIT="python3 $TOP/tests/lib/nvtx_edit.py"
+EDIT="$GF run $TOP/tests/lib/nvtx_csv.lua"
 V2025="NVIDIA Nsight Systems version 2025.1.3"
 mkrun() {
   rm -rf "$1"; mkdir -p "$1/stats"
