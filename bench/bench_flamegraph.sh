@@ -18,9 +18,15 @@ cc -O2 -std=c11 -D_GNU_SOURCE -I"$GF_TOP/core" -o "$B/csv_read" "$GF_TOP/bench/c
 # (a)
 best_of a 3 "$GF" collapse "$CSV" -q
 measure ra python3 "$GF_TOP/bench/ref_pipeline.py" csv "$CSV" "$B/ref.folded"
+ra_cpu=$LAST_CPU
 "$GF" collapse "$CSV" >"$B/gf.folded"
 same=$(cmp -s <(cat "$B/ref.folded"; echo) "$B/gf.folded" && echo "output identical to the reference" || echo "OUTPUT DIFFERS")
-echo "RESULT|(a) 1M-row kern-sum CSV → folded|${a% *}|${a#* }|${ra% *}|$same; ref RSS ${ra#* } MB"
+measure a1 "$GF" collapse "$CSV" -q
+echo "RESULT|(a) 1M-row kern-sum CSV → folded|${a% *}|${a#* }|${ra% *}|$same; ref RSS ${ra#* } MB; CPU s: ${LAST_CPU} vs ref ${ra_cpu}"
+
+# the same CSV through the collapse table (what the HTML path builds): export --format folded
+best_of at 1 "$GF" -q export --format folded "$CSV" -o "$B/table.folded"
+echo "RESULT|(a') same CSV → collapse table → folded|${at% *}|${at#* }|${ra% *}|interned + aggregated (export --format folded)"
 
 # raw libcsv vs core/csv.c
 best_of raw 3 "$B/csv_raw" "$CSV"
@@ -32,4 +38,6 @@ echo "RESULT|core/csv.c read all rows+fields|${rd% *}|${rd#* }|-|${ratio}x libcs
 # (b)
 best_of b 3 "$GF" -q flamegraph "$FOLDED" -o "$B/fg.html"
 measure rb python3 "$GF_TOP/bench/ref_pipeline.py" json "$FOLDED" "$B/ref.json"
-echo "RESULT|(b) 100k unique stacks (depth 5-40) → HTML|${b% *}|${b#* }|${rb% *}|page $(du -h "$B/fg.html" | cut -f1); ref RSS ${rb#* } MB (JSON only)"
+rb_cpu=$LAST_CPU
+measure b1 "$GF" -q flamegraph "$FOLDED" -o "$B/fg.html"
+echo "RESULT|(b) 100k unique stacks (depth 5-40) → HTML|${b% *}|${b#* }|${rb% *}|page $(du -h "$B/fg.html" | cut -f1); ref RSS ${rb#* } MB (JSON only); CPU s: ${LAST_CPU} vs ref ${rb_cpu}"

@@ -80,6 +80,19 @@ PY
 done
 [ "$n_sql" -gt 0 ] || skip "SQLite exports" "fixtures absent"
 
+# .nsys-rep input: exported to SQLite through (the fake) nsys into a temporary directory
+if have_fixture real/test-cuda/report1.sqlite; then
+  echo "fake report" >"$TMP/run.nsys-rep"
+  FAKE_NSYS_SQLITE=real/test-cuda/report1.sqlite run_gf collapse --nsys "$FAKE_NSYS" "$TMP/run.nsys-rep"
+  check_eq ".nsys-rep → nsys export → kernel totals" "gpu;nsys;cuda_kernel;add_parallel(const float *, const float *, float *, int) 536" "$out"
+  check "nsys-rep: no SQLite left beside the report" test ! -e "$TMP/run.sqlite"
+  FAKE_NSYS_FAIL=export:empty-output run_gf collapse --nsys "$FAKE_NSYS" "$TMP/run.nsys-rep"
+  check_eq ".nsys-rep with a failing export: exit 6" 6 "$rc"
+  check_contains ".nsys-rep with a failing export: says why" "$err" "nsys export --type sqlite failed: empty SQLite file"
+  PATH=/usr/bin:/bin run_gf collapse --nsys /nonexistent/nsys "$TMP/run.nsys-rep"
+  check_eq ".nsys-rep without nsys: exit 3" 3 "$rc"
+fi
+
 # folded round trip (blank, comment and bad lines)
 printf '# {"x":1}\n\na;b;c 5\nbad line without count\na;b 3\n# comment\na;b;c 2\nx;y 1.0\n' >"$TMP/in.folded"
 run_gf collapse "$TMP/in.folded"
