@@ -42,6 +42,16 @@ return {
     },
   },
 
+  -- NVTX run analysis (`gpuflame analyze`, NVTX_ANALYSIS_SPEC.md): how `nsys stats` is run, and what
+  -- `report`/`compare` call out.
+  analyze = {
+    force_export = true,      -- pass --force-export=true (a stale trace.sqlite makes nsys refuse otherwise)
+    stats_timeout = 3600,     -- seconds `nsys stats` may run before its process group is killed
+    top_ranges = 10,          -- ranges listed by host and by projected-GPU total in `report`
+    first_iteration_factor = 1.5, -- report a first-iteration effect when iteration 0 > factor x median of the rest
+    high_variance_cv = 0.25,  -- report large variance when stddev/mean exceeds this
+  },
+
   -- GPU flamegraph (docs/POLICY.md "flamegraph"): which nsys stats reports feed it, in order, and how
   -- their rows become folded stacks (STUDIO_PROTOCOL.md §6.4-6.5).
   flamegraph = {

@@ -48,6 +48,7 @@ function discover.check(path, timeout)
   end
   local text = res.stdout
   if not text:match("%S") then text = res.stderr end
+  info.version_text, info.version_code = text, res.code -- the whole output (NVTX analysis provenance)
   local v = nsys.parse_version(text)
   if not v then
     local first = (text:match("[^\r\n]+") or ""):sub(1, 80)

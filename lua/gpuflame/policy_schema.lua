@@ -118,6 +118,13 @@ S.tree = {
     build_args = S.fn(),
     workload_env = S.fn(),
   },
+  analyze = {
+    force_export = S.bool(),
+    stats_timeout = S.num({ gt = 0 }),
+    top_ranges = S.int({ min = 1 }),
+    first_iteration_factor = S.num({ gt = 0 }),
+    high_variance_cv = S.num({ gt = 0 }),
+  },
   flamegraph = {
     reports = S.list(S.str()),
     output_names = S.map(S.str()),

@@ -1,0 +1,162 @@
+-- NVTX run analysis (NVTX_ANALYSIS_SPEC.md): preconditions, the `nsys stats` export, and the C analysis
+-- that writes <run_dir>/analysis.json. Messages of §12 are reproduced exactly.
+local core = require("gpuflame.core")
+local discover = require("gpuflame.discover")
+local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
+
+local analyze = {}
+
+analyze.REPORTS = { "nvtx_pushpop_trace", "nvtx_gpu_proj_trace" }
+analyze.NOT_FOUND = "Nsight Systems executable not found: 'nsys'. Install Nsight Systems and ensure `nsys` is on PATH."
+
+-- Path text the way Python's pathlib prints it: no empty or "." components, no trailing slash.
+function analyze.normalize(p)
+  local abs = p:sub(1, 1) == "/"
+  local parts = {}
+  for c in p:gmatch("[^/]+") do
+    if c ~= "." then parts[#parts + 1] = c end
+  end
+  local s = table.concat(parts, "/")
+  if abs then return "/" .. s end
+  return s == "" and "." or s
+end
+
+function analyze.join(dir, name)
+  if dir == "." then return name end
+  if dir:sub(-1) == "/" then return dir .. name end
+  return dir .. "/" .. name
+end
+
+-- Relative to the run directory when the file (symlinks resolved) lies inside it, else as given.
+-- Like Python's Path.resolve() (non-strict): a missing file resolves through its directory.
+local function resolve(path)
+  local rp = core.fs.realpath(path)
+  if rp then return rp end
+  local dir, base = path:match("^(.*)/([^/]+)$")
+  if not dir then dir, base = ".", path end
+  local rd = core.fs.realpath(dir == "" and "/" or dir)
+  if not rd then return nil end
+  return (rd == "/" and "" or rd) .. "/" .. base
+end
+
+function analyze.portable(path, run_dir)
+  local rp, rd = resolve(path), core.fs.realpath(run_dir)
+  if rp and rd then
+    if rd == "/" then return rp:sub(2) end
+    if rp:sub(1, #rd + 1) == rd .. "/" then return rp:sub(#rd + 2) end
+  end
+  return path
+end
+
+local function strip(s) return (s or ""):match("^%s*(.-)%s*$") end
+
+-- Finds nsys through the discovery policy and returns path, version string (raw `--version` output,
+-- stripped; `unknown` when the probe failed).
+function analyze.find_nsys(policy, explicit)
+  local r = discover.run(policy, { explicit = explicit })
+  if not r.chosen then
+    for _, t in ipairs(r.tried) do log.debug("nsys candidate %s rejected: %s", t.path, t.reason or "?") end
+    errors.raise(errors.NO_NSYS, "%s", analyze.NOT_FOUND)
+  end
+  local c = r.chosen
+  local version = "unknown"
+  if c.version_code == 0 then
+    local v = strip(c.version_text)
+    if v ~= "" then version = v end
+  end
+  return c.path, version
+end
+
+function analyze.stats_argv(nsys, run_dir, opts)
+  local argv = { nsys, "stats" }
+  for _, r in ipairs(analyze.REPORTS) do
+    argv[#argv + 1] = "--report"
+    argv[#argv + 1] = r
+  end
+  for _, a in ipairs({ "--format", "csv", "--output", analyze.join(run_dir, "stats/nsys"), "--force-overwrite=true" }) do
+    argv[#argv + 1] = a
+  end
+  if opts.force_export ~= false then argv[#argv + 1] = "--force-export=true" end
+  argv[#argv + 1] = analyze.join(run_dir, "trace.nsys-rep")
+  return argv
+end
+
+-- Runs `nsys stats`; raises the §12 messages on failure. Context nsys printed (SKIPPED lines) goes to
+-- the log as warnings so the one-line error stays exact.
+function analyze.export(nsys, version, run_dir, paths, aopts)
+  core.fs.mkdirp(analyze.join(run_dir, "stats"))
+  -- A report nsys skips (no data) is not rewritten: remove earlier exports so none is read as current.
+  for _, r in ipairs(analyze.REPORTS) do os.remove(paths[r]) end
+  local argv = analyze.stats_argv(nsys, run_dir, aopts)
+  log.progress("analyze", "running nsys stats (%s)", table.concat(analyze.REPORTS, ", "))
+  local res = core.proc.run({ argv = argv, timeout = aopts.stats_timeout or 3600, kill_grace = 5 })
+  log.progress_done()
+  if res.status == "timeout" then
+    errors.raise(errors.ERROR, "`nsys stats` failed with exit code %s using %s: timed out after %g s",
+      tostring(res.code), version, aopts.stats_timeout or 3600)
+  end
+  if not res.ok then
+    local details = strip(res.stderr)
+    if details == "" then details = strip(res.stdout) end
+    local code = res.code
+    if res.status ~= "exited" then code = -(res.signal or 0) end
+    errors.raise(errors.ERROR, "`nsys stats` failed with exit code %d using %s: %s", code, version, details)
+  end
+  for line in (res.stderr or ""):gmatch("[^\r\n]+") do
+    if line:match("SKIPPED") or line:match("WARNING") or line:match("ERROR") then log.warn("nsys: %s", line) end
+  end
+  local missing = {}
+  for _, r in ipairs(analyze.REPORTS) do
+    local st = core.fs.stat(paths[r])
+    if not st or st.type ~= "file" then missing[#missing + 1] = paths[r] end
+  end
+  if #missing > 0 then
+    errors.raise(errors.NO_DATA, "`nsys stats` did not create expected report files: %s", table.concat(missing, ", "))
+  end
+end
+
+-- run{run_dir=, no_export=, nsys=, nsys_version=} → result {path=, warnings=, ...}
+function analyze.run(opts, policy)
+  local aopts = (policy and policy.analyze) or {}
+  local run_dir = analyze.normalize(opts.run_dir)
+  local st = core.fs.stat(run_dir)
+  if not st or st.type ~= "directory" then
+    errors.raise(errors.INPUT, "Run directory does not exist: %s", run_dir)
+  end
+  local manifest_file = analyze.join(run_dir, "manifest.yaml")
+  local trace = analyze.join(run_dir, "trace.nsys-rep")
+  local paths = {}
+  for _, r in ipairs(analyze.REPORTS) do paths[r] = analyze.join(run_dir, "stats/nsys_" .. r .. ".csv") end
+
+  core.nvtx.manifest(manifest_file) -- §12 manifest errors, before anything else
+  local version = opts.nsys_version or "unknown"
+  if opts.no_export then
+    log.debug("analyze: --no-export: reading the existing CSVs in %s", analyze.join(run_dir, "stats"))
+  else
+    local tst = core.fs.stat(trace)
+    if not tst or tst.type ~= "file" then errors.raise(errors.INPUT, "Nsight trace does not exist: %s", trace) end
+    local nsys
+    nsys, version = analyze.find_nsys(policy, opts.nsys)
+    if opts.nsys_version then version = opts.nsys_version end
+    analyze.export(nsys, version, run_dir, paths, aopts)
+  end
+
+  local out = analyze.join(run_dir, "analysis.json")
+  local res = core.nvtx.analyze({
+    manifest_file = manifest_file,
+    host_csv = paths.nvtx_pushpop_trace,
+    gpu_csv = paths.nvtx_gpu_proj_trace,
+    out = out,
+    nsys_version = version,
+    manifest_path = analyze.portable(manifest_file, run_dir),
+    trace_path = analyze.portable(trace, run_dir),
+    host_report = analyze.portable(paths.nvtx_pushpop_trace, run_dir),
+    gpu_report = analyze.portable(paths.nvtx_gpu_proj_trace, run_dir),
+  })
+  res.path = out
+  res.nsys_version = version
+  return res
+end
+
+return analyze

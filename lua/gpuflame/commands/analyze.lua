@@ -1,0 +1,37 @@
+-- gpuflame analyze --run-dir DIR: NVTX run analysis → DIR/analysis.json (NVTX_ANALYSIS_SPEC.md)
+local analyze = require("gpuflame.analyze")
+local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
+
+local cmd = {}
+
+cmd.spec = {
+  usage = "analyze --run-dir DIR [--no-export] [--nsys PATH] [--nsys-version TEXT]",
+  summary = "NVTX timing analysis of a profiling run directory → DIR/analysis.json",
+  description = "DIR holds manifest.yaml and trace.nsys-rep (from the NVTX capture harness). nsys stats exports\n" ..
+    "the nvtx_pushpop_trace and nvtx_gpu_proj_trace reports into DIR/stats/, and analysis.json gets\n" ..
+    "per-iteration host-inclusive and GPU-projected times and per-range summaries (schema_version 1).\n" ..
+    "--no-export reads existing DIR/stats/*.csv and needs no nsys (the version is then `unknown`).",
+  options = {
+    { "run-dir", arg = "DIR", help = "the profiling run directory" },
+    { "no-export", help = "analyse the CSVs already in DIR/stats/ without running nsys" },
+    { "nsys", arg = "PATH", help = "use this nsys (else the discovery policy decides)" },
+    { "nsys-version", arg = "TEXT", help = "record this as the Nsight Systems version (e.g. with --no-export)" },
+  },
+  examples = {
+    "gpuflame analyze --run-dir inference_profiling/snippets/smoke-tensor/runs/20250101T000000Z",
+    "gpuflame analyze --run-dir RUN --no-export --nsys-version 'NVIDIA Nsight Systems version 2025.1.3'",
+  },
+}
+
+function cmd.run(opts, ctx)
+  local dir = opts.run_dir or opts.positional[1]
+  if not dir then errors.raise(errors.USAGE, "analyze needs --run-dir DIR (see --help)") end
+  local res = analyze.run({ run_dir = dir, no_export = opts.no_export, nsys = opts.nsys,
+    nsys_version = opts.nsys_version }, ctx.policy())
+  for _, w in ipairs(res.warnings) do log.warn("%s", w) end
+  io.stdout:write("Wrote analysis: ", res.path, "\n")
+  return 0
+end
+
+return cmd
