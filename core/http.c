@@ -216,7 +216,9 @@ int gf_gunzip(const void *data, size_t len, size_t max_out, char **out, size_t *
     *out_len = 0;
     if (inflateInit2(&zs, 15 + 32) != Z_OK)
         return gf_errf(err, GF_EXIT_ERROR, "gunzip: inflateInit2 failed");
-    size_t cap = len * 4 + 64, n = 0;
+    /* One byte beyond max_out is allowed in the buffer: producing it proves the output is too big. */
+    size_t limit = max_out + 1;
+    size_t cap = len * 4 + 64 < limit ? len * 4 + 64 : limit, n = 0;
     char *buf = malloc(cap + 1);
     if (!buf) {
         inflateEnd(&zs);
@@ -227,12 +229,9 @@ int gf_gunzip(const void *data, size_t len, size_t max_out, char **out, size_t *
     int rc;
     for (;;) {
         if (n == cap) {
-            if (cap >= max_out) {
-                inflateEnd(&zs);
-                free(buf);
-                return gf_errf(err, GF_EXIT_INPUT, "gunzip: output larger than %zu bytes", max_out);
-            }
-            cap = cap * 2 > max_out ? max_out : cap * 2;
+            if (cap >= limit)
+                break;
+            cap = cap * 2 > limit ? limit : cap * 2;
             char *nb = realloc(buf, cap + 1);
             if (!nb) {
                 inflateEnd(&zs);
@@ -252,6 +251,11 @@ int gf_gunzip(const void *data, size_t len, size_t max_out, char **out, size_t *
             free(buf);
             return gf_errf(err, GF_EXIT_INPUT, "gunzip: corrupt or truncated data (%s)", zs.msg ? zs.msg : "?");
         }
+    }
+    if (n > max_out) {
+        inflateEnd(&zs);
+        free(buf);
+        return gf_errf(err, GF_EXIT_INPUT, "gunzip: output larger than %zu bytes", max_out);
     }
     inflateEnd(&zs);
     buf[n] = '\0';

@@ -70,14 +70,27 @@ class Handler(BaseHTTPRequestHandler):
 
     # --- helpers -------------------------------------------------------------------------------
     def reply(self, status, obj=None, text=None):
+        # Sent by send_pending() after the request is recorded, so a client that got its answer can
+        # immediately find the record on disk.
         body = (json.dumps(obj) if obj is not None else (text or "")).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json" if obj is not None else "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(body)
+        self._pending = (status, "application/json" if obj is not None else "text/plain", body)
         self.status_sent = status
+
+    def send_pending(self):
+        p = getattr(self, "_pending", None)
+        if not p:
+            return
+        self._pending = None
+        status, ctype, body = p
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:
+            pass
 
     def record(self, raw, decoded, note=None):
         seq = next_seq()
@@ -113,6 +126,7 @@ class Handler(BaseHTTPRequestHandler):
         os.rename(tmp, base + ".json")
         with STATE["lock"]:
             STATE["received"].append({k: rec[k] for k in ("seq", "method", "path", "status", "note", "raw_len")})
+        self.send_pending()
 
     def fail_if_asked(self):
         f = take_failure(urllib.parse.urlsplit(self.path).path)
@@ -155,12 +169,59 @@ class Handler(BaseHTTPRequestHandler):
 
     # --- routes --------------------------------------------------------------------------------
     def do_GET(self):
+        try:
+            self.get()
+        finally:
+            self.send_pending()
+
+    def do_POST(self):
+        try:
+            self.post()
+        finally:
+            self.send_pending()
+
+    def do_PUT(self):
+        self.do_POST()
+
+    def get(self):
         path = urllib.parse.urlsplit(self.path).path
         if path == "/_control/state":
             with STATE["lock"]:
                 self.reply(200, {"received": STATE["received"], "pending_commands": len(STATE["commands"])})
             return
         if self.fail_if_asked():
+            return
+        if path == "/big":  # a response of n bytes with a Content-Length (size-cap tests)
+            n = int(dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query)).get("n", "1000"))
+            self.send_response(200)
+            self.send_header("Content-Length", str(n))
+            self.end_headers()
+            chunk = b"x" * 65536
+            try:
+                while n > 0:
+                    self.wfile.write(chunk[:min(n, len(chunk))])
+                    n -= len(chunk)
+            except OSError:
+                pass
+            self.record(None, None, note="big")
+            return
+        if path == "/endless":  # never ends, no Content-Length (the client's cap must stop it)
+            self.send_response(200)
+            self.end_headers()
+            chunk = b"y" * 65536
+            deadline = time.time() + 60
+            try:
+                while time.time() < deadline:
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
+            self.close_connection = True
+            self.record(None, None, note="endless")
+            return
+        if path == "/echo":  # echoes what it received (query, headers) as JSON
+            u = urllib.parse.urlsplit(self.path)
+            self.reply(200, {"raw_query": u.query, "headers": {k: v for k, v in self.headers.items()}})
+            self.record(None, None, note="echo")
             return
         if path in ("/api/v1/health_check", "/api/v2/health_check"):
             bad = self.check_session_headers()
@@ -173,10 +234,7 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(404, text="no route")
         self.record(None, None)
 
-    def do_PUT(self):
-        self.do_POST()
-
-    def do_POST(self):
+    def post(self):
         path = urllib.parse.urlsplit(self.path).path
         if path.startswith("/_control/"):
             return self.control(path)

@@ -166,7 +166,7 @@ end
 local function backends()
   local list = {}
   for _, name in ipairs({ "nsys", "perf" }) do
-    local fn = resource.load("backends/" .. name .. ".lua")
+    local fn = resource.load("backends/" .. name .. ".lua", _ENV)
     list[#list + 1] = fn()
   end
   return list
