@@ -6,9 +6,18 @@ local S = {}
 
 local top = os.getenv("GF_TOP") or "."
 
+-- The interpreter itself, not a version-manager shim (a pyenv shim costs ~0.5 s per start).
+function S.python()
+  if not S._py then
+    local r = core.proc.run({ argv = { "python3", "-c", "import sys; print(sys.executable)" } })
+    S._py = r.ok and r.stdout:match("(%S+)") or "python3"
+  end
+  return S._py
+end
+
 function S.start(dir, opts)
   opts = opts or {}
-  local argv = { "python3", top .. "/tests/studio_server.py", "--dir", dir, "--token", opts.token or "test-token",
+  local argv = { S.python(), top .. "/tests/studio_server.py", "--dir", dir, "--token", opts.token or "test-token",
     "--max-seconds", tostring(opts.max_seconds or 120) }
   if opts.service then argv[#argv + 1] = "--service"; argv[#argv + 1] = opts.service end
   if opts.max_len then argv[#argv + 1] = "--max-len"; argv[#argv + 1] = tostring(opts.max_len) end
