@@ -405,7 +405,10 @@ function A:drain()
   deliver.drain(self.p, self.c, {
     on_delivered = function(meta)
       local pend = meta.command_id and this.pending[meta.command_id]
-      if pend then
+      if not pend and meta.command_id and not contains(this.state.executed, meta.command_id) then
+        -- spooled by an earlier run of the agent that died before reporting it
+        this:complete(meta.command_id, "completed", nil, nil)
+      elseif pend then
         pend.left = pend.left - 1
         if pend.left <= 0 then
           this.pending[meta.command_id] = nil
