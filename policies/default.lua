@@ -27,6 +27,8 @@ return {
     trace = "cuda,nvtx",
     sample = "none",
     output_name = "capture",
+    -- capture directory when --out is not given (os.date format, relative to the current directory)
+    out_dir = "gpuflame-%Y%m%d-%H%M%S",
     extra_args = {},
     -- Launch backtraces need CPU sampling (-s process-tree) and cost measurable overhead; a
     -- threshold such as "kernel:1000" (ns) gives short launches a stack too (older nsys default 80 µs).
@@ -95,6 +97,30 @@ return {
     nsys = { enabled = true },
     -- CPU sampling in parallel with nsys: `perf record -g` → `perf script` → folded (opt-in).
     perf = { enabled = false, frequency = 99, args = { "-a", "-g" }, timeout_extra = 60 },
+  },
+
+  -- GPU flamegraph (docs/POLICY.md "flamegraph"): which nsys stats reports feed it, in order, and how
+  -- their rows become folded stacks (STUDIO_PROTOCOL.md §6.4-6.5).
+  flamegraph = {
+    reports = { "cuda_gpu_kern_sum", "cuda_api_sum" },
+    -- `-o` base name of each report's CSV in the capture directory (nsys appends _<report>.csv)
+    output_names = { cuda_gpu_kern_sum = "kern", cuda_api_sum = "api" },
+    -- the fixed frames above each name
+    prefixes = { cuda_gpu_kern_sum = "gpu;nsys;cuda_kernel", cuda_api_sum = "gpu;nsys;cuda_api" },
+    -- count = max(1, total_ns // unit_ns): 1000 → the counts are microseconds of GPU time
+    unit_ns = 1000,
+    countname = "us",
+    title = "GPU time (nsys)",
+    colors = "hot",
+    minwidth = 0.1,
+    inverted = false,
+    -- SQLite exports (and .nsys-rep exported to SQLite): kernel totals, then CUDA API totals
+    sqlite_sources = { "kernels", "api" },
+    -- first line of gpu.folded: "# {json}" with the source, report and unit (flamegraph.pl, inferno and
+    -- speedscope skip it)
+    folded_metadata = true,
+    stats_timeout = 120,
+    export_timeout = 300,
   },
 
   limits = {

@@ -102,6 +102,7 @@ S.tree = {
     trace = S.str(),
     sample = S.str(),
     output_name = S.str(),
+    out_dir = S.str(),
     extra_args = S.list(S.str()),
     stacks = {
       sample = S.str(),
@@ -170,6 +171,25 @@ S.tree = {
   -- tags(ctx, tags) → tags: a fleet's own capture tags (ctx: gpu, timeline, stacks, perf, hostname,
   -- service, command, html). Runs under limits.function_budget.
   tags = S.fn(),
+  flamegraph = {
+    reports = S.list(S.str()),
+    output_names = S.map(S.str()),
+    prefixes = S.map(S.str()),
+    unit_ns = S.int({ min = 1 }),
+    countname = S.str(),
+    title = S.str(),
+    colors = S.str({ oneof = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red", "green", "blue",
+      "aqua", "yellow", "purple", "orange", "gpu" } }),
+    minwidth = S.num({ min = 0 }),
+    inverted = S.bool(),
+    sqlite_sources = S.list(S.str({ oneof = { "kernels", "api" } })),
+    folded_metadata = S.bool(),
+    stats_timeout = S.num({ gt = 0 }),
+    export_timeout = S.num({ gt = 0 }),
+  },
+  -- column alias overrides for stats CSVs: columns[report][key] = {exact = {...}, contains = {...}}
+  -- (lua/gpuflame/columns.lua has the built-in tables)
+  columns = S.map(S.map(S.any())),
   limits = {
     function_budget = S.num({ gt = 0 }),
   },

@@ -28,7 +28,9 @@ end
 function resource.load(name, env)
   local text, origin = resource.read(name)
   local chunkname = origin:match("^embedded:") and ("=" .. name) or ("@" .. origin)
-  local fn, err = load(text, chunkname, "t", env)
+  -- load(..., env) with an explicit nil env would leave the chunk without globals
+  local fn, err
+  if env ~= nil then fn, err = load(text, chunkname, "t", env) else fn, err = load(text, chunkname, "t") end
   if not fn then errors.raise(errors.ERROR, "%s", err) end
   return fn, origin
 end

@@ -1,0 +1,543 @@
+/* Streaming CSV reader on libcsv (see csv.h).
+ *
+ * libcsv is push-based (callbacks per field and per row); this file turns it into a pull reader.
+ * The file is read in 64 KiB chunks; each chunk is fed to libcsv one line segment at a time so the
+ * reader knows the file line where each row starts (a quoted field may span lines). Completed rows
+ * queue up in one arena (bytes + field offsets) that is recycled once they are all handed out, so
+ * memory stays at about one chunk whatever the file size. */
+#define GF_CSV_LIBCSV
+#include <csv.h> /* core/csv.h, then libcsv's csv.h through #include_next */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define CHUNK (64 * 1024)
+/* libcsv's parser states (struct csv_parser.pstate, public in csv.h; values from libcsv.c) */
+#define ROW_NOT_BEGUN 0
+#define FIELD_BEGUN 2
+
+typedef struct fld {
+    size_t off, len;
+} fld;
+
+typedef struct row {
+    size_t f0, nf, line;
+} row;
+
+struct gf_csv {
+    FILE *fp;
+    char *path;
+    char *disp;
+    struct csv_parser p;
+    int p_init;
+    int skip_preamble, allow_short;
+    char *hint;
+
+    unsigned char *chunk;
+    size_t chunk_len, chunk_pos;
+    int at_start;     /* nothing read yet (BOM check) */
+    int eof, stopped; /* stopped: blank line ended a stdout table */
+    size_t line;      /* line of the next byte fed */
+    size_t row_start; /* line where the row being parsed started */
+
+    /* preamble mode: the raw line being collected before the header is found */
+    int in_preamble;
+    char *pre;
+    size_t pre_len, pre_cap;
+
+    /* arena of parsed rows */
+    char *bytes;
+    size_t blen, bcap;
+    fld *flds;
+    size_t nf, fcap;
+    row *rows;
+    size_t nrows, rcap, rpos;
+    size_t cur_f0; /* first field of the row in progress */
+    int oom;
+
+    char **cols;
+    size_t ncols;
+    const row *cur;
+    size_t cur_line;
+    size_t returned;
+};
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(p, n * elem);
+    if (q)
+        *cap = n;
+    return q;
+}
+
+static void on_field(void *s, size_t len, void *ud)
+{
+    gf_csv *c = ud;
+    if (c->oom)
+        return;
+    char *b = grow(c->bytes, &c->bcap, c->blen + len + 1, 1);
+    fld *f = grow(c->flds, &c->fcap, c->nf + 1, sizeof *f);
+    if (b)
+        c->bytes = b;
+    if (f)
+        c->flds = f;
+    if (!b || !f) {
+        c->oom = 1;
+        return;
+    }
+    if (len)
+        memcpy(c->bytes + c->blen, s, len);
+    c->bytes[c->blen + len] = '\0';
+    c->flds[c->nf].off = c->blen;
+    c->flds[c->nf].len = len;
+    c->nf++;
+    c->blen += len + 1;
+}
+
+static void on_row(int term, void *ud)
+{
+    (void)term;
+    gf_csv *c = ud;
+    if (c->oom)
+        return;
+    row *r = grow(c->rows, &c->rcap, c->nrows + 1, sizeof *r);
+    if (!r) {
+        c->oom = 1;
+        return;
+    }
+    c->rows = r;
+    c->rows[c->nrows].f0 = c->cur_f0;
+    c->rows[c->nrows].nf = c->nf - c->cur_f0;
+    c->rows[c->nrows].line = c->row_start;
+    c->nrows++;
+    c->cur_f0 = c->nf;
+}
+
+/* Drops the rows already handed out, keeping the fields of the row in progress. */
+static void compact(gf_csv *c)
+{
+    size_t keep = c->nf - c->cur_f0;
+    size_t boff = keep ? c->flds[c->cur_f0].off : c->blen;
+    memmove(c->bytes, c->bytes + boff, c->blen - boff);
+    c->blen -= boff;
+    for (size_t i = 0; i < keep; i++) {
+        c->flds[i] = c->flds[c->cur_f0 + i];
+        c->flds[i].off -= boff;
+    }
+    c->nf = keep;
+    c->cur_f0 = 0;
+    c->nrows = c->rpos = 0;
+    c->cur = NULL;
+}
+
+static int is_blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isspace((unsigned char)s[i]))
+            return 0;
+    return 1;
+}
+
+static int feed(gf_csv *c, const void *s, size_t n, gf_err *err)
+{
+    if (csv_parse(&c->p, s, n, on_field, on_row, c) != n || c->oom)
+        return gf_errf(err, GF_EXIT_INPUT, "%s:%zu: CSV parse failed: %s", c->disp, c->line,
+                       c->oom ? "out of memory" : csv_strerror(csv_error(&c->p)));
+    return 0;
+}
+
+static void trim(const char **s, size_t *n)
+{
+    while (*n && isspace((unsigned char)**s)) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n && isspace((unsigned char)(*s)[*n - 1]))
+        (*n)--;
+}
+
+/* Preamble mode: is this raw line the header? Parsed on its own with a scratch parser. */
+typedef struct probe {
+    const char *hint;
+    int nfields, hit;
+} probe;
+
+static void probe_field(void *s, size_t len, void *ud)
+{
+    probe *pr = ud;
+    const char *f = s;
+    pr->nfields++;
+    if (len >= 3 && (unsigned char)f[0] == 0xEF && (unsigned char)f[1] == 0xBB && (unsigned char)f[2] == 0xBF) {
+        f += 3;
+        len -= 3;
+    }
+    trim(&f, &len);
+    if (pr->hint && strlen(pr->hint) == len && strncasecmp(f, pr->hint, len) == 0)
+        pr->hit = 1;
+}
+
+static int line_is_header(gf_csv *c, const char *s, size_t n)
+{
+    struct csv_parser p;
+    probe pr = {c->hint, 0, 0};
+    if (csv_init(&p, 0) != 0)
+        return 0;
+    csv_parse(&p, s, n, probe_field, NULL, &pr);
+    csv_fini(&p, probe_field, NULL, &pr);
+    csv_free(&p);
+    return c->hint ? pr.hit : pr.nfields >= 2;
+}
+
+/* Handles one raw line segment (ending in '\n' or the end of the chunk). */
+static int segment(gf_csv *c, const char *s, size_t n, gf_err *err)
+{
+    int nl = n && s[n - 1] == '\n';
+    if (c->in_preamble) {
+        char *b = grow(c->pre, &c->pre_cap, c->pre_len + n + 1, 1);
+        if (!b)
+            return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", c->disp);
+        c->pre = b;
+        memcpy(c->pre + c->pre_len, s, n);
+        c->pre_len += n;
+        if (!nl && !c->eof)
+            return 0; /* the line continues in the next chunk */
+        if (line_is_header(c, c->pre, c->pre_len)) {
+            c->in_preamble = 0;
+            c->row_start = c->line;
+            if (feed(c, c->pre, c->pre_len, err) != 0)
+                return -1;
+        }
+        c->pre_len = 0;
+        if (nl)
+            c->line++;
+        return 0;
+    }
+    if (c->p.pstate == ROW_NOT_BEGUN) {
+        if (c->skip_preamble && nl && is_blank(s, n)) { /* the header was found */
+            c->stopped = 1; /* nsys prints a blank line after the table */
+            return 0;
+        }
+        c->row_start = c->line;
+    }
+    if (feed(c, s, n, err) != 0)
+        return -1;
+    if (nl)
+        c->line++;
+    return 0;
+}
+
+/* Parses until a row is queued or the input ends. Returns 1 if a row is available, 0 at the end. */
+static int fill(gf_csv *c, gf_err *err)
+{
+    while (c->rpos >= c->nrows) {
+        if (c->eof || c->stopped)
+            return 0;
+        compact(c);
+        if (c->chunk_pos >= c->chunk_len) {
+            c->chunk_len = fread(c->chunk, 1, CHUNK, c->fp);
+            c->chunk_pos = 0;
+            if (c->chunk_len == 0) {
+                if (ferror(c->fp))
+                    return gf_errf(err, GF_EXIT_INPUT, "%s:%zu: read error: %s", c->disp, c->line, strerror(errno));
+                c->eof = 1;
+                if (c->in_preamble && c->pre_len && segment(c, "", 0, err) != 0)
+                    return -1;
+                if (c->p.pstate == FIELD_BEGUN && c->p.quoted)
+                    return gf_errf(err, GF_EXIT_INPUT,
+                                       "%s:%zu: unterminated quoted field (the quote opened in the row starting on "
+                                       "this line is still open at the end of the file)",
+                                       c->disp, c->row_start);
+                if (csv_fini(&c->p, on_field, on_row, c) != 0)
+                    return gf_errf(err, GF_EXIT_INPUT, "%s: CSV parse failed at end of file: %s", c->disp,
+                                   csv_strerror(csv_error(&c->p)));
+                if (c->oom)
+                    return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", c->disp);
+                continue;
+            }
+            if (c->at_start) {
+                c->at_start = 0;
+                if (c->chunk_len >= 3 && c->chunk[0] == 0xEF && c->chunk[1] == 0xBB && c->chunk[2] == 0xBF)
+                    c->chunk_pos = 3;
+            }
+        }
+        /* Feed the rest of the chunk line by line. */
+        while (c->chunk_pos < c->chunk_len && !c->stopped) {
+            const char *s = (const char *)c->chunk + c->chunk_pos;
+            size_t left = c->chunk_len - c->chunk_pos;
+            const char *e = memchr(s, '\n', left);
+            size_t n = e ? (size_t)(e - s) + 1 : left;
+            if (segment(c, s, n, err) != 0)
+                return -1;
+            c->chunk_pos += n;
+        }
+    }
+    return 1;
+}
+
+static const char *disp_of(const gf_csv *c)
+{
+    return c->disp;
+}
+
+int gf_csv_open(gf_csv **out, const char *path, const gf_csv_opts *opts, gf_err *err)
+{
+    *out = NULL;
+    gf_csv *c = calloc(1, sizeof *c);
+    if (!c)
+        return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+    c->path = strdup(path);
+    c->disp = strdup(opts && opts->display_name ? opts->display_name : path);
+    c->chunk = malloc(CHUNK);
+    c->line = 1;
+    c->row_start = 1;
+    c->at_start = 1;
+    if (opts) {
+        c->skip_preamble = opts->skip_preamble;
+        c->allow_short = opts->allow_short_rows;
+        c->hint = opts->header_hint ? strdup(opts->header_hint) : NULL;
+    }
+    c->in_preamble = c->skip_preamble;
+    if (!c->path || !c->disp || !c->chunk || (opts && opts->header_hint && !c->hint)) {
+        gf_csv_close(c);
+        return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+    }
+    if (csv_init(&c->p, 0) != 0) {
+        gf_csv_close(c);
+        return gf_errf(err, GF_EXIT_ERROR, "%s: cannot initialise the CSV parser", path);
+    }
+    c->p_init = 1;
+    c->fp = fopen(path, "rb");
+    if (!c->fp) {
+        int e = errno;
+        gf_errf(err, GF_EXIT_INPUT, "%s: cannot open: %s", c->disp, strerror(e));
+        gf_csv_close(c);
+        return -1;
+    }
+    int rc = fill(c, err);
+    if (rc < 0) {
+        gf_csv_close(c);
+        return -1;
+    }
+    if (rc == 0) {
+        if (c->skip_preamble)
+            gf_errf(err, GF_EXIT_NO_DATA, "%s: no CSV header found%s%s%s", c->disp, c->hint ? " (no line with a '" : "",
+                    c->hint ? c->hint : "", c->hint ? "' column)" : "");
+        else
+            gf_errf(err, GF_EXIT_NO_DATA, "%s: empty file (no CSV header)", c->disp);
+        gf_csv_close(c);
+        return -1;
+    }
+    const row *h = &c->rows[c->rpos++];
+    c->cur_line = h->line;
+    c->cols = calloc(h->nf ? h->nf : 1, sizeof *c->cols);
+    if (!c->cols) {
+        gf_csv_close(c);
+        return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+    }
+    c->ncols = h->nf;
+    for (size_t i = 0; i < h->nf; i++) {
+        const char *s = c->bytes + c->flds[h->f0 + i].off;
+        size_t n = c->flds[h->f0 + i].len;
+        if (i == 0 && n >= 3 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB &&
+            (unsigned char)s[2] == 0xBF) {
+            s += 3;
+            n -= 3;
+        }
+        trim(&s, &n);
+        c->cols[i] = strndup(s, n);
+        if (!c->cols[i]) {
+            gf_csv_close(c);
+            return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+        }
+    }
+    if (c->hint && !c->skip_preamble) {
+        const char *a[1] = {c->hint};
+        if (gf_csv_find(c, a, 1) < 0) {
+            char cols[512];
+            gf_errf(err, GF_EXIT_INPUT, "%s:%zu: the header has no '%s' column (columns: %s)", c->disp, c->cur_line,
+                    c->hint, gf_csv_columns_str(c, cols, sizeof cols));
+            gf_csv_close(c);
+            return -1;
+        }
+    }
+    *out = c;
+    return 0;
+}
+
+void gf_csv_close(gf_csv *c)
+{
+    if (!c)
+        return;
+    if (c->fp)
+        fclose(c->fp);
+    if (c->p_init)
+        csv_free(&c->p);
+    for (size_t i = 0; i < c->ncols; i++)
+        free(c->cols[i]);
+    free(c->cols);
+    free(c->path);
+    free(c->disp);
+    free(c->hint);
+    free(c->chunk);
+    free(c->pre);
+    free(c->bytes);
+    free(c->flds);
+    free(c->rows);
+    free(c);
+}
+
+const char *gf_csv_path(const gf_csv *c)
+{
+    return c->path;
+}
+
+size_t gf_csv_ncols(const gf_csv *c)
+{
+    return c->ncols;
+}
+
+const char *gf_csv_colname(const gf_csv *c, size_t i)
+{
+    return i < c->ncols ? c->cols[i] : NULL;
+}
+
+int gf_csv_find(const gf_csv *c, const char *const *aliases, size_t n)
+{
+    for (size_t a = 0; a < n; a++) {
+        if (!aliases[a])
+            continue;
+        const char *s = aliases[a];
+        size_t len = strlen(s);
+        trim(&s, &len);
+        for (size_t i = 0; i < c->ncols; i++)
+            if (strlen(c->cols[i]) == len && strncasecmp(c->cols[i], s, len) == 0)
+                return (int)i;
+    }
+    return -1;
+}
+
+char *gf_csv_columns_str(const gf_csv *c, char *buf, size_t size)
+{
+    size_t pos = 0;
+    if (size)
+        buf[0] = '\0';
+    for (size_t i = 0; i < c->ncols && pos + 1 < size; i++) {
+        int w = snprintf(buf + pos, size - pos, "%s%s", i ? ", " : "", c->cols[i]);
+        if (w < 0)
+            break;
+        pos += (size_t)w;
+    }
+    if (pos >= size && size > 4)
+        strcpy(buf + size - 4, "...");
+    return buf;
+}
+
+int gf_csv_next(gf_csv *c, gf_err *err)
+{
+    for (;;) {
+        int rc = fill(c, err);
+        if (rc <= 0) {
+            c->cur = NULL;
+            return rc;
+        }
+        const row *r = &c->rows[c->rpos++];
+        c->cur = r;
+        c->cur_line = r->line;
+        if (r->nf == 1 && is_blank(c->bytes + c->flds[r->f0].off, c->flds[r->f0].len))
+            continue; /* a line of spaces */
+        if (r->nf != c->ncols && !(c->allow_short && r->nf < c->ncols))
+            return gf_errf(err, GF_EXIT_INPUT, "%s:%zu: row has %zu field%s, the header has %zu", disp_of(c), r->line,
+                           r->nf, r->nf == 1 ? "" : "s", c->ncols);
+        c->returned++;
+        return 1;
+    }
+}
+
+const char *gf_csv_field(const gf_csv *c, size_t i, size_t *len)
+{
+    if (!c->cur || i >= c->cur->nf) {
+        if (len)
+            *len = 0;
+        return "";
+    }
+    const fld *f = &c->flds[c->cur->f0 + i];
+    if (len)
+        *len = f->len;
+    return c->bytes + f->off;
+}
+
+size_t gf_csv_nfields(const gf_csv *c)
+{
+    return c->cur ? c->cur->nf : 0;
+}
+
+size_t gf_csv_line(const gf_csv *c)
+{
+    return c->cur_line;
+}
+
+size_t gf_csv_rows(const gf_csv *c)
+{
+    return c->returned;
+}
+
+int gf_csv_is_blank(const gf_csv *c, size_t col)
+{
+    size_t n;
+    const char *s = gf_csv_field(c, col, &n);
+    return is_blank(s, n);
+}
+
+static int bad_value(const gf_csv *c, size_t col, const char *what, const char *s, size_t n, gf_err *err)
+{
+    const char *name = col < c->ncols ? c->cols[col] : "?";
+    return gf_errf(err, GF_EXIT_INPUT, "%s:%zu:%zu (column '%s'): invalid %s '%.*s%s'", c->disp, c->cur_line, col + 1,
+                   name, what, (int)(n > 80 ? 80 : n), s, n > 80 ? "..." : "");
+}
+
+int gf_csv_int64(const gf_csv *c, size_t col, int64_t *v, gf_err *err)
+{
+    size_t n;
+    const char *s = gf_csv_field(c, col, &n);
+    trim(&s, &n);
+    char buf[64];
+    if (n == 0 || n >= sizeof buf)
+        return bad_value(c, col, "integer", s, n, err);
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end;
+    errno = 0;
+    long long x = strtoll(buf, &end, 10);
+    if (*end || errno)
+        return bad_value(c, col, "integer", s, n, err);
+    *v = (int64_t)x;
+    return 0;
+}
+
+int gf_csv_double(const gf_csv *c, size_t col, double *v, gf_err *err)
+{
+    size_t n;
+    const char *s = gf_csv_field(c, col, &n);
+    trim(&s, &n);
+    char buf[128];
+    if (n == 0 || n >= sizeof buf)
+        return bad_value(c, col, "number", s, n, err);
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end;
+    errno = 0;
+    double x = strtod(buf, &end);
+    if (*end || !isfinite(x) || (errno == ERANGE && fabs(x) > 1.0))
+        return bad_value(c, col, "number", s, n, err);
+    *v = x;
+    return 0;
+}

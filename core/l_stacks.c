@@ -1,0 +1,413 @@
+/* Binding: the collapse table (core/stacks.c) and SQLite per-name totals (core/sqlite_kernels.c).
+ *
+ *   core.stacks.new() → S
+ *   core.stacks.read_folded(path) → S, {lines, stacks, bad, first_bad, first_bad_why}
+ *   core.stacks.from_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=}) → S, {rows, used, ...}
+ *   core.stacks.sqlite_totals(path, "kernels"|"api") → {{name=, total_ns=, count=}...}, why
+ *   core.stacks.is_sqlite(path) → bool
+ *   S:add(frames (list or "a;b"), weight)  S:add_total(prefix, name, total_ns, unit_ns)
+ *   S:count() S:total() S:nframes() S:max_depth() S:meta() S:set_meta(json|nil)
+ *   S:write_folded(path|"-"|nil [, {meta=bool}]) (nil → returns the text)
+ *   S:write_speedscope(path, {name=, unit=})  S:tree_json() → text  S:top(n) → {{stack=, weight=}...}
+ * A Stacks value can be a render slot ({data = S}): it writes the flamegraph tree JSON. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "l_csv.h"
+#include "l_util.h"
+#include "render.h"
+#include "sqlite_kernels.h"
+#include "stacks.h"
+
+#define STACKS_MT "gpuflame.stacks"
+
+typedef struct ud {
+    gf_stacks *s;
+} ud;
+
+static gf_stacks *check(lua_State *L, int idx)
+{
+    ud *u = luaL_checkudata(L, idx, STACKS_MT);
+    if (!u->s)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "stacks object is freed");
+    return u->s;
+}
+
+static gf_stacks *push_new(lua_State *L)
+{
+    ud *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->s = NULL;
+    luaL_setmetatable(L, STACKS_MT);
+    u->s = gf_stacks_new();
+    if (!u->s)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "stacks: out of memory");
+    return u->s;
+}
+
+static int l_new(lua_State *L)
+{
+    push_new(L);
+    return 1;
+}
+
+static void set_int(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static int l_read_folded(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    gf_stacks *s = push_new(L);
+    gf_folded_stats st;
+    gf_err err;
+    if (gf_stacks_read_folded(s, path, &st, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, 0, 5);
+    set_int(L, "lines", (lua_Integer)st.lines);
+    set_int(L, "stacks", (lua_Integer)st.stacks);
+    set_int(L, "bad", (lua_Integer)st.bad);
+    set_int(L, "first_bad", (lua_Integer)st.first_bad);
+    lua_pushstring(L, st.first_bad_why);
+    lua_setfield(L, -2, "first_bad_why");
+    return 2;
+}
+
+static int l_from_summary_csv(lua_State *L)
+{
+    gf_csv *c = gf_lua_checkcsv(L, 1);
+    lua_Integer nc = luaL_checkinteger(L, 2), wc = luaL_checkinteger(L, 3);
+    const char *prefix = gf_opt_string_field(L, 4, "prefix", "");
+    lua_Integer unit = gf_opt_int_field(L, 4, "unit_ns", 1000);
+    if (nc < 1 || wc < 1 || (size_t)nc > gf_csv_ncols(c) || (size_t)wc > gf_csv_ncols(c))
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "from_summary_csv: column out of range");
+    gf_stacks *s = push_new(L);
+    gf_summary_stats st;
+    gf_err err;
+    if (gf_stacks_from_summary_csv(s, c, (size_t)nc - 1, (size_t)wc - 1, prefix, unit, &st, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, 0, 4);
+    set_int(L, "rows", (lua_Integer)st.rows);
+    set_int(L, "used", (lua_Integer)st.used);
+    set_int(L, "skipped_empty", (lua_Integer)st.skipped_empty);
+    set_int(L, "unparsed_weight", (lua_Integer)st.unparsed_weight);
+    return 2;
+}
+
+static int l_sqlite_totals(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    static const char *const kinds[] = {"kernels", "api", NULL};
+    int what = luaL_checkoption(L, 2, "kernels", kinds) == 1 ? GF_SQL_API : GF_SQL_KERNELS;
+    gf_name_total *t;
+    size_t n;
+    char why[256];
+    gf_err err;
+    if (gf_sqlite_totals(path, what, &t, &n, why, sizeof why, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, t[i].name);
+        lua_setfield(L, -2, "name");
+        set_int(L, "total_ns", t[i].total_ns);
+        set_int(L, "count", t[i].count);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    gf_name_totals_free(t, n);
+    if (n == 0) {
+        lua_pushstring(L, why);
+        return 2;
+    }
+    return 1;
+}
+
+static int l_is_sqlite(lua_State *L)
+{
+    lua_pushboolean(L, gf_is_sqlite_file(luaL_checkstring(L, 1)));
+    return 1;
+}
+
+static int l_add(lua_State *L)
+{
+    gf_stacks *s = check(L, 1);
+    lua_Integer w = luaL_checkinteger(L, 3);
+    gf_err err;
+    if (lua_type(L, 2) == LUA_TSTRING) {
+        size_t len;
+        const char *str = lua_tolstring(L, 2, &len);
+        const char *last = NULL;
+        for (size_t i = len; i-- > 0;)
+            if (str[i] == ';') {
+                last = str + i;
+                break;
+            }
+        char *prefix = NULL;
+        if (last) {
+            prefix = strndup(str, (size_t)(last - str));
+            if (!prefix)
+                return gf_lua_raisef(L, GF_EXIT_ERROR, "stacks: out of memory");
+        }
+        const char *leaf = last ? last + 1 : str;
+        int rc = gf_stacks_add_prefixed(s, prefix, leaf, len - (size_t)(leaf - str), w, &err);
+        free(prefix);
+        if (rc != 0)
+            return gf_lua_raise(L, &err);
+        return 0;
+    }
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, 2);
+    if (n < 1)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "stacks:add: empty stack");
+    uint32_t *ids = lua_newuserdatauv(L, sizeof(uint32_t) * (size_t)n, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 2, i);
+        size_t len;
+        const char *f = lua_tolstring(L, -1, &len);
+        if (!f)
+            return gf_lua_raisef(L, GF_EXIT_ERROR, "stacks:add: frame %lld is not a string", (long long)i);
+        ids[i - 1] = gf_stacks_intern(s, f, len);
+        lua_pop(L, 1);
+        if (ids[i - 1] == UINT32_MAX)
+            return gf_lua_raisef(L, GF_EXIT_ERROR, "stacks: out of memory");
+    }
+    if (gf_stacks_add_ids(s, ids, (size_t)n, w, &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
+static int l_add_total(lua_State *L)
+{
+    gf_stacks *s = check(L, 1);
+    const char *prefix = luaL_optstring(L, 2, "");
+    size_t len;
+    const char *name = luaL_checklstring(L, 3, &len);
+    gf_err err;
+    if (gf_stacks_add_total(s, prefix, name, len, luaL_checkinteger(L, 4), luaL_optinteger(L, 5, 1000), &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
+static int l_count(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)gf_stacks_count(check(L, 1)));
+    return 1;
+}
+
+static int l_total(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)gf_stacks_total(check(L, 1)));
+    return 1;
+}
+
+static int l_nframes(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)gf_stacks_nframes(check(L, 1)));
+    return 1;
+}
+
+static int l_max_depth(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)gf_stacks_max_depth(check(L, 1)));
+    return 1;
+}
+
+static int l_meta(lua_State *L)
+{
+    const char *m = gf_stacks_meta(check(L, 1));
+    if (!m)
+        return 0;
+    lua_pushstring(L, m);
+    return 1;
+}
+
+static int l_set_meta(lua_State *L)
+{
+    if (gf_stacks_set_meta(check(L, 1), luaL_optstring(L, 2, NULL)) != 0)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "stacks: out of memory");
+    return 0;
+}
+
+typedef int (*stream_fn)(lua_State *L, gf_stacks *s, FILE *f, gf_err *err);
+
+/* Runs fn into path (atomic), "-" (stdout) or nil (returns a string). */
+static int to_target(lua_State *L, gf_stacks *s, int pidx, stream_fn fn)
+{
+    const char *path = luaL_optstring(L, pidx, NULL);
+    gf_err err;
+    if (!path) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+            return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
+        int rc = fn(L, s, f, &err);
+        fclose(f);
+        if (rc != 0) {
+            free(buf);
+            return gf_lua_raise(L, &err);
+        }
+        lua_pushlstring(L, buf, len);
+        free(buf);
+        return 1;
+    }
+    if (strcmp(path, "-") == 0) {
+        if (fn(L, s, stdout, &err) != 0 || fflush(stdout) != 0)
+            return gf_lua_raise(L, &err);
+        return 0;
+    }
+    gf_out o;
+    if (gf_out_open(&o, path, &err) != 0)
+        return gf_lua_raise(L, &err);
+    if (fn(L, s, o.fp, &err) != 0) {
+        gf_out_abort(&o);
+        return gf_lua_raise(L, &err);
+    }
+    if (gf_out_commit(&o, &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
+static int folded_fn(lua_State *L, gf_stacks *s, FILE *f, gf_err *err)
+{
+    return gf_stacks_write_folded(s, f, gf_opt_bool_field(L, 3, "meta", 1), err);
+}
+
+static int l_write_folded(lua_State *L)
+{
+    return to_target(L, check(L, 1), 2, folded_fn);
+}
+
+static int speedscope_fn(lua_State *L, gf_stacks *s, FILE *f, gf_err *err)
+{
+    return gf_stacks_write_speedscope(s, f, gf_opt_string_field(L, 3, "name", "gpuflame"),
+                                      gf_opt_string_field(L, 3, "unit", "none"), err);
+}
+
+static int l_write_speedscope(lua_State *L)
+{
+    return to_target(L, check(L, 1), 2, speedscope_fn);
+}
+
+static int tree_fn(lua_State *L, gf_stacks *s, FILE *f, gf_err *err)
+{
+    (void)L;
+    return gf_stacks_write_tree_json(s, f, err);
+}
+
+static int l_tree_json(lua_State *L)
+{
+    lua_settop(L, 1);
+    return to_target(L, check(L, 1), 2, tree_fn);
+}
+
+typedef struct wi {
+    size_t i;
+    int64_t w;
+} wi;
+
+static int by_weight(const void *a, const void *b)
+{
+    const wi *x = a, *y = b;
+    if (x->w != y->w)
+        return x->w > y->w ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int l_top(lua_State *L)
+{
+    gf_stacks *s = check(L, 1);
+    lua_Integer want = luaL_optinteger(L, 2, 10);
+    size_t n = gf_stacks_count(s);
+    wi *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        v[i].i = i;
+        gf_stacks_get(s, i, NULL, &v[i].w);
+    }
+    qsort(v, n, sizeof *v, by_weight);
+    size_t k = want < 0 ? 0 : (size_t)want < n ? (size_t)want : n;
+    lua_createtable(L, (int)k, 0);
+    luaL_Buffer b;
+    for (size_t j = 0; j < k; j++) {
+        size_t depth;
+        int64_t w;
+        const uint32_t *ids = gf_stacks_get(s, v[j].i, &depth, &w);
+        lua_createtable(L, 0, 3);
+        luaL_buffinit(L, &b);
+        for (size_t d = 0; d < depth; d++) {
+            size_t fl;
+            const char *f = gf_stacks_frame(s, ids[d], &fl);
+            if (d)
+                luaL_addchar(&b, ';');
+            luaL_addlstring(&b, f, fl);
+        }
+        luaL_pushresult(&b);
+        lua_setfield(L, -2, "stack");
+        size_t fl;
+        const char *leaf = gf_stacks_frame(s, ids[depth - 1], &fl);
+        lua_pushlstring(L, leaf, fl);
+        lua_setfield(L, -2, "leaf");
+        set_int(L, "weight", w);
+        lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    free(v);
+    return 1;
+}
+
+static int l_gc(lua_State *L)
+{
+    ud *u = luaL_checkudata(L, 1, STACKS_MT);
+    gf_stacks_free(u->s);
+    u->s = NULL;
+    return 0;
+}
+
+static int slot_writer(FILE *out, void *p, gf_err *err)
+{
+    ud *u = p;
+    if (!u->s)
+        return gf_errf(err, GF_EXIT_ERROR, "stacks object is freed");
+    return gf_stacks_write_tree_json(u->s, out, err);
+}
+
+static const gf_slot_writer_ref tree_writer = {slot_writer};
+
+static const luaL_Reg methods[] = {
+    {"add", l_add},
+    {"add_total", l_add_total},
+    {"count", l_count},
+    {"total", l_total},
+    {"nframes", l_nframes},
+    {"max_depth", l_max_depth},
+    {"meta", l_meta},
+    {"set_meta", l_set_meta},
+    {"write_folded", l_write_folded},
+    {"write_speedscope", l_write_speedscope},
+    {"tree_json", l_tree_json},
+    {"top", l_top},
+    {NULL, NULL},
+};
+
+int gf_luaopen_stacks(lua_State *L)
+{
+    gf_new_class(L, STACKS_MT, methods, l_gc);
+    luaL_getmetatable(L, STACKS_MT);
+    lua_pushlightuserdata(L, (void *)&tree_writer);
+    lua_setfield(L, -2, GF_SLOT_WRITER_FIELD);
+    lua_pop(L, 1);
+    static const luaL_Reg fns[] = {
+        {"new", l_new},
+        {"read_folded", l_read_folded},
+        {"from_summary_csv", l_from_summary_csv},
+        {"sqlite_totals", l_sqlite_totals},
+        {"is_sqlite", l_is_sqlite},
+        {NULL, NULL},
+    };
+    luaL_newlib(L, fns);
+    return 1;
+}

@@ -1,0 +1,77 @@
+/* The collapse table: stacks of interned frames with int64 weights, identical stacks aggregated,
+ * first-seen order kept. Reads and writes the folded format of flamegraph.pl / inferno / speedscope:
+ *
+ *   frame1;frame2;...;leaf COUNT        (COUNT after the LAST space; ';' inside a frame becomes ',')
+ *
+ * with an optional first line "# {json metadata}". Writes the flamegraph page data (a merged call tree)
+ * and speedscope's file format. */
+#ifndef GF_STACKS_H
+#define GF_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "gf_err.h"
+
+typedef struct gf_stacks gf_stacks;
+struct gf_csv;
+
+gf_stacks *gf_stacks_new(void);
+void gf_stacks_free(gf_stacks *s);
+
+/* Interns a frame name (';' → ',', CR/LF → ' '); returns its id or UINT32_MAX when out of memory. */
+uint32_t gf_stacks_intern(gf_stacks *s, const char *name, size_t len);
+const char *gf_stacks_frame(const gf_stacks *s, uint32_t id, size_t *len);
+/* Adds weight to the stack of frame ids (outermost first); identical stacks are merged. */
+int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t weight, gf_err *err);
+/* Adds "prefix;leaf" where prefix is a ';'-separated frame list (may be empty). */
+int gf_stacks_add_prefixed(gf_stacks *s, const char *prefix, const char *leaf, size_t leaf_len, int64_t weight,
+                           gf_err *err);
+
+size_t gf_stacks_count(const gf_stacks *s);   /* unique stacks */
+size_t gf_stacks_nframes(const gf_stacks *s); /* unique frame names */
+int64_t gf_stacks_total(const gf_stacks *s);  /* sum of weights */
+size_t gf_stacks_max_depth(const gf_stacks *s);
+/* Stack i (insertion order): its frame ids and weight. */
+const uint32_t *gf_stacks_get(const gf_stacks *s, size_t i, size_t *depth, int64_t *weight);
+/* Metadata line (the JSON after "# " on a folded file's first line), or NULL. */
+const char *gf_stacks_meta(const gf_stacks *s);
+int gf_stacks_set_meta(gf_stacks *s, const char *json);
+
+typedef struct gf_folded_stats {
+    size_t lines;       /* lines read */
+    size_t stacks;      /* stack lines accepted */
+    size_t bad;         /* malformed lines skipped */
+    size_t first_bad;   /* line number of the first one (0 = none) */
+    char first_bad_why[96];
+} gf_folded_stats;
+
+/* Reads a folded file (blank and '#' lines skipped; a "# {" first line is kept as metadata).
+ * Malformed lines (no count, count not a non-negative number, empty stack) are counted, not fatal. */
+int gf_stacks_read_folded(gf_stacks *s, const char *path, gf_folded_stats *st, gf_err *err);
+/* Writes one line per stack in insertion order, each ending in '\n'; with_meta writes the "# {json}"
+ * line first when metadata is set. */
+int gf_stacks_write_folded(const gf_stacks *s, FILE *out, int with_meta, gf_err *err);
+
+/* Summary CSV (cuda_gpu_kern_sum / cuda_api_sum, any era) → stacks, the reference rules
+ * (STUDIO_PROTOCOL.md §6.5): name = field with whitespace and '"' stripped (empty → row skipped);
+ * weight = max(1, (int64)strtod(value)) or 1 when it does not parse; count = max(1, weight / unit_ns);
+ * stack = prefix;name. Columns are 0-based indices chosen by the caller (Lua alias tables). */
+typedef struct gf_summary_stats {
+    size_t rows, used, skipped_empty, unparsed_weight;
+} gf_summary_stats;
+int gf_stacks_from_summary_csv(gf_stacks *s, struct gf_csv *c, size_t name_col, size_t weight_col,
+                               const char *prefix, int64_t unit_ns, gf_summary_stats *st, gf_err *err);
+/* count = max(1, total_ns / unit_ns) for one (name, total) pair; name cleaned like the CSV path. */
+int gf_stacks_add_total(gf_stacks *s, const char *prefix, const char *name, size_t len, int64_t total_ns,
+                        int64_t unit_ns, gf_err *err);
+
+/* Flamegraph page data: {"total":N,"names":[...],"nodes":[name,value,depth,...]} where nodes are the
+ * merged call tree in pre-order (children sorted by name, like flamegraph.pl), the root excluded.
+ * Script-safe JSON (core/jsonw.h). */
+int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err);
+/* speedscope file format (with its "$schema" id, which speedscope requires to recognise the file):
+ * one "sampled" profile with unit `unit` ("none", "microseconds", "nanoseconds", ...). */
+int gf_stacks_write_speedscope(const gf_stacks *s, FILE *out, const char *name, const char *unit, gf_err *err);
+
+#endif

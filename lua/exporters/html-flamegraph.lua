@@ -1,0 +1,14 @@
+-- The self-contained flamegraph page (templates/flamegraph.html), as `gpuflame flamegraph` writes it.
+local flamegraph = require("gpuflame.flamegraph")
+
+return {
+  name = "html-flamegraph",
+  description = "self-contained interactive flamegraph page",
+  accepts = { "stacks" },
+  write = function(stacks, out, opts)
+    local o = flamegraph.page_options(opts.policy, {
+      title = opts.title, subtitle = opts.input and opts.input:match("[^/]+$"),
+    })
+    flamegraph.render(stacks, out, o)
+  end,
+}

@@ -1,0 +1,423 @@
+-- The capture pipeline as a library: find nsys → nsys profile → (flamegraph) nsys stats with fallbacks
+-- → folded stacks → flamegraph page, with summary.json. Every step is a function the timeline view,
+-- the NVTX harness and the fleet agent can call on their own:
+--
+--   capture.find_nsys(policy, explicit)                 → nsys info {path, version}   (exit 3 if none)
+--   capture.build_args(policy, {nsys, prefix, workload, duration, stacks}) → argv
+--   capture.workload_env(policy [, env])                → env table for the profiled workload
+--   capture.profile(state, {workload, duration, stacks}) → report path             (exit 4 on failure)
+--   capture.stats(state, reports)                       → {report, csv, stacks, tried}  (exit 5 if none)
+--   capture.export_sqlite(nsys, rep, out, policy [, state]) → {ok, path, why}
+--   capture.run(opts, policy)                           → result (see below); writes summary.json
+--
+-- `state` is the result table being built: {dir, policy, nsys, commands = {}, warnings = {},
+-- reports_tried = {}, artifacts = {}}; capture.new_state(dir, policy, nsys) makes one. Every external
+-- command run through capture.command is recorded there (argv redacted, exit code, status, seconds).
+local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
+local nsys_mod = require("gpuflame.nsys")
+local policy_mod = require("gpuflame.policy")
+
+local capture = {}
+
+local function cpol(policy) return policy.capture or {} end
+local function fpol(policy) return policy.flamegraph or {} end
+
+function capture.find_nsys(policy, explicit)
+  local discover = require("gpuflame.discover")
+  local info = discover.find(policy, { explicit = explicit })
+  return info
+end
+
+-- §6.2: restore <VAR> from <VAR>_ORIG, else drop path elements containing a bundler pattern.
+function capture.workload_env(policy, env)
+  local c = cpol(policy)
+  local e = {}
+  for k, v in pairs(env or core.proc.environ()) do e[k] = v end
+  local rules = c.env or {}
+  for _, var in ipairs(rules.restore_orig or {}) do
+    local orig = e[var .. "_ORIG"]
+    if orig ~= nil then
+      e[var .. "_ORIG"] = nil
+      e[var] = orig ~= "" and orig or nil
+    elseif e[var] then
+      local kept = {}
+      for part in e[var]:gmatch("[^:]+") do
+        local bad = false
+        for _, pat in ipairs(rules.strip_patterns or {}) do
+          if part:find(pat, 1, true) then bad = true; break end
+        end
+        if not bad then kept[#kept + 1] = part end
+      end
+      e[var] = #kept > 0 and table.concat(kept, ":") or nil
+    end
+  end
+  for k, v in pairs(rules.set or {}) do e[k] = v end
+  for _, k in ipairs(rules.unset or {}) do e[k] = nil end
+  if type(c.workload_env) == "function" then
+    e = policy_mod.call(policy, c.workload_env, e) or e
+  end
+  return e
+end
+
+function capture.session_seconds(duration)
+  return math.max(1, math.floor(tonumber(duration) or 1))
+end
+
+-- §6.3: the nsys profile argv. o = {nsys, prefix, workload (list or nil), duration, stacks}
+function capture.build_args(policy, o)
+  local c = cpol(policy)
+  local argv = { o.nsys, "profile", "-o", o.prefix, "--force-overwrite=true", "-t", c.trace or "cuda,nvtx" }
+  if o.stacks then
+    local st = c.stacks or {}
+    argv[#argv + 1] = "-s"
+    argv[#argv + 1] = st.sample or "process-tree"
+    argv[#argv + 1] = "-b"
+    argv[#argv + 1] = st.backtrace or "dwarf"
+    argv[#argv + 1] = "--cudabacktrace=" .. (st.cudabacktrace or "kernel")
+  else
+    argv[#argv + 1] = "-s"
+    argv[#argv + 1] = c.sample or "none"
+  end
+  for _, a in ipairs(c.extra_args or {}) do argv[#argv + 1] = a end
+  if o.workload and #o.workload > 0 then
+    for _, a in ipairs(o.workload) do argv[#argv + 1] = a end
+  else
+    local d = tostring(capture.session_seconds(o.duration))
+    for _, a in ipairs({ "--duration", d, "sleep", d }) do argv[#argv + 1] = a end
+  end
+  if type(c.build_args) == "function" then
+    argv = policy_mod.call(policy, c.build_args, argv, { stacks = o.stacks == true, prefix = o.prefix,
+      workload = o.workload, duration = o.duration }) or argv
+  end
+  return argv
+end
+
+function capture.new_state(dir, policy, nsys)
+  return { dir = dir, policy = policy, nsys = nsys, commands = {}, warnings = {}, reports_tried = {},
+    artifacts = {}, status = "running", started = core.fs.isotime() }
+end
+
+function capture.warn(state, fmt, ...)
+  local msg = string.format(fmt, ...)
+  state.warnings[#state.warnings + 1] = msg
+  log.warn("%s", msg)
+end
+
+local function redact_argv(argv)
+  local out = {}
+  for i, a in ipairs(argv) do out[i] = log.redact(tostring(a)) end
+  return out
+end
+
+local function tail(s, n)
+  s = s or ""
+  if #s > n then return s:sub(-n) end
+  return s
+end
+
+local function fmt_elapsed(s)
+  if s < 60 then return string.format("%d s", math.floor(s)) end
+  return string.format("%d min %02d s", math.floor(s / 60), math.floor(s % 60))
+end
+
+-- Runs one external command with progress, recording it in state.commands. An interrupt (SIGINT)
+-- stops the whole process group and raises exit 130 naming what was kept.
+function capture.command(state, step, argv, o)
+  o = o or {}
+  local spec = { argv = argv, env = o.env, timeout = o.timeout, kill_grace = cpol(state.policy).kill_grace or 5,
+    capture_limit = o.capture_limit or 262144 }
+  log.progress(step, "%s", o.label or step)
+  local h = core.proc.spawn(spec)
+  local last = -1
+  while not h:poll(200) do
+    local r = h:result()
+    local sec = math.floor(r.elapsed)
+    if log.is_tty and sec ~= last then
+      last = sec
+      log.progress(step, "%s (%s)", o.label or step, fmt_elapsed(r.elapsed))
+    end
+  end
+  local res = h:wait()
+  log.progress_done()
+  state.commands[#state.commands + 1] = { step = step, argv = redact_argv(argv), exit_code = res.code,
+    status = res.status, seconds = math.floor(res.elapsed * 1000 + 0.5) / 1000 }
+  if res.status == "interrupted" or (core.host.interrupted() ~= 0) then
+    state.status = "interrupted"
+    state.error = string.format("interrupted during %s", step)
+    capture.write_summary(state)
+    errors.raise(errors.INTERRUPTED, "interrupted during %s; stopped nsys and the workload's process group. " ..
+      "Kept: %s", step, capture.kept_list(state))
+  end
+  return res
+end
+
+function capture.kept_list(state)
+  local kept = {}
+  for _, f in ipairs(core.fs.listdir(state.dir) or {}) do
+    if not f:match("^%.") then kept[#kept + 1] = f end
+  end
+  table.sort(kept)
+  return state.dir .. " (" .. (#kept > 0 and table.concat(kept, ", ") or "empty") .. ")"
+end
+
+-- The report nsys wrote: <prefix>.nsys-rep, else the first <prefix>*.nsys-rep.
+function capture.find_report(prefix)
+  local exact = prefix .. ".nsys-rep"
+  if core.fs.stat(exact) then return exact end
+  local m = core.fs.glob(prefix .. "*.nsys-rep")
+  table.sort(m)
+  return m[1]
+end
+
+-- nsys profile. state.nsys must be set. Returns the report path; raises exit 4 on failure.
+function capture.profile(state, o)
+  local policy = state.policy
+  local c = cpol(policy)
+  local prefix = state.dir .. "/" .. (c.output_name or "capture")
+  local duration = o.duration or c.duration or 60
+  local argv = capture.build_args(policy, { nsys = state.nsys.path, prefix = prefix, workload = o.workload,
+    duration = duration, stacks = o.stacks })
+  local timeout = duration + (c.timeout_extra or 120)
+  log.debug("nsys profile: %s", table.concat(redact_argv(argv), " "))
+  local res = capture.command(state, "profile", argv, { env = capture.workload_env(policy), timeout = timeout,
+    label = (o.workload and #o.workload > 0) and ("nsys profile " .. o.workload[1]) or "nsys profile (sleep session)" })
+  local out = (res.stdout or "") .. (res.stderr or "")
+  local logpath = state.dir .. "/nsys-profile.log"
+  core.fs.write_atomic(logpath, log.redact(tail(out, 262144)))
+  state.artifacts.profile_log = logpath
+  local function fail(fmt, ...)
+    state.status = "failed"
+    state.error = string.format(fmt, ...)
+    capture.write_summary(state)
+    errors.raise(errors.CAPTURE, "%s", state.error)
+  end
+  if res.status == "timeout" then
+    fail("nsys profile did not finish within %g s (duration %g + %g s); the process group was killed " ..
+      "(log: %s)", timeout, duration, c.timeout_extra or 120, logpath)
+  end
+  if res.status ~= "exited" or res.code ~= 0 then
+    local why = res.status == "exited" and ("exited with status " .. res.code) or
+      (res.status .. (res.signal ~= 0 and (" by signal " .. res.signal) or ""))
+    fail("nsys profile %s; last output: %s", why, (tail(out, 300):gsub("%s+", " ")))
+  end
+  local rep = capture.find_report(prefix)
+  if not rep then
+    fail("nsys profile exited 0 but wrote no report (looked for %s.nsys-rep and %s*.nsys-rep)", prefix, prefix)
+  end
+  local st = core.fs.stat(rep)
+  if st and st.size == 0 then fail("nsys profile wrote an empty report: %s", rep) end
+  state.report = rep
+  state.artifacts.report = rep
+  return rep
+end
+
+local function first_line(s, pat)
+  for line in (s or ""):gmatch("[^\r\n]+") do
+    if not pat or line:find(pat, 1, true) then return line end
+  end
+end
+
+-- Runs nsys stats for one report into state.dir. Returns csv path or nil, why.
+function capture.stats_report(state, report, base)
+  local policy = state.policy
+  local name = nsys_mod.report_name(report, state.nsys.version)
+  local prefix = state.dir .. "/" .. base
+  local argv = { state.nsys.path, "stats", "--report", name, "--format", "csv", "--force-export=true",
+    "--force-overwrite=true", "-o", prefix, state.report }
+  local res = capture.command(state, "stats " .. name, argv,
+    { timeout = fpol(policy).stats_timeout or 120, label = "nsys stats " .. name })
+  local expected = prefix .. "_" .. name .. ".csv"
+  if res.status == "timeout" then return nil, "timed out", name end
+  if res.status ~= "exited" or res.code ~= 0 then
+    return nil, string.format("exit %s: %s", tostring(res.code),
+      first_line(res.stderr, "ERROR") or first_line(res.stderr) or first_line(res.stdout) or "no output"), name
+  end
+  local skipped = first_line((res.stderr or "") .. "\n" .. (res.stdout or ""), "SKIPPED:")
+  if skipped then return nil, skipped, name end
+  local csv = core.fs.stat(expected) and expected
+  if not csv then
+    local m = core.fs.glob(prefix .. "*.csv")
+    table.sort(m)
+    csv = m[1]
+  end
+  if not csv then return nil, "no CSV written (" .. expected .. ")", name end
+  local st = core.fs.stat(csv)
+  if not st or st.size == 0 then return nil, "empty CSV " .. csv, name end
+  return csv, nil, name
+end
+
+-- Tries the policy's reports in order (flamegraph.reports); the first that yields rows wins.
+-- Returns {report, csv, stacks}; raises exit 5 listing every report tried and why.
+function capture.stats(state, reports)
+  local fg = require("gpuflame.flamegraph")
+  local policy = state.policy
+  local fp = fpol(policy)
+  reports = reports or fp.reports or { "cuda_gpu_kern_sum", "cuda_api_sum" }
+  for _, report in ipairs(reports) do
+    local base = (fp.output_names or {})[report] or report
+    local csv, why, name = capture.stats_report(state, report, base)
+    local stacks
+    if csv then
+      local ok, res = errors.try(fg.from_csv, csv, report, policy)
+      if not ok then
+        why = res.msg
+      elseif res:count() == 0 then
+        why = "CSV has a header but no rows (" .. csv .. ")"
+      else
+        stacks = res
+      end
+      state.artifacts.stats_csv = state.artifacts.stats_csv or {}
+      table.insert(state.artifacts.stats_csv, csv)
+    end
+    state.reports_tried[#state.reports_tried + 1] = { report = name, ok = stacks ~= nil, why = why, csv = csv }
+    if stacks then
+      log.debug("stats: %s gave %d stacks", name, stacks:count())
+      return { report = report, name = name, csv = csv, stacks = stacks }
+    end
+    log.info("nsys stats %s gave nothing usable: %s", name, why)
+  end
+  local lines = {}
+  for _, t in ipairs(state.reports_tried) do lines[#lines + 1] = t.report .. ": " .. (t.why or "?") end
+  state.status = "no-data"
+  state.error = "no usable nsys stats CSV (" .. table.concat(lines, "; ") .. ")"
+  capture.write_summary(state)
+  errors.raise(errors.NO_DATA, "%s: no usable nsys stats CSV from %s — tried %s", state.dir, state.report or "?",
+    table.concat(lines, "; "))
+end
+
+-- nsys export --type sqlite (§6.4). Returns {ok, path, why}.
+function capture.export_sqlite(nsys, rep, out, policy, state)
+  if not state then
+    state = capture.new_state(out:match("^(.*)/[^/]*$") or ".", policy, nsys)
+    state.no_summary = true
+  end
+  local argv = { nsys.path, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", out, rep }
+  local res = capture.command(state, "export sqlite", argv,
+    { timeout = fpol(policy).export_timeout or 300, label = "nsys export --type sqlite" })
+  if res.status ~= "exited" or res.code ~= 0 then
+    return { ok = false, why = string.format("%s (exit %s): %s", res.status, tostring(res.code),
+      first_line(res.stderr) or first_line(res.stdout) or "no output") }
+  end
+  local path = out:match("%.sqlite$") and out or (out .. ".sqlite")
+  local st = core.fs.stat(path)
+  if not st then return { ok = false, why = "no SQLite file written (" .. path .. ")" } end
+  if st.size == 0 then return { ok = false, why = "empty SQLite file " .. path } end
+  return { ok = true, path = path }
+end
+
+-- The flamegraph stage: stats → gpu.folded → flamegraph.html (artifacts in state.dir).
+function capture.flamegraph_stage(state, page)
+  local fg = require("gpuflame.flamegraph")
+  local policy = state.policy
+  local got = capture.stats(state)
+  local folded = state.dir .. "/gpu.folded"
+  got.stacks:write_folded(folded, { meta = fpol(policy).folded_metadata ~= false })
+  state.artifacts.folded = folded
+  local html = state.dir .. "/flamegraph.html"
+  local o = fg.page_options(policy, page or {})
+  if not (page and page.subtitle) then
+    o.subtitle = string.format("%s via %s", state.report and state.report:match("[^/]+$") or "", got.name)
+  end
+  fg.render(got.stacks, html, o)
+  state.artifacts.html = html
+  state.flamegraph = { report = got.name, stacks = got.stacks:count(), total = got.stacks:total(),
+    unit_ns = fpol(policy).unit_ns or 1000, top = got.stacks:top(5) }
+  return got
+end
+
+function capture.write_summary(state)
+  if state.no_summary or not state.dir or not core.fs.stat(state.dir) then return end
+  local json = core.json
+  local nsys = state.nsys
+  local tried = {}
+  for _, t in ipairs(state.reports_tried) do
+    tried[#tried + 1] = { report = t.report, ok = t.ok, why = t.why or json.null, csv = t.csv or json.null }
+  end
+  local doc = {
+    generator = "gpuflame " .. core.host.version,
+    status = state.status,
+    error = state.error or json.null,
+    started = state.started,
+    finished = core.fs.isotime(),
+    dir = state.dir,
+    nsys = nsys and { path = nsys.path, version = nsys.version and nsys.version.string or json.null,
+      version_raw = nsys.version and nsys.version.raw or json.null } or json.null,
+    workload = state.workload and json.array(redact_argv(state.workload)) or json.null,
+    commands = json.array(state.commands),
+    reports_tried = json.array(tried),
+    artifacts = {},
+    warnings = json.array(state.warnings),
+    flamegraph = state.flamegraph and {
+      report = state.flamegraph.report, stacks = state.flamegraph.stacks, total = state.flamegraph.total,
+      unit_ns = state.flamegraph.unit_ns,
+      top = json.array((function()
+        local t = {}
+        for i, s in ipairs(state.flamegraph.top or {}) do t[i] = { name = s.leaf, count = s.weight } end
+        return t
+      end)()),
+    } or json.null,
+    timeline = state.timeline or json.null,
+  }
+  for k, v in pairs(state.artifacts) do
+    doc.artifacts[k] = type(v) == "table" and json.array(v) or v
+  end
+  local path = state.dir .. "/summary.json"
+  doc.artifacts.summary = path
+  core.fs.write_atomic(path, json.encode(doc, { pretty = true }) .. "\n")
+  state.artifacts.summary = path
+  return path
+end
+
+-- The timeline hand-over (--timeline / --stacks): gpuflame.views.timeline owns it. Contract:
+-- timeline.from_capture(state, ctx, opts) → true when it wrote its artifacts (recorded in
+-- state.artifacts / state.timeline), false/nil when the capture has no trace events (→ flamegraph).
+local function timeline_stage(state, ctx, opts)
+  local ok, view = pcall(require, "gpuflame.views.timeline")
+  if not ok then
+    state.status = "failed"
+    state.error = "the timeline view is not available in this build (gpuflame.views.timeline: " ..
+      tostring(errors.wrap(view).msg):match("^[^\n]*") .. ")"
+    capture.write_summary(state)
+    errors.raise(errors.ERROR, "--timeline/--stacks: %s; the report is kept in %s", state.error, state.dir)
+  end
+  if type(view.from_capture) ~= "function" then
+    errors.raise(errors.ERROR, "gpuflame.views.timeline has no from_capture(state, ctx, opts)")
+  end
+  return view.from_capture(state, ctx, opts)
+end
+
+-- run(opts, policy [, ctx]) → state. opts: {workload = argv list|nil, duration, out, nsys, timeline,
+-- stacks, title, countname, inverted, minwidth, colors}
+function capture.run(opts, policy, ctx)
+  local c = cpol(policy)
+  local found, nsys = errors.try(capture.find_nsys, policy, opts.nsys)
+  if core.host.interrupted() ~= 0 then errors.raise(errors.INTERRUPTED, "interrupted while looking for nsys") end
+  if not found then errors.reraise(nsys) end
+  local dir = opts.out or os.date(c.out_dir or "gpuflame-%Y%m%d-%H%M%S")
+  core.fs.mkdirp(dir)
+  local state = capture.new_state(dir, policy, nsys)
+  state.workload = opts.workload
+  if not opts.workload or #opts.workload == 0 then
+    capture.warn(state, "No workload given; capturing a duration-bounded sleep session of %d s (the result " ..
+      "will likely be empty: only processes nsys launches are traced)", capture.session_seconds(opts.duration or c.duration))
+  end
+  capture.profile(state, { workload = opts.workload, duration = opts.duration, stacks = opts.stacks })
+  local done = false
+  if opts.timeline or opts.stacks then
+    done = timeline_stage(state, ctx, opts)
+    if not done then
+      capture.warn(state, "nsys timeline requested but no trace events; falling back to GPU flamegraph")
+    end
+  end
+  if not done then
+    capture.flamegraph_stage(state, { title = opts.title, countname = opts.countname, inverted = opts.inverted,
+      minwidth = opts.minwidth, colors = opts.colors })
+  end
+  state.status = "ok"
+  capture.write_summary(state)
+  return state
+end
+
+return capture

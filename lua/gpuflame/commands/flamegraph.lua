@@ -1,0 +1,48 @@
+-- gpuflame flamegraph INPUT [-o FILE] [--title T] [--countname U] [--inverted] [--minwidth PX] [--colors P]
+local flamegraph = require("gpuflame.flamegraph")
+local errors = require("gpuflame.errors")
+local inputs = require("gpuflame.inputs")
+local log = require("gpuflame.log")
+
+local cmd = {}
+
+cmd.spec = {
+  usage = "flamegraph INPUT [-o FILE] [--title T] [--countname U] [--inverted] [--minwidth PX] [--colors P]",
+  summary = "draw a self-contained GPU flamegraph page from a stats CSV, folded file, SQLite export or .nsys-rep",
+  description = "INPUT is recognised by content: an nsys stats cuda_gpu_kern_sum / cuda_api_sum CSV (any era,\n" ..
+    "or captured stdout), folded stacks, an SQLite export (kernel totals by SQL, no nsys needed) or an\n" ..
+    ".nsys-rep (exported through nsys). Options follow flamegraph.pl.",
+  options = {
+    { "out", short = "o", arg = "FILE", default = "flamegraph.html", help = "output page" },
+    { "title", arg = "TEXT", help = "page title (policy flamegraph.title)" },
+    { "countname", arg = "UNIT", help = "what the counts are (policy flamegraph.countname, default us)" },
+    { "inverted", help = "icicle graph: roots at the top" },
+    { "minwidth", arg = "PX", type = "number", min = 0, help = "hide frames narrower than PX pixels" },
+    { "colors", arg = "PALETTE", choices = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red",
+      "green", "blue", "aqua", "yellow", "purple", "orange", "gpu" }, help = "palette, as flamegraph.pl --colors" },
+    { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
+  },
+}
+
+function cmd.run(opts, ctx)
+  local input = opts.positional[1]
+  if not input then errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)") end
+  if opts.positional[2] then errors.raise(errors.USAGE, "flamegraph takes one INPUT (got %d)", #opts.positional) end
+  local ok, res = errors.try(function()
+    local stacks = inputs.load_for(input, { "stacks" }, ctx, { nsys = opts.nsys })
+    local o = flamegraph.page_options(ctx.policy(), {
+      title = opts.title, countname = opts.countname, inverted = opts.inverted or nil, minwidth = opts.minwidth,
+      colors = opts.colors, subtitle = input:match("[^/]+$"),
+    })
+    flamegraph.render(stacks, opts.out, o)
+    return stacks
+  end)
+  inputs.cleanup(ctx)
+  if not ok then errors.reraise(res) end
+  log.info("wrote %s (%d stacks, %d %s)", opts.out, res:count(), res:total(),
+    opts.countname or ctx.policy().flamegraph.countname or "")
+  io.stdout:write(opts.out, "\n")
+  return 0
+end
+
+return cmd

@@ -1,0 +1,105 @@
+-- GPU flamegraph: stacks from nsys summaries (stats CSV or SQLite export), and the HTML page.
+-- The C collapse table (core.stacks) holds the data; this module only decides (from policy) which
+-- columns, prefixes and units to use.
+local core = require("gpuflame.core")
+local columns = require("gpuflame.columns")
+local errors = require("gpuflame.errors")
+local resource = require("gpuflame.resource")
+
+local fg = {}
+
+local SQL_REPORT = { kernels = "cuda_gpu_kern_sum", api = "cuda_api_sum" }
+
+local function fpolicy(policy)
+  return (policy and policy.flamegraph) or {}
+end
+
+function fg.prefix(report, policy)
+  local p = fpolicy(policy).prefixes or {}
+  local nsys = require("gpuflame.nsys")
+  return p[nsys.canonical_report(report)] or p[report] or "gpu;nsys"
+end
+
+local function set_meta(stacks, meta)
+  stacks:set_meta(core.json.encode(meta))
+end
+
+-- from_csv(path, report, policy, {skip_preamble=bool}) → stacks, info
+-- report: cuda_gpu_kern_sum / cuda_api_sum (either era's name). Rows follow STUDIO_PROTOCOL.md §6.5.
+function fg.from_csv(path, report, policy, opts)
+  opts = opts or {}
+  local nsys = require("gpuflame.nsys")
+  local canon = nsys.canonical_report(report)
+  local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
+  local cols = columns.find_all(reader, canon, { "name", "total" }, { policy = policy })
+  local unit = fpolicy(policy).unit_ns or 1000
+  local stacks, st = core.stacks.from_summary_csv(reader, cols.name, cols.total,
+    { prefix = fg.prefix(canon, policy), unit_ns = unit })
+  reader:close()
+  local info = { source = path, report = canon, rows = st.rows, stacks = stacks:count(),
+    unparsed_weight = st.unparsed_weight, skipped_empty = st.skipped_empty, unit_ns = unit }
+  set_meta(stacks, { generator = "gpuflame", report = canon, unit_ns = unit, countname = fpolicy(policy).countname })
+  return stacks, info
+end
+
+-- from_sqlite(path, policy) → stacks, info; or raises NO_DATA listing each source tried and why.
+function fg.from_sqlite(path, policy)
+  local unit = fpolicy(policy).unit_ns or 1000
+  local tried = {}
+  for _, src in ipairs(fpolicy(policy).sqlite_sources or { "kernels", "api" }) do
+    local totals, why = core.stacks.sqlite_totals(path, src)
+    if #totals > 0 then
+      local report = SQL_REPORT[src]
+      local stacks = core.stacks.new()
+      local prefix = fg.prefix(report, policy)
+      for _, t in ipairs(totals) do stacks:add_total(prefix, t.name, t.total_ns, unit) end
+      set_meta(stacks, { generator = "gpuflame", report = report, source = "sqlite:" .. src, unit_ns = unit,
+        countname = fpolicy(policy).countname })
+      return stacks, { source = path, report = report, sqlite_source = src, totals = totals, stacks = stacks:count(),
+        unit_ns = unit, tried = tried }
+    end
+    tried[#tried + 1] = src .. ": " .. (why or "no rows")
+  end
+  errors.raise(errors.NO_DATA, "%s: no GPU data in this export (%s)", path, table.concat(tried, "; "))
+end
+
+-- Page options from policy, overridden by the command line (title, countname, inverted, minwidth, colors).
+function fg.page_options(policy, over)
+  local p = fpolicy(policy)
+  over = over or {}
+  local function pick(k, d)
+    if over[k] ~= nil then return over[k] end
+    if p[k] ~= nil then return p[k] end
+    return d
+  end
+  return {
+    title = pick("title", "GPU time (nsys)"),
+    countname = pick("countname", "us"),
+    inverted = pick("inverted", false) == true,
+    minwidth = pick("minwidth", 0.1),
+    colors = pick("colors", "hot"),
+    subtitle = over.subtitle or "",
+  }
+end
+
+local function page_slots(stacks, o)
+  local conf = core.json.encode({
+    countname = o.countname, inverted = o.inverted, minwidth = o.minwidth, colors = o.colors,
+    title = o.title, subtitle = o.subtitle,
+  })
+  return { title = o.title, subtitle = o.subtitle, data = { data = stacks }, config = { json = conf } }
+end
+
+-- render(stacks, out_path, page_options) writes the self-contained page atomically.
+function fg.render(stacks, out, o)
+  if stacks:count() == 0 then errors.raise(errors.NO_DATA, "no stacks to draw (%s)", out) end
+  local tmpl, origin = resource.read("templates/flamegraph.html")
+  core.render.render(tmpl, page_slots(stacks, o), out, origin)
+end
+
+function fg.render_string(stacks, o)
+  local tmpl, origin = resource.read("templates/flamegraph.html")
+  return core.render.render_string(tmpl, page_slots(stacks, o), origin)
+end
+
+return fg

@@ -1,0 +1,48 @@
+-- Input loader: "stacks" (the collapse table) from a kern/api summary CSV, a folded file or an SQLite
+-- export (per-kernel totals by SQL, then CUDA API totals; policy flamegraph.sqlite_sources).
+local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local flamegraph = require("gpuflame.flamegraph")
+local log = require("gpuflame.log")
+local nsys = require("gpuflame.nsys")
+
+local SUMMARY = { cuda_gpu_kern_sum = true, cuda_api_sum = true }
+
+local function accepts(info)
+  if info.type == "folded" or info.type == "sqlite" then return true end
+  return info.type == "csv" and SUMMARY[nsys.canonical_report(info.report)] == true
+end
+
+local function load_folded(path)
+  local stacks, st = core.stacks.read_folded(path)
+  if st.bad > 0 then
+    log.warn("%s: skipped %d malformed line%s (first: line %d: %s)", path, st.bad, st.bad == 1 and "" or "s",
+      st.first_bad, st.first_bad_why)
+  end
+  if stacks:count() == 0 then
+    if st.bad > 0 then
+      errors.raise(errors.INPUT, "%s:%d: no valid folded stack lines (%s)", path, st.first_bad, st.first_bad_why)
+    end
+    errors.raise(errors.NO_DATA, "%s: no stacks (only blank or comment lines)", path)
+  end
+  return stacks, { source = path, report = "folded", stacks = stacks:count(), bad = st.bad }
+end
+
+local function load(path, info, ctx)
+  local policy = ctx.policy()
+  local stacks, meta
+  if info.type == "folded" then
+    stacks, meta = load_folded(path)
+  elseif info.type == "sqlite" then
+    stacks, meta = flamegraph.from_sqlite(path, policy)
+  else
+    stacks, meta = flamegraph.from_csv(path, info.report, policy, { skip_preamble = info.preamble })
+    if stacks:count() == 0 then
+      errors.raise(errors.NO_DATA, "%s: %s has no rows", path, info.report)
+    end
+  end
+  ctx.input_meta = meta
+  return stacks
+end
+
+return { kind = "stacks", accepts = accepts, load = load }
