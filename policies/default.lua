@@ -123,6 +123,26 @@ return {
     export_timeout = 300,
   },
 
+  -- CPU/GPU timeline (gpuflame timeline, capture --timeline; docs/POLICY.md "timeline").
+  timeline = {
+    max_events = 20000,      -- keep the N longest events (the page says "showing N of M events")
+    keep_partners = true,    -- also keep the launch call of every kept kernel/memcpy/memset (CorrID links)
+    source = "csv",          -- capture --timeline reads the stats trace CSVs ("csv", the reference) or
+                             -- the SQLite export ("sqlite"); .sqlite/.nsys-rep inputs always use SQLite
+    fallback = "flamegraph", -- no trace events: "flamegraph" (with a warning) or "none" (exit 5)
+    title = "nsys CPU/GPU timeline",
+    template = "templates/timeline.html",
+    export_timeout = 600,    -- seconds for `nsys export --type sqlite` of an .nsys-rep input
+    -- thresholds of the bundled scripts (HTA's): launch-stats and gpu-idle
+    late_launch_ns = 100000, -- launch delay (kernel start - API end) flagged above this
+    short_gap_ns = 30000,    -- GPU idle gaps shorter than this count as kernel wait
+  },
+
+  -- Launch backtraces (capture --stacks; flags in capture.stacks).
+  stacks = {
+    missing = "warn",        -- no CUDA_CALLCHAINS rows: "warn" (timeline without stacks) or "error" (exit 5)
+  },
+
   limits = {
     function_budget = 10, -- seconds any policy function may run before it is stopped
   },

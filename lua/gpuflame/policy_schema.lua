@@ -190,6 +190,20 @@ S.tree = {
   -- column alias overrides for stats CSVs: columns[report][key] = {exact = {...}, contains = {...}}
   -- (lua/gpuflame/columns.lua has the built-in tables)
   columns = S.map(S.map(S.any())),
+  timeline = {
+    max_events = S.int({ min = 1 }),
+    keep_partners = S.bool(),
+    source = S.str({ oneof = { "csv", "sqlite" } }),
+    fallback = S.str({ oneof = { "flamegraph", "none" } }),
+    title = S.str(),
+    template = S.str(),
+    export_timeout = S.num({ gt = 0 }),
+    late_launch_ns = S.int({ min = 0 }),
+    short_gap_ns = S.int({ min = 0 }),
+  },
+  stacks = {
+    missing = S.str({ oneof = { "warn", "error" } }),
+  },
   limits = {
     function_budget = S.num({ gt = 0 }),
   },

@@ -1,0 +1,83 @@
+#include "hmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void gf_hmap_init(gf_hmap *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+void gf_hmap_free(gf_hmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static int grow(gf_hmap *m)
+{
+    size_t nc = m->cap ? m->cap * 2 : 64;
+    uint64_t *k = malloc(nc * sizeof *k);
+    int64_t *v = malloc(nc * sizeof *v);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return -1;
+    }
+    memset(k, 0xff, nc * sizeof *k);
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->keys[i] == GF_HMAP_EMPTY)
+            continue;
+        size_t j = gf_hash_u64(m->keys[i]) & (nc - 1);
+        while (k[j] != GF_HMAP_EMPTY)
+            j = (j + 1) & (nc - 1);
+        k[j] = m->keys[i];
+        v[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = k;
+    m->vals = v;
+    m->cap = nc;
+    return 0;
+}
+
+int64_t *gf_hmap_get(const gf_hmap *m, uint64_t key)
+{
+    if (!m->cap || key == GF_HMAP_EMPTY)
+        return NULL;
+    size_t j = gf_hash_u64(key) & (m->cap - 1);
+    for (;;) {
+        if (m->keys[j] == key)
+            return &m->vals[j];
+        if (m->keys[j] == GF_HMAP_EMPTY)
+            return NULL;
+        j = (j + 1) & (m->cap - 1);
+    }
+}
+
+int64_t *gf_hmap_put(gf_hmap *m, uint64_t key, int64_t init, int *inserted)
+{
+    if (key == GF_HMAP_EMPTY)
+        return NULL;
+    if ((m->n + 1) * 4 > m->cap * 3 && grow(m) != 0)
+        return NULL;
+    size_t j = gf_hash_u64(key) & (m->cap - 1);
+    for (;;) {
+        if (m->keys[j] == key) {
+            if (inserted)
+                *inserted = 0;
+            return &m->vals[j];
+        }
+        if (m->keys[j] == GF_HMAP_EMPTY) {
+            m->keys[j] = key;
+            m->vals[j] = init;
+            m->n++;
+            if (inserted)
+                *inserted = 1;
+            return &m->vals[j];
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+}

@@ -1,0 +1,34 @@
+/* A hash map from uint64 keys to int64 values (open addressing, linear probing). Used for the joins
+ * of the trace importers (correlation id → launch, callchain id → stack) instead of quadratic scans. */
+#ifndef GF_HMAP_H
+#define GF_HMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gf_hmap {
+    uint64_t *keys;
+    int64_t *vals;
+    size_t n, cap; /* cap: power of two, or 0 */
+} gf_hmap;
+
+#define GF_HMAP_EMPTY UINT64_MAX /* the one key that cannot be stored */
+
+void gf_hmap_init(gf_hmap *m);
+void gf_hmap_free(gf_hmap *m);
+/* Returns a pointer to the value slot of key (inserting it with value init), or NULL on OOM. */
+int64_t *gf_hmap_put(gf_hmap *m, uint64_t key, int64_t init, int *inserted);
+/* Returns a pointer to the value, or NULL when absent. */
+int64_t *gf_hmap_get(const gf_hmap *m, uint64_t key);
+
+static inline uint64_t gf_hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+#endif

@@ -1,0 +1,580 @@
+/* Binding: the Trace model (core/trace*.c).
+ *
+ *   local tr = core.trace.open_sqlite(path, {max_events=, keep_partners=, stacks=})
+ *   local tr = core.trace.open_csv({api=, gpu=, api_cols={start=1,...}, gpu_cols={...}, max_events=, keep_partners=})
+ *   tr:count(), tr:total(), tr:counts(), tr:totals(), tr:lanes(), tr:warnings(), tr:warn(msg), tr:source()
+ *   tr:trim(n [, keep_partners]), tr:event(i), tr:flame() → {total=, entries=, stacks=, launches=}
+ *   tr:write_timeline(template_text, out_path, slots [, template_name])  -- slot data = the JSON
+ *   tr:timeline_json([title]) → string (tests), tr:write_chrome_trace(path), tr:write_launch_folded(path)
+ *   tr:kernel_stats([kind]), tr:launch_stats(late_ns), tr:gpu_idle(short_gap_ns) → lists of rows
+ * A trace is also a render slot: core.render.render(t, {data = {data = tr}}, out). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs.h"
+#include "l_util.h"
+#include "render.h"
+#include "trace.h"
+#include "trace_csv.h"
+#include "trace_sqlite.h"
+#include "trace_stats.h"
+
+#define TRACE_MT "gpuflame.trace"
+
+typedef struct ud {
+    gf_trace *t;
+    const char *title; /* for the slot writer; owned by the caller during a render */
+} ud;
+
+static ud *check_ud(lua_State *L)
+{
+    ud *u = luaL_checkudata(L, 1, TRACE_MT);
+    if (!u->t)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "trace is closed");
+    return u;
+}
+
+static gf_trace *check(lua_State *L)
+{
+    return check_ud(L)->t;
+}
+
+static ud *new_ud(lua_State *L)
+{
+    ud *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->t = NULL;
+    u->title = NULL;
+    luaL_setmetatable(L, TRACE_MT);
+    u->t = gf_trace_new();
+    if (!u->t)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "trace: out of memory");
+    return u;
+}
+
+static void begin(lua_State *L, gf_trace *t, int opts)
+{
+    lua_Integer max = gf_opt_int_field(L, opts, "max_events", 0);
+    if (max < 0)
+        gf_lua_raisef(L, GF_EXIT_USAGE, "max_events must be >= 0");
+    gf_err err;
+    if (gf_trace_begin(t, (size_t)max, gf_opt_bool_field(L, opts, "keep_partners", 1), &err) != 0)
+        gf_lua_raise(L, &err);
+}
+
+static int l_open_sqlite(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    ud *u = new_ud(L);
+    begin(L, u->t, 2);
+    gf_sqlite_opts o = {gf_opt_bool_field(L, 2, "stacks", 0)};
+    gf_err err;
+    if (gf_trace_import_sqlite(u->t, path, &o, &err) != 0) {
+        gf_trace_free(u->t);
+        u->t = NULL;
+        return gf_lua_raise(L, &err);
+    }
+    return 1;
+}
+
+/* cols table: {start=1, duration=2, ...} 1-based → 0-based struct */
+static void read_cols(lua_State *L, int idx, gf_trace_csv_cols *c)
+{
+    gf_trace_csv_cols_init(c);
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return;
+    static const char *const gk[3] = {"grid_x", "grid_y", "grid_z"};
+    static const char *const bk[3] = {"block_x", "block_y", "block_z"};
+    c->start = (int)gf_opt_int_field(L, idx, "start", 0) - 1;
+    c->dur = (int)gf_opt_int_field(L, idx, "duration", 0) - 1;
+    c->corr = (int)gf_opt_int_field(L, idx, "corr", 0) - 1;
+    c->name = (int)gf_opt_int_field(L, idx, "name", 0) - 1;
+    c->device = (int)gf_opt_int_field(L, idx, "device", 0) - 1;
+    c->stream = (int)gf_opt_int_field(L, idx, "stream", 0) - 1;
+    for (int i = 0; i < 3; i++) {
+        c->grid[i] = (int)gf_opt_int_field(L, idx, gk[i], 0) - 1;
+        c->block[i] = (int)gf_opt_int_field(L, idx, bk[i], 0) - 1;
+    }
+    c->regs = (int)gf_opt_int_field(L, idx, "regs", 0) - 1;
+    c->bytes = (int)gf_opt_int_field(L, idx, "bytes", 0) - 1;
+    c->bytes_scale = gf_opt_num_field(L, idx, "bytes_scale", 1);
+    c->pid = (int)gf_opt_int_field(L, idx, "pid", 0) - 1;
+    c->tid = (int)gf_opt_int_field(L, idx, "tid", 0) - 1;
+    c->thread = (int)gf_opt_int_field(L, idx, "thread", 0) - 1;
+}
+
+static int l_open_csv(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    const char *api = gf_opt_string_field(L, 1, "api", NULL);
+    const char *gpu = gf_opt_string_field(L, 1, "gpu", NULL);
+    if (!api && !gpu)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "open_csv needs api= and/or gpu= paths");
+    gf_trace_csv_cols ac, gc;
+    lua_getfield(L, 1, "api_cols");
+    read_cols(L, lua_gettop(L), &ac);
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "gpu_cols");
+    read_cols(L, lua_gettop(L), &gc);
+    lua_pop(L, 1);
+    ud *u = new_ud(L);
+    begin(L, u->t, 1);
+    gf_err err;
+    if (gf_trace_import_csv(u->t, api, &ac, gpu, &gc, &err) != 0) {
+        gf_trace_free(u->t);
+        u->t = NULL;
+        return gf_lua_raise(L, &err);
+    }
+    return 1;
+}
+
+static int l_gc(lua_State *L)
+{
+    ud *u = luaL_checkudata(L, 1, TRACE_MT);
+    gf_trace_free(u->t);
+    u->t = NULL;
+    return 0;
+}
+
+static int l_count(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)check(L)->n);
+    return 1;
+}
+
+static int l_total(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)check(L)->total);
+    return 1;
+}
+
+static int l_counts(lua_State *L)
+{
+    gf_trace *t = check(L);
+    lua_Integer c[GF_EV_NKINDS] = {0};
+    for (size_t i = 0; i < t->n; i++)
+        c[t->kind[i]]++;
+    lua_createtable(L, 0, GF_EV_NKINDS);
+    for (int k = 0; k < GF_EV_NKINDS; k++) {
+        lua_pushinteger(L, c[k]);
+        lua_setfield(L, -2, gf_ev_kind_names[k]);
+    }
+    return 1;
+}
+
+static int l_totals(lua_State *L)
+{
+    gf_trace *t = check(L);
+    lua_createtable(L, 0, GF_EV_NKINDS);
+    for (int k = 0; k < GF_EV_NKINDS; k++) {
+        lua_pushinteger(L, (lua_Integer)t->total_kind[k]);
+        lua_setfield(L, -2, gf_ev_kind_names[k]);
+    }
+    return 1;
+}
+
+static void push_str(lua_State *L, gf_trace *t, int32_t id)
+{
+    size_t len;
+    const char *s = gf_strtab_get(t->str, id, &len);
+    lua_pushlstring(L, s, len);
+}
+
+static void push_lane(lua_State *L, gf_trace *t, size_t l)
+{
+    const gf_lane *ln = &t->lanes[l];
+    lua_createtable(L, 0, 8);
+    push_str(L, t, ln->label);
+    lua_setfield(L, -2, "label");
+    lua_pushstring(L, gf_lane_kind_names[ln->kind]);
+    lua_setfield(L, -2, "kind");
+    if (ln->kind == GF_LANE_GPU) {
+        if (ln->device >= 0) {
+            push_str(L, t, ln->device);
+            lua_setfield(L, -2, "device");
+        }
+        lua_pushinteger(L, ln->stream);
+        lua_setfield(L, -2, "stream");
+        lua_pushboolean(L, ln->sync);
+        lua_setfield(L, -2, "sync");
+    } else {
+        lua_pushinteger(L, ln->pid);
+        lua_setfield(L, -2, "pid");
+        lua_pushinteger(L, ln->tid);
+        lua_setfield(L, -2, "tid");
+        if (ln->tname >= 0) {
+            push_str(L, t, ln->tname);
+            lua_setfield(L, -2, "thread");
+        }
+    }
+}
+
+static int l_lanes(lua_State *L)
+{
+    gf_trace *t = check(L);
+    lua_createtable(L, (int)t->nlanes, 0);
+    for (size_t l = 0; l < t->nlanes; l++) {
+        push_lane(L, t, l);
+        lua_rawseti(L, -2, (lua_Integer)l + 1);
+    }
+    return 1;
+}
+
+static int l_warnings(lua_State *L)
+{
+    gf_trace *t = check(L);
+    lua_createtable(L, (int)t->nwarnings, 0);
+    for (size_t i = 0; i < t->nwarnings; i++) {
+        lua_pushstring(L, t->warnings[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static int l_warn(lua_State *L)
+{
+    gf_trace_warn(check(L), "%s", luaL_checkstring(L, 2));
+    return 0;
+}
+
+static int l_source(lua_State *L)
+{
+    gf_trace *t = check(L);
+    lua_pushstring(L, t->source ? t->source : "");
+    return 1;
+}
+
+static int l_trim(lua_State *L)
+{
+    gf_trace *t = check(L);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    if (n < 0)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "trim: N must be >= 0");
+    gf_err err;
+    if (gf_trace_trim(t, (size_t)n, lua_isnoneornil(L, 3) ? 1 : lua_toboolean(L, 3), &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_pushinteger(L, (lua_Integer)t->n);
+    return 1;
+}
+
+static void push_stack(lua_State *L, gf_trace *t, int32_t s)
+{
+    size_t a = t->stack_off[s], b = t->stack_off[s + 1];
+    lua_createtable(L, (int)(b - a), 0);
+    for (size_t f = a; f < b; f++) {
+        push_str(L, t, t->frames[f]);
+        lua_rawseti(L, -2, (lua_Integer)(f - a) + 1);
+    }
+}
+
+/* event(i) (1-based) → {start, dur, kind, name, lane, corr, pid, stack = {frames} or nil, detail fields} */
+static int l_event(lua_State *L)
+{
+    gf_trace *t = check(L);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    if (i < 1 || (size_t)i > t->n)
+        return 0;
+    size_t k = (size_t)i - 1;
+    lua_createtable(L, 0, 10);
+    lua_pushinteger(L, t->start[k]);
+    lua_setfield(L, -2, "start");
+    lua_pushinteger(L, t->dur[k]);
+    lua_setfield(L, -2, "dur");
+    lua_pushstring(L, gf_ev_kind_names[t->kind[k]]);
+    lua_setfield(L, -2, "kind");
+    push_str(L, t, t->name[k]);
+    lua_setfield(L, -2, "name");
+    lua_pushinteger(L, t->lane[k] + 1);
+    lua_setfield(L, -2, "lane");
+    lua_pushinteger(L, t->corr[k]);
+    lua_setfield(L, -2, "corr");
+    lua_pushinteger(L, t->pid[k]);
+    lua_setfield(L, -2, "pid");
+    if (t->stack[k] >= 0) {
+        push_stack(L, t, t->stack[k]);
+        lua_setfield(L, -2, "stack");
+    }
+    if (t->detail[k] >= 0) {
+        const gf_detail *d = &t->details[t->detail[k]];
+        if (d->bytes >= 0) {
+            lua_pushinteger(L, d->bytes);
+            lua_setfield(L, -2, "bytes");
+        }
+        if (d->regs >= 0) {
+            lua_pushinteger(L, d->regs);
+            lua_setfield(L, -2, "regs");
+        }
+        if (d->grid[0] >= 0) {
+            lua_pushfstring(L, "%d,%d,%d", d->grid[0], d->grid[1], d->grid[2]);
+            lua_setfield(L, -2, "grid");
+        }
+        if (d->block[0] >= 0) {
+            lua_pushfstring(L, "%d,%d,%d", d->block[0], d->block[1], d->block[2]);
+            lua_setfield(L, -2, "block");
+        }
+        if (d->copy >= 0) {
+            push_str(L, t, d->copy);
+            lua_setfield(L, -2, "copy");
+        }
+        if (d->domain >= 0) {
+            push_str(L, t, d->domain);
+            lua_setfield(L, -2, "domain");
+        }
+        if (d->nvtx_level >= 0) {
+            lua_pushinteger(L, d->nvtx_level);
+            lua_setfield(L, -2, "nvtx_level");
+        }
+    }
+    return 1;
+}
+
+static int l_flame(lua_State *L)
+{
+    gf_trace *t = check(L);
+    int64_t total = 0, gpu = 0;
+    for (size_t e = 0; e < t->nflame; e++) {
+        total += t->flame[e].weight;
+        if (t->flame[e].gpu)
+            gpu += t->flame[e].weight;
+    }
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, total);
+    lua_setfield(L, -2, "total");
+    lua_pushinteger(L, gpu);
+    lua_setfield(L, -2, "gpu_total");
+    lua_pushinteger(L, (lua_Integer)t->nflame);
+    lua_setfield(L, -2, "entries");
+    lua_pushinteger(L, (lua_Integer)t->nstacks);
+    lua_setfield(L, -2, "stacks");
+    lua_pushinteger(L, (lua_Integer)t->launches_with_stack);
+    lua_setfield(L, -2, "launches");
+    return 1;
+}
+
+static int timeline_writer(FILE *out, void *p, gf_err *err)
+{
+    ud *u = p;
+    gf_timeline_opts o = {u->title};
+    return gf_trace_write_timeline_json(u->t, out, &o, err);
+}
+
+static const gf_slot_writer_ref timeline_ref = {timeline_writer};
+
+/* write_timeline(template_text, out_path, slots [, template_name]): slots are text values ({{title}}
+ * etc.); the data slot ({{json:data}}) is this trace's timeline JSON. */
+static int l_write_timeline(lua_State *L)
+{
+    ud *u = check_ud(L);
+    size_t tl;
+    const char *tmpl = luaL_checklstring(L, 2, &tl);
+    const char *out = luaL_checkstring(L, 3);
+    const char *tname = luaL_optstring(L, 5, "templates/timeline.html");
+    gf_slot slots[32];
+    size_t n = 0;
+    slots[n++] = (gf_slot){"data", GF_SLOT_WRITER, NULL, 0, timeline_writer, u};
+    if (lua_type(L, 4) == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, 4) && n < 32) {
+            if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING &&
+                strcmp(lua_tostring(L, -2), "data") != 0) {
+                gf_slot *s = &slots[n++];
+                memset(s, 0, sizeof *s);
+                s->name = lua_tostring(L, -2);
+                s->kind = GF_SLOT_TEXT;
+                s->value = lua_tolstring(L, -1, &s->len);
+            }
+            lua_pop(L, 1);
+        }
+        lua_getfield(L, 4, "title");
+        u->title = lua_tostring(L, -1); /* kept alive by the slots table */
+        lua_pop(L, 1);
+    }
+    gf_err err;
+    int rc = gf_render_file(tname, tmpl, tl, slots, n, out, &err);
+    u->title = NULL;
+    if (rc != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
+static int l_timeline_json(lua_State *L)
+{
+    gf_trace *t = check(L);
+    gf_timeline_opts o = {luaL_optstring(L, 2, NULL)};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
+    gf_err err;
+    int rc = gf_trace_write_timeline_json(t, f, &o, &err);
+    fclose(f);
+    if (rc != 0) {
+        free(buf);
+        return gf_lua_raise(L, &err);
+    }
+    lua_pushlstring(L, buf, len);
+    free(buf);
+    return 1;
+}
+
+static int write_file(lua_State *L, int (*fn)(const gf_trace *, FILE *, gf_err *))
+{
+    gf_trace *t = check(L);
+    const char *path = luaL_checkstring(L, 2);
+    gf_out o;
+    gf_err err;
+    if (gf_out_open(&o, path, &err) != 0)
+        return gf_lua_raise(L, &err);
+    if (fn(t, o.fp, &err) != 0) {
+        gf_out_abort(&o);
+        return gf_lua_raise(L, &err);
+    }
+    if (gf_out_commit(&o, &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
+static int l_write_chrome(lua_State *L)
+{
+    return write_file(L, gf_trace_write_chrome);
+}
+
+static int l_write_folded(lua_State *L)
+{
+    return write_file(L, gf_trace_write_launch_folded);
+}
+
+static int kind_arg(lua_State *L, int idx, int def)
+{
+    const char *k = luaL_optstring(L, idx, NULL);
+    if (!k)
+        return def;
+    for (int i = 0; i < GF_EV_NKINDS; i++)
+        if (strcmp(k, gf_ev_kind_names[i]) == 0)
+            return i;
+    return gf_lua_raisef(L, GF_EXIT_USAGE, "unknown event kind '%s'", k);
+}
+
+static void setint(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static int l_kernel_stats(lua_State *L)
+{
+    gf_trace *t = check(L);
+    int kind = kind_arg(L, 2, GF_EV_KERNEL);
+    gf_name_stat *s;
+    size_t n;
+    gf_err err;
+    if (gf_trace_name_stats(t, kind, &s, &n, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 6);
+        push_str(L, t, s[i].name);
+        lua_setfield(L, -2, "name");
+        setint(L, "count", (lua_Integer)s[i].count);
+        setint(L, "total", s[i].total);
+        setint(L, "min", s[i].min);
+        setint(L, "max", s[i].max);
+        lua_pushnumber(L, (lua_Number)s[i].total / (lua_Number)s[i].count);
+        lua_setfield(L, -2, "mean");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(s);
+    return 1;
+}
+
+static int l_launch_stats(lua_State *L)
+{
+    gf_trace *t = check(L);
+    gf_launch_stat *s;
+    size_t n;
+    gf_err err;
+    if (gf_trace_launch_stats(t, luaL_optinteger(L, 2, 100000), &s, &n, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 10);
+        push_str(L, t, s[i].name);
+        lua_setfield(L, -2, "name");
+        setint(L, "kernels", (lua_Integer)s[i].kernels);
+        setint(L, "launched", (lua_Integer)s[i].launched);
+        setint(L, "kernel_total", s[i].kernel_total);
+        setint(L, "api_total", s[i].api_total);
+        setint(L, "api_max", s[i].api_max);
+        setint(L, "delay_total", s[i].delay_total);
+        setint(L, "delay_max", s[i].delay_max);
+        setint(L, "shorter_than_launch", (lua_Integer)s[i].shorter_than_launch);
+        setint(L, "late", (lua_Integer)s[i].late);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(s);
+    return 1;
+}
+
+static int l_gpu_idle(lua_State *L)
+{
+    gf_trace *t = check(L);
+    gf_idle_stat *s;
+    size_t n;
+    gf_err err;
+    if (gf_trace_gpu_idle(t, luaL_optinteger(L, 2, 30000), &s, &n, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 10);
+        push_str(L, t, t->lanes[s[i].lane].label);
+        lua_setfield(L, -2, "lane");
+        setint(L, "ops", (lua_Integer)s[i].ops);
+        setint(L, "span", s[i].span);
+        setint(L, "busy", s[i].busy);
+        setint(L, "idle", s[i].idle);
+        setint(L, "host_wait", s[i].host_wait);
+        setint(L, "kernel_wait", s[i].kernel_wait);
+        setint(L, "other", s[i].other);
+        setint(L, "gaps", (lua_Integer)s[i].gaps);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(s);
+    return 1;
+}
+
+int gf_luaopen_trace(lua_State *L)
+{
+    static const luaL_Reg methods[] = {
+        {"count", l_count},
+        {"total", l_total},
+        {"counts", l_counts},
+        {"totals", l_totals},
+        {"lanes", l_lanes},
+        {"warnings", l_warnings},
+        {"warn", l_warn},
+        {"source", l_source},
+        {"trim", l_trim},
+        {"event", l_event},
+        {"flame", l_flame},
+        {"write_timeline", l_write_timeline},
+        {"timeline_json", l_timeline_json},
+        {"write_chrome_trace", l_write_chrome},
+        {"write_launch_folded", l_write_folded},
+        {"kernel_stats", l_kernel_stats},
+        {"launch_stats", l_launch_stats},
+        {"gpu_idle", l_gpu_idle},
+        {NULL, NULL},
+    };
+    gf_new_class(L, TRACE_MT, methods, l_gc);
+    luaL_getmetatable(L, TRACE_MT);
+    lua_pushlightuserdata(L, (void *)&timeline_ref);
+    lua_setfield(L, -2, GF_SLOT_WRITER_FIELD);
+    lua_pop(L, 1);
+    static const luaL_Reg fns[] = {
+        {"open_sqlite", l_open_sqlite},
+        {"open_csv", l_open_csv},
+        {NULL, NULL},
+    };
+    luaL_newlib(L, fns);
+    return 1;
+}

@@ -1,0 +1,169 @@
+#include "strtab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct gf_strtab {
+    char *arena;       /* every string, NUL-terminated, back to back */
+    size_t arena_len, arena_cap;
+    uint64_t *off;     /* id → offset in arena (low 40 bits) | length << 40 */
+    uint32_t *hash;    /* id → hash */
+    size_t n, cap;
+    int32_t *slots;    /* open addressing, -1 = empty */
+    size_t nslots;     /* power of two */
+};
+
+static uint32_t hash_bytes(const char *s, size_t len)
+{
+    /* FNV-1a, 32 bit: fast enough for names and frames, good spread on short keys */
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+gf_strtab *gf_strtab_new(void)
+{
+    gf_strtab *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->nslots = 1024;
+    t->slots = malloc(t->nslots * sizeof *t->slots);
+    if (!t->slots) {
+        free(t);
+        return NULL;
+    }
+    memset(t->slots, 0xff, t->nslots * sizeof *t->slots);
+    return t;
+}
+
+void gf_strtab_free(gf_strtab *t)
+{
+    if (!t)
+        return;
+    free(t->arena);
+    free(t->off);
+    free(t->hash);
+    free(t->slots);
+    free(t);
+}
+
+static int grow_slots(gf_strtab *t)
+{
+    size_t ns = t->nslots * 2;
+    int32_t *s = malloc(ns * sizeof *s);
+    if (!s)
+        return -1;
+    memset(s, 0xff, ns * sizeof *s);
+    for (size_t i = 0; i < t->n; i++) {
+        size_t j = t->hash[i] & (ns - 1);
+        while (s[j] >= 0)
+            j = (j + 1) & (ns - 1);
+        s[j] = (int32_t)i;
+    }
+    free(t->slots);
+    t->slots = s;
+    t->nslots = ns;
+    return 0;
+}
+
+static int32_t lookup(const gf_strtab *t, const char *s, size_t len, uint32_t h, size_t *slot)
+{
+    size_t j = h & (t->nslots - 1);
+    for (;;) {
+        int32_t id = t->slots[j];
+        if (id < 0) {
+            *slot = j;
+            return -1;
+        }
+        if (t->hash[id] == h && (size_t)(t->off[id] >> 40) == len &&
+            memcmp(t->arena + (t->off[id] & 0xFFFFFFFFFFull), s, len) == 0)
+            return id;
+        j = (j + 1) & (t->nslots - 1);
+    }
+}
+
+int32_t gf_strtab_find(const gf_strtab *t, const char *s, size_t len)
+{
+    size_t slot;
+    return lookup(t, s, len, hash_bytes(s, len), &slot);
+}
+
+int32_t gf_strtab_intern(gf_strtab *t, const char *s, size_t len)
+{
+    if (len >= (1u << 23))
+        len = (1u << 23) - 1; /* names longer than 8 MiB are truncated */
+    uint32_t h = hash_bytes(s, len);
+    size_t slot;
+    int32_t id = lookup(t, s, len, h, &slot);
+    if (id >= 0)
+        return id;
+    if (t->n >= INT32_MAX - 1)
+        return -1;
+    if ((t->n + 1) * 4 > t->nslots * 3) { /* load factor 0.75 */
+        if (grow_slots(t) != 0)
+            return -1;
+        lookup(t, s, len, h, &slot);
+    }
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 256;
+        uint64_t *o = realloc(t->off, nc * sizeof *o);
+        if (!o)
+            return -1;
+        t->off = o;
+        uint32_t *hh = realloc(t->hash, nc * sizeof *hh);
+        if (!hh)
+            return -1;
+        t->hash = hh;
+        t->cap = nc;
+    }
+    if (t->arena_len + len + 1 > t->arena_cap) {
+        size_t nc = t->arena_cap ? t->arena_cap : 4096;
+        while (nc < t->arena_len + len + 1)
+            nc *= 2;
+        char *a = realloc(t->arena, nc);
+        if (!a)
+            return -1;
+        t->arena = a;
+        t->arena_cap = nc;
+    }
+    if (t->arena_len >= (1ull << 40))
+        return -1;
+    memcpy(t->arena + t->arena_len, s, len);
+    t->arena[t->arena_len + len] = '\0';
+    id = (int32_t)t->n++;
+    t->off[id] = (uint64_t)t->arena_len | ((uint64_t)len << 40);
+    t->hash[id] = h;
+    t->arena_len += len + 1;
+    t->slots[slot] = id;
+    return id;
+}
+
+int32_t gf_strtab_intern_cstr(gf_strtab *t, const char *s)
+{
+    return gf_strtab_intern(t, s, strlen(s));
+}
+
+const char *gf_strtab_get(const gf_strtab *t, int32_t id, size_t *len)
+{
+    if (id < 0 || (size_t)id >= t->n) {
+        if (len)
+            *len = 0;
+        return "";
+    }
+    if (len)
+        *len = (size_t)(t->off[id] >> 40);
+    return t->arena + (t->off[id] & 0xFFFFFFFFFFull);
+}
+
+size_t gf_strtab_count(const gf_strtab *t)
+{
+    return t->n;
+}
+
+size_t gf_strtab_bytes(const gf_strtab *t)
+{
+    return t->arena_cap + t->cap * (sizeof(uint64_t) + sizeof(uint32_t)) + t->nslots * sizeof(int32_t);
+}

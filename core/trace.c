@@ -1,0 +1,827 @@
+#include "trace.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const gf_ev_kind_names[GF_EV_NKINDS] = {"cuda_api", "kernel", "memcpy", "memset", "sync", "nvtx"};
+const char *const gf_lane_kind_names[3] = {"cpu", "gpu", "nvtx"};
+
+/* A launch with a backtrace, for stack inheritance and the flamegraph's API-only weights. */
+typedef struct api_rec {
+    int64_t dur;
+    int32_t stack, name;
+    int partnered;
+} api_rec;
+
+typedef struct gf_trace_build {
+    size_t max;          /* 0 = keep all */
+    int keep_partners;
+    gf_event *ev;        /* heap (max > 0) or plain vector */
+    gf_detail *det;      /* parallel to ev */
+    uint64_t *seq;       /* parallel to ev: arrival order, breaks ties */
+    size_t n, cap;
+    uint64_t nseq;
+    gf_event *extra;     /* partners added in the partner pass */
+    gf_detail *extra_det;
+    size_t nextra, extra_cap;
+    gf_hmap wanted;      /* (pid, corr) → 0 wanted, 1 added */
+    gf_hmap lane_map;    /* lane key hash → lane index */
+    gf_hmap stack_map;   /* frame-list hash → stack id */
+    gf_hmap api_map;     /* (pid, corr) → api_rec index (launches with a stack) */
+    api_rec *apis;
+    size_t napis, apis_cap;
+    gf_hmap flame_map;   /* (stack, leaf) → weight */
+} gf_trace_build;
+
+void gf_detail_clear(gf_detail *d)
+{
+    for (int i = 0; i < 3; i++)
+        d->grid[i] = d->block[i] = -1;
+    d->regs = d->copy = d->domain = d->nvtx_level = -1;
+    d->bytes = d->smem_static = d->smem_dynamic = -1;
+}
+
+static uint64_t pidcorr_key(int64_t pid, int64_t corr)
+{
+    return ((uint64_t)(pid + 1) << 40) ^ ((uint64_t)corr & 0xFFFFFFFFFFull);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < need)
+        nc *= 2;
+    void *q = realloc(*p, nc * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+gf_trace *gf_trace_new(void)
+{
+    gf_trace *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->str = gf_strtab_new();
+    t->stack_off = malloc(sizeof *t->stack_off * 16);
+    if (!t->str || !t->stack_off) {
+        gf_strtab_free(t->str);
+        free(t->stack_off);
+        free(t);
+        return NULL;
+    }
+    t->stacks_cap = 15;
+    t->stack_off[0] = 0;
+    return t;
+}
+
+static void build_free(gf_trace_build *b)
+{
+    if (!b)
+        return;
+    free(b->ev);
+    free(b->det);
+    free(b->seq);
+    free(b->extra);
+    free(b->extra_det);
+    gf_hmap_free(&b->wanted);
+    gf_hmap_free(&b->lane_map);
+    gf_hmap_free(&b->stack_map);
+    gf_hmap_free(&b->api_map);
+    gf_hmap_free(&b->flame_map);
+    free(b->apis);
+    free(b);
+}
+
+static void free_events(gf_trace *t)
+{
+    free(t->start);
+    free(t->dur);
+    free(t->corr);
+    free(t->lane);
+    free(t->name);
+    free(t->stack);
+    free(t->pid);
+    free(t->detail);
+    free(t->kind);
+    free(t->details);
+    t->start = t->dur = t->corr = NULL;
+    t->lane = t->name = t->stack = t->pid = t->detail = NULL;
+    t->kind = NULL;
+    t->details = NULL;
+    t->n = t->ndetails = 0;
+}
+
+void gf_trace_free(gf_trace *t)
+{
+    if (!t)
+        return;
+    build_free(t->b);
+    free_events(t);
+    free(t->lanes);
+    free(t->frames);
+    free(t->stack_off);
+    free(t->flame);
+    for (size_t i = 0; i < t->nwarnings; i++)
+        free(t->warnings[i]);
+    free(t->warnings);
+    free(t->source);
+    gf_strtab_free(t->str);
+    free(t);
+}
+
+int gf_trace_begin(gf_trace *t, size_t max_events, int keep_partners, gf_err *err)
+{
+    if (t->b || t->finished)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: already built");
+    t->b = calloc(1, sizeof *t->b);
+    if (!t->b)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    t->b->max = max_events;
+    t->b->keep_partners = keep_partners;
+    if (max_events) {
+        size_t cap = max_events < (1u << 20) ? max_events : (1u << 20);
+        t->b->ev = malloc(cap * sizeof *t->b->ev);
+        t->b->det = malloc(cap * sizeof *t->b->det);
+        t->b->seq = malloc(cap * sizeof *t->b->seq);
+        if (!t->b->ev || !t->b->det || !t->b->seq)
+            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        t->b->cap = cap;
+    }
+    return 0;
+}
+
+int gf_trace_warn(gf_trace *t, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < t->nwarnings; i++)
+        if (strcmp(t->warnings[i], buf) == 0)
+            return 0;
+    char **w = realloc(t->warnings, (t->nwarnings + 1) * sizeof *w);
+    if (!w)
+        return -1;
+    t->warnings = w;
+    if (!(w[t->nwarnings] = strdup(buf)))
+        return -1;
+    t->nwarnings++;
+    return 0;
+}
+
+int gf_trace_set_source(gf_trace *t, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    free(t->source);
+    t->source = strdup(slash ? slash + 1 : path);
+    return t->source ? 0 : -1;
+}
+
+/* ---- lanes ---- */
+
+static uint64_t lane_hash(int kind, int sync, int64_t pid, int64_t tid, int32_t device, int64_t stream)
+{
+    uint64_t h = gf_hash_u64((uint64_t)kind * 31 + (uint64_t)sync);
+    h = gf_hash_u64(h ^ (uint64_t)pid);
+    h = gf_hash_u64(h ^ (uint64_t)tid);
+    h = gf_hash_u64(h ^ (uint64_t)(uint32_t)device);
+    h = gf_hash_u64(h ^ (uint64_t)stream);
+    return h == GF_HMAP_EMPTY ? 0 : h;
+}
+
+int32_t gf_trace_lane(gf_trace *t, int kind, int sync, int64_t pid, int64_t tid, int32_t device, int64_t devnum,
+                      int64_t stream, gf_err *err)
+{
+    gf_trace_build *b = t->b;
+    if (kind == GF_LANE_GPU)
+        pid = tid = -1;
+    else
+        device = -1, devnum = -1, stream = -1, sync = 0;
+    uint64_t h = lane_hash(kind, sync, pid, tid, device, stream);
+    for (;;) {
+        int ins;
+        int64_t *v = gf_hmap_put(&b->lane_map, h, (int64_t)t->nlanes, &ins);
+        if (!v)
+            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory"), -1;
+        if (ins)
+            break;
+        gf_lane *l = &t->lanes[*v];
+        if (l->kind == kind && l->sync == sync && l->pid == pid && l->tid == tid && l->device == device &&
+            l->stream == stream)
+            return (int32_t)*v;
+        h = gf_hash_u64(h + 1); /* collision: probe another key */
+        if (h == GF_HMAP_EMPTY)
+            h = 1;
+    }
+    if (grow((void **)&t->lanes, &t->lanes_cap, t->nlanes + 1, sizeof *t->lanes) != 0)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory"), -1;
+    gf_lane *l = &t->lanes[t->nlanes];
+    memset(l, 0, sizeof *l);
+    l->kind = (uint8_t)kind;
+    l->sync = (uint8_t)sync;
+    l->pid = pid;
+    l->tid = tid;
+    l->device = device;
+    l->devnum = devnum;
+    l->stream = stream;
+    l->tname = -1;
+    l->label = -1;
+    return (int32_t)t->nlanes++;
+}
+
+void gf_trace_lane_set_thread_name(gf_trace *t, int32_t lane, int32_t tname)
+{
+    if (lane >= 0 && (size_t)lane < t->nlanes)
+        t->lanes[lane].tname = tname;
+}
+
+/* ---- stacks ---- */
+
+int32_t gf_trace_stack(gf_trace *t, const int32_t *frames, size_t n)
+{
+    gf_trace_build *b = t->b;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (size_t i = 0; i < n; i++)
+        h = gf_hash_u64(h ^ (uint64_t)(uint32_t)frames[i]) + i;
+    if (h == GF_HMAP_EMPTY)
+        h = 0;
+    for (;;) {
+        int ins;
+        int64_t *v = gf_hmap_put(&b->stack_map, h, (int64_t)t->nstacks, &ins);
+        if (!v)
+            return -1;
+        if (ins)
+            break;
+        size_t s = (size_t)*v, len = t->stack_off[s + 1] - t->stack_off[s];
+        if (len == n && memcmp(t->frames + t->stack_off[s], frames, n * sizeof *frames) == 0)
+            return (int32_t)s;
+        h = gf_hash_u64(h + 1);
+        if (h == GF_HMAP_EMPTY)
+            h = 1;
+    }
+    if (grow((void **)&t->frames, &t->frames_cap, t->nframes + n, sizeof *t->frames) != 0)
+        return -1;
+    size_t cap1 = t->stacks_cap + 1;
+    if (grow((void **)&t->stack_off, &cap1, t->nstacks + 2, sizeof *t->stack_off) != 0)
+        return -1;
+    t->stacks_cap = cap1 - 1;
+    if (n)
+        memcpy(t->frames + t->nframes, frames, n * sizeof *frames);
+    t->nframes += n;
+    t->stack_off[t->nstacks + 1] = t->nframes;
+    return (int32_t)t->nstacks++;
+}
+
+/* ---- events ---- */
+
+/* min-heap on (dur asc, seq desc): the root is the event to drop first */
+static int worse(const gf_trace_build *b, size_t i, size_t j)
+{
+    if (b->ev[i].dur != b->ev[j].dur)
+        return b->ev[i].dur < b->ev[j].dur;
+    return b->seq[i] > b->seq[j];
+}
+
+static void swap_ev(gf_trace_build *b, size_t i, size_t j)
+{
+    gf_event e = b->ev[i];
+    b->ev[i] = b->ev[j];
+    b->ev[j] = e;
+    gf_detail d = b->det[i];
+    b->det[i] = b->det[j];
+    b->det[j] = d;
+    uint64_t s = b->seq[i];
+    b->seq[i] = b->seq[j];
+    b->seq[j] = s;
+}
+
+static void sift_up(gf_trace_build *b, size_t i)
+{
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!worse(b, i, p))
+            break;
+        swap_ev(b, i, p);
+        i = p;
+    }
+}
+
+static void sift_down(gf_trace_build *b, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < b->n && worse(b, l, m))
+            m = l;
+        if (r < b->n && worse(b, r, m))
+            m = r;
+        if (m == i)
+            return;
+        swap_ev(b, i, m);
+        i = m;
+    }
+}
+
+static int flame_add(gf_trace_build *b, int32_t stack, int32_t leaf, int gpu, int64_t w)
+{
+    uint64_t key = ((uint64_t)(uint32_t)stack << 32) | (uint32_t)leaf | (gpu ? 0 : 0x80000000u);
+    int64_t *v = gf_hmap_put(&b->flame_map, key, 0, NULL);
+    if (!v)
+        return -1;
+    *v += w;
+    return 0;
+}
+
+int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *err)
+{
+    gf_trace_build *b = t->b;
+    gf_event e = *ein;
+    if (e.dur < 0)
+        e.dur = 0;
+    e.has_detail = d != NULL;
+    t->total++;
+    t->total_kind[e.kind]++;
+    /* launches with a backtrace: remember them for inheritance and the flamegraph */
+    if (e.kind == GF_EV_API && e.stack >= 0 && e.corr >= 0) {
+        int ins;
+        int64_t *v = gf_hmap_put(&b->api_map, pidcorr_key(e.pid, e.corr), (int64_t)b->napis, &ins);
+        if (!v || grow((void **)&b->apis, &b->apis_cap, b->napis + 1, sizeof *b->apis) != 0)
+            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        if (ins) {
+            b->apis[b->napis++] = (api_rec){e.dur, e.stack, e.name, 0};
+            t->launches_with_stack++;
+        }
+        if (e.pid >= 0) { /* CSV GPU rows carry no pid: let them find the launch by corr alone */
+            int64_t *v2 = gf_hmap_put(&b->api_map, pidcorr_key(-1, e.corr), *v, &ins);
+            if (!v2)
+                return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        }
+    } else if (gf_ev_is_gpu_work(e.kind) && e.corr >= 0 && b->napis) {
+        int64_t *v = gf_hmap_get(&b->api_map, pidcorr_key(e.pid, e.corr));
+        if (v) {
+            api_rec *a = &b->apis[*v];
+            if (e.stack < 0)
+                e.stack = a->stack;
+            a->partnered = 1;
+            if (flame_add(b, a->stack, e.name, 1, e.dur) != 0)
+                return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        }
+    }
+    if (b->max == 0 || b->n < b->max) {
+        if (b->n == b->cap) {
+            size_t nc = b->cap ? b->cap * 2 : 1024;
+            gf_event *ev = realloc(b->ev, nc * sizeof *ev);
+            if (ev)
+                b->ev = ev;
+            gf_detail *dt = realloc(b->det, nc * sizeof *dt);
+            if (dt)
+                b->det = dt;
+            uint64_t *sq = realloc(b->seq, nc * sizeof *sq);
+            if (sq)
+                b->seq = sq;
+            if (!ev || !dt || !sq)
+                return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
+            b->cap = nc;
+        }
+        size_t i = b->n++;
+        b->ev[i] = e;
+        if (d)
+            b->det[i] = *d;
+        b->seq[i] = b->nseq++;
+        if (b->max)
+            sift_up(b, i);
+        return 0;
+    }
+    /* full: replace the root when the new event is strictly longer */
+    b->nseq++;
+    if (e.dur <= b->ev[0].dur)
+        return 0;
+    b->ev[0] = e;
+    if (d)
+        b->det[0] = *d;
+    b->seq[0] = b->nseq - 1;
+    sift_down(b, 0);
+    return 0;
+}
+
+int gf_trace_partner_pass_needed(gf_trace *t)
+{
+    gf_trace_build *b = t->b;
+    if (!b || !b->keep_partners || !b->max || t->total <= b->max)
+        return 0;
+    gf_hmap have;
+    gf_hmap_init(&have);
+    for (size_t i = 0; i < b->n; i++)
+        if (b->ev[i].kind == GF_EV_API && b->ev[i].corr >= 0) {
+            if (!gf_hmap_put(&have, pidcorr_key(b->ev[i].pid, b->ev[i].corr), 1, NULL) ||
+                !gf_hmap_put(&have, pidcorr_key(-1, b->ev[i].corr), 1, NULL))
+                goto oom;
+        }
+    for (size_t i = 0; i < b->n; i++) {
+        const gf_event *e = &b->ev[i];
+        if (!gf_ev_is_gpu_work(e->kind) || e->corr < 0)
+            continue;
+        uint64_t k = pidcorr_key(e->pid, e->corr);
+        if (gf_hmap_get(&have, k))
+            continue;
+        if (!gf_hmap_put(&b->wanted, k, 0, NULL))
+            goto oom;
+    }
+    gf_hmap_free(&have);
+    return b->wanted.n > 0;
+oom:
+    gf_hmap_free(&have);
+    return 0;
+}
+
+int gf_trace_add_partner(gf_trace *t, const gf_event *e, gf_err *err)
+{
+    gf_trace_build *b = t->b;
+    if (e->kind != GF_EV_API || e->corr < 0 || !b->wanted.n)
+        return 0;
+    int64_t *v = gf_hmap_get(&b->wanted, pidcorr_key(e->pid, e->corr));
+    if (!v)
+        v = gf_hmap_get(&b->wanted, pidcorr_key(-1, e->corr));
+    if (!v || *v)
+        return 0;
+    *v = 1;
+    if (grow((void **)&b->extra, &b->extra_cap, b->nextra + 1, sizeof *b->extra) != 0)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    b->extra[b->nextra] = *e;
+    b->extra[b->nextra].has_detail = 0;
+    if (b->extra[b->nextra].dur < 0)
+        b->extra[b->nextra].dur = 0;
+    b->nextra++;
+    return 0;
+}
+
+/* ---- finish ---- */
+
+static const gf_trace *sort_t;
+static const gf_event *sort_ev;
+static const uint64_t *sort_seq;
+
+static int cmp_order(const void *a, const void *b)
+{
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    const gf_event *x = &sort_ev[i], *y = &sort_ev[j];
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return sort_seq[i] < sort_seq[j] ? -1 : sort_seq[i] > sort_seq[j];
+}
+
+static int cmp_lane(const void *a, const void *b)
+{
+    const gf_lane *x = &sort_t->lanes[*(const uint32_t *)a], *y = &sort_t->lanes[*(const uint32_t *)b];
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->kind == GF_LANE_GPU) {
+        if (x->devnum != y->devnum)
+            return x->devnum < y->devnum ? -1 : 1;
+        int c = strcmp(gf_strtab_get(sort_t->str, x->device, NULL), gf_strtab_get(sort_t->str, y->device, NULL));
+        if (c)
+            return c;
+        if (x->sync != y->sync)
+            return x->sync < y->sync ? -1 : 1;
+        return x->stream < y->stream ? -1 : x->stream > y->stream;
+    }
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void num_or_q(char *buf, size_t n, int64_t v)
+{
+    if (v < 0)
+        snprintf(buf, n, "?");
+    else
+        snprintf(buf, n, "%lld", (long long)v);
+}
+
+static int label_lanes(gf_trace *t)
+{
+    char buf[1200], a[32], b2[32];
+    for (size_t i = 0; i < t->nlanes; i++) {
+        gf_lane *l = &t->lanes[i];
+        const char *tn = l->tname >= 0 ? gf_strtab_get(t->str, l->tname, NULL) : "";
+        num_or_q(a, sizeof a, l->pid);
+        num_or_q(b2, sizeof b2, l->tid);
+        if (l->kind == GF_LANE_CPU) {
+            snprintf(buf, sizeof buf, "CPU pid %s tid %s%s%s", a, b2, *tn ? " " : "", tn);
+        } else if (l->kind == GF_LANE_NVTX) {
+            snprintf(buf, sizeof buf, "NVTX pid %s tid %s%s%s", a, b2, *tn ? " " : "", tn);
+        } else {
+            const char *dev = l->device >= 0 ? gf_strtab_get(t->str, l->device, NULL) : "?";
+            num_or_q(a, sizeof a, l->stream);
+            if (l->sync)
+                snprintf(buf, sizeof buf, l->stream >= 0 ? "GPU %s stream %s sync" : "GPU %s sync", dev, a);
+            else
+                snprintf(buf, sizeof buf, "GPU %s stream %s", dev, a);
+        }
+        if ((l->label = gf_strtab_intern_cstr(t->str, buf)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int alloc_events(gf_trace *t, size_t n)
+{
+    size_t m = n ? n : 1;
+    t->start = malloc(m * sizeof *t->start);
+    t->dur = malloc(m * sizeof *t->dur);
+    t->corr = malloc(m * sizeof *t->corr);
+    t->lane = malloc(m * sizeof *t->lane);
+    t->name = malloc(m * sizeof *t->name);
+    t->stack = malloc(m * sizeof *t->stack);
+    t->pid = malloc(m * sizeof *t->pid);
+    t->detail = malloc(m * sizeof *t->detail);
+    t->kind = malloc(m);
+    return t->start && t->dur && t->corr && t->lane && t->name && t->stack && t->pid && t->detail && t->kind ? 0 : -1;
+}
+
+static int cmp_flame(const void *a, const void *b)
+{
+    const gf_flame_entry *x = a, *y = b;
+    if (x->stack != y->stack)
+        return x->stack < y->stack ? -1 : 1;
+    if (x->gpu != y->gpu)
+        return x->gpu > y->gpu ? -1 : 1;
+    return x->leaf < y->leaf ? -1 : x->leaf > y->leaf;
+}
+
+int gf_trace_finish(gf_trace *t, gf_err *err)
+{
+    gf_trace_build *b = t->b;
+    if (!b)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: finish without begin");
+    /* launches with a stack but no GPU partner weigh their own duration */
+    for (size_t i = 0; i < b->napis; i++)
+        if (!b->apis[i].partnered && flame_add(b, b->apis[i].stack, b->apis[i].name, 0, b->apis[i].dur) != 0)
+            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    t->nflame = 0;
+    t->flame = malloc((b->flame_map.n ? b->flame_map.n : 1) * sizeof *t->flame);
+    if (!t->flame)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    for (size_t i = 0; i < b->flame_map.cap; i++)
+        if (b->flame_map.keys[i] != GF_HMAP_EMPTY)
+            t->flame[t->nflame++] = (gf_flame_entry){(int32_t)(b->flame_map.keys[i] >> 32),
+                                                     (int32_t)(b->flame_map.keys[i] & 0x7FFFFFFFu),
+                                                     !(b->flame_map.keys[i] & 0x80000000u), b->flame_map.vals[i]};
+    qsort(t->flame, t->nflame, sizeof *t->flame, cmp_flame);
+
+    /* append partner extras, then order */
+    size_t n = b->n + b->nextra;
+    if (b->nextra) {
+        if (n > b->cap) {
+            gf_event *ev = realloc(b->ev, n * sizeof *ev);
+            gf_detail *dt = ev ? realloc(b->det, n * sizeof *dt) : NULL;
+            if (ev)
+                b->ev = ev;
+            if (dt)
+                b->det = dt;
+            uint64_t *sq = dt ? realloc(b->seq, n * sizeof *sq) : NULL;
+            if (sq)
+                b->seq = sq;
+            if (!ev || !dt || !sq)
+                return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+            b->cap = n;
+        }
+        for (size_t i = 0; i < b->nextra; i++) {
+            b->ev[b->n + i] = b->extra[i];
+            b->seq[b->n + i] = b->nseq + i;
+        }
+    }
+    uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    if (!ord)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    for (size_t i = 0; i < n; i++)
+        ord[i] = (uint32_t)i;
+    sort_ev = b->ev;
+    sort_seq = b->seq;
+    qsort(ord, n, sizeof *ord, cmp_order);
+
+    /* lane order */
+    uint32_t *lord = malloc((t->nlanes ? t->nlanes : 1) * sizeof *lord);
+    int32_t *lmap = malloc((t->nlanes ? t->nlanes : 1) * sizeof *lmap);
+    if (!lord || !lmap) {
+        free(ord);
+        free(lord);
+        free(lmap);
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    }
+    for (size_t i = 0; i < t->nlanes; i++)
+        lord[i] = (uint32_t)i;
+    sort_t = t;
+    qsort(lord, t->nlanes, sizeof *lord, cmp_lane);
+    gf_lane *nl = malloc((t->nlanes ? t->nlanes : 1) * sizeof *nl);
+    if (!nl) {
+        free(ord);
+        free(lord);
+        free(lmap);
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    }
+    for (size_t i = 0; i < t->nlanes; i++) {
+        nl[i] = t->lanes[lord[i]];
+        lmap[lord[i]] = (int32_t)i;
+    }
+    free(t->lanes);
+    t->lanes = nl;
+    t->lanes_cap = t->nlanes;
+    free(lord);
+
+    size_t ndet = 0;
+    for (size_t i = 0; i < n; i++)
+        ndet += b->ev[i].has_detail;
+    if (alloc_events(t, n) != 0 || !(t->details = malloc((ndet ? ndet : 1) * sizeof *t->details))) {
+        free(ord);
+        free(lmap);
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    }
+    for (size_t k = 0; k < n; k++) {
+        const gf_event *e = &b->ev[ord[k]];
+        t->start[k] = e->start;
+        t->dur[k] = e->dur;
+        t->corr[k] = e->corr;
+        t->lane[k] = e->lane >= 0 ? lmap[e->lane] : -1;
+        t->name[k] = e->name;
+        t->stack[k] = e->stack;
+        t->pid[k] = e->pid;
+        t->kind[k] = e->kind;
+        if (e->has_detail) {
+            t->details[t->ndetails] = b->det[ord[k]];
+            t->detail[k] = (int32_t)t->ndetails++;
+        } else {
+            t->detail[k] = -1;
+        }
+    }
+    t->n = n;
+    free(ord);
+    free(lmap);
+    if (label_lanes(t) != 0)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    build_free(b);
+    t->b = NULL;
+    t->finished = 1;
+    return 0;
+}
+
+/* ---- trimming a finished trace ---- */
+
+typedef struct topn_heap {
+    const int64_t *dur;
+    uint32_t *h;
+    size_t n;
+} topn_heap;
+
+/* root = smallest dur, and among equals the highest index (dropped first) */
+static int tworse(const topn_heap *h, uint32_t a, uint32_t b)
+{
+    if (h->dur[a] != h->dur[b])
+        return h->dur[a] < h->dur[b];
+    return a > b;
+}
+
+static void tsift_down(topn_heap *h, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && tworse(h, h->h[l], h->h[m]))
+            m = l;
+        if (r < h->n && tworse(h, h->h[r], h->h[m]))
+            m = r;
+        if (m == i)
+            return;
+        uint32_t x = h->h[i];
+        h->h[i] = h->h[m];
+        h->h[m] = x;
+        i = m;
+    }
+}
+
+long gf_topn_select(const int64_t *dur, size_t n, size_t k, uint8_t *keep)
+{
+    memset(keep, 0, n);
+    if (k >= n) {
+        memset(keep, 1, n);
+        return (long)n;
+    }
+    if (k == 0)
+        return 0;
+    topn_heap h = {dur, malloc(k * sizeof(uint32_t)), 0};
+    if (!h.h)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (h.n < k) {
+            size_t j = h.n++;
+            h.h[j] = (uint32_t)i;
+            while (j > 0) {
+                size_t p = (j - 1) / 2;
+                if (!tworse(&h, h.h[j], h.h[p]))
+                    break;
+                uint32_t x = h.h[j];
+                h.h[j] = h.h[p];
+                h.h[p] = x;
+                j = p;
+            }
+        } else if (dur[i] > dur[h.h[0]]) {
+            h.h[0] = (uint32_t)i;
+            tsift_down(&h, 0);
+        }
+    }
+    for (size_t i = 0; i < h.n; i++)
+        keep[h.h[i]] = 1;
+    free(h.h);
+    return (long)k;
+}
+
+int gf_trace_partners(const gf_trace *t, int64_t **partner, gf_err *err)
+{
+    int64_t *p = malloc((t->n ? t->n : 1) * sizeof *p);
+    gf_hmap api;
+    gf_hmap_init(&api);
+    if (!p)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    for (size_t i = 0; i < t->n; i++) {
+        p[i] = -1;
+        if (t->kind[i] == GF_EV_API && t->corr[i] >= 0) {
+            if (!gf_hmap_put(&api, pidcorr_key(t->pid[i], t->corr[i]), (int64_t)i, NULL) ||
+                !gf_hmap_put(&api, pidcorr_key(-1, t->corr[i]), (int64_t)i, NULL))
+                goto oom;
+        }
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        if (!gf_ev_is_gpu_work(t->kind[i]) || t->corr[i] < 0)
+            continue;
+        int64_t *v = gf_hmap_get(&api, pidcorr_key(t->pid[i], t->corr[i]));
+        if (v) {
+            p[i] = *v;
+            if (p[*v] < 0) /* an API call links to the first GPU work it launched */
+                p[*v] = (int64_t)i;
+        }
+    }
+    gf_hmap_free(&api);
+    *partner = p;
+    return 0;
+oom:
+    gf_hmap_free(&api);
+    free(p);
+    return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+}
+
+int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err)
+{
+    if (!t->finished)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: trim before finish");
+    if (max_events == 0 || t->n <= max_events)
+        return 0;
+    uint8_t *keep = malloc(t->n);
+    if (!keep)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    if (gf_topn_select(t->dur, t->n, max_events, keep) < 0) {
+        free(keep);
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    }
+    if (keep_partners) {
+        int64_t *p;
+        if (gf_trace_partners(t, &p, err) != 0) {
+            free(keep);
+            return -1;
+        }
+        for (size_t i = 0; i < t->n; i++)
+            if (keep[i] && gf_ev_is_gpu_work(t->kind[i]) && p[i] >= 0)
+                keep[p[i]] = 1;
+        free(p);
+    }
+    size_t k = 0, kd = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (!keep[i])
+            continue;
+        t->start[k] = t->start[i];
+        t->dur[k] = t->dur[i];
+        t->corr[k] = t->corr[i];
+        t->lane[k] = t->lane[i];
+        t->name[k] = t->name[i];
+        t->stack[k] = t->stack[i];
+        t->pid[k] = t->pid[i];
+        t->kind[k] = t->kind[i];
+        if (t->detail[i] >= 0) {
+            t->details[kd] = t->details[t->detail[i]];
+            t->detail[k] = (int32_t)kd++;
+        } else {
+            t->detail[k] = -1;
+        }
+        k++;
+    }
+    t->n = k;
+    t->ndetails = kd;
+    free(keep);
+    return 0;
+}

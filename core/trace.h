@@ -1,0 +1,143 @@
+/* The Trace model: CPU/GPU timeline events as struct-of-arrays with interned strings, lanes, per-event
+ * details, a deduplicated launch-stack table and the aggregate launch-stack flamegraph.
+ *
+ * Building: gf_trace_new → gf_trace_begin(max_events, keep_partners) → gf_trace_lane/gf_trace_add for
+ * every event (importers: trace_sqlite.c, trace_csv.c) → optional partner pass → gf_trace_finish.
+ * With max_events > 0 the builder keeps only the max_events longest events in a min-heap while
+ * streaming (memory bounded by max_events, O(n log N)); finish puts them back in start order.
+ * CUDA API events must be added before the GPU work they launched, so GPU events inherit the launch
+ * stack (same process, same correlation id) and the launch-stack flamegraph sees every launch. */
+#ifndef GF_TRACE_H
+#define GF_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gf_err.h"
+#include "hmap.h"
+#include "strtab.h"
+
+enum { GF_EV_API = 0, GF_EV_KERNEL, GF_EV_MEMCPY, GF_EV_MEMSET, GF_EV_SYNC, GF_EV_NVTX, GF_EV_NKINDS };
+extern const char *const gf_ev_kind_names[GF_EV_NKINDS]; /* "cuda_api", "kernel", ... */
+enum { GF_LANE_CPU = 0, GF_LANE_GPU, GF_LANE_NVTX };
+extern const char *const gf_lane_kind_names[3];          /* "cpu", "gpu", "nvtx" */
+
+static inline int gf_ev_is_gpu_work(int kind)
+{
+    return kind == GF_EV_KERNEL || kind == GF_EV_MEMCPY || kind == GF_EV_MEMSET;
+}
+
+/* Optional per-event details; -1 means absent for every field. */
+typedef struct gf_detail {
+    int32_t grid[3], block[3];
+    int32_t regs;
+    int32_t copy;       /* strtab id: "Host-to-Device", ... */
+    int32_t domain;     /* strtab id: NVTX domain name */
+    int32_t nvtx_level; /* push/pop nesting depth, 0 = outermost */
+    int64_t bytes;
+    int64_t smem_static, smem_dynamic;
+} gf_detail;
+
+void gf_detail_clear(gf_detail *d);
+
+/* One event as the importers hand it over. */
+typedef struct gf_event {
+    int64_t start, dur; /* ns */
+    int64_t corr;       /* -1 when none */
+    int32_t lane, name; /* lane index, strtab id */
+    int32_t stack;      /* stack id or -1 (GPU work inherits the launch's) */
+    int32_t pid;        /* process, for correlation; -1 when unknown (CSV GPU rows) */
+    uint8_t kind;
+    uint8_t has_detail;
+} gf_event;
+
+typedef struct gf_lane {
+    uint8_t kind;     /* GF_LANE_* */
+    uint8_t sync;     /* GPU lane holding synchronization events */
+    int64_t pid, tid; /* CPU and NVTX lanes; -1 when unknown */
+    int32_t device;   /* strtab id of "NVIDIA A10G (0)"; -1 when unknown */
+    int64_t devnum;   /* numeric device id for ordering; -1 when unknown */
+    int64_t stream;   /* -1 when unknown */
+    int32_t tname;    /* thread name (strtab id) or -1 */
+    int32_t label;    /* strtab id, set by gf_trace_finish */
+} gf_lane;
+
+typedef struct gf_flame_entry {
+    int32_t stack, leaf; /* leaf: kernel (or API) name */
+    int gpu;             /* 1: leaf is GPU work; 0: a launch without GPU partner (API duration) */
+    int64_t weight;      /* ns */
+} gf_flame_entry;
+
+typedef struct gf_trace {
+    gf_strtab *str;
+    /* events, struct-of-arrays, sorted by start after finish */
+    size_t n;
+    int64_t *start, *dur, *corr;
+    int32_t *lane, *name, *stack, *pid, *detail;
+    uint8_t *kind;
+    gf_detail *details;
+    size_t ndetails;
+    /* lanes, in display order after finish: CPU (pid, tid), GPU (device, stream), NVTX (pid, tid) */
+    gf_lane *lanes;
+    size_t nlanes, lanes_cap;
+    /* launch stacks: frames[stack_off[s] .. stack_off[s+1]) innermost first (strtab ids) */
+    int32_t *frames;
+    size_t nframes, frames_cap;
+    size_t *stack_off; /* nstacks + 1 entries */
+    size_t nstacks, stacks_cap;
+    /* aggregate launch-stack flamegraph over all imported events (before trimming) */
+    gf_flame_entry *flame;
+    size_t nflame;
+    /* counts over every imported event (before trimming) and per kind */
+    uint64_t total, total_kind[GF_EV_NKINDS];
+    uint64_t launches_with_stack;
+    char **warnings;
+    size_t nwarnings;
+    char *source; /* input file name (basename) */
+    int finished;
+    struct gf_trace_build *b; /* builder state, NULL after finish */
+} gf_trace;
+
+gf_trace *gf_trace_new(void);
+void gf_trace_free(gf_trace *t);
+/* Starts building: max_events 0 keeps everything. */
+int gf_trace_begin(gf_trace *t, size_t max_events, int keep_partners, gf_err *err);
+/* Finds or adds a lane; returns its index or -1 (err filled). device: strtab id or -1. */
+int32_t gf_trace_lane(gf_trace *t, int kind, int sync, int64_t pid, int64_t tid, int32_t device, int64_t devnum,
+                      int64_t stream, gf_err *err);
+void gf_trace_lane_set_thread_name(gf_trace *t, int32_t lane, int32_t tname);
+/* Finds or adds a stack (frame strtab ids, innermost first); returns its id or -1 on OOM. */
+int32_t gf_trace_stack(gf_trace *t, const int32_t *frames, size_t n);
+/* Adds one event (d may be NULL). */
+int gf_trace_add(gf_trace *t, const gf_event *e, const gf_detail *d, gf_err *err);
+/* After all events: 1 when keep_partners is on and some kept GPU work lacks its launch; the importer
+ * then offers the CUDA API events again through gf_trace_add_partner, which keeps only those wanted. */
+int gf_trace_partner_pass_needed(gf_trace *t);
+int gf_trace_add_partner(gf_trace *t, const gf_event *e, gf_err *err);
+/* Sorts by start, builds the arrays and lane labels. */
+int gf_trace_finish(gf_trace *t, gf_err *err);
+int gf_trace_warn(gf_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int gf_trace_set_source(gf_trace *t, const char *path);
+
+/* The trimming primitive: marks in keep[] the k largest of dur[0..n) (ties: lower index wins) with a
+ * min-heap of k entries: O(n log k) time, O(k) extra memory. Returns the number kept, -1 on OOM. */
+long gf_topn_select(const int64_t *dur, size_t n, size_t k, uint8_t *keep);
+/* Trims a finished trace to the max_events longest events (plus launch partners of kept GPU work
+ * when keep_partners), keeping start order. total/total_kind stay those of the import. */
+int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err);
+
+/* Correlation: for each event the index of its partner (launch ↔ GPU work, same process), or -1. */
+int gf_trace_partners(const gf_trace *t, int64_t **partner, gf_err *err);
+
+/* Writers (trace_json.c). The timeline JSON follows docs/TIMELINE_DATA.md (compact, script-safe). */
+typedef struct gf_timeline_opts {
+    const char *title;
+} gf_timeline_opts;
+int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err);
+/* Chrome Trace Event JSON (Perfetto, chrome://tracing) with ac2g flow events. */
+int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err);
+/* Folded launch stacks: "root;...;inner;kernel_[G] weight_ns" lines (from the aggregate flame). */
+int gf_trace_write_launch_folded(const gf_trace *t, FILE *out, gf_err *err);
+
+#endif

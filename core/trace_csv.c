@@ -1,0 +1,239 @@
+#include "trace_csv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+
+void gf_trace_csv_cols_init(gf_trace_csv_cols *c)
+{
+    c->start = c->dur = c->corr = c->name = -1;
+    c->device = c->stream = c->regs = c->bytes = -1;
+    for (int i = 0; i < 3; i++)
+        c->grid[i] = c->block[i] = -1;
+    c->bytes_scale = 1;
+    c->pid = c->tid = c->thread = -1;
+}
+
+/* Whole field as an integer (surrounding blanks allowed); 0 when empty or malformed. */
+static int parse_i64(const gf_csv *c, int col, int64_t *v)
+{
+    if (col < 0)
+        return 0;
+    size_t len;
+    const char *s = gf_csv_field(c, (size_t)col, &len);
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!*s)
+        return 0;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno || end == s)
+        return 0;
+    if (*end == '.') { /* "5783718.0": accept integral decimals */
+        double d = strtod(s, &end);
+        x = (long long)d;
+    }
+    while (*end == ' ' || *end == '\t' || *end == '\r')
+        end++;
+    if (*end)
+        return 0;
+    *v = x;
+    return 1;
+}
+
+static int64_t opt_i64(const gf_csv *c, int col, int64_t def)
+{
+    int64_t v;
+    return parse_i64(c, col, &v) ? v : def;
+}
+
+static int32_t intern_field(gf_trace *t, const gf_csv *c, int col)
+{
+    if (col < 0)
+        return -1;
+    size_t len;
+    const char *s = gf_csv_field(c, (size_t)col, &len);
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\r'))
+        len--;
+    if (!len)
+        return -1;
+    return gf_strtab_intern(t->str, s, len);
+}
+
+static int check_cols(const char *path, const gf_trace_csv_cols *k, gf_err *err)
+{
+    if (k->start < 0 || k->dur < 0 || k->name < 0)
+        return gf_errf(err, GF_EXIT_INPUT, "%s: trace CSV needs start, duration and name columns", path);
+    return 0;
+}
+
+static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k, int partner_pass, gf_err *err)
+{
+    gf_csv *c;
+    gf_csv_opts o = {0};
+    o.allow_short_rows = 1;
+    if (check_cols(path, k, err) != 0)
+        return -1;
+    if (gf_csv_open(&c, path, &o, err) != 0)
+        return err->code == GF_EXIT_NO_DATA ? 0 : -1;
+    int rc;
+    gf_hmap lanes; /* (pid, tid) → lane */
+    gf_hmap_init(&lanes);
+    while ((rc = gf_csv_next(c, err)) == 1) {
+        gf_event e;
+        if (!parse_i64(c, k->start, &e.start) || !parse_i64(c, k->dur, &e.dur))
+            continue;
+        int64_t pid = opt_i64(c, k->pid, -1), tid = opt_i64(c, k->tid, -1);
+        e.corr = opt_i64(c, k->corr, -1);
+        e.pid = (int32_t)pid;
+        e.kind = GF_EV_API;
+        e.stack = -1;
+        if ((e.name = intern_field(t, c, k->name)) < 0 && (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0)
+            goto oom;
+        uint64_t key = ((uint64_t)(pid & 0xFFFFFFFF) << 32) ^ (uint64_t)(tid & 0xFFFFFFFF);
+        int64_t *v = gf_hmap_get(&lanes, key);
+        if (v) {
+            e.lane = (int32_t)*v;
+        } else {
+            if ((e.lane = gf_trace_lane(t, GF_LANE_CPU, 0, pid, tid, -1, -1, -1, err)) < 0)
+                break;
+            int32_t tn = intern_field(t, c, k->thread);
+            if (tn >= 0)
+                gf_trace_lane_set_thread_name(t, e.lane, tn);
+            if (!gf_hmap_put(&lanes, key, e.lane, NULL))
+                goto oom;
+        }
+        if ((partner_pass ? gf_trace_add_partner(t, &e, err) : gf_trace_add(t, &e, NULL, err)) != 0) {
+            rc = -1;
+            break;
+        }
+    }
+    gf_hmap_free(&lanes);
+    gf_csv_close(c);
+    return rc < 0 ? -1 : 0;
+oom:
+    gf_hmap_free(&lanes);
+    gf_csv_close(c);
+    return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+}
+
+/* "... (3)" → 3 */
+static int64_t device_number(const char *s, size_t len)
+{
+    if (len < 3 || s[len - 1] != ')')
+        return -1;
+    size_t i = len - 1;
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+        i--;
+    if (i == 0 || s[i - 1] != '(' || i == len - 1)
+        return -1;
+    return strtoll(s + i, NULL, 10);
+}
+
+static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k, gf_err *err)
+{
+    gf_csv *c;
+    gf_csv_opts o = {0};
+    o.allow_short_rows = 1;
+    if (check_cols(path, k, err) != 0)
+        return -1;
+    if (gf_csv_open(&c, path, &o, err) != 0)
+        return err->code == GF_EXIT_NO_DATA ? 0 : -1;
+    gf_hmap lanes, names; /* (device, stream) → lane; name id → kind | copy label << 8 */
+    gf_hmap_init(&lanes);
+    gf_hmap_init(&names);
+    int rc;
+    gf_detail d;
+    while ((rc = gf_csv_next(c, err)) == 1) {
+        gf_event e;
+        if (!parse_i64(c, k->start, &e.start) || !parse_i64(c, k->dur, &e.dur))
+            continue;
+        e.corr = opt_i64(c, k->corr, -1);
+        e.pid = -1;
+        e.stack = -1;
+        if ((e.name = intern_field(t, c, k->name)) < 0 && (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0)
+            goto oom;
+        /* classify by name once per distinct name: "[CUDA memcpy X]" / "[CUDA memset]" / a kernel */
+        int64_t *cls = gf_hmap_get(&names, (uint64_t)e.name);
+        if (!cls) {
+            size_t len;
+            const char *s = gf_strtab_get(t->str, e.name, &len);
+            int64_t v = GF_EV_KERNEL; /* kind | (copy label id + 1) << 8 */
+            if (strncmp(s, "[CUDA ", 6) == 0 && strstr(s, "memcpy")) {
+                const char *p = strstr(s, "memcpy") + 6;
+                while (*p == ' ')
+                    p++;
+                size_t l = strcspn(p, "]");
+                int32_t lab = l ? gf_strtab_intern(t->str, p, l) : -1;
+                v = GF_EV_MEMCPY | ((int64_t)(lab + 1) << 8);
+            } else if (strncmp(s, "[CUDA ", 6) == 0 && strstr(s, "memset")) {
+                v = GF_EV_MEMSET;
+            }
+            if (!(cls = gf_hmap_put(&names, (uint64_t)e.name, v, NULL)))
+                goto oom;
+        }
+        e.kind = (uint8_t)(*cls & 0xFF);
+        int32_t copy = (int32_t)(*cls >> 8) - 1;
+        int64_t stream = opt_i64(c, k->stream, -1);
+        int32_t dev = intern_field(t, c, k->device);
+        uint64_t key = ((uint64_t)(uint32_t)dev << 32) ^ (uint64_t)(stream & 0xFFFFFFFF);
+        int64_t *v = gf_hmap_get(&lanes, key);
+        if (v) {
+            e.lane = (int32_t)*v;
+        } else {
+            size_t dl = 0;
+            const char *ds = dev >= 0 ? gf_strtab_get(t->str, dev, &dl) : "";
+            if ((e.lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, dev, device_number(ds, dl), stream, err)) < 0) {
+                rc = -1;
+                break;
+            }
+            if (!gf_hmap_put(&lanes, key, e.lane, NULL))
+                goto oom;
+        }
+        gf_detail_clear(&d);
+        if (e.kind == GF_EV_KERNEL) {
+            for (int i = 0; i < 3; i++) {
+                d.grid[i] = (int32_t)opt_i64(c, k->grid[i], -1);
+                d.block[i] = (int32_t)opt_i64(c, k->block[i], -1);
+            }
+            d.regs = (int32_t)opt_i64(c, k->regs, -1);
+        } else if (k->bytes >= 0) {
+            size_t len;
+            const char *s = gf_csv_field(c, (size_t)k->bytes, &len);
+            char *end;
+            double b = strtod(s, &end);
+            if (end != s)
+                d.bytes = (int64_t)(b * k->bytes_scale + 0.5);
+            d.copy = copy;
+        }
+        if (gf_trace_add(t, &e, &d, err) != 0) {
+            rc = -1;
+            break;
+        }
+    }
+    gf_hmap_free(&lanes);
+    gf_hmap_free(&names);
+    gf_csv_close(c);
+    return rc < 0 ? -1 : 0;
+oom:
+    gf_hmap_free(&lanes);
+    gf_hmap_free(&names);
+    gf_csv_close(c);
+    return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+}
+
+int gf_trace_import_csv(gf_trace *t, const char *api_path, const gf_trace_csv_cols *api, const char *gpu_path,
+                        const gf_trace_csv_cols *gpu, gf_err *err)
+{
+    if (api_path && import_api(t, api_path, api, 0, err) != 0)
+        return -1;
+    if (gpu_path && import_gpu(t, gpu_path, gpu, err) != 0)
+        return -1;
+    if (api_path && gf_trace_partner_pass_needed(t) && import_api(t, api_path, api, 1, err) != 0)
+        return -1;
+    gf_trace_set_source(t, gpu_path ? gpu_path : api_path ? api_path : "");
+    return gf_trace_finish(t, err);
+}

@@ -1,0 +1,797 @@
+/* Reading nsys SQLite exports (NSYS_FACTS.md §7). Every table is probed in sqlite_master and every
+ * column through PRAGMA table_info before a query; absent tables are skipped. Joins are C hash joins
+ * (callchain id → stack, (pid, correlation id) → launch in trace.c): no quadratic scans, and nothing is
+ * ever written to the user's file (opened read-only and immutable). */
+#include "trace_sqlite.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct imp {
+    sqlite3 *db;
+    const char *path;
+    gf_trace *t;
+    gf_err *err;
+    int32_t *sid;   /* StringIds id → strtab id (-1 = no such string) */
+    int64_t nsid;
+    int32_t *apiname; /* StringIds id → strtab id of the name without its _vNNNN suffix (-2 = not yet) */
+    gf_hmap tname;    /* globalTid → thread name strtab id */
+    gf_hmap cpulane;  /* globalTid → lane */
+    gf_hmap gpulane;  /* (sync, deviceId, streamId) → lane */
+    gf_hmap devname;  /* deviceId → strtab id of "NAME (id)" */
+    gf_hmap cudadev;  /* CUDA device id → TARGET_INFO_GPU id */
+    gf_hmap gpuname;  /* TARGET_INFO_GPU id → StringIds-free strtab id of the name */
+    gf_hmap cc;       /* callchain id → stack id */
+} imp;
+
+#define MAXCOL 24
+
+typedef struct query {
+    sqlite3_stmt *st;
+    int idx[MAXCOL]; /* per requested column: result position or -1 */
+    const char *table;
+} query;
+
+static int db_fail(imp *m, const char *what)
+{
+    int rc = sqlite3_errcode(m->db);
+    if (rc == SQLITE_NOTADB)
+        return gf_errf(m->err, GF_EXIT_INPUT, "%s: not an SQLite database (%s)", m->path, sqlite3_errmsg(m->db));
+    if (rc == SQLITE_CORRUPT)
+        return gf_errf(m->err, GF_EXIT_INPUT, "%s: damaged SQLite file (%s: %s)", m->path, what,
+                       sqlite3_errmsg(m->db));
+    return gf_errf(m->err, GF_EXIT_INPUT, "%s: %s: %s", m->path, what, sqlite3_errmsg(m->db));
+}
+
+static int has_table(imp *m, const char *name)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(m->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1", -1,
+                           &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Prepares SELECT <the columns that exist> FROM table <tail>. Returns 1 prepared, 0 table absent or a
+ * required column (the first nreq) missing, -1 error. */
+static int prepare(imp *m, query *q, const char *table, const char *const *cols, int ncols, int nreq,
+                   const char *tail)
+{
+    memset(q, 0, sizeof *q);
+    q->table = table;
+    int ht = has_table(m, table);
+    if (ht < 0)
+        return db_fail(m, table);
+    if (ht == 0)
+        return 0;
+    char sql[2048];
+    snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s')", table);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(m, table);
+    int present[MAXCOL] = {0};
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *c = (const char *)sqlite3_column_text(st, 0);
+        for (int i = 0; i < ncols; i++)
+            if (c && strcmp(c, cols[i]) == 0)
+                present[i] = 1;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return db_fail(m, table);
+    size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT ");
+    int pos = 0;
+    for (int i = 0; i < ncols; i++) {
+        q->idx[i] = -1;
+        if (!present[i]) {
+            if (i < nreq)
+                return 0;
+            continue;
+        }
+        o += (size_t)snprintf(sql + o, sizeof sql - o, "%s\"%s\"", pos ? "," : "", cols[i]);
+        q->idx[i] = pos++;
+    }
+    snprintf(sql + o, sizeof sql - o, " FROM \"%s\" %s", table, tail ? tail : "");
+    if (sqlite3_prepare_v2(m->db, sql, -1, &q->st, NULL) != SQLITE_OK)
+        return db_fail(m, table);
+    return 1;
+}
+
+static inline int64_t col_i64(const query *q, int i, int64_t def)
+{
+    int c = q->idx[i];
+    if (c < 0 || sqlite3_column_type(q->st, c) == SQLITE_NULL)
+        return def;
+    return sqlite3_column_int64(q->st, c);
+}
+
+static inline int col_null(const query *q, int i)
+{
+    return q->idx[i] < 0 || sqlite3_column_type(q->st, q->idx[i]) == SQLITE_NULL;
+}
+
+static int oom(imp *m)
+{
+    return gf_errf(m->err, GF_EXIT_ERROR, "%s: out of memory", m->path);
+}
+
+static int32_t str_of(imp *m, int64_t id)
+{
+    if (id < 0 || id >= m->nsid)
+        return -1;
+    return m->sid[id];
+}
+
+/* ---- StringIds, threads, devices ---- */
+
+static int load_strings(imp *m)
+{
+    static const char *const cols[] = {"id", "value"};
+    query q;
+    sqlite3_stmt *mx;
+    int r = prepare(m, &q, "StringIds", cols, 2, 2, NULL);
+    if (r <= 0)
+        return r;
+    if (sqlite3_prepare_v2(m->db, "SELECT max(id) FROM StringIds", -1, &mx, NULL) != SQLITE_OK) {
+        sqlite3_finalize(q.st);
+        return db_fail(m, "StringIds");
+    }
+    int64_t maxid = sqlite3_step(mx) == SQLITE_ROW ? sqlite3_column_int64(mx, 0) : -1;
+    sqlite3_finalize(mx);
+    if (maxid < 0 || maxid > 200000000) {
+        sqlite3_finalize(q.st);
+        return maxid < 0 ? 0 : gf_errf(m->err, GF_EXIT_INPUT, "%s: StringIds: implausible id %lld", m->path,
+                                       (long long)maxid);
+    }
+    m->nsid = maxid + 1;
+    m->sid = malloc((size_t)m->nsid * sizeof *m->sid);
+    m->apiname = malloc((size_t)m->nsid * sizeof *m->apiname);
+    if (!m->sid || !m->apiname) {
+        sqlite3_finalize(q.st);
+        return oom(m);
+    }
+    memset(m->sid, 0xff, (size_t)m->nsid * sizeof *m->sid);
+    for (int64_t i = 0; i < m->nsid; i++)
+        m->apiname[i] = -2;
+    int rc;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(q.st, 0);
+        const char *v = (const char *)sqlite3_column_text(q.st, 1);
+        if (id < 0 || id >= m->nsid || !v)
+            continue;
+        int32_t s = gf_strtab_intern(m->t->str, v, (size_t)sqlite3_column_bytes(q.st, 1));
+        if (s < 0) {
+            sqlite3_finalize(q.st);
+            return oom(m);
+        }
+        m->sid[id] = s;
+    }
+    sqlite3_finalize(q.st);
+    return rc == SQLITE_DONE ? 0 : db_fail(m, "StringIds");
+}
+
+/* cudaLaunchKernel_v7000 → cudaLaunchKernel (reports strip a 6-character _vNNNN suffix) */
+static int32_t api_name(imp *m, int64_t id)
+{
+    if (id < 0 || id >= m->nsid)
+        return gf_strtab_intern_cstr(m->t->str, "?");
+    if (m->apiname[id] != -2)
+        return m->apiname[id];
+    size_t len;
+    int32_t s = m->sid[id];
+    const char *v = s >= 0 ? gf_strtab_get(m->t->str, s, &len) : "?";
+    if (s < 0)
+        len = 1;
+    int32_t r = s < 0 ? gf_strtab_intern_cstr(m->t->str, "?") : s;
+    if (len > 6 && v[len - 6] == '_' && v[len - 5] == 'v' && v[len - 4] >= '0' && v[len - 4] <= '9' &&
+        v[len - 3] >= '0' && v[len - 3] <= '9' && v[len - 2] >= '0' && v[len - 2] <= '9' && v[len - 1] >= '0' &&
+        v[len - 1] <= '9') {
+        char buf[1024];
+        size_t n = len - 6 < sizeof buf ? len - 6 : sizeof buf - 1;
+        memcpy(buf, v, n);
+        r = gf_strtab_intern(m->t->str, buf, n);
+    }
+    m->apiname[id] = r;
+    return r;
+}
+
+static int load_threads(imp *m)
+{
+    static const char *const cols[] = {"globalTid", "nameId"};
+    query q;
+    int r = prepare(m, &q, "ThreadNames", cols, 2, 2, NULL);
+    if (r <= 0)
+        return r;
+    int rc;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        int32_t s = str_of(m, col_i64(&q, 1, -1));
+        if (s >= 0 && !gf_hmap_put(&m->tname, (uint64_t)col_i64(&q, 0, 0), s, NULL)) {
+            sqlite3_finalize(q.st);
+            return oom(m);
+        }
+    }
+    sqlite3_finalize(q.st);
+    return rc == SQLITE_DONE ? 0 : db_fail(m, "ThreadNames");
+}
+
+static int load_devices(imp *m)
+{
+    static const char *const gcols[] = {"id", "name"};
+    static const char *const ccols[] = {"gpuId", "cudaId"};
+    query q;
+    int r = prepare(m, &q, "TARGET_INFO_GPU", gcols, 2, 2, NULL);
+    if (r < 0)
+        return r;
+    int rc;
+    if (r > 0) {
+        while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+            const char *v = (const char *)sqlite3_column_text(q.st, 1);
+            int32_t s = gf_strtab_intern_cstr(m->t->str, v ? v : "GPU");
+            if (s < 0 || !gf_hmap_put(&m->gpuname, (uint64_t)col_i64(&q, 0, 0), s, NULL)) {
+                sqlite3_finalize(q.st);
+                return oom(m);
+            }
+        }
+        sqlite3_finalize(q.st);
+        if (rc != SQLITE_DONE)
+            return db_fail(m, "TARGET_INFO_GPU");
+    }
+    r = prepare(m, &q, "TARGET_INFO_CUDA_DEVICE", ccols, 2, 2, NULL);
+    if (r <= 0)
+        return r;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        int ins;
+        if (!gf_hmap_put(&m->cudadev, (uint64_t)col_i64(&q, 1, 0), col_i64(&q, 0, 0), &ins)) {
+            sqlite3_finalize(q.st);
+            return oom(m);
+        }
+    }
+    sqlite3_finalize(q.st);
+    return rc == SQLITE_DONE ? 0 : db_fail(m, "TARGET_INFO_CUDA_DEVICE");
+}
+
+static int32_t device_name(imp *m, int64_t dev)
+{
+    int64_t *v = gf_hmap_get(&m->devname, (uint64_t)dev);
+    if (v)
+        return (int32_t)*v;
+    int64_t gpu = dev;
+    int64_t *c = gf_hmap_get(&m->cudadev, (uint64_t)dev);
+    if (c)
+        gpu = *c;
+    int64_t *g = gf_hmap_get(&m->gpuname, (uint64_t)gpu);
+    char buf[600];
+    snprintf(buf, sizeof buf, "%s (%lld)", g ? gf_strtab_get(m->t->str, (int32_t)*g, NULL) : "GPU", (long long)dev);
+    int32_t s = gf_strtab_intern_cstr(m->t->str, buf);
+    if (s >= 0 && !gf_hmap_put(&m->devname, (uint64_t)dev, s, NULL))
+        return -1;
+    return s;
+}
+
+static int32_t cpu_lane(imp *m, int nvtx, int64_t gtid)
+{
+    uint64_t key = ((uint64_t)gtid << 1) | (uint64_t)nvtx;
+    int64_t *v = gf_hmap_get(&m->cpulane, key);
+    if (v)
+        return (int32_t)*v;
+    int64_t pid = (gtid >> 24) & 0xFFFFFF, tid = gtid & 0xFFFFFF;
+    int32_t l = gf_trace_lane(m->t, nvtx ? GF_LANE_NVTX : GF_LANE_CPU, 0, pid, tid, -1, -1, -1, m->err);
+    if (l < 0)
+        return -1;
+    int64_t *tn = gf_hmap_get(&m->tname, (uint64_t)gtid);
+    if (tn)
+        gf_trace_lane_set_thread_name(m->t, l, (int32_t)*tn);
+    if (!gf_hmap_put(&m->cpulane, key, l, NULL))
+        return oom(m), -1;
+    return l;
+}
+
+static int32_t gpu_lane(imp *m, int sync, int64_t dev, int64_t stream)
+{
+    if (stream == 0xFFFFFFFFll)
+        stream = -1;
+    uint64_t key = ((uint64_t)(dev & 0xFFFF) << 40) ^ ((uint64_t)(stream & 0xFFFFFFFFFFll)) ^ ((uint64_t)sync << 62);
+    int64_t *v = gf_hmap_get(&m->gpulane, key);
+    if (v)
+        return (int32_t)*v;
+    int32_t dn = device_name(m, dev);
+    if (dn < 0)
+        return oom(m), -1;
+    int32_t l = gf_trace_lane(m->t, GF_LANE_GPU, sync, -1, -1, dn, dev, stream, m->err);
+    if (l < 0)
+        return -1;
+    if (!gf_hmap_put(&m->gpulane, key, l, NULL))
+        return oom(m), -1;
+    return l;
+}
+
+/* ---- callchains (issue 5) ---- */
+
+static int load_callchains(imp *m, int want)
+{
+    static const char *const cols[] = {"id", "stackDepth", "symbol", "module", "unresolved", "originalIP"};
+    query q;
+    int r = prepare(m, &q, "CUDA_CALLCHAINS", cols, 6, 2, "ORDER BY id, stackDepth");
+    if (r < 0)
+        return r;
+    if (r == 0) {
+        if (want)
+            gf_trace_warn(m->t, "no launch backtraces in this capture (CUDA_CALLCHAINS absent): capture with "
+                                "--stacks (nsys --cudabacktrace, CPU sampling on) to record them");
+        return 0;
+    }
+    gf_hmap fcache; /* (symbol, module) → frame strtab id */
+    gf_hmap_init(&fcache);
+    int32_t *fr = NULL;
+    size_t nfr = 0, capfr = 0;
+    int64_t cur = -1;
+    size_t rows = 0;
+    int rc, ret = 0;
+    char buf[2048];
+    for (;;) {
+        rc = sqlite3_step(q.st);
+        int64_t id = rc == SQLITE_ROW ? col_i64(&q, 0, -1) : -2;
+        if (id != cur && cur >= 0 && nfr) {
+            int32_t s = gf_trace_stack(m->t, fr, nfr);
+            if (s < 0 || !gf_hmap_put(&m->cc, (uint64_t)cur, s, NULL)) {
+                ret = oom(m);
+                break;
+            }
+            nfr = 0;
+        }
+        if (rc != SQLITE_ROW)
+            break;
+        cur = id;
+        rows++;
+        int64_t sym = col_i64(&q, 2, -1), mod = col_i64(&q, 3, -1);
+        int32_t ssym = str_of(m, sym), smod = str_of(m, mod);
+        int32_t f = -1;
+        uint64_t key = ((uint64_t)(uint32_t)(ssym + 1) << 32) | (uint32_t)(smod + 1);
+        if (ssym >= 0) {
+            int64_t *v = gf_hmap_get(&fcache, key);
+            if (v)
+                f = (int32_t)*v;
+        }
+        if (f < 0) {
+            const char *symtxt;
+            char addr[32];
+            if (ssym >= 0) {
+                symtxt = gf_strtab_get(m->t->str, ssym, NULL);
+            } else if (col_i64(&q, 4, 0) && !col_null(&q, 5)) {
+                snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)col_i64(&q, 5, 0));
+                symtxt = addr;
+            } else {
+                symtxt = "?";
+            }
+            const char *modtxt = smod >= 0 ? gf_strtab_get(m->t->str, smod, NULL) : NULL;
+            if (modtxt) {
+                const char *sl = strrchr(modtxt, '/');
+                if (sl && sl[1])
+                    modtxt = sl + 1;
+            }
+            int n = modtxt && *modtxt ? snprintf(buf, sizeof buf, "%s (%s)", symtxt, modtxt)
+                                      : snprintf(buf, sizeof buf, "%s", symtxt);
+            f = gf_strtab_intern(m->t->str, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+            if (f < 0 || (ssym >= 0 && !gf_hmap_put(&fcache, key, f, NULL))) {
+                ret = oom(m);
+                break;
+            }
+        }
+        if (nfr == capfr) {
+            capfr = capfr ? capfr * 2 : 64;
+            int32_t *nf = realloc(fr, capfr * sizeof *nf);
+            if (!nf) {
+                ret = oom(m);
+                break;
+            }
+            fr = nf;
+        }
+        fr[nfr++] = f;
+    }
+    if (ret == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
+        ret = db_fail(m, "CUDA_CALLCHAINS");
+    sqlite3_finalize(q.st);
+    free(fr);
+    gf_hmap_free(&fcache);
+    if (ret == 0 && rows == 0 && want)
+        gf_trace_warn(m->t, "no launch backtraces in this capture (CUDA_CALLCHAINS has no rows): launches were "
+                            "below the --cudabacktrace threshold, or backtraces were off");
+    return ret;
+}
+
+/* ---- event tables ---- */
+
+static int step_fail(imp *m, query *q, int rc)
+{
+    sqlite3_finalize(q->st);
+    q->st = NULL;
+    return rc == SQLITE_DONE ? 0 : db_fail(m, q->table);
+}
+
+static int import_runtime(imp *m, int partner_pass)
+{
+    static const char *const cols[] = {"start", "end", "globalTid", "correlationId", "nameId", "callchainId"};
+    query q;
+    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 6, 3, NULL);
+    if (r <= 0)
+        return r;
+    int rc;
+    size_t with_cc = 0;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        int64_t gtid = col_i64(&q, 2, 0);
+        gf_event e;
+        e.start = col_i64(&q, 0, 0);
+        e.dur = col_i64(&q, 1, e.start) - e.start;
+        e.corr = col_i64(&q, 3, -1);
+        e.pid = (int32_t)((gtid >> 24) & 0xFFFFFF);
+        e.kind = GF_EV_API;
+        e.stack = -1;
+        if (m->cc.n && !col_null(&q, 5)) {
+            int64_t *s = gf_hmap_get(&m->cc, (uint64_t)col_i64(&q, 5, 0));
+            if (s) {
+                e.stack = (int32_t)*s;
+                with_cc++;
+            }
+        }
+        if ((e.lane = cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, col_i64(&q, 4, -1))) < 0) {
+            sqlite3_finalize(q.st);
+            return e.lane < 0 ? -1 : oom(m);
+        }
+        if ((partner_pass ? gf_trace_add_partner(m->t, &e, m->err) : gf_trace_add(m->t, &e, NULL, m->err)) != 0) {
+            sqlite3_finalize(q.st);
+            return -1;
+        }
+    }
+    (void)with_cc;
+    return step_fail(m, &q, rc);
+}
+
+static int import_kernels(imp *m)
+{
+    static const char *const cols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                                       "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY",
+                                       "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory"};
+    query q;
+    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 17, 2, NULL);
+    if (r <= 0)
+        return r;
+    int rc;
+    gf_detail d;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        gf_event e;
+        e.start = col_i64(&q, 0, 0);
+        e.dur = col_i64(&q, 1, e.start) - e.start;
+        e.corr = col_i64(&q, 4, -1);
+        e.pid = (int32_t)((col_i64(&q, 5, 0) >> 24) & 0xFFFFFF);
+        e.kind = GF_EV_KERNEL;
+        e.stack = -1;
+        int32_t nm = str_of(m, col_i64(&q, 6, -1));
+        if (nm < 0)
+            nm = str_of(m, col_i64(&q, 7, -1));
+        if (nm < 0 && (nm = gf_strtab_intern_cstr(m->t->str, "?")) < 0) {
+            sqlite3_finalize(q.st);
+            return oom(m);
+        }
+        e.name = nm;
+        if ((e.lane = gpu_lane(m, 0, col_i64(&q, 2, 0), col_i64(&q, 3, -1))) < 0) {
+            sqlite3_finalize(q.st);
+            return -1;
+        }
+        gf_detail_clear(&d);
+        for (int i = 0; i < 3; i++) {
+            d.grid[i] = (int32_t)col_i64(&q, 8 + i, -1);
+            d.block[i] = (int32_t)col_i64(&q, 11 + i, -1);
+        }
+        d.regs = (int32_t)col_i64(&q, 14, -1);
+        d.smem_static = col_i64(&q, 15, -1);
+        d.smem_dynamic = col_i64(&q, 16, -1);
+        if (gf_trace_add(m->t, &e, &d, m->err) != 0) {
+            sqlite3_finalize(q.st);
+            return -1;
+        }
+    }
+    return step_fail(m, &q, rc);
+}
+
+static const char *const copy_fallback[] = {"Unknown", "Host-to-Device", "Device-to-Host", "Host-to-Array",
+                                            "Array-to-Host", "Array-to-Array", "Array-to-Device", "Device-to-Array",
+                                            "Device-to-Device", "Host-to-Host", "Peer-to-Peer",
+                                            "Unified Host-to-Device", "Unified Device-to-Host",
+                                            "Unified Device-to-Device"};
+static const char *const sync_fallback[] = {"Unknown", "Event sync", "Stream wait sync", "Stream sync",
+                                            "Context sync"};
+
+/* Labels of a small ENUM_* table (id → label) with hard-coded fallbacks for schema 2.9.1 exports. */
+static int load_enum(imp *m, const char *table, const char *const *fb, int nfb, int32_t *out, int nout)
+{
+    for (int i = 0; i < nout; i++)
+        out[i] = -1;
+    for (int i = 0; i < nfb && i < nout; i++)
+        if ((out[i] = gf_strtab_intern_cstr(m->t->str, fb[i])) < 0)
+            return oom(m);
+    static const char *const cols[] = {"id", "label"};
+    query q;
+    int r = prepare(m, &q, table, cols, 2, 2, NULL);
+    if (r <= 0)
+        return r;
+    int rc;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        int64_t id = col_i64(&q, 0, -1);
+        const char *v = (const char *)sqlite3_column_text(q.st, 1);
+        if (id >= 0 && id < nout && v && (out[id] = gf_strtab_intern_cstr(m->t->str, v)) < 0) {
+            sqlite3_finalize(q.st);
+            return oom(m);
+        }
+    }
+    return step_fail(m, &q, rc);
+}
+
+static int import_copies(imp *m, int memset_table)
+{
+    static const char *const cols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                                       "bytes", "copyKind"};
+    query q;
+    const char *table = memset_table ? "CUPTI_ACTIVITY_KIND_MEMSET" : "CUPTI_ACTIVITY_KIND_MEMCPY";
+    int r = prepare(m, &q, table, cols, memset_table ? 7 : 8, 2, NULL);
+    if (r <= 0)
+        return r;
+    int32_t labels[64], names[64];
+    if (!memset_table) {
+        if (load_enum(m, "ENUM_CUDA_MEMCPY_OPER", copy_fallback, 14, labels, 64) != 0) {
+            sqlite3_finalize(q.st);
+            return -1;
+        }
+        for (int i = 0; i < 64; i++) {
+            char buf[300];
+            snprintf(buf, sizeof buf, "[CUDA memcpy %s]",
+                     labels[i] >= 0 ? gf_strtab_get(m->t->str, labels[i], NULL) : "Unknown");
+            if ((names[i] = gf_strtab_intern_cstr(m->t->str, buf)) < 0) {
+                sqlite3_finalize(q.st);
+                return oom(m);
+            }
+        }
+    }
+    int32_t msname = gf_strtab_intern_cstr(m->t->str, "[CUDA memset]");
+    if (msname < 0) {
+        sqlite3_finalize(q.st);
+        return oom(m);
+    }
+    int rc;
+    gf_detail d;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        gf_event e;
+        e.start = col_i64(&q, 0, 0);
+        e.dur = col_i64(&q, 1, e.start) - e.start;
+        e.corr = col_i64(&q, 4, -1);
+        e.pid = (int32_t)((col_i64(&q, 5, 0) >> 24) & 0xFFFFFF);
+        e.kind = memset_table ? GF_EV_MEMSET : GF_EV_MEMCPY;
+        e.stack = -1;
+        gf_detail_clear(&d);
+        d.bytes = col_i64(&q, 6, -1);
+        if (memset_table) {
+            e.name = msname;
+        } else {
+            int64_t k = col_i64(&q, 7, 0);
+            if (k < 0 || k >= 64)
+                k = 0;
+            e.name = names[k];
+            d.copy = labels[k];
+        }
+        if ((e.lane = gpu_lane(m, 0, col_i64(&q, 2, 0), col_i64(&q, 3, -1))) < 0) {
+            sqlite3_finalize(q.st);
+            return -1;
+        }
+        if (gf_trace_add(m->t, &e, &d, m->err) != 0) {
+            sqlite3_finalize(q.st);
+            return -1;
+        }
+    }
+    return step_fail(m, &q, rc);
+}
+
+static int import_sync(imp *m)
+{
+    static const char *const cols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                                       "syncType"};
+    query q;
+    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, 7, 2, NULL);
+    if (r <= 0)
+        return r;
+    int32_t labels[16];
+    if (load_enum(m, "ENUM_CUPTI_SYNC_TYPE", sync_fallback, 5, labels, 16) != 0) {
+        sqlite3_finalize(q.st);
+        return -1;
+    }
+    int rc;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        gf_event e;
+        e.start = col_i64(&q, 0, 0);
+        e.dur = col_i64(&q, 1, e.start) - e.start;
+        e.corr = col_i64(&q, 4, -1);
+        e.pid = (int32_t)((col_i64(&q, 5, 0) >> 24) & 0xFFFFFF);
+        e.kind = GF_EV_SYNC;
+        e.stack = -1;
+        int64_t st = col_i64(&q, 6, 0);
+        e.name = labels[st >= 0 && st < 16 && labels[st] >= 0 ? st : 0];
+        if ((e.lane = gpu_lane(m, 1, col_i64(&q, 2, 0), col_i64(&q, 3, -1))) < 0) {
+            sqlite3_finalize(q.st);
+            return -1;
+        }
+        if (gf_trace_add(m->t, &e, NULL, m->err) != 0) {
+            sqlite3_finalize(q.st);
+            return -1;
+        }
+    }
+    return step_fail(m, &q, rc);
+}
+
+static int import_nvtx(imp *m)
+{
+    static const char *const dcols[] = {"globalTid", "domainId", "textId", "text", "eventType"};
+    static const char *const cols[] = {"start", "end", "eventType", "globalTid", "text", "textId", "domainId"};
+    query q;
+    gf_hmap domains; /* (pid, domainId) → strtab id */
+    gf_hmap_init(&domains);
+    int r = prepare(m, &q, "NVTX_EVENTS", dcols, 5, 2, "WHERE eventType = 75");
+    if (r <= 0)
+        return r;
+    int rc;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        int64_t pid = (col_i64(&q, 0, 0) >> 24) & 0xFFFFFF;
+        int32_t s = str_of(m, col_i64(&q, 2, -1));
+        if (s < 0 && !col_null(&q, 3))
+            s = gf_strtab_intern(m->t->str, (const char *)sqlite3_column_text(q.st, q.idx[3]),
+                                 (size_t)sqlite3_column_bytes(q.st, q.idx[3]));
+        if (s >= 0 && !gf_hmap_put(&domains, ((uint64_t)pid << 32) ^ (uint64_t)col_i64(&q, 1, 0), s, NULL)) {
+            sqlite3_finalize(q.st);
+            gf_hmap_free(&domains);
+            return oom(m);
+        }
+    }
+    if (step_fail(m, &q, rc) != 0) {
+        gf_hmap_free(&domains);
+        return -1;
+    }
+    sqlite3_stmt *mx;
+    int64_t last = 0;
+    if (sqlite3_prepare_v2(m->db, "SELECT max(max(coalesce(end, start)), max(start)) FROM NVTX_EVENTS", -1, &mx,
+                           NULL) == SQLITE_OK) {
+        if (sqlite3_step(mx) == SQLITE_ROW)
+            last = sqlite3_column_int64(mx, 0);
+        sqlite3_finalize(mx);
+    }
+    r = prepare(m, &q, "NVTX_EVENTS", cols, 7, 4,
+                "WHERE eventType IN (59, 60, 70, 71) ORDER BY globalTid, start, coalesce(end, 9223372036854775807) DESC");
+    if (r <= 0) {
+        gf_hmap_free(&domains);
+        return r;
+    }
+    int64_t cur_tid = -1;
+    int64_t stack[256];
+    int depth = 0;
+    gf_detail d;
+    int32_t unnamed = gf_strtab_intern_cstr(m->t->str, "(unnamed)");
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        int64_t gtid = col_i64(&q, 3, 0);
+        gf_event e;
+        e.start = col_i64(&q, 0, 0);
+        int64_t end = col_i64(&q, 1, last);
+        e.dur = end - e.start;
+        e.corr = -1;
+        e.pid = (int32_t)((gtid >> 24) & 0xFFFFFF);
+        e.kind = GF_EV_NVTX;
+        e.stack = -1;
+        int64_t et = col_i64(&q, 2, 59);
+        int32_t nm = -1;
+        if (!col_null(&q, 4))
+            nm = gf_strtab_intern(m->t->str, (const char *)sqlite3_column_text(q.st, q.idx[4]),
+                                  (size_t)sqlite3_column_bytes(q.st, q.idx[4]));
+        else
+            nm = str_of(m, col_i64(&q, 5, -1));
+        e.name = nm >= 0 ? nm : unnamed;
+        gf_detail_clear(&d);
+        int64_t dom = col_i64(&q, 6, 0);
+        if (dom) {
+            int64_t *v = gf_hmap_get(&domains, ((uint64_t)e.pid << 32) ^ (uint64_t)dom);
+            if (v)
+                d.domain = (int32_t)*v;
+        }
+        if (et == 59 || et == 70) { /* push/pop: nesting level on this thread */
+            if (gtid != cur_tid) {
+                cur_tid = gtid;
+                depth = 0;
+            }
+            while (depth > 0 && stack[depth - 1] <= e.start)
+                depth--;
+            d.nvtx_level = depth;
+            if (depth < 256)
+                stack[depth++] = end;
+        }
+        if ((e.lane = cpu_lane(m, 1, gtid)) < 0) {
+            sqlite3_finalize(q.st);
+            gf_hmap_free(&domains);
+            return -1;
+        }
+        if (gf_trace_add(m->t, &e, &d, m->err) != 0) {
+            sqlite3_finalize(q.st);
+            gf_hmap_free(&domains);
+            return -1;
+        }
+    }
+    gf_hmap_free(&domains);
+    return step_fail(m, &q, rc);
+}
+
+/* file:PATH?immutable=1 with the characters URIs reserve escaped */
+static char *make_uri(const char *path)
+{
+    size_t n = strlen(path);
+    char *u = malloc(n * 3 + 32);
+    if (!u)
+        return NULL;
+    char *o = u;
+    o += sprintf(o, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p == '%' || *p == '?' || *p == '#' || *p < 0x20 || *p >= 0x7f)
+            o += sprintf(o, "%%%02X", *p);
+        else
+            *o++ = (char)*p;
+    }
+    strcpy(o, "?immutable=1");
+    return u;
+}
+
+int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *o, gf_err *err)
+{
+    imp m;
+    memset(&m, 0, sizeof m);
+    m.path = path;
+    m.t = t;
+    m.err = err;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gf_errf(err, GF_EXIT_INPUT, "%s: cannot open", path);
+    char magic[16] = {0};
+    size_t got = fread(magic, 1, 16, f);
+    fclose(f);
+    if (got < 16 || memcmp(magic, "SQLite format 3", 16) != 0)
+        return gf_errf(err, GF_EXIT_INPUT, "%s: not an SQLite database (bad header)", path);
+    char *uri = make_uri(path);
+    if (!uri)
+        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+    int rc = sqlite3_open_v2(uri, &m.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    int ret = -1;
+    if (rc != SQLITE_OK) {
+        gf_errf(err, GF_EXIT_INPUT, "%s: cannot open as SQLite: %s", path, m.db ? sqlite3_errmsg(m.db) : "?");
+        goto done;
+    }
+    gf_trace_set_source(t, path);
+    if (load_strings(&m) != 0 || load_threads(&m) != 0 || load_devices(&m) != 0 ||
+        load_callchains(&m, o && o->stacks) != 0 || import_runtime(&m, 0) != 0 || import_kernels(&m) != 0 ||
+        import_copies(&m, 0) != 0 || import_copies(&m, 1) != 0 || import_sync(&m) != 0 || import_nvtx(&m) != 0)
+        goto done;
+    if (o && o->stacks && m.cc.n && t->launches_with_stack == 0)
+        gf_trace_warn(t, "no launch backtraces in this capture (no CUDA call has a callchainId)");
+    if (gf_trace_partner_pass_needed(t) && import_runtime(&m, 1) != 0)
+        goto done;
+    ret = gf_trace_finish(t, err);
+done:
+    if (m.db)
+        sqlite3_close(m.db);
+    free(m.sid);
+    free(m.apiname);
+    gf_hmap_free(&m.tname);
+    gf_hmap_free(&m.cpulane);
+    gf_hmap_free(&m.gpulane);
+    gf_hmap_free(&m.devname);
+    gf_hmap_free(&m.cudadev);
+    gf_hmap_free(&m.gpuname);
+    gf_hmap_free(&m.cc);
+    return ret;
+}

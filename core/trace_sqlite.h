@@ -1,0 +1,15 @@
+/* Import of an nsys SQLite export into the Trace model (read-only, tables and columns probed). */
+#ifndef GF_TRACE_SQLITE_H
+#define GF_TRACE_SQLITE_H
+
+#include "trace.h"
+
+typedef struct gf_sqlite_opts {
+    int stacks; /* 1: launch backtraces were requested, so their absence is a warning */
+} gf_sqlite_opts;
+
+/* Imports into t, which must be begun (gf_trace_begin) and is finished on success. A file that is not
+ * an SQLite database, or a damaged one, fails with GF_EXIT_INPUT and a message naming it. */
+int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *o, gf_err *err);
+
+#endif

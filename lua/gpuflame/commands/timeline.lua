@@ -1,0 +1,38 @@
+-- gpuflame timeline INPUT... [-o out.html] [--max-events N] [--stacks] [--title T]
+local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
+
+local cmd = {}
+
+cmd.spec = {
+  usage = "timeline INPUT... [-o out.html] [--max-events N] [--stacks] [--title T]",
+  summary = "CPU/GPU timeline page from an SQLite export, an .nsys-rep, or trace CSVs",
+  description = "INPUT is an nsys SQLite export (`nsys export --type sqlite`), an .nsys-rep (exported through\n" ..
+    "nsys), or the pair cuda_api_trace.csv + cuda_gpu_trace.csv from `nsys stats --format csv`.\n" ..
+    "The page keeps the N longest events (policy timeline.max_events, default 20000) plus the launch\n" ..
+    "calls of kept GPU work; launch backtraces (CUDA_CALLCHAINS) appear when the capture has them.",
+  options = {
+    { "out", short = "o", arg = "FILE", help = "output page (default timeline.html)" },
+    { "max-events", arg = "N", type = "integer", min = 1, help = "keep the N longest events" },
+    { "stacks", help = "launch backtraces were requested: warn when the capture has none" },
+    { "title", arg = "TEXT", help = "page title" },
+  },
+}
+
+function cmd.run(opts, ctx)
+  local inputs = opts.positional
+  if not inputs or #inputs == 0 then errors.raise(errors.USAGE, "timeline needs an INPUT (see timeline --help)") end
+  local out = opts.out or "timeline.html"
+  local r = require("gpuflame.views.timeline").build({
+    inputs = inputs, out = out, stacks = opts.stacks, max_events = opts.max_events,
+    title = opts.title,
+  }, ctx)
+  if r.kind == "timeline" then
+    log.info("wrote %s: %d of %d events (longest kept), %d lanes", out, r.shown, r.total, r.lanes)
+  else
+    log.info("wrote %s (%s)", out, r.kind)
+  end
+  return 0
+end
+
+return cmd

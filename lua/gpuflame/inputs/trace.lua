@@ -1,0 +1,21 @@
+-- Input loader: "trace" (the CPU/GPU timeline model, core.trace) from an SQLite export or one
+-- cuda_gpu_trace / cuda_api_trace CSV. Exporters that accept "trace" (chrome-trace, launch-stacks)
+-- get every event unless --max-events N is given.
+local nsys = require("gpuflame.nsys")
+
+local TRACE = { cuda_gpu_trace = true, cuda_api_trace = true }
+
+local function accepts(info)
+  if info.type == "sqlite" then return true end
+  return info.type == "csv" and TRACE[nsys.canonical_report(info.report)] == true
+end
+
+local function load(path, _, ctx, opts)
+  local trace = require("gpuflame.trace")
+  local policy = ctx.policy()
+  local tp = policy.timeline or {}
+  return (trace.load({ path }, { max_events = opts.max_events or 0, keep_partners = tp.keep_partners ~= false,
+    policy = policy, ctx = ctx }))
+end
+
+return { kind = "trace", accepts = accepts, load = load }

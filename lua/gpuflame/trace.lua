@@ -1,0 +1,137 @@
+-- Loading a Trace (CPU/GPU timeline events) from inputs: an nsys SQLite export, an .nsys-rep (exported
+-- to SQLite through nsys), or a pair of `nsys stats` trace CSVs (cuda_api_trace + cuda_gpu_trace).
+-- The C model (core.trace) holds the events; this module only recognises inputs and picks columns.
+local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local columns = require("gpuflame.columns")
+local log = require("gpuflame.log")
+
+local M = {}
+
+-- Extra cuda_gpu_trace / cuda_api_trace columns the timeline reads (the base ones live in gpuflame.columns).
+M.extra_columns = {
+  cuda_gpu_trace = {
+    grid_x = { exact = { "GrdX" } }, grid_y = { exact = { "GrdY" } }, grid_z = { exact = { "GrdZ" } },
+    block_x = { exact = { "BlkX" } }, block_y = { exact = { "BlkY" } }, block_z = { exact = { "BlkZ" } },
+    regs = { exact = { "Reg/Trd", "Registers Per Thread" } },
+  },
+}
+
+local function spec(report, key, policy)
+  local over = policy and policy.columns and policy.columns[report]
+  if over and over[key] then return over[key] end
+  local extra = M.extra_columns[report]
+  if extra and extra[key] then return extra[key] end
+  return columns.spec(report, key, policy)
+end
+
+local function pick(reader, report, key, policy)
+  local s = spec(report, key, policy)
+  return s and columns.pick(reader, s) or nil
+end
+
+-- classify(path) → "sqlite" | "nsys-rep" | "cuda_gpu_trace" | "cuda_api_trace" | nil, why
+-- (recognition by content: gpuflame.inputs.detect)
+function M.classify(path)
+  local ok, info = pcall(require("gpuflame.inputs").detect, path)
+  if not ok then return nil, nil, errors.wrap(info) end
+  if info.type == "sqlite" or info.type == "nsys-rep" then return info.type end
+  if info.type == "csv" then
+    local r = require("gpuflame.nsys").canonical_report(info.report)
+    if r == "cuda_gpu_trace" or r == "cuda_api_trace" then return r end
+    return nil, "a " .. info.report .. " CSV, not a trace CSV"
+  end
+  return nil, "a " .. info.type .. " file"
+end
+
+-- Column indices (1-based) of a trace CSV for core.trace.open_csv; raises INPUT naming the file when
+-- start, duration or name is missing.
+function M.csv_columns(path, report, policy)
+  local r = core.csv.open(path, { allow_short_rows = true })
+  local keys = report == "cuda_gpu_trace"
+    and { "start", "duration", "corr", "name", "device", "stream", "bytes", "grid_x", "grid_y", "grid_z",
+      "block_x", "block_y", "block_z", "regs" }
+    or { "start", "duration", "corr", "name", "pid", "tid", "thread" }
+  local out = {}
+  for _, k in ipairs(keys) do out[k] = pick(r, report, k, policy) end
+  local cols = r:columns()
+  r:close()
+  for _, k in ipairs({ "start", "duration", "name" }) do
+    if not out[k] then
+      errors.raise(errors.INPUT, "%s: %s has no %s column (the file has: %s)", path, report, k, table.concat(cols, ", "))
+    end
+  end
+  if out.bytes then
+    local h = cols[out.bytes]:lower()
+    out.bytes_scale = h:find("%(mb%)") and 1e6 or h:find("%(kb%)") and 1e3 or h:find("%(gb%)") and 1e9 or 1
+  end
+  return out
+end
+
+local function export_rep(path, opts)
+  local ctx = opts.ctx
+  local discover = require("gpuflame.discover")
+  local nsys = opts.nsys or discover.find(opts.policy, { explicit = ctx and ctx.nsys }).path
+  local dir = core.fs.mkdtemp()
+  local out = dir .. "/export.sqlite"
+  local tp = opts.policy and opts.policy.timeline or {}
+  log.info("exporting %s to SQLite", path)
+  local res = core.proc.run({
+    argv = { nsys, "export", "--type", "sqlite", "--force-overwrite=true", "-o", out, path },
+    timeout = tp.export_timeout or 600, capture_limit = 1 << 20,
+  })
+  local st = core.fs.stat(out)
+  if res.status ~= "exited" or res.code ~= 0 or not st then
+    core.fs.remove_tree(dir)
+    errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed (%s %s): %s", path, tostring(res.status),
+      tostring(res.code), ((res.stderr or "") .. (res.stdout or "")):sub(1, 400))
+  end
+  return out, dir
+end
+
+-- load(paths, opts) → trace, info
+--   opts: max_events (0 = all), keep_partners, stacks (backtraces requested), policy, ctx, nsys
+--   info: {source = "sqlite"|"csv", inputs = {...}}
+function M.load(paths, opts)
+  opts = opts or {}
+  if type(paths) == "string" then paths = { paths } end
+  local sqlite, rep, gpu, api = nil, nil, nil, nil
+  for _, p in ipairs(paths) do
+    local kind, why, e = M.classify(p)
+    if e then error(e, 0) end
+    if kind == "sqlite" then sqlite = p
+    elseif kind == "nsys-rep" then rep = p
+    elseif kind == "cuda_gpu_trace" then gpu = p
+    elseif kind == "cuda_api_trace" then api = p
+    else errors.raise(errors.INPUT, "%s: not a timeline input (%s); give an nsys .sqlite export, an .nsys-rep, " ..
+      "or cuda_gpu_trace + cuda_api_trace CSVs", p, why or "unrecognised") end
+    if (kind == "cuda_gpu_trace" and gpu ~= p) or (kind == "cuda_api_trace" and api ~= p) then
+      errors.raise(errors.USAGE, "%s: more than one %s input", p, kind)
+    end
+  end
+  local load_opts = {
+    max_events = opts.max_events or 0, keep_partners = opts.keep_partners ~= false, stacks = opts.stacks == true,
+  }
+  if sqlite or rep then
+    local tmpdir
+    if not sqlite then sqlite, tmpdir = export_rep(rep, opts) end
+    local ok, tr = pcall(core.trace.open_sqlite, sqlite, load_opts)
+    if tmpdir then core.fs.remove_tree(tmpdir) end
+    if not ok then error(tr, 0) end
+    return tr, { source = "sqlite", inputs = paths }
+  end
+  load_opts.api = api
+  load_opts.gpu = gpu
+  if api then load_opts.api_cols = M.csv_columns(api, "cuda_api_trace", opts.policy) end
+  if gpu then
+    load_opts.gpu_cols = M.csv_columns(gpu, "cuda_gpu_trace", opts.policy)
+    load_opts.gpu_cols.bytes_scale = load_opts.gpu_cols.bytes_scale or 1
+  end
+  local tr = core.trace.open_csv(load_opts)
+  if opts.stacks then
+    tr:warn("no launch backtraces: trace CSVs carry none (launch stacks need the SQLite export of a --stacks capture)")
+  end
+  return tr, { source = "csv", inputs = paths }
+end
+
+return M

@@ -1,0 +1,143 @@
+-- The CPU/GPU timeline view: trace inputs → self-contained timeline page (templates/timeline.html,
+-- data contract docs/TIMELINE_DATA.md), or the policy's fallback when the capture has no trace events.
+--
+--   local tl = require("gpuflame.views.timeline")
+--   local r = tl.build({ inputs = {path...}, out = "timeline.html", stacks = bool, max_events = N,
+--                        title = T, fallback = function(out) ... end }, ctx)
+--   r = { kind = "timeline"|"flamegraph", path = out, shown = n, total = m, lanes = k,
+--         warnings = {...}, flame_total = ns }
+-- capture.lua hands --timeline/--stacks captures to V.from_capture(state, ctx, opts): trace CSVs from
+-- `nsys stats` (policy timeline.source = "csv", the reference) or the SQLite export (source "sqlite",
+-- and always with --stacks); warnings go to state.warnings (summary.json).
+local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
+local resource = require("gpuflame.resource")
+local trace = require("gpuflame.trace")
+
+local V = {}
+
+V.NO_EVENTS_WARNING = "nsys timeline requested but no trace events; falling back to GPU flamegraph"
+
+function V.settings(policy, over)
+  local tp = (policy and policy.timeline) or {}
+  over = over or {}
+  return {
+    max_events = over.max_events or tp.max_events or 20000,
+    keep_partners = (over.keep_partners == nil) and (tp.keep_partners ~= false) or over.keep_partners,
+    title = over.title or tp.title or "nsys CPU/GPU timeline",
+    template = tp.template or "templates/timeline.html",
+    fallback = tp.fallback or "flamegraph",
+  }
+end
+
+-- render(tr, out, settings) writes the page atomically.
+function V.render(tr, out, s)
+  local tmpl, origin = resource.find(s.template)
+  if not tmpl then
+    errors.raise(errors.ERROR, "timeline template %s not found on the search path", s.template)
+  end
+  log.debug("timeline: template %s", origin)
+  tr:write_timeline(tmpl, out, { title = s.title }, s.template)
+end
+
+local function flamegraph_fallback(spec, ctx, warnings)
+  if spec.fallback then return spec.fallback(spec.out, warnings) end
+  -- the SQLite export also holds the kernel summary the flamegraph needs
+  local ok, fg = pcall(require, "gpuflame.flamegraph")
+  if not ok then errors.raise(errors.NO_DATA, "no trace events, and no flamegraph module to fall back to") end
+  local sqlite
+  for _, p in ipairs(spec.inputs) do
+    if trace.classify(p) == "sqlite" then sqlite = p end
+  end
+  if not sqlite then errors.raise(errors.NO_DATA, "no trace events in %s", table.concat(spec.inputs, ", ")) end
+  local policy = ctx and ctx.policy() or nil
+  local stacks = fg.from_sqlite(sqlite, policy)
+  fg.render(stacks, spec.out, fg.page_options(policy, {}))
+  return { kind = "flamegraph", path = spec.out, warnings = warnings }
+end
+
+function V.build(spec, ctx)
+  local policy = ctx and ctx.policy and ctx.policy() or nil
+  local s = V.settings(policy, { max_events = spec.max_events, title = spec.title, keep_partners = spec.keep_partners })
+  local tr = trace.load(spec.inputs, {
+    max_events = s.max_events, keep_partners = s.keep_partners, stacks = spec.stacks, policy = policy, ctx = ctx,
+    nsys = spec.nsys,
+  })
+  local warnings = tr:warnings()
+  if tr:count() == 0 then
+    log.warn("%s", V.NO_EVENTS_WARNING)
+    table.insert(warnings, 1, V.NO_EVENTS_WARNING)
+    if s.fallback == "none" then errors.raise(errors.NO_DATA, "%s", "no trace events in the capture") end
+    return flamegraph_fallback(spec, ctx, warnings)
+  end
+  local fl = tr:flame()
+  local sp = (policy and policy.stacks) or {}
+  if spec.stacks and fl.launches == 0 and sp.missing == "error" then
+    errors.raise(errors.NO_DATA, "%s", warnings[1] or "no launch backtraces in the capture")
+  end
+  for _, w in ipairs(warnings) do log.warn("%s", w) end
+  V.render(tr, spec.out, s)
+  return {
+    kind = "timeline", path = spec.out, shown = tr:count(), total = tr:total(), lanes = #tr:lanes(),
+    warnings = warnings, flame_total = fl.total, launches_with_stack = fl.launches, trace = tr,
+  }
+end
+
+-- capture.run's timeline stage. Returns true when timeline.html was written, false when the capture has
+-- no trace events (capture then warns and builds the flamegraph).
+function V.from_capture(state, ctx, opts)
+  local capture = require("gpuflame.capture")
+  local policy = state.policy
+  local tp = policy.timeline or {}
+  local s = V.settings(policy)
+  local inputs, source = {}, (opts.stacks or tp.source == "sqlite") and "sqlite" or "csv"
+  if source == "sqlite" then
+    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/capture.sqlite", policy, state)
+    if not res.ok then
+      capture.warn(state, "nsys export --type sqlite failed (%s); no timeline", res.why)
+      return false
+    end
+    inputs[1] = res.path
+    state.artifacts.sqlite = res.path
+  else
+    for _, rep in ipairs({ "cuda_api_trace", "cuda_gpu_trace" }) do
+      local csv, why, name = capture.stats_report(state, rep, (rep:gsub("^cuda_", "")))
+      state.reports_tried[#state.reports_tried + 1] = { report = name, ok = csv ~= nil, why = why, csv = csv }
+      if csv then inputs[#inputs + 1] = csv end
+    end
+    if #inputs == 0 then return false end
+  end
+  local tr = trace.load(inputs, { max_events = s.max_events, keep_partners = s.keep_partners, stacks = opts.stacks,
+    policy = policy, ctx = ctx })
+  if tr:count() == 0 then return false end
+  for _, w in ipairs(tr:warnings()) do capture.warn(state, "%s", w) end
+  local fl = tr:flame()
+  if opts.stacks and fl.launches == 0 and (policy.stacks or {}).missing == "error" then
+    errors.raise(errors.NO_DATA, "--stacks: no launch backtraces in the capture (policy stacks.missing = error)")
+  end
+  local out = state.dir .. "/timeline.html"
+  V.render(tr, out, s)
+  state.artifacts.timeline = out
+  if fl.entries > 0 then
+    local folded = state.dir .. "/launch-stacks.folded"
+    tr:write_launch_folded(folded)
+    state.artifacts.launch_stacks = folded
+  end
+  state.timeline = { source = source, shown = tr:count(), total = tr:total(), lanes = #tr:lanes(),
+    counts = tr:totals(), launch_stacks = fl.stacks, launches_with_stack = fl.launches,
+    launch_flame_total_ns = fl.total }
+  log.info("timeline: %d of %d events (longest kept) in %s", tr:count(), tr:total(), out)
+  return true
+end
+
+-- Loader used by exporters and scripts: the whole trace (no trimming unless asked).
+function V.load(paths, opts, ctx)
+  opts = opts or {}
+  local policy = ctx and ctx.policy and ctx.policy() or opts.policy
+  return trace.load(paths, { max_events = opts.max_events or 0, keep_partners = opts.keep_partners,
+    stacks = opts.stacks, policy = policy, ctx = ctx })
+end
+
+V.core = core
+return V

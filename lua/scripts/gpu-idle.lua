@@ -1,0 +1,40 @@
+-- GPU idle time per stream: host wait, kernel wait (gaps < 30 µs) and other (gpuflame run gpu-idle INPUT... [--json])
+-- For each GPU stream lane, between its first and last op: gaps shorter than policy timeline.short_gap_ns
+-- (30 µs) are kernel wait (launch overhead between back-to-back kernels); in a longer gap the time
+-- until the next op's launch call returned is host wait (nothing was queued yet) and the rest is other.
+local core = require("gpuflame.core")
+local trace = require("gpuflame.trace")
+local policy = require("gpuflame.policy")
+
+local inputs, json = {}, false
+for _, a in ipairs({ ... }) do
+  if a == "--json" then json = true else inputs[#inputs + 1] = a end
+end
+if #inputs == 0 then
+  io.stderr:write("usage: gpuflame run gpu-idle INPUT... [--json]\n")
+  return 2
+end
+local p = policy.effective({})
+local gap = (p.timeline and p.timeline.short_gap_ns) or 30000
+
+local tr = trace.load(inputs, { max_events = 0 })
+local rows = tr:gpu_idle(gap)
+
+if json then
+  local out = core.json.array({})
+  for _, r in ipairs(rows) do
+    out[#out + 1] = { lane = r.lane, ops = r.ops, span_ns = r.span, busy_ns = r.busy, idle_ns = r.idle,
+      host_wait_ns = r.host_wait, kernel_wait_ns = r.kernel_wait, other_ns = r.other, gaps = r.gaps }
+  end
+  io.stdout:write(core.json.encode({ streams = out, short_gap_ns = gap }), "\n")
+  return 0
+end
+
+local function pct(a, b) return b > 0 and 100 * a / b or 0 end
+io.stdout:write(string.format("%6s %14s %14s %6s %14s %14s %14s  %s\n", "ops", "span (ns)", "idle (ns)", "idle",
+  "host wait", "kernel wait", "other", "stream"))
+for _, r in ipairs(rows) do
+  io.stdout:write(string.format("%6d %14d %14d %5.1f%% %14d %14d %14d  %s\n", r.ops, r.span, r.idle,
+    pct(r.idle, r.span), r.host_wait, r.kernel_wait, r.other, r.lane))
+end
+return 0

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# capture --timeline / --stacks through the fake nsys: trace CSVs or the SQLite export → timeline.html,
+# warnings in summary.json, the flamegraph fallback when the capture has no trace events.
+. "$(dirname "$0")/../lib/t.sh"
+TT=$TOP/tests/trace
+export PATH="$TOP/tests/fake:$PATH"
+if ! have_fixture gprofiler/GPU_TRACE_CSV.csv || ! have_fixture real/test-cuda/report1.sqlite; then
+  skip "capture --timeline" "fixtures absent"
+  t_done
+fi
+summary() { python3 -c "import json,sys; d=json.load(open('$1/summary.json')); print(eval(sys.argv[1]))" "$2"; }
+
+run_gf --lua-path "$TT" capture --timeline --out "$TMP/c1" -- /bin/true
+check_eq "--timeline: exit 0" 0 "$rc"
+check "--timeline: timeline.html written" test -s "$TMP/c1/timeline.html"
+check_eq "--timeline: stats trace CSVs are the source (policy timeline.source = csv)" "csv 5 2" \
+  "$(summary "$TMP/c1" '"%s %d %d" % (d["timeline"]["source"], d["timeline"]["shown"], d["timeline"]["lanes"])')"
+
+run_gf --lua-path "$TT" capture --stacks --out "$TMP/c2" -- /bin/true
+check_eq "--stacks: exit 0" 0 "$rc"
+check_eq "--stacks: SQLite export is the source" sqlite "$(summary "$TMP/c2" 'd["timeline"]["source"]')"
+check_contains "--stacks without callchains: warning in summary.json" \
+  "$(summary "$TMP/c2" 'd["warnings"]')" "no launch backtraces in this capture"
+
+python3 "$TT/make_callchains.py" "$FIX/real/test-cuda/report1.sqlite" "$TMP/cc.sqlite" "$TMP/cc.json"
+FAKE_NSYS_SQLITE="$TMP/cc.sqlite" run_gf --lua-path "$TT" capture --stacks --out "$TMP/c3" -- /bin/true
+check_eq "--stacks with callchains: exit 0" 0 "$rc"
+check "--stacks with callchains: launch-stacks.folded artifact" test -s "$TMP/c3/launch-stacks.folded"
+check_eq "--stacks with callchains: summary counts the backtraced launches" "4" \
+  "$(summary "$TMP/c3" 'd["timeline"]["launches_with_stack"]')"
+python3 "$TT/check_stacks.py" "$TMP/c3/timeline.html" "$TMP/cc.json" "capture --stacks"
+
+FAKE_NSYS_FAIL="stats@cuda_gpu_trace:skipped,stats@cuda_api_trace:skipped" \
+  run_gf --lua-path "$TT" capture --timeline --out "$TMP/c4" -- /bin/true
+check_eq "no trace events: exit 0" 0 "$rc"
+check "no trace events: flamegraph fallback written" test -s "$TMP/c4/flamegraph.html"
+check "no trace events: no timeline.html" test ! -e "$TMP/c4/timeline.html"
+check_contains "no trace events: the reference warning" "$(summary "$TMP/c4" 'd["warnings"]')" \
+  "nsys timeline requested but no trace events; falling back to GPU flamegraph"
+t_done

@@ -1,0 +1,149 @@
+/* Trace model: interning, the streaming longest-N heap, trimming a finished trace, partners, stacks. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "strtab.h"
+#include "trace.h"
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t xr(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+int main(void)
+{
+    /* strtab */
+    gf_strtab *st = gf_strtab_new();
+    int32_t a = gf_strtab_intern_cstr(st, "cudaLaunchKernel");
+    int32_t b = gf_strtab_intern_cstr(st, "burn(float *, int, int)");
+    int ok = a == gf_strtab_intern_cstr(st, "cudaLaunchKernel") && a != b;
+    char buf[32];
+    for (int i = 0; i < 50000 && ok; i++) {
+        snprintf(buf, sizeof buf, "k%d", i);
+        ok = gf_strtab_intern_cstr(st, buf) == i + 2;
+    }
+    for (int i = 0; i < 50000 && ok; i++) {
+        snprintf(buf, sizeof buf, "k%d", i);
+        ok = gf_strtab_find(st, buf, strlen(buf)) == i + 2 && strcmp(gf_strtab_get(st, i + 2, NULL), buf) == 0;
+    }
+    CHECK("strtab interns 50,002 strings to dense ids and finds them again", ok);
+    gf_strtab_free(st);
+
+    /* 50,000 synthetic events with distinct known durations: the streaming heap keeps the 20,000 longest */
+    enum { N = 50000, K = 20000 };
+    int64_t *durs = malloc(N * sizeof *durs);
+    for (int i = 0; i < N; i++)
+        durs[i] = (int64_t)(i * 7 + 3); /* distinct */
+    for (int i = N - 1; i > 0; i--) { /* shuffle */
+        int j = (int)(xr() % (uint64_t)(i + 1));
+        int64_t x = durs[i];
+        durs[i] = durs[j];
+        durs[j] = x;
+    }
+    gf_trace *t = gf_trace_new();
+    gf_err err;
+    gf_trace_begin(t, K, 0, &err);
+    int32_t lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, gf_strtab_intern_cstr(t->str, "GPU (0)"), 0, 7, &err);
+    int32_t nm = gf_strtab_intern_cstr(t->str, "k");
+    for (int i = 0; i < N; i++) {
+        gf_event e = {.start = (int64_t)(xr() % 1000000000ull), .dur = durs[i], .corr = -1, .lane = lane,
+                      .name = nm, .stack = -1, .pid = 1, .kind = GF_EV_KERNEL};
+        gf_trace_add(t, &e, NULL, &err);
+    }
+    CHECK("finish", gf_trace_finish(t, &err) == 0);
+    CHECK("total 50,000, shown 20,000", t->total == N && t->n == K);
+    int64_t *sorted = malloc(N * sizeof *sorted);
+    memcpy(sorted, durs, N * sizeof *sorted);
+    qsort(sorted, N, sizeof *sorted, cmp_desc);
+    int64_t threshold = sorted[K - 1];
+    int all_long = 1, in_order = 1;
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->dur[i] < threshold)
+            all_long = 0;
+        if (i && t->start[i] < t->start[i - 1])
+            in_order = 0;
+    }
+    CHECK("the kept events are exactly the 20,000 longest", all_long);
+    CHECK("kept events are sorted by start", in_order);
+    gf_trace_free(t);
+
+    /* the same trimming on a finished trace (gf_trace_trim → gf_topn_select) */
+    t = gf_trace_new();
+    gf_trace_begin(t, 0, 0, &err);
+    lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, -1, 7, &err);
+    for (int i = 0; i < N; i++) {
+        gf_event e = {.start = i * 10, .dur = durs[i], .corr = -1, .lane = lane, .name = nm, .stack = -1,
+                      .pid = 1, .kind = GF_EV_KERNEL};
+        gf_trace_add(t, &e, NULL, &err);
+    }
+    gf_trace_finish(t, &err);
+    CHECK("untrimmed import keeps all 50,000", t->n == N);
+    gf_trace_trim(t, K, 0, &err);
+    all_long = 1, in_order = 1;
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->dur[i] < threshold)
+            all_long = 0;
+        if (i && t->start[i] <= t->start[i - 1])
+            in_order = 0;
+    }
+    CHECK("trim keeps exactly the 20,000 longest, in start order", t->n == K && all_long && in_order);
+    gf_trace_free(t);
+
+    /* ties: equal durations keep the earliest arrivals */
+    int64_t td[6] = {5, 5, 5, 5, 9, 1};
+    uint8_t keep[6];
+    gf_topn_select(td, 6, 3, keep);
+    CHECK("topn ties keep lower indices", keep[4] && keep[0] && keep[1] && !keep[2] && !keep[3] && !keep[5]);
+
+    /* keep_partners: a long kernel keeps its short launch call; stacks are inherited by the kernel */
+    t = gf_trace_new();
+    gf_trace_begin(t, 2, 1, &err);
+    int32_t cpu = gf_trace_lane(t, GF_LANE_CPU, 0, 42, 43, -1, -1, -1, &err);
+    int32_t gpu = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
+    int32_t fr[2] = {gf_strtab_intern_cstr(t->str, "cudaLaunchKernel (libcudart.so)"),
+                     gf_strtab_intern_cstr(t->str, "main (app)")};
+    int32_t s = gf_trace_stack(t, fr, 2);
+    CHECK("identical stacks are stored once", gf_trace_stack(t, fr, 2) == s && t->nstacks == 1);
+    int32_t lk = gf_strtab_intern_cstr(t->str, "cudaLaunchKernel"), kn = gf_strtab_intern_cstr(t->str, "k");
+    gf_event ev[5] = {
+        {.start = 0, .dur = 10, .corr = 1, .lane = cpu, .name = lk, .stack = s, .pid = 42, .kind = GF_EV_API},
+        {.start = 20, .dur = 10, .corr = 2, .lane = cpu, .name = lk, .stack = -1, .pid = 42, .kind = GF_EV_API},
+        {.start = 15, .dur = 1000, .corr = 1, .lane = gpu, .name = kn, .stack = -1, .pid = 42, .kind = GF_EV_KERNEL},
+        {.start = 2000, .dur = 500, .corr = 2, .lane = gpu, .name = kn, .stack = -1, .pid = 42, .kind = GF_EV_KERNEL},
+        {.start = 40, .dur = 20, .corr = 9, .lane = gpu, .name = kn, .stack = -1, .pid = 42, .kind = GF_EV_KERNEL},
+    };
+    for (int i = 0; i < 5; i++)
+        gf_trace_add(t, &ev[i], NULL, &err);
+    CHECK("partner pass needed", gf_trace_partner_pass_needed(t) == 1);
+    gf_trace_add_partner(t, &ev[0], &err);
+    gf_trace_add_partner(t, &ev[1], &err);
+    gf_trace_finish(t, &err);
+    CHECK("2 longest + their 2 launches kept, in start order",
+          t->n == 4 && t->start[0] == 0 && t->start[1] == 15 && t->start[2] == 20 && t->start[3] == 2000);
+    CHECK("CPU lanes first", t->lanes[0].kind == GF_LANE_CPU && t->lane[0] == 0 && t->lane[1] == 1);
+    CHECK("kernel inherits its launch's stack", t->stack[1] == s && t->stack[3] == -1);
+    CHECK("launch flame: one entry weighted by the kernel's GPU time",
+          t->nflame == 1 && t->flame[0].weight == 1000 && t->flame[0].gpu && t->flame[0].leaf == kn);
+    int64_t *p;
+    gf_trace_partners(t, &p, &err);
+    CHECK("partners link launch and kernel both ways", p[0] == 1 && p[1] == 0 && p[2] == 3 && p[3] == 2);
+    free(p);
+    CHECK("lane labels", strcmp(gf_strtab_get(t->str, t->lanes[0].label, NULL), "CPU pid 42 tid 43") == 0 &&
+                             strcmp(gf_strtab_get(t->str, t->lanes[1].label, NULL), "GPU ? stream 7") == 0);
+    gf_trace_free(t);
+    free(durs);
+    free(sorted);
+    return tap_done();
+}
