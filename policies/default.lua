@@ -59,7 +59,8 @@ return {
     artifacts = {                     -- file names inside a capture directory
       timeline = "timeline.html", flamegraph = "flamegraph.html",
       gpu_folded = "gpu.folded", cpu_folded = "cpu.folded",
-      timeline_inputs = { "*.sqlite", "*cuda_gpu_trace*.csv" },
+      -- what `gpuflame timeline` re-renders from (first group whose globs all match)
+      timeline_inputs = { { "*.sqlite" }, { "*cuda_api_trace*.csv", "*cuda_gpu_trace*.csv" } },
     },
   },
 

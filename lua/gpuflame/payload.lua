@@ -18,9 +18,14 @@ end
 -- Input files a timeline can be rebuilt from (the trace engineer's `gpuflame timeline INPUT…
 -- --max-events N -o FILE`): the SQLite export, else the two trace CSVs.
 local function timeline_inputs(dir, names)
-  for _, g in ipairs(names.timeline_inputs or {}) do
-    local found = core.fs.glob(dir .. "/" .. g)
-    if #found > 0 then return found end
+  for _, group in ipairs(names.timeline_inputs or {}) do
+    local all = {}
+    for _, g in ipairs(group) do
+      local found = core.fs.glob(dir .. "/" .. g)
+      if #found == 0 then all = nil; break end
+      all[#all + 1] = found[1]
+    end
+    if all and #all > 0 then return all end
   end
   return nil
 end
@@ -34,24 +39,26 @@ function payload.from_dir(p, dir, extra)
     local ok, s = pcall(function() return core.json.decode(core.fs.read(dir .. "/summary.json")) end)
     if ok and type(s) == "table" then summary = s end
   end
-  for kind, file in pairs({ timeline = names.timeline, flamegraph = names.flamegraph }) do
-    if exists(dir .. "/" .. file) then
-      pl.html[kind] = dir .. "/" .. file
-      pl.artifacts[#pl.artifacts + 1] = dir .. "/" .. file
-    end
+  -- summary.json (written by the capture pipeline) names its artifacts; the policy's names are the
+  -- fallback for directories made by other tools.
+  local named = summary and type(summary.artifacts) == "table" and summary.artifacts or {}
+  local function pick(key, file)
+    local p1 = type(named[key]) == "string" and named[key] or nil
+    if p1 and exists(p1) then return p1 end
+    if exists(dir .. "/" .. file) then return dir .. "/" .. file end
   end
-  if exists(dir .. "/" .. names.gpu_folded) then
-    pl.folded = dir .. "/" .. names.gpu_folded
-    pl.artifacts[#pl.artifacts + 1] = pl.folded
-  end
+  pl.html.timeline = pick("timeline", names.timeline)
+  pl.html.flamegraph = pick("html", names.flamegraph)
+  pl.folded = pick("folded", names.gpu_folded)
+  for _, f in ipairs({ pl.html.timeline, pl.html.flamegraph, pl.folded }) do pl.artifacts[#pl.artifacts + 1] = f end
   if exists(dir .. "/" .. names.cpu_folded) then
     pl.cpu_folded = dir .. "/" .. names.cpu_folded
     pl.artifacts[#pl.artifacts + 1] = pl.cpu_folded
   end
   table.sort(pl.artifacts)
   pl.gpu = pl.folded ~= nil or next(pl.html) ~= nil
-  local opts = summary and (summary.options or summary) or {}
-  pl.stacks = (opts.stacks == true or opts.timeline_stacks == true) or nil
+  local tl = summary and type(summary.timeline) == "table" and summary.timeline or {}
+  pl.stacks = (tonumber(tl.launches_with_stack) or 0) > 0 or nil -- backtraces were captured
   if pl.html.timeline then
     local inputs = timeline_inputs(dir, names)
     if inputs then
@@ -59,6 +66,7 @@ function payload.from_dir(p, dir, extra)
         local out = string.format("%s/%s", dir, names.timeline:gsub("%.html$", "") .. "-" .. n .. ".html")
         local argv = { self_exe(), "-q", "timeline" }
         for _, i in ipairs(inputs) do argv[#argv + 1] = i end
+        if pl.stacks then argv[#argv + 1] = "--stacks" end
         for _, a in ipairs({ "--max-events", tostring(n), "-o", out }) do argv[#argv + 1] = a end
         local ok, r = pcall(core.proc.run, { argv = argv, timeout = 300 })
         if ok and r.ok and exists(out) then return out end
