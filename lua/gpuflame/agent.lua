@@ -99,9 +99,10 @@ local function proc_table()
       if f then
         local line = f:read("l") or ""
         f:close()
-        local rest = line:match("%)%s+(.*)$")
-        if rest then
-          local _, ppid, pgrp = rest:match("^(%S+)%s+(%d+)%s+(%d+)")
+        -- "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so cut at the last ")"
+        local rest = line:match(".*%)%s+(.*)$")
+        local _, ppid, pgrp = (rest or ""):match("^(%S+)%s+(%d+)%s+(%d+)")
+        if ppid and tonumber(pgrp) > 1 then
           t[#t + 1] = { pid = tonumber(name), ppid = tonumber(ppid), pgrp = tonumber(pgrp) }
         end
       end
@@ -143,6 +144,10 @@ function agent.kill_tree(h, grace)
     end
   end
   collect()
+  -- never signal our own process group (the agent's, shared with whoever started it)
+  for _, p in ipairs(proc_table()) do
+    if p.pid == core.proc.getpid() then groups[p.pgrp] = nil end
+  end
   for g in pairs(groups) do core.proc.kill(-g, 15) end
   for pid in pairs(pids) do core.proc.kill(pid, 15) end
   while true do
@@ -155,6 +160,9 @@ function agent.kill_tree(h, grace)
     if now - t0 > grace then break end
   end
   collect()
+  for _, p in ipairs(proc_table()) do
+    if p.pid == core.proc.getpid() then groups[p.pgrp] = nil end
+  end
   for g in pairs(groups) do core.proc.kill(-g, 9) end
   for pid in pairs(pids) do core.proc.kill(pid, 9) end
   h:terminate() -- reaps the leader (SIGKILL already sent)

@@ -31,7 +31,10 @@ start_agent() { # start_agent LOGNAME [extra args]
     --state-dir "$TMP/state" --hostname gpu-host-1 >"$TMP/$name.log" 2>&1 &
   AGENT_PID=$!
 }
-stop_agent() { kill -TERM "$AGENT_PID" 2>/dev/null; wait "$AGENT_PID"; agent_rc=$?; AGENT_PID=; }
+stop_agent() {
+  kill -TERM "$AGENT_PID" 2>/dev/null; wait "$AGENT_PID"; agent_rc=$?; AGENT_PID=
+  [ "$agent_rc" = 0 ] || { echo "# agent exited $agent_rc; its log:"; tail -n 30 "$(ls -t "$TMP"/a*.log | head -1)" | sed 's/^/#   /'; }
+}
 # wait_for SECONDS PYTHON-CONDITION (on studio records) — bounded polling
 wait_for() {
   local until=$(( $(date +%s) + $1 ))
