@@ -157,7 +157,8 @@ t.eq("Lua pattern characters in an allow-list line are literal (allowed as writt
   (agent.workload_allowed(p, { "/opt/x/a%d.sh", "[1]" })))
 t.eq("Lua pattern characters in an allow-list line are literal (no pattern match)", false,
   (agent.workload_allowed(p, { "/opt/x/a5.sh", "1" })))
-core.fs.write_atomic(tmp .. "/noremote.lua", 'return { extends = "default", agent = { remote_workloads = { enabled = false, allow = { "*" } } } }')
+core.fs.write_atomic(tmp .. "/noremote.lua",
+  'return { extends = "default", agent = { remote_workloads = { enabled = false, allow = { "*" } } } }')
 p = policy.effective({ tmp .. "/noremote.lua" })
 okw, why = agent.workload_allowed(p, { "/opt/app/cuda_burn", "30" })
 t.check("remote workloads disabled refuses everything", not okw and why:find("disabled", 1, true), why)
