@@ -58,7 +58,7 @@ return {
     tag_names = { gpu = "nsys-cuda", timeline = "nsys-timeline", stacks = "nsys-stacks", perf = "" },
     artifacts = {                     -- file names inside a capture directory
       timeline = "timeline.html", flamegraph = "flamegraph.html",
-      gpu_folded = "gpu.folded", cpu_folded = "cpu.folded",
+      gpu_folded = "gpu.folded", cpu_folded = "cpu.folded", launch_folded = "launch-stacks.folded",
       -- what `gpuflame timeline` re-renders from (first group whose globs all match)
       timeline_inputs = { { "*.sqlite" }, { "*cuda_api_trace*.csv", "*cuda_gpu_trace*.csv" } },
     },

@@ -50,7 +50,13 @@ function payload.from_dir(p, dir, extra)
   pl.html.timeline = pick("timeline", names.timeline)
   pl.html.flamegraph = pick("html", names.flamegraph)
   pl.folded = pick("folded", names.gpu_folded)
+  -- a timeline capture has no GPU folded file; its launch-stack stacks (when recorded) are the body
+  pl.folded = pl.folded or pick("launch_stacks", names.launch_folded or "launch-stacks.folded")
   for _, f in ipairs({ pl.html.timeline, pl.html.flamegraph, pl.folded }) do pl.artifacts[#pl.artifacts + 1] = f end
+  if summary then -- the capture window, when the capture recorded it
+    pl.start_time = type(summary.started) == "string" and summary.started or nil
+    pl.end_time = type(summary.finished) == "string" and summary.finished or nil
+  end
   if exists(dir .. "/" .. names.cpu_folded) then
     pl.cpu_folded = dir .. "/" .. names.cpu_folded
     pl.artifacts[#pl.artifacts + 1] = pl.cpu_folded

@@ -130,7 +130,7 @@ S.tree = {
     perf_mode = S.str(),
     tag_names = { gpu = S.str(), timeline = S.str(), stacks = S.str(), perf = S.str() },
     artifacts = {
-      timeline = S.str(), flamegraph = S.str(), gpu_folded = S.str(), cpu_folded = S.str(),
+      timeline = S.str(), flamegraph = S.str(), gpu_folded = S.str(), cpu_folded = S.str(), launch_folded = S.str(),
       timeline_inputs = S.list(S.list(S.str())),
     },
     ca_bundle = S.str(), client_cert = S.str(), client_key = S.str(),
