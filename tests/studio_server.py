@@ -362,10 +362,21 @@ def main():
     p.add_argument("--max-seconds", type=float, default=300)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM)")
+    p.add_argument("--tls-key", help="its private key (PEM)")
+    p.add_argument("--client-ca", help="require client certificates signed by this CA (mTLS)")
     ARGS = p.parse_args()
     os.makedirs(ARGS.dir, exist_ok=True)
     srv = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
     srv.daemon_threads = True
+    if ARGS.tls_cert:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(ARGS.tls_cert, ARGS.tls_key)
+        if ARGS.client_ca:
+            ctx.verify_mode = ssl.CERT_REQUIRED
+            ctx.load_verify_locations(ARGS.client_ca)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     print("PORT %d" % srv.server_address[1], flush=True)
     t = threading.Timer(ARGS.max_seconds, srv.shutdown)
     t.daemon = True

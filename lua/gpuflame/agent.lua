@@ -24,12 +24,14 @@ local function state_path(c) return c.state_dir .. "/state.json" end
 
 function agent.load_state(c)
   local s = { received = {}, executed = {}, completions = {} }
+  s.running = nil
   if core.fs.stat(state_path(c)) then
     local ok, t = pcall(function() return core.json.decode(core.fs.read(state_path(c))) end)
     if ok and type(t) == "table" then
       s.received = type(t.received) == "table" and t.received or {}
       s.executed = type(t.executed) == "table" and t.executed or {}
       s.completions = type(t.completions) == "table" and t.completions or {}
+      s.running = type(t.running) == "table" and t.running or nil
     else
       log.warn("agent: %s is unreadable; starting with an empty command history", state_path(c))
     end
@@ -40,7 +42,7 @@ end
 local function save_state(c, s)
   core.fs.write_atomic(state_path(c), core.json.encode({
     received = core.json.array(s.received), executed = core.json.array(s.executed),
-    completions = core.json.array(s.completions),
+    completions = core.json.array(s.completions), running = s.running or null,
   }))
 end
 
@@ -340,6 +342,9 @@ function A:start_job(id, cc)
     errors.raise(errors.USAGE, "nothing to capture: enable_nsys is not set and no other backend is enabled by policy")
   end
   self.job = job
+  -- remembered so that an agent killed mid-capture can account for it after a restart
+  self.state.running = { command_id = id, dir = job.dir, start_time = job.start_wall, stacks = job.stacks }
+  save_state(self.c, self.state)
 end
 
 -- Cancels the running capture: every backend's process tree is killed. Returns the seconds it took.
@@ -352,6 +357,7 @@ function A:cancel(why)
     if took > worst then worst = took end
   end
   self.job = nil
+  self.state.running = nil
   self:complete(job.command_id, "failed", "capture cancelled: " .. why, job.started)
   return worst
 end
@@ -364,6 +370,8 @@ function A:poll_job()
   end
   for _, e in ipairs(job.handles) do if not e.done then return end end
   self.job = nil
+  self.state.running = nil
+  save_state(self.c, self.state)
   local p = self.p
   local errs, any_ok, gpu_ok = {}, false, false
   for _, e in ipairs(job.handles) do
@@ -440,6 +448,31 @@ function A:drain()
   })
 end
 
+-- A capture that was running when the agent died (SIGKILL, OOM, reboot): if the capture finished
+-- anyway (its summary.json says ok) it is uploaded now; otherwise the command is reported failed
+-- and the partial directory is kept.
+function A:recover()
+  local r = self.state.running
+  if not r then return end
+  self.state.running = nil
+  save_state(self.c, self.state)
+  if contains(self.state.executed, r.command_id) then return end
+  local summary = r.dir and core.fs.stat(r.dir .. "/summary.json") and
+    select(2, pcall(function() return core.json.decode(core.fs.read(r.dir .. "/summary.json")) end))
+  if type(summary) == "table" and summary.status == "ok" then
+    local pl = payload.from_dir(self.p, r.dir, { command_id = r.command_id, label = "command " .. r.command_id })
+    if r.stacks then pl.stacks = true end
+    local ok, items = pcall(deliver.submit, self.p, self.c, pl)
+    if ok and #items > 0 then
+      log.warn("agent: command %s was captured before the agent restarted; uploading %s", r.command_id, r.dir)
+      self.pending[r.command_id] = { left = #items, errs = {} }
+      return
+    end
+  end
+  self:complete(r.command_id, "failed", "the agent restarted during the capture (partial results kept in " ..
+    tostring(r.dir) .. ")", nil)
+end
+
 function A:reload()
   local ok, newp = pcall(function()
     self.ctx._policy = nil
@@ -491,6 +524,7 @@ function A:run()
       log.warn("%s; continuing, deliveries are spooled until it answers", msg)
     end
   end
+  self:recover()
   local ok, err = pcall(self.loop, self)
   local e = not ok and errors.wrap(err) or nil
   local sig = core.host.interrupted()

@@ -138,6 +138,17 @@ check "after restart the spooled capture is delivered, byte-identical" wait_for 
 check_eq "spool empty after delivery" 0 "$(ls "$TMP/state/spool" | grep -c '\.item$')"
 check "c5 reported completed after the restart" wait_for 10 "any(r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == 'c5' and r['body']['status'] == 'completed' for r in recs)"
 
+# --- SIGKILL mid-capture: the command is accounted for after the restart ---------------------------
+rm -f "$FAKE_PERF_PIDFILE"
+queue c7 '{"command_type": "start", "duration": 30, "enable_nsys": false}'
+for i in $(seq 1 50); do [ -s "$FAKE_PERF_PIDFILE" ] && break; sleep 0.2; done
+kill -9 "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null; AGENT_PID=
+[ -s "$FAKE_PERF_PIDFILE" ] && read -r p1 p2 <"$FAKE_PERF_PIDFILE" && kill -9 "$p1" "$p2" 2>/dev/null # the orphaned capture
+start_agent a3b
+check "c7 reported after the restart" wait_for 10 "any(r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == 'c7' for r in recs)"
+check_eq "a capture cut by SIGKILL is reported failed" "failed" "$(completion_of c7 status)"
+check_contains "... saying why" "$(completion_of c7 error_message)" "the agent restarted during the capture"
+
 # --- SIGHUP reloads policies ------------------------------------------------------------------------
 stop_agent
 cat >"$TMP/tags.lua" <<'LUA'

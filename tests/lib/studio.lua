@@ -21,6 +21,9 @@ function S.start(dir, opts)
     "--max-seconds", tostring(opts.max_seconds or 120) }
   if opts.service then argv[#argv + 1] = "--service"; argv[#argv + 1] = opts.service end
   if opts.max_len then argv[#argv + 1] = "--max-len"; argv[#argv + 1] = tostring(opts.max_len) end
+  for _, k in ipairs({ "tls_cert", "tls_key", "client_ca" }) do
+    if opts[k] then argv[#argv + 1] = "--" .. k:gsub("_", "-"); argv[#argv + 1] = opts[k] end
+  end
   local h = core.proc.spawn({ argv = argv, stdout = "capture", stderr = "capture" })
   local port
   for _ = 1, 100 do -- at most 10 s
@@ -29,7 +32,8 @@ function S.start(dir, opts)
     if port then break end
   end
   assert(port, "studio stand-in did not start: " .. h:result().stderr)
-  local s = { proc = h, port = tonumber(port), url = "http://127.0.0.1:" .. port, dir = dir }
+  local s = { proc = h, port = tonumber(port), url = (opts.tls_cert and "https" or "http") .. "://127.0.0.1:" .. port,
+    dir = dir }
   function s.ctl(path, tbl)
     local r = core.http.request({ method = "POST", url = s.url .. "/_control/" .. path,
       body = core.json.encode(tbl or {}), timeout = 10 })
