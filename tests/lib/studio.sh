@@ -6,6 +6,10 @@
 # The interpreter itself, not a version-manager shim (a pyenv shim costs ~0.5 s per call).
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || echo python3)
 python3() { "$PY" "$@"; }
+# and for scripts run with `#!/usr/bin/env python3` (the fake nsys): the interpreter first on PATH
+if [ "$PY" != python3 ] && [ -n "${TMP:-}" ]; then
+  mkdir -p "$TMP/.pybin" && ln -sf "$PY" "$TMP/.pybin/python3" && export PATH="$TMP/.pybin:$PATH"
+fi
 studio_start() {
   STUDIO_DIR=$1; shift
   mkdir -p "$STUDIO_DIR"
