@@ -210,6 +210,10 @@ end
 -- One attempt at one spooled item. Returns the http result.
 function deliver.attempt(cfg, meta, body)
   if meta.sink == "studio" then
+    if not cfg.token then -- never send (and get a 400 that would reject the item) without a token
+      return { ok = false, kind = "config", status = 0, body = "",
+        error = "no API token configured (GPUFLAME_TOKEN, --token-file or token_file in the config file)" }
+    end
     local c = setmetatable({ server = cfg.server or meta.server, api_version = meta.api_version or cfg.api_version },
       { __index = cfg })
     return studio.send_profile(c, body)

@@ -20,7 +20,7 @@ studio_start "$TMP/srv" --token "$TOKEN" --service gpu-svc
 printf 'sleep 0.5\nsleep 30\n' >"$TMP/allowed"
 cat >"$TMP/fleet.lua" <<LUA
 return { extends = "default",
-  agent = { stop_grace = 2, remote_workloads = { allow_file = "$TMP/allowed" } },
+  agent = { stop_grace = 1, remote_workloads = { allow_file = "$TMP/allowed" } },
   deliver = { retry = { count = 3, base = 0.1, cap = 0.5 } },
   backends = { perf = { path = "$TOP/tests/fake/perf" } } }
 LUA

@@ -19,7 +19,7 @@ cat >"$TMP/perf.lua" <<LUA
 return { extends = "default",
   backends = { perf = { enabled = true, path = "$TOP/tests/fake/perf" } },
   deliver = { retry = { count = 3, base = 0.1, cap = 0.5 } },
-  agent = { stop_grace = 2, remote_workloads = { allow_file = "$TMP/allowed" } },
+  agent = { stop_grace = 1, remote_workloads = { allow_file = "$TMP/allowed" } },
   upload = { tag_names = { perf = "perf-cpu" } } }
 LUA
 echo "/opt/app/cuda_burn 30" >"$TMP/allowed"

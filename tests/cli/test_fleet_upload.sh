@@ -69,6 +69,11 @@ check_eq "server down: exit 7" 7 "$rc"
 check_contains "server down: says where the item is" "$err" "kept in the spool $TMP/state/spool"
 item=$(ls "$TMP/state/spool"/*.item)
 check_eq "one item spooled" 1 "$(ls "$TMP/state/spool"/*.item | wc -l)"
+GPUFLAME_TOKEN= run_gf --policy "$fast" upload --flush --server "$STUDIO_URL" --service svc --state-dir "$TMP/state"
+check_eq "flush without a token: exit 7, nothing sent" 7 "$rc"
+check_contains "flush without a token says why" "$err" "no API token configured"
+check_eq "flush without a token keeps the item (not rejected)" "1 0" \
+  "$(ls "$TMP/state/spool"/*.item | wc -l) $(ls "$TMP/state/spool/rejected" 2>/dev/null | wc -l)"
 python3 - "$item" "$TMP/spooled.body" <<'PY'
 import sys
 data = open(sys.argv[1], "rb").read()
