@@ -52,6 +52,64 @@ return {
     high_variance_cv = 0.25,  -- report large variance when stddev/mean exceeds this
   },
 
+  -- Fleet mode (docs/POLICY.md "Upload, delivery, agent, tags"). -------------------------------------
+  upload = {
+    api_version = "v2",               -- /api/v2/profiles (v1 also exists)
+    timeout = 120,                    -- seconds per upload request (the reference --server-upload-timeout)
+    connect_timeout = 10,
+    max_compressed_bytes = 4 * 1024 * 1024, -- the Studio's CONFIG_MAX_CONTENT_LEN, measured on the gzip body
+    prefer = { "timeline", "flamegraph" },  -- which page becomes flamegraph_html: first that exists
+    -- When the gzip body is over the limit, try these in order: re-render the timeline with fewer
+    -- events (retrim_events, the page then says "showing N of M"), send the flamegraph instead, send
+    -- the stacks without a page. If still too big the upload fails (artifacts stay on disk).
+    oversize = { "retrim", "flamegraph", "no_html" },
+    retrim_events = { 10000, 5000, 2000, 1000 },
+    perf_mode = "none",               -- never "disabled": the indexer drops the tags then (§4.2)
+    tag_names = { gpu = "nsys-cuda", timeline = "nsys-timeline", stacks = "nsys-stacks", perf = "" },
+    artifacts = {                     -- file names inside a capture directory
+      timeline = "timeline.html", flamegraph = "flamegraph.html",
+      gpu_folded = "gpu.folded", cpu_folded = "cpu.folded", launch_folded = "launch-stacks.folded",
+      -- what `gpuflame timeline` re-renders from (first group whose globs all match)
+      timeline_inputs = { { "*.sqlite" }, { "*cuda_api_trace*.csv", "*cuda_gpu_trace*.csv" } },
+    },
+  },
+
+  deliver = {
+    -- Several sinks may be active: { type = "studio" }, { type = "dir", path = "/srv/{hostname}" },
+    -- { type = "http", url = "https://store/{hostname}/{name}", method = "PUT", headers = {...}, artifact = "html" }
+    sinks = { { type = "studio" } },
+    -- Attempts per delivery; delay before attempt n+1 = min(cap, base * 2^(n-1)) minus up to jitter*100 %.
+    retry = { count = 4, base = 1, cap = 30, jitter = 0.5 },
+    spool = {
+      dir = "",                       -- "" = <state_dir>/spool
+      max_items = 200,
+      max_bytes = 512 * 1024 * 1024,
+      on_full = "drop_oldest",        -- keep the newest captures; "drop_newest" keeps the oldest
+    },
+  },
+
+  agent = {
+    interval = 30,                    -- heartbeat seconds
+    state_dir = "/var/lib/gpuflame",  -- gpid, command history, spool, capture directories
+    heartbeat_timeout = 30,
+    health_check = "warn",            -- "fatal" exits 1 like the reference agent when the server is unreachable
+    history = 1000,                   -- command ids remembered across restarts (dedup)
+    stop_grace = 2,                   -- seconds between SIGTERM and SIGKILL when a capture is cancelled
+    keep_captures = 20,               -- capture directories kept in <state_dir>/captures
+    default_duration = 60,
+    remote_workloads = {
+      enabled = true,                 -- false: every nsys_workload from the server is refused
+      allow_file = "/etc/gpuflame/allowed-workloads", -- exact command lines or globs (* ?), one a line
+      allow = {},                     -- more patterns, same syntax
+    },
+  },
+
+  backends = {
+    nsys = { enabled = true },
+    -- CPU sampling in parallel with nsys: `perf record -g` → `perf script` → folded (opt-in).
+    perf = { enabled = false, frequency = 99, args = { "-a", "-g" }, timeout_extra = 60 },
+  },
+
   -- GPU flamegraph (docs/POLICY.md "flamegraph"): which nsys stats reports feed it, in order, and how
   -- their rows become folded stacks (STUDIO_PROTOCOL.md §6.4-6.5).
   flamegraph = {

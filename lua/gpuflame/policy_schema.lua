@@ -125,6 +125,60 @@ S.tree = {
     first_iteration_factor = S.num({ gt = 0 }),
     high_variance_cv = S.num({ gt = 0 }),
   },
+
+  -- fleet mode: upload / deliver / agent / backends / tags (owned by lua/gpuflame/deliver.lua, agent.lua)
+  upload = {
+    api_version = S.str({ oneof = { "v1", "v2" } }),
+    timeout = S.num({ gt = 0 }),
+    connect_timeout = S.num({ gt = 0 }),
+    max_compressed_bytes = S.int({ min = 1024 }),
+    prefer = S.list(S.str({ oneof = { "timeline", "flamegraph" } })),
+    oversize = S.list(S.str({ oneof = { "retrim", "flamegraph", "no_html" } })),
+    retrim_events = S.list(S.int({ min = 1 })),
+    perf_mode = S.str(),
+    tag_names = { gpu = S.str(), timeline = S.str(), stacks = S.str(), perf = S.str() },
+    artifacts = {
+      timeline = S.str(), flamegraph = S.str(), gpu_folded = S.str(), cpu_folded = S.str(), launch_folded = S.str(),
+      timeline_inputs = S.list(S.list(S.str())),
+    },
+    ca_bundle = S.str(), client_cert = S.str(), client_key = S.str(),
+  },
+  deliver = {
+    sinks = S.list({ kind = "sink", check = function(v)
+      if type(v) ~= "table" then return "must be a table like { type = \"studio\" }" end
+      local t = v.type
+      if t ~= "studio" and t ~= "dir" and t ~= "http" then return "type must be studio, dir or http" end
+      if t == "dir" and type(v.path) ~= "string" then return "(dir) needs path = \"...\"" end
+      if t == "http" and type(v.url) ~= "string" then return "(http) needs url = \"...\"" end
+      if v.method ~= nil and v.method ~= "PUT" and v.method ~= "POST" then return "method must be PUT or POST" end
+      if v.artifact ~= nil and v.artifact ~= "html" and v.artifact ~= "folded" and v.artifact ~= "all" then
+        return "artifact must be html, folded or all"
+      end
+    end }),
+    retry = { count = S.int({ min = 1 }), base = S.num({ min = 0 }), cap = S.num({ min = 0 }),
+      jitter = S.num({ min = 0, max = 1 }) },
+    spool = { dir = S.str(), max_items = S.int({ min = 1 }), max_bytes = S.int({ min = 1 }),
+      on_full = S.str({ oneof = { "drop_oldest", "drop_newest" } }) },
+  },
+  agent = {
+    interval = S.num({ gt = 0 }),
+    state_dir = S.str(),
+    heartbeat_timeout = S.num({ gt = 0 }),
+    health_check = S.str({ oneof = { "warn", "fatal", "off" } }),
+    history = S.int({ min = 1 }),
+    stop_grace = S.num({ gt = 0 }),
+    keep_captures = S.int({ min = 0 }),
+    default_duration = S.num({ gt = 0 }),
+    remote_workloads = { enabled = S.bool(), allow_file = S.str(), allow = S.list(S.str()), decide = S.fn() },
+  },
+  backends = {
+    nsys = { enabled = S.bool() },
+    perf = { enabled = S.bool(), frequency = S.int({ min = 1 }), args = S.list(S.str()), timeout_extra = S.num({ min = 0 }),
+      path = S.str() },
+  },
+  -- tags(ctx, tags) → tags: a fleet's own capture tags (ctx: gpu, timeline, stacks, perf, hostname,
+  -- service, command, html). Runs under limits.function_budget.
+  tags = S.fn(),
   flamegraph = {
     reports = S.list(S.str()),
     output_names = S.map(S.str()),

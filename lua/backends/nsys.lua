@@ -1,0 +1,55 @@
+-- Capture backend: nsys, through the capture pipeline (`gpuflame capture`, owned by
+-- lua/gpuflame/capture.lua) run as a child process so the agent keeps its heartbeat while nsys runs.
+-- The child is its own process group; nsys and the workload are the child's children (their own
+-- group, made by the capture library), and a cancel kills the whole tree (agent.lua).
+--
+-- A backend is { name, wanted(p, job) → bool, start(p, job) → handle, finish(p, job, handle) → result }
+-- with result = { ok = bool, error = msg|nil, files = {...} }.
+local core = require("gpuflame.core")
+local log = require("gpuflame.log")
+
+local B = { name = "nsys" }
+
+function B.wanted(p, job)
+  return job.enable_nsys == true and (p.backends.nsys.enabled ~= false)
+end
+
+function B.argv(job)
+  local argv = { job.self }
+  for _, f in ipairs(job.policy_files or {}) do argv[#argv + 1] = "--policy"; argv[#argv + 1] = f end
+  for _, a in ipairs({ "capture", "--out", job.dir, "--duration", tostring(job.duration) }) do argv[#argv + 1] = a end
+  if job.timeline then argv[#argv + 1] = "--timeline" end
+  if job.timeline and job.stacks then argv[#argv + 1] = "--stacks" end
+  if job.nsys_path then argv[#argv + 1] = "--nsys"; argv[#argv + 1] = job.nsys_path end
+  if job.workload and #job.workload > 0 then
+    argv[#argv + 1] = "--"
+    for _, w in ipairs(job.workload) do argv[#argv + 1] = w end
+  end
+  return argv
+end
+
+function B.start(p, job)
+  local argv = B.argv(job)
+  log.debug("nsys backend: %s", table.concat(argv, " "))
+  return core.proc.spawn({
+    argv = argv, env = job.env, stdout = "file", stdout_path = job.dir .. "/nsys-backend.log", stderr = "stdout",
+    timeout = job.duration + p.capture.timeout_extra + 60, kill_grace = p.agent.stop_grace,
+  })
+end
+
+local EXIT = { [3] = "nsys not found", [4] = "capture failed", [5] = "no data in the capture", [6] = "bad input",
+  [130] = "interrupted" }
+
+function B.finish(_, job, h)
+  local r = h:result()
+  if r.ok then return { ok = true } end
+  local logtext = core.fs.stat(job.dir .. "/nsys-backend.log") and core.fs.read(job.dir .. "/nsys-backend.log") or ""
+  local last
+  for line in logtext:gmatch("[^\n]+") do
+    if line:match("^gpuflame:") then last = line end
+  end
+  local why = r.status == "exited" and string.format("exit %d (%s)", r.code, EXIT[r.code] or "error") or r.status
+  return { ok = false, error = log.redact(string.format("nsys capture %s%s", why, last and (": " .. last:sub(1, 400)) or "")) }
+end
+
+return B

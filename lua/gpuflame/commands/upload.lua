@@ -1,0 +1,76 @@
+-- gpuflame upload ARTIFACT… | gpuflame upload --flush
+local deliver = require("gpuflame.deliver")
+local errors = require("gpuflame.errors")
+local fleetcfg = require("gpuflame.fleetcfg")
+local log = require("gpuflame.log")
+local payload = require("gpuflame.payload")
+local core = require("gpuflame.core")
+
+local cmd = {}
+
+cmd.spec = {
+  usage = "upload [OPTIONS] ARTIFACT... | upload --flush [OPTIONS]",
+  summary = "deliver a capture to the policy's sinks (Studio, http, dir); spool what fails",
+  description = "ARTIFACT is a capture directory (timeline.html, flamegraph.html, gpu.folded, cpu.folded)\n" ..
+    "or loose .html / .folded files. Each delivery is written ahead to the spool and removed only after a\n" ..
+    "2xx; failures are retried with backoff (policy deliver.retry). --flush re-sends every spooled item,\n" ..
+    "oldest first. Exit 7 when something is left in the spool.\n" ..
+    "The token comes from GPUFLAME_TOKEN, --token-file or the config file (--token works but is visible\n" ..
+    "in process listings).",
+  options = {
+    { "server", arg = "URL", help = "Performance Studio base URL (profiles go to URL/api/v2/profiles)" },
+    { "service", arg = "NAME", help = "service name (GPROFILER-SERVICE-NAME)" },
+    { "token", arg = "TOKEN", help = "API token (prefer GPUFLAME_TOKEN or --token-file)" },
+    { "token-file", arg = "FILE", help = "read the API token from FILE" },
+    { "config", arg = "FILE", help = "key = value settings (default /etc/gpuflame/agent.conf if present)" },
+    { "state-dir", arg = "DIR", help = "gpid and spool live here (default policy agent.state_dir)" },
+    { "spool-dir", arg = "DIR", help = "spool directory (default STATE_DIR/spool)" },
+    { "hostname", arg = "NAME", help = "hostname to report (default this host's)" },
+    { "flush", help = "re-send everything in the spool" },
+    { "stacks", help = "the timeline carries launch backtraces (adds the nsys-stacks tag)" },
+  },
+}
+
+function cmd.run(opts, ctx)
+  local p = ctx.policy()
+  local c = fleetcfg.load(opts, p)
+  if #opts.positional == 0 and not opts.flush then
+    errors.raise(errors.USAGE, "upload needs ARTIFACT... or --flush")
+  end
+  local needs_server = false
+  for _, s in ipairs(p.deliver.sinks) do if s.type == "studio" then needs_server = true end end
+  if needs_server and (not c.server or not c.token or not c.service) and #opts.positional > 0 then
+    errors.raise(errors.USAGE, "the studio sink needs --server, --service and a token (GPUFLAME_TOKEN, --token-file)")
+  end
+  local start_wall = core.fs.now()
+  for _, a in ipairs(opts.positional) do
+    local st = core.fs.stat(a)
+    if not st then errors.raise(errors.INPUT, "%s: no such file or directory", a) end
+    local pl
+    if st.type == "directory" then
+      pl = payload.from_dir(p, a)
+    else
+      pl = payload.from_files(p, { a })
+    end
+    if opts.stacks then pl.stacks = true end
+    pl.mem_avg = payload.mem_used_percent()
+    if next(pl.html) == nil and not pl.folded and not pl.cpu_folded then
+      errors.raise(errors.NO_DATA, "%s: nothing to upload (no %s, %s, %s or %s)", a, p.upload.artifacts.timeline,
+        p.upload.artifacts.flamegraph, p.upload.artifacts.gpu_folded, p.upload.artifacts.cpu_folded)
+    end
+    local items = deliver.submit(p, c, pl)
+    log.debug("upload: %s → %d spooled deliveries", a, #items)
+  end
+  local stats = deliver.drain(p, c, { wait = true })
+  log.info("upload: %d delivered, %d failed, %d rejected, %d left in %s (%.1f s)", stats.delivered, stats.failed,
+    stats.rejected, stats.left, c.spool_dir, core.fs.now() - start_wall)
+  if stats.left > 0 then
+    io.stderr:write(string.format("gpuflame: %d item(s) kept in the spool %s; `gpuflame upload --flush` re-sends them\n",
+      stats.left, c.spool_dir))
+    return errors.DELIVERY
+  end
+  if stats.rejected > 0 then return errors.DELIVERY end
+  return 0
+end
+
+return cmd
