@@ -77,18 +77,30 @@ static int l_read_folded(lua_State *L)
     return 2;
 }
 
+/* opts.bad_weight: "error" (default) or "one" (count 1, the reference's behaviour) */
+static int bad_weight_strict(lua_State *L, int idx)
+{
+    const char *bw = gf_opt_string_field(L, idx, "bad_weight", "error");
+    if (strcmp(bw, "one") == 0)
+        return 0;
+    if (strcmp(bw, "error") != 0)
+        luaL_error(L, "bad_weight must be \"error\" or \"one\", got \"%s\"", bw);
+    return 1;
+}
+
 static int l_from_summary_csv(lua_State *L)
 {
     gf_csv *c = gf_lua_checkcsv(L, 1);
     lua_Integer nc = luaL_checkinteger(L, 2), wc = luaL_checkinteger(L, 3);
     const char *prefix = gf_opt_string_field(L, 4, "prefix", "");
     lua_Integer unit = gf_opt_int_field(L, 4, "unit_ns", 1000);
+    int strict = bad_weight_strict(L, 4);
     if (nc < 1 || wc < 1 || (size_t)nc > gf_csv_ncols(c) || (size_t)wc > gf_csv_ncols(c))
         return gf_lua_raisef(L, GF_EXIT_ERROR, "from_summary_csv: column out of range");
     gf_stacks *s = push_new(L);
     gf_summary_stats st;
     gf_err err;
-    if (gf_stacks_from_summary_csv(s, c, (size_t)nc - 1, (size_t)wc - 1, prefix, unit, &st, &err) != 0)
+    if (gf_stacks_from_summary_csv_ex(s, c, (size_t)nc - 1, (size_t)wc - 1, prefix, unit, strict, &st, &err) != 0)
         return gf_lua_raise(L, &err);
     lua_createtable(L, 0, 4);
     set_int(L, "rows", (lua_Integer)st.rows);
@@ -106,6 +118,7 @@ static int l_stream_summary_csv(lua_State *L)
     const char *prefix = gf_opt_string_field(L, 4, "prefix", "");
     lua_Integer unit = gf_opt_int_field(L, 4, "unit_ns", 1000);
     const char *meta = gf_opt_string_field(L, 4, "meta", NULL);
+    int strict = bad_weight_strict(L, 4);
     const char *path = luaL_checkstring(L, 5);
     if (nc < 1 || wc < 1 || (size_t)nc > gf_csv_ncols(c) || (size_t)wc > gf_csv_ncols(c))
         return gf_lua_raisef(L, GF_EXIT_ERROR, "stream_summary_csv: column out of range");
@@ -121,7 +134,7 @@ static int l_stream_summary_csv(lua_State *L)
     }
     if (meta)
         fprintf(f, "# %s\n", meta);
-    if (gf_summary_csv_write_folded(c, (size_t)nc - 1, (size_t)wc - 1, prefix, unit, f, &st, &err) != 0) {
+    if (gf_summary_csv_write_folded_ex(c, (size_t)nc - 1, (size_t)wc - 1, prefix, unit, strict, f, &st, &err) != 0) {
         if (to_file)
             gf_out_abort(&o);
         return gf_lua_raise(L, &err);

@@ -501,14 +501,23 @@ int gf_stacks_add_total(gf_stacks *s, const char *prefix, const char *name, size
     return gf_stacks_add_prefixed(s, prefix, name, len, cnt < 1 ? 1 : cnt, err);
 }
 
-/* One summary row: the cleaned name (0 length → skip) and its count (§6.5). */
-static void summary_row(gf_csv *c, size_t name_col, size_t weight_col, int64_t unit_ns, const char **name, size_t *nl,
-                        int64_t *count, gf_summary_stats *st)
+/* A weight that does not parse, is negative or is out of range: an error naming file, line and column
+ * (strict), or counted as 1 like the reference (bad_weight_one). */
+static int bad_weight(gf_csv *c, size_t weight_col, const char *what, const char *v, size_t n, gf_err *err)
+{
+    const char *col = gf_csv_colname(c, weight_col);
+    return gf_errf(err, GF_EXIT_INPUT, "%s:%zu:%zu (column '%s'): %s '%.*s%s'", gf_csv_path(c), gf_csv_line(c),
+                   weight_col + 1, col ? col : "?", what, (int)(n > 80 ? 80 : n), v, n > 80 ? "..." : "");
+}
+
+/* One summary row: the cleaned name (0 length → skip) and its count (§6.5). -1 on a bad weight when strict. */
+static int summary_row(gf_csv *c, size_t name_col, size_t weight_col, int64_t unit_ns, int strict, const char **name,
+                       size_t *nl, int64_t *count, gf_summary_stats *st, gf_err *err)
 {
     *name = gf_csv_field(c, name_col, nl);
     clean_name(name, nl);
     if (*nl == 0)
-        return;
+        return 0;
     size_t wl;
     const char *wv = gf_csv_field(c, weight_col, &wl);
     char buf[128];
@@ -519,24 +528,42 @@ static void summary_row(gf_csv *c, size_t name_col, size_t weight_col, int64_t u
     }
     while (wl && isspace((unsigned char)wv[wl - 1]))
         wl--;
+    const char *why = NULL;
     if (wl > 0 && wl < sizeof buf) {
         memcpy(buf, wv, wl);
         buf[wl] = '\0';
         char *end;
         double d = strtod(buf, &end);
-        if (*end == '\0' && isfinite(d) && strncasecmp(buf, "nan", 3) != 0)
+        if (*end == '\0' && isfinite(d) && strncasecmp(buf, "nan", 3) != 0) {
+            if (d < 0)
+                why = "negative number";
+            else if (d >= 9.2e18)
+                why = "number out of range";
             w = d >= 9.2e18 ? INT64_MAX : (d < 1 ? 1 : (int64_t)d);
-        else
-            st->unparsed_weight++;
+        } else {
+            why = "invalid number";
+        }
     } else {
+        why = wl ? "invalid number" : "missing number";
+    }
+    if (why) {
+        if (strict)
+            return bad_weight(c, weight_col, why, wv, wl, err);
         st->unparsed_weight++;
     }
     int64_t cnt = w / unit_ns;
     *count = cnt < 1 ? 1 : cnt;
+    return 0;
 }
 
 int gf_stacks_from_summary_csv(gf_stacks *s, gf_csv *c, size_t name_col, size_t weight_col, const char *prefix,
                                int64_t unit_ns, gf_summary_stats *st, gf_err *err)
+{
+    return gf_stacks_from_summary_csv_ex(s, c, name_col, weight_col, prefix, unit_ns, 0, st, err);
+}
+
+int gf_stacks_from_summary_csv_ex(gf_stacks *s, gf_csv *c, size_t name_col, size_t weight_col, const char *prefix,
+                                  int64_t unit_ns, int strict, gf_summary_stats *st, gf_err *err)
 {
     gf_summary_stats local;
     if (!st)
@@ -559,7 +586,10 @@ int gf_stacks_from_summary_csv(gf_stacks *s, gf_csv *c, size_t name_col, size_t 
         const char *name;
         size_t nl;
         int64_t cnt = 1;
-        summary_row(c, name_col, weight_col, unit_ns, &name, &nl, &cnt, st);
+        if (summary_row(c, name_col, weight_col, unit_ns, strict, &name, &nl, &cnt, st, err) != 0) {
+            free(ids);
+            return -1;
+        }
         if (nl == 0) {
             st->skipped_empty++;
             continue;
@@ -582,6 +612,12 @@ int gf_stacks_from_summary_csv(gf_stacks *s, gf_csv *c, size_t name_col, size_t 
 int gf_summary_csv_write_folded(gf_csv *c, size_t name_col, size_t weight_col, const char *prefix, int64_t unit_ns,
                                 FILE *out, gf_summary_stats *st, gf_err *err)
 {
+    return gf_summary_csv_write_folded_ex(c, name_col, weight_col, prefix, unit_ns, 0, out, st, err);
+}
+
+int gf_summary_csv_write_folded_ex(gf_csv *c, size_t name_col, size_t weight_col, const char *prefix, int64_t unit_ns,
+                                   int strict, FILE *out, gf_summary_stats *st, gf_err *err)
+{
     gf_summary_stats local;
     if (!st)
         st = &local;
@@ -595,7 +631,8 @@ int gf_summary_csv_write_folded(gf_csv *c, size_t name_col, size_t weight_col, c
         const char *name;
         size_t nl;
         int64_t cnt = 1;
-        summary_row(c, name_col, weight_col, unit_ns, &name, &nl, &cnt, st);
+        if (summary_row(c, name_col, weight_col, unit_ns, strict, &name, &nl, &cnt, st, err) != 0)
+            return -1;
         if (nl == 0) {
             st->skipped_empty++;
             continue;

@@ -62,10 +62,17 @@ typedef struct gf_summary_stats {
 } gf_summary_stats;
 int gf_stacks_from_summary_csv(gf_stacks *s, struct gf_csv *c, size_t name_col, size_t weight_col,
                                const char *prefix, int64_t unit_ns, gf_summary_stats *st, gf_err *err);
+/* _ex: strict = 1 makes a weight that is not a number, negative or out of range an error (GF_EXIT_INPUT,
+ * "<file>:<line>:<col> (column '<name>'): invalid number '<value>'"); 0 counts it as 1 (the reference). The
+ * functions without _ex are lenient (strict = 0). */
+int gf_stacks_from_summary_csv_ex(gf_stacks *s, struct gf_csv *c, size_t name_col, size_t weight_col,
+                                  const char *prefix, int64_t unit_ns, int strict, gf_summary_stats *st, gf_err *err);
 /* The same rows streamed straight to folded lines (no table: constant memory, input order, duplicate
  * names stay separate lines as in the reference; folded readers sum them). */
 int gf_summary_csv_write_folded(struct gf_csv *c, size_t name_col, size_t weight_col, const char *prefix,
                                 int64_t unit_ns, FILE *out, gf_summary_stats *st, gf_err *err);
+int gf_summary_csv_write_folded_ex(struct gf_csv *c, size_t name_col, size_t weight_col, const char *prefix,
+                                   int64_t unit_ns, int strict, FILE *out, gf_summary_stats *st, gf_err *err);
 /* count = max(1, total_ns / unit_ns) for one (name, total) pair; name cleaned like the CSV path. */
 int gf_stacks_add_total(gf_stacks *s, const char *prefix, const char *name, size_t len, int64_t total_ns,
                         int64_t unit_ns, gf_err *err);

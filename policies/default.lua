@@ -120,6 +120,9 @@ return {
     prefixes = { cuda_gpu_kern_sum = "gpu;nsys;cuda_kernel", cuda_api_sum = "gpu;nsys;cuda_api" },
     -- count = max(1, total_ns // unit_ns): 1000 → the counts are microseconds of GPU time
     unit_ns = 1000,
+    -- a Total Time that is not a number, negative or out of range: "error" (exit 6 naming file, line and
+    -- column) or "one" (count it as 1, the reference's behaviour)
+    bad_weight = "error",
     countname = "us",
     title = "GPU time (nsys)",
     colors = "hot",

@@ -38,7 +38,7 @@ function fg.from_csv(path, report, policy, opts)
   local cols = columns.find_all(reader, canon, { "name", "total" }, { policy = policy })
   local unit = fpolicy(policy).unit_ns or 1000
   local stacks, st = core.stacks.from_summary_csv(reader, cols.name, cols.total,
-    { prefix = fg.prefix(canon, policy), unit_ns = unit })
+    { prefix = fg.prefix(canon, policy), unit_ns = unit, bad_weight = fpolicy(policy).bad_weight })
   reader:close()
   local info = { source = path, report = canon, rows = st.rows, stacks = stacks:count(),
     unparsed_weight = st.unparsed_weight, skipped_empty = st.skipped_empty, unit_ns = unit }
@@ -58,7 +58,7 @@ function fg.stream_csv(path, report, policy, out, opts)
   local meta = opts.meta and core.json.encode({ generator = "gpuflame", report = canon, unit_ns = unit,
     countname = fpolicy(policy).countname }) or nil
   local st = core.stacks.stream_summary_csv(reader, cols.name, cols.total,
-    { prefix = fg.prefix(canon, policy), unit_ns = unit, meta = meta }, out)
+    { prefix = fg.prefix(canon, policy), unit_ns = unit, meta = meta, bad_weight = fpolicy(policy).bad_weight }, out)
   reader:close()
   if st.used == 0 then errors.raise(errors.NO_DATA, "%s: %s has no rows", path, canon) end
   return st

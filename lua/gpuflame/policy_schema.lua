@@ -184,6 +184,7 @@ S.tree = {
     output_names = S.map(S.str()),
     prefixes = S.map(S.str()),
     unit_ns = S.int({ min = 1 }),
+    bad_weight = S.str({ oneof = { "error", "one" } }),
     countname = S.str(),
     title = S.str(),
     colors = S.str({ oneof = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red", "green", "blue",

@@ -33,7 +33,11 @@ fi
 printf '\xef\xbb\xbfTime(%%),Total Time (ns),Instances,Average,Minimum,Maximum,Name\r\n' >"$TMP/old.csv"
 printf '60.0,2500,3,1.0,1,1,"k<a;b>, x"\r\n40.0,n/a,1,1,1,1,tiny\r\n1.0,999,1,1,1,1,"  "\r\n' >>"$TMP/old.csv"
 run_gf collapse "$TMP/old.csv"
-check_eq "2020 header, ';' → ',', unparsed weight → 1, empty name skipped" \
+check_eq "unparsed weight is an error by default (exit 6, file:line:col)" \
+  "6|gpuflame: $TMP/old.csv:3:2 (column 'Total Time (ns)'): invalid number 'n/a'" "$rc|$err"
+printf 'return { flamegraph = { bad_weight = "one" } }\n' >"$TMP/bw_one.lua"
+run_gf --policy "$TMP/bw_one.lua" collapse "$TMP/old.csv"
+check_eq "2020 header, ';' → ',', bad_weight=one: unparsed weight → 1, empty name skipped" \
   "$(printf 'gpu;nsys;cuda_kernel;k<a,b>, x 2\ngpu;nsys;cuda_kernel;tiny 1')" "$out"
 
 # SQLite exports: per-kernel totals equal SUM(end-start) grouped by name, computed here with sqlite3
