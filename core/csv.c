@@ -6,6 +6,8 @@
  * queue up in one arena (bytes + field offsets) that is recycled once they are all handed out, so
  * memory stays at about one chunk whatever the file size. */
 #define GF_CSV_LIBCSV
+#include <stddef.h>
+#include <stdint.h>
 #include <csv.h> /* core/csv.h, then libcsv's csv.h through #include_next */
 #include <ctype.h>
 #include <errno.h>
@@ -77,6 +79,46 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
     if (q)
         *cap = n;
     return q;
+}
+
+/* libcsv grows its field buffer by blk_size bytes at a time (quadratic copying on a 50 MB field); this
+ * realloc keeps a capacity header and doubles, so libcsv's small steps mostly cost nothing. */
+typedef struct geo_hdr {
+    size_t cap;
+    max_align_t pad[];
+} geo_hdr;
+
+static void *geo_realloc(void *p, size_t n)
+{
+    geo_hdr *h = p ? (geo_hdr *)p - 1 : NULL;
+    if (h && n <= h->cap)
+        return p;
+    size_t cap = h ? h->cap : 64;
+    while (cap < n) {
+        if (cap > SIZE_MAX / 2 - sizeof *h)
+            return NULL;
+        cap *= 2;
+    }
+    geo_hdr *q = realloc(h, sizeof *h + cap);
+    if (!q)
+        return NULL;
+    q->cap = cap;
+    return q + 1;
+}
+
+static void geo_free(void *p)
+{
+    if (p)
+        free((geo_hdr *)p - 1);
+}
+
+static int csv_init_geo(struct csv_parser *p)
+{
+    if (csv_init(p, 0) != 0)
+        return -1;
+    csv_set_realloc_func(p, geo_realloc);
+    csv_set_free_func(p, geo_free);
+    return 0;
 }
 
 static void on_field(void *s, size_t len, void *ud)
@@ -201,7 +243,7 @@ static int line_is_header(gf_csv *c, const char *s, size_t n)
 {
     struct csv_parser p;
     probe pr = {c->hint, 0, 0};
-    if (csv_init(&p, 0) != 0)
+    if (csv_init_geo(&p) != 0)
         return 0;
     csv_parse(&p, s, n, probe_field, NULL, &pr);
     csv_fini(&p, probe_field, NULL, &pr);
@@ -322,7 +364,7 @@ int gf_csv_open(gf_csv **out, const char *path, const gf_csv_opts *opts, gf_err 
         gf_csv_close(c);
         return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
     }
-    if (csv_init(&c->p, 0) != 0) {
+    if (csv_init_geo(&c->p) != 0) {
         gf_csv_close(c);
         return gf_errf(err, GF_EXIT_ERROR, "%s: cannot initialise the CSV parser", path);
     }

@@ -204,6 +204,10 @@ int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t w
 {
     if (depth == 0)
         return gf_errf(err, GF_EXIT_INPUT, "empty stack");
+    if (weight < 0)
+        return gf_errf(err, GF_EXIT_INPUT, "negative weight %" PRId64, weight);
+    if (s->total > INT64_MAX - weight)
+        return gf_errf(err, GF_EXIT_INPUT, "the total weight exceeds 2^63-1");
     if ((s->nstacks + 1) * 2 > s->shcap && rehash(&s->shash, &s->shcap, s->shv, s->nstacks) != 0)
         return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
     size_t mask = s->shcap - 1;
@@ -427,6 +431,10 @@ int gf_stacks_read_folded(gf_stacks *s, const char *path, gf_folded_stats *st, g
             bad_line(st, lineno, "the count after the last space is not a non-negative number");
             continue;
         }
+        if (cnt >= 9.2e18) {
+            bad_line(st, lineno, "the count after the last space is out of range");
+            continue;
+        }
         size_t slen = (size_t)(sp - (line + a));
         while (slen && isspace((unsigned char)line[a + slen - 1]))
             slen--;
@@ -438,6 +446,11 @@ int gf_stacks_read_folded(gf_stacks *s, const char *path, gf_folded_stats *st, g
         if (split_frames(s, line + a, slen, &nf, err) != 0 ||
             gf_stacks_add_ids(s, s->scratch, nf, (int64_t)llround(cnt), err) != 0) {
             rc = -1;
+            if (err->code == GF_EXIT_INPUT) {
+                char why[sizeof err->msg];
+                snprintf(why, sizeof why, "%s", err->msg);
+                gf_errf(err, GF_EXIT_INPUT, "%s:%zu: %s", path, lineno, why);
+            }
             break;
         }
         st->stacks++;

@@ -1,5 +1,6 @@
 #include "trace_csv.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +16,9 @@ void gf_trace_csv_cols_init(gf_trace_csv_cols *c)
     c->pid = c->tid = c->thread = -1;
 }
 
-/* Whole field as an integer (surrounding blanks allowed; "5783718.0" accepted); 0 when empty or
- * malformed. Hand-rolled: this runs several times per row of multi-million-row CSVs. */
+/* Whole field as an integer (surrounding blanks allowed; "5783718.0" accepted): 1 = a value, 0 = empty
+ * or no such column, -1 = malformed (not an integer, or beyond int64). Hand-rolled: this runs several
+ * times per row of multi-million-row CSVs. */
 static int parse_i64(const gf_csv *c, int col, int64_t *v)
 {
     if (col < 0)
@@ -35,29 +37,57 @@ static int parse_i64(const gf_csv *c, int col, int64_t *v)
         neg = *s == '-';
         s++;
     }
-    if (s == e || e - s > 18)
-        return 0;
-    int64_t x = 0;
+    if (s == e)
+        return -1;
+    uint64_t x = 0;
     const char *p = s;
-    while (p < e && *p >= '0' && *p <= '9')
-        x = x * 10 + (*p++ - '0');
+    while (p < e && *p >= '0' && *p <= '9') {
+        if (x > (uint64_t)INT64_MAX / 10)
+            return -1;
+        x = x * 10 + (uint64_t)(*p++ - '0');
+        if (x > (uint64_t)INT64_MAX)
+            return -1;
+    }
     if (p == s)
-        return 0;
+        return -1;
     if (p < e) { /* an integral decimal such as 5783718.0 */
         if (*p != '.')
-            return 0;
+            return -1;
         for (p++; p < e; p++)
             if (*p < '0' || *p > '9')
-                return 0;
+                return -1;
     }
-    *v = neg ? -x : x;
+    *v = neg ? -(int64_t)x : (int64_t)x;
     return 1;
 }
 
 static int64_t opt_i64(const gf_csv *c, int col, int64_t def)
 {
     int64_t v;
-    return parse_i64(c, col, &v) ? v : def;
+    return parse_i64(c, col, &v) == 1 ? v : def;
+}
+
+/* Start and duration of the current row: 1 = both present, 0 = one is empty (the row is skipped),
+ * -1 = malformed or a negative duration (err names file, line and column). */
+static int start_dur(const gf_csv *c, const gf_trace_csv_cols *k, gf_event *e, gf_err *err)
+{
+    int cols[2] = {k->start, k->dur};
+    int64_t *dst[2] = {&e->start, &e->dur};
+    int any_empty = 0;
+    for (int i = 0; i < 2; i++) {
+        int r = parse_i64(c, cols[i], dst[i]);
+        const char *why = r < 0 ? "invalid integer" : (i == 1 && r == 1 && *dst[i] < 0 ? "negative duration" : NULL);
+        if (why) {
+            size_t n;
+            const char *v = gf_csv_field(c, (size_t)cols[i], &n);
+            const char *name = gf_csv_colname(c, (size_t)cols[i]);
+            return gf_errf(err, GF_EXIT_INPUT, "%s:%zu:%d (column '%s'): %s '%.*s%s'", gf_csv_path(c), gf_csv_line(c),
+                           cols[i] + 1, name ? name : "?", why, (int)(n > 80 ? 80 : n), v, n > 80 ? "..." : "");
+        }
+        if (r == 0)
+            any_empty = 1;
+    }
+    return any_empty ? 0 : 1;
 }
 
 static int32_t intern_field(gf_trace *t, const gf_csv *c, int col)
@@ -94,7 +124,12 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     gf_hmap_init(&lanes);
     while ((rc = gf_csv_next(c, err)) == 1) {
         gf_event e;
-        if (!parse_i64(c, k->start, &e.start) || !parse_i64(c, k->dur, &e.dur))
+        int sd = start_dur(c, k, &e, err);
+        if (sd < 0) {
+            rc = -1;
+            break;
+        }
+        if (sd == 0)
             continue;
         int64_t pid = opt_i64(c, k->pid, -1), tid = opt_i64(c, k->tid, -1);
         e.corr = opt_i64(c, k->corr, -1);
@@ -159,7 +194,12 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     gf_detail d;
     while ((rc = gf_csv_next(c, err)) == 1) {
         gf_event e;
-        if (!parse_i64(c, k->start, &e.start) || !parse_i64(c, k->dur, &e.dur))
+        int sd = start_dur(c, k, &e, err);
+        if (sd < 0) {
+            rc = -1;
+            break;
+        }
+        if (sd == 0)
             continue;
         e.corr = opt_i64(c, k->corr, -1);
         e.pid = -1;
