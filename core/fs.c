@@ -88,6 +88,20 @@ int gf_out_commit(gf_out *out, gf_err *err)
     return 0;
 }
 
+int gf_out_fail(gf_out *out, gf_err *err)
+{
+    if (out->fp && ferror(out->fp)) {
+        int e = errno;
+        clearerr(out->fp);
+        if (fflush(out->fp) != 0) /* the buffered bytes fail again with the real reason */
+            e = errno;
+        gf_errf(err, GF_EXIT_ERROR, "%s: cannot write output: %s", out->final_path ? out->final_path : "?",
+                strerror(e ? e : EIO));
+    }
+    gf_out_abort(out);
+    return -1;
+}
+
 void gf_out_abort(gf_out *out)
 {
     if (out->fp) {

@@ -17,6 +17,10 @@ typedef struct gf_out {
 int gf_out_open(gf_out *out, const char *path, gf_err *err);
 /* Flushes, fsyncs and renames over the final name; on any write error removes the temp and fails. */
 int gf_out_commit(gf_out *out, gf_err *err);
+/* A writer failed while writing to out->fp: when the stream itself failed (disk full, file too large,
+ * I/O error) err becomes "<final path>: cannot write output: <reason>", otherwise err is kept; the
+ * temporary file is removed either way. Returns -1. */
+int gf_out_fail(gf_out *out, gf_err *err);
 /* Removes the temporary file. Safe to call on a committed or zeroed gf_out. */
 void gf_out_abort(gf_out *out);
 

@@ -136,7 +136,7 @@ static int l_stream_summary_csv(lua_State *L)
         fprintf(f, "# %s\n", meta);
     if (gf_summary_csv_write_folded_ex(c, (size_t)nc - 1, (size_t)wc - 1, prefix, unit, strict, f, &st, &err) != 0) {
         if (to_file)
-            gf_out_abort(&o);
+            gf_out_fail(&o, &err);
         return gf_lua_raise(L, &err);
     }
     if (to_file ? gf_out_commit(&o, &err) != 0 : fflush(stdout) != 0) {
@@ -318,7 +318,7 @@ static int to_target(lua_State *L, gf_stacks *s, int pidx, stream_fn fn)
     if (gf_out_open(&o, path, &err) != 0)
         return gf_lua_raise(L, &err);
     if (fn(L, s, o.fp, &err) != 0) {
-        gf_out_abort(&o);
+        gf_out_fail(&o, &err);
         return gf_lua_raise(L, &err);
     }
     if (gf_out_commit(&o, &err) != 0)

@@ -430,7 +430,7 @@ static int write_file(lua_State *L, int (*fn)(const gf_trace *, FILE *, gf_err *
     if (gf_out_open(&o, path, &err) != 0)
         return gf_lua_raise(L, &err);
     if (fn(t, o.fp, &err) != 0) {
-        gf_out_abort(&o);
+        gf_out_fail(&o, &err);
         return gf_lua_raise(L, &err);
     }
     if (gf_out_commit(&o, &err) != 0)

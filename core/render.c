@@ -201,9 +201,7 @@ int gf_render_file(const char *tmpl_name, const char *tmpl, size_t tmpl_len, con
     gf_out o;
     if (gf_out_open(&o, out_path, err) != 0)
         return -1;
-    if (gf_render_stream(tmpl_name, tmpl, tmpl_len, slots, nslots, o.fp, err) != 0) {
-        gf_out_abort(&o);
-        return -1;
-    }
+    if (gf_render_stream(tmpl_name, tmpl, tmpl_len, slots, nslots, o.fp, err) != 0)
+        return gf_out_fail(&o, err);
     return gf_out_commit(&o, err);
 }
