@@ -278,11 +278,20 @@ function deliver.drain(p, cfg, opts)
         tries = tries + 1
         local r = deliver.attempt(cfg, meta, body)
         st.attempts = (st.attempts or 0) + 1
-        if r.ok then
-          if meta.sink == "studio" then
-            local okj, j = pcall(core.json.decode, r.body)
-            if okj and type(j) == "table" and j.gpid ~= nil then deliver.save_gpid(cfg.state_dir, j.gpid) end
+        local reply
+        if r.ok and meta.sink == "studio" then
+          -- a 2xx that is not the Studio's JSON (a proxy's HTML page, a wrong --server) is not a delivery
+          local okj, j = pcall(core.json.decode, r.body or "")
+          if okj and type(j) == "table" then
+            reply = j
+          else
+            r = { ok = false, kind = "reply", status = r.status, body = r.body,
+              error = string.format("HTTP %s but the reply is not JSON (not a Performance Studio, or a proxy " ..
+                "in between?): %q", tostring(r.status), (r.body or ""):sub(1, 80)) }
           end
+        end
+        if r.ok then
+          if reply and reply.gpid ~= nil then deliver.save_gpid(cfg.state_dir, reply.gpid) end
           spool.remove(it.path)
           stats.delivered = stats.delivered + 1
           log.info("delivered %s (%s, %d bytes) after %d attempt%s", meta.label or it.name, meta.sink, #body,

@@ -74,7 +74,12 @@ function inputs.detect(path)
   if not st then errors.raise(errors.INPUT, "%s: no such file", path) end
   if st.type ~= "file" then errors.raise(errors.INPUT, "%s: not a regular file (%s)", path, st.type) end
   local f, e = io.open(path, "rb")
-  if not f then errors.raise(errors.INPUT, "%s: cannot read: %s", path, tostring(e)) end
+  if not f then
+    -- io.open's message already starts with the path: keep only the reason
+    local why = tostring(e)
+    if why:sub(1, #path + 2) == path .. ": " then why = why:sub(#path + 3) end
+    errors.raise(errors.INPUT, "%s: cannot read: %s", path, why)
+  end
   local head = f:read(65536) or ""
   f:close()
   if head:sub(1, 16) == "SQLite format 3\0" then
