@@ -1,4 +1,5 @@
 #include "fs.h"
+#include "host.h" /* gf_interrupted */
 
 #include <dirent.h>
 #include <errno.h>
@@ -86,6 +87,17 @@ int gf_out_commit(gf_out *out, gf_err *err)
     free(out->final_path);
     out->tmp_path = out->final_path = NULL;
     return 0;
+}
+
+int gf_out_commit_unless_interrupted(gf_out *out, gf_err *err)
+{
+    if (gf_interrupted) {
+        gf_errf(err, GF_EXIT_INTERRUPTED, "%s: interrupted; not written (an existing file is left as it was)",
+                out->final_path ? out->final_path : "?");
+        gf_out_abort(out);
+        return -1;
+    }
+    return gf_out_commit(out, err);
 }
 
 int gf_out_fail(gf_out *out, gf_err *err)

@@ -17,6 +17,9 @@ typedef struct gf_out {
 int gf_out_open(gf_out *out, const char *path, gf_err *err);
 /* Flushes, fsyncs and renames over the final name; on any write error removes the temp and fails. */
 int gf_out_commit(gf_out *out, gf_err *err);
+/* gf_out_commit for long renders: when SIGINT/SIGTERM arrived during the write (gf_interrupted), the new
+ * file is discarded instead (the old file, if any, stays) and err is "<path>: interrupted; ...", exit 130. */
+int gf_out_commit_unless_interrupted(gf_out *out, gf_err *err);
 /* A writer failed while writing to out->fp: when the stream itself failed (disk full, file too large,
  * I/O error) err becomes "<final path>: cannot write output: <reason>", otherwise err is kept; the
  * temporary file is removed either way. Returns -1. */

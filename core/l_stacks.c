@@ -139,7 +139,7 @@ static int l_stream_summary_csv(lua_State *L)
             gf_out_fail(&o, &err);
         return gf_lua_raise(L, &err);
     }
-    if (to_file ? gf_out_commit(&o, &err) != 0 : fflush(stdout) != 0) {
+    if (to_file ? gf_out_commit_unless_interrupted(&o, &err) != 0 : fflush(stdout) != 0) {
         if (!to_file)
             gf_errf(&err, GF_EXIT_ERROR, "write error on stdout");
         return gf_lua_raise(L, &err);
@@ -321,7 +321,7 @@ static int to_target(lua_State *L, gf_stacks *s, int pidx, stream_fn fn)
         gf_out_fail(&o, &err);
         return gf_lua_raise(L, &err);
     }
-    if (gf_out_commit(&o, &err) != 0)
+    if (gf_out_commit_unless_interrupted(&o, &err) != 0)
         return gf_lua_raise(L, &err);
     return 0;
 }

@@ -433,7 +433,7 @@ static int write_file(lua_State *L, int (*fn)(const gf_trace *, FILE *, gf_err *
         gf_out_fail(&o, &err);
         return gf_lua_raise(L, &err);
     }
-    if (gf_out_commit(&o, &err) != 0)
+    if (gf_out_commit_unless_interrupted(&o, &err) != 0)
         return gf_lua_raise(L, &err);
     return 0;
 }

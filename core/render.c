@@ -203,5 +203,5 @@ int gf_render_file(const char *tmpl_name, const char *tmpl, size_t tmpl_len, con
         return -1;
     if (gf_render_stream(tmpl_name, tmpl, tmpl_len, slots, nslots, o.fp, err) != 0)
         return gf_out_fail(&o, err);
-    return gf_out_commit(&o, err);
+    return gf_out_commit_unless_interrupted(&o, err);
 }
