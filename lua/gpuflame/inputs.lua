@@ -98,10 +98,10 @@ function inputs.detect(path)
   -- unterminated line (quadratic: a minute on a 64 KiB head)
   local pos = 1
   while #lines < 40 do
-    local e = head:find("\n", pos, true)
-    if not e then break end
-    lines[#lines + 1] = head:sub(pos, e - 1)
-    pos = e + 1
+    local nl = head:find("\n", pos, true)
+    if not nl then break end
+    lines[#lines + 1] = head:sub(pos, nl - 1)
+    pos = nl + 1
   end
   if #lines == 0 then lines[1] = head end
   lines[1] = lines[1]:gsub("^\239\187\191", "")
