@@ -66,6 +66,25 @@ check_not_contains "invalid UTF-8 name: the <b> is escaped" "$(cat "$O/utf.html"
 run_gf export --format speedscope "$K/utf.csv" -o "$O/utf.json"
 check "invalid UTF-8 name: speedscope JSON parses" python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$O/utf.json"
 
+# a NUL byte and invalid UTF-8 after the 64 KiB sniffing window: parsed, no crash, pages valid UTF-8 without NUL
+python3 - "$K/nul2.csv" "$K/gnul.csv" "$H" <<'PY'
+import sys
+rows = "".join("1.0,%d,1,1,1,1,1,0,k%d\n" % (1000 + i, i) for i in range(5000))
+open(sys.argv[1], "wb").write((sys.argv[3] + "\n" + rows).encode() + b'1.0,99999,1,1,1,1,1,0,"nul\x00in<b>side\xff"\n')
+g = ("Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),"
+     "Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,Strm,Name\n")
+rows = "".join("%d,50,%d,1,1,1,1,1,1,32,0.000,0.000,,,,,GPU (0),1,7,k%d\n" % (1000 + i * 100, i, i) for i in range(2000))
+open(sys.argv[2], "wb").write((g + rows).encode() + b'999999,5000,9999,1,1,1,1,1,1,32,0.000,0.000,,,,,GPU (0),1,7,"nul\x00in<b>side\xff"\n')
+PY
+printf 'Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name\n500,300,cudaLaunchKernel,0,1,42,42,20,p\n' >"$K/api1.csv"
+valid_page() { python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); b.decode("utf-8"); sys.exit(b"\0" in b or b"in<b>side" in b)' "$1"; }
+run_gf flamegraph "$K/nul2.csv" -o "$O/nul2.html"
+check "NUL + invalid UTF-8 in a kern CSV name past 64 KiB: flamegraph works, page valid UTF-8, no NUL, markup escaped" \
+  bash -c "[ $rc = 0 ] && $(declare -f valid_page); valid_page '$O/nul2.html'"
+run_gf timeline "$K/gnul.csv" "$K/api1.csv" -o "$O/gnul.html"
+check "NUL + invalid UTF-8 in a trace CSV name: timeline works, page valid UTF-8, no NUL, markup escaped" \
+  bash -c "[ $rc = 0 ] && $(declare -f valid_page); valid_page '$O/gnul.html'"
+
 # CRLF and BOM must work (same folded lines as the LF file)
 printf '%s\n50.0,2500000,3,1,1,1,1,0,"k<a;b>, x"\n40.0,1000,1,1,1,1,1,0,tiny\n' "$H" >"$K/lf.csv"
 { printf '\xef\xbb\xbf'; sed 's/$/\r/' "$K/lf.csv"; } >"$K/crlf.csv"
