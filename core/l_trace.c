@@ -4,8 +4,8 @@
  *   local tr = core.trace.open_csv({api=, gpu=, api_cols={start=1,...}, gpu_cols={...}, max_events=, keep_partners=})
  *   tr:count(), tr:total(), tr:counts(), tr:totals(), tr:lanes(), tr:warnings(), tr:warn(msg), tr:source()
  *   tr:trim(n [, keep_partners]), tr:event(i), tr:flame() → {total=, entries=, stacks=, launches=}
- *   tr:write_timeline(template_text, out_path, slots [, template_name])  -- slot data = the JSON
- *   tr:timeline_json([title]) → string (tests), tr:write_chrome_trace(path), tr:write_launch_folded(path)
+ *   tr:write_timeline(template_text, out_path, slots [, template_name [, flame_min]])  -- slot data = the JSON
+ *   tr:timeline_json([title [, flame_min]]) → string (tests), tr:write_chrome_trace(path), tr:write_launch_folded(path)
  *   tr:kernel_stats([kind]), tr:launch_stats(late_ns), tr:gpu_idle(short_gap_ns) → lists of rows
  * A trace is also a render slot: core.render.render(t, {data = {data = tr}}, out). */
 #include <stdlib.h>
@@ -24,6 +24,7 @@
 typedef struct ud {
     gf_trace *t;
     const char *title; /* for the slot writer; owned by the caller during a render */
+    double flame_min;  /* launchFlame folding threshold (share of the total) */
 } ud;
 
 static ud *check_ud(lua_State *L)
@@ -44,6 +45,7 @@ static ud *new_ud(lua_State *L)
     ud *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->t = NULL;
     u->title = NULL;
+    u->flame_min = 0;
     luaL_setmetatable(L, TRACE_MT);
     u->t = gf_trace_new();
     if (!u->t)
@@ -353,14 +355,14 @@ static int l_flame(lua_State *L)
 static int timeline_writer(FILE *out, void *p, gf_err *err)
 {
     ud *u = p;
-    gf_timeline_opts o = {u->title};
+    gf_timeline_opts o = {u->title, u->flame_min};
     return gf_trace_write_timeline_json(u->t, out, &o, err);
 }
 
 static const gf_slot_writer_ref timeline_ref = {timeline_writer};
 
-/* write_timeline(template_text, out_path, slots [, template_name]): slots are text values ({{title}}
- * etc.); the data slot ({{json:data}}) is this trace's timeline JSON. */
+/* write_timeline(template_text, out_path, slots [, template_name [, flame_min_fraction]]): slots are text
+ * values ({{title}} etc.); the data slot ({{json:data}}) is this trace's timeline JSON. */
 static int l_write_timeline(lua_State *L)
 {
     ud *u = check_ud(L);
@@ -388,9 +390,11 @@ static int l_write_timeline(lua_State *L)
         u->title = lua_tostring(L, -1); /* kept alive by the slots table */
         lua_pop(L, 1);
     }
+    u->flame_min = luaL_optnumber(L, 6, 0);
     gf_err err;
     int rc = gf_render_file(tname, tmpl, tl, slots, n, out, &err);
     u->title = NULL;
+    u->flame_min = 0;
     if (rc != 0)
         return gf_lua_raise(L, &err);
     return 0;
@@ -399,7 +403,7 @@ static int l_write_timeline(lua_State *L)
 static int l_timeline_json(lua_State *L)
 {
     gf_trace *t = check(L);
-    gf_timeline_opts o = {luaL_optstring(L, 2, NULL)};
+    gf_timeline_opts o = {luaL_optstring(L, 2, NULL), luaL_optnumber(L, 3, 0)};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

@@ -96,6 +96,7 @@ typedef struct gf_trace {
     size_t nwarnings;
     char *source; /* input file name (basename) */
     int finished;
+    int any_pid; /* GPU events carry no pid (CSV): a launch is also found by correlation id alone */
     struct gf_trace_build *b; /* builder state, NULL after finish */
 } gf_trace;
 
@@ -115,6 +116,11 @@ int gf_trace_add(gf_trace *t, const gf_event *e, const gf_detail *d, gf_err *err
  * then offers the CUDA API events again through gf_trace_add_partner, which keeps only those wanted. */
 int gf_trace_partner_pass_needed(gf_trace *t);
 int gf_trace_add_partner(gf_trace *t, const gf_event *e, gf_err *err);
+/* Single-pass alternative for imports that read GPU work before the CUDA API calls (CSV: no stacks to
+ * inherit): after the GPU events, call this; the API events added afterwards that launched a GPU event
+ * still in the heap are set aside (at most max_events of them) and kept at finish when their GPU event
+ * survived. Returns 0 or -1 (OOM). */
+int gf_trace_collect_partners(gf_trace *t, gf_err *err);
 /* Sorts by start, builds the arrays and lane labels. */
 int gf_trace_finish(gf_trace *t, gf_err *err);
 int gf_trace_warn(gf_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -133,6 +139,7 @@ int gf_trace_partners(const gf_trace *t, int64_t **partner, gf_err *err);
 /* Writers (trace_json.c). The timeline JSON follows docs/TIMELINE_DATA.md (compact, script-safe). */
 typedef struct gf_timeline_opts {
     const char *title;
+    double flame_min_fraction; /* launchFlame: fold subtrees lighter than this share of the total (0 = keep all) */
 } gf_timeline_opts;
 int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err);
 /* Chrome Trace Event JSON (Perfetto, chrome://tracing) with ac2g flow events. */

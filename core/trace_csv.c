@@ -1,6 +1,5 @@
 #include "trace_csv.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,31 +15,42 @@ void gf_trace_csv_cols_init(gf_trace_csv_cols *c)
     c->pid = c->tid = c->thread = -1;
 }
 
-/* Whole field as an integer (surrounding blanks allowed); 0 when empty or malformed. */
+/* Whole field as an integer (surrounding blanks allowed; "5783718.0" accepted); 0 when empty or
+ * malformed. Hand-rolled: this runs several times per row of multi-million-row CSVs. */
 static int parse_i64(const gf_csv *c, int col, int64_t *v)
 {
     if (col < 0)
         return 0;
     size_t len;
     const char *s = gf_csv_field(c, (size_t)col, &len);
-    while (*s == ' ' || *s == '\t')
+    const char *e = s + len;
+    while (s < e && (*s == ' ' || *s == '\t'))
         s++;
-    if (!*s)
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        e--;
+    if (s == e)
         return 0;
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (errno || end == s)
-        return 0;
-    if (*end == '.') { /* "5783718.0": accept integral decimals */
-        double d = strtod(s, &end);
-        x = (long long)d;
+    int neg = 0;
+    if (*s == '-' || *s == '+') {
+        neg = *s == '-';
+        s++;
     }
-    while (*end == ' ' || *end == '\t' || *end == '\r')
-        end++;
-    if (*end)
+    if (s == e || e - s > 18)
         return 0;
-    *v = x;
+    int64_t x = 0;
+    const char *p = s;
+    while (p < e && *p >= '0' && *p <= '9')
+        x = x * 10 + (*p++ - '0');
+    if (p == s)
+        return 0;
+    if (p < e) { /* an integral decimal such as 5783718.0 */
+        if (*p != '.')
+            return 0;
+        for (p++; p < e; p++)
+            if (*p < '0' || *p > '9')
+                return 0;
+    }
+    *v = neg ? -x : x;
     return 1;
 }
 
@@ -228,11 +238,14 @@ oom:
 int gf_trace_import_csv(gf_trace *t, const char *api_path, const gf_trace_csv_cols *api, const char *gpu_path,
                         const gf_trace_csv_cols *gpu, gf_err *err)
 {
-    if (api_path && import_api(t, api_path, api, 0, err) != 0)
-        return -1;
+    /* GPU rows first: CSVs carry no stacks to inherit, and the launch calls of the GPU work kept so far
+     * can then be set aside in the same pass (no second read of the API CSV) */
+    t->any_pid = 1;
     if (gpu_path && import_gpu(t, gpu_path, gpu, err) != 0)
         return -1;
-    if (api_path && gf_trace_partner_pass_needed(t) && import_api(t, api_path, api, 1, err) != 0)
+    if (gf_trace_collect_partners(t, err) != 0)
+        return -1;
+    if (api_path && import_api(t, api_path, api, 0, err) != 0)
         return -1;
     gf_trace_set_source(t, gpu_path ? gpu_path : api_path ? api_path : "");
     return gf_trace_finish(t, err);

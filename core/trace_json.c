@@ -58,6 +58,163 @@ static void write_detail(FILE *out, const gf_trace *t, const gf_detail *d)
     putc('}', out);
 }
 
+/* The aggregate launch-stack flamegraph as a prefix tree (root-first paths: outermost frame ... innermost,
+ * then the kernel). Subtrees lighter than min_fraction of the total are folded into their parent, so a
+ * million (stack, kernel) pairs do not make a page no browser can draw; "total" stays exact and the
+ * weights written always sum to it. */
+typedef struct fnode {
+    int32_t frame, parent, child, sibling;
+    int64_t weight, self;
+} fnode;
+
+typedef struct ftree {
+    fnode *n;
+    size_t len, cap;
+    gf_hmap idx; /* (parent + 1) << 32 | frame → node */
+} ftree;
+
+static int64_t fnode_get(ftree *tr, int32_t parent, int32_t frame)
+{
+    uint64_t key = ((uint64_t)(uint32_t)(parent + 1) << 32) | (uint32_t)frame;
+    int ins;
+    int64_t *v = gf_hmap_put(&tr->idx, key, (int64_t)tr->len, &ins);
+    if (!v)
+        return -1;
+    if (!ins)
+        return *v;
+    if (tr->len == tr->cap) {
+        size_t nc = tr->cap ? tr->cap * 2 : 1024;
+        fnode *q = realloc(tr->n, nc * sizeof *q);
+        if (!q)
+            return -1;
+        tr->n = q;
+        tr->cap = nc;
+    }
+    fnode *x = &tr->n[tr->len];
+    x->frame = frame;
+    x->parent = parent;
+    x->child = -1;
+    x->weight = x->self = 0;
+    if (parent >= 0) {
+        x->sibling = tr->n[parent].child;
+        tr->n[parent].child = (int32_t)tr->len;
+    } else {
+        x->sibling = -1;
+    }
+    return (int64_t)tr->len++;
+}
+
+static int write_launch_flame(const gf_trace *t, FILE *out, int32_t *fmap, size_t nstr, double min_fraction)
+{
+    if (!t->nflame) {
+        fputs("null", out);
+        return 0;
+    }
+    ftree tr = {0};
+    gf_hmap_init(&tr.idx);
+    int64_t total = 0;
+    int32_t roots = -1; /* roots chained through sibling */
+    int32_t last_stack = -1;
+    int64_t stack_node = -1;
+    for (size_t e = 0; e < t->nflame; e++) { /* entries are sorted by stack: walk each stack's path once */
+        const gf_flame_entry *fe = &t->flame[e];
+        total += fe->weight;
+        if (fe->stack != last_stack) {
+            size_t a = t->stack_off[fe->stack], b = t->stack_off[fe->stack + 1];
+            int64_t cur = -1;
+            for (size_t f = b; f-- > a;) { /* frames outermost first */
+                size_t before = tr.len;
+                int64_t nx = fnode_get(&tr, (int32_t)cur, t->frames[f]);
+                if (nx < 0)
+                    goto oom;
+                if (cur < 0 && tr.len > before) {
+                    tr.n[nx].sibling = roots;
+                    roots = (int32_t)nx;
+                }
+                cur = nx;
+            }
+            last_stack = fe->stack;
+            stack_node = cur;
+        }
+        size_t before = tr.len;
+        int64_t leaf = fnode_get(&tr, (int32_t)stack_node, fe->leaf); /* the kernel (or API) name */
+        if (leaf < 0)
+            goto oom;
+        if (stack_node < 0 && tr.len > before) {
+            tr.n[leaf].sibling = roots;
+            roots = (int32_t)leaf;
+        }
+        tr.n[leaf].self += fe->weight;
+    }
+    /* subtree weights: children are created after their parents */
+    for (size_t i = tr.len; i-- > 0;) {
+        tr.n[i].weight += tr.n[i].self;
+        if (tr.n[i].parent >= 0)
+            tr.n[tr.n[i].parent].weight += tr.n[i].weight;
+    }
+    gf_hmap_free(&tr.idx);
+    int64_t thr = min_fraction > 0 ? (int64_t)((double)total * min_fraction) : 0;
+    /* frames table: in DFS order of the kept nodes */
+    memset(fmap, 0xff, (nstr ? nstr : 1) * sizeof *fmap);
+    int32_t nf = 0;
+    int32_t *st = malloc((tr.len ? tr.len : 1) * sizeof *st);
+    int32_t *path = malloc((tr.len ? tr.len : 1) * sizeof *path);
+    if (!st || !path) {
+        free(st);
+        free(path);
+        free(tr.n);
+        return -1;
+    }
+    fputs("{\"unit\":\"ns\",\"frames\":[", out);
+    size_t sp = 0;
+    for (int32_t r = roots; r >= 0; r = tr.n[r].sibling)
+        st[sp++] = r;
+    while (sp) {
+        int32_t x = st[--sp];
+        if (fmap[tr.n[x].frame] < 0) {
+            fputs(nf ? "," : "", out);
+            fmap[tr.n[x].frame] = nf++;
+            jstr(out, t, tr.n[x].frame);
+        }
+        for (int32_t c = tr.n[x].child; c >= 0; c = tr.n[c].sibling)
+            if (tr.n[c].weight >= thr)
+                st[sp++] = c;
+    }
+    fputs("],\"stacks\":[", out);
+    int first = 1;
+    for (int32_t r = roots; r >= 0; r = tr.n[r].sibling)
+        st[sp++] = r;
+    while (sp) {
+        int32_t x = st[--sp];
+        int64_t self = tr.n[x].self;
+        for (int32_t c = tr.n[x].child; c >= 0; c = tr.n[c].sibling) {
+            if (tr.n[c].weight >= thr)
+                st[sp++] = c;
+            else
+                self += tr.n[c].weight;
+        }
+        if (self <= 0)
+            continue;
+        size_t depth = 0;
+        for (int32_t y = x; y >= 0; y = tr.n[y].parent)
+            path[depth++] = fmap[tr.n[y].frame];
+        fputs(first ? "[[" : ",[[", out);
+        first = 0;
+        for (size_t i = depth; i-- > 0;)
+            fprintf(out, i ? "%d," : "%d", path[i]);
+        fprintf(out, "],%lld]", (long long)self);
+    }
+    fprintf(out, "],\"total\":%lld}", (long long)total);
+    free(st);
+    free(path);
+    free(tr.n);
+    return 0;
+oom:
+    gf_hmap_free(&tr.idx);
+    free(tr.n);
+    return -1;
+}
+
 int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err)
 {
     size_t nstr = gf_strtab_count(t->str);
@@ -171,40 +328,12 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
         putc(']', out);
     }
     fputs("],\"launchFlame\":", out);
-    if (!t->nflame) {
-        fputs("null", out);
-    } else {
-        /* frames table: every frame and leaf the flame uses, in order of first use */
-        memset(nmap, 0xff, (nstr ? nstr : 1) * sizeof *nmap);
-        nn = 0;
-        int64_t total = 0;
-        fputs("{\"unit\":\"ns\",\"frames\":[", out);
-        for (size_t e = 0; e < t->nflame; e++) {
-            const gf_flame_entry *fe = &t->flame[e];
-            total += fe->weight;
-            size_t a = t->stack_off[fe->stack], b = t->stack_off[fe->stack + 1];
-            for (size_t f = b; f-- > a;)
-                if (nmap[t->frames[f]] < 0) {
-                    fputs(nn ? "," : "", out);
-                    nmap[t->frames[f]] = nn++;
-                    jstr(out, t, t->frames[f]);
-                }
-            if (nmap[fe->leaf] < 0) {
-                fputs(nn ? "," : "", out);
-                nmap[fe->leaf] = nn++;
-                jstr(out, t, fe->leaf);
-            }
-        }
-        fputs("],\"stacks\":[", out);
-        for (size_t e = 0; e < t->nflame; e++) {
-            const gf_flame_entry *fe = &t->flame[e];
-            fputs(e ? ",[[" : "[[", out);
-            size_t a = t->stack_off[fe->stack], b = t->stack_off[fe->stack + 1];
-            for (size_t f = b; f-- > a;)
-                fprintf(out, "%d,", nmap[t->frames[f]]);
-            fprintf(out, "%d],%lld]", nmap[fe->leaf], (long long)fe->weight);
-        }
-        fprintf(out, "],\"total\":%lld}", (long long)total);
+    if (write_launch_flame(t, out, nmap, nstr, o ? o->flame_min_fraction : 0) != 0) {
+        free(nmap);
+        free(lmap);
+        free(smap);
+        free(order);
+        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
     }
     fputs(",\"warnings\":[", out);
     for (size_t w = 0; w < t->nwarnings; w++) {

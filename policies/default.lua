@@ -134,6 +134,9 @@ return {
     title = "nsys CPU/GPU timeline",
     template = "templates/timeline.html",
     export_timeout = 600,    -- seconds for `nsys export --type sqlite` of an .nsys-rep input
+    -- launch-stack flamegraph in the page: subtrees lighter than this share of the total are folded into
+    -- their parent (they would be < 0.2 px wide); the launch-stacks exporter always writes everything
+    flame_min_fraction = 0.0001,
     -- thresholds of the bundled scripts (HTA's): launch-stats and gpu-idle
     late_launch_ns = 100000, -- launch delay (kernel start - API end) flagged above this
     short_gap_ns = 30000,    -- GPU idle gaps shorter than this count as kernel wait

@@ -82,9 +82,18 @@ for rel in real/parallel-sheet-simulator/tile_8x8.sqlite real/test-cuda/report1.
   if ! have_fixture "$rel"; then skip "callchains $rel" "fixtures absent"; continue; fi
   tag=callchains:$(basename "$(dirname "$rel")")
   python3 "$TT/make_callchains.py" "$FIX/$rel" "$TMP/cc.sqlite" "$TMP/cc.json"
-  run_gf --lua-path "$TT" timeline --stacks "$TMP/cc.sqlite" -o "$TMP/cc.html"
+  run_gf --lua-path "$TT" --policy "$TT/exact-flame.lua" timeline --stacks "$TMP/cc.sqlite" -o "$TMP/cc.html"
   check_eq "$tag: renders" 0 "$rc"
   python3 "$TT/check_stacks.py" "$TMP/cc.html" "$TMP/cc.json" "$tag"
+  # default policy: thin subtrees are folded into their parents, the total stays exact
+  run_gf --lua-path "$TT" timeline --stacks "$TMP/cc.sqlite" -o "$TMP/cc2.html"
+  res=$(python3 - "$TMP/cc2.html" "$TMP/cc.json" <<'PY'
+import json, sys; sys.path.insert(0, "tests/trace"); import page_data
+d = page_data.load(sys.argv[1]); exp = json.load(open(sys.argv[2])); lf = d["launchFlame"]
+print(lf["total"] == sum(w for _, w in lf["stacks"]) == exp["kernel_total"] + exp["api_only_total"])
+PY
+)
+  check_eq "$tag: folded thin subtrees keep the exact total" True "$res"
   run_gf export --format launch-stacks "$TMP/cc.sqlite" -o "$TMP/cc.folded"
   res=$(python3 - "$TMP/cc.folded" "$TMP/cc.json" <<'PY'
 import json, sys

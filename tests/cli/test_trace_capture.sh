@@ -23,7 +23,7 @@ check_contains "--stacks without callchains: warning in summary.json" \
   "$(summary "$TMP/c2" 'd["warnings"]')" "no launch backtraces in this capture"
 
 python3 "$TT/make_callchains.py" "$FIX/real/test-cuda/report1.sqlite" "$TMP/cc.sqlite" "$TMP/cc.json"
-FAKE_NSYS_SQLITE="$TMP/cc.sqlite" run_gf --lua-path "$TT" capture --stacks --out "$TMP/c3" -- /bin/true
+FAKE_NSYS_SQLITE="$TMP/cc.sqlite" run_gf --lua-path "$TT" --policy "$TT/exact-flame.lua" capture --stacks --out "$TMP/c3" -- /bin/true
 check_eq "--stacks with callchains: exit 0" 0 "$rc"
 check "--stacks with callchains: launch-stacks.folded artifact" test -s "$TMP/c3/launch-stacks.folded"
 check_eq "--stacks with callchains: summary counts the backtraced launches" "4" \

@@ -28,6 +28,7 @@ function V.settings(policy, over)
     title = over.title or tp.title or "nsys CPU/GPU timeline",
     template = tp.template or "templates/timeline.html",
     fallback = tp.fallback or "flamegraph",
+    flame_min_fraction = tp.flame_min_fraction or 0.0001,
   }
 end
 
@@ -38,7 +39,7 @@ function V.render(tr, out, s)
     errors.raise(errors.ERROR, "timeline template %s not found on the search path", s.template)
   end
   log.debug("timeline: template %s", origin)
-  tr:write_timeline(tmpl, out, { title = s.title }, s.template)
+  tr:write_timeline(tmpl, out, { title = s.title }, s.template, s.flame_min_fraction)
 end
 
 local function flamegraph_fallback(spec, ctx, warnings)
