@@ -395,10 +395,19 @@ function A:poll_job()
     self:complete(job.command_id, "failed", #errs > 0 and table.concat(errs, "; ") or "the capture produced nothing to upload", job.started)
     return
   end
-  local okd, items = pcall(deliver.submit, p, self.c, pl)
+  local okd, items, _, dropped = pcall(deliver.submit, p, self.c, pl)
   if not okd then
     self:complete(job.command_id, "failed", errors.wrap(items).msg, job.started)
     return
+  end
+  -- an older capture pushed out of the full spool: its command is reported, not left hanging
+  for name, meta in pairs(dropped or {}) do
+    local pend = meta and meta.command_id and self.pending[meta.command_id]
+    if pend then
+      self.pending[meta.command_id] = nil
+      self:complete(meta.command_id, "failed", "upload dropped from the full spool (" .. name .. "; policy deliver.spool)",
+        pend.started)
+    end
   end
   if #items == 0 then
     self:complete(job.command_id, #errs > 0 and "failed" or "completed", #errs > 0 and table.concat(errs, "; ") or nil, job.started)
