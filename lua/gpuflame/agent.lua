@@ -91,6 +91,27 @@ function agent.workload_allowed(p, argv, ctx)
     (file ~= "" and file) or "agent.remote_workloads.allow", #(rw.allow or {}) > 0 and " or agent.remote_workloads.allow" or "")
 end
 
+-- privilege_drop(p, argv) → argv, prefixed with setpriv when policy names a user to run it as
+-- (the workload runs unprivileged while nsys, which needs root to trace it, keeps its rights).
+function agent.privilege_drop(p, argv)
+  local rw = p.agent.remote_workloads
+  if not rw.run_as or rw.run_as == "" then return argv end
+  local setpriv = core.fs.which("setpriv")
+  if not setpriv then errors.raise(errors.ERROR, "policy agent.remote_workloads.run_as needs setpriv (util-linux)") end
+  local out = { setpriv, "--reuid", rw.run_as }
+  if rw.run_as_group and rw.run_as_group ~= "" then
+    out[#out + 1] = "--regid"; out[#out + 1] = rw.run_as_group
+  else
+    local r = core.proc.run({ argv = { "id", "-g", rw.run_as }, timeout = 10 })
+    local gid = r.ok and r.stdout:match("(%d+)")
+    if not gid then errors.raise(errors.ERROR, "policy agent.remote_workloads.run_as: unknown user %q", rw.run_as) end
+    out[#out + 1] = "--regid"; out[#out + 1] = gid
+  end
+  for _, a in ipairs({ "--init-groups", "--" }) do out[#out + 1] = a end
+  for _, a in ipairs(argv) do out[#out + 1] = a end
+  return out
+end
+
 -- ---------------------------------------------------------------------------------------------
 -- process trees: a cancel must reach nsys and the workload, which live in their own process groups
 local function proc_table()
@@ -324,8 +345,8 @@ function A:start_job(id, cc)
     if not argv then errors.raise(errors.INPUT, "cannot split nsys_workload: %s", why) end
     local allowed, reason = agent.workload_allowed(p, argv, { command_id = id, hostname = self.c.hostname })
     if not allowed then errors.raise(errors.USAGE, "refused: %s", reason) end
-    job.workload = argv
-    log.info("command %s: running remote workload (allowed by local policy): %s", id, table.concat(argv, " "))
+    job.workload = agent.privilege_drop(p, argv)
+    log.info("command %s: running remote workload (allowed by local policy): %s", id, table.concat(job.workload, " "))
   end
   local caps = self.c.state_dir .. "/captures"
   core.fs.mkdirp(caps, 448)
