@@ -353,19 +353,29 @@ function A:start_job(id, cc)
   job.dir = string.format("%s/%s-%s", caps, os.date("!%Y%m%dT%H%M%SZ"), (id:gsub("[^%w%-_]", "_")):sub(1, 64))
   core.fs.mkdirp(job.dir, 448)
   job.handles = {}
+  local wanted = {}
   for _, b in ipairs(backends()) do
-    if b.wanted(p, job) then
+    if b.wanted(p, job) then wanted[#wanted + 1] = b end
+  end
+  if #wanted == 0 then
+    errors.raise(errors.USAGE, "nothing to capture: enable_nsys is not set and no other backend is enabled by policy")
+  end
+  -- remembered before anything starts, so that an agent killed mid-capture accounts for it after a restart
+  self.state.running = { command_id = id, dir = job.dir, start_time = job.start_wall, stacks = job.stacks }
+  save_state(self.c, self.state)
+  local ok, err = pcall(function()
+    for _, b in ipairs(wanted) do
       job.handles[#job.handles + 1] = { backend = b, h = b.start(p, job) }
       log.info("command %s: %s backend started (%d s)", id, b.name, job.duration)
     end
-  end
-  if #job.handles == 0 then
-    errors.raise(errors.USAGE, "nothing to capture: enable_nsys is not set and no other backend is enabled by policy")
+  end)
+  if not ok then
+    for _, e in ipairs(job.handles) do pcall(agent.kill_tree, e.h, p.agent.stop_grace) end
+    self.state.running = nil
+    save_state(self.c, self.state)
+    error(err, 0)
   end
   self.job = job
-  -- remembered so that an agent killed mid-capture can account for it after a restart
-  self.state.running = { command_id = id, dir = job.dir, start_time = job.start_wall, stacks = job.stacks }
-  save_state(self.c, self.state)
 end
 
 -- Cancels the running capture: every backend's process tree is killed. Returns the seconds it took.
