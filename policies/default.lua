@@ -101,6 +101,10 @@ return {
       enabled = true,                 -- false: every nsys_workload from the server is refused
       allow_file = "/etc/gpuflame/allowed-workloads", -- exact command lines or globs (* ?), one a line
       allow = {},                     -- more patterns, same syntax
+      -- Drop privileges for the workload (nsys itself stays root): run it as this user through
+      -- `setpriv --reuid U --regid G --init-groups --` (util-linux). "" runs it as the agent's user.
+      run_as = "",
+      run_as_group = "",              -- "" = the user's primary group
     },
   },
 
