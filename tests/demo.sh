@@ -4,7 +4,7 @@
 set -euo pipefail
 BIN=${1:?usage: tests/demo.sh PATH/TO/gpuflame}
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=$top/out
+out=${GF_DEMO_OUT:-$top/out}
 mkdir -p "$out"
 command -v python3 >/dev/null || { echo "demo: python3 is needed for the sample generator (.ci/deps.sh build)" >&2; exit 1; }
 python3 "$top/tests/gen/sample_export.py" "$out/sample-export.sqlite"
