@@ -281,6 +281,18 @@ async function edgePages() {
     await page.close();
   }
   {
+    // 51 lanes: scrolled down, the time axis stays on screen
+    const { page, log } = await open(browser, genPage('manylanes'), { width: 1200, height: 600 });
+    check('many lanes: no floating axis before scrolling', await page.isHidden('#axis-float'));
+    await page.evaluate(() => window.scrollTo(0, document.getElementById('main').getBoundingClientRect().top + window.scrollY + 400));
+    await frame(page);
+    const ax = await page.evaluate(() => { const r = document.getElementById('axis-float').getBoundingClientRect(); return [r.top, r.height]; });
+    check('many lanes: scrolled down, the time axis sticks to the top', await page.isVisible('#axis-float') && ax[0] === 0 && ax[1] === 18, JSON.stringify(ax));
+    await page.screenshot({ path: `${process.env.GF_TMP || '/tmp'}/timeline-manylanes.png` });
+    clean('manylanes', log);
+    await page.close();
+  }
+  {
     // the reference page's data shape (lanes as strings, 6-element events, no kinds): still readable
     const { page, log } = await open(browser, genPage('reference'));
     await clickEvent(page, 1);
