@@ -3,6 +3,7 @@
 KERNELS kernels and as many CUDA runtime calls (the launches, same correlationId, one process, 4
 threads), STACKS distinct launch backtraces in CUDA_CALLCHAINS (depth 3..64, shared prefixes), every
 launch pointing at one of them; StringIds, ThreadNames, TARGET_INFO_GPU. No indexes (like nsys).
+With STACKS = 0 there is no CUDA_CALLCHAINS table and every callchainId is NULL.
 usage: gen_trace_sqlite.py OUT.sqlite KERNELS STACKS"""
 import os
 import random
@@ -28,9 +29,10 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT
   launchType INTEGER, cacheConfig INTEGER, registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL,
   gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL, blockY INTEGER NOT NULL,
   blockZ INTEGER NOT NULL, staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL);
-CREATE TABLE CUDA_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, module INTEGER NOT NULL,
-  unresolved INTEGER, originalIP INTEGER, stackDepth INTEGER NOT NULL, PRIMARY KEY (id, stackDepth));
 """)
+if ns:
+    db.execute("""CREATE TABLE CUDA_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, module INTEGER NOT NULL,
+      unresolved INTEGER, originalIP INTEGER, stackDepth INTEGER NOT NULL, PRIMARY KEY (id, stackDepth))""")
 strings = {}
 
 
@@ -61,14 +63,15 @@ for c in range(1, ns + 1):
     if len(rows) > 200000:
         db.executemany("INSERT INTO CUDA_CALLCHAINS VALUES (?, ?, ?, ?, ?, ?)", rows)
         rows = []
-db.executemany("INSERT INTO CUDA_CALLCHAINS VALUES (?, ?, ?, ?, ?, ?)", rows)
+if rows:
+    db.executemany("INSERT INTO CUDA_CALLCHAINS VALUES (?, ?, ?, ?, ?, ?)", rows)
 t = 1000000
 rt, kr = [], []
 for i in range(nk):
     corr = i + 1
     t += rnd.randint(500, 5000)
     ad = rnd.randint(2000, 9000)
-    rt.append((t, t + ad, 0, gtid[i % 4], corr, launch, 0, rnd.randint(1, ns)))
+    rt.append((t, t + ad, 0, gtid[i % 4], corr, launch, 0, rnd.randint(1, ns) if ns else None))
     ks = t + ad + 3000
     kn = kernels[rnd.randrange(200)]
     kr.append((ks, ks + int(rnd.expovariate(1 / 20000)) + 1000, 0, 1, None, 7 + i % 4, corr, gpid, kn, kn, None, 0, 0,

@@ -357,7 +357,7 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
             b->apis[b->napis++] = (api_rec){e.dur, e.stack, e.name, 0};
             t->launches_with_stack++;
         }
-        if (e.pid >= 0) { /* CSV GPU rows carry no pid: let them find the launch by corr alone */
+        if (t->any_pid && e.pid >= 0) { /* CSV GPU rows carry no pid: find the launch by corr alone */
             int64_t *v2 = gf_hmap_put(&b->api_map, pidcorr_key(-1, e.corr), *v, &ins);
             if (!v2)
                 return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");

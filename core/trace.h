@@ -96,6 +96,7 @@ typedef struct gf_trace {
     size_t nwarnings;
     char *source; /* input file name (basename) */
     int finished;
+    int any_pid; /* GPU events carry no pid (CSV): a launch is also found by correlation id alone */
     struct gf_trace_build *b; /* builder state, NULL after finish */
 } gf_trace;
 

@@ -238,6 +238,7 @@ oom:
 int gf_trace_import_csv(gf_trace *t, const char *api_path, const gf_trace_csv_cols *api, const char *gpu_path,
                         const gf_trace_csv_cols *gpu, gf_err *err)
 {
+    t->any_pid = 1;
     if (api_path && import_api(t, api_path, api, 0, err) != 0)
         return -1;
     if (gpu_path && import_gpu(t, gpu_path, gpu, err) != 0)

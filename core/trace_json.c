@@ -114,25 +114,43 @@ static int write_launch_flame(const gf_trace *t, FILE *out, int32_t *fmap, size_
     gf_hmap_init(&tr.idx);
     int64_t total = 0;
     int32_t roots = -1; /* roots chained through sibling */
-    for (size_t e = 0; e < t->nflame; e++) {
+    int32_t last_stack = -1;
+    int64_t stack_node = -1;
+    for (size_t e = 0; e < t->nflame; e++) { /* entries are sorted by stack: walk each stack's path once */
         const gf_flame_entry *fe = &t->flame[e];
         total += fe->weight;
-        size_t a = t->stack_off[fe->stack], b = t->stack_off[fe->stack + 1];
-        int64_t cur = -1;
-        for (size_t i = 0; i <= b - a; i++) { /* frames outermost first, then the leaf */
-            int32_t frame = i == b - a ? fe->leaf : t->frames[b - 1 - i];
-            size_t before = tr.len;
-            int64_t nx = fnode_get(&tr, (int32_t)cur, frame);
-            if (nx < 0)
-                goto oom;
-            if (cur < 0 && tr.len > before) {
-                tr.n[nx].sibling = roots;
-                roots = (int32_t)nx;
+        if (fe->stack != last_stack) {
+            size_t a = t->stack_off[fe->stack], b = t->stack_off[fe->stack + 1];
+            int64_t cur = -1;
+            for (size_t f = b; f-- > a;) { /* frames outermost first */
+                size_t before = tr.len;
+                int64_t nx = fnode_get(&tr, (int32_t)cur, t->frames[f]);
+                if (nx < 0)
+                    goto oom;
+                if (cur < 0 && tr.len > before) {
+                    tr.n[nx].sibling = roots;
+                    roots = (int32_t)nx;
+                }
+                cur = nx;
             }
-            tr.n[nx].weight += fe->weight;
-            cur = nx;
+            last_stack = fe->stack;
+            stack_node = cur;
         }
-        tr.n[cur].self += fe->weight;
+        size_t before = tr.len;
+        int64_t leaf = fnode_get(&tr, (int32_t)stack_node, fe->leaf); /* the kernel (or API) name */
+        if (leaf < 0)
+            goto oom;
+        if (stack_node < 0 && tr.len > before) {
+            tr.n[leaf].sibling = roots;
+            roots = (int32_t)leaf;
+        }
+        tr.n[leaf].self += fe->weight;
+    }
+    /* subtree weights: children are created after their parents */
+    for (size_t i = tr.len; i-- > 0;) {
+        tr.n[i].weight += tr.n[i].self;
+        if (tr.n[i].parent >= 0)
+            tr.n[tr.n[i].parent].weight += tr.n[i].weight;
     }
     gf_hmap_free(&tr.idx);
     int64_t thr = min_fraction > 0 ? (int64_t)((double)total * min_fraction) : 0;

@@ -22,8 +22,36 @@ typedef struct imp {
     gf_hmap devname;  /* deviceId → strtab id of "NAME (id)" */
     gf_hmap cudadev;  /* CUDA device id → TARGET_INFO_GPU id */
     gf_hmap gpuname;  /* TARGET_INFO_GPU id → StringIds-free strtab id of the name */
-    gf_hmap cc;       /* callchain id → stack id */
+    int32_t *cc;      /* callchain id → stack id (-1 = none); ids are small dense integers */
+    size_t ncc;
+    int32_t *fc_mod, *fc_frame; /* symbol StringIds id → (module, frame) of its last use */
 } imp;
+
+#define MAX_CALLCHAIN_ID (1 << 26)
+
+static int cc_set(imp *m, int64_t id, int32_t stack)
+{
+    if (id < 0 || id >= MAX_CALLCHAIN_ID)
+        return 0; /* not representable: the launch simply shows no stack */
+    if ((size_t)id >= m->ncc) {
+        size_t nc = m->ncc ? m->ncc : 1024;
+        while (nc <= (size_t)id)
+            nc *= 2;
+        int32_t *q = realloc(m->cc, nc * sizeof *q);
+        if (!q)
+            return -1;
+        memset(q + m->ncc, 0xff, (nc - m->ncc) * sizeof *q);
+        m->cc = q;
+        m->ncc = nc;
+    }
+    m->cc[id] = stack;
+    return 0;
+}
+
+static inline int32_t cc_get(const imp *m, int64_t id)
+{
+    return id >= 0 && (size_t)id < m->ncc ? m->cc[id] : -1;
+}
 
 #define MAXCOL 24
 
@@ -327,6 +355,13 @@ static int load_callchains(imp *m, int want)
     }
     gf_hmap fcache; /* (symbol, module) → frame strtab id */
     gf_hmap_init(&fcache);
+    m->fc_mod = malloc((size_t)(m->nsid ? m->nsid : 1) * sizeof *m->fc_mod);
+    m->fc_frame = malloc((size_t)(m->nsid ? m->nsid : 1) * sizeof *m->fc_frame);
+    if (!m->fc_mod || !m->fc_frame) {
+        sqlite3_finalize(q.st);
+        return oom(m);
+    }
+    memset(m->fc_frame, 0xff, (size_t)(m->nsid ? m->nsid : 1) * sizeof *m->fc_frame);
     int32_t *fr = NULL;
     size_t nfr = 0, capfr = 0;
     int64_t cur = -1;
@@ -338,7 +373,7 @@ static int load_callchains(imp *m, int want)
         int64_t id = rc == SQLITE_ROW ? col_i64(&q, 0, -1) : -2;
         if (id != cur && cur >= 0 && nfr) {
             int32_t s = gf_trace_stack(m->t, fr, nfr);
-            if (s < 0 || !gf_hmap_put(&m->cc, (uint64_t)cur, s, NULL)) {
+            if (s < 0 || cc_set(m, cur, s) != 0) {
                 ret = oom(m);
                 break;
             }
@@ -352,7 +387,9 @@ static int load_callchains(imp *m, int want)
         int32_t ssym = str_of(m, sym), smod = str_of(m, mod);
         int32_t f = -1;
         uint64_t key = ((uint64_t)(uint32_t)(ssym + 1) << 32) | (uint32_t)(smod + 1);
-        if (ssym >= 0) {
+        if (ssym >= 0 && m->fc_frame[sym] >= 0 && m->fc_mod[sym] == smod) {
+            f = m->fc_frame[sym]; /* the common case: a symbol seen before, in the same module */
+        } else if (ssym >= 0) {
             int64_t *v = gf_hmap_get(&fcache, key);
             if (v)
                 f = (int32_t)*v;
@@ -381,6 +418,10 @@ static int load_callchains(imp *m, int want)
                 ret = oom(m);
                 break;
             }
+        }
+        if (ssym >= 0) {
+            m->fc_frame[sym] = f;
+            m->fc_mod[sym] = smod;
         }
         if (nfr == capfr) {
             capfr = capfr ? capfr * 2 : 64;
@@ -431,12 +472,9 @@ static int import_runtime(imp *m, int partner_pass)
         e.pid = (int32_t)((gtid >> 24) & 0xFFFFFF);
         e.kind = GF_EV_API;
         e.stack = -1;
-        if (m->cc.n && !col_null(&q, 5)) {
-            int64_t *s = gf_hmap_get(&m->cc, (uint64_t)col_i64(&q, 5, 0));
-            if (s) {
-                e.stack = (int32_t)*s;
-                with_cc++;
-            }
+        if (m->ncc && !col_null(&q, 5)) {
+            e.stack = cc_get(m, col_i64(&q, 5, 0));
+            with_cc += e.stack >= 0;
         }
         if ((e.lane = cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, col_i64(&q, 4, -1))) < 0) {
             sqlite3_finalize(q.st);
@@ -776,7 +814,7 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
         load_callchains(&m, o && o->stacks) != 0 || import_runtime(&m, 0) != 0 || import_kernels(&m) != 0 ||
         import_copies(&m, 0) != 0 || import_copies(&m, 1) != 0 || import_sync(&m) != 0 || import_nvtx(&m) != 0)
         goto done;
-    if (o && o->stacks && m.cc.n && t->launches_with_stack == 0)
+    if (o && o->stacks && m.ncc && t->launches_with_stack == 0)
         gf_trace_warn(t, "no launch backtraces in this capture (no CUDA call has a callchainId)");
     if (gf_trace_partner_pass_needed(t) && import_runtime(&m, 1) != 0)
         goto done;
@@ -792,6 +830,8 @@ done:
     gf_hmap_free(&m.devname);
     gf_hmap_free(&m.cudadev);
     gf_hmap_free(&m.gpuname);
-    gf_hmap_free(&m.cc);
+    free(m.cc);
+    free(m.fc_mod);
+    free(m.fc_frame);
     return ret;
 }
