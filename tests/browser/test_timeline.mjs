@@ -5,7 +5,7 @@
 // Interaction state is read through window.__gf (documented at the top of the template's script).
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { genPage, launch, open, view, frame, check, notOk, done, flamePoint } from './timeline_lib.mjs';
+import { TOP, genPage, launch, open, view, frame, check, notOk, done, flamePoint } from './timeline_lib.mjs';
 
 const near = (a, b, tol) => Math.abs(a - b) <= tol;
 let browser;
@@ -329,6 +329,17 @@ async function inIframe() {
   const span = await fr.evaluate(() => window.__gf.span());
   check('sandboxed iframe: page draws and takes keys', v.start === 0 && v.end === span && errs.length === 0, JSON.stringify([v, errs]));
   await page.close();
+}
+
+// The template itself: no URL, and only the slots the C renderer fills (an unknown slot is an error there).
+{
+  const tpl = readFileSync(path.join(TOP, 'templates/timeline.html'), 'utf8');
+  const slots = [...tpl.matchAll(/\{\{([^}]*)\}\}/g)].map((m) => m[1]);
+  check('template: no http:// or https://', !/https?:\/\//.test(tpl));
+  check('template: slots are {{title}} and {{json:data}} only', slots.length === 3 &&
+    slots.every((x) => x === 'title' || x === 'json:data') && (tpl.match(/\{\{/g) || []).length === 3, JSON.stringify(slots));
+  check('template: data read with JSON.parse from an inert script element',
+    tpl.includes('<script id="gf-data" type="application/json">{{json:data}}</script>') && !/innerHTML|eval\(|new Function/.test(tpl));
 }
 
 browser = await launch();
