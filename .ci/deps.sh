@@ -4,9 +4,9 @@
 # As root it runs apt-get; otherwise it prints the exact command and fails.
 set -euo pipefail
 kind=${1:-build}
-pkgs=(gcc make pkg-config liblua5.4-dev libsqlite3-dev libcsv-dev libcurl4-openssl-dev libcjson-dev libyaml-dev zlib1g-dev)
+pkgs=(gcc make pkg-config liblua5.4-dev libsqlite3-dev libcsv-dev libcurl4-openssl-dev libcjson-dev libyaml-dev zlib1g-dev python3)
 if [ "$kind" = test ]; then
-  pkgs+=(sqlite3 lua5.4 lua-check python3 chromium nodejs npm clang libclang-rt-14-dev valgrind procps)
+  pkgs+=(sqlite3 lua5.4 lua-check chromium time nodejs npm clang libclang-rt-14-dev valgrind procps)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -82,6 +82,17 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 static void on_field(void *s, size_t len, void *ud)
 {
     gf_csv *c = ud;
+    if (c->blen + len + 1 <= c->bcap && c->nf < c->fcap) { /* fast path: room in the arena */
+        char *d = c->bytes + c->blen;
+        if (len)
+            memcpy(d, s, len);
+        d[len] = '\0';
+        c->flds[c->nf].off = c->blen;
+        c->flds[c->nf].len = len;
+        c->nf++;
+        c->blen += len + 1;
+        return;
+    }
     if (c->oom)
         return;
     char *b = grow(c->bytes, &c->bcap, c->blen + len + 1, 1);
@@ -127,7 +138,8 @@ static void compact(gf_csv *c)
 {
     size_t keep = c->nf - c->cur_f0;
     size_t boff = keep ? c->flds[c->cur_f0].off : c->blen;
-    memmove(c->bytes, c->bytes + boff, c->blen - boff);
+    if (c->blen > boff)
+        memmove(c->bytes, c->bytes + boff, c->blen - boff);
     c->blen -= boff;
     for (size_t i = 0; i < keep; i++) {
         c->flds[i] = c->flds[c->cur_f0 + i];

@@ -3,6 +3,7 @@
  *   core.stacks.new() → S
  *   core.stacks.read_folded(path) → S, {lines, stacks, bad, first_bad, first_bad_why}
  *   core.stacks.from_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=}) → S, {rows, used, ...}
+ *   core.stacks.stream_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=, meta=}, path|"-") → stats
  *   core.stacks.sqlite_totals(path, "kernels"|"api") → {{name=, total_ns=, count=}...}, why
  *   core.stacks.is_sqlite(path) → bool
  *   S:add(frames (list or "a;b"), weight)  S:add_total(prefix, name, total_ns, unit_ns)
@@ -95,6 +96,47 @@ static int l_from_summary_csv(lua_State *L)
     set_int(L, "skipped_empty", (lua_Integer)st.skipped_empty);
     set_int(L, "unparsed_weight", (lua_Integer)st.unparsed_weight);
     return 2;
+}
+
+/* stream_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=, meta=json|nil}, path|"-") → stats */
+static int l_stream_summary_csv(lua_State *L)
+{
+    gf_csv *c = gf_lua_checkcsv(L, 1);
+    lua_Integer nc = luaL_checkinteger(L, 2), wc = luaL_checkinteger(L, 3);
+    const char *prefix = gf_opt_string_field(L, 4, "prefix", "");
+    lua_Integer unit = gf_opt_int_field(L, 4, "unit_ns", 1000);
+    const char *meta = gf_opt_string_field(L, 4, "meta", NULL);
+    const char *path = luaL_checkstring(L, 5);
+    if (nc < 1 || wc < 1 || (size_t)nc > gf_csv_ncols(c) || (size_t)wc > gf_csv_ncols(c))
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "stream_summary_csv: column out of range");
+    gf_summary_stats st;
+    gf_err err;
+    gf_out o;
+    FILE *f = stdout;
+    int to_file = strcmp(path, "-") != 0;
+    if (to_file) {
+        if (gf_out_open(&o, path, &err) != 0)
+            return gf_lua_raise(L, &err);
+        f = o.fp;
+    }
+    if (meta)
+        fprintf(f, "# %s\n", meta);
+    if (gf_summary_csv_write_folded(c, (size_t)nc - 1, (size_t)wc - 1, prefix, unit, f, &st, &err) != 0) {
+        if (to_file)
+            gf_out_abort(&o);
+        return gf_lua_raise(L, &err);
+    }
+    if (to_file ? gf_out_commit(&o, &err) != 0 : fflush(stdout) != 0) {
+        if (!to_file)
+            gf_errf(&err, GF_EXIT_ERROR, "write error on stdout");
+        return gf_lua_raise(L, &err);
+    }
+    lua_createtable(L, 0, 4);
+    set_int(L, "rows", (lua_Integer)st.rows);
+    set_int(L, "used", (lua_Integer)st.used);
+    set_int(L, "skipped_empty", (lua_Integer)st.skipped_empty);
+    set_int(L, "unparsed_weight", (lua_Integer)st.unparsed_weight);
+    return 1;
 }
 
 static int l_sqlite_totals(lua_State *L)
@@ -404,6 +446,7 @@ int gf_luaopen_stacks(lua_State *L)
         {"new", l_new},
         {"read_folded", l_read_folded},
         {"from_summary_csv", l_from_summary_csv},
+        {"stream_summary_csv", l_stream_summary_csv},
         {"sqlite_totals", l_sqlite_totals},
         {"is_sqlite", l_is_sqlite},
         {NULL, NULL},

@@ -23,15 +23,17 @@ struct gf_stacks {
     size_t blen, bcap;
     size_t *foff; /* frame id → offset */
     uint32_t *flen;
+    uint64_t *fhv; /* frame id → its hash */
     size_t nframes, fcap;
-    uint32_t *fhash; /* id+1, 0 = empty */
+    uint64_t *fhash; /* (low 32 bits of the hash) << 32 | (id+1); 0 = empty; slot = (hash >> 32) & mask */
     size_t fhcap;
 
     uint32_t *ids; /* stack frame ids */
     size_t ilen, icap;
     stack_rec *st;
+    uint64_t *shv; /* stack index → its hash */
     size_t nstacks, scap;
-    uint32_t *shash; /* index+1 */
+    uint64_t *shash; /* like fhash, for stacks */
     size_t shcap;
 
     int64_t total;
@@ -41,13 +43,24 @@ struct gf_stacks {
     size_t scratch_cap;
 };
 
+/* 8 bytes at a time, then a murmur3 finaliser so the low bits (the table index) are well mixed. */
 static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
 {
     const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 1099511628211ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+        h ^= h >> 29;
     }
+    for (; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211ULL;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
     return h;
 }
 #define FNV0 1469598103934665603ULL
@@ -77,44 +90,54 @@ void gf_stacks_free(gf_stacks *s)
     free(s->bytes);
     free(s->foff);
     free(s->flen);
+    free(s->fhv);
     free(s->fhash);
     free(s->ids);
     free(s->st);
+    free(s->shv);
     free(s->shash);
     free(s->meta);
     free(s->scratch);
     free(s);
 }
 
-static int rehash_frames(gf_stacks *s)
+#define SLOT(hv, id) (((uint64_t)(uint32_t)(hv) << 32) | ((uint64_t)(id) + 1))
+#define SLOT_ID(e) ((uint32_t)(e) - 1)
+#define SLOT_TAG(e) ((uint32_t)((e) >> 32))
+
+static int rehash(uint64_t **table, size_t *cap, const uint64_t *hv, size_t n)
 {
-    size_t cap = s->fhcap ? s->fhcap * 2 : 1024;
-    uint32_t *h = calloc(cap, sizeof *h);
+    size_t nc = *cap ? *cap * 2 : 1024;
+    uint64_t *h = calloc(nc, sizeof *h);
     if (!h)
         return -1;
-    for (size_t i = 0; i < s->nframes; i++) {
-        size_t k = hash_bytes(s->bytes + s->foff[i], s->flen[i], FNV0) & (cap - 1);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = (hv[i] >> 32) & (nc - 1);
         while (h[k])
-            k = (k + 1) & (cap - 1);
-        h[k] = (uint32_t)i + 1;
+            k = (k + 1) & (nc - 1);
+        h[k] = SLOT(hv[i], i);
     }
-    free(s->fhash);
-    s->fhash = h;
-    s->fhcap = cap;
+    free(*table);
+    *table = h;
+    *cap = nc;
     return 0;
 }
 
 /* Interns a name that is already clean. */
 static uint32_t intern_clean(gf_stacks *s, const char *name, size_t len)
 {
-    if ((s->nframes + 1) * 2 > s->fhcap && rehash_frames(s) != 0)
+    if ((s->nframes + 1) * 2 > s->fhcap && rehash(&s->fhash, &s->fhcap, s->fhv, s->nframes) != 0)
         return UINT32_MAX;
     size_t mask = s->fhcap - 1;
-    size_t k = hash_bytes(name, len, FNV0) & mask;
+    uint64_t hv = hash_bytes(name, len, FNV0);
+    size_t k = (hv >> 32) & mask;
     while (s->fhash[k]) {
-        uint32_t id = s->fhash[k] - 1;
-        if (s->flen[id] == len && memcmp(s->bytes + s->foff[id], name, len) == 0)
-            return id;
+        uint64_t e = s->fhash[k];
+        if (SLOT_TAG(e) == (uint32_t)hv) {
+            uint32_t id = SLOT_ID(e);
+            if (s->flen[id] == len && memcmp(s->bytes + s->foff[id], name, len) == 0)
+                return id;
+        }
         k = (k + 1) & mask;
     }
     if (s->nframes >= UINT32_MAX - 1)
@@ -133,13 +156,19 @@ static uint32_t intern_clean(gf_stacks *s, const char *name, size_t len)
     if (!fl)
         return UINT32_MAX;
     s->flen = fl;
+    size_t fc3 = s->fcap;
+    uint64_t *fh = grow(s->fhv, &fc3, s->nframes + 1, sizeof *fh);
+    if (!fh)
+        return UINT32_MAX;
+    s->fhv = fh;
     s->fcap = fc;
     memcpy(s->bytes + s->blen, name, len);
     s->bytes[s->blen + len] = '\0';
     s->foff[s->nframes] = s->blen;
     s->flen[s->nframes] = (uint32_t)len;
     s->blen += len + 1;
-    s->fhash[k] = (uint32_t)s->nframes + 1;
+    s->fhv[s->nframes] = hv;
+    s->fhash[k] = SLOT(hv, s->nframes);
     return (uint32_t)s->nframes++;
 }
 
@@ -171,39 +200,25 @@ const char *gf_stacks_frame(const gf_stacks *s, uint32_t id, size_t *len)
     return s->bytes + s->foff[id];
 }
 
-static int rehash_stacks(gf_stacks *s)
-{
-    size_t cap = s->shcap ? s->shcap * 2 : 1024;
-    uint32_t *h = calloc(cap, sizeof *h);
-    if (!h)
-        return -1;
-    for (size_t i = 0; i < s->nstacks; i++) {
-        size_t k = hash_bytes(s->ids + s->st[i].off, s->st[i].depth * sizeof(uint32_t), FNV0) & (cap - 1);
-        while (h[k])
-            k = (k + 1) & (cap - 1);
-        h[k] = (uint32_t)i + 1;
-    }
-    free(s->shash);
-    s->shash = h;
-    s->shcap = cap;
-    return 0;
-}
-
 int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t weight, gf_err *err)
 {
     if (depth == 0)
         return gf_errf(err, GF_EXIT_INPUT, "empty stack");
-    if ((s->nstacks + 1) * 2 > s->shcap && rehash_stacks(s) != 0)
+    if ((s->nstacks + 1) * 2 > s->shcap && rehash(&s->shash, &s->shcap, s->shv, s->nstacks) != 0)
         return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
     size_t mask = s->shcap - 1;
     size_t bytes = depth * sizeof(uint32_t);
-    size_t k = hash_bytes(ids, bytes, FNV0) & mask;
+    uint64_t hv = hash_bytes(ids, bytes, FNV0);
+    size_t k = (hv >> 32) & mask;
     while (s->shash[k]) {
-        stack_rec *r = &s->st[s->shash[k] - 1];
-        if (r->depth == depth && memcmp(s->ids + r->off, ids, bytes) == 0) {
-            r->weight += weight;
-            s->total += weight;
-            return 0;
+        uint64_t e = s->shash[k];
+        if (SLOT_TAG(e) == (uint32_t)hv) {
+            stack_rec *r = &s->st[SLOT_ID(e)];
+            if (r->depth == depth && memcmp(s->ids + r->off, ids, bytes) == 0) {
+                r->weight += weight;
+                s->total += weight;
+                return 0;
+            }
         }
         k = (k + 1) & mask;
     }
@@ -211,16 +226,24 @@ int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t w
     if (!ni)
         return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
     s->ids = ni;
-    stack_rec *ns = grow(s->st, &s->scap, s->nstacks + 1, sizeof *ns);
+    size_t sc = s->scap;
+    stack_rec *ns = grow(s->st, &sc, s->nstacks + 1, sizeof *ns);
     if (!ns)
         return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
     s->st = ns;
+    size_t sc2 = s->scap;
+    uint64_t *nh = grow(s->shv, &sc2, s->nstacks + 1, sizeof *nh);
+    if (!nh)
+        return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+    s->shv = nh;
+    s->scap = sc;
     memcpy(s->ids + s->ilen, ids, bytes);
     s->st[s->nstacks].off = s->ilen;
     s->st[s->nstacks].depth = (uint32_t)depth;
     s->st[s->nstacks].weight = weight;
     s->ilen += depth;
-    s->shash[k] = (uint32_t)s->nstacks + 1;
+    s->shv[s->nstacks] = hv;
+    s->shash[k] = SLOT(hv, s->nstacks);
     s->nstacks++;
     s->total += weight;
     if (depth > s->max_depth)
@@ -320,6 +343,20 @@ int gf_stacks_set_meta(gf_stacks *s, const char *json)
     free(s->meta);
     s->meta = m;
     return 0;
+}
+
+/* Decimal digits of v into the end of buf; returns the start. */
+static char *fmt_i64(char *end, int64_t v)
+{
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char *p = end;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    return p;
 }
 
 /* ---- folded format ---- */
@@ -424,7 +461,11 @@ int gf_stacks_write_folded(const gf_stacks *s, FILE *out, int with_meta, gf_err 
                 putc(';', out);
             fwrite(s->bytes + s->foff[id], 1, s->flen[id], out);
         }
-        fprintf(out, " %" PRId64 "\n", r->weight);
+        char buf[32], *e = buf + sizeof buf;
+        *--e = '\n';
+        char *b = fmt_i64(e, r->weight);
+        *--b = ' ';
+        fwrite(b, 1, (size_t)(buf + sizeof buf - b), out);
     }
     if (ferror(out))
         return gf_errf(err, GF_EXIT_ERROR, "write error (folded stacks)");
@@ -460,6 +501,40 @@ int gf_stacks_add_total(gf_stacks *s, const char *prefix, const char *name, size
     return gf_stacks_add_prefixed(s, prefix, name, len, cnt < 1 ? 1 : cnt, err);
 }
 
+/* One summary row: the cleaned name (0 length → skip) and its count (§6.5). */
+static void summary_row(gf_csv *c, size_t name_col, size_t weight_col, int64_t unit_ns, const char **name, size_t *nl,
+                        int64_t *count, gf_summary_stats *st)
+{
+    *name = gf_csv_field(c, name_col, nl);
+    clean_name(name, nl);
+    if (*nl == 0)
+        return;
+    size_t wl;
+    const char *wv = gf_csv_field(c, weight_col, &wl);
+    char buf[128];
+    int64_t w = 1;
+    while (wl && isspace((unsigned char)*wv)) {
+        wv++;
+        wl--;
+    }
+    while (wl && isspace((unsigned char)wv[wl - 1]))
+        wl--;
+    if (wl > 0 && wl < sizeof buf) {
+        memcpy(buf, wv, wl);
+        buf[wl] = '\0';
+        char *end;
+        double d = strtod(buf, &end);
+        if (*end == '\0' && isfinite(d) && strncasecmp(buf, "nan", 3) != 0)
+            w = d >= 9.2e18 ? INT64_MAX : (d < 1 ? 1 : (int64_t)d);
+        else
+            st->unparsed_weight++;
+    } else {
+        st->unparsed_weight++;
+    }
+    int64_t cnt = w / unit_ns;
+    *count = cnt < 1 ? 1 : cnt;
+}
+
 int gf_stacks_from_summary_csv(gf_stacks *s, gf_csv *c, size_t name_col, size_t weight_col, const char *prefix,
                                int64_t unit_ns, gf_summary_stats *st, gf_err *err)
 {
@@ -467,174 +542,171 @@ int gf_stacks_from_summary_csv(gf_stacks *s, gf_csv *c, size_t name_col, size_t 
     if (!st)
         st = &local;
     memset(st, 0, sizeof *st);
+    if (unit_ns < 1)
+        unit_ns = 1;
+    /* the prefix frames are interned once; each row adds its leaf */
+    size_t np = 0;
+    if (prefix && *prefix && split_frames(s, prefix, strlen(prefix), &np, err) != 0)
+        return -1;
+    uint32_t *ids = malloc((np + 1) * sizeof *ids);
+    if (!ids)
+        return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+    if (np)
+        memcpy(ids, s->scratch, np * sizeof *ids);
     int rc;
     while ((rc = gf_csv_next(c, err)) == 1) {
         st->rows++;
+        const char *name;
         size_t nl;
-        const char *name = gf_csv_field(c, name_col, &nl);
-        clean_name(&name, &nl);
+        int64_t cnt = 1;
+        summary_row(c, name_col, weight_col, unit_ns, &name, &nl, &cnt, st);
         if (nl == 0) {
             st->skipped_empty++;
             continue;
         }
-        size_t wl;
-        const char *wv = gf_csv_field(c, weight_col, &wl);
-        char buf[128];
-        int64_t w = 1;
-        while (wl && isspace((unsigned char)*wv)) {
-            wv++;
-            wl--;
+        ids[np] = gf_stacks_intern(s, name, nl);
+        if (ids[np] == UINT32_MAX) {
+            free(ids);
+            return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
         }
-        while (wl && isspace((unsigned char)wv[wl - 1]))
-            wl--;
-        if (wl > 0 && wl < sizeof buf) {
-            memcpy(buf, wv, wl);
-            buf[wl] = '\0';
-            char *end;
-            double d = strtod(buf, &end);
-            if (*end == '\0' && isfinite(d) && strncasecmp(buf, "nan", 3) != 0)
-                w = d >= 9.2e18 ? INT64_MAX : (d < 1 ? 1 : (int64_t)d);
-            else
-                st->unparsed_weight++;
-        } else {
-            st->unparsed_weight++;
-        }
-        if (w < 1)
-            w = 1;
-        if (gf_stacks_add_total(s, prefix, name, nl, w, unit_ns, err) != 0)
+        if (gf_stacks_add_ids(s, ids, np + 1, cnt, err) != 0) {
+            free(ids);
             return -1;
+        }
         st->used++;
     }
+    free(ids);
     return rc < 0 ? -1 : 0;
 }
 
-/* ---- merged tree (flamegraph data) ---- */
-
-typedef struct tnode {
-    uint32_t frame, first_child, next_sibling;
-    uint32_t nchild;
-    int64_t value;
-} tnode;
-
-typedef struct tree {
-    tnode *n;
-    size_t len, cap;
-    uint64_t *hash; /* (node index+1) keyed by (parent, frame) */
-    size_t hcap;
-} tree;
-
-static uint64_t pf_hash(uint32_t parent, uint32_t frame)
+int gf_summary_csv_write_folded(gf_csv *c, size_t name_col, size_t weight_col, const char *prefix, int64_t unit_ns,
+                                FILE *out, gf_summary_stats *st, gf_err *err)
 {
-    uint64_t k = ((uint64_t)parent << 32) | frame;
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    return k;
-}
-
-static int tree_build(const gf_stacks *s, tree *t, uint32_t **parents)
-{
-    size_t est = s->ilen + 1;
-    t->cap = est;
-    t->n = calloc(est, sizeof *t->n);
-    uint32_t *par = calloc(est, sizeof *par);
-    t->hcap = 1024;
-    while (t->hcap < est * 2)
-        t->hcap *= 2;
-    t->hash = calloc(t->hcap, sizeof *t->hash);
-    if (!t->n || !par || !t->hash) {
-        free(par);
-        return -1;
-    }
-    t->len = 1; /* root */
-    t->n[0].frame = UINT32_MAX;
-    t->n[0].first_child = t->n[0].next_sibling = UINT32_MAX;
-    size_t mask = t->hcap - 1;
-    for (size_t i = 0; i < s->nstacks; i++) {
-        const stack_rec *r = &s->st[i];
-        uint32_t cur = 0;
-        t->n[0].value += r->weight;
-        for (uint32_t d = 0; d < r->depth; d++) {
-            uint32_t f = s->ids[r->off + d];
-            size_t k = pf_hash(cur, f) & mask;
-            uint32_t found = UINT32_MAX;
-            while (t->hash[k]) {
-                uint32_t ni = (uint32_t)(t->hash[k] - 1);
-                if (par[ni] == cur && t->n[ni].frame == f) {
-                    found = ni;
-                    break;
-                }
-                k = (k + 1) & mask;
-            }
-            if (found == UINT32_MAX) {
-                found = (uint32_t)t->len++;
-                tnode *nn = &t->n[found];
-                nn->frame = f;
-                nn->value = 0;
-                nn->first_child = UINT32_MAX;
-                nn->next_sibling = t->n[cur].first_child;
-                t->n[cur].first_child = found;
-                t->n[cur].nchild++;
-                par[found] = cur;
-                t->hash[k] = (uint64_t)found + 1;
-            }
-            t->n[found].value += r->weight;
-            cur = found;
+    gf_summary_stats local;
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
+    if (unit_ns < 1)
+        unit_ns = 1;
+    size_t pl = prefix ? strlen(prefix) : 0;
+    int rc;
+    while ((rc = gf_csv_next(c, err)) == 1) {
+        st->rows++;
+        const char *name;
+        size_t nl;
+        int64_t cnt = 1;
+        summary_row(c, name_col, weight_col, unit_ns, &name, &nl, &cnt, st);
+        if (nl == 0) {
+            st->skipped_empty++;
+            continue;
         }
+        if (pl) {
+            fwrite(prefix, 1, pl, out);
+            putc(';', out);
+        }
+        size_t run = 0;
+        for (size_t i = 0; i < nl; i++) {
+            char ch = name[i];
+            if (ch == ';' || ch == '\n' || ch == '\r') {
+                fwrite(name + run, 1, i - run, out);
+                putc(ch == ';' ? ',' : ' ', out);
+                run = i + 1;
+            }
+        }
+        fwrite(name + run, 1, nl - run, out);
+        char buf[32], *e = buf + sizeof buf;
+        *--e = '\n';
+        char *b = fmt_i64(e, cnt);
+        *--b = ' ';
+        fwrite(b, 1, (size_t)(buf + sizeof buf - b), out);
+        st->used++;
     }
-    *parents = par;
-    return 0;
+    if (rc == 0 && ferror(out))
+        return gf_errf(err, GF_EXIT_ERROR, "write error (folded stacks)");
+    return rc < 0 ? -1 : 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
+/* ---- merged tree (flamegraph data) ----
+ * Stacks are sorted by their frames' name ranks (a prefix before its extensions), so the call tree in
+ * pre-order with children in name order is one pass that opens a node wherever a stack leaves the
+ * previous one's path (flamegraph.pl merges sorted input the same way). */
 
 static const gf_stacks *g_s; /* qsort context (the program is single-threaded) */
+static const uint32_t *g_rank;
+
 static int by_name(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return strcmp(g_s->bytes + g_s->foff[x], g_s->bytes + g_s->foff[y]);
 }
 
+static int by_frames(const void *a, const void *b)
+{
+    const stack_rec *x = &g_s->st[*(const uint32_t *)a], *y = &g_s->st[*(const uint32_t *)b];
+    const uint32_t *p = g_s->ids + x->off, *q = g_s->ids + y->off;
+    uint32_t n = x->depth < y->depth ? x->depth : y->depth;
+    for (uint32_t i = 0; i < n; i++) {
+        if (p[i] != q[i]) {
+            uint32_t rp = g_rank[p[i]], rq = g_rank[q[i]];
+            return rp < rq ? -1 : 1;
+        }
+    }
+    return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+typedef struct tnode {
+    uint32_t frame, depth;
+    int64_t value;
+} tnode;
+
 int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
 {
-    tree t = {0};
-    uint32_t *par = NULL;
-    if (tree_build(s, &t, &par) != 0) {
-        free(t.n);
-        free(t.hash);
-        return gf_errf(err, GF_EXIT_ERROR, "flamegraph: out of memory building the tree");
-    }
-    free(t.hash);
-    free(par);
-    size_t nf = s->nframes ? s->nframes : 1;
-    uint32_t *order = malloc(nf * sizeof *order);
+    size_t nf = s->nframes ? s->nframes : 1, ns = s->nstacks ? s->nstacks : 1;
+    uint32_t *names = malloc(nf * sizeof *names);
     uint32_t *rank = malloc(nf * sizeof *rank);
-    uint64_t *kids = malloc(t.len * sizeof *kids); /* children of each node, contiguous, name order */
-    uint32_t *cfirst = malloc(t.len * sizeof *cfirst);
-    uint32_t *stn = malloc((s->max_depth + 2) * sizeof *stn);
-    uint32_t *stc = malloc((s->max_depth + 2) * sizeof *stc);
+    uint32_t *order = malloc(ns * sizeof *order);
+    uint32_t *path = malloc((s->max_depth + 1) * sizeof *path);
+    tnode *t = NULL;
+    size_t tn = 0, tcap = 0;
     int rc = 0;
-    if (!order || !rank || !kids || !cfirst || !stn || !stc) {
+    if (!names || !rank || !order || !path) {
         rc = gf_errf(err, GF_EXIT_ERROR, "flamegraph: out of memory");
         goto done;
     }
     for (uint32_t i = 0; i < s->nframes; i++)
-        order[i] = i;
+        names[i] = i;
     g_s = s;
-    qsort(order, s->nframes, sizeof *order, by_name);
+    qsort(names, s->nframes, sizeof *names, by_name);
     for (uint32_t i = 0; i < s->nframes; i++)
-        rank[order[i]] = i;
-    size_t pos = 0;
-    for (size_t i = 0; i < t.len; i++) {
-        cfirst[i] = (uint32_t)pos;
-        for (uint32_t c = t.n[i].first_child; c != UINT32_MAX; c = t.n[c].next_sibling)
-            kids[pos++] = ((uint64_t)rank[t.n[c].frame] << 32) | c;
-        if (t.n[i].nchild > 1)
-            qsort(kids + cfirst[i], t.n[i].nchild, sizeof *kids, cmp_u64);
+        rank[names[i]] = i;
+    g_rank = rank;
+    for (uint32_t i = 0; i < s->nstacks; i++)
+        order[i] = i;
+    qsort(order, s->nstacks, sizeof *order, by_frames);
+    const uint32_t *prev = NULL;
+    uint32_t prev_depth = 0;
+    for (size_t k = 0; k < s->nstacks; k++) {
+        const stack_rec *r = &s->st[order[k]];
+        const uint32_t *ids = s->ids + r->off;
+        uint32_t common = 0;
+        while (prev && common < r->depth && common < prev_depth && prev[common] == ids[common])
+            common++;
+        for (uint32_t d = common; d < r->depth; d++) {
+            tnode *q = grow(t, &tcap, tn + 1, sizeof *t);
+            if (!q) {
+                rc = gf_errf(err, GF_EXIT_ERROR, "flamegraph: out of memory");
+                goto done;
+            }
+            t = q;
+            t[tn].frame = ids[d];
+            t[tn].depth = d;
+            t[tn].value = 0;
+            path[d] = (uint32_t)tn++;
+        }
+        for (uint32_t d = 0; d < r->depth; d++)
+            t[path[d]].value += r->weight;
+        prev = ids;
+        prev_depth = r->depth;
     }
     fprintf(out, "{\"total\":%" PRId64 ",\"names\":[", s->total);
     for (size_t i = 0; i < s->nframes; i++) {
@@ -643,38 +715,26 @@ int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
         gf_jsonw_string(out, s->bytes + s->foff[i], s->flen[i]);
     }
     fputs("],\"nodes\":[", out);
-    /* pre-order walk: stn = node per level, stc = next child index per level */
-    int first = 1;
-    size_t sp = 0;
-    stn[0] = 0;
-    stc[0] = 0;
-    while (1) {
-        uint32_t nd = stn[sp];
-        if (stc[sp] >= t.n[nd].nchild) {
-            if (sp == 0)
-                break;
-            sp--;
-            continue;
-        }
-        uint32_t c = (uint32_t)(kids[cfirst[nd] + stc[sp]++] & 0xffffffffu);
-        fprintf(out, first ? "%" PRIu32 ",%" PRId64 ",%zu" : ",%" PRIu32 ",%" PRId64 ",%zu", t.n[c].frame,
-                t.n[c].value, sp);
-        first = 0;
-        sp++;
-        stn[sp] = c;
-        stc[sp] = 0;
+    for (size_t i = 0; i < tn; i++) {
+        char buf[80], *e = buf + sizeof buf;
+        char *b = fmt_i64(e, (int64_t)t[i].depth);
+        *--b = ',';
+        b = fmt_i64(b, t[i].value);
+        *--b = ',';
+        b = fmt_i64(b, (int64_t)t[i].frame);
+        if (i)
+            *--b = ',';
+        fwrite(b, 1, (size_t)(e - b), out);
     }
     fputs("]}", out);
     if (ferror(out))
         rc = gf_errf(err, GF_EXIT_ERROR, "write error (flamegraph data)");
 done:
-    free(order);
+    free(names);
     free(rank);
-    free(kids);
-    free(cfirst);
-    free(stn);
-    free(stc);
-    free(t.n);
+    free(order);
+    free(path);
+    free(t);
     return rc;
 }
 

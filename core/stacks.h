@@ -62,6 +62,10 @@ typedef struct gf_summary_stats {
 } gf_summary_stats;
 int gf_stacks_from_summary_csv(gf_stacks *s, struct gf_csv *c, size_t name_col, size_t weight_col,
                                const char *prefix, int64_t unit_ns, gf_summary_stats *st, gf_err *err);
+/* The same rows streamed straight to folded lines (no table: constant memory, input order, duplicate
+ * names stay separate lines as in the reference; folded readers sum them). */
+int gf_summary_csv_write_folded(struct gf_csv *c, size_t name_col, size_t weight_col, const char *prefix,
+                                int64_t unit_ns, FILE *out, gf_summary_stats *st, gf_err *err);
 /* count = max(1, total_ns / unit_ns) for one (name, total) pair; name cleaned like the CSV path. */
 int gf_stacks_add_total(gf_stacks *s, const char *prefix, const char *name, size_t len, int64_t total_ns,
                         int64_t unit_ns, gf_err *err);

@@ -392,7 +392,9 @@ end
 -- stacks, title, countname, inverted, minwidth, colors}
 function capture.run(opts, policy, ctx)
   local c = cpol(policy)
-  local nsys = capture.find_nsys(policy, opts.nsys)
+  local found, nsys = errors.try(capture.find_nsys, policy, opts.nsys)
+  if core.host.interrupted() ~= 0 then errors.raise(errors.INTERRUPTED, "interrupted while looking for nsys") end
+  if not found then errors.reraise(nsys) end
   local dir = opts.out or os.date(c.out_dir or "gpuflame-%Y%m%d-%H%M%S")
   core.fs.mkdirp(dir)
   local state = capture.new_state(dir, policy, nsys)

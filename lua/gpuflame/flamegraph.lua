@@ -8,6 +8,10 @@ local resource = require("gpuflame.resource")
 
 local fg = {}
 
+-- flamegraph.pl's palettes plus "gpu" (memcpy/memset, CUDA API, NCCL and kernels told apart)
+fg.PALETTES = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red", "green", "blue", "aqua", "yellow",
+  "purple", "orange", "gpu" }
+
 local SQL_REPORT = { kernels = "cuda_gpu_kern_sum", api = "cuda_api_sum" }
 
 local function fpolicy(policy)
@@ -40,6 +44,24 @@ function fg.from_csv(path, report, policy, opts)
     unparsed_weight = st.unparsed_weight, skipped_empty = st.skipped_empty, unit_ns = unit }
   set_meta(stacks, { generator = "gpuflame", report = canon, unit_ns = unit, countname = fpolicy(policy).countname })
   return stacks, info
+end
+
+-- stream_csv(path, report, policy, out, {skip_preamble=, meta=bool}) → stats: the same rows written
+-- straight to folded lines (out = path or "-"), without building the table (constant memory).
+function fg.stream_csv(path, report, policy, out, opts)
+  opts = opts or {}
+  local nsys = require("gpuflame.nsys")
+  local canon = nsys.canonical_report(report)
+  local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
+  local cols = columns.find_all(reader, canon, { "name", "total" }, { policy = policy })
+  local unit = fpolicy(policy).unit_ns or 1000
+  local meta = opts.meta and core.json.encode({ generator = "gpuflame", report = canon, unit_ns = unit,
+    countname = fpolicy(policy).countname }) or nil
+  local st = core.stacks.stream_summary_csv(reader, cols.name, cols.total,
+    { prefix = fg.prefix(canon, policy), unit_ns = unit, meta = meta }, out)
+  reader:close()
+  if st.used == 0 then errors.raise(errors.NO_DATA, "%s: %s has no rows", path, canon) end
+  return st
 end
 
 -- from_sqlite(path, policy) → stacks, info; or raises NO_DATA listing each source tried and why.

@@ -29,6 +29,12 @@ if have_fixture real/vernier/nsys_stats_cuda_api_sum.out; then
   check_eq "captured stdout: first row" "gpu;nsys;cuda_api;cudaMemcpy 199253" "$(head -1 <<<"$out")"
 fi
 
+if have_fixture real/roboflow-inference/cuda_gpu_kern_sum.csv; then
+  run_gf collapse "$FIX/real/roboflow-inference/cuda_gpu_kern_sum.csv"
+  check_eq "real 2025.1 kern sum: templated name kept whole" \
+    "gpu;nsys;cuda_kernel;$(tail -1 "$FIX/real/roboflow-inference/cuda_gpu_kern_sum.csv" | sed 's/^[^"]*"//; s/"$//') 6" "$out"
+fi
+
 # Old (2020.x) header era, quoted names with ';' and commas, CRLF, BOM, a weight that does not parse
 printf '\xef\xbb\xbfTime(%%),Total Time (ns),Instances,Average,Minimum,Maximum,Name\r\n' >"$TMP/old.csv"
 printf '60.0,2500,3,1.0,1,1,"k<a;b>, x"\r\n40.0,n/a,1,1,1,1,tiny\r\n1.0,999,1,1,1,1,"  "\r\n' >>"$TMP/old.csv"
@@ -79,6 +85,19 @@ PY
   fi
 done
 [ "$n_sql" -gt 0 ] || skip "SQLite exports" "fixtures absent"
+
+# .nsys-rep input: exported to SQLite through (the fake) nsys into a temporary directory
+if have_fixture real/test-cuda/report1.sqlite; then
+  echo "fake report" >"$TMP/run.nsys-rep"
+  FAKE_NSYS_SQLITE=real/test-cuda/report1.sqlite run_gf collapse --nsys "$FAKE_NSYS" "$TMP/run.nsys-rep"
+  check_eq ".nsys-rep → nsys export → kernel totals" "gpu;nsys;cuda_kernel;add_parallel(const float *, const float *, float *, int) 536" "$out"
+  check "nsys-rep: no SQLite left beside the report" test ! -e "$TMP/run.sqlite"
+  FAKE_NSYS_FAIL=export:empty-output run_gf collapse --nsys "$FAKE_NSYS" "$TMP/run.nsys-rep"
+  check_eq ".nsys-rep with a failing export: exit 6" 6 "$rc"
+  check_contains ".nsys-rep with a failing export: says why" "$err" "nsys export --type sqlite failed: empty SQLite file"
+  PATH=/usr/bin:/bin run_gf collapse --nsys /nonexistent/nsys "$TMP/run.nsys-rep"
+  check_eq ".nsys-rep without nsys: exit 3" 3 "$rc"
+fi
 
 # folded round trip (blank, comment and bad lines)
 printf '# {"x":1}\n\na;b;c 5\nbad line without count\na;b 3\n# comment\na;b;c 2\nx;y 1.0\n' >"$TMP/in.folded"

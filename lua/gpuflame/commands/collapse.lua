@@ -24,6 +24,15 @@ function cmd.run(opts, ctx)
     p.flamegraph = p.flamegraph or {}
     p.flamegraph.unit_ns = opts.unit_ns
   end
+  -- a summary CSV streams straight to folded lines (constant memory, the reference's row order)
+  local info = inputs.detect(input)
+  local nsys = require("gpuflame.nsys")
+  local report = info.type == "csv" and nsys.canonical_report(info.report)
+  if report == "cuda_gpu_kern_sum" or report == "cuda_api_sum" then
+    require("gpuflame.flamegraph").stream_csv(input, report, ctx.policy(), "-",
+      { skip_preamble = info.preamble, meta = opts.metadata == true })
+    return 0
+  end
   local ok, res = errors.try(inputs.load_for, input, { "stacks" }, ctx, { nsys = opts.nsys })
   inputs.cleanup(ctx)
   if not ok then errors.reraise(res) end

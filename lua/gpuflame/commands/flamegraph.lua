@@ -18,8 +18,7 @@ cmd.spec = {
     { "countname", arg = "UNIT", help = "what the counts are (policy flamegraph.countname, default us)" },
     { "inverted", help = "icicle graph: roots at the top" },
     { "minwidth", arg = "PX", type = "number", min = 0, help = "hide frames narrower than PX pixels" },
-    { "colors", arg = "PALETTE", choices = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red",
-      "green", "blue", "aqua", "yellow", "purple", "orange", "gpu" }, help = "palette, as flamegraph.pl --colors" },
+    { "colors", arg = "PALETTE", choices = flamegraph.PALETTES, help = "palette, as flamegraph.pl --colors" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
   },
 }

@@ -1,0 +1,161 @@
+/* Unit tests for the collapse table (core/stacks.c) and SQLite per-name totals (core/sqlite_kernels.c). */
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "csv.h"
+#include "sqlite_kernels.h"
+#include "stacks.h"
+#include "tap.h"
+
+static char tmpdir[512];
+
+static char *to_string(gf_stacks *s, int which)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    gf_err err;
+    if (which == 0)
+        gf_stacks_write_folded(s, f, 1, &err);
+    else if (which == 1)
+        gf_stacks_write_tree_json(s, f, &err);
+    else
+        gf_stacks_write_speedscope(s, f, "p", "none", &err);
+    fclose(f);
+    return buf;
+}
+
+static const char *write_tmp(const char *name, const char *data)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "wb");
+    fputs(data, f);
+    fclose(f);
+    return path;
+}
+
+static void test_basic(void)
+{
+    gf_stacks *s = gf_stacks_new();
+    gf_err err;
+    CHECK("add prefixed", gf_stacks_add_prefixed(s, "gpu;nsys;cuda_kernel", "k;1", 3, 10, &err) == 0);
+    CHECK("add another", gf_stacks_add_prefixed(s, "gpu;nsys;cuda_kernel", "a b", 3, 5, &err) == 0);
+    CHECK("aggregate identical", gf_stacks_add_prefixed(s, "gpu;nsys;cuda_kernel", "k;1", 3, 2, &err) == 0);
+    CHECK("2 unique stacks", gf_stacks_count(s) == 2);
+    CHECK("total", gf_stacks_total(s) == 17);
+    CHECK("frames interned once", gf_stacks_nframes(s) == 5);
+    CHECK("newline in a frame is a space", gf_stacks_intern(s, "x\ny", 3) == gf_stacks_intern(s, "x y", 3));
+    gf_stacks_set_meta(s, "{\"a\":\n1}");
+    char *f = to_string(s, 0);
+    CHECK("folded text, first-seen order, ';' → ',' inside a frame, meta on one line",
+          strcmp(f, "# {\"a\": 1}\ngpu;nsys;cuda_kernel;k,1 12\ngpu;nsys;cuda_kernel;a b 5\n") == 0);
+    free(f);
+    char *t = to_string(s, 1);
+    CHECK("tree JSON: children sorted by name, pre-order, depth",
+          strcmp(t, "{\"total\":17,\"names\":[\"gpu\",\"nsys\",\"cuda_kernel\",\"k,1\",\"a b\",\"x y\"],"
+                    "\"nodes\":[0,17,0,1,17,1,2,17,2,4,5,3,3,12,3]}") == 0);
+    free(t);
+    char *sp = to_string(s, 2);
+    CHECK("speedscope samples and weights",
+          strstr(sp, "\"samples\":[[0,1,2,3],[0,1,2,4]],\"weights\":[12,5]") != NULL &&
+              strstr(sp, "\"endValue\":17") != NULL);
+    free(sp);
+    gf_stacks_free(s);
+}
+
+static void test_folded_read(void)
+{
+    gf_stacks *s = gf_stacks_new();
+    gf_folded_stats st;
+    gf_err err;
+    const char *p = write_tmp("in.folded", "# {\"unit\":\"us\"}\n\na;b 1\r\nno-count\na;b 2\n# c\n;x 3\nc 4.6\n  \n");
+    CHECK("read folded", gf_stacks_read_folded(s, p, &st, &err) == 0);
+    CHECK("stacks aggregated", gf_stacks_count(s) == 3 && gf_stacks_total(s) == 11);
+    CHECK("bad line counted with its number", st.bad == 1 && st.first_bad == 4);
+    CHECK("metadata kept", gf_stacks_meta(s) && strcmp(gf_stacks_meta(s), "{\"unit\":\"us\"}") == 0);
+    char *f = to_string(s, 0);
+    CHECK("round trip", strcmp(f, "# {\"unit\":\"us\"}\na;b 3\n;x 3\nc 5\n") == 0);
+    free(f);
+    gf_stacks_free(s);
+    s = gf_stacks_new();
+    CHECK("missing file is bad input", gf_stacks_read_folded(s, "/nonexistent", &st, &err) == -1 && err.code == GF_EXIT_INPUT);
+    gf_stacks_free(s);
+}
+
+static void test_summary_csv(void)
+{
+    const char *p = write_tmp("k.csv", "Time (%),Total Time (ns),Instances,Name\n"
+                                       "50,28918591,5,\"burn(float *, int, int)\"\n"
+                                       "10,999,1,tiny\n"
+                                       "1,bad,1,unparsed\n"
+                                       "1,5000,1,\"  \"\n");
+    gf_csv *c;
+    gf_err err;
+    CHECK("open CSV", gf_csv_open(&c, p, NULL, &err) == 0);
+    gf_stacks *s = gf_stacks_new();
+    gf_summary_stats st;
+    CHECK("summary → stacks", gf_stacks_from_summary_csv(s, c, 3, 1, "gpu;nsys;cuda_kernel", 1000, &st, &err) == 0);
+    char *f = to_string(s, 0);
+    CHECK("reference lines: max(1, ns // 1000), unparsed → 1, blank name skipped",
+          strcmp(f, "gpu;nsys;cuda_kernel;burn(float *, int, int) 28918\ngpu;nsys;cuda_kernel;tiny 1\n"
+                    "gpu;nsys;cuda_kernel;unparsed 1\n") == 0);
+    CHECK("stats", st.rows == 4 && st.used == 3 && st.skipped_empty == 1 && st.unparsed_weight == 1);
+    free(f);
+    gf_stacks_free(s);
+    gf_csv_close(c);
+}
+
+static void test_sqlite(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/t.sqlite", tmpdir);
+    sqlite3 *db;
+    sqlite3_open(path, &db);
+    sqlite3_exec(db,
+                 "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+                 "INSERT INTO StringIds VALUES (1,'gemm'),(2,'relu'),(3,'cudaLaunchKernel_v7000'),(4,'cuMemAlloc_v2'),"
+                 "(5,'cudaLaunchKernel');"
+                 "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, demangledName INTEGER, shortName INTEGER);"
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (0,100,1,1),(200,250,2,2),(300,1300,1,1),(5,6,99,99);"
+                 "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, nameId INTEGER);"
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (0,10,3),(0,20,4),(0,5,5);",
+                 NULL, NULL, NULL);
+    sqlite3_close(db);
+    gf_name_total *t;
+    size_t n;
+    char why[256];
+    gf_err err;
+    CHECK("kernel totals", gf_sqlite_totals(path, GF_SQL_KERNELS, &t, &n, why, sizeof why, &err) == 0 && n == 3);
+    CHECK("sorted by total, summed by name", n == 3 && strcmp(t[0].name, "gemm") == 0 && t[0].total_ns == 1100 &&
+                                                 t[0].count == 2 && strcmp(t[1].name, "relu") == 0 && t[1].total_ns == 50);
+    CHECK("unknown string id named", n == 3 && strcmp(t[2].name, "[unknown name id 99]") == 0);
+    gf_name_totals_free(t, n);
+    CHECK("api totals", gf_sqlite_totals(path, GF_SQL_API, &t, &n, why, sizeof why, &err) == 0 && n == 2);
+    CHECK("_vNNNN stripped and merged, _v2 kept",
+          n == 2 && strcmp(t[0].name, "cuMemAlloc_v2") == 0 && t[0].total_ns == 20 &&
+              strcmp(t[1].name, "cudaLaunchKernel") == 0 && t[1].total_ns == 15 && t[1].count == 2);
+    gf_name_totals_free(t, n);
+
+    snprintf(path, sizeof path, "%s/empty.sqlite", tmpdir);
+    sqlite3_open(path, &db);
+    sqlite3_exec(db, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);", NULL, NULL, NULL);
+    sqlite3_close(db);
+    CHECK("no kernel table: 0 rows and why", gf_sqlite_totals(path, GF_SQL_KERNELS, &t, &n, why, sizeof why, &err) == 0 &&
+                                                n == 0 && strstr(why, "no CUPTI_ACTIVITY_KIND_KERNEL table"));
+    gf_name_totals_free(t, n);
+    const char *bad = write_tmp("bad.sqlite", "not a database");
+    CHECK("not SQLite: bad input", gf_sqlite_totals(bad, GF_SQL_KERNELS, &t, &n, why, sizeof why, &err) == -1 &&
+                                       err.code == GF_EXIT_INPUT && strstr(err.msg, "not an SQLite database"));
+}
+
+int main(void)
+{
+    const char *t = getenv("GF_TMP");
+    snprintf(tmpdir, sizeof tmpdir, "%s", t && *t ? t : "/tmp");
+    test_basic();
+    test_folded_read();
+    test_summary_csv();
+    test_sqlite();
+    return tap_done();
+}
