@@ -83,10 +83,10 @@ for (const page_ of pages) {
     console.log(`  ${k}: draw median ${v.drawMedian} ms (p95 ${v.drawP95}), rAF frame interval median ${v.frameMedian} ms (p95 ${v.frameP95}) — target < 16 ms`);
   }
   // bench/run table rows: RESULT|case|wall s|peak RSS MB|reference s|note
-  const tag = `${results.page.replace(/\.html$/, '')} (${mid.load.events} ev)`;
-  console.log(`RESULT|browser first draw, ${tag}|${(mid.load.firstDraw / 1000).toFixed(3)}|-|-|first paint ${r2(mid.load.firstPaint)} ms`);
+  const tag = `${mid.load.events} ev, ${results.page.replace(/\.html$/, '').replace(/-\d+$/, '')}`;
+  console.log(`RESULT|timeline page load (${tag})|${(mid.load.firstDraw / 1000).toFixed(3)}|-|-|first paint ${r2(mid.load.firstPaint)} ms`);
   const worst = Object.entries(mid.scen).sort((a, b) => b[1].drawMedian - a[1].drawMedian)[0];
-  console.log(`RESULT|browser frame draw median, ${tag}|${(worst[1].drawMedian / 1000).toFixed(4)}|-|-|worst scenario: ${worst[0]}, p95 ${worst[1].drawP95} ms, rAF interval median ${worst[1].frameMedian} ms (target < 16 ms)`);
+  console.log(`RESULT|timeline frame draw (${tag})|${(worst[1].drawMedian / 1000).toFixed(4)}|-|-|worst scenario: ${worst[0]}, p95 ${worst[1].drawP95} ms, rAF interval median ${worst[1].frameMedian} ms (target < 16 ms)`);
   results.summary = mid;
   all.push(results);
 }
