@@ -26,8 +26,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(gpu, sizeof gpu, "%s", fuzz_write_file(nul ? nul + 1 : data, nul ? size - hlen - 1 : 0, ".gpu.csv"));
     gf_nvtx *nv = gf_nvtx_new();
     if (nv && gf_nvtx_read_host(nv, host, &err) == 0 && gf_nvtx_read_gpu(nv, gpu, &err) == 0) {
-        gf_nvtx_input in = {manifest, "NVIDIA Nsight Systems version 2025.1.3", "manifest.yaml", "trace.nsys-rep",
-                            "stats/nsys_nvtx_pushpop_trace.csv", "stats/nsys_nvtx_gpu_proj_trace.csv"};
+        gf_nvtx_input in;
+        memset(&in, 0, sizeof in);
+        in.manifest = manifest;
+        in.nsys_version = "NVIDIA Nsight Systems version 2025.1.3";
+        in.manifest_path = "manifest.yaml";
+        in.trace_path = "trace.nsys-rep";
+        in.host_report = "stats/nsys_nvtx_pushpop_trace.csv";
+        in.gpu_report = "stats/nsys_nvtx_gpu_proj_trace.csv";
         gf_nvtx_result res;
         memset(&res, 0, sizeof res);
         if (gf_nvtx_analyze(nv, &in, &res, &err) == 0)
