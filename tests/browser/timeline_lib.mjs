@@ -1,0 +1,57 @@
+// Helpers for the timeline browser tests (not a test itself: tests/run only runs test_*.mjs).
+// Pages come from tests/gen/timeline_data.py (generated cases) or from bin/gpuflame (real exports).
+import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const TOP = process.env.GF_TOP || path.resolve(here, '../..');
+export const TMP = process.env.GF_TMP || mkdtempSync(path.join(tmpdir(), 'gf-tl-'));
+const { chromium } = require(path.join(TOP, 'tests/node_modules/playwright-core'));
+
+let failed = 0;
+export function ok(name) { console.log(`ok - ${name}`); }
+export function notOk(name, why) { console.log(`not ok - ${name}: ${why}`); failed++; }
+export function skip(name, why) { console.log(`skip - ${name}: ${why}`); }
+export function check(name, cond, why) { if (cond) ok(name); else notOk(name, why || 'condition false'); }
+export function done() { process.exitCode = failed ? 1 : 0; }
+
+// Writes the generated case CASE as a filled page and returns its path.
+export function genPage(kase, extra = []) {
+  const out = path.join(TMP, `timeline-${kase}.html`);
+  execFileSync('python3', [path.join(TOP, 'tests/gen/timeline_data.py'), kase, '--html', out,
+    '--template', path.join(TOP, 'templates/timeline.html'), ...extra]);
+  return out;
+}
+
+export async function launch() {
+  return chromium.launch({ executablePath: process.env.GF_CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+}
+
+// Opens FILE in a fresh page and records console errors, page errors and any request that is not
+// file: or data: (the page must be self-contained).
+export async function open(browser, file, { width = 1400, height = 900 } = {}) {
+  const page = await browser.newPage({ viewport: { width, height } });
+  const log = { console: [], errors: [], requests: [] };
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') log.console.push(m.text()); });
+  page.on('pageerror', (e) => log.errors.push(String(e)));
+  page.on('request', (r) => { if (!/^(file|data):/.test(r.url())) log.requests.push(r.url()); });
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForFunction(() => window.__gf && window.__gf.firstDrawAt > 0, null, { timeout: 15000 });
+  return { page, log };
+}
+
+export const view = (page) => page.evaluate(() => window.__gf.view());
+// Let the page's requestAnimationFrame draw run.
+export const frame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+// Scrolls the launch-flamegraph frame NAME into the viewport and returns its client point (or null).
+export const flamePoint = (page, name) => page.evaluate((n) => {
+  const p = window.__gf.flamePoint(n);
+  if (p && (p.y < 0 || p.y > innerHeight)) window.scrollBy(0, p.y - innerHeight / 2);
+  return window.__gf.flamePoint(n);
+}, name);
