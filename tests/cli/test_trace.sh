@@ -137,6 +137,13 @@ run_gf --lua-path "$TT" timeline "$TMP/bad.sqlite" -o "$TMP/bad.html"
 check_eq "damaged SQLite: exit 6" 6 "$rc"
 check_contains "damaged SQLite: the error names the file" "$err" "$TMP/bad.sqlite"
 check "damaged SQLite: no page written" test ! -e "$TMP/bad.html"
+if have_fixture real/test-cuda/report1.sqlite; then
+  cp "$FIX/real/test-cuda/report1.sqlite" "$TMP/trunc.sqlite"
+  truncate -s 200000 "$TMP/trunc.sqlite"
+  run_gf --lua-path "$TT" timeline "$TMP/trunc.sqlite" -o "$TMP/trunc.html"
+  check_eq "truncated real export: exit 6" 6 "$rc"
+  check_contains "truncated real export: names the file and says it is damaged" "$err" "$TMP/trunc.sqlite: damaged SQLite file"
+fi
 echo "hello" >"$TMP/x.txt"
 run_gf --lua-path "$TT" timeline "$TMP/x.txt" -o "$TMP/x.html"
 check_eq "not a trace input: exit 6" 6 "$rc"
