@@ -147,7 +147,6 @@ return {
     fallback = "flamegraph", -- no trace events: "flamegraph" (with a warning) or "none" (exit 5)
     title = "nsys CPU/GPU timeline",
     template = "templates/timeline.html",
-    export_timeout = 600,    -- seconds for `nsys export --type sqlite` of an .nsys-rep input
     -- launch-stack flamegraph in the page: subtrees lighter than this share of the total are folded into
     -- their parent (they would be < 0.2 px wide); the launch-stacks exporter always writes everything
     flame_min_fraction = 0.0001,

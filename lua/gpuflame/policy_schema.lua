@@ -206,7 +206,6 @@ S.tree = {
     fallback = S.str({ oneof = { "flamegraph", "none" } }),
     title = S.str(),
     template = S.str(),
-    export_timeout = S.num({ gt = 0 }),
     flame_min_fraction = S.num({ min = 0, max = 1 }),
     late_launch_ns = S.int({ min = 0 }),
     short_gap_ns = S.int({ min = 0 }),
