@@ -4,7 +4,7 @@
 // Usage: node bench/bench_timeline_browser.mjs [PAGE.html...]
 //   Without PAGE, the 20,000-event page (trimmed from 50,000) is generated with
 //   tests/gen/timeline_data.py large. bench/bench_timeline_browser.sh also passes the page that
-//   bin/gpuflame writes from the same trace as stats CSVs. Results: stdout and bench/out/timeline_browser.json.
+//   bin/gpuflame writes from the same trace as stats CSVs. Results: stdout (with bench/run RESULT lines) and $BENCH_OUT/timeline_browser.json (default bench/out).
 //
 // Frame cost is measured inside the page: every requestAnimationFrame a keydown (pan) or wheel
 // (zoom) event is dispatched, the page redraws in its own rAF callback, and we record
@@ -82,9 +82,15 @@ for (const page_ of pages) {
   for (const [k, v] of Object.entries(mid.scen)) {
     console.log(`  ${k}: draw median ${v.drawMedian} ms (p95 ${v.drawP95}), rAF frame interval median ${v.frameMedian} ms (p95 ${v.frameP95}) — target < 16 ms`);
   }
+  // bench/run table rows: RESULT|case|wall s|peak RSS MB|reference s|note
+  const tag = `${mid.load.events} ev, ${results.page.replace(/\.html$/, '').replace(/-\d+$/, '')}`;
+  console.log(`RESULT|timeline page load (${tag})|${(mid.load.firstDraw / 1000).toFixed(3)}|-|-|first paint ${r2(mid.load.firstPaint)} ms`);
+  const worst = Object.entries(mid.scen).sort((a, b) => b[1].drawMedian - a[1].drawMedian)[0];
+  console.log(`RESULT|timeline frame draw (${tag})|${(worst[1].drawMedian / 1000).toFixed(4)}|-|-|worst scenario: ${worst[0]}, p95 ${worst[1].drawP95} ms, rAF interval median ${worst[1].frameMedian} ms (target < 16 ms)`);
   results.summary = mid;
   all.push(results);
 }
 await browser.close();
-mkdirSync(path.join(top, 'bench/out'), { recursive: true });
-writeFileSync(path.join(top, 'bench/out/timeline_browser.json'), JSON.stringify(all, null, 1));
+const outDir = process.env.BENCH_OUT || path.join(top, 'bench/out');
+mkdirSync(outDir, { recursive: true });
+writeFileSync(path.join(outDir, 'timeline_browser.json'), JSON.stringify(all, null, 1));

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Timeline page in headless Chromium: first paint and per-frame cost while panning (20,000 events).
-# Runnable alone (`bench/bench_timeline_browser.sh [PAGE.html...]`) or from `make bench` via bench/run.
+# Runnable alone (`bench/bench_timeline_browser.sh [PAGE.html...]`) or from `make bench` via bench/run
+# (`make bench BENCH=timeline_browser`), which tabulates its RESULT lines.
 # Without arguments it measures (1) the generated page with exactly 20,000 events (tests/gen/timeline_data.py
 # large) and (2) when $GPUFLAME_BIN (default bin/gpuflame) exists, the page that binary writes from the same
 # 49,300-event trace as nsys stats CSVs (20,000 longest + the launches of kept kernels).

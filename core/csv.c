@@ -239,6 +239,12 @@ static void probe_field(void *s, size_t len, void *ud)
         pr->hit = 1;
 }
 
+static int no_space(unsigned char ch)
+{
+    (void)ch;
+    return 0;
+}
+
 static int line_is_header(gf_csv *c, const char *s, size_t n)
 {
     struct csv_parser p;
@@ -368,6 +374,9 @@ int gf_csv_open(gf_csv **out, const char *path, const gf_csv_opts *opts, gf_err 
         gf_csv_close(c);
         return gf_errf(err, GF_EXIT_ERROR, "%s: cannot initialise the CSV parser", path);
     }
+    /* Fields keep their spaces, as Python's csv module does (an NVTX range may end in a space);
+     * header names and numbers are trimmed where they are used. */
+    csv_set_space_func(&c->p, no_space);
     c->p_init = 1;
     c->fp = fopen(path, "rb");
     if (!c->fp) {

@@ -55,6 +55,11 @@ static int l_analyze(lua_State *L)
     in.trace_path = req_string(L, 1, "trace_path");
     in.host_report = req_string(L, 1, "host_report");
     in.gpu_report = req_string(L, 1, "gpu_report");
+    in.schema_version = (int)gf_opt_int_field(L, 1, "schema_version", 1);
+    const char *kc = gf_opt_string_field(L, 1, "kern_csv", NULL);
+    const char *tc = gf_opt_string_field(L, 1, "trace_csv", NULL);
+    in.kern_report = gf_opt_string_field(L, 1, "kern_report", NULL);
+    in.trace_report = gf_opt_string_field(L, 1, "trace_report", NULL);
     gf_err err;
     gf_yv *m = gf_nvtx_load_manifest(mf, &err);
     if (!m)
@@ -67,6 +72,7 @@ static int l_analyze(lua_State *L)
     if (!nv)
         gf_errf(&err, GF_EXIT_ERROR, "out of memory");
     else if (gf_nvtx_read_host(nv, hc, &err) == 0 && gf_nvtx_read_gpu(nv, gc, &err) == 0 &&
+             (in.schema_version != 2 || gf_nvtx_read_cuda(nv, kc, tc, &err) == 0) &&
              gf_nvtx_analyze(nv, &in, &res, &err) == 0)
         rc = out ? gf_write_atomic(out, res.json, res.json_len, &err) : 0;
     size_t nhost = nv ? gf_nvtx_host_count(nv) : 0, ngpu = nv ? gf_nvtx_gpu_count(nv) : 0;

@@ -8,6 +8,32 @@
 #include "gpuflame.h"
 #include "host.h"
 
+static char *kept_secrets[8];
+static int nkept;
+
+/* Returns a heap copy of s and overwrites the original (argv) bytes with '*'. */
+static const char *hide_secret(char *s)
+{
+    char *copy = strdup(s);
+    if (!copy)
+        return s;
+    if (nkept < 8)
+        kept_secrets[nkept++] = copy;
+    memset(s, '*', strlen(s));
+    return copy;
+}
+
+static const char *hide_secret_after(char *s, size_t prefix)
+{
+    char *copy = strdup(s);
+    if (!copy)
+        return s;
+    if (nkept < 8)
+        kept_secrets[nkept++] = copy;
+    memset(s + prefix, '*', strlen(s + prefix));
+    return copy;
+}
+
 int main(int argc, char **argv)
 {
     gf_install_signal_handlers();
@@ -39,6 +65,18 @@ int main(int argc, char **argv)
         }
         if (!after_dashdash && (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0))
             verbose = 1;
+        /* A token given on the command line is copied and blanked in argv, so process listings
+         * (/proc/PID/cmdline, ps) show "--token ****" from here on. GPUFLAME_TOKEN or --token-file
+         * avoid the short window before this runs. */
+        if (!after_dashdash && strcmp(argv[i], "--token") == 0 && i + 1 < argc) {
+            args[nargs++] = argv[i];
+            args[nargs++] = hide_secret(argv[++i]);
+            continue;
+        }
+        if (!after_dashdash && strncmp(argv[i], "--token=", 8) == 0) {
+            args[nargs++] = hide_secret_after(argv[i], 8);
+            continue;
+        }
         args[nargs++] = argv[i];
     }
     int code = gf_host_run_cli(host, nargs, args);
@@ -51,5 +89,7 @@ int main(int argc, char **argv)
     }
     free(args);
     gf_host_free(host);
+    for (int i = 0; i < nkept; i++)
+        free(kept_secrets[i]);
     return code;
 }

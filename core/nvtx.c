@@ -313,6 +313,11 @@ struct gf_nvtx {
     size_t nhost, caphost;
     gf_nvtx_gpu_row *gpu;
     size_t ngpu, capgpu;
+    /* schema 2: kernels (name id, instances, ns) and transfers (src id, dst id, count, bytes, ns) */
+    struct cuda_kern { uint32_t name; __int128 inst, ns; } *kern;
+    size_t nkern;
+    struct cuda_xfer { uint32_t src, dst; __int128 n, bytes, ns; } *xfer;
+    size_t nxfer;
 };
 
 gf_nvtx *gf_nvtx_new(void)
@@ -325,6 +330,8 @@ void gf_nvtx_free(gf_nvtx *nv)
     if (!nv)
         return;
     strtab_free(&nv->strs);
+    free(nv->kern);
+    free(nv->xfer);
     free(nv->host);
     free(nv->gpu);
     free(nv);
@@ -646,6 +653,223 @@ static int read_report(gf_nvtx *nv, const char *path, int gpu, gf_err *err)
 
 int gf_nvtx_read_host(gf_nvtx *nv, const char *path, gf_err *err) { return read_report(nv, path, 0, err); }
 int gf_nvtx_read_gpu(gf_nvtx *nv, const char *path, gf_err *err) { return read_report(nv, path, 1, err); }
+
+/* ---- §15: capture-wide CUDA work (schema 2) -------------------------------------------------------- */
+
+static int cuda_col(gf_csv *c, const char *path, const char *const *names, int n, int *idx, gf_err *err)
+{
+    char missing[512] = "";
+    size_t ml = 0;
+    for (int k = 0; k < n; k++) {
+        idx[k] = -1;
+        for (size_t f = 0; f < gf_csv_ncols(c); f++)
+            if (!strcmp(gf_csv_colname(c, f), names[k]))
+                idx[k] = (int)f;
+        if (idx[k] < 0 && ml < sizeof missing)
+            ml += (size_t)snprintf(missing + ml, sizeof missing - ml, "%s%s", ml ? ", " : "", names[k]);
+    }
+    if (ml)
+        return gf_errf(err, GF_EXIT_INPUT, "Nsight report %s is missing required columns: %s", path, missing);
+    return 0;
+}
+
+static int cuda_int(gf_csv *c, const char *path, const char *col, int idx, int64_t *v, gf_err *err)
+{
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.csv = c;
+    r.path = path;
+    r.err = err;
+    const char *cols[1] = {col};
+    r.cols = cols;
+    r.colidx[0] = idx;
+    return parse_int(&r, 0, v);
+}
+
+/* Opens a CSV that may be absent, empty or header-only (→ *out NULL, 0). */
+static int cuda_open(const char *path, gf_csv **out, gf_err *err)
+{
+    *out = NULL;
+    struct stat st;
+    if (!path || stat(path, &st) != 0 || st.st_size == 0)
+        return 0;
+    gf_csv_opts o;
+    memset(&o, 0, sizeof o);
+    o.allow_short_rows = 1;
+    gf_err cerr;
+    if (gf_csv_open(out, path, &o, &cerr) != 0) {
+        if (cerr.code == GF_EXIT_NO_DATA)
+            return 0;
+        *err = cerr;
+        return -1;
+    }
+    return 0;
+}
+
+int gf_nvtx_read_cuda(gf_nvtx *nv, const char *kpath, const char *tpath, gf_err *err)
+{
+    nv->nkern = nv->nxfer = 0;
+    gf_csv *c;
+    int rc = 0;
+    if (cuda_open(kpath, &c, err))
+        return -1;
+    if (c) {
+        static const char *const kc[] = {"Name", "Instances", "Total Time (ns)"};
+        int idx[3];
+        size_t cap = 0;
+        rc = cuda_col(c, kpath, kc, 3, idx, err);
+        while (rc == 0) {
+            int k = gf_csv_next(c, err);
+            if (k <= 0) {
+                rc = k;
+                break;
+            }
+            size_t n;
+            const char *name = gf_csv_field(c, (size_t)idx[0], &n);
+            int64_t inst, ns;
+            if (cuda_int(c, kpath, kc[1], idx[1], &inst, err) || cuda_int(c, kpath, kc[2], idx[2], &ns, err)) {
+                rc = -1;
+                break;
+            }
+            uint32_t id = intern(&nv->strs, name, n);
+            size_t at = 0;
+            while (at < nv->nkern && nv->kern[at].name != id)
+                at++;
+            if (at == nv->nkern) {
+                if (nv->nkern == cap) {
+                    cap = cap ? cap * 2 : 16;
+                    void *p = realloc(nv->kern, cap * sizeof *nv->kern);
+                    if (!p || id == UINT32_MAX) {
+                        rc = gf_errf(err, GF_EXIT_ERROR, "out of memory");
+                        break;
+                    }
+                    nv->kern = p;
+                }
+                nv->kern[nv->nkern++] = (struct cuda_kern){id, 0, 0};
+            }
+            nv->kern[at].inst += inst;
+            nv->kern[at].ns += ns;
+        }
+        gf_csv_close(c);
+        if (rc)
+            return -1;
+    }
+    if (cuda_open(tpath, &c, err))
+        return -1;
+    if (c) {
+        static const char *const tc[] = {"Name", "SrcMemKd", "DstMemKd", "Bytes (B)", "Duration (ns)"};
+        int idx[5];
+        size_t cap = 0;
+        rc = cuda_col(c, tpath, tc, 5, idx, err);
+        while (rc == 0) {
+            int k = gf_csv_next(c, err);
+            if (k <= 0) {
+                rc = k;
+                break;
+            }
+            size_t nn, sn, dn;
+            const char *name = gf_csv_field(c, (size_t)idx[0], &nn);
+            const char *src = gf_csv_field(c, (size_t)idx[1], &sn);
+            const char *dst = gf_csv_field(c, (size_t)idx[2], &dn);
+            if (memmem(name, nn, "memset", 6))
+                continue;
+            int memcpy_row = memmem(name, nn, "memcpy", 6) != NULL;
+            if (sn == 0 && dn == 0 && !memcpy_row)
+                continue; /* a kernel row */
+            if (sn == 0 || dn == 0) {
+                rc = gf_errf(err, GF_EXIT_INPUT, "Nsight report %s line %zu (%.*s) is missing a memory kind", tpath,
+                             gf_csv_line(c), (int)(nn > 200 ? 200 : nn), name);
+                break;
+            }
+            int64_t bytes, ns;
+            if (cuda_int(c, tpath, tc[3], idx[3], &bytes, err) || cuda_int(c, tpath, tc[4], idx[4], &ns, err)) {
+                rc = -1;
+                break;
+            }
+            uint32_t s = intern(&nv->strs, src, sn), d = intern(&nv->strs, dst, dn);
+            size_t at = 0;
+            while (at < nv->nxfer && !(nv->xfer[at].src == s && nv->xfer[at].dst == d))
+                at++;
+            if (at == nv->nxfer) {
+                if (nv->nxfer == cap) {
+                    cap = cap ? cap * 2 : 16;
+                    void *p = realloc(nv->xfer, cap * sizeof *nv->xfer);
+                    if (!p || s == UINT32_MAX || d == UINT32_MAX) {
+                        rc = gf_errf(err, GF_EXIT_ERROR, "out of memory");
+                        break;
+                    }
+                    nv->xfer = p;
+                }
+                nv->xfer[nv->nxfer++] = (struct cuda_xfer){s, d, 0, 0, 0};
+            }
+            nv->xfer[at].n += 1;
+            nv->xfer[at].bytes += bytes;
+            nv->xfer[at].ns += ns;
+        }
+        gf_csv_close(c);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+static int cmp_str(const strtab *s, uint32_t a, uint32_t b);
+static const strtab *g_cuda_strs;
+
+static int cmp_kern(const void *a, const void *b)
+{
+    return cmp_str(g_cuda_strs, ((const struct cuda_kern *)a)->name, ((const struct cuda_kern *)b)->name);
+}
+
+static int cmp_xfer(const void *a, const void *b)
+{
+    const struct cuda_xfer *x = a, *y = b;
+    int c = cmp_str(g_cuda_strs, x->src, y->src);
+    return c ? c : cmp_str(g_cuda_strs, x->dst, y->dst);
+}
+
+static void write_capture_work(gf_pyj *j, gf_nvtx *nv)
+{
+    const strtab *S = &nv->strs;
+    g_cuda_strs = S;
+    if (nv->nkern)
+        qsort(nv->kern, nv->nkern, sizeof *nv->kern, cmp_kern);
+    if (nv->nxfer)
+        qsort(nv->xfer, nv->nxfer, sizeof *nv->xfer, cmp_xfer);
+    gf_pyj_begin_object(j);
+    gf_pyj_key(j, "kernels");
+    gf_pyj_begin_array(j);
+    for (size_t i = 0; i < nv->nkern; i++) {
+        gf_pyj_begin_object(j);
+        gf_pyj_key(j, "cumulative_duration_ns");
+        gf_pyj_int128(j, nv->kern[i].ns);
+        gf_pyj_key(j, "instances");
+        gf_pyj_int128(j, nv->kern[i].inst);
+        gf_pyj_key(j, "name");
+        gf_pyj_string(j, str_of(S, nv->kern[i].name), S->len[nv->kern[i].name]);
+        gf_pyj_end_object(j);
+    }
+    gf_pyj_end_array(j);
+    gf_pyj_key(j, "memory_transfers");
+    gf_pyj_begin_array(j);
+    for (size_t i = 0; i < nv->nxfer; i++) {
+        const struct cuda_xfer *x = &nv->xfer[i];
+        gf_pyj_begin_object(j);
+        gf_pyj_key(j, "cumulative_duration_ns");
+        gf_pyj_int128(j, x->ns);
+        gf_pyj_key(j, "destination_memory_kind");
+        gf_pyj_string(j, str_of(S, x->dst), S->len[x->dst]);
+        gf_pyj_key(j, "instances");
+        gf_pyj_int128(j, x->n);
+        gf_pyj_key(j, "source_memory_kind");
+        gf_pyj_string(j, str_of(S, x->src), S->len[x->src]);
+        gf_pyj_key(j, "total_bytes");
+        gf_pyj_int128(j, x->bytes);
+        gf_pyj_end_object(j);
+    }
+    gf_pyj_end_array(j);
+    gf_pyj_end_object(j);
+}
 
 /* ---- manifest ------------------------------------------------------------------------------------ */
 
@@ -1632,7 +1856,12 @@ int gf_nvtx_analyze(gf_nvtx *nv, const gf_nvtx_input *in, gf_nvtx_result *res, g
     }
 
     /* 8. analysis.json (§10, §14) */
+    int schema2 = in->schema_version == 2;
     gf_pyj_begin_object(&j);
+    if (schema2) {
+        gf_pyj_key(&j, "capture_gpu_work");
+        write_capture_work(&j, nv);
+    }
     gf_pyj_key(&j, "gpu_projected_ranges");
     gf_pyj_begin_array(&j);
     for (size_t k = 0; k < ngg; k++) {
@@ -1767,6 +1996,12 @@ int gf_nvtx_analyze(gf_nvtx *nv, const gf_nvtx_input *in, gf_nvtx_result *res, g
     }
     gf_pyj_key(&j, "reports");
     gf_pyj_begin_object(&j);
+    if (schema2 && in->kern_report && in->trace_report) {
+        gf_pyj_key(&j, "cuda_gpu_kern_sum");
+        gf_pyj_string(&j, in->kern_report, strlen(in->kern_report));
+        gf_pyj_key(&j, "cuda_gpu_trace");
+        gf_pyj_string(&j, in->trace_report, strlen(in->trace_report));
+    }
     gf_pyj_key(&j, "nvtx_gpu_proj_trace");
     gf_pyj_string(&j, in->gpu_report, strlen(in->gpu_report));
     gf_pyj_key(&j, "nvtx_pushpop_trace");
@@ -1813,7 +2048,7 @@ int gf_nvtx_analyze(gf_nvtx *nv, const gf_nvtx_input *in, gf_nvtx_result *res, g
     gf_pyj_end_object(&j);
 
     gf_pyj_key(&j, "schema_version");
-    gf_pyj_int(&j, 1);
+    gf_pyj_int(&j, schema2 ? 2 : 1);
     gf_pyj_key(&j, "warnings");
     gf_pyj_begin_array(&j);
     for (size_t k = 0; k < res->nwarnings; k++)

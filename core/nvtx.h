@@ -36,6 +36,11 @@ void gf_nvtx_free(gf_nvtx *nv);
 int gf_nvtx_read_host(gf_nvtx *nv, const char *path, gf_err *err);
 int gf_nvtx_read_gpu(gf_nvtx *nv, const char *path, gf_err *err);
 
+/* §15 (schema 2): kernels from cuda_gpu_kern_sum (merged by Name) and memory transfers from
+ * cuda_gpu_trace (grouped by source/destination memory kind). A NULL path or a 0-byte / header-only
+ * file gives an empty list. */
+int gf_nvtx_read_cuda(gf_nvtx *nv, const char *kern_sum_path, const char *gpu_trace_path, gf_err *err);
+
 size_t gf_nvtx_host_count(const gf_nvtx *nv);
 size_t gf_nvtx_gpu_count(const gf_nvtx *nv);
 const gf_nvtx_host_row *gf_nvtx_host_rows(const gf_nvtx *nv);
@@ -50,6 +55,9 @@ typedef struct gf_nvtx_input {
     const char *nsys_version;
     /* provenance strings, already relative to the run directory where they should be */
     const char *manifest_path, *trace_path, *host_report, *gpu_report;
+    /* schema_version 2 (§15): capture_gpu_work from the two CUDA reports read with gf_nvtx_read_cuda */
+    int schema_version; /* 0 or 1: schema 1 */
+    const char *kern_report, *trace_report;
 } gf_nvtx_input;
 
 typedef struct gf_nvtx_result {

@@ -26,6 +26,7 @@ typedef struct gf_trace_build {
     gf_detail *extra_det;
     size_t nextra, extra_cap;
     gf_hmap wanted;      /* (pid, corr) → 0 wanted, 1 added */
+    int collect;         /* gf_trace_collect_partners was called */
     gf_hmap lane_map;    /* lane key hash → lane index */
     gf_hmap stack_map;   /* frame-list hash → stack id */
     gf_hmap api_map;     /* (pid, corr) → api_rec index (launches with a stack) */
@@ -373,6 +374,8 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
                 return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
         }
     }
+    if (b->collect && e.kind == GF_EV_API && e.corr >= 0 && gf_trace_add_partner(t, &e, err) != 0)
+        return -1;
     if (b->max == 0 || b->n < b->max) {
         if (b->n == b->cap) {
             size_t nc = b->cap ? b->cap * 2 : 1024;
@@ -437,6 +440,20 @@ int gf_trace_partner_pass_needed(gf_trace *t)
     return b->wanted.n > 0;
 oom:
     gf_hmap_free(&have);
+    return 0;
+}
+
+int gf_trace_collect_partners(gf_trace *t, gf_err *err)
+{
+    gf_trace_build *b = t->b;
+    if (!b->keep_partners || !b->max)
+        return 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const gf_event *e = &b->ev[i];
+        if (gf_ev_is_gpu_work(e->kind) && e->corr >= 0 && !gf_hmap_put(&b->wanted, pidcorr_key(e->pid, e->corr), 0, NULL))
+            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    }
+    b->collect = 1;
     return 0;
 }
 
@@ -577,7 +594,34 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
                                                      !(b->flame_map.keys[i] & 0x80000000u), b->flame_map.vals[i]};
     qsort(t->flame, t->nflame, sizeof *t->flame, cmp_flame);
 
-    /* append partner extras, then order */
+    /* partner extras: keep those whose GPU work is still kept and that are not kept themselves */
+    if (b->nextra) {
+        gf_hmap gpu, api;
+        gf_hmap_init(&gpu);
+        gf_hmap_init(&api);
+        int bad = 0;
+        for (size_t i = 0; i < b->n && !bad; i++) {
+            const gf_event *e = &b->ev[i];
+            if (e->corr < 0)
+                continue;
+            if (gf_ev_is_gpu_work(e->kind))
+                bad = !gf_hmap_put(&gpu, pidcorr_key(e->pid, e->corr), 1, NULL);
+            else if (e->kind == GF_EV_API)
+                bad = !gf_hmap_put(&api, pidcorr_key(e->pid, e->corr), 1, NULL);
+        }
+        size_t k = 0;
+        for (size_t i = 0; i < b->nextra && !bad; i++) {
+            const gf_event *e = &b->extra[i];
+            int launched = gf_hmap_get(&gpu, pidcorr_key(e->pid, e->corr)) || gf_hmap_get(&gpu, pidcorr_key(-1, e->corr));
+            if (launched && !gf_hmap_get(&api, pidcorr_key(e->pid, e->corr)))
+                b->extra[k++] = *e;
+        }
+        gf_hmap_free(&gpu);
+        gf_hmap_free(&api);
+        if (bad)
+            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        b->nextra = k;
+    }
     size_t n = b->n + b->nextra;
     if (b->nextra) {
         if (n > b->cap) {

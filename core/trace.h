@@ -116,6 +116,11 @@ int gf_trace_add(gf_trace *t, const gf_event *e, const gf_detail *d, gf_err *err
  * then offers the CUDA API events again through gf_trace_add_partner, which keeps only those wanted. */
 int gf_trace_partner_pass_needed(gf_trace *t);
 int gf_trace_add_partner(gf_trace *t, const gf_event *e, gf_err *err);
+/* Single-pass alternative for imports that read GPU work before the CUDA API calls (CSV: no stacks to
+ * inherit): after the GPU events, call this; the API events added afterwards that launched a GPU event
+ * still in the heap are set aside (at most max_events of them) and kept at finish when their GPU event
+ * survived. Returns 0 or -1 (OOM). */
+int gf_trace_collect_partners(gf_trace *t, gf_err *err);
 /* Sorts by start, builds the arrays and lane labels. */
 int gf_trace_finish(gf_trace *t, gf_err *err);
 int gf_trace_warn(gf_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -278,12 +278,14 @@ oom:
 int gf_trace_import_csv(gf_trace *t, const char *api_path, const gf_trace_csv_cols *api, const char *gpu_path,
                         const gf_trace_csv_cols *gpu, gf_err *err)
 {
+    /* GPU rows first: CSVs carry no stacks to inherit, and the launch calls of the GPU work kept so far
+     * can then be set aside in the same pass (no second read of the API CSV) */
     t->any_pid = 1;
-    if (api_path && import_api(t, api_path, api, 0, err) != 0)
-        return -1;
     if (gpu_path && import_gpu(t, gpu_path, gpu, err) != 0)
         return -1;
-    if (api_path && gf_trace_partner_pass_needed(t) && import_api(t, api_path, api, 1, err) != 0)
+    if (gf_trace_collect_partners(t, err) != 0)
+        return -1;
+    if (api_path && import_api(t, api_path, api, 0, err) != 0)
         return -1;
     gf_trace_set_source(t, gpu_path ? gpu_path : api_path ? api_path : "");
     return gf_trace_finish(t, err);

@@ -101,6 +101,10 @@ return {
       enabled = true,                 -- false: every nsys_workload from the server is refused
       allow_file = "/etc/gpuflame/allowed-workloads", -- exact command lines or globs (* ?), one a line
       allow = {},                     -- more patterns, same syntax
+      -- Drop privileges for the workload (nsys itself stays root): run it as this user through
+      -- `setpriv --reuid U --regid G --init-groups --` (util-linux). "" runs it as the agent's user.
+      run_as = "",
+      run_as_group = "",              -- "" = the user's primary group
     },
   },
 
@@ -146,7 +150,6 @@ return {
     fallback = "flamegraph", -- no trace events: "flamegraph" (with a warning) or "none" (exit 5)
     title = "nsys CPU/GPU timeline",
     template = "templates/timeline.html",
-    export_timeout = 600,    -- seconds for `nsys export --type sqlite` of an .nsys-rep input
     -- launch-stack flamegraph in the page: subtrees lighter than this share of the total are folded into
     -- their parent (they would be < 0.2 px wide); the launch-stacks exporter always writes everything
     flame_min_fraction = 0.0001,

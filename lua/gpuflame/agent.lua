@@ -91,6 +91,27 @@ function agent.workload_allowed(p, argv, ctx)
     (file ~= "" and file) or "agent.remote_workloads.allow", #(rw.allow or {}) > 0 and " or agent.remote_workloads.allow" or "")
 end
 
+-- privilege_drop(p, argv) → argv, prefixed with setpriv when policy names a user to run it as
+-- (the workload runs unprivileged while nsys, which needs root to trace it, keeps its rights).
+function agent.privilege_drop(p, argv)
+  local rw = p.agent.remote_workloads
+  if not rw.run_as or rw.run_as == "" then return argv end
+  local setpriv = core.fs.which("setpriv")
+  if not setpriv then errors.raise(errors.ERROR, "policy agent.remote_workloads.run_as needs setpriv (util-linux)") end
+  local out = { setpriv, "--reuid", rw.run_as }
+  if rw.run_as_group and rw.run_as_group ~= "" then
+    out[#out + 1] = "--regid"; out[#out + 1] = rw.run_as_group
+  else
+    local r = core.proc.run({ argv = { "id", "-g", rw.run_as }, timeout = 10 })
+    local gid = r.ok and r.stdout:match("(%d+)")
+    if not gid then errors.raise(errors.ERROR, "policy agent.remote_workloads.run_as: unknown user %q", rw.run_as) end
+    out[#out + 1] = "--regid"; out[#out + 1] = gid
+  end
+  for _, a in ipairs({ "--init-groups", "--" }) do out[#out + 1] = a end
+  for _, a in ipairs(argv) do out[#out + 1] = a end
+  return out
+end
+
 -- ---------------------------------------------------------------------------------------------
 -- process trees: a cancel must reach nsys and the workload, which live in their own process groups
 local function proc_table()
@@ -324,27 +345,37 @@ function A:start_job(id, cc)
     if not argv then errors.raise(errors.INPUT, "cannot split nsys_workload: %s", why) end
     local allowed, reason = agent.workload_allowed(p, argv, { command_id = id, hostname = self.c.hostname })
     if not allowed then errors.raise(errors.USAGE, "refused: %s", reason) end
-    job.workload = argv
-    log.info("command %s: running remote workload (allowed by local policy): %s", id, table.concat(argv, " "))
+    job.workload = agent.privilege_drop(p, argv)
+    log.info("command %s: running remote workload (allowed by local policy): %s", id, table.concat(job.workload, " "))
   end
   local caps = self.c.state_dir .. "/captures"
   core.fs.mkdirp(caps, 448)
   job.dir = string.format("%s/%s-%s", caps, os.date("!%Y%m%dT%H%M%SZ"), (id:gsub("[^%w%-_]", "_")):sub(1, 64))
   core.fs.mkdirp(job.dir, 448)
   job.handles = {}
+  local wanted = {}
   for _, b in ipairs(backends()) do
-    if b.wanted(p, job) then
+    if b.wanted(p, job) then wanted[#wanted + 1] = b end
+  end
+  if #wanted == 0 then
+    errors.raise(errors.USAGE, "nothing to capture: enable_nsys is not set and no other backend is enabled by policy")
+  end
+  -- remembered before anything starts, so that an agent killed mid-capture accounts for it after a restart
+  self.state.running = { command_id = id, dir = job.dir, start_time = job.start_wall, stacks = job.stacks }
+  save_state(self.c, self.state)
+  local ok, err = pcall(function()
+    for _, b in ipairs(wanted) do
       job.handles[#job.handles + 1] = { backend = b, h = b.start(p, job) }
       log.info("command %s: %s backend started (%d s)", id, b.name, job.duration)
     end
-  end
-  if #job.handles == 0 then
-    errors.raise(errors.USAGE, "nothing to capture: enable_nsys is not set and no other backend is enabled by policy")
+  end)
+  if not ok then
+    for _, e in ipairs(job.handles) do pcall(agent.kill_tree, e.h, p.agent.stop_grace) end
+    self.state.running = nil
+    save_state(self.c, self.state)
+    error(err, 0)
   end
   self.job = job
-  -- remembered so that an agent killed mid-capture can account for it after a restart
-  self.state.running = { command_id = id, dir = job.dir, start_time = job.start_wall, stacks = job.stacks }
-  save_state(self.c, self.state)
 end
 
 -- Cancels the running capture: every backend's process tree is killed. Returns the seconds it took.
@@ -395,10 +426,19 @@ function A:poll_job()
     self:complete(job.command_id, "failed", #errs > 0 and table.concat(errs, "; ") or "the capture produced nothing to upload", job.started)
     return
   end
-  local okd, items = pcall(deliver.submit, p, self.c, pl)
+  local okd, items, _, dropped = pcall(deliver.submit, p, self.c, pl)
   if not okd then
     self:complete(job.command_id, "failed", errors.wrap(items).msg, job.started)
     return
+  end
+  -- an older capture pushed out of the full spool: its command is reported, not left hanging
+  for name, meta in pairs(dropped or {}) do
+    local pend = meta and meta.command_id and self.pending[meta.command_id]
+    if pend then
+      self.pending[meta.command_id] = nil
+      self:complete(meta.command_id, "failed", "upload dropped from the full spool (" .. name .. "; policy deliver.spool)",
+        pend.started)
+    end
   end
   if #items == 0 then
     self:complete(job.command_id, #errs > 0 and "failed" or "completed", #errs > 0 and table.concat(errs, "; ") or nil, job.started)

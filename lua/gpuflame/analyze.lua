@@ -8,6 +8,14 @@ local log = require("gpuflame.log")
 local analyze = {}
 
 analyze.REPORTS = { "nvtx_pushpop_trace", "nvtx_gpu_proj_trace" }
+-- schema_version 2 (§15) adds capture-wide CUDA work; their CSVs may be absent (a CPU-only capture).
+analyze.CUDA_REPORTS = { "cuda_gpu_kern_sum", "cuda_gpu_trace" }
+
+local function reports_for(schema)
+  local r = table.move(analyze.REPORTS, 1, #analyze.REPORTS, 1, {})
+  if schema == 2 then table.move(analyze.CUDA_REPORTS, 1, 2, #r + 1, r) end
+  return r
+end
 analyze.NOT_FOUND = "Nsight Systems executable not found: 'nsys'. Install Nsight Systems and ensure `nsys` is on PATH."
 
 -- Path text the way Python's pathlib prints it: no empty or "." components, no trailing slash.
@@ -70,11 +78,12 @@ end
 
 function analyze.stats_argv(nsys, run_dir, opts)
   local argv = { nsys, "stats" }
-  for _, r in ipairs(analyze.REPORTS) do
+  for _, r in ipairs(reports_for(opts.schema_version)) do
     argv[#argv + 1] = "--report"
     argv[#argv + 1] = r
   end
-  for _, a in ipairs({ "--format", "csv", "--output", analyze.join(run_dir, "stats/nsys"), "--force-overwrite=true" }) do
+  local format = opts.schema_version == 2 and "csv:mem=B" or "csv"
+  for _, a in ipairs({ "--format", format, "--output", analyze.join(run_dir, "stats/nsys"), "--force-overwrite=true" }) do
     argv[#argv + 1] = a
   end
   if opts.force_export ~= false then argv[#argv + 1] = "--force-export=true" end
@@ -87,9 +96,9 @@ end
 function analyze.export(nsys, version, run_dir, paths, aopts)
   core.fs.mkdirp(analyze.join(run_dir, "stats"))
   -- A report nsys skips (no data) is not rewritten: remove earlier exports so none is read as current.
-  for _, r in ipairs(analyze.REPORTS) do os.remove(paths[r]) end
+  for _, p in pairs(paths) do os.remove(p) end
   local argv = analyze.stats_argv(nsys, run_dir, aopts)
-  log.progress("analyze", "running nsys stats (%s)", table.concat(analyze.REPORTS, ", "))
+  log.progress("analyze", "running nsys stats (%s)", table.concat(reports_for(aopts.schema_version), ", "))
   local res = core.proc.run({ argv = argv, timeout = aopts.stats_timeout or 3600, kill_grace = 5 })
   log.progress_done()
   if res.status == "timeout" then
@@ -114,9 +123,12 @@ function analyze.export(nsys, version, run_dir, paths, aopts)
   if #missing > 0 then
     errors.raise(errors.NO_DATA, "`nsys stats` did not create expected report files: %s", table.concat(missing, ", "))
   end
+  for _, r in ipairs(aopts.schema_version == 2 and analyze.CUDA_REPORTS or {}) do
+    if not core.fs.stat(paths[r]) then log.warn("no %s from nsys (no CUDA data captured): its list stays empty", r) end
+  end
 end
 
--- run{run_dir=, no_export=, nsys=, nsys_version=} → result {path=, warnings=, ...}
+-- run{run_dir=, no_export=, nsys=, nsys_version=, schema_version=} → result {path=, warnings=, ...}
 function analyze.run(opts, policy)
   local aopts = (policy and policy.analyze) or {}
   local run_dir = analyze.normalize(opts.run_dir)
@@ -127,7 +139,8 @@ function analyze.run(opts, policy)
   local manifest_file = analyze.join(run_dir, "manifest.yaml")
   local trace = analyze.join(run_dir, "trace.nsys-rep")
   local paths = {}
-  for _, r in ipairs(analyze.REPORTS) do paths[r] = analyze.join(run_dir, "stats/nsys_" .. r .. ".csv") end
+  local schema = opts.schema_version or 1
+  for _, r in ipairs(reports_for(schema)) do paths[r] = analyze.join(run_dir, "stats/nsys_" .. r .. ".csv") end
 
   core.nvtx.manifest(manifest_file) -- §12 manifest errors, before anything else
   local version = opts.nsys_version or "unknown"
@@ -139,7 +152,8 @@ function analyze.run(opts, policy)
     local nsys
     nsys, version = analyze.find_nsys(policy, opts.nsys)
     if opts.nsys_version then version = opts.nsys_version end
-    analyze.export(nsys, version, run_dir, paths, aopts)
+    local eopts = setmetatable({ schema_version = schema }, { __index = aopts })
+    analyze.export(nsys, version, run_dir, paths, eopts)
   end
 
   local out = analyze.join(run_dir, "analysis.json")
@@ -153,6 +167,11 @@ function analyze.run(opts, policy)
     trace_path = analyze.portable(trace, run_dir),
     host_report = analyze.portable(paths.nvtx_pushpop_trace, run_dir),
     gpu_report = analyze.portable(paths.nvtx_gpu_proj_trace, run_dir),
+    schema_version = schema,
+    kern_csv = paths.cuda_gpu_kern_sum,
+    trace_csv = paths.cuda_gpu_trace,
+    kern_report = paths.cuda_gpu_kern_sum and analyze.portable(paths.cuda_gpu_kern_sum, run_dir),
+    trace_report = paths.cuda_gpu_trace and analyze.portable(paths.cuda_gpu_trace, run_dir),
   })
   res.path = out
   res.nsys_version = version

@@ -150,7 +150,8 @@ function deliver.studio_item(p, cfg, payload)
 end
 
 -- Writes a payload's deliveries ahead into the spool (and runs dir sinks at once). Returns the
--- list of spooled item paths and the list of dir copies made.
+-- list of spooled item paths, the list of dir copies made, and the metadata of items the spool cap
+-- dropped ({name = meta}).
 function deliver.submit(p, cfg, payload)
   local items, copies = {}, {}
   local vars = { hostname = cfg.hostname, service = cfg.service or "", time = os.date("!%Y%m%dT%H%M%SZ"),
@@ -203,8 +204,12 @@ function deliver.submit(p, cfg, payload)
       errors.raise(errors.ERROR, "policy deliver.sinks[%d]: unknown sink type %q (studio, http, dir)", i, tostring(t))
     end
   end
-  if #items > 0 then spool.enforce(cfg.spool_dir, p.deliver.spool, items[#items]) end
-  return items, copies
+  local dropped = {}
+  if #items > 0 then
+    local _
+    _, dropped = spool.enforce(cfg.spool_dir, p.deliver.spool, items[#items])
+  end
+  return items, copies, dropped
 end
 
 -- One attempt at one spooled item. Returns the http result.

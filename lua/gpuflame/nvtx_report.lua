@@ -103,7 +103,7 @@ local function sorted_by(list, key, n)
   table.sort(out, function(a, b)
     local x, y = key(a), key(b)
     if x ~= y then return x > y end
-    return a.name < b.name
+    return (a.name or "") < (b.name or "")
   end)
   while #out > n do table.remove(out) end
   return out
@@ -278,6 +278,31 @@ function R.markdown(a, path, opts)
     end
   end
   w()
+  local cw = a.capture_gpu_work
+  if type(cw) == "table" then
+    w("## Capture-wide CUDA work (schema_version 2)")
+    w()
+    w("Kernel time is the sum of kernel durations over the whole capture (cuda_gpu_kern_sum); it is not " ..
+      "comparable with the projected spans above.")
+    w()
+    if #(cw.kernels or {}) == 0 then w("No kernels.") else
+      w("| Kernel | Instances | Total time |")
+      w("|---|---|---|")
+      for _, k in ipairs(sorted_by(cw.kernels, function(x) return x.cumulative_duration_ns end, top)) do
+        w(string.format("| %s | %d | %s |", cell(code(k.name)), k.instances, R.ns(k.cumulative_duration_ns)))
+      end
+    end
+    w()
+    if #(cw.memory_transfers or {}) == 0 then w("No memory transfers.") else
+      w("| Transfer | Instances | Bytes | Total time |")
+      w("|---|---|---|---|")
+      for _, x in ipairs(cw.memory_transfers) do
+        w(string.format("| %s → %s | %d | %d B | %s |", cell(x.source_memory_kind), cell(x.destination_memory_kind),
+          x.instances, x.total_bytes, R.ns(x.cumulative_duration_ns)))
+      end
+    end
+    w()
+  end
   return table.concat(L, "\n"), findings
 end
 

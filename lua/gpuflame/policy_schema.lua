@@ -169,7 +169,8 @@ S.tree = {
     stop_grace = S.num({ gt = 0 }),
     keep_captures = S.int({ min = 0 }),
     default_duration = S.num({ gt = 0 }),
-    remote_workloads = { enabled = S.bool(), allow_file = S.str(), allow = S.list(S.str()), decide = S.fn() },
+    remote_workloads = { enabled = S.bool(), allow_file = S.str(), allow = S.list(S.str()), decide = S.fn(),
+      run_as = S.str(), run_as_group = S.str() },
   },
   backends = {
     nsys = { enabled = S.bool() },
@@ -206,7 +207,6 @@ S.tree = {
     fallback = S.str({ oneof = { "flamegraph", "none" } }),
     title = S.str(),
     template = S.str(),
-    export_timeout = S.num({ gt = 0 }),
     flame_min_fraction = S.num({ min = 0, max = 1 }),
     late_launch_ns = S.int({ min = 0 }),
     short_gap_ns = S.int({ min = 0 }),

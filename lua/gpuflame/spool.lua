@@ -99,13 +99,13 @@ end
 
 -- enforce(dir, cap) keeps the spool within cap.max_items and cap.max_bytes. cap.on_full:
 -- "drop_oldest" (default: keep the newest captures) or "drop_newest". Every dropped item is logged.
--- Returns the list of dropped names.
+-- Returns the list of dropped names and their metadata ({name = meta}; meta is false if unreadable).
 function spool.enforce(dir, cap, keep)
   local items = spool.list(dir)
   local total = 0
   for _, it in ipairs(items) do total = total + it.size end
   local max_items, max_bytes = cap.max_items or math.huge, cap.max_bytes or math.huge
-  local dropped = {}
+  local dropped, metas = {}, {}
   local newest_first = cap.on_full == "drop_newest"
   while #items > 0 and (#items > max_items or total > max_bytes) do
     local idx = newest_first and #items or 1
@@ -115,11 +115,12 @@ function spool.enforce(dir, cap, keep)
     local ok, meta = pcall(spool.read, it.path)
     spool.remove(it.path)
     dropped[#dropped + 1] = it.name
+    metas[it.name] = ok and meta or false
     log.warn("spool full (%d items, %d bytes; cap %s items, %s bytes, on_full=%s): dropped %s (%s, %d bytes)",
       #items + 1, total + it.size, tostring(cap.max_items), tostring(cap.max_bytes), cap.on_full or "drop_oldest",
       it.name, ok and (meta.label or meta.sink or "?") or "unreadable", it.size)
   end
-  return dropped
+  return dropped, metas
 end
 
 return spool

@@ -68,25 +68,19 @@ function M.csv_columns(path, report, policy)
   return out
 end
 
+-- An .nsys-rep is exported to SQLite through nsys (discovery as for a capture) into a temporary directory.
 local function export_rep(path, opts)
-  local ctx = opts.ctx
-  local discover = require("gpuflame.discover")
-  local nsys = opts.nsys or discover.find(opts.policy, { explicit = ctx and ctx.nsys }).path
+  local capture = require("gpuflame.capture")
+  local policy = opts.policy or require("gpuflame.policy").effective({})
+  local nsys = capture.find_nsys(policy, opts.nsys)
   local dir = core.fs.mkdtemp()
-  local out = dir .. "/export.sqlite"
-  local tp = opts.policy and opts.policy.timeline or {}
   log.info("exporting %s to SQLite", path)
-  local res = core.proc.run({
-    argv = { nsys, "export", "--type", "sqlite", "--force-overwrite=true", "-o", out, path },
-    timeout = tp.export_timeout or 600, capture_limit = 1 << 20,
-  })
-  local st = core.fs.stat(out)
-  if res.status ~= "exited" or res.code ~= 0 or not st then
+  local res = capture.export_sqlite(nsys, path, dir .. "/export.sqlite", policy)
+  if not res.ok then
     core.fs.remove_tree(dir)
-    errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed (%s %s): %s", path, tostring(res.status),
-      tostring(res.code), ((res.stderr or "") .. (res.stdout or "")):sub(1, 400))
+    errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed: %s", path, res.why)
   end
-  return out, dir
+  return res.path, dir
 end
 
 -- load(paths, opts) → trace, info

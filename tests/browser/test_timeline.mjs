@@ -5,7 +5,7 @@
 // Interaction state is read through window.__gf (documented at the top of the template's script).
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { genPage, launch, open, view, frame, check, notOk, done, flamePoint } from './timeline_lib.mjs';
+import { TOP, genPage, launch, open, view, frame, check, notOk, done, flamePoint } from './timeline_lib.mjs';
 
 const near = (a, b, tol) => Math.abs(a - b) <= tol;
 let browser;
@@ -281,6 +281,18 @@ async function edgePages() {
     await page.close();
   }
   {
+    // 51 lanes: scrolled down, the time axis stays on screen
+    const { page, log } = await open(browser, genPage('manylanes'), { width: 1200, height: 600 });
+    check('many lanes: no floating axis before scrolling', await page.isHidden('#axis-float'));
+    await page.evaluate(() => window.scrollTo(0, document.getElementById('main').getBoundingClientRect().top + window.scrollY + 400));
+    await frame(page);
+    const ax = await page.evaluate(() => { const r = document.getElementById('axis-float').getBoundingClientRect(); return [r.top, r.height]; });
+    check('many lanes: scrolled down, the time axis sticks to the top', await page.isVisible('#axis-float') && ax[0] === 0 && ax[1] === 18, JSON.stringify(ax));
+    await page.screenshot({ path: `${process.env.GF_TMP || '/tmp'}/timeline-manylanes.png` });
+    clean('manylanes', log);
+    await page.close();
+  }
+  {
     // the reference page's data shape (lanes as strings, 6-element events, no kinds): still readable
     const { page, log } = await open(browser, genPage('reference'));
     await clickEvent(page, 1);
@@ -317,6 +329,17 @@ async function inIframe() {
   const span = await fr.evaluate(() => window.__gf.span());
   check('sandboxed iframe: page draws and takes keys', v.start === 0 && v.end === span && errs.length === 0, JSON.stringify([v, errs]));
   await page.close();
+}
+
+// The template itself: no URL, and only the slots the C renderer fills (an unknown slot is an error there).
+{
+  const tpl = readFileSync(path.join(TOP, 'templates/timeline.html'), 'utf8');
+  const slots = [...tpl.matchAll(/\{\{([^}]*)\}\}/g)].map((m) => m[1]);
+  check('template: no http:// or https://', !/https?:\/\//.test(tpl));
+  check('template: slots are {{title}} and {{json:data}} only', slots.length === 3 &&
+    slots.every((x) => x === 'title' || x === 'json:data') && (tpl.match(/\{\{/g) || []).length === 3, JSON.stringify(slots));
+  check('template: data read with JSON.parse from an inert script element',
+    tpl.includes('<script id="gf-data" type="application/json">{{json:data}}</script>') && !/innerHTML|eval\(|new Function/.test(tpl));
 }
 
 browser = await launch();

@@ -43,13 +43,14 @@ async function clickEvent(page, i, j = i) {
 let browser;
 try {
   browser = await launch();
-  await sheetSimulator();
-  for (const f of ['test-cuda/report1.sqlite', 'cuda-perf-sandbox/report1.sqlite']) await smallExport(f);
-  await stacksPage();
-  await hostilePage();
-  await csvPages();
-  await noStacksWarning();
-  await capturePage();
+  // each section prints its wall time as a TAP comment, so a slow one shows in the test log
+  const sections = [sheetSimulator, () => smallExport('test-cuda/report1.sqlite'),
+    () => smallExport('cuda-perf-sandbox/report1.sqlite'), stacksPage, hostilePage, csvPages, noStacksWarning, capturePage];
+  for (const [k, f] of sections.entries()) {
+    const t = Date.now();
+    await f();
+    console.log(`# section ${k + 1}/${sections.length}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  }
 } catch (e) {
   notOk('timeline real-export browser tests', String(e && e.stack || e));
 } finally {

@@ -167,6 +167,13 @@ mkrun "$R"; $EDIT "$H" set 5 ParentId 5
 run_gf analyze --run-dir "$R" --no-export
 error_case "self-parent cycle" 6 "Cycle in NVTX range hierarchy at (2124, 2124, 5)."
 
+# --- differential: a generated multi-thread run against the Python reference of the spec -------------
+G=$TMP/gen
+python3 "$TOP/bench/gen_nvtx.py" "$G" 3000 4 12 >/dev/null
+run_gf -q analyze --run-dir "$G" --no-export --nsys-version "$V2025"
+python3 "$TOP/bench/nvtx_reference.py" "$G" "$V2025" "$TMP/ref.json"
+check "generated 3,000 ranges / 4 threads: byte-identical to bench/nvtx_reference.py" cmp -s "$TMP/ref.json" "$G/analysis.json"
+
 run_gf analyze --run-dir "$TMP/does-not-exist" --no-export
 check_eq "missing run directory: exit 6" 6 "$rc"
 check_contains "missing run directory: named" "$err" "$TMP/does-not-exist"

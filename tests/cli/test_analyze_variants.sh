@@ -141,6 +141,14 @@ analyze
 expect "another thread: iteration 5 is ordinary; other.child scoped" '[[0, 1], 1, 1, 1]' \
   '[[i["index"] for i in d["iterations"]], len(host("iteration 5")), len(host("other")), len(host("other.child"))]'
 
+# RangeIds reused on another thread: keys are (PID, TID, RangeId), never RangeId alone
+mkrun
+printf '3,4,1,0,1,:other2,2124,78,0,1,3,,,\n5,6,1,0,1,:kid,2124,78,1,0,4,3,,\n' >>"$H"
+analyze
+expect "same RangeIds on another thread: separate trees" '[1, 1, 4, 4, [0, 1]]' \
+  '[len(host("other2")), len(host("other2.kid")), host("smoke multiply")[0]["instances"], host("smoke reduction")[0]["instances"], [i["index"] for i in d["iterations"]]]'
+expect "same RangeIds on another thread: GPU rows still join the right thread" 'true' 'd["gpu_projected_ranges"] == g["gpu_projected_ranges"]'
+
 # --- scoped names ------------------------------------------------------------------------------------
 mkrun
 for f in "$H" "$P"; do

@@ -42,6 +42,13 @@ check_eq "SKIPPED fallback: api lines" "$(printf 'gpu;nsys;cuda_api;cudaMalloc 1
 check_contains "SKIPPED fallback: why recorded" "$(json "$TMP/c2/summary.json" 'd["reports_tried"][0]["why"]')" "SKIPPED:"
 check_eq "-q: silent on success" "" "$err"
 
+# 2b. FAKE_NSYS_STATS_MAP points a report at another recorded CSV
+if have_fixture real/roboflow-inference/cuda_gpu_kern_sum.csv; then
+  FAKE_NSYS_STATS_MAP=cuda_gpu_kern_sum=real/roboflow-inference/cuda_gpu_kern_sum.csv \
+    run_gf -q capture --nsys "$FAKE_NSYS" --out "$TMP/c2b" -- true
+  check_contains "stats map: the mapped CSV feeds the flamegraph" "$(cat "$TMP/c2b/gpu.folded")" "vectorized_elementwise_kernel"
+fi
+
 # 5. no workload: duration-bounded sleep session with a warning
 : >"$FAKE_NSYS_LOG"
 run_gf capture --nsys "$FAKE_NSYS" --out "$TMP/c5" --duration 1.7

@@ -29,6 +29,12 @@ if have_fixture real/vernier/nsys_stats_cuda_api_sum.out; then
   check_eq "captured stdout: first row" "gpu;nsys;cuda_api;cudaMemcpy 199253" "$(head -1 <<<"$out")"
 fi
 
+if have_fixture real/roboflow-inference/cuda_gpu_kern_sum.csv; then
+  run_gf collapse "$FIX/real/roboflow-inference/cuda_gpu_kern_sum.csv"
+  check_eq "real 2025.1 kern sum: templated name kept whole" \
+    "gpu;nsys;cuda_kernel;$(tail -1 "$FIX/real/roboflow-inference/cuda_gpu_kern_sum.csv" | sed 's/^[^"]*"//; s/"$//') 6" "$out"
+fi
+
 # Old (2020.x) header era, quoted names with ';' and commas, CRLF, BOM, a weight that does not parse
 printf '\xef\xbb\xbfTime(%%),Total Time (ns),Instances,Average,Minimum,Maximum,Name\r\n' >"$TMP/old.csv"
 printf '60.0,2500,3,1.0,1,1,"k<a;b>, x"\r\n40.0,n/a,1,1,1,1,tiny\r\n1.0,999,1,1,1,1,"  "\r\n' >>"$TMP/old.csv"

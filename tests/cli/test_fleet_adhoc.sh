@@ -17,7 +17,7 @@ AGENT_PID=
 trap '[ -n "$AGENT_PID" ] && kill -9 "$AGENT_PID" 2>/dev/null; studio_stop' EXIT
 studio_start "$TMP/srv" --token "$TOKEN" --service gpu-svc
 
-printf 'sleep 0.5\nsleep 30\n' >"$TMP/allowed"
+printf 'sleep 0.5\nsleep 30\nid -u\n' >"$TMP/allowed"
 cat >"$TMP/fleet.lua" <<LUA
 return { extends = "default",
   agent = { stop_grace = 1, remote_workloads = { allow_file = "$TMP/allowed" } },
@@ -72,6 +72,23 @@ check_eq "perf_events nsys-cuda" "nsys-cuda" "$(studio_q 'profiles()[-1]["body"]
 check_eq "the GPU folded stacks are the profile body" "gpu;nsys;cuda_kernel;burn(float *, int, int) 28918" \
   "$(studio_q '"|".join(profiles()[-1]["body"]["profile"].split("\n")[1:])')"
 check_eq "gpid carried from the first upload" "4711" "$(studio_q 'profiles()[-1]["body"]["gpid"]')"
+
+# --- the workload runs unprivileged when the policy says so (nsys keeps root) ---------------------------
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+  stop_agent
+  printf 'return { agent = { remote_workloads = { run_as = "nobody" } } }\n' >"$TMP/runas.lua"
+  start_agent a1b --policy "$TMP/runas.lua"
+  queue ra1 '{"command_type": "start", "duration": 2, "enable_nsys": true, "nsys_workload": "id -u"}'
+  check "ra1 reported" reported ra1
+  check_eq "ra1 completed" "completed" "$(completion_of ra1 status)"
+  check_eq "the workload ran as nobody (its own output in the nsys log)" "$(id -u nobody)" \
+    "$(grep -x '[0-9]*' "$(capdir ra1)/nsys-profile.log" | head -1)"
+  check_contains "the privilege drop is logged with the workload" "$(cat "$TMP/a1b.log")" "--reuid nobody"
+  stop_agent
+  start_agent a1c
+else
+  skip "workload as an unprivileged user" "needs root, setpriv and the user nobody"
+fi
 
 # --- an nsys failure is reported failed, with the reason -------------------------------------------------
 stop_agent

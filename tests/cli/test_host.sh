@@ -82,7 +82,10 @@ run_gf run "$TMP/hello.lua" one two
 check_eq "run passes args and returns the exit code" 3 "$rc"
 check_contains "run script output" "$out" 'args:one,two json:{"x":1,"y":[1,2]}'
 
-printf 'while true do end\n' >"$TMP/spin.lua"
+printf 'return { extends = "default", capture = { duration = 33 } }\n' >"$TMP/p33.lua"
+printf 'print(require("gpuflame.policy").effective({}).capture.duration)\n' >"$TMP/showdur.lua"
+run_gf --policy "$TMP/p33.lua" run "$TMP/showdur.lua"
+check_eq "--policy applies to scripts run with gpuflame run" "33" "$out"
 run_gf run --list
 check_eq "run --list works" 0 "$rc"
 t_done

@@ -108,6 +108,36 @@ PY
   check_eq "$tag: folded launch stacks root first, kernel leaves _[G] weigh the kernels' ns" ok "$res"
 done
 
+# --- NVTX: named domains (eventType 75), registered strings (textId), nesting levels, start/end ranges ---
+if have_fixture real/cuda-learning/report1.sqlite; then
+  cp "$FIX/real/cuda-learning/report1.sqlite" "$TMP/nvtx.sqlite"
+  python3 - "$TMP/nvtx.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+gt = db.execute("SELECT globalTid FROM NVTX_EVENTS LIMIT 1").fetchone()[0]
+sid = db.execute("SELECT max(id) FROM StringIds").fetchone()[0] + 1
+db.execute("INSERT INTO StringIds VALUES (?, 'cuBLAS')", (sid,))
+db.execute("INSERT INTO StringIds VALUES (?, 'gemm <registered>')", (sid + 1,))
+db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, textId, domainId) VALUES (0, NULL, 75, ?, ?, 7)", (gt, sid))
+db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, textId, domainId) VALUES (1015234000, 1015235000, 59, ?, ?, 7)", (gt, sid + 1))
+db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, text, domainId) VALUES (5, 50, 60, ?, 'async range', 0)", (gt,))
+db.commit()
+PY
+  run_gf --lua-path "$TT" timeline "$TMP/nvtx.sqlite" -o "$TMP/nvtx.html"
+  res=$(python3 - "$TMP/nvtx.html" <<'PY'
+import sys; sys.path.insert(0, "tests/trace"); import page_data
+d = page_data.load(sys.argv[1]); nv = d["kinds"].index("nvtx")
+for e in d["events"]:
+    if e[6] == nv:
+        det = d["details"][e[7]] if e[7] >= 0 else {}
+        print("%s|%s|%s|%s" % (d["names"][e[4]], det.get("domain"), det.get("nvtx_level"), d["lanes"][e[2]]["kind"]))
+PY
+)
+  check_contains "NVTX: registered string in a named domain, level 2 (inside Kernel Execution)" "$res" "gemm <registered>|cuBLAS|2|nvtx"
+  check_contains "NVTX: inline text, outermost push/pop range at level 0" "$res" "Matrix Multiplication|None|0|nvtx"
+  check_contains "NVTX: start/end range has no push/pop level" "$res" "async range|None|None|nvtx"
+fi
+
 # --- trimming through the CLI: --max-events keeps the longest and their launches ---
 if have_fixture real/parallel-sheet-simulator/tile_8x8.sqlite; then
   f=$FIX/real/parallel-sheet-simulator/tile_8x8.sqlite
@@ -137,6 +167,13 @@ run_gf --lua-path "$TT" timeline "$TMP/bad.sqlite" -o "$TMP/bad.html"
 check_eq "damaged SQLite: exit 6" 6 "$rc"
 check_contains "damaged SQLite: the error names the file" "$err" "$TMP/bad.sqlite"
 check "damaged SQLite: no page written" test ! -e "$TMP/bad.html"
+if have_fixture real/test-cuda/report1.sqlite; then
+  cp "$FIX/real/test-cuda/report1.sqlite" "$TMP/trunc.sqlite"
+  truncate -s 200000 "$TMP/trunc.sqlite"
+  run_gf --lua-path "$TT" timeline "$TMP/trunc.sqlite" -o "$TMP/trunc.html"
+  check_eq "truncated real export: exit 6" 6 "$rc"
+  check_contains "truncated real export: names the file and says it is damaged" "$err" "$TMP/trunc.sqlite: damaged SQLite file"
+fi
 echo "hello" >"$TMP/x.txt"
 run_gf --lua-path "$TT" timeline "$TMP/x.txt" -o "$TMP/x.html"
 check_eq "not a trace input: exit 6" 6 "$rc"

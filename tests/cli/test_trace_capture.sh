@@ -37,4 +37,13 @@ check "no trace events: flamegraph fallback written" test -s "$TMP/c4/flamegraph
 check "no trace events: no timeline.html" test ! -e "$TMP/c4/timeline.html"
 check_contains "no trace events: the reference warning" "$(summary "$TMP/c4" 'd["warnings"]')" \
   "nsys timeline requested but no trace events; falling back to GPU flamegraph"
+# gpuflame timeline on an .nsys-rep: exported to SQLite through nsys first
+echo "fake report" >"$TMP/r.nsys-rep"
+run_gf --lua-path "$TT" timeline "$TMP/r.nsys-rep" -o "$TMP/rep.html"
+check_eq "timeline REPORT.nsys-rep: exit 0" 0 "$rc"
+check_eq "timeline REPORT.nsys-rep: the export's events" 61 \
+  "$(python3 -c "import sys; sys.path.insert(0,'$TT'); import page_data; print(page_data.load('$TMP/rep.html')['total'])")"
+FAKE_NSYS_FAIL="export:exit" run_gf --lua-path "$TT" timeline "$TMP/r.nsys-rep" -o "$TMP/rep2.html"
+check_eq "timeline REPORT.nsys-rep, export fails: exit 6" 6 "$rc"
+check_contains "timeline REPORT.nsys-rep, export fails: says so" "$err" "nsys export --type sqlite failed"
 t_done

@@ -10,7 +10,7 @@ Usage:
   timeline_data.py CASE --html OUT.html [--template templates/timeline.html] [--title TITLE]
   timeline_data.py CASE --csv DIR      (all events before trimming, as `nsys stats --format csv`
                                         cuda_api_trace.csv + cuda_gpu_trace.csv, for `gpuflame timeline`)
-CASE: small | large | hostile | empty | one | nostacks | reference
+CASE: small | large | hostile | empty | one | nostacks | reference | manylanes
   (reference: the v3 example of STUDIO_PROTOCOL.md §6.7 verbatim: lanes as strings, 6-element events,
    no kinds/details/launchFlame: the page must still read it)
 
@@ -212,6 +212,9 @@ def make(case, builder_only=False):
     if case == "small":
         simulate(b, rnd, steps=6, streams=[7, 13])
         return b.data(source="small.sqlite")
+    if case == "manylanes":  # a fleet node: 48 GPU streams, so the page scrolls past the axis
+        simulate(b, rnd, steps=4, streams=list(range(7, 55)))
+        return b.data(source="manylanes.sqlite")
     if case == "nostacks":
         simulate(b, rnd, steps=3, streams=[7], with_stacks=False)
         b.warnings.append("no launch backtraces in this capture (CUDA_CALLCHAINS absent): "

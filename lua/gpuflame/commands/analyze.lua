@@ -6,7 +6,7 @@ local log = require("gpuflame.log")
 local cmd = {}
 
 cmd.spec = {
-  usage = "analyze --run-dir DIR [--no-export] [--nsys PATH] [--nsys-version TEXT]",
+  usage = "analyze --run-dir DIR [--no-export] [--nsys PATH] [--nsys-version TEXT] [--schema-version 1|2]",
   summary = "NVTX timing analysis of a profiling run directory → DIR/analysis.json",
   description = "DIR holds manifest.yaml and trace.nsys-rep (from the NVTX capture harness). nsys stats exports\n" ..
     "the nvtx_pushpop_trace and nvtx_gpu_proj_trace reports into DIR/stats/, and analysis.json gets\n" ..
@@ -17,6 +17,8 @@ cmd.spec = {
     { "no-export", help = "analyse the CSVs already in DIR/stats/ without running nsys" },
     { "nsys", arg = "PATH", help = "use this nsys (else the discovery policy decides)" },
     { "nsys-version", arg = "TEXT", help = "record this as the Nsight Systems version (e.g. with --no-export)" },
+    { "schema-version", arg = "N", type = "integer", default = 1,
+      help = "2 adds capture_gpu_work (kernels, memory transfers; spec §15) from two more nsys reports" },
   },
   examples = {
     "gpuflame analyze --run-dir inference_profiling/snippets/smoke-tensor/runs/20250101T000000Z",
@@ -27,8 +29,11 @@ cmd.spec = {
 function cmd.run(opts, ctx)
   local dir = opts.run_dir or opts.positional[1]
   if not dir then errors.raise(errors.USAGE, "analyze needs --run-dir DIR (see --help)") end
+  if opts.schema_version ~= 1 and opts.schema_version ~= 2 then
+    errors.raise(errors.USAGE, "--schema-version must be 1 or 2 (got %d)", opts.schema_version)
+  end
   local res = analyze.run({ run_dir = dir, no_export = opts.no_export, nsys = opts.nsys,
-    nsys_version = opts.nsys_version }, ctx.policy())
+    nsys_version = opts.nsys_version, schema_version = opts.schema_version }, ctx.policy())
   for _, w in ipairs(res.warnings) do log.warn("%s", w) end
   io.stdout:write("Wrote analysis: ", res.path, "\n")
   return 0

@@ -14,7 +14,7 @@ cmd.spec = {
   stop_at_positional = true,
 }
 
-function cmd.run(opts)
+function cmd.run(opts, ctx)
   if opts.list then
     for _, n in ipairs(resource.list("scripts/")) do
       local name = n:match("^scripts/(.+)%.lua$")
@@ -30,6 +30,12 @@ function cmd.run(opts)
   if not script then
     io.stderr:write("usage: gpuflame run SCRIPT.lua|NAME [ARGS...]\n")
     return 2
+  end
+  -- --policy files apply to the script too: it sees them through policy.effective()
+  local policy = require("gpuflame.policy")
+  for _, f in ipairs(ctx.globals.policy_files or {}) do
+    policy.load_file(f)
+    policy.add_file(f)
   end
   return cli.run_script(script, opts.rest or {})
 end

@@ -1,0 +1,28 @@
+/* SQLite export import into the Trace model (mutated database files), then trimming and every trace
+ * writer: timeline JSON, Chrome trace, launch-stack folded. */
+#include "fuzz_file.h"
+#include "trace.h"
+#include "trace_sqlite.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *path = fuzz_write_file(data, size, ".sqlite");
+    gf_trace *t = gf_trace_new();
+    gf_err err;
+    gf_sqlite_opts o = {1};
+    if (t && gf_trace_begin(t, 0, 1, &err) == 0 && gf_trace_import_sqlite(t, path, &o, &err) == 0) {
+        FILE *devnull = fopen("/dev/null", "w");
+        if (devnull) {
+            gf_timeline_opts to = {"fuzz", 0.001};
+            gf_trace_write_timeline_json(t, devnull, &to, &err);
+            gf_trace_write_chrome(t, devnull, &err);
+            gf_trace_write_launch_folded(t, devnull, &err);
+            gf_trace_trim(t, 50, 1, &err);
+            gf_trace_write_timeline_json(t, devnull, &to, &err);
+            fclose(devnull);
+        }
+    }
+    gf_trace_free(t);
+    unlink(path);
+    return 0;
+}
