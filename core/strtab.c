@@ -1,5 +1,6 @@
 #include "strtab.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,11 @@ int32_t gf_strtab_intern(gf_strtab *t, const char *s, size_t len)
         t->cap = nc;
     }
     if (t->arena_len + len + 1 > t->arena_cap) {
+        /* s may point into the arena itself (a substring of an interned string): keep its offset
+         * across the realloc. */
+        uintptr_t base = (uintptr_t)t->arena, at = (uintptr_t)s;
+        int inside = t->arena && at >= base && at < base + t->arena_cap;
+        size_t s_off = inside ? (size_t)(at - base) : 0;
         size_t nc = t->arena_cap ? t->arena_cap : 4096;
         while (nc < t->arena_len + len + 1)
             nc *= 2;
@@ -128,6 +134,8 @@ int32_t gf_strtab_intern(gf_strtab *t, const char *s, size_t len)
             return -1;
         t->arena = a;
         t->arena_cap = nc;
+        if (inside)
+            s = a + s_off;
     }
     if (t->arena_len >= (1ull << 40))
         return -1;
