@@ -24,11 +24,14 @@ for t in "${targets[@]}"; do
   corpus="$out/corpus/$t"
   mkdir -p "$corpus" "$out/crashes"
   tests/fuzz/seeds.sh "$t" "$corpus" "$fix"
+  seed=()
+  # CI sets FUZZ_SEED so its smoke run is reproducible; local runs explore with random seeds.
+  [ -n "${FUZZ_SEED:-}" ] && seed=(-seed="$FUZZ_SEED")
   dict=()
   [ -f "tests/fuzz/dict/$t.dict" ] && dict=(-dict="tests/fuzz/dict/$t.dict")
   log="$out/fuzz_$t.log"
   echo "fuzz $t: ${secs}s, corpus $(ls "$corpus" | wc -l) files"
-  "$bin" "$corpus" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
+  "$bin" "$corpus" "${dict[@]}" "${seed[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
     -artifact_prefix="$out/crashes/$t-" -print_final_stats=1 >"$log" 2>&1
   rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
