@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of a valid UTF-8 sequence starting at s (1..4), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t left, uint32_t *cp)
+size_t gf_utf8_decode(const unsigned char *s, size_t left, uint32_t *cp)
 {
     unsigned char c = s[0];
     size_t n;
@@ -74,7 +73,7 @@ void gf_jsonw_string(FILE *out, const char *str, size_t len)
             continue;
         }
         uint32_t cp;
-        size_t n = utf8_seq(s + i, len - i, &cp);
+        size_t n = gf_utf8_decode(s + i, len - i, &cp);
         if (n == 0) {
             fputs("\\ufffd", out);
             i++;

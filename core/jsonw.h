@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Length (1..4) of the valid UTF-8 sequence at s and its code point, or 0 when the bytes are not valid
+ * UTF-8 (overlong forms, surrogates and values above U+10FFFF are invalid). */
+size_t gf_utf8_decode(const unsigned char *s, size_t left, uint32_t *cp);
+
 /* Writes "..." with the escaping described above. */
 void gf_jsonw_string(FILE *out, const char *s, size_t len);
 /* Makes a script-safe copy of existing JSON text (escapes <, >, & and U+2028/9 wherever they occur;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonw.h"
 #include "yamltree.h"
 
 void gf_pyj_init(gf_pyj *j)
@@ -260,42 +261,11 @@ void gf_pyj_bool(gf_pyj *j, int b)
 /* Decodes one UTF-8 sequence; invalid bytes decode as U+FFFD (one byte consumed). */
 static size_t utf8_next(const unsigned char *s, size_t left, uint32_t *cp)
 {
-    unsigned char c = s[0];
-    size_t n;
-    uint32_t v;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if ((c & 0xE0) == 0xC0) {
-        n = 2;
-        v = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 3;
-        v = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-        n = 4;
-        v = c & 0x07;
-    } else {
+    size_t n = gf_utf8_decode(s, left, cp);
+    if (n == 0) {
         *cp = 0xFFFD;
         return 1;
     }
-    if (left < n) {
-        *cp = 0xFFFD;
-        return 1;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *cp = 0xFFFD;
-            return 1;
-        }
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    if ((n == 2 && v < 0x80) || (n == 3 && v < 0x800) || (n == 4 && v < 0x10000) || v > 0x10FFFF ||
-        (v >= 0xD800 && v <= 0xDFFF)) {
-        *cp = 0xFFFD;
-        return 1;
-    }
-    *cp = v;
     return n;
 }
 
