@@ -30,9 +30,14 @@ start_agent() { # start_agent LOGNAME [extra args]
   "$GF" --policy "$TMP/perf.lua" "$@" agent --server "$STUDIO_URL" --service svc --interval 0.3 \
     --state-dir "$TMP/state" --hostname gpu-host-1 >"$TMP/$name.log" 2>&1 &
   AGENT_PID=$!
+  # wait until it has started (signal handlers installed) so a quick stop is never lost in start-up
+  local i; for i in $(seq 1 100); do grep -q "agent: host" "$TMP/$name.log" 2>/dev/null && break; sleep 0.1; done
 }
 stop_agent() {
-  kill -TERM "$AGENT_PID" 2>/dev/null; wait "$AGENT_PID"; agent_rc=$?; AGENT_PID=
+  kill -TERM "$AGENT_PID" 2>/dev/null
+  local i; for i in $(seq 1 150); do kill -0 "$AGENT_PID" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$AGENT_PID" 2>/dev/null; then not_ok "agent stops on SIGTERM" "still running after 15 s"; kill -9 "$AGENT_PID"; fi
+  wait "$AGENT_PID"; agent_rc=$?; AGENT_PID=
   [ "$agent_rc" = 0 ] || { echo "# agent exited $agent_rc; its log:"; tail -n 30 "$(ls -t "$TMP"/a*.log | head -1)" | sed 's/^/#   /'; }
 }
 # wait_for SECONDS PYTHON-CONDITION (on studio records) — bounded polling
