@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gpuflame needs. `build` = libraries to compile; `test` = also what the
-# test suite uses (sqlite3 shell, luacheck, Chromium + playwright-core, clang for fuzzing).
-# As root it runs apt-get; otherwise it prints the exact command and fails.
+# test suite uses (sqlite3 shell, luacheck, Chromium + playwright-core, clang for fuzzing);
+# `nsys` = NVIDIA Nsight Systems 2022.4 from Debian's own non-free component (the real-nsys test tier).
+# As root it runs apt-get; otherwise it prints the exact commands and fails.
 set -euo pipefail
 kind=${1:-build}
+if [ "$kind" = nsys ]; then
+  exec "$(dirname "$0")/deps_nsys.sh"
+fi
 pkgs=(gcc make pkg-config liblua5.4-dev libsqlite3-dev libcsv-dev libcurl4-openssl-dev libcjson-dev libyaml-dev zlib1g-dev python3)
 if [ "$kind" = test ]; then
   pkgs+=(sqlite3 lua5.4 lua-check chromium time nodejs npm clang libclang-rt-14-dev valgrind procps)
