@@ -106,6 +106,22 @@ static gf_proc *spawn_from(lua_State *L, int opts)
     return p;
 }
 
+/* "a\nb\n" → {"a", "b"} */
+static void push_lines(lua_State *L, const char *text)
+{
+    lua_newtable(L);
+    lua_Integer n = 0;
+    while (text && *text) {
+        const char *nl = strchr(text, '\n');
+        size_t len = nl ? (size_t)(nl - text) : strlen(text);
+        if (len > 0) {
+            lua_pushlstring(L, text, len);
+            lua_rawseti(L, -2, ++n);
+        }
+        text += len + (nl ? 1 : 0);
+    }
+}
+
 static void push_result(lua_State *L, gf_proc *p)
 {
     lua_createtable(L, 0, 8);
@@ -128,6 +144,8 @@ static void push_result(lua_State *L, gf_proc *p)
     lua_setfield(L, -2, "stderr");
     lua_pushboolean(L, gf_proc_status_of(p) == GF_PROC_EXITED && gf_proc_exit_code(p) == 0);
     lua_setfield(L, -2, "ok");
+    push_lines(L, gf_proc_leftovers(p));
+    lua_setfield(L, -2, "leftovers");
 }
 
 static int l_run(lua_State *L)
@@ -182,6 +200,8 @@ static int m_result(lua_State *L)
 static int m_terminate(lua_State *L)
 {
     lproc *lp = check_proc(L);
+    if (!lua_isnoneornil(L, 2))
+        gf_proc_set_grace(lp->p, luaL_checknumber(L, 2));
     gf_proc_terminate(lp->p, GF_PROC_KILLED);
     push_result(L, lp->p);
     return 1;
@@ -227,6 +247,15 @@ static int l_environ(lua_State *L)
     return 1;
 }
 
+/* core.proc.end_orphans([grace]) → list of "PID COMM" of the processes that had to be ended */
+static int l_end_orphans(lua_State *L)
+{
+    char report[2048];
+    gf_proc_end_orphans(luaL_optnumber(L, 1, 2.0), report, sizeof report);
+    push_lines(L, report);
+    return 1;
+}
+
 static int l_getpid(lua_State *L)
 {
     lua_pushinteger(L, getpid());
@@ -246,7 +275,8 @@ int gf_luaopen_proc(lua_State *L)
                                        {"group_alive", m_group_alive}, {NULL, NULL}};
     gf_new_class(L, PROC_MT, methods, m_gc);
     static const luaL_Reg fns[] = {{"run", l_run},     {"spawn", l_spawn}, {"environ", l_environ},
-                                   {"getpid", l_getpid}, {"kill", l_kill},   {NULL, NULL}};
+                                   {"getpid", l_getpid}, {"kill", l_kill},   {"end_orphans", l_end_orphans},
+                                   {NULL, NULL}};
     luaL_newlib(L, fns);
     return 1;
 }

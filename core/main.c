@@ -6,6 +6,7 @@
 
 #include "gf_err.h"
 #include "gpuflame.h"
+#include "proc.h"
 #include "host.h"
 
 static char *kept_secrets[8];
@@ -88,7 +89,12 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s\n", tb);
     }
     free(args);
-    gf_host_free(host);
+    gf_host_free(host); /* closes every process handle still open: their trees are ended */
+    /* Nothing nsys started outlives gpuflame: daemons adopted as subreaper and still running now
+     * are ended (an interrupted or failed run included). */
+    char left[1024];
+    if (gf_proc_end_orphans(2.0, left, sizeof left) > 0)
+        fprintf(stderr, "gpuflame: ended processes left behind by the profiler:\n%s", left);
     for (int i = 0; i < nkept; i++)
         free(kept_secrets[i]);
     return code;

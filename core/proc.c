@@ -13,6 +13,7 @@
 
 #include "fs.h"
 #include "host.h"
+#include "proctree.h"
 
 typedef struct ringbuf {
     char *data;
@@ -28,7 +29,63 @@ struct gf_proc {
     int exit_code, term_signal;
     double start, end, timeout, grace;
     int group_signaled;
+    char leftovers[1024]; /* processes that outlived the run and were ended ("PID COMM" lines) */
 };
+
+/* Leaders of runs not yet reaped: every other child of ours is an orphan adopted as subreaper. */
+static pid_t *live_pids;
+static size_t live_count, live_cap;
+
+static void track(pid_t pid)
+{
+    if (live_count == live_cap) {
+        size_t nc = live_cap ? live_cap * 2 : 16;
+        pid_t *grown = realloc(live_pids, nc * sizeof *grown);
+        if (!grown)
+            return; /* untracked: at worst it is treated as an orphan after its run */
+        live_pids = grown;
+        live_cap = nc;
+    }
+    live_pids[live_count++] = pid;
+}
+
+static void untrack(pid_t pid)
+{
+    for (size_t i = 0; i < live_count; i++)
+        if (live_pids[i] == pid) {
+            live_pids[i] = live_pids[--live_count];
+            return;
+        }
+}
+
+static int is_tracked(pid_t pid)
+{
+    for (size_t i = 0; i < live_count; i++)
+        if (live_pids[i] == pid)
+            return 1;
+    return 0;
+}
+
+/* Orphans can only be told apart by having no live run left that might own them. */
+static void end_orphans_if_idle(gf_proc *p, double grace)
+{
+    if (live_count == 0)
+        gf_proctree_end_orphans(grace, is_tracked, p->leftovers, sizeof p->leftovers);
+}
+
+int gf_proc_end_orphans(double grace, char *report, size_t cap)
+{
+    if (report && cap)
+        report[0] = '\0';
+    if (!gf_proctree_subreaper_active())
+        return 0; /* nothing can have been adopted */
+    return gf_proctree_end_orphans(grace, is_tracked, report, cap);
+}
+
+const char *gf_proc_leftovers(const gf_proc *p)
+{
+    return p->leftovers;
+}
 
 static double now_mono(void)
 {
@@ -130,6 +187,8 @@ int gf_proc_spawn(gf_proc **out, const gf_proc_opts *o, gf_err *err)
         gf_errf(err, GF_EXIT_ERROR, "pipe: %s", strerror(errno));
         goto fail;
     }
+    /* Daemons the child starts (nsys's agent) come back to us when orphaned, not to init. */
+    gf_proctree_subreaper();
     p->start = now_mono();
     pid_t pid = fork();
     if (pid < 0) {
@@ -184,6 +243,7 @@ int gf_proc_spawn(gf_proc **out, const gf_proc_opts *o, gf_err *err)
     setpgid(pid, pid); /* also from the parent: no race with an early kill */
     close(errpipe[1]);
     p->pid = pid;
+    track(pid);
     for (int i = 0; i < 2; i++) {
         if (modes[i] == GF_IO_CAPTURE) {
             close(pipes[i][1]);
@@ -200,6 +260,8 @@ int gf_proc_spawn(gf_proc **out, const gf_proc_opts *o, gf_err *err)
         cmsg[cn] = '\0';
         int st;
         waitpid(pid, &st, 0);
+        untrack(pid);
+        p->pid = -pid;
         gf_errf(err, GF_EXIT_ERROR, "%s: cannot start: %s", o->argv[0], cmsg);
         gf_proc_free(p);
         free(exe);
@@ -284,6 +346,7 @@ static int reap(gf_proc *p, int block)
     } else if (WIFEXITED(st)) {
         p->exit_code = WEXITSTATUS(st);
     }
+    untrack(p->pid);
     p->pid = -p->pid; /* remember the group id, mark the leader reaped */
     return 1;
 }
@@ -308,28 +371,65 @@ int gf_proc_group_alive(const gf_proc *p)
     return kill(-group_id(p), 0) == 0;
 }
 
+/* The group, every descendant found in /proc and the groups they lead (never our own group). */
+static void signal_tree(pid_t group, const pid_t *desc, size_t n, int sig)
+{
+    pid_t own = getpgrp();
+    kill(-group, sig);
+    for (size_t i = 0; i < n; i++) {
+        pid_t g = gf_proctree_pgrp(desc[i]);
+        if (g > 1 && g != own && g != group)
+            kill(-g, sig);
+        kill(desc[i], sig);
+    }
+}
+
+static int tree_alive(pid_t group, const pid_t *desc, size_t n)
+{
+    if (kill(-group, 0) == 0)
+        return 1;
+    for (size_t i = 0; i < n; i++)
+        if (gf_proctree_alive(desc[i]))
+            return 1;
+    return 0;
+}
+
+void gf_proc_set_grace(gf_proc *p, double grace)
+{
+    if (grace > 0)
+        p->grace = grace;
+}
+
 void gf_proc_terminate(gf_proc *p, enum gf_proc_status why)
 {
     if (p->status == GF_PROC_RUNNING && !leader_reaped(p))
         p->status = why;
     pid_t g = group_id(p);
-    kill(-g, SIGTERM);
-    kill(-g, SIGCONT);
+    /* Descendants that left the group (setsid daemons) are found while the tree is still linked. */
+    enum { MAX_DESC = 512 };
+    pid_t desc[MAX_DESC];
+    size_t nd = gf_proctree_descendants(g, desc, MAX_DESC);
+    signal_tree(g, desc, nd, SIGTERM);
+    signal_tree(g, desc, nd, SIGCONT);
     double until = now_mono() + p->grace;
     while (now_mono() < until) {
         drain(p, 50);
         if (!leader_reaped(p))
             reap(p, 0);
-        if (leader_reaped(p) && kill(-g, 0) != 0)
+        gf_proctree_reap(is_tracked);
+        if (leader_reaped(p) && !tree_alive(g, desc, nd))
             break;
     }
-    /* Whatever is left of the group (the leader or children that ignore SIGTERM) is killed. */
-    kill(-g, SIGKILL);
+    /* Whatever is left (the leader, children that ignore SIGTERM, daemons) is killed. */
+    signal_tree(g, desc, nd, SIGKILL);
     if (!leader_reaped(p))
         reap(p, 1);
-    for (int i = 0; i < 50 && kill(-g, 0) == 0; i++)
+    for (int i = 0; i < 50 && tree_alive(g, desc, nd); i++) {
         drain(p, 20);
+        gf_proctree_reap(is_tracked);
+    }
     drain(p, 0);
+    end_orphans_if_idle(p, 0.5);
 }
 
 int gf_proc_poll(gf_proc *p, int wait_ms)
@@ -353,6 +453,8 @@ int gf_proc_poll(gf_proc *p, int wait_ms)
                 p->fds[i] = -1;
             }
         }
+        /* Daemons it left (nsys's agent) get the grace period to finish on their own, then are ended. */
+        end_orphans_if_idle(p, p->grace);
         return 1;
     }
     if (gf_interrupted) {

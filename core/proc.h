@@ -34,6 +34,8 @@ void gf_proc_wait(gf_proc *p);
 /* Ends the whole group: SIGTERM, grace, SIGKILL; waits for the leader. status becomes `why`. */
 void gf_proc_terminate(gf_proc *p, enum gf_proc_status why);
 void gf_proc_signal(gf_proc *p, int sig);
+/* Seconds between SIGTERM and SIGKILL for later terminations (<= 0: unchanged). */
+void gf_proc_set_grace(gf_proc *p, double grace);
 
 pid_t gf_proc_pid(const gf_proc *p);
 enum gf_proc_status gf_proc_status_of(const gf_proc *p);
@@ -44,6 +46,12 @@ const char *gf_proc_output(const gf_proc *p, int which /* 1 stdout, 2 stderr */,
 /* Did any process of the group survive? (1 yes, 0 no) — for tests and diagnostics. */
 int gf_proc_group_alive(const gf_proc *p);
 void gf_proc_free(gf_proc *p);
+/* Processes that outlived this run (daemons re-parented to gpuflame as subreaper) and were ended when it
+ * finished: "PID COMM" lines, "" when none. */
+const char *gf_proc_leftovers(const gf_proc *p);
+/* Ends every orphan adopted by this process that no live run claims (see proctree.h); the ended ones
+ * are listed in report. Returns how many had to be signalled. */
+int gf_proc_end_orphans(double grace, char *report, size_t cap);
 const char *gf_proc_status_name(enum gf_proc_status s);
 
 #endif

@@ -95,11 +95,11 @@ mkrun "$R"
 run_gf analyze --run-dir "$R" --nsys "$FAKE_NSYS"
 error_case "trace missing" 6 "Nsight trace does not exist: $R/trace.nsys-rep"
 : >"$R/trace.nsys-rep"
+# PATH holds no nsys (a real one in /usr/bin is left out of it), and the policy looks only there.
+emptybin="$TMP/emptybin"; mkdir -p "$emptybin"
 printf 'return { extends = "default", discover = { order = { "path" } } }\n' >"$TMP/nonsys.lua"
-PATH=/nonexistent:/usr/bin:/bin run_gf --policy "$TMP/nonsys.lua" analyze --run-dir "$R"
-if [ -x /usr/bin/nsys ] || [ -x /bin/nsys ]; then skip "nsys missing" "a real nsys is on /usr/bin"; else
-  error_case "nsys missing (exit 3)" 3 "Nsight Systems executable not found: 'nsys'. Install Nsight Systems and ensure \`nsys\` is on PATH."
-fi
+run_gf_env PATH="$emptybin" -- --policy "$TMP/nonsys.lua" analyze --run-dir "$R"
+error_case "nsys missing (exit 3)" 3 "Nsight Systems executable not found: 'nsys'. Install Nsight Systems and ensure \`nsys\` is on PATH."
 export FAKE_NSYS_VERSION=2025.1.3
 FAKE_NSYS_FAIL="stats:exit" run_gf -q analyze --run-dir "$R" --nsys "$FAKE_NSYS"
 error_case "nsys stats failed: exit code, version and nsys' stderr" 1 \

@@ -47,8 +47,8 @@ FAKE_NSYS_FAIL=profile:missing-output run_gf capture --nsys "$FAKE_NSYS" --out "
 check_eq "no report: exit 4" 4 "$rc"
 check_contains "no report: names what was looked for" "$err" "wrote no report (looked for $TMP/c7b/capture.nsys-rep"
 
-# 8. no nsys → exit 3
-PATH=/usr/bin:/bin run_gf capture --nsys /nonexistent/nsys --out "$TMP/c8" -- true
+# 8. no nsys → exit 3 (the policy hides a real nsys this host may have)
+PATH=/usr/bin:/bin run_gf --policy "$TOP/tests/data/no_host_nsys.lua" capture --nsys /nonexistent/nsys --out "$TMP/c8" -- true
 check_eq "nsys not found: exit 3" 3 "$rc"
 check "nsys not found: no capture dir" test ! -e "$TMP/c8"
 

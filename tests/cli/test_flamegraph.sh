@@ -99,7 +99,7 @@ if have_fixture real/test-cuda/report1.sqlite; then
   FAKE_NSYS_FAIL=export:empty-output run_gf collapse --nsys "$FAKE_NSYS" "$TMP/run.nsys-rep"
   check_eq ".nsys-rep with a failing export: exit 6" 6 "$rc"
   check_contains ".nsys-rep with a failing export: says why" "$err" "nsys export --type sqlite failed: empty SQLite file"
-  PATH=/usr/bin:/bin run_gf collapse --nsys /nonexistent/nsys "$TMP/run.nsys-rep"
+  PATH=/usr/bin:/bin run_gf --policy "$TOP/tests/data/no_host_nsys.lua" collapse --nsys /nonexistent/nsys "$TMP/run.nsys-rep"
   check_eq ".nsys-rep without nsys: exit 3" 3 "$rc"
 fi
 
