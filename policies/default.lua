@@ -17,6 +17,31 @@ return {
     },
     env_var = "NSYS_PATH",
     version_timeout = 30,
+    -- The install check: nsys turns its raw capture (.qdstrm) into a report with QdstrmImporter, which
+    -- it looks for in these places relative to the directory of the nsys binary it runs (measured with
+    -- nsys 2022.4). Debian's split packages put it elsewhere; `importer_sources` are where it is then
+    -- found (newest first), so a capture can import the .qdstrm itself and `discover` can print the fix.
+    importer_dirs = { "../host-linux-x64", ".", "host-linux-x64" },
+    importer_sources = {
+      "/usr/lib/nsight-systems/host-linux-*/QdstrmImporter",
+      "/opt/nvidia/nsight-systems/*/host-linux-*/QdstrmImporter",
+    },
+  },
+
+  -- nsys's own report names per version: the first era whose `since` is <= the nsys version applies;
+  -- a report an era does not list keeps its current name. Reports were renamed at 2023.1
+  -- (NSYS_FACTS.md §4; the 2022.4 names are the scripts in its reports/ directory).
+  nsys = {
+    report_eras = {
+      { since = "2023.1", names = {} },
+      { since = "0", names = {
+        cuda_gpu_kern_sum = "gpukernsum", cuda_api_sum = "cudaapisum", cuda_gpu_trace = "gputrace",
+        cuda_api_trace = "cudaapitrace", nvtx_sum = "nvtxsum", nvtx_pushpop_trace = "nvtxpptrace",
+        nvtx_pushpop_sum = "nvtxppsum", nvtx_gpu_proj_trace = "nvtxgpuproj", osrt_sum = "osrtsum",
+        cuda_gpu_mem_time_sum = "gpumemtimesum", cuda_gpu_mem_size_sum = "gpumemsizesum",
+        nvtx_kern_sum = "nvtxkernsum", cuda_kern_exec_sum = "kernexecsum", cuda_kern_exec_trace = "kernexectrace",
+      } },
+    },
   },
 
   capture = {
@@ -26,6 +51,19 @@ return {
     kill_grace = 5,
     trace = "cuda,nvtx",
     sample = "none",
+    -- --cpuctxsw MODE; "" passes nothing (nsys's default, process-tree). "none" with sample "none"
+    -- turns CPU collection off completely.
+    cpuctxsw = "",
+    -- nsys left its raw capture (.qdstrm) instead of a report (its QdstrmImporter was not found, as
+    -- in Debian's split packages): "import" runs the importer discover found, "fail" stops (exit 4)
+    -- naming the fix. The .qdstrm is removed after a successful import unless keep_qdstrm.
+    qdstrm = "import",
+    keep_qdstrm = false,
+    import_timeout = 600,
+    -- Once nsys has printed that it skips the import, it has decided: a profile still running this
+    -- many seconds later is stopped (with everything it started) instead of waiting for the timeout.
+    decided_grace = 15,
+    decided_markers = { "skipping importation of the QDSTRM file" },
     output_name = "capture",
     -- capture directory when --out is not given (os.date format, relative to the current directory)
     out_dir = "gpuflame-%Y%m%d-%H%M%S",

@@ -78,7 +78,8 @@ function capture.build_args(policy, o)
     argv[#argv + 1] = "--cudabacktrace=" .. (st.cudabacktrace or "kernel")
   else
     argv[#argv + 1] = "-s"
-    argv[#argv + 1] = c.sample or "none"
+    argv[#argv + 1] = c.sample
+    if c.cpuctxsw and c.cpuctxsw ~= "" then argv[#argv + 1] = "--cpuctxsw=" .. c.cpuctxsw end
   end
   for _, a in ipairs(c.extra_args or {}) do argv[#argv + 1] = a end
   if o.workload and #o.workload > 0 then
@@ -130,7 +131,7 @@ function capture.command(state, step, argv, o)
     capture_limit = o.capture_limit or 262144 }
   log.progress(step, "%s", o.label or step)
   local h = core.proc.spawn(spec)
-  local last = -1
+  local last, decided_at, stopped_decided = -1, nil, false
   while not h:poll(200) do
     local r = h:result()
     local sec = math.floor(r.elapsed)
@@ -138,11 +139,28 @@ function capture.command(state, step, argv, o)
       last = sec
       log.progress(step, "%s (%s)", o.label or step, fmt_elapsed(r.elapsed))
     end
+    -- nsys has said how it ends (e.g. it skips the import); it is not left to run into the timeout.
+    if o.decided_markers and not decided_at then
+      local text = r.stdout .. r.stderr
+      for _, m in ipairs(o.decided_markers) do
+        if text:find(m, 1, true) then decided_at = r.elapsed; break end
+      end
+    end
+    if decided_at and r.elapsed - decided_at > (o.decided_grace or 15) then
+      stopped_decided = true
+      h:terminate()
+      break
+    end
   end
   local res = h:wait()
+  res.stopped_after_decided = stopped_decided
   log.progress_done()
+  for _, l in ipairs(res.leftovers or {}) do
+    capture.warn(state, "%s: ended process %s, which was left running", step, l)
+  end
   state.commands[#state.commands + 1] = { step = step, argv = redact_argv(argv), exit_code = res.code,
-    status = res.status, seconds = math.floor(res.elapsed * 1000 + 0.5) / 1000 }
+    status = stopped_decided and "stopped-after-decided" or res.status,
+    seconds = math.floor(res.elapsed * 1000 + 0.5) / 1000 }
   if res.status == "interrupted" or (core.host.interrupted() ~= 0) then
     state.status = "interrupted"
     state.error = string.format("interrupted during %s", step)
@@ -176,13 +194,14 @@ function capture.profile(state, o)
   local policy = state.policy
   local c = cpol(policy)
   local prefix = state.dir .. "/" .. (c.output_name or "capture")
-  local duration = o.duration or c.duration or 60
+  local duration = o.duration or c.duration
   local argv = capture.build_args(policy, { nsys = state.nsys.path, prefix = prefix, workload = o.workload,
     duration = duration, stacks = o.stacks })
-  local timeout = duration + (c.timeout_extra or 120)
+  local timeout = duration + c.timeout_extra
   log.debug("nsys profile: %s", table.concat(redact_argv(argv), " "))
   local res = capture.command(state, "profile", argv, { env = capture.workload_env(policy), timeout = timeout,
-    label = (o.workload and #o.workload > 0) and ("nsys profile " .. o.workload[1]) or "nsys profile (sleep session)" })
+    label = (o.workload and #o.workload > 0) and ("nsys profile " .. o.workload[1]) or "nsys profile (sleep session)",
+    decided_markers = c.decided_markers, decided_grace = c.decided_grace })
   local out = (res.stdout or "") .. (res.stderr or "")
   local logpath = state.dir .. "/nsys-profile.log"
   core.fs.write_atomic(logpath, log.redact(tail(out, 262144)))
@@ -193,16 +212,19 @@ function capture.profile(state, o)
     capture.write_summary(state)
     errors.raise(errors.CAPTURE, "%s", state.error)
   end
-  if res.status == "timeout" then
-    fail("nsys profile did not finish within %g s (duration %g + %g s); the process group was killed " ..
-      "(log: %s)", timeout, duration, c.timeout_extra or 120, logpath)
-  end
-  if res.status ~= "exited" or res.code ~= 0 then
+  if res.stopped_after_decided then
+    capture.warn(state, "nsys profile had skipped the import but did not exit within %g s; it was stopped " ..
+      "with every process it started", c.decided_grace)
+  elseif res.status == "timeout" then
+    fail("nsys profile did not finish within %g s (duration %g + %g s); it was stopped with every process it " ..
+      "started (log: %s)", timeout, duration, c.timeout_extra, logpath)
+  elseif res.status ~= "exited" or res.code ~= 0 then
     local why = res.status == "exited" and ("exited with status " .. res.code) or
       (res.status .. (res.signal ~= 0 and (" by signal " .. res.signal) or ""))
-    fail("nsys profile %s; last output: %s", why, (tail(out, 300):gsub("%s+", " ")))
+    fail("nsys profile %s; last output: %s", why, nsys_mod.clean_text(tail(out, 300)))
   end
   local rep = capture.find_report(prefix)
+  if not rep then rep = capture.import_qdstrm(state, prefix, fail) end
   if not rep then
     fail("nsys profile exited 0 but wrote no report (looked for %s.nsys-rep and %s*.nsys-rep)", prefix, prefix)
   end
@@ -210,6 +232,43 @@ function capture.profile(state, o)
   if st and st.size == 0 then fail("nsys profile wrote an empty report: %s", rep) end
   state.report = rep
   state.artifacts.report = rep
+  return rep
+end
+
+-- nsys left its raw capture (<prefix>.qdstrm) because it did not find QdstrmImporter (Debian's split
+-- layout): import it with the one discover found (policy capture.qdstrm), or fail naming the fix.
+-- Returns the report path, nil when there is no .qdstrm either.
+function capture.import_qdstrm(state, prefix, fail)
+  local c = cpol(state.policy)
+  local raw = prefix .. ".qdstrm"
+  if not core.fs.stat(raw) then
+    local m = core.fs.glob(prefix .. "*.qdstrm")
+    table.sort(m)
+    raw = m[1]
+    if not raw then return nil end
+  end
+  state.artifacts.qdstrm = raw
+  local imp = state.nsys.importer or {}
+  if c.qdstrm ~= "import" or not imp.ok then
+    fail("nsys profile left its raw capture %s instead of a report: %s. The capture is kept. Fix: %s%s", raw,
+      imp.reason or "its QdstrmImporter was not found", imp.fix or "install Nsight Systems' host part",
+      imp.ok and "; or set capture.qdstrm = \"import\" to let gpuflame import it" or "")
+  end
+  local rep = raw:gsub("%.qdstrm$", "") .. ".nsys-rep"
+  local res = capture.command(state, "import", { imp.path, "-i", raw, "-o", rep, "-f" },
+    { timeout = c.import_timeout, label = "QdstrmImporter " .. raw:match("[^/]+$") })
+  local st = core.fs.stat(rep)
+  if res.status ~= "exited" or res.code ~= 0 or not st or st.size == 0 then
+    fail("nsys left a .qdstrm and importing it with %s failed (%s%s): %s. The capture is kept: %s", imp.path,
+      res.status, res.status == "exited" and (" " .. res.code) or "",
+      nsys_mod.clean_text(tail((res.stderr or "") .. " " .. (res.stdout or ""), 300)), raw)
+  end
+  capture.warn(state, "nsys did not find its QdstrmImporter (%s); gpuflame imported %s with %s. To fix the " ..
+    "install: %s", imp.reason or "?", raw:match("[^/]+$"), imp.path, imp.fix or "?")
+  if not c.keep_qdstrm then
+    os.remove(raw)
+    state.artifacts.qdstrm = nil
+  end
   return rep
 end
 
@@ -222,7 +281,7 @@ end
 -- Runs nsys stats for one report into state.dir. Returns csv path or nil, why.
 function capture.stats_report(state, report, base)
   local policy = state.policy
-  local name = nsys_mod.report_name(report, state.nsys.version)
+  local name = nsys_mod.report_name(report, state.nsys.version, policy)
   local prefix = state.dir .. "/" .. base
   local argv = { state.nsys.path, "stats", "--report", name, "--format", "csv", "--force-export=true",
     "--force-overwrite=true", "-o", prefix, state.report }
@@ -235,7 +294,14 @@ function capture.stats_report(state, report, base)
       first_line(res.stderr, "ERROR") or first_line(res.stderr) or first_line(res.stdout) or "no output"), name
   end
   local skipped = first_line((res.stderr or "") .. "\n" .. (res.stdout or ""), "SKIPPED:")
-  if skipped then return nil, skipped, name end
+  if skipped then
+    -- "Processing [x.sqlite] with [...]... SKIPPED: x.sqlite does not contain CUDA kernel data."
+    local st = core.fs.stat(expected)
+    if st and st.size == 0 then os.remove(expected) end -- nsys leaves an empty file for a skipped report
+    local what = skipped:match("does not contain (.-)%.?%s*$")
+    return nil, what and ("SKIPPED (no " .. what .. ")") or nsys_mod.clean_text(skipped:match("SKIPPED:.*$")), name,
+      true
+  end
   local csv = core.fs.stat(expected) and expected
   if not csv then
     local m = core.fs.glob(prefix .. "*.csv")
@@ -257,7 +323,7 @@ function capture.stats(state, reports)
   reports = reports or fp.reports or { "cuda_gpu_kern_sum", "cuda_api_sum" }
   for _, report in ipairs(reports) do
     local base = (fp.output_names or {})[report] or report
-    local csv, why, name = capture.stats_report(state, report, base)
+    local csv, why, name, skipped = capture.stats_report(state, report, base)
     local stacks
     if csv then
       local ok, res = errors.try(fg.from_csv, csv, report, policy)
@@ -271,18 +337,26 @@ function capture.stats(state, reports)
       state.artifacts.stats_csv = state.artifacts.stats_csv or {}
       table.insert(state.artifacts.stats_csv, csv)
     end
-    state.reports_tried[#state.reports_tried + 1] = { report = name, ok = stacks ~= nil, why = why, csv = csv }
+    state.reports_tried[#state.reports_tried + 1] = { report = name, ok = stacks ~= nil, why = why, csv = csv,
+      skipped = skipped }
     if stacks then
       log.debug("stats: %s gave %d stacks", name, stacks:count())
       return { report = report, name = name, csv = csv, stacks = stacks }
     end
     log.info("nsys stats %s gave nothing usable: %s", name, why)
   end
-  local lines = {}
-  for _, t in ipairs(state.reports_tried) do lines[#lines + 1] = t.report .. ": " .. (t.why or "?") end
+  local lines, all_skipped = {}, true
+  for _, t in ipairs(state.reports_tried) do
+    lines[#lines + 1] = t.report .. ": " .. (t.why or "?")
+    all_skipped = all_skipped and t.skipped
+  end
   state.status = "no-data"
   state.error = "no usable nsys stats CSV (" .. table.concat(lines, "; ") .. ")"
   capture.write_summary(state)
+  if all_skipped and #lines > 0 then
+    errors.raise(errors.NO_DATA, "%s: the capture holds no CUDA activity to draw (%s). Did the workload use the " ..
+      "GPU through CUDA? The report is kept: %s", state.dir, table.concat(lines, "; "), state.report or "?")
+  end
   errors.raise(errors.NO_DATA, "%s: no usable nsys stats CSV from %s — tried %s", state.dir, state.report or "?",
     table.concat(lines, "; "))
 end

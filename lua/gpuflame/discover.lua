@@ -135,10 +135,86 @@ function discover.run(p, opts)
     if best then
       best.reason = nil
       best.chosen = true
+      best.importer = discover.check_install(best, p)
       return { chosen = best, tried = tried }
     end
   end
   return { chosen = nil, tried = tried }
+end
+
+local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end
+
+-- "/a/b/../c/./d" → "/a/c/d" (lexically; the paths are only shown and tested, never resolved here)
+local function tidy(path)
+  local parts = {}
+  for c in path:gmatch("[^/]+") do
+    if c == ".." and #parts > 0 and parts[#parts] ~= ".." then parts[#parts] = nil
+    elseif c ~= "." then parts[#parts + 1] = c end
+  end
+  return (path:sub(1, 1) == "/" and "/" or "") .. table.concat(parts, "/")
+end
+
+local function executable(path)
+  local st = core.fs.stat(path)
+  return st and st.type == "file" and st.executable
+end
+
+-- Version line of a QdstrmImporter ("NVIDIA Nsight Systems 2022.4.2.1-df9881f"), parsed like nsys's.
+local function importer_version(path, timeout)
+  local ok, res = pcall(core.proc.run, { argv = { path, "--version" }, timeout = timeout, kill_grace = 1,
+    capture_limit = 65536 })
+  if not ok or res.status ~= "exited" then return nil end
+  local text = (res.stdout or "") .. "\n" .. (res.stderr or "")
+  return nsys.parse_version((text:gsub("Systems%s+(%d%d%d%d)", "Systems version %1")))
+end
+
+-- The install check of a usable nsys: can it turn a capture (.qdstrm) into a report? nsys looks for
+-- QdstrmImporter in policy discover.importer_dirs beside its own (resolved) binary; Debian's split
+-- packages put it elsewhere (discover.importer_sources). Returns
+-- {ok, found_by_nsys, path, version, expected_dirs, fix, reason}.
+function discover.check_install(info, p)
+  local d = p.discover
+  local bin_dir = dirname(info.resolved or info.path)
+  local imp = { expected_dirs = {} }
+  for _, rel in ipairs(d.importer_dirs or {}) do
+    local dir = tidy(bin_dir .. "/" .. rel)
+    imp.expected_dirs[#imp.expected_dirs + 1] = dir
+    local cand = dir .. "/QdstrmImporter"
+    if executable(cand) then
+      imp.ok, imp.found_by_nsys, imp.path = true, true, core.fs.realpath(cand) or cand
+      return imp
+    end
+  end
+  local mismatched
+  for _, g in ipairs(d.importer_sources or {}) do
+    local found = core.fs.glob(g)
+    table.sort(found, function(a, b) return a > b end)
+    for _, cand in ipairs(found) do
+      if executable(cand) then
+        local v = importer_version(cand, d.version_timeout)
+        if v and info.version and nsys.compare(v, info.version) == 0 then
+          imp.ok, imp.found_by_nsys, imp.path, imp.version = true, false, cand, v.string
+          imp.fix = string.format("ln -s %s %s/QdstrmImporter", cand, bin_dir)
+          imp.reason = string.format("nsys looks for QdstrmImporter in %s, but it is in %s (a split install " ..
+            "such as Debian's): nsys leaves a .qdstrm instead of a report", table.concat(imp.expected_dirs, ", "),
+            dirname(cand))
+          return imp
+        end
+        mismatched = mismatched or { path = cand, version = v and v.string or "unknown" }
+      end
+    end
+  end
+  imp.ok = false
+  if mismatched then
+    imp.reason = string.format("no QdstrmImporter of nsys %s: %s is version %s", info.version and
+      info.version.string or "?", mismatched.path, mismatched.version)
+  else
+    imp.reason = "no QdstrmImporter found (looked in " .. table.concat(imp.expected_dirs, ", ") .. " and " ..
+      table.concat(d.importer_sources or {}, ", ") .. ")"
+  end
+  imp.fix = "install the host part of Nsight Systems of the same version (Debian: nsight-systems; NVIDIA's " ..
+    "packages ship it in host-linux-*/)"
+  return imp
 end
 
 discover.NOT_FOUND_HINT = "nsys (NVIDIA Nsight Systems) was not found. Install Nsight Systems on this host " ..

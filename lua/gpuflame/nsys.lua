@@ -34,33 +34,90 @@ function nsys.compare(a, b)
   return 0
 end
 
--- Reports were renamed at 2023.1 (NSYS_FACTS.md §4).
-local OLD_NAMES = {
-  cuda_gpu_kern_sum = "gpukernsum", cuda_api_sum = "cudaapisum", cuda_gpu_trace = "gputrace",
-  cuda_api_trace = "cudaapitrace", nvtx_sum = "nvtxsum", nvtx_pushpop_trace = "nvtxpptrace",
-  nvtx_pushpop_sum = "nvtxppsum", osrt_sum = "osrtsum", cuda_gpu_mem_time_sum = "gpumemtimesum",
-  cuda_gpu_mem_size_sum = "gpumemsizesum", nvtx_kern_sum = "nvtxkernsum", cuda_kern_exec_sum = "kernexecsum",
-  cuda_kern_exec_trace = "kernexectrace",
-}
-nsys.OLD_REPORT_NAMES = OLD_NAMES
-
-function nsys.uses_new_report_names(version)
-  if not version then return true end
-  return nsys.compare(version, { year = 2023, release = 1 }) >= 0
+-- Report names per version live in policy (nsys.report_eras); without a policy the default one's.
+local default_eras
+local function eras_of(policy)
+  if policy then return (policy.nsys and policy.nsys.report_eras) or {} end
+  if not default_eras then
+    local p = require("gpuflame.policy").load_file("default")
+    default_eras = (p.nsys and p.nsys.report_eras) or {}
+  end
+  return default_eras
 end
 
--- report_name("cuda_gpu_kern_sum", version) → the name this nsys knows.
-function nsys.report_name(new_name, version)
-  if nsys.uses_new_report_names(version) then return new_name end
-  return OLD_NAMES[new_name] or new_name
+local function parse_since(s)
+  local parts = {}
+  for n in s:gmatch("%d+") do parts[#parts + 1] = tonumber(n) end
+  return { year = parts[1] or 0, release = parts[2] or 0, patch = parts[3] or 0, build = parts[4] or 0 }
 end
 
--- Canonical (new) name of a report given either spelling.
-function nsys.canonical_report(name)
-  for new, old in pairs(OLD_NAMES) do
-    if name == old then return new end
+-- The era (a table of renamed reports) that applies to a version; an unknown version is the newest.
+local function era_for(version, policy)
+  local eras = eras_of(policy)
+  if not version then return eras[1] and eras[1].names or {} end
+  local best, best_since
+  for _, e in ipairs(eras) do
+    local since = parse_since(e.since)
+    if nsys.compare(version, since) >= 0 and (not best_since or nsys.compare(since, best_since) > 0) then
+      best, best_since = e, since
+    end
+  end
+  return best and best.names or {}
+end
+
+-- report_name("cuda_gpu_kern_sum", version [, policy]) → the name this nsys knows ("gpukernsum" < 2023.1).
+function nsys.report_name(name, version, policy)
+  local canonical = nsys.canonical_report(name, policy)
+  return era_for(version, policy)[canonical] or canonical
+end
+
+-- True when this version uses the current report names.
+function nsys.uses_new_report_names(version, policy)
+  return next(era_for(version, policy)) == nil
+end
+
+-- Canonical (current) name of a report given any era's spelling.
+function nsys.canonical_report(name, policy)
+  for _, e in ipairs(eras_of(policy)) do
+    for canonical, old in pairs(e.names) do
+      if old == name then return canonical end
+    end
   end
   return name
+end
+
+-- nsys's own text made safe for one line of a message: control bytes and invalid UTF-8 are escaped
+-- (\xNN), runs of whitespace become one space. A damaged report makes nsys echo raw header bytes.
+function nsys.clean_text(text, max)
+  text = tostring(text or "")
+  local out, i, n = {}, 1, #text
+  while i <= n do
+    local c = text:byte(i)
+    local len = c < 0x80 and 1 or (c >= 0xC2 and c <= 0xDF) and 2 or (c >= 0xE0 and c <= 0xEF) and 3
+      or (c >= 0xF0 and c <= 0xF4) and 4 or 0
+    local chunk = len > 0 and text:sub(i, i + len - 1) or nil
+    if chunk and len > 1 and not utf8.len(chunk) then chunk = nil end
+    if not chunk or #chunk < len then
+      out[#out + 1] = string.format("\\x%02X", c)
+      i = i + 1
+    elseif len == 1 and (c == 9 or c == 10 or c == 13 or c == 32) then
+      out[#out + 1] = " "
+      i = i + 1
+    elseif len == 1 and (c < 0x20 or c == 0x7F) then
+      out[#out + 1] = string.format("\\x%02X", c)
+      i = i + 1
+    else
+      out[#out + 1] = chunk
+      i = i + len
+    end
+  end
+  local s = table.concat(out):gsub(" +", " "):match("^ *(.-) *$")
+  max = max or 400
+  if #s > max then
+    while max > 0 and (s:byte(max + 1) or 0) & 0xC0 == 0x80 do max = max - 1 end
+    s = s:sub(1, max) .. "…"
+  end
+  return s
 end
 
 return nsys

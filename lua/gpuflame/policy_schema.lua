@@ -94,6 +94,19 @@ S.tree = {
     env_var = S.str(),
     version_timeout = S.num({ gt = 0 }),
     rank = S.fn(),
+    importer_dirs = S.list(S.str()),
+    importer_sources = S.list(S.str()),
+  },
+  nsys = {
+    report_eras = S.list({ kind = "era", check = function(v)
+      if type(v) ~= "table" or type(v.since) ~= "string" or not v.since:match("^%d+[%.%d]*$") then
+        return "must be a table with since = \"YYYY.R\" (a version) and names = {report = name}"
+      end
+      if type(v.names) ~= "table" then return "names must be a table of report = name" end
+      for k, n in pairs(v.names) do
+        if type(k) ~= "string" or type(n) ~= "string" then return "names must map report names to names" end
+      end
+    end }),
   },
   capture = {
     duration = S.num({ gt = 0 }),
@@ -101,6 +114,12 @@ S.tree = {
     kill_grace = S.num({ gt = 0 }),
     trace = S.str(),
     sample = S.str(),
+    cpuctxsw = S.str(),
+    qdstrm = S.str({ oneof = { "import", "fail" } }),
+    keep_qdstrm = S.bool(),
+    import_timeout = S.num({ gt = 0 }),
+    decided_grace = S.num({ gt = 0 }),
+    decided_markers = S.list(S.str()),
     output_name = S.str(),
     out_dir = S.str(),
     extra_args = S.list(S.str()),

@@ -28,9 +28,14 @@ function cmd.run(opts, ctx)
     end
     if r.chosen then
       local v = r.chosen.version
+      local imp = r.chosen.importer or {}
+      local null = core.json.null
       out.chosen = { path = r.chosen.path, resolved = r.chosen.resolved, source = r.chosen.source,
         version = v.string, version_raw = v.raw, family = v.family,
-        year = v.year, release = v.release, patch = v.patch, build = v.build }
+        year = v.year, release = v.release, patch = v.patch, build = v.build,
+        install = { importer = { ok = imp.ok == true, found_by_nsys = imp.found_by_nsys == true,
+          path = imp.path or null, version = imp.version or null, reason = imp.reason or null, fix = imp.fix or null,
+          expected_dirs = core.json.array(imp.expected_dirs or {}) } } }
     end
     io.stdout:write(core.json.encode(out, { pretty = true }), "\n")
   else
@@ -38,6 +43,15 @@ function cmd.run(opts, ctx)
       local v = r.chosen.version
       io.stdout:write(string.format("nsys: %s\nversion: %s (%s)\nsource: %s\n", r.chosen.path, v.string, v.raw,
         r.chosen.source))
+      local imp = r.chosen.importer or {}
+      if imp.found_by_nsys then
+        io.stdout:write(string.format("importer: %s (nsys finds it)\n", imp.path))
+      elseif imp.ok then
+        io.stdout:write(string.format("importer: %s (nsys does NOT find it: %s)\n  gpuflame imports the .qdstrm " ..
+          "itself (policy capture.qdstrm); to fix the install: %s\n", imp.path, imp.reason, imp.fix))
+      else
+        io.stdout:write(string.format("importer: missing — %s\n  fix: %s\n", imp.reason or "?", imp.fix or "?"))
+      end
     end
     io.stdout:write("candidates tried:\n")
     if #r.tried == 0 then io.stdout:write("  (none: no source in discover.order produced a path)\n") end
