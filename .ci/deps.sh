@@ -38,8 +38,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 if [ "$kind" = test ]; then
   top=$(cd "$(dirname "$0")/.." && pwd)
-  if [ ! -d "$top/tests/node_modules/playwright-core" ]; then
-    echo "deps: npm install playwright-core (tests/node_modules)" >&2
+  if [ ! -d "$top/tests/node_modules/playwright-core" ] || [ ! -d "$top/tests/node_modules/speedscope" ]; then
+    echo "deps: npm install playwright-core, speedscope (tests/node_modules)" >&2
     (cd "$top/tests" && npm install --no-audit --no-fund --silent >&2)
   fi
 fi
