@@ -2,7 +2,7 @@
  *   core.nvtx.manifest(path)          → manifest as a Lua table (spec errors for missing/invalid/...)
  *   core.nvtx.analyze(opts)           → {warnings = {...}, iterations = n, ...}; writes opts.out atomically
  *       opts: manifest_file, host_csv, gpu_csv, out, nsys_version, manifest_path, trace_path,
- *             host_report, gpu_report (the provenance strings)
+ *             host_report, gpu_report (the provenance strings), legacy_names (reports of nsys < 2023.1)
  *   core.nvtx.open()                  → session: read_host(p), read_gpu(p), host_count(), gpu_count(),
  *                                        host_row(i), gpu_row(i)
  *   core.nvtx.version_family(s)       → year, release_is_1 (or nil)
@@ -69,6 +69,8 @@ static int l_analyze(lua_State *L)
     gf_nvtx_result res;
     memset(&res, 0, sizeof res);
     int rc = -1;
+    if (nv)
+        gf_nvtx_set_legacy_names(nv, gf_opt_bool_field(L, 1, "legacy_names", 0));
     if (!nv)
         gf_errf(&err, GF_EXIT_ERROR, "out of memory");
     else if (gf_nvtx_read_host(nv, hc, &err) == 0 && gf_nvtx_read_gpu(nv, gc, &err) == 0 &&

@@ -318,7 +318,13 @@ struct gf_nvtx {
     size_t nkern;
     struct cuda_xfer { uint32_t src, dst; __int128 n, bytes, ns; } *xfer;
     size_t nxfer;
+    int names_without_domain_prefix; /* nsys < 2023.1: default-domain names carry no ':' to strip */
 };
+
+void gf_nvtx_set_legacy_names(gf_nvtx *nv, int on)
+{
+    nv->names_without_domain_prefix = on;
+}
 
 gf_nvtx *gf_nvtx_new(void)
 {
@@ -456,7 +462,7 @@ static int name_of(reader *r, int col, uint32_t *id, uint8_t *colon)
         n = 0;
     }
     *colon = 0;
-    if (n > 0 && s[0] == ':') {
+    if (n > 0 && s[0] == ':' && !r->nv->names_without_domain_prefix) {
         s++;
         n--;
         *colon = 1;
@@ -473,7 +479,8 @@ static int parse_parent(reader *r, int col, int64_t *v, uint8_t *has)
 {
     size_t n;
     const char *s = field(r, col, &n);
-    if (!s || n == 0) { /* Python: value in (None, "") -> None */
+    /* Python: value in (None, "") -> None. nsys < 2023.1 writes Python's None as the text "None". */
+    if (!s || n == 0 || (n == 4 && !memcmp(s, "None", 4))) {
         *has = 0;
         *v = 0;
         return 0;

@@ -29,6 +29,10 @@ typedef struct gf_nvtx_gpu_row {
 typedef struct gf_nvtx gf_nvtx;
 
 gf_nvtx *gf_nvtx_new(void);
+/* Reports of nsys < 2023.1 name default-domain ranges without the leading ':' of `<domain>:<text>`
+ * (nvtxpptrace.py: the domain name is prefixed only when the range has a named domain): the name is
+ * then taken whole instead of losing one leading ':'. Call before reading. */
+void gf_nvtx_set_legacy_names(gf_nvtx *nv, int on);
 void gf_nvtx_free(gf_nvtx *nv);
 
 /* Reads a report; replaces rows read before. Errors use the spec's exact messages (§12), code 6

@@ -4,6 +4,7 @@ local core = require("gpuflame.core")
 local discover = require("gpuflame.discover")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local nsys_mod = require("gpuflame.nsys")
 
 local analyze = {}
 
@@ -73,14 +74,21 @@ function analyze.find_nsys(policy, explicit)
     local v = strip(c.version_text)
     if v ~= "" then version = v end
   end
-  return c.path, version
+  return c.path, version, c.version
 end
 
-function analyze.stats_argv(nsys, run_dir, opts)
+-- The report name this nsys knows for each canonical report (nvtxpptrace before 2023.1).
+local function names_for(reports, parsed, policy)
+  local names = {}
+  for _, r in ipairs(reports) do names[r] = nsys_mod.report_name(r, parsed, policy) end
+  return names
+end
+
+function analyze.stats_argv(nsys, run_dir, opts, names)
   local argv = { nsys, "stats" }
   for _, r in ipairs(reports_for(opts.schema_version)) do
     argv[#argv + 1] = "--report"
-    argv[#argv + 1] = r
+    argv[#argv + 1] = names and names[r] or r
   end
   local format = opts.schema_version == 2 and "csv:mem=B" or "csv"
   for _, a in ipairs({ "--format", format, "--output", analyze.join(run_dir, "stats/nsys"), "--force-overwrite=true" }) do
@@ -93,11 +101,16 @@ end
 
 -- Runs `nsys stats`; raises the §12 messages on failure. Context nsys printed (SKIPPED lines) goes to
 -- the log as warnings so the one-line error stays exact.
-function analyze.export(nsys, version, run_dir, paths, aopts)
+function analyze.export(nsys, version, run_dir, paths, aopts, names)
   core.fs.mkdirp(analyze.join(run_dir, "stats"))
+  -- nsys writes <prefix>_<its report name>.csv; the run dir keeps the spec's names (§4).
+  local written = {}
+  for r, p in pairs(paths) do
+    written[r] = names and names[r] ~= r and analyze.join(run_dir, "stats/nsys_" .. names[r] .. ".csv") or p
+  end
   -- A report nsys skips (no data) is not rewritten: remove earlier exports so none is read as current.
-  for _, p in pairs(paths) do os.remove(p) end
-  local argv = analyze.stats_argv(nsys, run_dir, aopts)
+  for r, p in pairs(paths) do os.remove(p); os.remove(written[r]) end
+  local argv = analyze.stats_argv(nsys, run_dir, aopts, names)
   log.progress("analyze", "running nsys stats (%s)", table.concat(reports_for(aopts.schema_version), ", "))
   local res = core.proc.run({ argv = argv, timeout = aopts.stats_timeout or 3600, kill_grace = 5 })
   log.progress_done()
@@ -114,6 +127,12 @@ function analyze.export(nsys, version, run_dir, paths, aopts)
   end
   for line in (res.stderr or ""):gmatch("[^\r\n]+") do
     if line:match("SKIPPED") or line:match("WARNING") or line:match("ERROR") then log.warn("nsys: %s", line) end
+  end
+  for r, p in pairs(paths) do
+    if written[r] ~= p and core.fs.stat(written[r]) then
+      local ok, err = os.rename(written[r], p)
+      if not ok then errors.raise(errors.ERROR, "cannot rename %s to %s: %s", written[r], p, tostring(err)) end
+    end
   end
   local missing = {}
   for _, r in ipairs(analyze.REPORTS) do
@@ -149,12 +168,15 @@ function analyze.run(opts, policy)
   else
     local tst = core.fs.stat(trace)
     if not tst or tst.type ~= "file" then errors.raise(errors.INPUT, "Nsight trace does not exist: %s", trace) end
-    local nsys
-    nsys, version = analyze.find_nsys(policy, opts.nsys)
+    local nsys, parsed
+    nsys, version, parsed = analyze.find_nsys(policy, opts.nsys)
     if opts.nsys_version then version = opts.nsys_version end
     local eopts = setmetatable({ schema_version = schema }, { __index = aopts })
-    analyze.export(nsys, version, run_dir, paths, eopts)
+    analyze.export(nsys, version, run_dir, paths, eopts, names_for(reports_for(schema), parsed, policy))
   end
+  -- Reports of nsys < 2023.1 name default-domain ranges without the ':' prefix (NSYS_VERSIONS.md).
+  local parsed_version = nsys_mod.parse_version(version)
+  local legacy_names = parsed_version ~= nil and not nsys_mod.uses_new_report_names(parsed_version, policy)
 
   local out = analyze.join(run_dir, "analysis.json")
   local res = core.nvtx.analyze({
@@ -168,6 +190,7 @@ function analyze.run(opts, policy)
     host_report = analyze.portable(paths.nvtx_pushpop_trace, run_dir),
     gpu_report = analyze.portable(paths.nvtx_gpu_proj_trace, run_dir),
     schema_version = schema,
+    legacy_names = legacy_names,
     kern_csv = paths.cuda_gpu_kern_sum,
     trace_csv = paths.cuda_gpu_trace,
     kern_report = paths.cuda_gpu_kern_sum and analyze.portable(paths.cuda_gpu_kern_sum, run_dir),

@@ -343,7 +343,8 @@ function capture.stats(state, reports)
       log.debug("stats: %s gave %d stacks", name, stacks:count())
       return { report = report, name = name, csv = csv, stacks = stacks }
     end
-    log.info("nsys stats %s gave nothing usable: %s", name, why)
+    -- a SKIPPED report is summed up in the final message; anything else is news now
+    if skipped then log.debug("nsys stats %s: %s", name, why) else log.info("nsys stats %s gave nothing usable: %s", name, why) end
   end
   local lines, all_skipped = {}, true
   for _, t in ipairs(state.reports_tried) do

@@ -103,8 +103,9 @@ function V.from_capture(state, ctx, opts)
     state.artifacts.sqlite = res.path
   else
     for _, rep in ipairs({ "cuda_api_trace", "cuda_gpu_trace" }) do
-      local csv, why, name = capture.stats_report(state, rep, (rep:gsub("^cuda_", "")))
-      state.reports_tried[#state.reports_tried + 1] = { report = name, ok = csv ~= nil, why = why, csv = csv }
+      local csv, why, name, skipped = capture.stats_report(state, rep, (rep:gsub("^cuda_", "")))
+      state.reports_tried[#state.reports_tried + 1] = { report = name, ok = csv ~= nil, why = why, csv = csv,
+        skipped = skipped }
       if csv then inputs[#inputs + 1] = csv end
     end
     if #inputs == 0 then return false end
