@@ -725,12 +725,12 @@ static int import_nvtx(imp *m)
         e.kind = GF_EV_NVTX;
         e.stack = -1;
         int64_t et = col_i64(&q, 2, 59);
-        int32_t nm = -1;
-        if (!col_null(&q, 4))
+        /* the registered string (textId) wins over inline text, as nsys's reports name a range
+         * (nvtxpptrace.py / nvtxgpuproj.py: `WHEN sid.value NOT NULL THEN sid.value ... ELSE e.text`) */
+        int32_t nm = str_of(m, col_i64(&q, 5, -1));
+        if (nm < 0 && !col_null(&q, 4))
             nm = gf_strtab_intern(m->t->str, (const char *)sqlite3_column_text(q.st, q.idx[4]),
                                   (size_t)sqlite3_column_bytes(q.st, q.idx[4]));
-        else
-            nm = str_of(m, col_i64(&q, 5, -1));
         e.name = nm >= 0 ? nm : unnamed;
         gf_detail_clear(&d);
         int64_t dom = col_i64(&q, 6, 0);
@@ -744,7 +744,10 @@ static int import_nvtx(imp *m)
                 cur_tid = gtid;
                 depth = 0;
             }
-            while (depth > 0 && stack[depth - 1] <= e.start)
+            /* the enclosing ranges are those that contain this one (start <= e.start, by the sort order,
+             * and end >= e.end), as nvtxpptrace.py finds parents: a zero-length range at its parent's end
+             * is still its child, a range starting where its sibling ended is not */
+            while (depth > 0 && stack[depth - 1] < end)
                 depth--;
             d.nvtx_level = depth;
             if (depth < 256)

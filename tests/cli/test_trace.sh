@@ -121,6 +121,12 @@ db.execute("INSERT INTO StringIds VALUES (?, 'gemm <registered>')", (sid + 1,))
 db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, textId, domainId) VALUES (0, NULL, 75, ?, ?, 7)", (gt, sid))
 db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, textId, domainId) VALUES (1015234000, 1015235000, 59, ?, ?, 7)", (gt, sid + 1))
 db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, text, domainId) VALUES (5, 50, 60, ?, 'async range', 0)", (gt,))
+# as nsys's own reports (nvtxpptrace.py): textId wins over text; a parent is a range that contains the child
+# (a zero-length range at its parent's end is a child; a range starting where its sibling ended is not)
+db.execute("INSERT INTO StringIds VALUES (?, 'registered beats inline')", (sid + 2,))
+db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, text, textId, domainId) VALUES (1015236000, 1015237000, 59, ?, 'inline loses', ?, 0)", (gt, sid + 2))
+db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, text, domainId) VALUES (1027546328, 1027546328, 59, ?, 'zero-length at its parent end', 0)", (gt,))
+db.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, text, domainId) VALUES (1026647423, 1026648000, 59, ?, 'starts where its sibling ended', 0)", (gt,))
 db.commit()
 PY
   run_gf --lua-path "$TT" timeline "$TMP/nvtx.sqlite" -o "$TMP/nvtx.html"
@@ -136,6 +142,9 @@ PY
   check_contains "NVTX: registered string in a named domain, level 2 (inside Kernel Execution)" "$res" "gemm <registered>|cuBLAS|2|nvtx"
   check_contains "NVTX: inline text, outermost push/pop range at level 0" "$res" "Matrix Multiplication|None|0|nvtx"
   check_contains "NVTX: start/end range has no push/pop level" "$res" "async range|None|None|nvtx"
+  check_contains "NVTX: textId names a range that also has inline text (as nvtxpptrace.py)" "$res" "registered beats inline|None|2|nvtx"
+  check_contains "NVTX: a zero-length range at its parent's end is its child (as nvtxpptrace.py)" "$res" "zero-length at its parent end|None|1|nvtx"
+  check_contains "NVTX: a range starting where its sibling ended is that sibling's sibling" "$res" "starts where its sibling ended|None|1|nvtx"
 fi
 
 # --- trimming through the CLI: --max-events keeps the longest and their launches ---

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Real-nsys tier: NVIDIA's own report scripts as the oracle.
+#
+# For every SQLite export and every report in the fixtures (real/*/*.sqlite, reports/*/*.sqlite,
+# reports/*/*.nsys-rep, reports/*/*.qdrep; a report is first exported with `nsys export --type sqlite`),
+# the real `nsys stats --format csv:mem=B` runs the 2022.4 reports gpukernsum, cudaapisum, gputrace,
+# cudaapitrace, nvtxpptrace and nvtxgpuproj, and tests/real/oracle_check.py compares them with what
+# gpuflame computes from the same file:
+#   * per-name totals and counts: core.stacks.sqlite_totals (tests/real/oracle_dump.lua), and the CLI's
+#     folded weights (`collapse --unit-ns 1`: exact ns; `collapse`: the default µs counts) — for a report
+#     the CLI is given the .nsys-rep/.qdrep itself and exports it through the real nsys on its own;
+#   * trace rows: the whole Trace model (core.trace.open_sqlite → the timeline page data);
+#   * NVTX push/pop ranges and the NVTX GPU projection.
+# One case per fixture × report: `ok - oracle <fixture>: <report>`. Every normalisation is documented
+# (with the script and rule it comes from) and checked in oracle_check.py:
+#   1. gpukernsum groups by (name id, grid, block), cudaapisum by name id; gpuflame by name text: nsys
+#      rows are summed by Name;
+#   2. nsys 2022.4 spells memcpy rows '[CUDA memcpy HtoD]' (nsysstats.py MEM_OPER_STRS_CTE), gpuflame uses
+#      the export's ENUM_CUDA_MEMCPY_OPER label '[CUDA memcpy Host-to-Device]' (as nsys 2023+): renamed;
+#   3. NVTX names: nsys prints '<domain>:<name>', gpuflame keeps the domain apart: joined;
+#   4. times: nsys prints the export's raw ns; the timeline data is rebased on t0: t0 is added back;
+#   5. the CLI's default folded counts are µs, floor(total_ns / 1000) (min 1); --unit-ns 1 gives ns.
+# gpuflame has no NVTX projection of its own (its analysis reads nvtxgpuproj's CSV): the checker applies
+# nvtxgpuproj.py's rule to gpuflame's model (ranges, launches and their correlation ids, GPU work).
+#
+# One more input is derived here from reports/dlprof/nsys_profile.sqlite (a copy in $GF_TMP, edited with
+# sqlite3): NVTX cases no fixture has — a named domain, a range named by textId, a range with both textId
+# and text, a start/end range around launches, a zero-length range at its parent's end and an unended
+# outermost range. nsys 2022.4 reads it like any export.
+. "$(dirname "$0")/../lib/t.sh"
+. "$(dirname "$0")/lib.sh"
+real_nsys_or_skip "oracle: nsys stats reports vs gpuflame"
+
+RT=$TOP/tests/real
+REPORTS=gpukernsum,cudaapisum,gputrace,cudaapitrace,nvtxpptrace,nvtxgpuproj
+W=$TMP/oracle
+mkdir -p "$W"
+# collapse source selection: kernels only / CUDA API only (policy flamegraph.sqlite_sources)
+printf 'return { flamegraph = { sqlite_sources = { "kernels" } } }\n' >"$W/kernels.lua"
+printf 'return { flamegraph = { sqlite_sources = { "api" } } }\n' >"$W/api.lua"
+
+inputs=()
+for f in "$FIX"/real/*/*.sqlite "$FIX"/reports/*/*.sqlite "$FIX"/reports/*/*.nsys-rep "$FIX"/reports/*/*.qdrep; do
+  [ -e "$f" ] && inputs+=("${f#"$FIX/"}")
+done
+if [ "${#inputs[@]}" -eq 0 ]; then
+  skip "oracle" "fixtures absent"
+  exit 0
+fi
+
+# one_case LABEL DIR INPUT: DIR/x.sqlite is the export to read; INPUT is what the CLI is given
+one_case() {
+  local label=$1 d=$2 input=$3
+  # nsys stats writes DIR/ns_<report>.csv; a SKIPPED report leaves a 0-byte file (reason on stdout)
+  rnsys stats --format csv:mem=B --force-overwrite=true -o "$d/ns" --report "$REPORTS" "$d/x.sqlite"
+  printf '%s\n%s\n' "$rout" "$rerr" >"$d/stats.log"
+  if [ "$rrc" -ne 0 ]; then
+    not_ok "oracle $label: nsys stats" "exit $rrc: $(tail -c 300 <<<"$rerr")"
+    return
+  fi
+  mkdir -p "$d/gf"
+  run_gf run "$RT/oracle_dump.lua" "$d/x.sqlite" "$d/gf"
+  if [ "$rc" -ne 0 ]; then
+    not_ok "oracle $label: gpuflame model dump" "exit $rc: $err"
+    return
+  fi
+  local src unit
+  for src in kernels api; do
+    for unit in ns us; do
+      local o=("--unit-ns" 1)
+      [ "$unit" = us ] && o=()
+      run_gf --policy "$W/$src.lua" collapse "${o[@]}" --nsys "$REAL_NSYS" "$input"
+      # exit 5: nothing of that kind in the export (checked against nsys's SKIPPED)
+      if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then
+        not_ok "oracle $label: gpuflame collapse ($src, $unit)" "exit $rc: $err"
+        return
+      fi
+      printf '%s\n' "$out" >"$d/gf/$src.$unit.folded"
+    done
+  done
+  python3 "$RT/oracle_check.py" "$d" "oracle $label" || _t_failed=$((_t_failed + 1))
+}
+
+n=0
+for rel in "${inputs[@]}"; do
+  n=$((n + 1))
+  d=$W/$n
+  mkdir -p "$d"
+  # never run nsys on the fixture itself: nsys writes its SQLite beside its input
+  cp "$FIX/$rel" "$d/"
+  base=${rel##*/}
+  case "$rel" in
+    *.sqlite)
+      mv "$d/$base" "$d/x.sqlite"
+      one_case "$rel" "$d" "$d/x.sqlite" ;;
+    *)
+      rnsys export --type sqlite --force-overwrite=true -o "$d/x.sqlite" "$d/$base"
+      if [ "$rrc" -ne 0 ] || [ ! -s "$d/x.sqlite" ]; then
+        not_ok "oracle $rel: nsys export --type sqlite" "exit $rrc: $(tail -c 300 <<<"$rerr")"
+        continue
+      fi
+      one_case "$rel" "$d" "$d/$base" ;;
+  esac
+done
+
+# The derived NVTX edge-case export
+src=reports/dlprof/nsys_profile.sqlite
+label="derived/dlprof-nvtx-edges.sqlite"
+if ! have_fixture "$src"; then
+  skip "oracle $label" "fixtures absent"
+elif ! command -v sqlite3 >/dev/null; then
+  skip "oracle $label" "no sqlite3 CLI"
+else
+  d=$W/derived
+  mkdir -p "$d"
+  cp "$FIX/$src" "$d/x.sqlite"
+  chmod u+w "$d/x.sqlite"
+  # all on the one thread that has NVTX ranges; rowids 1..6 are the first three parent/child pairs
+  if sqlite3 "$d/x.sqlite" "
+    CREATE TEMP TABLE g AS SELECT globalTid AS t FROM NVTX_EVENTS WHERE rowid = 1;
+    INSERT INTO StringIds(id, value) VALUES (100000, 'derived: range named by textId'),
+                                            (100001, 'derived: textId beside text');
+    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
+      VALUES (100, NULL, 75, (SELECT t FROM g), 7, 'DerivedDomain');
+    UPDATE NVTX_EVENTS SET domainId = 7 WHERE rowid = 2;
+    UPDATE NVTX_EVENTS SET text = NULL, textId = 100000 WHERE rowid = 4;
+    UPDATE NVTX_EVENTS SET textId = 100001 WHERE rowid = 6;
+    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
+      SELECT min(start) - 1000, max(end) + 1000, 60, (SELECT t FROM g), 0, 'derived: start/end around launches'
+      FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL
+        ORDER BY start LIMIT 3);
+    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
+      SELECT end, end, 59, globalTid, 0, 'derived: zero-length at parent end' FROM NVTX_EVENTS WHERE rowid = 1;
+    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
+      SELECT min(start) - 1000, NULL, 59, (SELECT t FROM g), 0, 'derived: unended outermost' FROM NVTX_EVENTS
+      WHERE eventType = 59;" 2>"$d/sql.err"; then
+    one_case "$label" "$d" "$d/x.sqlite"
+  else
+    not_ok "oracle $label: build" "$(cat "$d/sql.err")"
+  fi
+fi
+t_done
