@@ -113,82 +113,12 @@ function agent.privilege_drop(p, argv)
 end
 
 -- ---------------------------------------------------------------------------------------------
--- process trees: a cancel must reach nsys and the workload, which live in their own process groups
-local function proc_table()
-  local t = {}
-  for _, name in ipairs(core.fs.listdir("/proc") or {}) do
-    if name:match("^%d+$") then
-      local f = io.open("/proc/" .. name .. "/stat", "r")
-      if f then
-        local line = f:read("l") or ""
-        f:close()
-        -- "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so cut at the last ")"
-        local rest = line:match(".*%)%s+(.*)$")
-        local _, ppid, pgrp = (rest or ""):match("^(%S+)%s+(%d+)%s+(%d+)")
-        if ppid and tonumber(pgrp) > 1 then
-          t[#t + 1] = { pid = tonumber(name), ppid = tonumber(ppid), pgrp = tonumber(pgrp) }
-        end
-      end
-    end
-  end
-  return t
-end
-
--- descendants(pid) → list of {pid, pgrp} below pid (not including it)
-function agent.descendants(root)
-  local t = proc_table()
-  local kids = {}
-  for _, p in ipairs(t) do
-    kids[p.ppid] = kids[p.ppid] or {}
-    table.insert(kids[p.ppid], p)
-  end
-  local out, stack = {}, { root }
-  while #stack > 0 do
-    local pid = table.remove(stack)
-    for _, c in ipairs(kids[pid] or {}) do
-      out[#out + 1] = c
-      stack[#stack + 1] = c.pid
-    end
-  end
-  return out
-end
-
--- kill_tree(handle, grace): SIGTERM to the child's group and every descendant group, then SIGKILL
--- whatever is left after `grace` seconds. Returns the seconds it took.
+-- process trees: a cancel must reach nsys and the workload, which live in their own process groups,
+-- and the daemons nsys starts (they leave the group). The C process runner ends the whole tree:
+-- the group, every descendant found under it, SIGKILL after `grace` seconds.
 function agent.kill_tree(h, grace)
   local _, t0 = core.fs.now()
-  local root = h:pid()
-  local groups = { [root] = true }
-  local pids = {}
-  local function collect()
-    for _, d in ipairs(agent.descendants(root)) do
-      groups[d.pgrp] = true
-      pids[d.pid] = true
-    end
-  end
-  collect()
-  -- never signal our own process group (the agent's, shared with whoever started it)
-  for _, p in ipairs(proc_table()) do
-    if p.pid == core.proc.getpid() then groups[p.pgrp] = nil end
-  end
-  for g in pairs(groups) do core.proc.kill(-g, 15) end
-  for pid in pairs(pids) do core.proc.kill(pid, 15) end
-  while true do
-    h:poll(50)
-    collect()
-    local alive = false
-    for pid in pairs(pids) do if core.proc.kill(pid, 0) then alive = true end end
-    if h:poll(0) and not alive then break end
-    local _, now = core.fs.now()
-    if now - t0 > grace then break end
-  end
-  collect()
-  for _, p in ipairs(proc_table()) do
-    if p.pid == core.proc.getpid() then groups[p.pgrp] = nil end
-  end
-  for g in pairs(groups) do core.proc.kill(-g, 9) end
-  for pid in pairs(pids) do core.proc.kill(pid, 9) end
-  h:terminate() -- reaps the leader (SIGKILL already sent)
+  h:terminate(grace)
   local _, t1 = core.fs.now()
   return t1 - t0
 end
