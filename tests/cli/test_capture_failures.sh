@@ -31,7 +31,7 @@ printf 'return { capture = { timeout_extra = 1, kill_grace = 1 } }\n' >"$TMP/fas
 start=$(date +%s)
 run_gf --policy "$TMP/fast.lua" capture --nsys "$FAKE_NSYS" --out "$TMP/c6" --duration 1 -- sleep 31791
 check_eq "timeout: exit 4" 4 "$rc"
-check_contains "timeout: says so" "$err" "nsys profile did not finish within 2 s (duration 1 + 1 s); the process group was killed"
+check_contains "timeout: says so" "$err" "nsys profile did not finish within 2 s (duration 1 + 1 s); it was stopped with every process it started"
 check "timeout: stopped promptly" test $(( $(date +%s) - start )) -lt 20
 sleep 0.3
 check "timeout: workload killed with nsys" bash -c '! pgrep -f "^sleep 3179[1]" >/dev/null'

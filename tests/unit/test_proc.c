@@ -24,6 +24,102 @@ static gf_proc *run(const char *const *argv, double timeout, gf_err *err)
     return p;
 }
 
+static int pid_alive(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *close = strrchr(buf, ')');
+    return close && close[1] == ' ' && close[2] != 'Z' && close[2] != 'X';
+}
+
+static pid_t read_pid(const char *path)
+{
+    int v = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = 0;
+        fclose(f);
+    }
+    return (pid_t)v;
+}
+
+/* Stand-ins for nsys's agent: a daemon in its own session (setsid), out of the run's process group. */
+static void daemon_cases(void)
+{
+    gf_err err;
+    gf_proc *p;
+    gf_proc_opts o;
+    char script[512];
+    const char *pidfile = "/tmp/gf-test-proc-daemon.pid";
+
+    /* 1. Timeout: the leader and a daemon it started that ignores SIGTERM both end. */
+    unlink(pidfile);
+    snprintf(script, sizeof script,
+             "setsid sh -c 'trap \"\" TERM; while :; do sleep 1; done' & echo $! > %s; while :; do sleep 1; done",
+             pidfile);
+    const char *timeout_argv[] = {"sh", "-c", script, NULL};
+    memset(&o, 0, sizeof o);
+    o.argv = timeout_argv;
+    o.out = GF_IO_NULL;
+    o.err = GF_IO_NULL;
+    o.timeout = 1.0;
+    o.kill_grace = 1;
+    if (gf_proc_spawn(&p, &o, &err) == 0) {
+        gf_proc_wait(p);
+        pid_t d = read_pid(pidfile);
+        CHECK("timeout: the run timed out", gf_proc_status_of(p) == GF_PROC_TIMEOUT);
+        CHECK("timeout: the daemon it started (own session, ignores SIGTERM) is gone", d > 0 && !pid_alive(d));
+        gf_proc_free(p);
+    } else {
+        CHECK("timeout: spawn", 0);
+    }
+
+    /* 2. The leader exits and leaves a daemon: it is re-parented to us (subreaper), given the grace
+     * period, then ended and named. */
+    unlink(pidfile);
+    snprintf(script, sizeof script, "setsid sh -c 'while :; do sleep 1; done' & echo $! > %s", pidfile);
+    const char *orphan_argv[] = {"sh", "-c", script, NULL};
+    memset(&o, 0, sizeof o);
+    o.argv = orphan_argv;
+    o.out = GF_IO_NULL;
+    o.err = GF_IO_NULL;
+    o.kill_grace = 0.5;
+    if (gf_proc_spawn(&p, &o, &err) == 0) {
+        gf_proc_wait(p);
+        pid_t d = read_pid(pidfile);
+        CHECK("orphan: the leader exited 0", gf_proc_exit_code(p) == 0);
+        CHECK("orphan: the daemon left behind is ended", d > 0 && !pid_alive(d));
+        CHECK("orphan: it is named in the leftovers", strstr(gf_proc_leftovers(p), "sh") != NULL);
+        gf_proc_free(p);
+    } else {
+        CHECK("orphan: spawn", 0);
+    }
+
+    /* 3. A daemon that finishes on its own within the grace period is not reported. */
+    const char *brief_argv[] = {"sh", "-c", "setsid sh -c 'sleep 0.2' &", NULL};
+    memset(&o, 0, sizeof o);
+    o.argv = brief_argv;
+    o.out = GF_IO_NULL;
+    o.err = GF_IO_NULL;
+    o.kill_grace = 3;
+    if (gf_proc_spawn(&p, &o, &err) == 0) {
+        gf_proc_wait(p);
+        CHECK("brief daemon: finishes on its own, nothing reported", gf_proc_leftovers(p)[0] == '\0');
+        CHECK("brief daemon: waited for it, not the whole grace", gf_proc_elapsed(p) < 2.5);
+        gf_proc_free(p);
+    }
+    char left[256];
+    CHECK("nothing adopted is left at the end", gf_proc_end_orphans(0.5, left, sizeof left) == 0);
+    unlink(pidfile);
+}
+
 int main(void)
 {
     gf_err err;
@@ -113,5 +209,6 @@ int main(void)
         CHECK("capture limit keeps the last bytes", n == 100 && strstr(s, "line1999\n") != NULL);
         gf_proc_free(p);
     }
+    daemon_cases();
     return tap_done();
 }
