@@ -11,6 +11,7 @@
  *   S:write_folded(path|"-"|nil [, {meta=bool}]) (nil → returns the text)
  *   S:write_speedscope(path, {name=, unit=})  S:tree_json() → text  S:top(n) → {{stack=, weight=}...}
  * A Stacks value can be a render slot ({data = S}): it writes the flamegraph tree JSON. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -310,8 +311,10 @@ static int to_target(lua_State *L, gf_stacks *s, int pidx, stream_fn fn)
         return 1;
     }
     if (strcmp(path, "-") == 0) {
-        if (fn(L, s, stdout, &err) != 0 || fflush(stdout) != 0)
+        if (fn(L, s, stdout, &err) != 0)
             return gf_lua_raise(L, &err);
+        if (fflush(stdout) != 0) /* e.g. a closed pipe (`| head`): err was never filled */
+            return gf_lua_raisef(L, GF_EXIT_ERROR, "standard output: %s", strerror(errno));
         return 0;
     }
     gf_out o;

@@ -218,10 +218,18 @@ function capture.profile(state, o)
   elseif res.status == "timeout" then
     fail("nsys profile did not finish within %g s (duration %g + %g s); it was stopped with every process it " ..
       "started (log: %s)", timeout, duration, c.timeout_extra, logpath)
-  elseif res.status ~= "exited" or res.code ~= 0 then
-    local why = res.status == "exited" and ("exited with status " .. res.code) or
-      (res.status .. (res.signal ~= 0 and (" by signal " .. res.signal) or ""))
-    fail("nsys profile %s; last output: %s", why, nsys_mod.clean_text(tail(out, 300)))
+  elseif res.status ~= "exited" then
+    fail("nsys profile %s%s; last output: %s", res.status, res.signal ~= 0 and (" by signal " .. res.signal) or "",
+      nsys_mod.clean_text(tail(out, 300)))
+  elseif res.code ~= 0 then
+    -- nsys exits with the workload's status (143 when its --duration stopped the workload): a report it
+    -- wrote is still the capture; without one the status is the failure.
+    local raw = capture.find_report(prefix) or core.fs.stat(prefix .. ".qdstrm")
+    if not raw then
+      fail("nsys profile exited with status %d; last output: %s", res.code, nsys_mod.clean_text(tail(out, 300)))
+    end
+    capture.warn(state, "nsys profile exited with status %d (the workload's status); the report it wrote is kept",
+      res.code)
   end
   local rep = capture.find_report(prefix)
   if not rep then rep = capture.import_qdstrm(state, prefix, fail) end
@@ -308,7 +316,11 @@ function capture.stats_report(state, report, base)
     table.sort(m)
     csv = m[1]
   end
-  if not csv then return nil, "no CSV written (" .. expected .. ")", name end
+  if not csv then
+    local said = first_line(res.stderr, "ERROR") or first_line(res.stdout, "ERROR")
+    return nil, "no CSV written (" .. expected .. ")" .. (said and (": nsys said " .. nsys_mod.clean_text(said)) or ""),
+      name
+  end
   local st = core.fs.stat(csv)
   if not st or st.size == 0 then return nil, "empty CSV " .. csv, name end
   return csv, nil, name
