@@ -238,9 +238,12 @@ static int l_warn(lua_State *L)
     return 0;
 }
 
+/* tr:source() → the input's file name; tr:source(path) names another (the .nsys-rep an export came from) */
 static int l_source(lua_State *L)
 {
     gf_trace *t = check(L);
+    if (!lua_isnoneornil(L, 2) && gf_trace_set_source(t, luaL_checkstring(L, 2)) != 0)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
     lua_pushstring(L, t->source ? t->source : "");
     return 1;
 }

@@ -125,8 +125,10 @@ function analyze.export(nsys, version, run_dir, paths, aopts, names)
     if res.status ~= "exited" then code = -(res.signal or 0) end
     errors.raise(errors.ERROR, "`nsys stats` failed with exit code %d using %s: %s", code, version, details)
   end
-  for line in (res.stderr or ""):gmatch("[^\r\n]+") do
-    if line:match("SKIPPED") or line:match("WARNING") or line:match("ERROR") then log.warn("nsys: %s", line) end
+  -- nsys 2022.4 prints SKIPPED/ERROR on stdout (after "Processing [...]..."), later versions on stderr
+  for line in ((res.stderr or "") .. "\n" .. (res.stdout or "")):gmatch("[^\r\n]+") do
+    local said = line:match("(SKIPPED.*)$") or line:match("(WARNING.*)$") or line:match("(ERROR.*)$")
+    if said then log.warn("nsys: %s", nsys_mod.clean_text(said)) end
   end
   for r, p in pairs(paths) do
     if written[r] ~= p and core.fs.stat(written[r]) then

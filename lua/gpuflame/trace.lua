@@ -112,6 +112,7 @@ function M.load(paths, opts)
     local ok, tr = pcall(core.trace.open_sqlite, sqlite, load_opts)
     if tmpdir then core.fs.remove_tree(tmpdir) end
     if not ok then error(tr, 0) end
+    if rep and not paths[2] and rep == paths[1] then tr:source(rep) end -- the page names the user's input
     return tr, { source = "sqlite", inputs = paths }
   end
   load_opts.api = api
