@@ -4,16 +4,23 @@
 
 #include <stdarg.h>
 
+/* The process exit codes, defined once: C uses GF_EXIT_<NAME>, Lua reads the same table through
+ * require("gpuflame.core").exit (lua/gpuflame/errors.lua). README documents them. */
+#define GF_EXIT_CODES(X)                                                                                    \
+    X(OK, 0)                                                                                                \
+    X(ERROR, 1)                                                                                             \
+    X(USAGE, 2)                                                                                             \
+    X(NO_NSYS, 3)                                                                                           \
+    X(CAPTURE, 4)                                                                                           \
+    X(NO_DATA, 5)                                                                                           \
+    X(INPUT, 6)                                                                                             \
+    X(DELIVERY, 7)                                                                                          \
+    X(INTERRUPTED, 130)
+
 enum {
-    GF_EXIT_OK = 0,
-    GF_EXIT_ERROR = 1,
-    GF_EXIT_USAGE = 2,
-    GF_EXIT_NO_NSYS = 3,
-    GF_EXIT_CAPTURE = 4,
-    GF_EXIT_NO_DATA = 5,
-    GF_EXIT_INPUT = 6,
-    GF_EXIT_DELIVERY = 7,
-    GF_EXIT_INTERRUPTED = 130
+#define GF_EXIT_ENUM(name, value) GF_EXIT_##name = value,
+    GF_EXIT_CODES(GF_EXIT_ENUM)
+#undef GF_EXIT_ENUM
 };
 
 typedef struct gf_err {

@@ -1,9 +1,8 @@
 -- Structured errors: {code = <exit code>, msg = "..."}. Raised with errors.raise, recognised with
 -- errors.is. The C host prints msg and exits with code.
-local errors = {
-  OK = 0, ERROR = 1, USAGE = 2, NO_NSYS = 3, CAPTURE = 4, NO_DATA = 5, INPUT = 6, DELIVERY = 7,
-  INTERRUPTED = 130,
-}
+-- The exit codes are defined once, in C (core/gf_err.h): errors.OK, errors.ERROR, ... errors.INTERRUPTED.
+local errors = {}
+for name, code in pairs(require("gpuflame.core").exit) do errors[name] = code end
 
 local mt = { __tostring = function(e) return e.msg end }
 
