@@ -32,7 +32,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
   else
     echo "deps: missing Debian packages: ${missing[*]}" >&2
-    echo "deps: run: sudo apt-get install -y ${missing[*]}" >&2
+    echo "deps: as root (e.g. with sudo or su -c), run: apt-get install -y ${missing[*]}" >&2
     exit 1
   fi
 fi
@@ -40,6 +40,20 @@ if [ "$kind" = test ]; then
   top=$(cd "$(dirname "$0")/.." && pwd)
   if [ ! -d "$top/tests/node_modules/playwright-core" ] || [ ! -d "$top/tests/node_modules/speedscope" ]; then
     echo "deps: npm install playwright-core, speedscope (tests/node_modules)" >&2
-    (cd "$top/tests" && npm install --no-audit --no-fund --silent >&2)
+    npmlog=$(mktemp)
+    if ! (cd "$top/tests" && npm install --no-audit --no-fund) >"$npmlog" 2>&1; then
+      echo "deps: npm install failed; npm said:" >&2
+      grep -E 'npm (ERR|error)' "$npmlog" | grep -v -E 'error +at |^npm error +[a-z]+: ' | head -n 6 | sed 's/^/deps:   /' >&2 || tail -n 12 "$npmlog" >&2
+      cat >&2 <<'MSG'
+deps: the browser tests need tests/node_modules (playwright-core, speedscope) from the npm registry.
+deps: behind a proxy set HTTPS_PROXY (or `npm config set proxy`); a TLS-intercepting proxy needs its CA in
+deps: NODE_EXTRA_CA_CERTS. Then run `make test` again. Meanwhile every other test runs and the browser
+deps: tests report this cause by name (skipped locally, failed under CI=true).
+MSG
+      rm -f "$npmlog"
+      [ "${CI:-}" = true ] && exit 1
+      exit 0
+    fi
+    rm -f "$npmlog"
   fi
 fi

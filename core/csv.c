@@ -538,6 +538,26 @@ const char *gf_csv_field(const gf_csv *c, size_t i, size_t *len)
     return c->bytes + f->off;
 }
 
+int gf_csv_require(const gf_csv *c, const int *cols, size_t n, gf_err *err)
+{
+    size_t nf = gf_csv_nfields(c);
+    char missing[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (cols[i] < 0 || (size_t)cols[i] < nf)
+            continue;
+        int w = snprintf(missing + used, sizeof missing - used, "%s%s", used ? ", " : "",
+                         gf_csv_colname(c, (size_t)cols[i]));
+        if (w < 0 || (size_t)w >= sizeof missing - used)
+            break;
+        used += (size_t)w;
+    }
+    if (!used)
+        return 0;
+    return gf_errf(err, GF_EXIT_INPUT, "%s:%zu: row ends after %zu of %zu fields; missing %s (a truncated file?)",
+                   disp_of(c), gf_csv_line(c), nf, c->ncols, missing);
+}
+
 size_t gf_csv_nfields(const gf_csv *c)
 {
     return c->cur ? c->cur->nf : 0;

@@ -63,6 +63,10 @@ int gf_csv_next(gf_csv *c, gf_err *err);
 const char *gf_csv_field(const gf_csv *c, size_t i, size_t *len);
 /* Number of fields in the current row. */
 size_t gf_csv_nfields(const gf_csv *c);
+/* For readers that accept short rows: fails (GF_EXIT_INPUT) when the current row ends before any of the
+ * columns cols[0..n) (negative entries ignored), naming the file, line and the missing columns —
+ * a cut-off last row of a truncated file, say. */
+int gf_csv_require(const gf_csv *c, const int *cols, size_t n, gf_err *err);
 /* 1-based file line where the current row starts (the header's line before the first next()). */
 size_t gf_csv_line(const gf_csv *c);
 /* Rows returned so far. */

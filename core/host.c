@@ -62,6 +62,9 @@ void gf_install_signal_handlers(void)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* Past RLIMIT_FSIZE a write fails with EFBIG instead of killing us: the atomic writer then reports
+     * "File too large" naming the output and keeps the old file. */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 int gf_take_hangup(void)

@@ -103,6 +103,15 @@ static int32_t intern_field(gf_trace *t, const gf_csv *c, int col)
     return gf_strtab_intern(t->str, s, len);
 }
 
+/* Every column this reader uses, for gf_csv_require on short rows. */
+static size_t used_cols(const gf_trace_csv_cols *k, int *out)
+{
+    const int cols[] = {k->start, k->dur, k->corr, k->name, k->device, k->stream, k->grid[0], k->grid[1], k->grid[2],
+                        k->block[0], k->block[1], k->block[2], k->regs, k->bytes, k->pid, k->tid, k->thread};
+    memcpy(out, cols, sizeof cols);
+    return sizeof cols / sizeof cols[0];
+}
+
 static int check_cols(const char *path, const gf_trace_csv_cols *k, gf_err *err)
 {
     if (k->start < 0 || k->dur < 0 || k->name < 0)
@@ -120,9 +129,15 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     if (gf_csv_open(&c, path, &o, err) != 0)
         return err->code == GF_EXIT_NO_DATA ? 0 : -1;
     int rc;
+    int need[17];
+    size_t nneed = used_cols(k, need);
     gf_hmap lanes; /* (pid, tid) → lane */
     gf_hmap_init(&lanes);
     while ((rc = gf_csv_next(c, err)) == 1) {
+        if (gf_csv_require(c, need, nneed, err) != 0) {
+            rc = -1;
+            break;
+        }
         gf_event e;
         int sd = start_dur(c, k, &e, err);
         if (sd < 0) {
@@ -192,7 +207,13 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     gf_hmap_init(&names);
     int rc;
     gf_detail d;
+    int need[17];
+    size_t nneed = used_cols(k, need);
     while ((rc = gf_csv_next(c, err)) == 1) {
+        if (gf_csv_require(c, need, nneed, err) != 0) {
+            rc = -1;
+            break;
+        }
         gf_event e;
         int sd = start_dur(c, k, &e, err);
         if (sd < 0) {

@@ -132,6 +132,15 @@ hostile "trace CSV bad duration (export chrome-trace)" 6 "$K/gpu_trace.csv:3:2 (
 printf '%s\n1000,5000,101,160,1,1,256,1,1,32,0.000,0.000,,,,,GPU (0),1,7,"burn\n' "$GH" >"$K/gpu_unterm.csv"
 hostile "trace CSV unterminated quote" 6 "$K/gpu_unterm.csv:2: unterminated quoted field" "$O/t.html" \
   timeline "$K/gpu_unterm.csv" "$K/api.csv" -o "$O/t.html"
+# a file cut off in its last row: fewer fields than the header, the used columns among the missing ones
+printf '%s\n1000,5000,101,160,1,1,256,1,1,32,0.000,0.000,,,,,GPU (0),1,7,"burn"\n9000,4000,102,160,1,1,256,1,1,32,0.000,0.000,,,,,GPU' \
+  "$GH" >"$K/gpu_cut.csv"
+hostile "trace CSV cut short in its last row (GPU)" 6 "$K/gpu_cut.csv:3: row ends after 17 of 20 fields; missing Name, Strm" \
+  "$O/t.html" timeline "$K/gpu_cut.csv" "$K/api.csv" -o "$O/t.html"
+printf '%s\n500,300,cudaLaunchKernel,0,101,4242,4242,20,python3\n900,300,cudaLaunch' "$AH" >"$K/api_cut.csv"
+printf '%s\n1000,5000,101,160,1,1,256,1,1,32,0.000,0.000,,,,,GPU (0),1,7,"burn"\n' "$GH" >"$K/gpu_ok.csv"
+hostile "trace CSV cut short in its last row (API)" 6 "$K/api_cut.csv:3: row ends after 3 of 9 fields; missing CorrID, Pid, Tid" \
+  "$O/t.json" export --format chrome-trace "$K/gpu_ok.csv" "$K/api_cut.csv" -o "$O/t.json"
 sed 's/Duration (ns)/Dur/' <<<"$GH" >"$K/gpu_ren.csv"
 hostile "trace CSV with a renamed duration column" 6 "$K/gpu_ren.csv: unrecognised input" "$O/t.html" \
   timeline "$K/gpu_ren.csv" "$K/api.csv" -o "$O/t.html"

@@ -29,7 +29,7 @@ PY
 
 # --- output directories ------------------------------------------------------------------------------
 # Root ignores mode bits, so: a read-only tmpfs and a 64 KiB tmpfs when mount works here (it does in
-# this sandbox; otherwise those cases skip), chattr +i, and RLIMIT_FSIZE (`ulimit -f`, SIGXFSZ ignored).
+# this sandbox; otherwise those cases skip), chattr +i, and RLIMIT_FSIZE (`ulimit -f`; gpuflame ignores SIGXFSZ itself).
 MNT_RO=$TMP/ro MNT_FULL=$TMP/full
 mkdir -p "$MNT_RO" "$MNT_FULL"
 cleanup() { umount "$MNT_RO" 2>/dev/null; umount "$MNT_FULL" 2>/dev/null; chattr -i "$TMP/imm" 2>/dev/null; }
@@ -63,7 +63,7 @@ else
 fi
 mkdir -p "$TMP/fs"
 run_fsize() { local o e; o=$(mktemp); e=$(mktemp)
-  (trap '' XFSZ; ulimit -f 100; exec "$GF" "$@") >"$o" 2>"$e"; rc=$?; out=$(cat "$o"); err=$(cat "$e"); rm -f "$o" "$e"; }
+  (ulimit -f 100; exec "$GF" "$@") >"$o" 2>"$e"; rc=$?; out=$(cat "$o"); err=$(cat "$e"); rm -f "$o" "$e"; }
 run_fsize flamegraph "$K/kern.csv" -o "$TMP/fs/a.html"
 check_eq "RLIMIT_FSIZE 100 KiB: exit 1, one line naming the output and 'File too large'" \
   "1|gpuflame: $TMP/fs/a.html: cannot write output: File too large" "$rc|$err"

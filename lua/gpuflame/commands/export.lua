@@ -6,10 +6,11 @@ local log = require("gpuflame.log")
 local cmd = {}
 
 cmd.spec = {
-  usage = "export --list | export --format NAME INPUT -o FILE",
+  usage = "export --list | export --format NAME INPUT [API_TRACE_CSV] -o FILE",
   summary = "write INPUT in another tool's format (exporters are Lua plug-ins)",
   description = "Exporters are exporters/NAME.lua files on the search path; drop one into\n" ..
-    "~/.config/gpuflame/exporters/ (or a GPUFLAME_PATH directory) to add a format without rebuilding.",
+    "~/.config/gpuflame/exporters/ (or a GPUFLAME_PATH directory) to add a format without rebuilding.\n" ..
+    "Trace exporters (chrome-trace, launch-stacks) also take a cuda_gpu_trace + cuda_api_trace CSV pair.",
   options = {
     { "list", help = "list the available exporters" },
     { "format", short = "f", arg = "NAME", help = "exporter to run" },
@@ -33,11 +34,18 @@ function cmd.run(opts, ctx)
   if not opts.out then errors.raise(errors.USAGE, "export needs -o FILE") end
   local e = exporters.load(opts.format)
   local model, kind
-  for _, a in ipairs(e.accepts) do
-    if a == "path" then
-      model, kind = input, "path"
-      break
-    end
+  local takes = {}
+  for _, a in ipairs(e.accepts) do takes[a] = true end
+  if #opts.positional > 2 or (#opts.positional == 2 and not takes.trace) then
+    errors.raise(errors.USAGE, "export takes one INPUT (two only for a trace exporter given a cuda_gpu_trace and a " ..
+      "cuda_api_trace CSV); got %d", #opts.positional)
+  end
+  if takes.path then
+    model, kind = input, "path"
+  elseif #opts.positional == 2 then
+    local policy = ctx.policy()
+    model, kind = require("gpuflame.trace").load(opts.positional, { max_events = opts.max_events or 0,
+      keep_partners = policy.timeline.keep_partners, policy = policy, ctx = ctx }), "trace"
   end
   if not model then
     model, kind = require("gpuflame.inputs").load_for(input, e.accepts, ctx, opts)
