@@ -23,8 +23,9 @@ end
 local p = policy.effective({})
 p.backends.perf.enabled = true
 p.backends.perf.frequency = 25 -- few samples: `perf script` symbolisation is the slow part
--- something to sample: a busy child for the duration
-local busy = core.proc.spawn({ argv = { "sh", "-c", "i=0; while [ $i -lt 2000000 ]; do i=$((i+1)); done" } })
+-- something to sample for the duration, in the kernel too (every 1-byte read/write is a system call),
+-- so kernel frames are in the profile however loaded the machine is
+local busy = core.proc.spawn({ argv = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=100000000" } })
 local job = { dir = dir, duration = 1 }
 t.eq("backend wanted when enabled by policy", true, perf.wanted(p, job))
 local h = perf.start(p, job)
