@@ -126,9 +126,26 @@ function cli.main(argv)
       return 0
     end
   end
-  local opts = args.parse(cmd.spec, cargv)
-  local ctx = cli.context(g)
-  local code = cmd.run(opts, ctx)
+  local function start()
+    local opts = args.parse(cmd.spec, cargv)
+    return cmd.run(opts, cli.context(g))
+  end
+  local code
+  if cmd.spec.stop_is_clean then
+    -- A long-running service (the agent): SIGTERM/SIGINT at any point, start-up included, is an orderly
+    -- stop, not an interrupted run (exit 0, not 130).
+    local ok, res = pcall(start)
+    if not ok then
+      local e = errors.wrap(res)
+      if e.code ~= errors.INTERRUPTED then errors.reraise(e) end
+      log.info("%s: stopped (signal %d) while starting", name, core.host.interrupted())
+      core.host.clear_interrupt()
+      res = 0
+    end
+    code = res
+  else
+    code = start()
+  end
   log.progress_done()
   return math.tointeger(code) or 0
 end

@@ -27,6 +27,7 @@ cmd.spec = {
     { "spool-dir", arg = "DIR", help = "spool directory (default STATE_DIR/spool)" },
     { "hostname", arg = "NAME", help = "hostname to report (default this host's)" },
   },
+  stop_is_clean = true, -- SIGTERM while starting up is a clean stop too (cli.lua)
 }
 
 function cmd.run(opts, ctx)
