@@ -135,6 +135,7 @@ return {
     stop_grace = 2,                   -- seconds between SIGTERM and SIGKILL when a capture is cancelled
     keep_captures = 20,               -- capture directories kept in <state_dir>/captures
     default_duration = 60,
+    max_duration = 3600,              -- a command asking for more seconds (or for a non-number) is refused
     remote_workloads = {
       enabled = true,                 -- false: every nsys_workload from the server is refused
       allow_file = "/etc/gpuflame/allowed-workloads", -- exact command lines or globs (* ?), one a line

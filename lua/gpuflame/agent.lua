@@ -258,6 +258,21 @@ function A:on_command(id, pc)
   if not ok then self:complete(id, "failed", errors.wrap(err).msg, nil) end
 end
 
+-- The capture length a command asks for, in whole seconds; refused when absurd (policy agent.max_duration).
+function agent.command_duration(p, value)
+  if value == nil or value == null then return math.floor(p.agent.default_duration) end
+  local d = tonumber(value)
+  local maxd = p.agent.max_duration
+  if not d or d ~= d or d == math.huge or d == -math.huge then
+    errors.raise(errors.USAGE, "refused: duration %s is not a number of seconds", core.json.encode(value))
+  end
+  if d < 1 or d > maxd then
+    errors.raise(errors.USAGE, "refused: duration %s s is outside 1..%s s (policy agent.max_duration)",
+      tostring(value), tostring(maxd))
+  end
+  return math.floor(d)
+end
+
 function A:start_job(id, cc)
   local p = self.p
   local _, mono = core.fs.now()
@@ -266,7 +281,7 @@ function A:start_job(id, cc)
     enable_nsys = cc.enable_nsys == true, timeline = cc.nsys_timeline == true,
     stacks = cc.nsys_timeline == true and cc.nsys_timeline_stacks == true,
     nsys_path = type(cc.nsys_path) == "string" and cc.nsys_path ~= "" and cc.nsys_path or nil,
-    duration = math.max(1, math.floor(tonumber(cc.duration) or p.agent.default_duration)),
+    duration = agent.command_duration(p, cc.duration),
     self = self.self_exe, policy_files = self.ctx.globals.policy_files, env = child_env(self.c),
   }
   if cc.nsys_workload ~= nil and cc.nsys_workload ~= null and cc.nsys_workload ~= "" then

