@@ -133,6 +133,7 @@ return {
     health_check = "warn",            -- "fatal" exits 1 like the reference agent when the server is unreachable
     history = 1000,                   -- command ids remembered across restarts (dedup)
     stop_grace = 2,                   -- seconds between SIGTERM and SIGKILL when a capture is cancelled
+    uploader_timeout = 900,           -- seconds one uploader process (a pass over the due spool items) may run
     keep_captures = 20,               -- capture directories kept in <state_dir>/captures
     default_duration = 60,
     max_duration = 3600,              -- a command asking for more seconds (or for a non-number) is refused

@@ -7,11 +7,13 @@
 local core = require("gpuflame.core")
 local deliver = require("gpuflame.deliver")
 local errors = require("gpuflame.errors")
+local fleetcfg = require("gpuflame.fleetcfg")
 local log = require("gpuflame.log")
 local payload = require("gpuflame.payload")
 local policy = require("gpuflame.policy")
 local resource = require("gpuflame.resource")
 local shlex = require("gpuflame.shlex")
+local spool = require("gpuflame.spool")
 local studio = require("gpuflame.studio")
 
 local agent = {}
@@ -401,36 +403,99 @@ function A:prune_captures()
   for i = 1, #names - keep do core.fs.remove_tree(dir .. "/" .. names[i]) end
 end
 
-function A:drain()
-  local this = self
-  deliver.drain(self.p, self.c, {
-    on_delivered = function(meta)
-      local pend = meta.command_id and this.pending[meta.command_id]
-      if not pend and meta.command_id and not contains(this.state.executed, meta.command_id) then
-        -- spooled by an earlier run of the agent that died before reporting it
-        this:complete(meta.command_id, "completed", nil, nil)
-      elseif pend then
-        pend.left = pend.left - 1
-        if pend.left <= 0 then
-          this.pending[meta.command_id] = nil
-          if #pend.errs > 0 then
-            this:complete(meta.command_id, "failed", table.concat(pend.errs, "; ") .. " (the rest was uploaded)", pend.started)
-          else
-            this:complete(meta.command_id, "completed", nil, pend.started)
-          end
-        end
+-- Deliveries run in a child process (`gpuflame upload --flush --agent-tick`), so an upload that takes
+-- its whole timeout never delays a heartbeat or a `stop`. The spool stays the one source of truth: the
+-- child removes an item only after a 2xx and first writes the outcome into the spool
+-- (<spool>/outcomes/), which this agent — or the next one, if this one died — turns into the command's
+-- completion report.
+function A:on_delivered(meta)
+  local pend = meta.command_id and self.pending[meta.command_id]
+  if not pend and meta.command_id and not contains(self.state.executed, meta.command_id) then
+    -- spooled by an earlier run of the agent that died before reporting it
+    self:complete(meta.command_id, "completed", nil, nil)
+  elseif pend then
+    pend.left = pend.left - 1
+    if pend.left <= 0 then
+      self.pending[meta.command_id] = nil
+      if #pend.errs > 0 then
+        self:complete(meta.command_id, "failed", table.concat(pend.errs, "; ") .. " (the rest was uploaded)", pend.started)
+      else
+        self:complete(meta.command_id, "completed", nil, pend.started)
       end
-    end,
-    on_exhausted = function(meta, r, attempts, rejected)
-      local pend = meta.command_id and this.pending[meta.command_id]
-      if pend then
-        this.pending[meta.command_id] = nil
-        this:complete(meta.command_id, "failed", string.format("upload %s after %d attempt(s): %s%s",
-          rejected and "rejected" or "failed", attempts, r.error or ("HTTP " .. tostring(r.status)),
-          rejected and "" or " (kept in the spool; re-sent every tick)"), pend.started)
+    end
+  end
+end
+
+function A:on_exhausted(meta, why, attempts, rejected)
+  local pend = meta.command_id and self.pending[meta.command_id]
+  if pend then
+    self.pending[meta.command_id] = nil
+    self:complete(meta.command_id, "failed", string.format("upload %s after %d attempt(s): %s%s",
+      rejected and "rejected" or "failed", attempts, why,
+      rejected and "" or " (kept in the spool; re-sent every tick)"), pend.started)
+  end
+end
+
+function A:read_outcomes()
+  for _, o in ipairs(deliver.outcomes(self.c.spool_dir)) do
+    local meta = type(o.meta) == "table" and o.meta or {}
+    if o.event == "delivered" then
+      self:on_delivered(meta)
+    elseif o.event == "exhausted" then
+      local why = o.error ~= null and o.error or ("HTTP " .. tostring(o.status))
+      self:on_exhausted(meta, why, math.tointeger(o.attempts) or 0, o.rejected == true)
+    end
+    os.remove(o.path)
+  end
+end
+
+-- The uploader's environment: the agent's settings as GPUFLAME_<KEY> (the token too, never in argv).
+local function uploader_env(c)
+  local env = core.proc.environ()
+  for _, k in ipairs(fleetcfg.KEYS) do
+    local v = c[k]
+    if k ~= "token_file" and (type(v) == "string" or type(v) == "number") then env["GPUFLAME_" .. k:upper()] = tostring(v) end
+  end
+  return env
+end
+
+function A:start_uploader()
+  local argv = { self.self_exe }
+  for _, f in ipairs(self.ctx.globals.policy_files or {}) do argv[#argv + 1] = "--policy"; argv[#argv + 1] = f end
+  for _, a in ipairs({ "upload", "--flush", "--agent-tick" }) do argv[#argv + 1] = a end
+  local ok, h = pcall(core.proc.spawn, { argv = argv, env = uploader_env(self.c), stdout = "capture", stderr = "stdout",
+    capture_limit = 65536, timeout = self.p.agent.uploader_timeout, kill_grace = self.p.agent.stop_grace })
+  if ok then
+    self.uploader = h
+  else
+    log.error("agent: cannot start the uploader: %s", errors.wrap(h).msg)
+  end
+end
+
+-- Called every loop tick: collects a finished uploader's outcomes; starts one when items are due.
+function A:poll_uploader(start_if_due)
+  if self.uploader then
+    if not self.uploader:poll(0) then return end
+    local r = self.uploader:wait()
+    self.uploader = nil
+    for line in (r.stdout or ""):gmatch("[^\n]+") do
+      if line:match("^gpuflame: warning") or line:match("^gpuflame: error") or not r.ok then
+        log.warn("uploader: %s", line:gsub("^gpuflame: ", ""))
+      else
+        log.info("uploader: %s", line:gsub("^gpuflame: ", ""))
       end
-    end,
-  })
+    end
+    if not r.ok then log.warn("agent: the uploader ended %s %s", r.status, tostring(r.code)) end
+  end
+  self:read_outcomes()
+  if start_if_due and not self.uploader and #spool.list(self.c.spool_dir) > 0 then self:start_uploader() end
+end
+
+function A:stop_uploader()
+  if self.uploader then
+    self.uploader:terminate(self.p.agent.stop_grace)
+    self.uploader = nil
+  end
 end
 
 -- A capture that was running when the agent died (SIGKILL, OOM, reboot): if the capture finished
@@ -486,10 +551,9 @@ function A:loop()
       if #self.state.completions > 0 then self:send_completions() end
     end
     local _, now2 = core.fs.now()
-    if now2 >= next_flush then
-      next_flush = now2 + math.min(c.interval, 5)
-      self:drain()
-    end
+    local due = now2 >= next_flush
+    if due then next_flush = now2 + math.min(c.interval, 5) end
+    self:poll_uploader(due)
     core.fs.sleep(0.1)
   end
 end
@@ -522,6 +586,9 @@ function A:run()
     local okc, cerr = pcall(self.cancel, self, "agent stopped (signal " .. tostring(sig) .. ")")
     if not okc then log.error("agent: cancelling the capture failed: %s", errors.wrap(cerr).msg) end
   end
+  -- an upload in flight is stopped too: its item stays in the spool for the next start
+  pcall(self.stop_uploader, self)
+  pcall(self.read_outcomes, self)
   pcall(save_state, c, self.state)
   log.info("agent: stopped (signal %s); %d item(s) in the spool", tostring(sig),
     #require("gpuflame.spool").list(c.spool_dir))

@@ -253,10 +253,48 @@ local function target_of(cfg, meta)
   return (meta.url or ""):match("^(%a+://[^/]+)") or meta.url
 end
 
+-- Outcomes written for the agent by an uploader process (opts.journal): <spool>/outcomes/<item>.<event>.json,
+-- each written before the item leaves the spool, so a delivery made after the agent died is still
+-- reported by the next agent (deliver.outcomes reads them back, oldest first).
+local function journal(cfg, it, event, fields)
+  local dir = spool.ensure(cfg.spool_dir .. "/outcomes")
+  fields.event = event
+  core.fs.write_atomic(string.format("%s/%s.%s.json", dir, it.name, event), core.json.encode(fields))
+end
+
+-- outcomes(spool_dir) → { {path=, event=, meta=, error=, status=, attempts=, rejected=}, ... } oldest first
+function deliver.outcomes(spool_dir)
+  local dir = spool_dir .. "/outcomes"
+  local names = core.fs.listdir(dir) or {}
+  table.sort(names)
+  local out = {}
+  for _, n in ipairs(names) do
+    if n:match("%.json$") then
+      local path = dir .. "/" .. n
+      local ok, o = pcall(function() return core.json.decode(core.fs.read(path)) end)
+      if ok and type(o) == "table" then
+        o.path = path
+        out[#out + 1] = o
+      else
+        log.error("spool: unreadable outcome %s (removed)", path)
+        os.remove(path)
+      end
+    end
+  end
+  return out
+end
+
+-- The lock an uploader holds on a spool: one sender at a time, even across agent restarts.
+function deliver.lock(cfg)
+  spool.ensure(cfg.spool_dir)
+  return core.lock.try(cfg.spool_dir .. "/.uploader.lock")
+end
+
 -- drain(p, cfg, opts) sends spooled items oldest first.
 --   opts.wait = true: each item gets up to deliver.retry.count attempts with backoff sleeps (CLI);
 --   otherwise one attempt per due item (agent tick), the next one scheduled with backoff.
---   opts.on_delivered(meta, result), opts.on_exhausted(meta, result, attempts) callbacks.
+--   opts.on_delivered(meta, result), opts.on_exhausted(meta, result, attempts) callbacks;
+--   opts.journal = true writes each outcome for the agent instead (see journal above).
 -- Returns {delivered = n, failed = n, rejected = n, left = n items still in the spool}.
 function deliver.drain(p, cfg, opts)
   opts = opts or {}
@@ -297,6 +335,7 @@ function deliver.drain(p, cfg, opts)
         end
         if r.ok then
           if reply and reply.gpid ~= nil then deliver.save_gpid(cfg.state_dir, reply.gpid) end
+          if opts.journal then journal(cfg, it, "delivered", { meta = meta }) end
           spool.remove(it.path)
           stats.delivered = stats.delivered + 1
           log.info("delivered %s (%s, %d bytes) after %d attempt%s", meta.label or it.name, meta.sink, #body,
@@ -311,6 +350,10 @@ function deliver.drain(p, cfg, opts)
             spool.set_state(it.path, st)
             break
           end
+          if opts.journal then
+            journal(cfg, it, "exhausted", { meta = meta, error = r.error or core.json.null, status = r.status or 0,
+              attempts = st.attempts, rejected = true })
+          end
           spool.reject(it.path, st.last_error .. " " .. (r.body or ""):sub(1, 200))
           stats.rejected = stats.rejected + 1
           if opts.on_exhausted then opts.on_exhausted(meta, r, st.attempts, true) end
@@ -321,6 +364,10 @@ function deliver.drain(p, cfg, opts)
           st.last_error)
         if st.attempts >= retry.count then
           if not st.exhausted and opts.on_exhausted then opts.on_exhausted(meta, r, st.attempts, false) end
+          if not st.exhausted and opts.journal then
+            journal(cfg, it, "exhausted", { meta = meta, error = r.error or core.json.null, status = r.status or 0,
+              attempts = st.attempts, rejected = false })
+          end
           st.exhausted = true
           delay = retry.cap
         end

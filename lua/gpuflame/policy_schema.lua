@@ -189,6 +189,7 @@ S.tree = {
     keep_captures = S.int({ min = 0 }),
     default_duration = S.num({ gt = 0 }),
     max_duration = S.num({ gt = 0 }),
+    uploader_timeout = S.num({ gt = 0 }),
     remote_workloads = { enabled = S.bool(), allow_file = S.str(), allow = S.list(S.str()), decide = S.fn(),
       run_as = S.str(), run_as_group = S.str() },
   },

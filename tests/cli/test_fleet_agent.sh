@@ -136,8 +136,10 @@ check_eq "stop reported completed" "completed" "$(completion_of c4stop status)"
 check_eq "the cancelled capture reported failed" "failed" "$(completion_of c4 status)"
 check_contains "with the reason" "$(completion_of c4 error_message)" "capture cancelled: stopped by command c4stop"
 
-# --- SIGKILL mid-upload: nothing lost after a restart ----------------------------------------------
-studio_ctl fail '{"mode": "slow", "delay": 30, "count": 1, "path": "/api/v2/profiles"}'
+# --- SIGKILL mid-upload: nothing lost, nothing sent twice --------------------------------------------
+# The upload runs in the agent's uploader process: killed with the agent or not, its item leaves the
+# spool only after the 2xx, and its outcome (written into the spool first) is reported by the next agent.
+studio_ctl fail '{"mode": "slow", "delay": 8, "count": 1, "path": "/api/v2/profiles"}'
 queue c5 '{"command_type": "start", "duration": 1, "enable_nsys": false}'
 for i in $(seq 1 100); do
   grep -q "perf backend:" "$TMP/a2.log" 2>/dev/null && [ "$(ls "$TMP/state/spool" | grep -c item)" -ge 1 ] && break
@@ -152,8 +154,10 @@ data = open(sys.argv[1], "rb").read()
 open(sys.argv[2], "wb").write(data[data.index(b"\n") + 1:])
 PY
 start_agent a3
-check "after restart the spooled capture is delivered, byte-identical" wait_for 15 \
+check "after restart the spooled capture is delivered, byte-identical" wait_for 25 \
   "any(raw(r) == open('$TMP/c5.body', 'rb').read() for r in profiles())"
+sleep 1
+check_eq "delivered exactly once" 1 "$(studio_q "sum(1 for r in profiles() if raw(r) == open('$TMP/c5.body', 'rb').read())")"
 check_eq "spool empty after delivery" 0 "$(ls "$TMP/state/spool" | grep -c '\.item$')"
 check "c5 reported completed after the restart" wait_for 10 "any(r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == 'c5' and r['body']['status'] == 'completed' for r in recs)"
 
@@ -184,6 +188,21 @@ queue c6 '{"command_type": "start", "duration": 1, "enable_nsys": false}'
 check "c6 completed" wait_for 15 "any(r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == 'c6' and r['body']['status'] == 'completed' for r in recs)"
 check_eq "the reloaded policy's tags were used" "perf-cpu,after-reload" \
   "$(studio_q 'profiles()[-1]["body"]["_header"]["metadata"]["run_arguments"]["perf_events"]')"
+
+# --- an upload in flight delays no heartbeat and no command (it runs in the uploader process) --------
+studio_ctl fail '{"mode": "slow", "delay": 6, "count": 1, "path": "/api/v2/profiles"}'
+queue c8 '{"command_type": "start", "duration": 1, "enable_nsys": false}'
+for i in $(seq 1 100); do [ "$(ls "$TMP/state/spool" | grep -c '\.item$')" -ge 1 ] && break; sleep 0.1; done
+sleep 0.5 # the upload is in flight, held by the slow server for 6 s
+heartbeats() { studio_q "sum(1 for r in recs if r['path'] == '/api/metrics/heartbeat')"; }
+hb0=$(heartbeats)
+queue c8stop '{"command_type": "stop"}' stop
+sleep 3
+hb1=$(heartbeats)
+check "heartbeats go on while an upload is held (got $((hb1 - hb0)) in 3 s at 0.3 s)" test $((hb1 - hb0)) -ge 5
+check "a command sent during the upload is answered meanwhile" \
+  test "$(completion_of c8stop status)" = completed -a "$(studio_q "any(r['body']['command_id'] == 'c8' for r in recs if r['path'] == '/api/metrics/command_completion')")" = False
+check "the held upload still completes c8" wait_for 15 "any(r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == 'c8' and r['body']['status'] == 'completed' for r in recs)"
 
 # --- the token is in no file, no log, no process listing --------------------------------------------
 check_eq "the agent's argv has no token" "" "$(tr '\0' ' ' <"/proc/$AGENT_PID/cmdline" | grep -F -- "$TOKEN")"

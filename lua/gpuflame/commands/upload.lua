@@ -28,6 +28,7 @@ cmd.spec = {
     { "hostname", arg = "NAME", help = "hostname to report (default this host's)" },
     { "flush", help = "re-send everything in the spool" },
     { "stacks", help = "the timeline carries launch backtraces (adds the nsys-stacks tag)" },
+    { "agent-tick", help = "(used by the agent) one attempt per due item, outcomes written to the spool" },
   },
 }
 
@@ -41,6 +42,20 @@ function cmd.run(opts, ctx)
   for _, s in ipairs(p.deliver.sinks) do if s.type == "studio" then needs_server = true end end
   if needs_server and (not c.server or not c.token or not c.service) and #opts.positional > 0 then
     errors.raise(errors.USAGE, "the studio sink needs --server, --service and a token (GPUFLAME_TOKEN, --token-file)")
+  end
+  if opts.agent_tick then
+    -- the agent's uploader process: it holds the spool's lock so that a sender left from an agent that
+    -- died and the new agent's never send the same item at once
+    local lock = deliver.lock(c)
+    if not lock then
+      log.info("upload: another uploader holds %s; nothing to do", c.spool_dir)
+      return 0
+    end
+    local stats = deliver.drain(p, c, { journal = true })
+    log.info("upload: %d delivered, %d failed, %d rejected, %d left", stats.delivered, stats.failed, stats.rejected,
+      stats.left)
+    lock:release()
+    return 0
   end
   local start_wall = core.fs.now()
   for _, a in ipairs(opts.positional) do
