@@ -198,6 +198,19 @@ return {
     short_gap_ns = 30000,    -- GPU idle gaps shorter than this count as kernel wait
   },
 
+  -- Several reports, one model (timeline/flamegraph/export/run with several INPUTs; docs/TIMELINE_DATA.md).
+  -- A rank is a (report, process) pair.
+  ranks = {
+    -- rank label: the first of these variables in the report's captured environment (META_DATA_CAPTURE),
+    -- formatted with label_format; else "<host> pid <pid>". Colliding labels get the report's file name.
+    label_env = { "RANK", "OMPI_COMM_WORLD_RANK", "LOCAL_RANK" },
+    label_format = "rank %s",
+    nccl_prefixes = { "nccl", "void nccl" },      -- kernels counted as NCCL time (name prefix)
+    iteration_prefixes = { "step", "iteration", "iter", "train_step", "ProfilerStep" }, -- NVTX iteration ranges
+    straggler_threshold = 0.05, -- rank-skew: a rank is a straggler when this much (share) above the median
+    workers = 1,                -- reports imported at a time (1 = sequentially in this process)
+  },
+
   -- Launch backtraces (capture --stacks; flags in capture.stacks).
   stacks = {
     missing = "warn",        -- no CUDA_CALLCHAINS rows: "warn" (timeline without stacks) or "error" (exit 5)

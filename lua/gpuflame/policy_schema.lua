@@ -235,6 +235,14 @@ S.tree = {
   stacks = {
     missing = S.str({ oneof = { "warn", "error" } }),
   },
+  ranks = {
+    label_env = S.list(S.str()),
+    label_format = S.str(),
+    nccl_prefixes = S.list(S.str()),
+    iteration_prefixes = S.list(S.str()),
+    straggler_threshold = S.num({ min = 0 }),
+    workers = S.int({ min = 1 }),
+  },
   limits = {
     function_budget = S.num({ gt = 0 }),
   },
