@@ -114,8 +114,8 @@ function M.label_ranks(reports, s)
         host = r.meta.host, devices = p.devices, gpu_events = p.gpu_events, events = p.events }
     end
   end
-  -- unique labels: colliding ones get the report's file name, then the pid
-  for _, extra in ipairs({ function(x) return " (" .. x.file .. ")" end, function(x) return " pid " .. x.pid end }) do
+  -- unique labels: colliding ones get the report's file name, then the report's position among the inputs
+  for _, extra in ipairs({ function(x) return " (" .. x.file .. ")" end, function(x) return " #" .. x.report end }) do
     local count = {}
     for _, x in ipairs(ranks) do count[x.label] = (count[x.label] or 0) + 1 end
     for _, x in ipairs(ranks) do
