@@ -198,7 +198,9 @@ fi
 # --- unreadable inputs ---------------------------------------------------------------------------------
 # The tests run as root, which ignores mode bits: a directory, a FIFO, and (when runuser works) a
 # chmod 000 file read as the user nobody.
-hostile "input is a directory" 6 "$K: not a regular file (directory)" "$O/a.html" flamegraph "$K" -o "$O/a.html"
+# a directory is a set of reports since issue 14 (one per rank): one with none is an error naming it
+mkdir -p "$K/noreports"
+hostile "input is a directory without reports" 6 "$K/noreports: a directory with no .sqlite/.nsys-rep reports" "$O/a.html" flamegraph "$K/noreports" -o "$O/a.html"
 mkfifo "$K/fifo.csv"
 hostile "input is a FIFO (not opened, no hang)" 6 "$K/fifo.csv: not a regular file" - collapse "$K/fifo.csv"
 hostile "input does not exist" 6 "$K/nope.csv: no such file" "$O/a.html" flamegraph "$K/nope.csv" -o "$O/a.html"
