@@ -14,8 +14,6 @@ M.KERNEL_PREFIX = "gpu;nsys;cuda_kernel"
 M.API_PREFIX = "gpu;nsys;cuda_api"
 local NULL = core.json.null
 local array = core.json.array
-local SIDES = { "before", "after" }
-local LABEL = { before = "BEFORE", after = "AFTER" }
 
 local function dpol(policy) return (policy and policy.diff) or {} end
 
@@ -433,8 +431,7 @@ end
 
 -- compare(before, after, policy) → D (core.stackdiff, kernel flame), L (launch-stack flame or nil), d (the
 -- comparison as plain data: the --json document without the verdict).
-function M.compare(b, a, policy, opts)
-  opts = opts or {}
+function M.compare(b, a, policy)
   local norm = M.normalizer(policy)
   local D = core.stackdiff.new()
   D:add(1, b.stacks, { remap = leaf_remap(b.stacks, norm), scale = b.scale })
