@@ -559,10 +559,12 @@ function M.default_verdict(d, policy)
   return { regression = #reasons > 0, reasons = reasons }
 end
 
-local function deep_copy(v)
+local function deep_copy(v, drop_null)
   if type(v) ~= "table" then return v end
   local c = {}
-  for k, x in pairs(v) do c[k] = deep_copy(x) end
+  for k, x in pairs(v) do
+    if not (drop_null and x == NULL) then c[k] = deep_copy(x, drop_null) end
+  end
   return setmetatable(c, getmetatable(v))
 end
 
@@ -572,7 +574,8 @@ function M.verdict(d, policy)
   local res, by
   if p.verdict then
     local pol = require("gpuflame.policy")
-    local v = pol.call(policy, p.verdict, deep_copy(d))
+    -- the policy sees JSON nulls as nil (d.total.change == nil when BEFORE had no GPU time)
+    local v = pol.call(policy, p.verdict, deep_copy(d, true))
     by = "policy"
     if type(v) == "boolean" then
       res = { regression = v, reasons = {} }
