@@ -1,6 +1,6 @@
 /* Binding: capture metadata of an nsys SQLite export (core/sqlite_meta.c).
  *
- *   core.sqlite_meta.read(path) → {nsys_version=, schema_version=, gpus={...}, driver=, cuda_driver=, os=, cpu=,
+ *   core.sqlite_meta.read(path) → {nsys_version=, schema_version=, recorded_version=, gpus={...}, driver=, cuda_driver=, os=, cpu=,
  *     host_hash=, command_hash=, duration_ns=, start_utc=, kernels=, callchains=bool}
  * Fields the export lacks are absent. Hashes are SHA-256 hex; the command line itself never leaves C. */
 #include <string.h>
@@ -28,6 +28,7 @@ static int l_read(lua_State *L)
     lua_createtable(L, 0, 14);
     set_str(L, "nsys_version", m.nsys_version);
     set_str(L, "schema_version", m.schema_version);
+    set_str(L, "recorded_version", m.recorded_version);
     set_str(L, "driver", m.driver);
     set_str(L, "cuda_driver", m.cuda_driver);
     set_str(L, "os", m.os);

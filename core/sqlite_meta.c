@@ -1,6 +1,7 @@
 /* Capture metadata from an nsys SQLite export (see sqlite_meta.h). */
 #include "sqlite_meta.h"
 
+#include <ctype.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,23 @@ static void hash_hex(const char *s, char out[65])
     gf_sha256_hex(s, strlen(s), out);
 }
 
+/* The last "20YY.N[.N...]" (not inside a longer number) in s, into out. */
+static void version_in_path(const char *s, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (const char *p = s; *p; p++) {
+        if (p[0] != '2' || p[1] != '0' || !isdigit((unsigned char)p[2]) || !isdigit((unsigned char)p[3]) || p[4] != '.' ||
+            !isdigit((unsigned char)p[5]) || (p > s && (isdigit((unsigned char)p[-1]) || p[-1] == '.')))
+            continue;
+        const char *e = p + 5;
+        while (isdigit((unsigned char)*e) || (*e == '.' && isdigit((unsigned char)e[1])))
+            e++;
+        if (isdigit((unsigned char)*e))
+            continue;
+        snprintf(out, size, "%.*s", (int)(e - p), p);
+    }
+}
+
 void gf_capture_meta_free(gf_capture_meta *m)
 {
     if (m) {
@@ -109,6 +127,9 @@ int gf_sqlite_capture_meta(const char *path, gf_capture_meta *m, gf_err *err)
         sys_env(db, "OsDescription", m->os, sizeof m->os);
         sys_env(db, "CpuDescription", m->cpu, sizeof m->cpu);
         sys_env(db, "Hostname", host, sizeof host);
+        char dir[1024] = "";
+        sys_env(db, "TargetInstallDir", dir, sizeof dir);
+        version_in_path(dir, m->recorded_version, sizeof m->recorded_version);
     }
     if (host[0])
         hash_hex(host, m->host_hash);

@@ -13,6 +13,8 @@
 typedef struct gf_capture_meta {
     char nsys_version[64];   /* EXPORT_PRODUCT_VERSION (META_DATA_EXPORT or EXPORT_META_DATA): the exporting nsys */
     char schema_version[32]; /* EXPORT_SCHEMA_VERSION */
+    char recorded_version[32]; /* the recording nsys: the last "20YY.N[.N...]" in TargetInstallDir
+                                  (TARGET_INFO_SYSTEM_ENV; .../nsight-systems/2022.1.3/target-linux-x64), or "" */
     char *gpus;              /* TARGET_INFO_GPU names in id order, '\n'-separated (malloc'd), or NULL */
     size_t ngpus;
     char driver[64];       /* TARGET_INFO_SYSTEM_ENV NvDriverVersion */

@@ -324,6 +324,7 @@ local function meta_view(side)
   local m = side.meta or {}
   return {
     nsys_version = m.nsys_version or NULL,
+    recorded_version = m.recorded_version or NULL,
     schema_version = m.schema_version or NULL,
     gpus = m.gpus and array(m.gpus) or NULL,
     driver = m.driver or NULL,
@@ -369,10 +370,22 @@ function M.caveats(b, a, policy)
       add("gpus", gb, ga, string.format("Different GPUs: BEFORE ran on %s, AFTER on %s. Kernel times are not " ..
         "comparable across GPU models.", gb or "an unrecorded GPU", ga or "an unrecorded GPU"))
     end
-    if mb.nsys_version ~= ma.nsys_version then
-      add("nsys_version", mb.nsys_version, ma.nsys_version, string.format("Different Nsight Systems versions " ..
-        "(%s vs %s): tracing overhead and what is recorded can differ.", mb.nsys_version or "unknown",
-        ma.nsys_version or "unknown"))
+    -- the recording nsys (its install path), else the exporting one unless the export was made here from
+    -- an .nsys-rep (then it is the local nsys, which says nothing about the capture)
+    local function recorder(side, m)
+      local v = m.recorded_version or (not side.from_rep and m.nsys_version) or nil
+      return v and (v:match("^(%d+%.%d+%.%d+)") or v) or nil
+    end
+    local vb, va = recorder(b, mb), recorder(a, ma)
+    if vb ~= va then
+      if vb and va then
+        add("nsys_version", vb, va, string.format("Captured with different Nsight Systems versions (%s vs %s): " ..
+          "tracing overhead and what is recorded can differ.", vb, va))
+      else
+        add("nsys_version", vb, va, string.format("The Nsight Systems version that recorded %s is unknown " ..
+          "(exported here from a report without its install path): the versions cannot be compared.",
+          vb and "AFTER" or "BEFORE"))
+      end
     end
     if mb.driver ~= ma.driver or mb.cuda_driver ~= ma.cuda_driver then
       add("driver", (mb.driver or "?") .. " / CUDA " .. (mb.cuda_driver or "?"),

@@ -163,6 +163,9 @@ static void test_meta(void)
                  "('PROCESS_0:ARGUMENT_0','--x');"
                  "CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT);"
                  "INSERT INTO TARGET_INFO_GPU VALUES (1,'GPU B'),(0,'GPU A');"
+                 "CREATE TABLE TARGET_INFO_SYSTEM_ENV (name TEXT, value TEXT);"
+                 "INSERT INTO TARGET_INFO_SYSTEM_ENV VALUES ('TargetInstallDir','/home/u20/cuda-12.2/nsight-systems-2022.1.3/2023.4.1/target-linux-x64'),"
+                 "('NvDriverVersion','535.1');"
                  "CREATE TABLE ANALYSIS_DETAILS (globalVid INTEGER, duration INTEGER, startTime INTEGER, stopTime INTEGER);"
                  "INSERT INTO ANALYSIS_DETAILS VALUES (1, 12345, 0, 12345);",
                  NULL, NULL, NULL);
@@ -171,6 +174,8 @@ static void test_meta(void)
     gf_err err;
     CHECK("read metadata", gf_sqlite_capture_meta(path, &m, &err) == 0);
     CHECK("nsys version", strcmp(m.nsys_version, "2025.1.3") == 0);
+    CHECK("recorded version: the last 20YY.N[.N] in TargetInstallDir", strcmp(m.recorded_version, "2023.4.1") == 0);
+    CHECK("driver", strcmp(m.driver, "535.1") == 0);
     CHECK("GPUs in id order", m.ngpus == 2 && strcmp(m.gpus, "GPU A\nGPU B") == 0);
     char hex[65];
     gf_sha256_hex("./app\0--x\0", 10, hex);
