@@ -26,6 +26,8 @@ const H = {
   script: `</script><script>window.__pwned='script'</script>`,
   net: `"><iframe src="http://198.51.100.7/x"></iframe>`,
   seps: `sep\u2028line<svg onload="window.__pwned='svg'">`,
+  ctl: `ctl\u0001\u0007\u001b[31m\u007f<b>bold</b>`,
+  long: "L" + "x<".repeat(49999) + "Z", // 100,000 characters
 };
 const P = "gpu;nsys;cuda_kernel;";
 const meta = '# {"unit_ns":1}\n';
@@ -35,7 +37,7 @@ const before = meta + [
 ].join("\n") + "\n";
 const after = meta + [
   `${P}grew_kernel 3000`, `${P}shrank_kernel 1000`, `${P}same_kernel 2000`, `${P}new_kernel 1500`,
-  `${P}${H.img} 500`, `${P}${H.script} 900`, `${P}${H.net} 400`,
+  `${P}${H.img} 500`, `${P}${H.script} 900`, `${P}${H.net} 400`, `${P}${H.ctl} 60`, `${P}${H.long} 40`,
 ].join("\n") + "\n";
 writeFileSync(`${tmp}/before.folded`, before);
 writeFileSync(`${tmp}/after.folded`, after);
@@ -139,7 +141,7 @@ try {
   const tipText = await page.textContent("#tip");
   check("hover: name, before, after, delta, % of both totals", tipText.includes("grew_kernel") && tipText.includes("before: 1.0 µs") &&
     tipText.includes("after: 3.0 µs") && tipText.includes("delta: +2.0 µs (+200.0%)") && tipText.includes("of BEFORE total 9.5 µs") &&
-    tipText.includes("of AFTER total 9.3 µs"), tipText);
+    tipText.includes("of AFTER total 9.4 µs"), tipText);
   const gr2 = await frame(page, "vanished_kernel");
   await page.mouse.move(gr2.rect.x + gr2.rect.width / 2, gr2.rect.y + 8);
   check("hover on a vanished frame says so", (await page.textContent("#tip")).includes("only in BEFORE (vanished)"));
@@ -175,7 +177,8 @@ try {
   check("launch view unavailable without backtraces", await page.isDisabled("#v-launch"));
 
   // hostile names: exact text in frames and table, nothing executed, nothing fetched
-  check("hostile names are frames with that exact text", (await frame(page, H.img)) !== null && (await frame(page, H.net)) !== null);
+  check("hostile names are frames with that exact text", (await frame(page, H.img)) !== null && (await frame(page, H.net)) !== null &&
+    (await frame(page, H.ctl)) !== null && (await frame(page, H.long)) !== null);
   const tableText = await page.textContent("#kernels");
   check("hostile names are table text", tableText.includes(H.img) && tableText.includes(H.script));
   const safe = await page.evaluate(() => ({ pwned: window.__pwned, alerted: window.__alerted,
