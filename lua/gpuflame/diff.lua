@@ -121,11 +121,14 @@ local function read_summary_csv(path, report, info, policy)
     while reader:next() do
       local name = clean_name(reader:field(cols.name) or "")
       if name ~= "" then
-        local total = reader:int(cols.total)
-        if total < 0 then
-          errors.raise(errors.INPUT, "%s:%d: negative total time for %s", path, reader:line(), name)
+        -- numbers as the collapse path reads them (strtod: "1000.0" is fine), then whole ns
+        local t = reader:num(cols.total)
+        if t ~= t or t < 0 or t >= 2^63 then
+          errors.raise(errors.INPUT, "%s:%d: invalid total time %s for %s", path, reader:line(), tostring(t), name)
         end
-        local count = ic and reader:int(ic, true) or nil
+        local total = math.tointeger(math.floor(t + 0.5))
+        local c = ic and reader:num(ic, true) or nil
+        local count = c and c == c and c >= 0 and c < 2^63 and math.tointeger(math.floor(c + 0.5)) or nil
         local k = byname[name]
         if not k then
           k = { name = name, total_ns = 0, count = ic and 0 or nil }

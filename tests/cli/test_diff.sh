@@ -193,6 +193,16 @@ if have_fixture gprofiler/KERN_CSV.csv && have_fixture real/roboflow-inference/c
   check_eq "a trace CSV cannot be diffed: exit 6" 6 "$rc"
 fi
 
+# --- CSV numbers as the collapse path reads them; bad numbers named by file, line and column ---
+printf 'Time (%%),Total Time (ns),Instances,Name\n50.0,1000.0,2,"k<a, b>"\n50.0,2000,1,other\n50.0,500,1,"k<a, b>"\n' >"$TMP/k1.csv"
+run_gf diff "$TMP/k1.csv" "$TMP/k1.csv" --json
+printf '%s\n' "$out" >"$TMP/k1.json"
+check_eq "CSV: decimal totals, duplicate names summed with their instances" "1500 3 500" \
+  "$(jget "$TMP/k1.json" '" ".join(str([k for k in d["kernels"] if k["name"] == "k<a, b>"][0]["before"][f]) for f in ("total_ns", "instances", "mean_ns"))')"
+printf 'Time (%%),Total Time (ns),Instances,Name\n50.0,abc,2,k\n' >"$TMP/k2.csv"
+run_gf diff "$TMP/k2.csv" "$TMP/k1.csv"
+check_eq "CSV: a total that is not a number: exit 6, file:line:col" "6|gpuflame: $TMP/k2.csv:2:2 (column 'Total Time (ns)'): invalid number 'abc'" "$rc|$(tail -1 <<<"$err")"
+
 # --- folded with gpuflame's unit metadata vs the export: units converted, kinds called out ---
 run_gf collapse --metadata "$TC"
 printf '%s\n' "$out" >"$TMP/tc.folded"
