@@ -70,14 +70,17 @@ end
 local FOLDED_LINE = "^%S.-%s+%d+%.?%d*%s*$"
 local TWO_COUNTS = "%s%d+%.?%d*%s+%d+%.?%d*%s*$"
 
--- difffolded.pl's two-column folded ("stack BEFORE AFTER"): gpuflame's own files say so in their
--- "# {json}" first line (format = "difffolded"); others when every stack line among the first ones ends in
--- two counts (flamegraph.pl's rule).
+-- difffolded.pl's two-column folded ("stack BEFORE AFTER"): gpuflame's own files say which they are in
+-- their "# {json}" first line (format = "difffolded", or generator = "gpuflame" without it: one column);
+-- others when every stack line among the first ones ends in two counts (flamegraph.pl's rule).
 function inputs.is_two_column(lines)
   local first = (lines[1] or ""):gsub("\r$", "")
   if first:match("^# {") then
     local ok, meta = pcall(core.json.decode, first:sub(3))
-    if ok and type(meta) == "table" and meta.format ~= nil then return meta.format == "difffolded" end
+    -- gpuflame's own files say which they are
+    if ok and type(meta) == "table" and (meta.format ~= nil or meta.generator == "gpuflame") then
+      return meta.format == "difffolded"
+    end
   end
   local n = 0
   for _, line in ipairs(lines) do

@@ -13,15 +13,24 @@ local function nonempty(s, orig)
   return s
 end
 
+local OPERATORS = { "<=>", "<<=", ">>=", "<<", ">>", "<=", ">=", "->", "<", ">" }
+
 -- Template arguments dropped, brackets kept: "void k<float, 128>(float*)" → "void k<>(float*)".
 -- Nested brackets are handled; "operator<", "operator<<", "operator<=", "operator->" are left alone.
 function K.strip_template_args(name)
   local out, depth, i, n = {}, 0, 1, #name
   while i <= n do
     local c = name:sub(i, i)
-    local op = name:match("^operator%s*([<>=%-]+)", i)
-    if depth == 0 and op then
-      local word = name:match("^operator%s*[<>=%-]+", i)
+    local word
+    if depth == 0 then
+      local ws = name:match("^operator%s*", i)
+      if ws then
+        for _, op in ipairs(OPERATORS) do
+          if name:sub(i + #ws, i + #ws + #op - 1) == op then word = ws .. op; break end
+        end
+      end
+    end
+    if word then
       out[#out + 1] = word
       i = i + #word
     elseif c == "<" then
@@ -42,14 +51,14 @@ function K.strip_template_args(name)
 end
 
 -- A trailing "_<N>" on the kernel's own name (generated kernels: "fusion_12", "triton_poi_fused_add_0",
--- "kernel_3(float*)"), repeated ("fused_1_2" → "fused").
+-- "kernel_3(float*)", "fusion_7<>(float*)" after strip_template_args), repeated ("fused_1_2" → "fused").
 function K.strip_numeric_suffix(name)
   local base, rest = name:match("^(.-)(%(.*)$")
   if not base then base, rest = name, "" end
   local prev
   repeat
     prev = base
-    base = base:gsub("_%d+$", "")
+    base = base:gsub("_%d+$", ""):gsub("_%d+(<[^<>]*>)$", "%1")
   until base == prev
   return nonempty(base .. rest, name)
 end
