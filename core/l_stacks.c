@@ -2,6 +2,8 @@
  *
  *   core.stacks.new() → S
  *   core.stacks.read_folded(path) → S, {lines, stacks, bad, first_bad, first_bad_why}
+ *   core.stacks.read_folded(path, {two_columns = true}) → S_before, S_after, stats (difffolded.pl's
+ *     "stack BEFORE AFTER" lines)
  *   core.stacks.from_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=}) → S, {rows, used, ...}
  *   core.stacks.stream_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=, meta=}, path|"-") → stats
  *   core.stacks.sqlite_totals(path, "kernels"|"api") → {{name=, total_ns=, count=}...}, why
@@ -10,6 +12,7 @@
  *   S:count() S:total() S:nframes() S:max_depth() S:meta() S:set_meta(json|nil)
  *   S:write_folded(path|"-"|nil [, {meta=bool}]) (nil → returns the text)
  *   S:write_speedscope(path, {name=, unit=})  S:tree_json() → text  S:top(n) → {{stack=, weight=}...}
+ *   S:leaves() → {{name=, weight=}...} per distinct leaf frame (first-seen order)
  * A Stacks value can be a render slot ({data = S}): it writes the flamegraph tree JSON. */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 
 #include "fs.h"
 #include "l_csv.h"
+#include "l_stacks.h"
 #include "l_util.h"
 #include "render.h"
 #include "sqlite_kernels.h"
@@ -30,6 +34,14 @@ typedef struct ud {
 } ud;
 
 static gf_stacks *check(lua_State *L, int idx)
+{
+    ud *u = luaL_checkudata(L, idx, STACKS_MT);
+    if (!u->s)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "stacks object is freed");
+    return u->s;
+}
+
+gf_stacks *gf_lua_checkstacks(lua_State *L, int idx)
 {
     ud *u = luaL_checkudata(L, idx, STACKS_MT);
     if (!u->s)
@@ -63,10 +75,12 @@ static void set_int(lua_State *L, const char *k, lua_Integer v)
 static int l_read_folded(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
+    int two = gf_opt_bool_field(L, 2, "two_columns", 0);
     gf_stacks *s = push_new(L);
+    gf_stacks *s2 = two ? push_new(L) : NULL;
     gf_folded_stats st;
     gf_err err;
-    if (gf_stacks_read_folded(s, path, &st, &err) != 0)
+    if (gf_stacks_read_folded2(s, s2, path, &st, &err) != 0)
         return gf_lua_raise(L, &err);
     lua_createtable(L, 0, 5);
     set_int(L, "lines", (lua_Integer)st.lines);
@@ -75,7 +89,7 @@ static int l_read_folded(lua_State *L)
     set_int(L, "first_bad", (lua_Integer)st.first_bad);
     lua_pushstring(L, st.first_bad_why);
     lua_setfield(L, -2, "first_bad_why");
-    return 2;
+    return two ? 3 : 2;
 }
 
 /* opts.bad_weight: "error" (default) or "one" (count 1, the reference's behaviour) */
@@ -417,6 +431,47 @@ static int l_top(lua_State *L)
     return 1;
 }
 
+static int l_leaves(lua_State *L)
+{
+    gf_stacks *s = check(L, 1);
+    size_t nf = gf_stacks_nframes(s), n = gf_stacks_count(s);
+    int64_t *w = calloc(nf ? nf : 1, sizeof *w);
+    uint32_t *order = malloc((nf ? nf : 1) * sizeof *order);
+    unsigned char *seen = calloc(nf ? nf : 1, 1);
+    if (!w || !order || !seen) {
+        free(w);
+        free(order);
+        free(seen);
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
+    }
+    size_t nl = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t depth;
+        int64_t wt;
+        const uint32_t *ids = gf_stacks_get(s, i, &depth, &wt);
+        uint32_t leaf = ids[depth - 1];
+        if (!seen[leaf]) {
+            seen[leaf] = 1;
+            order[nl++] = leaf;
+        }
+        w[leaf] += wt;
+    }
+    lua_createtable(L, (int)nl, 0);
+    for (size_t k = 0; k < nl; k++) {
+        size_t fl;
+        const char *f = gf_stacks_frame(s, order[k], &fl);
+        lua_createtable(L, 0, 2);
+        lua_pushlstring(L, f, fl);
+        lua_setfield(L, -2, "name");
+        set_int(L, "weight", w[order[k]]);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    free(w);
+    free(order);
+    free(seen);
+    return 1;
+}
+
 static int l_gc(lua_State *L)
 {
     ud *u = luaL_checkudata(L, 1, STACKS_MT);
@@ -448,6 +503,7 @@ static const luaL_Reg methods[] = {
     {"write_speedscope", l_write_speedscope},
     {"tree_json", l_tree_json},
     {"top", l_top},
+    {"leaves", l_leaves},
     {NULL, NULL},
 };
 

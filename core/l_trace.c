@@ -6,12 +6,14 @@
  *   tr:trim(n [, keep_partners]), tr:event(i), tr:flame() → {total=, entries=, stacks=, launches=}
  *   tr:write_timeline(template_text, out_path, slots [, template_name [, flame_min]])  -- slot data = the JSON
  *   tr:timeline_json([title [, flame_min]]) → string (tests), tr:write_chrome_trace(path), tr:write_launch_folded(path)
+ *   tr:launch_stacks(S [, gpu_only]) adds the launch stacks to the Stacks S (core.stacks.new())
  *   tr:kernel_stats([kind]), tr:launch_stats(late_ns), tr:gpu_idle(short_gap_ns) → lists of rows
  * A trace is also a render slot: core.render.render(t, {data = {data = tr}}, out). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fs.h"
+#include "l_stacks.h"
 #include "l_util.h"
 #include "render.h"
 #include "trace.h"
@@ -451,6 +453,16 @@ static int l_write_folded(lua_State *L)
     return write_file(L, gf_trace_write_launch_folded);
 }
 
+static int l_launch_stacks(lua_State *L)
+{
+    gf_trace *t = check(L);
+    gf_stacks *s = gf_lua_checkstacks(L, 2);
+    gf_err err;
+    if (gf_trace_launch_stacks(t, s, lua_toboolean(L, 3), &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
 static int kind_arg(lua_State *L, int idx, int def)
 {
     const char *k = luaL_optstring(L, idx, NULL);
@@ -567,6 +579,7 @@ int gf_luaopen_trace(lua_State *L)
         {"timeline_json", l_timeline_json},
         {"write_chrome_trace", l_write_chrome},
         {"write_launch_folded", l_write_folded},
+        {"launch_stacks", l_launch_stacks},
         {"kernel_stats", l_kernel_stats},
         {"launch_stats", l_launch_stats},
         {"gpu_idle", l_gpu_idle},

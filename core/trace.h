@@ -146,5 +146,9 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
 int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err);
 /* Folded launch stacks: "root;...;inner;kernel_[G] weight_ns" lines (from the aggregate flame). */
 int gf_trace_write_launch_folded(const gf_trace *t, FILE *out, gf_err *err);
+/* The same launch stacks added to a collapse table (frames as the folded writer names them: ';' → ':');
+ * gpu_only keeps the stacks whose leaf is GPU work (kernel_[G]). */
+struct gf_stacks;
+int gf_trace_launch_stacks(const gf_trace *t, struct gf_stacks *s, int gpu_only, gf_err *err);
 
 #endif

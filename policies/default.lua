@@ -203,6 +203,19 @@ return {
     missing = "warn",        -- no CUDA_CALLCHAINS rows: "warn" (timeline without stacks) or "error" (exit 5)
   },
 
+  -- gpuflame diff BEFORE AFTER (docs/DIFF.md): the regression verdict and how kernels are matched.
+  diff = {
+    threshold = 0.05,        -- regression when total GPU time grows by more than this (5%)
+    kernel_threshold = 0.20, -- ... or a kernel among the top_kernels grows by more than this (20%)
+    top_kernels = 10,        -- the largest kernels by max(BEFORE, AFTER) total time; a new one there counts
+    -- verdict = function(d) return d.total.change ~= nil and d.total.change > 0.10 end,
+    -- normalize_name: none, kernels match by their demangled name exactly. Looser matching, e.g.
+    --   normalize_name = require("gpuflame.kernelnames").standard  (template args, _<N>, anonymous ns)
+    duration_tolerance = 0.10, -- capture lengths differing by more than 10% are called out as unfair
+    min_fraction = 0,        -- page: leave out flame subtrees below this share of both totals (0 = keep all)
+    title = "GPU time diff",
+  },
+
   limits = {
     function_budget = 10, -- seconds any policy function may run before it is stopped
   },

@@ -25,7 +25,8 @@ global options (anywhere before `--`):
 commands:
 %s
 exit codes: 0 ok, 1 error, 2 usage, 3 nsys not found, 4 capture failed, 5 no data,
-            6 bad input, 7 delivery failed (kept in the spool), 130 interrupted
+            6 bad input, 7 delivery failed (kept in the spool), 10 regression (diff),
+            130 interrupted
 ]]
 
 local function command_names()

@@ -235,6 +235,19 @@ S.tree = {
   stacks = {
     missing = S.str({ oneof = { "warn", "error" } }),
   },
+  -- gpuflame diff (lua/gpuflame/diff.lua, docs/DIFF.md)
+  diff = {
+    threshold = S.num({ min = 0 }),
+    kernel_threshold = S.num({ min = 0 }),
+    top_kernels = S.int({ min = 0 }),
+    -- verdict(d) → true/false or {regression = bool, reasons = {...}} (d: the --json document)
+    verdict = S.fn(),
+    -- normalize_name(name) → name used to match kernels across the two captures
+    normalize_name = S.fn(),
+    duration_tolerance = S.num({ min = 0 }),
+    min_fraction = S.num({ min = 0, max = 1 }),
+    title = S.str(),
+  },
   limits = {
     function_budget = S.num({ gt = 0 }),
   },

@@ -11,7 +11,8 @@ cmd.spec = {
   summary = "draw a self-contained GPU flamegraph page from a stats CSV, folded file, SQLite export or .nsys-rep",
   description = "INPUT is recognised by content: an nsys stats cuda_gpu_kern_sum / cuda_api_sum CSV (any era,\n" ..
     "or captured stdout), folded stacks, an SQLite export (kernel totals by SQL, no nsys needed) or an\n" ..
-    ".nsys-rep (exported through nsys). Options follow flamegraph.pl.",
+    ".nsys-rep (exported through nsys). Options follow flamegraph.pl. A two-column folded file (difffolded.pl's\n" ..
+    "\"stack BEFORE AFTER\", e.g. from `gpuflame diff --folded`) gives the differential page.",
   options = {
     { "out", short = "o", arg = "FILE", default = "flamegraph.html", help = "output page" },
     { "title", arg = "TEXT", help = "page title (policy flamegraph.title)" },
@@ -28,6 +29,20 @@ function cmd.run(opts, ctx)
   if not input then errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)") end
   if opts.positional[2] then errors.raise(errors.USAGE, "flamegraph takes one INPUT (got %d)", #opts.positional) end
   local ok, res = errors.try(function()
+    local st = require("gpuflame.core").fs.stat(input)
+    if st and st.type == "file" then
+      local info = inputs.detect(input)
+      if info.type == "folded" and info.two_columns then
+        -- difffolded.pl's "stack BEFORE AFTER" (gpuflame diff --folded): the differential page
+        local diff = require("gpuflame.diff")
+        local D = diff.flamegraph_from_difffolded(input, opts.out, {
+          title = opts.title or (ctx.policy().diff or {}).title or "GPU time diff",
+          subtitle = input:match("[^/]+$"), min_fraction = (ctx.policy().diff or {}).min_fraction or 0 }, ctx)
+        local b, a = D:totals()
+        log.info("wrote %s (differential: %d stacks, BEFORE %d, AFTER %d)", opts.out, D:count(), b, a)
+        return nil
+      end
+    end
     local stacks = inputs.load_for(input, { "stacks" }, ctx, { nsys = opts.nsys })
     local o = flamegraph.page_options(ctx.policy(), {
       title = opts.title, countname = opts.countname, inverted = opts.inverted or nil, minwidth = opts.minwidth,
@@ -38,6 +53,10 @@ function cmd.run(opts, ctx)
   end)
   inputs.cleanup(ctx)
   if not ok then errors.reraise(res) end
+  if res == nil then
+    io.stdout:write(opts.out, "\n")
+    return 0
+  end
   log.info("wrote %s (%d stacks, %d %s)", opts.out, res:count(), res:total(),
     opts.countname or ctx.policy().flamegraph.countname or "")
   io.stdout:write(opts.out, "\n")
