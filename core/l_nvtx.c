@@ -1,4 +1,4 @@
-/* Binding: NVTX run analysis (core/nvtx.c).
+/* Binding: NVTX run analysis (core/nvtx.h; core/nvtx*.c).
  *   core.nvtx.manifest(path)          → manifest as a Lua table (spec errors for missing/invalid/...)
  *   core.nvtx.analyze(opts)           → {warnings = {...}, iterations = n, ...}; writes opts.out atomically
  *       opts: manifest_file, host_csv, gpu_csv, out, nsys_version, manifest_path, trace_path,

@@ -1,7 +1,11 @@
 /* NVTX run analysis (docs: ../shared/docs/NVTX_ANALYSIS_SPEC.md, schema_version 1): reads the
  * `nvtx_pushpop_trace` (host) and `nvtx_gpu_proj_trace` (GPU) CSV reports of `nsys stats`, builds the
  * range trees per (PID, TID), finds the harness iterations by hierarchy, groups ranges by scoped name
- * and writes analysis.json byte-compatible with the upstream Python analyzer. */
+ * and writes analysis.json byte-compatible with the upstream Python analyzer.
+ *
+ * The implementation, one concern a file: nvtx_reports.c (the session, CSV → rows), nvtx_tree.c (keys,
+ * scoped paths, the scope walk), nvtx_stats.c (groups, summaries), nvtx_json.c (the writer),
+ * nvtx_manifest.c (the manifest) and nvtx.c (the analysis phases). */
 #ifndef GF_NVTX_H
 #define GF_NVTX_H
 

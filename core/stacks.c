@@ -718,23 +718,27 @@ int gf_summary_csv_write_folded_ex(gf_csv *c, size_t name_col, size_t weight_col
  * pre-order with children in name order is one pass that opens a node wherever a stack leaves the
  * previous one's path (flamegraph.pl merges sorted input the same way). */
 
-static const gf_stacks *g_s; /* qsort context (the program is single-threaded) */
-static const uint32_t *g_rank;
+typedef struct tree_order {
+    const gf_stacks *s;
+    const uint32_t *rank; /* frame id → rank of its name */
+} tree_order;
 
-static int by_name(const void *a, const void *b)
+static int by_name(const void *a, const void *b, void *ctx)
 {
+    const gf_stacks *s = ((const tree_order *)ctx)->s;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return strcmp(g_s->bytes + g_s->foff[x], g_s->bytes + g_s->foff[y]);
+    return strcmp(s->bytes + s->foff[x], s->bytes + s->foff[y]);
 }
 
-static int by_frames(const void *a, const void *b)
+static int by_frames(const void *a, const void *b, void *ctx)
 {
-    const stack_rec *x = &g_s->st[*(const uint32_t *)a], *y = &g_s->st[*(const uint32_t *)b];
-    const uint32_t *p = g_s->ids + x->off, *q = g_s->ids + y->off;
+    const tree_order *o = ctx;
+    const stack_rec *x = &o->s->st[*(const uint32_t *)a], *y = &o->s->st[*(const uint32_t *)b];
+    const uint32_t *p = o->s->ids + x->off, *q = o->s->ids + y->off;
     uint32_t n = x->depth < y->depth ? x->depth : y->depth;
     for (uint32_t i = 0; i < n; i++) {
         if (p[i] != q[i]) {
-            uint32_t rp = g_rank[p[i]], rq = g_rank[q[i]];
+            uint32_t rp = o->rank[p[i]], rq = o->rank[q[i]];
             return rp < rq ? -1 : 1;
         }
     }
@@ -762,14 +766,13 @@ int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
     }
     for (uint32_t i = 0; i < s->nframes; i++)
         names[i] = i;
-    g_s = s;
-    qsort(names, s->nframes, sizeof *names, by_name);
+    tree_order o = {s, rank};
+    qsort_r(names, s->nframes, sizeof *names, by_name, &o);
     for (uint32_t i = 0; i < s->nframes; i++)
         rank[names[i]] = i;
-    g_rank = rank;
     for (uint32_t i = 0; i < s->nstacks; i++)
         order[i] = i;
-    qsort(order, s->nstacks, sizeof *order, by_frames);
+    qsort_r(order, s->nstacks, sizeof *order, by_frames, &o);
     const uint32_t *prev = NULL;
     uint32_t prev_depth = 0;
     for (size_t k = 0; k < s->nstacks; k++) {

@@ -480,30 +480,29 @@ int gf_trace_add_partner(gf_trace *t, const gf_event *e, gf_err *err)
 
 /* ---- finish ---- */
 
-static const gf_trace *sort_t;
-static const gf_event *sort_ev;
-static const uint64_t *sort_seq;
-
-static int cmp_order(const void *a, const void *b)
+static int cmp_order(const void *a, const void *b, void *builder)
 {
+    const gf_event *ev = ((const gf_trace_build *)builder)->ev;
+    const uint64_t *seq = ((const gf_trace_build *)builder)->seq;
     uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-    const gf_event *x = &sort_ev[i], *y = &sort_ev[j];
+    const gf_event *x = &ev[i], *y = &ev[j];
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
-    return sort_seq[i] < sort_seq[j] ? -1 : sort_seq[i] > sort_seq[j];
+    return seq[i] < seq[j] ? -1 : seq[i] > seq[j];
 }
 
-static int cmp_lane(const void *a, const void *b)
+static int cmp_lane(const void *a, const void *b, void *trace)
 {
-    const gf_lane *x = &sort_t->lanes[*(const uint32_t *)a], *y = &sort_t->lanes[*(const uint32_t *)b];
+    const gf_trace *t = trace;
+    const gf_lane *x = &t->lanes[*(const uint32_t *)a], *y = &t->lanes[*(const uint32_t *)b];
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
     if (x->kind == GF_LANE_GPU) {
         if (x->devnum != y->devnum)
             return x->devnum < y->devnum ? -1 : 1;
-        int c = strcmp(gf_strtab_get(sort_t->str, x->device, NULL), gf_strtab_get(sort_t->str, y->device, NULL));
+        int c = strcmp(gf_strtab_get(t->str, x->device, NULL), gf_strtab_get(t->str, y->device, NULL));
         if (c)
             return c;
         if (x->sync != y->sync)
@@ -648,9 +647,7 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
     for (size_t i = 0; i < n; i++)
         ord[i] = (uint32_t)i;
-    sort_ev = b->ev;
-    sort_seq = b->seq;
-    qsort(ord, n, sizeof *ord, cmp_order);
+    qsort_r(ord, n, sizeof *ord, cmp_order, b);
 
     /* lane order */
     uint32_t *lord = malloc((t->nlanes ? t->nlanes : 1) * sizeof *lord);
@@ -663,8 +660,7 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
     }
     for (size_t i = 0; i < t->nlanes; i++)
         lord[i] = (uint32_t)i;
-    sort_t = t;
-    qsort(lord, t->nlanes, sizeof *lord, cmp_lane);
+    qsort_r(lord, t->nlanes, sizeof *lord, cmp_lane, t);
     gf_lane *nl = malloc((t->nlanes ? t->nlanes : 1) * sizeof *nl);
     if (!nl) {
         free(ord);
