@@ -6,6 +6,8 @@
  *     "stack BEFORE AFTER" lines)
  *   core.stacks.from_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=}) → S, {rows, used, ...}
  *   core.stacks.stream_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=, meta=}, path|"-") → stats
+ *   core.stacks.from_perf_script(path|"-" [, {max_line=}]) → S,
+ *       {lines, samples, frames, skipped_frames, orphan_frames}
  *   core.stacks.sqlite_totals(path, "kernels"|"api") → {{name=, total_ns=, count=}...}, why
  *   core.stacks.is_sqlite(path) → bool
  *   S:add(frames (list or "a;b"), weight)  S:add_total(prefix, name, total_ns, unit_ns)
@@ -23,6 +25,7 @@
 #include "l_csv.h"
 #include "l_stacks.h"
 #include "l_util.h"
+#include "perf_fold.h"
 #include "render.h"
 #include "sqlite_kernels.h"
 #include "stacks.h"
@@ -90,6 +93,27 @@ static int l_read_folded(lua_State *L)
     lua_pushstring(L, st.first_bad_why);
     lua_setfield(L, -2, "first_bad_why");
     return two ? 3 : 2;
+}
+
+/* `perf script` text folded in C (core/perf_fold.c): comm;root;...;leaf, one count per sample. */
+static int l_from_perf_script(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lua_Integer max_line = gf_opt_int_field(L, 2, "max_line", 0);
+    if (max_line < 0)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "from_perf_script: max_line must be >= 0");
+    gf_stacks *s = push_new(L);
+    gf_perf_fold_stats st;
+    gf_err err;
+    if (gf_perf_fold_file(s, path, (size_t)max_line, &st, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, 0, 5);
+    set_int(L, "lines", (lua_Integer)st.lines);
+    set_int(L, "samples", (lua_Integer)st.samples);
+    set_int(L, "frames", (lua_Integer)st.frames);
+    set_int(L, "skipped_frames", (lua_Integer)st.skipped_frames);
+    set_int(L, "orphan_frames", (lua_Integer)st.orphan_frames);
+    return 2;
 }
 
 /* opts.bad_weight: "error" (default) or "one" (count 1, the reference's behaviour) */
@@ -519,6 +543,7 @@ int gf_luaopen_stacks(lua_State *L)
         {"read_folded", l_read_folded},
         {"from_summary_csv", l_from_summary_csv},
         {"stream_summary_csv", l_stream_summary_csv},
+        {"from_perf_script", l_from_perf_script},
         {"sqlite_totals", l_sqlite_totals},
         {"is_sqlite", l_is_sqlite},
         {NULL, NULL},
