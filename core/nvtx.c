@@ -1073,6 +1073,15 @@ static int word_char(unsigned char c)
 
 int gf_nvtx_version_family(const char *s, int64_t *year, int *release_is_1)
 {
+    int64_t rel;
+    if (!gf_nvtx_version_release(s, year, &rel))
+        return 0;
+    *release_is_1 = rel == 1;
+    return 1;
+}
+
+int gf_nvtx_version_release(const char *s, int64_t *year, int64_t *release)
+{
     size_t n = strlen(s);
     for (size_t i = 0; i + 6 <= n; i++) {
         if (i > 0 && word_char((unsigned char)s[i - 1]))
@@ -1093,7 +1102,14 @@ int gf_nvtx_version_family(const char *s, int64_t *year, int *release_is_1)
         size_t z = d;
         while (z < e - 1 && s[z] == '0')
             z++;
-        *release_is_1 = (e - z == 1 && s[z] == '1');
+        if (e - z > 18) {
+            *release = -1;
+        } else {
+            int64_t r = 0;
+            for (size_t q = z; q < e; q++)
+                r = r * 10 + (s[q] - '0');
+            *release = r;
+        }
         return 1;
     }
     return 0;
@@ -1720,15 +1736,17 @@ int gf_nvtx_analyze(gf_nvtx *nv, const gf_nvtx_input *in, gf_nvtx_result *res, g
     /* 7. warnings (§11) */
     {
         const char *ver = in->nsys_version ? in->nsys_version : "unknown";
-        int64_t year;
-        int rel1;
-        if (!gf_nvtx_version_family(ver, &year, &rel1)) {
+        const char *valid = in->validated_version;
+        int64_t year, rel, vyear, vrel;
+        if (!valid || !gf_nvtx_version_release(valid, &vyear, &vrel)) {
+            /* no validated release given: nothing to compare with */
+        } else if (!gf_nvtx_version_release(ver, &year, &rel)) {
             if (add_warning(res, "Could not determine the Nsight Systems version; report parsing is validated "
-                                 "against Nsight Systems 2025.1.%s%s", NULL, NULL))
+                                 "against Nsight Systems %s.%s", valid, NULL))
                 goto oom;
-        } else if (year != 2025 || !rel1) {
+        } else if (year != vyear || rel != vrel || rel < 0) {
             if (add_warning(res, "%s has not been validated; report parsing is validated against Nsight Systems "
-                                 "2025.1.%s", ver, NULL))
+                                 "%s.", ver, valid))
                 goto oom;
         }
         const gf_yv *wl = gf_yv_get(man, "workload");
