@@ -11,7 +11,11 @@ static int l_resource(lua_State *L)
     const char *name = luaL_checkstring(L, 1);
     char *data, *origin;
     size_t len;
-    if (gf_host_resource(gf_host_of(L), name, &data, &len, &origin) != 0) {
+    gf_err err;
+    int found = gf_host_resource(gf_host_of(L), name, &data, &len, &origin, &err);
+    if (found == -2)
+        return gf_lua_raise(L, &err); /* refused as root (gf_require_trusted) */
+    if (found != 0) {
         lua_pushnil(L);
         lua_pushfstring(L, "resource '%s' not found on the search path or in the bundle", name);
         return 2;

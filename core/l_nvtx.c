@@ -2,7 +2,8 @@
  *   core.nvtx.manifest(path)          → manifest as a Lua table (spec errors for missing/invalid/...)
  *   core.nvtx.analyze(opts)           → {warnings = {...}, iterations = n, ...}; writes opts.out atomically
  *       opts: manifest_file, host_csv, gpu_csv, out, nsys_version, manifest_path, trace_path,
- *             host_report, gpu_report (the provenance strings), legacy_names (reports of nsys < 2023.1)
+ *             host_report, gpu_report (the provenance strings), legacy_names (reports of nsys < 2023.1),
+ *             validated_version ("YYYY.R", required: policy analyze.validated_version)
  *   core.nvtx.open()                  → session: read_host(p), read_gpu(p), host_count(), gpu_count(),
  *                                        host_row(i), gpu_row(i)
  *   core.nvtx.version_family(s)       → year, release_is_1 (or nil)
@@ -56,6 +57,13 @@ static int l_analyze(lua_State *L)
     in.host_report = req_string(L, 1, "host_report");
     in.gpu_report = req_string(L, 1, "gpu_report");
     in.schema_version = (int)gf_opt_int_field(L, 1, "schema_version", 1);
+    in.validated_version = gf_req_string_field(L, 1, "validated_version");
+    {
+        int64_t vy, vr;
+        if (!gf_nvtx_version_release(in.validated_version, &vy, &vr) || vr < 0)
+            return gf_lua_raisef(L, GF_EXIT_USAGE, "validated_version must be a release YYYY.R (got \"%s\")",
+                                 in.validated_version);
+    }
     const char *kc = gf_opt_string_field(L, 1, "kern_csv", NULL);
     const char *tc = gf_opt_string_field(L, 1, "trace_csv", NULL);
     in.kern_report = gf_opt_string_field(L, 1, "kern_report", NULL);

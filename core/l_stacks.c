@@ -132,7 +132,7 @@ static int l_from_summary_csv(lua_State *L)
     gf_csv *c = gf_lua_checkcsv(L, 1);
     lua_Integer nc = luaL_checkinteger(L, 2), wc = luaL_checkinteger(L, 3);
     const char *prefix = gf_opt_string_field(L, 4, "prefix", "");
-    lua_Integer unit = gf_opt_int_field(L, 4, "unit_ns", 1000);
+    lua_Integer unit = gf_req_int_field(L, 4, "unit_ns");
     int strict = bad_weight_strict(L, 4);
     if (nc < 1 || wc < 1 || (size_t)nc > gf_csv_ncols(c) || (size_t)wc > gf_csv_ncols(c))
         return gf_lua_raisef(L, GF_EXIT_ERROR, "from_summary_csv: column out of range");
@@ -155,7 +155,7 @@ static int l_stream_summary_csv(lua_State *L)
     gf_csv *c = gf_lua_checkcsv(L, 1);
     lua_Integer nc = luaL_checkinteger(L, 2), wc = luaL_checkinteger(L, 3);
     const char *prefix = gf_opt_string_field(L, 4, "prefix", "");
-    lua_Integer unit = gf_opt_int_field(L, 4, "unit_ns", 1000);
+    lua_Integer unit = gf_req_int_field(L, 4, "unit_ns");
     const char *meta = gf_opt_string_field(L, 4, "meta", NULL);
     int strict = bad_weight_strict(L, 4);
     const char *path = luaL_checkstring(L, 5);
@@ -280,7 +280,7 @@ static int l_add_total(lua_State *L)
     size_t len;
     const char *name = luaL_checklstring(L, 3, &len);
     gf_err err;
-    if (gf_stacks_add_total(s, prefix, name, len, luaL_checkinteger(L, 4), luaL_optinteger(L, 5, 1000), &err) != 0)
+    if (gf_stacks_add_total(s, prefix, name, len, luaL_checkinteger(L, 4), luaL_checkinteger(L, 5), &err) != 0)
         return gf_lua_raise(L, &err);
     return 0;
 }

@@ -4,9 +4,9 @@
  *   local tr = core.trace.open_csv({api=, gpu=, api_cols={start=1,...}, gpu_cols={...}, max_events=, keep_partners=})
  *   tr:count(), tr:total(), tr:counts(), tr:totals(), tr:lanes(), tr:warnings(), tr:warn(msg), tr:source()
  *   tr:trim(n [, keep_partners]), tr:event(i), tr:flame() → {total=, entries=, stacks=, launches=}
- *   tr:write_timeline(template_text, out_path, slots [, template_name [, flame_min]])  -- slot data = the JSON
- *   tr:timeline_json([title [, flame_min]]) → string (tests), tr:write_chrome_trace(path), tr:write_launch_folded(path)
- *   tr:launch_stacks(S [, gpu_only]) adds the launch stacks to the Stacks S (core.stacks.new())
+ *   tr:write_timeline(template_text, out_path, slots, template_name [, flame_min])  -- slot data = the JSON;
+ *     slots.title is required (policy timeline.title)
+ *   tr:timeline_json(title [, flame_min]) → string (tests), tr:write_chrome_trace(path), tr:write_launch_folded(path)
  *   tr:kernel_stats([kind]), tr:launch_stats(late_ns), tr:gpu_idle(short_gap_ns) → lists of rows
  * A trace is also a render slot: core.render.render(t, {data = {data = tr}}, out). */
 #include <stdlib.h>
@@ -366,15 +366,17 @@ static int timeline_writer(FILE *out, void *p, gf_err *err)
 
 static const gf_slot_writer_ref timeline_ref = {timeline_writer};
 
-/* write_timeline(template_text, out_path, slots [, template_name [, flame_min_fraction]]): slots are text
- * values ({{title}} etc.); the data slot ({{json:data}}) is this trace's timeline JSON. */
+/* write_timeline(template_text, out_path, slots, template_name [, flame_min_fraction]): slots are text
+ * values ({{title}} etc., title required); the data slot ({{json:data}}) is this trace's timeline JSON.
+ * flame_min_fraction absent: 0, every (stack, kernel) pair kept. */
 static int l_write_timeline(lua_State *L)
 {
     ud *u = check_ud(L);
     size_t tl;
     const char *tmpl = luaL_checklstring(L, 2, &tl);
     const char *out = luaL_checkstring(L, 3);
-    const char *tname = luaL_optstring(L, 5, "templates/timeline.html");
+    const char *tname = luaL_checkstring(L, 5);
+    const char *title = gf_req_string_field(L, 4, "title");
     gf_slot slots[32];
     size_t n = 0;
     slots[n++] = (gf_slot){"data", GF_SLOT_WRITER, NULL, 0, timeline_writer, u};
@@ -391,10 +393,8 @@ static int l_write_timeline(lua_State *L)
             }
             lua_pop(L, 1);
         }
-        lua_getfield(L, 4, "title");
-        u->title = lua_tostring(L, -1); /* kept alive by the slots table */
-        lua_pop(L, 1);
     }
+    u->title = title; /* kept alive by the slots table */
     u->flame_min = luaL_optnumber(L, 6, 0);
     gf_err err;
     int rc = gf_render_file(tname, tmpl, tl, slots, n, out, &err);
@@ -408,7 +408,7 @@ static int l_write_timeline(lua_State *L)
 static int l_timeline_json(lua_State *L)
 {
     gf_trace *t = check(L);
-    gf_timeline_opts o = {luaL_optstring(L, 2, NULL), luaL_optnumber(L, 3, 0)};
+    gf_timeline_opts o = {luaL_checkstring(L, 2), luaL_optnumber(L, 3, 0)};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -512,7 +512,7 @@ static int l_launch_stats(lua_State *L)
     gf_launch_stat *s;
     size_t n;
     gf_err err;
-    if (gf_trace_launch_stats(t, luaL_optinteger(L, 2, 100000), &s, &n, &err) != 0)
+    if (gf_trace_launch_stats(t, luaL_checkinteger(L, 2), &s, &n, &err) != 0) /* policy timeline.late_launch_ns */
         return gf_lua_raise(L, &err);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
@@ -540,7 +540,7 @@ static int l_gpu_idle(lua_State *L)
     gf_idle_stat *s;
     size_t n;
     gf_err err;
-    if (gf_trace_gpu_idle(t, luaL_optinteger(L, 2, 30000), &s, &n, &err) != 0)
+    if (gf_trace_gpu_idle(t, luaL_checkinteger(L, 2), &s, &n, &err) != 0) /* policy timeline.short_gap_ns */
         return gf_lua_raise(L, &err);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {

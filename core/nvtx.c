@@ -327,6 +327,15 @@ static int word_char(unsigned char c)
 
 int gf_nvtx_version_family(const char *s, int64_t *year, int *release_is_1)
 {
+    int64_t rel;
+    if (!gf_nvtx_version_release(s, year, &rel))
+        return 0;
+    *release_is_1 = rel == 1;
+    return 1;
+}
+
+int gf_nvtx_version_release(const char *s, int64_t *year, int64_t *release)
+{
     size_t n = strlen(s);
     for (size_t i = 0; i + 6 <= n; i++) {
         if (i > 0 && word_char((unsigned char)s[i - 1]))
@@ -347,7 +356,14 @@ int gf_nvtx_version_family(const char *s, int64_t *year, int *release_is_1)
         size_t z = d;
         while (z < e - 1 && s[z] == '0')
             z++;
-        *release_is_1 = (e - z == 1 && s[z] == '1');
+        if (e - z > 18) {
+            *release = -1;
+        } else {
+            int64_t r = 0;
+            for (size_t q = z; q < e; q++)
+                r = r * 10 + (s[q] - '0');
+            *release = r;
+        }
         return 1;
     }
     return 0;
@@ -389,18 +405,32 @@ static int add_list_warning(gf_nvtx_result *res, const char *fmt, const int64_t 
     return rc;
 }
 
-/* 1a/1b: the Nsight Systems version. */
+/* 1a/1b: the Nsight Systems version against the validated release (policy analyze.validated_version). */
 static int version_warning(actx *c)
 {
     const char *ver = c->in->nsys_version ? c->in->nsys_version : "unknown";
-    int64_t year;
-    int rel1;
-    if (!gf_nvtx_version_family(ver, &year, &rel1))
-        return add_warning(c->res, "Could not determine the Nsight Systems version; report parsing is validated "
-                                   "against Nsight Systems 2025.1.%s", NULL);
-    if (year != 2025 || !rel1)
-        return add_warning(c->res, "%s has not been validated; report parsing is validated against Nsight Systems "
-                                   "2025.1.", ver);
+    const char *valid = c->in->validated_version;
+    int64_t year, rel, vyear, vrel;
+    char msg[512];
+    if (!valid || !gf_nvtx_version_release(valid, &vyear, &vrel))
+        return 0; /* no validated release given: nothing to compare with */
+    if (!gf_nvtx_version_release(ver, &year, &rel)) {
+        snprintf(msg, sizeof msg, "Could not determine the Nsight Systems version; report parsing is validated "
+                                  "against Nsight Systems %s.", valid);
+        return add_warning(c->res, "%s", msg);
+    }
+    if (year != vyear || rel != vrel || rel < 0) {
+        snprintf(msg, sizeof msg, "has not been validated; report parsing is validated against Nsight Systems %s.",
+                 valid);
+        size_t n = strlen(ver) + strlen(msg) + 2;
+        char *w = malloc(n);
+        if (!w)
+            return -1;
+        snprintf(w, n, "%s %s", ver, msg);
+        int rc = add_warning(c->res, "%s", w);
+        free(w);
+        return rc;
+    }
     return 0;
 }
 

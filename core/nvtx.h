@@ -65,6 +65,9 @@ typedef struct gf_nvtx_input {
     const char *manifest_path, *trace_path, *host_report, *gpu_report;
     /* schema_version 2 (§15): capture_gpu_work from the two CUDA reports read with gf_nvtx_read_cuda */
     int schema_version; /* 0 or 1: schema 1 */
+    /* The Nsight Systems release ("YYYY.R", policy analyze.validated_version) report parsing is validated
+     * against: another (or an unknown) version gets the §11 warning. NULL: no version warning. */
+    const char *validated_version;
     const char *kern_report, *trace_report;
 } gf_nvtx_input;
 
@@ -94,5 +97,8 @@ double gf_nvtx_div(__int128 num, unsigned __int128 den);
 
 /* The first `\b(\d{4})\.(\d+)\b` match; 1 when found (year and release set), else 0. */
 int gf_nvtx_version_family(const char *s, int64_t *year, int *release_is_1);
+/* The same match with the release as a number (leading zeros ignored; -1 when it has more than 18
+ * significant digits). */
+int gf_nvtx_version_release(const char *s, int64_t *year, int64_t *release);
 
 #endif

@@ -138,7 +138,7 @@ int gf_trace_partners(const gf_trace *t, int64_t **partner, gf_err *err);
 
 /* Writers (trace_json.c). The timeline JSON follows docs/TIMELINE_DATA.md (compact, script-safe). */
 typedef struct gf_timeline_opts {
-    const char *title;
+    const char *title; /* NULL: "" (the title is a policy decision: timeline.title) */
     double flame_min_fraction; /* launchFlame: fold subtrees lighter than this share of the total (0 = keep all) */
 } gf_timeline_opts;
 int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err);

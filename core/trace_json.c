@@ -261,7 +261,7 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
         }
 
     fputs("{\"title\":", out);
-    const char *title = o && o->title ? o->title : "nsys CPU/GPU timeline";
+    const char *title = o && o->title ? o->title : ""; /* the page title is the caller's (policy timeline.title) */
     gf_jsonw_string(out, title, strlen(title));
     int64_t span = tend - t0 > 1 ? tend - t0 : 1;
     fprintf(out, ",\"t0\":%lld,\"span\":%lld,\"total\":%llu,\"shown\":%zu", (long long)t0, (long long)span,

@@ -88,6 +88,9 @@ return {
     top_ranges = 10,          -- ranges listed by host and by projected-GPU total in `report`
     first_iteration_factor = 1.5, -- report a first-iteration effect when iteration 0 > factor x median of the rest
     high_variance_cv = 0.25,  -- report large variance when stddev/mean exceeds this
+    -- the Nsight Systems release (YYYY.R) report parsing is validated against (NVTX_ANALYSIS_SPEC.md §11):
+    -- any other version gets the "has not been validated" warning in analysis.json
+    validated_version = "2025.1",
   },
 
   -- Fleet mode (docs/POLICY.md "Upload, delivery, agent, tags"). -------------------------------------
@@ -104,12 +107,11 @@ return {
     retrim_events = { 10000, 5000, 2000, 1000 },
     perf_mode = "none",               -- never "disabled": the indexer drops the tags then (§4.2)
     tag_names = { gpu = "nsys-cuda", timeline = "nsys-timeline", stacks = "nsys-stacks", perf = "" },
-    artifacts = {                     -- file names inside a capture directory
-      timeline = "timeline.html", flamegraph = "flamegraph.html",
-      gpu_folded = "gpu.folded", cpu_folded = "cpu.folded", launch_folded = "launch-stacks.folded",
+    artifacts = {                     -- (file names inside a capture directory: `outputs`)
       -- what `gpuflame timeline` re-renders from (first group whose globs all match)
       timeline_inputs = { { "*.sqlite" }, { "*cuda_api_trace*.csv", "*cuda_gpu_trace*.csv" } },
     },
+    retrim_timeout = 300,             -- seconds one re-render of the timeline (oversize step "retrim") may take
   },
 
   deliver = {
@@ -117,7 +119,11 @@ return {
     -- { type = "http", url = "https://store/{hostname}/{name}", method = "PUT", headers = {...}, artifact = "html" }
     sinks = { { type = "studio" } },
     -- Attempts per delivery; delay before attempt n+1 = min(cap, base * 2^(n-1)) minus up to jitter*100 %.
-    retry = { count = 4, base = 1, cap = 30, jitter = 0.5 },
+    -- statuses: HTTP answers worth another attempt ("5xx" = every 5xx); transport failures (DNS, connect,
+    -- TLS, timeout, reset) always are. Any other answer moves the item to <spool>/rejected/.
+    retry = { count = 4, base = 1, cap = 30, jitter = 0.5, statuses = { "5xx", 408, 429 } },
+    -- an http sink that names no method / artifact
+    http_sink = { method = "PUT", artifact = "html" },
     spool = {
       dir = "",                       -- "" = <state_dir>/spool
       max_items = 200,
@@ -131,12 +137,14 @@ return {
     state_dir = "/var/lib/gpuflame",  -- gpid, command history, spool, capture directories
     heartbeat_timeout = 30,
     health_check = "warn",            -- "fatal" exits 1 like the reference agent when the server is unreachable
+    health_check_timeout = 5,         -- seconds
     history = 1000,                   -- command ids remembered across restarts (dedup)
     stop_grace = 2,                   -- seconds between SIGTERM and SIGKILL when a capture is cancelled
     uploader_timeout = 900,           -- seconds one uploader process (a pass over the due spool items) may run
     keep_captures = 20,               -- capture directories kept in <state_dir>/captures
     default_duration = 60,
     max_duration = 3600,              -- a command asking for more seconds (or for a non-number) is refused
+    backends = { "nsys", "perf" },    -- capture backends (backends/<name>.lua on the search path), in order
     remote_workloads = {
       enabled = true,                 -- false: every nsys_workload from the server is refused
       allow_file = "/etc/gpuflame/allowed-workloads", -- exact command lines or globs (* ?), one a line
@@ -149,9 +157,11 @@ return {
   },
 
   backends = {
-    nsys = { enabled = true },
+    -- the child `gpuflame capture` is stopped timeout_margin s after its own nsys timeout
+    -- (duration + capture.timeout_extra) would have passed
+    nsys = { enabled = true, timeout_margin = 60 },
     -- CPU sampling in parallel with nsys: `perf record -g` → `perf script` → folded (opt-in).
-    perf = { enabled = false, frequency = 99, args = { "-a", "-g" }, timeout_extra = 60 },
+    perf = { enabled = false, frequency = 99, args = { "-a", "-g" }, timeout_extra = 60, script_timeout = 300 },
   },
 
   -- GPU flamegraph (docs/POLICY.md "flamegraph"): which nsys stats reports feed it, in order, and how
@@ -162,6 +172,7 @@ return {
     output_names = { cuda_gpu_kern_sum = "kern", cuda_api_sum = "api" },
     -- the fixed frames above each name
     prefixes = { cuda_gpu_kern_sum = "gpu;nsys;cuda_kernel", cuda_api_sum = "gpu;nsys;cuda_api" },
+    other_prefix = "gpu;nsys", -- the frames above the names of a report `prefixes` does not list
     -- count = max(1, total_ns // unit_ns): 1000 → the counts are microseconds of GPU time
     unit_ns = 1000,
     -- a Total Time that is not a number, negative or out of range: "error" (exit 6 naming file, line and
@@ -187,6 +198,9 @@ return {
     keep_partners = true,    -- also keep the launch call of every kept kernel/memcpy/memset (CorrID links)
     source = "csv",          -- capture --timeline reads the stats trace CSVs ("csv", the reference) or
                              -- the SQLite export ("sqlite"); .sqlite/.nsys-rep inputs always use SQLite
+    -- source "csv": the nsys stats reports asked for, and the `-o` base of each one's CSV
+    reports = { "cuda_api_trace", "cuda_gpu_trace" },
+    output_names = { cuda_api_trace = "api_trace", cuda_gpu_trace = "gpu_trace" },
     fallback = "flamegraph", -- no trace events: "flamegraph" (with a warning) or "none" (exit 5)
     title = "nsys CPU/GPU timeline",
     template = "templates/timeline.html",
@@ -214,6 +228,24 @@ return {
     duration_tolerance = 0.10, -- capture lengths differing by more than 10% are called out as unfair
     min_fraction = 0,        -- page: leave out flame subtrees below this share of both totals (0 = keep all)
     title = "GPU time diff",
+  },
+
+  -- File names gpuflame writes: inside a capture directory (capture, the agent's backends; `upload` looks
+  -- for the same names), and the default -o of `flamegraph`, `timeline` and `report --html`.
+  outputs = {
+    summary = "summary.json",          -- what the capture did: commands, exit codes, artifacts, warnings
+    profile_log = "nsys-profile.log",  -- nsys profile's output (tail, secrets redacted)
+    sqlite = "capture.sqlite",         -- nsys export --type sqlite (capture --stacks / timeline.source "sqlite")
+    flamegraph = "flamegraph.html",
+    gpu_folded = "gpu.folded",
+    timeline = "timeline.html",
+    launch_folded = "launch-stacks.folded",
+    cpu_folded = "cpu.folded",         -- the perf backend's folded CPU stacks
+    nsys_backend_log = "nsys-backend.log", -- agent: the child `gpuflame capture`'s output
+    perf_backend_log = "perf-backend.log",
+    perf_data = "perf.data",
+    perf_script = "perf.script",
+    report = "report.html",            -- `gpuflame report --html`, beside analysis.json
   },
 
   limits = {

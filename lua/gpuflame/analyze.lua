@@ -84,6 +84,7 @@ local function names_for(reports, parsed, policy)
   return names
 end
 
+-- opts: schema_version, force_export (nil: the default policy's analyze.force_export)
 function analyze.stats_argv(nsys, run_dir, opts, names)
   local argv = { nsys, "stats" }
   for _, r in ipairs(reports_for(opts.schema_version)) do
@@ -94,7 +95,9 @@ function analyze.stats_argv(nsys, run_dir, opts, names)
   for _, a in ipairs({ "--format", format, "--output", analyze.join(run_dir, "stats/nsys"), "--force-overwrite=true" }) do
     argv[#argv + 1] = a
   end
-  if opts.force_export ~= false then argv[#argv + 1] = "--force-export=true" end
+  local force = opts.force_export
+  if force == nil then force = require("gpuflame.policy").defaults().analyze.force_export end
+  if force then argv[#argv + 1] = "--force-export=true" end
   argv[#argv + 1] = analyze.join(run_dir, "trace.nsys-rep")
   return argv
 end
@@ -112,11 +115,11 @@ function analyze.export(nsys, version, run_dir, paths, aopts, names)
   for r, p in pairs(paths) do os.remove(p); os.remove(written[r]) end
   local argv = analyze.stats_argv(nsys, run_dir, aopts, names)
   log.progress("analyze", "running nsys stats (%s)", table.concat(reports_for(aopts.schema_version), ", "))
-  local res = core.proc.run({ argv = argv, timeout = aopts.stats_timeout or 3600, kill_grace = 5 })
+  local res = core.proc.run({ argv = argv, timeout = aopts.stats_timeout, kill_grace = 5 })
   log.progress_done()
   if res.status == "timeout" then
     errors.raise(errors.ERROR, "`nsys stats` failed with exit code %s using %s: timed out after %g s",
-      tostring(res.code), version, aopts.stats_timeout or 3600)
+      tostring(res.code), version, aopts.stats_timeout)
   end
   if not res.ok then
     local details = strip(res.stderr)
@@ -150,8 +153,10 @@ function analyze.export(nsys, version, run_dir, paths, aopts, names)
 end
 
 -- run{run_dir=, no_export=, nsys=, nsys_version=, schema_version=} → result {path=, warnings=, ...}
+-- policy: the effective policy (nil: the default policy).
 function analyze.run(opts, policy)
-  local aopts = (policy and policy.analyze) or {}
+  policy = policy or require("gpuflame.policy").defaults()
+  local aopts = policy.analyze
   local run_dir = analyze.normalize(opts.run_dir)
   local st = core.fs.stat(run_dir)
   if not st or st.type ~= "directory" then
@@ -199,6 +204,7 @@ function analyze.run(opts, policy)
     host_report = analyze.portable(paths.nvtx_pushpop_trace, run_dir),
     gpu_report = analyze.portable(paths.nvtx_gpu_proj_trace, run_dir),
     schema_version = schema,
+    validated_version = aopts.validated_version,
     legacy_names = legacy_names,
     kern_csv = paths.cuda_gpu_kern_sum,
     trace_csv = paths.cuda_gpu_trace,

@@ -152,7 +152,9 @@ function cli.main(argv)
 end
 
 -- `gpuflame run SCRIPT.lua ARGS...` and the host's gf_host_run_script: the chunk gets `...` = args
--- and a global-free environment that can require gpuflame modules.
+-- and the full global environment (_G: the standard libraries, io and os included, and require of
+-- gpuflame modules). Scripts are trusted code like `lua SCRIPT`; a script found on the search path
+-- (scripts/NAME.lua) passes the host's root trust check, one named by its path is run as given.
 function cli.run_script(path, argv)
   local text, origin
   local st = core.fs.stat(path)

@@ -84,7 +84,8 @@ local function export_rep(path, opts)
 end
 
 -- load(paths, opts) → trace, info
---   opts: max_events (0 = all), keep_partners, stacks (backtraces requested), policy, ctx, nsys
+--   opts: max_events (0 = all), keep_partners (nil: policy timeline.keep_partners), stacks (backtraces
+--   requested), policy (nil: the default policy), ctx, nsys
 --   info: {source = "sqlite"|"csv", inputs = {...}}
 function M.load(paths, opts)
   opts = opts or {}
@@ -103,9 +104,9 @@ function M.load(paths, opts)
       errors.raise(errors.USAGE, "%s: more than one %s input", p, kind)
     end
   end
-  local load_opts = {
-    max_events = opts.max_events or 0, keep_partners = opts.keep_partners ~= false, stacks = opts.stacks == true,
-  }
+  local keep = opts.keep_partners
+  if keep == nil then keep = (opts.policy or require("gpuflame.policy").defaults()).timeline.keep_partners end
+  local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true }
   if sqlite or rep then
     local tmpdir
     if not sqlite then sqlite, tmpdir = export_rep(rep, opts) end

@@ -14,7 +14,7 @@ cmd.spec = {
     ".nsys-rep (exported through nsys). Options follow flamegraph.pl. A two-column folded file (difffolded.pl's\n" ..
     "\"stack BEFORE AFTER\", e.g. from `gpuflame diff --folded`) gives the differential page.",
   options = {
-    { "out", short = "o", arg = "FILE", default = "flamegraph.html", help = "output page" },
+    { "out", short = "o", arg = "FILE", help = "output page (default: policy outputs.flamegraph)" },
     { "title", arg = "TEXT", help = "page title (policy flamegraph.title)" },
     { "countname", arg = "UNIT", help = "what the counts are (policy flamegraph.countname, default us)" },
     { "inverted", help = "icicle graph: roots at the top" },
@@ -28,6 +28,7 @@ function cmd.run(opts, ctx)
   local input = opts.positional[1]
   if not input then errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)") end
   if opts.positional[2] then errors.raise(errors.USAGE, "flamegraph takes one INPUT (got %d)", #opts.positional) end
+  local out = opts.out or ctx.policy().outputs.flamegraph
   local ok, res = errors.try(function()
     local st = require("gpuflame.core").fs.stat(input)
     if st and st.type == "file" then
@@ -48,18 +49,18 @@ function cmd.run(opts, ctx)
       title = opts.title, countname = opts.countname, inverted = opts.inverted or nil, minwidth = opts.minwidth,
       colors = opts.colors, subtitle = input:match("[^/]+$"),
     })
-    flamegraph.render(stacks, opts.out, o)
+    flamegraph.render(stacks, out, o)
     return stacks
   end)
   inputs.cleanup(ctx)
   if not ok then errors.reraise(res) end
   if res == nil then
-    io.stdout:write(opts.out, "\n")
+    io.stdout:write(out, "\n")
     return 0
   end
-  log.info("wrote %s (%d stacks, %d %s)", opts.out, res:count(), res:total(),
-    opts.countname or ctx.policy().flamegraph.countname or "")
-  io.stdout:write(opts.out, "\n")
+  log.info("wrote %s (%d stacks, %d %s)", out, res:count(), res:total(),
+    opts.countname or ctx.policy().flamegraph.countname)
+  io.stdout:write(out, "\n")
   return 0
 end
 
