@@ -15,6 +15,7 @@ local OPTIONAL = {
   ["capture.build_args"] = true, ["capture.workload_env"] = true,
   ["upload.ca_bundle"] = true, ["upload.client_cert"] = true, ["upload.client_key"] = true,
   ["agent.remote_workloads.decide"] = true, ["backends.perf.path"] = true, tags = true, columns = true, custom = true,
+  ["diff.verdict"] = true, ["diff.normalize_name"] = true,
 }
 
 local leaves = {}
