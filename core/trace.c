@@ -41,6 +41,9 @@ void gf_detail_clear(gf_detail *d)
         d->grid[i] = d->block[i] = -1;
     d->regs = d->copy = d->domain = d->nvtx_level = -1;
     d->bytes = d->smem_static = d->smem_dynamic = -1;
+    d->graph_node = d->graph = -1;
+    d->context = d->src_dev = d->dst_dev = -1;
+    d->copy_kind = d->src_kind = d->dst_kind = d->mem_kind = -1;
 }
 
 static uint64_t pidcorr_key(int64_t pid, int64_t corr)
@@ -110,7 +113,9 @@ static void free_events(gf_trace *t)
     free(t->pid);
     free(t->detail);
     free(t->kind);
+    free(t->seq);
     free(t->details);
+    t->seq = NULL;
     t->start = t->dur = t->corr = NULL;
     t->lane = t->name = t->stack = t->pid = t->detail = NULL;
     t->kind = NULL;
@@ -132,6 +137,9 @@ void gf_trace_free(gf_trace *t)
         free(t->warnings[i]);
     free(t->warnings);
     free(t->source);
+    gf_hmap_free(&t->raw_names);
+    free(t->overhead);
+    free(t->graph_execs);
     gf_strtab_free(t->str);
     free(t);
 }
@@ -183,6 +191,36 @@ int gf_trace_set_source(gf_trace *t, const char *path)
     free(t->source);
     t->source = strdup(slash ? slash + 1 : path);
     return t->source ? 0 : -1;
+}
+
+int gf_trace_set_raw_name(gf_trace *t, int32_t name, int32_t raw)
+{
+    int ins;
+    if (name == raw)
+        return 0;
+    return gf_hmap_put(&t->raw_names, (uint64_t)(uint32_t)name, raw, &ins) ? 0 : -1;
+}
+
+int32_t gf_trace_raw_name(const gf_trace *t, int32_t name)
+{
+    int64_t *v = gf_hmap_get(&t->raw_names, (uint64_t)(uint32_t)name);
+    return v ? (int32_t)*v : name;
+}
+
+int gf_trace_add_overhead(gf_trace *t, const gf_overhead *o)
+{
+    if (grow((void **)&t->overhead, &t->overhead_cap, t->noverhead + 1, sizeof *t->overhead) != 0)
+        return -1;
+    t->overhead[t->noverhead++] = *o;
+    return 0;
+}
+
+int gf_trace_add_graph_exec(gf_trace *t, const gf_graph_exec *g)
+{
+    if (grow((void **)&t->graph_execs, &t->graph_execs_cap, t->ngraph_execs + 1, sizeof *t->graph_execs) != 0)
+        return -1;
+    t->graph_execs[t->ngraph_execs++] = *g;
+    return 0;
 }
 
 /* ---- lanes ---- */
@@ -561,7 +599,11 @@ static int alloc_events(gf_trace *t, size_t n)
     t->pid = malloc(m * sizeof *t->pid);
     t->detail = malloc(m * sizeof *t->detail);
     t->kind = malloc(m);
-    return t->start && t->dur && t->corr && t->lane && t->name && t->stack && t->pid && t->detail && t->kind ? 0 : -1;
+    t->seq = malloc(m * sizeof *t->seq);
+    return t->start && t->dur && t->corr && t->lane && t->name && t->stack && t->pid && t->detail && t->kind &&
+                   t->seq
+               ? 0
+               : -1;
 }
 
 static int cmp_flame(const void *a, const void *b)
@@ -699,6 +741,7 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
         t->stack[k] = e->stack;
         t->pid[k] = e->pid;
         t->kind[k] = e->kind;
+        t->seq[k] = (uint32_t)b->seq[ord[k]];
         if (e->has_detail) {
             t->details[t->ndetails] = b->det[ord[k]];
             t->detail[k] = (int32_t)t->ndetails++;
@@ -856,6 +899,7 @@ int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err
         t->stack[k] = t->stack[i];
         t->pid[k] = t->pid[i];
         t->kind[k] = t->kind[i];
+        t->seq[k] = t->seq[i];
         if (t->detail[i] >= 0) {
             t->details[kd] = t->details[t->detail[i]];
             t->detail[k] = (int32_t)kd++;
