@@ -6,10 +6,11 @@
  *   core.findings.nvtx_range(tr, "text[@domain]") → start, end, pid, tid | nil
  *   win = nil | {start=, ["end"]=, pid=, tid=}            -- nsys's start=/end=/nvtx= filter
  *   names = {like = {...}, not_like = {...}}              -- SQLite LIKE patterns
- *   core.findings.api_calls(tr, win, names, limit) → rows {dur, start, pid, tid, name, display_name, corr}
+ *   core.findings.api_calls(tr, win, names, limit) → rows {dur, start, pid, tid, name, display_name, corr},
+ *       {count=, total=} (of every match, before the limit)
  *   core.findings.copies(tr, win, q) → rows {dur, start, bytes, src_kind, dst_kind, mem_kind, pid, device,
- *       context, stream, name, api_pid, api_tid}   q = {kind="memcpy"|"memset", api=names, small_h2d_bytes=,
- *       skip_same_device=, pageable_only=, mem_kinds={...}, limit=}
+ *       context, stream, name, api_pid, api_tid}, {count=, total=, bytes=}   q = {kind="memcpy"|"memset",
+ *       api=names, small_h2d_bytes=, skip_same_device=, pageable_only=, mem_kinds={...}, limit=}
  *   core.findings.gaps(tr, win, min_gap_ns, limit) → rows {dur, start, pid, device, context}
  *   core.findings.low_util(tr, win, chunks, threshold, limit) → rows {in_use, in_use_text, dur, start, pid,
  *       device, context}
@@ -169,10 +170,11 @@ static int l_api_calls(lua_State *L)
     lua_Integer limit = luaL_optinteger(L, 4, -1);
     size_t *idx, n;
     gf_err err;
-    if (gf_find_api_calls(t, &w, ls, limit, &idx, &n, &err) != 0)
+    if (gf_find_api_calls(t, &w, ls, -1, &idx, &n, &err) != 0)
         return gf_lua_raise(L, &err);
-    lua_createtable(L, (int)n, 0);
-    for (size_t k = 0; k < n; k++) {
+    size_t shown = limit >= 0 && (size_t)limit < n ? (size_t)limit : n;
+    lua_createtable(L, (int)shown, 0);
+    for (size_t k = 0; k < shown; k++) {
         size_t i = idx[k];
         lua_createtable(L, 0, 7);
         setint(L, "dur", t->dur[i]);
@@ -184,8 +186,14 @@ static int l_api_calls(lua_State *L)
         setstr(L, t, "display_name", t->name[i]);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
+    int64_t total = 0;
+    for (size_t k = 0; k < n; k++)
+        total += t->dur[idx[k]];
+    lua_createtable(L, 0, 2);
+    setint(L, "count", (lua_Integer)n);
+    setint(L, "total", total);
     free(idx);
-    return 1;
+    return 2;
 }
 
 static int l_copies(lua_State *L)
@@ -211,7 +219,8 @@ static int l_copies(lua_State *L)
     q.small_h2d_bytes = gf_opt_int_field(L, 3, "small_h2d_bytes", -1);
     q.skip_same_device = gf_opt_bool_field(L, 3, "skip_same_device", 0);
     q.pageable_only = gf_opt_bool_field(L, 3, "pageable_only", 0);
-    q.limit = gf_opt_int_field(L, 3, "limit", -1);
+    lua_Integer limit = gf_opt_int_field(L, 3, "limit", -1);
+    q.limit = -1;
     lua_getfield(L, 3, "mem_kinds");
     if (lua_istable(L, -1)) {
         for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, -1); i++) {
@@ -229,8 +238,9 @@ static int l_copies(lua_State *L)
     gf_err err;
     if (gf_find_copies(t, &w, &q, &rows, &n, &err) != 0)
         return gf_lua_raise(L, &err);
-    lua_createtable(L, (int)n, 0);
-    for (size_t k = 0; k < n; k++) {
+    size_t shown = limit >= 0 && (size_t)limit < n ? (size_t)limit : n;
+    lua_createtable(L, (int)shown, 0);
+    for (size_t k = 0; k < shown; k++) {
         size_t i = rows[k].gpu, a = rows[k].api;
         const gf_detail *d = t->detail[i] >= 0 ? &t->details[t->detail[i]] : NULL;
         lua_createtable(L, 0, 14);
@@ -254,8 +264,19 @@ static int l_copies(lua_State *L)
         setint(L, "api_tid", lane_tid(t, a));
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
+    int64_t total = 0, bytes = 0;
+    for (size_t k = 0; k < n; k++) {
+        total += t->dur[rows[k].gpu];
+        const gf_detail *d = t->detail[rows[k].gpu] >= 0 ? &t->details[t->detail[rows[k].gpu]] : NULL;
+        if (d && d->bytes > 0)
+            bytes += d->bytes;
+    }
+    lua_createtable(L, 0, 3);
+    setint(L, "count", (lua_Integer)n);
+    setint(L, "total", total);
+    setint(L, "bytes", bytes);
     free(rows);
-    return 1;
+    return 2;
 }
 
 static int l_gaps(lua_State *L)
