@@ -581,10 +581,11 @@ int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_
     size_t nout = 0, cout = 0;
     int64_t *starts = NULL;
     size_t cstarts = 0;
-    int full = 0;
-    /* starts/ends numbered by (pid, deviceId, start|end); a gap is end k → start k+1 of one group; the
-     * inner query stops after `limit` gaps in that order */
-    for (size_t gi = 0; gi < G.n && !full; gi++) {
+    /* starts/ends numbered by (pid, deviceId, start|end); a gap is end k → start k+1 of one group. The
+     * view's LIMIT does not cut this order: SQLite flattens the view into the subquery its window
+     * rewrite makes, so ORDER BY duration DESC, gapStart applies first (EXPLAIN QUERY PLAN: the temp
+     * b-tree for ORDER BY is inside the view's co-routine) and the rows are the longest gaps overall. */
+    for (size_t gi = 0; gi < G.n; gi++) {
         fgroup *g = &G.g[gi];
         if (grow((void **)&starts, &cstarts, g->n, sizeof *starts) != 0)
             goto fail;
@@ -598,10 +599,6 @@ int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_
             int64_t d = ge - gs;
             if (!(d > min_gap_ns) || !(gs < ge))
                 continue;
-            if (limit >= 0 && (int64_t)nout >= limit) {
-                full = 1;
-                break;
-            }
             if (grow((void **)&out, &cout, nout + 1, sizeof *out) != 0)
                 goto fail;
             out[nout++] = (gf_gap_row){d, gs, g->pid, g->ops[k].ctx, g->dev};

@@ -70,7 +70,7 @@ typedef struct gf_gap_row {
 } gf_gap_row;
 
 /* nsys gpu-starv: gaps longer than min_gap_ns between GPU work per (process, device) (kernels, memcpy,
- * memset and CUDA profiling overhead), the first `limit` in time order, then longest first. */
+ * memset and CUDA profiling overhead), longest first (ties: earlier first), at most limit. */
 int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
                  size_t *n, gf_err *err);
 

@@ -21,8 +21,8 @@ return {
       verdict = "There were no problems detected related to synchronization APIs."
     else
       verdict = string.format("%s block the host for %s in all (longest %s, %s at %d ns)%s",
-        kit.plural(sum.count, "synchronization call"), kit.dur(sum.total), kit.dur(calls[1].dur),
-        calls[1].display_name, calls[1].start, kit.cut(#rows, sum.count))
+        kit.plural(sum.count, "synchronization call"), kit.dur(sum.total), kit.dur((calls[1] or {}).dur),
+        (calls[1] or {}).display_name or 'not shown', (calls[1] or {}).start or 0, kit.cut(#rows, sum.count))
     end
     return {
       columns = { "Duration (ns)", "Start (ns)", "PID", "TID", "API Name" },

@@ -28,7 +28,7 @@ return {
     else
       verdict = string.format("%s block the host: %s on the GPU, %s (longest %s)%s",
         kit.plural(sum.count, "synchronous memcpy", "synchronous memcpys"), kit.dur(sum.total), kit.bytes(sum.bytes),
-        kit.dur(copies[1].dur), kit.cut(#rows, sum.count))
+        kit.dur((copies[1] or {}).dur), kit.cut(#rows, sum.count))
     end
     return {
       columns = { "Duration (ns)", "Start (ns)", "Src Kind", "Dst Kind", { name = "Bytes (MB)", format = "%.3f" },

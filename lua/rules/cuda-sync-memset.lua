@@ -26,7 +26,7 @@ return {
       verdict = "There were no problems detected related to synchronization APIs."
     else
       verdict = string.format("%s on pinned or managed memory block the host: %s on the GPU (longest %s)%s",
-        kit.plural(sum.count, "synchronous memset"), kit.dur(sum.total), kit.dur(sets[1].dur),
+        kit.plural(sum.count, "synchronous memset"), kit.dur(sum.total), kit.dur((sets[1] or {}).dur),
         kit.cut(#rows, sum.count))
     end
     return {
