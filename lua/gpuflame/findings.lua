@@ -286,9 +286,11 @@ end
 
 local function col_name(c) return type(c) == "table" and c.name or c end
 
--- a cell as text: nil/false → "", integers as integers, formats from the column
+-- a cell as text: nil/false → "", NULL (core.json.null) → "None" as nsys prints it, integers as
+-- integers, formats from the column
 local function cell(c, v)
   if v == nil or v == false then return "" end
+  if v == core.json.null then return "None" end
   if type(c) == "table" and c.format and type(v) == "number" then return string.format(c.format, v) end
   if math.type(v) == "integer" then return string.format("%d", v) end
   if type(v) == "number" then
@@ -337,7 +339,7 @@ function M.format_csv(results)
 end
 
 local function json_value(c, v)
-  if v == nil or v == false then return core.json.null end
+  if v == nil or v == false or v == core.json.null then return core.json.null end
   if type(v) == "number" and type(c) == "table" and c.format and c.json ~= "number" then
     return tonumber(string.format(c.format, v))
   end

@@ -2,6 +2,16 @@
 -- tables and messages, units and short verdict text. Nothing here loops over events.
 local K = {}
 
+-- An SQL NULL in a row: nsys prints it as None (its rows go through Python's str()); JSON null.
+K.NULL = require("gpuflame.core").json.null
+
+-- memory kind name, or NULL for a NULL or unknown id (nsysstats.py's LEFT JOIN on MemKindStrs)
+function K.mem_kind(id)
+  local n = id ~= nil and K.MEM_KIND[id]
+  if n then return n end
+  return K.NULL
+end
+
 -- nsysstats.py MEM_KIND_STRS_CTE (ENUM_CUDA_MEM_KIND ids); other ids print as an empty cell (NULL)
 K.MEM_KIND = { [0] = "Pageable", [1] = "Pinned", [2] = "Device", [3] = "Array", [4] = "Managed",
   [5] = "Device Static", [6] = "Managed Static", [7] = "Unknown" }

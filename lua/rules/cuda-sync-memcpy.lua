@@ -19,7 +19,7 @@ return {
     })
     local rows = {}
     for i, c in ipairs(copies) do
-      rows[i] = { c.dur, c.start, kit.MEM_KIND[c.src_kind], kit.MEM_KIND[c.dst_kind], c.bytes and c.bytes / 1e6,
+      rows[i] = { c.dur, c.start, kit.mem_kind(c.src_kind), kit.mem_kind(c.dst_kind), c.bytes and c.bytes / 1e6,
         c.pid, c.device, c.context, c.stream, c.name }
     end
     local verdict

@@ -18,7 +18,7 @@ return {
     })
     local rows = {}
     for i, c in ipairs(sets) do
-      rows[i] = { c.dur, c.start, kit.MEM_KIND[c.mem_kind], c.bytes and c.bytes / 1e6, c.pid, c.device, c.context,
+      rows[i] = { c.dur, c.start, kit.mem_kind(c.mem_kind), c.bytes and c.bytes / 1e6, c.pid, c.device, c.context,
         c.stream, c.name }
     end
     local verdict

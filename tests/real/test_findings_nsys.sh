@@ -2,8 +2,9 @@
 # Real-nsys tier: `gpuflame findings` against NVIDIA's own expert system, `nsys analyze -f csv`.
 #
 # For every SQLite export and every report in the fixtures (real/*/*.sqlite, reports/*/*.sqlite,
-# reports/*/*.nsys-rep, reports/*/*.qdrep), copied into $GF_TMP first (nsys writes a .sqlite beside a
-# report), the real nsys 2022.4 runs its rules and gpuflame runs its bundled rules of the same names on
+# reports/*/*.nsys-rep, reports/*/*.qdrep) and three generated exports (tests/gen/findings_export.py
+# planted, quirks, collapsed), copied into $GF_TMP first (nsys writes a .sqlite beside a report), the
+# real nsys 2022.4 runs its rules and gpuflame runs its bundled rules of the same names on
 # the same file (a report is given to gpuflame as the report: it exports it through the real nsys). The
 # CSVs must be equal rule by rule: header, rows, order and every value; a SKIPPED rule must be skipped
 # with the same message, an empty one empty on both sides (tests/real/findings_check.py).
@@ -29,7 +30,18 @@ VARIANTS=(-r gpu-starv:gap=0 -r gpu-starv:gap=0:rows=7 -r gpu-starv:gap=1 -r gpu
 
 inputs=()
 for f in "$FIX"/real/*/*.sqlite "$FIX"/reports/*/*.sqlite "$FIX"/reports/*/*.nsys-rep "$FIX"/reports/*/*.qdrep; do
-  [ -e "$f" ] && inputs+=("${f#"$FIX/"}")
+  [ -e "$f" ] && inputs+=("$f")
+done
+# generated exports (tests/gen/findings_export.py): planted findings, and the corners where SQLite's
+# semantics decide nsys's rows (processes idle in the same gpu-low-util chunks, a correlation id two
+# processes share, NULL device ids and memory kinds, ties, case-insensitive LIKE)
+mkdir -p "$W/gen"
+for v in planted quirks collapsed; do
+  if python3 "$TOP/tests/gen/findings_export.py" "$v" "$W/gen/$v.sqlite"; then
+    inputs+=("$W/gen/$v.sqlite")
+  else
+    not_ok "generate $v export" "tests/gen/findings_export.py failed"
+  fi
 done
 if [ "${#inputs[@]}" -eq 0 ]; then
   skip "findings nsys" "fixtures absent"
@@ -69,12 +81,14 @@ both() {
 }
 
 n=0
-for rel in "${inputs[@]}"; do
+for src in "${inputs[@]}"; do
   n=$((n + 1))
   d=$W/in$n
   mkdir -p "$d"
-  cp "$FIX/$rel" "$d/"
-  b=$(basename "$rel")
+  cp "$src" "$d/"
+  b=$(basename "$src")
+  rel=${src#"$FIX/"}
+  [ "$rel" = "$src" ] && rel=generated/$b
   label=${rel%/*}/$b
   # (1) the default rules; nsys exports a report to <stem>.sqlite beside it on the way
   both "$label" "$d" "$b" "$d/$b"
