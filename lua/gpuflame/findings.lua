@@ -154,7 +154,14 @@ function M.options(rule, pol, args)
   for k, v in pairs(rule.options) do o[k] = v end
   local po = pol and pol.findings and pol.findings.options and pol.findings.options[rule.name]
   if po then
-    for k, v in pairs(po) do o[k] = convert(rule, k, v, "policy findings.options") end
+    for k, v in pairs(po) do
+      if type_of(rule, k) then
+        o[k] = convert(rule, k, v, "policy findings.options")
+      else -- e.g. a rule on the search path that replaces a bundled one and has other options
+        require("gpuflame.log").warn("policy findings.options[%q].%s: rule %s (%s) has no such option; ignored",
+          rule.name, k, rule.name, rule.origin or "?")
+      end
+    end
   end
   for k, v in pairs(args or {}) do o[k] = convert(rule, k, v, "-r " .. rule.name .. ":" .. k .. "=" .. v) end
   return o
@@ -265,17 +272,36 @@ end
 
 -- analyze(tr, source, specs, pol) → results (one per selected rule, in order). Rules and their options
 -- are checked before any runs (a usage error names the rule and the option).
-function M.analyze(tr, source, specs, pol)
+-- plan(specs, pol) → { {rule=, opts=, text=} | {name=, error=, text=} }: a rule that does not load
+-- (a syntax error, a bad table) is kept as an error result so the others still run; an unknown rule
+-- name or option is a usage error (exit 2) before anything runs.
+function M.plan(specs, pol)
   local plan = {}
   for _, s in ipairs(M.select(specs, pol)) do
-    local rule = M.load(s.name)
-    plan[#plan + 1] = { rule = rule, opts = M.options(rule, pol, s.args), text = s.text }
+    local ok, rule = errors.try(M.load, s.name)
+    if ok then
+      plan[#plan + 1] = { rule = rule, opts = M.options(rule, pol, s.args), text = s.text }
+    elseif rule.code == errors.USAGE or rule.code == errors.INTERRUPTED then
+      error(rule, 0)
+    else
+      plan[#plan + 1] = { name = s.name, error = rule.msg, text = s.text }
+    end
   end
+  return plan
+end
+
+function M.analyze(tr, source, specs, pol, plan)
+  plan = plan or M.plan(specs, pol)
   local model = M.model(tr, source)
   local budget = pol and pol.findings and pol.findings.rule_budget or 120
   local results = {}
   for _, p in ipairs(plan) do
-    local r = M.run_rule(p.rule, model, p.opts, budget)
+    local r
+    if p.error then
+      r = { name = p.name, description = "", error = p.error, options = {} }
+    else
+      r = M.run_rule(p.rule, model, p.opts, budget)
+    end
     r.spec = p.text
     results[#results + 1] = r
   end

@@ -36,7 +36,9 @@ local function list_rules()
     else
       local rule = findings.load(r.name)
       local opts = {}
-      for k, v in pairs(rule.options) do opts[#opts + 1] = k .. "=" .. tostring(v) end
+      for k, v in pairs(rule.options) do
+        opts[#opts + 1] = k .. "=" .. (type(v) == "table" and table.concat(v, ";") or tostring(v))
+      end
       table.sort(opts)
       io.stdout:write(string.format("  %-20s %s\n  %-20s options: %s%s\n", r.name, r.description, "",
         table.concat(opts, " "), r.origin:match("^embedded:") and "" or ("  [" .. r.origin .. "]")))
@@ -60,10 +62,10 @@ function cmd.run(opts, ctx)
   local pol = ctx.policy()
   local specs = findings.parse_specs(opts.rule)
   -- every rule and option is checked before the input is read
-  for _, s in ipairs(findings.select(specs, pol)) do findings.options(findings.load(s.name), pol, s.args) end
+  local plan = findings.plan(specs, pol)
   local tr = require("gpuflame.trace").load(inputs, { max_events = 0, policy = pol, nsys = opts.nsys })
   local source = #inputs == 1 and source_name(inputs[1]) or tr:source()
-  local results = findings.analyze(tr, source, specs, pol)
+  local results = findings.analyze(tr, source, specs, pol, plan)
   local fmt = opts.format or "text"
   local failed = 0
   for _, r in ipairs(results) do
