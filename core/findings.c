@@ -527,7 +527,11 @@ static int cmp_end(const void *a, const void *b)
 static int cmp_start(const void *a, const void *b)
 {
     const fop *x = a, *y = b;
-    return x->s < y->s ? -1 : x->s > y->s;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* ---- gpu-starv ---- */
@@ -592,8 +596,7 @@ int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_
         for (size_t k = 0; k < g->n; k++)
             starts[k] = g->ops[k].s;
         qsort(starts, g->n, sizeof *starts, cmp_i64);
-        if (stable_sort(g->ops, g->n, sizeof *g->ops, cmp_end) != 0)
-            goto fail;
+        qsort(g->ops, g->n, sizeof *g->ops, cmp_end); /* (end, rank, seq): a total order */
         for (size_t k = 0; k + 1 < g->n; k++) {
             int64_t gs = g->ops[k].e, ge = starts[k + 1];
             int64_t d = ge - gs;
@@ -713,8 +716,7 @@ int gf_find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double thr
             c[r].ce = cand < (double)g->re ? cand : (double)g->re; /* min(x, end): the later argument on ties */
             c[r].valid = c[r].cs < c[r].ce;
         }
-        if (stable_sort(g->ops, g->n, sizeof *g->ops, cmp_start) != 0)
-            goto fail;
+        qsort(g->ops, g->n, sizeof *g->ops, cmp_start); /* (start, rank, seq): a total order */
         /* the LEFT JOIN: ops.start < cend AND ops.end > cstart; chunks are contiguous and increasing */
         int lo = 0;
         for (size_t k = 0; k < g->n; k++) {

@@ -903,7 +903,7 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     char *uri = make_uri(path);
     if (!uri)
         return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-    int rc = sqlite3_open_v2(uri, &m.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    int rc = sqlite3_open_v2(uri, &m.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
     free(uri);
     int ret = -1;
     if (rc != SQLITE_OK) {

@@ -250,6 +250,7 @@ function M.run_rule(rule, model, opts, budget)
   out.origin = rule.origin
   out.options = opts
   out.seconds = os.clock() - t0
+  require("gpuflame.log").debug("rule %s: %.3f s CPU", rule.name, out.seconds)
   if not out.error and not out.skipped then
     out.verdict = out.verdict or string.format("%d row(s)", #out.rows)
     out.severity = out.severity or (#out.rows > 0 and "warning" or "ok")
