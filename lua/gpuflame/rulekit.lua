@@ -81,6 +81,11 @@ function K.plural(n, one, many)
   return string.format("%d %s", n, n == 1 and one or (many or one .. "s"))
 end
 
+-- the verb for a count: K.verb(1, "blocks", "block") → "blocks"
+function K.verb(n, one, many)
+  return n == 1 and one or many
+end
+
 -- "only the first N rows are shown" suffix when a row limit cut the list
 function K.cut(shown, total)
   if total and total > shown then return string.format(" (%d shown)", shown) end

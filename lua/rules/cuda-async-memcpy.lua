@@ -25,9 +25,9 @@ return {
     if sum.count == 0 then
       verdict = "There were no problems detected related to memcpy operations using pageable memory."
     else
-      verdict = string.format("%s use pageable memory and run synchronously: %s on the GPU, %s%s",
-        kit.plural(sum.count, "asynchronous memcpy", "asynchronous memcpys"), kit.dur(sum.total),
-        kit.bytes(sum.bytes), kit.cut(#rows, sum.count))
+      verdict = string.format("%s %s pageable memory and %s synchronously: %s on the GPU, %s%s",
+        kit.plural(sum.count, "asynchronous memcpy", "asynchronous memcpys"), kit.verb(sum.count, "uses", "use"),
+        kit.verb(sum.count, "runs", "run"), kit.dur(sum.total), kit.bytes(sum.bytes), kit.cut(#rows, sum.count))
     end
     return {
       columns = { "Duration (ns)", "Start (ns)", "Src Kind", "Dst Kind", { name = "Bytes (MB)", format = "%.3f" },

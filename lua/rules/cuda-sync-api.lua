@@ -20,9 +20,11 @@ return {
     if sum.count == 0 then
       verdict = "There were no problems detected related to synchronization APIs."
     else
-      verdict = string.format("%s block the host for %s in all (longest %s, %s at %d ns)%s",
-        kit.plural(sum.count, "synchronization call"), kit.dur(sum.total), kit.dur((calls[1] or {}).dur),
-        (calls[1] or {}).display_name or 'not shown', (calls[1] or {}).start or 0, kit.cut(#rows, sum.count))
+      local first = calls[1]
+      verdict = string.format("%s %s the host for %s in all%s%s", kit.plural(sum.count, "synchronization call"),
+        kit.verb(sum.count, "blocks", "block"), kit.dur(sum.total),
+        first and string.format(" (longest %s, %s at %d ns)", kit.dur(first.dur), first.display_name, first.start) or "",
+        kit.cut(#rows, sum.count))
     end
     return {
       columns = { "Duration (ns)", "Start (ns)", "PID", "TID", "API Name" },

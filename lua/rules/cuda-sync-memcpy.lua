@@ -26,9 +26,10 @@ return {
     if sum.count == 0 then
       verdict = "There were no problems detected related to synchronous memcpy operations."
     else
-      verdict = string.format("%s block the host: %s on the GPU, %s (longest %s)%s",
-        kit.plural(sum.count, "synchronous memcpy", "synchronous memcpys"), kit.dur(sum.total), kit.bytes(sum.bytes),
-        kit.dur((copies[1] or {}).dur), kit.cut(#rows, sum.count))
+      local longest = copies[1] and (" (longest " .. kit.dur(copies[1].dur) .. ")") or ""
+      verdict = string.format("%s %s the host: %s on the GPU, %s%s%s",
+        kit.plural(sum.count, "synchronous memcpy", "synchronous memcpys"), kit.verb(sum.count, "blocks", "block"),
+        kit.dur(sum.total), kit.bytes(sum.bytes), longest, kit.cut(#rows, sum.count))
     end
     return {
       columns = { "Duration (ns)", "Start (ns)", "Src Kind", "Dst Kind", { name = "Bytes (MB)", format = "%.3f" },

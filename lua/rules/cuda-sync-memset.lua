@@ -25,9 +25,10 @@ return {
     if sum.count == 0 then
       verdict = "There were no problems detected related to synchronization APIs."
     else
-      verdict = string.format("%s on pinned or managed memory block the host: %s on the GPU (longest %s)%s",
-        kit.plural(sum.count, "synchronous memset"), kit.dur(sum.total), kit.dur((sets[1] or {}).dur),
-        kit.cut(#rows, sum.count))
+      local longest = sets[1] and (" (longest " .. kit.dur(sets[1].dur) .. ")") or ""
+      verdict = string.format("%s on pinned or managed memory %s the host: %s on the GPU%s%s",
+        kit.plural(sum.count, "synchronous memset"), kit.verb(sum.count, "blocks", "block"), kit.dur(sum.total),
+        longest, kit.cut(#rows, sum.count))
     end
     return {
       columns = { "Duration (ns)", "Start (ns)", "Memory Kind", { name = "Bytes (MB)", format = "%.3f" }, "PID",
