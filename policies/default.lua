@@ -204,6 +204,9 @@ return {
     rules = { "cuda-async-memcpy", "cuda-sync-memcpy", "cuda-sync-memset", "cuda-sync-api", "gpu-starv",
       "gpu-low-util", "launch-overhead", "cuda-graphs", "gpu-busy", "nccl-wait" },
     rule_budget = 120,        -- seconds of Lua a rule may run before it is stopped (reported as failed)
+    capture = "exported",     -- `capture` writes findings.json: "exported" when it made the SQLite export
+                              -- (--stacks, timeline.source "sqlite"), "always" (exports when needed), "never"
+    capture_top = 3,          -- ... and prints this many findings (warnings first)
     options = {
       ["cuda-sync-memcpy"] = { small_h2d_bytes = 64000 }, -- host-to-device copies up to this size are not flagged
       ["gpu-starv"] = { gap = 500 },                    -- ms of GPU idle time

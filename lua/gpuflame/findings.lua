@@ -309,6 +309,63 @@ function M.analyze(tr, source, specs, pol, plan)
   return results
 end
 
+-- ---- capture ---------------------------------------------------------------------------------------
+
+local SEVERITY_RANK = { warning = 1, info = 2, ok = 3 }
+
+-- top(results, n) → the n findings worth printing: warnings first (in rule order), then infos
+function M.top(results, n)
+  local list = {}
+  for i, r in ipairs(results) do
+    if not r.error and not r.skipped and r.severity ~= "ok" then list[#list + 1] = { i = i, r = r } end
+  end
+  table.sort(list, function(a, b)
+    local x, y = SEVERITY_RANK[a.r.severity] or 2, SEVERITY_RANK[b.r.severity] or 2
+    if x ~= y then return x < y end
+    return a.i < b.i
+  end)
+  local out = {}
+  for k = 1, math.min(n, #list) do out[k] = list[k].r end
+  return out
+end
+
+-- capture's findings stage (policy findings.capture): the policy's rules on the capture's SQLite export,
+-- findings.json beside the report, the top findings logged. "exported" (the default) runs when an earlier
+-- stage made the export (--stacks, timeline.source = "sqlite"); "always" makes it when needed; "never".
+-- It never fails the capture: a problem becomes a capture warning.
+function M.capture_stage(state)
+  local pol = state.policy or {}
+  local fp = pol.findings or {}
+  local when = fp.capture or "exported"
+  if when == "never" or not state.report or (when == "exported" and not state.artifacts.sqlite) then return end
+  local capture = require("gpuflame.capture")
+  local log = require("gpuflame.log")
+  local ok, err = errors.try(function()
+    local db = state.artifacts.sqlite
+    if not db then
+      local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/capture.sqlite", pol, state)
+      if not res.ok then errors.raise(errors.INPUT, "nsys export --type sqlite failed (%s)", res.why) end
+      db = res.path
+      state.artifacts.sqlite = db
+    end
+    local tr = core.trace.open_sqlite(db, { max_events = 0 })
+    local results = M.analyze(tr, (db:match("([^/]+)$")), nil, pol)
+    local path = state.dir .. "/findings.json"
+    core.fs.write_atomic(path, M.format_json(results, state.report))
+    state.artifacts.findings = path
+    for _, r in ipairs(results) do
+      if r.error then capture.warn(state, "findings: rule %s failed: %s", r.name, r.error) end
+    end
+    for _, r in ipairs(M.top(results, fp.capture_top or 3)) do
+      log.info("finding %s [%s]: %s", r.name, r.severity, r.verdict)
+    end
+  end)
+  if not ok then
+    if err.code == errors.INTERRUPTED then error(err, 0) end
+    capture.warn(state, "findings: %s", err.msg)
+  end
+end
+
 -- ---- output ----------------------------------------------------------------------------------------
 
 local function col_name(c) return type(c) == "table" and c.name or c end

@@ -208,4 +208,26 @@ check_eq "not an export: exit 6" 6 "$rc"
 run_gf findings
 check_eq "no input: exit 2" 2 "$rc"
 
+# --- capture writes findings.json (policy findings.capture), through the fake nsys ---
+FAKE=$TOP/tests/fake
+summary() { python3 -c "import json,sys; d=json.load(open('$1/summary.json')); print(eval(sys.argv[1]))" "$2"; }
+PATH="$FAKE:$PATH" FAKE_NSYS_SQLITE="$G/planted.sqlite" run_gf capture --stacks --out "$TMP/cap1" -- /bin/true
+check_eq "capture --stacks: exit 0" 0 "$rc"
+check "capture --stacks: findings.json written" test -s "$TMP/cap1/findings.json"
+check_eq "capture --stacks: findings.json in summary.json" "$TMP/cap1/findings.json" \
+  "$(summary "$TMP/cap1" 'd["artifacts"]["findings"]')"
+check_eq "capture --stacks: the policy's rules in findings.json" 10 \
+  "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$TMP/cap1/findings.json")"
+check_contains "capture --stacks: prints the top findings" "$err" "finding cuda-async-memcpy [warning]: 2 asynchronous memcpys"
+check_eq "capture --stacks: three of them (findings.capture_top)" 3 "$(grep -c '^gpuflame: finding ' <<<"$err")"
+PATH="$FAKE:$PATH" FAKE_NSYS_SQLITE="$G/planted.sqlite" run_gf capture --out "$TMP/cap2" -- /bin/true
+check "capture without an export: no findings.json (findings.capture = exported)" test ! -e "$TMP/cap2/findings.json"
+printf 'return { findings = { capture = "always", rules = { "gpu-starv", "boom" } } }\n' >"$TMP/always.lua"
+PATH="$FAKE:$PATH" FAKE_NSYS_SQLITE="$G/planted.sqlite" run_gf_env GPUFLAME_PATH="$TMP/path" -- \
+  --policy "$TMP/always.lua" capture --out "$TMP/cap3" -- /bin/true
+check_eq "findings.capture = always: exit 0 even with a failing rule" 0 "$rc"
+check "findings.capture = always: exported and analysed" test -s "$TMP/cap3/findings.json"
+check_contains "findings.capture = always: the failing rule is a capture warning" \
+  "$(summary "$TMP/cap3" 'd["warnings"]')" "findings: rule boom failed"
+
 t_done
