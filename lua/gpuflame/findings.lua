@@ -252,7 +252,7 @@ function M.run_rule(rule, model, opts, budget)
   out.seconds = os.clock() - t0
   require("gpuflame.log").debug("rule %s: %.3f s CPU", rule.name, out.seconds)
   if not out.error and not out.skipped then
-    out.verdict = out.verdict or string.format("%d row(s)", #out.rows)
+    out.verdict = (out.verdict or string.format("%d row(s)", #out.rows)):gsub("%c", " ") -- one line
     out.severity = out.severity or (#out.rows > 0 and "warning" or "ok")
   end
   return out
@@ -500,7 +500,7 @@ function M.format_text(results, max_rows)
       for k = 1, n do
         cells[k] = {}
         for i, c in ipairs(r.columns) do
-          local s = cell(c, r.rows[k][i])
+          local s = cell(c, r.rows[k][i]):gsub("%c", " ")
           if #s > 60 then s = s:sub(1, 57) .. "..." end
           cells[k][i] = s
           if #s > w[i] then w[i] = #s end
