@@ -20,6 +20,7 @@
 #include "trace_csv.h"
 #include "trace_sqlite.h"
 #include "trace_stats.h"
+#include "l_trace.h"
 
 #define TRACE_MT "gpuflame.trace"
 
@@ -40,6 +41,14 @@ static ud *check_ud(lua_State *L)
 static gf_trace *check(lua_State *L)
 {
     return check_ud(L)->t;
+}
+
+gf_trace *gf_lua_check_trace(lua_State *L, int idx)
+{
+    ud *u = luaL_checkudata(L, idx, TRACE_MT);
+    if (!u->t)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "trace is closed");
+    return u->t;
 }
 
 static ud *new_ud(lua_State *L)

@@ -223,6 +223,8 @@ static int32_t api_name(imp *m, int64_t id)
         size_t n = len - 6 < sizeof buf ? len - 6 : sizeof buf - 1;
         memcpy(buf, v, n);
         r = gf_strtab_intern(m->t->str, buf, n);
+        if (r >= 0 && gf_trace_set_raw_name(m->t, r, s) != 0)
+            return -1;
     }
     m->apiname[id] = r;
     return r;
@@ -493,9 +495,10 @@ static int import_kernels(imp *m)
 {
     static const char *const cols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
                                        "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY",
-                                       "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory"};
+                                       "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
+                                       "contextId", "graphNodeId", "graphId"};
     query q;
-    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 17, 2, NULL);
+    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 20, 2, NULL);
     if (r <= 0)
         return r;
     int rc;
@@ -528,6 +531,9 @@ static int import_kernels(imp *m)
         d.regs = (int32_t)col_i64(&q, 14, -1);
         d.smem_static = col_i64(&q, 15, -1);
         d.smem_dynamic = col_i64(&q, 16, -1);
+        d.context = (int32_t)col_i64(&q, 17, -1);
+        d.graph_node = col_i64(&q, 18, -1);
+        d.graph = col_i64(&q, 19, -1);
         if (gf_trace_add(m->t, &e, &d, m->err) != 0) {
             sqlite3_finalize(q.st);
             return -1;
@@ -569,13 +575,26 @@ static int load_enum(imp *m, const char *table, const char *const *fb, int nfb, 
     return step_fail(m, &q, rc);
 }
 
+static int8_t small_kind(const query *q, int i)
+{
+    if (col_null(q, i))
+        return -1;
+    int64_t v = col_i64(q, i, -1);
+    return v < 0 ? -1 : v > 126 ? 127 : (int8_t)v;
+}
+
 static int import_copies(imp *m, int memset_table)
 {
-    static const char *const cols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                                       "bytes", "copyKind"};
+    /* the first 7 columns are shared; then memcpy: copyKind, contextId, srcKind, dstKind, srcDeviceId,
+     * dstDeviceId; memset: contextId, memKind */
+    static const char *const ccols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                                        "bytes", "copyKind", "contextId", "srcKind", "dstKind", "srcDeviceId",
+                                        "dstDeviceId"};
+    static const char *const scols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                                        "bytes", "contextId", "memKind"};
     query q;
     const char *table = memset_table ? "CUPTI_ACTIVITY_KIND_MEMSET" : "CUPTI_ACTIVITY_KIND_MEMCPY";
-    int r = prepare(m, &q, table, cols, memset_table ? 7 : 8, 2, NULL);
+    int r = memset_table ? prepare(m, &q, table, scols, 9, 2, NULL) : prepare(m, &q, table, ccols, 13, 2, NULL);
     if (r <= 0)
         return r;
     int32_t labels[64], names[64];
@@ -613,7 +632,15 @@ static int import_copies(imp *m, int memset_table)
         d.bytes = col_i64(&q, 6, -1);
         if (memset_table) {
             e.name = msname;
+            d.context = (int32_t)col_i64(&q, 7, -1);
+            d.mem_kind = small_kind(&q, 8);
         } else {
+            d.copy_kind = small_kind(&q, 7);
+            d.context = (int32_t)col_i64(&q, 8, -1);
+            d.src_kind = small_kind(&q, 9);
+            d.dst_kind = small_kind(&q, 10);
+            d.src_dev = col_null(&q, 11) ? -1 : (int32_t)col_i64(&q, 11, -1);
+            d.dst_dev = col_null(&q, 12) ? -1 : (int32_t)col_i64(&q, 12, -1);
             int64_t k = col_i64(&q, 7, 0);
             if (k < 0 || k >= 64)
                 k = 0;
@@ -768,6 +795,77 @@ static int import_nvtx(imp *m)
     return step_fail(m, &q, rc);
 }
 
+/* PROFILER_OVERHEAD (the profiler's own work, which nsys's GPU rules count as GPU time) */
+static int import_overhead(imp *m)
+{
+    static const char *const cols[] = {"start", "end", "globalTid", "nameId"};
+    query q;
+    int r = prepare(m, &q, "PROFILER_OVERHEAD", cols, 4, 2, NULL);
+    if (r <= 0)
+        return r;
+    int rc;
+    uint32_t seq = 0;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        int64_t gtid = col_i64(&q, 2, 0);
+        gf_overhead o = {col_i64(&q, 0, 0), col_i64(&q, 1, 0), (int32_t)((gtid >> 24) & 0xFFFFFF),
+                         (int32_t)(gtid & 0xFFFFFF), str_of(m, col_i64(&q, 3, -1)), seq++};
+        if (gf_trace_add_overhead(m->t, &o) != 0) {
+            sqlite3_finalize(q.st);
+            return oom(m);
+        }
+    }
+    return step_fail(m, &q, rc);
+}
+
+/* CUPTI_ACTIVITY_KIND_GRAPH_TRACE: graphs traced as a whole (--cuda-graph-trace=graph) */
+static int import_graph_trace(imp *m)
+{
+    static const char *const cols[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                                       "globalPid", "graphId", "graphExecId"};
+    query q;
+    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", cols, 9, 2, NULL);
+    if (r <= 0)
+        return r;
+    int rc;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        gf_graph_exec g = {col_i64(&q, 0, 0), col_i64(&q, 1, 0), col_i64(&q, 5, -1), col_i64(&q, 7, -1),
+                           col_i64(&q, 8, -1), (int32_t)((col_i64(&q, 6, 0) >> 24) & 0xFFFFFF),
+                           (int32_t)col_i64(&q, 2, -1), (int32_t)col_i64(&q, 3, -1), col_i64(&q, 4, -1)};
+        if (gf_trace_add_graph_exec(m->t, &g) != 0) {
+            sqlite3_finalize(q.st);
+            return oom(m);
+        }
+    }
+    return step_fail(m, &q, rc);
+}
+
+static int probe_tables(imp *m)
+{
+    static const struct {
+        const char *name;
+        uint32_t bit;
+    } tabs[] = {{"CUPTI_ACTIVITY_KIND_RUNTIME", GF_TABLE_RUNTIME},
+                {"CUPTI_ACTIVITY_KIND_KERNEL", GF_TABLE_KERNEL},
+                {"CUPTI_ACTIVITY_KIND_MEMCPY", GF_TABLE_MEMCPY},
+                {"CUPTI_ACTIVITY_KIND_MEMSET", GF_TABLE_MEMSET},
+                {"PROFILER_OVERHEAD", GF_TABLE_OVERHEAD},
+                {"NVTX_EVENTS", GF_TABLE_NVTX},
+                {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE", GF_TABLE_GRAPH_TRACE},
+                {"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", GF_TABLE_SYNC},
+                {"VULKAN_WORKLOAD", GF_TABLE_VULKAN},
+                {"OPENGL_WORKLOAD", GF_TABLE_OPENGL},
+                {"DX12_WORKLOAD", GF_TABLE_DX12}};
+    m->t->tables = GF_TABLE_KNOWN;
+    for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
+        int h = has_table(m, tabs[i].name);
+        if (h < 0)
+            return db_fail(m, tabs[i].name);
+        if (h)
+            m->t->tables |= tabs[i].bit;
+    }
+    return 0;
+}
+
 /* file:PATH?immutable=1 with the characters URIs reserve escaped */
 static char *make_uri(const char *path)
 {
@@ -805,7 +903,7 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     char *uri = make_uri(path);
     if (!uri)
         return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-    int rc = sqlite3_open_v2(uri, &m.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    int rc = sqlite3_open_v2(uri, &m.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
     free(uri);
     int ret = -1;
     if (rc != SQLITE_OK) {
@@ -813,9 +911,10 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
         goto done;
     }
     gf_trace_set_source(t, path);
-    if (load_strings(&m) != 0 || load_threads(&m) != 0 || load_devices(&m) != 0 ||
+    if (probe_tables(&m) != 0 || load_strings(&m) != 0 || load_threads(&m) != 0 || load_devices(&m) != 0 ||
         load_callchains(&m, o && o->stacks) != 0 || import_runtime(&m, 0) != 0 || import_kernels(&m) != 0 ||
-        import_copies(&m, 0) != 0 || import_copies(&m, 1) != 0 || import_sync(&m) != 0 || import_nvtx(&m) != 0)
+        import_copies(&m, 0) != 0 || import_copies(&m, 1) != 0 || import_sync(&m) != 0 || import_nvtx(&m) != 0 ||
+        import_overhead(&m) != 0 || import_graph_trace(&m) != 0)
         goto done;
     if (o && o->stacks && m.ncc && t->launches_with_stack == 0)
         gf_trace_warn(t, "no launch backtraces in this capture (no CUDA call has a callchainId)");

@@ -212,6 +212,27 @@ return {
     short_gap_ns = 30000,    -- GPU idle gaps shorter than this count as kernel wait
   },
 
+  -- Findings (`gpuflame findings`, docs/RULES.md): which rules run when no -r is given, in this order,
+  -- and their options (thresholds). A rule's own defaults apply to options not listed here; -r
+  -- RULE:key=value wins over both. The six nsys rules keep nsys analyze's defaults so that their rows
+  -- equal `nsys analyze`'s.
+  findings = {
+    rules = { "cuda-async-memcpy", "cuda-sync-memcpy", "cuda-sync-memset", "cuda-sync-api", "gpu-starv",
+      "gpu-low-util", "launch-overhead", "cuda-graphs", "gpu-busy", "nccl-wait" },
+    rule_budget = 120,        -- seconds of Lua a rule may run before it is stopped (reported as failed)
+    capture = "exported",     -- `capture` writes findings.json: "exported" when it made the SQLite export
+                              -- (--stacks, timeline.source "sqlite"), "always" (exports when needed), "never"
+    capture_top = 3,          -- ... and prints this many findings (warnings first)
+    options = {
+      ["cuda-sync-memcpy"] = { small_h2d_bytes = 64000 }, -- host-to-device copies up to this size are not flagged
+      ["gpu-starv"] = { gap = 500 },                    -- ms of GPU idle time
+      ["gpu-low-util"] = { threshold = 50, chunks = 30 }, -- percent in-use, chunks per (process, device) span
+      ["launch-overhead"] = { min_kernels = 100, rows = 20 }, -- a storm needs this many kernels of one name
+      ["gpu-busy"] = { denominator = "span", low = 50 }, -- "span" (device) or "capture"; warn below low %
+      ["nccl-wait"] = { names = { "%nccl%" }, high_share = 30 }, -- kernel name patterns; warn at this share %
+    },
+  },
+
   -- Launch backtraces (capture --stacks; flags in capture.stacks).
   stacks = {
     missing = "warn",        -- no CUDA_CALLCHAINS rows: "warn" (timeline without stacks) or "error" (exit 5)

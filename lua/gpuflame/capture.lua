@@ -502,6 +502,7 @@ function capture.run(opts, policy, ctx)
     capture.flamegraph_stage(state, { title = opts.title, countname = opts.countname, inverted = opts.inverted,
       minwidth = opts.minwidth, colors = opts.colors })
   end
+  require("gpuflame.findings").capture_stage(state) -- findings.json (policy findings.capture)
   state.status = "ok"
   capture.write_summary(state)
   return state

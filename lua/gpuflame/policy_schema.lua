@@ -277,6 +277,23 @@ S.tree = {
     nsys_backend_log = S.filename(), perf_backend_log = S.filename(), perf_data = S.filename(),
     perf_script = S.filename(), report = S.filename(),
   },
+  -- findings rules (lua/gpuflame/findings.lua): options[rule][key] are checked against the rule itself
+  findings = {
+    rules = S.list(S.str()),
+    rule_budget = S.num({ gt = 0 }),
+    capture = S.str({ oneof = { "exported", "always", "never" } }),
+    capture_top = S.int({ min = 0 }),
+    options = S.map({ kind = "options", check = function(v)
+      if type(v) ~= "table" then return "must be a table of option = value" end
+      for k, x in pairs(v) do
+        if type(k) ~= "string" then return "option names must be strings" end
+        local t = type(x)
+        if t ~= "number" and t ~= "string" and t ~= "boolean" and t ~= "table" then
+          return "." .. k .. " must be a number, string, boolean or list"
+        end
+      end
+    end }),
+  },
   limits = {
     function_budget = S.num({ gt = 0 }),
   },
