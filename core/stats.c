@@ -125,6 +125,28 @@ const char *gf_stats_string(gf_stats_db *d, int64_t id, int32_t *sid, size_t *le
     return gf_strtab_get(d->str, (int32_t)(*v - 1), len);
 }
 
+int gf_stats_prepare(gf_stats_db *d, gf_sqlq *q, const char *table, const char *const *cols, int ncols, int nreq,
+                     const char *tail, gf_err *err)
+{
+    int r = gf_sqlite_prepare_cols(d->db, d->path, q, table, cols, ncols, nreq, tail, err);
+    if (r != 0)
+        return r;
+    int h = gf_sqlite_has_table(d->db, table);
+    if (h < 0)
+        return gf_sqlite_fail(d->db, d->path, table, err);
+    if (h == 0)
+        return 0;
+    for (int i = 0; i < nreq; i++) {
+        int c = gf_sqlite_has_column(d->db, table, cols[i]);
+        if (c < 0)
+            return gf_sqlite_fail(d->db, d->path, table, err);
+        if (c == 0)
+            return gf_errf(err, GF_EXIT_INPUT, "%s: table %s has no column %s (not an nsys export, or a damaged one)",
+                           d->path, table, cols[i]);
+    }
+    return gf_errf(err, GF_EXIT_INPUT, "%s: %s: cannot read", d->path, table);
+}
+
 int gf_stats_skip(gf_stats_db *d, gf_stats_res *res, const char *reason)
 {
     snprintf(res->skipped, sizeof res->skipped, "%s %s", d->path, reason);
@@ -154,7 +176,7 @@ int gf_stats_enum(gf_stats_db *d, const char *table, int32_t *out, int nout, gf_
         out[i] = -1;
     static const char *const cols[] = {"id", "label"};
     gf_sqlq q;
-    int r = gf_sqlite_prepare_cols(d->db, d->path, &q, table, cols, 2, 2, NULL, err);
+    int r = gf_stats_prepare(d, &q, table, cols, 2, 2, NULL, err);
     if (r < 0)
         return -1;
     if (r == 0) {

@@ -126,6 +126,12 @@ int gf_agg_median(gf_agg *a, int64_t *iv, double *dv); /* returns 1 when the med
 /* The text of StringIds id (NULL when there is no such string), interned in d->str; *sid = its str id. */
 const char *gf_stats_string(gf_stats_db *d, int64_t id, int32_t *sid, size_t *len, gf_err *err);
 
+/* gf_sqlite_prepare_cols for a report: 1 prepared, 0 when the table is absent (nothing captured), -1
+ * when it exists without one of the first nreq columns (exit 6 naming the file, table and column). */
+struct gf_sqlq;
+int gf_stats_prepare(gf_stats_db *d, struct gf_sqlq *q, const char *table, const char *const *cols, int ncols,
+                     int nreq, const char *tail, gf_err *err);
+
 /* Sets res->skipped to "<db> <reason>" (nsys's SKIPPED message). Returns 0. */
 int gf_stats_skip(gf_stats_db *d, gf_stats_res *res, const char *reason);
 

@@ -137,7 +137,7 @@ int gf_rep_kern_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_
     const char *alt = o->kname == GF_KNAME_BASE ? "shortName" : o->kname == GF_KNAME_MANGLED ? "mangledName" : NULL;
     const char *cols[] = {"start", "end", "demangledName", alt ? alt : "demangledName"};
     gf_sqlq q;
-    int r = gf_sqlite_prepare_cols(d->db, d->path, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 4, 2, NULL, err);
+    int r = gf_stats_prepare(d, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 4, 2, NULL, err);
     if (r < 0)
         return -1;
     if (r == 0)
@@ -220,7 +220,7 @@ int gf_rep_api_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_r
 {
     static const char *const cols[] = {"start", "end", "nameId"};
     gf_sqlq q;
-    int r = gf_sqlite_prepare_cols(d->db, d->path, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 3, 2, NULL, err);
+    int r = gf_stats_prepare(d, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 3, 2, NULL, err);
     if (r < 0)
         return -1;
     if (r == 0)
@@ -283,7 +283,7 @@ static int memops(gf_stats_db *d, gf_sums *s, int size, int *found, gf_err *err)
         const char *tname = table ? "CUPTI_ACTIVITY_KIND_MEMSET" : "CUPTI_ACTIVITY_KIND_MEMCPY";
         const char *cols[] = {"start", "end", "bytes", "copyKind"};
         gf_sqlq q;
-        int r = gf_sqlite_prepare_cols(d->db, d->path, &q, tname, cols, table ? 3 : 4, 2, NULL, err);
+        int r = gf_stats_prepare(d, &q, tname, cols, table ? 3 : 4, 2, NULL, err);
         if (r < 0)
             return -1;
         if (r == 0)

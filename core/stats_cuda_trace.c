@@ -97,7 +97,7 @@ static int prepare_by_start(gf_stats_db *d, gf_sqlq *q, const char *table, const
     int s = start_sorted(d, table, err);
     if (s < 0)
         return -1;
-    return gf_sqlite_prepare_cols(d->db, d->path, q, table, cols, ncols, nreq,
+    return gf_stats_prepare(d, q, table, cols, ncols, nreq,
                                   s ? "ORDER BY rowid" : "ORDER BY start, rowid", err);
 }
 
@@ -114,7 +114,7 @@ static int load_gpus(gf_stats_db *d, gpus *g, gf_err *err)
     memset(g, 0, sizeof *g);
     static const char *const cols[] = {"id", "name"};
     gf_sqlq q;
-    int r = gf_sqlite_prepare_cols(d->db, d->path, &q, "TARGET_INFO_GPU", cols, 2, 1, "ORDER BY rowid", err);
+    int r = gf_stats_prepare(d, &q, "TARGET_INFO_GPU", cols, 2, 1, "ORDER BY rowid", err);
     if (r <= 0)
         return r;
     int rc;
@@ -447,7 +447,7 @@ int gf_rep_api_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
     size_t ntn = 0, cap = 0;
     static const char *const tcols[] = {"globalTid", "priority", "nameId"};
     gf_sqlq q;
-    int r = gf_sqlite_prepare_cols(d->db, d->path, &q, "ThreadNames", tcols, 3, 1, "ORDER BY rowid", err);
+    int r = gf_stats_prepare(d, &q, "ThreadNames", tcols, 3, 1, "ORDER BY rowid", err);
     if (r < 0)
         return -1;
     int rc = SQLITE_DONE;

@@ -97,7 +97,7 @@ static int load_domains(gf_stats_db *d, gf_hmap *dom, gf_err *err)
 {
     static const char *const cols[] = {"globalTid", "domainId", "textId", "text", "start"};
     gf_sqlq q;
-    int r = gf_sqlite_prepare_cols(d->db, d->path, &q, "NVTX_EVENTS", cols, 5, 2,
+    int r = gf_stats_prepare(d, &q, "NVTX_EVENTS", cols, 5, 2,
                                    "WHERE eventType = 75 ORDER BY start, rowid", err);
     if (r <= 0)
         return r;
@@ -569,7 +569,7 @@ static int load_calls(gf_stats_db *d, vec *calls, int *has_ops, gf_err *err)
     int ret = 0;
     for (int i = 0; i < 3 && ret == 0; i++) {
         gf_sqlq q;
-        int r = gf_sqlite_prepare_cols(d->db, d->path, &q, tables[i], ocols, 4, 4, NULL, err);
+        int r = gf_stats_prepare(d, &q, tables[i], ocols, 4, 4, NULL, err);
         if (r < 0) {
             ret = -1;
             break;
@@ -619,7 +619,7 @@ static int load_calls(gf_stats_db *d, vec *calls, int *has_ops, gf_err *err)
     ops.n = w;
     static const char *const rcols[] = {"start", "end", "correlationId", "globalTid"};
     gf_sqlq q;
-    int r = gf_sqlite_prepare_cols(d->db, d->path, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", rcols, 4, 4, NULL, err);
+    int r = gf_stats_prepare(d, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", rcols, 4, 4, NULL, err);
     if (r <= 0) {
         free(ops.p);
         return r;
