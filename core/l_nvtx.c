@@ -60,6 +60,7 @@ static int l_analyze(lua_State *L)
     const char *tc = gf_opt_string_field(L, 1, "trace_csv", NULL);
     in.kern_report = gf_opt_string_field(L, 1, "kern_report", NULL);
     in.trace_report = gf_opt_string_field(L, 1, "trace_report", NULL);
+    in.source = gf_opt_string_field(L, 1, "source", NULL);
     gf_err err;
     gf_yv *m = gf_nvtx_load_manifest(mf, &err);
     if (!m)

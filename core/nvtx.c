@@ -2014,6 +2014,10 @@ int gf_nvtx_analyze(gf_nvtx *nv, const gf_nvtx_input *in, gf_nvtx_result *res, g
     gf_pyj_key(&j, "nvtx_pushpop_trace");
     gf_pyj_string(&j, in->host_report, strlen(in->host_report));
     gf_pyj_end_object(&j);
+    if (in->source) {
+        gf_pyj_key(&j, "source");
+        gf_pyj_string(&j, in->source, strlen(in->source));
+    }
     gf_pyj_key(&j, "trace_path");
     gf_pyj_string(&j, in->trace_path, strlen(in->trace_path));
     gf_pyj_end_object(&j);

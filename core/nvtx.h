@@ -62,6 +62,9 @@ typedef struct gf_nvtx_input {
     /* schema_version 2 (§15): capture_gpu_work from the two CUDA reports read with gf_nvtx_read_cuda */
     int schema_version; /* 0 or 1: schema 1 */
     const char *kern_report, *trace_report;
+    /* provenance.source: how the report CSVs were made ("export": by gpuflame from an SQLite export,
+     * docs/REPORTS.md); NULL leaves the key out (the spec's default output, written by `nsys stats`) */
+    const char *source;
 } gf_nvtx_input;
 
 typedef struct gf_nvtx_result {

@@ -83,6 +83,8 @@ return {
   -- NVTX run analysis (`gpuflame analyze`, NVTX_ANALYSIS_SPEC.md): how `nsys stats` is run, and what
   -- `report`/`compare` call out.
   analyze = {
+    source = "stats",         -- "stats": `nsys stats` writes stats/*.csv (the spec); "export": gpuflame writes
+                              -- them from trace.sqlite (one `nsys export`; docs/REPORTS.md), like --from-export
     force_export = true,      -- pass --force-export=true (a stale trace.sqlite makes nsys refuse otherwise)
     stats_timeout = 3600,     -- seconds `nsys stats` may run before its process group is killed
     top_ranges = 10,          -- ranges listed by host and by projected-GPU total in `report`

@@ -138,6 +138,7 @@ S.tree = {
     workload_env = S.fn(),
   },
   analyze = {
+    source = S.str({ oneof = { "stats", "export" } }),
     force_export = S.bool(),
     stats_timeout = S.num({ gt = 0 }),
     top_ranges = S.int({ min = 1 }),

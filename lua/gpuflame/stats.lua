@@ -68,12 +68,14 @@ end
 
 -- The SQLite export of an .nsys-rep/.qdrep: exported once through nsys into <dir>/<stem>.sqlite beside
 -- it (as nsys stats does) and reused while it is not older than the report; refreshed when stale or when
--- `force`. A directory gpuflame cannot write gets a temporary export (removed by inputs.cleanup(ctx)).
-function stats.export_for(rep, ctx, opts)
+-- opts.force. A directory gpuflame cannot write gets a temporary export, its directory appended to
+-- opts.cleanup (a list; inputs.cleanup removes ctx.cleanup). opts.out: export to this path instead.
+-- Returns the export's path and whether nsys ran (then also the nsys used).
+function stats.export_for(rep, policy, opts)
   opts = opts or {}
   local capture = require("gpuflame.capture")
   local stem = rep:match("^(.*)%.nsys%-rep$") or rep:match("^(.*)%.qdrep$") or rep
-  local cached = stem .. ".sqlite"
+  local cached = opts.out or (stem .. ".sqlite")
   local rt, ct = mtime(rep), mtime(cached)
   if not opts.force and ct and rt and ct >= rt then
     local st = core.fs.stat(cached)
@@ -82,14 +84,12 @@ function stats.export_for(rep, ctx, opts)
       return cached, false
     end
   end
-  local policy = ctx.policy()
-  local nsys_info = capture.find_nsys(policy, opts.nsys)
+  local nsys_info = opts.nsys_info or capture.find_nsys(policy, opts.nsys)
   local dir = cached:match("^(.*)/[^/]*$") or "."
   local out = cached
   if not writable(dir) then
     local tmp = core.fs.mkdtemp("/tmp/gpuflame-export-")
-    ctx.cleanup = ctx.cleanup or {}
-    ctx.cleanup[#ctx.cleanup + 1] = tmp
+    if opts.cleanup then opts.cleanup[#opts.cleanup + 1] = tmp end
     out = tmp .. "/" .. (stem:match("([^/]+)$") or "report") .. ".sqlite"
     log.info("stats: %s is not writable; exporting %s to %s", dir, rep, out)
   else
@@ -99,7 +99,7 @@ function stats.export_for(rep, ctx, opts)
   if not res.ok then
     errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed: %s", rep, res.why)
   end
-  return res.path, true
+  return res.path, true, nsys_info
 end
 
 -- write(sqlite, reports, opts) → list of {report=, given=, path=, rows=, skipped=}

@@ -9,6 +9,7 @@ with what a current nsys wrote (tests/cli/test_stats.sh):
                    three NVTX reports (and nvtx_gpu_proj_sum.csv) come out as recorded.
   OUT/cuda.sqlite  from cuda_gpu_trace.csv (csv:mem=B): its kernel and two memcpys, with the GPU name, and
                    the kernel again as cuda_gpu_kern_sum.csv summarises it.
+  OUT/both.sqlite  both (the analysis of NVTX_ANALYSIS_SPEC.md §15, schema 2, reads all four reports).
 
 Nothing is invented beyond what the CSVs determine, except the launching calls' own times (inside their
 range) and correlation ids of the NVTX capture (the projection CSV has none).
@@ -67,75 +68,86 @@ def gtid(pid, tid):
 
 os.makedirs(out, exist_ok=True)
 
-# --- NVTX ---
-host = list(csv.DictReader(open(os.path.join(rob, "nvtx_pushpop_trace.csv"), newline="")))
-gpu = {int(r["RangeId"]): r for r in csv.DictReader(open(os.path.join(rob, "nvtx_gpu_proj_trace.csv"), newline=""))}
-db = new_db(os.path.join(out, "nvtx.sqlite"))
-strings = {}
-
-
-def sid(s):
-    if s not in strings:
-        strings[s] = len(strings) + 1
-    return strings[s]
-
-
-for r in sorted(host, key=lambda r: int(r["RangeId"])):
-    pid, tid = int(r["PID"]), int(r["TID"])
-    db.execute("INSERT INTO NVTX_EVENTS(rowid, start, end, eventType, text, globalTid, domainId) "
-               "VALUES (?, ?, ?, 59, ?, ?, 0)", (int(r["RangeId"]), int(r["Start (ns)"]), int(r["End (ns)"]),
-                                                 r["Name"][1:], gtid(pid, tid)))
-corr = 0
-launch = sid("cudaLaunchKernel_v7000")
-kern = sid("smoke_kernel()")
-for r in host:
-    if int(r["NumChild"]) != 0:
-        continue
-    g = gpu[int(r["RangeId"])]
-    corr += 1
-    s = int(r["Start (ns)"])
-    pid, tid = int(r["PID"]), int(r["TID"])
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 0, ?, ?, ?, 0, NULL)",
-               (s + 1, s + 2, gtid(pid, tid), corr, launch))
-    ps, pd = int(g["Projected Start (ns)"]), int(g["Projected Duration (ns)"])
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(start, end, deviceId, contextId, streamId, correlationId, "
-               "globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
-               "staticSharedMemory, dynamicSharedMemory) VALUES (?, ?, 0, 1, 7, ?, ?, ?, ?, 32, 1, 1, 1, 1, 1, 1, 0, 0)",
-               (ps, ps + pd, corr, gtid(pid, 0), kern, kern))
-db.execute("INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA L4', '0000:00:03.0')")
-db.executemany("INSERT INTO StringIds VALUES (?, ?)", [(i, s) for s, i in strings.items()])
-db.commit()
-db.close()
-
-# --- CUDA ---
-rows = list(csv.DictReader(open(os.path.join(rob, "cuda_gpu_trace.csv"), newline="")))
-db = new_db(os.path.join(out, "cuda.sqlite"))
-strings = {}
-gpid = gtid(2124, 0)
-for r in rows:
-    start, dur = int(r["Start (ns)"]), int(r["Duration (ns)"])
-    dev = r["Device"]
-    name, devid = dev.rsplit(" (", 1)
-    devid = int(devid.rstrip(")"))
-    if not db.execute("SELECT 1 FROM TARGET_INFO_GPU WHERE id = ?", (devid,)).fetchone():
-        db.execute("INSERT INTO TARGET_INFO_GPU VALUES (0, ?, ?, '0000:00:03.0')", (devid, name))
-    corr = int(r["CorrId"])
-    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 0, ?, ?, ?, 0, NULL)",
-               (start - 20000, start - 10000, gtid(2124, 2124), corr, sid("cudaLaunchKernel_v7000")))
-    if r["Name"].startswith("[CUDA memcpy "):
-        op = OPER.index(r["Name"][len("[CUDA memcpy "):-1])
-        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(start, end, deviceId, contextId, streamId, correlationId, "
-                   "globalPid, bytes, copyKind, srcKind, dstKind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   (start, start + dur, devid, int(r["Ctx"]), int(r["Strm"]), corr, gpid, int(r["Bytes (B)"]), op,
-                    KIND.index(r["SrcMemKd"]), KIND.index(r["DstMemKd"])))
-    else:
-        n = sid(r["Name"])
+def fill_nvtx(db, sid):
+    """the NVTX capture: ranges from nvtx_pushpop_trace.csv, one launch + kernel per leaf range"""
+    host = list(csv.DictReader(open(os.path.join(rob, "nvtx_pushpop_trace.csv"), newline="")))
+    gpu = {int(r["RangeId"]): r for r in csv.DictReader(open(os.path.join(rob, "nvtx_gpu_proj_trace.csv"), newline=""))}
+    for r in sorted(host, key=lambda r: int(r["RangeId"])):
+        pid, tid = int(r["PID"]), int(r["TID"])
+        db.execute("INSERT INTO NVTX_EVENTS(rowid, start, end, eventType, text, globalTid, domainId) "
+                   "VALUES (?, ?, ?, 59, ?, ?, 0)", (int(r["RangeId"]), int(r["Start (ns)"]), int(r["End (ns)"]),
+                                                     r["Name"][1:], gtid(pid, tid)))
+    corr = 0
+    launch = sid("cudaLaunchKernel_v7000")
+    kern = sid("smoke_kernel()")
+    for r in host:
+        if int(r["NumChild"]) != 0:
+            continue
+        g = gpu[int(r["RangeId"])]
+        corr += 1
+        s = int(r["Start (ns)"])
+        pid, tid = int(r["PID"]), int(r["TID"])
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 0, ?, ?, ?, 0, NULL)",
+                   (s + 1, s + 2, gtid(pid, tid), corr, launch))
+        ps, pd = int(g["Projected Start (ns)"]), int(g["Projected Duration (ns)"])
         db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(start, end, deviceId, contextId, streamId, correlationId, "
-                   "globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
-                   "staticSharedMemory, dynamicSharedMemory) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   (start, start + dur, devid, int(r["Ctx"]), int(r["Strm"]), corr, gpid, n, n, int(r["Reg/Trd"]),
-                    int(r["GrdX"]), int(r["GrdY"]), int(r["GrdZ"]), int(r["BlkX"]), int(r["BlkY"]), int(r["BlkZ"]),
-                    int(r["StcSMem (B)"]), int(r["DymSMem (B)"])))
-db.executemany("INSERT INTO StringIds VALUES (?, ?)", [(i, s) for s, i in strings.items()])
-db.commit()
-db.close()
+                   "globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, "
+                   "blockZ, staticSharedMemory, dynamicSharedMemory) "
+                   "VALUES (?, ?, 0, 1, 7, ?, ?, ?, ?, 32, 1, 1, 1, 1, 1, 1, 0, 0)",
+                   (ps, ps + pd, corr, gtid(pid, 0), kern, kern))
+    if not db.execute("SELECT 1 FROM TARGET_INFO_GPU WHERE id = 0").fetchone():
+        db.execute("INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'NVIDIA L4', '0000:00:03.0')")
+
+
+def fill_cuda(db, sid, corr_base=0):
+    """the CUDA capture: cuda_gpu_trace.csv's rows (its launches long after any NVTX range)"""
+    rows = list(csv.DictReader(open(os.path.join(rob, "cuda_gpu_trace.csv"), newline="")))
+    gpid = gtid(2124, 0)
+    for r in rows:
+        start, dur = int(r["Start (ns)"]), int(r["Duration (ns)"])
+        name, devid = r["Device"].rsplit(" (", 1)
+        devid = int(devid.rstrip(")"))
+        if not db.execute("SELECT 1 FROM TARGET_INFO_GPU WHERE id = ?", (devid,)).fetchone():
+            db.execute("INSERT INTO TARGET_INFO_GPU VALUES (0, ?, ?, '0000:00:03.0')", (devid, name))
+        corr = int(r["CorrId"]) + corr_base
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 0, ?, ?, ?, 0, NULL)",
+                   (start - 20000, start - 10000, gtid(2124, 2124), corr, sid("cudaLaunchKernel_v7000")))
+        if r["Name"].startswith("[CUDA memcpy "):
+            op = OPER.index(r["Name"][len("[CUDA memcpy "):-1])
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(start, end, deviceId, contextId, streamId, "
+                       "correlationId, globalPid, bytes, copyKind, srcKind, dstKind) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (start, start + dur, devid, int(r["Ctx"]), int(r["Strm"]), corr, gpid, int(r["Bytes (B)"]),
+                        op, KIND.index(r["SrcMemKd"]), KIND.index(r["DstMemKd"])))
+        else:
+            n = sid(r["Name"])
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(start, end, deviceId, contextId, streamId, "
+                       "correlationId, globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, "
+                       "blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (start, start + dur, devid, int(r["Ctx"]), int(r["Strm"]), corr, gpid, n, n,
+                        int(r["Reg/Trd"]), int(r["GrdX"]), int(r["GrdY"]), int(r["GrdZ"]), int(r["BlkX"]),
+                        int(r["BlkY"]), int(r["BlkZ"]), int(r["StcSMem (B)"]), int(r["DymSMem (B)"])))
+
+
+def build(path, fills):
+    db = new_db(path)
+    strings = {}
+
+    def sid(s):
+        if s not in strings:
+            strings[s] = len(strings) + 1
+        return strings[s]
+
+    for f in fills:
+        f(db, sid)
+    db.executemany("INSERT INTO StringIds VALUES (?, ?)", [(i, s) for s, i in strings.items()])
+    db.commit()
+    db.close()
+
+
+build(os.path.join(out, "nvtx.sqlite"), [fill_nvtx])
+build(os.path.join(out, "cuda.sqlite"), [fill_cuda])
+# both captures in one export (analyze --schema-version 2); the CUDA capture's correlation ids moved past
+# the NVTX capture's
+build(os.path.join(out, "both.sqlite"), [fill_nvtx, lambda db, sid: fill_cuda(db, sid, 1000)])

@@ -53,7 +53,8 @@ function cmd.run(opts, ctx)
   local info = inputs.detect(input)
   local sqlite = input
   if info.type == "nsys-rep" then
-    sqlite = stats.export_for(input, ctx, { nsys = opts.nsys, force = opts.force_export })
+    ctx.cleanup = ctx.cleanup or {}
+    sqlite = stats.export_for(input, ctx.policy(), { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup })
   elseif info.type ~= "sqlite" then
     errors.raise(errors.INPUT, "%s: a %s is not an nsys export (stats needs an SQLite export or an .nsys-rep)",
       input, inputs.describe(info))
