@@ -109,6 +109,7 @@ S.tree = {
     end }),
   },
   capture = {
+    views_from = S.str({ oneof = { "stats", "export" } }),
     duration = S.num({ gt = 0 }),
     timeout_extra = S.num({ min = 0 }),
     kill_grace = S.num({ gt = 0 }),
