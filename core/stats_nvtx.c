@@ -154,8 +154,18 @@ static int sb_put(sbuf *b, const char *s, size_t n)
 }
 
 /* Loads the ranges of `sel` in rowid order; fullname = coalesce(domain, '') || ':' ||
- * coalesce(StringIds[textId], text, ''). */
+ * coalesce(StringIds[textId], text, ''). With `each`, ranges are handed to it one by one instead of kept
+ * (nvtx_sum needs no tree: its memory is its groups). */
+typedef int (*range_fn)(void *arg, const nrange *x, gf_err *err);
+
+static int load_ranges_cb(gf_stats_db *d, nset *s, int sel, range_fn each, void *arg, gf_err *err);
+
 static int load_ranges(gf_stats_db *d, nset *s, int sel, gf_err *err)
+{
+    return load_ranges_cb(d, s, sel, NULL, NULL, err);
+}
+
+static int load_ranges_cb(gf_stats_db *d, nset *s, int sel, range_fn each, void *arg, gf_err *err)
 {
     memset(s, 0, sizeof *s);
     const char *types = sel == SEL_PUSHPOP ? "eventType IN (59, 70)" : "eventType IN (59, 60, 70, 71)";
@@ -243,7 +253,14 @@ static int load_ranges(gf_stats_db *d, nset *s, int sel, gf_err *err)
             int64_t *cv = gf_hmap_get(&cache, ck);
             if (cv && (tid >> 40) == 0) {
                 x->name = (int32_t)*cv;
-                s->n++;
+                if (each) {
+                    if (each(arg, x, err) != 0) {
+                        ret = -1;
+                        break;
+                    }
+                } else {
+                    s->n++;
+                }
                 continue;
             }
             gf_stats_string(d, tid, &tsid, NULL, err);
@@ -281,7 +298,14 @@ static int load_ranges(gf_stats_db *d, nset *s, int sel, gf_err *err)
                 break;
             }
         }
-        s->n++;
+        if (each) {
+            if (each(arg, x, err) != 0) {
+                ret = -1;
+                break;
+            }
+        } else {
+            s->n++;
+        }
     }
     if (ret == 0 && rc != SQLITE_DONE)
         ret = gf_sqlite_fail(d->db, d->path, "NVTX_EVENTS", err);
@@ -969,6 +993,17 @@ static const gf_col sum_cols[] = {
     {"Style", GF_U_NONE}, {"Range", GF_U_NONE},
 };
 
+static int sum_range(void *arg, const nrange *x, gf_err *err)
+{
+    gf_sums *g = arg;
+    gf_sumgrp *gr = gf_sums_get(g, ((uint64_t)(uint32_t)x->name << 1) | x->style, NULL);
+    if (!gr || gf_agg_add(&gr->a, x->end - x->start) != 0)
+        return oom(err);
+    gr->name = x->name;
+    gr->style = x->style;
+    return 0;
+}
+
 int gf_rep_nvtx_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_res *res, gf_err *err)
 {
     int present = 0;
@@ -977,24 +1012,9 @@ int gf_rep_nvtx_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_
     if (!present)
         return 0;
     nset s;
-    if (load_ranges(d, &s, SEL_SUM, err) != 0) {
-        nset_free(&s);
-        return -1;
-    }
     gf_sums g;
     gf_sums_init(&g);
-    int ret = 0;
-    for (size_t i = 0; i < s.n; i++) {
-        nrange *x = &s.r[i];
-        int isnew;
-        gf_sumgrp *gr = gf_sums_get(&g, ((uint64_t)(uint32_t)x->name << 1) | x->style, &isnew);
-        if (!gr || gf_agg_add(&gr->a, x->end - x->start) != 0) {
-            ret = oom(err);
-            break;
-        }
-        gr->name = x->name;
-        gr->style = x->style;
-    }
+    int ret = load_ranges_cb(d, &s, SEL_SUM, sum_range, &g, err);
     nset_free(&s);
     int32_t *ord = ret == 0 ? group_order(d, &g) : NULL;
     if (ret == 0 && !ord)
