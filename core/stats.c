@@ -422,7 +422,8 @@ int gf_agg_median(gf_agg *a, int64_t *iv, double *dv)
         *dv = 0;
         return 1;
     }
-    qsort(a->v, (size_t)a->n, sizeof *a->v, cmp_i64);
+    if ((size_t)a->n > 1) /* qsort wants a non-NULL base even for 0 elements */
+        qsort(a->v, (size_t)a->n, sizeof *a->v, cmp_i64);
     int64_t lo = a->v[(a->n - 1) / 2], hi = a->v[a->n / 2];
     if (lo == hi) {
         *iv = lo;

@@ -95,7 +95,8 @@ static int key_by_name(gf_stats_db *d, gf_sums *s)
     for (size_t i = 0; i < s->n; i++)
         ord[i] = (int32_t)i;
     namectx c = {d->str, s->g};
-    qsort_r(ord, s->n, sizeof *ord, cmp_name_idx, &c);
+    if (s->n > 1) /* qsort wants a non-NULL base even for 0 elements */
+        qsort_r(ord, s->n, sizeof *ord, cmp_name_idx, &c);
     for (size_t i = 0; i < s->n; i++)
         s->g[ord[i]].key = (int64_t)i;
     free(ord);
@@ -115,7 +116,8 @@ static int write_time_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_
     cols[2].label = count_label;
     cols[8].label = name_label;
     sortctx c = {d->str, by};
-    qsort_r(s->g, s->n, sizeof *s->g, cmp_groups, &c);
+    if (s->n > 1) /* qsort wants a non-NULL base even for 0 elements */
+        qsort_r(s->g, s->n, sizeof *s->g, cmp_groups, &c);
     int64_t grand = grand_total(s);
     gf_tab t;
     gf_tab_begin(&t, out, o, cols, 9);
@@ -378,7 +380,8 @@ int gf_rep_mem_size_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_st
         ret = gf_stats_skip(d, res, "does not contain GPU memory data.");
     if (ret == 0 && found) {
         sortctx c = {d->str, 1};
-        qsort_r(s.g, s.n, sizeof *s.g, cmp_groups, &c); /* ORDER BY 1 DESC (total bytes) */
+        if (s.n > 1) /* qsort wants a non-NULL base even for 0 elements */
+            qsort_r(s.g, s.n, sizeof *s.g, cmp_groups, &c); /* ORDER BY 1 DESC (total bytes) */
         gf_tab t;
         gf_tab_begin(&t, out, o, size_cols, 8);
         for (size_t i = 0; i < s.n; i++) {

@@ -487,7 +487,8 @@ int gf_rep_api_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
             return gf_sqlite_fail(d->db, d->path, "ThreadNames", err);
         }
     }
-    qsort(tn, ntn, sizeof *tn, cmp_tname);
+    if (ntn > 1) /* qsort wants a non-NULL base even for 0 elements */
+        qsort(tn, ntn, sizeof *tn, cmp_tname);
 
     static const char *const cols[] = {"start", "end", "nameId", "returnValue", "correlationId", "globalTid"};
     r = prepare_by_start(d, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 6, 2, err);

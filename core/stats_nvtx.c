@@ -344,7 +344,8 @@ static int build_tree(nset *s, gf_err *err)
     }
     for (size_t i = 0; i < s->n; i++)
         s->ord[i] = (int32_t)i;
-    qsort_r(s->ord, s->n, sizeof *s->ord, cmp_tree, s->r);
+    if (s->n > 1) /* qsort wants a non-NULL base even for 0 elements */
+        qsort_r(s->ord, s->n, sizeof *s->ord, cmp_tree, s->r);
     nrange *R = s->r;
     size_t nact = 0;
     int64_t cur = 0;
@@ -476,7 +477,8 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
     for (size_t i = 0; i < s.n; i++)
         if (s.r[i].level >= 0)
             s.ord[m++] = (int32_t)i;
-    qsort_r(s.ord, m, sizeof *s.ord, cmp_out, s.r);
+    if (m > 1) /* qsort wants a non-NULL base even for 0 elements */
+        qsort_r(s.ord, m, sizeof *s.ord, cmp_out, s.r);
     int32_t *path = malloc(4096 * sizeof *path);
     sbuf b = {0}, nt = {0};
     gf_tab t;
@@ -627,7 +629,8 @@ static int load_calls(gf_stats_db *d, vec *calls, int *has_ops, gf_err *err)
         return ret;
     }
     opkey *op = ops.p;
-    qsort(op, ops.n, sizeof *op, cmp_opkey);
+    if (ops.n > 1) /* qsort wants a non-NULL base even for 0 elements */
+        qsort(op, ops.n, sizeof *op, cmp_opkey);
     /* one entry per (gpid, corr): min(start), max(end) */
     size_t w = 0;
     for (size_t i = 0; i < ops.n; i++) {
@@ -685,7 +688,8 @@ static int load_calls(gf_stats_db *d, vec *calls, int *has_ops, gf_err *err)
 static int project(nset *s, vec *calls, gf_err *err)
 {
     call *c = calls->p;
-    qsort(c, calls->n, sizeof *c, cmp_call_time);
+    if (calls->n > 1) /* qsort wants a non-NULL base even for 0 elements */
+        qsort(c, calls->n, sizeof *c, cmp_call_time);
     nrange *R = s->r;
     int32_t *act = malloc((s->n ? s->n : 1) * sizeof *act);
     if (!act)
@@ -887,7 +891,8 @@ static int32_t *group_order(gf_stats_db *d, gf_sums *s)
     for (size_t i = 0; i < s->n; i++)
         ord[i] = (int32_t)i;
     grpctx c = {d->str, s->g, 1};
-    qsort_r(ord, s->n, sizeof *ord, cmp_group_key, &c);
+    if (s->n > 1) /* qsort wants a non-NULL base even for 0 elements */
+        qsort_r(ord, s->n, sizeof *ord, cmp_group_key, &c);
     return ord;
 }
 
