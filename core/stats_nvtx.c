@@ -404,16 +404,32 @@ static int build_tree(nset *s, gf_err *err)
     return 0;
 }
 
-/* ":1:2:3" — the rowids from the root down to r */
-static int range_stack(const nset *s, int32_t i, sbuf *b, int32_t *path, size_t maxpath)
+/* ":1:2:3" — the rowids from the root down to range i (reachable: its level is its depth) */
+typedef struct pathbuf {
+    int32_t *p;
+    size_t cap;
+} pathbuf;
+
+static int range_stack(const nset *s, int32_t i, sbuf *b, pathbuf *pb)
 {
+    size_t depth = (size_t)s->r[i].level + 1;
+    if (depth > pb->cap) {
+        size_t nc = pb->cap ? pb->cap : 64;
+        while (nc < depth)
+            nc *= 2;
+        int32_t *np = realloc(pb->p, nc * sizeof *np);
+        if (!np)
+            return -1;
+        pb->p = np;
+        pb->cap = nc;
+    }
     size_t n = 0;
-    for (int32_t p = i; p >= 0 && n < maxpath; p = s->r[p].parent)
-        path[n++] = p;
+    for (int32_t p = i; p >= 0 && n < depth; p = s->r[p].parent)
+        pb->p[n++] = p;
     b->len = 0;
     char num[24];
     while (n) {
-        int l = snprintf(num, sizeof num, ":%lld", (long long)s->r[path[--n]].rowid);
+        int l = snprintf(num, sizeof num, ":%lld", (long long)s->r[pb->p[--n]].rowid);
         if (sb_put(b, num, (size_t)l) != 0)
             return -1;
     }
@@ -479,11 +495,11 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
             s.ord[m++] = (int32_t)i;
     if (m > 1) /* qsort wants a non-NULL base even for 0 elements */
         qsort_r(s.ord, m, sizeof *s.ord, cmp_out, s.r);
-    int32_t *path = malloc(4096 * sizeof *path);
+    pathbuf path = {NULL, 0};
     sbuf b = {0}, nt = {0};
     gf_tab t;
     gf_tab_begin(&t, out, o, pp_cols, 14);
-    int ret = path ? 0 : oom(err);
+    int ret = 0;
     for (size_t k = 0; ret == 0 && k < m; k++) {
         if ((k & 0xffff) == 0xffff && gf_stats_interrupted(err)) {
             ret = -1;
@@ -508,7 +524,7 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
             gf_tab_int(&t, s.r[x->parent].rowid);
         else
             gf_tab_null(&t);
-        if (range_stack(&s, s.ord[k], &b, path, 4096) != 0) {
+        if (range_stack(&s, s.ord[k], &b, &path) != 0) {
             ret = oom(err);
             break;
         }
@@ -526,7 +542,7 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
         gf_tab_text(&t, nt.p, nt.len);
         gf_tab_end_row(&t);
     }
-    free(path);
+    free(path.p);
     free(b.p);
     free(nt.p);
     res->rows = t.rows;
@@ -799,11 +815,11 @@ int gf_rep_nvtx_gpu_proj_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out
     /* rows in RangeId order: the script's ORDER BY "Projected Start", "Projected Duration" DESC names no
      * column (the aliases are "Projected Start:ts_ns", ...), so SQLite sorts by two constant strings and
      * the rows come as the projection's GROUP BY rt.rangeId produced them (nsys 2022.4 does the same) */
-    int32_t *path = malloc(4096 * sizeof *path);
+    pathbuf path = {NULL, 0};
     sbuf b = {0};
     gf_tab t;
     gf_tab_begin(&t, out, o, proj_cols, 14);
-    int ret = path ? 0 : oom(err);
+    int ret = 0;
     for (size_t i = 0; ret == 0 && i < s.n; i++) {
         nrange *x = &s.r[i];
         if (!x->nops)
@@ -830,7 +846,7 @@ int gf_rep_nvtx_gpu_proj_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out
         else
             gf_tab_null(&t);
         if (x->level >= 0) {
-            if (range_stack(&s, (int32_t)i, &b, path, 4096) != 0) {
+            if (range_stack(&s, (int32_t)i, &b, &path) != 0) {
                 ret = oom(err);
                 break;
             }
@@ -840,7 +856,7 @@ int gf_rep_nvtx_gpu_proj_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out
         }
         gf_tab_end_row(&t);
     }
-    free(path);
+    free(path.p);
     free(b.p);
     res->rows = t.rows;
     if (gf_tab_finish(&t, ret == 0 ? err : NULL) != 0)

@@ -155,6 +155,23 @@ at=$(cat "$TMP/k/e_cuda_api_trace.csv")
 check_contains "api trace: one row per ThreadNames row of the thread" "$at" \
   "1100,100,cuOdd_vAB,0,6,4242,4242,10,main"$'\n'"1100,100,cuOdd_vAB,0,6,4242,4242,20,\"main, renamed\""
 
+# --- a 5,000-deep push/pop stack: levels and stacks are not cut ---
+python3 - "$TMP/deep.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                 "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, globalTid INTEGER,"
+                 " textId INTEGER, domainId INTEGER, endGlobalTid INTEGER);")
+D = 5000
+db.executemany("INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, ?, 281474976710657, NULL, 0, NULL)",
+               [(i, 2 * D - i, "d%d" % i) for i in range(D)])
+db.commit()
+PY
+"$GF" stats -r nvtx_pushpop_trace -o "$TMP/deep/x" "$TMP/deep.sqlite" 2>/dev/null
+last=$(tail -1 "$TMP/deep/x_nvtx_pushpop_trace.csv")
+check_contains "5,000 levels: the innermost range is level 4999" "$last" ",4999,0,5000,4999,"
+check_eq "5,000 levels: its RangeStack holds all 5,000 ids" 5000 "$(cut -d, -f13 <<<"$last" | tr -cd ':' | wc -c)"
+
 # --- byte-identity with a current nsys (2025.1 recordings) ---
 if have_fixture real/roboflow-inference/nvtx_pushpop_trace.csv; then
   python3 "$TOP/tests/gen/recorded_exports.py" "$FIX" "$TMP/rec"
