@@ -2,7 +2,8 @@
  *   core.nvtx.manifest(path)          → manifest as a Lua table (spec errors for missing/invalid/...)
  *   core.nvtx.analyze(opts)           → {warnings = {...}, iterations = n, ...}; writes opts.out atomically
  *       opts: manifest_file, host_csv, gpu_csv, out, nsys_version, manifest_path, trace_path,
- *             host_report, gpu_report (the provenance strings), legacy_names (reports of nsys < 2023.1)
+ *             host_report, gpu_report (the provenance strings), legacy_names (reports of nsys < 2023.1),
+ *             source (provenance.source, e.g. "export"; absent: no key)
  *   core.nvtx.open()                  → session: read_host(p), read_gpu(p), host_count(), gpu_count(),
  *                                        host_row(i), gpu_row(i)
  *   core.nvtx.version_family(s)       → year, release_is_1 (or nil)
