@@ -3,7 +3,8 @@
  *   core.nvtx.analyze(opts)           → {warnings = {...}, iterations = n, ...}; writes opts.out atomically
  *       opts: manifest_file, host_csv, gpu_csv, out, nsys_version, manifest_path, trace_path,
  *             host_report, gpu_report (the provenance strings), legacy_names (reports of nsys < 2023.1),
- *             validated_version ("YYYY.R", required: policy analyze.validated_version)
+ *             validated_version ("YYYY.R", required: policy analyze.validated_version),
+ *             source (provenance.source, e.g. "export"; absent: no key)
  *   core.nvtx.open()                  → session: read_host(p), read_gpu(p), host_count(), gpu_count(),
  *                                        host_row(i), gpu_row(i)
  *   core.nvtx.version_family(s)       → year, release_is_1 (or nil)
@@ -68,6 +69,7 @@ static int l_analyze(lua_State *L)
     const char *tc = gf_opt_string_field(L, 1, "trace_csv", NULL);
     in.kern_report = gf_opt_string_field(L, 1, "kern_report", NULL);
     in.trace_report = gf_opt_string_field(L, 1, "trace_report", NULL);
+    in.source = gf_opt_string_field(L, 1, "source", NULL);
     gf_err err;
     gf_yv *m = gf_nvtx_load_manifest(mf, &err);
     if (!m)

@@ -69,6 +69,9 @@ typedef struct gf_nvtx_input {
      * against: another (or an unknown) version gets the §11 warning. NULL: no version warning. */
     const char *validated_version;
     const char *kern_report, *trace_report;
+    /* provenance.source: how the report CSVs were made ("export": by gpuflame from an SQLite export,
+     * docs/REPORTS.md); NULL leaves the key out (the spec's default output, written by `nsys stats`) */
+    const char *source;
 } gf_nvtx_input;
 
 typedef struct gf_nvtx_result {

@@ -254,6 +254,10 @@ static void write_provenance(gf_pyj *j, const gf_nvtx_input *in)
     gf_pyj_key(j, "nvtx_pushpop_trace");
     write_str(j, in->host_report);
     gf_pyj_end_object(j);
+    if (in->source) { /* how the report CSVs were made; absent in the spec's default output */
+        gf_pyj_key(j, "source");
+        write_str(j, in->source);
+    }
     gf_pyj_key(j, "trace_path");
     write_str(j, in->trace_path);
     gf_pyj_end_object(j);

@@ -53,30 +53,30 @@ static inline int32_t cc_get(const imp *m, int64_t id)
     return id >= 0 && (size_t)id < m->ncc ? m->cc[id] : -1;
 }
 
-#define MAXCOL 24
+#define MAXCOL GF_SQLQ_MAXCOL
 
-typedef struct query {
-    sqlite3_stmt *st;
-    int idx[MAXCOL]; /* per requested column: result position or -1 */
-    const char *table;
-} query;
+typedef gf_sqlq query;
+
+int gf_sqlite_fail(sqlite3 *db, const char *path, const char *what, gf_err *err)
+{
+    int rc = sqlite3_errcode(db);
+    if (rc == SQLITE_NOTADB)
+        return gf_errf(err, GF_EXIT_INPUT, "%s: not an SQLite database (%s)", path, sqlite3_errmsg(db));
+    if (rc == SQLITE_CORRUPT)
+        return gf_errf(err, GF_EXIT_INPUT, "%s: damaged SQLite file (%s: %s)", path, what, sqlite3_errmsg(db));
+    return gf_errf(err, GF_EXIT_INPUT, "%s: %s: %s", path, what, sqlite3_errmsg(db));
+}
 
 static int db_fail(imp *m, const char *what)
 {
-    int rc = sqlite3_errcode(m->db);
-    if (rc == SQLITE_NOTADB)
-        return gf_errf(m->err, GF_EXIT_INPUT, "%s: not an SQLite database (%s)", m->path, sqlite3_errmsg(m->db));
-    if (rc == SQLITE_CORRUPT)
-        return gf_errf(m->err, GF_EXIT_INPUT, "%s: damaged SQLite file (%s: %s)", m->path, what,
-                       sqlite3_errmsg(m->db));
-    return gf_errf(m->err, GF_EXIT_INPUT, "%s: %s: %s", m->path, what, sqlite3_errmsg(m->db));
+    return gf_sqlite_fail(m->db, m->path, what, m->err);
 }
 
-static int has_table(imp *m, const char *name)
+int gf_sqlite_has_table(sqlite3 *db, const char *name)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(m->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1", -1,
-                           &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1", -1, &st,
+                           NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
@@ -84,23 +84,35 @@ static int has_table(imp *m, const char *name)
     return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Prepares SELECT <the columns that exist> FROM table <tail>. Returns 1 prepared, 0 table absent or a
- * required column (the first nreq) missing, -1 error. */
-static int prepare(imp *m, query *q, const char *table, const char *const *cols, int ncols, int nreq,
-                   const char *tail)
+int gf_sqlite_has_column(sqlite3 *db, const char *table, const char *col)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+int gf_sqlite_prepare_cols(sqlite3 *db, const char *path, gf_sqlq *q, const char *table, const char *const *cols,
+                           int ncols, int nreq, const char *tail, gf_err *err)
 {
     memset(q, 0, sizeof *q);
     q->table = table;
-    int ht = has_table(m, table);
+    if (ncols > MAXCOL)
+        return gf_errf(err, GF_EXIT_ERROR, "%s: %s: too many columns requested", path, table);
+    int ht = gf_sqlite_has_table(db, table);
     if (ht < 0)
-        return db_fail(m, table);
+        return gf_sqlite_fail(db, path, table, err);
     if (ht == 0)
         return 0;
     char sql[2048];
     snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s')", table);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_fail(m, table);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return gf_sqlite_fail(db, path, table, err);
     int present[MAXCOL] = {0};
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -111,7 +123,7 @@ static int prepare(imp *m, query *q, const char *table, const char *const *cols,
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return db_fail(m, table);
+        return gf_sqlite_fail(db, path, table, err);
     size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT ");
     int pos = 0;
     for (int i = 0; i < ncols; i++) {
@@ -124,10 +136,20 @@ static int prepare(imp *m, query *q, const char *table, const char *const *cols,
         o += (size_t)snprintf(sql + o, sizeof sql - o, "%s\"%s\"", pos ? "," : "", cols[i]);
         q->idx[i] = pos++;
     }
+    if (pos == 0) /* no requested column exists: still one row per table row */
+        o += (size_t)snprintf(sql + o, sizeof sql - o, "NULL");
     snprintf(sql + o, sizeof sql - o, " FROM \"%s\" %s", table, tail ? tail : "");
-    if (sqlite3_prepare_v2(m->db, sql, -1, &q->st, NULL) != SQLITE_OK)
-        return db_fail(m, table);
+    if (sqlite3_prepare_v2(db, sql, -1, &q->st, NULL) != SQLITE_OK)
+        return gf_sqlite_fail(db, path, table, err);
     return 1;
+}
+
+/* Prepares SELECT <the columns that exist> FROM table <tail>. Returns 1 prepared, 0 table absent or a
+ * required column (the first nreq) missing, -1 error. */
+static int prepare(imp *m, query *q, const char *table, const char *const *cols, int ncols, int nreq,
+                   const char *tail)
+{
+    return gf_sqlite_prepare_cols(m->db, m->path, q, table, cols, ncols, nreq, tail, m->err);
 }
 
 static inline int64_t col_i64(const query *q, int i, int64_t def)
@@ -857,7 +879,7 @@ static int probe_tables(imp *m)
                 {"DX12_WORKLOAD", GF_TABLE_DX12}};
     m->t->tables = GF_TABLE_KNOWN;
     for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
-        int h = has_table(m, tabs[i].name);
+        int h = gf_sqlite_has_table(m->db, tabs[i].name);
         if (h < 0)
             return db_fail(m, tabs[i].name);
         if (h)
@@ -885,13 +907,9 @@ static char *make_uri(const char *path)
     return u;
 }
 
-int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *o, gf_err *err)
+int gf_sqlite_open_export(const char *path, sqlite3 **db, gf_err *err)
 {
-    imp m;
-    memset(&m, 0, sizeof m);
-    m.path = path;
-    m.t = t;
-    m.err = err;
+    *db = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
         return gf_errf(err, GF_EXIT_INPUT, "%s: cannot open", path);
@@ -903,13 +921,28 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     char *uri = make_uri(path);
     if (!uri)
         return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-    int rc = sqlite3_open_v2(uri, &m.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+    int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
     free(uri);
-    int ret = -1;
     if (rc != SQLITE_OK) {
-        gf_errf(err, GF_EXIT_INPUT, "%s: cannot open as SQLite: %s", path, m.db ? sqlite3_errmsg(m.db) : "?");
-        goto done;
+        gf_errf(err, GF_EXIT_INPUT, "%s: cannot open as SQLite: %s", path, *db ? sqlite3_errmsg(*db) : "?");
+        if (*db)
+            sqlite3_close(*db);
+        *db = NULL;
+        return -1;
     }
+    return 0;
+}
+
+int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *o, gf_err *err)
+{
+    imp m;
+    memset(&m, 0, sizeof m);
+    m.path = path;
+    m.t = t;
+    m.err = err;
+    if (gf_sqlite_open_export(path, &m.db, err) != 0)
+        return -1;
+    int ret = -1;
     gf_trace_set_source(t, path);
     if (probe_tables(&m) != 0 || load_strings(&m) != 0 || load_threads(&m) != 0 || load_devices(&m) != 0 ||
         load_callchains(&m, o && o->stacks) != 0 || import_runtime(&m, 0) != 0 || import_kernels(&m) != 0 ||

@@ -65,6 +65,9 @@ return {
     decided_grace = 15,
     decided_markers = { "skipping importation of the QDSTRM file" },
     output_name = "capture",
+    -- Where the views' stats CSVs come from: "stats" runs `nsys stats` per report (the reference);
+    -- "export" runs one `nsys export` and gpuflame writes the same CSVs (docs/REPORTS.md)
+    views_from = "stats",
     -- capture directory when --out is not given (os.date format, relative to the current directory)
     out_dir = "gpuflame-%Y%m%d-%H%M%S",
     extra_args = {},
@@ -83,6 +86,8 @@ return {
   -- NVTX run analysis (`gpuflame analyze`, NVTX_ANALYSIS_SPEC.md): how `nsys stats` is run, and what
   -- `report`/`compare` call out.
   analyze = {
+    source = "stats",         -- "stats": `nsys stats` writes stats/*.csv (the spec); "export": gpuflame writes
+                              -- them from trace.sqlite (one `nsys export`; docs/REPORTS.md), like --from-export
     force_export = true,      -- pass --force-export=true (a stale trace.sqlite makes nsys refuse otherwise)
     stats_timeout = 3600,     -- seconds `nsys stats` may run before its process group is killed
     top_ranges = 10,          -- ranges listed by host and by projected-GPU total in `report`

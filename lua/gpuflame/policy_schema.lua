@@ -117,6 +117,7 @@ S.tree = {
     end }),
   },
   capture = {
+    views_from = S.str({ oneof = { "stats", "export" } }),
     duration = S.num({ gt = 0 }),
     timeout_extra = S.num({ min = 0 }),
     kill_grace = S.num({ gt = 0 }),
@@ -146,6 +147,7 @@ S.tree = {
     workload_env = S.fn(),
   },
   analyze = {
+    source = S.str({ oneof = { "stats", "export" } }),
     force_export = S.bool(),
     stats_timeout = S.num({ gt = 0 }),
     top_ranges = S.int({ min = 1 }),
