@@ -289,7 +289,7 @@ end
 -- Runs nsys stats for one report into state.dir. Returns csv path or nil, why.
 function capture.stats_report(state, report, base)
   -- capture.views_from = "export": gpuflame writes the CSV from one nsys export (docs/REPORTS.md)
-  if cpol(state.policy).views_from == "export" then return require("gpuflame.stats").capture_report(state, report, base) end
+  if state.policy.capture.views_from == "export" then return require("gpuflame.stats").capture_report(state, report, base) end
   local policy = state.policy
   local name = nsys_mod.report_name(report, state.nsys.version, policy)
   local prefix = state.dir .. "/" .. base
