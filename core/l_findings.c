@@ -25,18 +25,6 @@
 #include "l_trace.h"
 #include "l_util.h"
 
-static void setint(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void setnum(lua_State *L, const char *k, lua_Number v)
-{
-    lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
-}
-
 static void setstr(lua_State *L, const gf_trace *t, const char *k, int32_t id)
 {
     if (id < 0)
@@ -177,11 +165,11 @@ static int l_api_calls(lua_State *L)
     for (size_t k = 0; k < shown; k++) {
         size_t i = idx[k];
         lua_createtable(L, 0, 7);
-        setint(L, "dur", t->dur[i]);
-        setint(L, "start", t->start[i]);
-        setint(L, "pid", t->pid[i]);
-        setint(L, "tid", lane_tid(t, i));
-        setint(L, "corr", t->corr[i]);
+        gf_lua_setint(L, "dur", t->dur[i]);
+        gf_lua_setint(L, "start", t->start[i]);
+        gf_lua_setint(L, "pid", t->pid[i]);
+        gf_lua_setint(L, "tid", lane_tid(t, i));
+        gf_lua_setint(L, "corr", t->corr[i]);
         setstr(L, t, "name", gf_trace_raw_name(t, t->name[i]));
         setstr(L, t, "display_name", t->name[i]);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
@@ -190,8 +178,8 @@ static int l_api_calls(lua_State *L)
     for (size_t k = 0; k < n; k++)
         total += t->dur[idx[k]];
     lua_createtable(L, 0, 2);
-    setint(L, "count", (lua_Integer)n);
-    setint(L, "total", total);
+    gf_lua_setint(L, "count", (lua_Integer)n);
+    gf_lua_setint(L, "total", total);
     free(idx);
     return 2;
 }
@@ -244,24 +232,24 @@ static int l_copies(lua_State *L)
         size_t i = rows[k].gpu, a = rows[k].api;
         const gf_detail *d = t->detail[i] >= 0 ? &t->details[t->detail[i]] : NULL;
         lua_createtable(L, 0, 14);
-        setint(L, "dur", t->dur[i]);
-        setint(L, "start", t->start[i]);
+        gf_lua_setint(L, "dur", t->dur[i]);
+        gf_lua_setint(L, "start", t->start[i]);
         if (d && d->bytes >= 0)
-            setint(L, "bytes", d->bytes);
+            gf_lua_setint(L, "bytes", d->bytes);
         if (d && d->src_kind >= 0)
-            setint(L, "src_kind", d->src_kind);
+            gf_lua_setint(L, "src_kind", d->src_kind);
         if (d && d->dst_kind >= 0)
-            setint(L, "dst_kind", d->dst_kind);
+            gf_lua_setint(L, "dst_kind", d->dst_kind);
         if (d && d->mem_kind >= 0)
-            setint(L, "mem_kind", d->mem_kind);
-        setint(L, "pid", t->pid[i]);
-        setint(L, "device", lane_dev(t, i));
-        setint(L, "context", d ? d->context : -1);
-        setint(L, "stream", lane_stream(t, i));
-        setint(L, "corr", t->corr[i]);
+            gf_lua_setint(L, "mem_kind", d->mem_kind);
+        gf_lua_setint(L, "pid", t->pid[i]);
+        gf_lua_setint(L, "device", lane_dev(t, i));
+        gf_lua_setint(L, "context", d ? d->context : -1);
+        gf_lua_setint(L, "stream", lane_stream(t, i));
+        gf_lua_setint(L, "corr", t->corr[i]);
         setstr(L, t, "name", gf_trace_raw_name(t, t->name[a]));
-        setint(L, "api_pid", t->pid[a]);
-        setint(L, "api_tid", lane_tid(t, a));
+        gf_lua_setint(L, "api_pid", t->pid[a]);
+        gf_lua_setint(L, "api_tid", lane_tid(t, a));
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     int64_t total = 0, bytes = 0;
@@ -272,9 +260,9 @@ static int l_copies(lua_State *L)
             bytes += d->bytes;
     }
     lua_createtable(L, 0, 3);
-    setint(L, "count", (lua_Integer)n);
-    setint(L, "total", total);
-    setint(L, "bytes", bytes);
+    gf_lua_setint(L, "count", (lua_Integer)n);
+    gf_lua_setint(L, "total", total);
+    gf_lua_setint(L, "bytes", bytes);
     free(rows);
     return 2;
 }
@@ -294,11 +282,11 @@ static int l_gaps(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (size_t k = 0; k < n; k++) {
         lua_createtable(L, 0, 5);
-        setint(L, "dur", rows[k].dur);
-        setint(L, "start", rows[k].start);
-        setint(L, "pid", rows[k].pid);
-        setint(L, "device", rows[k].device);
-        setint(L, "context", rows[k].context);
+        gf_lua_setint(L, "dur", rows[k].dur);
+        gf_lua_setint(L, "start", rows[k].start);
+        gf_lua_setint(L, "pid", rows[k].pid);
+        gf_lua_setint(L, "device", rows[k].device);
+        gf_lua_setint(L, "context", rows[k].context);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     free(rows);
@@ -323,15 +311,15 @@ static int l_low_util(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (size_t k = 0; k < n; k++) {
         lua_createtable(L, 0, 7);
-        setnum(L, "in_use", rows[k].avg);
+        gf_lua_setnum(L, "in_use", rows[k].avg);
         lua_pushstring(L, rows[k].avg_text);
         lua_setfield(L, -2, "in_use_text");
         /* integral in practice (chunk bounds are whole nanoseconds); kept exact as integers */
-        setint(L, "dur", (lua_Integer)rows[k].dur);
-        setint(L, "start", (lua_Integer)rows[k].start);
-        setint(L, "pid", rows[k].pid);
-        setint(L, "device", rows[k].device);
-        setint(L, "context", rows[k].context);
+        gf_lua_setint(L, "dur", (lua_Integer)rows[k].dur);
+        gf_lua_setint(L, "start", (lua_Integer)rows[k].start);
+        gf_lua_setint(L, "pid", rows[k].pid);
+        gf_lua_setint(L, "device", rows[k].device);
+        gf_lua_setint(L, "context", rows[k].context);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     free(rows);
@@ -357,30 +345,30 @@ static int l_launches(lua_State *L)
         const gf_launch_row *r = &rows[k];
         lua_createtable(L, 0, 14);
         setstr(L, t, "name", r->name);
-        setint(L, "kernels", (lua_Integer)r->kernels);
-        setint(L, "launched", (lua_Integer)r->launched);
-        setint(L, "kernel_total", r->kernel_total);
-        setint(L, "kernel_max", r->kernel_max);
-        setint(L, "api_total", r->api_total);
-        setint(L, "api_max", r->api_max);
-        setint(L, "delay_total", r->delay_total);
-        setint(L, "delay_min", r->delay_min);
-        setint(L, "delay_max", r->delay_max);
-        setint(L, "tiny", (lua_Integer)r->tiny);
+        gf_lua_setint(L, "kernels", (lua_Integer)r->kernels);
+        gf_lua_setint(L, "launched", (lua_Integer)r->launched);
+        gf_lua_setint(L, "kernel_total", r->kernel_total);
+        gf_lua_setint(L, "kernel_max", r->kernel_max);
+        gf_lua_setint(L, "api_total", r->api_total);
+        gf_lua_setint(L, "api_max", r->api_max);
+        gf_lua_setint(L, "delay_total", r->delay_total);
+        gf_lua_setint(L, "delay_min", r->delay_min);
+        gf_lua_setint(L, "delay_max", r->delay_max);
+        gf_lua_setint(L, "tiny", (lua_Integer)r->tiny);
         lua_pushboolean(L, r->storm);
         lua_setfield(L, -2, "storm");
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     /* storms beyond the shown rows are still counted in the summary */
     lua_createtable(L, 0, 9);
-    setint(L, "kernels", (lua_Integer)sum.kernels);
-    setint(L, "launched", (lua_Integer)sum.launched);
-    setint(L, "tiny", (lua_Integer)sum.tiny);
-    setint(L, "names", (lua_Integer)sum.names);
-    setint(L, "storms", (lua_Integer)sum.storms);
-    setint(L, "kernel_total", sum.kernel_total);
-    setint(L, "api_total", sum.api_total);
-    setint(L, "delay_total", sum.delay_total);
+    gf_lua_setint(L, "kernels", (lua_Integer)sum.kernels);
+    gf_lua_setint(L, "launched", (lua_Integer)sum.launched);
+    gf_lua_setint(L, "tiny", (lua_Integer)sum.tiny);
+    gf_lua_setint(L, "names", (lua_Integer)sum.names);
+    gf_lua_setint(L, "storms", (lua_Integer)sum.storms);
+    gf_lua_setint(L, "kernel_total", sum.kernel_total);
+    gf_lua_setint(L, "api_total", sum.api_total);
+    gf_lua_setint(L, "delay_total", sum.delay_total);
     lua_createtable(L, 0, 0);
     for (size_t k = 0, j = 0; k < n; k++)
         if (rows[k].storm) {
@@ -410,24 +398,24 @@ static int l_graphs(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (size_t k = 0; k < n; k++) {
         lua_createtable(L, 0, 6);
-        setint(L, "graph", rows[k].graph);
-        setint(L, "launches", (lua_Integer)rows[k].launches);
-        setint(L, "kernels", (lua_Integer)rows[k].kernels);
-        setint(L, "kernel_total", rows[k].kernel_total);
-        setint(L, "execs", (lua_Integer)rows[k].execs);
-        setint(L, "exec_total", rows[k].exec_total);
+        gf_lua_setint(L, "graph", rows[k].graph);
+        gf_lua_setint(L, "launches", (lua_Integer)rows[k].launches);
+        gf_lua_setint(L, "kernels", (lua_Integer)rows[k].kernels);
+        gf_lua_setint(L, "kernel_total", rows[k].kernel_total);
+        gf_lua_setint(L, "execs", (lua_Integer)rows[k].execs);
+        gf_lua_setint(L, "exec_total", rows[k].exec_total);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     lua_createtable(L, 0, 10);
-    setint(L, "calls", (lua_Integer)sum.calls);
-    setint(L, "call_total", sum.call_total);
-    setint(L, "kernels", (lua_Integer)sum.kernels);
-    setint(L, "kernel_total", sum.kernel_total);
-    setint(L, "node_kernels", (lua_Integer)sum.node_kernels);
-    setint(L, "node_kernel_total", sum.node_kernel_total);
-    setint(L, "launched_kernels", (lua_Integer)sum.launched_kernels);
-    setint(L, "execs", (lua_Integer)sum.execs);
-    setint(L, "exec_total", sum.exec_total);
+    gf_lua_setint(L, "calls", (lua_Integer)sum.calls);
+    gf_lua_setint(L, "call_total", sum.call_total);
+    gf_lua_setint(L, "kernels", (lua_Integer)sum.kernels);
+    gf_lua_setint(L, "kernel_total", sum.kernel_total);
+    gf_lua_setint(L, "node_kernels", (lua_Integer)sum.node_kernels);
+    gf_lua_setint(L, "node_kernel_total", sum.node_kernel_total);
+    gf_lua_setint(L, "launched_kernels", (lua_Integer)sum.launched_kernels);
+    gf_lua_setint(L, "execs", (lua_Integer)sum.execs);
+    gf_lua_setint(L, "exec_total", sum.exec_total);
     lua_pushboolean(L, sum.collapsed);
     lua_setfield(L, -2, "collapsed");
     free(rows);
@@ -448,18 +436,18 @@ static int l_busy(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (size_t k = 0; k < n; k++) {
         lua_createtable(L, 0, 8);
-        setint(L, "device", rows[k].device);
+        gf_lua_setint(L, "device", rows[k].device);
         setstr(L, t, "device_name", rows[k].devname);
-        setint(L, "ops", (lua_Integer)rows[k].ops);
-        setint(L, "first", rows[k].first);
-        setint(L, "last", rows[k].last);
-        setint(L, "busy", rows[k].busy);
-        setint(L, "kernel_busy", rows[k].kernel_busy);
+        gf_lua_setint(L, "ops", (lua_Integer)rows[k].ops);
+        gf_lua_setint(L, "first", rows[k].first);
+        gf_lua_setint(L, "last", rows[k].last);
+        gf_lua_setint(L, "busy", rows[k].busy);
+        gf_lua_setint(L, "kernel_busy", rows[k].kernel_busy);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     lua_createtable(L, 0, 2);
-    setint(L, "first", f);
-    setint(L, "last", l);
+    gf_lua_setint(L, "first", f);
+    gf_lua_setint(L, "last", l);
     free(rows);
     return 2;
 }
@@ -479,15 +467,15 @@ static int l_kernel_match(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (size_t k = 0; k < n; k++) {
         lua_createtable(L, 0, 9);
-        setint(L, "pid", rows[k].pid);
-        setint(L, "device", rows[k].device);
-        setint(L, "kernels", (lua_Integer)rows[k].kernels);
-        setint(L, "total", rows[k].total);
-        setint(L, "max", rows[k].max);
-        setint(L, "busy", rows[k].busy);
-        setint(L, "device_busy", rows[k].device_busy);
-        setint(L, "first", rows[k].first);
-        setint(L, "last", rows[k].last);
+        gf_lua_setint(L, "pid", rows[k].pid);
+        gf_lua_setint(L, "device", rows[k].device);
+        gf_lua_setint(L, "kernels", (lua_Integer)rows[k].kernels);
+        gf_lua_setint(L, "total", rows[k].total);
+        gf_lua_setint(L, "max", rows[k].max);
+        gf_lua_setint(L, "busy", rows[k].busy);
+        gf_lua_setint(L, "device_busy", rows[k].device_busy);
+        gf_lua_setint(L, "first", rows[k].first);
+        gf_lua_setint(L, "last", rows[k].last);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     free(rows);

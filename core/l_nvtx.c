@@ -168,12 +168,6 @@ static int m_gpu_count(lua_State *L)
     return 1;
 }
 
-static void set_int(lua_State *L, const char *k, int64_t v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, k);
-}
-
 static void push_name(lua_State *L, gf_nvtx *nv, uint32_t id, int colon)
 {
     size_t len;
@@ -196,18 +190,18 @@ static int m_host_row(lua_State *L)
     const gf_nvtx_host_row *r = &gf_nvtx_host_rows(nv)[i - 1];
     lua_createtable(L, 0, 14);
     push_name(L, nv, r->name, r->colon);
-    set_int(L, "start_ns", r->start);
-    set_int(L, "end_ns", r->end);
-    set_int(L, "duration_ns", r->dur);
-    set_int(L, "child_duration_ns", r->dchild);
-    set_int(L, "exclusive_duration_ns", r->dnonchild);
-    set_int(L, "pid", r->pid);
-    set_int(L, "tid", r->tid);
-    set_int(L, "level", r->lvl);
-    set_int(L, "child_count", r->nchild);
-    set_int(L, "range_id", r->rid);
+    gf_lua_setint(L, "start_ns", r->start);
+    gf_lua_setint(L, "end_ns", r->end);
+    gf_lua_setint(L, "duration_ns", r->dur);
+    gf_lua_setint(L, "child_duration_ns", r->dchild);
+    gf_lua_setint(L, "exclusive_duration_ns", r->dnonchild);
+    gf_lua_setint(L, "pid", r->pid);
+    gf_lua_setint(L, "tid", r->tid);
+    gf_lua_setint(L, "level", r->lvl);
+    gf_lua_setint(L, "child_count", r->nchild);
+    gf_lua_setint(L, "range_id", r->rid);
     if (r->has_parent)
-        set_int(L, "parent_id", r->parent);
+        gf_lua_setint(L, "parent_id", r->parent);
     return 1;
 }
 
@@ -224,18 +218,18 @@ static int m_gpu_row(lua_State *L)
     const char *st = gf_nvtx_string(nv, r->style, &sl);
     lua_pushlstring(L, st, sl);
     lua_setfield(L, -2, "style");
-    set_int(L, "projected_start_ns", r->pstart);
-    set_int(L, "projected_duration_ns", r->pdur);
-    set_int(L, "original_start_ns", r->ostart);
-    set_int(L, "original_duration_ns", r->odur);
-    set_int(L, "pid", r->pid);
-    set_int(L, "tid", r->tid);
-    set_int(L, "gpu_operation_count", r->ngpu);
-    set_int(L, "level", r->lvl);
-    set_int(L, "child_count", r->nchild);
-    set_int(L, "range_id", r->rid);
+    gf_lua_setint(L, "projected_start_ns", r->pstart);
+    gf_lua_setint(L, "projected_duration_ns", r->pdur);
+    gf_lua_setint(L, "original_start_ns", r->ostart);
+    gf_lua_setint(L, "original_duration_ns", r->odur);
+    gf_lua_setint(L, "pid", r->pid);
+    gf_lua_setint(L, "tid", r->tid);
+    gf_lua_setint(L, "gpu_operation_count", r->ngpu);
+    gf_lua_setint(L, "level", r->lvl);
+    gf_lua_setint(L, "child_count", r->nchild);
+    gf_lua_setint(L, "range_id", r->rid);
     if (r->has_parent)
-        set_int(L, "parent_id", r->parent);
+        gf_lua_setint(L, "parent_id", r->parent);
     return 1;
 }
 

@@ -69,12 +69,6 @@ static int l_new(lua_State *L)
     return 1;
 }
 
-static void set_int(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
 static int l_read_folded(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
@@ -86,10 +80,10 @@ static int l_read_folded(lua_State *L)
     if (gf_stacks_read_folded2(s, s2, path, &st, &err) != 0)
         return gf_lua_raise(L, &err);
     lua_createtable(L, 0, 5);
-    set_int(L, "lines", (lua_Integer)st.lines);
-    set_int(L, "stacks", (lua_Integer)st.stacks);
-    set_int(L, "bad", (lua_Integer)st.bad);
-    set_int(L, "first_bad", (lua_Integer)st.first_bad);
+    gf_lua_setint(L, "lines", (lua_Integer)st.lines);
+    gf_lua_setint(L, "stacks", (lua_Integer)st.stacks);
+    gf_lua_setint(L, "bad", (lua_Integer)st.bad);
+    gf_lua_setint(L, "first_bad", (lua_Integer)st.first_bad);
     lua_pushstring(L, st.first_bad_why);
     lua_setfield(L, -2, "first_bad_why");
     return two ? 3 : 2;
@@ -108,11 +102,11 @@ static int l_from_perf_script(lua_State *L)
     if (gf_perf_fold_file(s, path, (size_t)max_line, &st, &err) != 0)
         return gf_lua_raise(L, &err);
     lua_createtable(L, 0, 5);
-    set_int(L, "lines", (lua_Integer)st.lines);
-    set_int(L, "samples", (lua_Integer)st.samples);
-    set_int(L, "frames", (lua_Integer)st.frames);
-    set_int(L, "skipped_frames", (lua_Integer)st.skipped_frames);
-    set_int(L, "orphan_frames", (lua_Integer)st.orphan_frames);
+    gf_lua_setint(L, "lines", (lua_Integer)st.lines);
+    gf_lua_setint(L, "samples", (lua_Integer)st.samples);
+    gf_lua_setint(L, "frames", (lua_Integer)st.frames);
+    gf_lua_setint(L, "skipped_frames", (lua_Integer)st.skipped_frames);
+    gf_lua_setint(L, "orphan_frames", (lua_Integer)st.orphan_frames);
     return 2;
 }
 
@@ -142,10 +136,10 @@ static int l_from_summary_csv(lua_State *L)
     if (gf_stacks_from_summary_csv_ex(s, c, (size_t)nc - 1, (size_t)wc - 1, prefix, unit, strict, &st, &err) != 0)
         return gf_lua_raise(L, &err);
     lua_createtable(L, 0, 4);
-    set_int(L, "rows", (lua_Integer)st.rows);
-    set_int(L, "used", (lua_Integer)st.used);
-    set_int(L, "skipped_empty", (lua_Integer)st.skipped_empty);
-    set_int(L, "unparsed_weight", (lua_Integer)st.unparsed_weight);
+    gf_lua_setint(L, "rows", (lua_Integer)st.rows);
+    gf_lua_setint(L, "used", (lua_Integer)st.used);
+    gf_lua_setint(L, "skipped_empty", (lua_Integer)st.skipped_empty);
+    gf_lua_setint(L, "unparsed_weight", (lua_Integer)st.unparsed_weight);
     return 2;
 }
 
@@ -184,10 +178,10 @@ static int l_stream_summary_csv(lua_State *L)
         return gf_lua_raise(L, &err);
     }
     lua_createtable(L, 0, 4);
-    set_int(L, "rows", (lua_Integer)st.rows);
-    set_int(L, "used", (lua_Integer)st.used);
-    set_int(L, "skipped_empty", (lua_Integer)st.skipped_empty);
-    set_int(L, "unparsed_weight", (lua_Integer)st.unparsed_weight);
+    gf_lua_setint(L, "rows", (lua_Integer)st.rows);
+    gf_lua_setint(L, "used", (lua_Integer)st.used);
+    gf_lua_setint(L, "skipped_empty", (lua_Integer)st.skipped_empty);
+    gf_lua_setint(L, "unparsed_weight", (lua_Integer)st.unparsed_weight);
     return 1;
 }
 
@@ -207,8 +201,8 @@ static int l_sqlite_totals(lua_State *L)
         lua_createtable(L, 0, 3);
         lua_pushstring(L, t[i].name);
         lua_setfield(L, -2, "name");
-        set_int(L, "total_ns", t[i].total_ns);
-        set_int(L, "count", t[i].count);
+        gf_lua_setint(L, "total_ns", t[i].total_ns);
+        gf_lua_setint(L, "count", t[i].count);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     gf_name_totals_free(t, n);
@@ -448,7 +442,7 @@ static int l_top(lua_State *L)
         const char *leaf = gf_stacks_frame(s, ids[depth - 1], &fl);
         lua_pushlstring(L, leaf, fl);
         lua_setfield(L, -2, "leaf");
-        set_int(L, "weight", w);
+        gf_lua_setint(L, "weight", w);
         lua_rawseti(L, -2, (lua_Integer)j + 1);
     }
     free(v);
@@ -487,7 +481,7 @@ static int l_leaves(lua_State *L)
         lua_createtable(L, 0, 2);
         lua_pushlstring(L, f, fl);
         lua_setfield(L, -2, "name");
-        set_int(L, "weight", w[order[k]]);
+        gf_lua_setint(L, "weight", w[order[k]]);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     free(w);

@@ -483,12 +483,6 @@ static int kind_arg(lua_State *L, int idx, int def)
     return gf_lua_raisef(L, GF_EXIT_USAGE, "unknown event kind '%s'", k);
 }
 
-static void setint(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
 static int l_kernel_stats(lua_State *L)
 {
     gf_trace *t = check(L);
@@ -503,10 +497,10 @@ static int l_kernel_stats(lua_State *L)
         lua_createtable(L, 0, 6);
         push_str(L, t, s[i].name);
         lua_setfield(L, -2, "name");
-        setint(L, "count", (lua_Integer)s[i].count);
-        setint(L, "total", s[i].total);
-        setint(L, "min", s[i].min);
-        setint(L, "max", s[i].max);
+        gf_lua_setint(L, "count", (lua_Integer)s[i].count);
+        gf_lua_setint(L, "total", s[i].total);
+        gf_lua_setint(L, "min", s[i].min);
+        gf_lua_setint(L, "max", s[i].max);
         lua_pushnumber(L, (lua_Number)s[i].total / (lua_Number)s[i].count);
         lua_setfield(L, -2, "mean");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
@@ -528,15 +522,15 @@ static int l_launch_stats(lua_State *L)
         lua_createtable(L, 0, 10);
         push_str(L, t, s[i].name);
         lua_setfield(L, -2, "name");
-        setint(L, "kernels", (lua_Integer)s[i].kernels);
-        setint(L, "launched", (lua_Integer)s[i].launched);
-        setint(L, "kernel_total", s[i].kernel_total);
-        setint(L, "api_total", s[i].api_total);
-        setint(L, "api_max", s[i].api_max);
-        setint(L, "delay_total", s[i].delay_total);
-        setint(L, "delay_max", s[i].delay_max);
-        setint(L, "shorter_than_launch", (lua_Integer)s[i].shorter_than_launch);
-        setint(L, "late", (lua_Integer)s[i].late);
+        gf_lua_setint(L, "kernels", (lua_Integer)s[i].kernels);
+        gf_lua_setint(L, "launched", (lua_Integer)s[i].launched);
+        gf_lua_setint(L, "kernel_total", s[i].kernel_total);
+        gf_lua_setint(L, "api_total", s[i].api_total);
+        gf_lua_setint(L, "api_max", s[i].api_max);
+        gf_lua_setint(L, "delay_total", s[i].delay_total);
+        gf_lua_setint(L, "delay_max", s[i].delay_max);
+        gf_lua_setint(L, "shorter_than_launch", (lua_Integer)s[i].shorter_than_launch);
+        gf_lua_setint(L, "late", (lua_Integer)s[i].late);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     free(s);
@@ -556,14 +550,14 @@ static int l_gpu_idle(lua_State *L)
         lua_createtable(L, 0, 10);
         push_str(L, t, t->lanes[s[i].lane].label);
         lua_setfield(L, -2, "lane");
-        setint(L, "ops", (lua_Integer)s[i].ops);
-        setint(L, "span", s[i].span);
-        setint(L, "busy", s[i].busy);
-        setint(L, "idle", s[i].idle);
-        setint(L, "host_wait", s[i].host_wait);
-        setint(L, "kernel_wait", s[i].kernel_wait);
-        setint(L, "other", s[i].other);
-        setint(L, "gaps", (lua_Integer)s[i].gaps);
+        gf_lua_setint(L, "ops", (lua_Integer)s[i].ops);
+        gf_lua_setint(L, "span", s[i].span);
+        gf_lua_setint(L, "busy", s[i].busy);
+        gf_lua_setint(L, "idle", s[i].idle);
+        gf_lua_setint(L, "host_wait", s[i].host_wait);
+        gf_lua_setint(L, "kernel_wait", s[i].kernel_wait);
+        gf_lua_setint(L, "other", s[i].other);
+        gf_lua_setint(L, "gaps", (lua_Integer)s[i].gaps);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     free(s);

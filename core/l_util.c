@@ -97,6 +97,18 @@ int gf_opt_bool_field(lua_State *L, int tidx, const char *key, int def)
     return v;
 }
 
+void gf_lua_setint(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+void gf_lua_setnum(lua_State *L, const char *k, lua_Number v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
 void gf_new_class(lua_State *L, const char *tname, const luaL_Reg *methods, lua_CFunction gc)
 {
     if (luaL_newmetatable(L, tname)) {
