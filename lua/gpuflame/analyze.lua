@@ -207,7 +207,7 @@ function analyze.run(opts, policy)
   local schema = opts.schema_version or 1
   for _, r in ipairs(reports_for(schema)) do paths[r] = analyze.join(run_dir, "stats/nsys_" .. r .. ".csv") end
 
-  local source = opts.source or aopts.source or "stats"
+  local source = opts.source or aopts.source
   if source ~= "stats" and source ~= "export" then
     errors.raise(errors.USAGE, "analyze.source must be \"stats\" or \"export\" (got %q)", tostring(source))
   end
