@@ -45,7 +45,7 @@ REPLAY_BIN := $(patsubst tests/fuzz/fuzz_%.c,$(O)/tests/replay_%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 60
 DEPS_OK   := $(O)/.deps-ok
 
-.PHONY: unit fuzz all deps test-deps test demo bench fuzz clean lint
+.PHONY: unit fuzz all deps test-deps test demo bench fuzz clean lint soak
 all: $(BIN) $(LIBA)
 
 # Installs missing Debian packages (as root) or prints the command to run; cached by a stamp file.
@@ -108,6 +108,10 @@ test: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN)
 
 demo: $(BIN)
 	$(Q)tests/demo.sh $(abspath $(BIN))
+
+# The fleet agent under injected faults for minutes (loopback only); report in docs/RELIABILITY.md.
+soak: $(BIN)
+	$(Q)GPUFLAME_FIXTURES=$${GPUFLAME_FIXTURES:-$(abspath ..)/shared/fixtures} python3 tests/soak/soak.py --bin $(abspath $(BIN)) $(SOAK_ARGS)
 
 bench: $(BIN) $(LIBA)
 	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) bench/run $(BENCH)

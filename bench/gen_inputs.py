@@ -2,6 +2,8 @@
 """Deterministic bench inputs.
   gen_inputs.py kern-csv OUT N      N-row cuda_gpu_kern_sum-style CSV (unique quoted templated names)
   gen_inputs.py folded OUT N        N unique stacks of depth 5..40 (shared prefixes, like real call trees)
+  gen_inputs.py folded-after IN OUT  an AFTER for `gpuflame diff IN OUT`: IN's stacks with 10% of the weights
+                                     scaled x0.5..x2, 5% of the stacks dropped and as many new ones added
 """
 import random
 import sys
@@ -38,6 +40,26 @@ def folded(out, n):
             f.write("%s %d\n" % (key, rnd.randint(1, 100000)))
 
 
+def folded_after(inp, out):
+    rnd = random.Random(3)
+    with open(inp) as f, open(out, "w") as o:
+        n = 0
+        for line in f:
+            stack, w = line.rstrip("\n").rsplit(" ", 1)
+            r = rnd.random()
+            if r < 0.05:
+                # dropped; a new stack in its place (a different leaf)
+                o.write("%s;new_kernel_%d %s\n" % (stack, n, w))
+            elif r < 0.15:
+                o.write("%s %d\n" % (stack, max(1, int(int(w) * rnd.uniform(0.5, 2.0)))))
+            else:
+                o.write(line)
+            n += 1
+
+
 if __name__ == "__main__":
-    kind, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    {"kern-csv": kern_csv, "folded": folded}[kind](out, n)
+    if sys.argv[1] == "folded-after":
+        folded_after(sys.argv[2], sys.argv[3])
+    else:
+        kind, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+        {"kern-csv": kern_csv, "folded": folded}[kind](out, n)

@@ -335,3 +335,78 @@ void gf_free_strv(char **v, size_t n)
         free(v[i]);
     free(v);
 }
+
+/* Why a directory is not safe for a root-run file, or NULL. `parent`: the file's own directory. */
+static const char *untrusted_dir(const struct stat *st, int parent, char *buf, size_t n)
+{
+    if (st->st_uid != 0) {
+        snprintf(buf, n, "is owned by uid %u, not root", (unsigned)st->st_uid);
+        return buf;
+    }
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+        if (!parent && (st->st_mode & S_ISVTX))
+            return NULL;
+        snprintf(buf, n, "is %s-writable (mode %04o)%s", (st->st_mode & S_IWOTH) ? "world" : "group",
+                 (unsigned)(st->st_mode & 07777), (st->st_mode & S_ISVTX) ? "; sticky or not, another user could "
+                 "place files in it" : "");
+        return buf;
+    }
+    return NULL;
+}
+
+int gf_check_trusted(const char *path, gf_err *err)
+{
+    char real[PATH_MAX], why[PATH_MAX + 256], d[200];
+    struct stat st;
+    if (!realpath(path, real) || stat(real, &st) != 0)
+        return gf_errf(err, GF_EXIT_INPUT, "%s: %s", path, strerror(errno));
+    why[0] = '\0';
+    if (!S_ISREG(st.st_mode))
+        snprintf(why, sizeof why, "it is not a regular file");
+    else if (st.st_uid != 0)
+        snprintf(why, sizeof why, "it is owned by uid %u, not root", (unsigned)st.st_uid);
+    else if (st.st_mode & (S_IWGRP | S_IWOTH))
+        snprintf(why, sizeof why, "it is %s-writable (mode %04o)", (st.st_mode & S_IWOTH) ? "world" : "group",
+                 (unsigned)(st.st_mode & 07777));
+    else {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", real);
+        for (int level = 0;; level++) {
+            char *slash = strrchr(dir, '/');
+            if (!slash)
+                break;
+            if (slash == dir)
+                slash[1] = '\0';
+            else
+                *slash = '\0';
+            struct stat ds;
+            if (stat(dir, &ds) != 0)
+                return gf_errf(err, GF_EXIT_INPUT, "%s: %s", dir, strerror(errno));
+            const char *bad = untrusted_dir(&ds, level == 0, d, sizeof d);
+            if (bad) {
+                snprintf(why, sizeof why, "%s %s%s %s", level == 0 ? "its directory" : "the directory", dir,
+                         level == 0 ? "" : " above it", bad);
+                break;
+            }
+            if (strcmp(dir, "/") == 0)
+                break;
+        }
+    }
+    if (!why[0])
+        return 0;
+    char shown[PATH_MAX + 8] = "";
+    if (strcmp(real, path) != 0)
+        snprintf(shown, sizeof shown, " (%s)", real);
+    return gf_errf(err, GF_EXIT_ERROR,
+                   "%s%s: refusing to load as root: %s. As root gpuflame loads only files owned by root and "
+                   "writable by nobody else, in directories that are too (chown root, chmod go-w; "
+                   "docs/ARCHITECTURE.md, Trust)",
+                   path, shown, why);
+}
+
+int gf_require_trusted(const char *path, gf_err *err)
+{
+    if (geteuid() != 0)
+        return 0;
+    return gf_check_trusted(path, err);
+}

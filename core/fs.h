@@ -41,4 +41,16 @@ char *gf_which(const char *name, const char *path_list);
 int gf_glob(const char *pattern, char ***matches, size_t *count, gf_err *err);
 void gf_free_strv(char **v, size_t n);
 
+/* Trust of a file gpuflame would run as code (docs/ARCHITECTURE.md, "Trust"): policies, modules and
+ * every other file on the search path are trusted code, so as root (the fleet agent) such a file must
+ * not be changeable by another user — sshd's StrictModes rule. gf_check_trusted: the file, resolved
+ * through symlinks, must be a regular file owned by root and not group- or world-writable; its
+ * directory must be owned by root and not group- or world-writable (a sticky directory such as /tmp
+ * included); every directory above must be owned by root and not group- or world-writable unless it is
+ * sticky (others cannot rename root's entries in a sticky directory, e.g. /tmp above a mktemp dir).
+ * Returns 0, or -1 with err = "<path>: refusing to load as root: <why> ..." (exit 1). */
+int gf_check_trusted(const char *path, gf_err *err);
+/* gf_check_trusted when running as root (geteuid() == 0), else 0. */
+int gf_require_trusted(const char *path, gf_err *err);
+
 #endif

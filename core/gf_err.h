@@ -15,6 +15,7 @@
     X(NO_DATA, 5)                                                                                           \
     X(INPUT, 6)                                                                                             \
     X(DELIVERY, 7)                                                                                          \
+    X(REGRESSION, 10)                                                                                       \
     X(INTERRUPTED, 130)
 
 enum {

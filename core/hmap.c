@@ -81,3 +81,32 @@ int64_t *gf_hmap_put(gf_hmap *m, uint64_t key, int64_t init, int *inserted)
         j = (j + 1) & (m->cap - 1);
     }
 }
+
+int gf_hmap_add(gf_hmap *m, uint64_t key, int64_t val)
+{
+    if (key == GF_HMAP_EMPTY)
+        return -1;
+    if ((m->n + 1) * 4 > m->cap * 3 && grow(m) != 0)
+        return -1;
+    size_t j = gf_hash_u64(key) & (m->cap - 1);
+    while (m->keys[j] != GF_HMAP_EMPTY)
+        j = (j + 1) & (m->cap - 1);
+    m->keys[j] = key;
+    m->vals[j] = val;
+    m->n++;
+    return 0;
+}
+
+int64_t *gf_hmap_next(const gf_hmap *m, uint64_t key, size_t *pos)
+{
+    if (!m->cap || key == GF_HMAP_EMPTY)
+        return NULL;
+    /* *pos counts the probe steps taken; the probe sequence of key ends at the first empty slot (the
+     * table never fills, and nothing is ever removed). */
+    for (size_t j = (gf_hash_u64(key) + *pos) & (m->cap - 1); m->keys[j] != GF_HMAP_EMPTY; j = (j + 1) & (m->cap - 1)) {
+        ++*pos;
+        if (m->keys[j] == key)
+            return &m->vals[j];
+    }
+    return NULL;
+}

@@ -21,6 +21,13 @@ int64_t *gf_hmap_put(gf_hmap *m, uint64_t key, int64_t init, int *inserted);
 /* Returns a pointer to the value, or NULL when absent. */
 int64_t *gf_hmap_get(const gf_hmap *m, uint64_t key);
 
+/* Multimap use, for keys wider than 64 bits: store a hash of the wide key and, as the value, the index of
+ * a record that holds the whole key. gf_hmap_add always inserts a new slot (several may share a key);
+ * gf_hmap_next visits the values stored under key, one per call: *pos starts at 0 and NULL ends the visit.
+ * gf_hmap_put/get see only the first slot of a key. gf_hmap_add returns 0, or -1 on OOM or the empty key. */
+int gf_hmap_add(gf_hmap *m, uint64_t key, int64_t val);
+int64_t *gf_hmap_next(const gf_hmap *m, uint64_t key, size_t *pos);
+
 static inline uint64_t gf_hash_u64(uint64_t x)
 {
     x ^= x >> 33;

@@ -180,7 +180,7 @@ static int is_regular(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int gf_host_resource(gf_host *host, const char *name, char **data, size_t *len, char **origin)
+int gf_host_resource(gf_host *host, const char *name, char **data, size_t *len, char **origin, gf_err *err)
 {
     *data = NULL;
     *origin = NULL;
@@ -194,8 +194,12 @@ int gf_host_resource(gf_host *host, const char *name, char **data, size_t *len, 
             return -1;
         snprintf(path, n, "%s/%s", host->dirs[i], name);
         if (is_regular(path)) {
-            gf_err err;
-            if (gf_read_file(path, data, len, &err) == 0) {
+            if (gf_require_trusted(path, err) != 0) {
+                free(path);
+                return -2;
+            }
+            gf_err rerr;
+            if (gf_read_file(path, data, len, &rerr) == 0) {
                 *origin = path;
                 return 0;
             }
@@ -307,7 +311,11 @@ static int searcher(lua_State *L)
     const char *name = lua_tostring(L, -1);
     char *data, *origin;
     size_t len;
-    if (gf_host_resource(h, name, &data, &len, &origin) != 0) {
+    gf_err err;
+    int found = gf_host_resource(h, name, &data, &len, &origin, &err);
+    if (found == -2)
+        return gf_lua_raise(L, &err);
+    if (found != 0) {
         lua_pushfstring(L, "no file '%s' on the gpuflame search path or in the bundle", name);
         return 1;
     }

@@ -5,6 +5,7 @@
 #include <lua.h>
 #include <signal.h>
 #include <stddef.h>
+#include "gf_err.h"
 #include "gpuflame.h"
 
 /* Set from signal handlers (SIGINT/SIGTERM); checked by the Lua hook and by blocking primitives. */
@@ -18,8 +19,10 @@ gf_host *gf_host_of(lua_State *L);
 /* The host's Lua state (for fuzz targets and tests that drive Lua directly). */
 lua_State *gf_host_lua(gf_host *host);
 /* Resolves a logical resource name: disk search dirs first, then the bundle. On success *data is a
- * malloc'd copy and *origin a malloc'd "path" or "embedded:name". Returns 0, or -1 when not found. */
-int gf_host_resource(gf_host *host, const char *name, char **data, size_t *len, char **origin);
+ * malloc'd copy and *origin a malloc'd "path" or "embedded:name". Returns 0, -1 when not found, or -2
+ * (err set, exit 1) when running as root and the file found on disk fails gf_require_trusted: it is
+ * refused, never skipped for the next directory or the bundle. */
+int gf_host_resource(gf_host *host, const char *name, char **data, size_t *len, char **origin, gf_err *err);
 /* Lists logical names under a prefix (e.g. "exporters/") across the search path and the bundle. */
 int gf_host_list(gf_host *host, const char *prefix, char ***names, size_t *count);
 size_t gf_host_dir_count(const gf_host *host);

@@ -270,6 +270,28 @@ static int l_chmod(lua_State *L)
     return 0;
 }
 
+/* trusted(path) → true | false, message: the root trust rule (gf_check_trusted), whoever runs it.
+ * require_trusted(path): raises that message (exit 1) when running as root and the rule fails. */
+static int l_trusted(lua_State *L)
+{
+    gf_err err;
+    if (gf_check_trusted(luaL_checkstring(L, 1), &err) != 0) {
+        lua_pushboolean(L, 0);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_require_trusted(lua_State *L)
+{
+    gf_err err;
+    if (gf_require_trusted(luaL_checkstring(L, 1), &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
 int gf_luaopen_fs(lua_State *L)
 {
     static const luaL_Reg fns[] = {
@@ -279,7 +301,8 @@ int gf_luaopen_fs(lua_State *L)
         {"listdir", l_listdir}, {"rename", l_rename},   {"getcwd", l_getcwd},
         {"hostname", l_hostname}, {"now", l_now},       {"isotime", l_isotime},
         {"sleep", l_sleep},     {"isatty", l_isatty},   {"copy", l_copy},
-        {"chmod", l_chmod},     {NULL, NULL}};
+        {"chmod", l_chmod},     {"trusted", l_trusted}, {"require_trusted", l_require_trusted},
+        {NULL, NULL}};
     luaL_newlib(L, fns);
     return 1;
 }

@@ -1,17 +1,30 @@
 /* Binding: the host itself — resources on the search path, time budgets, interruption, version. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpuflame.h"
 #include "host.h"
 #include "l_util.h"
+
+/* core.host.cpus() → online CPUs (at least 1): the default worker count */
+static int l_cpus(lua_State *L)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    lua_pushinteger(L, n > 0 ? n : 1);
+    return 1;
+}
 
 static int l_resource(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
     char *data, *origin;
     size_t len;
-    if (gf_host_resource(gf_host_of(L), name, &data, &len, &origin) != 0) {
+    gf_err err;
+    int found = gf_host_resource(gf_host_of(L), name, &data, &len, &origin, &err);
+    if (found == -2)
+        return gf_lua_raise(L, &err); /* refused as root (gf_require_trusted) */
+    if (found != 0) {
         lua_pushnil(L);
         lua_pushfstring(L, "resource '%s' not found on the search path or in the bundle", name);
         return 2;
@@ -99,7 +112,7 @@ static int l_take_hangup(lua_State *L)
 int gf_luaopen_host(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"resource", l_resource},   {"list", l_list},
+        {"resource", l_resource},   {"cpus", l_cpus},   {"list", l_list},
         {"dirs", l_dirs},           {"add_dir", l_add_dir},
         {"with_budget", l_with_budget}, {"interrupted", l_interrupted},
         {"clear_interrupt", l_clear_interrupt}, {"take_hangup", l_take_hangup},

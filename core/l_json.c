@@ -14,7 +14,7 @@
 
 static void push_json(lua_State *L, const cJSON *item, int depth)
 {
-    lua_checkstack(L, 4); /* cJSON limits nesting to CJSON_NESTING_LIMIT */
+    luaL_checkstack(L, 4, "JSON decode: nested too deep"); /* cJSON limits nesting to CJSON_NESTING_LIMIT */
     if (cJSON_IsNull(item)) {
         lua_pushlightuserdata(L, NULL);
     } else if (cJSON_IsBool(item)) {
@@ -201,6 +201,9 @@ static void encode_table(lua_State *L, enc *e, int idx, int level)
 {
     if (level > MAX_DEPTH)
         gf_lua_raisef(L, GF_EXIT_USAGE, "JSON encode: table nested deeper than %d levels (a cycle?)", MAX_DEPTH);
+    /* Each level holds up to three values on the Lua stack (key, value, lua_next's pair): without room
+     * they would be written past the stack's end (heap corruption the fuzzer found at ~100 levels). */
+    luaL_checkstack(L, 4, "JSON encode: nested too deep");
     size_t n;
     if (is_array(L, idx, &n)) {
         cb_char(e->b, '[');

@@ -1,8 +1,10 @@
-/* Binding: NVTX run analysis (core/nvtx.c).
+/* Binding: NVTX run analysis (core/nvtx.h; core/nvtx*.c).
  *   core.nvtx.manifest(path)          → manifest as a Lua table (spec errors for missing/invalid/...)
  *   core.nvtx.analyze(opts)           → {warnings = {...}, iterations = n, ...}; writes opts.out atomically
  *       opts: manifest_file, host_csv, gpu_csv, out, nsys_version, manifest_path, trace_path,
- *             host_report, gpu_report (the provenance strings), legacy_names (reports of nsys < 2023.1)
+ *             host_report, gpu_report (the provenance strings), legacy_names (reports of nsys < 2023.1),
+ *             validated_version ("YYYY.R", required: policy analyze.validated_version),
+ *             source (provenance.source, e.g. "export"; absent: no key)
  *   core.nvtx.open()                  → session: read_host(p), read_gpu(p), host_count(), gpu_count(),
  *                                        host_row(i), gpu_row(i)
  *   core.nvtx.version_family(s)       → year, release_is_1 (or nil)
@@ -56,10 +58,18 @@ static int l_analyze(lua_State *L)
     in.host_report = req_string(L, 1, "host_report");
     in.gpu_report = req_string(L, 1, "gpu_report");
     in.schema_version = (int)gf_opt_int_field(L, 1, "schema_version", 1);
+    in.validated_version = gf_req_string_field(L, 1, "validated_version");
+    {
+        int64_t vy, vr;
+        if (!gf_nvtx_version_release(in.validated_version, &vy, &vr) || vr < 0)
+            return gf_lua_raisef(L, GF_EXIT_USAGE, "validated_version must be a release YYYY.R (got \"%s\")",
+                                 in.validated_version);
+    }
     const char *kc = gf_opt_string_field(L, 1, "kern_csv", NULL);
     const char *tc = gf_opt_string_field(L, 1, "trace_csv", NULL);
     in.kern_report = gf_opt_string_field(L, 1, "kern_report", NULL);
     in.trace_report = gf_opt_string_field(L, 1, "trace_report", NULL);
+    in.source = gf_opt_string_field(L, 1, "source", NULL);
     gf_err err;
     gf_yv *m = gf_nvtx_load_manifest(mf, &err);
     if (!m)
@@ -158,12 +168,6 @@ static int m_gpu_count(lua_State *L)
     return 1;
 }
 
-static void set_int(lua_State *L, const char *k, int64_t v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, k);
-}
-
 static void push_name(lua_State *L, gf_nvtx *nv, uint32_t id, int colon)
 {
     size_t len;
@@ -186,18 +190,18 @@ static int m_host_row(lua_State *L)
     const gf_nvtx_host_row *r = &gf_nvtx_host_rows(nv)[i - 1];
     lua_createtable(L, 0, 14);
     push_name(L, nv, r->name, r->colon);
-    set_int(L, "start_ns", r->start);
-    set_int(L, "end_ns", r->end);
-    set_int(L, "duration_ns", r->dur);
-    set_int(L, "child_duration_ns", r->dchild);
-    set_int(L, "exclusive_duration_ns", r->dnonchild);
-    set_int(L, "pid", r->pid);
-    set_int(L, "tid", r->tid);
-    set_int(L, "level", r->lvl);
-    set_int(L, "child_count", r->nchild);
-    set_int(L, "range_id", r->rid);
+    gf_lua_setint(L, "start_ns", r->start);
+    gf_lua_setint(L, "end_ns", r->end);
+    gf_lua_setint(L, "duration_ns", r->dur);
+    gf_lua_setint(L, "child_duration_ns", r->dchild);
+    gf_lua_setint(L, "exclusive_duration_ns", r->dnonchild);
+    gf_lua_setint(L, "pid", r->pid);
+    gf_lua_setint(L, "tid", r->tid);
+    gf_lua_setint(L, "level", r->lvl);
+    gf_lua_setint(L, "child_count", r->nchild);
+    gf_lua_setint(L, "range_id", r->rid);
     if (r->has_parent)
-        set_int(L, "parent_id", r->parent);
+        gf_lua_setint(L, "parent_id", r->parent);
     return 1;
 }
 
@@ -214,18 +218,18 @@ static int m_gpu_row(lua_State *L)
     const char *st = gf_nvtx_string(nv, r->style, &sl);
     lua_pushlstring(L, st, sl);
     lua_setfield(L, -2, "style");
-    set_int(L, "projected_start_ns", r->pstart);
-    set_int(L, "projected_duration_ns", r->pdur);
-    set_int(L, "original_start_ns", r->ostart);
-    set_int(L, "original_duration_ns", r->odur);
-    set_int(L, "pid", r->pid);
-    set_int(L, "tid", r->tid);
-    set_int(L, "gpu_operation_count", r->ngpu);
-    set_int(L, "level", r->lvl);
-    set_int(L, "child_count", r->nchild);
-    set_int(L, "range_id", r->rid);
+    gf_lua_setint(L, "projected_start_ns", r->pstart);
+    gf_lua_setint(L, "projected_duration_ns", r->pdur);
+    gf_lua_setint(L, "original_start_ns", r->ostart);
+    gf_lua_setint(L, "original_duration_ns", r->odur);
+    gf_lua_setint(L, "pid", r->pid);
+    gf_lua_setint(L, "tid", r->tid);
+    gf_lua_setint(L, "gpu_operation_count", r->ngpu);
+    gf_lua_setint(L, "level", r->lvl);
+    gf_lua_setint(L, "child_count", r->nchild);
+    gf_lua_setint(L, "range_id", r->rid);
     if (r->has_parent)
-        set_int(L, "parent_id", r->parent);
+        gf_lua_setint(L, "parent_id", r->parent);
     return 1;
 }
 

@@ -2,14 +2,19 @@
  *
  *   core.stacks.new() → S
  *   core.stacks.read_folded(path) → S, {lines, stacks, bad, first_bad, first_bad_why}
+ *   core.stacks.read_folded(path, {two_columns = true}) → S_before, S_after, stats (difffolded.pl's
+ *     "stack BEFORE AFTER" lines)
  *   core.stacks.from_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=}) → S, {rows, used, ...}
  *   core.stacks.stream_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=, meta=}, path|"-") → stats
+ *   core.stacks.from_perf_script(path|"-" [, {max_line=}]) → S,
+ *       {lines, samples, frames, skipped_frames, orphan_frames}
  *   core.stacks.sqlite_totals(path, "kernels"|"api") → {{name=, total_ns=, count=}...}, why
  *   core.stacks.is_sqlite(path) → bool
  *   S:add(frames (list or "a;b"), weight)  S:add_total(prefix, name, total_ns, unit_ns)
  *   S:count() S:total() S:nframes() S:max_depth() S:meta() S:set_meta(json|nil)
  *   S:write_folded(path|"-"|nil [, {meta=bool}]) (nil → returns the text)
  *   S:write_speedscope(path, {name=, unit=})  S:tree_json() → text  S:top(n) → {{stack=, weight=}...}
+ *   S:leaves() → {{name=, weight=}...} per distinct leaf frame (first-seen order)
  * A Stacks value can be a render slot ({data = S}): it writes the flamegraph tree JSON. */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,7 +23,9 @@
 
 #include "fs.h"
 #include "l_csv.h"
+#include "l_stacks.h"
 #include "l_util.h"
+#include "perf_fold.h"
 #include "render.h"
 #include "sqlite_kernels.h"
 #include "stacks.h"
@@ -30,6 +37,14 @@ typedef struct ud {
 } ud;
 
 static gf_stacks *check(lua_State *L, int idx)
+{
+    ud *u = luaL_checkudata(L, idx, STACKS_MT);
+    if (!u->s)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "stacks object is freed");
+    return u->s;
+}
+
+gf_stacks *gf_lua_checkstacks(lua_State *L, int idx)
 {
     ud *u = luaL_checkudata(L, idx, STACKS_MT);
     if (!u->s)
@@ -54,27 +69,44 @@ static int l_new(lua_State *L)
     return 1;
 }
 
-static void set_int(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
 static int l_read_folded(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
+    int two = gf_opt_bool_field(L, 2, "two_columns", 0);
     gf_stacks *s = push_new(L);
+    gf_stacks *s2 = two ? push_new(L) : NULL;
     gf_folded_stats st;
     gf_err err;
-    if (gf_stacks_read_folded(s, path, &st, &err) != 0)
+    if (gf_stacks_read_folded2(s, s2, path, &st, &err) != 0)
         return gf_lua_raise(L, &err);
     lua_createtable(L, 0, 5);
-    set_int(L, "lines", (lua_Integer)st.lines);
-    set_int(L, "stacks", (lua_Integer)st.stacks);
-    set_int(L, "bad", (lua_Integer)st.bad);
-    set_int(L, "first_bad", (lua_Integer)st.first_bad);
+    gf_lua_setint(L, "lines", (lua_Integer)st.lines);
+    gf_lua_setint(L, "stacks", (lua_Integer)st.stacks);
+    gf_lua_setint(L, "bad", (lua_Integer)st.bad);
+    gf_lua_setint(L, "first_bad", (lua_Integer)st.first_bad);
     lua_pushstring(L, st.first_bad_why);
     lua_setfield(L, -2, "first_bad_why");
+    return two ? 3 : 2;
+}
+
+/* `perf script` text folded in C (core/perf_fold.c): comm;root;...;leaf, one count per sample. */
+static int l_from_perf_script(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lua_Integer max_line = gf_opt_int_field(L, 2, "max_line", 0);
+    if (max_line < 0)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "from_perf_script: max_line must be >= 0");
+    gf_stacks *s = push_new(L);
+    gf_perf_fold_stats st;
+    gf_err err;
+    if (gf_perf_fold_file(s, path, (size_t)max_line, &st, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, 0, 5);
+    gf_lua_setint(L, "lines", (lua_Integer)st.lines);
+    gf_lua_setint(L, "samples", (lua_Integer)st.samples);
+    gf_lua_setint(L, "frames", (lua_Integer)st.frames);
+    gf_lua_setint(L, "skipped_frames", (lua_Integer)st.skipped_frames);
+    gf_lua_setint(L, "orphan_frames", (lua_Integer)st.orphan_frames);
     return 2;
 }
 
@@ -94,7 +126,7 @@ static int l_from_summary_csv(lua_State *L)
     gf_csv *c = gf_lua_checkcsv(L, 1);
     lua_Integer nc = luaL_checkinteger(L, 2), wc = luaL_checkinteger(L, 3);
     const char *prefix = gf_opt_string_field(L, 4, "prefix", "");
-    lua_Integer unit = gf_opt_int_field(L, 4, "unit_ns", 1000);
+    lua_Integer unit = gf_req_int_field(L, 4, "unit_ns");
     int strict = bad_weight_strict(L, 4);
     if (nc < 1 || wc < 1 || (size_t)nc > gf_csv_ncols(c) || (size_t)wc > gf_csv_ncols(c))
         return gf_lua_raisef(L, GF_EXIT_ERROR, "from_summary_csv: column out of range");
@@ -104,10 +136,10 @@ static int l_from_summary_csv(lua_State *L)
     if (gf_stacks_from_summary_csv_ex(s, c, (size_t)nc - 1, (size_t)wc - 1, prefix, unit, strict, &st, &err) != 0)
         return gf_lua_raise(L, &err);
     lua_createtable(L, 0, 4);
-    set_int(L, "rows", (lua_Integer)st.rows);
-    set_int(L, "used", (lua_Integer)st.used);
-    set_int(L, "skipped_empty", (lua_Integer)st.skipped_empty);
-    set_int(L, "unparsed_weight", (lua_Integer)st.unparsed_weight);
+    gf_lua_setint(L, "rows", (lua_Integer)st.rows);
+    gf_lua_setint(L, "used", (lua_Integer)st.used);
+    gf_lua_setint(L, "skipped_empty", (lua_Integer)st.skipped_empty);
+    gf_lua_setint(L, "unparsed_weight", (lua_Integer)st.unparsed_weight);
     return 2;
 }
 
@@ -117,7 +149,7 @@ static int l_stream_summary_csv(lua_State *L)
     gf_csv *c = gf_lua_checkcsv(L, 1);
     lua_Integer nc = luaL_checkinteger(L, 2), wc = luaL_checkinteger(L, 3);
     const char *prefix = gf_opt_string_field(L, 4, "prefix", "");
-    lua_Integer unit = gf_opt_int_field(L, 4, "unit_ns", 1000);
+    lua_Integer unit = gf_req_int_field(L, 4, "unit_ns");
     const char *meta = gf_opt_string_field(L, 4, "meta", NULL);
     int strict = bad_weight_strict(L, 4);
     const char *path = luaL_checkstring(L, 5);
@@ -146,10 +178,10 @@ static int l_stream_summary_csv(lua_State *L)
         return gf_lua_raise(L, &err);
     }
     lua_createtable(L, 0, 4);
-    set_int(L, "rows", (lua_Integer)st.rows);
-    set_int(L, "used", (lua_Integer)st.used);
-    set_int(L, "skipped_empty", (lua_Integer)st.skipped_empty);
-    set_int(L, "unparsed_weight", (lua_Integer)st.unparsed_weight);
+    gf_lua_setint(L, "rows", (lua_Integer)st.rows);
+    gf_lua_setint(L, "used", (lua_Integer)st.used);
+    gf_lua_setint(L, "skipped_empty", (lua_Integer)st.skipped_empty);
+    gf_lua_setint(L, "unparsed_weight", (lua_Integer)st.unparsed_weight);
     return 1;
 }
 
@@ -169,8 +201,8 @@ static int l_sqlite_totals(lua_State *L)
         lua_createtable(L, 0, 3);
         lua_pushstring(L, t[i].name);
         lua_setfield(L, -2, "name");
-        set_int(L, "total_ns", t[i].total_ns);
-        set_int(L, "count", t[i].count);
+        gf_lua_setint(L, "total_ns", t[i].total_ns);
+        gf_lua_setint(L, "count", t[i].count);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     gf_name_totals_free(t, n);
@@ -242,7 +274,7 @@ static int l_add_total(lua_State *L)
     size_t len;
     const char *name = luaL_checklstring(L, 3, &len);
     gf_err err;
-    if (gf_stacks_add_total(s, prefix, name, len, luaL_checkinteger(L, 4), luaL_optinteger(L, 5, 1000), &err) != 0)
+    if (gf_stacks_add_total(s, prefix, name, len, luaL_checkinteger(L, 4), luaL_checkinteger(L, 5), &err) != 0)
         return gf_lua_raise(L, &err);
     return 0;
 }
@@ -410,10 +442,51 @@ static int l_top(lua_State *L)
         const char *leaf = gf_stacks_frame(s, ids[depth - 1], &fl);
         lua_pushlstring(L, leaf, fl);
         lua_setfield(L, -2, "leaf");
-        set_int(L, "weight", w);
+        gf_lua_setint(L, "weight", w);
         lua_rawseti(L, -2, (lua_Integer)j + 1);
     }
     free(v);
+    return 1;
+}
+
+static int l_leaves(lua_State *L)
+{
+    gf_stacks *s = check(L, 1);
+    size_t nf = gf_stacks_nframes(s), n = gf_stacks_count(s);
+    int64_t *w = calloc(nf ? nf : 1, sizeof *w);
+    uint32_t *order = malloc((nf ? nf : 1) * sizeof *order);
+    unsigned char *seen = calloc(nf ? nf : 1, 1);
+    if (!w || !order || !seen) {
+        free(w);
+        free(order);
+        free(seen);
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
+    }
+    size_t nl = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t depth;
+        int64_t wt;
+        const uint32_t *ids = gf_stacks_get(s, i, &depth, &wt);
+        uint32_t leaf = ids[depth - 1];
+        if (!seen[leaf]) {
+            seen[leaf] = 1;
+            order[nl++] = leaf;
+        }
+        w[leaf] += wt;
+    }
+    lua_createtable(L, (int)nl, 0);
+    for (size_t k = 0; k < nl; k++) {
+        size_t fl;
+        const char *f = gf_stacks_frame(s, order[k], &fl);
+        lua_createtable(L, 0, 2);
+        lua_pushlstring(L, f, fl);
+        lua_setfield(L, -2, "name");
+        gf_lua_setint(L, "weight", w[order[k]]);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    free(w);
+    free(order);
+    free(seen);
     return 1;
 }
 
@@ -448,6 +521,7 @@ static const luaL_Reg methods[] = {
     {"write_speedscope", l_write_speedscope},
     {"tree_json", l_tree_json},
     {"top", l_top},
+    {"leaves", l_leaves},
     {NULL, NULL},
 };
 
@@ -463,6 +537,7 @@ int gf_luaopen_stacks(lua_State *L)
         {"read_folded", l_read_folded},
         {"from_summary_csv", l_from_summary_csv},
         {"stream_summary_csv", l_stream_summary_csv},
+        {"from_perf_script", l_from_perf_script},
         {"sqlite_totals", l_sqlite_totals},
         {"is_sqlite", l_is_sqlite},
         {NULL, NULL},

@@ -4,12 +4,14 @@
  *   local tr = core.trace.open_csv({api=, gpu=, api_cols={start=1,...}, gpu_cols={...}, max_events=, keep_partners=})
  *   tr:count(), tr:total(), tr:counts(), tr:totals(), tr:lanes(), tr:warnings(), tr:warn(msg), tr:source()
  *   tr:trim(n [, keep_partners]), tr:event(i), tr:flame() → {total=, entries=, stacks=, launches=}
- *   tr:write_timeline(template_text, out_path, slots [, template_name [, flame_min]])  -- slot data = the JSON
- *   tr:timeline_json([title [, flame_min]]) → string (tests), tr:write_chrome_trace(path), tr:write_launch_folded(path)
+ *   tr:write_timeline(template_text, out_path, slots, template_name [, flame_min])  -- slot data = the JSON;
+ *     slots.title is required (policy timeline.title)
+ *   tr:timeline_json(title [, flame_min]) → string (tests), tr:write_chrome_trace(path), tr:write_launch_folded(path)
  *   tr:kernel_stats([kind]), tr:launch_stats(late_ns), tr:gpu_idle(short_gap_ns) → lists of rows
  * Several reports (trace_ranks.c):
  *   core.trace.merge({tr...}, {offsets={ns...}, ranks={label...}, spec={{src=1, pid=, rank=1}...},
  *                    max_events=, keep_partners=}) → merged trace (src and rank 1-based; pid nil = default)
+ *   core.trace.open_sqlite_workers({path...}, {workers=, scratch=, stacks=, keep_partners=}) → {trace...}
  *   core.trace.sqlite_meta(path, {ENV_NAME...}) → {session_start=, session_field=, host=, kv={[k]=v}}
  *   tr:processes() → {{pid=, events=, gpu_events=, devices={...}}...}, tr:ranks() → {label...}
  *   tr:rank_stats({nccl prefix...}, {iteration prefix...}) → per rank rows (see trace_ranks.h)
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "fs.h"
+#include "l_stacks.h"
 #include "l_util.h"
 #include "render.h"
 #include "trace.h"
@@ -26,6 +29,9 @@
 #include "trace_ranks.h"
 #include "trace_sqlite.h"
 #include "trace_stats.h"
+#include "trace_workers.h"
+#include "log.h"
+#include "l_trace.h"
 
 #define TRACE_MT "gpuflame.trace"
 
@@ -46,6 +52,14 @@ static ud *check_ud(lua_State *L)
 static gf_trace *check(lua_State *L)
 {
     return check_ud(L)->t;
+}
+
+gf_trace *gf_lua_check_trace(lua_State *L, int idx)
+{
+    ud *u = luaL_checkudata(L, idx, TRACE_MT);
+    if (!u->t)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "trace is closed");
+    return u->t;
 }
 
 static ud *new_ud(lua_State *L)
@@ -82,6 +96,47 @@ static int l_open_sqlite(lua_State *L)
         gf_trace_free(u->t);
         u->t = NULL;
         return gf_lua_raise(L, &err);
+    }
+    return 1;
+}
+
+static void import_progress(void *ctx, size_t done, size_t n, const char *path)
+{
+    (void)ctx;
+    gf_log(GF_LOG_INFO, "imported %zu/%zu reports (%s)", done, n, path);
+}
+
+/* core.trace.open_sqlite_workers({path...}, {workers=, scratch=, stacks=, keep_partners=}) → {trace...}:
+ * one worker process per export, at most `workers` at a time (trace_workers.h) */
+static int l_open_sqlite_workers(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t n = lua_rawlen(L, 1);
+    /* userdata, so that a Lua error below frees them */
+    const char **paths = lua_newuserdatauv(L, (n ? n : 1) * sizeof *paths, 0);
+    gf_trace **out = lua_newuserdatauv(L, (n ? n : 1) * sizeof *out, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 1, (lua_Integer)i + 1);
+        paths[i] = luaL_checkstring(L, -1); /* stays referenced by the argument table */
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, 2, "scratch");
+    const char *scratch = luaL_checkstring(L, -1);
+    lua_Integer workers = gf_opt_int_field(L, 2, "workers", 1);
+    gf_import_job job = {paths, n, {gf_opt_bool_field(L, 2, "stacks", 0)}, gf_opt_bool_field(L, 2, "keep_partners", 1),
+                         workers < 1 ? 1 : (int)workers, scratch, import_progress, NULL};
+    gf_err err;
+    if (gf_trace_import_workers(&job, out, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        ud *u = lua_newuserdatauv(L, sizeof *u, 0);
+        u->t = out[i];
+        u->title = NULL;
+        u->flame_min = 0;
+        luaL_setmetatable(L, TRACE_MT);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
 }
@@ -223,7 +278,6 @@ static void push_lane(lua_State *L, gf_trace *t, size_t l)
 }
 
 static int l_lanes(lua_State *L);
-static void setint(lua_State *L, const char *k, lua_Integer v);
 
 static lua_Integer ptr_len(lua_State *L, int idx)
 {
@@ -362,9 +416,9 @@ static int l_processes(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 4);
-        setint(L, "pid", p[i].pid);
-        setint(L, "events", (lua_Integer)p[i].events);
-        setint(L, "gpu_events", (lua_Integer)p[i].gpu_events);
+        gf_lua_setint(L, "pid", p[i].pid);
+        gf_lua_setint(L, "events", (lua_Integer)p[i].events);
+        gf_lua_setint(L, "gpu_events", (lua_Integer)p[i].gpu_events);
         lua_createtable(L, 8, 0);
         for (int k = 0, j = 0; k < 8; k++)
             if (p[i].devices[k] >= 0) {
@@ -411,22 +465,22 @@ static int l_rank_stats(lua_State *L)
         else
             lua_pushstring(L, t->source ? t->source : "?");
         lua_setfield(L, -2, "label");
-        setint(L, "first", r->first);
-        setint(L, "last", r->last);
-        setint(L, "busy", r->busy_ns);
-        setint(L, "idle", r->idle_ns);
-        setint(L, "kernel", r->kernel_ns);
-        setint(L, "nccl", r->nccl_ns);
-        setint(L, "kernels", (lua_Integer)r->kernels);
+        gf_lua_setint(L, "first", r->first);
+        gf_lua_setint(L, "last", r->last);
+        gf_lua_setint(L, "busy", r->busy_ns);
+        gf_lua_setint(L, "idle", r->idle_ns);
+        gf_lua_setint(L, "kernel", r->kernel_ns);
+        gf_lua_setint(L, "nccl", r->nccl_ns);
+        gf_lua_setint(L, "kernels", (lua_Integer)r->kernels);
         lua_createtable(L, (int)r->niters, 0);
         for (size_t k = 0; k < r->niters; k++) {
             lua_createtable(L, 0, 5);
             push_str(L, t, r->iters[k].name);
             lua_setfield(L, -2, "name");
-            setint(L, "start", r->iters[k].start);
-            setint(L, "dur", r->iters[k].dur);
-            setint(L, "compute", r->iters[k].compute_ns);
-            setint(L, "nccl", r->iters[k].nccl_ns);
+            gf_lua_setint(L, "start", r->iters[k].start);
+            gf_lua_setint(L, "dur", r->iters[k].dur);
+            gf_lua_setint(L, "compute", r->iters[k].compute_ns);
+            gf_lua_setint(L, "nccl", r->iters[k].nccl_ns);
             lua_rawseti(L, -2, (lua_Integer)k + 1);
         }
         lua_setfield(L, -2, "iterations");
@@ -437,7 +491,6 @@ static int l_rank_stats(lua_State *L)
 }
 
 static int kind_arg(lua_State *L, int idx, int def);
-static void setint(lua_State *L, const char *k, lua_Integer v);
 
 static int l_rank_kernel_totals(lua_State *L)
 {
@@ -456,8 +509,8 @@ static int l_rank_kernel_totals(lua_State *L)
         }
         push_str(L, t, v[i].name);
         lua_setfield(L, -2, "name");
-        setint(L, "total", v[i].total_ns);
-        setint(L, "count", (lua_Integer)v[i].count);
+        gf_lua_setint(L, "total", v[i].total_ns);
+        gf_lua_setint(L, "count", (lua_Integer)v[i].count);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     free(v);
@@ -618,15 +671,17 @@ static int timeline_writer(FILE *out, void *p, gf_err *err)
 
 static const gf_slot_writer_ref timeline_ref = {timeline_writer};
 
-/* write_timeline(template_text, out_path, slots [, template_name [, flame_min_fraction]]): slots are text
- * values ({{title}} etc.); the data slot ({{json:data}}) is this trace's timeline JSON. */
+/* write_timeline(template_text, out_path, slots, template_name [, flame_min_fraction]): slots are text
+ * values ({{title}} etc., title required); the data slot ({{json:data}}) is this trace's timeline JSON.
+ * flame_min_fraction absent: 0, every (stack, kernel) pair kept. */
 static int l_write_timeline(lua_State *L)
 {
     ud *u = check_ud(L);
     size_t tl;
     const char *tmpl = luaL_checklstring(L, 2, &tl);
     const char *out = luaL_checkstring(L, 3);
-    const char *tname = luaL_optstring(L, 5, "templates/timeline.html");
+    const char *tname = luaL_checkstring(L, 5);
+    const char *title = gf_req_string_field(L, 4, "title");
     gf_slot slots[32];
     size_t n = 0;
     slots[n++] = (gf_slot){"data", GF_SLOT_WRITER, NULL, 0, timeline_writer, u};
@@ -643,10 +698,8 @@ static int l_write_timeline(lua_State *L)
             }
             lua_pop(L, 1);
         }
-        lua_getfield(L, 4, "title");
-        u->title = lua_tostring(L, -1); /* kept alive by the slots table */
-        lua_pop(L, 1);
     }
+    u->title = title; /* kept alive by the slots table */
     u->flame_min = luaL_optnumber(L, 6, 0);
     gf_err err;
     int rc = gf_render_file(tname, tmpl, tl, slots, n, out, &err);
@@ -660,7 +713,7 @@ static int l_write_timeline(lua_State *L)
 static int l_timeline_json(lua_State *L)
 {
     gf_trace *t = check(L);
-    gf_timeline_opts o = {luaL_optstring(L, 2, NULL), luaL_optnumber(L, 3, 0)};
+    gf_timeline_opts o = {luaL_checkstring(L, 2), luaL_optnumber(L, 3, 0)};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -705,6 +758,16 @@ static int l_write_folded(lua_State *L)
     return write_file(L, gf_trace_write_launch_folded);
 }
 
+static int l_launch_stacks(lua_State *L)
+{
+    gf_trace *t = check(L);
+    gf_stacks *s = gf_lua_checkstacks(L, 2);
+    gf_err err;
+    if (gf_trace_launch_stacks(t, s, lua_toboolean(L, 3), &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
 static int kind_arg(lua_State *L, int idx, int def)
 {
     const char *k = luaL_optstring(L, idx, NULL);
@@ -714,12 +777,6 @@ static int kind_arg(lua_State *L, int idx, int def)
         if (strcmp(k, gf_ev_kind_names[i]) == 0)
             return i;
     return gf_lua_raisef(L, GF_EXIT_USAGE, "unknown event kind '%s'", k);
-}
-
-static void setint(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
 }
 
 static int l_kernel_stats(lua_State *L)
@@ -736,10 +793,10 @@ static int l_kernel_stats(lua_State *L)
         lua_createtable(L, 0, 6);
         push_str(L, t, s[i].name);
         lua_setfield(L, -2, "name");
-        setint(L, "count", (lua_Integer)s[i].count);
-        setint(L, "total", s[i].total);
-        setint(L, "min", s[i].min);
-        setint(L, "max", s[i].max);
+        gf_lua_setint(L, "count", (lua_Integer)s[i].count);
+        gf_lua_setint(L, "total", s[i].total);
+        gf_lua_setint(L, "min", s[i].min);
+        gf_lua_setint(L, "max", s[i].max);
         lua_pushnumber(L, (lua_Number)s[i].total / (lua_Number)s[i].count);
         lua_setfield(L, -2, "mean");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
@@ -754,22 +811,22 @@ static int l_launch_stats(lua_State *L)
     gf_launch_stat *s;
     size_t n;
     gf_err err;
-    if (gf_trace_launch_stats(t, luaL_optinteger(L, 2, 100000), &s, &n, &err) != 0)
+    if (gf_trace_launch_stats(t, luaL_checkinteger(L, 2), &s, &n, &err) != 0) /* policy timeline.late_launch_ns */
         return gf_lua_raise(L, &err);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 10);
         push_str(L, t, s[i].name);
         lua_setfield(L, -2, "name");
-        setint(L, "kernels", (lua_Integer)s[i].kernels);
-        setint(L, "launched", (lua_Integer)s[i].launched);
-        setint(L, "kernel_total", s[i].kernel_total);
-        setint(L, "api_total", s[i].api_total);
-        setint(L, "api_max", s[i].api_max);
-        setint(L, "delay_total", s[i].delay_total);
-        setint(L, "delay_max", s[i].delay_max);
-        setint(L, "shorter_than_launch", (lua_Integer)s[i].shorter_than_launch);
-        setint(L, "late", (lua_Integer)s[i].late);
+        gf_lua_setint(L, "kernels", (lua_Integer)s[i].kernels);
+        gf_lua_setint(L, "launched", (lua_Integer)s[i].launched);
+        gf_lua_setint(L, "kernel_total", s[i].kernel_total);
+        gf_lua_setint(L, "api_total", s[i].api_total);
+        gf_lua_setint(L, "api_max", s[i].api_max);
+        gf_lua_setint(L, "delay_total", s[i].delay_total);
+        gf_lua_setint(L, "delay_max", s[i].delay_max);
+        gf_lua_setint(L, "shorter_than_launch", (lua_Integer)s[i].shorter_than_launch);
+        gf_lua_setint(L, "late", (lua_Integer)s[i].late);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     free(s);
@@ -782,21 +839,21 @@ static int l_gpu_idle(lua_State *L)
     gf_idle_stat *s;
     size_t n;
     gf_err err;
-    if (gf_trace_gpu_idle(t, luaL_optinteger(L, 2, 30000), &s, &n, &err) != 0)
+    if (gf_trace_gpu_idle(t, luaL_checkinteger(L, 2), &s, &n, &err) != 0) /* policy timeline.short_gap_ns */
         return gf_lua_raise(L, &err);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 10);
         push_str(L, t, t->lanes[s[i].lane].label);
         lua_setfield(L, -2, "lane");
-        setint(L, "ops", (lua_Integer)s[i].ops);
-        setint(L, "span", s[i].span);
-        setint(L, "busy", s[i].busy);
-        setint(L, "idle", s[i].idle);
-        setint(L, "host_wait", s[i].host_wait);
-        setint(L, "kernel_wait", s[i].kernel_wait);
-        setint(L, "other", s[i].other);
-        setint(L, "gaps", (lua_Integer)s[i].gaps);
+        gf_lua_setint(L, "ops", (lua_Integer)s[i].ops);
+        gf_lua_setint(L, "span", s[i].span);
+        gf_lua_setint(L, "busy", s[i].busy);
+        gf_lua_setint(L, "idle", s[i].idle);
+        gf_lua_setint(L, "host_wait", s[i].host_wait);
+        gf_lua_setint(L, "kernel_wait", s[i].kernel_wait);
+        gf_lua_setint(L, "other", s[i].other);
+        gf_lua_setint(L, "gaps", (lua_Integer)s[i].gaps);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     free(s);
@@ -821,6 +878,7 @@ int gf_luaopen_trace(lua_State *L)
         {"timeline_json", l_timeline_json},
         {"write_chrome_trace", l_write_chrome},
         {"write_launch_folded", l_write_folded},
+        {"launch_stacks", l_launch_stacks},
         {"kernel_stats", l_kernel_stats},
         {"launch_stats", l_launch_stats},
         {"gpu_idle", l_gpu_idle},
@@ -838,6 +896,7 @@ int gf_luaopen_trace(lua_State *L)
     static const luaL_Reg fns[] = {
         {"open_sqlite", l_open_sqlite},
         {"open_csv", l_open_csv},
+        {"open_sqlite_workers", l_open_sqlite_workers},
         {"merge", l_merge},
         {"sqlite_meta", l_sqlite_meta},
         {NULL, NULL},

@@ -97,6 +97,18 @@ int gf_opt_bool_field(lua_State *L, int tidx, const char *key, int def)
     return v;
 }
 
+void gf_lua_setint(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+void gf_lua_setnum(lua_State *L, const char *k, lua_Number v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
 void gf_new_class(lua_State *L, const char *tname, const luaL_Reg *methods, lua_CFunction gc)
 {
     if (luaL_newmetatable(L, tname)) {
@@ -109,4 +121,23 @@ void gf_new_class(lua_State *L, const char *tname, const luaL_Reg *methods, lua_
         }
     }
     lua_pop(L, 1);
+}
+
+lua_Integer gf_req_int_field(lua_State *L, int tidx, const char *key)
+{
+    tidx = lua_absindex(L, tidx);
+    if (lua_type(L, tidx) != LUA_TTABLE || lua_getfield(L, tidx, key) == LUA_TNIL)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "option '%s' is required (its value comes from the policy)", key);
+    lua_pop(L, 1);
+    return gf_opt_int_field(L, tidx, key, 0);
+}
+
+const char *gf_req_string_field(lua_State *L, int tidx, const char *key)
+{
+    tidx = lua_absindex(L, tidx);
+    if (lua_type(L, tidx) != LUA_TTABLE || lua_getfield(L, tidx, key) == LUA_TNIL)
+        return (gf_lua_raisef(L, GF_EXIT_USAGE, "option '%s' is required (its value comes from the policy)", key),
+                NULL);
+    lua_pop(L, 1);
+    return gf_opt_string_field(L, tidx, key, NULL);
 }

@@ -1,7 +1,11 @@
 /* NVTX run analysis (docs: ../shared/docs/NVTX_ANALYSIS_SPEC.md, schema_version 1): reads the
  * `nvtx_pushpop_trace` (host) and `nvtx_gpu_proj_trace` (GPU) CSV reports of `nsys stats`, builds the
  * range trees per (PID, TID), finds the harness iterations by hierarchy, groups ranges by scoped name
- * and writes analysis.json byte-compatible with the upstream Python analyzer. */
+ * and writes analysis.json byte-compatible with the upstream Python analyzer.
+ *
+ * The implementation, one concern a file: nvtx_reports.c (the session, CSV → rows), nvtx_tree.c (keys,
+ * scoped paths, the scope walk), nvtx_stats.c (groups, summaries), nvtx_json.c (the writer),
+ * nvtx_manifest.c (the manifest) and nvtx.c (the analysis phases). */
 #ifndef GF_NVTX_H
 #define GF_NVTX_H
 
@@ -61,7 +65,13 @@ typedef struct gf_nvtx_input {
     const char *manifest_path, *trace_path, *host_report, *gpu_report;
     /* schema_version 2 (§15): capture_gpu_work from the two CUDA reports read with gf_nvtx_read_cuda */
     int schema_version; /* 0 or 1: schema 1 */
+    /* The Nsight Systems release ("YYYY.R", policy analyze.validated_version) report parsing is validated
+     * against: another (or an unknown) version gets the §11 warning. NULL: no version warning. */
+    const char *validated_version;
     const char *kern_report, *trace_report;
+    /* provenance.source: how the report CSVs were made ("export": by gpuflame from an SQLite export,
+     * docs/REPORTS.md); NULL leaves the key out (the spec's default output, written by `nsys stats`) */
+    const char *source;
 } gf_nvtx_input;
 
 typedef struct gf_nvtx_result {
@@ -90,5 +100,8 @@ double gf_nvtx_div(__int128 num, unsigned __int128 den);
 
 /* The first `\b(\d{4})\.(\d+)\b` match; 1 when found (year and release set), else 0. */
 int gf_nvtx_version_family(const char *s, int64_t *year, int *release_is_1);
+/* The same match with the release as a number (leading zeros ignored; -1 when it has more than 18
+ * significant digits). */
+int gf_nvtx_version_release(const char *s, int64_t *year, int64_t *release);
 
 #endif

@@ -202,6 +202,12 @@ const char *gf_stacks_frame(const gf_stacks *s, uint32_t id, size_t *len)
 
 int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t weight, gf_err *err)
 {
+    return gf_stacks_add_ids_at(s, ids, depth, weight, NULL, err);
+}
+
+int gf_stacks_add_ids_at(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t weight, size_t *index,
+                         gf_err *err)
+{
     if (depth == 0)
         return gf_errf(err, GF_EXIT_INPUT, "empty stack");
     if (weight < 0)
@@ -221,6 +227,8 @@ int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t w
             if (r->depth == depth && memcmp(s->ids + r->off, ids, bytes) == 0) {
                 r->weight += weight;
                 s->total += weight;
+                if (index)
+                    *index = SLOT_ID(e);
                 return 0;
             }
         }
@@ -248,6 +256,8 @@ int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t w
     s->ilen += depth;
     s->shv[s->nstacks] = hv;
     s->shash[k] = SLOT(hv, s->nstacks);
+    if (index)
+        *index = s->nstacks;
     s->nstacks++;
     s->total += weight;
     if (depth > s->max_depth)
@@ -374,7 +384,43 @@ static void bad_line(gf_folded_stats *st, size_t line, const char *why)
     }
 }
 
+/* The count after the last space or tab of line[a..*n): parsed into *cnt, *n becomes the length of what
+ * precedes it (trailing blanks removed). NULL on success, else why the line is bad. */
+static const char *last_count(char *line, size_t a, size_t *n, double *cnt)
+{
+    char *sp = NULL;
+    for (size_t i = *n; i-- > a;)
+        if (line[i] == ' ' || line[i] == '\t') {
+            sp = line + i;
+            break;
+        }
+    if (!sp)
+        return "no count after the last space";
+    char *end;
+    errno = 0;
+    char save = line[*n];
+    line[*n] = '\0';
+    double v = strtod(sp + 1, &end);
+    int bad = end == sp + 1 || *end || errno || !isfinite(v) || v < 0;
+    line[*n] = save;
+    if (bad)
+        return "the count after the last space is not a non-negative number";
+    if (v >= 9.2e18)
+        return "the count after the last space is out of range";
+    size_t slen = (size_t)(sp - line);
+    while (slen > a && isspace((unsigned char)line[slen - 1]))
+        slen--;
+    *n = slen;
+    *cnt = v;
+    return NULL;
+}
+
 int gf_stacks_read_folded(gf_stacks *s, const char *path, gf_folded_stats *st, gf_err *err)
+{
+    return gf_stacks_read_folded2(s, NULL, path, st, err);
+}
+
+int gf_stacks_read_folded2(gf_stacks *s, gf_stacks *s2, const char *path, gf_folded_stats *st, gf_err *err)
 {
     gf_folded_stats local;
     if (!st)
@@ -414,37 +460,28 @@ int gf_stacks_read_folded(gf_stacks *s, const char *path, gf_folded_stats *st, g
         }
         while (n > a && isspace((unsigned char)line[n - 1]))
             n--;
-        char *sp = NULL;
-        for (size_t i = n; i-- > a;)
-            if (line[i] == ' ' || line[i] == '\t') {
-                sp = line + i;
-                break;
-            }
-        if (!sp) {
-            bad_line(st, lineno, "no count after the last space");
+        double cnt = 0, cnt1 = 0;
+        const char *why = last_count(line, a, &n, &cnt);
+        if (!why && s2) {
+            /* difffolded.pl's "stack BEFORE AFTER": the count before the last one goes to s */
+            why = last_count(line, a, &n, &cnt1);
+            if (why)
+                why = "expected two counts (stack BEFORE AFTER)";
+        }
+        if (why) {
+            bad_line(st, lineno, why);
             continue;
         }
-        char *end;
-        errno = 0;
-        double cnt = strtod(sp + 1, &end);
-        if (end == sp + 1 || *end || errno || !isfinite(cnt) || cnt < 0) {
-            bad_line(st, lineno, "the count after the last space is not a non-negative number");
-            continue;
-        }
-        if (cnt >= 9.2e18) {
-            bad_line(st, lineno, "the count after the last space is out of range");
-            continue;
-        }
-        size_t slen = (size_t)(sp - (line + a));
-        while (slen && isspace((unsigned char)line[a + slen - 1]))
-            slen--;
+        size_t slen = n - a;
         if (slen == 0) {
             bad_line(st, lineno, "empty stack");
             continue;
         }
         size_t nf = 0;
         if (split_frames(s, line + a, slen, &nf, err) != 0 ||
-            gf_stacks_add_ids(s, s->scratch, nf, (int64_t)llround(cnt), err) != 0) {
+            gf_stacks_add_ids(s, s->scratch, nf, (int64_t)llround(s2 ? cnt1 : cnt), err) != 0 ||
+            (s2 && (nf = 0, split_frames(s2, line + a, slen, &nf, err) != 0 ||
+                            gf_stacks_add_ids(s2, s2->scratch, nf, (int64_t)llround(cnt), err) != 0))) {
             rc = -1;
             if (err->code == GF_EXIT_INPUT) {
                 char why[sizeof err->msg];
@@ -681,23 +718,27 @@ int gf_summary_csv_write_folded_ex(gf_csv *c, size_t name_col, size_t weight_col
  * pre-order with children in name order is one pass that opens a node wherever a stack leaves the
  * previous one's path (flamegraph.pl merges sorted input the same way). */
 
-static const gf_stacks *g_s; /* qsort context (the program is single-threaded) */
-static const uint32_t *g_rank;
+typedef struct tree_order {
+    const gf_stacks *s;
+    const uint32_t *rank; /* frame id → rank of its name */
+} tree_order;
 
-static int by_name(const void *a, const void *b)
+static int by_name(const void *a, const void *b, void *ctx)
 {
+    const gf_stacks *s = ((const tree_order *)ctx)->s;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return strcmp(g_s->bytes + g_s->foff[x], g_s->bytes + g_s->foff[y]);
+    return strcmp(s->bytes + s->foff[x], s->bytes + s->foff[y]);
 }
 
-static int by_frames(const void *a, const void *b)
+static int by_frames(const void *a, const void *b, void *ctx)
 {
-    const stack_rec *x = &g_s->st[*(const uint32_t *)a], *y = &g_s->st[*(const uint32_t *)b];
-    const uint32_t *p = g_s->ids + x->off, *q = g_s->ids + y->off;
+    const tree_order *o = ctx;
+    const stack_rec *x = &o->s->st[*(const uint32_t *)a], *y = &o->s->st[*(const uint32_t *)b];
+    const uint32_t *p = o->s->ids + x->off, *q = o->s->ids + y->off;
     uint32_t n = x->depth < y->depth ? x->depth : y->depth;
     for (uint32_t i = 0; i < n; i++) {
         if (p[i] != q[i]) {
-            uint32_t rp = g_rank[p[i]], rq = g_rank[q[i]];
+            uint32_t rp = o->rank[p[i]], rq = o->rank[q[i]];
             return rp < rq ? -1 : 1;
         }
     }
@@ -725,14 +766,13 @@ int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
     }
     for (uint32_t i = 0; i < s->nframes; i++)
         names[i] = i;
-    g_s = s;
-    qsort(names, s->nframes, sizeof *names, by_name);
+    tree_order o = {s, rank};
+    qsort_r(names, s->nframes, sizeof *names, by_name, &o);
     for (uint32_t i = 0; i < s->nframes; i++)
         rank[names[i]] = i;
-    g_rank = rank;
     for (uint32_t i = 0; i < s->nstacks; i++)
         order[i] = i;
-    qsort(order, s->nstacks, sizeof *order, by_frames);
+    qsort_r(order, s->nstacks, sizeof *order, by_frames, &o);
     const uint32_t *prev = NULL;
     uint32_t prev_depth = 0;
     for (size_t k = 0; k < s->nstacks; k++) {

@@ -24,6 +24,9 @@ uint32_t gf_stacks_intern(gf_stacks *s, const char *name, size_t len);
 const char *gf_stacks_frame(const gf_stacks *s, uint32_t id, size_t *len);
 /* Adds weight to the stack of frame ids (outermost first); identical stacks are merged. */
 int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t weight, gf_err *err);
+/* Same, and *index (if not NULL) receives the stack's index (insertion order, see gf_stacks_get). */
+int gf_stacks_add_ids_at(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t weight, size_t *index,
+                         gf_err *err);
 /* Adds "prefix;leaf" where prefix is a ';'-separated frame list (may be empty). */
 int gf_stacks_add_prefixed(gf_stacks *s, const char *prefix, const char *leaf, size_t leaf_len, int64_t weight,
                            gf_err *err);
@@ -49,6 +52,9 @@ typedef struct gf_folded_stats {
 /* Reads a folded file (blank and '#' lines skipped; a "# {" first line is kept as metadata).
  * Malformed lines (no count, count not a non-negative number, empty stack) are counted, not fatal. */
 int gf_stacks_read_folded(gf_stacks *s, const char *path, gf_folded_stats *st, gf_err *err);
+/* Two-column folded (difffolded.pl's "stack BEFORE AFTER"): BEFORE counts go to s, AFTER counts to s2;
+ * a line without two counts is malformed. Zero counts keep the stack (weight 0). */
+int gf_stacks_read_folded2(gf_stacks *s, gf_stacks *s2, const char *path, gf_folded_stats *st, gf_err *err);
 /* Writes one line per stack in insertion order, each ending in '\n'; with_meta writes the "# {json}"
  * line first when metadata is set. */
 int gf_stacks_write_folded(const gf_stacks *s, FILE *out, int with_meta, gf_err *err);

@@ -7,8 +7,10 @@
 struct gf_strtab {
     char *arena;       /* every string, NUL-terminated, back to back */
     size_t arena_len, arena_cap;
-    uint64_t *off;     /* id → offset in arena (low 40 bits) | length << 40 */
+    uint64_t *off;     /* id → offset in arena */
+    uint32_t *len;     /* id → length */
     uint32_t *hash;    /* id → hash */
+    size_t max_len;    /* longer strings are cut to this length */
     size_t n, cap;
     int32_t *slots;    /* open addressing, -1 = empty */
     size_t nslots;     /* power of two */
@@ -37,6 +39,7 @@ gf_strtab *gf_strtab_new(void)
         return NULL;
     }
     memset(t->slots, 0xff, t->nslots * sizeof *t->slots);
+    t->max_len = GF_STRTAB_DEFAULT_MAX_LEN;
     return t;
 }
 
@@ -46,6 +49,7 @@ void gf_strtab_free(gf_strtab *t)
         return;
     free(t->arena);
     free(t->off);
+    free(t->len);
     free(t->hash);
     free(t->slots);
     free(t);
@@ -79,11 +83,15 @@ static int32_t lookup(const gf_strtab *t, const char *s, size_t len, uint32_t h,
             *slot = j;
             return -1;
         }
-        if (t->hash[id] == h && (size_t)(t->off[id] >> 40) == len &&
-            memcmp(t->arena + (t->off[id] & 0xFFFFFFFFFFull), s, len) == 0)
+        if (t->hash[id] == h && t->len[id] == len && memcmp(t->arena + t->off[id], s, len) == 0)
             return id;
         j = (j + 1) & (t->nslots - 1);
     }
+}
+
+void gf_strtab_set_max_len(gf_strtab *t, size_t max_len)
+{
+    t->max_len = max_len < UINT32_MAX ? max_len : UINT32_MAX;
 }
 
 int32_t gf_strtab_find(const gf_strtab *t, const char *s, size_t len)
@@ -94,8 +102,8 @@ int32_t gf_strtab_find(const gf_strtab *t, const char *s, size_t len)
 
 int32_t gf_strtab_intern(gf_strtab *t, const char *s, size_t len)
 {
-    if (len >= (1u << 23))
-        len = (1u << 23) - 1; /* names longer than 8 MiB are truncated */
+    if (len > t->max_len)
+        len = t->max_len; /* by default names longer than 8 MiB are cut (docs/LIMITS.md) */
     uint32_t h = hash_bytes(s, len);
     size_t slot;
     int32_t id = lookup(t, s, len, h, &slot);
@@ -114,6 +122,10 @@ int32_t gf_strtab_intern(gf_strtab *t, const char *s, size_t len)
         if (!o)
             return -1;
         t->off = o;
+        uint32_t *l = realloc(t->len, nc * sizeof *l);
+        if (!l)
+            return -1;
+        t->len = l;
         uint32_t *hh = realloc(t->hash, nc * sizeof *hh);
         if (!hh)
             return -1;
@@ -137,12 +149,11 @@ int32_t gf_strtab_intern(gf_strtab *t, const char *s, size_t len)
         if (inside)
             s = a + s_off;
     }
-    if (t->arena_len >= (1ull << 40))
-        return -1;
     memcpy(t->arena + t->arena_len, s, len);
     t->arena[t->arena_len + len] = '\0';
     id = (int32_t)t->n++;
-    t->off[id] = (uint64_t)t->arena_len | ((uint64_t)len << 40);
+    t->off[id] = t->arena_len;
+    t->len[id] = (uint32_t)len;
     t->hash[id] = h;
     t->arena_len += len + 1;
     t->slots[slot] = id;
@@ -162,8 +173,20 @@ const char *gf_strtab_get(const gf_strtab *t, int32_t id, size_t *len)
         return "";
     }
     if (len)
-        *len = (size_t)(t->off[id] >> 40);
-    return t->arena + (t->off[id] & 0xFFFFFFFFFFull);
+        *len = t->len[id];
+    return t->arena + t->off[id];
+}
+
+int gf_strtab_cmp(const gf_strtab *t, int32_t a, int32_t b)
+{
+    if (a == b)
+        return 0;
+    size_t la, lb;
+    const char *sa = gf_strtab_get(t, a, &la), *sb = gf_strtab_get(t, b, &lb);
+    int c = memcmp(sa, sb, la < lb ? la : lb);
+    if (c)
+        return c;
+    return la < lb ? -1 : la > lb;
 }
 
 size_t gf_strtab_count(const gf_strtab *t)
@@ -173,5 +196,5 @@ size_t gf_strtab_count(const gf_strtab *t)
 
 size_t gf_strtab_bytes(const gf_strtab *t)
 {
-    return t->arena_cap + t->cap * (sizeof(uint64_t) + sizeof(uint32_t)) + t->nslots * sizeof(int32_t);
+    return t->arena_cap + t->cap * (sizeof(uint64_t) + 2 * sizeof(uint32_t)) + t->nslots * sizeof(int32_t);
 }

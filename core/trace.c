@@ -18,7 +18,10 @@ typedef struct gf_trace_build {
     size_t max;          /* 0 = keep all */
     int keep_partners;
     gf_event *ev;        /* heap (max > 0) or plain vector */
-    gf_detail *det;      /* parallel to ev */
+    gf_detail *det;      /* parallel to ev (max > 0: the heap moves details with events) */
+    gf_detail *cdet;     /* max == 0: only the events that have one, in arrival order */
+    size_t ncdet, cdet_cap;
+    int32_t *didx;       /* max == 0: parallel to ev, index into cdet or -1 */
     uint64_t *seq;       /* parallel to ev: arrival order, breaks ties */
     size_t n, cap;
     uint64_t nseq;
@@ -41,6 +44,9 @@ void gf_detail_clear(gf_detail *d)
         d->grid[i] = d->block[i] = -1;
     d->regs = d->copy = d->domain = d->nvtx_level = -1;
     d->bytes = d->smem_static = d->smem_dynamic = -1;
+    d->graph_node = d->graph = -1;
+    d->context = d->src_dev = d->dst_dev = -1;
+    d->copy_kind = d->src_kind = d->dst_kind = d->mem_kind = -1;
 }
 
 static uint64_t pidcorr_key(int64_t pid, int64_t corr)
@@ -87,6 +93,8 @@ static void build_free(gf_trace_build *b)
         return;
     free(b->ev);
     free(b->det);
+    free(b->cdet);
+    free(b->didx);
     free(b->seq);
     free(b->extra);
     free(b->extra_det);
@@ -110,7 +118,9 @@ static void free_events(gf_trace *t)
     free(t->pid);
     free(t->detail);
     free(t->kind);
+    free(t->seq);
     free(t->details);
+    t->seq = NULL;
     t->start = t->dur = t->corr = NULL;
     t->lane = t->name = t->stack = t->pid = t->detail = NULL;
     t->kind = NULL;
@@ -133,6 +143,9 @@ void gf_trace_free(gf_trace *t)
     free(t->warnings);
     free(t->source);
     free(t->rank_label);
+    gf_hmap_free(&t->raw_names);
+    free(t->overhead);
+    free(t->graph_execs);
     gf_strtab_free(t->str);
     free(t);
 }
@@ -184,6 +197,36 @@ int gf_trace_set_source(gf_trace *t, const char *path)
     free(t->source);
     t->source = strdup(slash ? slash + 1 : path);
     return t->source ? 0 : -1;
+}
+
+int gf_trace_set_raw_name(gf_trace *t, int32_t name, int32_t raw)
+{
+    int ins;
+    if (name == raw)
+        return 0;
+    return gf_hmap_put(&t->raw_names, (uint64_t)(uint32_t)name, raw, &ins) ? 0 : -1;
+}
+
+int32_t gf_trace_raw_name(const gf_trace *t, int32_t name)
+{
+    int64_t *v = gf_hmap_get(&t->raw_names, (uint64_t)(uint32_t)name);
+    return v ? (int32_t)*v : name;
+}
+
+int gf_trace_add_overhead(gf_trace *t, const gf_overhead *o)
+{
+    if (grow((void **)&t->overhead, &t->overhead_cap, t->noverhead + 1, sizeof *t->overhead) != 0)
+        return -1;
+    t->overhead[t->noverhead++] = *o;
+    return 0;
+}
+
+int gf_trace_add_graph_exec(gf_trace *t, const gf_graph_exec *g)
+{
+    if (grow((void **)&t->graph_execs, &t->graph_execs_cap, t->ngraph_execs + 1, sizeof *t->graph_execs) != 0)
+        return -1;
+    t->graph_execs[t->ngraph_execs++] = *g;
+    return 0;
 }
 
 /* ---- lanes ---- */
@@ -384,7 +427,35 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
     }
     if (b->collect && e.kind == GF_EV_API && e.corr >= 0 && gf_trace_add_partner(t, &e, err) != 0)
         return -1;
-    if (b->max == 0 || b->n < b->max) {
+    if (b->max == 0) { /* keep everything: details only for the events that have one */
+        if (b->n == b->cap) {
+            size_t nc = b->cap ? b->cap * 2 : 1024;
+            gf_event *ev = realloc(b->ev, nc * sizeof *ev);
+            if (ev)
+                b->ev = ev;
+            int32_t *di = realloc(b->didx, nc * sizeof *di);
+            if (di)
+                b->didx = di;
+            uint64_t *sq = realloc(b->seq, nc * sizeof *sq);
+            if (sq)
+                b->seq = sq;
+            if (!ev || !di || !sq)
+                return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
+            b->cap = nc;
+        }
+        size_t i = b->n++;
+        b->ev[i] = e;
+        b->didx[i] = -1;
+        if (d) {
+            if (grow((void **)&b->cdet, &b->cdet_cap, b->ncdet + 1, sizeof *b->cdet) != 0)
+                return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
+            b->cdet[b->ncdet] = *d;
+            b->didx[i] = (int32_t)b->ncdet++;
+        }
+        b->seq[i] = b->nseq++;
+        return 0;
+    }
+    if (b->n < b->max) {
         if (b->n == b->cap) {
             size_t nc = b->cap ? b->cap * 2 : 1024;
             gf_event *ev = realloc(b->ev, nc * sizeof *ev);
@@ -488,24 +559,23 @@ int gf_trace_add_partner(gf_trace *t, const gf_event *e, gf_err *err)
 
 /* ---- finish ---- */
 
-static const gf_trace *sort_t;
-static const gf_event *sort_ev;
-static const uint64_t *sort_seq;
-
-static int cmp_order(const void *a, const void *b)
+static int cmp_order(const void *a, const void *b, void *builder)
 {
+    const gf_event *ev = ((const gf_trace_build *)builder)->ev;
+    const uint64_t *seq = ((const gf_trace_build *)builder)->seq;
     uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-    const gf_event *x = &sort_ev[i], *y = &sort_ev[j];
+    const gf_event *x = &ev[i], *y = &ev[j];
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
-    return sort_seq[i] < sort_seq[j] ? -1 : sort_seq[i] > sort_seq[j];
+    return seq[i] < seq[j] ? -1 : seq[i] > seq[j];
 }
 
-static int cmp_lane(const void *a, const void *b)
+static int cmp_lane(const void *a, const void *b, void *trace)
 {
-    const gf_lane *x = &sort_t->lanes[*(const uint32_t *)a], *y = &sort_t->lanes[*(const uint32_t *)b];
+    const gf_trace *t = trace;
+    const gf_lane *x = &t->lanes[*(const uint32_t *)a], *y = &t->lanes[*(const uint32_t *)b];
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
     if (x->kind != y->kind)
@@ -513,7 +583,7 @@ static int cmp_lane(const void *a, const void *b)
     if (x->kind == GF_LANE_GPU) {
         if (x->devnum != y->devnum)
             return x->devnum < y->devnum ? -1 : 1;
-        int c = strcmp(gf_strtab_get(sort_t->str, x->device, NULL), gf_strtab_get(sort_t->str, y->device, NULL));
+        int c = strcmp(gf_strtab_get(t->str, x->device, NULL), gf_strtab_get(t->str, y->device, NULL));
         if (c)
             return c;
         if (x->sync != y->sync)
@@ -577,7 +647,11 @@ static int alloc_events(gf_trace *t, size_t n)
     t->pid = malloc(m * sizeof *t->pid);
     t->detail = malloc(m * sizeof *t->detail);
     t->kind = malloc(m);
-    return t->start && t->dur && t->corr && t->lane && t->name && t->stack && t->pid && t->detail && t->kind ? 0 : -1;
+    t->seq = malloc(m * sizeof *t->seq);
+    return t->start && t->dur && t->corr && t->lane && t->name && t->stack && t->pid && t->detail && t->kind &&
+                   t->seq
+               ? 0
+               : -1;
 }
 
 static int cmp_flame(const void *a, const void *b)
@@ -664,9 +738,7 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
     for (size_t i = 0; i < n; i++)
         ord[i] = (uint32_t)i;
-    sort_ev = b->ev;
-    sort_seq = b->seq;
-    qsort(ord, n, sizeof *ord, cmp_order);
+    qsort_r(ord, n, sizeof *ord, cmp_order, b);
 
     /* lane order */
     uint32_t *lord = malloc((t->nlanes ? t->nlanes : 1) * sizeof *lord);
@@ -679,8 +751,7 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
     }
     for (size_t i = 0; i < t->nlanes; i++)
         lord[i] = (uint32_t)i;
-    sort_t = t;
-    qsort(lord, t->nlanes, sizeof *lord, cmp_lane);
+    qsort_r(lord, t->nlanes, sizeof *lord, cmp_lane, t);
     gf_lane *nl = malloc((t->nlanes ? t->nlanes : 1) * sizeof *nl);
     if (!nl) {
         free(ord);
@@ -698,9 +769,17 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
     free(lord);
 
     size_t ndet = 0;
-    for (size_t i = 0; i < n; i++)
+    int compact = b->max == 0 && b->nextra == 0; /* details stay where the builder put them */
+    for (size_t i = 0; i < n && !compact; i++)
         ndet += b->ev[i].has_detail;
-    if (alloc_events(t, n) != 0 || !(t->details = malloc((ndet ? ndet : 1) * sizeof *t->details))) {
+    if (compact) {
+        t->details = b->cdet ? b->cdet : malloc(sizeof *t->details);
+        b->cdet = NULL;
+        t->ndetails = b->ncdet;
+    } else {
+        t->details = malloc((ndet ? ndet : 1) * sizeof *t->details);
+    }
+    if (alloc_events(t, n) != 0 || !t->details) {
         free(ord);
         free(lmap);
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
@@ -715,7 +794,10 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
         t->stack[k] = e->stack;
         t->pid[k] = e->pid;
         t->kind[k] = e->kind;
-        if (e->has_detail) {
+        t->seq[k] = (uint32_t)b->seq[ord[k]];
+        if (compact) {
+            t->detail[k] = b->didx[ord[k]];
+        } else if (e->has_detail) {
             t->details[t->ndetails] = b->det[ord[k]];
             t->detail[k] = (int32_t)t->ndetails++;
         } else {
@@ -860,6 +942,13 @@ int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err
                 keep[p[i]] = 1;
         free(p);
     }
+    /* details may be in any order (a trace built with max_events 0 keeps them in arrival order): the
+     * kept ones go to a new array */
+    gf_detail *nd = malloc((t->ndetails ? t->ndetails : 1) * sizeof *nd);
+    if (!nd) {
+        free(keep);
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    }
     size_t k = 0, kd = 0;
     for (size_t i = 0; i < t->n; i++) {
         if (!keep[i])
@@ -872,14 +961,17 @@ int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err
         t->stack[k] = t->stack[i];
         t->pid[k] = t->pid[i];
         t->kind[k] = t->kind[i];
+        t->seq[k] = t->seq[i];
         if (t->detail[i] >= 0) {
-            t->details[kd] = t->details[t->detail[i]];
+            nd[kd] = t->details[t->detail[i]];
             t->detail[k] = (int32_t)kd++;
         } else {
             t->detail[k] = -1;
         }
         k++;
     }
+    free(t->details);
+    t->details = nd;
     t->n = k;
     t->ndetails = kd;
     free(keep);

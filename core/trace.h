@@ -37,6 +37,14 @@ typedef struct gf_detail {
     int32_t nvtx_level; /* push/pop nesting depth, 0 = outermost */
     int64_t bytes;
     int64_t smem_static, smem_dynamic;
+    /* GPU work from SQLite exports (the findings rules read them) */
+    int64_t graph_node;        /* graphNodeId: work launched from a CUDA graph node (-1 = NULL) */
+    int64_t graph;             /* graphId (kernel table of newer exports; -1 = absent) */
+    int32_t context;           /* contextId */
+    int32_t src_dev, dst_dev;  /* memcpy srcDeviceId / dstDeviceId (-1 = NULL) */
+    int8_t copy_kind;          /* memcpy copyKind as recorded (1 = host to device) */
+    int8_t src_kind, dst_kind; /* memcpy srcKind / dstKind (0 pageable, 1 pinned, ...; -1 = NULL, 127 = other) */
+    int8_t mem_kind;           /* memset memKind (-1 = NULL) */
 } gf_detail;
 
 void gf_detail_clear(gf_detail *d);
@@ -64,6 +72,35 @@ typedef struct gf_lane {
     int32_t rank;     /* index into gf_trace.rank_label (merged multi-report traces), -1 = none */
 } gf_lane;
 
+/* Rows of the export that are not timeline events, kept for the findings rules (core/findings.c). */
+typedef struct gf_overhead { /* PROFILER_OVERHEAD */
+    int64_t start, end;
+    int32_t pid, tid, name; /* name: strtab id */
+    uint32_t seq;
+} gf_overhead;
+
+typedef struct gf_graph_exec { /* CUPTI_ACTIVITY_KIND_GRAPH_TRACE: a whole graph traced as one range */
+    int64_t start, end, corr, graph, graph_exec;
+    int32_t pid, device, context;
+    int64_t stream;
+} gf_graph_exec;
+
+/* tables of the export (present, possibly empty): nsys's rules skip an input that lacks theirs */
+enum {
+    GF_TABLE_RUNTIME = 1u << 0,
+    GF_TABLE_KERNEL = 1u << 1,
+    GF_TABLE_MEMCPY = 1u << 2,
+    GF_TABLE_MEMSET = 1u << 3,
+    GF_TABLE_OVERHEAD = 1u << 4,
+    GF_TABLE_NVTX = 1u << 5,
+    GF_TABLE_GRAPH_TRACE = 1u << 6,
+    GF_TABLE_SYNC = 1u << 7,
+    GF_TABLE_VULKAN = 1u << 8, /* VULKAN_WORKLOAD, OPENGL_WORKLOAD, DX12_WORKLOAD: GPU work gpuflame */
+    GF_TABLE_OPENGL = 1u << 9, /* does not import (the GPU rules say so) */
+    GF_TABLE_DX12 = 1u << 10,
+    GF_TABLE_KNOWN = 1u << 31, /* the importer probed tables (SQLite); CSV inputs leave it clear */
+};
+
 typedef struct gf_flame_entry {
     int32_t stack, leaf; /* leaf: kernel (or API) name */
     int gpu;             /* 1: leaf is GPU work; 0: a launch without GPU partner (API duration) */
@@ -77,6 +114,7 @@ typedef struct gf_trace {
     int64_t *start, *dur, *corr;
     int32_t *lane, *name, *stack, *pid, *detail;
     uint8_t *kind;
+    uint32_t *seq; /* import order: within a kind, the order of the rows in the export's table */
     gf_detail *details;
     size_t ndetails;
     /* lanes, in display order after finish: CPU (pid, tid), GPU (device, stream), NVTX (pid, tid) */
@@ -99,6 +137,13 @@ typedef struct gf_trace {
     /* ranks (merged traces, trace_ranks.c): rank_label[r] is a strtab id; lanes are grouped by rank */
     int32_t *rank_label;
     size_t nranks;
+    /* for the findings rules (SQLite exports) */
+    gf_hmap raw_names;       /* API name id → the name as recorded (cudaMemcpy_v3020), when they differ */
+    gf_overhead *overhead;   /* PROFILER_OVERHEAD rows, in table order */
+    size_t noverhead, overhead_cap;
+    gf_graph_exec *graph_execs;
+    size_t ngraph_execs, graph_execs_cap;
+    uint32_t tables;         /* GF_TABLE_* */
     int finished;
     int any_pid; /* GPU events carry no pid (CSV): a launch is also found by correlation id alone */
     struct gf_trace_build *b; /* builder state, NULL after finish */
@@ -132,6 +177,11 @@ int gf_trace_collect_partners(gf_trace *t, gf_err *err);
 int gf_trace_finish(gf_trace *t, gf_err *err);
 int gf_trace_warn(gf_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int gf_trace_set_source(gf_trace *t, const char *path);
+/* The name an API call was recorded under (raw) for its display name (name); first one wins. */
+int gf_trace_set_raw_name(gf_trace *t, int32_t name, int32_t raw);
+int32_t gf_trace_raw_name(const gf_trace *t, int32_t name);
+int gf_trace_add_overhead(gf_trace *t, const gf_overhead *o);
+int gf_trace_add_graph_exec(gf_trace *t, const gf_graph_exec *g);
 
 /* The trimming primitive: marks in keep[] the k largest of dur[0..n) (ties: lower index wins) with a
  * min-heap of k entries: O(n log k) time, O(k) extra memory. Returns the number kept, -1 on OOM. */
@@ -145,7 +195,7 @@ int gf_trace_partners(const gf_trace *t, int64_t **partner, gf_err *err);
 
 /* Writers (trace_json.c). The timeline JSON follows docs/TIMELINE_DATA.md (compact, script-safe). */
 typedef struct gf_timeline_opts {
-    const char *title;
+    const char *title; /* NULL: "" (the title is a policy decision: timeline.title) */
     double flame_min_fraction; /* launchFlame: fold subtrees lighter than this share of the total (0 = keep all) */
 } gf_timeline_opts;
 int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err);
@@ -153,5 +203,9 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
 int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err);
 /* Folded launch stacks: "root;...;inner;kernel_[G] weight_ns" lines (from the aggregate flame). */
 int gf_trace_write_launch_folded(const gf_trace *t, FILE *out, gf_err *err);
+/* The same launch stacks added to a collapse table (frames as the folded writer names them: ';' → ':');
+ * gpu_only keeps the stacks whose leaf is GPU work (kernel_[G]). */
+struct gf_stacks;
+int gf_trace_launch_stacks(const gf_trace *t, struct gf_stacks *s, int gpu_only, gf_err *err);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jsonw.h"
+#include "stacks.h"
 
 static void jstr(FILE *out, const gf_trace *t, int32_t id)
 {
@@ -260,7 +261,7 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
         }
 
     fputs("{\"title\":", out);
-    const char *title = o && o->title ? o->title : "nsys CPU/GPU timeline";
+    const char *title = o && o->title ? o->title : ""; /* the page title is the caller's (policy timeline.title) */
     gf_jsonw_string(out, title, strlen(title));
     int64_t span = tend - t0 > 1 ? tend - t0 : 1;
     fprintf(out, ",\"t0\":%lld,\"span\":%lld,\"total\":%llu,\"shown\":%zu", (long long)t0, (long long)span,
@@ -561,4 +562,75 @@ int gf_trace_write_launch_folded(const gf_trace *t, FILE *out, gf_err *err)
     if (ferror(out))
         return gf_errf(err, GF_EXIT_ERROR, "folded: write failed");
     return 0;
+}
+
+/* Appends the cleaned frame name (folded_frame's rules) to *buf at *len. */
+static int put_frame(char **buf, size_t *len, size_t *cap, const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = suffix ? strlen(suffix) : 0;
+    if (*len + n + m + 1 > *cap) {
+        size_t c = *cap ? *cap : 256;
+        while (c < *len + n + m + 1)
+            c *= 2;
+        char *q = realloc(*buf, c);
+        if (!q)
+            return -1;
+        *buf = q;
+        *cap = c;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        (*buf)[(*len)++] = c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c;
+    }
+    if (m) {
+        memcpy(*buf + *len, suffix, m);
+        *len += m;
+    }
+    return 0;
+}
+
+int gf_trace_launch_stacks(const gf_trace *t, gf_stacks *s, int gpu_only, gf_err *err)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    uint32_t *ids = NULL;
+    size_t idcap = 0;
+    int rc = 0;
+    for (size_t e = 0; e < t->nflame && rc == 0; e++) {
+        const gf_flame_entry *fe = &t->flame[e];
+        if (gpu_only && !fe->gpu)
+            continue;
+        size_t a = t->stack_off[fe->stack], b = t->stack_off[fe->stack + 1], depth = b - a + 1;
+        if (depth > idcap) {
+            uint32_t *q = realloc(ids, depth * sizeof *q);
+            if (!q) {
+                rc = gf_errf(err, GF_EXIT_ERROR, "launch stacks: out of memory");
+                break;
+            }
+            ids = q;
+            idcap = depth;
+        }
+        size_t k = 0;
+        for (size_t f = b; f-- > a;) {
+            size_t len = 0;
+            if (put_frame(&buf, &len, &cap, gf_strtab_get(t->str, t->frames[f], NULL), NULL) != 0 ||
+                (ids[k++] = gf_stacks_intern(s, buf, len)) == UINT32_MAX) {
+                rc = gf_errf(err, GF_EXIT_ERROR, "launch stacks: out of memory");
+                break;
+            }
+        }
+        if (rc)
+            break;
+        size_t len = 0;
+        if (put_frame(&buf, &len, &cap, gf_strtab_get(t->str, fe->leaf, NULL), fe->gpu ? "_[G]" : NULL) != 0 ||
+            (ids[k++] = gf_stacks_intern(s, buf, len)) == UINT32_MAX) {
+            rc = gf_errf(err, GF_EXIT_ERROR, "launch stacks: out of memory");
+            break;
+        }
+        if (gf_stacks_add_ids(s, ids, k, fe->weight, err) != 0)
+            rc = -1;
+    }
+    free(buf);
+    free(ids);
+    return rc;
 }

@@ -53,30 +53,30 @@ static inline int32_t cc_get(const imp *m, int64_t id)
     return id >= 0 && (size_t)id < m->ncc ? m->cc[id] : -1;
 }
 
-#define MAXCOL 24
+#define MAXCOL GF_SQLQ_MAXCOL
 
-typedef struct query {
-    sqlite3_stmt *st;
-    int idx[MAXCOL]; /* per requested column: result position or -1 */
-    const char *table;
-} query;
+typedef gf_sqlq query;
+
+int gf_sqlite_fail(sqlite3 *db, const char *path, const char *what, gf_err *err)
+{
+    int rc = sqlite3_errcode(db);
+    if (rc == SQLITE_NOTADB)
+        return gf_errf(err, GF_EXIT_INPUT, "%s: not an SQLite database (%s)", path, sqlite3_errmsg(db));
+    if (rc == SQLITE_CORRUPT)
+        return gf_errf(err, GF_EXIT_INPUT, "%s: damaged SQLite file (%s: %s)", path, what, sqlite3_errmsg(db));
+    return gf_errf(err, GF_EXIT_INPUT, "%s: %s: %s", path, what, sqlite3_errmsg(db));
+}
 
 static int db_fail(imp *m, const char *what)
 {
-    int rc = sqlite3_errcode(m->db);
-    if (rc == SQLITE_NOTADB)
-        return gf_errf(m->err, GF_EXIT_INPUT, "%s: not an SQLite database (%s)", m->path, sqlite3_errmsg(m->db));
-    if (rc == SQLITE_CORRUPT)
-        return gf_errf(m->err, GF_EXIT_INPUT, "%s: damaged SQLite file (%s: %s)", m->path, what,
-                       sqlite3_errmsg(m->db));
-    return gf_errf(m->err, GF_EXIT_INPUT, "%s: %s: %s", m->path, what, sqlite3_errmsg(m->db));
+    return gf_sqlite_fail(m->db, m->path, what, m->err);
 }
 
-static int has_table(imp *m, const char *name)
+int gf_sqlite_has_table(sqlite3 *db, const char *name)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(m->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1", -1,
-                           &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1", -1, &st,
+                           NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
@@ -84,23 +84,35 @@ static int has_table(imp *m, const char *name)
     return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Prepares SELECT <the columns that exist> FROM table <tail>. Returns 1 prepared, 0 table absent or a
- * required column (the first nreq) missing, -1 error. */
-static int prepare(imp *m, query *q, const char *table, const char *const *cols, int ncols, int nreq,
-                   const char *tail)
+int gf_sqlite_has_column(sqlite3 *db, const char *table, const char *col)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+int gf_sqlite_prepare_cols(sqlite3 *db, const char *path, gf_sqlq *q, const char *table, const char *const *cols,
+                           int ncols, int nreq, const char *tail, gf_err *err)
 {
     memset(q, 0, sizeof *q);
     q->table = table;
-    int ht = has_table(m, table);
+    if (ncols > MAXCOL)
+        return gf_errf(err, GF_EXIT_ERROR, "%s: %s: too many columns requested", path, table);
+    int ht = gf_sqlite_has_table(db, table);
     if (ht < 0)
-        return db_fail(m, table);
+        return gf_sqlite_fail(db, path, table, err);
     if (ht == 0)
         return 0;
     char sql[2048];
     snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s')", table);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_fail(m, table);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return gf_sqlite_fail(db, path, table, err);
     int present[MAXCOL] = {0};
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -111,7 +123,7 @@ static int prepare(imp *m, query *q, const char *table, const char *const *cols,
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
-        return db_fail(m, table);
+        return gf_sqlite_fail(db, path, table, err);
     size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT ");
     int pos = 0;
     for (int i = 0; i < ncols; i++) {
@@ -124,10 +136,20 @@ static int prepare(imp *m, query *q, const char *table, const char *const *cols,
         o += (size_t)snprintf(sql + o, sizeof sql - o, "%s\"%s\"", pos ? "," : "", cols[i]);
         q->idx[i] = pos++;
     }
+    if (pos == 0) /* no requested column exists: still one row per table row */
+        o += (size_t)snprintf(sql + o, sizeof sql - o, "NULL");
     snprintf(sql + o, sizeof sql - o, " FROM \"%s\" %s", table, tail ? tail : "");
-    if (sqlite3_prepare_v2(m->db, sql, -1, &q->st, NULL) != SQLITE_OK)
-        return db_fail(m, table);
+    if (sqlite3_prepare_v2(db, sql, -1, &q->st, NULL) != SQLITE_OK)
+        return gf_sqlite_fail(db, path, table, err);
     return 1;
+}
+
+/* Prepares SELECT <the columns that exist> FROM table <tail>. Returns 1 prepared, 0 table absent or a
+ * required column (the first nreq) missing, -1 error. */
+static int prepare(imp *m, query *q, const char *table, const char *const *cols, int ncols, int nreq,
+                   const char *tail)
+{
+    return gf_sqlite_prepare_cols(m->db, m->path, q, table, cols, ncols, nreq, tail, m->err);
 }
 
 static inline int64_t col_i64(const query *q, int i, int64_t def)
@@ -223,6 +245,8 @@ static int32_t api_name(imp *m, int64_t id)
         size_t n = len - 6 < sizeof buf ? len - 6 : sizeof buf - 1;
         memcpy(buf, v, n);
         r = gf_strtab_intern(m->t->str, buf, n);
+        if (r >= 0 && gf_trace_set_raw_name(m->t, r, s) != 0)
+            return -1;
     }
     m->apiname[id] = r;
     return r;
@@ -493,9 +517,10 @@ static int import_kernels(imp *m)
 {
     static const char *const cols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
                                        "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY",
-                                       "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory"};
+                                       "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
+                                       "contextId", "graphNodeId", "graphId"};
     query q;
-    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 17, 2, NULL);
+    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 20, 2, NULL);
     if (r <= 0)
         return r;
     int rc;
@@ -528,6 +553,9 @@ static int import_kernels(imp *m)
         d.regs = (int32_t)col_i64(&q, 14, -1);
         d.smem_static = col_i64(&q, 15, -1);
         d.smem_dynamic = col_i64(&q, 16, -1);
+        d.context = (int32_t)col_i64(&q, 17, -1);
+        d.graph_node = col_i64(&q, 18, -1);
+        d.graph = col_i64(&q, 19, -1);
         if (gf_trace_add(m->t, &e, &d, m->err) != 0) {
             sqlite3_finalize(q.st);
             return -1;
@@ -569,13 +597,26 @@ static int load_enum(imp *m, const char *table, const char *const *fb, int nfb, 
     return step_fail(m, &q, rc);
 }
 
+static int8_t small_kind(const query *q, int i)
+{
+    if (col_null(q, i))
+        return -1;
+    int64_t v = col_i64(q, i, -1);
+    return v < 0 ? -1 : v > 126 ? 127 : (int8_t)v;
+}
+
 static int import_copies(imp *m, int memset_table)
 {
-    static const char *const cols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                                       "bytes", "copyKind"};
+    /* the first 7 columns are shared; then memcpy: copyKind, contextId, srcKind, dstKind, srcDeviceId,
+     * dstDeviceId; memset: contextId, memKind */
+    static const char *const ccols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                                        "bytes", "copyKind", "contextId", "srcKind", "dstKind", "srcDeviceId",
+                                        "dstDeviceId"};
+    static const char *const scols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                                        "bytes", "contextId", "memKind"};
     query q;
     const char *table = memset_table ? "CUPTI_ACTIVITY_KIND_MEMSET" : "CUPTI_ACTIVITY_KIND_MEMCPY";
-    int r = prepare(m, &q, table, cols, memset_table ? 7 : 8, 2, NULL);
+    int r = memset_table ? prepare(m, &q, table, scols, 9, 2, NULL) : prepare(m, &q, table, ccols, 13, 2, NULL);
     if (r <= 0)
         return r;
     int32_t labels[64], names[64];
@@ -613,7 +654,15 @@ static int import_copies(imp *m, int memset_table)
         d.bytes = col_i64(&q, 6, -1);
         if (memset_table) {
             e.name = msname;
+            d.context = (int32_t)col_i64(&q, 7, -1);
+            d.mem_kind = small_kind(&q, 8);
         } else {
+            d.copy_kind = small_kind(&q, 7);
+            d.context = (int32_t)col_i64(&q, 8, -1);
+            d.src_kind = small_kind(&q, 9);
+            d.dst_kind = small_kind(&q, 10);
+            d.src_dev = col_null(&q, 11) ? -1 : (int32_t)col_i64(&q, 11, -1);
+            d.dst_dev = col_null(&q, 12) ? -1 : (int32_t)col_i64(&q, 12, -1);
             int64_t k = col_i64(&q, 7, 0);
             if (k < 0 || k >= 64)
                 k = 0;
@@ -768,6 +817,77 @@ static int import_nvtx(imp *m)
     return step_fail(m, &q, rc);
 }
 
+/* PROFILER_OVERHEAD (the profiler's own work, which nsys's GPU rules count as GPU time) */
+static int import_overhead(imp *m)
+{
+    static const char *const cols[] = {"start", "end", "globalTid", "nameId"};
+    query q;
+    int r = prepare(m, &q, "PROFILER_OVERHEAD", cols, 4, 2, NULL);
+    if (r <= 0)
+        return r;
+    int rc;
+    uint32_t seq = 0;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        int64_t gtid = col_i64(&q, 2, 0);
+        gf_overhead o = {col_i64(&q, 0, 0), col_i64(&q, 1, 0), (int32_t)((gtid >> 24) & 0xFFFFFF),
+                         (int32_t)(gtid & 0xFFFFFF), str_of(m, col_i64(&q, 3, -1)), seq++};
+        if (gf_trace_add_overhead(m->t, &o) != 0) {
+            sqlite3_finalize(q.st);
+            return oom(m);
+        }
+    }
+    return step_fail(m, &q, rc);
+}
+
+/* CUPTI_ACTIVITY_KIND_GRAPH_TRACE: graphs traced as a whole (--cuda-graph-trace=graph) */
+static int import_graph_trace(imp *m)
+{
+    static const char *const cols[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                                       "globalPid", "graphId", "graphExecId"};
+    query q;
+    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", cols, 9, 2, NULL);
+    if (r <= 0)
+        return r;
+    int rc;
+    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        gf_graph_exec g = {col_i64(&q, 0, 0), col_i64(&q, 1, 0), col_i64(&q, 5, -1), col_i64(&q, 7, -1),
+                           col_i64(&q, 8, -1), (int32_t)((col_i64(&q, 6, 0) >> 24) & 0xFFFFFF),
+                           (int32_t)col_i64(&q, 2, -1), (int32_t)col_i64(&q, 3, -1), col_i64(&q, 4, -1)};
+        if (gf_trace_add_graph_exec(m->t, &g) != 0) {
+            sqlite3_finalize(q.st);
+            return oom(m);
+        }
+    }
+    return step_fail(m, &q, rc);
+}
+
+static int probe_tables(imp *m)
+{
+    static const struct {
+        const char *name;
+        uint32_t bit;
+    } tabs[] = {{"CUPTI_ACTIVITY_KIND_RUNTIME", GF_TABLE_RUNTIME},
+                {"CUPTI_ACTIVITY_KIND_KERNEL", GF_TABLE_KERNEL},
+                {"CUPTI_ACTIVITY_KIND_MEMCPY", GF_TABLE_MEMCPY},
+                {"CUPTI_ACTIVITY_KIND_MEMSET", GF_TABLE_MEMSET},
+                {"PROFILER_OVERHEAD", GF_TABLE_OVERHEAD},
+                {"NVTX_EVENTS", GF_TABLE_NVTX},
+                {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE", GF_TABLE_GRAPH_TRACE},
+                {"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", GF_TABLE_SYNC},
+                {"VULKAN_WORKLOAD", GF_TABLE_VULKAN},
+                {"OPENGL_WORKLOAD", GF_TABLE_OPENGL},
+                {"DX12_WORKLOAD", GF_TABLE_DX12}};
+    m->t->tables = GF_TABLE_KNOWN;
+    for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
+        int h = gf_sqlite_has_table(m->db, tabs[i].name);
+        if (h < 0)
+            return db_fail(m, tabs[i].name);
+        if (h)
+            m->t->tables |= tabs[i].bit;
+    }
+    return 0;
+}
+
 /* file:PATH?immutable=1 with the characters URIs reserve escaped */
 static char *make_uri(const char *path)
 {
@@ -787,13 +907,9 @@ static char *make_uri(const char *path)
     return u;
 }
 
-int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *o, gf_err *err)
+int gf_sqlite_open_export(const char *path, sqlite3 **db, gf_err *err)
 {
-    imp m;
-    memset(&m, 0, sizeof m);
-    m.path = path;
-    m.t = t;
-    m.err = err;
+    *db = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
         return gf_errf(err, GF_EXIT_INPUT, "%s: cannot open", path);
@@ -805,17 +921,33 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     char *uri = make_uri(path);
     if (!uri)
         return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-    int rc = sqlite3_open_v2(uri, &m.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
     free(uri);
-    int ret = -1;
     if (rc != SQLITE_OK) {
-        gf_errf(err, GF_EXIT_INPUT, "%s: cannot open as SQLite: %s", path, m.db ? sqlite3_errmsg(m.db) : "?");
-        goto done;
+        gf_errf(err, GF_EXIT_INPUT, "%s: cannot open as SQLite: %s", path, *db ? sqlite3_errmsg(*db) : "?");
+        if (*db)
+            sqlite3_close(*db);
+        *db = NULL;
+        return -1;
     }
+    return 0;
+}
+
+int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *o, gf_err *err)
+{
+    imp m;
+    memset(&m, 0, sizeof m);
+    m.path = path;
+    m.t = t;
+    m.err = err;
+    if (gf_sqlite_open_export(path, &m.db, err) != 0)
+        return -1;
+    int ret = -1;
     gf_trace_set_source(t, path);
-    if (load_strings(&m) != 0 || load_threads(&m) != 0 || load_devices(&m) != 0 ||
+    if (probe_tables(&m) != 0 || load_strings(&m) != 0 || load_threads(&m) != 0 || load_devices(&m) != 0 ||
         load_callchains(&m, o && o->stacks) != 0 || import_runtime(&m, 0) != 0 || import_kernels(&m) != 0 ||
-        import_copies(&m, 0) != 0 || import_copies(&m, 1) != 0 || import_sync(&m) != 0 || import_nvtx(&m) != 0)
+        import_copies(&m, 0) != 0 || import_copies(&m, 1) != 0 || import_sync(&m) != 0 || import_nvtx(&m) != 0 ||
+        import_overhead(&m) != 0 || import_graph_trace(&m) != 0)
         goto done;
     if (o && o->stacks && m.ncc && t->launches_with_stack == 0)
         gf_trace_warn(t, "no launch backtraces in this capture (no CUDA call has a callchainId)");

@@ -3,14 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const gf_trace *cmp_t;
-
-static int cmp_stat(const void *a, const void *b)
+static int cmp_stat(const void *a, const void *b, void *trace)
 {
     const gf_name_stat *x = a, *y = b;
+    const gf_trace *t = trace;
     if (x->total != y->total)
         return x->total > y->total ? -1 : 1;
-    return strcmp(gf_strtab_get(cmp_t->str, x->name, NULL), gf_strtab_get(cmp_t->str, y->name, NULL));
+    return strcmp(gf_strtab_get(t->str, x->name, NULL), gf_strtab_get(t->str, y->name, NULL));
 }
 
 int gf_trace_name_stats(const gf_trace *t, int kind, gf_name_stat **out, size_t *n, gf_err *err)
@@ -45,9 +44,8 @@ int gf_trace_name_stats(const gf_trace *t, int kind, gf_name_stat **out, size_t 
             x->max = t->dur[i];
     }
     gf_hmap_free(&idx);
-    cmp_t = t;
     if (ns)
-        qsort(s, ns, sizeof *s, cmp_stat);
+        qsort_r(s, ns, sizeof *s, cmp_stat, (void *)t);
     *out = s;
     *n = ns;
     return 0;
@@ -57,12 +55,13 @@ oom:
     return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
 }
 
-static int cmp_launch(const void *a, const void *b)
+static int cmp_launch(const void *a, const void *b, void *trace)
 {
     const gf_launch_stat *x = a, *y = b;
+    const gf_trace *t = trace;
     if (x->kernel_total != y->kernel_total)
         return x->kernel_total > y->kernel_total ? -1 : 1;
-    return strcmp(gf_strtab_get(cmp_t->str, x->name, NULL), gf_strtab_get(cmp_t->str, y->name, NULL));
+    return strcmp(gf_strtab_get(t->str, x->name, NULL), gf_strtab_get(t->str, y->name, NULL));
 }
 
 int gf_trace_launch_stats(const gf_trace *t, int64_t late_ns, gf_launch_stat **out, size_t *n, gf_err *err)
@@ -118,9 +117,8 @@ int gf_trace_launch_stats(const gf_trace *t, int64_t late_ns, gf_launch_stat **o
             s[k].delay_max = 0;
     gf_hmap_free(&idx);
     free(p);
-    cmp_t = t;
     if (ns)
-        qsort(s, ns, sizeof *s, cmp_launch);
+        qsort_r(s, ns, sizeof *s, cmp_launch, (void *)t);
     *out = s;
     *n = ns;
     return 0;

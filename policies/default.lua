@@ -65,6 +65,9 @@ return {
     decided_grace = 15,
     decided_markers = { "skipping importation of the QDSTRM file" },
     output_name = "capture",
+    -- Where the views' stats CSVs come from: "stats" runs `nsys stats` per report (the reference);
+    -- "export" runs one `nsys export` and gpuflame writes the same CSVs (docs/REPORTS.md)
+    views_from = "stats",
     -- capture directory when --out is not given (os.date format, relative to the current directory)
     out_dir = "gpuflame-%Y%m%d-%H%M%S",
     extra_args = {},
@@ -83,11 +86,16 @@ return {
   -- NVTX run analysis (`gpuflame analyze`, NVTX_ANALYSIS_SPEC.md): how `nsys stats` is run, and what
   -- `report`/`compare` call out.
   analyze = {
+    source = "stats",         -- "stats": `nsys stats` writes stats/*.csv (the spec); "export": gpuflame writes
+                              -- them from trace.sqlite (one `nsys export`; docs/REPORTS.md), like --from-export
     force_export = true,      -- pass --force-export=true (a stale trace.sqlite makes nsys refuse otherwise)
     stats_timeout = 3600,     -- seconds `nsys stats` may run before its process group is killed
     top_ranges = 10,          -- ranges listed by host and by projected-GPU total in `report`
     first_iteration_factor = 1.5, -- report a first-iteration effect when iteration 0 > factor x median of the rest
     high_variance_cv = 0.25,  -- report large variance when stddev/mean exceeds this
+    -- the Nsight Systems release (YYYY.R) report parsing is validated against (NVTX_ANALYSIS_SPEC.md §11):
+    -- any other version gets the "has not been validated" warning in analysis.json
+    validated_version = "2025.1",
   },
 
   -- Fleet mode (docs/POLICY.md "Upload, delivery, agent, tags"). -------------------------------------
@@ -104,12 +112,11 @@ return {
     retrim_events = { 10000, 5000, 2000, 1000 },
     perf_mode = "none",               -- never "disabled": the indexer drops the tags then (§4.2)
     tag_names = { gpu = "nsys-cuda", timeline = "nsys-timeline", stacks = "nsys-stacks", perf = "" },
-    artifacts = {                     -- file names inside a capture directory
-      timeline = "timeline.html", flamegraph = "flamegraph.html",
-      gpu_folded = "gpu.folded", cpu_folded = "cpu.folded", launch_folded = "launch-stacks.folded",
+    artifacts = {                     -- (file names inside a capture directory: `outputs`)
       -- what `gpuflame timeline` re-renders from (first group whose globs all match)
       timeline_inputs = { { "*.sqlite" }, { "*cuda_api_trace*.csv", "*cuda_gpu_trace*.csv" } },
     },
+    retrim_timeout = 300,             -- seconds one re-render of the timeline (oversize step "retrim") may take
   },
 
   deliver = {
@@ -117,7 +124,11 @@ return {
     -- { type = "http", url = "https://store/{hostname}/{name}", method = "PUT", headers = {...}, artifact = "html" }
     sinks = { { type = "studio" } },
     -- Attempts per delivery; delay before attempt n+1 = min(cap, base * 2^(n-1)) minus up to jitter*100 %.
-    retry = { count = 4, base = 1, cap = 30, jitter = 0.5 },
+    -- statuses: HTTP answers worth another attempt ("5xx" = every 5xx); transport failures (DNS, connect,
+    -- TLS, timeout, reset) always are. Any other answer moves the item to <spool>/rejected/.
+    retry = { count = 4, base = 1, cap = 30, jitter = 0.5, statuses = { "5xx", 408, 429 } },
+    -- an http sink that names no method / artifact
+    http_sink = { method = "PUT", artifact = "html" },
     spool = {
       dir = "",                       -- "" = <state_dir>/spool
       max_items = 200,
@@ -131,12 +142,14 @@ return {
     state_dir = "/var/lib/gpuflame",  -- gpid, command history, spool, capture directories
     heartbeat_timeout = 30,
     health_check = "warn",            -- "fatal" exits 1 like the reference agent when the server is unreachable
+    health_check_timeout = 5,         -- seconds
     history = 1000,                   -- command ids remembered across restarts (dedup)
     stop_grace = 2,                   -- seconds between SIGTERM and SIGKILL when a capture is cancelled
     uploader_timeout = 900,           -- seconds one uploader process (a pass over the due spool items) may run
     keep_captures = 20,               -- capture directories kept in <state_dir>/captures
     default_duration = 60,
     max_duration = 3600,              -- a command asking for more seconds (or for a non-number) is refused
+    backends = { "nsys", "perf" },    -- capture backends (backends/<name>.lua on the search path), in order
     remote_workloads = {
       enabled = true,                 -- false: every nsys_workload from the server is refused
       allow_file = "/etc/gpuflame/allowed-workloads", -- exact command lines or globs (* ?), one a line
@@ -149,9 +162,11 @@ return {
   },
 
   backends = {
-    nsys = { enabled = true },
+    -- the child `gpuflame capture` is stopped timeout_margin s after its own nsys timeout
+    -- (duration + capture.timeout_extra) would have passed
+    nsys = { enabled = true, timeout_margin = 60 },
     -- CPU sampling in parallel with nsys: `perf record -g` → `perf script` → folded (opt-in).
-    perf = { enabled = false, frequency = 99, args = { "-a", "-g" }, timeout_extra = 60 },
+    perf = { enabled = false, frequency = 99, args = { "-a", "-g" }, timeout_extra = 60, script_timeout = 300 },
   },
 
   -- GPU flamegraph (docs/POLICY.md "flamegraph"): which nsys stats reports feed it, in order, and how
@@ -162,6 +177,7 @@ return {
     output_names = { cuda_gpu_kern_sum = "kern", cuda_api_sum = "api" },
     -- the fixed frames above each name
     prefixes = { cuda_gpu_kern_sum = "gpu;nsys;cuda_kernel", cuda_api_sum = "gpu;nsys;cuda_api" },
+    other_prefix = "gpu;nsys", -- the frames above the names of a report `prefixes` does not list
     -- count = max(1, total_ns // unit_ns): 1000 → the counts are microseconds of GPU time
     unit_ns = 1000,
     -- a Total Time that is not a number, negative or out of range: "error" (exit 6 naming file, line and
@@ -187,6 +203,9 @@ return {
     keep_partners = true,    -- also keep the launch call of every kept kernel/memcpy/memset (CorrID links)
     source = "csv",          -- capture --timeline reads the stats trace CSVs ("csv", the reference) or
                              -- the SQLite export ("sqlite"); .sqlite/.nsys-rep inputs always use SQLite
+    -- source "csv": the nsys stats reports asked for, and the `-o` base of each one's CSV
+    reports = { "cuda_api_trace", "cuda_gpu_trace" },
+    output_names = { cuda_api_trace = "api_trace", cuda_gpu_trace = "gpu_trace" },
     fallback = "flamegraph", -- no trace events: "flamegraph" (with a warning) or "none" (exit 5)
     title = "nsys CPU/GPU timeline",
     template = "templates/timeline.html",
@@ -208,12 +227,64 @@ return {
     nccl_prefixes = { "nccl", "void nccl" },      -- kernels counted as NCCL time (name prefix)
     iteration_prefixes = { "step", "iteration", "iter", "train_step", "ProfilerStep" }, -- NVTX iteration ranges
     straggler_threshold = 0.05, -- rank-skew: a rank is a straggler when this much (share) above the median
-    workers = 1,                -- reports imported at a time (1 = sequentially in this process)
+    workers = 0,                -- worker processes importing reports at once (0 = one per CPU; 1 = in this process)
+  },
+
+  -- Findings (`gpuflame findings`, docs/RULES.md): which rules run when no -r is given, in this order,
+  -- and their options (thresholds). A rule's own defaults apply to options not listed here; -r
+  -- RULE:key=value wins over both. The six nsys rules keep nsys analyze's defaults so that their rows
+  -- equal `nsys analyze`'s.
+  findings = {
+    rules = { "cuda-async-memcpy", "cuda-sync-memcpy", "cuda-sync-memset", "cuda-sync-api", "gpu-starv",
+      "gpu-low-util", "launch-overhead", "cuda-graphs", "gpu-busy", "nccl-wait" },
+    rule_budget = 120,        -- seconds of Lua a rule may run before it is stopped (reported as failed)
+    capture = "exported",     -- `capture` writes findings.json: "exported" when it made the SQLite export
+                              -- (--stacks, timeline.source "sqlite"), "always" (exports when needed), "never"
+    capture_top = 3,          -- ... and prints this many findings (warnings first)
+    options = {
+      ["cuda-sync-memcpy"] = { small_h2d_bytes = 64000 }, -- host-to-device copies up to this size are not flagged
+      ["gpu-starv"] = { gap = 500 },                    -- ms of GPU idle time
+      ["gpu-low-util"] = { threshold = 50, chunks = 30 }, -- percent in-use, chunks per (process, device) span
+      ["launch-overhead"] = { min_kernels = 100, rows = 20 }, -- a storm needs this many kernels of one name
+      ["gpu-busy"] = { denominator = "span", low = 50 }, -- "span" (device) or "capture"; warn below low %
+      ["nccl-wait"] = { names = { "%nccl%" }, high_share = 30 }, -- kernel name patterns; warn at this share %
+    },
   },
 
   -- Launch backtraces (capture --stacks; flags in capture.stacks).
   stacks = {
     missing = "warn",        -- no CUDA_CALLCHAINS rows: "warn" (timeline without stacks) or "error" (exit 5)
+  },
+
+  -- gpuflame diff BEFORE AFTER (docs/DIFF.md): the regression verdict and how kernels are matched.
+  diff = {
+    threshold = 0.05,        -- regression when total GPU time grows by more than this (5%)
+    kernel_threshold = 0.20, -- ... or a kernel among the top_kernels grows by more than this (20%)
+    top_kernels = 10,        -- the largest kernels by max(BEFORE, AFTER) total time; a new one there counts
+    -- verdict = function(d) return d.total.change ~= nil and d.total.change > 0.10 end,
+    -- normalize_name: none, kernels match by their demangled name exactly. Looser matching, e.g.
+    --   normalize_name = require("gpuflame.kernelnames").standard  (template args, _<N>, anonymous ns)
+    duration_tolerance = 0.10, -- capture lengths differing by more than 10% are called out as unfair
+    min_fraction = 0,        -- page: leave out flame subtrees below this share of both totals (0 = keep all)
+    title = "GPU time diff",
+  },
+
+  -- File names gpuflame writes: inside a capture directory (capture, the agent's backends; `upload` looks
+  -- for the same names), and the default -o of `flamegraph`, `timeline` and `report --html`.
+  outputs = {
+    summary = "summary.json",          -- what the capture did: commands, exit codes, artifacts, warnings
+    profile_log = "nsys-profile.log",  -- nsys profile's output (tail, secrets redacted)
+    sqlite = "capture.sqlite",         -- nsys export --type sqlite (capture --stacks / timeline.source "sqlite")
+    flamegraph = "flamegraph.html",
+    gpu_folded = "gpu.folded",
+    timeline = "timeline.html",
+    launch_folded = "launch-stacks.folded",
+    cpu_folded = "cpu.folded",         -- the perf backend's folded CPU stacks
+    nsys_backend_log = "nsys-backend.log", -- agent: the child `gpuflame capture`'s output
+    perf_backend_log = "perf-backend.log",
+    perf_data = "perf.data",
+    perf_script = "perf.script",
+    report = "report.html",            -- `gpuflame report --html`, beside analysis.json
   },
 
   limits = {

@@ -15,7 +15,10 @@ Implements the routes of STUDIO_PROTOCOL.md the way the real server behaves:
 
 Test control (also loopback):
   POST /_control/command  {"command_id": ..., "profiling_command": {...}, "hostname": optional, "repeat": N}
-  POST /_control/fail     {"mode": "500"|"reset"|"slow"|"close", "count": N, "path": prefix, "delay": s}
+  POST /_control/fail     {"mode": "500"|"reset"|"slow"|"close"|"badjson"|"hang", "count": N, "path": prefix, "delay": s}
+                          (slow: answers normally after the delay; hang: says nothing for the delay, then closes
+                          without handling the request — a timeout; badjson: 200 with an HTML body, as a captive
+                          proxy would answer)
   GET  /_control/state    everything received (without bodies)
   POST /_control/shutdown
 
@@ -136,6 +139,20 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "slow":
             time.sleep(float(f.get("delay", 5)))
             return False  # then answer normally (the client may have given up)
+        if mode == "hang":
+            time.sleep(float(f.get("delay", 5)))
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            self.close_connection = True
+            self.status_sent = None
+            self.record(None, None, note="injected hang")
+            return True
+        if mode == "badjson":
+            self.reply(200, text="<html><body>proxy login</body></html>")
+            self.record(None, None, note="injected badjson")
+            return True
         if mode in ("reset", "close"):
             # read a little so the client is mid-request, then reset the connection
             try:

@@ -11,7 +11,7 @@ local log = require("gpuflame.log")
 local B = { name = "nsys" }
 
 function B.wanted(p, job)
-  return job.enable_nsys == true and (p.backends.nsys.enabled ~= false)
+  return job.enable_nsys == true and p.backends.nsys.enabled
 end
 
 function B.argv(job)
@@ -32,18 +32,20 @@ function B.start(p, job)
   local argv = B.argv(job)
   log.debug("nsys backend: %s", table.concat(argv, " "))
   return core.proc.spawn({
-    argv = argv, env = job.env, stdout = "file", stdout_path = job.dir .. "/nsys-backend.log", stderr = "stdout",
-    timeout = job.duration + p.capture.timeout_extra + 60, kill_grace = p.agent.stop_grace,
+    argv = argv, env = job.env, stdout = "file", stdout_path = job.dir .. "/" .. p.outputs.nsys_backend_log,
+    stderr = "stdout", timeout = job.duration + p.capture.timeout_extra + p.backends.nsys.timeout_margin,
+    kill_grace = p.agent.stop_grace,
   })
 end
 
 local EXIT = { [3] = "nsys not found", [4] = "capture failed", [5] = "no data in the capture", [6] = "bad input",
   [130] = "interrupted" }
 
-function B.finish(_, job, h)
+function B.finish(p, job, h)
   local r = h:result()
   if r.ok then return { ok = true } end
-  local logtext = core.fs.stat(job.dir .. "/nsys-backend.log") and core.fs.read(job.dir .. "/nsys-backend.log") or ""
+  local logpath = job.dir .. "/" .. p.outputs.nsys_backend_log
+  local logtext = core.fs.stat(logpath) and core.fs.read(logpath) or ""
   local last
   for line in logtext:gmatch("[^\n]+") do
     if line:match("^gpuflame:") then last = line end

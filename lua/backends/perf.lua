@@ -1,8 +1,8 @@
 -- Capture backend: CPU sampling with Linux perf, in parallel with nsys (opt-in: backends.perf.enabled).
 -- `perf record -F <freq> -a -g -o DIR/perf.data -- sleep <duration>`, then `perf script` into
--- DIR/perf.script, folded here into DIR/cpu.folded (comm;root;…;leaf count — kernel frames get the
--- gProfiler `_[k]` suffix). The folded stacks become the upload's profile body; the GPU page stays
--- the preferred flamegraph_html.
+-- DIR/perf.script, folded in C (core/perf_fold.c) into DIR/cpu.folded (comm;root;…;leaf count —
+-- kernel frames get the gProfiler `_[k]` suffix). The folded stacks become the upload's profile body; the GPU page stays
+-- the preferred flamegraph_html. (File names: policy outputs.perf_data, perf_script, cpu_folded.)
 local core = require("gpuflame.core")
 local log = require("gpuflame.log")
 
@@ -13,76 +13,50 @@ function B.wanted(p, job)
 end
 
 local function perf_bin(p)
-  return p.backends.perf.path or core.fs.which("perf") or "perf"
+  return p.backends.perf.path or core.fs.which("perf") or "perf" -- path unset: perf on PATH
 end
 
 function B.start(p, job)
   local cfg = p.backends.perf
   local argv = { perf_bin(p), "record", "-F", tostring(cfg.frequency) }
   for _, a in ipairs(cfg.args) do argv[#argv + 1] = a end
-  for _, a in ipairs({ "-o", job.dir .. "/perf.data", "--", "sleep", tostring(job.duration) }) do argv[#argv + 1] = a end
+  for _, a in ipairs({ "-o", job.dir .. "/" .. p.outputs.perf_data, "--", "sleep", tostring(job.duration) }) do
+    argv[#argv + 1] = a
+  end
   return core.proc.spawn({
-    argv = argv, env = job.env, stdout = "file", stdout_path = job.dir .. "/perf-backend.log", stderr = "stdout",
+    argv = argv, env = job.env, stdout = "file", stdout_path = job.dir .. "/" .. p.outputs.perf_backend_log,
+    stderr = "stdout",
     timeout = job.duration + cfg.timeout_extra, kill_grace = p.agent.stop_grace,
   })
 end
 
--- fold(path_in) → folded text. Input: `perf script` output (a header line per sample, then one
--- frame per line leaf first, a blank line between samples).
+-- fold(path) → Stacks (core.stacks), stats {lines, samples, frames, skipped_frames, orphan_frames}.
+-- Input: `perf script` output (a header line per sample, then one frame per line leaf first, a blank
+-- line between samples), streamed and folded in C (core/perf_fold.c, where the rules are written down).
 function B.fold(path)
-  local counts, order = {}, {}
-  local comm, frames = nil, {}
-  local function flush()
-    if comm then
-      local parts = { (comm:gsub(";", ",")) }
-      for i = #frames, 1, -1 do parts[#parts + 1] = frames[i] end
-      local key = table.concat(parts, ";")
-      if not counts[key] then order[#order + 1] = key; counts[key] = 0 end
-      counts[key] = counts[key] + 1
-    end
-    comm, frames = nil, {}
-  end
-  for line in io.lines(path) do
-    if line:match("^%s*$") then
-      flush()
-    elseif line:match("^%s") then
-      local sym, dso = line:match("^%s+%x+%s+(.-)%s+%((.*)%)%s*$")
-      if not sym then sym = line:match("^%s+%x+%s+(.-)%s*$") end
-      if sym then
-        sym = sym:gsub("%+0x%x+$", "")
-        if sym == "[unknown]" and dso and dso ~= "[unknown]" then sym = "[" .. (dso:match("([^/]+)$") or dso) .. "]" end
-        if dso and dso:match("kernel%.kallsyms") or (dso and dso:match("^%[kernel")) then sym = sym .. "_[k]" end
-        frames[#frames + 1] = (sym:gsub(";", ","))
-      end
-    elseif not line:match("^#") then
-      flush()
-      comm = line:match("^(%S.-)%s+%d+/?%d*%s") or line:match("^(%S+)")
-    end
-  end
-  flush()
-  local out = {}
-  for _, k in ipairs(order) do out[#out + 1] = k .. " " .. counts[k] end
-  return table.concat(out, "\n"), #order
+  return core.stacks.from_perf_script(path)
 end
 
 function B.finish(p, job, h)
   local r = h:result()
-  local data = job.dir .. "/perf.data"
+  local data = job.dir .. "/" .. p.outputs.perf_data
   if not r.ok and not core.fs.stat(data) then
-    local text = core.fs.stat(job.dir .. "/perf-backend.log") and core.fs.read(job.dir .. "/perf-backend.log") or ""
+    local logpath = job.dir .. "/" .. p.outputs.perf_backend_log
+    local text = core.fs.stat(logpath) and core.fs.read(logpath) or ""
     return { ok = false, error = "perf record " .. r.status .. " " .. tostring(r.code) .. ": " ..
       ((text:match("[^\n]+") or ""):sub(1, 300)) }
   end
-  local script = job.dir .. "/perf.script"
+  local script = job.dir .. "/" .. p.outputs.perf_script
   local s = core.proc.run({ argv = { perf_bin(p), "script", "-i", data }, env = job.env, stdout = "file",
-    stdout_path = script, stderr = "capture", timeout = 300 })
+    stdout_path = script, stderr = "capture", timeout = p.backends.perf.script_timeout })
   if not s.ok then
     return { ok = false, error = "perf script failed: " .. ((s.stderr or ""):match("[^\n]+") or s.status) }
   end
-  local folded, n = B.fold(script)
+  local stacks, st = B.fold(script)
+  local n = stacks:count()
   if n == 0 then return { ok = false, error = "perf recorded no samples" } end
-  core.fs.write_atomic(job.dir .. "/" .. p.upload.artifacts.cpu_folded, folded .. "\n")
-  log.info("perf backend: %d unique CPU stacks", n)
+  stacks:write_folded(job.dir .. "/" .. p.outputs.cpu_folded, { meta = false })
+  log.info("perf backend: %d unique CPU stacks from %d samples", n, st.samples)
   return { ok = true }
 end
 

@@ -4,7 +4,6 @@ return {
   description = "folded stacks (flamegraph.pl, inferno, speedscope)",
   accepts = { "stacks" },
   write = function(stacks, out, opts)
-    local meta = opts.policy and opts.policy.flamegraph and opts.policy.flamegraph.folded_metadata
-    stacks:write_folded(out, { meta = meta == true })
+    stacks:write_folded(out, { meta = opts.policy.flamegraph.folded_metadata })
   end,
 }

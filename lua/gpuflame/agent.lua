@@ -78,9 +78,9 @@ function agent.workload_allowed(p, argv, ctx)
     return false, "remote workloads are disabled by local policy (agent.remote_workloads.enabled = false)"
   end
   local patterns = {}
-  for _, a in ipairs(rw.allow or {}) do patterns[#patterns + 1] = a end
+  for _, a in ipairs(rw.allow) do patterns[#patterns + 1] = a end
   local file = rw.allow_file
-  if file and file ~= "" and core.fs.stat(file) then
+  if file ~= "" and core.fs.stat(file) then
     for l in core.fs.read(file):gmatch("[^\n]+") do
       l = l:gsub("^%s+", ""):gsub("%s+$", "")
       if l ~= "" and not l:match("^#") then patterns[#patterns + 1] = l end
@@ -90,18 +90,18 @@ function agent.workload_allowed(p, argv, ctx)
     if pat == line or line:match(glob_to_pattern(pat)) then return true end
   end
   return false, string.format("workload %q is not allowed by local policy (no match in %s%s)", line,
-    (file ~= "" and file) or "agent.remote_workloads.allow", #(rw.allow or {}) > 0 and " or agent.remote_workloads.allow" or "")
+    (file ~= "" and file) or "agent.remote_workloads.allow", #rw.allow > 0 and " or agent.remote_workloads.allow" or "")
 end
 
 -- privilege_drop(p, argv) → argv, prefixed with setpriv when policy names a user to run it as
 -- (the workload runs unprivileged while nsys, which needs root to trace it, keeps its rights).
 function agent.privilege_drop(p, argv)
   local rw = p.agent.remote_workloads
-  if not rw.run_as or rw.run_as == "" then return argv end
+  if rw.run_as == "" then return argv end
   local setpriv = core.fs.which("setpriv")
   if not setpriv then errors.raise(errors.ERROR, "policy agent.remote_workloads.run_as needs setpriv (util-linux)") end
   local out = { setpriv, "--reuid", rw.run_as }
-  if rw.run_as_group and rw.run_as_group ~= "" then
+  if rw.run_as_group ~= "" then
     out[#out + 1] = "--regid"; out[#out + 1] = rw.run_as_group
   else
     local r = core.proc.run({ argv = { "id", "-g", rw.run_as }, timeout = 10 })
@@ -126,9 +126,9 @@ function agent.kill_tree(h, grace)
 end
 
 -- ---------------------------------------------------------------------------------------------
-local function backends()
+local function backends(p)
   local list = {}
-  for _, name in ipairs({ "nsys", "perf" }) do
+  for _, name in ipairs(p.agent.backends) do
     local fn = resource.load("backends/" .. name .. ".lua", _ENV)
     list[#list + 1] = fn()
   end
@@ -187,7 +187,7 @@ function A:send_completions()
   local keep = {}
   for _, body in ipairs(self.state.completions) do
     local r = studio.command_completion(self.c, body)
-    if not r.ok and deliver.retryable(r) then
+    if not r.ok and deliver.retryable(r, self.p) then
       keep[#keep + 1] = body
       log.warn("command_completion for %s not accepted yet (%s); will retry", body.command_id, r.error or r.status)
     elseif not r.ok then
@@ -301,7 +301,7 @@ function A:start_job(id, cc)
   core.fs.mkdirp(job.dir, 448)
   job.handles = {}
   local wanted = {}
-  for _, b in ipairs(backends()) do
+  for _, b in ipairs(backends(p)) do
     if b.wanted(p, job) then wanted[#wanted + 1] = b end
   end
   if #wanted == 0 then
@@ -507,8 +507,9 @@ function A:recover()
   self.state.running = nil
   save_state(self.c, self.state)
   if contains(self.state.executed, r.command_id) then return end
-  local summary = r.dir and core.fs.stat(r.dir .. "/summary.json") and
-    select(2, pcall(function() return core.json.decode(core.fs.read(r.dir .. "/summary.json")) end))
+  local summary_path = r.dir and (r.dir .. "/" .. self.p.outputs.summary)
+  local summary = summary_path and core.fs.stat(summary_path) and
+    select(2, pcall(function() return core.json.decode(core.fs.read(summary_path)) end))
   if type(summary) == "table" and summary.status == "ok" then
     local pl = payload.from_dir(self.p, r.dir, { command_id = r.command_id, label = "command " .. r.command_id })
     if r.stacks then pl.stacks = true end

@@ -84,6 +84,7 @@ local function names_for(reports, parsed, policy)
   return names
 end
 
+-- opts: schema_version, force_export (nil: the default policy's analyze.force_export)
 function analyze.stats_argv(nsys, run_dir, opts, names)
   local argv = { nsys, "stats" }
   for _, r in ipairs(reports_for(opts.schema_version)) do
@@ -94,7 +95,9 @@ function analyze.stats_argv(nsys, run_dir, opts, names)
   for _, a in ipairs({ "--format", format, "--output", analyze.join(run_dir, "stats/nsys"), "--force-overwrite=true" }) do
     argv[#argv + 1] = a
   end
-  if opts.force_export ~= false then argv[#argv + 1] = "--force-export=true" end
+  local force = opts.force_export
+  if force == nil then force = require("gpuflame.policy").defaults().analyze.force_export end
+  if force then argv[#argv + 1] = "--force-export=true" end
   argv[#argv + 1] = analyze.join(run_dir, "trace.nsys-rep")
   return argv
 end
@@ -112,11 +115,11 @@ function analyze.export(nsys, version, run_dir, paths, aopts, names)
   for r, p in pairs(paths) do os.remove(p); os.remove(written[r]) end
   local argv = analyze.stats_argv(nsys, run_dir, aopts, names)
   log.progress("analyze", "running nsys stats (%s)", table.concat(reports_for(aopts.schema_version), ", "))
-  local res = core.proc.run({ argv = argv, timeout = aopts.stats_timeout or 3600, kill_grace = 5 })
+  local res = core.proc.run({ argv = argv, timeout = aopts.stats_timeout, kill_grace = 5 })
   log.progress_done()
   if res.status == "timeout" then
     errors.raise(errors.ERROR, "`nsys stats` failed with exit code %s using %s: timed out after %g s",
-      tostring(res.code), version, aopts.stats_timeout or 3600)
+      tostring(res.code), version, aopts.stats_timeout)
   end
   if not res.ok then
     local details = strip(res.stderr)
@@ -149,9 +152,50 @@ function analyze.export(nsys, version, run_dir, paths, aopts, names)
   end
 end
 
--- run{run_dir=, no_export=, nsys=, nsys_version=, schema_version=} → result {path=, warnings=, ...}
+-- analyze.source = "export" (or --from-export): gpuflame writes the same stats/ CSVs itself from the
+-- run's SQLite export (docs/REPORTS.md) — trace.sqlite beside trace.nsys-rep, made by one `nsys export`
+-- when absent or older than the report, or used as it is when there is no report. Returns the nsys
+-- version text to record (the nsys that exported, else the one discovery finds, else "unknown").
+function analyze.export_reports(run_dir, trace, paths, schema, policy, opts)
+  local stats = require("gpuflame.stats")
+  local sqlite = analyze.join(run_dir, "trace.sqlite")
+  local tst, sst = core.fs.stat(trace), core.fs.stat(sqlite)
+  if (not tst or tst.type ~= "file") and (not sst or sst.type ~= "file") then
+    errors.raise(errors.INPUT, "Nsight trace does not exist: %s", trace)
+  end
+  local version = opts.nsys_version
+  local fresh = sst and sst.type == "file" and sst.size > 0 and (not tst or sst.mtime >= tst.mtime)
+  if fresh then
+    log.debug("analyze: reading the existing export %s", sqlite)
+    if not version then
+      local ok, _, v = pcall(analyze.find_nsys, policy, opts.nsys)
+      version = ok and v or "unknown"
+    end
+  else
+    local nsys, v, parsed = analyze.find_nsys(policy, opts.nsys)
+    version = version or v
+    log.progress("analyze", "running nsys export --type sqlite")
+    stats.export_for(trace, policy, { out = sqlite, force = true, nsys_info = { path = nsys, version = parsed } })
+    log.progress_done()
+  end
+  core.fs.mkdirp(analyze.join(run_dir, "stats"))
+  for _, p in pairs(paths) do os.remove(p) end
+  local reports, files = reports_for(schema), {}
+  for _, r in ipairs(reports) do files[r] = paths[r] end
+  log.progress("analyze", "writing %s from %s", table.concat(reports, ", "), sqlite)
+  local res = stats.write(sqlite, reports, { paths = files, format = "csv", mem_bytes = schema == 2 })
+  log.progress_done()
+  for _, r in ipairs(res) do
+    if r.skipped then log.warn("gpuflame stats: SKIPPED: %s", r.skipped) end
+  end
+  return version
+end
+
+-- run{run_dir=, no_export=, nsys=, nsys_version=, schema_version=, source=} → result {path=, warnings=, ...}
+-- policy: the effective policy (nil: the default policy).
 function analyze.run(opts, policy)
-  local aopts = (policy and policy.analyze) or {}
+  policy = policy or require("gpuflame.policy").defaults()
+  local aopts = policy.analyze
   local run_dir = analyze.normalize(opts.run_dir)
   local st = core.fs.stat(run_dir)
   if not st or st.type ~= "directory" then
@@ -163,10 +207,23 @@ function analyze.run(opts, policy)
   local schema = opts.schema_version or 1
   for _, r in ipairs(reports_for(schema)) do paths[r] = analyze.join(run_dir, "stats/nsys_" .. r .. ".csv") end
 
-  core.nvtx.manifest(manifest_file) -- §12 manifest errors, before anything else
+  local source = opts.source or aopts.source
+  if source ~= "stats" and source ~= "export" then
+    errors.raise(errors.USAGE, "analyze.source must be \"stats\" or \"export\" (got %q)", tostring(source))
+  end
+  -- §12 manifest errors, before anything else; the spec's text is kept and the file named when it
+  -- does not say which ("Manifest must define a string capture_range.")
+  local okm, merr = pcall(core.nvtx.manifest, manifest_file)
+  if not okm then
+    local e = errors.wrap(merr)
+    if not e.msg:find(manifest_file, 1, true) then e.msg = manifest_file .. ": " .. e.msg end
+    errors.reraise(e)
+  end
   local version = opts.nsys_version or "unknown"
   if opts.no_export then
     log.debug("analyze: --no-export: reading the existing CSVs in %s", analyze.join(run_dir, "stats"))
+  elseif source == "export" then
+    version = analyze.export_reports(run_dir, trace, paths, schema, policy, opts)
   else
     local tst = core.fs.stat(trace)
     if not tst or tst.type ~= "file" then errors.raise(errors.INPUT, "Nsight trace does not exist: %s", trace) end
@@ -179,6 +236,8 @@ function analyze.run(opts, policy)
   -- Reports of nsys < 2023.1 name default-domain ranges without the ':' prefix (NSYS_VERSIONS.md).
   local parsed_version = nsys_mod.parse_version(version)
   local legacy_names = parsed_version ~= nil and not nsys_mod.uses_new_report_names(parsed_version, policy)
+  -- gpuflame's own reports (source "export") always have the current names, whatever nsys exported
+  if source == "export" and not opts.no_export then legacy_names = false end
 
   local out = analyze.join(run_dir, "analysis.json")
   local res = core.nvtx.analyze({
@@ -192,14 +251,17 @@ function analyze.run(opts, policy)
     host_report = analyze.portable(paths.nvtx_pushpop_trace, run_dir),
     gpu_report = analyze.portable(paths.nvtx_gpu_proj_trace, run_dir),
     schema_version = schema,
+    validated_version = aopts.validated_version,
     legacy_names = legacy_names,
     kern_csv = paths.cuda_gpu_kern_sum,
     trace_csv = paths.cuda_gpu_trace,
     kern_report = paths.cuda_gpu_kern_sum and analyze.portable(paths.cuda_gpu_kern_sum, run_dir),
     trace_report = paths.cuda_gpu_trace and analyze.portable(paths.cuda_gpu_trace, run_dir),
+    source = (source == "export" and not opts.no_export) and "export" or nil,
   })
   res.path = out
   res.nsys_version = version
+  res.source = source
   return res
 end
 

@@ -21,8 +21,8 @@ local policy_mod = require("gpuflame.policy")
 
 local capture = {}
 
-local function cpol(policy) return policy.capture or {} end
-local function fpol(policy) return policy.flamegraph or {} end
+-- `policy` is always an effective policy (policy.effective: the default policy with the --policy files
+-- merged over it), so every field of policies/default.lua is there; no defaults are repeated here.
 
 function capture.find_nsys(policy, explicit)
   local discover = require("gpuflame.discover")
@@ -32,11 +32,11 @@ end
 
 -- §6.2: restore <VAR> from <VAR>_ORIG, else drop path elements containing a bundler pattern.
 function capture.workload_env(policy, env)
-  local c = cpol(policy)
+  local c = policy.capture
   local e = {}
   for k, v in pairs(env or core.proc.environ()) do e[k] = v end
-  local rules = c.env or {}
-  for _, var in ipairs(rules.restore_orig or {}) do
+  local rules = c.env
+  for _, var in ipairs(rules.restore_orig) do
     local orig = e[var .. "_ORIG"]
     if orig ~= nil then
       e[var .. "_ORIG"] = nil
@@ -45,7 +45,7 @@ function capture.workload_env(policy, env)
       local kept = {}
       for part in e[var]:gmatch("[^:]+") do
         local bad = false
-        for _, pat in ipairs(rules.strip_patterns or {}) do
+        for _, pat in ipairs(rules.strip_patterns) do
           if part:find(pat, 1, true) then bad = true; break end
         end
         if not bad then kept[#kept + 1] = part end
@@ -53,8 +53,8 @@ function capture.workload_env(policy, env)
       e[var] = #kept > 0 and table.concat(kept, ":") or nil
     end
   end
-  for k, v in pairs(rules.set or {}) do e[k] = v end
-  for _, k in ipairs(rules.unset or {}) do e[k] = nil end
+  for k, v in pairs(rules.set) do e[k] = v end
+  for _, k in ipairs(rules.unset) do e[k] = nil end
   if type(c.workload_env) == "function" then
     e = policy_mod.call(policy, c.workload_env, e) or e
   end
@@ -67,21 +67,21 @@ end
 
 -- §6.3: the nsys profile argv. o = {nsys, prefix, workload (list or nil), duration, stacks}
 function capture.build_args(policy, o)
-  local c = cpol(policy)
-  local argv = { o.nsys, "profile", "-o", o.prefix, "--force-overwrite=true", "-t", c.trace or "cuda,nvtx" }
+  local c = policy.capture
+  local argv = { o.nsys, "profile", "-o", o.prefix, "--force-overwrite=true", "-t", c.trace }
   if o.stacks then
-    local st = c.stacks or {}
+    local st = c.stacks
     argv[#argv + 1] = "-s"
-    argv[#argv + 1] = st.sample or "process-tree"
+    argv[#argv + 1] = st.sample
     argv[#argv + 1] = "-b"
-    argv[#argv + 1] = st.backtrace or "dwarf"
-    argv[#argv + 1] = "--cudabacktrace=" .. (st.cudabacktrace or "kernel")
+    argv[#argv + 1] = st.backtrace
+    argv[#argv + 1] = "--cudabacktrace=" .. st.cudabacktrace
   else
     argv[#argv + 1] = "-s"
     argv[#argv + 1] = c.sample
-    if c.cpuctxsw and c.cpuctxsw ~= "" then argv[#argv + 1] = "--cpuctxsw=" .. c.cpuctxsw end
+    if c.cpuctxsw ~= "" then argv[#argv + 1] = "--cpuctxsw=" .. c.cpuctxsw end
   end
-  for _, a in ipairs(c.extra_args or {}) do argv[#argv + 1] = a end
+  for _, a in ipairs(c.extra_args) do argv[#argv + 1] = a end
   if o.workload and #o.workload > 0 then
     for _, a in ipairs(o.workload) do argv[#argv + 1] = a end
   else
@@ -127,7 +127,7 @@ end
 -- stops the whole process group and raises exit 130 naming what was kept.
 function capture.command(state, step, argv, o)
   o = o or {}
-  local spec = { argv = argv, env = o.env, timeout = o.timeout, kill_grace = cpol(state.policy).kill_grace or 5,
+  local spec = { argv = argv, env = o.env, timeout = o.timeout, kill_grace = state.policy.capture.kill_grace,
     capture_limit = o.capture_limit or 262144 }
   log.progress(step, "%s", o.label or step)
   local h = core.proc.spawn(spec)
@@ -146,7 +146,7 @@ function capture.command(state, step, argv, o)
         if text:find(m, 1, true) then decided_at = r.elapsed; break end
       end
     end
-    if decided_at and r.elapsed - decided_at > (o.decided_grace or 15) then
+    if decided_at and r.elapsed - decided_at > o.decided_grace then
       stopped_decided = true
       h:terminate()
       break
@@ -192,8 +192,8 @@ end
 -- nsys profile. state.nsys must be set. Returns the report path; raises exit 4 on failure.
 function capture.profile(state, o)
   local policy = state.policy
-  local c = cpol(policy)
-  local prefix = state.dir .. "/" .. (c.output_name or "capture")
+  local c = policy.capture
+  local prefix = state.dir .. "/" .. c.output_name
   local duration = o.duration or c.duration
   local argv = capture.build_args(policy, { nsys = state.nsys.path, prefix = prefix, workload = o.workload,
     duration = duration, stacks = o.stacks })
@@ -203,7 +203,7 @@ function capture.profile(state, o)
     label = (o.workload and #o.workload > 0) and ("nsys profile " .. o.workload[1]) or "nsys profile (sleep session)",
     decided_markers = c.decided_markers, decided_grace = c.decided_grace })
   local out = (res.stdout or "") .. (res.stderr or "")
-  local logpath = state.dir .. "/nsys-profile.log"
+  local logpath = state.dir .. "/" .. policy.outputs.profile_log
   core.fs.write_atomic(logpath, log.redact(tail(out, 262144)))
   state.artifacts.profile_log = logpath
   local function fail(fmt, ...)
@@ -247,7 +247,7 @@ end
 -- layout): import it with the one discover found (policy capture.qdstrm), or fail naming the fix.
 -- Returns the report path, nil when there is no .qdstrm either.
 function capture.import_qdstrm(state, prefix, fail)
-  local c = cpol(state.policy)
+  local c = state.policy.capture
   local raw = prefix .. ".qdstrm"
   if not core.fs.stat(raw) then
     local m = core.fs.glob(prefix .. "*.qdstrm")
@@ -288,13 +288,15 @@ end
 
 -- Runs nsys stats for one report into state.dir. Returns csv path or nil, why.
 function capture.stats_report(state, report, base)
+  -- capture.views_from = "export": gpuflame writes the CSV from one nsys export (docs/REPORTS.md)
+  if state.policy.capture.views_from == "export" then return require("gpuflame.stats").capture_report(state, report, base) end
   local policy = state.policy
   local name = nsys_mod.report_name(report, state.nsys.version, policy)
   local prefix = state.dir .. "/" .. base
   local argv = { state.nsys.path, "stats", "--report", name, "--format", "csv", "--force-export=true",
     "--force-overwrite=true", "-o", prefix, state.report }
   local res = capture.command(state, "stats " .. name, argv,
-    { timeout = fpol(policy).stats_timeout or 120, label = "nsys stats " .. name })
+    { timeout = policy.flamegraph.stats_timeout, label = "nsys stats " .. name })
   local expected = prefix .. "_" .. name .. ".csv"
   if res.status == "timeout" then return nil, "timed out", name end
   if res.status ~= "exited" or res.code ~= 0 then
@@ -331,10 +333,10 @@ end
 function capture.stats(state, reports)
   local fg = require("gpuflame.flamegraph")
   local policy = state.policy
-  local fp = fpol(policy)
-  reports = reports or fp.reports or { "cuda_gpu_kern_sum", "cuda_api_sum" }
+  local fp = policy.flamegraph
+  reports = reports or fp.reports
   for _, report in ipairs(reports) do
-    local base = (fp.output_names or {})[report] or report
+    local base = fp.output_names[report] or report -- a report output_names does not list: its own name
     local csv, why, name, skipped = capture.stats_report(state, report, base)
     local stacks
     if csv then
@@ -382,7 +384,7 @@ function capture.export_sqlite(nsys, rep, out, policy, state)
   end
   local argv = { nsys.path, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", out, rep }
   local res = capture.command(state, "export sqlite", argv,
-    { timeout = fpol(policy).export_timeout or 300, label = "nsys export --type sqlite" })
+    { timeout = policy.flamegraph.export_timeout, label = "nsys export --type sqlite" })
   if res.status ~= "exited" or res.code ~= 0 then
     return { ok = false, why = string.format("%s (exit %s): %s", res.status, tostring(res.code),
       first_line(res.stderr) or first_line(res.stdout) or "no output") }
@@ -399,10 +401,10 @@ function capture.flamegraph_stage(state, page)
   local fg = require("gpuflame.flamegraph")
   local policy = state.policy
   local got = capture.stats(state)
-  local folded = state.dir .. "/gpu.folded"
-  got.stacks:write_folded(folded, { meta = fpol(policy).folded_metadata ~= false })
+  local folded = state.dir .. "/" .. policy.outputs.gpu_folded
+  got.stacks:write_folded(folded, { meta = policy.flamegraph.folded_metadata })
   state.artifacts.folded = folded
-  local html = state.dir .. "/flamegraph.html"
+  local html = state.dir .. "/" .. policy.outputs.flamegraph
   local o = fg.page_options(policy, page or {})
   if not (page and page.subtitle) then
     o.subtitle = string.format("%s via %s", state.report and state.report:match("[^/]+$") or "", got.name)
@@ -410,7 +412,7 @@ function capture.flamegraph_stage(state, page)
   fg.render(got.stacks, html, o)
   state.artifacts.html = html
   state.flamegraph = { report = got.name, stacks = got.stacks:count(), total = got.stacks:total(),
-    unit_ns = fpol(policy).unit_ns or 1000, top = got.stacks:top(5) }
+    unit_ns = policy.flamegraph.unit_ns, top = got.stacks:top(5) }
   return got
 end
 
@@ -450,7 +452,7 @@ function capture.write_summary(state)
   for k, v in pairs(state.artifacts) do
     doc.artifacts[k] = type(v) == "table" and json.array(v) or v
   end
-  local path = state.dir .. "/summary.json"
+  local path = state.dir .. "/" .. state.policy.outputs.summary
   doc.artifacts.summary = path
   core.fs.write_atomic(path, json.encode(doc, { pretty = true }) .. "\n")
   state.artifacts.summary = path
@@ -478,11 +480,11 @@ end
 -- run(opts, policy [, ctx]) → state. opts: {workload = argv list|nil, duration, out, nsys, timeline,
 -- stacks, title, countname, inverted, minwidth, colors}
 function capture.run(opts, policy, ctx)
-  local c = cpol(policy)
+  local c = policy.capture
   local found, nsys = errors.try(capture.find_nsys, policy, opts.nsys)
   if core.host.interrupted() ~= 0 then errors.raise(errors.INTERRUPTED, "interrupted while looking for nsys") end
   if not found then errors.reraise(nsys) end
-  local dir = opts.out or os.date(c.out_dir or "gpuflame-%Y%m%d-%H%M%S")
+  local dir = opts.out or os.date(c.out_dir)
   core.fs.mkdirp(dir)
   local state = capture.new_state(dir, policy, nsys)
   state.workload = opts.workload
@@ -502,6 +504,7 @@ function capture.run(opts, policy, ctx)
     capture.flamegraph_stage(state, { title = opts.title, countname = opts.countname, inverted = opts.inverted,
       minwidth = opts.minwidth, colors = opts.colors })
   end
+  require("gpuflame.findings").capture_stage(state) -- findings.json (policy findings.capture)
   state.status = "ok"
   capture.write_summary(state)
   return state

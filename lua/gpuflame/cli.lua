@@ -25,7 +25,8 @@ global options (anywhere before `--`):
 commands:
 %s
 exit codes: 0 ok, 1 error, 2 usage, 3 nsys not found, 4 capture failed, 5 no data,
-            6 bad input, 7 delivery failed (kept in the spool), 130 interrupted
+            6 bad input, 7 delivery failed (kept in the spool), 10 regression (diff),
+            130 interrupted
 ]]
 
 local function command_names()
@@ -151,7 +152,9 @@ function cli.main(argv)
 end
 
 -- `gpuflame run SCRIPT.lua ARGS...` and the host's gf_host_run_script: the chunk gets `...` = args
--- and a global-free environment that can require gpuflame modules.
+-- and the full global environment (_G: the standard libraries, io and os included, and require of
+-- gpuflame modules). Scripts are trusted code like `lua SCRIPT`; a script found on the search path
+-- (scripts/NAME.lua) passes the host's root trust check, one named by its path is run as given.
 function cli.run_script(path, argv)
   local text, origin
   local st = core.fs.stat(path)

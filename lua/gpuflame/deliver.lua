@@ -34,12 +34,12 @@ end
 -- Tags (STUDIO_PROTOCOL.md §4.2): names from policy.upload.tag_names, then the policy's `tags`
 -- function (if any) may add, remove or reorder them; it runs under the policy time budget.
 function deliver.tags(p, ctx)
-  local names = (p.upload and p.upload.tag_names) or {}
+  local names = p.upload.tag_names
   local tags = {}
-  if ctx.gpu then tags[#tags + 1] = names.gpu or "nsys-cuda" end
-  if ctx.gpu and ctx.timeline then tags[#tags + 1] = names.timeline or "nsys-timeline" end
-  if ctx.gpu and ctx.stacks then tags[#tags + 1] = names.stacks or "nsys-stacks" end
-  if ctx.perf and names.perf and names.perf ~= "" then tags[#tags + 1] = names.perf end
+  if ctx.gpu then tags[#tags + 1] = names.gpu end
+  if ctx.gpu and ctx.timeline then tags[#tags + 1] = names.timeline end
+  if ctx.gpu and ctx.stacks then tags[#tags + 1] = names.stacks end
+  if ctx.perf and names.perf ~= "" then tags[#tags + 1] = names.perf end
   if type(p.tags) == "function" then
     local res = policy.call(p, p.tags, ctx, tags)
     if type(res) == "table" then tags = res end
@@ -54,7 +54,7 @@ end
 
 -- Which page becomes flamegraph_html: the first kind in policy.upload.prefer that exists.
 function deliver.choose_html(p, payload)
-  for _, kind in ipairs((p.upload and p.upload.prefer) or { "timeline", "flamegraph" }) do
+  for _, kind in ipairs(p.upload.prefer) do
     local path = payload.html and payload.html[kind]
     if path and core.fs.stat(path) then return kind, path end
   end
@@ -111,10 +111,10 @@ function deliver.studio_item(p, cfg, payload)
   local gz, tags = build(kind, html_path, true)
   local notes = {}
   if #gz > limit then
-    for _, step in ipairs(up.oversize or {}) do
+    for _, step in ipairs(up.oversize) do
       if #gz <= limit then break end
       if step == "retrim" and kind == "timeline" and payload.retrim then
-        for _, n in ipairs(up.retrim_events or {}) do
+        for _, n in ipairs(up.retrim_events) do
           local newpath = payload.retrim(n)
           if newpath then
             html_path = newpath
@@ -164,14 +164,14 @@ function deliver.submit(p, cfg, payload)
       else
         local it = deliver.studio_item(p, cfg, payload)
         items[#items + 1] = spool.put(cfg.spool_dir, {
-          sink = "studio", server = cfg.server, api_version = cfg.api_version or "v2", label = payload.label,
+          sink = "studio", server = cfg.server, api_version = cfg.api_version, label = payload.label,
           command_id = payload.command_id, tags = core.json.array(it.tags), html = it.html_kind or core.json.null,
           notes = core.json.array(it.notes),
         }, it.gz)
       end
     elseif t == "http" then
       local files = {}
-      local which = sink.artifact or "html"
+      local which = sink.artifact or p.deliver.http_sink.artifact
       if which == "html" then
         local _, path = deliver.choose_html(p, payload)
         files[#files + 1] = path
@@ -186,7 +186,8 @@ function deliver.submit(p, cfg, payload)
         for k, val in pairs(sink.headers or {}) do headers[#headers + 1] = { k, val } end -- templates; {token} at send time
         table.sort(headers, function(a, b) return a[1] < b[1] end)
         items[#items + 1] = spool.put(cfg.spool_dir, {
-          sink = "http", method = sink.method or "PUT", url = expand(sink.url, v), headers = core.json.array(headers),
+          sink = "http", method = sink.method or p.deliver.http_sink.method, url = expand(sink.url, v),
+          headers = core.json.array(headers),
           label = payload.label, command_id = payload.command_id,
           content_type = f:match("%.html?$") and "text/html; charset=utf-8" or "application/octet-stream",
         }, core.fs.read(f))
@@ -228,24 +229,33 @@ function deliver.attempt(cfg, meta, body)
       if h[2]:find("{token}", 1, true) then log.add_secret(cfg.token) end
       headers[#headers + 1] = { h[1], (h[2]:gsub("{token}", function() return cfg.token or "" end)) }
     end
-    return core.http.request({ method = meta.method or "PUT", url = meta.url, headers = headers, body = body,
-      timeout = cfg.upload_timeout or 120, connect_timeout = cfg.connect_timeout or 10, max_response = 1 << 20,
+    return core.http.request({ method = meta.method, url = meta.url, headers = headers, body = body,
+      timeout = cfg.upload_timeout, connect_timeout = cfg.connect_timeout, max_response = 1 << 20,
       ca_bundle = cfg.ca_bundle, client_cert = cfg.client_cert, client_key = cfg.client_key })
   end
   return { ok = false, kind = "error", status = 0, error = "unknown sink " .. tostring(meta.sink) }
 end
 
--- Transport failures, 5xx, 408 and 429 are worth another try; other 4xx never will be.
-function deliver.retryable(r)
+-- retryable(r [, p]): transport failures are worth another try, and the HTTP statuses policy
+-- deliver.retry.statuses lists (numbers, or classes such as "5xx"); other answers never will be.
+-- Without a policy, the default policy's list.
+function deliver.retryable(r, p)
   if r.ok then return false end
-  if r.kind == "http" then return r.status >= 500 or r.status == 408 or r.status == 429 end
+  if r.kind == "http" then
+    p = p or policy.defaults()
+    local class = tostring(r.status // 100) .. "xx"
+    for _, s in ipairs(p.deliver.retry.statuses) do
+      if s == r.status or s == class then return true end
+    end
+    return false
+  end
   return r.kind ~= "interrupted"
 end
 
 -- Backoff before attempt n+1 after n failures: min(cap, base * 2^(n-1)), minus up to `jitter` of it.
 function deliver.backoff(retry, n)
   local d = math.min(retry.cap, retry.base * 2 ^ math.max(0, n - 1))
-  return d * (1 - (retry.jitter or 0) * math.random())
+  return d * (1 - retry.jitter * math.random())
 end
 
 local function target_of(cfg, meta)
@@ -345,7 +355,7 @@ function deliver.drain(p, cfg, opts)
         end
         st.last_error = log.redact(r.error or ("HTTP " .. tostring(r.status)))
         st.last_kind = r.kind
-        if not deliver.retryable(r) then
+        if not deliver.retryable(r, p) then
           if r.kind == "interrupted" then
             spool.set_state(it.path, st)
             break

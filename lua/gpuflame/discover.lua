@@ -17,7 +17,8 @@ local function path_version(path)
   return { year = parts[1], release = parts[2] or 0, patch = parts[3] or 0, build = parts[4] or 0 }
 end
 
--- check(path) → info table; info.ok tells whether it is usable, info.reason why not.
+-- check(path, timeout) → info table; info.ok tells whether it is usable, info.reason why not.
+-- timeout: seconds `--version` may take (policy discover.version_timeout).
 function discover.check(path, timeout)
   local info = { path = path }
   local st = core.fs.stat(path)
@@ -36,14 +37,14 @@ function discover.check(path, timeout)
     return info
   end
   local ok, res = pcall(core.proc.run, {
-    argv = { path, "--version" }, timeout = timeout or 30, kill_grace = 1, capture_limit = 65536,
+    argv = { path, "--version" }, timeout = timeout, kill_grace = 1, capture_limit = 65536,
   })
   if not ok then
     info.reason = "cannot run: " .. tostring(errors.wrap(res).msg)
     return info
   end
   if res.status == "timeout" then
-    info.reason = string.format("`--version` did not finish within %g s", timeout or 30)
+    info.reason = string.format("`--version` did not finish within %g s", timeout)
     return info
   end
   local text = res.stdout
@@ -64,14 +65,14 @@ local function expand(entry, p, opts)
   if entry == "explicit" then
     return opts.explicit and { opts.explicit } or {}, false
   elseif entry == "env" then
-    local var = p.discover.env_var or "NSYS_PATH"
+    local var = p.discover.env_var
     local v = os.getenv(var)
     return (v and v ~= "") and { v } or {}, false
   elseif entry == "path" then
     local found = core.fs.which("nsys")
     return found and { found } or {}, false
   end
-  local globs = p.discover.sources and p.discover.sources[entry]
+  local globs = p.discover.sources[entry]
   if not globs then
     if entry:sub(1, 1) == "/" then globs = { entry } else return nil end
   end
@@ -126,7 +127,7 @@ function discover.run(p, opts)
         else
           log.debug("discover: rejected %s (%s): %s", c, entry, info.reason)
           if entry == "explicit" or entry == "env" then
-            local from = entry == "env" and (p.discover.env_var or "NSYS_PATH") or "--nsys"
+            local from = entry == "env" and p.discover.env_var or "--nsys"
             log.warn("nsys candidate %s from %s rejected: %s", c, from, info.reason)
           end
         end
@@ -176,7 +177,7 @@ function discover.check_install(info, p)
   local d = p.discover
   local bin_dir = dirname(info.resolved or info.path)
   local imp = { expected_dirs = {} }
-  for _, rel in ipairs(d.importer_dirs or {}) do
+  for _, rel in ipairs(d.importer_dirs) do
     local dir = tidy(bin_dir .. "/" .. rel)
     imp.expected_dirs[#imp.expected_dirs + 1] = dir
     local cand = dir .. "/QdstrmImporter"
@@ -186,7 +187,7 @@ function discover.check_install(info, p)
     end
   end
   local mismatched
-  for _, g in ipairs(d.importer_sources or {}) do
+  for _, g in ipairs(d.importer_sources) do
     local found = core.fs.glob(g)
     table.sort(found, function(a, b) return a > b end)
     for _, cand in ipairs(found) do
@@ -210,7 +211,7 @@ function discover.check_install(info, p)
       info.version.string or "?", mismatched.path, mismatched.version)
   else
     imp.reason = "no QdstrmImporter found (looked in " .. table.concat(imp.expected_dirs, ", ") .. " and " ..
-      table.concat(d.importer_sources or {}, ", ") .. ")"
+      table.concat(d.importer_sources, ", ") .. ")"
   end
   imp.fix = "install the host part of Nsight Systems of the same version (Debian: nsight-systems; NVIDIA's " ..
     "packages ship it in host-linux-*/)"

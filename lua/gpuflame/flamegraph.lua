@@ -14,14 +14,15 @@ fg.PALETTES = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "re
 
 local SQL_REPORT = { kernels = "cuda_gpu_kern_sum", api = "cuda_api_sum" }
 
+-- policy.flamegraph of an effective policy; without a policy, the default policy's.
 local function fpolicy(policy)
-  return (policy and policy.flamegraph) or {}
+  return (policy or require("gpuflame.policy").defaults()).flamegraph
 end
 
 function fg.prefix(report, policy)
-  local p = fpolicy(policy).prefixes or {}
+  local fp = fpolicy(policy)
   local nsys = require("gpuflame.nsys")
-  return p[nsys.canonical_report(report)] or p[report] or "gpu;nsys"
+  return fp.prefixes[nsys.canonical_report(report)] or fp.prefixes[report] or fp.other_prefix
 end
 
 local function set_meta(stacks, meta)
@@ -36,7 +37,7 @@ function fg.from_csv(path, report, policy, opts)
   local canon = nsys.canonical_report(report)
   local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
   local cols = columns.find_all(reader, canon, { "name", "total" }, { policy = policy })
-  local unit = fpolicy(policy).unit_ns or 1000
+  local unit = fpolicy(policy).unit_ns
   local stacks, st = core.stacks.from_summary_csv(reader, cols.name, cols.total,
     { prefix = fg.prefix(canon, policy), unit_ns = unit, bad_weight = fpolicy(policy).bad_weight })
   reader:close()
@@ -54,7 +55,7 @@ function fg.stream_csv(path, report, policy, out, opts)
   local canon = nsys.canonical_report(report)
   local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
   local cols = columns.find_all(reader, canon, { "name", "total" }, { policy = policy })
-  local unit = fpolicy(policy).unit_ns or 1000
+  local unit = fpolicy(policy).unit_ns
   local meta = opts.meta and core.json.encode({ generator = "gpuflame", report = canon, unit_ns = unit,
     countname = fpolicy(policy).countname }) or nil
   local st = core.stacks.stream_summary_csv(reader, cols.name, cols.total,
@@ -66,9 +67,9 @@ end
 
 -- from_sqlite(path, policy) → stacks, info; or raises NO_DATA listing each source tried and why.
 function fg.from_sqlite(path, policy)
-  local unit = fpolicy(policy).unit_ns or 1000
+  local unit = fpolicy(policy).unit_ns
   local tried = {}
-  for _, src in ipairs(fpolicy(policy).sqlite_sources or { "kernels", "api" }) do
+  for _, src in ipairs(fpolicy(policy).sqlite_sources) do
     local totals, why = core.stacks.sqlite_totals(path, src)
     if #totals > 0 then
       local report = SQL_REPORT[src]
@@ -111,17 +112,16 @@ end
 function fg.page_options(policy, over)
   local p = fpolicy(policy)
   over = over or {}
-  local function pick(k, d)
+  local function pick(k)
     if over[k] ~= nil then return over[k] end
-    if p[k] ~= nil then return p[k] end
-    return d
+    return p[k]
   end
   return {
-    title = pick("title", "GPU time (nsys)"),
-    countname = pick("countname", "us"),
-    inverted = pick("inverted", false) == true,
-    minwidth = pick("minwidth", 0.1),
-    colors = pick("colors", "hot"),
+    title = pick("title"),
+    countname = pick("countname"),
+    inverted = pick("inverted") == true,
+    minwidth = pick("minwidth"),
+    colors = pick("colors"),
     subtitle = over.subtitle or "",
   }
 end

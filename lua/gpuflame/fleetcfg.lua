@@ -66,8 +66,8 @@ function cfg.load(opts, p)
   if opts.token then
     log.warn("--token on the command line is visible in process listings; prefer GPUFLAME_TOKEN or --token-file")
   end
-  local agent = p.agent or {}
-  c.interval = tonumber(c.interval) or agent.interval or 30
+  local agent = p.agent
+  c.interval = tonumber(c.interval) or agent.interval
   c.hostname = c.hostname or core.fs.hostname()
   c.api_server = c.api_server or c.server
   c.state_dir = c.state_dir or agent.state_dir
@@ -79,6 +79,7 @@ function cfg.load(opts, p)
   c.upload_timeout = p.upload.timeout
   c.connect_timeout = p.upload.connect_timeout
   c.heartbeat_timeout = agent.heartbeat_timeout
+  c.health_check_timeout = agent.health_check_timeout
   c.service = c.service
   if c.server and not c.server:match("^https?://") then
     errors.raise(errors.USAGE, "server must be an http:// or https:// URL (got %s)", c.server)

@@ -68,6 +68,30 @@ function inputs.classify_header(line)
 end
 
 local FOLDED_LINE = "^%S.-%s+%d+%.?%d*%s*$"
+local TWO_COUNTS = "%s%d+%.?%d*%s+%d+%.?%d*%s*$"
+
+-- difffolded.pl's two-column folded ("stack BEFORE AFTER"): gpuflame's own files say which they are in
+-- their "# {json}" first line (format = "difffolded", or generator = "gpuflame" without it: one column);
+-- others when every stack line among the first ones ends in two counts (flamegraph.pl's rule).
+function inputs.is_two_column(lines)
+  local first = (lines[1] or ""):gsub("\r$", "")
+  if first:match("^# {") then
+    local ok, meta = pcall(core.json.decode, first:sub(3))
+    -- gpuflame's own files say which they are
+    if ok and type(meta) == "table" and (meta.format ~= nil or meta.generator == "gpuflame") then
+      return meta.format == "difffolded"
+    end
+  end
+  local n = 0
+  for _, line in ipairs(lines) do
+    line = line:gsub("\r$", "")
+    if line:match("%S") and not line:match("^%s*#") then
+      if not line:match(TWO_COUNTS) then return false end
+      n = n + 1
+    end
+  end
+  return n > 0
+end
 
 function inputs.detect(path)
   local st = core.fs.stat(path)
@@ -119,8 +143,12 @@ function inputs.detect(path)
       if line:match(FOLDED_LINE) then good = good + 1 end
     end
   end
-  if n > 0 and (good == n or (n > 1 and good >= n - 1)) then return { type = "folded", path = path } end
-  if n == 0 and lines[1]:match("^# {") then return { type = "folded", path = path } end
+  if n > 0 and (good == n or (n > 1 and good >= n - 1)) then
+    return { type = "folded", path = path, two_columns = inputs.is_two_column(lines) }
+  end
+  if n == 0 and lines[1]:match("^# {") then
+    return { type = "folded", path = path, two_columns = inputs.is_two_column(lines) }
+  end
   errors.raise(errors.INPUT, "%s: unrecognised input: not an nsys stats CSV (known headers: kern/api sum, gpu/api " ..
     "trace, NVTX reports), folded stacks, an SQLite export or an .nsys-rep; first line: %q", path,
     (lines[1] or ""):sub(1, 100))
@@ -177,15 +205,22 @@ local function export_rep(path, ctx, opts)
   return res.path
 end
 
--- load_for(path, accepts, ctx, opts) → model, kind. The first kind in `accepts` that a loader can
--- produce from this input wins.
-function inputs.load_for(path, accepts, ctx, opts)
+-- resolve(path, ctx, opts) → info as detect, with an .nsys-rep exported to SQLite once (info.path is the
+-- export, info.from_rep the report; the temporary directory is removed by inputs.cleanup(ctx)).
+function inputs.resolve(path, ctx, opts)
   local info = inputs.detect(path)
   if info.type == "nsys-rep" then
     local sqlite = export_rep(path, ctx, opts)
     info = inputs.detect(sqlite)
     info.from_rep = path
   end
+  return info
+end
+
+-- load_for(path, accepts, ctx, opts) → model, kind. The first kind in `accepts` that a loader can
+-- produce from this input wins.
+function inputs.load_for(path, accepts, ctx, opts)
+  local info = inputs.resolve(path, ctx, opts)
   for _, kind in ipairs(accepts) do
     for _, l in ipairs(inputs.loaders()) do
       if l.kind == kind and l.accepts(info) then

@@ -35,14 +35,8 @@ function nsys.compare(a, b)
 end
 
 -- Report names per version live in policy (nsys.report_eras); without a policy the default one's.
-local default_eras
 local function eras_of(policy)
-  if policy then return (policy.nsys and policy.nsys.report_eras) or {} end
-  if not default_eras then
-    local p = require("gpuflame.policy").load_file("default")
-    default_eras = (p.nsys and p.nsys.report_eras) or {}
-  end
-  return default_eras
+  return (policy or require("gpuflame.policy").defaults()).nsys.report_eras
 end
 
 local function parse_since(s)

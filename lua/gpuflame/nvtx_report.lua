@@ -120,10 +120,11 @@ local function median(xs)
 end
 
 -- Findings a person should not miss: warnings, missing data, first-iteration effects, variance.
+-- opts: first_iteration_factor, high_variance_cv (policy analyze; nil: the default policy's).
 function R.findings(a, opts)
-  opts = opts or {}
-  local factor = opts.first_iteration_factor or 1.5
-  local cv_limit = opts.high_variance_cv or 0.25
+  opts = opts or require("gpuflame.policy").defaults().analyze
+  local factor = opts.first_iteration_factor
+  local cv_limit = opts.high_variance_cv
   local f = {}
   local function add(kind, text) f[#f + 1] = { kind = kind, text = text } end
   for _, w in ipairs(a.warnings or {}) do add("warning", w) end
@@ -182,10 +183,11 @@ local function summary_row(label, s, unit_note)
     R.ns(s.median_ns), R.ns(s.minimum_ns), R.ns(s.maximum_ns), R.ns(s.stddev_ns), pct(cv(s))) .. (unit_note or "")
 end
 
--- The Markdown report.
+-- The Markdown report. opts: top_ranges and the findings' thresholds (policy analyze; nil: the default
+-- policy's).
 function R.markdown(a, path, opts)
-  opts = opts or {}
-  local top = opts.top_ranges or 10
+  opts = opts or require("gpuflame.policy").defaults().analyze
+  local top = opts.top_ranges
   local run, prov, is = a.run, a.provenance or {}, a.iteration_summary or {}
   local wl = type(run.workload) == "table" and run.workload or {}
   local L = {}

@@ -1,6 +1,7 @@
 -- What a capture directory offers for delivery: the pages (timeline, flamegraph), the folded stacks
 -- (GPU from nsys, CPU from the perf backend), and a way to re-render the timeline with fewer events
--- when an upload is too big. File names come from policy.upload.artifacts.
+-- when an upload is too big. File names come from policy.outputs (what the capture writes) and
+-- policy.upload.artifacts.timeline_inputs.
 local core = require("gpuflame.core")
 local log = require("gpuflame.log")
 
@@ -17,8 +18,8 @@ end
 
 -- Input files a timeline can be rebuilt from (the trace engineer's `gpuflame timeline INPUT…
 -- --max-events N -o FILE`): the SQLite export, else the two trace CSVs.
-local function timeline_inputs(dir, names)
-  for _, group in ipairs(names.timeline_inputs or {}) do
+local function timeline_inputs(dir, groups)
+  for _, group in ipairs(groups) do
     local all = {}
     for _, g in ipairs(group) do
       local found = core.fs.glob(dir .. "/" .. g)
@@ -32,11 +33,12 @@ end
 
 -- from_dir(p, dir, extra) → payload table for deliver.submit.
 function payload.from_dir(p, dir, extra)
-  local names = p.upload.artifacts
+  local names = p.outputs
   local pl = { dir = dir, html = {}, artifacts = {}, label = extra and extra.label or dir }
   local summary
-  if exists(dir .. "/summary.json") then
-    local ok, s = pcall(function() return core.json.decode(core.fs.read(dir .. "/summary.json")) end)
+  local summary_path = dir .. "/" .. names.summary
+  if exists(summary_path) then
+    local ok, s = pcall(function() return core.json.decode(core.fs.read(summary_path)) end)
     if ok and type(s) == "table" then summary = s end
   end
   -- summary.json (written by the capture pipeline) names its artifacts; the policy's names are the
@@ -51,7 +53,7 @@ function payload.from_dir(p, dir, extra)
   pl.html.flamegraph = pick("html", names.flamegraph)
   pl.folded = pick("folded", names.gpu_folded)
   -- a timeline capture has no GPU folded file; its launch-stack stacks (when recorded) are the body
-  pl.folded = pl.folded or pick("launch_stacks", names.launch_folded or "launch-stacks.folded")
+  pl.folded = pl.folded or pick("launch_stacks", names.launch_folded)
   for _, f in ipairs({ pl.html.timeline, pl.html.flamegraph, pl.folded }) do pl.artifacts[#pl.artifacts + 1] = f end
   if summary then -- the capture window, when the capture recorded it
     pl.start_time = type(summary.started) == "string" and summary.started or nil
@@ -66,7 +68,7 @@ function payload.from_dir(p, dir, extra)
   local tl = summary and type(summary.timeline) == "table" and summary.timeline or {}
   pl.stacks = (tonumber(tl.launches_with_stack) or 0) > 0 or nil -- backtraces were captured
   if pl.html.timeline then
-    local inputs = timeline_inputs(dir, names)
+    local inputs = timeline_inputs(dir, p.upload.artifacts.timeline_inputs)
     if inputs then
       pl.retrim = function(n)
         local out = string.format("%s/%s", dir, names.timeline:gsub("%.html$", "") .. "-" .. n .. ".html")
@@ -74,7 +76,7 @@ function payload.from_dir(p, dir, extra)
         for _, i in ipairs(inputs) do argv[#argv + 1] = i end
         if pl.stacks then argv[#argv + 1] = "--stacks" end
         for _, a in ipairs({ "--max-events", tostring(n), "-o", out }) do argv[#argv + 1] = a end
-        local ok, r = pcall(core.proc.run, { argv = argv, timeout = 300 })
+        local ok, r = pcall(core.proc.run, { argv = argv, timeout = p.upload.retrim_timeout })
         if ok and r.ok and exists(out) then return out end
         log.warn("upload: re-rendering the timeline with %d events failed: %s", n,
           ok and ((r.stderr or ""):match("[^\n]*") or r.status) or tostring(r))

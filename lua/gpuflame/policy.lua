@@ -1,6 +1,10 @@
 -- Policies: Lua files returning tables. `extends = "default"` layers a file over another (deep merge;
 -- lists and functions replace). The effective policy is the default, then every --policy file in
--- order. Policy code runs in a restricted environment and under a time budget.
+-- order. Policies are trusted code, like a shell rc file (docs/ARCHITECTURE.md, "Trust"): they run
+-- with a curated set of globals and under a time budget, which keeps them tidy and stops runaway
+-- loops, but that is no sandbox: a policy can reach everything gpuflame can (require("gpuflame.core")
+-- runs processes). As root, a policy file must be owned by root and writable by nobody else
+-- (core.fs.require_trusted; files found on the search path are checked by the host).
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local resource = require("gpuflame.resource")
@@ -40,8 +44,10 @@ function policy.merge(base, over)
   return out
 end
 
--- The environment a policy file runs in: no io, no os.execute, no load of arbitrary code.
-local function sandbox()
+-- The globals a policy file sees: what a table of settings and small functions need. Not a security
+-- boundary: string/table/math are the shared libraries, and gpuflame modules (gpuflame.core
+-- included) can be required. It keeps policies from depending on io/os.execute by accident.
+local function policy_env()
   local env = {
     assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs, pcall = pcall,
     select = select, tonumber = tonumber, tostring = tostring, type = type, xpcall = xpcall,
@@ -69,11 +75,14 @@ local function load_one(ref, seen, from_dir)
   local text, origin
   local st = core.fs.stat(ref)
   if st and st.type == "file" then
+    core.fs.require_trusted(ref) -- as root: owned by root, writable by nobody else (nor its directory)
     text, origin = core.fs.read(ref), ref
   elseif from_dir and not ref:match("^/") and core.fs.stat(from_dir .. "/" .. ref) then
     origin = from_dir .. "/" .. ref
+    core.fs.require_trusted(origin)
     text = core.fs.read(origin)
   else
+    -- on the search path: the host refuses an untrusted file there itself
     local name = ref:match("%.lua$") and ref or ("policies/" .. ref .. ".lua")
     text, origin = resource.find(name)
     if not text then
@@ -83,7 +92,7 @@ local function load_one(ref, seen, from_dir)
   if seen[origin] then errors.raise(errors.ERROR, "policy %s: `extends` forms a cycle", short_name(origin)) end
   seen[origin] = true
   local chunkname = origin:match("^embedded:") and ("=" .. short_name(origin)) or ("@" .. origin)
-  local fn, err = load(text, chunkname, "t", sandbox())
+  local fn, err = load(text, chunkname, "t", policy_env())
   if not fn then errors.raise(errors.ERROR, "%s", err) end
   local ok, res = core.host.with_budget(LOAD_BUDGET, fn)
   if not ok then
@@ -114,6 +123,15 @@ function policy.load_file(ref)
   return load_one(ref, {}, nil)
 end
 
+-- The default policy alone (policies/default.lua: the search path's copy, else the bundle's), loaded
+-- once. Code called without a policy uses it rather than literals of its own: the defaults live in
+-- policies/default.lua only. Read-only: callers must not change it.
+local defaults_cache
+function policy.defaults()
+  if not defaults_cache then defaults_cache = (load_one("default", {}, nil)) end
+  return defaults_cache
+end
+
 function policy.add_file(path)
   extra_files[#extra_files + 1] = path
 end
@@ -138,7 +156,7 @@ end
 
 -- Calls a policy function under the time budget; errors name the policy file and line.
 function policy.call(p, fn, ...)
-  local budget = (p.limits and p.limits.function_budget) or 10
+  local budget = p.limits.function_budget
   local res = table.pack(core.host.with_budget(budget, fn, ...))
   if not res[1] then
     local e = errors.wrap(res[2])

@@ -40,6 +40,15 @@ function S.str(c)
   end }
 end
 
+-- a plain file name (written inside a directory): not empty, no "/"
+function S.filename()
+  return { kind = "string", check = function(v)
+    if type(v) ~= "string" or v == "" or v:find("/", 1, true) or v == "." or v == ".." then
+      return "must be a file name (not empty, no /)"
+    end
+  end }
+end
+
 function S.bool()
   return { kind = "boolean", check = function(v) if type(v) ~= "boolean" then return "must be true or false" end end }
 end
@@ -93,7 +102,6 @@ S.tree = {
     sources = S.map(S.list(S.str())),
     env_var = S.str(),
     version_timeout = S.num({ gt = 0 }),
-    rank = S.fn(),
     importer_dirs = S.list(S.str()),
     importer_sources = S.list(S.str()),
   },
@@ -109,6 +117,7 @@ S.tree = {
     end }),
   },
   capture = {
+    views_from = S.str({ oneof = { "stats", "export" } }),
     duration = S.num({ gt = 0 }),
     timeout_extra = S.num({ min = 0 }),
     kill_grace = S.num({ gt = 0 }),
@@ -138,11 +147,15 @@ S.tree = {
     workload_env = S.fn(),
   },
   analyze = {
+    source = S.str({ oneof = { "stats", "export" } }),
     force_export = S.bool(),
     stats_timeout = S.num({ gt = 0 }),
     top_ranges = S.int({ min = 1 }),
     first_iteration_factor = S.num({ gt = 0 }),
     high_variance_cv = S.num({ gt = 0 }),
+    validated_version = { kind = "string", check = function(v)
+      if type(v) ~= "string" or not v:match("^%d%d%d%d%.%d+$") then return "must be a release \"YYYY.R\"" end
+    end },
   },
 
   -- fleet mode: upload / deliver / agent / backends / tags (owned by lua/gpuflame/deliver.lua, agent.lua)
@@ -157,9 +170,9 @@ S.tree = {
     perf_mode = S.str(),
     tag_names = { gpu = S.str(), timeline = S.str(), stacks = S.str(), perf = S.str() },
     artifacts = {
-      timeline = S.str(), flamegraph = S.str(), gpu_folded = S.str(), cpu_folded = S.str(), launch_folded = S.str(),
       timeline_inputs = S.list(S.list(S.str())),
     },
+    retrim_timeout = S.num({ gt = 0 }),
     ca_bundle = S.str(), client_cert = S.str(), client_key = S.str(),
   },
   deliver = {
@@ -175,7 +188,13 @@ S.tree = {
       end
     end }),
     retry = { count = S.int({ min = 1 }), base = S.num({ min = 0 }), cap = S.num({ min = 0 }),
-      jitter = S.num({ min = 0, max = 1 }) },
+      jitter = S.num({ min = 0, max = 1 }),
+      statuses = S.list({ kind = "status", check = function(v)
+        if math.type(v) == "integer" and v >= 100 and v <= 599 then return nil end
+        if type(v) == "string" and v:match("^[1-5]xx$") then return nil end
+        return "must be an HTTP status (100-599) or a class like \"5xx\""
+      end }) },
+    http_sink = { method = S.str({ oneof = { "PUT", "POST" } }), artifact = S.str({ oneof = { "html", "folded", "all" } }) },
     spool = { dir = S.str(), max_items = S.int({ min = 1 }), max_bytes = S.int({ min = 1 }),
       on_full = S.str({ oneof = { "drop_oldest", "drop_newest" } }) },
   },
@@ -184,19 +203,21 @@ S.tree = {
     state_dir = S.str(),
     heartbeat_timeout = S.num({ gt = 0 }),
     health_check = S.str({ oneof = { "warn", "fatal", "off" } }),
+    health_check_timeout = S.num({ gt = 0 }),
     history = S.int({ min = 1 }),
     stop_grace = S.num({ gt = 0 }),
     keep_captures = S.int({ min = 0 }),
     default_duration = S.num({ gt = 0 }),
     max_duration = S.num({ gt = 0 }),
     uploader_timeout = S.num({ gt = 0 }),
+    backends = S.list(S.str()),
     remote_workloads = { enabled = S.bool(), allow_file = S.str(), allow = S.list(S.str()), decide = S.fn(),
       run_as = S.str(), run_as_group = S.str() },
   },
   backends = {
-    nsys = { enabled = S.bool() },
+    nsys = { enabled = S.bool(), timeout_margin = S.num({ min = 0 }) },
     perf = { enabled = S.bool(), frequency = S.int({ min = 1 }), args = S.list(S.str()), timeout_extra = S.num({ min = 0 }),
-      path = S.str() },
+      path = S.str(), script_timeout = S.num({ gt = 0 }) },
   },
   -- tags(ctx, tags) → tags: a fleet's own capture tags (ctx: gpu, timeline, stacks, perf, hostname,
   -- service, command, html). Runs under limits.function_budget.
@@ -205,6 +226,7 @@ S.tree = {
     reports = S.list(S.str()),
     output_names = S.map(S.str()),
     prefixes = S.map(S.str()),
+    other_prefix = S.str(),
     unit_ns = S.int({ min = 1 }),
     bad_weight = S.str({ oneof = { "error", "one" } }),
     countname = S.str(),
@@ -225,6 +247,8 @@ S.tree = {
     max_events = S.int({ min = 1 }),
     keep_partners = S.bool(),
     source = S.str({ oneof = { "csv", "sqlite" } }),
+    reports = S.list(S.str({ oneof = { "cuda_api_trace", "cuda_gpu_trace" } })),
+    output_names = S.map(S.str()),
     fallback = S.str({ oneof = { "flamegraph", "none" } }),
     title = S.str(),
     template = S.str(),
@@ -241,7 +265,44 @@ S.tree = {
     nccl_prefixes = S.list(S.str()),
     iteration_prefixes = S.list(S.str()),
     straggler_threshold = S.num({ min = 0 }),
-    workers = S.int({ min = 1 }),
+    workers = S.int({ min = 0 }),
+  },
+  -- gpuflame diff (lua/gpuflame/diff.lua, docs/DIFF.md)
+  diff = {
+    threshold = S.num({ min = 0 }),
+    kernel_threshold = S.num({ min = 0 }),
+    top_kernels = S.int({ min = 0 }),
+    -- verdict(d) → true/false or {regression = bool, reasons = {...}} (d: the --json document)
+    verdict = S.fn(),
+    -- normalize_name(name) → name used to match kernels across the two captures
+    normalize_name = S.fn(),
+    duration_tolerance = S.num({ min = 0 }),
+    min_fraction = S.num({ min = 0, max = 1 }),
+    title = S.str(),
+  },
+  -- file names gpuflame writes (capture directories; default -o of flamegraph, timeline, report --html)
+  outputs = {
+    summary = S.filename(), profile_log = S.filename(), sqlite = S.filename(), flamegraph = S.filename(),
+    gpu_folded = S.filename(), timeline = S.filename(), launch_folded = S.filename(), cpu_folded = S.filename(),
+    nsys_backend_log = S.filename(), perf_backend_log = S.filename(), perf_data = S.filename(),
+    perf_script = S.filename(), report = S.filename(),
+  },
+  -- findings rules (lua/gpuflame/findings.lua): options[rule][key] are checked against the rule itself
+  findings = {
+    rules = S.list(S.str()),
+    rule_budget = S.num({ gt = 0 }),
+    capture = S.str({ oneof = { "exported", "always", "never" } }),
+    capture_top = S.int({ min = 0 }),
+    options = S.map({ kind = "options", check = function(v)
+      if type(v) ~= "table" then return "must be a table of option = value" end
+      for k, x in pairs(v) do
+        if type(k) ~= "string" then return "option names must be strings" end
+        local t = type(x)
+        if t ~= "number" and t ~= "string" and t ~= "boolean" and t ~= "table" then
+          return "." .. k .. " must be a number, string, boolean or list"
+        end
+      end
+    end }),
   },
   limits = {
     function_budget = S.num({ gt = 0 }),

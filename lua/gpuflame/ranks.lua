@@ -8,21 +8,9 @@ local log = require("gpuflame.log")
 
 local M = {}
 
-M.DEFAULTS = {
-  label_env = { "RANK", "OMPI_COMM_WORLD_RANK", "LOCAL_RANK" },
-  label_format = "rank %s",
-  nccl_prefixes = { "nccl", "void nccl" },
-  iteration_prefixes = { "step", "iteration", "iter", "train_step", "ProfilerStep" },
-  straggler_threshold = 0.05,
-  workers = 1,
-}
-
+-- the policy's ranks table (policies/default.lua holds the defaults)
 function M.settings(policy)
-  local p = (policy and policy.ranks) or {}
-  local s = {}
-  for k, v in pairs(M.DEFAULTS) do s[k] = v end
-  for k, v in pairs(p) do s[k] = v end
-  return s
+  return (policy or require("gpuflame.policy").defaults()).ranks
 end
 
 local function basename(p) return (p:match("([^/]+)/*$")) or p end
@@ -138,20 +126,40 @@ function M.label_ranks(reports, s)
   return ranks, labels, spec
 end
 
+-- The per-report models: in worker processes (policy ranks.workers; 0 = one per CPU) or, with one worker
+-- or one report, in this process. dbs: the SQLite exports, in report order.
+local function import_all(dbs, s, opts)
+  local workers = s.workers == 0 and core.host.cpus() or s.workers
+  workers = math.min(workers, #dbs)
+  local lo = { max_events = 0, keep_partners = opts.keep_partners ~= false, stacks = opts.stacks == true }
+  if workers <= 1 then
+    local traces = {}
+    for i, db in ipairs(dbs) do traces[i] = core.trace.open_sqlite(db, lo) end
+    return traces, 1
+  end
+  log.info("importing %d reports in %d worker processes", #dbs, workers)
+  lo.workers, lo.scratch = workers, core.fs.mkdtemp()
+  local ok, traces = pcall(core.trace.open_sqlite_workers, dbs, lo)
+  core.fs.remove_tree(lo.scratch)
+  if not ok then error(traces, 0) end
+  return traces, workers
+end
+
 -- load(paths, opts) → merged trace, info {ranks=, reports=, offsets=, workers=}
---   paths: SQLite exports / .nsys-rep (already expanded); opts: max_events, keep_partners, stacks, policy, load_one
---   load_one(path) → trace (the per-report import; gpuflame.trace supplies it)
+--   paths: SQLite exports / .nsys-rep (already expanded); opts: max_events, keep_partners, stacks, policy,
+--   export(path) → the SQLite export of a report (gpuflame.trace supplies it: .nsys-rep through nsys)
 function M.load(paths, opts)
   local s = M.settings(opts.policy)
-  local reports = {}
-  -- every report is checked (readable, recognised) before any is imported: an error names the file
-  for i, p in ipairs(paths) do reports[i] = { path = p } end
-  local traces = {}
+  local reports, dbs = {}, {}
+  for i, p in ipairs(paths) do
+    reports[i] = { path = p }
+    dbs[i] = opts.export(p)
+  end
+  local traces, workers = import_all(dbs, s, opts)
   for i, r in ipairs(reports) do
-    local tr, sqlite = opts.load_one(r.path)
-    r.meta = core.trace.sqlite_meta(sqlite or r.path, s.label_env)
-    r.processes = tr:processes()
-    traces[i] = tr
+    if dbs[i] ~= r.path then traces[i]:source(r.path) end -- the page names the user's input
+    r.meta = core.trace.sqlite_meta(dbs[i], s.label_env)
+    r.processes = traces[i]:processes()
   end
   local t0
   for _, r in ipairs(reports) do
@@ -173,8 +181,9 @@ function M.load(paths, opts)
   local merged = core.trace.merge(traces, { offsets = offsets, ranks = labels, spec = spec,
     max_events = opts.max_events or 0, keep_partners = opts.keep_partners ~= false })
   for _, w in ipairs(warnings) do merged:warn(w); log.warn("%s", w) end
-  log.info("merged %d report(s) into %d rank(s), sequentially (one process)", #reports, #ranks)
-  return merged, { ranks = ranks, reports = reports, offsets = offsets, session_t0 = t0, workers = 1 }
+  log.info("merged %d report(s) into %d rank(s) (%s)", #reports, #ranks,
+    workers > 1 and (workers .. " worker processes") or "one process")
+  return merged, { ranks = ranks, reports = reports, offsets = offsets, session_t0 = t0, workers = workers }
 end
 
 return M

@@ -117,7 +117,8 @@ function spool.enforce(dir, cap, keep)
     dropped[#dropped + 1] = it.name
     metas[it.name] = ok and meta or false
     log.warn("spool full (%d items, %d bytes; cap %s items, %s bytes, on_full=%s): dropped %s (%s, %d bytes)",
-      #items + 1, total + it.size, tostring(cap.max_items), tostring(cap.max_bytes), cap.on_full or "drop_oldest",
+      #items + 1, total + it.size, tostring(cap.max_items), tostring(cap.max_bytes),
+      newest_first and "drop_newest" or "drop_oldest",
       it.name, ok and (meta.label or meta.sink or "?") or "unreadable", it.size)
   end
   return dropped, metas

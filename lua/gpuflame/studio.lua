@@ -1,7 +1,8 @@
 -- The gProfiler Performance Studio wire protocol (STUDIO_PROTOCOL.md §2, §3, §5): the profile text
 -- with its `# {json}` header, the upload body, the session headers and query parameters, the health
 -- check, the heartbeat and command completion. No decisions here: what to send comes from the
--- caller (deliver.lua, agent.lua) and the policy.
+-- caller (deliver.lua, agent.lua) and the policy. `cfg` is gpuflame.fleetcfg's settings table, which
+-- carries the policy's timeouts and API version.
 local core = require("gpuflame.core")
 local log = require("gpuflame.log")
 
@@ -14,12 +15,14 @@ local function trim_slash(u) return (u:gsub("/+$", "")) end
 
 -- The header keys the server and indexer read (§2.2). Never the whole argument dict: the reference
 -- agent leaks its token that way (§7). `m` = {hostname, service, tags = {...}, html = string|nil,
--- cpu_avg, mem_avg, api_version, perf_mode, continuous, containers, instance_type, extra = {...}}
+-- cpu_avg, mem_avg, api_version, perf_mode, continuous, containers, instance_type, extra = {...}};
+-- api_version and perf_mode not given: the default policy's upload.api_version / upload.perf_mode.
 function studio.header(m)
+  local up = (m.api_version == nil or m.perf_mode == nil) and require("gpuflame.policy").defaults().upload or {}
   local run_arguments = {
     service_name = m.service,
-    profile_api_version = m.api_version or "v2",
-    perf_mode = m.perf_mode or "none", -- never "disabled": the indexer would drop the tags (§4.2)
+    profile_api_version = m.api_version or up.api_version,
+    perf_mode = m.perf_mode or up.perf_mode, -- never "disabled": the indexer would drop the tags (§4.2)
     perf_events = table.concat(m.tags or {}, ","),
     continuous = m.continuous == true,
   }
@@ -87,7 +90,7 @@ local function tls(cfg, req)
 end
 
 function studio.profiles_url(cfg)
-  return trim_slash(cfg.server) .. "/api/" .. (cfg.api_version or "v2") .. "/profiles"
+  return trim_slash(cfg.server) .. "/api/" .. cfg.api_version .. "/profiles"
 end
 
 -- send_profile(cfg, gz) → http result; gz is the gzip-compressed JSON body.
@@ -97,7 +100,7 @@ function studio.send_profile(cfg, gz)
   headers[#headers + 1] = { "Content-Encoding", "gzip" }
   return core.http.request(tls(cfg, {
     method = "POST", url = studio.profiles_url(cfg), query = query, headers = headers, body = gz,
-    timeout = cfg.upload_timeout or 120, connect_timeout = cfg.connect_timeout or 10,
+    timeout = cfg.upload_timeout, connect_timeout = cfg.connect_timeout,
     max_response = 1 << 20,
   }))
 end
@@ -106,7 +109,7 @@ function studio.health_check(cfg)
   local headers, query = studio.session(cfg)
   return core.http.request(tls(cfg, {
     method = "GET", url = trim_slash(cfg.server) .. "/api/v1/health_check", query = query, headers = headers,
-    timeout = cfg.timeout or 5, connect_timeout = cfg.connect_timeout or 5, max_response = 1 << 20,
+    timeout = cfg.health_check_timeout, connect_timeout = cfg.connect_timeout, max_response = 1 << 20,
   }))
 end
 
@@ -116,8 +119,8 @@ local function api_post(cfg, path, obj)
   local r = core.http.request(tls(cfg, {
     method = "POST", url = trim_slash(cfg.api_server or cfg.server) .. path,
     headers = { { "Authorization", "Bearer " .. (cfg.token or "") }, { "Content-Type", "application/json" } },
-    body = core.json.encode(obj), timeout = cfg.heartbeat_timeout or 30,
-    connect_timeout = cfg.connect_timeout or 5, max_response = 4 << 20,
+    body = core.json.encode(obj), timeout = cfg.heartbeat_timeout,
+    connect_timeout = cfg.connect_timeout, max_response = 4 << 20,
   }))
   if r.ok then
     local okj, decoded = pcall(core.json.decode, r.body)

@@ -86,8 +86,8 @@ end
 -- load(paths, opts) → trace, info
 --   paths: one SQLite export / .nsys-rep / trace CSV pair, or several reports (files, directories, globs:
 --   gpuflame.ranks), merged into one model with ranks and aligned clocks
---   opts: max_events (0 = all), keep_partners, stacks (backtraces requested), policy, ctx, nsys,
---         ranks (true: build ranks even for one report)
+--   opts: max_events (0 = all), keep_partners (nil: policy timeline.keep_partners), stacks (backtraces
+--   requested), policy (nil: the default policy), ctx, nsys, ranks (true: build ranks even for one report)
 --   info: {source = "sqlite"|"csv", inputs = {...}, ranks = {...} (merged)}
 function M.load(paths, opts)
   opts = opts or {}
@@ -108,9 +108,9 @@ function M.load(paths, opts)
       errors.raise(errors.USAGE, "%s: more than one %s input", p, kind)
     end
   end
-  local load_opts = {
-    max_events = opts.max_events or 0, keep_partners = opts.keep_partners ~= false, stacks = opts.stacks == true,
-  }
+  local keep = opts.keep_partners
+  if keep == nil then keep = (opts.policy or require("gpuflame.policy").defaults()).timeline.keep_partners end
+  local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true }
   if #reports > 0 and (gpu or api) then
     errors.raise(errors.USAGE, "%s: trace CSVs cannot be merged with SQLite exports / reports; give one or the other",
       gpu or api)
@@ -130,11 +130,12 @@ function M.load(paths, opts)
     local tmpdirs = {}
     local ok, tr, info = pcall(require("gpuflame.ranks").load, reports, {
       policy = opts.policy, max_events = load_opts.max_events, keep_partners = load_opts.keep_partners,
-      load_one = function(p)
-        local t, db, tmp = load_one(p, { max_events = 0, keep_partners = load_opts.keep_partners,
-          stacks = load_opts.stacks })
-        if tmp then tmpdirs[#tmpdirs + 1] = tmp end
-        return t, db
+      stacks = load_opts.stacks,
+      export = function(p)
+        if M.classify(p) ~= "nsys-rep" then return p end
+        local db, tmp = export_rep(p, opts)
+        tmpdirs[#tmpdirs + 1] = tmp
+        return db
       end,
     })
     for _, d in ipairs(tmpdirs) do core.fs.remove_tree(d) end

@@ -15,7 +15,7 @@ if #inputs == 0 then
   return 2
 end
 local p = policy.effective({})
-local gap = (p.timeline and p.timeline.short_gap_ns) or 30000
+local gap = p.timeline.short_gap_ns
 
 local tr = trace.load(inputs, { max_events = 0 })
 local rows = tr:gpu_idle(gap)

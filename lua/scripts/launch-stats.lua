@@ -15,7 +15,7 @@ if #inputs == 0 then
   return 2
 end
 local p = policy.effective({})
-local late = (p.timeline and p.timeline.late_launch_ns) or 100000
+local late = p.timeline.late_launch_ns
 
 local tr = trace.load(inputs, { max_events = 0 })
 local rows = tr:launch_stats(late)

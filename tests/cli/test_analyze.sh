@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpuflame analyze: the spec's worked example byte for byte (NVTX_ANALYSIS_SPEC.md §13), end to end with
 # the fake nsys (tests/fake/nsys) replaying the fixture CSVs, --no-export on a copied stats/ directory, and every §12 error
-# with its exact text, exit code and no analysis.json left behind.
+# with its exact text, exit code and no analysis.json left behind (the errors that need no edited report
+# are in tests/cases/analyze.cases).
 . "$(dirname "$0")/../lib/t.sh"
 
 RF=real/roboflow-inference
@@ -71,64 +72,13 @@ check_eq "e2e CPU-only capture (0-byte GPU report from nsys): exit 0" 0 "$rc"
 check_contains "e2e CPU-only capture: null GPU summary" "$(cat "$E/analysis.json")" '"gpu_projected": null'
 
 # --- §12 errors ------------------------------------------------------------------------------------
+# (the manifest, trace, nsys and usage errors that need no edited report: tests/cases/analyze.cases)
 R=$TMP/err; mkrun "$R"; : >"$R/trace.nsys-rep"
-rm "$R/manifest.yaml"
-run_gf analyze --run-dir "$R" --no-export
-error_case "manifest missing" 6 "Profiling manifest does not exist: $R/manifest.yaml"
-printf 'profile_name: [unclosed\ncapture_range: x\n' >"$R/manifest.yaml"
-run_gf analyze --run-dir "$R" --no-export
-error_case "manifest invalid YAML" 6 "Profiling manifest is invalid YAML: $R/manifest.yaml"
-printf -- '- a\n- b\n' >"$R/manifest.yaml"
-run_gf analyze --run-dir "$R" --no-export
-error_case "manifest not a mapping" 6 "Profiling manifest must contain a mapping: $R/manifest.yaml"
-: >"$R/manifest.yaml"
-run_gf analyze --run-dir "$R" --no-export
-error_case "empty manifest is not a mapping" 6 "Profiling manifest must contain a mapping: $R/manifest.yaml"
-printf 'profile_name: x\n' >"$R/manifest.yaml"
-run_gf analyze --run-dir "$R" --no-export
-error_case "capture_range missing" 6 "Manifest must define a string capture_range."
-printf 'capture_range: 123\n' >"$R/manifest.yaml"
-run_gf analyze --run-dir "$R" --no-export
-error_case "capture_range not a string" 6 "Manifest must define a string capture_range."
-
-mkrun "$R"
-run_gf analyze --run-dir "$R" --nsys "$FAKE_NSYS"
-error_case "trace missing" 6 "Nsight trace does not exist: $R/trace.nsys-rep"
-: >"$R/trace.nsys-rep"
-# PATH holds no nsys (a real one in /usr/bin is left out of it), and the policy looks only there.
-emptybin="$TMP/emptybin"; mkdir -p "$emptybin"
-printf 'return { extends = "default", discover = { order = { "path" } } }\n' >"$TMP/nonsys.lua"
-run_gf_env PATH="$emptybin" -- --policy "$TMP/nonsys.lua" analyze --run-dir "$R"
-error_case "nsys missing (exit 3)" 3 "Nsight Systems executable not found: 'nsys'. Install Nsight Systems and ensure \`nsys\` is on PATH."
-export FAKE_NSYS_VERSION=2025.1.3
-FAKE_NSYS_FAIL="stats:exit" run_gf -q analyze --run-dir "$R" --nsys "$FAKE_NSYS"
-error_case "nsys stats failed: exit code, version and nsys' stderr" 1 \
-  "\`nsys stats\` failed with exit code 1 using $V2025: fake nsys: stats nvtx_pushpop_trace failed (FAKE_NSYS_FAIL)
-fake nsys: stats nvtx_gpu_proj_trace failed (FAKE_NSYS_FAIL)"
-FAKE_NSYS_FAIL="stats:stale-sqlite" run_gf -q analyze --run-dir "$R" --nsys "$FAKE_NSYS"
-check_eq "nsys refuses the trace: exit 1" 1 "$rc"
-check_contains "nsys refuses the trace: nsys' own text kept" "$err" \
-  "failed with exit code 1 using $V2025: WARNING: Existing SQLite export found"
 # an nsys that reports only on stdout
 printf '#!/bin/sh\n[ "$1" = --version ] && { echo "NVIDIA Nsight Systems version 2025.1.3"; exit 0; }\necho "  only on stdout  "; exit 3\n' >"$TMP/nsys-stdout"
 chmod +x "$TMP/nsys-stdout"
 run_gf -q analyze --run-dir "$R" --nsys "$TMP/nsys-stdout"
 error_case "nsys stats failed: stdout when stderr is empty" 1 "\`nsys stats\` failed with exit code 3 using $V2025: only on stdout"
-mkrun "$R"; : >"$R/trace.nsys-rep"   # stale CSVs from an earlier export must not be read
-FAKE_NSYS_FAIL="stats:skipped" run_gf analyze --run-dir "$R" --nsys "$FAKE_NSYS"
-check_eq "missing NVTX data: exit 5" 5 "$rc"
-check_contains "missing NVTX data: nsys' SKIPPED line is shown" "$err" \
-  "gpuflame: warning: nsys: SKIPPED: $R/trace.sqlite does not contain"
-check_eq "missing NVTX data: message" \
-  "gpuflame: \`nsys stats\` did not create expected report files: $R/stats/nsys_nvtx_pushpop_trace.csv, $R/stats/nsys_nvtx_gpu_proj_trace.csv" \
-  "$(printf '%s\n' "$err" | tail -n 1)"
-check "missing NVTX data: no analysis.json" [ ! -e "$R/analysis.json" ]
-
-mkrun "$R"; rm "$R/stats/nsys_nvtx_gpu_proj_trace.csv"
-P=$R/stats/nsys_nvtx_gpu_proj_trace.csv
-run_gf analyze --run-dir "$R" --no-export
-error_case "unreadable CSV" 6 "Could not read Nsight report $P: [Errno 2] No such file or directory: '$P'"
-
 mkrun "$R"; H=$R/stats/nsys_nvtx_pushpop_trace.csv; P=$R/stats/nsys_nvtx_gpu_proj_trace.csv
 $EDIT "$H" dropcol "DurChild (ns)" ParentId
 run_gf analyze --run-dir "$R" --no-export
@@ -142,9 +92,6 @@ error_case "bad integer" 6 "Invalid integer in $H column 'PID': '12a'"
 mkrun "$R"; $EDIT "$P" set 4 "Projected Duration (ns)" "4.5"
 run_gf analyze --run-dir "$R" --no-export
 error_case "bad integer (GPU report)" 6 "Invalid integer in $P column 'Projected Duration (ns)': '4.5'"
-mkrun "$R"; : >"$H"
-run_gf analyze --run-dir "$R" --no-export
-error_case "empty host report (0 bytes)" 5 "Nsight report contains no rows: $H"
 mkrun "$R"; $EDIT "$H" headeronly
 run_gf analyze --run-dir "$R" --no-export
 error_case "empty host report (header only)" 5 "Nsight report contains no rows: $H"
@@ -174,9 +121,4 @@ run_gf -q analyze --run-dir "$G" --no-export --nsys-version "$V2025"
 python3 "$TOP/bench/nvtx_reference.py" "$G" "$V2025" "$TMP/ref.json"
 check "generated 3,000 ranges / 4 threads: byte-identical to bench/nvtx_reference.py" cmp -s "$TMP/ref.json" "$G/analysis.json"
 
-run_gf analyze --run-dir "$TMP/does-not-exist" --no-export
-check_eq "missing run directory: exit 6" 6 "$rc"
-check_contains "missing run directory: named" "$err" "$TMP/does-not-exist"
-run_gf analyze
-check_eq "no --run-dir: usage (exit 2)" 2 "$rc"
 t_done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpuflame analyze --schema-version 2 (NVTX_ANALYSIS_SPEC.md §15): capture_gpu_work from cuda_gpu_kern_sum
-# and cuda_gpu_trace (the roboflow L4 capture), CPU-only captures, memset/kernel rows, a missing memory
-# kind, the four-report nsys argv; schema 1 never has the key.
+# and cuda_gpu_trace (the roboflow L4 capture), CPU-only captures, memset/kernel rows, the four-report nsys
+# argv; schema 1 never has the key (a missing memory kind and --schema-version 3: tests/cases/analyze.cases).
 . "$(dirname "$0")/../lib/t.sh"
 
 RF=real/roboflow-inference
@@ -86,15 +86,6 @@ check_contains "memset dropped; Device→Device transfer grouped" "$json" '"dest
         "source_memory_kind": "Device",
         "total_bytes": 64'
 check_not_contains "memset dropped" "$json" "memset"
-
-mkrun; printf '3,5,9,,,,,,,,,,64,1.0,Pinned,,NVIDIA L4 (0),1,,7,[CUDA memcpy Host-to-Device]\n' >>"$R/stats/nsys_cuda_gpu_trace.csv"
-run_gf analyze --run-dir "$R" --no-export --nsys-version "$V2025" --schema-version 2
-check_eq "transfer without a memory kind: exit 6" 6 "$rc"
-check_contains "transfer without a memory kind: message" "$err" "is missing a memory kind"
-check "transfer without a memory kind: no analysis.json" [ ! -e "$R/analysis.json" ]
-
-run_gf analyze --run-dir "$R" --no-export --schema-version 3
-check_eq "--schema-version 3: usage error" 2 "$rc"
 
 # end to end: nsys gets four reports with byte units
 mkrun; rm -f "$R"/stats/*.csv; : >"$R/trace.nsys-rep"

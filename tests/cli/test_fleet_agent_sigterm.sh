@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SIGTERM at many offsets from the agent's start (0–200 ms): every stop is clean — exit 0 once gpuflame
+# SIGTERM at many offsets from the agent's start (0–200 ms, and 500/900 ms): every stop is clean — exit 0 once gpuflame
 # has installed its handlers (start-up included: policy loading, state, health check), never the 130 of
 # an interrupted run, never a hang. A signal that lands before main() has run (the exec window) ends the
 # process by SIGTERM with nothing started and nothing written: that is counted, and the test needs the
@@ -11,18 +11,20 @@ export GPUFLAME_TOKEN=$TOKEN
 trap 'studio_stop' EXIT
 studio_start "$TMP/srv" --token "$TOKEN" --service sig
 clean=0 prehandler=0 bad=0 details=
-for ms in 0 1 2 3 5 8 10 15 20 30 40 50 60 80 100 120 150 200; do
+for ms in 0 1 2 3 5 8 10 15 20 30 40 50 60 80 100 120 150 200 500 900; do
   st=$TMP/state-$ms
   "$GF" agent --server "$STUDIO_URL" --service sig --interval 0.2 --state-dir "$st" --hostname h \
     >"$TMP/a$ms.log" 2>&1 &
   pid=$!
-  sleep "$(printf '0.%03d' "$ms")"
+  sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
   kill -TERM "$pid" 2>/dev/null
   for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; details+=" ${ms}ms:hang"; bad=$((bad + 1)); wait "$pid"; continue; fi
   wait "$pid"; rc=$?
   if [ "$rc" = 0 ]; then
     clean=$((clean + 1))
+  elif [ "$ms" -ge 500 ]; then # started long ago, even on a loaded machine: only a clean stop will do
+    bad=$((bad + 1)); details+=" ${ms}ms:exit$rc"
   elif [ "$rc" = 143 ] && [ ! -s "$TMP/a$ms.log" ]; then
     prehandler=$((prehandler + 1))
   else
@@ -30,7 +32,6 @@ for ms in 0 1 2 3 5 8 10 15 20 30 40 50 60 80 100 120 150 200; do
   fi
 done
 echo "# clean exit 0: $clean, ended before main() ran: $prehandler, other: $bad"
-check_eq "SIGTERM at 18 offsets in 0–200 ms: no interrupted exit, no hang${details:+ ($details)}" 0 "$bad"
-check "most stops went through gpuflame's handler ($clean of 18)" test "$clean" -ge 12
-check_contains "a stop after start-up is logged as such" "$(cat "$TMP/a200.log")" "stopped"
+check_eq "SIGTERM at 20 offsets in 0–900 ms: no interrupted exit, no hang, clean after 500 ms${details:+ ($details)}" 0 "$bad"
+check_contains "a stop after start-up is logged as such" "$(cat "$TMP/a900.log")" "stopped"
 t_done

@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memset(&in, 0, sizeof in);
         in.manifest = manifest;
         in.nsys_version = "NVIDIA Nsight Systems version 2025.1.3";
+        in.validated_version = "2025.1";
         in.manifest_path = "manifest.yaml";
         in.trace_path = "trace.nsys-rep";
         in.host_report = "stats/nsys_nvtx_pushpop_trace.csv";

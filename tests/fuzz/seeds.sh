@@ -13,6 +13,7 @@ case "$t" in
     add "$fix"/real/roboflow-inference/cuda_gpu_trace.csv ;;
   csv) add "$fix"/gprofiler/*.csv "$fix"/real/roboflow-inference/*.csv "$fix"/real/vernier/*.out ;;
   folded) add "$fix"/gprofiler/*.csv ;;
+  difffolded) ;;
   render) ;;
   trace_sqlite|kernels) add "$fix"/real/*/*.sqlite ;;
   nvtx) joined "$fix/real/roboflow-inference/nvtx_pushpop_trace.csv" "$fix/real/roboflow-inference/nvtx_gpu_proj_trace.csv" roboflow_nvtx ;;

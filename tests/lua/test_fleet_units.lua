@@ -173,10 +173,11 @@ t.check("decide function refuses with its reason", not okw and why == "only true
 local perf = dofile(top .. "/lua/backends/perf.lua")
 local out = core.proc.run({ argv = { top .. "/tests/fake/perf", "script", "-i", "x" } })
 core.fs.write_atomic(tmp .. "/perf.script", out.stdout)
-local folded, n = perf.fold(tmp .. "/perf.script")
+local stacks = perf.fold(tmp .. "/perf.script")
+local folded, n = stacks:write_folded(nil, { meta = false }), stacks:count()
 t.eq("perf script folds into 3 unique stacks", 3, n)
 t.eq("perf folded text", table.concat({
   "python3;__libc_start_main;main;launch_burn;cudaLaunchKernel 2",
   "swapper;secondary_startup_64_no_verify_[k];default_idle_[k];native_safe_halt_[k] 1",
-  "kworker/0:1;[unknown];worker_thread_[k] 1" }, "\n"), folded)
+  "kworker/0:1;[unknown];worker_thread_[k] 1", "" }, "\n"), folded)
 return t.done()

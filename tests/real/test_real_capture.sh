@@ -116,6 +116,13 @@ assert "worker 1.worker step" in hr, sorted(hr)
 print("oracle ok: %d iterations, %d host range groups" % (len(its), len(hr)))
 PY
 check_contains "analyze equals the spec applied to nsys's own report" "$(cat "$TMP/oracle.out")" "oracle ok"
+# --from-export (docs/REPORTS.md): one real `nsys export`, gpuflame's own reports → the same analysis
+R2=$TMP/run2; mkdir -p "$R2"; cp "$R/trace.nsys-rep" "$R/manifest.yaml" "$R2/"
+run_gf analyze --nsys "$REAL_NSYS" --run-dir "$R2" --from-export
+check_eq "analyze --from-export (real nsys export): exit 0" 0 "$rc"
+check "analyze --from-export: trace.sqlite beside the report" test -s "$R2/trace.sqlite"
+check_eq "analyze --from-export: the same analysis.json as through nsys stats, plus provenance.source" \
+  "$(sed 's|^    "trace_path": |    "source": "export",\n    "trace_path": |' "$R/analysis.json")" "$(cat "$R2/analysis.json")"
 check_eq "analyze: nothing of nsys survives" "" "$(survivors harness)"
 
 # --- nothing survives: timeout, SIGTERM, SIGINT ----------------------------------------------------

@@ -48,4 +48,15 @@ if have_fixture real/parallel-sheet-simulator/tile_8x8.sqlite; then
   from_sqlite=$(grep -v '^#' <<<"$out" | grep 'cuda_kernel' | sort)
   check_eq "2022.4 gpukernsum CSV: per-kernel totals equal the export's" "$from_sqlite" "$from_csv"
 fi
+# gpuflame diff: a report (exported here by the real nsys) against the export committed with it — all zero,
+# the same recording nsys (from the install path, not the exporting version), exit 0.
+if have_fixture reports/dlprof/nsys_profile.nsys-rep && have_fixture reports/dlprof/nsys_profile.sqlite; then
+  mkdir -p "$TMP/dd" && cp "$FIX/reports/dlprof/nsys_profile.nsys-rep" "$TMP/dd/"
+  run_gf diff --nsys "$REAL_NSYS" "$TMP/dd/nsys_profile.nsys-rep" "$FIX/reports/dlprof/nsys_profile.sqlite" --json
+  check_eq "diff report vs its export: exit 0" 0 "$rc"
+  printf '%s\n' "$out" >"$TMP/dd.json"
+  check_eq "diff report vs its export: all zero, no caveat, recorded by 2022.1.3 on both sides" "0|0|2022.1.3 2022.1.3" \
+    "$(json "$TMP/dd.json" 'd["total"]["delta_ns"]')|$(json "$TMP/dd.json" 'len(d["caveats"])')|$(json "$TMP/dd.json" 'd["before"]["meta"]["recorded_version"] + " " + d["after"]["meta"]["recorded_version"]')"
+  check "diff: no export left beside the report" test -z "$(ls "$TMP/dd"/*.sqlite 2>/dev/null)"
+fi
 t_done

@@ -59,6 +59,46 @@ int main(void)
     snprintf(pat, sizeof pat, "%s/a/*", base);
     CHECK("glob", gf_glob(pat, &m, &n, &err) == 0 && n == 1);
     gf_free_strv(m, n);
+
+    /* the root trust rule (gf_check_trusted): files and directories must be root's and not writable by others */
+    if (geteuid() == 0) {
+        char dir[600], f[700];
+        snprintf(dir, sizeof dir, "%s/trust", base);
+        gf_mkdir_p(dir, 0755, &err);
+        chmod(dir, 0755);
+        snprintf(f, sizeof f, "%s/p.lua", dir);
+        gf_write_atomic(f, "return {}\n", 10, &err);
+        chmod(f, 0644);
+        CHECK("trust: root 0644 file in a root 0755 dir", gf_check_trusted(f, &err) == 0);
+        chmod(f, 0646);
+        CHECK("trust: world-writable file refused, named, exit 1",
+              gf_check_trusted(f, &err) != 0 && err.code == GF_EXIT_ERROR && strstr(err.msg, f) &&
+                  strstr(err.msg, "world-writable (mode 0646)"));
+        chmod(f, 0664);
+        CHECK("trust: group-writable file refused", gf_check_trusted(f, &err) != 0 && strstr(err.msg, "group-writable"));
+        chmod(f, 0644);
+        CHECK("trust: another owner refused", chown(f, 65534, 0) == 0 && gf_check_trusted(f, &err) != 0 &&
+                                                   strstr(err.msg, "owned by uid 65534"));
+        CHECK("trust: back to root", chown(f, 0, 0) == 0 && gf_check_trusted(f, &err) == 0);
+        chmod(dir, 01777);
+        CHECK("trust: sticky world-writable directory of the file refused",
+              gf_check_trusted(f, &err) != 0 && strstr(err.msg, "its directory") && strstr(err.msg, "(mode 1777)"));
+        char sub[700], g[800];
+        snprintf(sub, sizeof sub, "%s/in", dir);
+        gf_mkdir_p(sub, 0755, &err);
+        chmod(sub, 0755);
+        snprintf(g, sizeof g, "%s/q.lua", sub);
+        gf_write_atomic(g, "return {}\n", 10, &err);
+        chmod(g, 0644);
+        CHECK("trust: a root-owned sticky directory further up is accepted", gf_check_trusted(g, &err) == 0);
+        chmod(dir, 0777);
+        CHECK("trust: a world-writable directory further up is refused",
+              gf_check_trusted(g, &err) != 0 && strstr(err.msg, "above it is world-writable"));
+        chmod(dir, 0755);
+        CHECK("trust: gf_require_trusted checks as root", gf_require_trusted(f, &err) == 0);
+    } else {
+        SKIP("trust rule", "not running as root");
+    }
     CHECK("remove_tree", gf_remove_tree(base, &err) == 0 && access(base, F_OK) != 0);
     return tap_done();
 }

@@ -180,6 +180,17 @@ static void parser(void)
           gf_nvtx_read_host(nv, p, &err) == 0 && gf_nvtx_host_count(nv) == 1 && gf_nvtx_host_rows(nv)[0].start == -5 &&
               gf_nvtx_host_rows(nv)[0].end == 7 && gf_nvtx_host_rows(nv)[0].dur == 1000 &&
               !strcmp(gf_nvtx_string(nv, gf_nvtx_host_rows(nv)[0].name, &len), "a,\"b\""));
+    /* names are grouped by: they are never cut (the timeline's strtab cuts names at 8 MiB) */
+    f = fopen(p, "w");
+    fputs("Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,NumChild,RangeId,"
+          "ParentId\n0,1,1,0,1,:", f);
+    for (int i = 0; i < 9 << 20; i++)
+        fputc('n', f);
+    fputs(",1,2,0,0,9,\n", f);
+    fclose(f);
+    CHECK("a 9 MiB range name stays whole",
+          gf_nvtx_read_host(nv, p, &err) == 0 && gf_nvtx_string(nv, gf_nvtx_host_rows(nv)[0].name, &len) &&
+              len == (size_t)9 << 20);
     gf_nvtx_free(nv);
 }
 

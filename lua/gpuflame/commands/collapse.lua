@@ -20,9 +20,7 @@ function cmd.run(opts, ctx)
   local input = opts.positional[1]
   if not input then errors.raise(errors.USAGE, "collapse needs an INPUT file (see --help)") end
   if opts.unit_ns then
-    local p = ctx.policy()
-    p.flamegraph = p.flamegraph or {}
-    p.flamegraph.unit_ns = opts.unit_ns
+    ctx.policy().flamegraph.unit_ns = opts.unit_ns
   end
   -- a summary CSV streams straight to folded lines (constant memory, the reference's row order)
   local info = inputs.detect(input)

@@ -1,6 +1,7 @@
 -- gpuflame policy show | policy check FILE
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
 local policy = require("gpuflame.policy")
 
 local cmd = {}
@@ -10,7 +11,8 @@ cmd.spec = {
   summary = "print the effective policy as JSON, or validate policy files",
   description = "`show` layers the default policy and every --policy FILE (later wins) and prints the result;\n" ..
     "functions appear as \"<function file:line>\". `check` loads each FILE (with its extends chain) and\n" ..
-    "reports the first problem with its file and field.",
+    "reports the first problem with its file and field, and warns when gpuflame running as root (the\n" ..
+    "agent) would refuse the file: owned by another user, or writable by others (docs/ARCHITECTURE.md, Trust).",
   options = {},
 }
 
@@ -27,6 +29,11 @@ function cmd.run(opts, ctx)
     for _, f in ipairs(files) do
       local merged = policy.load_file(f)
       policy.effective({ f })
+      local st = core.fs.stat(f)
+      if st and st.type == "file" then -- as root load_file has refused it already
+        local trusted, why = core.fs.trusted(f)
+        if not trusted then log.warn("%s (what gpuflame does when it runs as root, as the agent does)", why) end
+      end
       io.stdout:write(string.format("%s: ok (%d top-level sections)\n", f, (function()
         local n = 0
         for _ in pairs(merged) do n = n + 1 end

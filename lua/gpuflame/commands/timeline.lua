@@ -12,7 +12,7 @@ cmd.spec = {
     "The page keeps the N longest events (policy timeline.max_events, default 20000) plus the launch\n" ..
     "calls of kept GPU work; launch backtraces (CUDA_CALLCHAINS) appear when the capture has them.",
   options = {
-    { "out", short = "o", arg = "FILE", help = "output page (default timeline.html)" },
+    { "out", short = "o", arg = "FILE", help = "output page (default: policy outputs.timeline)" },
     { "max-events", arg = "N", type = "integer", min = 1, help = "keep the N longest events" },
     { "stacks", help = "launch backtraces were requested: warn when the capture has none" },
     { "title", arg = "TEXT", help = "page title" },
@@ -22,7 +22,7 @@ cmd.spec = {
 function cmd.run(opts, ctx)
   local inputs = opts.positional
   if not inputs or #inputs == 0 then errors.raise(errors.USAGE, "timeline needs an INPUT (see timeline --help)") end
-  local out = opts.out or "timeline.html"
+  local out = opts.out or ctx.policy().outputs.timeline
   local r = require("gpuflame.views.timeline").build({
     inputs = inputs, out = out, stacks = opts.stacks, max_events = opts.max_events,
     title = opts.title,

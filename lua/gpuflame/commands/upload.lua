@@ -70,8 +70,8 @@ function cmd.run(opts, ctx)
     if opts.stacks then pl.stacks = true end
     pl.mem_avg = payload.mem_used_percent()
     if next(pl.html) == nil and not pl.folded and not pl.cpu_folded then
-      errors.raise(errors.NO_DATA, "%s: nothing to upload (no %s, %s, %s or %s)", a, p.upload.artifacts.timeline,
-        p.upload.artifacts.flamegraph, p.upload.artifacts.gpu_folded, p.upload.artifacts.cpu_folded)
+      errors.raise(errors.NO_DATA, "%s: nothing to upload (no %s, %s, %s or %s)", a, p.outputs.timeline,
+        p.outputs.flamegraph, p.outputs.gpu_folded, p.outputs.cpu_folded)
     end
     local items = deliver.submit(p, c, pl)
     log.debug("upload: %s → %d spooled deliveries", a, #items)

@@ -13,8 +13,15 @@ local function accepts(info)
   return info.type == "csv" and SUMMARY[nsys.canonical_report(info.report)] == true
 end
 
-local function load_folded(path)
-  local stacks, st = core.stacks.read_folded(path)
+local function load_folded(path, info)
+  -- a two-column (differential) file: the AFTER column, as flamegraph.pl sizes frames by it
+  local stacks, st
+  if info and info.two_columns then
+    local _
+    _, stacks, st = core.stacks.read_folded(path, { two_columns = true })
+  else
+    stacks, st = core.stacks.read_folded(path)
+  end
   if st.bad > 0 then
     log.warn("%s: skipped %d malformed line%s (first: line %d: %s)", path, st.bad, st.bad == 1 and "" or "s",
       st.first_bad, st.first_bad_why)
@@ -25,14 +32,15 @@ local function load_folded(path)
     end
     errors.raise(errors.NO_DATA, "%s: no stacks (only blank or comment lines)", path)
   end
-  return stacks, { source = path, report = "folded", stacks = stacks:count(), bad = st.bad }
+  return stacks, { source = path, report = "folded", stacks = stacks:count(), bad = st.bad,
+    two_columns = info and info.two_columns or nil }
 end
 
 local function load(path, info, ctx)
   local policy = ctx.policy()
   local stacks, meta
   if info.type == "folded" then
-    stacks, meta = load_folded(path)
+    stacks, meta = load_folded(path, info)
   elseif info.type == "sqlite" then
     stacks, meta = flamegraph.from_sqlite(path, policy)
   else

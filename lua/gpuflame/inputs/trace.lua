@@ -13,8 +13,7 @@ end
 local function load(path, _, ctx, opts)
   local trace = require("gpuflame.trace")
   local policy = ctx.policy()
-  local tp = policy.timeline or {}
-  return (trace.load({ path }, { max_events = opts.max_events or 0, keep_partners = tp.keep_partners ~= false,
+  return (trace.load({ path }, { max_events = opts.max_events or 0, keep_partners = policy.timeline.keep_partners,
     policy = policy, ctx = ctx }))
 end
 

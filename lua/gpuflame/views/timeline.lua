@@ -17,18 +17,28 @@ local trace = require("gpuflame.trace")
 
 local V = {}
 
+-- The policy of a call: the context's (effective) one, else the default policy.
+local function policy_of(ctx)
+  if ctx and ctx.policy then return ctx.policy() end
+  return require("gpuflame.policy").defaults()
+end
+
 V.NO_EVENTS_WARNING = "nsys timeline requested but no trace events; falling back to GPU flamegraph"
 
+-- settings(policy, over): the page settings from policy.timeline (policy nil: the default policy),
+-- max_events, keep_partners and title overridden by the command line.
 function V.settings(policy, over)
-  local tp = (policy and policy.timeline) or {}
+  local tp = (policy or require("gpuflame.policy").defaults()).timeline
   over = over or {}
+  local keep = over.keep_partners
+  if keep == nil then keep = tp.keep_partners end
   return {
-    max_events = over.max_events or tp.max_events or 20000,
-    keep_partners = (over.keep_partners == nil) and (tp.keep_partners ~= false) or over.keep_partners,
-    title = over.title or tp.title or "nsys CPU/GPU timeline",
-    template = tp.template or "templates/timeline.html",
-    fallback = tp.fallback or "flamegraph",
-    flame_min_fraction = tp.flame_min_fraction or 0.0001,
+    max_events = over.max_events or tp.max_events,
+    keep_partners = keep,
+    title = over.title or tp.title,
+    template = tp.template,
+    fallback = tp.fallback,
+    flame_min_fraction = tp.flame_min_fraction,
   }
 end
 
@@ -52,14 +62,14 @@ local function flamegraph_fallback(spec, ctx, warnings)
     if trace.classify(p) == "sqlite" then sqlite = p end
   end
   if not sqlite then errors.raise(errors.NO_DATA, "no trace events in %s", table.concat(spec.inputs, ", ")) end
-  local policy = ctx and ctx.policy() or nil
+  local policy = policy_of(ctx)
   local stacks = fg.from_sqlite(sqlite, policy)
   fg.render(stacks, spec.out, fg.page_options(policy, {}))
   return { kind = "flamegraph", path = spec.out, warnings = warnings }
 end
 
 function V.build(spec, ctx)
-  local policy = ctx and ctx.policy and ctx.policy() or nil
+  local policy = policy_of(ctx)
   local s = V.settings(policy, { max_events = spec.max_events, title = spec.title, keep_partners = spec.keep_partners })
   local tr = trace.load(spec.inputs, {
     max_events = s.max_events, keep_partners = s.keep_partners, stacks = spec.stacks, policy = policy, ctx = ctx,
@@ -73,8 +83,7 @@ function V.build(spec, ctx)
     return flamegraph_fallback(spec, ctx, warnings)
   end
   local fl = tr:flame()
-  local sp = (policy and policy.stacks) or {}
-  if spec.stacks and fl.launches == 0 and sp.missing == "error" then
+  if spec.stacks and fl.launches == 0 and policy.stacks.missing == "error" then
     errors.raise(errors.NO_DATA, "%s", warnings[1] or "no launch backtraces in the capture")
   end
   for _, w in ipairs(warnings) do log.warn("%s", w) end
@@ -90,11 +99,11 @@ end
 function V.from_capture(state, ctx, opts)
   local capture = require("gpuflame.capture")
   local policy = state.policy
-  local tp = policy.timeline or {}
+  local tp = policy.timeline
   local s = V.settings(policy)
   local inputs, source = {}, (opts.stacks or tp.source == "sqlite") and "sqlite" or "csv"
   if source == "sqlite" then
-    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/capture.sqlite", policy, state)
+    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/" .. policy.outputs.sqlite, policy, state)
     if not res.ok then
       capture.warn(state, "nsys export --type sqlite failed (%s); no timeline", res.why)
       return false
@@ -102,8 +111,8 @@ function V.from_capture(state, ctx, opts)
     inputs[1] = res.path
     state.artifacts.sqlite = res.path
   else
-    for _, rep in ipairs({ "cuda_api_trace", "cuda_gpu_trace" }) do
-      local csv, why, name, skipped = capture.stats_report(state, rep, (rep:gsub("^cuda_", "")))
+    for _, rep in ipairs(tp.reports) do
+      local csv, why, name, skipped = capture.stats_report(state, rep, tp.output_names[rep] or rep)
       state.reports_tried[#state.reports_tried + 1] = { report = name, ok = csv ~= nil, why = why, csv = csv,
         skipped = skipped }
       if csv then inputs[#inputs + 1] = csv end
@@ -115,14 +124,14 @@ function V.from_capture(state, ctx, opts)
   if tr:count() == 0 then return false end
   for _, w in ipairs(tr:warnings()) do capture.warn(state, "%s", w) end
   local fl = tr:flame()
-  if opts.stacks and fl.launches == 0 and (policy.stacks or {}).missing == "error" then
+  if opts.stacks and fl.launches == 0 and policy.stacks.missing == "error" then
     errors.raise(errors.NO_DATA, "--stacks: no launch backtraces in the capture (policy stacks.missing = error)")
   end
-  local out = state.dir .. "/timeline.html"
+  local out = state.dir .. "/" .. policy.outputs.timeline
   V.render(tr, out, s)
   state.artifacts.timeline = out
   if fl.entries > 0 then
-    local folded = state.dir .. "/launch-stacks.folded"
+    local folded = state.dir .. "/" .. policy.outputs.launch_folded
     tr:write_launch_folded(folded)
     state.artifacts.launch_stacks = folded
   end

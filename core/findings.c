@@ -1,0 +1,1252 @@
+/* Findings primitives (findings.h). The nsys-equivalent ones follow nsys 2022.4's SQL step by step; the
+ * comments name the statement each step reproduces (rules/gpu-starv.py, gpu-low-util.py, cuda-sync-*.py,
+ * cuda-async-memcpy.py; gpustats.py builds the GPU operation table, nsysstats.py the time filter).
+ * SQLite orders ties of an ORDER BY ... LIMIT by insertion (its sorter is stable, a temp b-tree adds a
+ * sequence number), and inserts in table (rowid) order: gf_trace.seq keeps that order. */
+#include "findings.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int oom(gf_err *err)
+{
+    return gf_errf(err, GF_EXIT_ERROR, "findings: out of memory");
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need)
+        nc *= 2;
+    void *q = realloc(*p, nc * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+/* ---- time filter ---- */
+
+void gf_fwin_init(gf_fwin *w)
+{
+    w->filtered = 0;
+    w->start = 0;
+    w->end = INT64_MAX;
+    w->pid = w->tid = -1;
+}
+
+static inline int overlaps(const gf_fwin *w, int64_t s, int64_t e)
+{
+    return (s >= w->start && s < w->end) || (e >= w->start && e < w->end) || (s < w->start && e >= w->end);
+}
+
+int gf_fwin_cpu(const gf_fwin *w, int64_t start, int64_t end, int32_t pid, int32_t tid)
+{
+    if (!w || !w->filtered)
+        return 1;
+    if (w->pid >= 0 && pid != w->pid)
+        return 0;
+    if (w->pid >= 0 && w->tid >= 0 && tid != w->tid)
+        return 0;
+    return overlaps(w, start, end);
+}
+
+int gf_fwin_gpu(const gf_fwin *w, int64_t start, int64_t end, int32_t pid)
+{
+    if (!w || !w->filtered)
+        return 1;
+    if (w->pid >= 0 && pid != w->pid)
+        return 0;
+    return overlaps(w, start, end);
+}
+
+/* ---- LIKE ---- */
+
+static inline unsigned char fold(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
+static inline const unsigned char *next_char(const unsigned char *s)
+{
+    s++;
+    while ((*s & 0xC0) == 0x80)
+        s++;
+    return s;
+}
+
+/* The classic two-pointer wildcard match (backtrack to the last %): linear for %-only patterns. */
+int gf_like(const char *pattern, const char *str)
+{
+    const unsigned char *p = (const unsigned char *)pattern, *s = (const unsigned char *)str;
+    const unsigned char *star_p = NULL, *star_s = NULL;
+    while (*s) {
+        if (*p == '%') {
+            while (*p == '%')
+                p++;
+            if (!*p)
+                return 1;
+            star_p = p;
+            star_s = s;
+            continue;
+        }
+        if (*p == '_') {
+            p++;
+            s = next_char(s);
+            continue;
+        }
+        if (*p && fold(*p) == fold(*s)) {
+            p++;
+            s++;
+            continue;
+        }
+        if (!star_p)
+            return 0;
+        p = star_p;
+        star_s = next_char(star_s);
+        s = star_s;
+    }
+    while (*p == '%')
+        p++;
+    return *p == 0;
+}
+
+static int like_set(const gf_like_set *ls, const char *s)
+{
+    if (!ls)
+        return 1;
+    int ok = ls->nlike == 0;
+    for (size_t i = 0; i < ls->nlike && !ok; i++)
+        ok = gf_like(ls->like[i], s);
+    for (size_t i = 0; i < ls->nnot_like && ok; i++)
+        ok = !gf_like(ls->not_like[i], s);
+    return ok;
+}
+
+/* Memoised name matching by name id (raw: match the API name as recorded). */
+typedef struct name_memo {
+    int8_t *v;
+    size_t n;
+} name_memo;
+
+static int memo_init(name_memo *m, const gf_trace *t)
+{
+    m->n = gf_strtab_count(t->str);
+    m->v = malloc(m->n ? m->n : 1);
+    if (!m->v)
+        return -1;
+    memset(m->v, 0xff, m->n ? m->n : 1);
+    return 0;
+}
+
+static int memo_match(name_memo *m, const gf_trace *t, const gf_like_set *ls, int32_t name, int raw)
+{
+    if (name < 0 || (size_t)name >= m->n)
+        return 0;
+    if (m->v[name] < 0) {
+        int32_t id = raw ? gf_trace_raw_name(t, name) : name;
+        m->v[name] = (int8_t)like_set(ls, gf_strtab_get(t->str, id, NULL));
+    }
+    return m->v[name];
+}
+
+static inline int32_t lane_tid(const gf_trace *t, size_t i)
+{
+    return t->lane[i] >= 0 ? (int32_t)t->lanes[t->lane[i]].tid : -1;
+}
+
+static inline int64_t lane_dev(const gf_trace *t, size_t i)
+{
+    return t->lane[i] >= 0 ? t->lanes[t->lane[i]].devnum : -1;
+}
+
+static inline const gf_detail *det(const gf_trace *t, size_t i)
+{
+    return t->detail[i] >= 0 ? &t->details[t->detail[i]] : NULL;
+}
+
+static inline int32_t ev_context(const gf_trace *t, size_t i)
+{
+    const gf_detail *d = det(t, i);
+    return d ? d->context : -1;
+}
+
+/* ---- NVTX range (nsysstats.py _FIND_NVTX_RANGE_QUERY) ---- */
+
+int gf_find_nvtx_range(const gf_trace *t, const char *spec, int64_t *start, int64_t *end, int32_t *pid,
+                       int32_t *tid)
+{
+    size_t sl = strlen(spec);
+    for (size_t i = 0; i < t->n; i++) { /* start order: the first match is ORDER BY start LIMIT 1 */
+        if (t->kind[i] != GF_EV_NVTX)
+            continue;
+        size_t nl;
+        const char *nm = gf_strtab_get(t->str, t->name[i], &nl);
+        if (strcmp(nm, "(unnamed)") == 0 || nl > sl || memcmp(nm, spec, nl) != 0)
+            continue;
+        const gf_detail *d = det(t, i);
+        const char *rest = spec + nl;
+        if (d && d->domain >= 0) {
+            if (rest[0] != '@' || strcmp(rest + 1, gf_strtab_get(t->str, d->domain, NULL)) != 0)
+                continue;
+        } else if (*rest) {
+            continue;
+        }
+        *start = t->start[i];
+        *end = t->start[i] + t->dur[i];
+        *pid = t->pid[i];
+        *tid = lane_tid(t, i);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- API calls (cuda-sync-api) ---- */
+
+static const gf_trace *cmp_t;
+
+static int cmp_dur_seq(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    if (cmp_t->dur[i] != cmp_t->dur[j])
+        return cmp_t->dur[i] > cmp_t->dur[j] ? -1 : 1;
+    return cmp_t->seq[i] < cmp_t->seq[j] ? -1 : cmp_t->seq[i] > cmp_t->seq[j];
+}
+
+int gf_find_api_calls(const gf_trace *t, const gf_fwin *w, const gf_like_set *names, int64_t limit, size_t **idx,
+                      size_t *n, gf_err *err)
+{
+    name_memo m;
+    if (memo_init(&m, t) != 0)
+        return oom(err);
+    size_t *v = NULL, nv = 0, cap = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->kind[i] != GF_EV_API || !memo_match(&m, t, names, t->name[i], 1) ||
+            !gf_fwin_cpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i], lane_tid(t, i)))
+            continue;
+        if (grow((void **)&v, &cap, nv + 1, sizeof *v) != 0) {
+            free(m.v);
+            free(v);
+            return oom(err);
+        }
+        v[nv++] = i;
+    }
+    free(m.v);
+    cmp_t = t;
+    if (nv)
+        qsort(v, nv, sizeof *v, cmp_dur_seq); /* ORDER BY 1 DESC: ties in table order */
+    if (limit >= 0 && (size_t)limit < nv)
+        nv = (size_t)limit;
+    *idx = v;
+    *n = nv;
+    return 0;
+}
+
+/* ---- memory operations joined to their runtime call (cuda-sync-memcpy/-memset, cuda-async-memcpy) ---- */
+
+/* SQL three-valued logic: 1 true, 0 false, -1 NULL */
+static inline int tv_and(int a, int b)
+{
+    if (a == 0 || b == 0)
+        return 0;
+    return a < 0 || b < 0 ? -1 : 1;
+}
+static inline int tv_or(int a, int b)
+{
+    if (a == 1 || b == 1)
+        return 1;
+    return a < 0 || b < 0 ? -1 : 0;
+}
+static inline int tv_not(int a)
+{
+    return a < 0 ? -1 : !a;
+}
+static inline int tv_eq(int64_t a, int a_null, int64_t b, int b_null)
+{
+    return a_null || b_null ? -1 : a == b;
+}
+
+static int copy_kept(const gf_copy_query *q, const gf_detail *d)
+{
+    if (q->kind == GF_EV_MEMSET) {
+        if (!q->mem_kinds)
+            return 1;
+        int r = 0;
+        for (int k = 0; k < 32; k++)
+            if (q->mem_kinds & (1u << k))
+                r = tv_or(r, tv_eq(d ? d->mem_kind : -1, !d || d->mem_kind < 0, k, 0));
+        return r == 1;
+    }
+    int keep = 1;
+    if (q->small_h2d_bytes >= 0) { /* NOT (bytes <= 64000 AND copyKind == 1) */
+        int small = !d || d->bytes < 0 ? -1 : d->bytes <= q->small_h2d_bytes;
+        int h2d = tv_eq(d ? d->copy_kind : -1, !d || d->copy_kind < 0, 1, 0);
+        keep = tv_and(keep, tv_not(tv_and(small, h2d)));
+    }
+    if (q->skip_same_device) { /* NOT (srcDeviceId IS NOT NULL AND srcDeviceId == dstDeviceId) */
+        int has_src = d && d->src_dev >= 0;
+        int same = tv_eq(d ? d->src_dev : -1, !has_src, d ? d->dst_dev : -1, !d || d->dst_dev < 0);
+        keep = tv_and(keep, tv_not(tv_and(has_src, same)));
+    }
+    if (q->pageable_only) { /* srcKind == 0 OR dstKind == 0 */
+        int s0 = tv_eq(d ? d->src_kind : -1, !d || d->src_kind < 0, 0, 0);
+        int d0 = tv_eq(d ? d->dst_kind : -1, !d || d->dst_kind < 0, 0, 0);
+        keep = tv_and(keep, tv_or(s0, d0));
+    }
+    return keep == 1;
+}
+
+static int cmp_copy(const void *a, const void *b)
+{
+    const gf_copy_row *x = a, *y = b;
+    if (cmp_t->dur[x->gpu] != cmp_t->dur[y->gpu])
+        return cmp_t->dur[x->gpu] > cmp_t->dur[y->gpu] ? -1 : 1;
+    if (cmp_t->seq[x->gpu] != cmp_t->seq[y->gpu])
+        return cmp_t->seq[x->gpu] < cmp_t->seq[y->gpu] ? -1 : 1;
+    return cmp_t->seq[x->api] < cmp_t->seq[y->api] ? -1 : cmp_t->seq[x->api] > cmp_t->seq[y->api];
+}
+
+static int cmp_seq_idx(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    return cmp_t->seq[i] < cmp_t->seq[j] ? -1 : cmp_t->seq[i] > cmp_t->seq[j];
+}
+
+int gf_find_copies(const gf_trace *t, const gf_fwin *w, const gf_copy_query *q, gf_copy_row **rows, size_t *n,
+                   gf_err *err)
+{
+    /* correlation id → the matching runtime calls of every process (main.CUPTI_ACTIVITY_KIND_RUNTIME: not
+     * filtered, joined on correlationId alone), in table order */
+    name_memo m;
+    if (memo_init(&m, t) != 0)
+        return oom(err);
+    gf_hmap head;
+    gf_hmap_init(&head);
+    size_t *api = NULL, napi = 0, capi = 0;
+    int64_t *next = NULL;
+    gf_copy_row *out = NULL;
+    size_t nout = 0, cout = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->kind[i] == GF_EV_API && t->corr[i] >= 0 && memo_match(&m, t, &q->api, t->name[i], 1)) {
+            if (grow((void **)&api, &capi, napi + 1, sizeof *api) != 0)
+                goto fail;
+            api[napi++] = i;
+        }
+    cmp_t = t;
+    if (napi)
+        qsort(api, napi, sizeof *api, cmp_seq_idx);
+    next = malloc((napi ? napi : 1) * sizeof *next);
+    if (!next)
+        goto fail;
+    for (size_t k = napi; k-- > 0;) { /* build lists back to front so each is in table order */
+        int ins;
+        int64_t *v = gf_hmap_put(&head, (uint64_t)t->corr[api[k]], -1, &ins);
+        if (!v)
+            goto fail;
+        next[k] = *v;
+        *v = (int64_t)k;
+    }
+    for (size_t i = 0; i < t->n && napi; i++) {
+        if (t->kind[i] != q->kind || t->corr[i] < 0 || !copy_kept(q, det(t, i)) ||
+            !gf_fwin_gpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i]))
+            continue;
+        int64_t *v = gf_hmap_get(&head, (uint64_t)t->corr[i]);
+        for (int64_t k = v ? *v : -1; k >= 0; k = next[k]) {
+            if (grow((void **)&out, &cout, nout + 1, sizeof *out) != 0)
+                goto fail;
+            out[nout++] = (gf_copy_row){i, api[k]};
+        }
+    }
+    cmp_t = t;
+    if (nout)
+        qsort(out, nout, sizeof *out, cmp_copy);
+    if (q->limit >= 0 && (size_t)q->limit < nout)
+        nout = (size_t)q->limit;
+    free(m.v);
+    free(api);
+    free(next);
+    gf_hmap_free(&head);
+    *rows = out;
+    *n = nout;
+    return 0;
+fail:
+    free(m.v);
+    free(api);
+    free(next);
+    free(out);
+    gf_hmap_free(&head);
+    return oom(err);
+}
+
+/* ---- the GPU operation table of gpustats.py, per (process, device) ---- */
+
+typedef struct fop {
+    int64_t s, e;
+    int32_t ctx;
+    uint8_t rank; /* union order: 0 profiler overhead, 1 kernel, 2 memcpy, 3 memset */
+    uint32_t seq;
+} fop;
+
+typedef struct fgroup {
+    int32_t pid;
+    int64_t dev;
+    fop *ops;
+    size_t n, cap;
+    int64_t rs, re; /* range of the GPU operations (before overhead) */
+    int32_t ctx;    /* the group's contextId as SQLite's GROUP BY leaves it: the last row's */
+} fgroup;
+
+typedef struct fgroups {
+    fgroup *g;
+    size_t n, cap;
+} fgroups;
+
+static void groups_free(fgroups *G)
+{
+    for (size_t i = 0; i < G->n; i++)
+        free(G->g[i].ops);
+    free(G->g);
+    memset(G, 0, sizeof *G);
+}
+
+static int cmp_group_pid_dev(const void *a, const void *b)
+{
+    const fgroup *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+static const char *const overhead_names[] = {"CUDA profiling data flush overhead", "CUDA profiling stop overhead",
+                                             "CUDA profiling overhead"};
+
+/* ops = kernels, memcpys, memsets with start > 0 (and in the filter), grouped by (pid, deviceId) in that
+ * order, then the CUDA profiling overhead rows of the same process strictly inside a group's range
+ * (one copy per device), as _add_profiling_overhead does. */
+static int build_groups(const gf_trace *t, const gf_fwin *w, fgroups *G, gf_err *err)
+{
+    memset(G, 0, sizeof *G);
+    gf_hmap idx;
+    gf_hmap_init(&idx);
+    for (size_t i = 0; i < t->n; i++) {
+        int k = t->kind[i];
+        if (!gf_ev_is_gpu_work(k) || t->start[i] <= 0 ||
+            !gf_fwin_gpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i]))
+            continue;
+        int64_t dev = lane_dev(t, i);
+        uint64_t key = ((uint64_t)(uint32_t)(t->pid[i] + 1) << 32) | (uint32_t)(dev + 1);
+        int ins;
+        int64_t *v = gf_hmap_put(&idx, key, (int64_t)G->n, &ins);
+        if (!v)
+            goto fail;
+        if (ins) {
+            if (grow((void **)&G->g, &G->cap, G->n + 1, sizeof *G->g) != 0)
+                goto fail;
+            fgroup *g = &G->g[G->n++];
+            memset(g, 0, sizeof *g);
+            g->pid = t->pid[i];
+            g->dev = dev;
+            g->rs = INT64_MAX;
+            g->re = INT64_MIN;
+        }
+        fgroup *g = &G->g[*v];
+        if (grow((void **)&g->ops, &g->cap, g->n + 1, sizeof *g->ops) != 0)
+            goto fail;
+        g->ops[g->n++] = (fop){t->start[i], t->start[i] + t->dur[i], ev_context(t, i),
+                               (uint8_t)(k == GF_EV_KERNEL ? 1 : k == GF_EV_MEMCPY ? 2 : 3), t->seq[i]};
+    }
+    gf_hmap_free(&idx);
+    if (G->n > 1)
+        qsort(G->g, G->n, sizeof *G->g, cmp_group_pid_dev);
+    for (size_t gi = 0; gi < G->n; gi++) {
+        fgroup *g = &G->g[gi];
+        uint8_t best_rank = 0;
+        uint32_t best_seq = 0;
+        for (size_t k = 0; k < g->n; k++) {
+            const fop *o = &g->ops[k];
+            if (o->s < g->rs)
+                g->rs = o->s;
+            if (o->e > g->re)
+                g->re = o->e;
+            if (k == 0 || o->rank > best_rank || (o->rank == best_rank && o->seq > best_seq)) {
+                best_rank = o->rank;
+                best_seq = o->seq;
+                g->ctx = o->ctx;
+            }
+        }
+    }
+    /* profiling overhead (PROFILER_OVERHEAD, filtered like a globalTid table) */
+    int32_t oid[3];
+    for (int k = 0; k < 3; k++)
+        oid[k] = gf_strtab_find(t->str, overhead_names[k], strlen(overhead_names[k]));
+    for (size_t i = 0; i < t->noverhead; i++) {
+        const gf_overhead *o = &t->overhead[i];
+        if (o->name < 0 || (o->name != oid[0] && o->name != oid[1] && o->name != oid[2]))
+            continue;
+        if (!gf_fwin_cpu(w, o->start, o->end, o->pid, o->tid))
+            continue;
+        for (size_t gi = 0; gi < G->n; gi++) {
+            fgroup *g = &G->g[gi];
+            if (g->pid != o->pid || !(o->start > g->rs) || !(o->end < g->re))
+                continue;
+            if (grow((void **)&g->ops, &g->cap, g->n + 1, sizeof *g->ops) != 0)
+                goto fail2;
+            g->ops[g->n++] = (fop){o->start, o->end, g->ctx, 0, o->seq};
+        }
+    }
+    return 0;
+fail:
+    gf_hmap_free(&idx);
+fail2:
+    groups_free(G);
+    return oom(err);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ends: by end, ties in the union's insertion order (overhead, kernels, memcpys, memsets; table order) */
+static int cmp_end(const void *a, const void *b)
+{
+    const fop *x = a, *y = b;
+    if (x->e != y->e)
+        return x->e < y->e ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+    const fop *x = a, *y = b;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* ---- gpu-starv ---- */
+
+static int cmp_gap(const void *a, const void *b)
+{
+    const gf_gap_row *x = a, *y = b;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return 0;
+}
+
+/* a stable sort (the window function's ORDER BY keeps the insertion order of equal keys) */
+static int stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n < 2)
+        return 0;
+    char *a = base, *tmp = malloc(n * size);
+    if (!tmp)
+        return -1;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                if (cmp(a + j * size, a + i * size) < 0)
+                    memcpy(tmp + (k++) * size, a + (j++) * size, size);
+                else
+                    memcpy(tmp + (k++) * size, a + (i++) * size, size);
+            }
+            while (i < mid)
+                memcpy(tmp + (k++) * size, a + (i++) * size, size);
+            while (j < hi)
+                memcpy(tmp + (k++) * size, a + (j++) * size, size);
+        }
+        memcpy(a, tmp, n * size);
+    }
+    free(tmp);
+    return 0;
+}
+
+int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
+                 size_t *n, gf_err *err)
+{
+    fgroups G;
+    if (build_groups(t, w, &G, err) != 0)
+        return -1;
+    gf_gap_row *out = NULL;
+    size_t nout = 0, cout = 0;
+    int64_t *starts = NULL;
+    size_t cstarts = 0;
+    /* starts/ends numbered by (pid, deviceId, start|end); a gap is end k → start k+1 of one group. The
+     * view's LIMIT does not cut this order: SQLite flattens the view into the subquery its window
+     * rewrite makes, so ORDER BY duration DESC, gapStart applies first (EXPLAIN QUERY PLAN: the temp
+     * b-tree for ORDER BY is inside the view's co-routine) and the rows are the longest gaps overall. */
+    for (size_t gi = 0; gi < G.n; gi++) {
+        fgroup *g = &G.g[gi];
+        if (grow((void **)&starts, &cstarts, g->n, sizeof *starts) != 0)
+            goto fail;
+        for (size_t k = 0; k < g->n; k++)
+            starts[k] = g->ops[k].s;
+        qsort(starts, g->n, sizeof *starts, cmp_i64);
+        qsort(g->ops, g->n, sizeof *g->ops, cmp_end); /* (end, rank, seq): a total order */
+        for (size_t k = 0; k + 1 < g->n; k++) {
+            int64_t gs = g->ops[k].e, ge = starts[k + 1];
+            int64_t d = ge - gs;
+            if (!(d > min_gap_ns) || !(gs < ge))
+                continue;
+            if (grow((void **)&out, &cout, nout + 1, sizeof *out) != 0)
+                goto fail;
+            out[nout++] = (gf_gap_row){d, gs, g->pid, g->ops[k].ctx, g->dev};
+        }
+    }
+    free(starts);
+    groups_free(&G);
+    if (stable_sort(out, nout, sizeof *out, cmp_gap) != 0) {
+        free(out);
+        return oom(err);
+    }
+    if (limit >= 0 && (size_t)limit < nout)
+        nout = (size_t)limit;
+    *rows = out;
+    *n = nout;
+    return 0;
+fail:
+    free(starts);
+    free(out);
+    groups_free(&G);
+    return oom(err);
+}
+
+/* ---- gpu-low-util ---- */
+
+typedef struct chunk {
+    double cs, ce; /* cstart, cend */
+    double sum;    /* in-use ns */
+    uint32_t nops; /* rows of the LEFT JOIN (0: the NULL group) */
+    int valid, low;
+    double tp;
+} chunk;
+
+typedef struct lowc { /* a low chunk that reaches the output grouping */
+    size_t group;
+    int r;
+} lowc;
+
+typedef struct urow {
+    int64_t gid; /* rangeId - ROW_NUMBER() OVER (PARTITION BY pid, deviceId ORDER BY rangeId) */
+    int64_t dev;
+    int32_t pid, ctx;
+    double start, end, wsum, ssum;
+} urow;
+
+static int cmp_urow_group(const void *a, const void *b)
+{
+    const urow *x = a, *y = b;
+    if (x->gid != y->gid)
+        return x->gid < y->gid ? -1 : 1;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int cmp_util(const void *a, const void *b)
+{
+    const gf_util_row *x = a, *y = b;
+    if (x->avg != y->avg)
+        return x->avg < y->avg ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur < y->dur ? -1 : 1;
+    return 0;
+}
+
+static int cmp_group_dev_pid(const void *a, const void *b)
+{
+    const fgroup *x = *(const fgroup *const *)a, *y = *(const fgroup *const *)b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* round(x, 1) as SQLite 3.x computes it (printf "%.1f" with its own rounding, then read back) */
+static double sqlite_round1(double x)
+{
+    if (x < -4503599627370496.0 || x > 4503599627370496.0)
+        return x;
+    char *s = sqlite3_mprintf("%.1f", x);
+    if (!s)
+        return x;
+    double r = strtod(s, NULL);
+    sqlite3_free(s);
+    return r;
+}
+
+int gf_find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double threshold, int64_t limit,
+                     gf_util_row **rows, size_t *n, gf_err *err)
+{
+    if (chunks < 1)
+        return gf_errf(err, GF_EXIT_USAGE, "chunks must be at least 1");
+    fgroups G;
+    if (build_groups(t, w, &G, err) != 0)
+        return -1;
+    size_t ng = G.n;
+    chunk *C = calloc(ng ? ng * (size_t)chunks : 1, sizeof *C);
+    fgroup **byrange = malloc((ng ? ng : 1) * sizeof *byrange);
+    urow *U = NULL;
+    size_t nu = 0, cu = 0;
+    gf_util_row *out = NULL;
+    if (!C || !byrange)
+        goto fail;
+    for (size_t gi = 0; gi < ng; gi++) {
+        fgroup *g = &G.g[gi];
+        chunk *c = C + gi * (size_t)chunks;
+        /* range: chunkSize = ceil(CAST(max(end) - min(start) AS FLOAT) / N) */
+        double size = ceil((double)(g->re - g->rs) / (double)chunks);
+        for (int r = 0; r < chunks; r++) {
+            double cs = (double)r * size + (double)g->rs;
+            double cand = cs + size;
+            c[r].cs = cs;
+            c[r].ce = cand < (double)g->re ? cand : (double)g->re; /* min(x, end): the later argument on ties */
+            c[r].valid = c[r].cs < c[r].ce;
+        }
+        qsort(g->ops, g->n, sizeof *g->ops, cmp_start); /* (start, rank, seq): a total order */
+        /* the LEFT JOIN: ops.start < cend AND ops.end > cstart; chunks are contiguous and increasing */
+        int lo = 0;
+        for (size_t k = 0; k < g->n; k++) {
+            const fop *o = &g->ops[k];
+            while (lo < chunks && !((double)o->s < c[lo].ce))
+                lo++;
+            for (int r = lo; r < chunks && c[r].cs < (double)o->e; r++) {
+                if (!c[r].valid || !((double)o->s < c[r].ce) || !((double)o->e > c[r].cs))
+                    continue;
+                double a = (double)o->e < c[r].ce ? (double)o->e : c[r].ce;
+                double b = (double)o->s > c[r].cs ? (double)o->s : c[r].cs;
+                c[r].sum += a - b;
+                c[r].nops++;
+            }
+        }
+        for (int r = 0; r < chunks; r++) {
+            if (!c[r].valid)
+                continue;
+            c[r].tp = c[r].sum / (c[r].ce - c[r].cs) * 100;
+            c[r].low = c[r].tp < threshold;
+        }
+    }
+    /* GROUP BY chunk.rangeId, ops.deviceId, ops.pid: a chunk without any operation groups under NULLs,
+     * so the empty chunks of one rangeId merge across (pid, device) into one row, whose bare columns
+     * are those of the first (deviceId, pid) in range's order (measured against nsys 2022.4 with
+     * tests/gen/findings_export.py's planted and quirks exports: the others' empty chunks vanish). */
+    for (size_t gi = 0; gi < ng; gi++)
+        byrange[gi] = &G.g[gi];
+    if (ng > 1)
+        qsort(byrange, ng, sizeof *byrange, cmp_group_dev_pid);
+    for (int r = 0; r < chunks; r++) {
+        int seen = 0;
+        for (size_t k = 0; k < ng; k++) {
+            size_t gi = (size_t)(byrange[k] - G.g);
+            chunk *c = &C[gi * (size_t)chunks + (size_t)r];
+            if (!c->valid || c->nops)
+                continue;
+            if (seen)
+                c->low = 0; /* merged into the first group's row */
+            seen = 1;
+        }
+    }
+    /* chunkgroup and the coalescing GROUP BY groupId, deviceId, pid */
+    for (size_t gi = 0; gi < ng; gi++) {
+        fgroup *g = &G.g[gi];
+        chunk *c = C + gi * (size_t)chunks;
+        int64_t rownum = 0;
+        int64_t cur = INT64_MIN;
+        for (int r = 0; r < chunks; r++) {
+            if (!c[r].valid || !c[r].low)
+                continue;
+            rownum++;
+            int64_t gid = (int64_t)r - rownum;
+            if (gid != cur || nu == 0) {
+                if (grow((void **)&U, &cu, nu + 1, sizeof *U) != 0)
+                    goto fail;
+                U[nu++] = (urow){gid, g->dev, g->pid, g->ctx, c[r].cs, c[r].ce, 0, 0};
+                cur = gid;
+            }
+            urow *u = &U[nu - 1];
+            double sz = c[r].ce - c[r].cs;
+            u->wsum += sz * c[r].tp;
+            u->ssum += sz;
+            if (c[r].ce > u->end)
+                u->end = c[r].ce;
+        }
+    }
+    if (nu > 1)
+        qsort(U, nu, sizeof *U, cmp_urow_group);
+    if (limit >= 0 && (size_t)limit < nu)
+        nu = (size_t)limit; /* the inner LIMIT, in GROUP BY order */
+    out = calloc(nu ? nu : 1, sizeof *out);
+    if (!out)
+        goto fail;
+    for (size_t k = 0; k < nu; k++) {
+        gf_util_row *o = &out[k];
+        o->avg = sqlite_round1(U[k].wsum / U[k].ssum);
+        snprintf(o->avg_text, sizeof o->avg_text, "%.1f", o->avg);
+        o->start = U[k].start;
+        o->dur = U[k].end - U[k].start;
+        o->pid = U[k].pid;
+        o->device = U[k].dev;
+        o->context = U[k].ctx;
+    }
+    if (stable_sort(out, nu, sizeof *out, cmp_util) != 0)
+        goto fail;
+    free(C);
+    free(byrange);
+    free(U);
+    groups_free(&G);
+    *rows = out;
+    *n = nu;
+    return 0;
+fail:
+    free(C);
+    free(byrange);
+    free(U);
+    free(out);
+    groups_free(&G);
+    return oom(err);
+}
+
+/* ---- launch overhead per kernel name ---- */
+
+static int cmp_launch_row(const void *a, const void *b)
+{
+    const gf_launch_row *x = a, *y = b;
+    if (x->api_total != y->api_total)
+        return x->api_total > y->api_total ? -1 : 1;
+    return strcmp(gf_strtab_get(cmp_t->str, x->name, NULL), gf_strtab_get(cmp_t->str, y->name, NULL));
+}
+
+int gf_find_launches(const gf_trace *t, const gf_fwin *w, uint64_t min_kernels, gf_launch_row **rows, size_t *n,
+                     gf_launch_sum *sum, gf_err *err)
+{
+    int64_t *p;
+    if (gf_trace_partners(t, &p, err) != 0)
+        return -1;
+    gf_hmap idx;
+    gf_hmap_init(&idx);
+    gf_launch_row *s = NULL;
+    size_t ns = 0, cap = 0;
+    memset(sum, 0, sizeof *sum);
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->kind[i] != GF_EV_KERNEL || !gf_fwin_gpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i]))
+            continue;
+        int ins;
+        int64_t *v = gf_hmap_put(&idx, (uint64_t)(uint32_t)t->name[i], (int64_t)ns, &ins);
+        if (!v)
+            goto fail;
+        if (ins) {
+            if (grow((void **)&s, &cap, ns + 1, sizeof *s) != 0)
+                goto fail;
+            memset(&s[ns], 0, sizeof s[ns]);
+            s[ns].name = t->name[i];
+            s[ns].delay_min = INT64_MAX;
+            s[ns].delay_max = INT64_MIN;
+            ns++;
+        }
+        gf_launch_row *x = &s[*v];
+        x->kernels++;
+        x->kernel_total += t->dur[i];
+        if (t->dur[i] > x->kernel_max)
+            x->kernel_max = t->dur[i];
+        if (p[i] < 0 || t->kind[p[i]] != GF_EV_API)
+            continue;
+        size_t a = (size_t)p[i];
+        int64_t api = t->dur[a], delay = t->start[i] - (t->start[a] + t->dur[a]);
+        x->launched++;
+        x->api_total += api;
+        if (api > x->api_max)
+            x->api_max = api;
+        x->delay_total += delay;
+        if (delay < x->delay_min)
+            x->delay_min = delay;
+        if (delay > x->delay_max)
+            x->delay_max = delay;
+        if (t->dur[i] < api)
+            x->tiny++;
+    }
+    for (size_t k = 0; k < ns; k++) {
+        gf_launch_row *x = &s[k];
+        if (!x->launched)
+            x->delay_min = x->delay_max = 0;
+        x->storm = x->kernels >= min_kernels && x->launched && x->api_total > x->kernel_total;
+        sum->kernels += x->kernels;
+        sum->launched += x->launched;
+        sum->tiny += x->tiny;
+        sum->kernel_total += x->kernel_total;
+        sum->api_total += x->api_total;
+        sum->delay_total += x->delay_total;
+        sum->storms += (uint64_t)x->storm;
+    }
+    sum->names = ns;
+    gf_hmap_free(&idx);
+    free(p);
+    cmp_t = t;
+    if (ns > 1)
+        qsort(s, ns, sizeof *s, cmp_launch_row);
+    *rows = s;
+    *n = ns;
+    return 0;
+fail:
+    gf_hmap_free(&idx);
+    free(p);
+    free(s);
+    return oom(err);
+}
+
+/* ---- CUDA graphs ---- */
+
+static int cmp_graph_row(const void *a, const void *b)
+{
+    const gf_graph_row *x = a, *y = b;
+    int64_t tx = x->kernel_total + x->exec_total, ty = y->kernel_total + y->exec_total;
+    if (tx != ty)
+        return tx > ty ? -1 : 1;
+    return x->graph < y->graph ? -1 : x->graph > y->graph;
+}
+
+static inline uint64_t pc_key(int64_t pid, int64_t corr)
+{
+    return ((uint64_t)(pid + 1) << 40) ^ ((uint64_t)corr & 0xFFFFFFFFFFull);
+}
+
+int gf_find_graphs(const gf_trace *t, const gf_fwin *w, const gf_like_set *launch_names, gf_graph_row **rows,
+                   size_t *n, gf_graph_sum *sum, gf_err *err)
+{
+    name_memo m;
+    if (memo_init(&m, t) != 0)
+        return oom(err);
+    gf_hmap calls, byg, seen;
+    gf_hmap_init(&calls);
+    gf_hmap_init(&byg);
+    gf_hmap_init(&seen);
+    gf_graph_row *s = NULL;
+    size_t ns = 0, cap = 0;
+    memset(sum, 0, sizeof *sum);
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->kind[i] != GF_EV_API || !memo_match(&m, t, launch_names, t->name[i], 1) ||
+            !gf_fwin_cpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i], lane_tid(t, i)))
+            continue;
+        sum->calls++;
+        sum->call_total += t->dur[i];
+        if (t->corr[i] >= 0 && !gf_hmap_put(&calls, pc_key(t->pid[i], t->corr[i]), 1, NULL))
+            goto fail;
+    }
+    /* one pass over kernels and one over whole-graph ranges, rows keyed by graphId */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t lim = pass == 0 ? t->n : t->ngraph_execs;
+        for (size_t i = 0; i < lim; i++) {
+            int64_t graph, corr, dur, st;
+            int32_t pid;
+            if (pass == 0) {
+                if (t->kind[i] != GF_EV_KERNEL ||
+                    !gf_fwin_gpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i]))
+                    continue;
+                const gf_detail *d = det(t, i);
+                sum->kernels++;
+                sum->kernel_total += t->dur[i];
+                int from_call = t->corr[i] >= 0 && gf_hmap_get(&calls, pc_key(t->pid[i], t->corr[i]));
+                int node = d && d->graph_node >= 0;
+                if (from_call)
+                    sum->launched_kernels++;
+                if (node) {
+                    sum->node_kernels++;
+                    sum->node_kernel_total += t->dur[i];
+                }
+                if (!node && !from_call)
+                    continue;
+                graph = d ? d->graph : -1;
+                corr = t->corr[i];
+                dur = t->dur[i];
+                st = t->start[i];
+                pid = t->pid[i];
+            } else {
+                const gf_graph_exec *g = &t->graph_execs[i];
+                if (!gf_fwin_gpu(w, g->start, g->end, g->pid))
+                    continue;
+                sum->execs++;
+                sum->exec_total += g->end - g->start;
+                graph = g->graph;
+                corr = g->corr;
+                dur = g->end - g->start;
+                st = g->start;
+                pid = g->pid;
+            }
+            (void)st;
+            int ins;
+            int64_t *v = gf_hmap_put(&byg, (uint64_t)(graph + 1), (int64_t)ns, &ins);
+            if (!v)
+                goto fail;
+            if (ins) {
+                if (grow((void **)&s, &cap, ns + 1, sizeof *s) != 0)
+                    goto fail;
+                memset(&s[ns], 0, sizeof s[ns]);
+                s[ns++].graph = graph;
+            }
+            gf_graph_row *x = &s[*v];
+            if (pass == 0) {
+                x->kernels++;
+                x->kernel_total += dur;
+            } else {
+                x->execs++;
+                x->exec_total += dur;
+            }
+            if (corr >= 0) {
+                uint64_t k = gf_hash_u64(pc_key(pid, corr) ^ gf_hash_u64((uint64_t)graph));
+                if (k == GF_HMAP_EMPTY)
+                    k = 0;
+                int nw;
+                if (!gf_hmap_put(&seen, k, 1, &nw))
+                    goto fail;
+                if (nw)
+                    x->launches++;
+            }
+        }
+    }
+    sum->collapsed = sum->execs > 0 || (sum->calls > 0 && sum->launched_kernels == 0 && sum->node_kernels == 0);
+    free(m.v);
+    gf_hmap_free(&calls);
+    gf_hmap_free(&byg);
+    gf_hmap_free(&seen);
+    if (ns > 1)
+        qsort(s, ns, sizeof *s, cmp_graph_row);
+    *rows = s;
+    *n = ns;
+    return 0;
+fail:
+    free(m.v);
+    gf_hmap_free(&calls);
+    gf_hmap_free(&byg);
+    gf_hmap_free(&seen);
+    free(s);
+    return oom(err);
+}
+
+/* ---- busy time from merged intervals ---- */
+
+static inline void clip(const gf_fwin *w, int64_t *s, int64_t *e)
+{
+    if (!w || !w->filtered)
+        return;
+    if (*s < w->start)
+        *s = w->start;
+    if (*e > w->end)
+        *e = w->end;
+    if (*e < *s)
+        *e = *s;
+}
+
+/* a union of intervals fed in start order */
+typedef struct merger {
+    int64_t cur_s, cur_e, total;
+    int any;
+} merger;
+
+static inline void merge_add(merger *m, int64_t s, int64_t e)
+{
+    if (!m->any) {
+        m->any = 1;
+        m->cur_s = s;
+        m->cur_e = e;
+        return;
+    }
+    if (s > m->cur_e) {
+        m->total += m->cur_e - m->cur_s;
+        m->cur_s = s;
+        m->cur_e = e;
+    } else if (e > m->cur_e) {
+        m->cur_e = e;
+    }
+}
+
+static inline int64_t merge_total(const merger *m)
+{
+    return m->any ? m->total + (m->cur_e - m->cur_s) : 0;
+}
+
+typedef struct busy_acc {
+    gf_busy_row row;
+    merger all, kern;
+} busy_acc;
+
+static int cmp_busy(const void *a, const void *b)
+{
+    const busy_acc *x = a, *y = b;
+    return x->row.device < y->row.device ? -1 : x->row.device > y->row.device;
+}
+
+int gf_find_busy(const gf_trace *t, const gf_fwin *w, gf_busy_row **rows, size_t *n, int64_t *span_first,
+                 int64_t *span_last, gf_err *err)
+{
+    gf_hmap idx;
+    gf_hmap_init(&idx);
+    busy_acc *acc = NULL;
+    size_t na = 0, cap = 0;
+    int64_t f = INT64_MAX, l = INT64_MIN;
+    for (size_t i = 0; i < t->n; i++) {
+        int64_t s = t->start[i], e = s + t->dur[i];
+        int k = t->kind[i];
+        int gpu = gf_ev_is_gpu_work(k);
+        if (gpu ? !gf_fwin_gpu(w, s, e, t->pid[i])
+                : !gf_fwin_cpu(w, s, e, t->pid[i], k == GF_EV_API || k == GF_EV_NVTX ? lane_tid(t, i) : -1))
+            continue;
+        clip(w, &s, &e);
+        if (s < f)
+            f = s;
+        if (e > l)
+            l = e;
+        if (!gpu)
+            continue;
+        int64_t dev = lane_dev(t, i);
+        int ins;
+        int64_t *v = gf_hmap_put(&idx, (uint64_t)(dev + 1), (int64_t)na, &ins);
+        if (!v)
+            goto fail;
+        if (ins) {
+            if (grow((void **)&acc, &cap, na + 1, sizeof *acc) != 0)
+                goto fail;
+            memset(&acc[na], 0, sizeof acc[na]);
+            acc[na].row.device = dev;
+            acc[na].row.devname = t->lanes[t->lane[i]].device;
+            acc[na].row.first = INT64_MAX;
+            acc[na].row.last = INT64_MIN;
+            na++;
+        }
+        busy_acc *a = &acc[*v];
+        a->row.ops++;
+        if (s < a->row.first)
+            a->row.first = s;
+        if (e > a->row.last)
+            a->row.last = e;
+        merge_add(&a->all, s, e); /* events are in start order, and clipping keeps that order */
+        if (k == GF_EV_KERNEL)
+            merge_add(&a->kern, s, e);
+    }
+    gf_hmap_free(&idx);
+    if (na > 1)
+        qsort(acc, na, sizeof *acc, cmp_busy);
+    gf_busy_row *out = malloc((na ? na : 1) * sizeof *out);
+    if (!out) {
+        free(acc);
+        return oom(err);
+    }
+    for (size_t k = 0; k < na; k++) {
+        out[k] = acc[k].row;
+        out[k].busy = merge_total(&acc[k].all);
+        out[k].kernel_busy = merge_total(&acc[k].kern);
+    }
+    free(acc);
+    *rows = out;
+    *n = na;
+    *span_first = f == INT64_MAX ? 0 : f;
+    *span_last = l == INT64_MIN ? 0 : l;
+    return 0;
+fail:
+    gf_hmap_free(&idx);
+    free(acc);
+    return oom(err);
+}
+
+/* ---- kernels by name per (process, device) ---- */
+
+typedef struct match_acc {
+    gf_match_row row;
+    merger all, match;
+} match_acc;
+
+static int cmp_match(const void *a, const void *b)
+{
+    const match_acc *x = a, *y = b;
+    if (x->row.pid != y->row.pid)
+        return x->row.pid < y->row.pid ? -1 : 1;
+    return x->row.device < y->row.device ? -1 : x->row.device > y->row.device;
+}
+
+int gf_find_kernel_match(const gf_trace *t, const gf_fwin *w, const gf_like_set *names, gf_match_row **rows,
+                         size_t *n, gf_err *err)
+{
+    name_memo m;
+    if (memo_init(&m, t) != 0)
+        return oom(err);
+    gf_hmap idx;
+    gf_hmap_init(&idx);
+    match_acc *acc = NULL;
+    size_t na = 0, cap = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        int k = t->kind[i];
+        if (!gf_ev_is_gpu_work(k))
+            continue;
+        int64_t s = t->start[i], e = s + t->dur[i];
+        if (!gf_fwin_gpu(w, s, e, t->pid[i]))
+            continue;
+        clip(w, &s, &e);
+        int64_t dev = lane_dev(t, i);
+        uint64_t key = ((uint64_t)(uint32_t)(t->pid[i] + 1) << 32) | (uint32_t)(dev + 1);
+        int ins;
+        int64_t *v = gf_hmap_put(&idx, key, (int64_t)na, &ins);
+        if (!v)
+            goto fail;
+        if (ins) {
+            if (grow((void **)&acc, &cap, na + 1, sizeof *acc) != 0)
+                goto fail;
+            memset(&acc[na], 0, sizeof acc[na]);
+            acc[na].row.pid = t->pid[i];
+            acc[na].row.device = dev;
+            acc[na].row.first = INT64_MAX;
+            acc[na].row.last = INT64_MIN;
+            na++;
+        }
+        match_acc *a = &acc[*v];
+        if (s < a->row.first)
+            a->row.first = s;
+        if (e > a->row.last)
+            a->row.last = e;
+        merge_add(&a->all, s, e);
+        if (k == GF_EV_KERNEL && memo_match(&m, t, names, t->name[i], 0)) {
+            a->row.kernels++;
+            a->row.total += t->dur[i];
+            if (t->dur[i] > a->row.max)
+                a->row.max = t->dur[i];
+            merge_add(&a->match, s, e);
+        }
+    }
+    free(m.v);
+    gf_hmap_free(&idx);
+    if (na > 1)
+        qsort(acc, na, sizeof *acc, cmp_match);
+    gf_match_row *out = malloc((na ? na : 1) * sizeof *out);
+    if (!out) {
+        free(acc);
+        return oom(err);
+    }
+    size_t no = 0;
+    for (size_t k = 0; k < na; k++) {
+        if (!acc[k].row.kernels)
+            continue;
+        out[no] = acc[k].row;
+        out[no].busy = merge_total(&acc[k].match);
+        out[no].device_busy = merge_total(&acc[k].all);
+        no++;
+    }
+    free(acc);
+    *rows = out;
+    *n = no;
+    return 0;
+fail:
+    free(m.v);
+    gf_hmap_free(&idx);
+    free(acc);
+    return oom(err);
+}

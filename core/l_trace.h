@@ -1,0 +1,12 @@
+/* The Trace userdata of core/l_trace.c, for other bindings that compute over it (core/l_findings.c). */
+#ifndef GF_L_TRACE_H
+#define GF_L_TRACE_H
+
+#include <lua.h>
+
+#include "trace.h"
+
+/* The trace at stack index idx (a `core.trace` object); raises a Lua error when it is not one or closed. */
+gf_trace *gf_lua_check_trace(lua_State *L, int idx);
+
+#endif

@@ -1,0 +1,79 @@
+-- gpuflame diff BEFORE AFTER [-o diff.html] [--json] [--folded FILE]: differential GPU flamegraph,
+-- ranked kernel changes, the captures' metadata side by side, and a regression verdict (exit 10).
+local core = require("gpuflame.core")
+local diff = require("gpuflame.diff")
+local errors = require("gpuflame.errors")
+local inputs = require("gpuflame.inputs")
+local log = require("gpuflame.log")
+
+local cmd = {}
+
+cmd.spec = {
+  usage = "diff BEFORE AFTER [-o diff.html] [--json] [--folded FILE] [--title T] [--min-fraction F]",
+  summary = "differential GPU flamegraph and regression verdict between two captures",
+  description = "BEFORE and AFTER are anything gpuflame reads: capture directories, .nsys-rep/.qdrep reports\n" ..
+    "(exported through nsys), SQLite exports, cuda_gpu_kern_sum CSVs or folded stacks; each is imported once.\n" ..
+    "Kernels match by demangled name (policy diff.normalize_name can normalise). The page (-o, default\n" ..
+    "diff.html) shows the ranked kernel changes, both captures' metadata with every difference that makes\n" ..
+    "the comparison unfair, and the differential flamegraph. --json prints the comparison (docs/DIFF.md) on\n" ..
+    "stdout and writes a page only with -o. Exit 0: no regression; 10: regression (policy diff.threshold,\n" ..
+    "diff.kernel_threshold, or diff.verdict). NVTX analyses (analysis.json) are compared with `compare`.",
+  options = {
+    { "out", short = "o", arg = "FILE", help = "the page (default diff.html; with --json only when given)" },
+    { "json", help = "print the comparison as JSON on stdout (schema: docs/DIFF.md)" },
+    { "folded", arg = "FILE", help = "also write difffolded.pl's two-column folded stacks (stack BEFORE AFTER)" },
+    { "title", arg = "TEXT", help = "page title (policy diff.title)" },
+    { "min-fraction", arg = "F", type = "number", min = 0, help = "page: leave out flame subtrees below this share " ..
+      "of both totals (policy diff.min_fraction; 0 keeps all)" },
+    { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
+  },
+}
+
+local function base(p) return (p:gsub("/+$", "")):match("[^/]+$") or p end
+
+function cmd.run(opts, ctx)
+  local pb, pa = opts.positional[1], opts.positional[2]
+  if not pb or not pa or opts.positional[3] then
+    errors.raise(errors.USAGE, "diff needs exactly two inputs: BEFORE AFTER (see diff --help)")
+  end
+  local ab, aa = diff.analysis(pb), diff.analysis(pa)
+  if ab and aa then
+    errors.raise(errors.USAGE, "%s and %s are NVTX analyses (analysis.json): compare them with `gpuflame compare %s %s`",
+      pb, pa, pb, pa)
+  elseif ab or aa then
+    errors.raise(errors.USAGE, "%s is an NVTX analysis (analysis.json) and %s is not: diff compares two captures, " ..
+      "`gpuflame compare` two analyses", ab and pb or pa, ab and pa or pb)
+  end
+  local policy = ctx.policy()
+  local dp = policy.diff or {}
+  local out = opts.out or (not opts.json and "diff.html" or nil)
+  local ok, res = errors.try(function()
+    local b = diff.load_side(pb, ctx, { nsys = opts.nsys })
+    local a = diff.load_side(pa, ctx, { nsys = opts.nsys })
+    local D, L, d = diff.compare(b, a, policy)
+    d.verdict = diff.verdict(d, policy)
+    if opts.folded then D:write_folded(opts.folded, { meta = diff.folded_meta(d) }) end
+    if out then
+      local title = opts.title or dp.title or "GPU time diff"
+      diff.render(D, L, d, out, { title = title, subtitle = base(pb) .. " → " .. base(pa),
+        min_fraction = opts.min_fraction or dp.min_fraction or 0 })
+    end
+    return d
+  end)
+  inputs.cleanup(ctx)
+  if not ok then errors.reraise(res) end
+  local d = res
+  if opts.json then
+    io.stdout:write(core.json.encode(d, { pretty = true }), "\n")
+  else
+    if out then io.stdout:write(out, "\n") end
+    io.stdout:write(diff.verdict_text(d.verdict), "\n")
+  end
+  for _, c in ipairs(d.caveats) do log.warn("%s", c.message) end
+  log.info("total GPU time %s → %s (%s); %d kernels compared, %d new, %d vanished", diff.ns(d.total.before_ns),
+    diff.ns(d.total.after_ns), d.total.change ~= core.json.null and string.format("%+.1f%%", d.total.change * 100) or "—",
+    #d.kernels, #d.new, #d.vanished)
+  return d.verdict.exit_code
+end
+
+return cmd

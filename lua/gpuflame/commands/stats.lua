@@ -1,0 +1,88 @@
+-- gpuflame stats -r REPORT[,REPORT...] INPUT [-o PREFIX|-] [--format csv|json[:mem=B]]: nsys stats reports
+-- computed by gpuflame from an SQLite export (docs/REPORTS.md)
+local errors = require("gpuflame.errors")
+local inputs = require("gpuflame.inputs")
+local log = require("gpuflame.log")
+local stats = require("gpuflame.stats")
+
+local cmd = {}
+
+cmd.spec = {
+  usage = "stats -r REPORT[,REPORT...] INPUT [-o PREFIX|-] [--format csv|json[:mem=B]] | stats --help-reports",
+  summary = "nsys stats reports (CSV/JSON) computed from an SQLite export, without nsys",
+  description = "Writes the CSV a current nsys's `nsys stats --format csv` writes (report names and headers of\n" ..
+    "nsys 2023.1+; --format csv:mem=B for byte columns). INPUT is an SQLite export (no nsys needed) or an\n" ..
+    ".nsys-rep/.qdrep, exported once through nsys into <name>.sqlite beside it and reused until the report is\n" ..
+    "newer. -o PREFIX writes PREFIX_<report>.csv per report (a 0-byte file when the report has nothing, as\n" ..
+    "nsys); -o - (the default) prints them. Reports accept both name eras (cuda_gpu_kern_sum or gpukernsum);\n" ..
+    "cuda_gpu_kern_sum and cuda_gpu_trace take :base or :mangled. Exit 5 when no report had a row.",
+  options = {
+    { "report", short = "r", arg = "REPORT[,REPORT...]", multi = true, help = "reports to write (repeatable)" },
+    { "output", short = "o", arg = "PREFIX|-", help = "output prefix (PREFIX_<report>.csv), or - for stdout" },
+    { "format", short = "f", arg = "csv|json[:mem=B]", help = "output format (default csv; :mem=B byte columns)" },
+    { "help-reports", help = "list the reports and exit" },
+    { "force-export", help = ".nsys-rep input: export again even when the cached .sqlite is current" },
+    { "nsys", arg = "PATH", help = ".nsys-rep input: the nsys to export with" },
+  },
+  examples = {
+    "gpuflame stats -r cuda_gpu_kern_sum,cuda_api_sum report.sqlite",
+    "gpuflame stats -r nvtx_pushpop_trace,nvtx_gpu_proj_trace -o stats/nsys run/trace.nsys-rep",
+    "gpuflame stats -r cuda_gpu_trace --format csv:mem=B -o out/trace report.sqlite",
+  },
+}
+
+function cmd.run(opts, ctx)
+  if opts.help_reports then
+    for _, r in ipairs(stats.reports()) do
+      io.stdout:write(string.format("  %-24s %-15s %s\n", r.name, r.old or "", r.summary))
+    end
+    return 0
+  end
+  local input = opts.positional[1]
+  if not input then errors.raise(errors.USAGE, "stats needs an INPUT (an SQLite export or an .nsys-rep)") end
+  if #opts.positional > 1 then
+    errors.raise(errors.USAGE, "stats takes one INPUT (got %d); give several reports with -r A,B", #opts.positional)
+  end
+  local reports = {}
+  for _, r in ipairs(opts.report or {}) do
+    for one in r:gmatch("[^,]+") do reports[#reports + 1] = one end
+  end
+  if #reports == 0 then errors.raise(errors.USAGE, "stats needs -r REPORT (see --help-reports)") end
+  for _, r in ipairs(reports) do stats.parse_report(r) end -- unknown names: exit 2 before any work
+  local fmt = stats.parse_format(opts.format)
+  local info = inputs.detect(input)
+  local sqlite = input
+  if info.type == "nsys-rep" then
+    ctx.cleanup = ctx.cleanup or {}
+    sqlite = stats.export_for(input, ctx.policy(), { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup })
+  elseif info.type ~= "sqlite" then
+    errors.raise(errors.INPUT, "%s: a %s is not an nsys export (stats needs an SQLite export or an .nsys-rep)",
+      input, inputs.describe(info))
+  end
+  local prefix = opts.output or "-"
+  if prefix ~= "-" then
+    local dir = prefix:match("^(.*)/[^/]*$")
+    if dir and dir ~= "" then require("gpuflame.core").fs.mkdirp(dir) end
+  end
+  local ok, res = errors.try(stats.write, sqlite, reports,
+    { prefix = prefix, format = fmt.format, mem_bytes = fmt.mem_bytes })
+  inputs.cleanup(ctx)
+  if not ok then errors.reraise(res) end
+  local any = false
+  for _, r in ipairs(res) do
+    if r.skipped then
+      io.stderr:write("SKIPPED: ", r.skipped, "\n")
+    elseif r.rows == 0 then
+      log.info("%s: no rows", r.given)
+    else
+      any = true
+    end
+    if r.path ~= "-" then log.info("wrote %s (%d rows)", r.path, r.rows) end
+  end
+  if not any then
+    errors.raise(errors.NO_DATA, "%s: no report had data (%s)", input, table.concat(reports, ", "))
+  end
+  return 0
+end
+
+return cmd

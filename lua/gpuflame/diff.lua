@@ -1,0 +1,683 @@
+-- Differential GPU flamegraphs and regression verdicts between two captures (`gpuflame diff`,
+-- docs/DIFF.md). Each side is imported once into a collapse table (kernel totals per name from the
+-- SQLite export or the stats CSV, or folded stacks) plus what the export says about its capture; the C
+-- union table (core.stackdiff) holds both sides' stacks; this module decides, from policy, how names
+-- match, what makes the comparison unfair, and whether the change is a regression.
+local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
+
+local M = {}
+
+M.SCHEMA = "gpuflame.diff/1"
+M.KERNEL_PREFIX = "gpu;nsys;cuda_kernel"
+M.API_PREFIX = "gpu;nsys;cuda_api"
+local NULL = core.json.null
+local array = core.json.array
+
+local function dpol(policy) return (policy and policy.diff) or {} end
+
+-- ratios and shares in the JSON are rounded to 1e-6 so the output is stable across platforms
+local function r6(x)
+  if x == nil or x ~= x or x == math.huge or x == -math.huge then return nil end
+  return math.floor(x * 1e6 + 0.5) / 1e6
+end
+M.r6 = r6
+
+-- 1234567 → "1.235 ms"
+function M.ns(v)
+  if v == nil then return "—" end
+  local a = math.abs(v)
+  if a >= 1e9 then return string.format("%.3f s", v / 1e9) end
+  if a >= 1e6 then return string.format("%.3f ms", v / 1e6) end
+  if a >= 1e3 then return string.format("%.1f µs", v / 1e3) end
+  return string.format("%d ns", math.floor(v + 0.5))
+end
+
+local function pct(x, signed)
+  if x == nil then return "—" end
+  return string.format(signed and "%+.1f%%" or "%.1f%%", x * 100)
+end
+
+-- ---- inputs -----------------------------------------------------------------------------------------
+
+local function join(dir, name) return (dir:sub(-1) == "/" and dir or dir .. "/") .. name end
+
+-- analysis(path) → the analysis.json path when path is an NVTX analysis (the file, or a run directory
+-- holding one), else nil.
+function M.analysis(path)
+  local st = core.fs.stat(path)
+  if not st then return nil end
+  local file = path
+  if st.type == "directory" then
+    file = join(path, "analysis.json")
+    if not core.fs.stat(file) then return nil end
+  elseif not path:match("%.json$") then
+    return nil
+  end
+  local ok, text = pcall(core.fs.read, file)
+  if not ok then return nil end
+  local okj, a = pcall(core.json.decode, text, file)
+  if okj and type(a) == "table" and a.schema_version ~= nil and type(a.run) == "table" then return file end
+  return nil
+end
+
+-- A capture directory → the file to read: the SQLite export, else the report (exported through nsys),
+-- else the kernel-summary CSV, else the folded stacks. summary.json's artifacts first, then by name.
+local function pick_from_dir(dir)
+  local names = core.fs.listdir(dir)
+  if not names then errors.raise(errors.INPUT, "%s: cannot list this directory", dir) end
+  table.sort(names)
+  local arts = {}
+  local sp = join(dir, "summary.json")
+  if core.fs.stat(sp) then
+    local ok, s = pcall(function() return core.json.decode(core.fs.read(sp), sp) end)
+    if ok and type(s) == "table" and type(s.artifacts) == "table" then arts = s.artifacts end
+  end
+  local function exists(p) local st = p and core.fs.stat(p); return st and st.type == "file" and p or nil end
+  local function rel(p)
+    if type(p) ~= "string" then return nil end
+    if p:sub(1, 1) == "/" then return exists(p) end
+    return exists(p) or exists(join(dir, p:match("[^/]+$") or p))
+  end
+  local function by_suffix(...)
+    for _, suf in ipairs({ ... }) do
+      for _, n in ipairs(names) do
+        if n:sub(-#suf) == suf and exists(join(dir, n)) then return join(dir, n) end
+      end
+    end
+  end
+  local kern_csv
+  for _, c in ipairs(type(arts.stats_csv) == "table" and arts.stats_csv or {}) do
+    local p = rel(c)
+    if p and (p:match("kern") or p:match("gpukernsum")) then kern_csv = kern_csv or p end
+  end
+  local cands = {
+    rel(arts.sqlite), by_suffix(".sqlite"),
+    rel(arts.report), by_suffix(".nsys-rep", ".qdrep"),
+    kern_csv, by_suffix("_cuda_gpu_kern_sum.csv", "_gpukernsum.csv"),
+    rel(arts.folded), exists(join(dir, "gpu.folded")),
+  }
+  for i = 1, 10 do
+    if cands[i] then return cands[i] end
+  end
+  errors.raise(errors.NO_DATA, "%s: a directory without a capture gpuflame can read (no .sqlite, .nsys-rep, " ..
+    "kernel-summary CSV or gpu.folded)", dir)
+end
+
+local function clean_name(s)
+  return (s:gsub('^[%s"]+', ""):gsub('[%s"]+$', ""))
+end
+
+-- A kern/api summary CSV, read once: names, totals (ns) and instances.
+local function read_summary_csv(path, report, info, policy)
+  local columns = require("gpuflame.columns")
+  local reader = core.csv.open(path, { skip_preamble = info.preamble, header_hint = info.preamble and "Name" or nil })
+  local ok, res = pcall(function()
+    local cols = columns.find_all(reader, report, { "name", "total" }, { policy = policy })
+    local inst = columns.spec(report, "instances", policy)
+    local ic = inst and columns.pick(reader, inst) or nil
+    local byname, list = {}, {}
+    while reader:next() do
+      local name = clean_name(reader:field(cols.name) or "")
+      if name ~= "" then
+        -- numbers as the collapse path reads them (strtod: "1000.0" is fine), then whole ns
+        local t = reader:num(cols.total)
+        if t ~= t or t < 0 or t >= 2^63 then
+          errors.raise(errors.INPUT, "%s:%d: invalid total time %s for %s", path, reader:line(), tostring(t), name)
+        end
+        local total = math.tointeger(math.floor(t + 0.5))
+        local c = ic and reader:num(ic, true) or nil
+        local count = c and c == c and c >= 0 and c < 2^63 and math.tointeger(math.floor(c + 0.5)) or nil
+        local k = byname[name]
+        if not k then
+          k = { name = name, total_ns = 0, count = ic and 0 or nil }
+          byname[name] = k
+          list[#list + 1] = k
+        end
+        k.total_ns = k.total_ns + total
+        if k.count and count then k.count = k.count + count end
+      end
+    end
+    return list
+  end)
+  reader:close()
+  if not ok then error(res, 0) end
+  return res
+end
+
+local function side_stacks_from_kernels(kernels, prefix)
+  local s = core.stacks.new()
+  for _, k in ipairs(kernels) do s:add_total(prefix, k.name, k.total_ns, 1) end
+  return s
+end
+
+-- load_side(path, ctx, opts) → side:
+--   {input, file, source = "sqlite"|"csv"|"folded", from_rep, kind = "kernels"|"api"|"folded",
+--    unit = "ns"|"count", scale, stacks, kernels = {{name, total_ns, count}}|nil, meta = {...}|nil}
+function M.load_side(path, ctx, opts)
+  local inputs = require("gpuflame.inputs")
+  local st = core.fs.stat(path)
+  if not st then errors.raise(errors.INPUT, "%s: no such file or directory", path) end
+  local file, via_dir = path, nil
+  if st.type == "directory" then
+    file = pick_from_dir(path)
+    via_dir = path
+    log.info("%s: reading %s", path, file:match("[^/]+$"))
+  end
+  local info = inputs.resolve(file, ctx, opts)
+  local policy = ctx.policy()
+  local side = { input = path, file = file, dir = via_dir, from_rep = info.from_rep, unit = "ns", scale = 1 }
+  if info.type == "sqlite" then
+    side.source = "sqlite"
+    side.kind = "kernels"
+    side.meta = core.sqlite_meta.read(info.path)
+    local totals, why = core.stacks.sqlite_totals(info.path, "kernels")
+    if #totals == 0 then
+      errors.raise(errors.NO_DATA, "%s: no GPU kernels in this export (%s)", path, why or "no rows")
+    end
+    side.kernels = totals
+    side.sqlite = info.path
+  elseif info.type == "csv" then
+    local nsys = require("gpuflame.nsys")
+    local report = nsys.canonical_report(info.report)
+    if report ~= "cuda_gpu_kern_sum" and report ~= "cuda_api_sum" then
+      errors.raise(errors.INPUT, "%s: a %s CSV cannot be diffed (needs a cuda_gpu_kern_sum CSV, an SQLite export, " ..
+        "an .nsys-rep, folded stacks or a capture directory)", path, info.report)
+    end
+    side.source = "csv"
+    side.kind = report == "cuda_gpu_kern_sum" and "kernels" or "api"
+    side.kernels = read_summary_csv(info.path, report, info, policy)
+    if #side.kernels == 0 then errors.raise(errors.NO_DATA, "%s: %s has no rows", path, report) end
+  elseif info.type == "folded" then
+    if info.two_columns then
+      errors.raise(errors.INPUT, "%s: a differential folded file (stack BEFORE AFTER) is already a diff; draw it with " ..
+        "`gpuflame flamegraph %s`", path, path)
+    end
+    side.source = "folded"
+    side.kind = "folded"
+    local stacks, fst = core.stacks.read_folded(info.path)
+    if fst.bad > 0 then
+      log.warn("%s: skipped %d malformed line%s (first: line %d: %s)", path, fst.bad, fst.bad == 1 and "" or "s",
+        fst.first_bad, fst.first_bad_why)
+    end
+    if stacks:count() == 0 then errors.raise(errors.NO_DATA, "%s: no stacks", path) end
+    side.stacks = stacks
+    local m = stacks:meta()
+    local okm, meta = pcall(core.json.decode, m or "null")
+    meta = okm and type(meta) == "table" and meta or {}
+    if math.type(meta.unit_ns) == "integer" and meta.unit_ns >= 1 then
+      side.scale = meta.unit_ns
+    else
+      side.unit = "count"
+    end
+    side.folded_meta = meta
+  else
+    errors.raise(errors.INPUT, "%s: a %s cannot be diffed", path, inputs.describe(info))
+  end
+  if side.kernels then
+    side.stacks = side_stacks_from_kernels(side.kernels, side.kind == "api" and M.API_PREFIX or M.KERNEL_PREFIX)
+  end
+  return side
+end
+
+-- Launch stacks of a side (SQLite exports with CUDA_CALLCHAINS rows), GPU-work leaves only.
+function M.load_launch_stacks(side)
+  local tr = core.trace.open_sqlite(side.sqlite, { max_events = 1, keep_partners = false })
+  local s = core.stacks.new()
+  tr:launch_stacks(s, true)
+  return s
+end
+
+-- ---- kernel-name normalisation ----------------------------------------------------------------------
+
+-- normalizer(policy) → fn(name) → name (cached), or nil when the policy has none.
+function M.normalizer(policy)
+  local fn = dpol(policy).normalize_name
+  if fn == nil then return nil end
+  local pol = require("gpuflame.policy")
+  local cache = {}
+  return function(names)
+    -- one budgeted policy call per batch of names
+    local todo = {}
+    for _, n in ipairs(names) do if cache[n] == nil then todo[#todo + 1] = n end end
+    if #todo > 0 then
+      pol.call(policy, function()
+        for _, n in ipairs(todo) do
+          local v = fn(n)
+          if type(v) ~= "string" or v == "" then
+            error(string.format("diff.normalize_name(%q) must return a non-empty string (got %s)", n:sub(1, 200),
+              type(v) == "string" and '""' or tostring(v)), 0)
+          end
+          cache[n] = v
+        end
+      end)
+    end
+    return cache
+  end
+end
+
+-- Leaf remap {leaf = new_leaf} of a Stacks value; the "_[G]" marker of launch stacks stays outside.
+local function leaf_remap(stacks, norm)
+  if not norm then return nil end
+  local names, marks = {}, {}
+  for _, l in ipairs(stacks:leaves()) do
+    local base = l.name:match("^(.*)_%[G%]$")
+    names[#names + 1] = base or l.name
+    marks[#marks + 1] = base and "_[G]" or ""
+  end
+  local map = norm(names)
+  local remap = {}
+  for i, n in ipairs(names) do
+    local v = map[n] .. marks[i]
+    local orig = n .. marks[i]
+    if v ~= orig then remap[orig] = v end
+  end
+  return remap
+end
+
+-- ---- the comparison ---------------------------------------------------------------------------------
+
+local function kernel_rows(side, norm)
+  -- {name → {total_ns, count}} after normalisation
+  local rows, order = {}, {}
+  local list = side.kernels
+  if not list then
+    list = {}
+    -- folded inputs: the leaves are the kernels; weights in the side's unit (× scale)
+    for _, l in ipairs(side.stacks:leaves()) do list[#list + 1] = { name = l.name, total_ns = l.weight * side.scale } end
+  end
+  local map
+  if norm then
+    local names = {}
+    for i, k in ipairs(list) do names[i] = k.name:match("^(.*)_%[G%]$") or k.name end
+    map = norm(names)
+  end
+  for _, k in ipairs(list) do
+    local name = k.name
+    if map then
+      local base = name:match("^(.*)_%[G%]$")
+      name = base and (map[base] .. "_[G]") or map[name]
+    end
+    local r = rows[name]
+    if not r then
+      r = { total_ns = 0, count = (k.count ~= nil) and 0 or nil, names = {} }
+      rows[name] = r
+      order[#order + 1] = name
+    end
+    r.total_ns = r.total_ns + k.total_ns
+    if r.count and k.count then r.count = r.count + k.count else r.count = nil end
+    r.names[#r.names + 1] = k.name
+  end
+  return rows, order
+end
+
+local function side_stats(r, total)
+  if not r then return NULL end
+  local mean = (r.count and r.count > 0) and r6(r.total_ns / r.count) or NULL
+  return {
+    total_ns = r.total_ns,
+    instances = r.count or NULL,
+    mean_ns = mean,
+    share = total > 0 and r6(r.total_ns / total) or 0,
+  }
+end
+
+local function meta_view(side)
+  local m = side.meta or {}
+  return {
+    nsys_version = m.nsys_version or NULL,
+    recorded_version = m.recorded_version or NULL,
+    schema_version = m.schema_version or NULL,
+    gpus = m.gpus and array(m.gpus) or NULL,
+    driver = m.driver or NULL,
+    cuda_driver = m.cuda_driver or NULL,
+    os = m.os or NULL,
+    cpu = m.cpu or NULL,
+    host_hash = m.host_hash and ("sha256:" .. m.host_hash:sub(1, 16)) or NULL,
+    command_hash = m.command_hash and ("sha256:" .. m.command_hash:sub(1, 16)) or NULL,
+    duration_ns = m.duration_ns or NULL,
+    start_utc = m.start_utc or NULL,
+    launch_backtraces = (function() if side.meta then return m.callchains == true end return NULL end)(),
+  }
+end
+
+-- Differences that make the comparison unfair, stated plainly: {field, before, after, message}.
+function M.caveats(b, a, policy)
+  local out = {}
+  local function add(field, vb, va, msg)
+    out[#out + 1] = { field = field, before = vb == nil and NULL or vb, after = va == nil and NULL or va, message = msg }
+  end
+  local mb, ma = b.meta, a.meta
+  if not mb or not ma then
+    local which = (not mb and not ma) and "Neither capture" or (not mb and "BEFORE" or "AFTER")
+    add("metadata", mb and "export" or b.source, ma and "export" or a.source, string.format(
+      "%s carries capture metadata (%s): GPU, driver, nsys version and capture length cannot be compared. " ..
+      "Diff the SQLite exports (or .nsys-rep reports) to check them.", which,
+      "only SQLite exports and .nsys-rep reports have it"))
+  end
+  if b.kind ~= a.kind then
+    add("input kind", b.kind, a.kind, string.format("BEFORE is %s and AFTER is %s: their frames and times may not " ..
+      "measure the same thing.", M.kind_text(b), M.kind_text(a)))
+  elseif b.kind == "api" then
+    add("input kind", "api", "api", "Both inputs are CUDA API summaries: this compares CPU-side API time, not GPU time.")
+  end
+  if b.unit ~= a.unit then
+    add("unit", b.unit, a.unit, "One side's folded stacks carry no unit (no gpuflame metadata line): its counts " ..
+      "were compared as if they were nanoseconds.")
+  end
+  if mb and ma then
+    local function list(v) return v and table.concat(v, ", ") or nil end
+    local gb, ga = list(mb.gpus), list(ma.gpus)
+    if gb ~= ga then
+      add("gpus", gb, ga, string.format("Different GPUs: BEFORE ran on %s, AFTER on %s. Kernel times are not " ..
+        "comparable across GPU models.", gb or "an unrecorded GPU", ga or "an unrecorded GPU"))
+    end
+    -- the recording nsys (its install path), else the exporting one unless the export was made here from
+    -- an .nsys-rep (then it is the local nsys, which says nothing about the capture)
+    local function recorder(side, m)
+      local v = m.recorded_version or (not side.from_rep and m.nsys_version) or nil
+      return v and (v:match("^(%d+%.%d+%.%d+)") or v) or nil
+    end
+    local vb, va = recorder(b, mb), recorder(a, ma)
+    if vb ~= va then
+      if vb and va then
+        add("nsys_version", vb, va, string.format("Captured with different Nsight Systems versions (%s vs %s): " ..
+          "tracing overhead and what is recorded can differ.", vb, va))
+      else
+        add("nsys_version", vb, va, string.format("The Nsight Systems version that recorded %s is unknown " ..
+          "(exported here from a report without its install path): the versions cannot be compared.",
+          vb and "AFTER" or "BEFORE"))
+      end
+    end
+    if mb.driver ~= ma.driver or mb.cuda_driver ~= ma.cuda_driver then
+      add("driver", (mb.driver or "?") .. " / CUDA " .. (mb.cuda_driver or "?"),
+        (ma.driver or "?") .. " / CUDA " .. (ma.cuda_driver or "?"),
+        "Different GPU drivers: kernel scheduling and library code paths can differ.")
+    end
+    local db, da = mb.duration_ns, ma.duration_ns
+    local tol = dpol(policy).duration_tolerance or 0.10
+    if db and da and db > 0 and da > 0 and math.abs(da - db) / math.max(da, db) > tol then
+      add("duration_ns", db, da, string.format("Different capture lengths (%s vs %s, %s): absolute totals " ..
+        "compare different amounts of work; the page's normalised view (share of total GPU time) is fairer.",
+        M.ns(db), M.ns(da), pct((da - db) / db, true)))
+    elseif (db == nil) ~= (da == nil) then
+      add("duration_ns", db, da, "Only one export records its capture length.")
+    end
+    if mb.command_hash ~= ma.command_hash then
+      add("command_hash", mb.command_hash and ("sha256:" .. mb.command_hash:sub(1, 16)),
+        ma.command_hash and ("sha256:" .. ma.command_hash:sub(1, 16)),
+        "The profiled command lines differ (compared by hash; the command lines themselves are not shown): " ..
+        "different arguments or inputs can explain the change.")
+    end
+    if mb.host_hash ~= ma.host_hash then
+      add("host_hash", mb.host_hash and ("sha256:" .. mb.host_hash:sub(1, 16)),
+        ma.host_hash and ("sha256:" .. ma.host_hash:sub(1, 16)), "The captures come from different hosts.")
+    end
+  end
+  return out
+end
+
+function M.kind_text(side)
+  if side.kind == "kernels" then return "GPU kernel time (" .. (side.source == "csv" and "kernel-summary CSV" or
+    "SQLite export") .. ")" end
+  if side.kind == "api" then return "CUDA API time (cuda_api_sum CSV)" end
+  return "folded stacks" .. (side.unit == "count" and " without a unit" or "")
+end
+
+local function side_summary(side, rows, order, total)
+  local inst, known = 0, true
+  for _, n in ipairs(order) do
+    local c = rows[n].count
+    if c then inst = inst + c else known = false end
+  end
+  return {
+    input = side.input,
+    file = side.file,
+    report = side.from_rep or NULL,
+    source = side.source,
+    kind = side.kind,
+    unit = side.unit,
+    total_ns = total,
+    kernels = #order,
+    instances = (known and #order > 0) and inst or NULL,
+    meta = meta_view(side),
+  }
+end
+
+-- compare(before, after, policy) → D (core.stackdiff, kernel flame), L (launch-stack flame or nil), d (the
+-- comparison as plain data: the --json document without the verdict).
+function M.compare(b, a, policy)
+  local norm = M.normalizer(policy)
+  local D = core.stackdiff.new()
+  D:add(1, b.stacks, { remap = leaf_remap(b.stacks, norm), scale = b.scale })
+  D:add(2, a.stacks, { remap = leaf_remap(a.stacks, norm), scale = a.scale })
+  local rb, ob = kernel_rows(b, norm)
+  local ra, oa = kernel_rows(a, norm)
+  local tb, ta = 0, 0
+  for _, n in ipairs(ob) do tb = tb + rb[n].total_ns end
+  for _, n in ipairs(oa) do ta = ta + ra[n].total_ns end
+  local names, seen = {}, {}
+  for _, o in ipairs({ ob, oa }) do
+    for _, n in ipairs(o) do if not seen[n] then seen[n] = true; names[#names + 1] = n end end
+  end
+  local kernels, new, vanished = {}, {}, {}
+  for _, n in ipairs(names) do
+    local x, y = rb[n], ra[n]
+    local vb, va = x and x.total_ns or 0, y and y.total_ns or 0
+    local status
+    if not x or (vb == 0 and va > 0) then status = "new"
+    elseif not y or (va == 0 and vb > 0) then status = "vanished"
+    elseif va > vb then status = "grew"
+    elseif va < vb then status = "shrank"
+    else status = "same" end
+    if status == "new" then new[#new + 1] = n elseif status == "vanished" then vanished[#vanished + 1] = n end
+    local sb, sa = tb > 0 and vb / tb or 0, ta > 0 and va / ta or 0
+    kernels[#kernels + 1] = {
+      name = n,
+      status = status,
+      before = side_stats(x, tb),
+      after = side_stats(y, ta),
+      delta_ns = va - vb,
+      change = (vb > 0) and r6((va - vb) / vb) or NULL,
+      share_delta = r6(sa - sb),
+      matched = (norm and ((x and (#x.names > 1 or x.names[1] ~= n)) or (y and (#y.names > 1 or y.names[1] ~= n))))
+        and array((function()
+          local t, s2 = {}, {}
+          for _, r in ipairs({ x, y }) do
+            for _, o in ipairs(r and r.names or {}) do if not s2[o] then s2[o] = true; t[#t + 1] = o end end
+          end
+          table.sort(t)
+          return t
+        end)()) or nil,
+    }
+  end
+  table.sort(kernels, function(p, q)
+    local dp, dq = math.abs(p.delta_ns), math.abs(q.delta_ns)
+    if dp ~= dq then return dp > dq end
+    local mp = math.max(p.before ~= NULL and p.before.total_ns or 0, p.after ~= NULL and p.after.total_ns or 0)
+    local mq = math.max(q.before ~= NULL and q.before.total_ns or 0, q.after ~= NULL and q.after.total_ns or 0)
+    if mp ~= mq then return mp > mq end
+    return p.name < q.name
+  end)
+  for i, k in ipairs(kernels) do k.rank = i end
+  table.sort(new)
+  table.sort(vanished)
+  local d = {
+    schema = M.SCHEMA,
+    generator = "gpuflame " .. core.host.version,
+    unit = (b.unit == "count" and a.unit == "count") and "count" or "ns",
+    normalize_name = dpol(policy).normalize_name and "policy" or "exact",
+    before = side_summary(b, rb, ob, tb),
+    after = side_summary(a, ra, oa, ta),
+    total = { before_ns = tb, after_ns = ta, delta_ns = ta - tb, change = tb > 0 and r6((ta - tb) / tb) or NULL },
+    kernels = array(kernels),
+    new = array(new),
+    vanished = array(vanished),
+    caveats = array(M.caveats(b, a, policy)),
+    stacks = { before_ns = (D:totals()), after_ns = select(2, D:totals()), distinct = D:count() },
+  }
+  -- launch stacks ending in kernels, when both sides have launch backtraces
+  local L
+  local cb, ca = b.meta and b.meta.callchains, a.meta and a.meta.callchains
+  if cb and ca then
+    local sb, sa = M.load_launch_stacks(b), M.load_launch_stacks(a)
+    L = core.stackdiff.new()
+    L:add(1, sb, { remap = leaf_remap(sb, norm) })
+    L:add(2, sa, { remap = leaf_remap(sa, norm) })
+    local lb, la = L:totals()
+    d.launch_stacks = { available = true, before_ns = lb, after_ns = la, distinct = L:count(), why = NULL }
+  else
+    local why
+    if not cb and not ca then why = "neither capture has launch backtraces (CUDA_CALLCHAINS; capture with --stacks)"
+    else why = string.format("only %s has launch backtraces (CUDA_CALLCHAINS)", cb and "BEFORE" or "AFTER") end
+    d.launch_stacks = { available = false, why = why }
+  end
+  return D, L, d
+end
+
+-- ---- the verdict ------------------------------------------------------------------------------------
+
+-- The default rule: regression when total GPU time grows by more than diff.threshold, or a kernel among
+-- the diff.top_kernels largest (by max(before, after) total) grows by more than diff.kernel_threshold
+-- (a new kernel among them counts as growth).
+function M.default_verdict(d, policy)
+  local p = dpol(policy)
+  local thr, kthr, top = p.threshold or 0.05, p.kernel_threshold or 0.20, p.top_kernels or 10
+  local reasons = {}
+  local t = d.total
+  if t.before_ns > 0 and (t.after_ns - t.before_ns) / t.before_ns > thr then
+    reasons[#reasons + 1] = string.format("total GPU time grew %s (%s → %s), above the %s threshold",
+      pct((t.after_ns - t.before_ns) / t.before_ns, true), M.ns(t.before_ns), M.ns(t.after_ns),
+      pct(thr))
+  end
+  local ranked = {}
+  for _, k in ipairs(d.kernels) do ranked[#ranked + 1] = k end
+  local function big(k)
+    return math.max(k.before ~= NULL and k.before.total_ns or 0, k.after ~= NULL and k.after.total_ns or 0)
+  end
+  table.sort(ranked, function(x, y)
+    local bx, by = big(x), big(y)
+    if bx ~= by then return bx > by end
+    return x.name < y.name
+  end)
+  for i = 1, math.min(top, #ranked) do
+    local k = ranked[i]
+    local vb = k.before ~= NULL and k.before.total_ns or 0
+    local va = k.after ~= NULL and k.after.total_ns or 0
+    if vb == 0 and va > 0 then
+      reasons[#reasons + 1] = string.format("new kernel among the top %d: %s (%s)", top, k.name, M.ns(va))
+    elseif vb > 0 and (va - vb) / vb > kthr then
+      reasons[#reasons + 1] = string.format("kernel %s grew %s (%s → %s), above the %s per-kernel threshold",
+        k.name, pct((va - vb) / vb, true), M.ns(vb), M.ns(va), pct(kthr))
+    end
+  end
+  return { regression = #reasons > 0, reasons = reasons }
+end
+
+local function deep_copy(v, drop_null)
+  if type(v) ~= "table" then return v end
+  local c = {}
+  for k, x in pairs(v) do
+    if not (drop_null and x == NULL) then c[k] = deep_copy(x, drop_null) end
+  end
+  return setmetatable(c, getmetatable(v))
+end
+
+-- verdict(d, policy) → {regression, exit_code, reasons, decided_by, threshold, kernel_threshold, top_kernels}
+function M.verdict(d, policy)
+  local p = dpol(policy)
+  local res, by
+  if p.verdict then
+    local pol = require("gpuflame.policy")
+    -- the policy sees JSON nulls as nil (d.total.change == nil when BEFORE had no GPU time)
+    local v = pol.call(policy, p.verdict, deep_copy(d, true))
+    by = "policy"
+    if type(v) == "boolean" then
+      res = { regression = v, reasons = {} }
+    elseif type(v) == "table" and type(v.regression) == "boolean" then
+      res = { regression = v.regression, reasons = {} }
+      for _, r in ipairs(type(v.reasons) == "table" and v.reasons or {}) do res.reasons[#res.reasons + 1] = tostring(r) end
+    else
+      errors.raise(errors.ERROR, "policy function failed: diff.verdict must return true/false or " ..
+        "{regression = bool, reasons = {...}} (got %s)", type(v))
+    end
+    if res.regression and #res.reasons == 0 then res.reasons[1] = "the policy's diff.verdict decided so" end
+  else
+    res = M.default_verdict(d, policy)
+    by = "default"
+  end
+  return {
+    regression = res.regression,
+    exit_code = res.regression and errors.REGRESSION or errors.OK,
+    reasons = array(res.reasons),
+    decided_by = by,
+    threshold = p.threshold or 0.05,
+    kernel_threshold = p.kernel_threshold or 0.20,
+    top_kernels = p.top_kernels or 10,
+  }
+end
+
+-- ---- outputs ----------------------------------------------------------------------------------------
+
+function M.folded_meta(d)
+  return core.json.encode({ generator = "gpuflame", format = "difffolded", unit = d.unit,
+    before = d.before and d.before.input or NULL, after = d.after and d.after.input or NULL })
+end
+
+-- The page: the differential flamegraph(s) and the model (tables, metadata, caveats, verdict).
+function M.render(D, L, d, out, o)
+  local resource = require("gpuflame.resource")
+  local tmpl, origin = resource.read("templates/diff.html")
+  local mf = o.min_fraction or 0
+  D:set_min_fraction(mf)
+  if L then L:set_min_fraction(mf) end
+  local model = deep_copy(d)
+  model.title = o.title
+  model.subtitle = o.subtitle or ""
+  model.min_fraction = mf
+  local slots = {
+    title = o.title, subtitle = o.subtitle or "",
+    flame = { data = D },
+    launch = L and { data = L } or { json = "null" },
+    model = { json = core.json.encode(model) },
+  }
+  core.render.render(tmpl, slots, out, origin)
+  return D:tree_stats(), L and L:tree_stats() or nil
+end
+
+-- One line per verdict for the terminal.
+function M.verdict_text(v)
+  if not v.regression then return "verdict: no regression (exit 0)" end
+  return "verdict: REGRESSION (exit " .. v.exit_code .. "): " .. table.concat(v.reasons, "; ")
+end
+
+-- `gpuflame flamegraph` of a two-column folded file: the differential page without capture metadata.
+function M.flamegraph_from_difffolded(path, out, o, ctx)
+  local sb, sa, st = core.stacks.read_folded(path, { two_columns = true })
+  if st.bad > 0 then
+    log.warn("%s: skipped %d malformed line%s (first: line %d: %s)", path, st.bad, st.bad == 1 and "" or "s",
+      st.first_bad, st.first_bad_why)
+  end
+  if sb:count() == 0 then
+    if st.bad > 0 then errors.raise(errors.INPUT, "%s:%d: no valid differential folded lines (%s)", path, st.first_bad,
+      st.first_bad_why) end
+    errors.raise(errors.NO_DATA, "%s: no stacks", path)
+  end
+  local okm, meta = pcall(core.json.decode, sb:meta() or "null")
+  meta = okm and type(meta) == "table" and meta or {}
+  local unit = meta.unit == "ns" and "ns" or "count"
+  local function side(s, name)
+    return { input = name, file = path, source = "folded", kind = "folded", unit = unit, scale = 1, stacks = s }
+  end
+  local b = side(sb, type(meta.before) == "string" and meta.before or "BEFORE column")
+  local a = side(sa, type(meta.after) == "string" and meta.after or "AFTER column")
+  local D, _, d = M.compare(b, a, ctx.policy())
+  d.caveats = array({})
+  d.launch_stacks = { available = false, why = "a differential folded file holds one flame" }
+  d.read_back = path
+  M.render(D, nil, d, out, o)
+  return D, d
+end
+
+return M

@@ -1,0 +1,529 @@
+-- Findings: rules over the Trace model (docs/RULES.md). A rule is rules/<name>.lua on the search path
+-- (--lua-path, GPUFLAME_PATH, ~/.config/gpuflame, /etc/gpuflame, then the bundle) returning
+--   { name = "...", description = "...", options = { <defaults> }, run = function(model, opts) ... end }
+-- where run returns { columns = {...}, rows = {...}, verdict = "one line", severity = "ok"|"info"|"warning" }
+-- or { skipped = "why this input cannot be analysed" }. The model wraps the C primitives of
+-- core.findings (model:gaps(win, ...), model:copies(win, q), ...): rules never loop over events.
+-- Which rules run and their thresholds are policy (findings.rules, findings.options).
+local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local resource = require("gpuflame.resource")
+
+local M = {}
+
+-- Options every rule accepts (nsys's ExpertSystemsReport options): rows, start, end, nvtx.
+M.COMMON = { rows = "integer", start = "integer", ["end"] = "integer", nvtx = "string" }
+M.COMMON_DEFAULTS = { rows = 50 }
+
+local function rule_names()
+  local out = {}
+  for _, n in ipairs(resource.list("rules/")) do
+    local name = n:match("^rules/([%w%-_]+)%.lua$")
+    if name then out[#out + 1] = name end
+  end
+  table.sort(out)
+  return out
+end
+
+function M.names() return rule_names() end
+
+local function validate(r, name, origin)
+  local function bad(what) errors.raise(errors.ERROR, "rule %s (%s): %s", name, origin, what) end
+  if type(r) ~= "table" then bad("must return a table { name, description, options, run }") end
+  if type(r.run) ~= "function" then bad("`run` must be a function(model, opts)") end
+  if r.name ~= nil and type(r.name) ~= "string" then bad("`name` must be a string") end
+  if r.options ~= nil and type(r.options) ~= "table" then bad("`options` must be a table of defaults") end
+  if r.option_types ~= nil and type(r.option_types) ~= "table" then bad("`option_types` must be a table") end
+  r.name = r.name or name
+  r.description = type(r.description) == "string" and r.description or ""
+  r.options = r.options or {}
+  return r
+end
+
+-- load(name) → rule (validated; .origin says where it came from). Raises USAGE when there is no such rule.
+function M.load(name)
+  if type(name) ~= "string" or not name:match("^[%w%-_]+$") then
+    errors.raise(errors.USAGE, "invalid rule name %q", tostring(name))
+  end
+  local path = "rules/" .. name .. ".lua"
+  if not resource.find(path) then
+    errors.raise(errors.USAGE, "no rule '%s' (available: %s)", name, table.concat(rule_names(), ", "))
+  end
+  local fn, origin = resource.load(path)
+  local ok, r = errors.try(fn)
+  if not ok then errors.raise(errors.ERROR, "rule %s (%s) failed to load: %s", name, origin, r.msg) end
+  r = validate(r, name, origin)
+  r.origin = origin
+  return r
+end
+
+-- list() → { {name, description, origin, broken = msg?}, ... } (a broken rule is listed, not fatal)
+function M.list()
+  local out = {}
+  for _, name in ipairs(rule_names()) do
+    local ok, r = errors.try(M.load, name)
+    if ok then
+      out[#out + 1] = { name = name, description = r.description, origin = r.origin }
+    else
+      out[#out + 1] = { name = name, description = "", broken = r.msg }
+    end
+  end
+  return out
+end
+
+-- parse_specs({"gpu-starv:gap=100,cuda-sync-api", ...}) → { {name=, args={k=v}, text=}, ... }
+-- (nsys analyze's -r syntax: name[:key=value...][,name[:key=value...]...], -r repeatable)
+function M.parse_specs(list)
+  local out = {}
+  for _, arg in ipairs(list or {}) do
+    for item in arg:gmatch("[^,]+") do
+      local parts = {}
+      for p in (item .. ":"):gmatch("([^:]*):") do parts[#parts + 1] = p end
+      local name = parts[1]
+      if name == "" then errors.raise(errors.USAGE, "-r %s: empty rule name", arg) end
+      local args, order = {}, {}
+      for i = 2, #parts do
+        local k, v = parts[i]:match("^([%w_]+)=(.*)$")
+        if not k then
+          errors.raise(errors.USAGE, "-r %s: '%s' is not key=value (rule options: %s:key=value[:key=value...])",
+            item, parts[i], name)
+        end
+        args[k] = v
+        order[#order + 1] = k
+      end
+      out[#out + 1] = { name = name, args = args, order = order, text = item }
+    end
+  end
+  return out
+end
+
+local function type_of(rule, key)
+  if rule.option_types and rule.option_types[key] then return rule.option_types[key] end
+  if M.COMMON[key] then return M.COMMON[key] end
+  local d = rule.options[key]
+  if d == nil then return nil end
+  if math.type(d) == "integer" then return "integer" end
+  if type(d) == "number" then return "number" end
+  if type(d) == "boolean" then return "boolean" end
+  if type(d) == "string" then return "string" end
+  if type(d) == "table" then return "list" end
+  return nil
+end
+
+local function convert(rule, key, v, from)
+  local ty = type_of(rule, key)
+  if not ty then
+    local known = {}
+    for k in pairs(M.COMMON) do known[#known + 1] = k end
+    for k in pairs(rule.options) do if not M.COMMON[k] then known[#known + 1] = k end end
+    table.sort(known)
+    errors.raise(errors.USAGE, "rule %s: unknown option '%s' (%s; options: %s)", rule.name, key, from,
+      table.concat(known, ", "))
+  end
+  local function bad(what)
+    errors.raise(errors.USAGE, "rule %s: option %s must be %s (got %s, %s)", rule.name, key, what, tostring(v), from)
+  end
+  if ty == "integer" then
+    local n = type(v) == "string" and math.tointeger(tonumber(v)) or math.tointeger(v)
+    if not n then bad("an integer") end
+    return n
+  elseif ty == "number" then
+    local n = tonumber(v)
+    if not n then bad("a number") end
+    return n
+  elseif ty == "boolean" then
+    if type(v) == "boolean" then return v end
+    if v == "true" or v == "1" or v == "yes" then return true end
+    if v == "false" or v == "0" or v == "no" then return false end
+    bad("true or false")
+  elseif ty == "list" then
+    if type(v) == "table" then return v end
+    local out = {}
+    for x in tostring(v):gmatch("[^;]+") do out[#out + 1] = x end
+    return out
+  end
+  if type(v) ~= "string" then bad("a string") end
+  return v
+end
+
+-- options(rule, policy, args) → the effective options: the rule's defaults, then the policy's
+-- findings.options[<rule>], then the command line's -r rule:key=value.
+function M.options(rule, pol, args)
+  local o = {}
+  for k, v in pairs(M.COMMON_DEFAULTS) do o[k] = v end
+  for k, v in pairs(rule.options) do o[k] = v end
+  local po = pol and pol.findings and pol.findings.options and pol.findings.options[rule.name]
+  if po then
+    for k, v in pairs(po) do
+      if type_of(rule, k) then
+        o[k] = convert(rule, k, v, "policy findings.options")
+      else -- e.g. a rule on the search path that replaces a bundled one and has other options
+        require("gpuflame.log").warn("policy findings.options[%q].%s: rule %s (%s) has no such option; ignored",
+          rule.name, k, rule.name, rule.origin or "?")
+      end
+    end
+  end
+  for k, v in pairs(args or {}) do o[k] = convert(rule, k, v, "-r " .. rule.name .. ":" .. k .. "=" .. v) end
+  return o
+end
+
+-- The model a rule receives: model.trace (core.trace), model.source (the file name nsys would name),
+-- model.tables (which tables the export has), and every core.findings primitive as a method.
+function M.model(tr, source)
+  local m = { trace = tr, source = source, tables = core.findings.tables(tr) }
+  if not m.tables.known then
+    -- trace CSVs: no tables to probe; a kind of event counts as its table
+    local c = tr:totals()
+    m.tables = { known = false, runtime = c.cuda_api > 0, kernel = c.kernel > 0, memcpy = c.memcpy > 0,
+      memset = c.memset > 0, nvtx = c.nvtx > 0 }
+  end
+  return setmetatable(m, { __index = function(_, k)
+    if k == "window" then return M.window end
+    local f = core.findings[k]
+    if type(f) == "function" then return function(self, ...) return f(self.trace, ...) end end
+    return nil
+  end })
+end
+
+-- window(model, opts) → win (nil: no filter) | nil, message. nsys's start=/end=/nvtx= filter
+-- (nsysstats.py filter_time_range): the NVTX range gives the times not given explicitly, and limits rows
+-- to its thread (push/pop range: pid ~= tid) or its process.
+function M.window(model, opts)
+  if opts.start == nil and opts["end"] == nil and opts.nvtx == nil then return nil end
+  local s, e, pid, tid
+  if opts.nvtx ~= nil then
+    local ns, ne, p, t = core.findings.nvtx_range(model.trace, opts.nvtx)
+    if not ns then return nil, string.format("NVTX range '%s' could not be found.", opts.nvtx) end
+    s = opts.start or ns
+    e = opts["end"] or ne
+    pid = p
+    tid = p ~= t and t or -1
+  else
+    s = opts.start or 0
+    e = opts["end"] or math.maxinteger
+  end
+  if s > e then return nil, "The start time cannot be greater than the end time." end
+  return { start = s, ["end"] = e, pid = pid, tid = tid }
+end
+
+local function check_result(r)
+  if type(r) ~= "table" then return "run must return a table (got " .. type(r) .. ")" end
+  if r.skipped ~= nil then
+    if type(r.skipped) ~= "string" then return "skipped must be a string" end
+    return nil
+  end
+  if type(r.columns) ~= "table" then return "the result needs columns = {...}" end
+  if type(r.rows) ~= "table" then return "the result needs rows = {...}" end
+  for i, c in ipairs(r.columns) do
+    if type(c) ~= "string" and not (type(c) == "table" and type(c.name) == "string") then
+      return "columns[" .. i .. "] must be a name or {name=, format=}"
+    end
+  end
+  for i, row in ipairs(r.rows) do
+    if type(row) ~= "table" then return "rows[" .. i .. "] must be a list of values" end
+  end
+  if r.verdict ~= nil and type(r.verdict) ~= "string" then return "verdict must be a string" end
+  return nil
+end
+
+-- run_rule(rule, model, opts, budget) → result; never raises (but for an interrupt): a failing rule
+-- gives { error = "message" }.
+function M.run_rule(rule, model, opts, budget)
+  local t0 = os.clock()
+  local res = table.pack(core.host.with_budget(budget or 120, rule.run, model, opts))
+  local out
+  if not res[1] then
+    local e = errors.wrap(res[2])
+    if e.code == errors.INTERRUPTED then error(e, 0) end
+    out = { error = e.msg }
+  else
+    local r = res[2]
+    local why = check_result(r)
+    if why then
+      out = { error = why }
+    else
+      out = r
+    end
+  end
+  out.name = rule.name
+  out.description = rule.description
+  out.origin = rule.origin
+  out.options = opts
+  out.seconds = os.clock() - t0
+  require("gpuflame.log").debug("rule %s: %.3f s CPU", rule.name, out.seconds)
+  if not out.error and not out.skipped then
+    out.verdict = (out.verdict or string.format("%d row(s)", #out.rows)):gsub("%c", " ") -- one line
+    out.severity = out.severity or (#out.rows > 0 and "warning" or "ok")
+  end
+  return out
+end
+
+-- The rules to run: the -r specs, else the policy's findings.rules (every rule when that is empty).
+function M.select(specs, pol)
+  local sel = {}
+  if specs and #specs > 0 then
+    for _, s in ipairs(specs) do sel[#sel + 1] = s end
+    return sel
+  end
+  local names = pol and pol.findings and pol.findings.rules
+  if not names or #names == 0 then names = rule_names() end
+  for _, n in ipairs(names) do sel[#sel + 1] = { name = n, args = {}, order = {}, text = n } end
+  return sel
+end
+
+-- analyze(tr, source, specs, pol) → results (one per selected rule, in order). Rules and their options
+-- are checked before any runs (a usage error names the rule and the option).
+-- plan(specs, pol) → { {rule=, opts=, text=} | {name=, error=, text=} }: a rule that does not load
+-- (a syntax error, a bad table) is kept as an error result so the others still run; an unknown rule
+-- name or option is a usage error (exit 2) before anything runs.
+function M.plan(specs, pol)
+  local plan = {}
+  for _, s in ipairs(M.select(specs, pol)) do
+    local ok, rule = errors.try(M.load, s.name)
+    if ok then
+      plan[#plan + 1] = { rule = rule, opts = M.options(rule, pol, s.args), text = s.text }
+    elseif rule.code == errors.USAGE or rule.code == errors.INTERRUPTED then
+      error(rule, 0)
+    else
+      plan[#plan + 1] = { name = s.name, error = rule.msg, text = s.text }
+    end
+  end
+  return plan
+end
+
+function M.analyze(tr, source, specs, pol, plan)
+  plan = plan or M.plan(specs, pol)
+  local model = M.model(tr, source)
+  local budget = pol and pol.findings and pol.findings.rule_budget or 120
+  local results = {}
+  for _, p in ipairs(plan) do
+    local r
+    if p.error then
+      r = { name = p.name, description = "", error = p.error, options = {} }
+    else
+      r = M.run_rule(p.rule, model, p.opts, budget)
+    end
+    r.spec = p.text
+    results[#results + 1] = r
+  end
+  return results
+end
+
+-- ---- capture ---------------------------------------------------------------------------------------
+
+local SEVERITY_RANK = { warning = 1, info = 2, ok = 3 }
+
+-- top(results, n) → the n findings worth printing: warnings first (in rule order), then infos
+function M.top(results, n)
+  local list = {}
+  for i, r in ipairs(results) do
+    if not r.error and not r.skipped and r.severity ~= "ok" then list[#list + 1] = { i = i, r = r } end
+  end
+  table.sort(list, function(a, b)
+    local x, y = SEVERITY_RANK[a.r.severity] or 2, SEVERITY_RANK[b.r.severity] or 2
+    if x ~= y then return x < y end
+    return a.i < b.i
+  end)
+  local out = {}
+  for k = 1, math.min(n, #list) do out[k] = list[k].r end
+  return out
+end
+
+-- capture's findings stage (policy findings.capture): the policy's rules on the capture's SQLite export,
+-- findings.json beside the report, the top findings logged. "exported" (the default) runs when an earlier
+-- stage made the export (--stacks, timeline.source = "sqlite"); "always" makes it when needed; "never".
+-- It never fails the capture: a problem becomes a capture warning.
+function M.capture_stage(state)
+  local pol = state.policy or {}
+  local fp = pol.findings or {}
+  local when = fp.capture or "exported"
+  if when == "never" or not state.report or (when == "exported" and not state.artifacts.sqlite) then return end
+  local capture = require("gpuflame.capture")
+  local log = require("gpuflame.log")
+  local ok, err = errors.try(function()
+    local db = state.artifacts.sqlite
+    if not db then
+      local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/capture.sqlite", pol, state)
+      if not res.ok then errors.raise(errors.INPUT, "nsys export --type sqlite failed (%s)", res.why) end
+      db = res.path
+      state.artifacts.sqlite = db
+    end
+    local tr = core.trace.open_sqlite(db, { max_events = 0 })
+    local results = M.analyze(tr, (db:match("([^/]+)$")), nil, pol)
+    local path = state.dir .. "/findings.json"
+    core.fs.write_atomic(path, M.format_json(results, state.report))
+    state.artifacts.findings = path
+    for _, r in ipairs(results) do
+      if r.error then capture.warn(state, "findings: rule %s failed: %s", r.name, r.error) end
+    end
+    for _, r in ipairs(M.top(results, fp.capture_top or 3)) do
+      log.info("finding %s [%s]: %s", r.name, r.severity, r.verdict)
+    end
+  end)
+  if not ok then
+    if err.code == errors.INTERRUPTED then error(err, 0) end
+    capture.warn(state, "findings: %s", err.msg)
+  end
+end
+
+-- ---- output ----------------------------------------------------------------------------------------
+
+local function col_name(c) return type(c) == "table" and c.name or c end
+
+-- a cell as text: nil/false → "", NULL (core.json.null) → "None" as nsys prints it, integers as
+-- integers, formats from the column
+local function cell(c, v)
+  if v == nil or v == false then return "" end
+  if v == core.json.null then return "None" end
+  if type(c) == "table" and c.format and type(v) == "number" then return string.format(c.format, v) end
+  if math.type(v) == "integer" then return string.format("%d", v) end
+  if type(v) == "number" then
+    if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return string.format("%d", math.tointeger(v)) end
+    return string.format("%.17g", v)
+  end
+  return tostring(v)
+end
+M.cell = cell
+
+local function csv_field(s)
+  if s:find('[,"\r\n]') then return '"' .. s:gsub('"', '""') .. '"' end
+  return s
+end
+
+-- CSV of one result: header + rows, "" when it has no rows (as nsys prints nothing then)
+function M.csv(r)
+  if r.error or r.skipped or #r.rows == 0 then return "" end
+  local out, hdr = {}, {}
+  for i, c in ipairs(r.columns) do hdr[i] = csv_field(col_name(c)) end
+  out[1] = table.concat(hdr, ",")
+  for _, row in ipairs(r.rows) do
+    local f = {}
+    for i, c in ipairs(r.columns) do f[i] = csv_field(cell(c, row[i])) end
+    out[#out + 1] = table.concat(f, ",")
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function status_line(r)
+  if r.error then return "ERROR: " .. r.error end
+  if r.skipped then return "SKIPPED: " .. r.skipped end
+  return r.verdict
+end
+M.status_line = status_line
+
+-- csv to one stream: per rule a "# <rule>: <verdict>" line, the CSV, a blank line
+function M.format_csv(results)
+  local out = {}
+  for _, r in ipairs(results) do
+    out[#out + 1] = "# " .. r.name .. ": " .. status_line(r):gsub("\n", " ") .. "\n"
+    out[#out + 1] = M.csv(r)
+    out[#out + 1] = "\n"
+  end
+  return table.concat(out)
+end
+
+local function json_value(c, v)
+  if v == nil or v == false or v == core.json.null then return core.json.null end
+  if type(v) == "number" and type(c) == "table" and c.format and c.json ~= "number" then
+    return tonumber(string.format(c.format, v))
+  end
+  return v
+end
+
+function M.to_table(r)
+  local o = { rule = r.name, description = r.description, spec = r.spec }
+  if r.error then o.error = r.error
+  elseif r.skipped then o.skipped = r.skipped
+  else
+    o.verdict = r.verdict
+    o.severity = r.severity
+    o.advice = r.advice
+    local cols = {}
+    for i, c in ipairs(r.columns) do cols[i] = col_name(c) end
+    o.columns = core.json.array(cols)
+    local rows = {}
+    for i, row in ipairs(r.rows) do
+      local obj = {}
+      for j, c in ipairs(r.columns) do obj[col_name(c)] = json_value(c, row[j]) end
+      rows[i] = obj
+    end
+    o.rows = core.json.array(rows)
+    o.total_rows = r.total_rows
+  end
+  local opts = {}
+  for k, v in pairs(r.options or {}) do opts[k] = v end
+  o.options = opts
+  return o
+end
+
+function M.format_json(results, input)
+  local list = {}
+  for i, r in ipairs(results) do list[i] = M.to_table(r) end
+  return core.json.encode({ input = input, findings = core.json.array(list) }) .. "\n"
+end
+
+local function md_escape(s) return (s:gsub("|", "\\|"):gsub("\n", " ")) end
+
+function M.format_md(results, input)
+  local out = { "# Findings: " .. md_escape(input or "") .. "\n" }
+  for _, r in ipairs(results) do
+    out[#out + 1] = "\n## " .. r.name .. (r.description ~= "" and (" — " .. md_escape(r.description)) or "") .. "\n\n"
+    out[#out + 1] = (r.error and "**ERROR**: " or r.skipped and "*Skipped*: " or ("**" .. (r.severity or "") .. "**: "))
+      .. md_escape(r.error or r.skipped or r.verdict) .. "\n"
+    if not r.error and not r.skipped and #r.rows > 0 then
+      local hdr, sep = {}, {}
+      for i, c in ipairs(r.columns) do
+        hdr[i] = md_escape(col_name(c))
+        sep[i] = "---"
+      end
+      out[#out + 1] = "\n| " .. table.concat(hdr, " | ") .. " |\n| " .. table.concat(sep, " | ") .. " |\n"
+      for _, row in ipairs(r.rows) do
+        local f = {}
+        for i, c in ipairs(r.columns) do f[i] = md_escape(cell(c, row[i])) end
+        out[#out + 1] = "| " .. table.concat(f, " | ") .. " |\n"
+      end
+    end
+  end
+  return table.concat(out)
+end
+
+-- Human-readable columns (the default on a terminal): verdict, then an aligned table.
+function M.format_text(results, max_rows)
+  local out = {}
+  for _, r in ipairs(results) do
+    local tag = r.error and "ERROR" or r.skipped and "skipped" or (r.severity or "")
+    out[#out + 1] = string.format("%s [%s] %s\n", r.name, tag, status_line(r):gsub("^ERROR: ", ""):gsub("^SKIPPED: ", ""))
+    if not r.error and not r.skipped and #r.rows > 0 then
+      local w, cells = {}, {}
+      for i, c in ipairs(r.columns) do w[i] = #col_name(c) end
+      local n = math.min(#r.rows, max_rows or #r.rows)
+      for k = 1, n do
+        cells[k] = {}
+        for i, c in ipairs(r.columns) do
+          local s = cell(c, r.rows[k][i]):gsub("%c", " ")
+          if #s > 60 then s = s:sub(1, 57) .. "..." end
+          cells[k][i] = s
+          if #s > w[i] then w[i] = #s end
+        end
+      end
+      local hdr = {}
+      for i, c in ipairs(r.columns) do hdr[i] = string.format("%-" .. w[i] .. "s", col_name(c)) end
+      out[#out + 1] = "    " .. table.concat(hdr, "  ") .. "\n"
+      for k = 1, n do
+        local f = {}
+        for i, c in ipairs(r.columns) do
+          local s = cells[k][i]
+          local numeric = type(r.rows[k][i]) == "number"
+          f[i] = string.format("%" .. (numeric and "" or "-") .. w[i] .. "s", s)
+          if type(c) == "table" and c.align == "left" then f[i] = string.format("%-" .. w[i] .. "s", s) end
+        end
+        out[#out + 1] = "    " .. table.concat(f, "  ") .. "\n"
+      end
+      if n < #r.rows then out[#out + 1] = string.format("    ... %d more row(s)\n", #r.rows - n) end
+    end
+    out[#out + 1] = "\n"
+  end
+  return table.concat(out)
+end
+
+return M

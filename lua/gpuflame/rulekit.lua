@@ -1,0 +1,95 @@
+-- Helpers for findings rules (lua/rules/*.lua, and rules users drop on the search path): nsys's fixed
+-- tables and messages, units and short verdict text. Nothing here loops over events.
+local K = {}
+
+-- An SQL NULL in a row: nsys prints it as None (its rows go through Python's str()); JSON null.
+K.NULL = require("gpuflame.core").json.null
+
+-- memory kind name, or NULL for a NULL or unknown id (nsysstats.py's LEFT JOIN on MemKindStrs)
+function K.mem_kind(id)
+  local n = id ~= nil and K.MEM_KIND[id]
+  if n then return n end
+  return K.NULL
+end
+
+-- nsysstats.py MEM_KIND_STRS_CTE (ENUM_CUDA_MEM_KIND ids); other ids print as an empty cell (NULL)
+K.MEM_KIND = { [0] = "Pageable", [1] = "Pinned", [2] = "Device", [3] = "Array", [4] = "Managed",
+  [5] = "Device Static", [6] = "Managed Static", [7] = "Unknown" }
+
+-- nsys's SKIPPED messages ({DBFILE} = the export's file name)
+K.NEEDS = {
+  runtime = "%s could not be analyzed because it does not contain the required CUDA data." ..
+    " Does the application use CUDA runtime APIs?",
+  memcpy = "%s could not be analyzed because it does not contain the required CUDA data." ..
+    " Does the application use CUDA memcpy APIs?",
+  memset = "%s could not be analyzed because it does not contain the required CUDA data." ..
+    " Does the application use CUDA memset APIs?",
+  kernel = "%s could not be analyzed because it does not contain CUDA kernel data.",
+  gpu = "%s could not be analyzed because it does not contain the required data." ..
+    " Does the application launch GPU operations?",
+}
+
+-- need(model, {"runtime", "memcpy"}) → the SKIPPED message of the first table the export lacks, or nil.
+-- "gpu" = any GPU work table (kernel, memcpy, memset; nsys also counts Vulkan/OpenGL/DX12 work).
+function K.need(model, tables)
+  for _, t in ipairs(tables) do
+    local have
+    if t == "gpu" then
+      local tb = model.tables
+      have = tb.kernel or tb.memcpy or tb.memset or tb.vulkan or tb.opengl or tb.dx12
+    else
+      have = model.tables[t]
+    end
+    if not have then return string.format(K.NEEDS[t] or "%s has no " .. t .. " data.", model.source) end
+  end
+  return nil
+end
+
+-- Vulkan/OpenGL/DX12 GPU work is in nsys's GPU operation table but not in gpuflame's model.
+function K.other_apis_note(model)
+  local tb, names = model.tables, {}
+  if tb.vulkan then names[#names + 1] = "VULKAN_WORKLOAD" end
+  if tb.opengl then names[#names + 1] = "OPENGL_WORKLOAD" end
+  if tb.dx12 then names[#names + 1] = "DX12_WORKLOAD" end
+  if #names == 0 then return "" end
+  return " (not analysed: " .. table.concat(names, ", ") .. ")"
+end
+
+-- 1234567 → "1.23 ms"
+function K.dur(ns)
+  if ns == nil then return "?" end
+  local a = math.abs(ns)
+  if a >= 1e9 then return string.format("%.2f s", ns / 1e9) end
+  if a >= 1e6 then return string.format("%.2f ms", ns / 1e6) end
+  if a >= 1e3 then return string.format("%.1f µs", ns / 1e3) end
+  return string.format("%d ns", ns)
+end
+
+function K.bytes(b)
+  if b >= 1e9 then return string.format("%.2f GB", b / 1e9) end
+  if b >= 1e6 then return string.format("%.2f MB", b / 1e6) end
+  if b >= 1e3 then return string.format("%.1f kB", b / 1e3) end
+  return string.format("%d B", b)
+end
+
+function K.pct(a, b)
+  if not b or b <= 0 then return 0 end
+  return 100 * a / b
+end
+
+function K.plural(n, one, many)
+  return string.format("%d %s", n, n == 1 and one or (many or one .. "s"))
+end
+
+-- the verb for a count: K.verb(1, "blocks", "block") → "blocks"
+function K.verb(n, one, many)
+  return n == 1 and one or many
+end
+
+-- "only the first N rows are shown" suffix when a row limit cut the list
+function K.cut(shown, total)
+  if total and total > shown then return string.format(" (%d shown)", shown) end
+  return ""
+end
+
+return K

@@ -1,0 +1,157 @@
+-- `nsys stats` reports written by gpuflame itself from an SQLite export (core.stats, docs/REPORTS.md):
+-- the same CSV bytes as a current nsys's `nsys stats --format csv[:mem=B]`, without running nsys on the
+-- export. Used by `gpuflame stats`, `analyze` (analyze.source = "export") and `capture`
+-- (capture.views_from = "export").
+local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
+
+local stats = {}
+
+-- The reports gpuflame computes: { {name=, old=, summary=, args=}, ... }
+function stats.reports()
+  return core.stats.reports()
+end
+
+-- parse_report("cuda_gpu_kern_sum:base") → {name = canonical, given = "cuda_gpu_kern_sum:base", arg = "base"}
+function stats.parse_report(spec)
+  local name, arg = spec:match("^([%w_]+):?(.*)$")
+  if not name then errors.raise(errors.USAGE, "bad report %q (REPORT or REPORT:ARG)", spec) end
+  local known
+  for _, r in ipairs(core.stats.reports()) do
+    if r.name == name or r.old == name then known = r end
+  end
+  if not known then
+    errors.raise(errors.USAGE, "unknown report '%s' (gpuflame stats --help-reports lists them)", name)
+  end
+  if arg ~= "" and (not known.args or (arg ~= "base" and arg ~= "mangled")) then
+    errors.raise(errors.USAGE, "report %s takes no argument '%s'%s", known.name, arg,
+      known.args and " (base or mangled)" or "")
+  end
+  return { name = known.name, given = spec, arg = arg ~= "" and arg or nil }
+end
+
+-- parse_format("csv:mem=B") → {format = "csv", mem_bytes = true}
+function stats.parse_format(text)
+  local fmt, rest = (text or "csv"):match("^(%a+)(.*)$")
+  if fmt ~= "csv" and fmt ~= "json" then
+    errors.raise(errors.USAGE, "--format must be csv or json, optionally with :mem=B (got %q)", text or "")
+  end
+  local o = { format = fmt, mem_bytes = false }
+  for arg in (rest or ""):gmatch(":([^:]+)") do
+    if arg == "mem=B" then o.mem_bytes = true
+    elseif arg ~= "mem=MB" then errors.raise(errors.USAGE, "unknown format argument %q (mem=B or mem=MB)", arg) end
+  end
+  if rest ~= "" and not rest:match("^:") then
+    errors.raise(errors.USAGE, "--format must be csv or json, optionally with :mem=B (got %q)", text)
+  end
+  return o
+end
+
+-- The file nsys writes for a report given as `given`: PREFIX_<report>[_<arg>].<ext>
+function stats.output_path(prefix, given, format)
+  return prefix .. "_" .. given:gsub(":", "_") .. "." .. (format == "json" and "json" or "csv")
+end
+
+local function mtime(path)
+  local st = core.fs.stat(path)
+  return st and st.mtime
+end
+
+-- Can gpuflame create files in dir? (a probe directory, removed at once)
+local function writable(dir)
+  local ok, probe = pcall(core.fs.mkdtemp, dir .. "/.gpuflame-probe-")
+  if not ok or not probe then return false end
+  core.fs.remove_tree(probe)
+  return true
+end
+
+-- The SQLite export of an .nsys-rep/.qdrep: exported once through nsys into <dir>/<stem>.sqlite beside
+-- it (as nsys stats does) and reused while it is not older than the report; refreshed when stale or when
+-- opts.force. A directory gpuflame cannot write gets a temporary export, its directory appended to
+-- opts.cleanup (a list; inputs.cleanup removes ctx.cleanup). opts.out: export to this path instead.
+-- Returns the export's path and whether nsys ran (then also the nsys used).
+function stats.export_for(rep, policy, opts)
+  opts = opts or {}
+  local capture = require("gpuflame.capture")
+  local stem = rep:match("^(.*)%.nsys%-rep$") or rep:match("^(.*)%.qdrep$") or rep
+  local cached = opts.out or (stem .. ".sqlite")
+  local rt, ct = mtime(rep), mtime(cached)
+  if not opts.force and ct and rt and ct >= rt then
+    local st = core.fs.stat(cached)
+    if st and st.size > 0 then
+      log.debug("stats: reusing the export %s (not older than %s)", cached, rep)
+      return cached, false
+    end
+  end
+  local nsys_info = opts.nsys_info or capture.find_nsys(policy, opts.nsys)
+  local dir = cached:match("^(.*)/[^/]*$") or "."
+  local out = cached
+  if not writable(dir) then
+    local tmp = core.fs.mkdtemp("/tmp/gpuflame-export-")
+    if opts.cleanup then opts.cleanup[#opts.cleanup + 1] = tmp end
+    out = tmp .. "/" .. (stem:match("([^/]+)$") or "report") .. ".sqlite"
+    log.info("stats: %s is not writable; exporting %s to %s", dir, rep, out)
+  else
+    log.info("stats: exporting %s to %s (once; reused while newer than the report)", rep, out)
+  end
+  local res = capture.export_sqlite(nsys_info, rep, out, policy)
+  if not res.ok then
+    errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed: %s", rep, res.why)
+  end
+  return res.path, true, nsys_info
+end
+
+-- write(sqlite, reports, opts) → list of {report=, given=, path=, rows=, skipped=}
+-- reports: list of specs ("cuda_gpu_kern_sum", "nvtx_pushpop_trace", "cuda_gpu_kern_sum:base", ...);
+-- opts: {prefix = PATH | "-", format = "csv"|"json", mem_bytes = bool, paths = {spec → file}}.
+-- With prefix "-" every report goes to stdout followed by one blank line (nsys's `-o -` shape without
+-- its `Processing [...]` line); a skipped report writes nothing there (a 0-byte file with a prefix).
+function stats.write(sqlite, reports, opts)
+  local parsed = {}
+  for i, spec in ipairs(reports) do parsed[i] = stats.parse_report(spec) end
+  local db = core.stats.open(sqlite)
+  local ok, res = errors.try(function()
+    local out = {}
+    for _, r in ipairs(parsed) do
+      local path = (opts.paths and opts.paths[r.given]) or
+        (opts.prefix == "-" and "-" or stats.output_path(opts.prefix, r.given, opts.format))
+      local rr = db:run(r.name, { out = path, format = opts.format or "csv", mem_bytes = opts.mem_bytes,
+        names = r.arg })
+      if path == "-" and rr.rows > 0 then io.stdout:write("\n") end
+      out[#out + 1] = { report = r.name, given = r.given, path = path, rows = rr.rows, skipped = rr.skipped }
+    end
+    return out
+  end)
+  db:close()
+  if not ok then errors.reraise(res) end
+  return res
+end
+
+-- capture.views_from = "export": one stats CSV of a capture written by gpuflame from the report's SQLite
+-- export (state.dir/capture.sqlite, made once by `nsys export` and shared with the SQLite timeline), in
+-- capture.stats_report's shape: csv path | nil, why, report name, skipped.
+function stats.capture_report(state, report, base)
+  local capture = require("gpuflame.capture")
+  local name = require("gpuflame.nsys").canonical_report(report, state.policy)
+  local sqlite = state.artifacts.sqlite
+  if not sqlite or not core.fs.stat(sqlite) then
+    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/capture.sqlite", state.policy, state)
+    if not res.ok then return nil, "nsys export --type sqlite failed: " .. res.why, name end
+    sqlite = res.path
+    state.artifacts.sqlite = sqlite
+  end
+  local path = state.dir .. "/" .. base .. "_" .. name .. ".csv"
+  local ok, res = errors.try(stats.write, sqlite, { name }, { paths = { [name] = path }, format = "csv" })
+  if not ok then return nil, res.msg, name end
+  local r = res[1]
+  if r.skipped then
+    os.remove(path)
+    local what = r.skipped:match("does not contain (.-)%.?%s*$")
+    return nil, what and ("SKIPPED (no " .. what .. ")") or ("SKIPPED: " .. r.skipped), name, true
+  end
+  if r.rows == 0 then return nil, "empty CSV " .. path, name end
+  return path, nil, name
+end
+
+return stats

@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# gpuflame stats (issue 12): nsys stats reports computed from an SQLite export, no nsys needed.
+# Byte-identity with what a current nsys (2025.1) recorded: exports rebuilt from the recorded CSVs
+# (tests/gen/recorded_exports.py) must give those CSVs back byte for byte. Known answers on
+# tests/gen/stats_edges.py's export (the real-nsys equality is tests/real/test_stats_equal.sh). Exit codes,
+# bad input (exit 6 naming file and table), empty and absent tables, `-` output, .nsys-rep export caching
+# (through the fake nsys).
+. "$(dirname "$0")/../lib/t.sh"
+
+E=$TMP/edges.sqlite
+python3 "$TOP/tests/gen/stats_edges.py" "$E"
+
+# --- usage and listing ---
+run_gf stats --help-reports
+check_eq "--help-reports: exit 0" 0 "$rc"
+check_contains "--help-reports: lists cuda_gpu_kern_sum with its old name" "$out" "cuda_gpu_kern_sum        gpukernsum"
+check_contains "--help-reports: lists nvtx_gpu_proj_trace" "$out" "nvtx_gpu_proj_trace"
+run_gf stats "$E"
+check_eq "no -r: exit 2" 2 "$rc"
+run_gf stats -r cuda_gpu_kern_sum
+check_eq "no INPUT: exit 2" 2 "$rc"
+run_gf stats -r no_such_report "$E"
+check_eq "unknown report: exit 2" 2 "$rc"
+check_contains "unknown report: named" "$err" "unknown report 'no_such_report'"
+run_gf stats -r cuda_api_sum:base "$E"
+check_eq "an argument on a report without arguments: exit 2" 2 "$rc"
+run_gf stats -r cuda_gpu_kern_sum:shiny "$E"
+check_eq "an unknown report argument: exit 2" 2 "$rc"
+run_gf stats -r cuda_api_sum --format xml "$E"
+check_eq "unknown --format: exit 2" 2 "$rc"
+run_gf stats -r cuda_api_sum "$E" "$E"
+check_eq "two INPUTs: exit 2" 2 "$rc"
+
+# --- bad input: exit 6 naming the file (and the table) ---
+run_gf stats -r cuda_api_sum "$TMP/missing.sqlite"
+check_eq "missing INPUT: exit 6" 6 "$rc"
+check_contains "missing INPUT: named" "$err" "$TMP/missing.sqlite"
+printf 'a,b\n1,2\n' >"$TMP/plain.csv"
+run_gf stats -r cuda_api_sum "$TMP/plain.csv"
+check_eq "a CSV that is no export: exit 6" 6 "$rc"
+check_contains "a CSV that is no export: named" "$err" "$TMP/plain.csv"
+head -c 40000 "$E" >"$TMP/cut.sqlite"
+printf 'SQLite format 3\0garbage garbage garbage garbage' | dd of="$TMP/garbage.sqlite" bs=4096 conv=sync 2>/dev/null
+for f in cut garbage; do
+  run_gf stats -r cuda_api_sum,cuda_gpu_trace,nvtx_pushpop_trace "$TMP/$f.sqlite"
+  check_eq "damaged export ($f): exit 6" 6 "$rc"
+  check_contains "damaged export ($f): names the file" "$err" "$TMP/$f.sqlite"
+done
+python3 - "$TMP/badcol.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                 "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (begin INTEGER, finish INTEGER, nameId INTEGER);"
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1, 2, 3);"
+                 "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, text TEXT);"
+                 "INSERT INTO NVTX_EVENTS VALUES (1, 2, 'x');")
+db.commit()
+PY
+run_gf stats -r cuda_api_sum "$TMP/badcol.sqlite"
+check_eq "a table without its columns: exit 6" 6 "$rc"
+check_contains "a table without its columns: names file, table and column" "$err" \
+  "$TMP/badcol.sqlite: table CUPTI_ACTIVITY_KIND_RUNTIME has no column start"
+run_gf stats -r nvtx_pushpop_trace "$TMP/badcol.sqlite"
+check_eq "NVTX_EVENTS without eventType: exit 6" 6 "$rc"
+check_contains "NVTX_EVENTS without eventType: names file and table" "$err" "$TMP/badcol.sqlite: NVTX_EVENTS"
+
+# --- absent and empty tables ---
+python3 - "$TMP/empty.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                 "CREATE TABLE ThreadNames (nameId INTEGER, priority INTEGER, globalTid INTEGER);"
+                 "CREATE TABLE TARGET_INFO_GPU (vmId INTEGER, id INTEGER, name TEXT);"
+                 "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,"
+                 " correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, shortName INTEGER);"
+                 "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER,"
+                 " correlationId INTEGER, nameId INTEGER, returnValue INTEGER);"
+                 "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, globalTid INTEGER,"
+                 " textId INTEGER, domainId INTEGER);"
+                 "INSERT INTO NVTX_EVENTS VALUES (5, NULL, 34, 'a mark', 1, NULL, 0);")
+db.commit()
+PY
+ALL=cuda_gpu_kern_sum,cuda_api_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,cuda_gpu_trace,cuda_api_trace,nvtx_pushpop_trace,nvtx_gpu_proj_trace,nvtx_sum,nvtx_gpu_proj_sum
+run_gf stats -r "$ALL" -o "$TMP/e/x" "$TMP/empty.sqlite"
+check_eq "empty tables: exit 5 (no report had data)" 5 "$rc"
+n0=0
+for r in ${ALL//,/ }; do [ -f "$TMP/e/x_$r.csv" ] && [ ! -s "$TMP/e/x_$r.csv" ] && n0=$((n0 + 1)); done
+check_eq "empty tables: a 0-byte file per report (as nsys)" 10 "$n0"
+check_contains "empty tables: an absent MEMCPY table is SKIPPED, as nsys says it" "$err" \
+  "SKIPPED: $TMP/empty.sqlite does not contain GPU memory data."
+check_not_contains "empty tables: an empty KERNEL table is not SKIPPED" "$err" "does not contain CUDA kernel data"
+run_gf stats -r "$ALL" "$TMP/empty.sqlite"
+check_eq "empty tables to stdout: exit 5" 5 "$rc"
+check_eq "empty tables to stdout: nothing printed" "" "$out"
+if have_fixture real/sc23-openmp-tutorial/report1.sqlite; then
+  run_gf stats -r cuda_gpu_kern_sum,cuda_gpu_trace,nvtx_sum -o "$TMP/sc/x" "$FIX/real/sc23-openmp-tutorial/report1.sqlite"
+  check_eq "no CUPTI tables at all (real 2023.3 export): exit 5" 5 "$rc"
+  check_contains "no CUPTI tables: SKIPPED kernel data" "$err" "does not contain CUDA kernel data."
+  check_contains "no CUPTI tables: SKIPPED GPU trace data" "$err" "does not contain GPU trace data."
+  check_contains "no CUPTI tables: SKIPPED NVTX data" "$err" "does not contain NV Tools Extension (NVTX) data."
+else
+  skip "no CUPTI tables" "fixtures absent"
+fi
+
+# --- stdout and files, JSON ---
+run_gf stats -r cuda_api_sum -o "$TMP/o/p" "$E"
+check_eq "-o PREFIX: exit 0" 0 "$rc"
+check "-o PREFIX: PREFIX_cuda_api_sum.csv written" test -s "$TMP/o/p_cuda_api_sum.csv"
+run_gf stats -r cuda_api_sum "$E"
+check_eq "-o - (default): the file's bytes and one blank line" "$(cat "$TMP/o/p_cuda_api_sum.csv")"$'\n' "$out"$'\n'
+"$GF" stats -r cuda_api_sum,cuda_gpu_kern_sum -o - "$E" >"$TMP/two.out"
+check_eq "-o - with two reports: each followed by a blank line" \
+  "$(cat "$TMP/o/p_cuda_api_sum.csv"; echo; "$GF" stats -r cuda_gpu_kern_sum -o "$TMP/o/k" "$E" 2>/dev/null; cat "$TMP/o/k_cuda_gpu_kern_sum.csv"; echo)" \
+  "$(cat "$TMP/two.out")"
+run_gf stats -r gpukernsum,gpukernsum:base -o "$TMP/o/old" "$E"
+check "old report names accepted; files named as given (nsys)" test -s "$TMP/o/old_gpukernsum.csv" -a -s "$TMP/o/old_gpukernsum_base.csv"
+check_eq "old name = current report" "$(cat "$TMP/o/k_cuda_gpu_kern_sum.csv")" "$(cat "$TMP/o/old_gpukernsum.csv")"
+run_gf stats -r cuda_api_sum --format json -o "$TMP/o/j" "$E"
+check "--format json: PREFIX_cuda_api_sum.json" test -s "$TMP/o/j_cuda_api_sum.json"
+check "--format json: parses as a list of objects" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert isinstance(d, list) and d and 'Time (%)' in d[0]" "$TMP/o/j_cuda_api_sum.json"
+run_gf stats -r nvtx_sum --format json -o "$TMP/o/j" "$TMP/empty.sqlite"
+check_eq "--format json, no rows: [ ] (nsys 2022.4's shape)" "[
+]" "$(cat "$TMP/o/j_nvtx_sum.json")"
+
+# --- known answers (tests/gen/stats_edges.py; the rules are in docs/REPORTS.md) ---
+"$GF" stats -r cuda_api_sum,cuda_gpu_trace,cuda_gpu_mem_size_sum,nvtx_pushpop_trace,nvtx_gpu_proj_trace,cuda_api_trace \
+  --format csv:mem=B -o "$TMP/k/e" "$E" 2>/dev/null
+api=$(cat "$TMP/k/e_cuda_api_sum.csv")
+check_contains "api sum: a 6-character _vNNNN suffix is removed" "$api" ",cudaLaunchKernel"
+check_contains "api sum: a '_v' not 6 from the end stays" "$api" ",cuOdd_vAB"
+check_eq "api sum: a name that is only '_vabcd' becomes empty" "0.0,100,1,100.0,100.0,100,100,0.0," "$(tail -1 <<<"$api")"
+check_contains "api sum: the median of two values above 2^31 is exact" "$api" "4000000000,1,4000000000.0,4000000000.0,4000000000,4000000000,0.0,cudaDeviceSynchronize"
+gt=$(cat "$TMP/k/e_cuda_gpu_trace.csv")
+check_contains "gpu trace: equal starts keep kernels before memcpys" "$gt" \
+  "40000,200,9,1,1,1,128,1,1,32,0,1024,,,,,NVIDIA Edge GPU (0),1,,8,\"kernA(float*, int)\""$'\n'"40000,300,4,"
+check_contains "gpu trace: a copyKind without a label has an empty name" "$gt" "60000,1,8,,,,,,,,,,5,5000.000,Device,Device,NVIDIA Edge GPU (0),1,,7,"$'\n'
+check_contains "gpu trace: a zero-length memcpy has no throughput" "$gt" "61000,0,8,,,,,,,,,,4096,,Device,Device"
+check_contains "gpu trace: memset kind and name" "$gt" ",2048,40960.000,Device,,NVIDIA Edge GPU (0),1,,7,[CUDA memset]"
+check_contains "mem size sum: the label-less copyKind is left out; median of two values is a REAL" \
+  "$(cat "$TMP/k/e_cuda_gpu_mem_size_sum.csv")" "1003,2,501.5,501.5,3,1000,704.9854608429879,[CUDA memcpy Host-to-Device]"
+pp=$(cat "$TMP/k/e_nvtx_pushpop_trace.csv")
+check_not_contains "push/pop: identical ranges (each other's parent) are left out" "$pp" ":dup"
+check_not_contains "push/pop: and the range below them" "$pp" "under dup"
+check_contains "push/pop: a zero-length range at its parent's end is its child" "$pp" "4000,4000,0,0,0,:zero at A end,4242,4242,1,0,11,3,:3:11,--:zero at A end"
+check_contains "push/pop: a named domain prefixes the name" "$pp" ",EdgeDomain:child A1,"
+check_contains "push/pop: textId names the range" "$pp" ",:child A2 (textId),"
+check_contains "push/pop: an unended range ends at the last push/pop timestamp" "$pp" "150,9500,9350,"
+check_contains "push/pop: rows by start (rowid 12 on thread 2 first)" "$(sed -n 2p "$TMP/k/e_nvtx_pushpop_trace.csv")" "150,9500"
+pj=$(cat "$TMP/k/e_nvtx_gpu_proj_trace.csv")
+check_contains "projection: identical ranges are projected without a level, parent or stack" "$pj" \
+  ":dup,30000,100,6000,1000,PushPop,4242,4242,1,,2,6,,"
+check_contains "projection: a push/pop range's parent can be a start/end range" "$pj" ":root A,20000,20300,1000,3000,PushPop,4242,4242,4,1,2,3,9,:9:3"
+check_contains "projection: rows in RangeId order" "$(cut -d, -f12 <<<"$pj" | tr '\n' ' ')" "RangeId 2 3 4 5 6 7 8 9 10 12 13 16 "
+at=$(cat "$TMP/k/e_cuda_api_trace.csv")
+check_contains "api trace: one row per ThreadNames row of the thread" "$at" \
+  "1100,100,cuOdd_vAB,0,6,4242,4242,10,main"$'\n'"1100,100,cuOdd_vAB,0,6,4242,4242,20,\"main, renamed\""
+
+# --- a 5,000-deep push/pop stack: levels and stacks are not cut ---
+python3 - "$TMP/deep.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                 "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, globalTid INTEGER,"
+                 " textId INTEGER, domainId INTEGER, endGlobalTid INTEGER);")
+D = 5000
+db.executemany("INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, ?, 281474976710657, NULL, 0, NULL)",
+               [(i, 2 * D - i, "d%d" % i) for i in range(D)])
+db.commit()
+PY
+"$GF" stats -r nvtx_pushpop_trace -o "$TMP/deep/x" "$TMP/deep.sqlite" 2>/dev/null
+last=$(tail -1 "$TMP/deep/x_nvtx_pushpop_trace.csv")
+check_contains "5,000 levels: the innermost range is level 4999" "$last" ",4999,0,5000,4999,"
+check_eq "5,000 levels: its RangeStack holds all 5,000 ids" 5000 "$(cut -d, -f13 <<<"$last" | tr -cd ':' | wc -c)"
+
+# --- byte-identity with a current nsys (2025.1 recordings) ---
+if have_fixture real/roboflow-inference/nvtx_pushpop_trace.csv; then
+  python3 "$TOP/tests/gen/recorded_exports.py" "$FIX" "$TMP/rec"
+  R=$FIX/real/roboflow-inference
+  "$GF" stats -r nvtx_pushpop_trace,nvtx_gpu_proj_trace,nvtx_gpu_proj_sum -o "$TMP/rec/n" "$TMP/rec/nvtx.sqlite" 2>/dev/null
+  "$GF" stats -r cuda_gpu_trace,cuda_gpu_kern_sum --format csv:mem=B -o "$TMP/rec/c" "$TMP/rec/cuda.sqlite" 2>/dev/null
+  for p in "n nvtx_pushpop_trace" "n nvtx_gpu_proj_trace" "n nvtx_gpu_proj_sum" "c cuda_gpu_trace" "c cuda_gpu_kern_sum"; do
+    set -- $p
+    check "2025.1 recording: $2 byte-identical" cmp -s "$TMP/rec/$1_$2.csv" "$R/$2.csv"
+  done
+else
+  skip "2025.1 recordings" "fixtures absent"
+fi
+if have_fixture real/vernier/nsys_stats_cuda_api_sum.out; then
+  check_eq "2025.3 recording: cuda_api_sum header" "$(sed -n 2p "$FIX/real/vernier/nsys_stats_cuda_api_sum.out")" \
+    "$(head -1 "$TMP/k/e_cuda_api_sum.csv")"
+fi
+
+# --- .nsys-rep: exported once beside the report, reused, refreshed when stale (fake nsys) ---
+if have_fixture real/test-cuda/report1.sqlite; then
+  mkdir -p "$TMP/rep"
+  printf 'fake report\n' >"$TMP/rep/run.nsys-rep"
+  export FAKE_NSYS_LOG=$TMP/rep/nsys.log
+  run_gf stats --nsys "$FAKE_NSYS" -r cuda_gpu_kern_sum -o "$TMP/rep/a" "$TMP/rep/run.nsys-rep"
+  check_eq ".nsys-rep: exit 0" 0 "$rc"
+  check "rep: exported beside it as run.sqlite" test -s "$TMP/rep/run.sqlite"
+  run_gf stats --nsys "$FAKE_NSYS" -r cuda_api_sum -o "$TMP/rep/b" "$TMP/rep/run.nsys-rep"
+  check_eq ".nsys-rep again: one nsys export in all (the export is reused)" 1 "$(grep -c '"export"' "$FAKE_NSYS_LOG")"
+  touch -d '+2 seconds' "$TMP/rep/run.nsys-rep"
+  run_gf stats --nsys "$FAKE_NSYS" -r cuda_api_sum -o "$TMP/rep/c" "$TMP/rep/run.nsys-rep"
+  check_eq ".nsys-rep newer than its export: exported again" 2 "$(grep -c '"export"' "$FAKE_NSYS_LOG")"
+  run_gf stats --nsys "$FAKE_NSYS" --force-export -r cuda_api_sum -o "$TMP/rep/d" "$TMP/rep/run.nsys-rep"
+  check_eq "--force-export: exported again" 3 "$(grep -c '"export"' "$FAKE_NSYS_LOG")"
+  FAKE_NSYS_FAIL=export:exit run_gf stats --nsys "$FAKE_NSYS" --force-export -r cuda_api_sum "$TMP/rep/run.nsys-rep"
+  check_eq "a failed nsys export: exit 6" 6 "$rc"
+  check_contains "a failed nsys export: names the report" "$err" "$TMP/rep/run.nsys-rep: nsys export"
+  unset FAKE_NSYS_LOG
+else
+  skip ".nsys-rep export" "fixtures absent"
+fi
+t_done

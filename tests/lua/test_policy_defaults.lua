@@ -1,0 +1,101 @@
+-- The policy is the only source of defaults: every schema field has its default in policies/default.lua
+-- (or is a documented optional one) and is documented in docs/POLICY.md; code called without a policy
+-- uses the default policy; the C bindings take policy values as required arguments.
+local t = dofile((os.getenv("GF_TOP") or ".") .. "/tests/lib/t.lua")
+local core = require("gpuflame.core")
+local policy = require("gpuflame.policy")
+local schema = require("gpuflame.policy_schema")
+
+local top = os.getenv("GF_TOP") or "."
+local D = policy.defaults()
+
+-- Fields without a default: functions a fleet may add, TLS files, the perf binary (PATH when unset),
+-- column overrides and custom data.
+local OPTIONAL = {
+  ["capture.build_args"] = true, ["capture.workload_env"] = true,
+  ["upload.ca_bundle"] = true, ["upload.client_cert"] = true, ["upload.client_key"] = true,
+  ["agent.remote_workloads.decide"] = true, ["backends.perf.path"] = true, tags = true, columns = true, custom = true,
+  ["diff.verdict"] = true, ["diff.normalize_name"] = true,
+}
+
+local leaves = {}
+local function walk(node, path)
+  for k, rule in pairs(node) do
+    local p = path == "" and k or (path .. "." .. k)
+    if type(rule) == "table" and rule.check then leaves[#leaves + 1] = p
+    elseif type(rule) == "table" then walk(rule, p) end
+  end
+end
+walk(schema.tree, "")
+table.sort(leaves)
+
+local missing, undocumented = {}, {}
+local doc = core.fs.read(top .. "/docs/POLICY.md")
+for _, p in ipairs(leaves) do
+  if not OPTIONAL[p] and policy.get(D, p) == nil then missing[#missing + 1] = p end
+  -- documented: some dotted tail of the path appears in backticks (`retry.statuses`, `statuses`, ...)
+  local found = false
+  local parts = {}
+  for part in p:gmatch("[^%.]+") do parts[#parts + 1] = part end
+  for i = 1, #parts do
+    local tail = table.concat(parts, ".", i)
+    local esc = tail:gsub("%p", "%%%0")
+    if doc:find("`" .. esc .. "[`%(, ]") or doc:find("[%s`,]" .. esc .. "`") then found = true; break end
+  end
+  if not found then undocumented[#undocumented + 1] = p end
+end
+t.check("every schema field (" .. #leaves .. ") has its default in policies/default.lua", #missing == 0,
+  "no default: " .. table.concat(missing, ", "))
+t.check("every schema field is documented in docs/POLICY.md", #undocumented == 0,
+  "undocumented: " .. table.concat(undocumented, ", "))
+local okv, verr = schema.validate(D, "default")
+t.check("the default policy validates", okv, verr)
+
+-- the knobs that used to be literals in the code
+t.eq("outputs.summary", "summary.json", D.outputs.summary)
+t.eq("timeline.reports", "cuda_api_trace,cuda_gpu_trace", table.concat(D.timeline.reports, ","))
+t.eq("agent.backends", "nsys,perf", table.concat(D.agent.backends, ","))
+t.eq("deliver.retry.statuses", "5xx,408,429", table.concat((function()
+  local s = {}
+  for i, v in ipairs(D.deliver.retry.statuses) do s[i] = tostring(v) end
+  return s
+end)(), ","))
+t.eq("analyze.validated_version", "2025.1", D.analyze.validated_version)
+
+-- code called without a policy uses the default policy's values
+local fg = require("gpuflame.flamegraph")
+local po = fg.page_options(nil, {})
+t.check("flamegraph.page_options(nil): the default policy's page settings", po.title == D.flamegraph.title and
+  po.countname == D.flamegraph.countname and po.minwidth == D.flamegraph.minwidth and po.colors == D.flamegraph.colors)
+t.eq("flamegraph.prefix of an unlisted report: flamegraph.other_prefix", D.flamegraph.other_prefix,
+  fg.prefix("osrt_sum", nil))
+local s = require("gpuflame.views.timeline").settings(nil)
+t.check("timeline.settings(nil): the default policy's", s.max_events == D.timeline.max_events and
+  s.title == D.timeline.title and s.flame_min_fraction == D.timeline.flame_min_fraction)
+local s2 = require("gpuflame.views.timeline").settings(policy.merge(D, { timeline = { keep_partners = false } }))
+t.eq("timeline.settings: keep_partners = false is kept (not turned into nil)", false, s2.keep_partners)
+
+-- retried statuses come from the policy
+local deliver = require("gpuflame.deliver")
+local p503 = policy.merge(D, { deliver = { retry = { statuses = { 503 } } } })
+t.check("retry.statuses = {503}: 503 retried, 500 and 429 not",
+  deliver.retryable({ ok = false, kind = "http", status = 503 }, p503)
+  and not deliver.retryable({ ok = false, kind = "http", status = 500 }, p503)
+  and not deliver.retryable({ ok = false, kind = "http", status = 429 }, p503))
+t.check("transport failures are retried whatever the statuses",
+  deliver.retryable({ ok = false, kind = "connect", status = 0 }, p503))
+local bad = policy.merge(D, { deliver = { retry = { statuses = { "5x" } } } })
+local okb, berr = schema.validate(bad, "x")
+t.check("retry.statuses entries are checked", not okb and berr:find("deliver.retry.statuses", 1, true), berr)
+
+-- C bindings: values that are decisions are required, never defaulted in C
+local st = core.stacks.new()
+t.raises("stacks:add_total needs unit_ns", function() st:add_total("p", "k", 5000) end, "number expected")
+st:add_total("p", "k", 5000, 1000)
+t.eq("stacks:add_total with the policy's unit", 5, st:total())
+t.raises("nvtx.analyze needs validated_version", function()
+  core.nvtx.analyze({ manifest_file = "m", host_csv = "h", gpu_csv = "g", manifest_path = "m", trace_path = "t",
+    host_report = "h", gpu_report = "g" })
+end, "validated_version")
+
+return t.done()

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Real-nsys tier: `gpuflame stats` (reports computed in C, docs/REPORTS.md) equals the real `nsys stats`.
+#
+# For every SQLite export and report in the fixtures (real/*/*.sqlite, reports/*/*.sqlite,
+# reports/*/*.nsys-rep, reports/*/*.qdrep; a report is exported once with `nsys export`, and gpuflame is
+# given the report itself, so its export-beside-the-report cache is exercised), plus the derived NVTX edge
+# export of test_oracle.sh and tests/gen/stats_edges.py's export, both tools write every report both know:
+#   --format csv:mem=B  gpukernsum (+ :base, :mangled), cudaapisum, gputrace, cudaapitrace, gpumemtimesum,
+#                       gpumemsizesum, nvtxsum, nvtxpptrace, nvtxgpuproj  (nsys 2022.4 names; gpuflame the
+#                       current ones)
+#   --format csv        gputrace, gpumemsizesum (MB columns)
+#   --format json       cudaapisum, gputrace, nvtxgpuproj
+# and tests/real/stats_equal.py compares them after the documented per-version normalisations (its
+# docstring: NULL as `None`, memcpy labels, Throughput/GreenCtx headers, the ':' of default-domain NVTX
+# names; kern sums grouped by grid/block, push/pop row order). One case per input × report × format.
+. "$(dirname "$0")/../lib/t.sh"
+. "$(dirname "$0")/lib.sh"
+real_nsys_or_skip "stats equal: gpuflame stats vs nsys stats"
+
+RT=$TOP/tests/real
+OLD=gpukernsum,gpukernsum:base,gpukernsum:mangled,cudaapisum,gputrace,cudaapitrace,gpumemtimesum,gpumemsizesum,nvtxsum,nvtxpptrace,nvtxgpuproj
+NEW=cuda_gpu_kern_sum,cuda_gpu_kern_sum:base,cuda_gpu_kern_sum:mangled,cuda_api_sum,cuda_gpu_trace,cuda_api_trace,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum,nvtx_pushpop_trace,nvtx_gpu_proj_trace
+W=$TMP/stats_equal
+mkdir -p "$W"
+
+inputs=()
+for f in "$FIX"/real/*/*.sqlite "$FIX"/reports/*/*.sqlite "$FIX"/reports/*/*.nsys-rep "$FIX"/reports/*/*.qdrep; do
+  [ -e "$f" ] && inputs+=("${f#"$FIX/"}")
+done
+if [ "${#inputs[@]}" -eq 0 ]; then
+  skip "stats equal" "fixtures absent"
+  exit 0
+fi
+
+# one_case LABEL DIR INPUT: DIR/x.sqlite is what nsys reads; INPUT is what gpuflame is given
+one_case() {
+  local label=$1 d=$2 input=$3 log=""
+  rnsys stats --format csv:mem=B --force-overwrite=true -o "$d/ns" --report "$OLD" "$d/x.sqlite"
+  log+="$rout"$'\n'"$rerr"$'\n'
+  if [ "$rrc" -ne 0 ]; then not_ok "stats equal $label: nsys stats" "exit $rrc: $(tail -c 300 <<<"$rerr")"; return; fi
+  rnsys stats --format csv --force-overwrite=true -o "$d/nsmb" --report gputrace,gpumemsizesum "$d/x.sqlite"
+  log+="$rout"$'\n'"$rerr"$'\n'
+  rnsys stats --format json --force-overwrite=true -o "$d/nsj" --report cudaapisum,gputrace,nvtxgpuproj "$d/x.sqlite"
+  log+="$rout"$'\n'"$rerr"$'\n'
+  printf '%s' "$log" >"$d/stats.log"
+  local fmt prefix reps
+  for fmt in "csv:mem=B gf $NEW" "csv gfmb cuda_gpu_trace,cuda_gpu_mem_size_sum" \
+             "json gfj cuda_api_sum,cuda_gpu_trace,nvtx_gpu_proj_trace"; do
+    read -r f prefix reps <<<"$fmt"
+    run_gf stats --nsys "$REAL_NSYS" --format "$f" -o "$d/$prefix" -r "$reps" "$input"
+    # exit 5: no report had a row (nsys: every one SKIPPED); compared per report below
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then
+      not_ok "stats equal $label: gpuflame stats --format $f" "exit $rc: $err"
+      return
+    fi
+  done
+  python3 "$RT/stats_equal.py" "$d" "stats= $label" || _t_failed=$((_t_failed + 1))
+}
+
+n=0
+for rel in "${inputs[@]}"; do
+  n=$((n + 1))
+  d=$W/$n
+  mkdir -p "$d"
+  # never run either tool on the fixture itself: both write an SQLite export beside a report
+  cp "$FIX/$rel" "$d/"
+  base=${rel##*/}
+  case "$rel" in
+    *.sqlite)
+      mv "$d/$base" "$d/x.sqlite"
+      one_case "$rel" "$d" "$d/x.sqlite" ;;
+    *)
+      rnsys export --type sqlite --force-overwrite=true -o "$d/x.sqlite" "$d/$base"
+      if [ "$rrc" -ne 0 ] || [ ! -s "$d/x.sqlite" ]; then
+        not_ok "stats equal $rel: nsys export --type sqlite" "exit $rrc: $(tail -c 300 <<<"$rerr")"
+        continue
+      fi
+      one_case "$rel" "$d" "$d/$base"
+      # the report's export is cached beside it and reused: a second run exports nothing
+      stem=${base%.*}
+      if [ -s "$d/$stem.sqlite" ]; then
+        before=$(stat -c %Y.%s "$d/$stem.sqlite")
+        run_gf -v stats --nsys "$REAL_NSYS" -r cuda_api_sum -o "$d/again" "$d/$base"
+        check_eq "stats equal $rel: the cached export is reused" "$before" "$(stat -c %Y.%s "$d/$stem.sqlite")"
+        check_not_contains "stats equal $rel: no second nsys export" "$err" "exporting"
+      else
+        not_ok "stats equal $rel: export cached beside the report" "no $d/$stem.sqlite"
+      fi ;;
+  esac
+done
+
+# Derived inputs: the NVTX edge cases of test_oracle.sh (from the dlprof export) and stats_edges.py
+src=reports/dlprof/nsys_profile.sqlite
+if have_fixture "$src" && command -v sqlite3 >/dev/null; then
+  d=$W/derived
+  mkdir -p "$d"
+  cp "$FIX/$src" "$d/x.sqlite"
+  chmod u+w "$d/x.sqlite"
+  if sqlite3 "$d/x.sqlite" "
+    CREATE TEMP TABLE g AS SELECT globalTid AS t FROM NVTX_EVENTS WHERE rowid = 1;
+    INSERT INTO StringIds(id, value) VALUES (100000, 'derived: range named by textId'),
+                                            (100001, 'derived: textId beside text');
+    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
+      VALUES (100, NULL, 75, (SELECT t FROM g), 7, 'DerivedDomain');
+    UPDATE NVTX_EVENTS SET domainId = 7 WHERE rowid = 2;
+    UPDATE NVTX_EVENTS SET text = NULL, textId = 100000 WHERE rowid = 4;
+    UPDATE NVTX_EVENTS SET textId = 100001 WHERE rowid = 6;
+    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
+      SELECT min(start) - 1000, max(end) + 1000, 60, (SELECT t FROM g), 0, 'derived: start/end around launches'
+      FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL
+        ORDER BY start LIMIT 3);
+    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
+      SELECT end, end, 59, globalTid, 0, 'derived: zero-length at parent end' FROM NVTX_EVENTS WHERE rowid = 1;
+    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
+      SELECT min(start) - 1000, NULL, 59, (SELECT t FROM g), 0, 'derived: unended outermost' FROM NVTX_EVENTS
+      WHERE eventType = 59;" 2>"$d/sql.err"; then
+    one_case "derived/dlprof-nvtx-edges.sqlite" "$d" "$d/x.sqlite"
+  else
+    not_ok "stats equal derived/dlprof-nvtx-edges.sqlite: build" "$(cat "$d/sql.err")"
+  fi
+else
+  skip "stats equal derived/dlprof-nvtx-edges.sqlite" "fixtures or the sqlite3 CLI absent"
+fi
+d=$W/edges
+mkdir -p "$d"
+if python3 "$TOP/tests/gen/stats_edges.py" "$d/x.sqlite" 2>"$d/gen.err"; then
+  one_case "generated/stats_edges.sqlite" "$d" "$d/x.sqlite"
+else
+  not_ok "stats equal generated/stats_edges.sqlite: build" "$(cat "$d/gen.err")"
+fi
+t_done
