@@ -147,6 +147,24 @@ run_gf run rank-skew "$TMP/nothing-*.sqlite"
 check_eq "glob without matches: exit 6" 6 "$rc"
 check_contains "glob without matches: named" "$err" "nothing-*.sqlite: no file matches"
 
+# --- stats over several reports: one set of CSVs per input, the same bytes as one input at a time ---
+run_gf stats -r cuda_gpu_kern_sum,nvtx_sum "$TMP/job" -o "$TMP/st/all"
+check_eq "stats of a directory of 4 reports: exit 0" 0 "$rc"
+same=1
+for r in 0 1 2 3; do
+  run_gf stats -r cuda_gpu_kern_sum,nvtx_sum "$TMP/job/rank$r.sqlite" -o "$TMP/st/one$r"
+  for k in cuda_gpu_kern_sum nvtx_sum; do
+    cmp -s "$TMP/st/all_rank${r}_$k.csv" "$TMP/st/one${r}_$k.csv" || same=0
+  done
+done
+check_eq "stats of several: each input's CSVs equal its own stats run" 1 "$same"
+run_gf stats -r cuda_gpu_kern_sum "$TMP/job/rank0.sqlite" "$TMP/job/rank1.sqlite"
+check_eq "stats of several to stdout: usage error" 2 "$rc"
+check_contains "stats of several to stdout: says -o PREFIX" "$err" "stats of 2 inputs needs -o PREFIX"
+mkdir -p "$TMP/other"; cp "$TMP/job/rank0.sqlite" "$TMP/other/"
+run_gf stats -r cuda_gpu_kern_sum "$TMP/job/rank0.sqlite" "$TMP/other/rank0.sqlite" -o "$TMP/st/dup"
+check_eq "stats: two inputs of the same name: usage error before any work" "2:" "$rc:$(ls "$TMP/st" | grep dup)"
+
 # --- real exports: session start read from every schema era (2.9.1 .. 3.24) ---
 n=0
 for f in "$FIX"/real/*/*.sqlite; do
