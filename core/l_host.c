@@ -1,10 +1,19 @@
 /* Binding: the host itself — resources on the search path, time budgets, interruption, version. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpuflame.h"
 #include "host.h"
 #include "l_util.h"
+
+/* core.host.cpus() → online CPUs (at least 1): the default worker count */
+static int l_cpus(lua_State *L)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    lua_pushinteger(L, n > 0 ? n : 1);
+    return 1;
+}
 
 static int l_resource(lua_State *L)
 {
@@ -103,7 +112,7 @@ static int l_take_hangup(lua_State *L)
 int gf_luaopen_host(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"resource", l_resource},   {"list", l_list},
+        {"resource", l_resource},   {"cpus", l_cpus},   {"list", l_list},
         {"dirs", l_dirs},           {"add_dir", l_add_dir},
         {"with_budget", l_with_budget}, {"interrupted", l_interrupted},
         {"clear_interrupt", l_clear_interrupt}, {"take_hangup", l_take_hangup},

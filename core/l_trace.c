@@ -8,6 +8,14 @@
  *     slots.title is required (policy timeline.title)
  *   tr:timeline_json(title [, flame_min]) → string (tests), tr:write_chrome_trace(path), tr:write_launch_folded(path)
  *   tr:kernel_stats([kind]), tr:launch_stats(late_ns), tr:gpu_idle(short_gap_ns) → lists of rows
+ * Several reports (trace_ranks.c):
+ *   core.trace.merge({tr...}, {offsets={ns...}, ranks={label...}, spec={{src=1, pid=, rank=1}...},
+ *                    max_events=, keep_partners=}) → merged trace (src and rank 1-based; pid nil = default)
+ *   core.trace.open_sqlite_workers({path...}, {workers=, scratch=, stacks=, keep_partners=}) → {trace...}
+ *   core.trace.sqlite_meta(path, {ENV_NAME...}) → {session_start=, session_field=, host=, kv={[k]=v}}
+ *   tr:processes() → {{pid=, events=, gpu_events=, devices={...}}...}, tr:ranks() → {label...}
+ *   tr:rank_stats({nccl prefix...}, {iteration prefix...}) → per rank rows (see trace_ranks.h)
+ *   tr:rank_kernel_totals([kind]) → {{rank=label|nil, name=, total=, count=}...}
  * A trace is also a render slot: core.render.render(t, {data = {data = tr}}, out). */
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +26,11 @@
 #include "render.h"
 #include "trace.h"
 #include "trace_csv.h"
+#include "trace_ranks.h"
 #include "trace_sqlite.h"
 #include "trace_stats.h"
+#include "trace_workers.h"
+#include "log.h"
 #include "l_trace.h"
 
 #define TRACE_MT "gpuflame.trace"
@@ -85,6 +96,47 @@ static int l_open_sqlite(lua_State *L)
         gf_trace_free(u->t);
         u->t = NULL;
         return gf_lua_raise(L, &err);
+    }
+    return 1;
+}
+
+static void import_progress(void *ctx, size_t done, size_t n, const char *path)
+{
+    (void)ctx;
+    gf_log(GF_LOG_INFO, "imported %zu/%zu reports (%s)", done, n, path);
+}
+
+/* core.trace.open_sqlite_workers({path...}, {workers=, scratch=, stacks=, keep_partners=}) → {trace...}:
+ * one worker process per export, at most `workers` at a time (trace_workers.h) */
+static int l_open_sqlite_workers(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t n = lua_rawlen(L, 1);
+    /* userdata, so that a Lua error below frees them */
+    const char **paths = lua_newuserdatauv(L, (n ? n : 1) * sizeof *paths, 0);
+    gf_trace **out = lua_newuserdatauv(L, (n ? n : 1) * sizeof *out, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 1, (lua_Integer)i + 1);
+        paths[i] = luaL_checkstring(L, -1); /* stays referenced by the argument table */
+        lua_pop(L, 1);
+    }
+    lua_getfield(L, 2, "scratch");
+    const char *scratch = luaL_checkstring(L, -1);
+    lua_Integer workers = gf_opt_int_field(L, 2, "workers", 1);
+    gf_import_job job = {paths, n, {gf_opt_bool_field(L, 2, "stacks", 0)}, gf_opt_bool_field(L, 2, "keep_partners", 1),
+                         workers < 1 ? 1 : (int)workers, scratch, import_progress, NULL};
+    gf_err err;
+    if (gf_trace_import_workers(&job, out, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        ud *u = lua_newuserdatauv(L, sizeof *u, 0);
+        u->t = out[i];
+        u->title = NULL;
+        u->flame_min = 0;
+        luaL_setmetatable(L, TRACE_MT);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
 }
@@ -196,6 +248,10 @@ static void push_lane(lua_State *L, gf_trace *t, size_t l)
 {
     const gf_lane *ln = &t->lanes[l];
     lua_createtable(L, 0, 8);
+    if (ln->rank >= 0 && (size_t)ln->rank < t->nranks) {
+        push_str(L, t, t->rank_label[ln->rank]);
+        lua_setfield(L, -2, "rank");
+    }
     push_str(L, t, ln->label);
     lua_setfield(L, -2, "label");
     lua_pushstring(L, gf_lane_kind_names[ln->kind]);
@@ -219,6 +275,246 @@ static void push_lane(lua_State *L, gf_trace *t, size_t l)
             lua_setfield(L, -2, "thread");
         }
     }
+}
+
+static int l_lanes(lua_State *L);
+
+static lua_Integer ptr_len(lua_State *L, int idx)
+{
+    return lua_type(L, idx) == LUA_TTABLE ? (lua_Integer)luaL_len(L, idx) : 0;
+}
+
+/* a list of strings at table field `key` (or at idx when key is NULL) → malloc'd array of borrowed
+ * pointers (valid while the table is on the stack) */
+static const char **str_list(lua_State *L, int idx, size_t *n)
+{
+    *n = 0;
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return NULL;
+    lua_Integer len = ptr_len(L, idx);
+    const char **v = malloc((size_t)(len ? len : 1) * sizeof *v);
+    if (!v)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
+    for (lua_Integer i = 1; i <= len; i++) {
+        lua_rawgeti(L, idx, i);
+        v[(*n)++] = lua_tostring(L, -1) ? lua_tostring(L, -1) : "";
+        lua_pop(L, 1);
+    }
+    return v;
+}
+
+static int l_merge(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer ns = ptr_len(L, 1);
+    gf_trace **src = malloc((size_t)(ns ? ns : 1) * sizeof *src);
+    int64_t *off = calloc((size_t)(ns ? ns : 1), sizeof *off);
+    if (!src || !off) {
+        free(src);
+        free(off);
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
+    }
+    for (lua_Integer i = 1; i <= ns; i++) {
+        lua_rawgeti(L, 1, i);
+        ud *u = luaL_testudata(L, -1, TRACE_MT);
+        src[i - 1] = u ? u->t : NULL;
+        lua_pop(L, 1);
+        if (!src[i - 1]) {
+            free(src);
+            free(off);
+            return gf_lua_raisef(L, GF_EXIT_USAGE, "merge: item %d is not an open trace", (int)i);
+        }
+    }
+    lua_getfield(L, 2, "offsets");
+    for (lua_Integer i = 1; i <= ns && lua_type(L, -1) == LUA_TTABLE; i++) {
+        lua_rawgeti(L, -1, i);
+        off[i - 1] = (int64_t)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, 2, "ranks");
+    int ranks_idx = lua_gettop(L);
+    size_t nr;
+    const char **labels = str_list(L, ranks_idx, &nr);
+    lua_getfield(L, 2, "spec");
+    int spec_idx = lua_gettop(L);
+    lua_Integer nsp = ptr_len(L, spec_idx);
+    gf_rank_spec *sp = malloc((size_t)(nsp ? nsp : 1) * sizeof *sp);
+    if (!sp) {
+        free(src);
+        free(off);
+        free(labels);
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
+    }
+    for (lua_Integer i = 1; i <= nsp; i++) {
+        lua_rawgeti(L, spec_idx, i);
+        int e = lua_gettop(L);
+        sp[i - 1].src = (size_t)(gf_opt_int_field(L, e, "src", 1) - 1);
+        sp[i - 1].pid = gf_opt_int_field(L, e, "pid", -1);
+        sp[i - 1].rank = (int32_t)(gf_opt_int_field(L, e, "rank", 0) - 1);
+        lua_pop(L, 1);
+    }
+    lua_Integer max = gf_opt_int_field(L, 2, "max_events", 0);
+    int keep = gf_opt_bool_field(L, 2, "keep_partners", 1);
+    ud *u = new_ud(L);
+    gf_err err;
+    int rc = gf_trace_merge(u->t, src, (size_t)ns, off, labels, nr, sp, (size_t)nsp, max > 0 ? (size_t)max : 0,
+                            keep, &err);
+    free(src);
+    free(off);
+    free(labels);
+    free(sp);
+    if (rc != 0) {
+        gf_trace_free(u->t);
+        u->t = NULL;
+        return gf_lua_raise(L, &err);
+    }
+    return 1;
+}
+
+static int l_sqlite_meta(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    size_t ne;
+    const char **names = str_list(L, 2, &ne);
+    gf_sqlite_meta m;
+    gf_err err;
+    int rc = gf_sqlite_read_meta(path, names, ne, &m, &err);
+    free(names);
+    if (rc != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, 0, 4);
+    if (m.session_start >= 0) {
+        lua_pushinteger(L, m.session_start);
+        lua_setfield(L, -2, "session_start");
+        lua_pushstring(L, m.session_field);
+        lua_setfield(L, -2, "session_field");
+    }
+    if (m.host) {
+        lua_pushstring(L, m.host);
+        lua_setfield(L, -2, "host");
+    }
+    lua_createtable(L, 0, (int)m.nkv);
+    for (size_t i = 0; i < m.nkv; i++) {
+        lua_pushstring(L, m.kv[i].value);
+        lua_setfield(L, -2, m.kv[i].key);
+    }
+    lua_setfield(L, -2, "kv");
+    gf_sqlite_meta_free(&m);
+    return 1;
+}
+
+static int l_processes(lua_State *L)
+{
+    gf_trace *t = check(L);
+    gf_proc_info *p;
+    size_t n;
+    gf_err err;
+    if (gf_trace_processes(t, &p, &n, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 4);
+        gf_lua_setint(L, "pid", p[i].pid);
+        gf_lua_setint(L, "events", (lua_Integer)p[i].events);
+        gf_lua_setint(L, "gpu_events", (lua_Integer)p[i].gpu_events);
+        lua_createtable(L, 8, 0);
+        for (int k = 0, j = 0; k < 8; k++)
+            if (p[i].devices[k] >= 0) {
+                push_str(L, t, p[i].devices[k]);
+                lua_rawseti(L, -2, ++j);
+            }
+        lua_setfield(L, -2, "devices");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(p);
+    return 1;
+}
+
+static int l_ranks(lua_State *L)
+{
+    gf_trace *t = check(L);
+    lua_createtable(L, (int)t->nranks, 0);
+    for (size_t r = 0; r < t->nranks; r++) {
+        push_str(L, t, t->rank_label[r]);
+        lua_rawseti(L, -2, (lua_Integer)r + 1);
+    }
+    return 1;
+}
+
+static int l_rank_stats(lua_State *L)
+{
+    gf_trace *t = check(L);
+    size_t nn, ni;
+    const char **nccl = str_list(L, 2, &nn);
+    const char **iter = str_list(L, 3, &ni);
+    gf_rank_stat *s;
+    gf_err err;
+    int n = gf_trace_rank_stats(t, nccl, nn, iter, ni, &s, &err);
+    free(nccl);
+    free(iter);
+    if (n < 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        const gf_rank_stat *r = &s[i];
+        lua_createtable(L, 0, 10);
+        if (r->rank >= 0)
+            push_str(L, t, t->rank_label[r->rank]);
+        else
+            lua_pushstring(L, t->source ? t->source : "?");
+        lua_setfield(L, -2, "label");
+        gf_lua_setint(L, "first", r->first);
+        gf_lua_setint(L, "last", r->last);
+        gf_lua_setint(L, "busy", r->busy_ns);
+        gf_lua_setint(L, "idle", r->idle_ns);
+        gf_lua_setint(L, "kernel", r->kernel_ns);
+        gf_lua_setint(L, "nccl", r->nccl_ns);
+        gf_lua_setint(L, "kernels", (lua_Integer)r->kernels);
+        lua_createtable(L, (int)r->niters, 0);
+        for (size_t k = 0; k < r->niters; k++) {
+            lua_createtable(L, 0, 5);
+            push_str(L, t, r->iters[k].name);
+            lua_setfield(L, -2, "name");
+            gf_lua_setint(L, "start", r->iters[k].start);
+            gf_lua_setint(L, "dur", r->iters[k].dur);
+            gf_lua_setint(L, "compute", r->iters[k].compute_ns);
+            gf_lua_setint(L, "nccl", r->iters[k].nccl_ns);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_setfield(L, -2, "iterations");
+        lua_rawseti(L, -2, i + 1);
+    }
+    gf_rank_stats_free(s, (size_t)n);
+    return 1;
+}
+
+static int kind_arg(lua_State *L, int idx, int def);
+
+static int l_rank_kernel_totals(lua_State *L)
+{
+    gf_trace *t = check(L);
+    gf_rank_total *v;
+    size_t n;
+    gf_err err;
+    if (gf_trace_rank_kernel_totals(t, kind_arg(L, 2, GF_EV_KERNEL), &v, &n, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 4);
+        if (v[i].rank >= 0) {
+            push_str(L, t, t->rank_label[v[i].rank]);
+            lua_setfield(L, -2, "rank");
+        }
+        push_str(L, t, v[i].name);
+        lua_setfield(L, -2, "name");
+        gf_lua_setint(L, "total", v[i].total_ns);
+        gf_lua_setint(L, "count", (lua_Integer)v[i].count);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(v);
+    return 1;
 }
 
 static int l_lanes(lua_State *L)
@@ -586,6 +882,10 @@ int gf_luaopen_trace(lua_State *L)
         {"kernel_stats", l_kernel_stats},
         {"launch_stats", l_launch_stats},
         {"gpu_idle", l_gpu_idle},
+        {"processes", l_processes},
+        {"ranks", l_ranks},
+        {"rank_stats", l_rank_stats},
+        {"rank_kernel_totals", l_rank_kernel_totals},
         {NULL, NULL},
     };
     gf_new_class(L, TRACE_MT, methods, l_gc);
@@ -596,6 +896,9 @@ int gf_luaopen_trace(lua_State *L)
     static const luaL_Reg fns[] = {
         {"open_sqlite", l_open_sqlite},
         {"open_csv", l_open_csv},
+        {"open_sqlite_workers", l_open_sqlite_workers},
+        {"merge", l_merge},
+        {"sqlite_meta", l_sqlite_meta},
         {NULL, NULL},
     };
     luaL_newlib(L, fns);

@@ -142,6 +142,7 @@ void gf_trace_free(gf_trace *t)
         free(t->warnings[i]);
     free(t->warnings);
     free(t->source);
+    free(t->rank_label);
     gf_hmap_free(&t->raw_names);
     free(t->overhead);
     free(t->graph_execs);
@@ -230,9 +231,9 @@ int gf_trace_add_graph_exec(gf_trace *t, const gf_graph_exec *g)
 
 /* ---- lanes ---- */
 
-static uint64_t lane_hash(int kind, int sync, int64_t pid, int64_t tid, int32_t device, int64_t stream)
+static uint64_t lane_hash(int32_t rank, int kind, int sync, int64_t pid, int64_t tid, int32_t device, int64_t stream)
 {
-    uint64_t h = gf_hash_u64((uint64_t)kind * 31 + (uint64_t)sync);
+    uint64_t h = gf_hash_u64((uint64_t)kind * 31 + (uint64_t)sync + ((uint64_t)(uint32_t)(rank + 1) << 8));
     h = gf_hash_u64(h ^ (uint64_t)pid);
     h = gf_hash_u64(h ^ (uint64_t)tid);
     h = gf_hash_u64(h ^ (uint64_t)(uint32_t)device);
@@ -243,12 +244,18 @@ static uint64_t lane_hash(int kind, int sync, int64_t pid, int64_t tid, int32_t 
 int32_t gf_trace_lane(gf_trace *t, int kind, int sync, int64_t pid, int64_t tid, int32_t device, int64_t devnum,
                       int64_t stream, gf_err *err)
 {
+    return gf_trace_lane_ranked(t, -1, kind, sync, pid, tid, device, devnum, stream, err);
+}
+
+int32_t gf_trace_lane_ranked(gf_trace *t, int32_t rank, int kind, int sync, int64_t pid, int64_t tid, int32_t device,
+                             int64_t devnum, int64_t stream, gf_err *err)
+{
     gf_trace_build *b = t->b;
     if (kind == GF_LANE_GPU)
         pid = tid = -1;
     else
         device = -1, devnum = -1, stream = -1, sync = 0;
-    uint64_t h = lane_hash(kind, sync, pid, tid, device, stream);
+    uint64_t h = lane_hash(rank, kind, sync, pid, tid, device, stream);
     for (;;) {
         int ins;
         int64_t *v = gf_hmap_put(&b->lane_map, h, (int64_t)t->nlanes, &ins);
@@ -257,8 +264,8 @@ int32_t gf_trace_lane(gf_trace *t, int kind, int sync, int64_t pid, int64_t tid,
         if (ins)
             break;
         gf_lane *l = &t->lanes[*v];
-        if (l->kind == kind && l->sync == sync && l->pid == pid && l->tid == tid && l->device == device &&
-            l->stream == stream)
+        if (l->rank == rank && l->kind == kind && l->sync == sync && l->pid == pid && l->tid == tid &&
+            l->device == device && l->stream == stream)
             return (int32_t)*v;
         h = gf_hash_u64(h + 1); /* collision: probe another key */
         if (h == GF_HMAP_EMPTY)
@@ -277,6 +284,7 @@ int32_t gf_trace_lane(gf_trace *t, int kind, int sync, int64_t pid, int64_t tid,
     l->stream = stream;
     l->tname = -1;
     l->label = -1;
+    l->rank = rank;
     return (int32_t)t->nlanes++;
 }
 
@@ -568,6 +576,8 @@ static int cmp_lane(const void *a, const void *b, void *trace)
 {
     const gf_trace *t = trace;
     const gf_lane *x = &t->lanes[*(const uint32_t *)a], *y = &t->lanes[*(const uint32_t *)b];
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
     if (x->kind == GF_LANE_GPU) {
@@ -612,6 +622,12 @@ static int label_lanes(gf_trace *t)
                 snprintf(buf, sizeof buf, l->stream >= 0 ? "GPU %s stream %s sync" : "GPU %s sync", dev, a);
             else
                 snprintf(buf, sizeof buf, "GPU %s stream %s", dev, a);
+        }
+        if (l->rank >= 0 && (size_t)l->rank < t->nranks) {
+            char tmp[sizeof buf];
+            int k = snprintf(tmp, sizeof tmp, "%.400s · ", gf_strtab_get(t->str, t->rank_label[l->rank], NULL));
+            snprintf(tmp + k, sizeof tmp - (size_t)k, "%.780s", buf);
+            memcpy(buf, tmp, sizeof buf);
         }
         if ((l->label = gf_strtab_intern_cstr(t->str, buf)) < 0)
             return -1;

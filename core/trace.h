@@ -69,6 +69,7 @@ typedef struct gf_lane {
     int64_t stream;   /* -1 when unknown */
     int32_t tname;    /* thread name (strtab id) or -1 */
     int32_t label;    /* strtab id, set by gf_trace_finish */
+    int32_t rank;     /* index into gf_trace.rank_label (merged multi-report traces), -1 = none */
 } gf_lane;
 
 /* Rows of the export that are not timeline events, kept for the findings rules (core/findings.c). */
@@ -133,6 +134,9 @@ typedef struct gf_trace {
     char **warnings;
     size_t nwarnings;
     char *source; /* input file name (basename) */
+    /* ranks (merged traces, trace_ranks.c): rank_label[r] is a strtab id; lanes are grouped by rank */
+    int32_t *rank_label;
+    size_t nranks;
     /* for the findings rules (SQLite exports) */
     gf_hmap raw_names;       /* API name id → the name as recorded (cudaMemcpy_v3020), when they differ */
     gf_overhead *overhead;   /* PROFILER_OVERHEAD rows, in table order */
@@ -152,6 +156,9 @@ int gf_trace_begin(gf_trace *t, size_t max_events, int keep_partners, gf_err *er
 /* Finds or adds a lane; returns its index or -1 (err filled). device: strtab id or -1. */
 int32_t gf_trace_lane(gf_trace *t, int kind, int sync, int64_t pid, int64_t tid, int32_t device, int64_t devnum,
                       int64_t stream, gf_err *err);
+/* The same for a lane of one rank (merged traces): lanes of different ranks never merge. */
+int32_t gf_trace_lane_ranked(gf_trace *t, int32_t rank, int kind, int sync, int64_t pid, int64_t tid, int32_t device,
+                             int64_t devnum, int64_t stream, gf_err *err);
 void gf_trace_lane_set_thread_name(gf_trace *t, int32_t lane, int32_t tname);
 /* Finds or adds a stack (frame strtab ids, innermost first); returns its id or -1 on OOM. */
 int32_t gf_trace_stack(gf_trace *t, const int32_t *frames, size_t n);

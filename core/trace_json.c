@@ -276,6 +276,10 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
         first = 0;
         jstr(out, t, ln->label);
         fprintf(out, ",\"kind\":\"%s\"", gf_lane_kind_names[ln->kind]);
+        if (ln->rank >= 0 && (size_t)ln->rank < t->nranks) {
+            fputs(",\"rank\":", out);
+            jstr(out, t, t->rank_label[ln->rank]);
+        }
         if (ln->kind == GF_LANE_GPU) {
             fputs(",\"device\":", out);
             if (ln->device >= 0)
@@ -294,7 +298,17 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
         }
         putc('}', out);
     }
-    fprintf(out, "],\"cpuLanes\":%d,\"kinds\":[", ncpu);
+    fprintf(out, "],\"cpuLanes\":%d", ncpu);
+    if (t->nranks) {
+        fputs(",\"ranks\":[", out);
+        for (size_t r = 0; r < t->nranks; r++) {
+            if (r)
+                putc(',', out);
+            jstr(out, t, t->rank_label[r]);
+        }
+        putc(']', out);
+    }
+    fputs(",\"kinds\":[", out);
     for (int k = 0; k < GF_EV_NKINDS; k++)
         fprintf(out, "%s\"%s\"", k ? "," : "", gf_ev_kind_names[k]);
     fputs("],\"names\":[", out);
@@ -383,9 +397,24 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
     int64_t devidx = -1;
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"gpuflame\"},\"traceEvents\":[", out);
     int first = 1;
+    if (t->nranks) {
+        /* merged reports: one process per rank (pid = rank index + 1), every lane of the rank a thread */
+        for (size_t r = 0; r < t->nranks; r++) {
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%zu,\"tid\":0,\"args\":{\"name\":",
+                    first ? "" : ",", r + 1);
+            first = 0;
+            jstr(out, t, t->rank_label[r]);
+            fprintf(out, "}},{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%zu,\"tid\":0,"
+                         "\"args\":{\"sort_index\":%zu}}",
+                    r + 1, r);
+        }
+    }
     for (size_t l = 0; l < t->nlanes; l++) {
         const gf_lane *ln = &t->lanes[l];
-        if (ln->kind == GF_LANE_GPU) {
+        if (t->nranks) {
+            tr[l].pid = ln->rank >= 0 ? (int64_t)ln->rank + 1 : 0;
+            tr[l].tid = (int64_t)l + 1;
+        } else if (ln->kind == GF_LANE_GPU) {
             if (ln->device != lastdev) {
                 lastdev = ln->device;
                 devidx++;
@@ -414,7 +443,7 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
                 (long long)tr[l].pid, (long long)tr[l].tid, l);
     }
     /* one process_name per CPU pid */
-    for (size_t l = 0; l < t->nlanes; l++) {
+    for (size_t l = 0; l < t->nlanes && !t->nranks; l++) {
         const gf_lane *ln = &t->lanes[l];
         if (ln->kind == GF_LANE_GPU)
             continue;

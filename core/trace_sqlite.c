@@ -970,3 +970,197 @@ done:
     free(m.fc_frame);
     return ret;
 }
+
+/* ---- report metadata (issue 14) ---- */
+
+static int meta_kv(gf_sqlite_meta *mt, const char *k, const char *v)
+{
+    gf_sqlite_kv *q = realloc(mt->kv, (mt->nkv + 1) * sizeof *q);
+    if (!q)
+        return -1;
+    mt->kv = q;
+    q[mt->nkv].key = strdup(k);
+    q[mt->nkv].value = strdup(v ? v : "");
+    if (!q[mt->nkv].key || !q[mt->nkv].value) {
+        free(q[mt->nkv].key);
+        free(q[mt->nkv].value);
+        return -1;
+    }
+    mt->nkv++;
+    return 0;
+}
+
+void gf_sqlite_meta_free(gf_sqlite_meta *m)
+{
+    for (size_t i = 0; i < m->nkv; i++) {
+        free(m->kv[i].key);
+        free(m->kv[i].value);
+    }
+    free(m->kv);
+    free(m->host);
+    memset(m, 0, sizeof *m);
+}
+
+/* "2026-04-29T20:31:39" (UTC) → epoch ns; -1 when malformed */
+static int64_t parse_utc(const char *s)
+{
+    int y, mo, d, h, mi, se;
+    if (!s || sscanf(s, "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &se) != 6 || mo < 1 || mo > 12)
+        return -1;
+    /* days from civil (Howard Hinnant's algorithm), no timegm/TZ dependence */
+    y -= mo <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = era * 146097 + doe - 719468;
+    return ((days * 24 + h) * 60 + mi) * 60 * 1000000000ll + (int64_t)se * 1000000000ll;
+}
+
+int gf_sqlite_read_meta(const char *path, const char *const *env_names, size_t nenv, gf_sqlite_meta *mt, gf_err *err)
+{
+    imp m;
+    memset(&m, 0, sizeof m);
+    memset(mt, 0, sizeof *mt);
+    mt->session_start = -1;
+    m.path = path;
+    m.err = err;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gf_errf(err, GF_EXIT_INPUT, "%s: cannot open", path);
+    char magic[16] = {0};
+    size_t got = fread(magic, 1, 16, f);
+    fclose(f);
+    if (got < 16 || memcmp(magic, "SQLite format 3", 16) != 0)
+        return gf_errf(err, GF_EXIT_INPUT, "%s: not an SQLite database (bad header)", path);
+    char *uri = make_uri(path);
+    if (!uri)
+        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+    int rc = sqlite3_open_v2(uri, &m.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    int ret = -1;
+    query q;
+    if (rc != SQLITE_OK) {
+        gf_errf(err, GF_EXIT_INPUT, "%s: cannot open as SQLite: %s", path, m.db ? sqlite3_errmsg(m.db) : "?");
+        goto done;
+    }
+    /* session start: TARGET_INFO_SESSION_START_TIME (every schema era seen: 2.9.1 .. 3.24) */
+    {
+        static const char *const cols[] = {"utcEpochNs", "utcTime"};
+        int r = prepare(&m, &q, "TARGET_INFO_SESSION_START_TIME", cols, 2, 0, NULL);
+        if (r < 0)
+            goto done;
+        if (r > 0) {
+            if (sqlite3_step(q.st) == SQLITE_ROW) {
+                if (!col_null(&q, 0)) {
+                    mt->session_start = col_i64(&q, 0, -1);
+                    snprintf(mt->session_field, sizeof mt->session_field, "TARGET_INFO_SESSION_START_TIME.utcEpochNs");
+                } else if (!col_null(&q, 1)) {
+                    mt->session_start = parse_utc((const char *)sqlite3_column_text(q.st, q.idx[1]));
+                    if (mt->session_start >= 0)
+                        snprintf(mt->session_field, sizeof mt->session_field, "TARGET_INFO_SESSION_START_TIME.utcTime");
+                }
+            }
+            sqlite3_finalize(q.st);
+        }
+    }
+    /* name/value metadata tables: a SESSION_START* record (older/other eras), PROCESS_n:PID and the
+     * wanted environment variables (META_DATA_CAPTURE only) */
+    static const char *const metas[] = {"META_DATA_CAPTURE", "EXPORT_META_DATA", "META_DATA_EXPORT"};
+    for (int t = 0; t < 3; t++) {
+        static const char *const cols[] = {"name", "value"};
+        int r = prepare(&m, &q, metas[t], cols, 2, 2, NULL);
+        if (r < 0)
+            goto done;
+        if (r == 0)
+            continue;
+        while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+            const char *k = (const char *)sqlite3_column_text(q.st, 0);
+            const char *v = (const char *)sqlite3_column_text(q.st, 1);
+            if (!k || !v)
+                continue;
+            if (mt->session_start < 0 && strncmp(k, "SESSION_START", 13) == 0) {
+                char *e;
+                long long ns = strtoll(v, &e, 10);
+                int64_t val = (*v && !*e) ? (int64_t)ns : parse_utc(v);
+                if (val >= 0) {
+                    mt->session_start = val;
+                    snprintf(mt->session_field, sizeof mt->session_field, "%s.%s", metas[t], k);
+                }
+                continue;
+            }
+            if (t != 0 || strncmp(k, "PROCESS_", 8) != 0)
+                continue;
+            const char *colon = strchr(k, ':');
+            if (!colon)
+                continue;
+            char key[256];
+            if (strcmp(colon + 1, "PID") == 0) {
+                snprintf(key, sizeof key, "%.*s:PID", (int)(colon - k), k);
+                if (meta_kv(mt, key, v) != 0) {
+                    sqlite3_finalize(q.st);
+                    goto oom;
+                }
+            } else if (strcmp(colon + 1, "ENVIRONMENT_VARIABLE") == 0) {
+                const char *eq = strchr(v, '=');
+                if (!eq)
+                    continue;
+                for (size_t i = 0; i < nenv; i++) {
+                    size_t n = strlen(env_names[i]);
+                    if ((size_t)(eq - v) == n && strncmp(v, env_names[i], n) == 0) {
+                        snprintf(key, sizeof key, "%.*s:ENV:%s", (int)(colon - k), k, env_names[i]);
+                        if (meta_kv(mt, key, eq + 1) != 0) {
+                            sqlite3_finalize(q.st);
+                            goto oom;
+                        }
+                    }
+                }
+            }
+        }
+        if (step_fail(&m, &q, rc) != 0)
+            goto done;
+    }
+    {
+        static const char *const cols[] = {"pid", "name"};
+        int r = prepare(&m, &q, "PROCESSES", cols, 2, 1, NULL);
+        if (r < 0)
+            goto done;
+        if (r > 0) {
+            while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+                char key[64];
+                snprintf(key, sizeof key, "PROCESSES:%lld", (long long)col_i64(&q, 0, -1));
+                const char *v = col_null(&q, 1) ? "" : (const char *)sqlite3_column_text(q.st, q.idx[1]);
+                if (meta_kv(mt, key, v) != 0) {
+                    sqlite3_finalize(q.st);
+                    goto oom;
+                }
+            }
+            if (step_fail(&m, &q, rc) != 0)
+                goto done;
+        }
+    }
+    {
+        static const char *const cols[] = {"name", "value"};
+        int r = prepare(&m, &q, "TARGET_INFO_SYSTEM_ENV", cols, 2, 2, "WHERE name = 'Hostname' LIMIT 1");
+        if (r < 0)
+            goto done;
+        if (r > 0) {
+            if (sqlite3_step(q.st) == SQLITE_ROW && sqlite3_column_text(q.st, 1) &&
+                !(mt->host = strdup((const char *)sqlite3_column_text(q.st, 1)))) {
+                sqlite3_finalize(q.st);
+                goto oom;
+            }
+            sqlite3_finalize(q.st);
+        }
+    }
+    ret = 0;
+    goto done;
+oom:
+    gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+done:
+    if (m.db)
+        sqlite3_close(m.db);
+    if (ret != 0)
+        gf_sqlite_meta_free(mt);
+    return ret;
+}

@@ -217,6 +217,19 @@ return {
     short_gap_ns = 30000,    -- GPU idle gaps shorter than this count as kernel wait
   },
 
+  -- Several reports, one model (timeline/flamegraph/export/run with several INPUTs; docs/TIMELINE_DATA.md).
+  -- A rank is a (report, process) pair.
+  ranks = {
+    -- rank label: the first of these variables in the report's captured environment (META_DATA_CAPTURE),
+    -- formatted with label_format; else "<host> pid <pid>". Colliding labels get the report's file name.
+    label_env = { "RANK", "OMPI_COMM_WORLD_RANK", "LOCAL_RANK" },
+    label_format = "rank %s",
+    nccl_prefixes = { "nccl", "void nccl" },      -- kernels counted as NCCL time (name prefix)
+    iteration_prefixes = { "step", "iteration", "iter", "train_step", "ProfilerStep" }, -- NVTX iteration ranges
+    straggler_threshold = 0.05, -- rank-skew: a rank is a straggler when this much (share) above the median
+    workers = 0,                -- worker processes importing reports at once (0 = one per CPU; 1 = in this process)
+  },
+
   -- Findings (`gpuflame findings`, docs/RULES.md): which rules run when no -r is given, in this order,
   -- and their options (thresholds). A rule's own defaults apply to options not listed here; -r
   -- RULE:key=value wins over both. The six nsys rules keep nsys analyze's defaults so that their rows

@@ -86,6 +86,28 @@ function fg.from_sqlite(path, policy)
   errors.raise(errors.NO_DATA, "%s: no GPU data in this export (%s)", path, table.concat(tried, "; "))
 end
 
+-- from_reports(paths, policy, {by_rank=bool, nsys=}) → stacks: kernel time of several SQLite exports /
+-- reports (one per rank; merged by gpuflame.trace), summed over ranks, or under a "rank N" frame each.
+function fg.from_reports(paths, policy, opts)
+  opts = opts or {}
+  local unit = fpolicy(policy).unit_ns or 1000
+  local tr = require("gpuflame.trace").load(paths, { max_events = 0, ranks = true, policy = policy, nsys = opts.nsys })
+  local totals = tr:rank_kernel_totals("kernel")
+  if #totals == 0 then
+    errors.raise(errors.NO_DATA, "%s: no GPU kernels in these reports", table.concat(paths, ", "))
+  end
+  local stacks = core.stacks.new()
+  local prefix = fg.prefix("cuda_gpu_kern_sum", policy)
+  for _, t in ipairs(totals) do
+    local p = prefix
+    if opts.by_rank and t.rank then p = t.rank:gsub(";", ":") .. ";" .. prefix end
+    stacks:add_total(p, t.name, t.total, unit)
+  end
+  set_meta(stacks, { generator = "gpuflame", report = "cuda_gpu_kern_sum", source = "sqlite:kernels", unit_ns = unit,
+    countname = fpolicy(policy).countname, ranks = #tr:ranks(), by_rank = opts.by_rank == true })
+  return stacks
+end
+
 -- Page options from policy, overridden by the command line (title, countname, inverted, minwidth, colors).
 function fg.page_options(policy, over)
   local p = fpolicy(policy)

@@ -259,6 +259,14 @@ S.tree = {
   stacks = {
     missing = S.str({ oneof = { "warn", "error" } }),
   },
+  ranks = {
+    label_env = S.list(S.str()),
+    label_format = S.str(),
+    nccl_prefixes = S.list(S.str()),
+    iteration_prefixes = S.list(S.str()),
+    straggler_threshold = S.num({ min = 0 }),
+    workers = S.int({ min = 0 }),
+  },
   -- gpuflame diff (lua/gpuflame/diff.lua, docs/DIFF.md)
   diff = {
     threshold = S.num({ min = 0 }),

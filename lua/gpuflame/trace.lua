@@ -84,18 +84,22 @@ local function export_rep(path, opts)
 end
 
 -- load(paths, opts) → trace, info
+--   paths: one SQLite export / .nsys-rep / trace CSV pair, or several reports (files, directories, globs:
+--   gpuflame.ranks), merged into one model with ranks and aligned clocks
 --   opts: max_events (0 = all), keep_partners (nil: policy timeline.keep_partners), stacks (backtraces
---   requested), policy (nil: the default policy), ctx, nsys
---   info: {source = "sqlite"|"csv", inputs = {...}}
+--   requested), policy (nil: the default policy), ctx, nsys, ranks (true: build ranks even for one report)
+--   info: {source = "sqlite"|"csv", inputs = {...}, ranks = {...} (merged)}
 function M.load(paths, opts)
   opts = opts or {}
   if type(paths) == "string" then paths = { paths } end
+  paths = require("gpuflame.ranks").expand(paths)
   local sqlite, rep, gpu, api = nil, nil, nil, nil
+  local reports = {}
   for _, p in ipairs(paths) do
     local kind, why, e = M.classify(p)
     if e then error(e, 0) end
-    if kind == "sqlite" then sqlite = p
-    elseif kind == "nsys-rep" then rep = p
+    if kind == "sqlite" then sqlite = p; reports[#reports + 1] = p
+    elseif kind == "nsys-rep" then rep = p; reports[#reports + 1] = p
     elseif kind == "cuda_gpu_trace" then gpu = p
     elseif kind == "cuda_api_trace" then api = p
     else errors.raise(errors.INPUT, "%s: not a timeline input (%s); give an nsys .sqlite export, an .nsys-rep, " ..
@@ -107,13 +111,41 @@ function M.load(paths, opts)
   local keep = opts.keep_partners
   if keep == nil then keep = (opts.policy or require("gpuflame.policy").defaults()).timeline.keep_partners end
   local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true }
-  if sqlite or rep then
-    local tmpdir
-    if not sqlite then sqlite, tmpdir = export_rep(rep, opts) end
-    local ok, tr = pcall(core.trace.open_sqlite, sqlite, load_opts)
-    if tmpdir then core.fs.remove_tree(tmpdir) end
+  if #reports > 0 and (gpu or api) then
+    errors.raise(errors.USAGE, "%s: trace CSVs cannot be merged with SQLite exports / reports; give one or the other",
+      gpu or api)
+  end
+  local function load_one(path, lo)
+    local tmpdir, db = nil, path
+    if M.classify(path) == "nsys-rep" then db, tmpdir = export_rep(path, opts) end
+    local ok, tr = pcall(core.trace.open_sqlite, db, lo)
+    if not ok then
+      if tmpdir then core.fs.remove_tree(tmpdir) end
+      error(tr, 0)
+    end
+    if db ~= path then tr:source(path) end -- the page names the user's input
+    return tr, db, tmpdir
+  end
+  if #reports > 1 or (#reports == 1 and opts.ranks) then
+    local tmpdirs = {}
+    local ok, tr, info = pcall(require("gpuflame.ranks").load, reports, {
+      policy = opts.policy, max_events = load_opts.max_events, keep_partners = load_opts.keep_partners,
+      stacks = load_opts.stacks,
+      export = function(p)
+        if M.classify(p) ~= "nsys-rep" then return p end
+        local db, tmp = export_rep(p, opts)
+        tmpdirs[#tmpdirs + 1] = tmp
+        return db
+      end,
+    })
+    for _, d in ipairs(tmpdirs) do core.fs.remove_tree(d) end
     if not ok then error(tr, 0) end
-    if rep and not paths[2] and rep == paths[1] then tr:source(rep) end -- the page names the user's input
+    info.source, info.inputs = "sqlite", paths
+    return tr, info
+  end
+  if sqlite or rep then
+    local tr, _, tmpdir = load_one(sqlite or rep, load_opts)
+    if tmpdir then core.fs.remove_tree(tmpdir) end
     return tr, { source = "sqlite", inputs = paths }
   end
   load_opts.api = api

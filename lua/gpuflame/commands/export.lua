@@ -6,11 +6,13 @@ local log = require("gpuflame.log")
 local cmd = {}
 
 cmd.spec = {
-  usage = "export --list | export --format NAME INPUT [API_TRACE_CSV] -o FILE",
+  usage = "export --list | export --format NAME INPUT... -o FILE",
   summary = "write INPUT in another tool's format (exporters are Lua plug-ins)",
   description = "Exporters are exporters/NAME.lua files on the search path; drop one into\n" ..
     "~/.config/gpuflame/exporters/ (or a GPUFLAME_PATH directory) to add a format without rebuilding.\n" ..
-    "Trace exporters (chrome-trace, launch-stacks) also take a cuda_gpu_trace + cuda_api_trace CSV pair.",
+    "Trace exporters (chrome-trace, launch-stacks) also take a cuda_gpu_trace + cuda_api_trace CSV pair, or\n" ..
+    "several SQLite exports / .nsys-rep reports (files, a directory, a glob: one per rank), merged with\n" ..
+    "clocks aligned; chrome-trace then writes one process per rank.",
   options = {
     { "list", help = "list the available exporters" },
     { "format", short = "f", arg = "NAME", help = "exporter to run" },
@@ -36,13 +38,15 @@ function cmd.run(opts, ctx)
   local model, kind
   local takes = {}
   for _, a in ipairs(e.accepts) do takes[a] = true end
-  if #opts.positional > 2 or (#opts.positional == 2 and not takes.trace) then
-    errors.raise(errors.USAGE, "export takes one INPUT (two only for a trace exporter given a cuda_gpu_trace and a " ..
-      "cuda_api_trace CSV); got %d", #opts.positional)
+  local st = require("gpuflame.core").fs.stat(input)
+  local several = #opts.positional > 1 or (st and st.type == "directory") or (not st and input:find("[%*%?%[]"))
+  if several and not takes.trace then
+    errors.raise(errors.USAGE, "export takes one INPUT (several only for a trace exporter: a cuda_gpu_trace and a " ..
+      "cuda_api_trace CSV, or several reports); got %d", #opts.positional)
   end
   if takes.path then
     model, kind = input, "path"
-  elseif #opts.positional == 2 then
+  elseif several then
     local policy = ctx.policy()
     model, kind = require("gpuflame.trace").load(opts.positional, { max_events = opts.max_events or 0,
       keep_partners = policy.timeline.keep_partners, policy = policy, ctx = ctx }), "trace"

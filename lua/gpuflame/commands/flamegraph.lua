@@ -7,12 +7,14 @@ local log = require("gpuflame.log")
 local cmd = {}
 
 cmd.spec = {
-  usage = "flamegraph INPUT [-o FILE] [--title T] [--countname U] [--inverted] [--minwidth PX] [--colors P]",
+  usage = "flamegraph INPUT... [-o FILE] [--by-rank] [--title T] [--countname U] [--inverted] [--minwidth PX] [--colors P]",
   summary = "draw a self-contained GPU flamegraph page from a stats CSV, folded file, SQLite export or .nsys-rep",
   description = "INPUT is recognised by content: an nsys stats cuda_gpu_kern_sum / cuda_api_sum CSV (any era,\n" ..
     "or captured stdout), folded stacks, an SQLite export (kernel totals by SQL, no nsys needed) or an\n" ..
     ".nsys-rep (exported through nsys). Options follow flamegraph.pl. A two-column folded file (difffolded.pl's\n" ..
-    "\"stack BEFORE AFTER\", e.g. from `gpuflame diff --folded`) gives the differential page.",
+    "\"stack BEFORE AFTER\", e.g. from `gpuflame diff --folded`) gives the differential page.\n" ..
+    "Several SQLite exports / .nsys-rep reports (files, a directory, a glob: one per rank) are merged: kernel\n" ..
+    "time is summed over the ranks, or with --by-rank put under a `rank N` frame per rank.",
   options = {
     { "out", short = "o", arg = "FILE", help = "output page (default: policy outputs.flamegraph)" },
     { "title", arg = "TEXT", help = "page title (policy flamegraph.title)" },
@@ -21,30 +23,36 @@ cmd.spec = {
     { "minwidth", arg = "PX", type = "number", min = 0, help = "hide frames narrower than PX pixels" },
     { "colors", arg = "PALETTE", choices = flamegraph.PALETTES, help = "palette, as flamegraph.pl --colors" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
+    { "by-rank", help = "several reports (or processes): a `rank N` frame per rank under the root" },
   },
 }
 
 function cmd.run(opts, ctx)
   local input = opts.positional[1]
   if not input then errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)") end
-  if opts.positional[2] then errors.raise(errors.USAGE, "flamegraph takes one INPUT (got %d)", #opts.positional) end
   local out = opts.out or ctx.policy().outputs.flamegraph
+  local st = require("gpuflame.core").fs.stat(input)
+  local several = opts.positional[2] or (st and st.type == "directory") or (not st and input:find("[%*%?%[]"))
   local ok, res = errors.try(function()
-    local st = require("gpuflame.core").fs.stat(input)
-    if st and st.type == "file" then
+    if not (several or opts.by_rank) and st and st.type == "file" then
       local info = inputs.detect(input)
       if info.type == "folded" and info.two_columns then
         -- difffolded.pl's "stack BEFORE AFTER" (gpuflame diff --folded): the differential page
         local diff = require("gpuflame.diff")
-        local D = diff.flamegraph_from_difffolded(input, opts.out, {
+        local D = diff.flamegraph_from_difffolded(input, out, {
           title = opts.title or (ctx.policy().diff or {}).title or "GPU time diff",
           subtitle = input:match("[^/]+$"), min_fraction = (ctx.policy().diff or {}).min_fraction or 0 }, ctx)
         local b, a = D:totals()
-        log.info("wrote %s (differential: %d stacks, BEFORE %d, AFTER %d)", opts.out, D:count(), b, a)
+        log.info("wrote %s (differential: %d stacks, BEFORE %d, AFTER %d)", out, D:count(), b, a)
         return nil
       end
     end
-    local stacks = inputs.load_for(input, { "stacks" }, ctx, { nsys = opts.nsys })
+    local stacks
+    if several or opts.by_rank then
+      stacks = flamegraph.from_reports(opts.positional, ctx.policy(), { by_rank = opts.by_rank, nsys = opts.nsys })
+    else
+      stacks = inputs.load_for(input, { "stacks" }, ctx, { nsys = opts.nsys })
+    end
     local o = flamegraph.page_options(ctx.policy(), {
       title = opts.title, countname = opts.countname, inverted = opts.inverted or nil, minwidth = opts.minwidth,
       colors = opts.colors, subtitle = input:match("[^/]+$"),

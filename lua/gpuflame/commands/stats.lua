@@ -8,14 +8,16 @@ local stats = require("gpuflame.stats")
 local cmd = {}
 
 cmd.spec = {
-  usage = "stats -r REPORT[,REPORT...] INPUT [-o PREFIX|-] [--format csv|json[:mem=B]] | stats --help-reports",
+  usage = "stats -r REPORT[,REPORT...] INPUT... [-o PREFIX|-] [--format csv|json[:mem=B]] | stats --help-reports",
   summary = "nsys stats reports (CSV/JSON) computed from an SQLite export, without nsys",
   description = "Writes the CSV a current nsys's `nsys stats --format csv` writes (report names and headers of\n" ..
     "nsys 2023.1+; --format csv:mem=B for byte columns). INPUT is an SQLite export (no nsys needed) or an\n" ..
     ".nsys-rep/.qdrep, exported once through nsys into <name>.sqlite beside it and reused until the report is\n" ..
     "newer. -o PREFIX writes PREFIX_<report>.csv per report (a 0-byte file when the report has nothing, as\n" ..
     "nsys); -o - (the default) prints them. Reports accept both name eras (cuda_gpu_kern_sum or gpukernsum);\n" ..
-    "cuda_gpu_kern_sum and cuda_gpu_trace take :base or :mangled. Exit 5 when no report had a row.",
+    "cuda_gpu_kern_sum and cuda_gpu_trace take :base or :mangled. Exit 5 when no report had a row.\n" ..
+    "Several INPUTs (files, a directory, a glob: one report per rank) need -o PREFIX and write\n" ..
+    "PREFIX_<input name>_<report>.csv for each.",
   options = {
     { "report", short = "r", arg = "REPORT[,REPORT...]", multi = true, help = "reports to write (repeatable)" },
     { "output", short = "o", arg = "PREFIX|-", help = "output prefix (PREFIX_<report>.csv), or - for stdout" },
@@ -31,6 +33,55 @@ cmd.spec = {
   },
 }
 
+-- One job per input. Several inputs (files, a directory, a glob: one report per rank) need -o PREFIX and
+-- write PREFIX_<input name>_<report>.csv; inputs whose names collide are refused before any work.
+local function input_jobs(positional, prefix)
+  local paths = require("gpuflame.ranks").expand(positional)
+  if #paths == 1 then return { { input = paths[1], prefix = prefix } } end
+  if prefix == "-" then
+    errors.raise(errors.USAGE, "stats of %d inputs needs -o PREFIX (one PREFIX_<input>_<report>.csv each)", #paths)
+  end
+  local jobs, seen = {}, {}
+  for i, p in ipairs(paths) do
+    local base = p:match("([^/]+)$"):gsub("%.[^.]*$", "")
+    if seen[base] then
+      errors.raise(errors.USAGE, "%s and %s would write the same files (%s_%s_*); rename one", seen[base], p, prefix, base)
+    end
+    seen[base] = p
+    jobs[i] = { input = p, prefix = prefix .. "_" .. base }
+  end
+  return jobs
+end
+
+-- Writes one input's reports; true when any had rows.
+local function write_input(job, reports, fmt, opts, ctx)
+  local input = job.input
+  local info = inputs.detect(input)
+  local sqlite = input
+  if info.type == "nsys-rep" then
+    sqlite = stats.export_for(input, ctx.policy(), { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup })
+  elseif info.type ~= "sqlite" then
+    errors.raise(errors.INPUT, "%s: a %s is not an nsys export (stats needs an SQLite export or an .nsys-rep)",
+      input, inputs.describe(info))
+  end
+  local ok, res = errors.try(stats.write, sqlite, reports,
+    { prefix = job.prefix, format = fmt.format, mem_bytes = fmt.mem_bytes })
+  inputs.cleanup(ctx)
+  if not ok then errors.reraise(res) end
+  local any = false
+  for _, r in ipairs(res) do
+    if r.skipped then
+      io.stderr:write("SKIPPED: ", r.skipped, "\n")
+    elseif r.rows == 0 then
+      log.info("%s: %s: no rows", input, r.given)
+    else
+      any = true
+    end
+    if r.path ~= "-" then log.info("wrote %s (%d rows)", r.path, r.rows) end
+  end
+  return any
+end
+
 function cmd.run(opts, ctx)
   if opts.help_reports then
     for _, r in ipairs(stats.reports()) do
@@ -38,10 +89,8 @@ function cmd.run(opts, ctx)
     end
     return 0
   end
-  local input = opts.positional[1]
-  if not input then errors.raise(errors.USAGE, "stats needs an INPUT (an SQLite export or an .nsys-rep)") end
-  if #opts.positional > 1 then
-    errors.raise(errors.USAGE, "stats takes one INPUT (got %d); give several reports with -r A,B", #opts.positional)
+  if not opts.positional[1] then
+    errors.raise(errors.USAGE, "stats needs an INPUT (an SQLite export or an .nsys-rep)")
   end
   local reports = {}
   for _, r in ipairs(opts.report or {}) do
@@ -50,37 +99,20 @@ function cmd.run(opts, ctx)
   if #reports == 0 then errors.raise(errors.USAGE, "stats needs -r REPORT (see --help-reports)") end
   for _, r in ipairs(reports) do stats.parse_report(r) end -- unknown names: exit 2 before any work
   local fmt = stats.parse_format(opts.format)
-  local info = inputs.detect(input)
-  local sqlite = input
-  if info.type == "nsys-rep" then
-    ctx.cleanup = ctx.cleanup or {}
-    sqlite = stats.export_for(input, ctx.policy(), { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup })
-  elseif info.type ~= "sqlite" then
-    errors.raise(errors.INPUT, "%s: a %s is not an nsys export (stats needs an SQLite export or an .nsys-rep)",
-      input, inputs.describe(info))
-  end
   local prefix = opts.output or "-"
+  local jobs = input_jobs(opts.positional, prefix)
   if prefix ~= "-" then
     local dir = prefix:match("^(.*)/[^/]*$")
     if dir and dir ~= "" then require("gpuflame.core").fs.mkdirp(dir) end
   end
-  local ok, res = errors.try(stats.write, sqlite, reports,
-    { prefix = prefix, format = fmt.format, mem_bytes = fmt.mem_bytes })
-  inputs.cleanup(ctx)
-  if not ok then errors.reraise(res) end
+  ctx.cleanup = ctx.cleanup or {}
   local any = false
-  for _, r in ipairs(res) do
-    if r.skipped then
-      io.stderr:write("SKIPPED: ", r.skipped, "\n")
-    elseif r.rows == 0 then
-      log.info("%s: no rows", r.given)
-    else
-      any = true
-    end
-    if r.path ~= "-" then log.info("wrote %s (%d rows)", r.path, r.rows) end
+  for _, job in ipairs(jobs) do
+    any = write_input(job, reports, fmt, opts, ctx) or any
   end
   if not any then
-    errors.raise(errors.NO_DATA, "%s: no report had data (%s)", input, table.concat(reports, ", "))
+    errors.raise(errors.NO_DATA, "%s: no report had data (%s)", table.concat(opts.positional, ", "),
+      table.concat(reports, ", "))
   end
   return 0
 end

@@ -1,0 +1,18 @@
+/* A finished trace model written to a file and read back, so that a worker process can import one report
+ * and hand the model to its parent (trace_workers.c). The format is private to one build of gpuflame:
+ * raw arrays in this machine's byte order, prefixed by a magic that names the struct sizes; it is not a
+ * file format for users and never outlives the command that wrote it. */
+#ifndef GF_TRACE_IO_H
+#define GF_TRACE_IO_H
+
+#include <stdio.h>
+
+#include "gf_err.h"
+#include "trace.h"
+
+/* t must be finished. Returns 0, or -1 with err (GF_EXIT_ERROR) naming what (the caller names the file). */
+int gf_trace_save(const gf_trace *t, FILE *f, gf_err *err);
+/* A finished trace equal to the one saved, or NULL with err. */
+gf_trace *gf_trace_load(FILE *f, gf_err *err);
+
+#endif
