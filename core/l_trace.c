@@ -38,6 +38,7 @@
 typedef struct ud {
     gf_trace *t;
     const char *title; /* for the slot writer; owned by the caller during a render */
+    const char *initial_view; /* slots.initial_view (policy timeline.initial_view) or NULL */
     double flame_min;  /* launchFlame folding threshold (share of the total) */
 } ud;
 
@@ -67,6 +68,7 @@ static ud *new_ud(lua_State *L)
     ud *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->t = NULL;
     u->title = NULL;
+    u->initial_view = NULL;
     u->flame_min = 0;
     luaL_setmetatable(L, TRACE_MT);
     u->t = gf_trace_new();
@@ -134,6 +136,7 @@ static int l_open_sqlite_workers(lua_State *L)
         ud *u = lua_newuserdatauv(L, sizeof *u, 0);
         u->t = out[i];
         u->title = NULL;
+        u->initial_view = NULL;
         u->flame_min = 0;
         luaL_setmetatable(L, TRACE_MT);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
@@ -665,7 +668,7 @@ static int l_flame(lua_State *L)
 static int timeline_writer(FILE *out, void *p, gf_err *err)
 {
     ud *u = p;
-    gf_timeline_opts o = {u->title, u->flame_min};
+    gf_timeline_opts o = {u->title, u->flame_min, u->initial_view};
     return gf_trace_write_timeline_json(u->t, out, &o, err);
 }
 
@@ -700,10 +703,14 @@ static int l_write_timeline(lua_State *L)
         }
     }
     u->title = title; /* kept alive by the slots table */
+    lua_getfield(L, 4, "initial_view");
+    u->initial_view = lua_tostring(L, -1); /* also kept alive by the slots table */
+    lua_pop(L, 1);
     u->flame_min = luaL_optnumber(L, 6, 0);
     gf_err err;
     int rc = gf_render_file(tname, tmpl, tl, slots, n, out, &err);
     u->title = NULL;
+    u->initial_view = NULL;
     u->flame_min = 0;
     if (rc != 0)
         return gf_lua_raise(L, &err);
@@ -713,7 +720,7 @@ static int l_write_timeline(lua_State *L)
 static int l_timeline_json(lua_State *L)
 {
     gf_trace *t = check(L);
-    gf_timeline_opts o = {luaL_checkstring(L, 2), luaL_optnumber(L, 3, 0)};
+    gf_timeline_opts o = {luaL_checkstring(L, 2), luaL_optnumber(L, 3, 0), NULL};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

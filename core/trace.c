@@ -617,11 +617,13 @@ static int label_lanes(gf_trace *t)
             snprintf(buf, sizeof buf, "NVTX pid %s tid %s%s%s", a, b2, *tn ? " " : "", tn);
         } else {
             const char *dev = l->device >= 0 ? gf_strtab_get(t->str, l->device, NULL) : "?";
+            /* an export without device names calls the device "GPU (0)": no "GPU GPU (0)" */
+            const char *gpu = strncmp(dev, "GPU", 3) == 0 ? "" : "GPU ";
             num_or_q(a, sizeof a, l->stream);
             if (l->sync)
-                snprintf(buf, sizeof buf, l->stream >= 0 ? "GPU %s stream %s sync" : "GPU %s sync", dev, a);
+                snprintf(buf, sizeof buf, l->stream >= 0 ? "%s%s stream %s sync" : "%s%s sync", gpu, dev, a);
             else
-                snprintf(buf, sizeof buf, "GPU %s stream %s", dev, a);
+                snprintf(buf, sizeof buf, "%s%s stream %s", gpu, dev, a);
         }
         if (l->rank >= 0 && (size_t)l->rank < t->nranks) {
             char tmp[sizeof buf];

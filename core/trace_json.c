@@ -8,55 +8,13 @@
 
 #include "jsonw.h"
 #include "stacks.h"
+#include "trace_pack.h"
 
 static void jstr(FILE *out, const gf_trace *t, int32_t id)
 {
     size_t len;
     const char *s = gf_strtab_get(t->str, id, &len);
     gf_jsonw_string(out, s, len);
-}
-
-static void jkey(FILE *out, int *first, const char *k)
-{
-    if (!*first)
-        putc(',', out);
-    *first = 0;
-    fprintf(out, "\"%s\":", k);
-}
-
-static void write_detail(FILE *out, const gf_trace *t, const gf_detail *d)
-{
-    int first = 1;
-    putc('{', out);
-    if (d->grid[0] >= 0) {
-        jkey(out, &first, "grid");
-        fprintf(out, "[%d,%d,%d]", d->grid[0], d->grid[1], d->grid[2]);
-    }
-    if (d->block[0] >= 0) {
-        jkey(out, &first, "block");
-        fprintf(out, "[%d,%d,%d]", d->block[0], d->block[1], d->block[2]);
-    }
-    if (d->regs >= 0) {
-        jkey(out, &first, "regs");
-        gf_jsonw_int(out, d->regs);
-    }
-    if (d->bytes >= 0) {
-        jkey(out, &first, "bytes");
-        gf_jsonw_int(out, d->bytes);
-    }
-    if (d->copy >= 0) {
-        jkey(out, &first, "copy");
-        jstr(out, t, d->copy);
-    }
-    if (d->nvtx_level >= 0) {
-        jkey(out, &first, "nvtx_level");
-        gf_jsonw_int(out, d->nvtx_level);
-    }
-    if (d->domain >= 0) {
-        jkey(out, &first, "domain");
-        jstr(out, t, d->domain);
-    }
-    putc('}', out);
 }
 
 /* The aggregate launch-stack flamegraph as a prefix tree (root-first paths: outermost frame ... innermost,
@@ -266,6 +224,10 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     int64_t span = tend - t0 > 1 ? tend - t0 : 1;
     fprintf(out, ",\"t0\":%lld,\"span\":%lld,\"total\":%llu,\"shown\":%zu", (long long)t0, (long long)span,
             (unsigned long long)t->total, t->n);
+    if (o && o->initial_view) {
+        fputs(",\"initialView\":", out);
+        gf_jsonw_string(out, o->initial_view, strlen(o->initial_view));
+    }
     fputs(",\"lanes\":[", out);
     int first = 1;
     for (size_t l = 0; l < t->nlanes; l++) {
@@ -317,18 +279,16 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
             putc(',', out);
         jstr(out, t, order[i]);
     }
-    fputs("],\"events\":[", out);
-    for (size_t i = 0; i < t->n; i++)
-        fprintf(out, "%s[%lld,%lld,%d,%lld,%d,%d,%d,%d]", i ? "," : "", (long long)(t->start[i] - t0),
-                (long long)t->dur[i], t->lane[i] >= 0 ? lmap[t->lane[i]] : -1, (long long)t->corr[i],
-                nmap[t->name[i]], t->stack[i] >= 0 ? smap[t->stack[i]] : -1, t->kind[i], t->detail[i]);
-    fputs("],\"details\":[", out);
-    for (size_t d = 0; d < t->ndetails; d++) {
-        if (d)
-            putc(',', out);
-        write_detail(out, t, &t->details[d]);
+    fputs("],", out);
+    gf_pack_maps pm = {t0, lmap, nmap, smap};
+    if (gf_trace_write_packed(t, out, &pm, err) != 0) {
+        free(nmap);
+        free(lmap);
+        free(smap);
+        free(order);
+        return -1;
     }
-    fputs("],\"stacks\":[", out);
+    fputs(",\"stacks\":[", out);
     int sfirst = 1;
     for (size_t s = 0; s < t->nstacks; s++) {
         if (smap[s] < 0)
@@ -422,7 +382,8 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
                         first ? "" : ",", (long long)(gpu_pid_base + devidx));
                 first = 0;
                 char buf[600];
-                snprintf(buf, sizeof buf, "GPU %s", ln->device >= 0 ? gf_strtab_get(t->str, ln->device, NULL) : "?");
+                const char *dev = ln->device >= 0 ? gf_strtab_get(t->str, ln->device, NULL) : "?";
+                snprintf(buf, sizeof buf, "%s%s", strncmp(dev, "GPU", 3) == 0 ? "" : "GPU ", dev);
                 gf_jsonw_string(out, buf, strlen(buf));
                 fprintf(out, "}},{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%lld,\"tid\":0,"
                              "\"args\":{\"sort_index\":%lld}}",

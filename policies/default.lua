@@ -199,7 +199,10 @@ return {
 
   -- CPU/GPU timeline (gpuflame timeline, capture --timeline; docs/POLICY.md "timeline").
   timeline = {
-    max_events = 20000,      -- keep the N longest events (the page says "showing N of M events")
+    local_max_events = 10000000, -- pages keep every event up to this many; beyond, the longest (the page says so).
+                             -- An upload re-renders smaller pages when too big (upload.retrim_events)
+    initial_view = "busiest", -- the page opens on: "busiest" (the window with the most GPU work), "nvtx"
+                             -- (the first outermost NVTX range) or "full" (the whole capture)
     keep_partners = true,    -- also keep the launch call of every kept kernel/memcpy/memset (CorrID links)
     source = "csv",          -- capture --timeline reads the stats trace CSVs ("csv", the reference) or
                              -- the SQLite export ("sqlite"); .sqlite/.nsys-rep inputs always use SQLite

@@ -244,7 +244,8 @@ S.tree = {
   -- (lua/gpuflame/columns.lua has the built-in tables)
   columns = S.map(S.map(S.any())),
   timeline = {
-    max_events = S.int({ min = 1 }),
+    local_max_events = S.int({ min = 1 }),
+    initial_view = S.str({ oneof = { "busiest", "nvtx", "full" } }),
     keep_partners = S.bool(),
     source = S.str({ oneof = { "csv", "sqlite" } }),
     reports = S.list(S.str({ oneof = { "cuda_api_trace", "cuda_gpu_trace" } })),

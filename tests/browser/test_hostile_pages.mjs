@@ -8,6 +8,7 @@ import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
 import { writeFileSync, existsSync, readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { pageData } from "./timeline_lib.mjs";
 
 const tmp = process.env.GF_TMP || "/tmp";
 const bin = process.env.GPUFLAME_BIN;
@@ -161,7 +162,7 @@ try {
   const tlScripts = await benignScripts(["timeline", `${tmp}/benign_gpu.csv`, `${tmp}/benign_api.csv`], tlReady);
   {
     const { page, log } = await openPage(tlPage, tlReady);
-    const D = await page.evaluate(() => JSON.parse(document.getElementById("gf-data").textContent));
+    const D = await pageData(page);
     check("timeline: title is the literal text", (await page.textContent("h1")) === P.comment);
     for (const [k, n] of Object.entries(P)) {
       const has = k === "long" ? D.names.some((x) => x.startsWith("Lx<x<")) : D.names.includes(n);

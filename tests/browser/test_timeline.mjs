@@ -5,7 +5,7 @@
 // Interaction state is read through window.__gf (documented at the top of the template's script).
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { TOP, genPage, launch, open, view, frame, check, notOk, done, flamePoint } from './timeline_lib.mjs';
+import { TOP, genPage, launch, open, view, frame, check, notOk, done, flamePoint, pageData } from './timeline_lib.mjs';
 
 const near = (a, b, tol) => Math.abs(a - b) <= tol;
 let browser;
@@ -32,7 +32,7 @@ async function clickEvent(page, i, j = i) {
   await page.mouse.click(p.x, p.y);
   await frame(page);
 }
-const data = (page) => page.evaluate(() => JSON.parse(document.getElementById('gf-data').textContent));
+const data = pageData;
 
 async function smallPage() {
   const file = genPage('small');
@@ -43,14 +43,20 @@ async function smallPage() {
 
   // header
   const meta = await page.textContent('header');
-  check('header: span and event count', /Span 3\.18 ms/.test(meta) && meta.includes(`showing ${D.shown} of ${D.total} events`), meta.slice(0, 300));
+  check('header: span and event count', /Span 3\.18 ms/.test(meta) &&
+    meta.includes(D.shown < D.total ? `showing ${D.shown} of ${D.total} events` : `all ${D.total} events`), meta.slice(0, 300));
+  check('counts(): events in the page and in the capture', JSON.stringify(await page.evaluate(() => window.__gf.counts())) ===
+    JSON.stringify({ inPage: ev.length, total: D.total }));
 
-  // initial auto-zoom: target = max(1000, median_dur * plotWidth / 6) when below 0.9 * span
+  // initial view (policy timeline.initial_view "busiest", the default): width max(1000, median GPU-work
+  // duration * plotWidth / 6), the whole span when that is not below 0.9 * span
   const plotW = await page.evaluate(() => document.getElementById('main').getBoundingClientRect().width - 190);
-  const durs = ev.map((e) => e[1]).sort((a, b) => a - b);
+  const gpuWork = (e) => ['kernel', 'memcpy', 'memset'].includes(D.kinds[e[6]]);
+  const durs = ev.filter(gpuWork).map((e) => e[1]).sort((a, b) => a - b);
   const target = Math.max(1000, durs[durs.length >> 1] * plotW / 6);
   const v0 = await view(page);
-  check('initial view is median-based auto-zoom', target < 0.9 * D.span && near(v0.end - v0.start, target, 1),
+  check('initial view: busiest, median-GPU-work wide (here the whole span)',
+    target < 0.9 * D.span ? near(v0.end - v0.start, target, 1) : v0.start === 0 && v0.end === D.span,
     `view ${JSON.stringify(v0)} target ${target} span ${D.span}`);
 
   // click a kernel -> its launch is the partner; click the launch -> the kernel

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { TOP, TMP, launch, open, view, frame, check, skip, notOk, done, flamePoint } from './timeline_lib.mjs';
+import { TOP, TMP, launch, open, view, frame, check, skip, notOk, done, flamePoint, pageData } from './timeline_lib.mjs';
 
 const FIX = process.env.GPUFLAME_FIXTURES || path.resolve(TOP, '../shared/fixtures');
 const GF = process.env.GPUFLAME_BIN || path.join(TOP, 'bin/gpuflame');
@@ -21,7 +21,7 @@ function render(input, out, extra = []) {
   execFileSync(GF, ['timeline', input, '-o', out, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
   return out;
 }
-const data = (page) => page.evaluate(() => JSON.parse(document.getElementById('gf-data').textContent));
+const data = pageData;
 function clean(name, file, log) {
   check(`${name}: self-contained page (no http:// or https://)`, !/https?:\/\//.test(readFileSync(file, 'utf8')));
   check(`${name}: no console errors`, log.console.length === 0, JSON.stringify(log.console).slice(0, 300));
@@ -68,7 +68,7 @@ async function sheetSimulator() {
   const ev = D.events, kind = (i) => D.kinds[ev[i][6]], laneKind = (i) => D.lanes[ev[i][2]].kind;
   const kernels = JSON.parse(sql(db, 'SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL'))[0][0];
   check('tile_8x8: every kernel is on the page', ev.filter((e, i) => kind(i) === 'kernel').length === kernels, `sql ${kernels}`);
-  check('tile_8x8: header count', (await page.textContent('#count-info')) === `showing ${D.shown} of ${D.total} events (longest kept)`);
+  check('tile_8x8: header count (every event kept)', D.shown === D.total && (await page.textContent('#count-info')) === `all ${D.total} events`);
 
   // click a kernel: its launch (same CorrID, CPU lane) is the partner
   const k = ev.findIndex((e, i) => kind(i) === 'kernel' && i > 100);
@@ -265,12 +265,22 @@ async function hostilePage() {
   await page.close();
 }
 
-// Stats CSVs from the generator: the binary trims 49,300 events to the 20,000 longest (plus the launch
-// of every kept kernel, policy timeline.keep_partners), and a single-event capture.
+// Stats CSVs from the generator: with --max-events 20000 the binary trims 49,300 events to the 20,000
+// longest (plus the launch of every kept kernel, policy timeline.keep_partners); without, the page keeps
+// all of them (policy timeline.local_max_events); and a single-event capture.
 async function csvPages() {
   const dir = path.join(TMP, 'csv-large');
   execFileSync('python3', [path.join(TOP, 'tests/gen/timeline_data.py'), 'large', '--csv', dir]);
-  const file = render(path.join(dir, 'cuda_api_trace.csv'), path.join(TMP, 'large.html'), [path.join(dir, 'cuda_gpu_trace.csv')]);
+  const all = render(path.join(dir, 'cuda_api_trace.csv'), path.join(TMP, 'large-all.html'), [path.join(dir, 'cuda_gpu_trace.csv')]);
+  {
+    const { page } = await open(browser, all);
+    const D = await data(page);
+    check('large: the local page keeps every event and says so', D.total === 49300 && D.shown === 49300 &&
+      D.events.length === 49300 && (await page.textContent('#count-info')) === 'all 49300 events', `${D.shown} of ${D.total}`);
+    await page.close();
+  }
+  const file = render(path.join(dir, 'cuda_api_trace.csv'), path.join(TMP, 'large.html'),
+    [path.join(dir, 'cuda_gpu_trace.csv'), '--max-events', '20000']);
   const { page, log } = await open(browser, file);
   const D = await data(page);
   check('large: trimmed by the binary, count in the header', D.total === 49300 && D.shown === D.events.length && D.shown >= 20000 &&

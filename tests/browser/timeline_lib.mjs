@@ -55,3 +55,34 @@ export const flamePoint = (page, name) => page.evaluate((n) => {
   if (p && (p.y < 0 || p.y > innerHeight)) window.scrollBy(0, p.y - innerHeight / 2);
   return window.__gf.flamePoint(n);
 }, name);
+
+// The page's embedded data with packed events (docs/TIMELINE_DATA.md "Packed events") decoded into the
+// row form [start, dur, lane, corr, name, stack, kind, detail] (tests/trace/page_data.py does the same
+// in Python), so the tests assert on rows whatever the writer's encoding.
+export function unpackEvents(D) {
+  const ev = D.events;
+  if (!ev || Array.isArray(ev)) return D;
+  const cols = {};
+  for (const c of ['start', 'dur', 'lane', 'corr', 'name', 'stack', 'kind', 'detail']) {
+    const bytes = Buffer.from(ev[c], 'base64'), out = [];
+    let v = 0, mul = 1;
+    for (const b of bytes) {
+      v += (b & 127) * mul;
+      if (b & 128) mul *= 128; else { out.push(v); v = 0; mul = 1; }
+    }
+    if (out.length !== ev.n) throw new Error(`packed column ${c}: ${out.length} values, n = ${ev.n}`);
+    cols[c] = out;
+  }
+  const unzig = (x) => (x % 2 ? -(x + 1) / 2 : x / 2);
+  const rows = [];
+  let start = 0, last = 0;
+  for (let i = 0; i < ev.n; i++) {
+    start += unzig(cols.start[i]);
+    const c = cols.corr[i];
+    if (c) last += unzig(c - 1);
+    rows.push([start, cols.dur[i], cols.lane[i], c ? last : -1, cols.name[i], cols.stack[i] - 1, cols.kind[i], cols.detail[i] - 1]);
+  }
+  return { ...D, packed: ev, events: rows };
+}
+export const pageData = async (page) =>
+  unpackEvents(await page.evaluate(() => JSON.parse(document.getElementById('gf-data').textContent)));

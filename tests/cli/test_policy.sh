@@ -60,7 +60,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 T=$TMP/trust
 mkdir -p "$T/ok" && chmod 755 "$TMP" "$T" "$T/ok"
-POL='return { extends = "default", timeline = { max_events = 7 } }'
+POL='return { extends = "default", timeline = { local_max_events = 7 } }'
 printf '%s\n' "$POL" >"$T/ok/p.lua" && chmod 644 "$T/ok/p.lua"
 refused() { # NAME FILE-SHOWN REASON ARGS...
   local name=$1 file=$2 why=$3; shift 3
@@ -69,7 +69,7 @@ refused() { # NAME FILE-SHOWN REASON ARGS...
   check_contains "$name: the error names the file" "$err" "$file: refusing to load as root: $why"
 }
 run_gf --policy "$T/ok/p.lua" policy show
-check_eq "root-owned 0644 policy in a 0755 directory: accepted" "0|7" "$rc|$(echo "$out" | json 'd["timeline"]["max_events"]')"
+check_eq "root-owned 0644 policy in a 0755 directory: accepted" "0|7" "$rc|$(echo "$out" | json 'd["timeline"]["local_max_events"]')"
 
 cp "$T/ok/p.lua" "$T/ok/ww.lua" && chmod 666 "$T/ok/ww.lua"
 refused "world-writable policy file" "$T/ok/ww.lua" "it is world-writable (mode 0666)" --policy "$T/ok/ww.lua"
@@ -100,10 +100,10 @@ refused "a file of the extends chain" "$T/ok/ww.lua" "it is world-writable (mode
 mkdir -p "$T/lp/policies" "$T/lp/scripts" "$T/lp/gpuflame" && cp "$T/ok/p.lua" "$T/lp/policies/fleet.lua"
 printf 'print("hello from the search path")\n' >"$T/lp/scripts/hello.lua"
 printf 'return { max_events = 9 }\n' >"$T/lp/gpuflame/trusttest.lua"
-printf 'return { extends = "default", timeline = { max_events = require("gpuflame.trusttest").max_events } }\n' >"$T/ok/req.lua"
+printf 'return { extends = "default", timeline = { local_max_events = require("gpuflame.trusttest").max_events } }\n' >"$T/ok/req.lua"
 chmod 755 "$T/lp" "$T/lp/policies" "$T/lp/scripts" "$T/lp/gpuflame"
 run_gf --lua-path "$T/lp" --policy fleet --policy "$T/ok/req.lua" policy show
-check_eq "trusted search path: policy by name and a required module load" "0|9" "$rc|$(echo "$out" | json 'd["timeline"]["max_events"]')"
+check_eq "trusted search path: policy by name and a required module load" "0|9" "$rc|$(echo "$out" | json 'd["timeline"]["local_max_events"]')"
 chmod 777 "$T/lp/policies"
 refused "--policy NAME from a world-writable search directory" "$T/lp/policies/fleet.lua" \
   "its directory $T/lp/policies is world-writable (mode 0777)" --lua-path "$T/lp" --policy fleet
@@ -124,7 +124,7 @@ check_eq "the same script once the directory is fixed" "0|hello from the search 
 if runuser -u nobody -- test -x "$GF" 2>/dev/null; then
   o=$(mktemp); e=$(mktemp); chmod 644 "$o" "$e"
   runuser -u nobody -- "$GF" --policy "$T/ok/ww.lua" policy show >"$o" 2>"$e"; rc=$?
-  check_eq "not root: a world-writable policy loads" "0|7" "$rc|$(json 'd["timeline"]["max_events"]' <"$o")"
+  check_eq "not root: a world-writable policy loads" "0|7" "$rc|$(json 'd["timeline"]["local_max_events"]' <"$o")"
   runuser -u nobody -- "$GF" policy check "$T/ok/ww.lua" >"$o" 2>"$e"; rc=$?
   check_eq "not root: policy check passes" 0 "$rc"
   check_contains "not root: policy check warns that root would refuse it" "$(cat "$e")" \

@@ -70,7 +70,7 @@ t.check("flamegraph.page_options(nil): the default policy's page settings", po.t
 t.eq("flamegraph.prefix of an unlisted report: flamegraph.other_prefix", D.flamegraph.other_prefix,
   fg.prefix("osrt_sum", nil))
 local s = require("gpuflame.views.timeline").settings(nil)
-t.check("timeline.settings(nil): the default policy's", s.max_events == D.timeline.max_events and
+t.check("timeline.settings(nil): the default policy's", s.max_events == D.timeline.local_max_events and
   s.title == D.timeline.title and s.flame_min_fraction == D.timeline.flame_min_fraction)
 local s2 = require("gpuflame.views.timeline").settings(policy.merge(D, { timeline = { keep_partners = false } }))
 t.eq("timeline.settings: keep_partners = false is kept (not turned into nil)", false, s2.keep_partners)

@@ -9,8 +9,10 @@ cmd.spec = {
   summary = "CPU/GPU timeline page from an SQLite export, an .nsys-rep, or trace CSVs",
   description = "INPUT is an nsys SQLite export (`nsys export --type sqlite`), an .nsys-rep (exported through\n" ..
     "nsys), or the pair cuda_api_trace.csv + cuda_gpu_trace.csv from `nsys stats --format csv`.\n" ..
-    "The page keeps the N longest events (policy timeline.max_events, default 20000) plus the launch\n" ..
-    "calls of kept GPU work; launch backtraces (CUDA_CALLCHAINS) appear when the capture has them.",
+    "The page keeps every event up to policy timeline.local_max_events (default 10,000,000; beyond it the\n" ..
+    "longest, plus the launch calls of kept GPU work, and the page says so); --max-events N keeps the N\n" ..
+    "longest. It opens on policy timeline.initial_view (default: the busiest GPU window). Launch\n" ..
+    "backtraces (CUDA_CALLCHAINS) appear when the capture has them.",
   options = {
     { "out", short = "o", arg = "FILE", help = "output page (default: policy outputs.timeline)" },
     { "max-events", arg = "N", type = "integer", min = 1, help = "keep the N longest events" },
@@ -28,7 +30,11 @@ function cmd.run(opts, ctx)
     title = opts.title,
   }, ctx)
   if r.kind == "timeline" then
-    log.info("wrote %s: %d of %d events (longest kept), %d lanes", out, r.shown, r.total, r.lanes)
+    if r.shown < r.total then
+      log.info("wrote %s: %d of %d events (longest kept), %d lanes", out, r.shown, r.total, r.lanes)
+    else
+      log.info("wrote %s: %d events, %d lanes", out, r.total, r.lanes)
+    end
   else
     log.info("wrote %s (%s)", out, r.kind)
   end

@@ -33,7 +33,8 @@ function V.settings(policy, over)
   local keep = over.keep_partners
   if keep == nil then keep = tp.keep_partners end
   return {
-    max_events = over.max_events or tp.max_events,
+    max_events = over.max_events or tp.local_max_events,
+    initial_view = tp.initial_view,
     keep_partners = keep,
     title = over.title or tp.title,
     template = tp.template,
@@ -49,7 +50,7 @@ function V.render(tr, out, s)
     errors.raise(errors.ERROR, "timeline template %s not found on the search path", s.template)
   end
   log.debug("timeline: template %s", origin)
-  tr:write_timeline(tmpl, out, { title = s.title }, s.template, s.flame_min_fraction)
+  tr:write_timeline(tmpl, out, { title = s.title, initial_view = s.initial_view }, s.template, s.flame_min_fraction)
 end
 
 local function flamegraph_fallback(spec, ctx, warnings)

@@ -1,0 +1,24 @@
+/* The timeline page's event data, packed (docs/TIMELINE_DATA.md "Packed events"): one base64 string per
+ * column of zigzag-varint numbers (start as deltas), so a million events cost ~12 bytes each in the page
+ * and the page decodes them straight into typed arrays. Details identical in every written field are
+ * written once. */
+#ifndef GF_TRACE_PACK_H
+#define GF_TRACE_PACK_H
+
+#include <stdio.h>
+
+#include "gf_err.h"
+#include "trace.h"
+
+/* The maps give the page's index of a lane / name / stack (-1 = not written); t0 is subtracted from starts.
+ * Writes `"events":{...},"details":[...]` (no surrounding braces). */
+typedef struct gf_pack_maps {
+    int64_t t0;
+    const int32_t *lane, *name, *stack;
+} gf_pack_maps;
+int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, gf_err *err);
+
+/* Base64 (RFC 4648, with padding) of data, streamed to out. */
+void gf_base64_write(FILE *out, const unsigned char *data, size_t len);
+
+#endif
