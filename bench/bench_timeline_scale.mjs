@@ -1,0 +1,49 @@
+// The timeline page at capture scale (issue 16): opens each page in headless Chromium and measures
+// time to first frame, the JS heap, and the draw time of every frame of a zoom-and-pan sweep over the
+// whole span (6 zoom levels from the full span to 1/1024 of it, 10 positions each, left to right).
+// Usage: node bench/bench_timeline_scale.mjs PAGE.html... → one JSON line per page on stdout.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const top = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { chromium } = require(path.join(top, 'tests/node_modules/playwright-core'));
+const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+const r2 = (x) => Math.round(x * 100) / 100;
+
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+for (const file of process.argv.slice(2)) {
+  const page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
+  const cdp = await page.context().newCDPSession(page);
+  const t0 = Date.now();
+  await page.goto(pathToFileURL(file).href, { timeout: 600000 });
+  await page.waitForFunction(() => window.__gf && window.__gf.firstDrawAt > 0, null, { timeout: 600000, polling: 100 });
+  const wall = Date.now() - t0;
+  const first = await page.evaluate(() => window.__gf.firstDrawAt);
+  const counts = await page.evaluate(() => window.__gf.counts());
+  const sweep = await page.evaluate(async () => {
+    const g = window.__gf, span = g.span(), draws = [], lod = [];
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    for (const z of [1, 1 / 4, 1 / 16, 1 / 64, 1 / 256, 1 / 1024]) {
+      const w = span * z;
+      for (let k = 0; k < 10; k++) {
+        const s = (span - w) * k / 9;
+        g.setView(s, s + w);
+        await frame();
+        draws.push(g.lastDrawMs());
+        lod.push(g.lod());
+      }
+    }
+    return { draws, lodFrames: lod.filter((x) => x > 0).length };
+  });
+  await cdp.send('HeapProfiler.collectGarbage');
+  const heap = await cdp.send('Runtime.getHeapUsage');
+  console.log(JSON.stringify({ page: path.basename(file), inPage: counts.inPage, total: counts.total,
+    firstFrameMs: Math.round(first), openWallMs: wall, heapMB: r2(heap.usedSize / 1048576),
+    drawP50: r2(pct(sweep.draws, 0.5)), drawP95: r2(pct(sweep.draws, 0.95)), frames: sweep.draws.length,
+    lodFrames: sweep.lodFrames }));
+  await page.close();
+}
+await browser.close();
