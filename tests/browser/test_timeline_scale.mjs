@@ -76,6 +76,33 @@ try {
   await page.keyboard.press('0');
   v = await view(page);
   check('0 shows the full span', v.start === 0 && v.end === span);
+  // lane groups: a header row per (kind, process or device) that folds its lanes on click
+  const g0 = await page.evaluate(() => window.__gf.groups());
+  const gpuGroup = g0.findIndex((g) => g.label.startsWith('GPU '));
+  check('lanes are grouped: CPU, GPU and NVTX groups, no "GPU GPU"', g0.length >= 3 && gpuGroup >= 0 &&
+    g0.every((g) => !g.label.includes('GPU GPU')), JSON.stringify(g0));
+  const mr = await page.evaluate(() => { const r = document.getElementById('main').getBoundingClientRect(); return { x: r.left, y: r.top }; });
+  await page.mouse.click(mr.x + 300, mr.y + g0[gpuGroup].y + 8);
+  const g1 = await page.evaluate(() => window.__gf.groups());
+  const kv = await page.evaluate((i) => { const e = window.__gf.event(i); window.__gf.setView(e.start - 400, e.start + 600); return 0; }, k);
+  await frame(page);
+  check('a click on a group header folds it (its lanes take no room, their events are not clickable)',
+    g1[gpuGroup].collapsed && (gpuGroup + 1 >= g1.length || g1[gpuGroup + 1].y < g0[gpuGroup + 1].y) && kv === 0 &&
+    await page.evaluate((i) => window.__gf.eventPoint(i), k) === null, JSON.stringify(g1));
+  await page.mouse.click(mr.x + 300, mr.y + g1[gpuGroup].y + 8);
+  check('a second click unfolds it', !(await page.evaluate(() => window.__gf.groups()))[gpuGroup].collapsed &&
+    await page.evaluate((i) => window.__gf.eventPoint(i), k) !== null);
+  // the label column's edge drags
+  const w0 = await page.evaluate(() => window.__gf.labelWidth());
+  await page.mouse.move(mr.x + w0, mr.y + g0[0].y + 30);
+  await page.mouse.down();
+  await page.mouse.move(mr.x + w0 + 60, mr.y + g0[0].y + 30, { steps: 3 });
+  await page.mouse.up();
+  check('the label column is resizable (drag its edge 60 px)', await page.evaluate(() => window.__gf.labelWidth()) === w0 + 60);
+  await page.mouse.move(mr.x + w0 + 60, mr.y + g0[0].y + 30);
+  await page.mouse.down();
+  await page.mouse.move(mr.x + w0, mr.y + g0[0].y + 30, { steps: 3 });
+  await page.mouse.up();
   check('no console errors', log.console.length === 0, JSON.stringify(log.console).slice(0, 300));
   check('no page errors', log.errors.length === 0, JSON.stringify(log.errors).slice(0, 300));
 } catch (err) {
