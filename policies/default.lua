@@ -65,9 +65,10 @@ return {
     decided_grace = 15,
     decided_markers = { "skipping importation of the QDSTRM file" },
     output_name = "capture",
-    -- Where the views' stats CSVs come from: "stats" runs `nsys stats` per report (the reference);
-    -- "export" runs one `nsys export` and gpuflame writes the same CSVs (docs/REPORTS.md)
-    views_from = "stats",
+    -- Where the views' stats CSVs come from: "export" runs one `nsys export` and gpuflame writes the same
+    -- CSVs (docs/REPORTS.md; the SQLite export also feeds the timeline and findings.json); "stats" runs
+    -- `nsys stats` per report (the reference integration's path)
+    views_from = "export",
     -- capture directory when --out is not given (os.date format, relative to the current directory)
     out_dir = "gpuflame-%Y%m%d-%H%M%S",
     extra_args = {},

@@ -3,6 +3,9 @@
 # fallbacks decided in Lua, artifacts and summary.json, no workload, --timeline hand-over, SIGINT → 130
 # (failure modes: test_capture_failures.sh).
 . "$(dirname "$0")/../lib/t.sh"
+# these cases test the `nsys stats` path of the views (the default is one export: capture.views_from)
+STATS_POL=$TMP/stats_path.lua
+printf 'return { extends = "default", capture = { views_from = "stats" } }\n' >"$STATS_POL"
 
 if ! have_fixture gprofiler/KERN_CSV.csv; then skip "capture tests" "fixtures absent"; exit 0; fi
 export FAKE_NSYS_LOG=$TMP/nsys.log
@@ -12,7 +15,7 @@ json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval
 # 1. happy path, environment cleaning
 : >"$FAKE_NSYS_LOG"
 LD_LIBRARY_PATH=/tmp/_MEIab12:/usr/lib/x86_64-linux-gnu LD_PRELOAD_ORIG=/opt/keep.so LD_PRELOAD=/tmp/_MEIab12/x.so \
-  run_gf capture --nsys "$FAKE_NSYS" --out "$TMP/c1" -- sh -c 'echo workload-ran'
+  run_gf --policy "$STATS_POL" capture --nsys "$FAKE_NSYS" --out "$TMP/c1" -- sh -c 'echo workload-ran'
 check_eq "capture: exit 0" 0 "$rc"
 for f in capture.nsys-rep kern_cuda_gpu_kern_sum.csv gpu.folded flamegraph.html summary.json; do
   check "capture: $f written" test -s "$TMP/c1/$f"
@@ -36,7 +39,7 @@ check_not_contains "summary: no environment" "$(cat "$S")" "_MEIab12"
 check_contains "stdout lists the artifacts" "$out" "html      $TMP/c1/flamegraph.html"
 
 # 2. forced SKIPPED on the first report falls back to cuda_api_sum
-FAKE_NSYS_FAIL=stats@cuda_gpu_kern_sum:skipped run_gf -q capture --nsys "$FAKE_NSYS" --out "$TMP/c2" -- true
+FAKE_NSYS_FAIL=stats@cuda_gpu_kern_sum:skipped run_gf --policy "$STATS_POL" -q capture --nsys "$FAKE_NSYS" --out "$TMP/c2" -- true
 check_eq "SKIPPED fallback: exit 0" 0 "$rc"
 check_eq "SKIPPED fallback: api lines" "$(printf 'gpu;nsys;cuda_api;cudaMalloc 131012\ngpu;nsys;cuda_api;cudaDeviceSynchronize 28943')" "$(grep -v '^#' "$TMP/c2/gpu.folded")"
 check_contains "SKIPPED fallback: why recorded" "$(json "$TMP/c2/summary.json" 'd["reports_tried"][0]["why"]')" "SKIPPED"
@@ -45,19 +48,19 @@ check_eq "-q: silent on success" "" "$err"
 # 2b. FAKE_NSYS_STATS_MAP points a report at another recorded CSV
 if have_fixture real/roboflow-inference/cuda_gpu_kern_sum.csv; then
   FAKE_NSYS_STATS_MAP=cuda_gpu_kern_sum=real/roboflow-inference/cuda_gpu_kern_sum.csv \
-    run_gf -q capture --nsys "$FAKE_NSYS" --out "$TMP/c2b" -- true
+    run_gf --policy "$STATS_POL" -q capture --nsys "$FAKE_NSYS" --out "$TMP/c2b" -- true
   check_contains "stats map: the mapped CSV feeds the flamegraph" "$(cat "$TMP/c2b/gpu.folded")" "vectorized_elementwise_kernel"
 fi
 
 # 5. no workload: duration-bounded sleep session with a warning
 : >"$FAKE_NSYS_LOG"
-run_gf capture --nsys "$FAKE_NSYS" --out "$TMP/c5" --duration 1.7
+run_gf --policy "$STATS_POL" capture --nsys "$FAKE_NSYS" --out "$TMP/c5" --duration 1.7
 check_contains "no workload: warning" "$err" "No workload given; capturing a duration-bounded sleep session of 1 s"
 check_contains "no workload: --duration D sleep D" "$(cat "$FAKE_NSYS_LOG")" '"-s", "none", "--duration", "1", "sleep", "1"]'
 check_contains "no workload: warning in summary" "$(cat "$TMP/c5/summary.json")" "duration-bounded sleep session"
 
 # 9. --timeline hands over to gpuflame.views.timeline (or says clearly that it is absent)
-run_gf capture --nsys "$FAKE_NSYS" --out "$TMP/c9" --timeline -- true
+run_gf --policy "$STATS_POL" capture --nsys "$FAKE_NSYS" --out "$TMP/c9" --timeline -- true
 if [ -e "$TOP/lua/gpuflame/views/timeline.lua" ]; then
   check_eq "--timeline: exit 0 with the timeline view" 0 "$rc"
 else

@@ -220,7 +220,8 @@ check_eq "capture --stacks: the policy's rules in findings.json" 10 \
   "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$TMP/cap1/findings.json")"
 check_contains "capture --stacks: prints the top findings" "$err" "finding cuda-async-memcpy [warning]: 2 asynchronous memcpys"
 check_eq "capture --stacks: three of them (findings.capture_top)" 3 "$(grep -c '^gpuflame: finding ' <<<"$err")"
-PATH="$FAKE:$PATH" FAKE_NSYS_SQLITE="$G/planted.sqlite" run_gf capture --out "$TMP/cap2" -- /bin/true
+printf 'return { extends = "default", capture = { views_from = "stats" } }\n' >"$TMP/stats_path.lua"
+PATH="$FAKE:$PATH" FAKE_NSYS_SQLITE="$G/planted.sqlite" run_gf --policy "$TMP/stats_path.lua" capture --out "$TMP/cap2" -- /bin/true
 check "capture without an export: no findings.json (findings.capture = exported)" test ! -e "$TMP/cap2/findings.json"
 printf 'return { findings = { capture = "always", rules = { "gpu-starv", "boom" } } }\n' >"$TMP/always.lua"
 PATH="$FAKE:$PATH" FAKE_NSYS_SQLITE="$G/planted.sqlite" run_gf_env GPUFLAME_PATH="$TMP/path" -- \

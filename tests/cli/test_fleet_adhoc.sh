@@ -20,6 +20,8 @@ studio_start "$TMP/srv" --token "$TOKEN" --service gpu-svc
 printf 'sleep 0.5\nsleep 30\nid -u\n' >"$TMP/allowed"
 cat >"$TMP/fleet.lua" <<LUA
 return { extends = "default",
+  -- the views from the fake's recorded nsys stats CSVs (the profile bodies below are checked against them)
+  capture = { views_from = "stats" },
   agent = { stop_grace = 1, remote_workloads = { allow_file = "$TMP/allowed" } },
   deliver = { retry = { count = 3, base = 0.1, cap = 0.5 } },
   backends = { perf = { path = "$TOP/tests/fake/perf" } } }

@@ -2,6 +2,9 @@
 # capture --timeline / --stacks through the fake nsys: trace CSVs or the SQLite export → timeline.html,
 # warnings in summary.json, the flamegraph fallback when the capture has no trace events.
 . "$(dirname "$0")/../lib/t.sh"
+# the reference path (nsys stats trace CSVs, timeline.source = csv); the export path: test_capture_export.sh
+STATS_POL=$TMP/stats_path.lua
+printf 'return { extends = "default", capture = { views_from = "stats" } }\n' >"$STATS_POL"
 TT=$TOP/tests/trace
 export PATH="$TOP/tests/fake:$PATH"
 if ! have_fixture gprofiler/GPU_TRACE_CSV.csv || ! have_fixture real/test-cuda/report1.sqlite; then
@@ -10,20 +13,20 @@ if ! have_fixture gprofiler/GPU_TRACE_CSV.csv || ! have_fixture real/test-cuda/r
 fi
 summary() { python3 -c "import json,sys; d=json.load(open('$1/summary.json')); print(eval(sys.argv[1]))" "$2"; }
 
-run_gf --lua-path "$TT" capture --timeline --out "$TMP/c1" -- /bin/true
+run_gf --lua-path "$TT" --policy "$STATS_POL" capture --timeline --out "$TMP/c1" -- /bin/true
 check_eq "--timeline: exit 0" 0 "$rc"
 check "--timeline: timeline.html written" test -s "$TMP/c1/timeline.html"
 check_eq "--timeline: stats trace CSVs are the source (policy timeline.source = csv)" "csv 5 2" \
   "$(summary "$TMP/c1" '"%s %d %d" % (d["timeline"]["source"], d["timeline"]["shown"], d["timeline"]["lanes"])')"
 
-run_gf --lua-path "$TT" capture --stacks --out "$TMP/c2" -- /bin/true
+run_gf --lua-path "$TT" --policy "$STATS_POL" capture --stacks --out "$TMP/c2" -- /bin/true
 check_eq "--stacks: exit 0" 0 "$rc"
 check_eq "--stacks: SQLite export is the source" sqlite "$(summary "$TMP/c2" 'd["timeline"]["source"]')"
 check_contains "--stacks without callchains: warning in summary.json" \
   "$(summary "$TMP/c2" 'd["warnings"]')" "no launch backtraces in this capture"
 
 python3 "$TT/make_callchains.py" "$FIX/real/test-cuda/report1.sqlite" "$TMP/cc.sqlite" "$TMP/cc.json"
-FAKE_NSYS_SQLITE="$TMP/cc.sqlite" run_gf --lua-path "$TT" --policy "$TT/exact-flame.lua" capture --stacks --out "$TMP/c3" -- /bin/true
+FAKE_NSYS_SQLITE="$TMP/cc.sqlite" run_gf --lua-path "$TT" --policy "$STATS_POL" --policy "$TT/exact-flame.lua" capture --stacks --out "$TMP/c3" -- /bin/true
 check_eq "--stacks with callchains: exit 0" 0 "$rc"
 check "--stacks with callchains: launch-stacks.folded artifact" test -s "$TMP/c3/launch-stacks.folded"
 check_eq "--stacks with callchains: summary counts the backtraced launches" "4" \
@@ -31,7 +34,7 @@ check_eq "--stacks with callchains: summary counts the backtraced launches" "4" 
 python3 "$TT/check_stacks.py" "$TMP/c3/timeline.html" "$TMP/cc.json" "capture --stacks"
 
 FAKE_NSYS_FAIL="stats@cuda_gpu_trace:skipped,stats@cuda_api_trace:skipped" \
-  run_gf --lua-path "$TT" capture --timeline --out "$TMP/c4" -- /bin/true
+  run_gf --lua-path "$TT" --policy "$STATS_POL" capture --timeline --out "$TMP/c4" -- /bin/true
 check_eq "no trace events: exit 0" 0 "$rc"
 check "no trace events: flamegraph fallback written" test -s "$TMP/c4/flamegraph.html"
 check "no trace events: no timeline.html" test ! -e "$TMP/c4/timeline.html"
