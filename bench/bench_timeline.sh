@@ -35,7 +35,7 @@ for n in "${rows[@]}"; do
   [ -s "$d/cuda_gpu_trace.csv" ] || python3 "$top/bench/gen_trace_csv.py" "$n" "$d"
   bytes=$(( $(stat -c %s "$d/cuda_gpu_trace.csv") + $(stat -c %s "$d/cuda_api_trace.csv") ))
   echo "## $n + $n rows, $((bytes / 1000000)) MB of CSV"
-  measure "gpuflame timeline" "$gf" -q "${lp[@]}" timeline "$d/cuda_gpu_trace.csv" "$d/cuda_api_trace.csv" -o "$out/csv.html"
+  measure "gpuflame timeline" "$gf" -q "${lp[@]}" timeline --max-events 20000 "$d/cuda_gpu_trace.csv" "$d/cuda_api_trace.csv" -o "$out/csv.html"
   read -r w u s r <"$out/last.txt"
   gr=$r
   python3 -c "import sys; b,w,c=map(float,sys.argv[1:]); print('  throughput %.1f MB/s of CSV (wall), %.1f MB/s per CPU-second' % (b/1e6/w, b/1e6/c))" \

@@ -42,7 +42,7 @@ for (const page_ of pages) {
     const load = await page.evaluate(() => {
       const p = Object.fromEntries(performance.getEntriesByType('paint').map((e) => [e.name, e.startTime]));
       return { firstPaint: p['first-paint'], fcp: p['first-contentful-paint'], firstDraw: window.__gf.firstDrawAt,
-        events: JSON.parse(document.getElementById('gf-data').textContent).events.length };
+        events: window.__gf.counts ? window.__gf.counts().inPage : JSON.parse(document.getElementById('gf-data').textContent).events.length };
     });
     const scen = {};
     for (const [name, mode, frac] of [['pan, initial zoom', 'key', 0], ['pan, half span visible', 'key', 0.5],

@@ -17,7 +17,7 @@ if [ -x "$gf" ]; then
   python3 "$top/tests/gen/timeline_data.py" large --csv "$tmp/csv"
   # GPUFLAME_PATH: the template on disk is the one measured, even before the binary is rebuilt
   GPUFLAME_PATH="$top/lua:$top" "$gf" -q timeline "$tmp/csv/cuda_api_trace.csv" "$tmp/csv/cuda_gpu_trace.csv" \
-    -o "$tmp/gpuflame-csv.html"
+    --max-events 20000 -o "$tmp/gpuflame-csv.html"
   pages+=("$tmp/gpuflame-csv.html")
 fi
 node "$top/bench/bench_timeline_browser.mjs" "${pages[@]}"

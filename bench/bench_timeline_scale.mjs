@@ -4,6 +4,7 @@
 // Usage: node bench/bench_timeline_scale.mjs PAGE.html... → one JSON line per page on stdout.
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const top = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,6 +24,7 @@ for (const file of process.argv.slice(2)) {
   const wall = Date.now() - t0;
   const first = await page.evaluate(() => window.__gf.firstDrawAt);
   const counts = await page.evaluate(() => window.__gf.counts());
+  const typedMB = r2(await page.evaluate(() => window.__gf.typedBytes()) / 1048576);
   const sweep = await page.evaluate(async () => {
     const g = window.__gf, span = g.span(), draws = [], lod = [];
     const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
@@ -40,8 +42,18 @@ for (const file of process.argv.slice(2)) {
   });
   await cdp.send('HeapProfiler.collectGarbage');
   const heap = await cdp.send('Runtime.getHeapUsage');
+  // the renderer's resident memory: the largest chromium renderer process (one page is open)
+  let rendererMB = null;
+  try {
+    const ps = execFileSync('ps', ['-C', 'chromium', '-o', 'rss=,args='], { encoding: 'utf8' });
+    for (const line of ps.split('\n')) {
+      const m = /^\s*(\d+)\s+(.*)$/.exec(line);
+      if (m && m[2].includes('--type=renderer')) rendererMB = Math.max(rendererMB || 0, r2(+m[1] / 1024));
+    }
+  } catch (e) { rendererMB = null; }
   console.log(JSON.stringify({ page: path.basename(file), inPage: counts.inPage, total: counts.total,
-    firstFrameMs: Math.round(first), openWallMs: wall, heapMB: r2(heap.usedSize / 1048576),
+    firstFrameMs: Math.round(first), openWallMs: wall, v8HeapMB: r2(heap.usedSize / 1048576), typedMB,
+    heapMB: r2(heap.usedSize / 1048576 + typedMB), rendererRssMB: rendererMB,
     drawP50: r2(pct(sweep.draws, 0.5)), drawP95: r2(pct(sweep.draws, 0.95)), frames: sweep.draws.length,
     lodFrames: sweep.lodFrames }));
   await page.close();

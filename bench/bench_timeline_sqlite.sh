@@ -36,7 +36,7 @@ for spec in "t1m_nostacks 0" "t1m 100000"; do
   echo "## $1: 1,000,000 kernels + 1,000,000 runtime calls, $2 distinct stacks ($(( $(stat -c %s "$f") / 1000000 )) MB)"
   flags=()
   [ "$2" = 0 ] || flags=(--stacks)
-  measure "gpuflame timeline ${flags[*]:-}" "$gf" -q "${lp[@]}" timeline "${flags[@]}" "$f" -o "$out/$1.html"
+  measure "gpuflame timeline ${flags[*]:-}" "$gf" -q "${lp[@]}" timeline --max-events 20000 "${flags[@]}" "$f" -o "$out/$1.html"
   read -r gw _ <"$out/last.txt"
   result "timeline sqlite 1M+1M ${flags[*]:-} -> html" - "$2 stacks"
   measure "sqlite3: kernel JOIN runtime" sqlite3 "file:$f?immutable=1" "SELECT count(*), sum(k.end - k.start) FROM
