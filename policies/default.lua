@@ -228,6 +228,8 @@ return {
     capture = "exported",     -- `capture` writes findings.json: "exported" when it made the SQLite export
                               -- (--stacks, timeline.source "sqlite"), "always" (exports when needed), "never"
     capture_top = 3,          -- ... and prints this many findings (warnings first)
+    pages = true,             -- timeline and flamegraph pages (and capture's timeline) carry a findings panel
+                              -- (these rules over the whole trace; the page still keeps timeline.max_events)
     options = {
       ["cuda-sync-memcpy"] = { small_h2d_bytes = 64000 }, -- host-to-device copies up to this size are not flagged
       ["gpu-starv"] = { gap = 500 },                    -- ms of GPU idle time

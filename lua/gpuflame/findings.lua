@@ -348,8 +348,14 @@ function M.capture_stage(state)
       db = res.path
       state.artifacts.sqlite = db
     end
-    local tr = core.trace.open_sqlite(db, { max_events = 0 })
-    local results = M.analyze(tr, (db:match("([^/]+)$")), nil, pol)
+    local results
+    local pf = state.page_findings -- the timeline stage ran the same rules on this export for its page
+    if pf and pf.sqlite == db then
+      results = pf.results
+    else
+      local tr = core.trace.open_sqlite(db, { max_events = 0 })
+      results = M.analyze(tr, (db:match("([^/]+)$")), nil, pol)
+    end
     local path = state.dir .. "/findings.json"
     core.fs.write_atomic(path, M.format_json(results, state.report))
     state.artifacts.findings = path
@@ -524,6 +530,119 @@ function M.format_text(results, max_rows)
     out[#out + 1] = "\n"
   end
   return table.concat(out)
+end
+
+-- ---- pages -----------------------------------------------------------------------------------------
+-- The timeline and flamegraph pages embed the findings (policy findings.pages) in a {{json:findings}}
+-- slot: { input, findings = [ {rule, spec, description, severity, text, advice, rows, total_rows,
+-- targets = [...], kernels = [...]} ] } (docs/RULES.md, "On the pages"). severity is the rule's, or
+-- "skipped"/"error"; text is the verdict, or why it was skipped or failed. A target is what a click on
+-- the finding shows, read from the row's columns by name, so rules on the search path that use the same
+-- column names get it too: a time window (Start (ns) + Duration (ns), in the trace's ns as the rows
+-- print them), PID, TID, Device ID, Stream ID, and a name (API Name, or a kernel's Name). kernels lists
+-- the distinct kernel names the rows name (the flamegraph highlights them).
+
+-- column name → target field; "kernel" columns name kernels
+M.TARGET_COLUMNS = { ["Start (ns)"] = "start", ["Duration (ns)"] = "dur", PID = "pid", TID = "tid",
+  ["Device ID"] = "device", ["Stream ID"] = "stream", ["API Name"] = "name", Name = "kernel",
+  ["Kernel Name"] = "kernel" }
+
+local function page_value(v)
+  if v == nil or v == false or v == core.json.null then return nil end
+  return v
+end
+
+local function targets_of(r)
+  local field = {}
+  for i, c in ipairs(r.columns) do field[i] = M.TARGET_COLUMNS[col_name(c)] end
+  local targets, kernels, seen = {}, {}, {}
+  for k, row in ipairs(r.rows) do
+    local t = {}
+    for i = 1, #r.columns do
+      local f = field[i]
+      if f then
+        local v = page_value(row[i])
+        if f == "kernel" then
+          if type(v) == "string" then
+            t.name = t.name or v
+            t.kernel = true
+            if not seen[v] then
+              seen[v] = true
+              kernels[#kernels + 1] = v
+            end
+          end
+        elseif f == "name" then
+          if type(v) == "string" then t.name = v end
+        elseif math.type(v) == "integer" or (type(v) == "number" and v == math.floor(v)) then
+          t[f] = math.tointeger(v)
+        end
+      end
+    end
+    if t.start and t.dur then
+      t["end"] = t.start + math.max(0, t.dur)
+    else
+      t.start = nil
+    end
+    t.dur = nil
+    if t.start or t.kernel then
+      t.row = k
+      targets[#targets + 1] = t
+    end
+  end
+  return targets, kernels
+end
+
+-- page_data(results, input) → the document the pages embed (encode with core.json.encode)
+function M.page_data(results, input)
+  local list = {}
+  for i, r in ipairs(results) do
+    local o = { rule = r.name, spec = r.spec or r.name, description = r.description or "" }
+    if r.error then
+      o.severity, o.text = "error", (tostring(r.error):gsub("%c", " "))
+    elseif r.skipped then
+      o.severity, o.text = "skipped", (r.skipped:gsub("%c", " "))
+    else
+      o.severity, o.text, o.advice = r.severity, r.verdict, r.advice
+      o.rows = #r.rows
+      o.total_rows = r.total_rows or #r.rows
+      local targets, kernels = targets_of(r)
+      o.targets = core.json.array(targets)
+      o.kernels = core.json.array(kernels)
+    end
+    list[i] = o
+  end
+  return { input = input, findings = core.json.array(list) }
+end
+
+-- page(tr, input, pol) → results, document: the policy's rules (findings.rules, findings.options, as
+-- `gpuflame findings` runs them without -r) over a whole trace, for a page. Never raises but for an
+-- interrupt: a rule that fails is one "error" entry (and a warning), a policy that names no such rule
+-- gives a document with a note and no findings.
+function M.page(tr, input, pol)
+  local log = require("gpuflame.log")
+  local ok, results = errors.try(M.analyze, tr, input, nil, pol)
+  if not ok then
+    if results.code == errors.INTERRUPTED then error(results, 0) end
+    log.warn("findings for the page: %s", results.msg)
+    return nil, { input = input, findings = core.json.array({}), note = "findings could not run: " .. results.msg }
+  end
+  for _, r in ipairs(results) do
+    if r.error then log.warn("findings for the page: rule %s failed: %s", r.name, r.error) end
+  end
+  return results, M.page_data(results, input)
+end
+
+-- the export's file name as nsys names it in its messages (an .nsys-rep's export is <base>.sqlite)
+function M.source_name(input)
+  local base = input:match("([^/]+)$") or input
+  if base:match("%.sqlite$") then return base end
+  local stem = base:match("^(.*)%.[^.]+$")
+  return (stem or base) .. ".sqlite"
+end
+
+-- the {{json:findings}} slot of a page: the document, or null (no findings panel)
+function M.page_slot(doc)
+  return { json = doc and core.json.encode(doc) or "null" }
 end
 
 return M

@@ -285,6 +285,7 @@ S.tree = {
     rule_budget = S.num({ gt = 0 }),
     capture = S.str({ oneof = { "exported", "always", "never" } }),
     capture_top = S.int({ min = 0 }),
+    pages = S.bool(),
     options = S.map({ kind = "options", check = function(v)
       if type(v) ~= "table" then return "must be a table of option = value" end
       for k, x in pairs(v) do
