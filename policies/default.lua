@@ -274,6 +274,8 @@ return {
     perf_data = "perf.data",
     perf_script = "perf.script",
     report = "report.html",            -- `gpuflame report --html`, beside analysis.json
+    findings = "findings.json",        -- capture's findings (policy findings.capture); `report` reads it
+                                       -- beside analysis.json
   },
 
   limits = {

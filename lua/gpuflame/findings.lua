@@ -334,7 +334,7 @@ end
 -- stage made the export (--stacks, timeline.source = "sqlite"); "always" makes it when needed; "never".
 -- It never fails the capture: a problem becomes a capture warning.
 function M.capture_stage(state)
-  local pol = state.policy or {}
+  local pol = state.policy or require("gpuflame.policy").defaults()
   local fp = pol.findings or {}
   local when = fp.capture or "exported"
   if when == "never" or not state.report or (when == "exported" and not state.artifacts.sqlite) then return end
@@ -356,7 +356,7 @@ function M.capture_stage(state)
       local tr = core.trace.open_sqlite(db, { max_events = 0 })
       results = M.analyze(tr, (db:match("([^/]+)$")), nil, pol)
     end
-    local path = state.dir .. "/findings.json"
+    local path = state.dir .. "/" .. pol.outputs.findings
     core.fs.write_atomic(path, M.format_json(results, state.report))
     state.artifacts.findings = path
     for _, r in ipairs(results) do
@@ -530,6 +530,61 @@ function M.format_text(results, max_rows)
     out[#out + 1] = "\n"
   end
   return table.concat(out)
+end
+
+-- ---- reading a findings document --------------------------------------------------------------------
+
+-- read_document(path) → doc: a `findings -f json` document (capture's findings.json), checked so that a
+-- reader can rely on its shape: {input?, findings = [{rule, description?, verdict + severity | skipped |
+-- error, advice?, columns? = [names], rows? = [{column = value}], total_rows?}]}. A file that is missing,
+-- not JSON or not such a document is an INPUT error (exit 6) that names it and what is wrong.
+function M.read_document(path)
+  local st = core.fs.stat(path)
+  if not st then errors.raise(errors.INPUT, "%s: no such findings file", path) end
+  if st.type ~= "file" then errors.raise(errors.INPUT, "%s: not a findings file (a %s)", path, st.type) end
+  local doc = core.json.decode(core.fs.read(path), path)
+  local function bad(fmt, ...)
+    errors.raise(errors.INPUT, "%s: not a findings document (`gpuflame findings -f json`, capture's " ..
+      "findings.json): " .. fmt, path, ...)
+  end
+  local function is_list(v)
+    if type(v) ~= "table" then return false end
+    local n = 0
+    for _ in pairs(v) do n = n + 1 end
+    return n == #v
+  end
+  if type(doc) ~= "table" or is_list(doc) and next(doc) ~= nil then bad("the top level must be an object") end
+  if not is_list(doc.findings) then bad("no \"findings\" list") end
+  if doc.input ~= nil and doc.input ~= core.json.null and type(doc.input) ~= "string" then bad("\"input\" must be a string") end
+  for i, f in ipairs(doc.findings) do
+    local at = "findings[" .. i .. "]"
+    if type(f) ~= "table" or is_list(f) and next(f) ~= nil then bad("%s must be an object", at) end
+    if type(f.rule) ~= "string" or f.rule == "" then bad("%s.rule must be a rule name", at) end
+    for _, k in ipairs({ "description", "verdict", "severity", "skipped", "error", "advice", "spec" }) do
+      if f[k] ~= nil and f[k] ~= core.json.null and type(f[k]) ~= "string" then bad("%s.%s must be a string", at, k) end
+    end
+    if type(f.error) ~= "string" and type(f.skipped) ~= "string" and
+      (type(f.verdict) ~= "string" or type(f.severity) ~= "string") then
+      bad("%s (%s) has neither a verdict and severity, nor skipped, nor error", at, f.rule)
+    end
+    if f.columns ~= nil then
+      if not is_list(f.columns) then bad("%s.columns must be a list", at) end
+      for j, c in ipairs(f.columns) do
+        if type(c) ~= "string" then bad("%s.columns[%d] must be a string", at, j) end
+      end
+    end
+    if f.rows ~= nil then
+      if not is_list(f.rows) then bad("%s.rows must be a list", at) end
+      for j, row in ipairs(f.rows) do
+        if type(row) ~= "table" or is_list(row) and next(row) ~= nil then bad("%s.rows[%d] must be an object", at, j) end
+        for k, v in pairs(row) do
+          if type(v) == "table" then bad("%s.rows[%d].%s must be a number, string or null", at, j, tostring(k)) end
+        end
+      end
+    end
+    if f.total_rows ~= nil and math.type(f.total_rows) ~= "integer" then bad("%s.total_rows must be an integer", at) end
+  end
+  return doc
 end
 
 -- ---- pages -----------------------------------------------------------------------------------------

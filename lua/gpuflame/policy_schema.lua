@@ -277,7 +277,7 @@ S.tree = {
     summary = S.filename(), profile_log = S.filename(), sqlite = S.filename(), flamegraph = S.filename(),
     gpu_folded = S.filename(), timeline = S.filename(), launch_folded = S.filename(), cpu_folded = S.filename(),
     nsys_backend_log = S.filename(), perf_backend_log = S.filename(), perf_data = S.filename(),
-    perf_script = S.filename(), report = S.filename(),
+    perf_script = S.filename(), report = S.filename(), findings = S.filename(),
   },
   -- findings rules (lua/gpuflame/findings.lua): options[rule][key] are checked against the rule itself
   findings = {
