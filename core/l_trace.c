@@ -675,7 +675,8 @@ static int timeline_writer(FILE *out, void *p, gf_err *err)
 static const gf_slot_writer_ref timeline_ref = {timeline_writer};
 
 /* write_timeline(template_text, out_path, slots, template_name [, flame_min_fraction]): slots are text
- * values ({{title}} etc., title required); the data slot ({{json:data}}) is this trace's timeline JSON.
+ * values ({{title}} etc., title required) or {json = TEXT} ({{json:name}}, e.g. the findings panel's
+ * data); the data slot ({{json:data}}) is this trace's timeline JSON.
  * flame_min_fraction absent: 0, every (stack, kernel) pair kept. */
 static int l_write_timeline(lua_State *L)
 {
@@ -691,13 +692,24 @@ static int l_write_timeline(lua_State *L)
     if (lua_type(L, 4) == LUA_TTABLE) {
         lua_pushnil(L);
         while (lua_next(L, 4) && n < 32) {
-            if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING &&
-                strcmp(lua_tostring(L, -2), "data") != 0) {
-                gf_slot *s = &slots[n++];
-                memset(s, 0, sizeof *s);
-                s->name = lua_tostring(L, -2);
-                s->kind = GF_SLOT_TEXT;
-                s->value = lua_tolstring(L, -1, &s->len);
+            if (lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "data") != 0) {
+                if (lua_type(L, -1) == LUA_TSTRING) {
+                    gf_slot *s = &slots[n++];
+                    memset(s, 0, sizeof *s);
+                    s->name = lua_tostring(L, -2);
+                    s->kind = GF_SLOT_TEXT;
+                    s->value = lua_tolstring(L, -1, &s->len);
+                } else if (lua_type(L, -1) == LUA_TTABLE) { /* {json = TEXT}: made script-safe by the renderer */
+                    if (lua_getfield(L, -1, "json") != LUA_TSTRING)
+                        return gf_lua_raisef(L, GF_EXIT_USAGE, "write_timeline: slot '%s' must be a string or {json = TEXT}",
+                                             lua_tostring(L, -3));
+                    gf_slot *s = &slots[n++];
+                    memset(s, 0, sizeof *s);
+                    s->name = lua_tostring(L, -3);
+                    s->kind = GF_SLOT_JSON;
+                    s->value = lua_tolstring(L, -1, &s->len); /* kept alive by the slot's table */
+                    lua_pop(L, 1);
+                }
             }
             lua_pop(L, 1);
         }

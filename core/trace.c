@@ -924,16 +924,25 @@ int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err
 {
     if (!t->finished)
         return gf_errf(err, GF_EXIT_ERROR, "trace: trim before finish");
-    if (max_events == 0 || t->n <= max_events)
-        return 0;
-    uint8_t *keep = malloc(t->n);
+    int all = max_events == 0 || t->n <= max_events;
+    if (all) { /* nothing to drop: only put the details in event order, as a trimmed import has them */
+        int32_t next = 0;
+        for (size_t i = 0; i < t->n && next >= 0; i++)
+            if (t->detail[i] >= 0)
+                next = t->detail[i] == next ? next + 1 : -1;
+        if (next >= 0)
+            return 0;
+    }
+    uint8_t *keep = malloc(t->n ? t->n : 1);
     if (!keep)
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
-    if (gf_topn_select(t->dur, t->n, max_events, keep) < 0) {
+    if (all)
+        memset(keep, 1, t->n);
+    else if (gf_topn_select(t->dur, t->n, max_events, keep) < 0) {
         free(keep);
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
     }
-    if (keep_partners) {
+    if (keep_partners && !all) {
         int64_t *p;
         if (gf_trace_partners(t, &p, err) != 0) {
             free(keep);

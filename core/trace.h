@@ -187,7 +187,9 @@ int gf_trace_add_graph_exec(gf_trace *t, const gf_graph_exec *g);
  * min-heap of k entries: O(n log k) time, O(k) extra memory. Returns the number kept, -1 on OOM. */
 long gf_topn_select(const int64_t *dur, size_t n, size_t k, uint8_t *keep);
 /* Trims a finished trace to the max_events longest events (plus launch partners of kept GPU work
- * when keep_partners), keeping start order. total/total_kind stay those of the import. */
+ * when keep_partners), keeping start order. total/total_kind stay those of the import. The details end up
+ * in event order whether or not anything was dropped, so a trace imported whole and trimmed writes the
+ * same timeline JSON as one trimmed while importing (the timeline runs the findings on the whole trace). */
 int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err);
 
 /* Correlation: for each event the index of its partner (launch ↔ GPU work, same process), or -1. */

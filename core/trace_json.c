@@ -249,6 +249,8 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
             else
                 fputs("null", out);
             fprintf(out, ",\"stream\":%lld", (long long)ln->stream);
+            if (ln->devnum >= 0)
+                fprintf(out, ",\"deviceId\":%lld", (long long)ln->devnum);
             if (ln->sync)
                 fputs(",\"sync\":true", out);
         } else {

@@ -245,6 +245,8 @@ return {
     capture = "exported",     -- `capture` writes findings.json: "exported" when it made the SQLite export
                               -- (--stacks, timeline.source "sqlite"), "always" (exports when needed), "never"
     capture_top = 3,          -- ... and prints this many findings (warnings first)
+    pages = true,             -- timeline and flamegraph pages (and capture's timeline) carry a findings panel
+                              -- (these rules over the whole trace; the page still keeps timeline.max_events)
     options = {
       ["cuda-sync-memcpy"] = { small_h2d_bytes = 64000 }, -- host-to-device copies up to this size are not flagged
       ["gpu-starv"] = { gap = 500 },                    -- ms of GPU idle time
@@ -289,6 +291,8 @@ return {
     perf_data = "perf.data",
     perf_script = "perf.script",
     report = "report.html",            -- `gpuflame report --html`, beside analysis.json
+    findings = "findings.json",        -- capture's findings (policy findings.capture); `report` reads it
+                                       -- beside analysis.json
   },
 
   limits = {

@@ -123,6 +123,7 @@ function fg.page_options(policy, over)
     minwidth = pick("minwidth"),
     colors = pick("colors"),
     subtitle = over.subtitle or "",
+    findings = over.findings, -- findings.page's document for the findings panel, or nil (no panel)
   }
 end
 
@@ -131,7 +132,8 @@ local function page_slots(stacks, o)
     countname = o.countname, inverted = o.inverted, minwidth = o.minwidth, colors = o.colors,
     title = o.title, subtitle = o.subtitle,
   })
-  return { title = o.title, subtitle = o.subtitle, data = { data = stacks }, config = { json = conf } }
+  return { title = o.title, subtitle = o.subtitle, data = { data = stacks }, config = { json = conf },
+    findings = require("gpuflame.findings").page_slot(o.findings) }
 end
 
 -- render(stacks, out_path, page_options) writes the self-contained page atomically.

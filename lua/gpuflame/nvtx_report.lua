@@ -185,6 +185,58 @@ end
 
 -- The Markdown report. opts: top_ranges and the findings' thresholds (policy analyze; nil: the default
 -- policy's).
+-- The rules' findings (a `findings -f json` document, gpuflame.findings.read_document) as Markdown lines:
+-- a verdict table, then per rule with rows its first `top` rows.
+function R.rules_markdown(doc, fpath, top)
+  local fcell = require("gpuflame.findings").cell
+  local L = {}
+  local function w(x) L[#L + 1] = x or "" end
+  w("## Rule findings")
+  w()
+  w("From " .. cell(code(fpath)) .. (type(doc.input) == "string" and (" (" .. cell(code(doc.input)) .. ")") or "") ..
+    ": `gpuflame findings` rules over the capture's trace (docs/RULES.md).")
+  w()
+  if #doc.findings == 0 then
+    w("No rules ran.")
+    w()
+    return L
+  end
+  w("| Rule | Severity | Verdict |")
+  w("|---|---|---|")
+  for _, f in ipairs(doc.findings) do
+    local sev = f.error and "error" or f.skipped and "skipped" or f.severity
+    w(string.format("| %s | %s | %s |", cell(code(f.rule)), cell(sev), cell(f.error or f.skipped or f.verdict)))
+  end
+  w()
+  for _, f in ipairs(doc.findings) do
+    local rows = type(f.rows) == "table" and f.rows or {}
+    if not f.error and not f.skipped and #rows > 0 and type(f.columns) == "table" and #f.columns > 0 then
+      w("### " .. cell(f.rule))
+      w()
+      if type(f.advice) == "string" then
+        w(cell(f.advice))
+        w()
+      end
+      local hdr, sep = {}, {}
+      for i, c in ipairs(f.columns) do hdr[i], sep[i] = cell(c), "---" end
+      w("| " .. table.concat(hdr, " | ") .. " |")
+      w("| " .. table.concat(sep, " | ") .. " |")
+      for k = 1, math.min(top, #rows) do
+        local cells = {}
+        for i, c in ipairs(f.columns) do cells[i] = cell(fcell(c, rows[k][c])) end
+        w("| " .. table.concat(cells, " | ") .. " |")
+      end
+      local total = math.max(#rows, f.total_rows or 0)
+      if total > math.min(top, #rows) then
+        w()
+        w(string.format("%d of %d rows.", math.min(top, #rows), total))
+      end
+      w()
+    end
+  end
+  return L
+end
+
 function R.markdown(a, path, opts)
   opts = opts or require("gpuflame.policy").defaults().analyze
   local top = opts.top_ranges
@@ -217,6 +269,9 @@ function R.markdown(a, path, opts)
     variance = "Variance", note = "Note" }
   for _, f in ipairs(findings) do w("- **" .. label[f.kind] .. ":** " .. f.text) end
   w()
+  if opts.rules then -- the rules' findings (report --findings, or findings.json beside analysis.json)
+    for _, line in ipairs(R.rules_markdown(opts.rules, opts.rules_path or "findings.json", top)) do w(line) end
+  end
   w("## Iterations")
   w()
   w(string.format("%d harness iteration%s found: %d with host ranges, %d with a GPU projection.",

@@ -286,7 +286,7 @@ S.tree = {
     summary = S.filename(), profile_log = S.filename(), sqlite = S.filename(), flamegraph = S.filename(),
     gpu_folded = S.filename(), timeline = S.filename(), launch_folded = S.filename(), cpu_folded = S.filename(),
     nsys_backend_log = S.filename(), perf_backend_log = S.filename(), perf_data = S.filename(),
-    perf_script = S.filename(), report = S.filename(),
+    perf_script = S.filename(), report = S.filename(), findings = S.filename(),
   },
   -- findings rules (lua/gpuflame/findings.lua): options[rule][key] are checked against the rule itself
   findings = {
@@ -294,6 +294,7 @@ S.tree = {
     rule_budget = S.num({ gt = 0 }),
     capture = S.str({ oneof = { "exported", "always", "never" } }),
     capture_top = S.int({ min = 0 }),
+    pages = S.bool(),
     options = S.map({ kind = "options", check = function(v)
       if type(v) ~= "table" then return "must be a table of option = value" end
       for k, x in pairs(v) do

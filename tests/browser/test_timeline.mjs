@@ -342,10 +342,13 @@ async function inIframe() {
   const tpl = readFileSync(path.join(TOP, 'templates/timeline.html'), 'utf8');
   const slots = [...tpl.matchAll(/\{\{([^}]*)\}\}/g)].map((m) => m[1]);
   check('template: no http:// or https://', !/https?:\/\//.test(tpl));
-  check('template: slots are {{title}} and {{json:data}} only', slots.length === 3 &&
-    slots.every((x) => x === 'title' || x === 'json:data') && (tpl.match(/\{\{/g) || []).length === 3, JSON.stringify(slots));
+  check('template: slots are {{title}}, {{json:data}} and {{json:findings}} only', slots.length === 4 &&
+    slots.every((x) => x === 'title' || x === 'json:data' || x === 'json:findings') && (tpl.match(/\{\{/g) || []).length === 4,
+    JSON.stringify(slots));
   check('template: data read with JSON.parse from an inert script element',
     tpl.includes('<script id="gf-data" type="application/json">{{json:data}}</script>') && !/innerHTML|eval\(|new Function/.test(tpl));
+  check('template: findings read with JSON.parse from an inert script element',
+    tpl.includes('<script id="gf-findings" type="application/json">{{json:findings}}</script>'));
 }
 
 browser = await launch();

@@ -7,7 +7,7 @@ a 20,000-event page trimmed from 50,000) are generated here, deterministically (
 
 Usage:
   timeline_data.py CASE --json OUT.json
-  timeline_data.py CASE --html OUT.html [--template templates/timeline.html] [--title TITLE]
+  timeline_data.py CASE --html OUT.html [--template templates/timeline.html] [--title TITLE] [--findings F.json]
   timeline_data.py CASE --csv DIR      (all events before trimming, as `nsys stats --format csv`
                                         cuda_api_trace.csv + cuda_gpu_trace.csv, for `gpuflame timeline`)
 CASE: small | large | hostile | empty | one | nostacks | reference | manylanes
@@ -15,7 +15,8 @@ CASE: small | large | hostile | empty | one | nostacks | reference | manylanes
    no kinds/details/launchFlame: the page must still read it)
 
 The HTML fill does what the C renderer does: `{{title}}` is HTML-escaped text, `{{json:data}}` is
-compact JSON with `<`, `>`, `&`, U+2028 and U+2029 escaped so it is inert inside <script>.
+compact JSON with `<`, `>`, `&`, U+2028 and U+2029 escaped so it is inert inside <script>;
+`{{json:findings}}` is the findings panel's document from --findings (a JSON file), else null.
 """
 import argparse
 import json
@@ -306,7 +307,7 @@ def html_escape(s):
             .replace('"', "&quot;").replace("'", "&#39;"))
 
 
-def fill(template, data, title):
+def fill(template, data, title, findings=None):
     # one pass over the slots, so text inserted by one slot is never re-scanned for another
     out, i = [], 0
     while True:
@@ -321,6 +322,8 @@ def fill(template, data, title):
             out.append(html_escape(title))
         elif slot == "json:data":
             out.append(script_safe_json(data))
+        elif slot == "json:findings":
+            out.append(script_safe_json(findings))
         else:
             out.append(template[j:k + 2])
         i = k + 2
@@ -333,6 +336,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--html")
     ap.add_argument("--title")
+    ap.add_argument("--findings", help="the findings panel's document (JSON file)")
     ap.add_argument("--csv", metavar="DIR")
     ap.add_argument("--template", default=os.path.join(os.path.dirname(__file__), "..", "..",
                                                        "templates", "timeline.html"))
@@ -348,7 +352,11 @@ def main():
         with open(a.template, encoding="utf-8") as f:
             tpl = f.read()
         with open(a.html, "w", encoding="utf-8") as f:
-            f.write(fill(tpl, data, a.title if a.title is not None else data["title"]))
+            findings = None
+            if a.findings:
+                with open(a.findings, encoding="utf-8") as ff:
+                    findings = json.load(ff)
+            f.write(fill(tpl, data, a.title if a.title is not None else data["title"], findings))
     if not a.json and not a.html:
         sys.stdout.write(script_safe_json(data))
 

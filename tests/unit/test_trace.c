@@ -101,6 +101,26 @@ int main(void)
     CHECK("trim keeps exactly the 20,000 longest, in start order", t->n == K && all_long && in_order);
     gf_trace_free(t);
 
+    /* nothing to drop: trim still puts the details in event order (as an import trimmed while streaming
+     * has them), so a whole import trimmed afterwards writes the same page */
+    t = gf_trace_new();
+    gf_trace_begin(t, 0, 0, &err);
+    lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
+    for (int i = 0; i < 3; i++) {
+        gf_detail d;
+        gf_detail_clear(&d);
+        d.regs = 10 + i;
+        gf_event e = {.start = 300 - i * 100, .dur = 5, .corr = -1, .lane = lane, .name = nm, .stack = -1,
+                      .pid = 1, .kind = GF_EV_KERNEL, .has_detail = 1};
+        gf_trace_add(t, &e, &d, &err);
+    }
+    gf_trace_finish(t, &err);
+    int before = t->detail[0] == 2 && t->details[t->detail[0]].regs == 12;
+    CHECK("trim with nothing to drop", gf_trace_trim(t, 10, 1, &err) == 0 && t->n == 3);
+    CHECK("... details in event order, each event keeps its own", before && t->detail[0] == 0 && t->detail[1] == 1 &&
+          t->detail[2] == 2 && t->details[0].regs == 12 && t->details[1].regs == 11 && t->details[2].regs == 10);
+    gf_trace_free(t);
+
     /* ties: equal durations keep the earliest arrivals */
     int64_t td[6] = {5, 5, 5, 5, 9, 1};
     uint8_t keep[6];

@@ -47,14 +47,6 @@ local function list_rules()
   return 0
 end
 
--- the export's file name as nsys names it in its messages (an .nsys-rep's export is <base>.sqlite)
-local function source_name(input)
-  local base = input:match("([^/]+)$") or input
-  if base:match("%.sqlite$") then return base end
-  local stem = base:match("^(.*)%.[^.]+$")
-  return (stem or base) .. ".sqlite"
-end
-
 function cmd.run(opts, ctx)
   if opts.list then return list_rules() end
   local inputs = opts.positional
@@ -64,7 +56,7 @@ function cmd.run(opts, ctx)
   -- every rule and option is checked before the input is read
   local plan = findings.plan(specs, pol)
   local tr = require("gpuflame.trace").load(inputs, { max_events = 0, policy = pol, nsys = opts.nsys })
-  local source = #inputs == 1 and source_name(inputs[1]) or tr:source()
+  local source = #inputs == 1 and findings.source_name(inputs[1]) or tr:source()
   local results = findings.analyze(tr, source, specs, pol, plan)
   local fmt = opts.format or "text"
   local failed = 0

@@ -47,15 +47,33 @@ function cmd.run(opts, ctx)
         return nil
       end
     end
-    local stacks
+    local stacks, fdoc
     if several or opts.by_rank then
       stacks = flamegraph.from_reports(opts.positional, ctx.policy(), { by_rank = opts.by_rank, nsys = opts.nsys })
     else
-      stacks = inputs.load_for(input, { "stacks" }, ctx, { nsys = opts.nsys })
+      -- an .nsys-rep is exported once: the stacks and the findings read the same export
+      local info = inputs.resolve(input, ctx, { nsys = opts.nsys })
+      stacks = inputs.load_for(info.path, { "stacks" }, ctx, { nsys = opts.nsys })
+      if info.type == "sqlite" and ctx.policy().findings.pages then
+        -- the findings panel (policy findings.pages): the policy's rules over the export's trace
+        local findings = require("gpuflame.findings")
+        local name = findings.source_name(input)
+        local okt, tr = errors.try(require("gpuflame.trace").load, { info.path }, { max_events = 0, policy = ctx.policy() })
+        if okt then
+          local _
+          _, fdoc = findings.page(tr, name, ctx.policy())
+        elseif tr.code == errors.INTERRUPTED then
+          errors.reraise(tr)
+        else -- the flamegraph does not need the trace: the page says why it has no findings
+          log.warn("findings for the page: %s", tr.msg)
+          fdoc = { input = name, findings = require("gpuflame.core").json.array({}),
+            note = "findings could not run: " .. tr.msg }
+        end
+      end
     end
     local o = flamegraph.page_options(ctx.policy(), {
       title = opts.title, countname = opts.countname, inverted = opts.inverted or nil, minwidth = opts.minwidth,
-      colors = opts.colors, subtitle = input:match("[^/]+$"),
+      colors = opts.colors, subtitle = input:match("[^/]+$"), findings = fdoc,
     })
     flamegraph.render(stacks, out, o)
     return stacks

@@ -43,14 +43,33 @@ function V.settings(policy, over)
   }
 end
 
--- render(tr, out, settings) writes the page atomically.
-function V.render(tr, out, s)
+-- render(tr, out, settings [, findings_doc]) writes the page atomically; findings_doc (findings.page)
+-- fills the findings panel ({{json:findings}}; null: no panel).
+function V.render(tr, out, s, fdoc)
   local tmpl, origin = resource.find(s.template)
   if not tmpl then
     errors.raise(errors.ERROR, "timeline template %s not found on the search path", s.template)
   end
   log.debug("timeline: template %s", origin)
-  tr:write_timeline(tmpl, out, { title = s.title, initial_view = s.initial_view }, s.template, s.flame_min_fraction)
+  tr:write_timeline(tmpl, out, { title = s.title, initial_view = s.initial_view,
+    findings = require("gpuflame.findings").page_slot(fdoc) },
+    s.template, s.flame_min_fraction)
+end
+
+-- load(inputs, s, policy, extra) → trace, results, findings_doc. With policy findings.pages the whole
+-- trace is imported, the policy's rules run over it, and it is then trimmed to the page's max_events
+-- (gf_trace_trim gives the events a trimming import keeps); otherwise the import trims as it reads.
+local function load_for_page(inputs, s, policy, extra)
+  local pages = policy.findings.pages
+  local o = { max_events = pages and 0 or s.max_events, keep_partners = s.keep_partners, policy = policy }
+  for k, v in pairs(extra) do o[k] = v end
+  local tr = trace.load(inputs, o)
+  if not pages or tr:count() == 0 then return tr end
+  local findings = require("gpuflame.findings")
+  local name = #inputs == 1 and findings.source_name(inputs[1]) or tr:source()
+  local results, doc = findings.page(tr, name, policy)
+  tr:trim(s.max_events, s.keep_partners)
+  return tr, results, doc
 end
 
 local function flamegraph_fallback(spec, ctx, warnings)
@@ -72,10 +91,7 @@ end
 function V.build(spec, ctx)
   local policy = policy_of(ctx)
   local s = V.settings(policy, { max_events = spec.max_events, title = spec.title, keep_partners = spec.keep_partners })
-  local tr = trace.load(spec.inputs, {
-    max_events = s.max_events, keep_partners = s.keep_partners, stacks = spec.stacks, policy = policy, ctx = ctx,
-    nsys = spec.nsys,
-  })
+  local tr, _, fdoc = load_for_page(spec.inputs, s, policy, { stacks = spec.stacks, ctx = ctx, nsys = spec.nsys })
   local warnings = tr:warnings()
   if tr:count() == 0 then
     log.warn("%s", V.NO_EVENTS_WARNING)
@@ -88,7 +104,7 @@ function V.build(spec, ctx)
     errors.raise(errors.NO_DATA, "%s", warnings[1] or "no launch backtraces in the capture")
   end
   for _, w in ipairs(warnings) do log.warn("%s", w) end
-  V.render(tr, spec.out, s)
+  V.render(tr, spec.out, s, fdoc)
   return {
     kind = "timeline", path = spec.out, shown = tr:count(), total = tr:total(), lanes = #tr:lanes(),
     warnings = warnings, flame_total = fl.total, launches_with_stack = fl.launches, trace = tr,
@@ -120,16 +136,17 @@ function V.from_capture(state, ctx, opts)
     end
     if #inputs == 0 then return false end
   end
-  local tr = trace.load(inputs, { max_events = s.max_events, keep_partners = s.keep_partners, stacks = opts.stacks,
-    policy = policy, ctx = ctx })
+  local tr, results, fdoc = load_for_page(inputs, s, policy, { stacks = opts.stacks, ctx = ctx })
   if tr:count() == 0 then return false end
+  -- the capture's findings stage (findings.json) reuses these results when they come from its export
+  if results and source == "sqlite" then state.page_findings = { sqlite = inputs[1], results = results } end
   for _, w in ipairs(tr:warnings()) do capture.warn(state, "%s", w) end
   local fl = tr:flame()
   if opts.stacks and fl.launches == 0 and policy.stacks.missing == "error" then
     errors.raise(errors.NO_DATA, "--stacks: no launch backtraces in the capture (policy stacks.missing = error)")
   end
   local out = state.dir .. "/" .. policy.outputs.timeline
-  V.render(tr, out, s)
+  V.render(tr, out, s, fdoc)
   state.artifacts.timeline = out
   if fl.entries > 0 then
     local folded = state.dir .. "/" .. policy.outputs.launch_folded
