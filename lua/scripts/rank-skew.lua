@@ -1,4 +1,5 @@
--- per-rank GPU busy/idle, kernel and NCCL time, iteration times and stragglers (gpuflame run rank-skew INPUTS... [--json])
+-- per-rank GPU busy/idle, kernel and NCCL time, iteration times and stragglers
+-- (gpuflame run rank-skew INPUTS... [--json] [--html FILE]: --html also writes a page with a per-rank bar chart)
 -- INPUTS: one SQLite export / .nsys-rep per rank (files, a directory, a glob), or one export holding several
 -- processes. A rank is a (report, process) pair (labels: policy ranks.label_env). Heavy loops run in C
 -- (tr:rank_stats); this script only ranks the numbers and writes the verdict.
@@ -16,12 +17,18 @@ local trace = require("gpuflame.trace")
 local policy = require("gpuflame.policy")
 local ranks_mod = require("gpuflame.ranks")
 
-local inputs, json = {}, false
-for _, a in ipairs({ ... }) do
-  if a == "--json" then json = true else inputs[#inputs + 1] = a end
+local inputs, json, html = {}, false, nil
+local args = { ... }
+local ai = 1
+while ai <= #args do
+  local a = args[ai]
+  if a == "--json" then json = true
+  elseif a == "--html" then html = args[ai + 1]; ai = ai + 1
+  else inputs[#inputs + 1] = a end
+  ai = ai + 1
 end
-if #inputs == 0 then
-  io.stderr:write("usage: gpuflame run rank-skew INPUT... [--json]\n")
+if #inputs == 0 or html == "" or (args[#args] == "--html") then
+  io.stderr:write("usage: gpuflame run rank-skew INPUT... [--json] [--html FILE]\n")
   return 2
 end
 local p = policy.effective({})
@@ -107,7 +114,8 @@ local function verdict()
   return "straggler" .. (#parts > 1 and "s: " or ": ") .. table.concat(parts, "; ")
 end
 
-if json then
+-- the --json document
+local function document()
   local out = core.json.array({})
   for _, r in ipairs(gpu_rows) do
     local its = core.json.array({})
@@ -118,11 +126,23 @@ if json then
       kernels = r.kernels, iterations = its }
   end
   local st = core.json.array({})
-  for i, x in ipairs(stragglers) do st[i] = x end
+  for k, x in ipairs(stragglers) do st[k] = x end
   local it = core.json.array({})
-  for i, x in ipairs(iters) do it[i] = x end
-  io.stdout:write(core.json.encode({ ranks = out, stragglers = st, iterations = it, verdict = verdict(),
-    threshold = s.straggler_threshold }), "\n")
+  for k, x in ipairs(iters) do it[k] = x end
+  return { ranks = out, stragglers = st, iterations = it, verdict = verdict(), threshold = s.straggler_threshold }
+end
+
+if html then
+  local doc = document()
+  local names = core.json.array({})
+  for k, path in ipairs(inputs) do names[k] = path:match("([^/]+)/*$") or path end
+  doc.inputs = names
+  core.render.render(require("gpuflame.resource").read("templates/rank_skew.html"),
+    { title = "GPU time per rank", data = { json = core.json.encode(doc) } }, html, "templates/rank_skew.html")
+  io.stderr:write("gpuflame: wrote ", html, "\n")
+end
+if json then
+  io.stdout:write(core.json.encode(document()), "\n")
   return 0
 end
 

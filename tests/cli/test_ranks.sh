@@ -78,6 +78,20 @@ check_contains "ranks.workers = 1: imported in this process" "$(run_gf --policy 
 check "workers 2 and 1 give the same Chrome trace" cmp -s "$TMP/job-w1.json" "$TMP/job-w2.json"
 check "workers 4 (one per report) and 1 give the same Chrome trace" cmp -s "$TMP/job-w1.json" "$TMP/job-w4.json"
 
+# --html: the page with a per-rank bar chart embeds the --json document
+run_gf run rank-skew "$TMP/job" --html "$TMP/rs.html"
+check_eq "rank-skew --html: exit 0" 0 "$rc"
+check_eq "rank-skew --html: the page's data names the straggler, 4 ranks, inputs" "rank 2|4|job" "$(python3 - "$TMP/rs.html" <<'PY'
+import json, re, sys
+h = open(sys.argv[1], encoding="utf-8").read()
+d = json.loads(re.search(r'<script id="rs-data" type="application/json">(.*?)</script>', h, re.S).group(1))
+print("%s|%d|%s" % (",".join(s["label"] for s in d["stragglers"]), len(d["ranks"]), ",".join(d["inputs"])))
+PY
+)"
+check "rank-skew --html: self-contained (no http:// or https://)" bash -c "! grep -q 'https\?://' '$TMP/rs.html'"
+run_gf run rank-skew "$TMP/job" --html
+check_eq "rank-skew --html without a file: usage, exit 2" 2 "$rc"
+
 python3 "$GEN" job "$TMP/even" --ranks 4 --steps 3
 run_gf run rank-skew "$TMP/even/rank*.sqlite"
 check_contains "balanced job (glob input): no straggler" "$out" "no straggler"
