@@ -1025,25 +1025,10 @@ int gf_sqlite_read_meta(const char *path, const char *const *env_names, size_t n
     mt->session_start = -1;
     m.path = path;
     m.err = err;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return gf_errf(err, GF_EXIT_INPUT, "%s: cannot open", path);
-    char magic[16] = {0};
-    size_t got = fread(magic, 1, 16, f);
-    fclose(f);
-    if (got < 16 || memcmp(magic, "SQLite format 3", 16) != 0)
-        return gf_errf(err, GF_EXIT_INPUT, "%s: not an SQLite database (bad header)", path);
-    char *uri = make_uri(path);
-    if (!uri)
-        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-    int rc = sqlite3_open_v2(uri, &m.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-    free(uri);
-    int ret = -1;
+    if (gf_sqlite_open_export(path, &m.db, err) != 0)
+        return -1;
+    int ret = -1, rc;
     query q;
-    if (rc != SQLITE_OK) {
-        gf_errf(err, GF_EXIT_INPUT, "%s: cannot open as SQLite: %s", path, m.db ? sqlite3_errmsg(m.db) : "?");
-        goto done;
-    }
     /* session start: TARGET_INFO_SESSION_START_TIME (every schema era seen: 2.9.1 .. 3.24) */
     {
         static const char *const cols[] = {"utcEpochNs", "utcTime"};
