@@ -27,6 +27,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "trace"))
+import page_data  # noqa: E402  (packed event columns → rows, docs/TIMELINE_DATA.md "Packed events")
+
 DIR, CASE = sys.argv[1:3]
 failed = 0
 REPORTS = ["gpukernsum", "cudaapisum", "gputrace", "cudaapitrace", "nvtxpptrace", "nvtxgpuproj"]
@@ -64,7 +67,7 @@ def num(v):
 
 
 gf_totals = json.load(open(os.path.join(DIR, "gf", "totals.json")))
-tl = json.load(open(os.path.join(DIR, "gf", "timeline.json")))
+tl = page_data.decode(json.load(open(os.path.join(DIR, "gf", "timeline.json"))))
 pids = json.load(open(os.path.join(DIR, "gf", "pids.json")))
 KIND = {k: i for i, k in enumerate(tl["kinds"])}
 # The timeline data is rebased: event start = absolute ns - t0 (docs/TIMELINE_DATA.md), t0 = min start.
