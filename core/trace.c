@@ -16,13 +16,14 @@ typedef struct api_rec {
 
 typedef struct gf_trace_build {
     size_t max;          /* 0 = keep all */
+    int rows;            /* max > 0 and more than max arrived: events moved from the columns to the heap */
     int keep_partners;
-    gf_event *ev;        /* heap (max > 0) or plain vector */
-    gf_detail *det;      /* parallel to ev (max > 0: the heap moves details with events) */
-    gf_detail *cdet;     /* max == 0: only the events that have one, in arrival order */
+    gf_event *ev;        /* rows: a min-heap of the max events to keep (worse() at the root) */
+    gf_detail *det;      /* rows: parallel to ev, moved with the events */
+    uint64_t *seq;       /* rows: parallel to ev, arrival order, breaks ties */
+    gf_detail *cdet;     /* columns: the distinct details, in order of first arrival */
     size_t ncdet, cdet_cap;
-    int32_t *didx;       /* max == 0: parallel to ev, index into cdet or -1 */
-    uint64_t *seq;       /* parallel to ev: arrival order, breaks ties */
+    gf_hmap cdet_map;    /* columns: detail hash → cdet index (multimap: hashes may collide) */
     size_t n, cap;
     uint64_t nseq;
     gf_event *extra;     /* partners added in the partner pass */
@@ -94,7 +95,7 @@ static void build_free(gf_trace_build *b)
     free(b->ev);
     free(b->det);
     free(b->cdet);
-    free(b->didx);
+    gf_hmap_free(&b->cdet_map);
     free(b->seq);
     free(b->extra);
     free(b->extra_det);
@@ -159,15 +160,6 @@ int gf_trace_begin(gf_trace *t, size_t max_events, int keep_partners, gf_err *er
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
     t->b->max = max_events;
     t->b->keep_partners = keep_partners;
-    if (max_events) {
-        size_t cap = max_events < (1u << 20) ? max_events : (1u << 20);
-        t->b->ev = malloc(cap * sizeof *t->b->ev);
-        t->b->det = malloc(cap * sizeof *t->b->det);
-        t->b->seq = malloc(cap * sizeof *t->b->seq);
-        if (!t->b->ev || !t->b->det || !t->b->seq)
-            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
-        t->b->cap = cap;
-    }
     return 0;
 }
 
@@ -354,17 +346,6 @@ static void swap_ev(gf_trace_build *b, size_t i, size_t j)
     b->seq[j] = s;
 }
 
-static void sift_up(gf_trace_build *b, size_t i)
-{
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!worse(b, i, p))
-            break;
-        swap_ev(b, i, p);
-        i = p;
-    }
-}
-
 static void sift_down(gf_trace_build *b, size_t i)
 {
     for (;;) {
@@ -387,6 +368,114 @@ static int flame_add(gf_trace_build *b, int32_t stack, int32_t leaf, int gpu, in
     if (!v)
         return -1;
     *v += w;
+    return 0;
+}
+
+/* The event columns resized to n entries (realloc: contents kept; on failure the ones already resized stay
+ * valid and owned by t, so gf_trace_free releases them). */
+static int resize_events(gf_trace *t, size_t n)
+{
+    size_t m = n ? n : 1;
+    void **cols[] = {(void **)&t->start, (void **)&t->dur,   (void **)&t->corr,   (void **)&t->lane,
+                     (void **)&t->name,  (void **)&t->stack, (void **)&t->pid,    (void **)&t->detail,
+                     (void **)&t->kind,  (void **)&t->seq};
+    size_t elem[] = {sizeof *t->start, sizeof *t->dur,    sizeof *t->corr, sizeof *t->lane, sizeof *t->name,
+                     sizeof *t->stack, sizeof *t->pid,    sizeof *t->detail, sizeof *t->kind, sizeof *t->seq};
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+        void *q = realloc(*cols[c], m * elem[c]);
+        if (!q)
+            return -1;
+        *cols[c] = q;
+    }
+    return 0;
+}
+
+_Static_assert(sizeof(gf_detail) == 96, "gf_detail has no padding: details are hashed and compared as bytes");
+
+static uint64_t detail_hash(const gf_detail *d)
+{
+    uint64_t w[sizeof *d / 8], h = 0x9e3779b97f4a7c15ull;
+    memcpy(w, d, sizeof w);
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+        h = gf_hash_u64(h ^ w[i]);
+    return h == GF_HMAP_EMPTY ? 0 : h;
+}
+
+/* Index of d among the builder's distinct details, added when new; -1 on OOM. */
+static int32_t intern_detail(gf_trace_build *b, const gf_detail *d)
+{
+    uint64_t h = detail_hash(d);
+    size_t pos = 0;
+    for (int64_t *v; (v = gf_hmap_next(&b->cdet_map, h, &pos));)
+        if (memcmp(&b->cdet[*v], d, sizeof *d) == 0)
+            return (int32_t)*v;
+    if (b->ncdet >= INT32_MAX || grow((void **)&b->cdet, &b->cdet_cap, b->ncdet + 1, sizeof *b->cdet) != 0 ||
+        gf_hmap_add(&b->cdet_map, h, (int64_t)b->ncdet) != 0)
+        return -1;
+    b->cdet[b->ncdet] = *d;
+    return (int32_t)b->ncdet++;
+}
+
+/* Keep-all builds (max_events 0) append straight into the trace's own columns and share details: no row
+ * array to convert at finish, so the build's peak stays near the finished model's size (5M events: about
+ * 50 bytes each, where rows plus columns plus one detail per event took 265). Lanes hold builder indices
+ * until finish renumbers them. */
+static int append_kept(gf_trace *t, const gf_event *e, const gf_detail *d, gf_err *err)
+{
+    gf_trace_build *b = t->b;
+    if (b->n >= UINT32_MAX)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: more than %u events", (unsigned)UINT32_MAX);
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 1024;
+        if (resize_events(t, nc) != 0)
+            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
+        b->cap = nc;
+    }
+    size_t i = b->n++;
+    t->start[i] = e->start;
+    t->dur[i] = e->dur;
+    t->corr[i] = e->corr;
+    t->lane[i] = e->lane;
+    t->name[i] = e->name;
+    t->stack[i] = e->stack;
+    t->pid[i] = e->pid;
+    t->kind[i] = e->kind;
+    t->seq[i] = (uint32_t)b->nseq++;
+    t->detail[i] = d ? intern_detail(b, d) : -1;
+    if (d && t->detail[i] < 0)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
+    return 0;
+}
+
+/* A bounded build (max_events > 0) met its max+1st event: the columns become a heap of rows, from which
+ * each later event evicts the shortest. Builds that stay within max never pay for rows. */
+static int to_rows(gf_trace *t)
+{
+    gf_trace_build *b = t->b;
+    size_t n = b->n;
+    b->ev = malloc((n ? n : 1) * sizeof *b->ev);
+    b->det = malloc((n ? n : 1) * sizeof *b->det);
+    b->seq = malloc((n ? n : 1) * sizeof *b->seq);
+    if (!b->ev || !b->det || !b->seq)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        int32_t di = t->detail[i];
+        b->ev[i] = (gf_event){.start = t->start[i], .dur = t->dur[i], .corr = t->corr[i], .lane = t->lane[i],
+                              .name = t->name[i], .stack = t->stack[i], .pid = t->pid[i], .kind = t->kind[i],
+                              .has_detail = di >= 0};
+        if (di >= 0)
+            b->det[i] = b->cdet[di];
+        b->seq[i] = t->seq[i];
+    }
+    free_events(t);
+    free(b->cdet);
+    b->cdet = NULL;
+    b->ncdet = b->cdet_cap = 0;
+    gf_hmap_free(&b->cdet_map);
+    b->cap = n;
+    b->rows = 1;
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(b, i);
     return 0;
 }
 
@@ -427,58 +516,11 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
     }
     if (b->collect && e.kind == GF_EV_API && e.corr >= 0 && gf_trace_add_partner(t, &e, err) != 0)
         return -1;
-    if (b->max == 0) { /* keep everything: details only for the events that have one */
-        if (b->n == b->cap) {
-            size_t nc = b->cap ? b->cap * 2 : 1024;
-            gf_event *ev = realloc(b->ev, nc * sizeof *ev);
-            if (ev)
-                b->ev = ev;
-            int32_t *di = realloc(b->didx, nc * sizeof *di);
-            if (di)
-                b->didx = di;
-            uint64_t *sq = realloc(b->seq, nc * sizeof *sq);
-            if (sq)
-                b->seq = sq;
-            if (!ev || !di || !sq)
-                return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
-            b->cap = nc;
-        }
-        size_t i = b->n++;
-        b->ev[i] = e;
-        b->didx[i] = -1;
-        if (d) {
-            if (grow((void **)&b->cdet, &b->cdet_cap, b->ncdet + 1, sizeof *b->cdet) != 0)
-                return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
-            b->cdet[b->ncdet] = *d;
-            b->didx[i] = (int32_t)b->ncdet++;
-        }
-        b->seq[i] = b->nseq++;
-        return 0;
-    }
-    if (b->n < b->max) {
-        if (b->n == b->cap) {
-            size_t nc = b->cap ? b->cap * 2 : 1024;
-            gf_event *ev = realloc(b->ev, nc * sizeof *ev);
-            if (ev)
-                b->ev = ev;
-            gf_detail *dt = realloc(b->det, nc * sizeof *dt);
-            if (dt)
-                b->det = dt;
-            uint64_t *sq = realloc(b->seq, nc * sizeof *sq);
-            if (sq)
-                b->seq = sq;
-            if (!ev || !dt || !sq)
-                return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
-            b->cap = nc;
-        }
-        size_t i = b->n++;
-        b->ev[i] = e;
-        if (d)
-            b->det[i] = *d;
-        b->seq[i] = b->nseq++;
-        if (b->max)
-            sift_up(b, i);
-        return 0;
+    if (!b->rows) {
+        if (b->max == 0 || b->n < b->max)
+            return append_kept(t, &e, d, err);
+        if (to_rows(t) != 0)
+            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
     }
     /* full: replace the root when the new event is strictly longer */
     b->nseq++;
@@ -528,8 +570,9 @@ int gf_trace_collect_partners(gf_trace *t, gf_err *err)
     if (!b->keep_partners || !b->max)
         return 0;
     for (size_t i = 0; i < b->n; i++) {
-        const gf_event *e = &b->ev[i];
-        if (gf_ev_is_gpu_work(e->kind) && e->corr >= 0 && !gf_hmap_put(&b->wanted, pidcorr_key(e->pid, e->corr), 0, NULL))
+        uint8_t kind = b->rows ? b->ev[i].kind : t->kind[i];
+        int64_t corr = b->rows ? b->ev[i].corr : t->corr[i], pid = b->rows ? b->ev[i].pid : t->pid[i];
+        if (gf_ev_is_gpu_work(kind) && corr >= 0 && !gf_hmap_put(&b->wanted, pidcorr_key(pid, corr), 0, NULL))
             return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
     }
     b->collect = 1;
@@ -539,8 +582,8 @@ int gf_trace_collect_partners(gf_trace *t, gf_err *err)
 int gf_trace_add_partner(gf_trace *t, const gf_event *e, gf_err *err)
 {
     gf_trace_build *b = t->b;
-    if (e->kind != GF_EV_API || e->corr < 0 || !b->wanted.n)
-        return 0;
+    if (!b->rows || e->kind != GF_EV_API || e->corr < 0 || !b->wanted.n)
+        return 0; /* columns: nothing was dropped, every launch is kept already */
     int64_t *v = gf_hmap_get(&b->wanted, pidcorr_key(e->pid, e->corr));
     if (!v)
         v = gf_hmap_get(&b->wanted, pidcorr_key(-1, e->corr));
@@ -637,25 +680,6 @@ static int label_lanes(gf_trace *t)
     return 0;
 }
 
-static int alloc_events(gf_trace *t, size_t n)
-{
-    size_t m = n ? n : 1;
-    t->start = malloc(m * sizeof *t->start);
-    t->dur = malloc(m * sizeof *t->dur);
-    t->corr = malloc(m * sizeof *t->corr);
-    t->lane = malloc(m * sizeof *t->lane);
-    t->name = malloc(m * sizeof *t->name);
-    t->stack = malloc(m * sizeof *t->stack);
-    t->pid = malloc(m * sizeof *t->pid);
-    t->detail = malloc(m * sizeof *t->detail);
-    t->kind = malloc(m);
-    t->seq = malloc(m * sizeof *t->seq);
-    return t->start && t->dur && t->corr && t->lane && t->name && t->stack && t->pid && t->detail && t->kind &&
-                   t->seq
-               ? 0
-               : -1;
-}
-
 static int cmp_flame(const void *a, const void *b)
 {
     const gf_flame_entry *x = a, *y = b;
@@ -664,6 +688,133 @@ static int cmp_flame(const void *a, const void *b)
     if (x->gpu != y->gpu)
         return x->gpu > y->gpu ? -1 : 1;
     return x->leaf < y->leaf ? -1 : x->leaf > y->leaf;
+}
+
+/* Lanes sorted for display (cmp_lane); returns old index → new index, NULL on OOM. */
+static int32_t *order_lanes(gf_trace *t)
+{
+    size_t m = t->nlanes ? t->nlanes : 1;
+    uint32_t *lord = malloc(m * sizeof *lord);
+    int32_t *lmap = malloc(m * sizeof *lmap);
+    gf_lane *nl = malloc(m * sizeof *nl);
+    if (!lord || !lmap || !nl) {
+        free(lord);
+        free(lmap);
+        free(nl);
+        return NULL;
+    }
+    for (size_t i = 0; i < t->nlanes; i++)
+        lord[i] = (uint32_t)i;
+    qsort_r(lord, t->nlanes, sizeof *lord, cmp_lane, t);
+    for (size_t i = 0; i < t->nlanes; i++) {
+        nl[i] = t->lanes[lord[i]];
+        lmap[lord[i]] = (int32_t)i;
+    }
+    free(t->lanes);
+    t->lanes = nl;
+    t->lanes_cap = t->nlanes;
+    free(lord);
+    return lmap;
+}
+
+static int cmp_order_cols(const void *a, const void *b, void *trace)
+{
+    const gf_trace *t = trace;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    if (t->start[i] != t->start[j])
+        return t->start[i] < t->start[j] ? -1 : 1;
+    if (t->kind[i] != t->kind[j])
+        return t->kind[i] < t->kind[j] ? -1 : 1;
+    return t->seq[i] < t->seq[j] ? -1 : t->seq[i] > t->seq[j];
+}
+
+/* Puts column col (n entries of elem bytes) in the order ord, through tmp (n * 8 bytes). */
+static void permute(void *col, size_t elem, const uint32_t *ord, size_t n, void *tmp)
+{
+    const char *src = col;
+    char *dst = tmp;
+    for (size_t k = 0; k < n; k++)
+        memcpy(dst + k * elem, src + (size_t)ord[k] * elem, elem);
+    memcpy(col, tmp, n * elem);
+}
+
+/* Keep-all: the columns are already the model's; sort them in place, one column at a time (peak: the
+ * columns plus 12 bytes per event). The distinct details become the trace's. */
+static int finish_kept(gf_trace *t, const int32_t *lmap)
+{
+    gf_trace_build *b = t->b;
+    size_t n = b->n;
+    if (resize_events(t, n) != 0) /* give back the doubling's slack before the sort's scratch */
+        return -1;
+    uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    void *tmp = malloc((n ? n : 1) * sizeof(int64_t));
+    if (!ord || !tmp) {
+        free(ord);
+        free(tmp);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        ord[i] = (uint32_t)i;
+    qsort_r(ord, n, sizeof *ord, cmp_order_cols, t);
+    permute(t->start, sizeof *t->start, ord, n, tmp);
+    permute(t->dur, sizeof *t->dur, ord, n, tmp);
+    permute(t->corr, sizeof *t->corr, ord, n, tmp);
+    permute(t->lane, sizeof *t->lane, ord, n, tmp);
+    permute(t->name, sizeof *t->name, ord, n, tmp);
+    permute(t->stack, sizeof *t->stack, ord, n, tmp);
+    permute(t->pid, sizeof *t->pid, ord, n, tmp);
+    permute(t->detail, sizeof *t->detail, ord, n, tmp);
+    permute(t->kind, sizeof *t->kind, ord, n, tmp);
+    permute(t->seq, sizeof *t->seq, ord, n, tmp);
+    free(ord);
+    free(tmp);
+    for (size_t k = 0; k < n; k++)
+        t->lane[k] = t->lane[k] >= 0 ? lmap[t->lane[k]] : -1;
+    t->details = b->cdet ? b->cdet : malloc(sizeof *t->details);
+    b->cdet = NULL;
+    t->ndetails = b->ncdet;
+    t->n = n;
+    return t->details ? 0 : -1;
+}
+
+/* Bounded builds (max_events > 0) keep rows in a heap; they become columns in time order here. */
+static int finish_rows(gf_trace *t, size_t n, const int32_t *lmap)
+{
+    gf_trace_build *b = t->b;
+    uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    if (!ord)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        ord[i] = (uint32_t)i;
+    qsort_r(ord, n, sizeof *ord, cmp_order, b);
+    size_t ndet = 0;
+    for (size_t i = 0; i < n; i++)
+        ndet += b->ev[i].has_detail;
+    t->details = malloc((ndet ? ndet : 1) * sizeof *t->details);
+    if (resize_events(t, n) != 0 || !t->details) {
+        free(ord);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const gf_event *e = &b->ev[ord[k]];
+        t->start[k] = e->start;
+        t->dur[k] = e->dur;
+        t->corr[k] = e->corr;
+        t->lane[k] = e->lane >= 0 ? lmap[e->lane] : -1;
+        t->name[k] = e->name;
+        t->stack[k] = e->stack;
+        t->pid[k] = e->pid;
+        t->kind[k] = e->kind;
+        t->seq[k] = (uint32_t)b->seq[ord[k]];
+        t->detail[k] = -1;
+        if (e->has_detail) {
+            t->details[t->ndetails] = b->det[ord[k]];
+            t->detail[k] = (int32_t)t->ndetails++;
+        }
+    }
+    t->n = n;
+    free(ord);
+    return 0;
 }
 
 int gf_trace_finish(gf_trace *t, gf_err *err)
@@ -687,7 +838,7 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
     qsort(t->flame, t->nflame, sizeof *t->flame, cmp_flame);
 
     /* partner extras: keep those whose GPU work is still kept and that are not kept themselves */
-    if (b->nextra) {
+    if (b->nextra && b->rows) {
         gf_hmap gpu, api;
         gf_hmap_init(&gpu);
         gf_hmap_init(&api);
@@ -735,80 +886,13 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
             b->seq[b->n + i] = b->nseq + i;
         }
     }
-    uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
-    if (!ord)
+    int32_t *lmap = order_lanes(t);
+    if (!lmap)
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
-    for (size_t i = 0; i < n; i++)
-        ord[i] = (uint32_t)i;
-    qsort_r(ord, n, sizeof *ord, cmp_order, b);
-
-    /* lane order */
-    uint32_t *lord = malloc((t->nlanes ? t->nlanes : 1) * sizeof *lord);
-    int32_t *lmap = malloc((t->nlanes ? t->nlanes : 1) * sizeof *lmap);
-    if (!lord || !lmap) {
-        free(ord);
-        free(lord);
-        free(lmap);
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
-    }
-    for (size_t i = 0; i < t->nlanes; i++)
-        lord[i] = (uint32_t)i;
-    qsort_r(lord, t->nlanes, sizeof *lord, cmp_lane, t);
-    gf_lane *nl = malloc((t->nlanes ? t->nlanes : 1) * sizeof *nl);
-    if (!nl) {
-        free(ord);
-        free(lord);
-        free(lmap);
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
-    }
-    for (size_t i = 0; i < t->nlanes; i++) {
-        nl[i] = t->lanes[lord[i]];
-        lmap[lord[i]] = (int32_t)i;
-    }
-    free(t->lanes);
-    t->lanes = nl;
-    t->lanes_cap = t->nlanes;
-    free(lord);
-
-    size_t ndet = 0;
-    int compact = b->max == 0 && b->nextra == 0; /* details stay where the builder put them */
-    for (size_t i = 0; i < n && !compact; i++)
-        ndet += b->ev[i].has_detail;
-    if (compact) {
-        t->details = b->cdet ? b->cdet : malloc(sizeof *t->details);
-        b->cdet = NULL;
-        t->ndetails = b->ncdet;
-    } else {
-        t->details = malloc((ndet ? ndet : 1) * sizeof *t->details);
-    }
-    if (alloc_events(t, n) != 0 || !t->details) {
-        free(ord);
-        free(lmap);
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
-    }
-    for (size_t k = 0; k < n; k++) {
-        const gf_event *e = &b->ev[ord[k]];
-        t->start[k] = e->start;
-        t->dur[k] = e->dur;
-        t->corr[k] = e->corr;
-        t->lane[k] = e->lane >= 0 ? lmap[e->lane] : -1;
-        t->name[k] = e->name;
-        t->stack[k] = e->stack;
-        t->pid[k] = e->pid;
-        t->kind[k] = e->kind;
-        t->seq[k] = (uint32_t)b->seq[ord[k]];
-        if (compact) {
-            t->detail[k] = b->didx[ord[k]];
-        } else if (e->has_detail) {
-            t->details[t->ndetails] = b->det[ord[k]];
-            t->detail[k] = (int32_t)t->ndetails++;
-        } else {
-            t->detail[k] = -1;
-        }
-    }
-    t->n = n;
-    free(ord);
+    int rc = b->rows ? finish_rows(t, n, lmap) : finish_kept(t, lmap);
     free(lmap);
+    if (rc != 0)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
     if (label_lanes(t) != 0)
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
     build_free(b);
@@ -886,38 +970,82 @@ long gf_topn_select(const int64_t *dur, size_t n, size_t k, uint8_t *keep)
     return (long)k;
 }
 
+/* Launches ordered by (pid, corr, index) — or by (corr, index) when pids are ignored — so that GPU work
+ * finds its launch by binary search: 4 bytes per launch where a hash map of both keys took 40. */
+typedef struct launch_order {
+    const gf_trace *t;
+    int by_corr;
+} launch_order;
+
+static int cmp_launch(const void *a, const void *b, void *ctx)
+{
+    const launch_order *o = ctx;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    if (!o->by_corr && o->t->pid[i] != o->t->pid[j])
+        return o->t->pid[i] < o->t->pid[j] ? -1 : 1;
+    if (o->t->corr[i] != o->t->corr[j])
+        return o->t->corr[i] < o->t->corr[j] ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+/* The first launch (lowest index) with GPU work g's correlation id (and process, unless by_corr), or -1. */
+static int64_t find_launch(const gf_trace *t, const uint32_t *ids, size_t n, int by_corr, size_t g)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2, i = ids[mid];
+        int less = !by_corr && t->pid[i] != t->pid[g] ? t->pid[i] < t->pid[g] : t->corr[i] < t->corr[g];
+        if (less)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == n)
+        return -1;
+    size_t i = ids[lo];
+    return t->corr[i] == t->corr[g] && (by_corr || t->pid[i] == t->pid[g]) ? (int64_t)i : -1;
+}
+
 int gf_trace_partners(const gf_trace *t, int64_t **partner, gf_err *err)
 {
     int64_t *p = malloc((t->n ? t->n : 1) * sizeof *p);
-    gf_hmap api;
-    gf_hmap_init(&api);
-    if (!p)
+    size_t nl = 0;
+    for (size_t i = 0; i < t->n; i++)
+        nl += t->kind[i] == GF_EV_API && t->corr[i] >= 0;
+    uint32_t *ids = malloc((nl ? nl : 1) * sizeof *ids);
+    if (!p || !ids) {
+        free(p);
+        free(ids);
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    }
+    nl = 0;
     for (size_t i = 0; i < t->n; i++) {
         p[i] = -1;
-        if (t->kind[i] == GF_EV_API && t->corr[i] >= 0) {
-            if (!gf_hmap_put(&api, pidcorr_key(t->pid[i], t->corr[i]), (int64_t)i, NULL) ||
-                !gf_hmap_put(&api, pidcorr_key(-1, t->corr[i]), (int64_t)i, NULL))
-                goto oom;
+        if (t->kind[i] == GF_EV_API && t->corr[i] >= 0)
+            ids[nl++] = (uint32_t)i;
+    }
+    /* GPU rows without a process (CSV input) find their launch by correlation id alone */
+    launch_order by_pid = {t, 0}, by_corr = {t, 1};
+    int any_pidless = 0;
+    for (size_t i = 0; i < t->n && !any_pidless; i++)
+        any_pidless = gf_ev_is_gpu_work(t->kind[i]) && t->corr[i] >= 0 && t->pid[i] < 0;
+    for (int pass = 0; pass < 1 + any_pidless; pass++) {
+        qsort_r(ids, nl, sizeof *ids, cmp_launch, pass ? &by_corr : &by_pid);
+        for (size_t i = 0; i < t->n; i++) {
+            if (!gf_ev_is_gpu_work(t->kind[i]) || t->corr[i] < 0 || (pass && t->pid[i] >= 0) || p[i] >= 0)
+                continue;
+            int64_t v = find_launch(t, ids, nl, pass, i);
+            if (v >= 0)
+                p[i] = v;
         }
     }
-    for (size_t i = 0; i < t->n; i++) {
-        if (!gf_ev_is_gpu_work(t->kind[i]) || t->corr[i] < 0)
-            continue;
-        int64_t *v = gf_hmap_get(&api, pidcorr_key(t->pid[i], t->corr[i]));
-        if (v) {
-            p[i] = *v;
-            if (p[*v] < 0) /* an API call links to the first GPU work it launched */
-                p[*v] = (int64_t)i;
-        }
-    }
-    gf_hmap_free(&api);
+    /* an API call links to the first GPU work it launched */
+    for (size_t i = 0; i < t->n; i++)
+        if (gf_ev_is_gpu_work(t->kind[i]) && p[i] >= 0 && p[p[i]] < 0)
+            p[p[i]] = (int64_t)i;
+    free(ids);
     *partner = p;
     return 0;
-oom:
-    gf_hmap_free(&api);
-    free(p);
-    return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
 }
 
 int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err)
@@ -925,14 +1053,8 @@ int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err
     if (!t->finished)
         return gf_errf(err, GF_EXIT_ERROR, "trace: trim before finish");
     int all = max_events == 0 || t->n <= max_events;
-    if (all) { /* nothing to drop: only put the details in event order, as a trimmed import has them */
-        int32_t next = 0;
-        for (size_t i = 0; i < t->n && next >= 0; i++)
-            if (t->detail[i] >= 0)
-                next = t->detail[i] == next ? next + 1 : -1;
-        if (next >= 0)
-            return 0;
-    }
+    if (all) /* details may be shared between events (keep-all builds): nothing to renumber either */
+        return 0;
     uint8_t *keep = malloc(t->n ? t->n : 1);
     if (!keep)
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
@@ -953,13 +1075,17 @@ int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err
                 keep[p[i]] = 1;
         free(p);
     }
-    /* details may be in any order (a trace built with max_events 0 keeps them in arrival order): the
-     * kept ones go to a new array */
+    /* details may be shared and in any order (keep-all builds): the kept ones go to a new array, each once */
     gf_detail *nd = malloc((t->ndetails ? t->ndetails : 1) * sizeof *nd);
-    if (!nd) {
+    int32_t *renum = malloc((t->ndetails ? t->ndetails : 1) * sizeof *renum);
+    if (!nd || !renum) {
         free(keep);
+        free(nd);
+        free(renum);
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
     }
+    for (size_t d = 0; d < t->ndetails; d++)
+        renum[d] = -1;
     size_t k = 0, kd = 0;
     for (size_t i = 0; i < t->n; i++) {
         if (!keep[i])
@@ -973,14 +1099,15 @@ int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err
         t->pid[k] = t->pid[i];
         t->kind[k] = t->kind[i];
         t->seq[k] = t->seq[i];
-        if (t->detail[i] >= 0) {
-            nd[kd] = t->details[t->detail[i]];
-            t->detail[k] = (int32_t)kd++;
-        } else {
-            t->detail[k] = -1;
+        int32_t d = t->detail[i];
+        if (d >= 0 && renum[d] < 0) {
+            nd[kd] = t->details[d];
+            renum[d] = (int32_t)kd++;
         }
+        t->detail[k] = d >= 0 ? renum[d] : -1;
         k++;
     }
+    free(renum);
     free(t->details);
     t->details = nd;
     t->n = k;

@@ -67,13 +67,19 @@ static uint64_t key_hash(const int64_t k[DKEY])
     return h == GF_HMAP_EMPTY ? 0 : h;
 }
 
-/* umap[d] = the page's detail index of t->details[d]; uniq[0..*nuniq) = the first detail of each. */
+/* umap[d] = the page's detail index of t->details[d]; uniq[0..*nuniq) = the first detail of each, in the
+ * order events first use them (the page is the same whatever order the model stores details in). */
 static int unique_details(const gf_trace *t, int32_t *umap, size_t *uniq, size_t *nuniq)
 {
     gf_hmap seen;
     gf_hmap_init(&seen);
     *nuniq = 0;
-    for (size_t d = 0; d < t->ndetails; d++) {
+    for (size_t d = 0; d < t->ndetails; d++)
+        umap[d] = -2; /* not met yet */
+    for (size_t i = 0; i < t->n; i++) {
+        int32_t d = t->detail[i];
+        if (d < 0 || umap[d] != -2)
+            continue;
         int64_t k[DKEY], o[DKEY];
         detail_key(&t->details[d], k);
         uint64_t h = key_hash(k);

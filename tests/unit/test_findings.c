@@ -74,7 +74,7 @@ int main(void)
     int details_ok = 1;
     for (size_t i = 0; i < t->n; i++)
         details_ok &= t->detail[i] >= 0 && t->details[t->detail[i]].regs == (int32_t)(t->start[i] % 1000);
-    CHECK("details stay with their events after the sort by start", details_ok && t->ndetails == 6);
+    CHECK("details stay with their events after the sort by start (equal ones stored once)", details_ok && t->ndetails < 6);
 
     gf_gap_row *g;
     size_t ng;

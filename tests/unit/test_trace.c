@@ -101,8 +101,8 @@ int main(void)
     CHECK("trim keeps exactly the 20,000 longest, in start order", t->n == K && all_long && in_order);
     gf_trace_free(t);
 
-    /* nothing to drop: trim still puts the details in event order (as an import trimmed while streaming
-     * has them), so a whole import trimmed afterwards writes the same page */
+    /* nothing to drop: trim changes nothing, each event keeps its own detail (pages number details by
+     * first use, so the order details are stored in does not reach a page) */
     t = gf_trace_new();
     gf_trace_begin(t, 0, 0, &err);
     lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
@@ -115,10 +115,53 @@ int main(void)
         gf_trace_add(t, &e, &d, &err);
     }
     gf_trace_finish(t, &err);
-    int before = t->detail[0] == 2 && t->details[t->detail[0]].regs == 12;
     CHECK("trim with nothing to drop", gf_trace_trim(t, 10, 1, &err) == 0 && t->n == 3);
-    CHECK("... details in event order, each event keeps its own", before && t->detail[0] == 0 && t->detail[1] == 1 &&
-          t->detail[2] == 2 && t->details[0].regs == 12 && t->details[1].regs == 11 && t->details[2].regs == 10);
+    CHECK("... each event keeps its own detail", t->details[t->detail[0]].regs == 12 &&
+          t->details[t->detail[1]].regs == 11 && t->details[t->detail[2]].regs == 10);
+    gf_trace_free(t);
+
+    /* keep-all builds share equal details: 10,000 launches of 4 configurations hold 4 records; a trim
+     * that drops events keeps each survivor's own and stores each kept record once */
+    t = gf_trace_new();
+    gf_trace_begin(t, 0, 0, &err);
+    lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
+    for (int i = 0; i < 10000; i++) {
+        gf_detail d;
+        gf_detail_clear(&d);
+        d.grid[0] = 1 << (i % 4);
+        gf_event e = {.start = i * 10, .dur = 1 + i % 97, .corr = -1, .lane = lane, .name = nm, .stack = -1,
+                      .pid = 1, .kind = GF_EV_KERNEL};
+        gf_trace_add(t, &e, &d, &err);
+    }
+    gf_trace_finish(t, &err);
+    ok = t->n == 10000 && t->ndetails == 4;
+    for (size_t i = 0; i < t->n && ok; i++)
+        ok = t->details[t->detail[i]].grid[0] == 1 << ((t->start[i] / 10) % 4);
+    CHECK("keep-all: equal details stored once, each event finds its own", ok);
+    gf_trace_trim(t, 1000, 0, &err);
+    ok = t->n == 1000 && t->ndetails <= 4;
+    for (size_t i = 0; i < t->n && ok; i++)
+        ok = t->details[t->detail[i]].grid[0] == 1 << ((t->start[i] / 10) % 4) && t->dur[i] >= 88;
+    CHECK("trim of shared details: survivors keep theirs, records not copied per event", ok);
+    gf_trace_free(t);
+
+    /* a bounded build that overflows moves from columns to the heap: the longest kept, details with them */
+    t = gf_trace_new();
+    gf_trace_begin(t, 100, 0, &err);
+    lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
+    for (int i = 0; i < 1000; i++) {
+        gf_detail d;
+        gf_detail_clear(&d);
+        d.bytes = (i * 7919) % 1000;
+        gf_event e = {.start = i, .dur = d.bytes, .corr = -1, .lane = lane, .name = nm, .stack = -1, .pid = 1,
+                      .kind = GF_EV_MEMCPY};
+        gf_trace_add(t, &e, &d, &err);
+    }
+    CHECK("bounded build past its max: finish", gf_trace_finish(t, &err) == 0);
+    ok = t->n == 100 && t->total == 1000;
+    for (size_t i = 0; i < t->n && ok; i++)
+        ok = t->dur[i] >= 900 && t->details[t->detail[i]].bytes == t->dur[i] && (!i || t->start[i] > t->start[i - 1]);
+    CHECK("... keeps the 100 longest in start order, each with its own detail", ok);
     gf_trace_free(t);
 
     /* ties: equal durations keep the earliest arrivals */
