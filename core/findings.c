@@ -208,14 +208,13 @@ int gf_find_nvtx_range(const gf_trace *t, const char *spec, int64_t *start, int6
 
 /* ---- API calls (cuda-sync-api) ---- */
 
-static const gf_trace *cmp_t;
-
-static int cmp_dur_seq(const void *a, const void *b)
+static int cmp_dur_seq(const void *a, const void *b, void *trace)
 {
+    const gf_trace *tr = trace;
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    if (cmp_t->dur[i] != cmp_t->dur[j])
-        return cmp_t->dur[i] > cmp_t->dur[j] ? -1 : 1;
-    return cmp_t->seq[i] < cmp_t->seq[j] ? -1 : cmp_t->seq[i] > cmp_t->seq[j];
+    if (tr->dur[i] != tr->dur[j])
+        return tr->dur[i] > tr->dur[j] ? -1 : 1;
+    return tr->seq[i] < tr->seq[j] ? -1 : tr->seq[i] > tr->seq[j];
 }
 
 int gf_find_api_calls(const gf_trace *t, const gf_fwin *w, const gf_like_set *names, int64_t limit, size_t **idx,
@@ -237,9 +236,8 @@ int gf_find_api_calls(const gf_trace *t, const gf_fwin *w, const gf_like_set *na
         v[nv++] = i;
     }
     free(m.v);
-    cmp_t = t;
     if (nv)
-        qsort(v, nv, sizeof *v, cmp_dur_seq); /* ORDER BY 1 DESC: ties in table order */
+        qsort_r(v, nv, sizeof *v, cmp_dur_seq, (void *)t); /* ORDER BY 1 DESC: ties in table order */
     if (limit >= 0 && (size_t)limit < nv)
         nv = (size_t)limit;
     *idx = v;
@@ -301,20 +299,22 @@ static int copy_kept(const gf_copy_query *q, const gf_detail *d)
     return keep == 1;
 }
 
-static int cmp_copy(const void *a, const void *b)
+static int cmp_copy(const void *a, const void *b, void *trace)
 {
+    const gf_trace *tr = trace;
     const gf_copy_row *x = a, *y = b;
-    if (cmp_t->dur[x->gpu] != cmp_t->dur[y->gpu])
-        return cmp_t->dur[x->gpu] > cmp_t->dur[y->gpu] ? -1 : 1;
-    if (cmp_t->seq[x->gpu] != cmp_t->seq[y->gpu])
-        return cmp_t->seq[x->gpu] < cmp_t->seq[y->gpu] ? -1 : 1;
-    return cmp_t->seq[x->api] < cmp_t->seq[y->api] ? -1 : cmp_t->seq[x->api] > cmp_t->seq[y->api];
+    if (tr->dur[x->gpu] != tr->dur[y->gpu])
+        return tr->dur[x->gpu] > tr->dur[y->gpu] ? -1 : 1;
+    if (tr->seq[x->gpu] != tr->seq[y->gpu])
+        return tr->seq[x->gpu] < tr->seq[y->gpu] ? -1 : 1;
+    return tr->seq[x->api] < tr->seq[y->api] ? -1 : tr->seq[x->api] > tr->seq[y->api];
 }
 
-static int cmp_seq_idx(const void *a, const void *b)
+static int cmp_seq_idx(const void *a, const void *b, void *trace)
 {
+    const gf_trace *tr = trace;
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    return cmp_t->seq[i] < cmp_t->seq[j] ? -1 : cmp_t->seq[i] > cmp_t->seq[j];
+    return tr->seq[i] < tr->seq[j] ? -1 : tr->seq[i] > tr->seq[j];
 }
 
 int gf_find_copies(const gf_trace *t, const gf_fwin *w, const gf_copy_query *q, gf_copy_row **rows, size_t *n,
@@ -337,9 +337,8 @@ int gf_find_copies(const gf_trace *t, const gf_fwin *w, const gf_copy_query *q, 
                 goto fail;
             api[napi++] = i;
         }
-    cmp_t = t;
     if (napi)
-        qsort(api, napi, sizeof *api, cmp_seq_idx);
+        qsort_r(api, napi, sizeof *api, cmp_seq_idx, (void *)t);
     next = malloc((napi ? napi : 1) * sizeof *next);
     if (!next)
         goto fail;
@@ -362,9 +361,8 @@ int gf_find_copies(const gf_trace *t, const gf_fwin *w, const gf_copy_query *q, 
             out[nout++] = (gf_copy_row){i, api[k]};
         }
     }
-    cmp_t = t;
     if (nout)
-        qsort(out, nout, sizeof *out, cmp_copy);
+        qsort_r(out, nout, sizeof *out, cmp_copy, (void *)t);
     if (q->limit >= 0 && (size_t)q->limit < nout)
         nout = (size_t)q->limit;
     free(m.v);
@@ -821,12 +819,13 @@ fail:
 
 /* ---- launch overhead per kernel name ---- */
 
-static int cmp_launch_row(const void *a, const void *b)
+static int cmp_launch_row(const void *a, const void *b, void *trace)
 {
+    const gf_trace *t = trace;
     const gf_launch_row *x = a, *y = b;
     if (x->api_total != y->api_total)
         return x->api_total > y->api_total ? -1 : 1;
-    return strcmp(gf_strtab_get(cmp_t->str, x->name, NULL), gf_strtab_get(cmp_t->str, y->name, NULL));
+    return strcmp(gf_strtab_get(t->str, x->name, NULL), gf_strtab_get(t->str, y->name, NULL));
 }
 
 int gf_find_launches(const gf_trace *t, const gf_fwin *w, uint64_t min_kernels, gf_launch_row **rows, size_t *n,
@@ -893,9 +892,8 @@ int gf_find_launches(const gf_trace *t, const gf_fwin *w, uint64_t min_kernels, 
     sum->names = ns;
     gf_hmap_free(&idx);
     free(p);
-    cmp_t = t;
     if (ns > 1)
-        qsort(s, ns, sizeof *s, cmp_launch_row);
+        qsort_r(s, ns, sizeof *s, cmp_launch_row, (void *)t);
     *rows = s;
     *n = ns;
     return 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonout.h"
 #include "l_util.h"
 
 #define ARRAY_MT "gpuflame.json.array"
@@ -85,88 +86,13 @@ static int l_decode(lua_State *L)
     return 1;
 }
 
-/* A growable C buffer owned by a userdata, so a Lua error mid-encode cannot leak it. */
-typedef struct cbuf {
-    char *d;
-    size_t n, cap;
-} cbuf;
+/* The writer lives in a userdata, so a Lua error mid-encode cannot leak its buffer. */
+#define WRITER_MT "gpuflame.json.writer"
 
-#define CBUF_MT "gpuflame.json.buf"
-
-static void cb_add(cbuf *b, const char *s, size_t n)
+static int writer_gc(lua_State *L)
 {
-    if (b->n + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc < b->n + n + 1)
-            nc *= 2;
-        char *nd = realloc(b->d, nc);
-        if (!nd)
-            return; /* the caller checks b->d growth failure through lengths; keep going truncated */
-        b->d = nd;
-        b->cap = nc;
-    }
-    memcpy(b->d + b->n, s, n);
-    b->n += n;
-}
-
-static void cb_char(cbuf *b, char c)
-{
-    cb_add(b, &c, 1);
-}
-
-static void cb_str(cbuf *b, const char *s)
-{
-    cb_add(b, s, strlen(s));
-}
-
-static int cbuf_gc(lua_State *L)
-{
-    cbuf *b = luaL_checkudata(L, 1, CBUF_MT);
-    free(b->d);
-    b->d = NULL;
+    gf_jout_free(luaL_checkudata(L, 1, WRITER_MT));
     return 0;
-}
-
-static void add_escaped(cbuf *b, const char *s, size_t n)
-{
-    cb_char(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '"': cb_str(b, "\\\""); break;
-        case '\\': cb_str(b, "\\\\"); break;
-        case '\n': cb_str(b, "\\n"); break;
-        case '\r': cb_str(b, "\\r"); break;
-        case '\t': cb_str(b, "\\t"); break;
-        case '\b': cb_str(b, "\\b"); break;
-        case '\f': cb_str(b, "\\f"); break;
-        default:
-            if (c < 0x20) {
-                char esc[8];
-                snprintf(esc, sizeof esc, "\\u%04x", c);
-                cb_str(b, esc);
-            } else {
-                cb_char(b, (char)c);
-            }
-        }
-    }
-    cb_char(b, '"');
-}
-
-typedef struct enc {
-    cbuf *b;
-    int pretty;
-    int indent;
-} enc;
-
-static void newline(lua_State *L, enc *e, int level)
-{
-    (void)L;
-    if (!e->pretty)
-        return;
-    cb_char(e->b, '\n');
-    for (int i = 0; i < level * e->indent; i++)
-        cb_char(e->b, ' ');
 }
 
 static int is_array(lua_State *L, int idx, size_t *n)
@@ -195,9 +121,9 @@ static int cmp_keys(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void encode_value(lua_State *L, enc *e, int idx, int level);
+static void encode_value(lua_State *L, gf_jout *w, int idx, int level);
 
-static void encode_table(lua_State *L, enc *e, int idx, int level)
+static void encode_table(lua_State *L, gf_jout *w, int idx, int level)
 {
     if (level > MAX_DEPTH)
         gf_lua_raisef(L, GF_EXIT_USAGE, "JSON encode: table nested deeper than %d levels (a cycle?)", MAX_DEPTH);
@@ -206,18 +132,13 @@ static void encode_table(lua_State *L, enc *e, int idx, int level)
     luaL_checkstack(L, 4, "JSON encode: nested too deep");
     size_t n;
     if (is_array(L, idx, &n)) {
-        cb_char(e->b, '[');
+        gf_jout_begin_array(w);
         for (size_t i = 1; i <= n; i++) {
-            if (i > 1)
-                cb_char(e->b, ',');
-            newline(L, e, level + 1);
             lua_rawgeti(L, idx, (lua_Integer)i);
-            encode_value(L, e, lua_gettop(L), level + 1);
+            encode_value(L, w, lua_gettop(L), level + 1);
             lua_pop(L, 1);
         }
-        if (n)
-            newline(L, e, level);
-        cb_char(e->b, ']');
+        gf_jout_end_array(w);
         return;
     }
     /* collect string keys, sort them */
@@ -243,99 +164,86 @@ static void encode_table(lua_State *L, enc *e, int idx, int level)
     if (!keys)
         gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
     qsort(keys, k, sizeof *keys, cmp_keys);
-    cb_char(e->b, '{');
+    gf_jout_begin_object(w);
     for (size_t i = 0; i < k; i++) {
-        if (i)
-            cb_char(e->b, ',');
-        newline(L, e, level + 1);
-        add_escaped(e->b, keys[i], strlen(keys[i]));
-        cb_str(e->b, e->pretty ? ": " : ":");
+        gf_jout_key(w, keys[i]);
         lua_getfield(L, idx, keys[i]);
-        encode_value(L, e, lua_gettop(L), level + 1);
+        encode_value(L, w, lua_gettop(L), level + 1);
         lua_pop(L, 1);
     }
-    if (k)
-        newline(L, e, level);
-    cb_char(e->b, '}');
+    gf_jout_end_object(w);
     free(keys);
 }
 
-static void encode_value(lua_State *L, enc *e, int idx, int level)
+static void encode_value(lua_State *L, gf_jout *w, int idx, int level)
 {
-    char num[64];
+    char fn[128];
     switch (lua_type(L, idx)) {
-    case LUA_TNIL:
-        cb_str(e->b, "null");
-        break;
+    case LUA_TNIL: gf_jout_null(w); break;
     case LUA_TLIGHTUSERDATA:
-        if (lua_touserdata(L, idx) == NULL) {
-            cb_str(e->b, "null");
-            break;
-        }
-        gf_lua_raisef(L, GF_EXIT_USAGE, "JSON encode: cannot encode a userdata");
+        if (lua_touserdata(L, idx) != NULL)
+            gf_lua_raisef(L, GF_EXIT_USAGE, "JSON encode: cannot encode a userdata");
+        gf_jout_null(w);
         break;
-    case LUA_TBOOLEAN:
-        cb_str(e->b, lua_toboolean(L, idx) ? "true" : "false");
-        break;
+    case LUA_TBOOLEAN: gf_jout_bool(w, lua_toboolean(L, idx)); break;
     case LUA_TNUMBER:
-        if (lua_isinteger(L, idx)) {
-            snprintf(num, sizeof num, "%lld", (long long)lua_tointeger(L, idx));
-        } else {
-            double d = lua_tonumber(L, idx);
-            if (!isfinite(d)) {
-                strcpy(num, "null");
-            } else {
-                for (int prec = 15; prec <= 17; prec++) {
-                    snprintf(num, sizeof num, "%.*g", prec, d);
-                    if (strtod(num, NULL) == d)
-                        break;
-                }
-            }
-        }
-        cb_str(e->b, num);
+        if (lua_isinteger(L, idx))
+            gf_jout_int(w, (int64_t)lua_tointeger(L, idx));
+        else
+            gf_jout_double(w, lua_tonumber(L, idx));
         break;
     case LUA_TSTRING: {
         size_t n;
         const char *s = lua_tolstring(L, idx, &n);
-        add_escaped(e->b, s, n);
+        gf_jout_string(w, s, n);
+        if (w->bad_utf8)
+            gf_lua_raisef(L, GF_EXIT_INPUT, "JSON encode: invalid UTF-8 in a string, byte %zu of %zu",
+                          w->bad_utf8_at + 1, n);
         break;
     }
-    case LUA_TTABLE:
-        encode_table(L, e, idx, level);
-        break;
+    case LUA_TTABLE: encode_table(L, w, idx, level); break;
     case LUA_TFUNCTION: {
         lua_Debug ar;
         lua_pushvalue(L, idx);
         lua_getinfo(L, ">S", &ar);
-        snprintf(num, sizeof num, "<function %.40s:%d>", ar.short_src, ar.linedefined);
-        add_escaped(e->b, num, strlen(num));
+        snprintf(fn, sizeof fn, "<function %.40s:%d>", ar.short_src, ar.linedefined);
+        gf_jout_string(w, fn, strlen(fn));
         break;
     }
-    default:
-        gf_lua_raisef(L, GF_EXIT_USAGE, "JSON encode: cannot encode a %s", luaL_typename(L, idx));
+    default: gf_lua_raisef(L, GF_EXIT_USAGE, "JSON encode: cannot encode a %s", luaL_typename(L, idx));
     }
 }
 
+/* encode(value [, {pretty = false, indent = 2, utf8 = "replace" | "error"}]): compact (or indented)
+ * JSON, object keys sorted. Strings are valid UTF-8 JSON: invalid bytes become U+FFFD, or raise
+ * (exit code INPUT) with utf8 = "error". Out of memory raises; the text is never cut short. */
 static int l_encode(lua_State *L)
 {
     luaL_checkany(L, 1);
     int pretty = 0, indent = 2;
+    unsigned flags = 0;
     if (lua_istable(L, 2)) {
         pretty = gf_opt_bool_field(L, 2, "pretty", 0);
         indent = (int)gf_opt_int_field(L, 2, "indent", 2);
+        lua_getfield(L, 2, "utf8");
+        const char *u = lua_tostring(L, -1);
+        if (u && strcmp(u, "error") == 0)
+            flags |= GF_JOUT_STRICT_UTF8;
+        else if (u && strcmp(u, "replace") != 0)
+            gf_lua_raisef(L, GF_EXIT_USAGE, "JSON encode: utf8 must be \"replace\" or \"error\", not \"%s\"", u);
+        lua_pop(L, 1);
     }
     lua_settop(L, 1);
-    cbuf *b = lua_newuserdatauv(L, sizeof *b, 0);
-    memset(b, 0, sizeof *b);
-    luaL_setmetatable(L, CBUF_MT);
-    enc e;
-    e.b = b;
-    e.pretty = pretty;
-    e.indent = indent;
-    encode_value(L, &e, 1, 0);
-    lua_pushlstring(L, b->d ? b->d : "", b->n);
-    free(b->d);
-    b->d = NULL;
+    gf_jout *w = lua_newuserdatauv(L, sizeof *w, 0);
+    gf_jout_init_buffer(w, flags, pretty ? (indent > 0 ? indent : 1) : 0);
+    luaL_setmetatable(L, WRITER_MT);
+    encode_value(L, w, 1, 0);
+    size_t len = 0;
+    char *text = gf_jout_finish(w, &len);
+    if (!text)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "JSON encode: out of memory");
+    lua_pushlstring(L, text, len);
+    free(text);
     return 1;
 }
 
@@ -353,8 +261,8 @@ int gf_luaopen_json(lua_State *L)
 {
     luaL_newmetatable(L, ARRAY_MT);
     lua_pop(L, 1);
-    luaL_newmetatable(L, CBUF_MT);
-    lua_pushcfunction(L, cbuf_gc);
+    luaL_newmetatable(L, WRITER_MT);
+    lua_pushcfunction(L, writer_gc);
     lua_setfield(L, -2, "__gc");
     lua_pop(L, 1);
     static const luaL_Reg fns[] = {{"decode", l_decode}, {"encode", l_encode}, {"array", l_array}, {NULL, NULL}};

@@ -9,102 +9,102 @@
 #include "pyjson.h"
 #include "yamltree.h"
 
-static void write_str(gf_pyj *j, const char *s)
+static void write_str(gf_jout *j, const char *s)
 {
-    gf_pyj_string(j, s, strlen(s));
+    gf_jout_string(j, s, strlen(s));
 }
 
-static void write_id(gf_pyj *j, const gf_strtab *strs, uint32_t id)
+static void write_id(gf_jout *j, const gf_strtab *strs, uint32_t id)
 {
     size_t len;
     const char *s = gf_strtab_get(strs, (int32_t)id, &len);
-    gf_pyj_string(j, s, len);
+    gf_jout_string(j, s, len);
 }
 
 /* A scoped name: the path joined with '.'. */
-static void write_path_name(gf_pyj *j, const gf_nvtx_trie *t, uint32_t p)
+static void write_path_name(gf_jout *j, const gf_nvtx_trie *t, uint32_t p)
 {
     size_t len = (size_t)t->bytes[p];
     char *buf = malloc(len + 1);
     if (!buf) {
-        j->oom = 1;
+        j->failed = 1;
         return;
     }
     gf_nvtx_trie_join(t, p, buf);
-    gf_pyj_string(j, buf, len);
+    gf_jout_string(j, buf, len);
     free(buf);
 }
 
 /* The duration summary (§9) of vals[0..n) (sorted in place), or null without values. */
-static void write_summary(gf_pyj *j, int64_t *vals, size_t n)
+static void write_summary(gf_jout *j, int64_t *vals, size_t n)
 {
     if (n == 0) {
-        gf_pyj_null(j);
+        gf_jout_null(j);
         return;
     }
     gf_nvtx_summary s;
     gf_nvtx_summarize(vals, n, &s);
-    gf_pyj_begin_object(j);
-    gf_pyj_key(j, "maximum_ns");
-    gf_pyj_int(j, s.max);
-    gf_pyj_key(j, "mean_ns");
-    gf_pyj_float(j, s.mean);
-    gf_pyj_key(j, "median_ns");
+    gf_jout_begin_object(j);
+    gf_jout_key(j, "maximum_ns");
+    gf_jout_int(j, s.max);
+    gf_jout_key(j, "mean_ns");
+    gf_jout_double(j, s.mean);
+    gf_jout_key(j, "median_ns");
     if (s.median_is_int)
-        gf_pyj_int(j, s.median_i);
+        gf_jout_int(j, s.median_i);
     else
-        gf_pyj_float(j, s.median_f);
-    gf_pyj_key(j, "minimum_ns");
-    gf_pyj_int(j, s.min);
-    gf_pyj_key(j, "stddev_ns");
-    gf_pyj_float(j, s.stddev);
-    gf_pyj_key(j, "total_ns");
-    gf_pyj_int128(j, s.total);
-    gf_pyj_end_object(j);
+        gf_jout_double(j, s.median_f);
+    gf_jout_key(j, "minimum_ns");
+    gf_jout_int(j, s.min);
+    gf_jout_key(j, "stddev_ns");
+    gf_jout_double(j, s.stddev);
+    gf_jout_key(j, "total_ns");
+    gf_jout_int128(j, s.total);
+    gf_jout_end_object(j);
 }
 
 /* §15: capture_gpu_work (kernels and memory transfers, sorted when read). */
-static void write_capture_work(gf_pyj *j, const gf_nvtx *nv)
+static void write_capture_work(gf_jout *j, const gf_nvtx *nv)
 {
-    gf_pyj_begin_object(j);
-    gf_pyj_key(j, "kernels");
-    gf_pyj_begin_array(j);
+    gf_jout_begin_object(j);
+    gf_jout_key(j, "kernels");
+    gf_jout_begin_array(j);
     for (size_t i = 0; i < nv->nkern; i++) {
-        gf_pyj_begin_object(j);
-        gf_pyj_key(j, "cumulative_duration_ns");
-        gf_pyj_int128(j, nv->kern[i].ns);
-        gf_pyj_key(j, "instances");
-        gf_pyj_int128(j, nv->kern[i].inst);
-        gf_pyj_key(j, "name");
+        gf_jout_begin_object(j);
+        gf_jout_key(j, "cumulative_duration_ns");
+        gf_jout_int128(j, nv->kern[i].ns);
+        gf_jout_key(j, "instances");
+        gf_jout_int128(j, nv->kern[i].inst);
+        gf_jout_key(j, "name");
         write_id(j, nv->strs, nv->kern[i].name);
-        gf_pyj_end_object(j);
+        gf_jout_end_object(j);
     }
-    gf_pyj_end_array(j);
-    gf_pyj_key(j, "memory_transfers");
-    gf_pyj_begin_array(j);
+    gf_jout_end_array(j);
+    gf_jout_key(j, "memory_transfers");
+    gf_jout_begin_array(j);
     for (size_t i = 0; i < nv->nxfer; i++) {
         const gf_nvtx_xfer *x = &nv->xfer[i];
-        gf_pyj_begin_object(j);
-        gf_pyj_key(j, "cumulative_duration_ns");
-        gf_pyj_int128(j, x->ns);
-        gf_pyj_key(j, "destination_memory_kind");
+        gf_jout_begin_object(j);
+        gf_jout_key(j, "cumulative_duration_ns");
+        gf_jout_int128(j, x->ns);
+        gf_jout_key(j, "destination_memory_kind");
         write_id(j, nv->strs, x->dst);
-        gf_pyj_key(j, "instances");
-        gf_pyj_int128(j, x->n);
-        gf_pyj_key(j, "source_memory_kind");
+        gf_jout_key(j, "instances");
+        gf_jout_int128(j, x->n);
+        gf_jout_key(j, "source_memory_kind");
         write_id(j, nv->strs, x->src);
-        gf_pyj_key(j, "total_bytes");
-        gf_pyj_int128(j, x->bytes);
-        gf_pyj_end_object(j);
+        gf_jout_key(j, "total_bytes");
+        gf_jout_int128(j, x->bytes);
+        gf_jout_end_object(j);
     }
-    gf_pyj_end_array(j);
-    gf_pyj_end_object(j);
+    gf_jout_end_array(j);
+    gf_jout_end_object(j);
 }
 
-static void write_gpu_ranges(gf_pyj *j, const gf_nvtx_doc *d, int64_t *vals)
+static void write_gpu_ranges(gf_jout *j, const gf_nvtx_doc *d, int64_t *vals)
 {
     const gf_nvtx_gpu_row *G = d->nv->gpu;
-    gf_pyj_begin_array(j);
+    gf_jout_begin_array(j);
     for (size_t k = 0; k < d->ngg; k++) {
         const gf_nvtx_group *g = &d->gg[k];
         __int128 ops = 0, host_total = 0;
@@ -114,28 +114,28 @@ static void write_gpu_ranges(gf_pyj *j, const gf_nvtx_doc *d, int64_t *vals)
             host_total += r->odur;
             vals[q] = r->pdur;
         }
-        gf_pyj_begin_object(j);
-        gf_pyj_key(j, "gpu_operation_count");
-        gf_pyj_int128(j, ops);
-        gf_pyj_key(j, "host_total_ns");
-        gf_pyj_int128(j, host_total);
-        gf_pyj_key(j, "instances");
-        gf_pyj_int(j, (int64_t)g->count);
-        gf_pyj_key(j, "name");
+        gf_jout_begin_object(j);
+        gf_jout_key(j, "gpu_operation_count");
+        gf_jout_int128(j, ops);
+        gf_jout_key(j, "host_total_ns");
+        gf_jout_int128(j, host_total);
+        gf_jout_key(j, "instances");
+        gf_jout_int(j, (int64_t)g->count);
+        gf_jout_key(j, "name");
         write_path_name(j, d->trie, g->path);
-        gf_pyj_key(j, "projected");
+        gf_jout_key(j, "projected");
         write_summary(j, vals, g->count);
-        gf_pyj_key(j, "style");
+        gf_jout_key(j, "style");
         write_id(j, d->nv->strs, g->style);
-        gf_pyj_end_object(j);
+        gf_jout_end_object(j);
     }
-    gf_pyj_end_array(j);
+    gf_jout_end_array(j);
 }
 
-static void write_host_ranges(gf_pyj *j, const gf_nvtx_doc *d, int64_t *vals, int64_t *vals2)
+static void write_host_ranges(gf_jout *j, const gf_nvtx_doc *d, int64_t *vals, int64_t *vals2)
 {
     const gf_nvtx_host_row *H = d->nv->host;
-    gf_pyj_begin_array(j);
+    gf_jout_begin_array(j);
     for (size_t k = 0; k < d->nhg; k++) {
         const gf_nvtx_group *g = &d->hg[k];
         __int128 child = 0;
@@ -145,82 +145,82 @@ static void write_host_ranges(gf_pyj *j, const gf_nvtx_doc *d, int64_t *vals, in
             vals[q] = r->dnonchild;
             vals2[q] = r->dur;
         }
-        gf_pyj_begin_object(j);
-        gf_pyj_key(j, "child_total_ns");
-        gf_pyj_int128(j, child);
-        gf_pyj_key(j, "exclusive");
+        gf_jout_begin_object(j);
+        gf_jout_key(j, "child_total_ns");
+        gf_jout_int128(j, child);
+        gf_jout_key(j, "exclusive");
         write_summary(j, vals, g->count);
-        gf_pyj_key(j, "inclusive");
+        gf_jout_key(j, "inclusive");
         write_summary(j, vals2, g->count);
-        gf_pyj_key(j, "instances");
-        gf_pyj_int(j, (int64_t)g->count);
-        gf_pyj_key(j, "name");
+        gf_jout_key(j, "instances");
+        gf_jout_int(j, (int64_t)g->count);
+        gf_jout_key(j, "name");
         write_path_name(j, d->trie, g->path);
-        gf_pyj_end_object(j);
+        gf_jout_end_object(j);
     }
-    gf_pyj_end_array(j);
+    gf_jout_end_array(j);
 }
 
-static void write_iteration_summary(gf_pyj *j, const gf_nvtx_doc *d, int64_t *vals)
+static void write_iteration_summary(gf_jout *j, const gf_nvtx_doc *d, int64_t *vals)
 {
     const gf_nvtx_host_row *H = d->nv->host;
-    gf_pyj_begin_object(j);
-    gf_pyj_key(j, "gpu_projected");
+    gf_jout_begin_object(j);
+    gf_jout_key(j, "gpu_projected");
     for (size_t k = 0; k < d->ngit; k++)
         vals[k] = d->nv->gpu[d->git[k].row].pdur;
     write_summary(j, vals, d->ngit);
-    gf_pyj_key(j, "gpu_projected_iterations");
-    gf_pyj_int(j, (int64_t)d->ngit);
-    gf_pyj_key(j, "host_exclusive");
+    gf_jout_key(j, "gpu_projected_iterations");
+    gf_jout_int(j, (int64_t)d->ngit);
+    gf_jout_key(j, "host_exclusive");
     for (size_t k = 0; k < d->nhit; k++)
         vals[k] = H[d->hit[k].row].dnonchild;
     write_summary(j, vals, d->nhit);
-    gf_pyj_key(j, "host_inclusive");
+    gf_jout_key(j, "host_inclusive");
     for (size_t k = 0; k < d->nhit; k++)
         vals[k] = H[d->hit[k].row].dur;
     write_summary(j, vals, d->nhit);
-    gf_pyj_key(j, "host_iterations");
-    gf_pyj_int(j, (int64_t)d->nhit);
-    gf_pyj_key(j, "iterations");
-    gf_pyj_int(j, (int64_t)d->nit);
-    gf_pyj_end_object(j);
+    gf_jout_key(j, "host_iterations");
+    gf_jout_int(j, (int64_t)d->nhit);
+    gf_jout_key(j, "iterations");
+    gf_jout_int(j, (int64_t)d->nit);
+    gf_jout_end_object(j);
 }
 
 /* {k1: v1, k2: v2, k3: v3} (keys in sorted order), or null without a row */
-static void write_ints3(gf_pyj *j, int present, const char *k1, int64_t v1, const char *k2, int64_t v2, const char *k3,
+static void write_ints3(gf_jout *j, int present, const char *k1, int64_t v1, const char *k2, int64_t v2, const char *k3,
                         int64_t v3)
 {
     if (!present) {
-        gf_pyj_null(j);
+        gf_jout_null(j);
         return;
     }
-    gf_pyj_begin_object(j);
-    gf_pyj_key(j, k1);
-    gf_pyj_int(j, v1);
-    gf_pyj_key(j, k2);
-    gf_pyj_int(j, v2);
-    gf_pyj_key(j, k3);
-    gf_pyj_int(j, v3);
-    gf_pyj_end_object(j);
+    gf_jout_begin_object(j);
+    gf_jout_key(j, k1);
+    gf_jout_int(j, v1);
+    gf_jout_key(j, k2);
+    gf_jout_int(j, v2);
+    gf_jout_key(j, k3);
+    gf_jout_int(j, v3);
+    gf_jout_end_object(j);
 }
 
-static void write_iteration(gf_pyj *j, int64_t index, const gf_nvtx_host_row *h, const gf_nvtx_gpu_row *g)
+static void write_iteration(gf_jout *j, int64_t index, const gf_nvtx_host_row *h, const gf_nvtx_gpu_row *g)
 {
-    gf_pyj_begin_object(j);
-    gf_pyj_key(j, "gpu_projection");
+    gf_jout_begin_object(j);
+    gf_jout_key(j, "gpu_projection");
     write_ints3(j, g != NULL, "gpu_operation_count", g ? g->ngpu : 0, "host_range_total_ns", g ? g->odur : 0,
                 "projected_ns", g ? g->pdur : 0);
-    gf_pyj_key(j, "host");
+    gf_jout_key(j, "host");
     write_ints3(j, h != NULL, "child_total_ns", h ? h->dchild : 0, "exclusive_ns", h ? h->dnonchild : 0,
                 "inclusive_ns", h ? h->dur : 0);
-    gf_pyj_key(j, "index");
-    gf_pyj_int(j, index);
-    gf_pyj_end_object(j);
+    gf_jout_key(j, "index");
+    gf_jout_int(j, index);
+    gf_jout_end_object(j);
 }
 
-static void write_iterations(gf_pyj *j, const gf_nvtx_doc *d)
+static void write_iterations(gf_jout *j, const gf_nvtx_doc *d)
 {
-    gf_pyj_begin_array(j);
+    gf_jout_begin_array(j);
     size_t a = 0, b = 0;
     for (size_t k = 0; k < d->nit; k++) {
         while (a < d->nhit && d->hit[a].index < d->idx[k])
@@ -231,69 +231,69 @@ static void write_iterations(gf_pyj *j, const gf_nvtx_doc *d)
         const gf_nvtx_gpu_row *g = b < d->ngit && d->git[b].index == d->idx[k] ? &d->nv->gpu[d->git[b].row] : NULL;
         write_iteration(j, d->idx[k], h, g);
     }
-    gf_pyj_end_array(j);
+    gf_jout_end_array(j);
 }
 
-static void write_provenance(gf_pyj *j, const gf_nvtx_input *in)
+static void write_provenance(gf_jout *j, const gf_nvtx_input *in)
 {
-    gf_pyj_begin_object(j);
-    gf_pyj_key(j, "manifest_path");
+    gf_jout_begin_object(j);
+    gf_jout_key(j, "manifest_path");
     write_str(j, in->manifest_path);
-    gf_pyj_key(j, "nsys_version");
+    gf_jout_key(j, "nsys_version");
     write_str(j, in->nsys_version ? in->nsys_version : "unknown");
-    gf_pyj_key(j, "reports");
-    gf_pyj_begin_object(j);
+    gf_jout_key(j, "reports");
+    gf_jout_begin_object(j);
     if (in->schema_version == 2 && in->kern_report && in->trace_report) {
-        gf_pyj_key(j, "cuda_gpu_kern_sum");
+        gf_jout_key(j, "cuda_gpu_kern_sum");
         write_str(j, in->kern_report);
-        gf_pyj_key(j, "cuda_gpu_trace");
+        gf_jout_key(j, "cuda_gpu_trace");
         write_str(j, in->trace_report);
     }
-    gf_pyj_key(j, "nvtx_gpu_proj_trace");
+    gf_jout_key(j, "nvtx_gpu_proj_trace");
     write_str(j, in->gpu_report);
-    gf_pyj_key(j, "nvtx_pushpop_trace");
+    gf_jout_key(j, "nvtx_pushpop_trace");
     write_str(j, in->host_report);
-    gf_pyj_end_object(j);
+    gf_jout_end_object(j);
     if (in->source) { /* how the report CSVs were made; absent in the spec's default output */
-        gf_pyj_key(j, "source");
+        gf_jout_key(j, "source");
         write_str(j, in->source);
     }
-    gf_pyj_key(j, "trace_path");
+    gf_jout_key(j, "trace_path");
     write_str(j, in->trace_path);
-    gf_pyj_end_object(j);
+    gf_jout_end_object(j);
 }
 
 /* A manifest mapping copied whole, or {} when absent or not a mapping. */
-static void write_map(gf_pyj *j, const gf_yv *v)
+static void write_map(gf_jout *j, const gf_yv *v)
 {
     if (v && v->kind == GF_YV_MAP) {
-        gf_pyj_yv(j, v);
+        gf_jout_yv(j, v);
     } else {
-        gf_pyj_begin_object(j);
-        gf_pyj_end_object(j);
+        gf_jout_begin_object(j);
+        gf_jout_end_object(j);
     }
 }
 
-static void write_run(gf_pyj *j, const gf_yv *man, int64_t record_count)
+static void write_run(gf_jout *j, const gf_yv *man, int64_t record_count)
 {
-    gf_pyj_begin_object(j);
-    gf_pyj_key(j, "capture_range");
-    gf_pyj_yv(j, gf_yv_get(man, "capture_range"));
-    gf_pyj_key(j, "cuda");
+    gf_jout_begin_object(j);
+    gf_jout_key(j, "capture_range");
+    gf_jout_yv(j, gf_yv_get(man, "capture_range"));
+    gf_jout_key(j, "cuda");
     write_map(j, gf_yv_get(man, "cuda"));
-    gf_pyj_key(j, "device");
-    gf_pyj_yv(j, gf_yv_get(man, "device"));
-    gf_pyj_key(j, "git_commit");
-    gf_pyj_yv(j, gf_yv_get(man, "git_commit"));
-    gf_pyj_key(j, "profile_name");
-    gf_pyj_yv(j, gf_yv_get(man, "profile_name"));
-    gf_pyj_key(j, "record_count");
-    gf_pyj_int(j, record_count);
-    gf_pyj_key(j, "run_id");
-    gf_pyj_yv(j, gf_yv_get(man, "run_id"));
-    gf_pyj_key(j, "workload");
+    gf_jout_key(j, "device");
+    gf_jout_yv(j, gf_yv_get(man, "device"));
+    gf_jout_key(j, "git_commit");
+    gf_jout_yv(j, gf_yv_get(man, "git_commit"));
+    gf_jout_key(j, "profile_name");
+    gf_jout_yv(j, gf_yv_get(man, "profile_name"));
+    gf_jout_key(j, "record_count");
+    gf_jout_int(j, record_count);
+    gf_jout_key(j, "run_id");
+    gf_jout_yv(j, gf_yv_get(man, "run_id"));
+    gf_jout_key(j, "workload");
     write_map(j, gf_yv_get(man, "workload"));
-    gf_pyj_end_object(j);
+    gf_jout_end_object(j);
 }
 
 /* The largest number of values one summary takes. */
@@ -317,34 +317,34 @@ char *gf_nvtx_json(const gf_nvtx_doc *d, size_t *len)
         return NULL;
     }
     int schema2 = d->in->schema_version == 2;
-    gf_pyj j;
-    gf_pyj_init(&j);
-    gf_pyj_begin_object(&j);
+    gf_jout j;
+    gf_jout_init_python(&j);
+    gf_jout_begin_object(&j);
     if (schema2) {
-        gf_pyj_key(&j, "capture_gpu_work");
+        gf_jout_key(&j, "capture_gpu_work");
         write_capture_work(&j, d->nv);
     }
-    gf_pyj_key(&j, "gpu_projected_ranges");
+    gf_jout_key(&j, "gpu_projected_ranges");
     write_gpu_ranges(&j, d, vals);
-    gf_pyj_key(&j, "host_ranges");
+    gf_jout_key(&j, "host_ranges");
     write_host_ranges(&j, d, vals, vals2);
-    gf_pyj_key(&j, "iteration_summary");
+    gf_jout_key(&j, "iteration_summary");
     write_iteration_summary(&j, d, vals);
-    gf_pyj_key(&j, "iterations");
+    gf_jout_key(&j, "iterations");
     write_iterations(&j, d);
-    gf_pyj_key(&j, "provenance");
+    gf_jout_key(&j, "provenance");
     write_provenance(&j, d->in);
-    gf_pyj_key(&j, "run");
+    gf_jout_key(&j, "run");
     write_run(&j, d->in->manifest, d->record_count);
-    gf_pyj_key(&j, "schema_version");
-    gf_pyj_int(&j, schema2 ? 2 : 1);
-    gf_pyj_key(&j, "warnings");
-    gf_pyj_begin_array(&j);
+    gf_jout_key(&j, "schema_version");
+    gf_jout_int(&j, schema2 ? 2 : 1);
+    gf_jout_key(&j, "warnings");
+    gf_jout_begin_array(&j);
     for (size_t k = 0; k < d->nwarnings; k++)
         write_str(&j, d->warnings[k]);
-    gf_pyj_end_array(&j);
-    gf_pyj_end_object(&j);
+    gf_jout_end_array(&j);
+    gf_jout_end_object(&j);
     free(vals);
     free(vals2);
-    return gf_pyj_finish(&j, len); /* NULL (and freed) on OOM */
+    return gf_jout_finish(&j, len); /* NULL (and freed) on OOM */
 }

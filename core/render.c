@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fs.h"
-#include "jsonw.h"
+#include "jsonout.h"
 
 typedef struct ref {
     size_t start, end; /* the whole {{...}} */
@@ -146,7 +146,7 @@ static int emit(const char *name, const ref *r, FILE *out, gf_err *err)
     }
     switch (s->kind) {
     case GF_SLOT_TEXT:
-        gf_jsonw_string(out, v, len);
+        gf_json_file_string(out, v, len);
         return 0;
     case GF_SLOT_JSON: {
         if (len == 0) {

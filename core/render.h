@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include "gf_err.h"
 
-/* Writes script-safe JSON (use core/jsonw.h); returns 0 or -1 with err filled. */
+/* Writes script-safe JSON (use core/jsonout.h); returns 0 or -1 with err filled. */
 typedef int (*gf_slot_writer)(FILE *out, void *ud, gf_err *err);
 
 enum { GF_SLOT_TEXT, GF_SLOT_JSON, GF_SLOT_WRITER };

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonw.h"
+#include "jsonout.h"
 
 struct gf_stackdiff {
     gf_stacks *u;
@@ -242,23 +242,27 @@ int gf_stackdiff_write_folded(const gf_stackdiff *d, FILE *out, const char *meta
  * As gf_stacks_write_tree_json: stacks sorted by their frames' name ranks, then one pass that opens a
  * node wherever a stack leaves the previous one's path. */
 
-static const gf_stacks *g_u; /* qsort context (the program is single-threaded) */
-static const uint32_t *g_rank;
-
-static int by_name(const void *a, const void *b)
+static int by_name(const void *a, const void *b, void *stacks)
 {
-    return strcmp(gf_stacks_frame(g_u, *(const uint32_t *)a, NULL), gf_stacks_frame(g_u, *(const uint32_t *)b, NULL));
+    const gf_stacks *u = stacks;
+    return strcmp(gf_stacks_frame(u, *(const uint32_t *)a, NULL), gf_stacks_frame(u, *(const uint32_t *)b, NULL));
 }
 
-static int by_frames(const void *a, const void *b)
+typedef struct frames_order {
+    const gf_stacks *u;
+    const uint32_t *rank; /* frame id → rank of its name */
+} frames_order;
+
+static int by_frames(const void *a, const void *b, void *order)
 {
+    const frames_order *o = order;
     size_t dx, dy;
-    const uint32_t *p = gf_stacks_get(g_u, *(const uint32_t *)a, &dx, NULL);
-    const uint32_t *q = gf_stacks_get(g_u, *(const uint32_t *)b, &dy, NULL);
+    const uint32_t *p = gf_stacks_get(o->u, *(const uint32_t *)a, &dx, NULL);
+    const uint32_t *q = gf_stacks_get(o->u, *(const uint32_t *)b, &dy, NULL);
     size_t n = dx < dy ? dx : dy;
     for (size_t i = 0; i < n; i++)
         if (p[i] != q[i])
-            return g_rank[p[i]] < g_rank[q[i]] ? -1 : 1;
+            return o->rank[p[i]] < o->rank[q[i]] ? -1 : 1;
     return dx < dy ? -1 : dx > dy;
 }
 
@@ -290,14 +294,13 @@ int gf_stackdiff_write_tree_json(const gf_stackdiff *d, FILE *out, double min_fr
     }
     for (uint32_t i = 0; i < nf; i++)
         names[i] = i;
-    g_u = u;
-    qsort(names, nf, sizeof *names, by_name);
+    qsort_r(names, nf, sizeof *names, by_name, (void *)u);
     for (uint32_t i = 0; i < nf; i++)
         rank[names[i]] = i;
-    g_rank = rank;
     for (uint32_t i = 0; i < ns; i++)
         order[i] = i;
-    qsort(order, ns, sizeof *order, by_frames);
+    frames_order fo = {u, rank};
+    qsort_r(order, ns, sizeof *order, by_frames, &fo);
     const uint32_t *prev = NULL;
     size_t prev_depth = 0;
     for (size_t k = 0; k < ns; k++) {
@@ -358,16 +361,16 @@ int gf_stackdiff_write_tree_json(const gf_stackdiff *d, FILE *out, double min_fr
         if (newid[f] != UINT32_MAX)
             byid[newid[f]] = f;
     fputs("{\"total\":[", out);
-    gf_jsonw_int(out, d->total[0]);
+    gf_json_file_int(out, d->total[0]);
     putc(',', out);
-    gf_jsonw_int(out, d->total[1]);
+    gf_json_file_int(out, d->total[1]);
     fputs("],\"names\":[", out);
     for (uint32_t i = 0; i < nnames; i++) {
         size_t len;
         const char *f = gf_stacks_frame(u, byid[i], &len);
         if (i)
             putc(',', out);
-        gf_jsonw_string(out, f, len);
+        gf_json_file_string(out, f, len);
     }
     fputs("],\"nodes\":[", out);
     for (size_t i = 0; i < tn; i++) {

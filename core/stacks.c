@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "csv.h"
-#include "jsonw.h"
+#include "jsonout.h"
 
 typedef struct stack_rec {
     size_t off;
@@ -802,7 +802,7 @@ int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
     for (size_t i = 0; i < s->nframes; i++) {
         if (i)
             putc(',', out);
-        gf_jsonw_string(out, s->bytes + s->foff[i], s->flen[i]);
+        gf_json_file_string(out, s->bytes + s->foff[i], s->flen[i]);
     }
     fputs("],\"nodes\":[", out);
     for (size_t i = 0; i < tn; i++) {
@@ -835,15 +835,15 @@ int gf_stacks_write_speedscope(const gf_stacks *s, FILE *out, const char *name, 
         if (i)
             putc(',', out);
         fputs("{\"name\":", out);
-        gf_jsonw_string(out, s->bytes + s->foff[i], s->flen[i]);
+        gf_json_file_string(out, s->bytes + s->foff[i], s->flen[i]);
         putc('}', out);
     }
     fputs("]},\"profiles\":[{\"type\":\"sampled\",\"name\":", out);
     const char *nm = name ? name : "gpuflame";
-    gf_jsonw_string(out, nm, strlen(nm));
+    gf_json_file_string(out, nm, strlen(nm));
     fputs(",\"unit\":", out);
     const char *u = unit ? unit : "none";
-    gf_jsonw_string(out, u, strlen(u));
+    gf_json_file_string(out, u, strlen(u));
     fprintf(out, ",\"startValue\":0,\"endValue\":%" PRId64 ",\"samples\":[", s->total);
     for (size_t i = 0; i < s->nstacks; i++) {
         const stack_rec *r = &s->st[i];
@@ -858,7 +858,7 @@ int gf_stacks_write_speedscope(const gf_stacks *s, FILE *out, const char *name, 
     for (size_t i = 0; i < s->nstacks; i++)
         fprintf(out, i ? ",%" PRId64 : "%" PRId64, s->st[i].weight);
     fputs("]}],\"name\":", out);
-    gf_jsonw_string(out, nm, strlen(nm));
+    gf_json_file_string(out, nm, strlen(nm));
     fputs(",\"activeProfileIndex\":0,\"exporter\":\"gpuflame\"}\n", out);
     if (ferror(out))
         return gf_errf(err, GF_EXIT_ERROR, "write error (speedscope)");

@@ -85,7 +85,7 @@ int gf_stacks_add_total(gf_stacks *s, const char *prefix, const char *name, size
 
 /* Flamegraph page data: {"total":N,"names":[...],"nodes":[name,value,depth,...]} where nodes are the
  * merged call tree in pre-order (children sorted by name, like flamegraph.pl), the root excluded.
- * Script-safe JSON (core/jsonw.h). */
+ * Script-safe JSON (core/jsonout.h). */
 int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err);
 /* speedscope file format (with its "$schema" id, which speedscope requires to recognise the file):
  * one "sampled" profile with unit `unit` ("none", "microseconds", "nanoseconds", ...). */

@@ -430,19 +430,9 @@ static const gf_col api_cols[] = {
     {"Pid", GF_U_NONE}, {"Tid", GF_U_NONE},    {"T-Pri", GF_U_NONE}, {"Thread Name", GF_U_NONE},
 };
 
-int gf_rep_api_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_res *res, gf_err *err)
+/* ThreadNames: globalTid → (priority, name) rows, in rowid order per thread, sorted by (globalTid, rowid). */
+static int load_thread_names(gf_stats_db *d, tname **out, size_t *nout, gf_err *err)
 {
-    int h = gf_sqlite_has_table(d->db, "CUPTI_ACTIVITY_KIND_RUNTIME");
-    if (h < 0)
-        return gf_sqlite_fail(d->db, d->path, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
-    if (!h)
-        return gf_stats_skip(d, res, "does not contain CUDA trace data.");
-    h = gf_sqlite_has_table(d->db, "ThreadNames");
-    if (h < 0)
-        return gf_sqlite_fail(d->db, d->path, "ThreadNames", err);
-    if (!h)
-        return gf_stats_skip(d, res, "file does not contain ThreadNames table.");
-    /* ThreadNames: globalTid → (priority, name) rows, in rowid order per thread */
     tname *tn = NULL;
     size_t ntn = 0, cap = 0;
     static const char *const tcols[] = {"globalTid", "priority", "nameId"};
@@ -489,9 +479,31 @@ int gf_rep_api_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
     }
     if (ntn > 1) /* qsort wants a non-NULL base even for 0 elements */
         qsort(tn, ntn, sizeof *tn, cmp_tname);
+    *out = tn;
+    *nout = ntn;
+    return 0;
+}
 
+int gf_rep_api_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_res *res, gf_err *err)
+{
+    int h = gf_sqlite_has_table(d->db, "CUPTI_ACTIVITY_KIND_RUNTIME");
+    if (h < 0)
+        return gf_sqlite_fail(d->db, d->path, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
+    if (!h)
+        return gf_stats_skip(d, res, "does not contain CUDA trace data.");
+    h = gf_sqlite_has_table(d->db, "ThreadNames");
+    if (h < 0)
+        return gf_sqlite_fail(d->db, d->path, "ThreadNames", err);
+    if (!h)
+        return gf_stats_skip(d, res, "file does not contain ThreadNames table.");
+    tname *tn = NULL;
+    size_t ntn = 0;
+    if (load_thread_names(d, &tn, &ntn, err) != 0)
+        return -1;
+    gf_sqlq q;
+    int rc;
     static const char *const cols[] = {"start", "end", "nameId", "returnValue", "correlationId", "globalTid"};
-    r = prepare_by_start(d, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 6, 2, err);
+    int r = prepare_by_start(d, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 6, 2, err);
     if (r <= 0) {
         free(tn);
         return r < 0 ? -1 : gf_stats_skip(d, res, "does not contain CUDA trace data.");

@@ -165,6 +165,34 @@ static int load_ranges(gf_stats_db *d, nset *s, int sel, gf_err *err)
     return load_ranges_cb(d, s, sel, NULL, NULL, err);
 }
 
+/* SELECT rowid, start, end, eventType, globalTid, textId, text, domainId FROM NVTX_EVENTS (NULL for the
+ * columns an export lacks) of the selected event types, in rowid order. */
+static int prepare_ranges(gf_stats_db *d, gf_sqlq *q, const char *types, int sel, gf_err *err)
+{
+    int has_egt = gf_sqlite_has_column(d->db, "NVTX_EVENTS", "endGlobalTid");
+    if (has_egt < 0)
+        return gf_sqlite_fail(d->db, d->path, "NVTX_EVENTS", err);
+    char tail[300];
+    snprintf(tail, sizeof tail, "WHERE %s%s ORDER BY rowid", types,
+             sel == SEL_PROJ && has_egt ? " AND endGlobalTid IS NULL" : "");
+    static const char *const opt[] = {"end", "globalTid", "textId", "text", "domainId"};
+    char sql[800];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT rowid, start");
+    for (int i = 0; i < 5; i++) {
+        int hc = gf_sqlite_has_column(d->db, "NVTX_EVENTS", opt[i]);
+        if (hc < 0)
+            return gf_sqlite_fail(d->db, d->path, "NVTX_EVENTS", err);
+        o += (size_t)snprintf(sql + o, sizeof sql - o, i == 0 ? ", %s%s%s, eventType" : ", %s%s%s",
+                              hc ? "\"" : "", hc ? opt[i] : "NULL", hc ? "\"" : "");
+    }
+    snprintf(sql + o, sizeof sql - o, " FROM NVTX_EVENTS %s", tail);
+    memset(q, 0, sizeof *q);
+    q->table = "NVTX_EVENTS";
+    if (sqlite3_prepare_v2(d->db, sql, -1, &q->st, NULL) != SQLITE_OK)
+        return gf_sqlite_fail(d->db, d->path, "NVTX_EVENTS", err);
+    return 0;
+}
+
 static int load_ranges_cb(gf_stats_db *d, nset *s, int sel, range_fn each, void *arg, gf_err *err)
 {
     memset(s, 0, sizeof *s);
@@ -181,35 +209,9 @@ static int load_ranges_cb(gf_stats_db *d, nset *s, int sel, range_fn each, void 
     int ret = load_domains(d, &dom, err);
     if (ret != 0)
         goto out;
-    int has_egt = gf_sqlite_has_column(d->db, "NVTX_EVENTS", "endGlobalTid");
-    if (has_egt < 0) {
-        ret = gf_sqlite_fail(d->db, d->path, "NVTX_EVENTS", err);
-        goto out;
-    }
-    char tail[300];
-    snprintf(tail, sizeof tail, "WHERE %s%s ORDER BY rowid", types,
-             sel == SEL_PROJ && has_egt ? " AND endGlobalTid IS NULL" : "");
-    /* SELECT rowid, start, end, eventType, globalTid, textId, text, domainId: the columns that exist */
-    static const char *const opt[] = {"end", "globalTid", "textId", "text", "domainId"};
-    char sql[800];
-    size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT rowid, start");
-    for (int i = 0; i < 5; i++) {
-        int hc = gf_sqlite_has_column(d->db, "NVTX_EVENTS", opt[i]);
-        if (hc < 0) {
-            ret = gf_sqlite_fail(d->db, d->path, "NVTX_EVENTS", err);
-            goto out;
-        }
-        o += (size_t)snprintf(sql + o, sizeof sql - o, i == 0 ? ", %s%s%s, eventType" : ", %s%s%s",
-                              hc ? "\"" : "", hc ? opt[i] : "NULL", hc ? "\"" : "");
-    }
-    snprintf(sql + o, sizeof sql - o, " FROM NVTX_EVENTS %s", tail);
     gf_sqlq q;
-    memset(&q, 0, sizeof q);
-    q.table = "NVTX_EVENTS";
-    if (sqlite3_prepare_v2(d->db, sql, -1, &q.st, NULL) != SQLITE_OK) {
-        ret = gf_sqlite_fail(d->db, d->path, "NVTX_EVENTS", err);
+    if ((ret = prepare_ranges(d, &q, types, sel, err)) != 0)
         goto out;
-    }
     for (int i = 0; i < 8; i++)
         q.idx[i] = i;
     int rc;

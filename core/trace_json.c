@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonw.h"
+#include "jsonout.h"
 #include "stacks.h"
 #include "trace_pack.h"
 
@@ -14,7 +14,7 @@ static void jstr(FILE *out, const gf_trace *t, int32_t id)
 {
     size_t len;
     const char *s = gf_strtab_get(t->str, id, &len);
-    gf_jsonw_string(out, s, len);
+    gf_json_file_string(out, s, len);
 }
 
 /* The aggregate launch-stack flamegraph as a prefix tree (root-first paths: outermost frame ... innermost,
@@ -174,6 +174,45 @@ oom:
     return -1;
 }
 
+/* The page's lanes (those lmap keeps, lmap[l] >= 0), in model order. */
+static void write_lanes(const gf_trace *t, FILE *out, const int32_t *lmap)
+{
+    fputs(",\"lanes\":[", out);
+    int first = 1;
+    for (size_t l = 0; l < t->nlanes; l++) {
+        if (lmap[l] < 0)
+            continue;
+        const gf_lane *ln = &t->lanes[l];
+        fputs(first ? "{\"label\":" : ",{\"label\":", out);
+        first = 0;
+        jstr(out, t, ln->label);
+        fprintf(out, ",\"kind\":\"%s\"", gf_lane_kind_names[ln->kind]);
+        if (ln->rank >= 0 && (size_t)ln->rank < t->nranks) {
+            fputs(",\"rank\":", out);
+            jstr(out, t, t->rank_label[ln->rank]);
+        }
+        if (ln->kind == GF_LANE_GPU) {
+            fputs(",\"device\":", out);
+            if (ln->device >= 0)
+                jstr(out, t, ln->device);
+            else
+                fputs("null", out);
+            fprintf(out, ",\"stream\":%lld", (long long)ln->stream);
+            if (ln->devnum >= 0)
+                fprintf(out, ",\"deviceId\":%lld", (long long)ln->devnum);
+            if (ln->sync)
+                fputs(",\"sync\":true", out);
+        } else {
+            fprintf(out, ",\"pid\":%lld,\"tid\":%lld", (long long)ln->pid, (long long)ln->tid);
+            if (ln->tname >= 0) {
+                fputs(",\"thread\":", out);
+                jstr(out, t, ln->tname);
+            }
+        }
+        putc('}', out);
+    }
+}
+
 int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err)
 {
     size_t nstr = gf_strtab_count(t->str);
@@ -220,48 +259,15 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
 
     fputs("{\"title\":", out);
     const char *title = o && o->title ? o->title : ""; /* the page title is the caller's (policy timeline.title) */
-    gf_jsonw_string(out, title, strlen(title));
+    gf_json_file_string(out, title, strlen(title));
     int64_t span = tend - t0 > 1 ? tend - t0 : 1;
     fprintf(out, ",\"t0\":%lld,\"span\":%lld,\"total\":%llu,\"shown\":%zu", (long long)t0, (long long)span,
             (unsigned long long)t->total, t->n);
     if (o && o->initial_view) {
         fputs(",\"initialView\":", out);
-        gf_jsonw_string(out, o->initial_view, strlen(o->initial_view));
+        gf_json_file_string(out, o->initial_view, strlen(o->initial_view));
     }
-    fputs(",\"lanes\":[", out);
-    int first = 1;
-    for (size_t l = 0; l < t->nlanes; l++) {
-        if (lmap[l] < 0)
-            continue;
-        const gf_lane *ln = &t->lanes[l];
-        fputs(first ? "{\"label\":" : ",{\"label\":", out);
-        first = 0;
-        jstr(out, t, ln->label);
-        fprintf(out, ",\"kind\":\"%s\"", gf_lane_kind_names[ln->kind]);
-        if (ln->rank >= 0 && (size_t)ln->rank < t->nranks) {
-            fputs(",\"rank\":", out);
-            jstr(out, t, t->rank_label[ln->rank]);
-        }
-        if (ln->kind == GF_LANE_GPU) {
-            fputs(",\"device\":", out);
-            if (ln->device >= 0)
-                jstr(out, t, ln->device);
-            else
-                fputs("null", out);
-            fprintf(out, ",\"stream\":%lld", (long long)ln->stream);
-            if (ln->devnum >= 0)
-                fprintf(out, ",\"deviceId\":%lld", (long long)ln->devnum);
-            if (ln->sync)
-                fputs(",\"sync\":true", out);
-        } else {
-            fprintf(out, ",\"pid\":%lld,\"tid\":%lld", (long long)ln->pid, (long long)ln->tid);
-            if (ln->tname >= 0) {
-                fputs(",\"thread\":", out);
-                jstr(out, t, ln->tname);
-            }
-        }
-        putc('}', out);
-    }
+    write_lanes(t, out, lmap);
     fprintf(out, "],\"cpuLanes\":%d", ncpu);
     if (t->nranks) {
         fputs(",\"ranks\":[", out);
@@ -316,11 +322,11 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     for (size_t w = 0; w < t->nwarnings; w++) {
         if (w)
             putc(',', out);
-        gf_jsonw_string(out, t->warnings[w], strlen(t->warnings[w]));
+        gf_json_file_string(out, t->warnings[w], strlen(t->warnings[w]));
     }
     fputs("],\"source\":", out);
     if (t->source)
-        gf_jsonw_string(out, t->source, strlen(t->source));
+        gf_json_file_string(out, t->source, strlen(t->source));
     else
         fputs("null", out);
     putc('}', out);
@@ -386,7 +392,7 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
                 char buf[600];
                 const char *dev = ln->device >= 0 ? gf_strtab_get(t->str, ln->device, NULL) : "?";
                 snprintf(buf, sizeof buf, "%s%s", strncmp(dev, "GPU", 3) == 0 ? "" : "GPU ", dev);
-                gf_jsonw_string(out, buf, strlen(buf));
+                gf_json_file_string(out, buf, strlen(buf));
                 fprintf(out, "}},{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%lld,\"tid\":0,"
                              "\"args\":{\"sort_index\":%lld}}",
                         (long long)(gpu_pid_base + devidx), (long long)(1000000 + devidx));

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "hmap.h"
-#include "jsonw.h"
+#include "jsonout.h"
 #include "trace_pack.h"
 
 void gf_base64_write(FILE *out, const unsigned char *d, size_t len)
@@ -110,7 +110,7 @@ static void jstr(FILE *out, const gf_trace *t, int32_t id)
 {
     size_t len;
     const char *s = gf_strtab_get(t->str, id, &len);
-    gf_jsonw_string(out, s, len);
+    gf_json_file_string(out, s, len);
 }
 
 static void field(FILE *out, int *first, const char *k)
@@ -133,11 +133,11 @@ static void write_detail(FILE *out, const gf_trace *t, const gf_detail *d)
     }
     if (d->regs >= 0) {
         field(out, &first, "regs");
-        gf_jsonw_int(out, d->regs);
+        gf_json_file_int(out, d->regs);
     }
     if (d->bytes >= 0) {
         field(out, &first, "bytes");
-        gf_jsonw_int(out, d->bytes);
+        gf_json_file_int(out, d->bytes);
     }
     if (d->copy >= 0) {
         field(out, &first, "copy");
@@ -145,7 +145,7 @@ static void write_detail(FILE *out, const gf_trace *t, const gf_detail *d)
     }
     if (d->nvtx_level >= 0) {
         field(out, &first, "nvtx_level");
-        gf_jsonw_int(out, d->nvtx_level);
+        gf_json_file_int(out, d->nvtx_level);
     }
     if (d->domain >= 0) {
         field(out, &first, "domain");

@@ -687,6 +687,44 @@ static gf_yv *snapshot(ctx *c, const gf_yv *v)
     return yv_copy(c, v);
 }
 
+/* A scalar event: built, remembered under its anchor, attached to the open collection. Returns attach's
+ * status (< 0 OOM); *bad set when the document is invalid (the message is in c->err). */
+static int on_scalar(ctx *c, const yaml_event_t *ev, gf_yv *anchor_copies, size_t line, size_t col, int *bad)
+{
+    gf_yv *v = yv_new(GF_YV_NULL);
+    if (!v)
+        return -1;
+    c->nodes++;
+    const char *s = (const char *)ev->data.scalar.value;
+    size_t n = ev->data.scalar.length;
+    int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    const char *tag = (const char *)ev->data.scalar.tag;
+    int r = build_scalar(v, s, n, tag, plain);
+    if (r != 0) {
+        gf_yv_free(v);
+        if (r > 0)
+            fail(c, line, col, "scalar cannot be constructed");
+        *bad = 1;
+        return r;
+    }
+    int mk = plain && !tag && n == 2 && s[0] == '<' && s[1] == '<' && c->depth > 0 &&
+             c->stack[c->depth - 1].node->kind == GF_YV_MAP && !c->stack[c->depth - 1].have_key;
+    if (ev->data.scalar.anchor) {
+        gf_yv *snap = snapshot(c, v);
+        if (!snap || push_item(anchor_copies, snap, NULL, 0) ||
+            add_anchor(c, (const char *)ev->data.scalar.anchor, snap)) {
+            gf_yv_free(v);
+            return -1;
+        }
+    }
+    r = attach(c, v, mk);
+    if (r > 0) {
+        fail(c, line, col, "found unhashable key or invalid merge");
+        *bad = 1;
+    }
+    return r;
+}
+
 gf_yv *gf_yaml_load_string(const char *text, size_t len, const char *name, int *status, gf_err *err)
 {
     yaml_parser_t p;
@@ -739,43 +777,7 @@ gf_yv *gf_yaml_load_string(const char *text, size_t len, const char *name, int *
             r = attach(&c, cp, 0);
             break;
         }
-        case YAML_SCALAR_EVENT: {
-            gf_yv *v = yv_new(GF_YV_NULL);
-            if (!v) {
-                r = -1;
-                break;
-            }
-            c.nodes++;
-            const char *s = (const char *)ev.data.scalar.value;
-            size_t n = ev.data.scalar.length;
-            int plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-            const char *tag = (const char *)ev.data.scalar.tag;
-            r = build_scalar(v, s, n, tag, plain);
-            if (r != 0) {
-                gf_yv_free(v);
-                if (r > 0)
-                    fail(&c, line, col, "scalar cannot be constructed");
-                bad = 1;
-                break;
-            }
-            int mk = plain && !tag && n == 2 && s[0] == '<' && s[1] == '<' && c.depth > 0 &&
-                     c.stack[c.depth - 1].node->kind == GF_YV_MAP && !c.stack[c.depth - 1].have_key;
-            if (ev.data.scalar.anchor) {
-                gf_yv *snap = snapshot(&c, v);
-                if (!snap || push_item(anchor_copies, snap, NULL, 0) ||
-                    add_anchor(&c, (const char *)ev.data.scalar.anchor, snap)) {
-                    gf_yv_free(v);
-                    r = -1;
-                    break;
-                }
-            }
-            r = attach(&c, v, mk);
-            if (r > 0) {
-                fail(&c, line, col, "found unhashable key or invalid merge");
-                bad = 1;
-            }
-            break;
-        }
+        case YAML_SCALAR_EVENT: r = on_scalar(&c, &ev, anchor_copies, line, col, &bad); break;
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT: {
             if (c.depth >= MAX_DEPTH) {

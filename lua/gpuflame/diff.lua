@@ -15,7 +15,7 @@ M.API_PREFIX = "gpu;nsys;cuda_api"
 local NULL = core.json.null
 local array = core.json.array
 
-local function dpol(policy) return (policy and policy.diff) or {} end
+local function dpol(policy) return (policy or require("gpuflame.policy").defaults()).diff end
 
 -- ratios and shares in the JSON are rounded to 1e-6 so the output is stable across platforms
 local function r6(x)
@@ -396,7 +396,7 @@ function M.caveats(b, a, policy)
         "Different GPU drivers: kernel scheduling and library code paths can differ.")
     end
     local db, da = mb.duration_ns, ma.duration_ns
-    local tol = dpol(policy).duration_tolerance or 0.10
+    local tol = dpol(policy).duration_tolerance
     if db and da and db > 0 and da > 0 and math.abs(da - db) / math.max(da, db) > tol then
       add("duration_ns", db, da, string.format("Different capture lengths (%s vs %s, %s): absolute totals " ..
         "compare different amounts of work; the page's normalised view (share of total GPU time) is fairer.",
@@ -543,7 +543,7 @@ end
 -- (a new kernel among them counts as growth).
 function M.default_verdict(d, policy)
   local p = dpol(policy)
-  local thr, kthr, top = p.threshold or 0.05, p.kernel_threshold or 0.20, p.top_kernels or 10
+  local thr, kthr, top = p.threshold, p.kernel_threshold, p.top_kernels
   local reasons = {}
   local t = d.total
   if t.before_ns > 0 and (t.after_ns - t.before_ns) / t.before_ns > thr then
@@ -612,9 +612,9 @@ function M.verdict(d, policy)
     exit_code = res.regression and errors.REGRESSION or errors.OK,
     reasons = array(res.reasons),
     decided_by = by,
-    threshold = p.threshold or 0.05,
-    kernel_threshold = p.kernel_threshold or 0.20,
-    top_kernels = p.top_kernels or 10,
+    threshold = p.threshold,
+    kernel_threshold = p.kernel_threshold,
+    top_kernels = p.top_kernels,
   }
 end
 

@@ -11,6 +11,11 @@ local resource = require("gpuflame.resource")
 
 local M = {}
 
+-- the findings section of a policy; code called without one uses the default policy's
+local function fpol(pol)
+  return (pol or require("gpuflame.policy").defaults()).findings
+end
+
 -- Options every rule accepts (nsys's ExpertSystemsReport options): rows, start, end, nvtx.
 M.COMMON = { rows = "integer", start = "integer", ["end"] = "integer", nvtx = "string" }
 M.COMMON_DEFAULTS = { rows = 50 }
@@ -230,7 +235,7 @@ end
 -- gives { error = "message" }.
 function M.run_rule(rule, model, opts, budget)
   local t0 = os.clock()
-  local res = table.pack(core.host.with_budget(budget or 120, rule.run, model, opts))
+  local res = table.pack(core.host.with_budget(budget or fpol(nil).rule_budget, rule.run, model, opts))
   local out
   if not res[1] then
     local e = errors.wrap(res[2])
@@ -294,7 +299,7 @@ end
 function M.analyze(tr, source, specs, pol, plan)
   plan = plan or M.plan(specs, pol)
   local model = M.model(tr, source)
-  local budget = pol and pol.findings and pol.findings.rule_budget or 120
+  local budget = fpol(pol).rule_budget
   local results = {}
   for _, p in ipairs(plan) do
     local r
@@ -335,8 +340,8 @@ end
 -- It never fails the capture: a problem becomes a capture warning.
 function M.capture_stage(state)
   local pol = state.policy or require("gpuflame.policy").defaults()
-  local fp = pol.findings or {}
-  local when = fp.capture or "exported"
+  local fp = pol.findings
+  local when = fp.capture
   if when == "never" or not state.report or (when == "exported" and not state.artifacts.sqlite) then return end
   local capture = require("gpuflame.capture")
   local log = require("gpuflame.log")
@@ -362,7 +367,7 @@ function M.capture_stage(state)
     for _, r in ipairs(results) do
       if r.error then capture.warn(state, "findings: rule %s failed: %s", r.name, r.error) end
     end
-    for _, r in ipairs(M.top(results, fp.capture_top or 3)) do
+    for _, r in ipairs(M.top(results, fp.capture_top)) do
       log.info("finding %s [%s]: %s", r.name, r.severity, r.verdict)
     end
   end)

@@ -90,7 +90,7 @@ end
 -- reports (one per rank; merged by gpuflame.trace), summed over ranks, or under a "rank N" frame each.
 function fg.from_reports(paths, policy, opts)
   opts = opts or {}
-  local unit = fpolicy(policy).unit_ns or 1000
+  local unit = fpolicy(policy).unit_ns
   local tr = require("gpuflame.trace").load(paths, { max_events = 0, ranks = true, policy = policy, nsys = opts.nsys })
   local totals = tr:rank_kernel_totals("kernel")
   if #totals == 0 then

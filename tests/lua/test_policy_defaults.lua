@@ -62,6 +62,30 @@ t.eq("deliver.retry.statuses", "5xx,408,429", table.concat((function()
 end)(), ","))
 t.eq("analyze.validated_version", "2025.1", D.analyze.validated_version)
 
+-- no literal fallback beside a policy read: `policy.x or 30` copies default.lua and silently wins when
+-- a fleet's policy is malformed; the value comes from the (merged) policy or its defaults()
+local LITERAL_FALLBACK = {
+  "%f[%w_]policy%.[%w_%.]+%s+or%s+[%d\"'{]", "%f[%w_]pol%.[%w_%.]+%s+or%s+[%d\"'{]",
+  "%f[%w_][fd]p%.[%w_%.]+%s+or%s+[%d\"'{]", "pol[%w_]*%b()%.[%w_%.]+%s+or%s+[%d\"'{]",
+  "or {}%)%.[%w_]+%s+or%s+[%d\"']",
+}
+local fallbacks, scanned = {}, 0
+local list = io.popen("find '" .. top .. "/lua' -name '*.lua' | sort")
+for file in list:lines() do
+  scanned = scanned + 1
+  local n = 0
+  for line in io.lines(file) do
+    n = n + 1
+    local code = line:gsub("%-%-.*$", "")
+    for _, pat in ipairs(LITERAL_FALLBACK) do
+      if code:find(pat) then fallbacks[#fallbacks + 1] = file:sub(#top + 2) .. ":" .. n; break end
+    end
+  end
+end
+list:close()
+t.check("no `policy.x or <literal>` fallbacks in lua/ (" .. scanned .. " files)", scanned > 50 and #fallbacks == 0,
+  "fallbacks: " .. table.concat(fallbacks, ", "))
+
 -- code called without a policy uses the default policy's values
 local fg = require("gpuflame.flamegraph")
 local po = fg.page_options(nil, {})

@@ -45,7 +45,7 @@ function cmd.run(opts, ctx)
       "`gpuflame compare` two analyses", ab and pb or pa, ab and pa or pb)
   end
   local policy = ctx.policy()
-  local dp = policy.diff or {}
+  local dp = policy.diff
   local out = opts.out or (not opts.json and "diff.html" or nil)
   local ok, res = errors.try(function()
     local b = diff.load_side(pb, ctx, { nsys = opts.nsys })
@@ -54,9 +54,9 @@ function cmd.run(opts, ctx)
     d.verdict = diff.verdict(d, policy)
     if opts.folded then D:write_folded(opts.folded, { meta = diff.folded_meta(d) }) end
     if out then
-      local title = opts.title or dp.title or "GPU time diff"
+      local title = opts.title or dp.title
       diff.render(D, L, d, out, { title = title, subtitle = base(pb) .. " → " .. base(pa),
-        min_fraction = opts.min_fraction or dp.min_fraction or 0 })
+        min_fraction = opts.min_fraction or dp.min_fraction })
     end
     return d
   end)

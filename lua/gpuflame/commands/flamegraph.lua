@@ -40,8 +40,8 @@ function cmd.run(opts, ctx)
         -- difffolded.pl's "stack BEFORE AFTER" (gpuflame diff --folded): the differential page
         local diff = require("gpuflame.diff")
         local D = diff.flamegraph_from_difffolded(input, out, {
-          title = opts.title or (ctx.policy().diff or {}).title or "GPU time diff",
-          subtitle = input:match("[^/]+$"), min_fraction = (ctx.policy().diff or {}).min_fraction or 0 }, ctx)
+          title = opts.title or ctx.policy().diff.title,
+          subtitle = input:match("[^/]+$"), min_fraction = ctx.policy().diff.min_fraction }, ctx)
         local b, a = D:totals()
         log.info("wrote %s (differential: %d stacks, BEFORE %d, AFTER %d)", out, D:count(), b, a)
         return nil
