@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "fs.h"
-#include "jsonw.h"
+#include "jsonout.h"
 #include "render.h"
 #include "tap.h"
 
@@ -16,7 +16,7 @@ static int list_writer(FILE *out, void *ud, gf_err *err)
     writer_calls++;
     const char *name = ud;
     fputs("[", out);
-    gf_jsonw_string(out, name, strlen(name));
+    gf_json_file_string(out, name, strlen(name));
     fputs(",1]", out);
     return 0;
 }
