@@ -13,8 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { TOP, TMP, launch, frame, check, skip, notOk, done, pageData } from './timeline_lib.mjs';
+import { TOP, TMP, launch, frame, check, skip, notOk, done, pageData, openGuarded } from './timeline_lib.mjs';
 
 const FIX = process.env.GPUFLAME_FIXTURES || path.resolve(TOP, '../shared/fixtures');
 const GF = process.env.GPUFLAME_BIN || path.join(TOP, 'bin/gpuflame');
@@ -33,27 +32,6 @@ function gf(args, env = {}) {
   return execFileSync(GF, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GPUFLAME_PATH: '', ...env } }).toString();
 }
 
-async function openPage(browser, file, ready) {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const log = { console: [], errors: [], requests: [], dialogs: [] };
-  page.on('console', (m) => { if (m.type() === 'error') log.console.push(m.text()); });
-  page.on('pageerror', (e) => log.errors.push(String(e)));
-  page.on('dialog', async (d) => { log.dialogs.push(d.message()); await d.dismiss(); });
-  await page.route('**/*', (route) => {
-    const u = route.request().url();
-    if (/^(file|data):/.test(u)) return route.continue();
-    log.requests.push(u);
-    return route.abort();
-  });
-  await page.addInitScript(() => {
-    window.__pwned = undefined;
-    window.__alerted = 0;
-    window.alert = window.confirm = window.prompt = () => { window.__alerted++; };
-  });
-  await page.goto(pathToFileURL(file).href);
-  await page.waitForFunction(ready, null, { timeout: 20000 });
-  return { page, log };
-}
 const tlReady = () => window.__gf && window.__gf.firstDrawAt > 0;
 const fgReady = () => window.gpuflame && window.gpuflame.state().nodes > 0;
 
@@ -111,7 +89,7 @@ async function timelinePanel() {
   const file = path.join(TMP, 'fp-tile.html');
   gf(['-q', '--policy', GAP1, 'timeline', SHEET, '-o', file]);
   const CLI = JSON.parse(gf(['--policy', GAP1, 'findings', SHEET, '-f', 'json'])).findings;
-  const { page, log } = await openPage(browser, file, tlReady);
+  const { page, log } = await openGuarded(browser, file, tlReady);
   const D = await pageData(page);
   const F = await page.evaluate(() => window.__gf.findings());
   const P = await panel(page);
@@ -287,7 +265,7 @@ end }
   const safe = (page) => page.evaluate(() => ({ pwned: window.__pwned, alerted: window.__alerted,
     injected: document.querySelectorAll('img, [onerror]').length, scripts: document.scripts.length }));
   {
-    const { page, log } = await openPage(browser, tl, tlReady);
+    const { page, log } = await openGuarded(browser, tl, tlReady);
     const F = await page.evaluate(() => window.__gf.findings());
     const e = F.findIndex((f) => f.rule === 'evil');
     check('hostile rule (timeline): listed, its verdict as the exact text', e >= 0 && F[e].text === H && F[e].severity === 'warning', JSON.stringify(F).slice(0, 300));
@@ -306,7 +284,7 @@ end }
     await page.close();
   }
   {
-    const { page, log } = await openPage(browser, fg, fgReady);
+    const { page, log } = await openGuarded(browser, fg, fgReady);
     const F = await page.evaluate(() => window.gpuflame.findings());
     const e = F.findIndex((f) => f.rule === 'evil');
     check('hostile rule (flamegraph): listed with the markup as text', e >= 0 && F[e].text === H && (await page.textContent(BTN(e))).includes(H));
@@ -330,7 +308,7 @@ async function noPages() {
   for (const [f, ready, hook, id] of [[tl, tlReady, () => window.__gf.findings(), 'gf-findings'],
     [fg, fgReady, () => window.gpuflame.findings(), 'fg-findings']]) {
     const name = `findings.pages = false (${path.basename(f)})`;
-    const { page, log } = await openPage(browser, f, ready);
+    const { page, log } = await openGuarded(browser, f, ready);
     const s = await page.evaluate((i) => ({ slot: document.getElementById(i).textContent.trim(),
       hidden: document.getElementById('findings').hidden, buttons: document.querySelectorAll('#findings-list button').length }), id);
     check(`${name}: null slot, panel hidden, no entries`, s.slot === 'null' && s.hidden && s.buttons === 0 && !(await page.isVisible('#findings')), JSON.stringify(s));
@@ -347,7 +325,7 @@ async function flamegraphPanel() {
   const file = path.join(TMP, 'fp-tile-fg.html');
   gf(['-q', '--policy', GAP1, 'flamegraph', SHEET, '-o', file]);
   const CLI = JSON.parse(gf(['--policy', GAP1, 'findings', SHEET, '-f', 'json'])).findings;
-  const { page, log } = await openPage(browser, file, fgReady);
+  const { page, log } = await openGuarded(browser, file, fgReady);
   const F = await page.evaluate(() => window.gpuflame.findings());
   const P = await panel(page);
   const want = CLI.map((f) => ({ rule: f.rule, sev: cliSeverity(f), text: cliText(f) }));

@@ -7,8 +7,9 @@
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
 import { writeFileSync, existsSync, readFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
-import { pageData } from "./timeline_lib.mjs";
+import { pageData, openGuarded } from "./timeline_lib.mjs";
+
+const HOSTILE_VIEW = { width: 1300, height: 800 };
 
 const tmp = process.env.GF_TMP || "/tmp";
 const bin = process.env.GPUFLAME_BIN;
@@ -69,27 +70,6 @@ const browser = await chromium.launch({
   args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
 });
 
-async function openPage(file, ready) {
-  const page = await browser.newPage({ viewport: { width: 1300, height: 800 } });
-  const log = { errors: [], requests: [], dialogs: [] };
-  page.on("pageerror", (e) => log.errors.push(String(e)));
-  page.on("dialog", async (d) => { log.dialogs.push(d.message()); await d.dismiss(); });
-  await page.route("**/*", (route) => {
-    const u = route.request().url();
-    if (/^(file|data):/.test(u)) return route.continue();
-    log.requests.push(u);
-    return route.abort();
-  });
-  page.on("request", (r) => { if (!/^(file|data):/.test(r.url()) && !log.requests.includes(r.url())) log.requests.push(r.url()); });
-  await page.addInitScript(() => {
-    window.__pwned = undefined;
-    window.__alerted = 0;
-    window.alert = window.confirm = window.prompt = () => { window.__alerted++; };
-  });
-  await page.goto(pathToFileURL(file).href);
-  await page.waitForFunction(ready, null, { timeout: 20000 });
-  return { page, log };
-}
 
 // No script ran, no element was injected: the only scripts are the page's own (counted in a benign
 // render of the same template), and nothing carries an inline event handler.
@@ -111,7 +91,7 @@ function benignScripts(args, ready) {
   return (async () => {
     const f = `${tmp}/benign-${args[0]}.html`;
     execFileSync(bin, ["-q", ...args, "-o", f]);
-    const { page } = await openPage(f, ready);
+    const { page } = await openGuarded(browser, f, ready, HOSTILE_VIEW);
     const n = await page.evaluate(() => document.scripts.length);
     await page.close();
     return n;
@@ -124,7 +104,7 @@ try {
   const fgReady = () => window.gpuflame && window.gpuflame.state().nodes > 0;
   const fgScripts = await benignScripts(["flamegraph", `${tmp}/benign.folded`], fgReady);
   {
-    const { page, log } = await openPage(fgPage, fgReady);
+    const { page, log } = await openGuarded(browser, fgPage, fgReady, HOSTILE_VIEW);
     check("flamegraph: title is the literal text", (await page.textContent("#title")) === P.script);
     for (const [k, n] of Object.entries(P)) {
       const has = await page.evaluate((x) => window.gpuflame.frameRect(x) !== null, n);
@@ -161,7 +141,7 @@ try {
   writeFileSync(`${tmp}/benign_api.csv`, AH + "\n1000,300,cudaLaunchKernel,0,1,42,42,20,python3\n");
   const tlScripts = await benignScripts(["timeline", `${tmp}/benign_gpu.csv`, `${tmp}/benign_api.csv`], tlReady);
   {
-    const { page, log } = await openPage(tlPage, tlReady);
+    const { page, log } = await openGuarded(browser, tlPage, tlReady, HOSTILE_VIEW);
     const D = await pageData(page);
     check("timeline: title is the literal text", (await page.textContent("h1")) === P.comment);
     for (const [k, n] of Object.entries(P)) {

@@ -86,3 +86,29 @@ export function unpackEvents(D) {
 }
 export const pageData = async (page) =>
   unpackEvents(await page.evaluate(() => JSON.parse(document.getElementById('gf-data').textContent)));
+
+// A page opened with hostile-input guards: every request that is not file: or data: aborted and
+// recorded, dialogs dismissed and recorded, alert/confirm/prompt counted (window.__alerted), a
+// window.__pwned flag a successful injection would set; waits until ready() holds in the page.
+export async function openGuarded(browser, file, ready, { width = 1400, height = 900 } = {}) {
+  const page = await browser.newPage({ viewport: { width, height } });
+  const log = { console: [], errors: [], requests: [], dialogs: [] };
+  page.on('console', (m) => { if (m.type() === 'error') log.console.push(m.text()); });
+  page.on('pageerror', (e) => log.errors.push(String(e)));
+  page.on('dialog', async (d) => { log.dialogs.push(d.message()); await d.dismiss(); });
+  await page.route('**/*', (route) => {
+    const u = route.request().url();
+    if (/^(file|data):/.test(u)) return route.continue();
+    log.requests.push(u);
+    return route.abort();
+  });
+  page.on('request', (r) => { if (!/^(file|data):/.test(r.url()) && !log.requests.includes(r.url())) log.requests.push(r.url()); });
+  await page.addInitScript(() => {
+    window.__pwned = undefined;
+    window.__alerted = 0;
+    window.alert = window.confirm = window.prompt = () => { window.__alerted++; };
+  });
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForFunction(ready, null, { timeout: 20000 });
+  return { page, log };
+}
