@@ -587,16 +587,26 @@ static int bad_value(const gf_csv *c, size_t col, const char *what, const char *
                    name, what, (int)(n > 80 ? 80 : n), s, n > 80 ? "..." : "");
 }
 
+/* The field trimmed, copied into buf as a C string; NULL when it is empty or does not fit (then *s, *n
+ * still describe the field, for the error message). */
+static const char *field_cstr(const gf_csv *c, size_t col, char *buf, size_t size, const char **s, size_t *n)
+{
+    *s = gf_csv_field(c, col, n);
+    trim(s, n);
+    if (*n == 0 || *n >= size)
+        return NULL;
+    memcpy(buf, *s, *n);
+    buf[*n] = '\0';
+    return buf;
+}
+
 int gf_csv_int64(const gf_csv *c, size_t col, int64_t *v, gf_err *err)
 {
     size_t n;
-    const char *s = gf_csv_field(c, col, &n);
-    trim(&s, &n);
+    const char *s;
     char buf[64];
-    if (n == 0 || n >= sizeof buf)
+    if (!field_cstr(c, col, buf, sizeof buf, &s, &n))
         return bad_value(c, col, "integer", s, n, err);
-    memcpy(buf, s, n);
-    buf[n] = '\0';
     char *end;
     errno = 0;
     long long x = strtoll(buf, &end, 10);
@@ -609,13 +619,10 @@ int gf_csv_int64(const gf_csv *c, size_t col, int64_t *v, gf_err *err)
 int gf_csv_double(const gf_csv *c, size_t col, double *v, gf_err *err)
 {
     size_t n;
-    const char *s = gf_csv_field(c, col, &n);
-    trim(&s, &n);
+    const char *s;
     char buf[128];
-    if (n == 0 || n >= sizeof buf)
+    if (!field_cstr(c, col, buf, sizeof buf, &s, &n))
         return bad_value(c, col, "number", s, n, err);
-    memcpy(buf, s, n);
-    buf[n] = '\0';
     char *end;
     errno = 0;
     double x = strtod(buf, &end);

@@ -60,7 +60,7 @@ static int l_open(lua_State *L)
     return 1;
 }
 
-static int l_close(lua_State *L)
+static int m_close(lua_State *L)
 {
     ud *u = luaL_checkudata(L, 1, CSV_MT);
     gf_csv_close(u->c);
@@ -68,13 +68,13 @@ static int l_close(lua_State *L)
     return 0;
 }
 
-static int l_ncols(lua_State *L)
+static int m_ncols(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)gf_csv_ncols(check(L)));
     return 1;
 }
 
-static int l_columns(lua_State *L)
+static int m_columns(lua_State *L)
 {
     gf_csv *c = check(L);
     size_t n = gf_csv_ncols(c);
@@ -87,7 +87,7 @@ static int l_columns(lua_State *L)
 }
 
 /* find(aliases) with aliases a string or a list of strings → 1-based column index or nil */
-static int l_find(lua_State *L)
+static int m_find(lua_State *L)
 {
     gf_csv *c = check(L);
     if (lua_type(L, 2) == LUA_TSTRING) {
@@ -117,7 +117,7 @@ static int l_find(lua_State *L)
     return 1;
 }
 
-static int l_next(lua_State *L)
+static int m_next(lua_State *L)
 {
     gf_err err;
     int rc = gf_csv_next(check(L), &err);
@@ -127,7 +127,7 @@ static int l_next(lua_State *L)
     return 1;
 }
 
-static int l_field(lua_State *L)
+static int m_field(lua_State *L)
 {
     gf_csv *c = check(L);
     size_t n;
@@ -136,7 +136,7 @@ static int l_field(lua_State *L)
     return 1;
 }
 
-static int l_int(lua_State *L)
+static int m_int(lua_State *L)
 {
     gf_csv *c = check(L);
     size_t col = check_col(L, c, 2);
@@ -150,7 +150,7 @@ static int l_int(lua_State *L)
     return 1;
 }
 
-static int l_num(lua_State *L)
+static int m_num(lua_State *L)
 {
     gf_csv *c = check(L);
     size_t col = check_col(L, c, 2);
@@ -164,7 +164,7 @@ static int l_num(lua_State *L)
     return 1;
 }
 
-static int l_row(lua_State *L)
+static int m_row(lua_State *L)
 {
     gf_csv *c = check(L);
     size_t nf = gf_csv_nfields(c);
@@ -178,19 +178,19 @@ static int l_row(lua_State *L)
     return 1;
 }
 
-static int l_line(lua_State *L)
+static int m_line(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)gf_csv_line(check(L)));
     return 1;
 }
 
-static int l_rows(lua_State *L)
+static int m_rows(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)gf_csv_rows(check(L)));
     return 1;
 }
 
-static int l_path(lua_State *L)
+static int m_path(lua_State *L)
 {
     lua_pushstring(L, gf_csv_path(check(L)));
     return 1;
@@ -205,9 +205,9 @@ static int l_gc(lua_State *L)
 }
 
 static const luaL_Reg methods[] = {
-    {"close", l_close}, {"ncols", l_ncols}, {"columns", l_columns}, {"find", l_find}, {"next", l_next},
-    {"field", l_field}, {"int", l_int},     {"num", l_num},         {"row", l_row},   {"line", l_line},
-    {"rows", l_rows},   {"path", l_path},   {NULL, NULL},
+    {"close", m_close}, {"ncols", m_ncols}, {"columns", m_columns}, {"find", m_find}, {"next", m_next},
+    {"field", m_field}, {"int", m_int},     {"num", m_num},         {"row", m_row},   {"line", m_line},
+    {"rows", m_rows},   {"path", m_path},   {NULL, NULL},
 };
 
 int gf_luaopen_csv(lua_State *L)

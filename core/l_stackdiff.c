@@ -46,7 +46,7 @@ static int l_new(lua_State *L)
     return 1;
 }
 
-static int l_add(lua_State *L)
+static int m_add(lua_State *L)
 {
     ud *u = check_ud(L);
     lua_Integer side = luaL_checkinteger(L, 2);
@@ -78,7 +78,7 @@ static int l_add(lua_State *L)
     return 0;
 }
 
-static int l_totals(lua_State *L)
+static int m_totals(lua_State *L)
 {
     ud *u = check_ud(L);
     lua_pushinteger(L, gf_stackdiff_total(u->d, 0));
@@ -86,7 +86,7 @@ static int l_totals(lua_State *L)
     return 2;
 }
 
-static int l_count(lua_State *L)
+static int m_count(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)gf_stackdiff_count(check_ud(L)->d));
     return 1;
@@ -112,7 +112,7 @@ static int leaf_cb(void *p, const char *name, size_t len, int64_t before, int64_
     return 0;
 }
 
-static int l_leaves(lua_State *L)
+static int m_leaves(lua_State *L)
 {
     ud *u = check_ud(L);
     lua_newtable(L);
@@ -123,7 +123,7 @@ static int l_leaves(lua_State *L)
     return 1;
 }
 
-static int l_write_folded(lua_State *L)
+static int m_write_folded(lua_State *L)
 {
     ud *u = check_ud(L);
     const char *path = luaL_optstring(L, 2, NULL);
@@ -173,7 +173,7 @@ static void push_stats(lua_State *L, const gf_difftree_stats *st)
     lua_setfield(L, -2, "folded");
 }
 
-static int l_tree_json(lua_State *L)
+static int m_tree_json(lua_State *L)
 {
     ud *u = check_ud(L);
     double mf = luaL_optnumber(L, 2, u->min_fraction);
@@ -196,7 +196,7 @@ static int l_tree_json(lua_State *L)
     return 2;
 }
 
-static int l_set_min_fraction(lua_State *L)
+static int m_set_min_fraction(lua_State *L)
 {
     ud *u = check_ud(L);
     double mf = luaL_checknumber(L, 2);
@@ -206,7 +206,7 @@ static int l_set_min_fraction(lua_State *L)
     return 0;
 }
 
-static int l_tree_stats(lua_State *L)
+static int m_tree_stats(lua_State *L)
 {
     push_stats(L, &check_ud(L)->last);
     return 1;
@@ -233,14 +233,14 @@ static const gf_slot_writer_ref tree_writer = {slot_writer};
 int gf_luaopen_stackdiff(lua_State *L)
 {
     static const luaL_Reg methods[] = {
-        {"add", l_add},
-        {"totals", l_totals},
-        {"count", l_count},
-        {"leaves", l_leaves},
-        {"write_folded", l_write_folded},
-        {"tree_json", l_tree_json},
-        {"set_min_fraction", l_set_min_fraction},
-        {"tree_stats", l_tree_stats},
+        {"add", m_add},
+        {"totals", m_totals},
+        {"count", m_count},
+        {"leaves", m_leaves},
+        {"write_folded", m_write_folded},
+        {"tree_json", m_tree_json},
+        {"set_min_fraction", m_set_min_fraction},
+        {"tree_stats", m_tree_stats},
         {NULL, NULL},
     };
     gf_new_class(L, DIFF_MT, methods, l_gc);

@@ -1,4 +1,4 @@
-/* Binding: the collapse table (core/stacks.c) and SQLite per-name totals (core/sqlite_kernels.c).
+/* Binding: the collapse table (core/stacks.c).
  *
  *   core.stacks.new() → S
  *   core.stacks.read_folded(path) → S, {lines, stacks, bad, first_bad, first_bad_why}
@@ -8,7 +8,6 @@
  *   core.stacks.stream_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=, meta=}, path|"-") → stats
  *   core.stacks.from_perf_script(path|"-" [, {max_line=}]) → S,
  *       {lines, samples, frames, skipped_frames, orphan_frames}
- *   core.stacks.sqlite_totals(path, "kernels"|"api") → {{name=, total_ns=, count=}...}, why
  *   core.stacks.is_sqlite(path) → bool
  *   S:add(frames (list or "a;b"), weight)  S:add_total(prefix, name, total_ns, unit_ns)
  *   S:count() S:total() S:nframes() S:max_depth() S:meta() S:set_meta(json|nil)
@@ -185,41 +184,13 @@ static int l_stream_summary_csv(lua_State *L)
     return 1;
 }
 
-static int l_sqlite_totals(lua_State *L)
-{
-    const char *path = luaL_checkstring(L, 1);
-    static const char *const kinds[] = {"kernels", "api", NULL};
-    int what = luaL_checkoption(L, 2, "kernels", kinds) == 1 ? GF_SQL_API : GF_SQL_KERNELS;
-    gf_name_total *t;
-    size_t n;
-    char why[256];
-    gf_err err;
-    if (gf_sqlite_totals(path, what, &t, &n, why, sizeof why, &err) != 0)
-        return gf_lua_raise(L, &err);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 0, 3);
-        lua_pushstring(L, t[i].name);
-        lua_setfield(L, -2, "name");
-        gf_lua_setint(L, "total_ns", t[i].total_ns);
-        gf_lua_setint(L, "count", t[i].count);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    gf_name_totals_free(t, n);
-    if (n == 0) {
-        lua_pushstring(L, why);
-        return 2;
-    }
-    return 1;
-}
-
 static int l_is_sqlite(lua_State *L)
 {
     lua_pushboolean(L, gf_is_sqlite_file(luaL_checkstring(L, 1)));
     return 1;
 }
 
-static int l_add(lua_State *L)
+static int m_add(lua_State *L)
 {
     gf_stacks *s = check(L, 1);
     lua_Integer w = luaL_checkinteger(L, 3);
@@ -267,7 +238,7 @@ static int l_add(lua_State *L)
     return 0;
 }
 
-static int l_add_total(lua_State *L)
+static int m_add_total(lua_State *L)
 {
     gf_stacks *s = check(L, 1);
     const char *prefix = luaL_optstring(L, 2, "");
@@ -279,31 +250,31 @@ static int l_add_total(lua_State *L)
     return 0;
 }
 
-static int l_count(lua_State *L)
+static int m_count(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)gf_stacks_count(check(L, 1)));
     return 1;
 }
 
-static int l_total(lua_State *L)
+static int m_total(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)gf_stacks_total(check(L, 1)));
     return 1;
 }
 
-static int l_nframes(lua_State *L)
+static int m_nframes(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)gf_stacks_nframes(check(L, 1)));
     return 1;
 }
 
-static int l_max_depth(lua_State *L)
+static int m_max_depth(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)gf_stacks_max_depth(check(L, 1)));
     return 1;
 }
 
-static int l_meta(lua_State *L)
+static int m_meta(lua_State *L)
 {
     const char *m = gf_stacks_meta(check(L, 1));
     if (!m)
@@ -312,7 +283,7 @@ static int l_meta(lua_State *L)
     return 1;
 }
 
-static int l_set_meta(lua_State *L)
+static int m_set_meta(lua_State *L)
 {
     if (gf_stacks_set_meta(check(L, 1), luaL_optstring(L, 2, NULL)) != 0)
         return gf_lua_raisef(L, GF_EXIT_ERROR, "stacks: out of memory");
@@ -366,7 +337,7 @@ static int folded_fn(lua_State *L, gf_stacks *s, FILE *f, gf_err *err)
     return gf_stacks_write_folded(s, f, gf_opt_bool_field(L, 3, "meta", 1), err);
 }
 
-static int l_write_folded(lua_State *L)
+static int m_write_folded(lua_State *L)
 {
     return to_target(L, check(L, 1), 2, folded_fn);
 }
@@ -377,7 +348,7 @@ static int speedscope_fn(lua_State *L, gf_stacks *s, FILE *f, gf_err *err)
                                       gf_opt_string_field(L, 3, "unit", "none"), err);
 }
 
-static int l_write_speedscope(lua_State *L)
+static int m_write_speedscope(lua_State *L)
 {
     return to_target(L, check(L, 1), 2, speedscope_fn);
 }
@@ -388,7 +359,7 @@ static int tree_fn(lua_State *L, gf_stacks *s, FILE *f, gf_err *err)
     return gf_stacks_write_tree_json(s, f, err);
 }
 
-static int l_tree_json(lua_State *L)
+static int m_tree_json(lua_State *L)
 {
     lua_settop(L, 1);
     return to_target(L, check(L, 1), 2, tree_fn);
@@ -407,7 +378,7 @@ static int by_weight(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-static int l_top(lua_State *L)
+static int m_top(lua_State *L)
 {
     gf_stacks *s = check(L, 1);
     lua_Integer want = luaL_optinteger(L, 2, 10);
@@ -449,7 +420,7 @@ static int l_top(lua_State *L)
     return 1;
 }
 
-static int l_leaves(lua_State *L)
+static int m_leaves(lua_State *L)
 {
     gf_stacks *s = check(L, 1);
     size_t nf = gf_stacks_nframes(s), n = gf_stacks_count(s);
@@ -509,19 +480,19 @@ static int slot_writer(FILE *out, void *p, gf_err *err)
 static const gf_slot_writer_ref tree_writer = {slot_writer};
 
 static const luaL_Reg methods[] = {
-    {"add", l_add},
-    {"add_total", l_add_total},
-    {"count", l_count},
-    {"total", l_total},
-    {"nframes", l_nframes},
-    {"max_depth", l_max_depth},
-    {"meta", l_meta},
-    {"set_meta", l_set_meta},
-    {"write_folded", l_write_folded},
-    {"write_speedscope", l_write_speedscope},
-    {"tree_json", l_tree_json},
-    {"top", l_top},
-    {"leaves", l_leaves},
+    {"add", m_add},
+    {"add_total", m_add_total},
+    {"count", m_count},
+    {"total", m_total},
+    {"nframes", m_nframes},
+    {"max_depth", m_max_depth},
+    {"meta", m_meta},
+    {"set_meta", m_set_meta},
+    {"write_folded", m_write_folded},
+    {"write_speedscope", m_write_speedscope},
+    {"tree_json", m_tree_json},
+    {"top", m_top},
+    {"leaves", m_leaves},
     {NULL, NULL},
 };
 
@@ -538,7 +509,6 @@ int gf_luaopen_stacks(lua_State *L)
         {"from_summary_csv", l_from_summary_csv},
         {"stream_summary_csv", l_stream_summary_csv},
         {"from_perf_script", l_from_perf_script},
-        {"sqlite_totals", l_sqlite_totals},
         {"is_sqlite", l_is_sqlite},
         {NULL, NULL},
     };

@@ -62,7 +62,7 @@ static int l_open(lua_State *L)
     return 1;
 }
 
-static int l_run(lua_State *L)
+static int m_run(lua_State *L)
 {
     gf_stats_db *d = check(L);
     const char *report = luaL_checkstring(L, 2);
@@ -118,7 +118,7 @@ static int l_run(lua_State *L)
     return 1;
 }
 
-static int l_close(lua_State *L)
+static int m_close(lua_State *L)
 {
     ud *u = luaL_checkudata(L, 1, STATS_MT);
     gf_stats_close(u->d);
@@ -128,8 +128,8 @@ static int l_close(lua_State *L)
 
 int gf_luaopen_stats(lua_State *L)
 {
-    static const luaL_Reg methods[] = {{"run", l_run}, {"close", l_close}, {NULL, NULL}};
-    gf_new_class(L, STATS_MT, methods, l_close);
+    static const luaL_Reg methods[] = {{"run", m_run}, {"close", m_close}, {NULL, NULL}};
+    gf_new_class(L, STATS_MT, methods, m_close);
     static const luaL_Reg fns[] = {{"open", l_open}, {"reports", l_reports}, {NULL, NULL}};
     luaL_newlib(L, fns);
     return 1;

@@ -203,19 +203,19 @@ static int l_gc(lua_State *L)
     return 0;
 }
 
-static int l_count(lua_State *L)
+static int m_count(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)check(L)->n);
     return 1;
 }
 
-static int l_total(lua_State *L)
+static int m_total(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)check(L)->total);
     return 1;
 }
 
-static int l_counts(lua_State *L)
+static int m_counts(lua_State *L)
 {
     gf_trace *t = check(L);
     lua_Integer c[GF_EV_NKINDS] = {0};
@@ -229,7 +229,7 @@ static int l_counts(lua_State *L)
     return 1;
 }
 
-static int l_totals(lua_State *L)
+static int m_totals(lua_State *L)
 {
     gf_trace *t = check(L);
     lua_createtable(L, 0, GF_EV_NKINDS);
@@ -280,7 +280,7 @@ static void push_lane(lua_State *L, gf_trace *t, size_t l)
     }
 }
 
-static int l_lanes(lua_State *L);
+static int m_lanes(lua_State *L);
 
 static lua_Integer ptr_len(lua_State *L, int idx)
 {
@@ -408,7 +408,7 @@ static int l_sqlite_meta(lua_State *L)
     return 1;
 }
 
-static int l_processes(lua_State *L)
+static int m_processes(lua_State *L)
 {
     gf_trace *t = check(L);
     gf_proc_info *p;
@@ -435,7 +435,7 @@ static int l_processes(lua_State *L)
     return 1;
 }
 
-static int l_ranks(lua_State *L)
+static int m_ranks(lua_State *L)
 {
     gf_trace *t = check(L);
     lua_createtable(L, (int)t->nranks, 0);
@@ -446,7 +446,7 @@ static int l_ranks(lua_State *L)
     return 1;
 }
 
-static int l_rank_stats(lua_State *L)
+static int m_rank_stats(lua_State *L)
 {
     gf_trace *t = check(L);
     size_t nn, ni;
@@ -495,7 +495,7 @@ static int l_rank_stats(lua_State *L)
 
 static int kind_arg(lua_State *L, int idx, int def);
 
-static int l_rank_kernel_totals(lua_State *L)
+static int m_rank_kernel_totals(lua_State *L)
 {
     gf_trace *t = check(L);
     gf_rank_total *v;
@@ -520,7 +520,7 @@ static int l_rank_kernel_totals(lua_State *L)
     return 1;
 }
 
-static int l_lanes(lua_State *L)
+static int m_lanes(lua_State *L)
 {
     gf_trace *t = check(L);
     lua_createtable(L, (int)t->nlanes, 0);
@@ -531,7 +531,7 @@ static int l_lanes(lua_State *L)
     return 1;
 }
 
-static int l_warnings(lua_State *L)
+static int m_warnings(lua_State *L)
 {
     gf_trace *t = check(L);
     lua_createtable(L, (int)t->nwarnings, 0);
@@ -542,14 +542,14 @@ static int l_warnings(lua_State *L)
     return 1;
 }
 
-static int l_warn(lua_State *L)
+static int m_warn(lua_State *L)
 {
     gf_trace_warn(check(L), "%s", luaL_checkstring(L, 2));
     return 0;
 }
 
 /* tr:source() → the input's file name; tr:source(path) names another (the .nsys-rep an export came from) */
-static int l_source(lua_State *L)
+static int m_source(lua_State *L)
 {
     gf_trace *t = check(L);
     if (!lua_isnoneornil(L, 2) && gf_trace_set_source(t, luaL_checkstring(L, 2)) != 0)
@@ -558,7 +558,7 @@ static int l_source(lua_State *L)
     return 1;
 }
 
-static int l_trim(lua_State *L)
+static int m_trim(lua_State *L)
 {
     gf_trace *t = check(L);
     lua_Integer n = luaL_checkinteger(L, 2);
@@ -582,7 +582,7 @@ static void push_stack(lua_State *L, gf_trace *t, int32_t s)
 }
 
 /* event(i) (1-based) → {start, dur, kind, name, lane, corr, pid, stack = {frames} or nil, detail fields} */
-static int l_event(lua_State *L)
+static int m_event(lua_State *L)
 {
     gf_trace *t = check(L);
     lua_Integer i = luaL_checkinteger(L, 2);
@@ -642,7 +642,7 @@ static int l_event(lua_State *L)
     return 1;
 }
 
-static int l_flame(lua_State *L)
+static int m_flame(lua_State *L)
 {
     gf_trace *t = check(L);
     int64_t total = 0, gpu = 0;
@@ -678,7 +678,7 @@ static const gf_slot_writer_ref timeline_ref = {timeline_writer};
  * values ({{title}} etc., title required) or {json = TEXT} ({{json:name}}, e.g. the findings panel's
  * data); the data slot ({{json:data}}) is this trace's timeline JSON.
  * flame_min_fraction absent: 0, every (stack, kernel) pair kept. */
-static int l_write_timeline(lua_State *L)
+static int m_write_timeline(lua_State *L)
 {
     ud *u = check_ud(L);
     size_t tl;
@@ -729,7 +729,7 @@ static int l_write_timeline(lua_State *L)
     return 0;
 }
 
-static int l_timeline_json(lua_State *L)
+static int m_timeline_json(lua_State *L)
 {
     gf_trace *t = check(L);
     gf_timeline_opts o = {luaL_checkstring(L, 2), luaL_optnumber(L, 3, 0), NULL};
@@ -767,17 +767,17 @@ static int write_file(lua_State *L, int (*fn)(const gf_trace *, FILE *, gf_err *
     return 0;
 }
 
-static int l_write_chrome(lua_State *L)
+static int m_write_chrome(lua_State *L)
 {
     return write_file(L, gf_trace_write_chrome);
 }
 
-static int l_write_folded(lua_State *L)
+static int m_write_folded(lua_State *L)
 {
     return write_file(L, gf_trace_write_launch_folded);
 }
 
-static int l_launch_stacks(lua_State *L)
+static int m_launch_stacks(lua_State *L)
 {
     gf_trace *t = check(L);
     gf_stacks *s = gf_lua_checkstacks(L, 2);
@@ -798,7 +798,7 @@ static int kind_arg(lua_State *L, int idx, int def)
     return gf_lua_raisef(L, GF_EXIT_USAGE, "unknown event kind '%s'", k);
 }
 
-static int l_kernel_stats(lua_State *L)
+static int m_kernel_stats(lua_State *L)
 {
     gf_trace *t = check(L);
     int kind = kind_arg(L, 2, GF_EV_KERNEL);
@@ -824,7 +824,7 @@ static int l_kernel_stats(lua_State *L)
     return 1;
 }
 
-static int l_launch_stats(lua_State *L)
+static int m_launch_stats(lua_State *L)
 {
     gf_trace *t = check(L);
     gf_launch_stat *s;
@@ -852,7 +852,7 @@ static int l_launch_stats(lua_State *L)
     return 1;
 }
 
-static int l_gpu_idle(lua_State *L)
+static int m_gpu_idle(lua_State *L)
 {
     gf_trace *t = check(L);
     gf_idle_stat *s;
@@ -882,29 +882,29 @@ static int l_gpu_idle(lua_State *L)
 int gf_luaopen_trace(lua_State *L)
 {
     static const luaL_Reg methods[] = {
-        {"count", l_count},
-        {"total", l_total},
-        {"counts", l_counts},
-        {"totals", l_totals},
-        {"lanes", l_lanes},
-        {"warnings", l_warnings},
-        {"warn", l_warn},
-        {"source", l_source},
-        {"trim", l_trim},
-        {"event", l_event},
-        {"flame", l_flame},
-        {"write_timeline", l_write_timeline},
-        {"timeline_json", l_timeline_json},
-        {"write_chrome_trace", l_write_chrome},
-        {"write_launch_folded", l_write_folded},
-        {"launch_stacks", l_launch_stacks},
-        {"kernel_stats", l_kernel_stats},
-        {"launch_stats", l_launch_stats},
-        {"gpu_idle", l_gpu_idle},
-        {"processes", l_processes},
-        {"ranks", l_ranks},
-        {"rank_stats", l_rank_stats},
-        {"rank_kernel_totals", l_rank_kernel_totals},
+        {"count", m_count},
+        {"total", m_total},
+        {"counts", m_counts},
+        {"totals", m_totals},
+        {"lanes", m_lanes},
+        {"warnings", m_warnings},
+        {"warn", m_warn},
+        {"source", m_source},
+        {"trim", m_trim},
+        {"event", m_event},
+        {"flame", m_flame},
+        {"write_timeline", m_write_timeline},
+        {"timeline_json", m_timeline_json},
+        {"write_chrome_trace", m_write_chrome},
+        {"write_launch_folded", m_write_folded},
+        {"launch_stacks", m_launch_stacks},
+        {"kernel_stats", m_kernel_stats},
+        {"launch_stats", m_launch_stats},
+        {"gpu_idle", m_gpu_idle},
+        {"processes", m_processes},
+        {"ranks", m_ranks},
+        {"rank_stats", m_rank_stats},
+        {"rank_kernel_totals", m_rank_kernel_totals},
         {NULL, NULL},
     };
     gf_new_class(L, TRACE_MT, methods, l_gc);

@@ -2,11 +2,12 @@
 #include "sqlite_kernels.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "trace_sqlite.h"
 
 int gf_is_sqlite_file(const char *path)
 {
@@ -86,28 +87,9 @@ int gf_sqlite_totals(const char *path, int what, gf_name_total **out, size_t *n,
     *n = 0;
     if (why && why_size)
         why[0] = '\0';
-    FILE *probe = fopen(path, "rb");
-    if (!probe)
-        return gf_errf(err, GF_EXIT_INPUT, "%s: cannot open: %s", path, strerror(errno));
-    fclose(probe);
-    if (!gf_is_sqlite_file(path))
-        return gf_errf(err, GF_EXIT_INPUT, "%s: not an SQLite database", path);
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        gf_errf(err, GF_EXIT_INPUT, "%s: cannot open as SQLite: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
-        sqlite3_close(db);
+    if (gf_sqlite_open_readable(path, &db, err) != 0)
         return -1;
-    }
-    {
-        /* sqlite3_open_v2 is lazy: read the schema now so a corrupt file is bad input, not "no data" */
-        char *msg = NULL;
-        if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, &msg) != SQLITE_OK) {
-            gf_errf(err, GF_EXIT_INPUT, "%s: not a readable SQLite database: %s", path, msg ? msg : "?");
-            sqlite3_free(msg);
-            sqlite3_close(db);
-            return -1;
-        }
-    }
     const char *table = what == GF_SQL_API ? "CUPTI_ACTIVITY_KIND_RUNTIME" : "CUPTI_ACTIVITY_KIND_KERNEL";
     const char *col = NULL;
     if (what == GF_SQL_API) {

@@ -9,6 +9,7 @@
 
 #include "sha256.h"
 #include "sqlite_kernels.h"
+#include "trace_sqlite.h"
 
 static int has_table(sqlite3 *db, const char *table)
 {
@@ -95,21 +96,9 @@ int gf_sqlite_capture_meta(const char *path, gf_capture_meta *m, gf_err *err)
 {
     memset(m, 0, sizeof *m);
     m->duration_ns = -1;
-    if (!gf_is_sqlite_file(path))
-        return gf_errf(err, GF_EXIT_INPUT, "%s: not an SQLite database", path);
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        gf_errf(err, GF_EXIT_INPUT, "%s: cannot open as SQLite: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
-        sqlite3_close(db);
+    if (gf_sqlite_open_readable(path, &db, err) != 0)
         return -1;
-    }
-    char *msg = NULL;
-    if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, &msg) != SQLITE_OK) {
-        gf_errf(err, GF_EXIT_INPUT, "%s: not a readable SQLite database: %s", path, msg ? msg : "?");
-        sqlite3_free(msg);
-        sqlite3_close(db);
-        return -1;
-    }
     const char *exp = has_table(db, "META_DATA_EXPORT") ? "META_DATA_EXPORT"
                       : has_table(db, "EXPORT_META_DATA") ? "EXPORT_META_DATA"
                                                           : NULL;

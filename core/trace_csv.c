@@ -119,6 +119,22 @@ static int check_cols(const char *path, const gf_trace_csv_cols *k, gf_err *err)
     return 0;
 }
 
+enum { ROW_EVENT = 1, ROW_SKIPPED = 2 };
+
+/* The next row with the columns this import uses: ROW_EVENT (start and duration in *e), ROW_SKIPPED (a
+ * row without times), 0 at the end, -1 on error (err set: a short row names its missing columns). */
+static int next_event(gf_csv *c, const gf_trace_csv_cols *k, const int *need, size_t nneed, gf_event *e,
+                      gf_err *err)
+{
+    int rc = gf_csv_next(c, err);
+    if (rc != 1)
+        return rc < 0 ? -1 : 0;
+    if (gf_csv_require(c, need, nneed, err) != 0)
+        return -1;
+    int sd = start_dur(c, k, e, err);
+    return sd < 0 ? -1 : sd == 0 ? ROW_SKIPPED : ROW_EVENT;
+}
+
 static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k, int partner_pass, gf_err *err)
 {
     gf_csv *c;
@@ -133,18 +149,9 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     size_t nneed = used_cols(k, need);
     gf_hmap lanes; /* (pid, tid) → lane */
     gf_hmap_init(&lanes);
-    while ((rc = gf_csv_next(c, err)) == 1) {
-        if (gf_csv_require(c, need, nneed, err) != 0) {
-            rc = -1;
-            break;
-        }
-        gf_event e;
-        int sd = start_dur(c, k, &e, err);
-        if (sd < 0) {
-            rc = -1;
-            break;
-        }
-        if (sd == 0)
+    gf_event e;
+    while ((rc = next_event(c, k, need, nneed, &e, err)) > 0) {
+        if (rc == ROW_SKIPPED)
             continue;
         int64_t pid = opt_i64(c, k->pid, -1), tid = opt_i64(c, k->tid, -1);
         e.corr = opt_i64(c, k->corr, -1);
@@ -209,18 +216,9 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     gf_detail d;
     int need[17];
     size_t nneed = used_cols(k, need);
-    while ((rc = gf_csv_next(c, err)) == 1) {
-        if (gf_csv_require(c, need, nneed, err) != 0) {
-            rc = -1;
-            break;
-        }
-        gf_event e;
-        int sd = start_dur(c, k, &e, err);
-        if (sd < 0) {
-            rc = -1;
-            break;
-        }
-        if (sd == 0)
+    gf_event e;
+    while ((rc = next_event(c, k, need, nneed, &e, err)) > 0) {
+        if (rc == ROW_SKIPPED)
             continue;
         e.corr = opt_i64(c, k->corr, -1);
         e.pid = -1;

@@ -5,6 +5,7 @@
 #include "trace_sqlite.h"
 
 #include <sqlite3.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -912,7 +913,7 @@ int gf_sqlite_open_export(const char *path, sqlite3 **db, gf_err *err)
     *db = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return gf_errf(err, GF_EXIT_INPUT, "%s: cannot open", path);
+        return gf_errf(err, GF_EXIT_INPUT, "%s: cannot open: %s", path, strerror(errno));
     char magic[16] = {0};
     size_t got = fread(magic, 1, 16, f);
     fclose(f);
@@ -927,6 +928,22 @@ int gf_sqlite_open_export(const char *path, sqlite3 **db, gf_err *err)
         gf_errf(err, GF_EXIT_INPUT, "%s: cannot open as SQLite: %s", path, *db ? sqlite3_errmsg(*db) : "?");
         if (*db)
             sqlite3_close(*db);
+        *db = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int gf_sqlite_open_readable(const char *path, sqlite3 **db, gf_err *err)
+{
+    if (gf_sqlite_open_export(path, db, err) != 0)
+        return -1;
+    /* sqlite3_open_v2 is lazy: read the schema now so a corrupt file is bad input, not "no data" */
+    char *msg = NULL;
+    if (sqlite3_exec(*db, "SELECT count(*) FROM sqlite_master", NULL, NULL, &msg) != SQLITE_OK) {
+        gf_errf(err, GF_EXIT_INPUT, "%s: not a readable SQLite database: %s", path, msg ? msg : "?");
+        sqlite3_free(msg);
+        sqlite3_close(*db);
         *db = NULL;
         return -1;
     }

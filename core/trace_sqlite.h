@@ -51,6 +51,9 @@ typedef struct gf_sqlq {
 /* Opens path read-only and immutable (nothing is ever written to the user's file, no lock, no journal);
  * a file that is not an SQLite database fails with GF_EXIT_INPUT naming it. */
 int gf_sqlite_open_export(const char *path, struct sqlite3 **db, gf_err *err);
+/* gf_sqlite_open_export, and the schema read at once: a damaged file is bad input (exit 6) here, not
+ * an empty result later. */
+int gf_sqlite_open_readable(const char *path, struct sqlite3 **db, gf_err *err);
 /* 1 when a table or view of that name exists, 0 when not, -1 on a database error. */
 int gf_sqlite_has_table(struct sqlite3 *db, const char *name);
 /* 1 when the table has that column, 0 when not (or no such table), -1 on a database error. */

@@ -1,7 +1,7 @@
 -- Capture backend: nsys, through the capture pipeline (`gpuflame capture`, owned by
 -- lua/gpuflame/capture.lua) run as a child process so the agent keeps its heartbeat while nsys runs.
 -- The child is its own process group; nsys and the workload are the child's children (their own
--- group, made by the capture library), and a cancel kills the whole tree (agent.lua).
+-- group, made by the capture library), and a cancel kills the whole tree (fleet/agent.lua).
 --
 -- A backend is { name, wanted(p, job) → bool, start(p, job) → handle, finish(p, job, handle) → result }
 -- with result = { ok = bool, error = msg|nil, files = {...} }.

@@ -97,7 +97,7 @@ end
 
 function capture.new_state(dir, policy, nsys)
   return { dir = dir, policy = policy, nsys = nsys, commands = {}, warnings = {}, reports_tried = {},
-    artifacts = {}, status = "running", started = core.fs.isotime() }
+    artifacts = {}, status = "running", started = core.sys.isotime() }
 end
 
 function capture.warn(state, fmt, ...)
@@ -429,7 +429,7 @@ function capture.write_summary(state)
     status = state.status,
     error = state.error or json.null,
     started = state.started,
-    finished = core.fs.isotime(),
+    finished = core.sys.isotime(),
     dir = state.dir,
     nsys = nsys and { path = nsys.path, version = nsys.version and nsys.version.string or json.null,
       version_raw = nsys.version and nsys.version.raw or json.null } or json.null,

@@ -172,7 +172,7 @@ function M.load_side(path, ctx, opts)
     side.source = "sqlite"
     side.kind = "kernels"
     side.meta = core.sqlite_meta.read(info.path)
-    local totals, why = core.stacks.sqlite_totals(info.path, "kernels")
+    local totals, why = core.sqlite_kernels.totals(info.path, "kernels")
     if #totals == 0 then
       errors.raise(errors.NO_DATA, "%s: no GPU kernels in this export (%s)", path, why or "no rows")
     end

@@ -70,7 +70,7 @@ function fg.from_sqlite(path, policy)
   local unit = fpolicy(policy).unit_ns
   local tried = {}
   for _, src in ipairs(fpolicy(policy).sqlite_sources) do
-    local totals, why = core.stacks.sqlite_totals(path, src)
+    local totals, why = core.sqlite_kernels.totals(path, src)
     if #totals > 0 then
       local report = SQL_REPORT[src]
       local stacks = core.stacks.new()

@@ -19,7 +19,7 @@ function log.redact(s) return core.log.redact(s) end
 
 -- Progress for long steps: "gpuflame: [capture] running nsys profile (12 s)". Shown only at INFO
 -- level or above; on a terminal the line is rewritten in place.
-local tty = core.fs.isatty(2)
+local tty = core.sys.isatty(2)
 local progress_open = false
 
 function log.progress(step, f, ...)

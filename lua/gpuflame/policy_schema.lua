@@ -158,7 +158,7 @@ S.tree = {
     end },
   },
 
-  -- fleet mode: upload / deliver / agent / backends / tags (owned by lua/gpuflame/deliver.lua, agent.lua)
+  -- fleet mode: upload / deliver / agent / backends / tags (owned by lua/gpuflame/fleet/deliver.lua, agent.lua)
   upload = {
     api_version = S.str({ oneof = { "v1", "v2" } }),
     timeout = S.num({ gt = 0 }),

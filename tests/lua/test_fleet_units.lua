@@ -5,12 +5,12 @@
 local top = os.getenv("GF_TOP") or "."
 local t = dofile(top .. "/tests/lib/t.lua")
 local core = require("gpuflame.core")
-local shlex = require("gpuflame.shlex")
-local studio = require("gpuflame.studio")
-local deliver = require("gpuflame.deliver")
-local spool = require("gpuflame.spool")
+local shlex = require("gpuflame.fleet.shlex")
+local studio = require("gpuflame.fleet.studio")
+local deliver = require("gpuflame.fleet.deliver")
+local spool = require("gpuflame.fleet.spool")
 local policy = require("gpuflame.policy")
-local agent = require("gpuflame.agent")
+local agent = require("gpuflame.fleet.agent")
 local tmp = t.tmp()
 
 -- shlex: compare with Python's shlex.split on the same strings (python3 is the reference here)

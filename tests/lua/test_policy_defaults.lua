@@ -100,7 +100,7 @@ local s2 = require("gpuflame.views.timeline").settings(policy.merge(D, { timelin
 t.eq("timeline.settings: keep_partners = false is kept (not turned into nil)", false, s2.keep_partners)
 
 -- retried statuses come from the policy
-local deliver = require("gpuflame.deliver")
+local deliver = require("gpuflame.fleet.deliver")
 local p503 = policy.merge(D, { deliver = { retry = { statuses = { 503 } } } })
 t.check("retry.statuses = {503}: 503 retried, 500 and 429 not",
   deliver.retryable({ ok = false, kind = "http", status = 503 }, p503)

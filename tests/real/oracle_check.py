@@ -7,7 +7,7 @@ DIR holds, for one SQLite export:
   ns_<report>.csv   `nsys stats --format csv:mem=B -o DIR/ns --report <report>` (nsys 2022.4 report names);
                     a 0-byte file is a report nsys SKIPPED (the reason is in stats.log)
   stats.log         nsys's stdout+stderr (the SKIPPED reasons)
-  gf/totals.json    gpuflame: core.stacks.sqlite_totals "kernels" / "api" (exact ns and counts)
+  gf/totals.json    gpuflame: core.sqlite_kernels.totals "kernels" / "api" (exact ns and counts)
   gf/timeline.json  gpuflame: the whole Trace model as the timeline page embeds it (docs/TIMELINE_DATA.md)
   gf/pids.json      gpuflame: the process id of each of those events (the page data has none for GPU lanes)
   gf/<src>.<unit>.folded

@@ -1,7 +1,7 @@
 -- gpuflame run tests/real/oracle_dump.lua EXPORT.sqlite OUTDIR
 -- Writes what gpuflame itself computes from one SQLite export, in exact nanoseconds, for
 -- tests/real/oracle_check.py to compare with NVIDIA's own `nsys stats` reports:
---   OUTDIR/totals.json    core.stacks.sqlite_totals (the primitive behind `flamegraph`/`collapse` of an
+--   OUTDIR/totals.json    core.sqlite_kernels.totals (the primitive behind `flamegraph`/`collapse` of an
 --                         export) for "kernels" and "api": {kernels = {{name, total_ns, count}...}, ...}
 --   OUTDIR/timeline.json  the whole Trace model (core.trace.open_sqlite, nothing trimmed) as the
 --                         timeline page embeds it (tr:timeline_json, docs/TIMELINE_DATA.md)
@@ -16,7 +16,7 @@ end
 
 local totals = {}
 for _, src in ipairs({ "kernels", "api" }) do
-  local t, why = core.stacks.sqlite_totals(path, src)
+  local t, why = core.sqlite_kernels.totals(path, src)
   totals[src] = t
   totals[src .. "_why"] = why
 end

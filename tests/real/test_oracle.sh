@@ -6,7 +6,7 @@
 # the real `nsys stats --format csv:mem=B` runs the 2022.4 reports gpukernsum, cudaapisum, gputrace,
 # cudaapitrace, nvtxpptrace and nvtxgpuproj, and tests/real/oracle_check.py compares them with what
 # gpuflame computes from the same file:
-#   * per-name totals and counts: core.stacks.sqlite_totals (tests/real/oracle_dump.lua), and the CLI's
+#   * per-name totals and counts: core.sqlite_kernels.totals (tests/real/oracle_dump.lua), and the CLI's
 #     folded weights (`collapse --unit-ns 1`: exact ns; `collapse`: the default µs counts) — for a report
 #     the CLI is given the .nsys-rep/.qdrep itself and exports it through the real nsys on its own;
 #   * trace rows: the whole Trace model (core.trace.open_sqlite → the timeline page data);

@@ -1,7 +1,7 @@
 -- gpuflame agent: the fleet agent driven by the Performance Studio heartbeat.
-local agent = require("gpuflame.agent")
+local agent = require("gpuflame.fleet.agent")
 local errors = require("gpuflame.errors")
-local fleetcfg = require("gpuflame.fleetcfg")
+local fleetcfg = require("gpuflame.fleet.fleetcfg")
 
 local cmd = {}
 

@@ -1,9 +1,9 @@
 -- gpuflame upload ARTIFACT… | gpuflame upload --flush
-local deliver = require("gpuflame.deliver")
+local deliver = require("gpuflame.fleet.deliver")
 local errors = require("gpuflame.errors")
-local fleetcfg = require("gpuflame.fleetcfg")
+local fleetcfg = require("gpuflame.fleet.fleetcfg")
 local log = require("gpuflame.log")
-local payload = require("gpuflame.payload")
+local payload = require("gpuflame.fleet.payload")
 local core = require("gpuflame.core")
 
 local cmd = {}
@@ -57,7 +57,7 @@ function cmd.run(opts, ctx)
     lock:release()
     return 0
   end
-  local start_wall = core.fs.now()
+  local start_wall = core.sys.now()
   for _, a in ipairs(opts.positional) do
     local st = core.fs.stat(a)
     if not st then errors.raise(errors.INPUT, "%s: no such file or directory", a) end
@@ -78,7 +78,7 @@ function cmd.run(opts, ctx)
   end
   local stats = deliver.drain(p, c, { wait = true })
   log.info("upload: %d delivered, %d failed, %d rejected, %d left in %s (%.1f s)", stats.delivered, stats.failed,
-    stats.rejected, stats.left, c.spool_dir, core.fs.now() - start_wall)
+    stats.rejected, stats.left, c.spool_dir, core.sys.now() - start_wall)
   if stats.left > 0 then
     io.stderr:write(string.format("gpuflame: %d item(s) kept in the spool %s; `gpuflame upload --flush` re-sends them\n",
       stats.left, c.spool_dir))

@@ -22,11 +22,11 @@ end
 -- put(dir, meta, body) → item path. meta must be JSON-encodable and free of newlines once encoded.
 function spool.put(dir, meta, body)
   spool.ensure(dir)
-  local wall = core.fs.now()
+  local wall = core.sys.now()
   seq = seq + 1
   local name = string.format("%015d-%06d-%d-%04x.item", math.floor(wall * 1000), seq,
     core.proc.getpid(), math.random(0, 0xffff))
-  meta.created = meta.created or core.fs.isotime(wall)
+  meta.created = meta.created or core.sys.isotime(wall)
   meta.spool_version = 1
   meta.body_bytes = #body
   local head = core.json.encode(meta)

@@ -1,7 +1,7 @@
 -- The gProfiler Performance Studio wire protocol (STUDIO_PROTOCOL.md §2, §3, §5): the profile text
 -- with its `# {json}` header, the upload body, the session headers and query parameters, the health
 -- check, the heartbeat and command completion. No decisions here: what to send comes from the
--- caller (deliver.lua, agent.lua) and the policy. `cfg` is gpuflame.fleetcfg's settings table, which
+-- caller (deliver.lua, agent.lua) and the policy. `cfg` is gpuflame.fleet.fleetcfg's settings table, which
 -- carries the policy's timeouts and API version.
 local core = require("gpuflame.core")
 local log = require("gpuflame.log")
@@ -39,7 +39,7 @@ function studio.header(m)
       hostname = m.hostname,
       agent_version = "gpuflame-" .. studio.VERSION,
       cloud_info = { instance_type = m.instance_type or null },
-      current_time = core.fs.isotime(),
+      current_time = core.sys.isotime(),
       profiling_mode = m.profiling_mode or "cpu",
       run_arguments = run_arguments,
       external_metadata = m.extra or null,
@@ -78,7 +78,7 @@ function studio.session(cfg, extra_query)
   }
   local query = {
     { "key", cfg.token or "" }, { "service", cfg.service or "" }, { "hostname", cfg.hostname or "" },
-    { "timestamp", core.fs.isotime() },
+    { "timestamp", core.sys.isotime() },
   }
   for _, q in ipairs(extra_query or {}) do query[#query + 1] = q end
   return headers, query

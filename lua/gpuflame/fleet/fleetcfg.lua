@@ -68,7 +68,7 @@ function cfg.load(opts, p)
   end
   local agent = p.agent
   c.interval = tonumber(c.interval) or agent.interval
-  c.hostname = c.hostname or core.fs.hostname()
+  c.hostname = c.hostname or core.sys.hostname()
   c.api_server = c.api_server or c.server
   c.state_dir = c.state_dir or agent.state_dir
   c.spool_dir = c.spool_dir or (p.deliver.spool.dir ~= "" and p.deliver.spool.dir) or (c.state_dir .. "/spool")

@@ -15,8 +15,8 @@ local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local policy = require("gpuflame.policy")
-local spool = require("gpuflame.spool")
-local studio = require("gpuflame.studio")
+local spool = require("gpuflame.fleet.spool")
+local studio = require("gpuflame.fleet.studio")
 
 local deliver = {}
 
@@ -101,9 +101,9 @@ function deliver.studio_item(p, cfg, payload)
       extra = payload.metadata,
     })
     local body = studio.body({
-      start_time = payload.start_time or core.fs.isotime(), end_time = payload.end_time or core.fs.isotime(),
+      start_time = payload.start_time or core.sys.isotime(), end_time = payload.end_time or core.sys.isotime(),
       hostname = cfg.hostname, profile = studio.profile_text(header, folded),
-      cpu_avg = payload.cpu_avg, mem_avg = payload.mem_avg, spawn_time = cfg.spawn_time or core.fs.isotime(),
+      cpu_avg = payload.cpu_avg, mem_avg = payload.mem_avg, spawn_time = cfg.spawn_time or core.sys.isotime(),
       gpid = load_gpid(cfg.state_dir),
     })
     return core.http.gzip(body), tags
@@ -322,7 +322,7 @@ function deliver.drain(p, cfg, opts)
     end
     do
       local st = spool.state(it.path)
-      local wall = core.fs.now()
+      local wall = core.sys.now()
       if not opts.wait and (st.next_at or 0) > wall then goto next end
       local target = target_of(cfg, meta)
       if down[target] then goto next end
@@ -381,14 +381,14 @@ function deliver.drain(p, cfg, opts)
           st.exhausted = true
           delay = retry.cap
         end
-        st.next_at = core.fs.now() + delay
+        st.next_at = core.sys.now() + delay
         spool.set_state(it.path, st)
         if not opts.wait or tries >= retry.count or core.host.interrupted() ~= 0 then
           stats.failed = stats.failed + 1
           if r.kind ~= "http" then down[target] = true end
           break
         end
-        core.fs.sleep(delay)
+        core.sys.sleep(delay)
       end
     end
     ::next::

@@ -5,16 +5,16 @@
 -- State (<state_dir>, 0700): state.json {received, executed (command ids, newest last, capped at
 -- policy agent.history), completions (reports not yet accepted)}, gpid, spool/, captures/<id>/.
 local core = require("gpuflame.core")
-local deliver = require("gpuflame.deliver")
+local deliver = require("gpuflame.fleet.deliver")
 local errors = require("gpuflame.errors")
-local fleetcfg = require("gpuflame.fleetcfg")
+local fleetcfg = require("gpuflame.fleet.fleetcfg")
 local log = require("gpuflame.log")
-local payload = require("gpuflame.payload")
+local payload = require("gpuflame.fleet.payload")
 local policy = require("gpuflame.policy")
 local resource = require("gpuflame.resource")
-local shlex = require("gpuflame.shlex")
-local spool = require("gpuflame.spool")
-local studio = require("gpuflame.studio")
+local shlex = require("gpuflame.fleet.shlex")
+local spool = require("gpuflame.fleet.spool")
+local studio = require("gpuflame.fleet.studio")
 
 local agent = {}
 
@@ -119,9 +119,9 @@ end
 -- and the daemons nsys starts (they leave the group). The C process runner ends the whole tree:
 -- the group, every descendant found under it, SIGKILL after `grace` seconds.
 function agent.kill_tree(h, grace)
-  local _, t0 = core.fs.now()
+  local _, t0 = core.sys.now()
   h:terminate(grace)
-  local _, t1 = core.fs.now()
+  local _, t1 = core.sys.now()
   return t1 - t0
 end
 
@@ -166,7 +166,7 @@ function agent.new(ctx, c, opts)
 end
 
 function A:complete(command_id, status, message, started)
-  local _, now = core.fs.now()
+  local _, now = core.sys.now()
   local body = { command_id = command_id, hostname = self.c.hostname, status = status,
     execution_time = started and math.floor(now - started + 0.5) or null,
     error_message = message and log.redact(message) or null, results_path = null }
@@ -277,9 +277,9 @@ end
 
 function A:start_job(id, cc)
   local p = self.p
-  local _, mono = core.fs.now()
+  local _, mono = core.sys.now()
   local job = {
-    command_id = id, started = mono, start_wall = core.fs.isotime(), cpu0 = payload.cpu_sample(),
+    command_id = id, started = mono, start_wall = core.sys.isotime(), cpu0 = payload.cpu_sample(),
     enable_nsys = cc.enable_nsys == true, timeline = cc.nsys_timeline == true,
     stacks = cc.nsys_timeline == true and cc.nsys_timeline_stacks == true,
     nsys_path = type(cc.nsys_path) == "string" and cc.nsys_path ~= "" and cc.nsys_path or nil,
@@ -364,7 +364,7 @@ function A:poll_job()
   end
   local pl = payload.from_dir(p, job.dir, {
     command_id = job.command_id, command = job.command_id, label = "command " .. job.command_id,
-    start_time = job.start_wall, end_time = core.fs.isotime(),
+    start_time = job.start_wall, end_time = core.sys.isotime(),
     cpu_avg = payload.cpu_avg(job.cpu0, payload.cpu_sample()), mem_avg = payload.mem_used_percent(),
   })
   if job.stacks then pl.stacks = true end
@@ -544,18 +544,18 @@ function A:loop()
   while true do
     if core.host.interrupted() ~= 0 then break end
     if core.host.take_hangup() then self:reload() end
-    local _, now = core.fs.now()
+    local _, now = core.sys.now()
     self:poll_job()
     if now >= next_hb then
       next_hb = now + c.interval
       self:heartbeat()
       if #self.state.completions > 0 then self:send_completions() end
     end
-    local _, now2 = core.fs.now()
+    local _, now2 = core.sys.now()
     local due = now2 >= next_flush
     if due then next_flush = now2 + math.min(c.interval, 5) end
     self:poll_uploader(due)
-    core.fs.sleep(0.1)
+    core.sys.sleep(0.1)
   end
 end
 
@@ -592,7 +592,7 @@ function A:run()
   pcall(self.read_outcomes, self)
   pcall(save_state, c, self.state)
   log.info("agent: stopped (signal %s); %d item(s) in the spool", tostring(sig),
-    #require("gpuflame.spool").list(c.spool_dir))
+    #require("gpuflame.fleet.spool").list(c.spool_dir))
   return 0
 end
 
