@@ -40,6 +40,7 @@ typedef struct ud {
     const char *title; /* for the slot writer; owned by the caller during a render */
     const char *initial_view; /* slots.initial_view (policy timeline.initial_view) or NULL */
     double flame_min;  /* launchFlame folding threshold (share of the total) */
+    int compress;      /* slots.compress (policy timeline.compress) */
 } ud;
 
 static ud *check_ud(lua_State *L)
@@ -668,7 +669,7 @@ static int m_flame(lua_State *L)
 static int timeline_writer(FILE *out, void *p, gf_err *err)
 {
     ud *u = p;
-    gf_timeline_opts o = {u->title, u->flame_min, u->initial_view};
+    gf_timeline_opts o = {u->title, u->flame_min, u->initial_view, u->compress};
     return gf_trace_write_timeline_json(u->t, out, &o, err);
 }
 
@@ -718,11 +719,13 @@ static int m_write_timeline(lua_State *L)
     lua_getfield(L, 4, "initial_view");
     u->initial_view = lua_tostring(L, -1); /* also kept alive by the slots table */
     lua_pop(L, 1);
+    u->compress = gf_opt_bool_field(L, 4, "compress", 0);
     u->flame_min = luaL_optnumber(L, 6, 0);
     gf_err err;
     int rc = gf_render_file(tname, tmpl, tl, slots, n, out, &err);
     u->title = NULL;
     u->initial_view = NULL;
+    u->compress = 0;
     u->flame_min = 0;
     if (rc != 0)
         return gf_lua_raise(L, &err);
@@ -732,7 +735,7 @@ static int m_write_timeline(lua_State *L)
 static int m_timeline_json(lua_State *L)
 {
     gf_trace *t = check(L);
-    gf_timeline_opts o = {luaL_checkstring(L, 2), luaL_optnumber(L, 3, 0), NULL};
+    gf_timeline_opts o = {luaL_checkstring(L, 2), luaL_optnumber(L, 3, 0), NULL, lua_toboolean(L, 4)};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

@@ -200,6 +200,7 @@ typedef struct gf_timeline_opts {
     const char *title; /* NULL: "" (the title is a policy decision: timeline.title) */
     double flame_min_fraction; /* launchFlame: fold subtrees lighter than this share of the total (0 = keep all) */
     const char *initial_view;  /* "initialView" of the page (policy timeline.initial_view); NULL: not written */
+    int compress;              /* event columns raw-DEFLATE compressed (policy timeline.compress) */
 } gf_timeline_opts;
 int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err);
 /* Chrome Trace Event JSON (Perfetto, chrome://tracing) with ac2g flow events. */

@@ -288,7 +288,7 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
         jstr(out, t, order[i]);
     }
     fputs("],", out);
-    gf_pack_maps pm = {t0, lmap, nmap, smap};
+    gf_pack_maps pm = {t0, lmap, nmap, smap, o ? o->compress : 0};
     if (gf_trace_write_packed(t, out, &pm, err) != 0) {
         free(nmap);
         free(lmap);

@@ -1,6 +1,7 @@
 /* The timeline page's event data, packed (docs/TIMELINE_DATA.md "Packed events"): one base64 string per
- * column of zigzag-varint numbers (start as deltas), so a million events cost ~12 bytes each in the page
- * and the page decodes them straight into typed arrays. Details identical in every written field are
+ * column of zigzag-varint numbers (start as deltas), optionally raw-DEFLATE compressed (policy
+ * timeline.compress: the page's bytes are most of its opening time), so a million events cost ~6–14 bytes
+ * each in the page and the page decodes them straight into typed arrays. Details identical in every written field are
  * written once. */
 #ifndef GF_TRACE_PACK_H
 #define GF_TRACE_PACK_H
@@ -15,6 +16,7 @@
 typedef struct gf_pack_maps {
     int64_t t0;
     const int32_t *lane, *name, *stack;
+    int deflate; /* each column's varints raw-DEFLATE compressed before base64 ("varint-deflate-base64") */
 } gf_pack_maps;
 int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, gf_err *err);
 

@@ -205,6 +205,8 @@ return {
     initial_view = "busiest", -- the page opens on: "busiest" (the window with the most GPU work), "nvtx"
                              -- (the first outermost NVTX range) or "full" (the whole capture)
     keep_partners = true,    -- also keep the launch call of every kept kernel/memcpy/memset (CorrID links)
+    compress = true,         -- event columns raw-DEFLATE compressed in the page (about half the bytes, and the
+                             -- bytes are most of the opening time); false for browsers without DecompressionStream
     source = "csv",          -- capture --timeline reads the stats trace CSVs ("csv", the reference) or
                              -- the SQLite export ("sqlite"); .sqlite/.nsys-rep inputs always use SQLite
     -- source "csv": the nsys stats reports asked for, and the `-o` base of each one's CSV

@@ -247,6 +247,7 @@ S.tree = {
     local_max_events = S.int({ min = 1 }),
     initial_view = S.str({ oneof = { "busiest", "nvtx", "full" } }),
     keep_partners = S.bool(),
+    compress = S.bool(),
     source = S.str({ oneof = { "csv", "sqlite" } }),
     reports = S.list(S.str({ oneof = { "cuda_api_trace", "cuda_gpu_trace" } })),
     output_names = S.map(S.str()),

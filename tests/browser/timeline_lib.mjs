@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { inflateRawSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -62,9 +63,10 @@ export const flamePoint = (page, name) => page.evaluate((n) => {
 export function unpackEvents(D) {
   const ev = D.events;
   if (!ev || Array.isArray(ev)) return D;
-  const cols = {};
+  const cols = {}, deflated = ev.encoding === 'varint-deflate-base64';
+  if (!['varint-base64', 'varint-deflate-base64', undefined].includes(ev.encoding)) throw new Error(`unknown encoding ${ev.encoding}`);
   for (const c of ['start', 'dur', 'lane', 'corr', 'name', 'stack', 'kind', 'detail']) {
-    const bytes = Buffer.from(ev[c], 'base64'), out = [];
+    const b64 = Buffer.from(ev[c], 'base64'), bytes = deflated ? inflateRawSync(b64) : b64, out = [];
     let v = 0, mul = 1;
     for (const b of bytes) {
       v += (b & 127) * mul;

@@ -5,12 +5,15 @@ packed object stays under "packed"."""
 import base64
 import json
 import re
+import zlib
 
 COLUMNS = ("start", "dur", "lane", "corr", "name", "stack", "kind", "detail")
 
 
-def varints(text):
+def varints(text, deflated=False):
     data = base64.b64decode(text)
+    if deflated:  # "varint-deflate-base64": raw DEFLATE (no zlib header) of the varint bytes
+        data = zlib.decompress(data, -15)
     out, v, shift = [], 0, 0
     for b in data:
         v |= (b & 0x7F) << shift
@@ -30,7 +33,10 @@ def unzig(v):
 
 def unpack(ev):
     n = ev["n"]
-    cols = {c: varints(ev[c]) for c in COLUMNS}
+    if ev.get("encoding", "varint-base64") not in ("varint-base64", "varint-deflate-base64"):
+        raise ValueError("unknown event encoding %r" % ev.get("encoding"))
+    deflated = ev.get("encoding") == "varint-deflate-base64"
+    cols = {c: varints(ev[c], deflated) for c in COLUMNS}
     for c in COLUMNS:
         if len(cols[c]) != n:
             raise ValueError("column %s has %d values, n = %d" % (c, len(cols[c]), n))

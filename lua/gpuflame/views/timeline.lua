@@ -35,6 +35,7 @@ function V.settings(policy, over)
   return {
     max_events = over.max_events or tp.local_max_events,
     initial_view = tp.initial_view,
+    compress = tp.compress,
     keep_partners = keep,
     title = over.title or tp.title,
     template = tp.template,
@@ -51,7 +52,7 @@ function V.render(tr, out, s, fdoc)
     errors.raise(errors.ERROR, "timeline template %s not found on the search path", s.template)
   end
   log.debug("timeline: template %s", origin)
-  tr:write_timeline(tmpl, out, { title = s.title, initial_view = s.initial_view,
+  tr:write_timeline(tmpl, out, { title = s.title, initial_view = s.initial_view, compress = s.compress,
     findings = require("gpuflame.findings").page_slot(fdoc) },
     s.template, s.flame_min_fraction)
 end
