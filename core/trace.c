@@ -728,6 +728,78 @@ static int cmp_order_cols(const void *a, const void *b, void *trace)
     return t->seq[i] < t->seq[j] ? -1 : t->seq[i] > t->seq[j];
 }
 
+enum { MAX_MERGED_RUNS = 64 };
+
+/* The sorted runs being merged: cur[r] is the next event of run r, end[r] one past its last; heap holds
+ * the runs with events left, the one whose next event comes first at the root. */
+typedef struct run_merge {
+    const gf_trace *t;
+    size_t cur[MAX_MERGED_RUNS], end[MAX_MERGED_RUNS], heap[MAX_MERGED_RUNS], hn;
+} run_merge;
+
+static int head_less(const run_merge *m, size_t x, size_t y)
+{
+    uint32_t a = (uint32_t)m->cur[x], b = (uint32_t)m->cur[y];
+    return cmp_order_cols(&a, &b, (void *)m->t) < 0;
+}
+
+static void sift_run(run_merge *m, size_t p)
+{
+    for (;;) {
+        size_t l = 2 * p + 1, best = p;
+        if (l < m->hn && head_less(m, m->heap[l], m->heap[best]))
+            best = l;
+        if (l + 1 < m->hn && head_less(m, m->heap[l + 1], m->heap[best]))
+            best = l + 1;
+        if (best == p)
+            return;
+        size_t x = m->heap[p];
+        m->heap[p] = m->heap[best];
+        m->heap[best] = x;
+        p = best;
+    }
+}
+
+/* ord = the events in (start, kind, arrival) order. A merge of finished traces adds each source's events
+ * in that order already, so the columns are a few sorted runs: those are merged instead of sorted (one
+ * run: returns 1, ord untouched, nothing to move); any other arrival order is sorted. Returns 0 or 1. */
+static int order_events(const gf_trace *t, size_t n, uint32_t *ord)
+{
+    run_merge m;
+    m.t = t;
+    m.hn = 0;
+    for (size_t k = 0; k < n && m.hn <= MAX_MERGED_RUNS; k++) {
+        uint32_t a = (uint32_t)k - 1, b = (uint32_t)k;
+        if (k > 0 && cmp_order_cols(&a, &b, (void *)t) <= 0)
+            continue;
+        if (m.hn < MAX_MERGED_RUNS)
+            m.cur[m.hn] = k;
+        m.hn++;
+    }
+    if (m.hn <= 1)
+        return 1;
+    if (m.hn > MAX_MERGED_RUNS) {
+        for (size_t i = 0; i < n; i++)
+            ord[i] = (uint32_t)i;
+        qsort_r(ord, n, sizeof *ord, cmp_order_cols, (void *)t);
+        return 0;
+    }
+    for (size_t r = 0; r < m.hn; r++) {
+        m.end[r] = r + 1 < m.hn ? m.cur[r + 1] : n;
+        m.heap[r] = r;
+    }
+    for (size_t i = m.hn / 2; i-- > 0;)
+        sift_run(&m, i);
+    for (size_t k = 0; k < n; k++) {
+        size_t r = m.heap[0];
+        ord[k] = (uint32_t)m.cur[r]++;
+        if (m.cur[r] == m.end[r])
+            m.heap[0] = m.heap[--m.hn];
+        sift_run(&m, 0);
+    }
+    return 0;
+}
+
 /* Puts column col (n entries of elem bytes) in the order ord, through tmp (n * 8 bytes). */
 static void permute(void *col, size_t elem, const uint32_t *ord, size_t n, void *tmp)
 {
@@ -753,9 +825,8 @@ static int finish_kept(gf_trace *t, const int32_t *lmap)
         free(tmp);
         return -1;
     }
-    for (size_t i = 0; i < n; i++)
-        ord[i] = (uint32_t)i;
-    qsort_r(ord, n, sizeof *ord, cmp_order_cols, t);
+    if (order_events(t, n, ord)) /* already in order (one sorted run): nothing to move */
+        goto lanes;
     permute(t->start, sizeof *t->start, ord, n, tmp);
     permute(t->dur, sizeof *t->dur, ord, n, tmp);
     permute(t->corr, sizeof *t->corr, ord, n, tmp);
@@ -766,6 +837,7 @@ static int finish_kept(gf_trace *t, const int32_t *lmap)
     permute(t->detail, sizeof *t->detail, ord, n, tmp);
     permute(t->kind, sizeof *t->kind, ord, n, tmp);
     permute(t->seq, sizeof *t->seq, ord, n, tmp);
+lanes:
     free(ord);
     free(tmp);
     for (size_t k = 0; k < n; k++)

@@ -49,6 +49,7 @@ return {
     duration = 60,
     timeout_extra = 120,
     kill_grace = 5,
+    output_tail = 262144,    -- bytes of each nsys command's output kept (the last ones): messages, nsys-profile.log
     trace = "cuda,nvtx",
     sample = "none",
     -- --cpuctxsw MODE; "" passes nothing (nsys's default, process-tree). "none" with sample "none"
@@ -295,6 +296,9 @@ return {
     report = "report.html",            -- `gpuflame report --html`, beside analysis.json
     findings = "findings.json",        -- capture's findings (policy findings.capture); `report` reads it
                                        -- beside analysis.json
+    analysis = "analysis.json",        -- `analyze`'s result in the run directory (NVTX_ANALYSIS_SPEC.md's
+                                       -- name); `report`, `compare` and `diff` look for it there
+    diff = "diff.html",                -- `gpuflame diff` page when -o is not given
   },
 
   limits = {

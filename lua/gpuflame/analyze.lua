@@ -239,7 +239,7 @@ function analyze.run(opts, policy)
   -- gpuflame's own reports (source "export") always have the current names, whatever nsys exported
   if source == "export" and not opts.no_export then legacy_names = false end
 
-  local out = analyze.join(run_dir, "analysis.json")
+  local out = analyze.join(run_dir, policy.outputs.analysis)
   local res = core.nvtx.analyze({
     manifest_file = manifest_file,
     host_csv = paths.nvtx_pushpop_trace,

@@ -128,7 +128,7 @@ end
 function capture.command(state, step, argv, o)
   o = o or {}
   local spec = { argv = argv, env = o.env, timeout = o.timeout, kill_grace = state.policy.capture.kill_grace,
-    capture_limit = o.capture_limit or 262144 }
+    capture_limit = state.policy.capture.output_tail }
   log.progress(step, "%s", o.label or step)
   local h = core.proc.spawn(spec)
   local last, decided_at, stopped_decided = -1, nil, false
@@ -204,7 +204,7 @@ function capture.profile(state, o)
     decided_markers = c.decided_markers, decided_grace = c.decided_grace })
   local out = (res.stdout or "") .. (res.stderr or "")
   local logpath = state.dir .. "/" .. policy.outputs.profile_log
-  core.fs.write_atomic(logpath, log.redact(tail(out, 262144)))
+  core.fs.write_atomic(logpath, log.redact(tail(out, policy.capture.output_tail)))
   state.artifacts.profile_log = logpath
   local function fail(fmt, ...)
     state.status = "failed"

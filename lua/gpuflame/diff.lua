@@ -43,14 +43,14 @@ end
 
 local function join(dir, name) return (dir:sub(-1) == "/" and dir or dir .. "/") .. name end
 
--- analysis(path) → the analysis.json path when path is an NVTX analysis (the file, or a run directory
--- holding one), else nil.
-function M.analysis(path)
+-- analysis(path [, policy]) → the analysis.json path when path is an NVTX analysis (the file, or a run
+-- directory holding one, named by outputs.analysis), else nil.
+function M.analysis(path, policy)
   local st = core.fs.stat(path)
   if not st then return nil end
   local file = path
   if st.type == "directory" then
-    file = join(path, "analysis.json")
+    file = join(path, (policy or require("gpuflame.policy").defaults()).outputs.analysis)
     if not core.fs.stat(file) then return nil end
   elseif not path:match("%.json$") then
     return nil

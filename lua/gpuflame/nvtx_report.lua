@@ -48,12 +48,14 @@ R.cell = cell
 
 local function code(s) return "`" .. tostring(s):gsub("`", "'") .. "`" end
 
--- Reads analysis.json (a run directory or the file itself) → analysis, path
-function R.load(target)
+-- Reads analysis.json (a run directory — the file named by policy outputs.analysis in it — or the file
+-- itself) → analysis, path
+function R.load(target, policy)
   local path = target
   local st = core.fs.stat(target)
   if st and st.type == "directory" then
-    path = (target:sub(-1) == "/" and target or target .. "/") .. "analysis.json"
+    path = (target:sub(-1) == "/" and target or target .. "/") ..
+      (policy or require("gpuflame.policy").defaults()).outputs.analysis
     st = core.fs.stat(path)
     if not st then
       errors.raise(errors.NO_DATA, "%s: no analysis.json in this run directory; run `gpuflame analyze --run-dir %s` first",
@@ -270,7 +272,8 @@ function R.markdown(a, path, opts)
   for _, f in ipairs(findings) do w("- **" .. label[f.kind] .. ":** " .. f.text) end
   w()
   if opts.rules then -- the rules' findings (report --findings, or findings.json beside analysis.json)
-    for _, line in ipairs(R.rules_markdown(opts.rules, opts.rules_path or "findings.json", top)) do w(line) end
+    for _, line in ipairs(R.rules_markdown(opts.rules, opts.rules_path or
+      require("gpuflame.policy").defaults().outputs.findings, top)) do w(line) end
   end
   w("## Iterations")
   w()

@@ -121,6 +121,7 @@ S.tree = {
     duration = S.num({ gt = 0 }),
     timeout_extra = S.num({ min = 0 }),
     kill_grace = S.num({ gt = 0 }),
+    output_tail = S.int({ min = 1024 }),
     trace = S.str(),
     sample = S.str(),
     cpuctxsw = S.str(),
@@ -287,7 +288,8 @@ S.tree = {
     summary = S.filename(), profile_log = S.filename(), sqlite = S.filename(), flamegraph = S.filename(),
     gpu_folded = S.filename(), timeline = S.filename(), launch_folded = S.filename(), cpu_folded = S.filename(),
     nsys_backend_log = S.filename(), perf_backend_log = S.filename(), perf_data = S.filename(),
-    perf_script = S.filename(), report = S.filename(), findings = S.filename(),
+    perf_script = S.filename(), report = S.filename(), findings = S.filename(), analysis = S.filename(),
+    diff = S.filename(),
   },
   -- findings rules (lua/gpuflame/findings.lua): options[rule][key] are checked against the rule itself
   findings = {

@@ -1,5 +1,6 @@
 /* Trace model: interning, the streaming longest-N heap, trimming a finished trace, partners, stacks. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,35 @@ int main(void)
         ok = t->dur[i] >= 900 && t->details[t->detail[i]].bytes == t->dur[i] && (!i || t->start[i] > t->start[i - 1]);
     CHECK("... keeps the 100 longest in start order, each with its own detail", ok);
     gf_trace_free(t);
+
+    /* finish orders events by (start, kind, arrival) however they arrive: one sorted run (kept as is),
+     * a few sorted runs (a merge: k-way merged), or any order (sorted); equal (start, kind) keep arrival */
+    for (int shape = 0; shape < 3; shape++) {
+        int runs = shape == 0 ? 1 : shape == 1 ? 5 : 500;
+        t = gf_trace_new();
+        gf_trace_begin(t, 0, 0, &err);
+        lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
+        int per = 4000 / runs;
+        for (int r = 0; r < runs; r++)
+            for (int i = 0; i < per; i++) {
+                gf_detail d;
+                gf_detail_clear(&d);
+                d.regs = r; /* which run it came from */
+                gf_event e = {.start = (int64_t)(i * 3 + r % 3) / 2, .dur = r * 100000 + i, .corr = -1, .lane = lane,
+                              .name = nm, .stack = -1, .pid = 1, .kind = GF_EV_KERNEL};
+                gf_trace_add(t, &e, &d, &err);
+            }
+        ok = gf_trace_finish(t, &err) == 0 && t->n == (size_t)(runs * per);
+        for (size_t i = 1; i < t->n && ok; i++) {
+            int64_t ra = t->details[t->detail[i - 1]].regs, rb = t->details[t->detail[i]].regs;
+            ok = t->start[i - 1] < t->start[i] ||
+                 (t->start[i - 1] == t->start[i] && (ra < rb || (ra == rb && t->dur[i - 1] < t->dur[i])));
+        }
+        char name[96];
+        snprintf(name, sizeof name, "finish orders %d sorted run(s) by start, ties by arrival", runs);
+        CHECK(name, ok);
+        gf_trace_free(t);
+    }
 
     /* ties: equal durations keep the earliest arrivals */
     int64_t td[6] = {5, 5, 5, 5, 9, 1};

@@ -14,11 +14,11 @@ cmd.spec = {
   options = { { "out", short = "o", arg = "FILE", help = "write the Markdown here instead of stdout" } },
 }
 
-function cmd.run(opts)
+function cmd.run(opts, ctx)
   local pa, pb = opts.positional[1], opts.positional[2]
   if not pa or not pb or opts.positional[3] then errors.raise(errors.USAGE, "compare needs exactly two runs: RUN_A RUN_B") end
-  local a, fa = R.load(pa)
-  local b, fb = R.load(pb)
+  local a, fa = R.load(pa, ctx.policy())
+  local b, fb = R.load(pb, ctx.policy())
   local md = R.compare_markdown(a, fa, b, fb)
   if opts.out then
     core.fs.write_atomic(opts.out, md .. "\n")

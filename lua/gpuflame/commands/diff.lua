@@ -36,7 +36,7 @@ function cmd.run(opts, ctx)
   if not pb or not pa or opts.positional[3] then
     errors.raise(errors.USAGE, "diff needs exactly two inputs: BEFORE AFTER (see diff --help)")
   end
-  local ab, aa = diff.analysis(pb), diff.analysis(pa)
+  local ab, aa = diff.analysis(pb, ctx.policy()), diff.analysis(pa, ctx.policy())
   if ab and aa then
     errors.raise(errors.USAGE, "%s and %s are NVTX analyses (analysis.json): compare them with `gpuflame compare %s %s`",
       pb, pa, pb, pa)
@@ -46,7 +46,7 @@ function cmd.run(opts, ctx)
   end
   local policy = ctx.policy()
   local dp = policy.diff
-  local out = opts.out or (not opts.json and "diff.html" or nil)
+  local out = opts.out or (not opts.json and policy.outputs.diff or nil)
   local ok, res = errors.try(function()
     local b = diff.load_side(pb, ctx, { nsys = opts.nsys })
     local a = diff.load_side(pa, ctx, { nsys = opts.nsys })

@@ -71,7 +71,7 @@ end
 function cmd.run(opts, ctx)
   local target = opts.run_dir or opts.positional[1]
   if not target then errors.raise(errors.USAGE, "report needs --run-dir DIR (see --help)") end
-  local a, path = R.load(target)
+  local a, path = R.load(target, ctx.policy())
   local p = ctx.policy().analyze
   local ropts = { top_ranges = opts.top or p.top_ranges, first_iteration_factor = p.first_iteration_factor,
     high_variance_cv = p.high_variance_cv }
