@@ -10,23 +10,28 @@
 
 #include "jsonout.h"
 
-/* The input with invalid bytes replaced by U+FFFD, cut at the first NUL (cJSON's strings end there). */
+/* The input with invalid bytes replaced by U+FFFD, cut at the first NUL (cJSON's strings end there);
+ * *valid: the whole input is valid UTF-8. */
 static char *expected(const unsigned char *s, size_t n, int *valid)
 {
     char *out = malloc(n * 3 + 1);
     size_t o = 0;
+    int cut = 0; /* past the first NUL: still checked for validity, no longer compared */
     *valid = 1;
     for (size_t i = 0; out && i < n;) {
         uint32_t cp;
         size_t k = gf_utf8_decode(s + i, n - i, &cp);
         if (k == 0) {
             *valid = 0;
-            memcpy(out + o, "\xEF\xBF\xBD", 3), o += 3, i++;
-        } else if (cp == 0) {
-            break;
-        } else {
-            memcpy(out + o, s + i, k), o += k, i += k;
+            if (!cut)
+                memcpy(out + o, "\xEF\xBF\xBD", 3), o += 3;
+            i++;
+            continue;
         }
+        cut |= cp == 0;
+        if (!cut)
+            memcpy(out + o, s + i, k), o += k;
+        i += k;
     }
     if (out)
         out[o] = '\0';
