@@ -127,9 +127,10 @@ static void encode_table(lua_State *L, gf_jout *w, int idx, int level)
 {
     if (level > MAX_DEPTH)
         gf_lua_raisef(L, GF_EXIT_USAGE, "JSON encode: table nested deeper than %d levels (a cycle?)", MAX_DEPTH);
-    /* Each level holds up to three values on the Lua stack (key, value, lua_next's pair): without room
-     * they would be written past the stack's end (heap corruption the fuzzer found at ~100 levels). */
-    luaL_checkstack(L, 4, "JSON encode: nested too deep");
+    /* Each level holds up to four values on the Lua stack (the keys array, key, value, lua_next's pair):
+     * without room they would be written past the stack's end (heap corruption the fuzzer found at ~100
+     * levels). */
+    luaL_checkstack(L, 5, "JSON encode: nested too deep");
     size_t n;
     if (is_array(L, idx, &n)) {
         gf_jout_begin_array(w);
@@ -141,28 +142,23 @@ static void encode_table(lua_State *L, gf_jout *w, int idx, int level)
         gf_jout_end_array(w);
         return;
     }
-    /* collect string keys, sort them */
-    size_t cap = 16, k = 0;
-    const char **keys = malloc(cap * sizeof *keys);
+    /* The string keys, sorted. Their array is a userdata on the stack: an error raised while a value is
+     * encoded (invalid UTF-8 under utf8 = "error", a userdata, nesting) cannot leak it. */
+    size_t count = 0, k = 0;
     lua_pushnil(L);
-    while (keys && lua_next(L, idx)) {
+    while (lua_next(L, idx)) {
         lua_pop(L, 1);
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            if (k == cap) {
-                const char **nk = realloc(keys, cap * 2 * sizeof *keys);
-                if (!nk)
-                    break;
-                keys = nk;
-                cap *= 2;
-            }
-            keys[k++] = lua_tostring(L, -1); /* anchored by the table */
-        } else if (lua_type(L, -1) == LUA_TNUMBER) {
-            free(keys);
+        if (lua_type(L, -1) == LUA_TNUMBER)
             gf_lua_raisef(L, GF_EXIT_USAGE, "JSON encode: table mixes array and object keys");
-        }
+        count += lua_type(L, -1) == LUA_TSTRING;
     }
-    if (!keys)
-        gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
+    const char **keys = lua_newuserdatauv(L, (count ? count : 1) * sizeof *keys, 0);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) == LUA_TSTRING && k < count)
+            keys[k++] = lua_tostring(L, -1); /* anchored by the table */
+    }
     qsort(keys, k, sizeof *keys, cmp_keys);
     gf_jout_begin_object(w);
     for (size_t i = 0; i < k; i++) {
@@ -172,7 +168,7 @@ static void encode_table(lua_State *L, gf_jout *w, int idx, int level)
         lua_pop(L, 1);
     }
     gf_jout_end_object(w);
-    free(keys);
+    lua_pop(L, 1); /* the keys */
 }
 
 static void encode_value(lua_State *L, gf_jout *w, int idx, int level)
