@@ -29,14 +29,14 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lz -lm
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror,) \
-           -Icore -I$(O)/gen $(PKG_CFLAGS) $(SANFLAGS)
+           -Icore -Icore/host -Icore/bind -I$(O)/gen $(PKG_CFLAGS) $(SANFLAGS)
 CFLAGS  += $(EXTRA_CFLAGS)
 LDFLAGS += $(SANFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS  = $(PKG_LIBS)
 
-CORE_SRC  := $(filter-out core/main.c,$(sort $(wildcard core/*.c)))
+CORE_SRC  := $(filter-out core/host/main.c,$(sort $(wildcard core/*.c core/host/*.c core/bind/*.c)))
 CORE_OBJ  := $(patsubst core/%.c,$(O)/obj/%.o,$(CORE_SRC))
-BINDINGS  := $(patsubst core/l_%.c,%,$(filter-out core/l_util.c,$(wildcard core/l_*.c)))
+BINDINGS  := $(patsubst core/bind/l_%.c,%,$(filter-out core/bind/l_util.c,$(wildcard core/bind/l_*.c)))
 BUNDLED   := $(sort $(shell find lua policies templates -type f \( -name '*.lua' -o -name '*.html' -o -name '*.js' -o -name '*.css' \) 2>/dev/null))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
@@ -65,8 +65,8 @@ $(O)/gen/bundle.c: $(O)/gen/embed $(BUNDLED)
 	@$(if $(Q),echo "  EMBED   $@ ($(words $(BUNDLED)) files)";)
 	$(Q)$(O)/gen/embed $@.tmp $(BUNDLED) && mv $@.tmp $@
 
-# One line per core/l_<name>.c: the host registers each as require("gpuflame.core").<name>.
-$(O)/gen/bindings.h: $(wildcard core/l_*.c) Makefile
+# One line per core/bind/l_<name>.c: the host registers each as require("gpuflame.core").<name>.
+$(O)/gen/bindings.h: $(wildcard core/bind/l_*.c) Makefile
 	@mkdir -p $(@D)
 	$(Q)printf '%s\n' $(foreach b,$(BINDINGS),'GF_BINDING($(b))') > $@.tmp && mv $@.tmp $@
 
@@ -84,7 +84,7 @@ $(LIBA): $(CORE_OBJ) $(O)/obj/bundle_data.o
 	@$(if $(Q),echo "  AR      $@";)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(O)/obj/main.o $(LIBA)
+$(BIN): $(O)/obj/host/main.o $(LIBA)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@";)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
@@ -130,4 +130,4 @@ lint:
 clean:
 	rm -rf build build-san bin lib out
 
--include $(CORE_OBJ:.o=.d) $(O)/obj/main.d
+-include $(CORE_OBJ:.o=.d) $(O)/obj/host/main.d

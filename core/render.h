@@ -38,7 +38,7 @@ void gf_html_escape(FILE *out, const char *s, size_t len);
 
 
 
-/* Lua side (core/l_render.c): a userdata whose metatable has the field GF_SLOT_WRITER_FIELD set to a
+/* Lua side (core/bind/l_render.c): a userdata whose metatable has the field GF_SLOT_WRITER_FIELD set to a
  * light userdata pointing at a static gf_slot_writer_ref can be passed as a slot ({data = ud}); the
  * writer gets the userdata's block as ud. This is how C models (stacks, traces) stream their JSON
  * into a page without a Lua copy. */

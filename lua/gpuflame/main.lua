@@ -1,4 +1,4 @@
--- Entry points called by the C host (core/host.c): cli(argv), script(path, argv), load_policy(path).
+-- Entry points called by the C host (core/host/host.c): cli(argv), script(path, argv), load_policy(path).
 local main = {}
 
 function main.cli(argv)

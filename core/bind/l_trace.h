@@ -1,4 +1,4 @@
-/* The Trace userdata of core/l_trace.c, for other bindings that compute over it (core/l_findings.c). */
+/* The Trace userdata of core/bind/l_trace.c, for other bindings that compute over it (core/bind/l_findings.c). */
 #ifndef GF_L_TRACE_H
 #define GF_L_TRACE_H
 

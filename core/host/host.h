@@ -1,4 +1,4 @@
-/* The Lua host's internals shared with its binding (core/l_host.c) and main.c. */
+/* The Lua host's internals shared with its binding (core/bind/l_host.c) and main.c. */
 #ifndef GF_HOST_H
 #define GF_HOST_H
 

@@ -1,4 +1,4 @@
-/* Helpers shared by the thin Lua binding files (core/l_*.c). */
+/* Helpers shared by the thin Lua binding files (core/bind/l_*.c). */
 #ifndef GF_L_UTIL_H
 #define GF_L_UTIL_H
 
