@@ -159,37 +159,20 @@ const char *gf_stackdiff_frame(const gf_stackdiff *d, uint32_t id, size_t *len)
 
 int gf_stackdiff_leaves(const gf_stackdiff *d, gf_leaf_cb cb, void *ud, gf_err *err)
 {
-    size_t nf = gf_stacks_nframes(d->u), ns = gf_stacks_count(d->u);
-    int64_t *v = calloc((nf ? nf : 1) * 2, sizeof *v);
-    uint32_t *order = malloc((nf ? nf : 1) * sizeof *order);
-    unsigned char *seen = calloc(nf ? nf : 1, 1);
-    if (!v || !order || !seen) {
-        free(v);
-        free(order);
-        free(seen);
-        return gf_errf(err, GF_EXIT_ERROR, "stackdiff: out of memory");
-    }
-    size_t nl = 0;
-    for (size_t i = 0; i < ns; i++) {
-        size_t depth;
-        const uint32_t *ids = gf_stacks_get(d->u, i, &depth, NULL);
-        uint32_t leaf = ids[depth - 1];
-        if (!seen[leaf]) {
-            seen[leaf] = 1;
-            order[nl++] = leaf;
-        }
-        v[2 * leaf] += d->w[0][i];
-        v[2 * leaf + 1] += d->w[1][i];
-    }
+    const int64_t *const cols[2] = {d->w[0], d->w[1]};
+    uint32_t *leaves;
+    int64_t *sums;
+    size_t nl;
+    if (gf_stacks_leaf_sums(d->u, cols, 2, &leaves, &sums, &nl, err) != 0)
+        return -1;
     for (size_t k = 0; k < nl; k++) {
         size_t len;
-        const char *name = gf_stacks_frame(d->u, order[k], &len);
-        if (cb(ud, name, len, v[2 * order[k]], v[2 * order[k] + 1]) != 0)
+        const char *name = gf_stacks_frame(d->u, leaves[k], &len);
+        if (cb(ud, name, len, sums[2 * k], sums[2 * k + 1]) != 0)
             break;
     }
-    free(v);
-    free(order);
-    free(seen);
+    free(leaves);
+    free(sums);
     return 0;
 }
 

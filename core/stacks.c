@@ -864,3 +864,46 @@ int gf_stacks_write_speedscope(const gf_stacks *s, FILE *out, const char *name, 
         return gf_errf(err, GF_EXIT_ERROR, "write error (speedscope)");
     return 0;
 }
+
+int gf_stacks_leaf_sums(const gf_stacks *s, const int64_t *const *cols, size_t ncols, uint32_t **leaves,
+                        int64_t **sums, size_t *nleaves, gf_err *err)
+{
+    size_t nf = gf_stacks_nframes(s), n = gf_stacks_count(s);
+    if (!cols)
+        ncols = 1;
+    int64_t *per_frame = calloc((nf ? nf : 1) * ncols, sizeof *per_frame);
+    uint32_t *order = malloc((nf ? nf : 1) * sizeof *order);
+    unsigned char *seen = calloc(nf ? nf : 1, 1);
+    int64_t *out = NULL;
+    if (!per_frame || !order || !seen)
+        goto oom;
+    size_t nl = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t depth;
+        int64_t weight;
+        const uint32_t *ids = gf_stacks_get(s, i, &depth, &weight);
+        uint32_t leaf = ids[depth - 1];
+        if (!seen[leaf]) {
+            seen[leaf] = 1;
+            order[nl++] = leaf;
+        }
+        for (size_t c = 0; c < ncols; c++)
+            per_frame[leaf * ncols + c] += cols ? cols[c][i] : weight;
+    }
+    out = malloc((nl ? nl : 1) * ncols * sizeof *out);
+    if (!out)
+        goto oom;
+    for (size_t k = 0; k < nl; k++)
+        memcpy(&out[k * ncols], &per_frame[(size_t)order[k] * ncols], ncols * sizeof *out);
+    free(per_frame);
+    free(seen);
+    *leaves = order;
+    *sums = out;
+    *nleaves = nl;
+    return 0;
+oom:
+    free(per_frame);
+    free(order);
+    free(seen);
+    return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+}

@@ -37,6 +37,11 @@ int64_t gf_stacks_total(const gf_stacks *s);  /* sum of weights */
 size_t gf_stacks_max_depth(const gf_stacks *s);
 /* Stack i (insertion order): its frame ids and weight. */
 const uint32_t *gf_stacks_get(const gf_stacks *s, size_t i, size_t *depth, int64_t *weight);
+/* Leaf frames (each stack's last frame), distinct, in first-seen order: (*leaves)[k] is a frame id and
+ * (*sums)[k * ncols + c] the sum over the stacks ending in it of cols[c][stack] (cols == NULL: ncols is 1
+ * and the stacks' own weights are summed). The caller frees both arrays. */
+int gf_stacks_leaf_sums(const gf_stacks *s, const int64_t *const *cols, size_t ncols, uint32_t **leaves,
+                        int64_t **sums, size_t *nleaves, gf_err *err);
 /* Metadata line (the JSON after "# " on a folded file's first line), or NULL. */
 const char *gf_stacks_meta(const gf_stacks *s);
 int gf_stacks_set_meta(gf_stacks *s, const char *json);

@@ -279,14 +279,14 @@ static int l_gaps(lua_State *L)
     gf_err err;
     if (gf_find_gaps(t, &w, min_gap, limit, &rows, &n, &err) != 0)
         return gf_lua_raise(L, &err);
+    static const gf_lua_field fields[] = {
+        GF_LFIELD(gf_gap_row, dur, "dur"), GF_LFIELD(gf_gap_row, start, "start"), GF_LFIELD(gf_gap_row, pid, "pid"),
+        GF_LFIELD(gf_gap_row, device, "device"), GF_LFIELD(gf_gap_row, context, "context"),
+    };
     lua_createtable(L, (int)n, 0);
     for (size_t k = 0; k < n; k++) {
-        lua_createtable(L, 0, 5);
-        gf_lua_setint(L, "dur", rows[k].dur);
-        gf_lua_setint(L, "start", rows[k].start);
-        gf_lua_setint(L, "pid", rows[k].pid);
-        gf_lua_setint(L, "device", rows[k].device);
-        gf_lua_setint(L, "context", rows[k].context);
+        lua_createtable(L, 0, GF_NFIELDS(fields));
+        gf_lua_setfields(L, &rows[k], fields, GF_NFIELDS(fields));
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     free(rows);
@@ -308,23 +308,36 @@ static int l_low_util(lua_State *L)
     gf_err err;
     if (gf_find_low_util(t, &w, (int)chunks, threshold, limit, &rows, &n, &err) != 0)
         return gf_lua_raise(L, &err);
+    /* dur and start are integral in practice (chunk bounds are whole nanoseconds): kept exact as integers */
+    static const gf_lua_field fields[] = {
+        GF_LFIELD(gf_util_row, avg, "in_use"), GF_LFIELD_INT(gf_util_row, dur, "dur"),
+        GF_LFIELD_INT(gf_util_row, start, "start"), GF_LFIELD(gf_util_row, pid, "pid"),
+        GF_LFIELD(gf_util_row, device, "device"), GF_LFIELD(gf_util_row, context, "context"),
+    };
     lua_createtable(L, (int)n, 0);
     for (size_t k = 0; k < n; k++) {
-        lua_createtable(L, 0, 7);
-        gf_lua_setnum(L, "in_use", rows[k].avg);
+        lua_createtable(L, 0, GF_NFIELDS(fields) + 1);
+        gf_lua_setfields(L, &rows[k], fields, GF_NFIELDS(fields));
         lua_pushstring(L, rows[k].avg_text);
         lua_setfield(L, -2, "in_use_text");
-        /* integral in practice (chunk bounds are whole nanoseconds); kept exact as integers */
-        gf_lua_setint(L, "dur", (lua_Integer)rows[k].dur);
-        gf_lua_setint(L, "start", (lua_Integer)rows[k].start);
-        gf_lua_setint(L, "pid", rows[k].pid);
-        gf_lua_setint(L, "device", rows[k].device);
-        gf_lua_setint(L, "context", rows[k].context);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     free(rows);
     return 1;
 }
+
+#define LAUNCH(member) GF_LFIELD(gf_launch_row, member, #member)
+static const gf_lua_field launch_fields[] = {
+    LAUNCH(kernels),   LAUNCH(launched),    LAUNCH(kernel_total), LAUNCH(kernel_max), LAUNCH(api_total),
+    LAUNCH(api_max),   LAUNCH(delay_total), LAUNCH(delay_min),    LAUNCH(delay_max),  LAUNCH(tiny),
+};
+#undef LAUNCH
+#define LAUNCH_SUM(member) GF_LFIELD(gf_launch_sum, member, #member)
+static const gf_lua_field launch_sum_fields[] = {
+    LAUNCH_SUM(kernels),      LAUNCH_SUM(launched),  LAUNCH_SUM(tiny),        LAUNCH_SUM(names),
+    LAUNCH_SUM(storms),       LAUNCH_SUM(kernel_total), LAUNCH_SUM(api_total), LAUNCH_SUM(delay_total),
+};
+#undef LAUNCH_SUM
 
 static int l_launches(lua_State *L)
 {
@@ -343,32 +356,16 @@ static int l_launches(lua_State *L)
     lua_createtable(L, (int)shown, 0);
     for (size_t k = 0; k < shown; k++) {
         const gf_launch_row *r = &rows[k];
-        lua_createtable(L, 0, 14);
+        lua_createtable(L, 0, GF_NFIELDS(launch_fields) + 2);
         setstr(L, t, "name", r->name);
-        gf_lua_setint(L, "kernels", (lua_Integer)r->kernels);
-        gf_lua_setint(L, "launched", (lua_Integer)r->launched);
-        gf_lua_setint(L, "kernel_total", r->kernel_total);
-        gf_lua_setint(L, "kernel_max", r->kernel_max);
-        gf_lua_setint(L, "api_total", r->api_total);
-        gf_lua_setint(L, "api_max", r->api_max);
-        gf_lua_setint(L, "delay_total", r->delay_total);
-        gf_lua_setint(L, "delay_min", r->delay_min);
-        gf_lua_setint(L, "delay_max", r->delay_max);
-        gf_lua_setint(L, "tiny", (lua_Integer)r->tiny);
+        gf_lua_setfields(L, r, launch_fields, GF_NFIELDS(launch_fields));
         lua_pushboolean(L, r->storm);
         lua_setfield(L, -2, "storm");
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     /* storms beyond the shown rows are still counted in the summary */
-    lua_createtable(L, 0, 9);
-    gf_lua_setint(L, "kernels", (lua_Integer)sum.kernels);
-    gf_lua_setint(L, "launched", (lua_Integer)sum.launched);
-    gf_lua_setint(L, "tiny", (lua_Integer)sum.tiny);
-    gf_lua_setint(L, "names", (lua_Integer)sum.names);
-    gf_lua_setint(L, "storms", (lua_Integer)sum.storms);
-    gf_lua_setint(L, "kernel_total", sum.kernel_total);
-    gf_lua_setint(L, "api_total", sum.api_total);
-    gf_lua_setint(L, "delay_total", sum.delay_total);
+    lua_createtable(L, 0, GF_NFIELDS(launch_sum_fields) + 1);
+    gf_lua_setfields(L, &sum, launch_sum_fields, GF_NFIELDS(launch_sum_fields));
     lua_createtable(L, 0, 0);
     for (size_t k = 0, j = 0; k < n; k++)
         if (rows[k].storm) {
@@ -395,27 +392,26 @@ static int l_graphs(lua_State *L)
     gf_err err;
     if (gf_find_graphs(t, &w, ls, &rows, &n, &sum, &err) != 0)
         return gf_lua_raise(L, &err);
+#define GRAPH(member) GF_LFIELD(gf_graph_row, member, #member)
+#define GRAPH_SUM(member) GF_LFIELD(gf_graph_sum, member, #member)
+    static const gf_lua_field fields[] = {
+        GRAPH(graph), GRAPH(launches), GRAPH(kernels), GRAPH(kernel_total), GRAPH(execs), GRAPH(exec_total),
+    };
+    static const gf_lua_field sum_fields[] = {
+        GRAPH_SUM(calls),        GRAPH_SUM(call_total),        GRAPH_SUM(kernels),
+        GRAPH_SUM(kernel_total), GRAPH_SUM(node_kernels),      GRAPH_SUM(node_kernel_total),
+        GRAPH_SUM(launched_kernels), GRAPH_SUM(execs),         GRAPH_SUM(exec_total),
+    };
+#undef GRAPH
+#undef GRAPH_SUM
     lua_createtable(L, (int)n, 0);
     for (size_t k = 0; k < n; k++) {
-        lua_createtable(L, 0, 6);
-        gf_lua_setint(L, "graph", rows[k].graph);
-        gf_lua_setint(L, "launches", (lua_Integer)rows[k].launches);
-        gf_lua_setint(L, "kernels", (lua_Integer)rows[k].kernels);
-        gf_lua_setint(L, "kernel_total", rows[k].kernel_total);
-        gf_lua_setint(L, "execs", (lua_Integer)rows[k].execs);
-        gf_lua_setint(L, "exec_total", rows[k].exec_total);
+        lua_createtable(L, 0, GF_NFIELDS(fields));
+        gf_lua_setfields(L, &rows[k], fields, GF_NFIELDS(fields));
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
-    lua_createtable(L, 0, 10);
-    gf_lua_setint(L, "calls", (lua_Integer)sum.calls);
-    gf_lua_setint(L, "call_total", sum.call_total);
-    gf_lua_setint(L, "kernels", (lua_Integer)sum.kernels);
-    gf_lua_setint(L, "kernel_total", sum.kernel_total);
-    gf_lua_setint(L, "node_kernels", (lua_Integer)sum.node_kernels);
-    gf_lua_setint(L, "node_kernel_total", sum.node_kernel_total);
-    gf_lua_setint(L, "launched_kernels", (lua_Integer)sum.launched_kernels);
-    gf_lua_setint(L, "execs", (lua_Integer)sum.execs);
-    gf_lua_setint(L, "exec_total", sum.exec_total);
+    lua_createtable(L, 0, GF_NFIELDS(sum_fields) + 1);
+    gf_lua_setfields(L, &sum, sum_fields, GF_NFIELDS(sum_fields));
     lua_pushboolean(L, sum.collapsed);
     lua_setfield(L, -2, "collapsed");
     free(rows);
@@ -433,16 +429,16 @@ static int l_busy(lua_State *L)
     gf_err err;
     if (gf_find_busy(t, &w, &rows, &n, &f, &l, &err) != 0)
         return gf_lua_raise(L, &err);
+#define BUSY(member) GF_LFIELD(gf_busy_row, member, #member)
+    static const gf_lua_field fields[] = {
+        BUSY(device), BUSY(ops), BUSY(first), BUSY(last), BUSY(busy), BUSY(kernel_busy),
+    };
+#undef BUSY
     lua_createtable(L, (int)n, 0);
     for (size_t k = 0; k < n; k++) {
-        lua_createtable(L, 0, 8);
-        gf_lua_setint(L, "device", rows[k].device);
+        lua_createtable(L, 0, GF_NFIELDS(fields) + 1);
+        gf_lua_setfields(L, &rows[k], fields, GF_NFIELDS(fields));
         setstr(L, t, "device_name", rows[k].devname);
-        gf_lua_setint(L, "ops", (lua_Integer)rows[k].ops);
-        gf_lua_setint(L, "first", rows[k].first);
-        gf_lua_setint(L, "last", rows[k].last);
-        gf_lua_setint(L, "busy", rows[k].busy);
-        gf_lua_setint(L, "kernel_busy", rows[k].kernel_busy);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     lua_createtable(L, 0, 2);

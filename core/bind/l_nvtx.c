@@ -188,18 +188,16 @@ static int m_host_row(lua_State *L)
     if (i < 1 || (size_t)i > gf_nvtx_host_count(nv))
         return 0;
     const gf_nvtx_host_row *r = &gf_nvtx_host_rows(nv)[i - 1];
-    lua_createtable(L, 0, 14);
+#define HOST(member, key) GF_LFIELD(gf_nvtx_host_row, member, key)
+    static const gf_lua_field fields[] = {
+        HOST(start, "start_ns"), HOST(end, "end_ns"), HOST(dur, "duration_ns"), HOST(dchild, "child_duration_ns"),
+        HOST(dnonchild, "exclusive_duration_ns"), HOST(pid, "pid"), HOST(tid, "tid"), HOST(lvl, "level"),
+        HOST(nchild, "child_count"), HOST(rid, "range_id"),
+    };
+#undef HOST
+    lua_createtable(L, 0, GF_NFIELDS(fields) + 3);
     push_name(L, nv, r->name, r->colon);
-    gf_lua_setint(L, "start_ns", r->start);
-    gf_lua_setint(L, "end_ns", r->end);
-    gf_lua_setint(L, "duration_ns", r->dur);
-    gf_lua_setint(L, "child_duration_ns", r->dchild);
-    gf_lua_setint(L, "exclusive_duration_ns", r->dnonchild);
-    gf_lua_setint(L, "pid", r->pid);
-    gf_lua_setint(L, "tid", r->tid);
-    gf_lua_setint(L, "level", r->lvl);
-    gf_lua_setint(L, "child_count", r->nchild);
-    gf_lua_setint(L, "range_id", r->rid);
+    gf_lua_setfields(L, r, fields, GF_NFIELDS(fields));
     if (r->has_parent)
         gf_lua_setint(L, "parent_id", r->parent);
     return 1;
@@ -212,22 +210,20 @@ static int m_gpu_row(lua_State *L)
     if (i < 1 || (size_t)i > gf_nvtx_gpu_count(nv))
         return 0;
     const gf_nvtx_gpu_row *r = &gf_nvtx_gpu_rows(nv)[i - 1];
-    lua_createtable(L, 0, 14);
+#define GPU(member, key) GF_LFIELD(gf_nvtx_gpu_row, member, key)
+    static const gf_lua_field fields[] = {
+        GPU(pstart, "projected_start_ns"), GPU(pdur, "projected_duration_ns"), GPU(ostart, "original_start_ns"),
+        GPU(odur, "original_duration_ns"), GPU(pid, "pid"), GPU(tid, "tid"), GPU(ngpu, "gpu_operation_count"),
+        GPU(lvl, "level"), GPU(nchild, "child_count"), GPU(rid, "range_id"),
+    };
+#undef GPU
+    lua_createtable(L, 0, GF_NFIELDS(fields) + 4);
     push_name(L, nv, r->name, r->colon);
     size_t sl;
     const char *st = gf_nvtx_string(nv, r->style, &sl);
     lua_pushlstring(L, st, sl);
     lua_setfield(L, -2, "style");
-    gf_lua_setint(L, "projected_start_ns", r->pstart);
-    gf_lua_setint(L, "projected_duration_ns", r->pdur);
-    gf_lua_setint(L, "original_start_ns", r->ostart);
-    gf_lua_setint(L, "original_duration_ns", r->odur);
-    gf_lua_setint(L, "pid", r->pid);
-    gf_lua_setint(L, "tid", r->tid);
-    gf_lua_setint(L, "gpu_operation_count", r->ngpu);
-    gf_lua_setint(L, "level", r->lvl);
-    gf_lua_setint(L, "child_count", r->nchild);
-    gf_lua_setint(L, "range_id", r->rid);
+    gf_lua_setfields(L, r, fields, GF_NFIELDS(fields));
     if (r->has_parent)
         gf_lua_setint(L, "parent_id", r->parent);
     return 1;

@@ -423,41 +423,24 @@ static int m_top(lua_State *L)
 static int m_leaves(lua_State *L)
 {
     gf_stacks *s = check(L, 1);
-    size_t nf = gf_stacks_nframes(s), n = gf_stacks_count(s);
-    int64_t *w = calloc(nf ? nf : 1, sizeof *w);
-    uint32_t *order = malloc((nf ? nf : 1) * sizeof *order);
-    unsigned char *seen = calloc(nf ? nf : 1, 1);
-    if (!w || !order || !seen) {
-        free(w);
-        free(order);
-        free(seen);
-        return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
-    }
-    size_t nl = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t depth;
-        int64_t wt;
-        const uint32_t *ids = gf_stacks_get(s, i, &depth, &wt);
-        uint32_t leaf = ids[depth - 1];
-        if (!seen[leaf]) {
-            seen[leaf] = 1;
-            order[nl++] = leaf;
-        }
-        w[leaf] += wt;
-    }
+    uint32_t *leaves;
+    int64_t *sums;
+    size_t nl;
+    gf_err err;
+    if (gf_stacks_leaf_sums(s, NULL, 1, &leaves, &sums, &nl, &err) != 0)
+        return gf_lua_raise(L, &err);
     lua_createtable(L, (int)nl, 0);
     for (size_t k = 0; k < nl; k++) {
         size_t fl;
-        const char *f = gf_stacks_frame(s, order[k], &fl);
+        const char *f = gf_stacks_frame(s, leaves[k], &fl);
         lua_createtable(L, 0, 2);
         lua_pushlstring(L, f, fl);
         lua_setfield(L, -2, "name");
-        gf_lua_setint(L, "weight", w[order[k]]);
+        gf_lua_setint(L, "weight", sums[k]);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
-    free(w);
-    free(order);
-    free(seen);
+    free(leaves);
+    free(sums);
     return 1;
 }
 

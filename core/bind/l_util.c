@@ -109,6 +109,26 @@ void gf_lua_setnum(lua_State *L, const char *k, lua_Number v)
     lua_setfield(L, -2, k);
 }
 
+void gf_lua_setfields(lua_State *L, const void *row, const gf_lua_field *fields, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const void *p = (const char *)row + fields[i].offset;
+        switch (fields[i].kind) {
+        case GF_LF_INT: lua_pushinteger(L, *(const int *)p); break;
+        case GF_LF_UINT: lua_pushinteger(L, *(const unsigned int *)p); break;
+        case GF_LF_LONG: lua_pushinteger(L, *(const long *)p); break;
+        case GF_LF_ULONG: lua_pushinteger(L, (lua_Integer) * (const unsigned long *)p); break;
+        case GF_LF_UCHAR: lua_pushinteger(L, *(const unsigned char *)p); break;
+        default:
+            if (fields[i].as_integer)
+                lua_pushinteger(L, (lua_Integer) * (const double *)p);
+            else
+                lua_pushnumber(L, *(const double *)p);
+        }
+        lua_setfield(L, -2, fields[i].key);
+    }
+}
+
 void gf_new_class(lua_State *L, const char *tname, const luaL_Reg *methods, lua_CFunction gc)
 {
     if (luaL_newmetatable(L, tname)) {

@@ -92,4 +92,57 @@ function K.cut(shown, total)
   return ""
 end
 
+-- " (longest 1.2 ms)" for a verdict, from the first (longest) item; "" when nothing is listed
+function K.longest(items)
+  return items[1] and (" (longest " .. K.dur(items[1].dur) .. ")") or ""
+end
+
+local COPY_COLUMNS = {
+  memcpy = { "Duration (ns)", "Start (ns)", "Src Kind", "Dst Kind", { name = "Bytes (MB)", format = "%.3f" },
+    "PID", "Device ID", "Context ID", "Stream ID", "API Name" },
+  memset = { "Duration (ns)", "Start (ns)", "Memory Kind", { name = "Bytes (MB)", format = "%.3f" }, "PID",
+    "Device ID", "Context ID", "Stream ID", "API Name" },
+}
+
+local function copy_row(kind, c)
+  local mb = c.bytes and c.bytes / 1e6
+  if kind == "memset" then
+    return { c.dur, c.start, K.mem_kind(c.mem_kind), mb, c.pid, c.device, c.context, c.stream, c.name }
+  end
+  return { c.dur, c.start, K.mem_kind(c.src_kind), K.mem_kind(c.dst_kind), mb, c.pid, c.device, c.context,
+    c.stream, c.name }
+end
+
+-- A rule over memory operations joined to their runtime call (nsys's cuda-*-memcpy/memset rules): spec has
+-- the rule's name, description, nsys, options, kind ("memcpy" or "memset"), query(opts) (model:copies's
+-- query less kind and limit), clean (the verdict when nothing is found), verdict(items, sum, shown) and
+-- advice. The rows and columns are nsys's for the kind.
+function K.copy_rule(spec)
+  return {
+    name = spec.name,
+    description = spec.description,
+    nsys = spec.nsys,
+    options = spec.options,
+    run = function(model, opts)
+      local skip = K.need(model, { "runtime", spec.kind })
+      if skip then return { skipped = skip } end
+      local win, why = model:window(opts)
+      if why then return { skipped = why } end
+      local query = spec.query(opts)
+      query.kind, query.limit = spec.kind, opts.rows
+      local items, sum = model:copies(win, query)
+      local rows = {}
+      for i, c in ipairs(items) do rows[i] = copy_row(spec.kind, c) end
+      return {
+        columns = COPY_COLUMNS[spec.kind],
+        rows = rows,
+        total_rows = sum.count,
+        verdict = sum.count == 0 and spec.clean or spec.verdict(items, sum, #rows),
+        severity = sum.count > 0 and "warning" or "ok",
+        advice = spec.advice,
+      }
+    end,
+  }
+end
+
 return K

@@ -15,18 +15,13 @@ cmd.spec = {
     "Give the token through GPUFLAME_TOKEN or --token-file: --token is visible in process listings.\n" ..
     "Remote workloads run only when allowed by local policy (agent.remote_workloads; default: the\n" ..
     "allow-list file /etc/gpuflame/allowed-workloads). SIGTERM stops cleanly; SIGHUP reloads policies.",
-  options = {
+  options = fleetcfg.with_connection_options({
     { "server", arg = "URL", help = "Performance Studio base URL for uploads" },
     { "api-server", arg = "URL", help = "base URL for heartbeat and command calls (default --server)" },
     { "service", arg = "NAME", help = "service name" },
-    { "token", arg = "TOKEN", help = "API token (prefer GPUFLAME_TOKEN or --token-file)" },
-    { "token-file", arg = "FILE", help = "read the API token from FILE" },
-    { "config", arg = "FILE", help = "key = value settings (default /etc/gpuflame/agent.conf if present)" },
     { "interval", arg = "SECONDS", type = "number", min = 0.1, help = "heartbeat interval (default policy agent.interval, 30)" },
     { "state-dir", arg = "DIR", help = "command history, gpid, spool, captures (default policy agent.state_dir)" },
-    { "spool-dir", arg = "DIR", help = "spool directory (default STATE_DIR/spool)" },
-    { "hostname", arg = "NAME", help = "hostname to report (default this host's)" },
-  },
+  }),
   stop_is_clean = true, -- SIGTERM while starting up is a clean stop too (cli.lua)
 }
 

@@ -17,19 +17,14 @@ cmd.spec = {
     "oldest first. Exit 7 when something is left in the spool.\n" ..
     "The token comes from GPUFLAME_TOKEN, --token-file or the config file (--token works but is visible\n" ..
     "in process listings).",
-  options = {
+  options = fleetcfg.with_connection_options({
     { "server", arg = "URL", help = "Performance Studio base URL (profiles go to URL/api/v2/profiles)" },
     { "service", arg = "NAME", help = "service name (GPROFILER-SERVICE-NAME)" },
-    { "token", arg = "TOKEN", help = "API token (prefer GPUFLAME_TOKEN or --token-file)" },
-    { "token-file", arg = "FILE", help = "read the API token from FILE" },
-    { "config", arg = "FILE", help = "key = value settings (default /etc/gpuflame/agent.conf if present)" },
     { "state-dir", arg = "DIR", help = "gpid and spool live here (default policy agent.state_dir)" },
-    { "spool-dir", arg = "DIR", help = "spool directory (default STATE_DIR/spool)" },
-    { "hostname", arg = "NAME", help = "hostname to report (default this host's)" },
     { "flush", help = "re-send everything in the spool" },
     { "stacks", help = "the timeline carries launch backtraces (adds the nsys-stacks tag)" },
     { "agent-tick", help = "(used by the agent) one attempt per due item, outcomes written to the spool" },
-  },
+  }),
 }
 
 function cmd.run(opts, ctx)

@@ -16,6 +16,21 @@ cfg.KEYS = { "server", "api_server", "service", "token_file", "token", "hostname
 
 local DEFAULT_FILE = "/etc/gpuflame/agent.conf"
 
+-- The command-line flags of the settings above that `upload` and `agent` share, after the command's own.
+function cfg.with_connection_options(own)
+  local shared = {
+    { "token", arg = "TOKEN", help = "API token (prefer GPUFLAME_TOKEN or --token-file)" },
+    { "token-file", arg = "FILE", help = "read the API token from FILE" },
+    { "config", arg = "FILE", help = "key = value settings (default " .. DEFAULT_FILE .. " if present)" },
+    { "spool-dir", arg = "DIR", help = "spool directory (default STATE_DIR/spool)" },
+    { "hostname", arg = "NAME", help = "hostname to report (default this host's)" },
+  }
+  local out = {}
+  for _, o in ipairs(own) do out[#out + 1] = o end
+  for _, o in ipairs(shared) do out[#out + 1] = o end
+  return out
+end
+
 function cfg.parse_file(path)
   local text = core.fs.read(path)
   local out, row = {}, 0
