@@ -1,8 +1,11 @@
 #include "trace.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "mem.h"
 
 const char *const gf_ev_kind_names[GF_EV_NKINDS] = {"cuda_api", "kernel", "memcpy", "memset", "sync", "nvtx"};
 const char *const gf_lane_kind_names[3] = {"cpu", "gpu", "nvtx"};
@@ -372,8 +375,9 @@ static int flame_add(gf_trace_build *b, int32_t stack, int32_t leaf, int gpu, in
 }
 
 /* The event columns resized to n entries (realloc: contents kept; on failure the ones already resized stay
- * valid and owned by t, so gf_trace_free releases them). */
-static int resize_events(gf_trace *t, size_t n)
+ * valid and owned by t, so gf_trace_free releases them). Entries from `fill_from` on are about to be written
+ * in full: their pages are mapped now (gf_mem_prefault); SIZE_MAX: none. */
+static int resize_events_for(gf_trace *t, size_t n, size_t fill_from)
 {
     size_t m = n ? n : 1;
     void **cols[] = {(void **)&t->start, (void **)&t->dur,   (void **)&t->corr,   (void **)&t->lane,
@@ -386,8 +390,15 @@ static int resize_events(gf_trace *t, size_t n)
         if (!q)
             return -1;
         *cols[c] = q;
+        if (fill_from < n)
+            gf_mem_prefault((char *)q + fill_from * elem[c], (n - fill_from) * elem[c]);
     }
     return 0;
+}
+
+static int resize_events(gf_trace *t, size_t n)
+{
+    return resize_events_for(t, n, SIZE_MAX);
 }
 
 _Static_assert(sizeof(gf_detail) == 96, "gf_detail has no padding: details are hashed and compared as bytes");
@@ -444,6 +455,22 @@ static int append_kept(gf_trace *t, const gf_event *e, const gf_detail *d, gf_er
     t->detail[i] = d ? intern_detail(b, d) : -1;
     if (d && t->detail[i] < 0)
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
+    return 0;
+}
+
+int gf_trace_reserve(gf_trace *t, size_t n, gf_err *err)
+{
+    gf_trace_build *b = t->b;
+    if (!b || b->rows || n <= b->cap)
+        return 0;
+    if (b->max && n > b->max)
+        n = b->max;
+    if (n <= b->cap)
+        return 0;
+    /* every reserved slot is written next */
+    if (resize_events_for(t, n, b->n) != 0)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (reserving %zu events)", n);
+    b->cap = n;
     return 0;
 }
 

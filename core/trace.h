@@ -164,6 +164,9 @@ int32_t gf_trace_lane_ranked(gf_trace *t, int32_t rank, int kind, int sync, int6
 void gf_trace_lane_set_thread_name(gf_trace *t, int32_t lane, int32_t tname);
 /* Finds or adds a stack (frame strtab ids, innermost first); returns its id or -1 on OOM. */
 int32_t gf_trace_stack(gf_trace *t, const int32_t *frames, size_t n);
+/* Room for n events in all (a hint: when the count is known in advance, as in a merge, the columns are
+ * sized once and mapped in one go instead of doubling). Bounded builds reserve at most their max. */
+int gf_trace_reserve(gf_trace *t, size_t n, gf_err *err);
 /* Adds one event (d may be NULL). */
 int gf_trace_add(gf_trace *t, const gf_event *e, const gf_detail *d, gf_err *err);
 /* After all events: 1 when keep_partners is on and some kept GPU work lacks its launch; the importer

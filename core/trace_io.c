@@ -1,8 +1,10 @@
 /* Saving a finished trace model and loading it back (see trace_io.h). */
+#include "trace_io.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_io.h"
+#include "mem.h"
 
 /* The magic carries the sizes of the structs written raw, so a file from another build is refused. */
 #define MAGIC "GFTRACE1"
@@ -144,6 +146,7 @@ static void *get_arr(rd *r, size_t size, size_t n)
         r->failed = 1;
         return NULL;
     }
+    gf_mem_prefault(p, size * n);
     get(r, p, size, n);
     return p;
 }

@@ -146,6 +146,11 @@ int gf_trace_merge(gf_trace *dst, gf_trace *const *src, size_t nsrc, const int64
                 goto oom;
         }
     }
+    size_t total = 0;
+    for (size_t i = 0; i < nsrc; i++)
+        total += src[i]->n;
+    if (gf_trace_reserve(dst, total, err) != 0)
+        goto done;
     for (size_t i = 0; i < nsrc; i++) {
         msrc *m = &ms[i];
         for (size_t w = 0; w < m->s->nwarnings; w++)

@@ -122,6 +122,23 @@ static int reap_one(slot *s, int n, int *status)
     }
 }
 
+/* Starts a worker in every free slot while reports remain. */
+static int fill_slots(const gf_import_job *job, slot *s, int nw, size_t *next, gf_err *err)
+{
+    for (int k = 0; k < nw && *next < job->n; k++) {
+        if (s[k].pid)
+            continue;
+        pid_t pid = fork();
+        if (pid < 0)
+            return gf_errf(err, GF_EXIT_ERROR, "%s: fork: %s", job->paths[*next], strerror(errno));
+        if (pid == 0)
+            child_import(job, *next);
+        s[k].pid = pid;
+        s[k].job = (*next)++;
+    }
+    return 0;
+}
+
 int gf_trace_import_workers(const gf_import_job *job, gf_trace **out, gf_err *err)
 {
     int nw = job->workers < 1 ? 1 : job->workers;
@@ -136,27 +153,15 @@ int gf_trace_import_workers(const gf_import_job *job, gf_trace **out, gf_err *er
     int rc = 0;
     fflush(NULL); /* nothing buffered is written twice by a child */
     while (done < job->n && rc == 0) {
-        for (int k = 0; k < nw && next < job->n; k++) {
-            if (s[k].pid)
-                continue;
-            pid_t pid = fork();
-            if (pid < 0) {
-                rc = gf_errf(err, GF_EXIT_ERROR, "%s: fork: %s", job->paths[next], strerror(errno));
-                break;
-            }
-            if (pid == 0)
-                child_import(job, next);
-            s[k].pid = pid;
-            s[k].job = next++;
-        }
-        if (rc != 0)
+        if ((rc = fill_slots(job, s, nw, &next, err)) != 0)
             break;
         int status = 0;
         int k = reap_one(s, nw, &status);
         size_t i = s[k].job;
         if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
             rc = child_failure(job, i, status, err);
-        else if ((rc = load_model(job, i, out, err)) == 0) {
+        /* the next report's worker starts before this model is loaded, so loading overlaps its import */
+        else if ((rc = fill_slots(job, s, nw, &next, err)) == 0 && (rc = load_model(job, i, out, err)) == 0) {
             done++;
             if (job->progress)
                 job->progress(job->ctx, done, job->n, job->paths[i]);

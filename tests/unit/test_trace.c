@@ -56,6 +56,8 @@ int main(void)
     gf_trace *t = gf_trace_new();
     gf_err err;
     gf_trace_begin(t, K, 0, &err);
+    /* a bounded build reserves at most its max: still the heap path below */
+    CHECK("reserve on a bounded build", gf_trace_reserve(t, N, &err) == 0);
     int32_t lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, gf_strtab_intern_cstr(t->str, "GPU (0)"), 0, 7, &err);
     int32_t nm = gf_strtab_intern_cstr(t->str, "k");
     for (int i = 0; i < N; i++) {
@@ -83,6 +85,8 @@ int main(void)
     /* the same trimming on a finished trace (gf_trace_trim → gf_topn_select) */
     t = gf_trace_new();
     gf_trace_begin(t, 0, 0, &err);
+    /* reserving fewer than arrive: the columns grow past the reservation as without one */
+    CHECK("reserve on a keep-all build", gf_trace_reserve(t, N / 3, &err) == 0);
     lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, -1, 7, &err);
     for (int i = 0; i < N; i++) {
         gf_event e = {.start = i * 10, .dur = durs[i], .corr = -1, .lane = lane, .name = nm, .stack = -1,
