@@ -206,8 +206,15 @@ typedef struct gf_timeline_opts {
     double flame_min_fraction; /* launchFlame: fold subtrees lighter than this share of the total (0 = keep all) */
     const char *initial_view;  /* "initialView" of the page (policy timeline.initial_view); NULL: not written */
     int compress;              /* event columns raw-DEFLATE compressed (policy timeline.compress) */
+    int64_t view_events;       /* busiest opening view: this many median GPU-work events wide (policy) */
+    int64_t preview_min_events; /* pages with at least this many events carry a preview (0: never) */
 } gf_timeline_opts;
+/* The page's data; with initial_view set it has "view", the opening window (trace_view.h). */
 int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err);
+/* The page's preview: the same head (lanes, view) with only the events the opening view shows, written
+ * uncompressed before the page's code so that the first frame is drawn while the rest is still loading
+ * (docs/TIMELINE_DATA.md "Preview"); `null` for pages under preview_min_events or without initial_view. */
+int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err);
 /* Chrome Trace Event JSON (Perfetto, chrome://tracing) with ac2g flow events. */
 int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err);
 /* Folded launch stacks: "root;...;inner;kernel_[G] weight_ns" lines (from the aggregate flame). */

@@ -9,6 +9,7 @@
 #include "jsonout.h"
 #include "stacks.h"
 #include "trace_pack.h"
+#include "trace_view.h"
 
 static void jstr(FILE *out, const gf_trace *t, int32_t id)
 {
@@ -174,8 +175,8 @@ oom:
     return -1;
 }
 
-/* The page's lanes (those lmap keeps, lmap[l] >= 0), in model order. */
-static void write_lanes(const gf_trace *t, FILE *out, const int32_t *lmap)
+/* The page's lanes (those lmap keeps, lmap[l] >= 0), in model order; depth[l]: rows of a nested NVTX lane. */
+static void write_lanes(const gf_trace *t, FILE *out, const int32_t *lmap, const uint8_t *depth)
 {
     fputs(",\"lanes\":[", out);
     int first = 1;
@@ -187,6 +188,8 @@ static void write_lanes(const gf_trace *t, FILE *out, const int32_t *lmap)
         first = 0;
         jstr(out, t, ln->label);
         fprintf(out, ",\"kind\":\"%s\"", gf_lane_kind_names[ln->kind]);
+        if (depth[l] > 1)
+            fprintf(out, ",\"depth\":%d", depth[l]);
         if (ln->rank >= 0 && (size_t)ln->rank < t->nranks) {
             fputs(",\"rank\":", out);
             jstr(out, t, t->rank_label[ln->rank]);
@@ -213,62 +216,92 @@ static void write_lanes(const gf_trace *t, FILE *out, const int32_t *lmap)
     }
 }
 
-int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err)
+/* What a page's data is made of: lanes (every lane with an event), and the names and stacks of the events
+ * written (all, or a preview's subset), numbered in order of first appearance. */
+typedef struct page_maps {
+    int32_t *nmap, *lmap, *smap, *order; /* strtab id / lane / stack → page index (-1: not written) */
+    uint8_t *depth;                      /* per model lane: rows of a nested NVTX lane */
+    int32_t nn, ncpu;
+    int64_t t0, span;
+} page_maps;
+
+static void page_maps_free(page_maps *pm)
 {
-    size_t nstr = gf_strtab_count(t->str);
-    int32_t *nmap = malloc((nstr ? nstr : 1) * sizeof *nmap);
-    int32_t *lmap = malloc((t->nlanes ? t->nlanes : 1) * sizeof *lmap);
-    int32_t *smap = malloc((t->nstacks ? t->nstacks : 1) * sizeof *smap);
-    int32_t *order = malloc((nstr ? nstr : 1) * sizeof *order);
-    if (!nmap || !lmap || !smap || !order) {
-        free(nmap);
-        free(lmap);
-        free(smap);
-        free(order);
-        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+    free(pm->nmap);
+    free(pm->lmap);
+    free(pm->smap);
+    free(pm->order);
+    free(pm->depth);
+}
+
+static int page_maps_init(const gf_trace *t, page_maps *pm, const uint32_t *only, size_t nonly)
+{
+    size_t nstr = gf_strtab_count(t->str), nw = only ? nonly : t->n;
+    memset(pm, 0, sizeof *pm);
+    pm->nmap = malloc((nstr ? nstr : 1) * sizeof *pm->nmap);
+    pm->lmap = malloc((t->nlanes ? t->nlanes : 1) * sizeof *pm->lmap);
+    pm->smap = malloc((t->nstacks ? t->nstacks : 1) * sizeof *pm->smap);
+    pm->order = malloc((nstr ? nstr : 1) * sizeof *pm->order);
+    pm->depth = calloc(t->nlanes ? t->nlanes : 1, 1);
+    if (!pm->nmap || !pm->lmap || !pm->smap || !pm->order || !pm->depth) {
+        page_maps_free(pm);
+        return -1;
     }
-    memset(nmap, 0xff, (nstr ? nstr : 1) * sizeof *nmap);
-    memset(lmap, 0xff, (t->nlanes ? t->nlanes : 1) * sizeof *lmap);
-    memset(smap, 0xff, (t->nstacks ? t->nstacks : 1) * sizeof *smap);
-    int64_t t0 = 0, tend = 0;
+    memset(pm->nmap, 0xff, (nstr ? nstr : 1) * sizeof *pm->nmap);
+    memset(pm->lmap, 0xff, (t->nlanes ? t->nlanes : 1) * sizeof *pm->lmap);
+    memset(pm->smap, 0xff, (t->nstacks ? t->nstacks : 1) * sizeof *pm->smap);
+    int64_t tend = 0;
     for (size_t i = 0; i < t->n; i++) {
-        if (i == 0 || t->start[i] < t0)
-            t0 = t->start[i];
+        if (i == 0 || t->start[i] < pm->t0)
+            pm->t0 = t->start[i];
         if (i == 0 || t->start[i] + t->dur[i] > tend)
             tend = t->start[i] + t->dur[i];
-        if (t->lane[i] >= 0)
-            lmap[t->lane[i]] = 0;
-        if (t->stack[i] >= 0)
-            smap[t->stack[i]] = 0;
+        int32_t l = t->lane[i];
+        if (l < 0)
+            continue;
+        pm->lmap[l] = 0;
+        int rows = gf_trace_event_level(t, i) + 1;
+        if (rows > pm->depth[l])
+            pm->depth[l] = (uint8_t)rows;
     }
-    int32_t nl = 0, ncpu = 0, ns = 0, nn = 0;
+    pm->span = tend - pm->t0 > 1 ? tend - pm->t0 : 1;
+    int32_t nl = 0, ns = 0;
     for (size_t l = 0; l < t->nlanes; l++)
-        if (lmap[l] == 0) {
-            lmap[l] = nl++;
-            ncpu += t->lanes[l].kind == GF_LANE_CPU;
+        if (pm->lmap[l] == 0) {
+            pm->lmap[l] = nl++;
+            pm->ncpu += t->lanes[l].kind == GF_LANE_CPU;
         }
-    for (size_t s = 0; s < t->nstacks; s++)
-        if (smap[s] == 0)
-            smap[s] = ns++;
-    /* names in order of first appearance */
-    for (size_t i = 0; i < t->n; i++)
-        if (nmap[t->name[i]] < 0) {
-            nmap[t->name[i]] = nn;
-            order[nn++] = t->name[i];
+    for (size_t k = 0; k < nw; k++) {
+        size_t i = only ? only[k] : k;
+        if (t->stack[i] >= 0)
+            pm->smap[t->stack[i]] = 0;
+        if (pm->nmap[t->name[i]] < 0) { /* names in order of first appearance */
+            pm->nmap[t->name[i]] = pm->nn;
+            pm->order[pm->nn++] = t->name[i];
         }
+    }
+    for (size_t st = 0; st < t->nstacks; st++)
+        if (pm->smap[st] == 0)
+            pm->smap[st] = ns++;
+    return 0;
+}
 
+/* From the title to the names: what the page and its preview share. */
+static void write_head(const gf_trace *t, FILE *out, const gf_timeline_opts *o, const page_maps *pm, size_t shown,
+                       double vs, double ve)
+{
     fputs("{\"title\":", out);
     const char *title = o && o->title ? o->title : ""; /* the page title is the caller's (policy timeline.title) */
     gf_json_file_string(out, title, strlen(title));
-    int64_t span = tend - t0 > 1 ? tend - t0 : 1;
-    fprintf(out, ",\"t0\":%lld,\"span\":%lld,\"total\":%llu,\"shown\":%zu", (long long)t0, (long long)span,
-            (unsigned long long)t->total, t->n);
+    fprintf(out, ",\"t0\":%lld,\"span\":%lld,\"total\":%llu,\"shown\":%zu", (long long)pm->t0,
+            (long long)pm->span, (unsigned long long)t->total, shown);
     if (o && o->initial_view) {
         fputs(",\"initialView\":", out);
         gf_json_file_string(out, o->initial_view, strlen(o->initial_view));
+        fprintf(out, ",\"view\":[%.17g,%.17g]", vs, ve);
     }
-    write_lanes(t, out, lmap);
-    fprintf(out, "],\"cpuLanes\":%d", ncpu);
+    write_lanes(t, out, pm->lmap, pm->depth);
+    fprintf(out, "],\"cpuLanes\":%d", pm->ncpu);
     if (t->nranks) {
         fputs(",\"ranks\":[", out);
         for (size_t r = 0; r < t->nranks; r++) {
@@ -282,40 +315,65 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     for (int k = 0; k < GF_EV_NKINDS; k++)
         fprintf(out, "%s\"%s\"", k ? "," : "", gf_ev_kind_names[k]);
     fputs("],\"names\":[", out);
-    for (int32_t i = 0; i < nn; i++) {
+    for (int32_t i = 0; i < pm->nn; i++) {
         if (i)
             putc(',', out);
-        jstr(out, t, order[i]);
+        jstr(out, t, pm->order[i]);
     }
     fputs("],", out);
-    gf_pack_maps pm = {t0, lmap, nmap, smap, o ? o->compress : 0};
-    if (gf_trace_write_packed(t, out, &pm, err) != 0) {
-        free(nmap);
-        free(lmap);
-        free(smap);
-        free(order);
+}
+
+static void write_source(const gf_trace *t, FILE *out)
+{
+    fputs(",\"source\":", out);
+    if (t->source)
+        gf_json_file_string(out, t->source, strlen(t->source));
+    else
+        fputs("null", out);
+}
+
+static int opening_view(const gf_trace *t, const gf_timeline_opts *o, const page_maps *pm, double *vs, double *ve)
+{
+    *vs = 0;
+    *ve = (double)pm->span;
+    if (!o || !o->initial_view)
+        return 0;
+    return gf_trace_opening_view(t, o->initial_view, o->view_events, pm->t0, pm->span, vs, ve);
+}
+
+int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err)
+{
+    page_maps pm;
+    double vs, ve;
+    if (page_maps_init(t, &pm, NULL, 0) != 0)
+        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+    if (opening_view(t, o, &pm, &vs, &ve) != 0) {
+        page_maps_free(&pm);
+        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+    }
+    write_head(t, out, o, &pm, t->n, vs, ve);
+    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, o ? o->compress : 0, NULL, 0};
+    if (gf_trace_write_packed(t, out, &packm, err) != 0) {
+        page_maps_free(&pm);
         return -1;
     }
     fputs(",\"stacks\":[", out);
     int sfirst = 1;
-    for (size_t s = 0; s < t->nstacks; s++) {
-        if (smap[s] < 0)
+    for (size_t st = 0; st < t->nstacks; st++) {
+        if (pm.smap[st] < 0)
             continue;
         fputs(sfirst ? "[" : ",[", out);
         sfirst = 0;
-        for (size_t f = t->stack_off[s]; f < t->stack_off[s + 1]; f++) {
-            if (f > t->stack_off[s])
+        for (size_t f = t->stack_off[st]; f < t->stack_off[st + 1]; f++) {
+            if (f > t->stack_off[st])
                 putc(',', out);
             jstr(out, t, t->frames[f]);
         }
         putc(']', out);
     }
     fputs("],\"launchFlame\":", out);
-    if (write_launch_flame(t, out, nmap, nstr, o ? o->flame_min_fraction : 0) != 0) {
-        free(nmap);
-        free(lmap);
-        free(smap);
-        free(order);
+    if (write_launch_flame(t, out, pm.nmap, gf_strtab_count(t->str), o ? o->flame_min_fraction : 0) != 0) {
+        page_maps_free(&pm);
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
     }
     fputs(",\"warnings\":[", out);
@@ -324,19 +382,54 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
             putc(',', out);
         gf_json_file_string(out, t->warnings[w], strlen(t->warnings[w]));
     }
-    fputs("],\"source\":", out);
-    if (t->source)
-        gf_json_file_string(out, t->source, strlen(t->source));
-    else
-        fputs("null", out);
+    putc(']', out);
+    write_source(t, out);
     putc('}', out);
-    free(nmap);
-    free(lmap);
-    free(smap);
-    free(order);
+    page_maps_free(&pm);
     if (ferror(out))
         return gf_errf(err, GF_EXIT_ERROR, "timeline: write failed");
     return 0;
+}
+
+int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err)
+{
+    if (!o || !o->initial_view || o->preview_min_events <= 0 || t->n < (size_t)o->preview_min_events) {
+        fputs("null", out);
+        return ferror(out) ? gf_errf(err, GF_EXIT_ERROR, "timeline: write failed") : 0;
+    }
+    page_maps all;
+    double vs, ve;
+    if (page_maps_init(t, &all, NULL, 0) != 0)
+        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+    int rc = opening_view(t, o, &all, &vs, &ve);
+    /* the events the opening view shows: those overlapping it, in page (start) order */
+    uint32_t *only = rc == 0 ? malloc((t->n ? t->n : 1) * sizeof *only) : NULL;
+    size_t nonly = 0;
+    for (size_t i = 0; only && i < t->n; i++) {
+        double s = (double)(t->start[i] - all.t0), e = s + (double)t->dur[i];
+        if (s <= ve && e >= vs)
+            only[nonly++] = (uint32_t)i;
+    }
+    page_maps pm;
+    if (!only || page_maps_init(t, &pm, only, nonly) != 0) {
+        free(only);
+        page_maps_free(&all);
+        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+    }
+    page_maps_free(&all);
+    write_head(t, out, o, &pm, t->n, vs, ve);
+    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, 0, only, nonly};
+    rc = gf_trace_write_packed(t, out, &packm, err);
+    if (rc == 0) {
+        fputs(",\"stacks\":[],\"launchFlame\":null,\"warnings\":[]", out);
+        write_source(t, out);
+        fputs(",\"preview\":true}", out);
+        if (ferror(out))
+            rc = gf_errf(err, GF_EXIT_ERROR, "timeline: write failed");
+    }
+    free(only);
+    page_maps_free(&pm);
+    return rc;
 }
 
 /* ---- Chrome Trace Event format ---- */

@@ -99,15 +99,26 @@ static uint64_t key_hash(const int64_t k[DKEY])
 
 /* umap[d] = the page's detail index of t->details[d]; uniq[0..*nuniq) = the first detail of each, in the
  * order events first use them (the page is the same whatever order the model stores details in). */
-static int unique_details(const gf_trace *t, int32_t *umap, size_t *uniq, size_t *nuniq)
+/* The events written: all, or the subset m->only. */
+static size_t events_written(const gf_trace *t, const gf_pack_maps *m)
+{
+    return m->only ? m->nonly : t->n;
+}
+
+static size_t event_at(const gf_pack_maps *m, size_t k)
+{
+    return m->only ? m->only[k] : k;
+}
+
+static int unique_details(const gf_trace *t, const gf_pack_maps *m, int32_t *umap, size_t *uniq, size_t *nuniq)
 {
     gf_hmap seen;
     gf_hmap_init(&seen);
     *nuniq = 0;
     for (size_t d = 0; d < t->ndetails; d++)
         umap[d] = -2; /* not met yet */
-    for (size_t i = 0; i < t->n; i++) {
-        int32_t d = t->detail[i];
+    for (size_t k = 0, ne = events_written(t, m); k < ne; k++) {
+        int32_t d = t->detail[event_at(m, k)];
         if (d < 0 || umap[d] != -2)
             continue;
         int64_t k[DKEY], o[DKEY];
@@ -191,12 +202,13 @@ static const char *const col_names[NCOLS] = {"start", "dur", "lane", "corr", "na
 
 /* Column c of event i as the number packed: start as a zigzag delta from the previous event, corr as 0
  * (none) or 1 + the zigzag delta from the last event that had one, indices + 1 so that -1 (none) is 0. */
-static uint64_t col_value(const gf_trace *t, const gf_pack_maps *m, const int32_t *umap, int c, size_t i,
+static uint64_t col_value(const gf_trace *t, const gf_pack_maps *m, const int32_t *umap, int c, size_t k,
                           int64_t *last_corr)
 {
+    size_t i = event_at(m, k);
     switch (c) {
     case C_START:
-        return zigzag((t->start[i] - m->t0) - (i ? t->start[i - 1] - m->t0 : 0));
+        return zigzag((t->start[i] - m->t0) - (k ? t->start[event_at(m, k - 1)] - m->t0 : 0));
     case C_DUR:
         return t->dur[i] > 0 ? (uint64_t)t->dur[i] : 0;
     case C_LANE:
@@ -224,22 +236,23 @@ int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, g
     size_t nd = t->ndetails ? t->ndetails : 1, nuniq = 0;
     int32_t *umap = malloc(nd * sizeof *umap);
     size_t *uniq = malloc(nd * sizeof *uniq);
-    unsigned char *buf = malloc((t->n ? t->n : 1) * 10);
-    if (!umap || !uniq || !buf || unique_details(t, umap, uniq, &nuniq) != 0) {
+    size_t ne = events_written(t, m);
+    unsigned char *buf = malloc((ne ? ne : 1) * 10);
+    if (!umap || !uniq || !buf || unique_details(t, m, umap, uniq, &nuniq) != 0) {
         free(umap);
         free(uniq);
         free(buf);
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
     }
-    fprintf(out, "\"events\":{\"n\":%zu,\"encoding\":\"%s\"", t->n,
+    fprintf(out, "\"events\":{\"n\":%zu,\"encoding\":\"%s\"", ne,
             m->deflate ? "varint-deflate-base64" : "varint-base64");
     unsigned char *zbuf = NULL;
     size_t zcap = 0;
     for (int c = 0; c < NCOLS; c++) {
         size_t len = 0;
         int64_t last_corr = 0;
-        for (size_t i = 0; i < t->n; i++)
-            len += put_varint(buf + len, col_value(t, m, umap, c, i, &last_corr));
+        for (size_t k = 0; k < ne; k++)
+            len += put_varint(buf + len, col_value(t, m, umap, c, k, &last_corr));
         fprintf(out, ",\"%s\":\"", col_names[c]);
         if (m->deflate) {
             size_t zlen = deflate_raw(buf, len, &zbuf, &zcap);

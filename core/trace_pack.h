@@ -17,6 +17,8 @@ typedef struct gf_pack_maps {
     int64_t t0;
     const int32_t *lane, *name, *stack;
     int deflate; /* each column's varints raw-DEFLATE compressed before base64 ("varint-deflate-base64") */
+    const uint32_t *only; /* when not NULL: only these events (ascending indices), e.g. a page's preview */
+    size_t nonly;
 } gf_pack_maps;
 int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, gf_err *err);
 

@@ -205,6 +205,9 @@ return {
                              -- An upload re-renders smaller pages when too big (upload.retrim_events)
     initial_view = "busiest", -- the page opens on: "busiest" (the window with the most GPU work), "nvtx"
                              -- (the first outermost NVTX range) or "full" (the whole capture)
+    view_events = 200,       -- "busiest" is as wide as this many median GPU-work events
+    preview_min_events = 100000, -- pages with this many events carry a preview of the opening view, drawn
+                             -- before the rest of the page has loaded (0: never)
     keep_partners = true,    -- also keep the launch call of every kept kernel/memcpy/memset (CorrID links)
     compress = true,         -- event columns raw-DEFLATE compressed in the page (about half the bytes, and the
                              -- bytes are most of the opening time); false for browsers without DecompressionStream

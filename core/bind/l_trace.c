@@ -41,6 +41,7 @@ typedef struct ud {
     const char *initial_view; /* slots.initial_view (policy timeline.initial_view) or NULL */
     double flame_min;  /* launchFlame folding threshold (share of the total) */
     int compress;      /* slots.compress (policy timeline.compress) */
+    lua_Integer view_events, preview_min; /* slots.view_events, slots.preview_min_events (policy timeline.*) */
 } ud;
 
 static ud *check_ud(lua_State *L)
@@ -669,8 +670,15 @@ static int m_flame(lua_State *L)
 static int timeline_writer(FILE *out, void *p, gf_err *err)
 {
     ud *u = p;
-    gf_timeline_opts o = {u->title, u->flame_min, u->initial_view, u->compress};
+    gf_timeline_opts o = {u->title, u->flame_min, u->initial_view, u->compress, u->view_events, u->preview_min};
     return gf_trace_write_timeline_json(u->t, out, &o, err);
+}
+
+static int timeline_preview_writer(FILE *out, void *p, gf_err *err)
+{
+    ud *u = p;
+    gf_timeline_opts o = {u->title, u->flame_min, u->initial_view, 0, u->view_events, u->preview_min};
+    return gf_trace_write_timeline_preview_json(u->t, out, &o, err);
 }
 
 static const gf_slot_writer_ref timeline_ref = {timeline_writer};
@@ -690,10 +698,12 @@ static int m_write_timeline(lua_State *L)
     gf_slot slots[32];
     size_t n = 0;
     slots[n++] = (gf_slot){"data", GF_SLOT_WRITER, NULL, 0, timeline_writer, u};
+    slots[n++] = (gf_slot){"preview", GF_SLOT_WRITER, NULL, 0, timeline_preview_writer, u};
     if (lua_type(L, 4) == LUA_TTABLE) {
         lua_pushnil(L);
         while (lua_next(L, 4) && n < 32) {
-            if (lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "data") != 0) {
+            if (lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "data") != 0 &&
+                strcmp(lua_tostring(L, -2), "preview") != 0) {
                 if (lua_type(L, -1) == LUA_TSTRING) {
                     gf_slot *s = &slots[n++];
                     memset(s, 0, sizeof *s);
@@ -720,12 +730,16 @@ static int m_write_timeline(lua_State *L)
     u->initial_view = lua_tostring(L, -1); /* also kept alive by the slots table */
     lua_pop(L, 1);
     u->compress = gf_opt_bool_field(L, 4, "compress", 0);
+    /* 0: no preview, and a busiest view of the median event's width (the page clamps it to its minimum) */
+    u->view_events = gf_opt_int_field(L, 4, "view_events", 0);
+    u->preview_min = gf_opt_int_field(L, 4, "preview_min_events", 0);
     u->flame_min = luaL_optnumber(L, 6, 0);
     gf_err err;
     int rc = gf_render_file(tname, tmpl, tl, slots, n, out, &err);
     u->title = NULL;
     u->initial_view = NULL;
     u->compress = 0;
+    u->view_events = u->preview_min = 0;
     u->flame_min = 0;
     if (rc != 0)
         return gf_lua_raise(L, &err);
@@ -735,7 +749,7 @@ static int m_write_timeline(lua_State *L)
 static int m_timeline_json(lua_State *L)
 {
     gf_trace *t = check(L);
-    gf_timeline_opts o = {luaL_checkstring(L, 2), luaL_optnumber(L, 3, 0), NULL, lua_toboolean(L, 4)};
+    gf_timeline_opts o = {luaL_checkstring(L, 2), luaL_optnumber(L, 3, 0), NULL, lua_toboolean(L, 4), 0, 0};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

@@ -247,6 +247,8 @@ S.tree = {
   timeline = {
     local_max_events = S.int({ min = 1 }),
     initial_view = S.str({ oneof = { "busiest", "nvtx", "full" } }),
+    view_events = S.int({ min = 1 }),
+    preview_min_events = S.int({ min = 0 }),
     keep_partners = S.bool(),
     compress = S.bool(),
     source = S.str({ oneof = { "csv", "sqlite" } }),

@@ -342,11 +342,15 @@ async function inIframe() {
   const tpl = readFileSync(path.join(TOP, 'templates/timeline.html'), 'utf8');
   const slots = [...tpl.matchAll(/\{\{([^}]*)\}\}/g)].map((m) => m[1]);
   check('template: no http:// or https://', !/https?:\/\//.test(tpl));
-  check('template: slots are {{title}}, {{json:data}} and {{json:findings}} only', slots.length === 4 &&
-    slots.every((x) => x === 'title' || x === 'json:data' || x === 'json:findings') && (tpl.match(/\{\{/g) || []).length === 4,
+  check('template: slots are {{title}}, {{json:preview}}, {{json:data}} and {{json:findings}} only', slots.length === 5 &&
+    slots.every((x) => x === 'title' || x === 'json:preview' || x === 'json:data' || x === 'json:findings') &&
+    (tpl.match(/\{\{/g) || []).length === 5,
     JSON.stringify(slots));
   check('template: data read with JSON.parse from an inert script element',
     tpl.includes('<script id="gf-data" type="application/json">{{json:data}}</script>') && !/innerHTML|eval\(|new Function/.test(tpl));
+  check('template: the preview read with JSON.parse from an inert script element, before the code',
+    tpl.includes('<script id="gf-preview" type="application/json">{{json:preview}}</script>') &&
+    tpl.indexOf('{{json:preview}}') < tpl.indexOf('function gfTimeline') && tpl.indexOf('function gfTimeline') < tpl.indexOf('{{json:data}}'));
   check('template: findings read with JSON.parse from an inert script element',
     tpl.includes('<script id="gf-findings" type="application/json">{{json:findings}}</script>'));
 }

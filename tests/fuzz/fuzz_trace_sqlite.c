@@ -1,5 +1,5 @@
 /* SQLite export import into the Trace model (mutated database files), then trimming and every trace
- * writer: timeline JSON, Chrome trace, launch-stack folded. */
+ * writer: timeline JSON and its preview, Chrome trace, launch-stack folded. */
 #include "fuzz_file.h"
 #include "trace.h"
 #include "trace_sqlite.h"
@@ -13,8 +13,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (t && gf_trace_begin(t, 0, 1, &err) == 0 && gf_trace_import_sqlite(t, path, &o, &err) == 0) {
         FILE *devnull = fopen("/dev/null", "w");
         if (devnull) {
-            gf_timeline_opts to = {"fuzz", 0.001, "busiest", (int)(size & 1)}; /* both event encodings */
+            gf_timeline_opts to = {"fuzz", 0.001, "busiest", (int)(size & 1), 200, 1}; /* both event encodings */
             gf_trace_write_timeline_json(t, devnull, &to, &err);
+            gf_trace_write_timeline_preview_json(t, devnull, &to, &err);
             gf_trace_write_chrome(t, devnull, &err);
             gf_trace_write_launch_folded(t, devnull, &err);
             gf_trace_trim(t, 50, 1, &err);

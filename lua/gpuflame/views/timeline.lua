@@ -35,6 +35,8 @@ function V.settings(policy, over)
   return {
     max_events = over.max_events or tp.local_max_events,
     initial_view = tp.initial_view,
+    view_events = tp.view_events,
+    preview_min_events = tp.preview_min_events,
     compress = tp.compress,
     keep_partners = keep,
     title = over.title or tp.title,
@@ -53,6 +55,7 @@ function V.render(tr, out, s, fdoc)
   end
   log.debug("timeline: template %s", origin)
   tr:write_timeline(tmpl, out, { title = s.title, initial_view = s.initial_view, compress = s.compress,
+    view_events = s.view_events, preview_min_events = s.preview_min_events,
     findings = require("gpuflame.findings").page_slot(fdoc) },
     s.template, s.flame_min_fraction)
 end
