@@ -1,5 +1,6 @@
 // The timeline page at capture scale (issue 16): opens each page in headless Chromium and measures
-// time to first frame, the JS heap, and the draw time of every frame of a zoom-and-pan sweep over the
+// time to first frame (the preview's, when the page has one: docs/TIMELINE_DATA.md "Preview"), time until
+// the page is built from all events (readyAt), the JS heap, and the draw time of every frame of a zoom-and-pan sweep over the
 // whole span (6 zoom levels from the full span to 1/1024 of it, 10 positions each, left to right).
 // Usage: node bench/bench_timeline_scale.mjs PAGE.html... → one JSON line per page on stdout.
 import { createRequire } from 'node:module';
@@ -23,6 +24,8 @@ for (const file of process.argv.slice(2)) {
   await page.waitForFunction(() => window.__gf && window.__gf.firstDrawAt > 0, null, { timeout: 600000, polling: 100 });
   const wall = Date.now() - t0;
   const first = await page.evaluate(() => window.__gf.firstDrawAt);
+  const ready = await page.evaluate(() => window.__gf.readyAt);
+  const preview = await page.evaluate(() => !!(window.__gfPreview && window.__gfPreview.firstDrawAt));
   const counts = await page.evaluate(() => window.__gf.counts());
   const typedMB = r2(await page.evaluate(() => window.__gf.typedBytes()) / 1048576);
   const sweep = await page.evaluate(async () => {
@@ -52,7 +55,7 @@ for (const file of process.argv.slice(2)) {
     }
   } catch (e) { rendererMB = null; }
   console.log(JSON.stringify({ page: path.basename(file), inPage: counts.inPage, total: counts.total,
-    firstFrameMs: Math.round(first), openWallMs: wall, v8HeapMB: r2(heap.usedSize / 1048576), typedMB,
+    firstFrameMs: Math.round(first), readyMs: Math.round(ready), preview, openWallMs: wall, v8HeapMB: r2(heap.usedSize / 1048576), typedMB,
     heapMB: r2(heap.usedSize / 1048576 + typedMB), rendererRssMB: rendererMB,
     drawP50: r2(pct(sweep.draws, 0.5)), drawP95: r2(pct(sweep.draws, 0.95)), frames: sweep.draws.length,
     lodFrames: sweep.lodFrames }));

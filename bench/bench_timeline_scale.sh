@@ -3,7 +3,8 @@
 # big_export.py: NVTX ranges, kernels and CUDA runtime calls, N/3 each) of BENCH_TL_SIZES events
 # (default 100000 1000000 5000000 10000000), rendered with every event kept (policy
 # timeline.local_max_events), then opened in headless Chromium (bench/bench_timeline_scale.mjs).
-# Reported per size: page bytes, render wall time and peak RSS, time to first frame, draw time p50/p95
+# Reported per size: page bytes, render wall time and peak RSS, time to first frame (the preview's on pages
+# of policy timeline.preview_min_events or more) and to the page built from all events, draw time p50/p95
 # over a zoom-and-pan sweep of the full span, JS heap after load. Targets (issue 16): 1M: page <= 20 MB,
 # first frame <= 1 s, p95 <= 8 ms, heap <= 150 MB; 5M: page <= 100 MB, first frame <= 3 s, p95 <= 16 ms,
 # heap <= 600 MB, render RSS <= 400 MB; 10M opens and pans.
@@ -25,5 +26,5 @@ for n in ${BENCH_TL_SIZES:-100000 1000000 5000000 10000000}; do
   j=$(node "$top/bench/bench_timeline_scale.mjs" "$out/tl_$n.html")
   echo "$j"
   f() { printf '%s' "$j" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
-  echo "RESULT|timeline page, $n events: first frame|$(awk -v m="$(f firstFrameMs)" 'BEGIN { printf "%.2f", m / 1000 }')|-|-|heap $(f heapMB) MB (V8 $(f v8HeapMB) + typed arrays $(f typedMB)), renderer RSS $(f rendererRssMB) MB; draw p50 $(f drawP50) ms, p95 $(f drawP95) ms over $(f frames) frames ($(f lodFrames) from LOD); $(f inPage) of $(f total) events in the page"
+  echo "RESULT|timeline page, $n events: first frame|$(awk -v m="$(f firstFrameMs)" 'BEGIN { printf "%.2f", m / 1000 }')|-|-|preview $(f preview); all events drawn at $(awk -v m="$(f readyMs)" 'BEGIN { printf "%.2f", m / 1000 }') s; heap $(f heapMB) MB (V8 $(f v8HeapMB) + typed arrays $(f typedMB)), renderer RSS $(f rendererRssMB) MB; draw p50 $(f drawP50) ms, p95 $(f drawP95) ms over $(f frames) frames ($(f lodFrames) from LOD); $(f inPage) of $(f total) events in the page"
 done
