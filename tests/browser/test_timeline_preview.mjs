@@ -117,6 +117,24 @@ try {
     (await b.page.evaluate(() => window.__gf.counts().inPage)) === D.events.length, b.errors.join(' | '));
   await b.page.close();
 
+  // a page whose data is damaged after its preview drew: the message, and the preview no longer shown
+  const badData = path.join(TMP, 'baddata.html');
+  writeFileSync(badData, withPreview.replace(/("start":")([A-Za-z0-9+/]{16})/g, (m, a) => a + 'AAAAAAAAAAAAAAAA'));
+  {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.addInitScript(() => { window.__gfPreview = {}; });
+    await page.goto(pathToFileURL(badData).href);
+    await page.waitForFunction(() => !document.getElementById('empty').hidden, null, { timeout: 30000 });
+    const st = await page.evaluate(() => ({ text: document.getElementById('empty').textContent,
+      mainHidden: document.getElementById('main').hidden, preview: window.__gfPreview.firstDrawAt || 0,
+      count: document.getElementById('count-info').textContent }));
+    // (on a page this small the first frame may come after the failure; either way nothing drawn stays)
+    check('damaged data behind a preview: the page says why, no timeline and no "loading" left on screen',
+      /cannot show its events: damaged page data/.test(st.text) && st.mainHidden && st.count === '',
+      JSON.stringify(st));
+    await page.close();
+  }
+
   // hostile names in the opening view stay text in the preview too
   const evil = path.join(TMP, 'evil.sqlite');
   execFileSync('cp', [db, evil]);
