@@ -234,6 +234,20 @@ static void page_maps_free(page_maps *pm)
     free(pm->depth);
 }
 
+/* The page's time 0 (the first start) and span (to the last end, at least 1 ns). */
+static void page_time(const gf_trace *t, int64_t *t0, int64_t *span)
+{
+    int64_t lo = 0, hi = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (i == 0 || t->start[i] < lo)
+            lo = t->start[i];
+        if (i == 0 || t->start[i] + t->dur[i] > hi)
+            hi = t->start[i] + t->dur[i];
+    }
+    *t0 = lo;
+    *span = hi - lo > 1 ? hi - lo : 1;
+}
+
 static int page_maps_init(const gf_trace *t, page_maps *pm, const uint32_t *only, size_t nonly)
 {
     size_t nstr = gf_strtab_count(t->str), nw = only ? nonly : t->n;
@@ -250,12 +264,8 @@ static int page_maps_init(const gf_trace *t, page_maps *pm, const uint32_t *only
     memset(pm->nmap, 0xff, (nstr ? nstr : 1) * sizeof *pm->nmap);
     memset(pm->lmap, 0xff, (t->nlanes ? t->nlanes : 1) * sizeof *pm->lmap);
     memset(pm->smap, 0xff, (t->nstacks ? t->nstacks : 1) * sizeof *pm->smap);
-    int64_t tend = 0;
+    page_time(t, &pm->t0, &pm->span);
     for (size_t i = 0; i < t->n; i++) {
-        if (i == 0 || t->start[i] < pm->t0)
-            pm->t0 = t->start[i];
-        if (i == 0 || t->start[i] + t->dur[i] > tend)
-            tend = t->start[i] + t->dur[i];
         int32_t l = t->lane[i];
         if (l < 0)
             continue;
@@ -264,7 +274,6 @@ static int page_maps_init(const gf_trace *t, page_maps *pm, const uint32_t *only
         if (rows > pm->depth[l])
             pm->depth[l] = (uint8_t)rows;
     }
-    pm->span = tend - pm->t0 > 1 ? tend - pm->t0 : 1;
     int32_t nl = 0, ns = 0;
     for (size_t l = 0; l < t->nlanes; l++)
         if (pm->lmap[l] == 0) {
@@ -332,13 +341,13 @@ static void write_source(const gf_trace *t, FILE *out)
         fputs("null", out);
 }
 
-static int opening_view(const gf_trace *t, const gf_timeline_opts *o, const page_maps *pm, double *vs, double *ve)
+static int opening_view(const gf_trace *t, const gf_timeline_opts *o, int64_t t0, int64_t span, double *vs, double *ve)
 {
     *vs = 0;
-    *ve = (double)pm->span;
+    *ve = (double)span;
     if (!o || !o->initial_view)
         return 0;
-    return gf_trace_opening_view(t, o->initial_view, o->view_events, pm->t0, pm->span, vs, ve);
+    return gf_trace_opening_view(t, o->initial_view, o->view_events, t0, span, vs, ve);
 }
 
 int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err)
@@ -347,7 +356,7 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     double vs, ve;
     if (page_maps_init(t, &pm, NULL, 0) != 0)
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
-    if (opening_view(t, o, &pm, &vs, &ve) != 0) {
+    if (opening_view(t, o, pm.t0, pm.span, &vs, &ve) != 0) {
         page_maps_free(&pm);
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
     }
@@ -397,26 +406,23 @@ int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_
         fputs("null", out);
         return ferror(out) ? gf_errf(err, GF_EXIT_ERROR, "timeline: write failed") : 0;
     }
-    page_maps all;
+    int64_t t0, span;
     double vs, ve;
-    if (page_maps_init(t, &all, NULL, 0) != 0)
-        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
-    int rc = opening_view(t, o, &all, &vs, &ve);
+    page_time(t, &t0, &span);
+    int rc = opening_view(t, o, t0, span, &vs, &ve);
     /* the events the opening view shows: those overlapping it, in page (start) order */
     uint32_t *only = rc == 0 ? malloc((t->n ? t->n : 1) * sizeof *only) : NULL;
     size_t nonly = 0;
     for (size_t i = 0; only && i < t->n; i++) {
-        double s = (double)(t->start[i] - all.t0), e = s + (double)t->dur[i];
+        double s = (double)(t->start[i] - t0), e = s + (double)t->dur[i];
         if (s <= ve && e >= vs)
             only[nonly++] = (uint32_t)i;
     }
     page_maps pm;
     if (!only || page_maps_init(t, &pm, only, nonly) != 0) {
         free(only);
-        page_maps_free(&all);
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
     }
-    page_maps_free(&all);
     write_head(t, out, o, &pm, t->n, vs, ve);
     gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, 0, only, nonly};
     rc = gf_trace_write_packed(t, out, &packm, err);
