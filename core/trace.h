@@ -213,7 +213,8 @@ typedef struct gf_timeline_opts {
 int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err);
 /* The page's preview: the same head (lanes, view) with only the events the opening view shows, written
  * uncompressed before the page's code so that the first frame is drawn while the rest is still loading
- * (docs/TIMELINE_DATA.md "Preview"); `null` for pages under preview_min_events or without initial_view. */
+ * (docs/TIMELINE_DATA.md "Preview"); `null` for pages under preview_min_events, without initial_view, or
+ * whose opening view holds more than half of the events ("full"). */
 int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err);
 /* Chrome Trace Event JSON (Perfetto, chrome://tracing) with ac2g flow events. */
 int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err);

@@ -418,6 +418,11 @@ int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_
         if (s <= ve && e >= vs)
             only[nonly++] = (uint32_t)i;
     }
+    if (only && nonly > t->n / 2) { /* a view of most of the capture ("full"): a preview would be the page again */
+        free(only);
+        fputs("null", out);
+        return ferror(out) ? gf_errf(err, GF_EXIT_ERROR, "timeline: write failed") : 0;
+    }
     page_maps pm;
     if (!only || page_maps_init(t, &pm, only, nonly) != 0) {
         free(only);

@@ -102,6 +102,11 @@ try {
   render(plain, path.join(TMP, 'nothing.lua'));
   const text = readFileSync(plain, 'utf8');
   check('below preview_min_events (default 100,000): the preview slot is null', previewOf(text) === null);
+  // an opening view of the whole capture would make the preview the page again: none
+  writeFileSync(path.join(TMP, 'full.lua'), 'return { timeline = { preview_min_events = 1, initial_view = "full" } }\n');
+  const fullPage = path.join(TMP, 'full.html');
+  render(fullPage, path.join(TMP, 'full.lua'));
+  check('initial_view "full": no preview (it would hold every event)', previewOf(readFileSync(fullPage, 'utf8')) === null);
   const r = await openBoth(browser, plain);
   check('without a preview the first frame is the page\'s own', r.preview.firstDrawAt === 0 && r.firstDrawAt === r.readyAt && r.readyAt > 0);
   await r.page.close();
