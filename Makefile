@@ -1,4 +1,5 @@
-# gpuflame — `make` builds bin/gpuflame and lib/libgpuflame.a; `make demo`, `make test`, `make bench`.
+# gpuflame — `make` builds bin/gpuflame and lib/libgpuflame.a; `make demo`, `make test` (the whole suite),
+# `make check` (the quick tier), `make bench`. TEST_JOBS="-j N" sets how many test files run side by side.
 # V=1 shows full commands. SAN=1 builds with ASan+UBSan into build-san/. WERROR=1 adds -Werror.
 
 CC      ?= cc
@@ -45,7 +46,7 @@ REPLAY_BIN := $(patsubst tests/fuzz/fuzz_%.c,$(O)/tests/replay_%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 60
 DEPS_OK   := $(O)/.deps-ok
 
-.PHONY: unit fuzz all deps test-deps test demo bench fuzz clean lint soak
+.PHONY: unit fuzz all deps test-deps test check demo bench fuzz clean lint soak
 all: $(BIN) $(LIBA)
 
 # Installs missing Debian packages (as root) or prints the command to run; cached by a stamp file.
@@ -104,7 +105,12 @@ unit: $(UNIT_BIN) $(REPLAY_BIN)
 
 test: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN)
 	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
-	  GF_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" VALGRIND=$(VALGRIND) tests/run $(TESTS)
+	  GF_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" VALGRIND=$(VALGRIND) SAN=$(SAN) tests/run $(TEST_JOBS) $(TESTS)
+
+# The edit-test loop: every test file not marked `gf-test: slow` (tests/run --quick), side by side.
+check: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN)
+	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
+	  GF_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" SAN=$(SAN) tests/run --quick $(TEST_JOBS) $(TESTS)
 
 demo: $(BIN)
 	$(Q)tests/demo.sh $(abspath $(BIN))

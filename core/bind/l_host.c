@@ -90,6 +90,20 @@ static int l_with_budget(lua_State *L)
     return lua_gettop(L);
 }
 
+/* holding_interrupts(fn, ...) → fn's results; fn's error is raised again. An interrupt that arrives
+ * meanwhile stays pending (core.host.interrupted() sees it) until fn returns. */
+static int l_holding_interrupts(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    gf_host *h = gf_host_of(L);
+    gf_host_hold_interrupts(h, 1);
+    int rc = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    gf_host_hold_interrupts(h, -1);
+    if (rc != LUA_OK)
+        return lua_error(L);
+    return lua_gettop(L);
+}
+
 static int l_interrupted(lua_State *L)
 {
     lua_pushinteger(L, gf_interrupted);
@@ -115,7 +129,7 @@ int gf_luaopen_host(lua_State *L)
         {"resource", l_resource},   {"cpus", l_cpus},   {"list", l_list},
         {"dirs", l_dirs},           {"add_dir", l_add_dir},
         {"with_budget", l_with_budget}, {"interrupted", l_interrupted},
-        {"clear_interrupt", l_clear_interrupt}, {"take_hangup", l_take_hangup},
+        {"clear_interrupt", l_clear_interrupt}, {"holding_interrupts", l_holding_interrupts}, {"take_hangup", l_take_hangup},
         {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_pushliteral(L, GPUFLAME_VERSION);

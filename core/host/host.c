@@ -33,6 +33,7 @@ struct gf_host {
     size_t mem_limit;
     double deadline; /* CLOCK_MONOTONIC seconds, 0 = none */
     double budget;
+    int interrupts_held; /* > 0: the hook leaves a pending interrupt to the code that is cleaning up */
     char error[2048];
     char traceback[8192];
 };
@@ -107,7 +108,7 @@ static void host_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     gf_host *h = gf_host_of(L);
-    if (gf_interrupted) {
+    if (gf_interrupted && !(h && h->interrupts_held > 0)) {
         raise_in_hook(L, "interrupted");
     }
     if (h && h->deadline > 0 && now_mono() > h->deadline) {
@@ -137,6 +138,11 @@ double gf_host_set_budget(gf_host *host, double seconds)
 void gf_host_restore_budget(gf_host *host, double deadline)
 {
     host->deadline = deadline;
+}
+
+void gf_host_hold_interrupts(gf_host *host, int delta)
+{
+    host->interrupts_held += delta;
 }
 
 static int add_dir(gf_host *h, const char *dir, size_t at)

@@ -38,5 +38,8 @@ const char *gf_host_traceback(const gf_host *host);
 /* Time budget for the running Lua code: seconds <= 0 clears it. Returns the previous deadline. */
 double gf_host_set_budget(gf_host *host, double seconds);
 void gf_host_restore_budget(gf_host *host, double deadline);
+/* While held (delta +1 ... -1), an interrupt stays pending instead of being raised by the hook, so that
+ * the code reacting to it (writing summary.json, saying what was kept) runs to its end. */
+void gf_host_hold_interrupts(gf_host *host, int delta);
 
 #endif

@@ -124,9 +124,10 @@ local function fmt_elapsed(s)
 end
 
 -- Runs one external command with progress, recording it in state.commands. An interrupt (SIGINT)
--- stops the whole process group and raises exit 130 naming what was kept.
-function capture.command(state, step, argv, o)
-  o = o or {}
+-- stops the whole process group and raises exit 130 naming what was kept. The process runner sees the
+-- signal itself; until the step is recorded and summary.json written, the hook leaves it pending so
+-- that nothing between the signal and the message is cut short.
+local function run_recorded(state, step, argv, o)
   local spec = { argv = argv, env = o.env, timeout = o.timeout, kill_grace = state.policy.capture.kill_grace,
     capture_limit = state.policy.capture.output_tail }
   log.progress(step, "%s", o.label or step)
@@ -165,8 +166,16 @@ function capture.command(state, step, argv, o)
     state.status = "interrupted"
     state.error = string.format("interrupted during %s", step)
     capture.write_summary(state)
+    return res, capture.kept_list(state)
+  end
+  return res
+end
+
+function capture.command(state, step, argv, o)
+  local res, kept = core.host.holding_interrupts(run_recorded, state, step, argv, o or {})
+  if kept then
     errors.raise(errors.INTERRUPTED, "interrupted during %s; stopped nsys and the workload's process group. " ..
-      "Kept: %s", step, capture.kept_list(state))
+      "Kept: %s", step, kept)
   end
   return res
 end

@@ -1,3 +1,4 @@
+// gf-test: slow
 // gpuflame's exports opened in the real speedscope viewer (npm package `speedscope`, pinned in
 // tests/package.json), offline from tests/node_modules/speedscope/dist/release/index.html:
 //  * GPU kernel time as speedscope JSON (`export --format speedscope`) from real nsys SQLite exports;

@@ -1,3 +1,4 @@
+// gf-test: slow
 // Browser tests of timeline pages written by the real binary (`gpuflame timeline`):
 //  * real nsys exports in $GPUFLAME_FIXTURES;
 //  * a --stacks page from a real export with generated CUDA_CALLCHAINS rows (tests/trace/make_callchains.py);

@@ -1,3 +1,4 @@
+// gf-test: slow
 // The timeline at capture scale (issue 16): a generated export with the real schema and about a million
 // events (tests/gen/big_export.py) plus one planted 50 ns kernel (tests/gen/plant_kernel.py), rendered
 // with every event kept. The page must carry every event, draw the zoomed-out view from its level-of-

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # gpuflame agent against the Studio stand-in, with the perf backend on tests/fake/perf (the GPU
 # round trip with the fake nsys is in test_fleet_adhoc.sh): heartbeat body and Bearer token,
 # a start command captured in the background and uploaded, completion reports, a disallowed workload

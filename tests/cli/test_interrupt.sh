@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: alone slow
 # Output safety (issue 8 §4): large renders (a 300,000-stack flamegraph, a 200,000-event timeline, both
 # generated here) interrupted with SIGINT, SIGTERM and SIGKILL at random points leave the output either
 # byte-identical to the old file or to a complete new render (checksums of full renders), never

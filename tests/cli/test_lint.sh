@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: no-gpuflame
 # Lua code is luacheck-clean (no globals, no unused variables).
 . "$(dirname "$0")/../lib/t.sh"
 cd "$TOP"

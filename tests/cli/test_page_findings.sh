@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # Findings on the pages (docs/RULES.md, "On the pages"): the findings panel data that `timeline` and
 # `flamegraph` embed ({{json:findings}}) for a real export with known findings (tile_8x8.sqlite: a
 # 1.46 ms GPU gap when gpu-starv's gap is 1 ms, one cudaDeviceSynchronize, 18 synchronous memcpys, two

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # Several reports, one model (issue 14): ranks, clock alignment, rank-aware views, rank-skew, errors.
 # Exports are generated in the real schema by tests/gen/rank_exports.py (synthetic, never real captures).
 . "$(dirname "$0")/../lib/t.sh"

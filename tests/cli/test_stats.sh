@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # gpuflame stats (issue 12): nsys stats reports computed from an SQLite export, no nsys needed.
 # Byte-identity with what a current nsys (2025.1) recorded: exports rebuilt from the recorded CSVs
 # (tests/gen/recorded_exports.py) must give those CSVs back byte for byte. Known answers on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # CPU/GPU timeline (issues 4 and 5): trace import from CSV and SQLite, trimming, stacks, chrome-trace export.
 # Pages are written with tests/trace/templates/timeline.html (the same slots as the real template) and
 # checked by python3 against independent SQL.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # capture --timeline / --stacks through the fake nsys: trace CSVs or the SQLite export → timeline.html,
 # warnings in summary.json, the flamegraph fallback when the capture has no trace events.
 . "$(dirname "$0")/../lib/t.sh"

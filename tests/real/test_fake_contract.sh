@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: lane=nsys-profile no-gpuflame slow
 # Contract test of the fake nsys (tests/fake/nsys): the command lines gpuflame issues (lua/gpuflame/
 # capture.lua, analyze.lua, discover.lua) run once against the real nsys and once against the fake set to
 # the real one's version, each in its own copy of the same inputs; the SHAPE must agree: exit status,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # Real-nsys tier: `gpuflame findings` against NVIDIA's own expert system, `nsys analyze -f csv`.
 #
 # For every SQLite export and every report in the fixtures (real/*/*.sqlite, reports/*/*.sqlite,

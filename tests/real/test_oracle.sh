@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # Real-nsys tier: NVIDIA's own report scripts as the oracle.
 #
 # For every SQLite export and every report in the fixtures (real/*/*.sqlite, reports/*/*.sqlite,

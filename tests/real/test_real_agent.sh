@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: lane=nsys-profile slow
 # Real-nsys tier, fleet agent: a capture the Studio asked for runs the real nsys; a `stop` command and a
 # SIGTERM to the agent mid-capture end nsys, its agent daemon and the workload — nothing survives.
 . "$(dirname "$0")/../lib/t.sh"

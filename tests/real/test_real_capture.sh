@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: lane=nsys-profile slow
 # Real-nsys tier: discovery and the install check, `capture` of small CPU workloads with NVTX ranges
 # (no GPU needed), the timeline of such a capture, `analyze` on a real captured run dir against nsys's
 # own report, and that no process nsys starts survives a timeout, SIGTERM or SIGINT.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # Real-nsys tier: flamegraph, timeline and export of the real GPU reports in the fixtures (nsys 2020.3
 # .qdrep to 2022.1 .nsys-rep), each exported once through the real `nsys export`; and a real
 # 2022.4 `gpukernsum` CSV (with its GridXYZ/BlockXYZ columns) read back by `flamegraph`.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # Real-nsys tier: `gpuflame stats` (reports computed in C, docs/REPORTS.md) equals the real `nsys stats`.
 #
 # For every SQLite export and report in the fixtures (real/*/*.sqlite, reports/*/*.sqlite,
