@@ -128,7 +128,7 @@ static int like_set(const gf_like_set *ls, const char *s)
     return ok;
 }
 
-/* Memoised name matching by name id (raw: match the API name as recorded). */
+/* Memoised name matching by name id (API calls: the name as recorded, gf_trace_event_raw_name). */
 typedef struct name_memo {
     int8_t *v;
     size_t n;
@@ -144,14 +144,12 @@ static int memo_init(name_memo *m, const gf_trace *t)
     return 0;
 }
 
-static int memo_match(name_memo *m, const gf_trace *t, const gf_like_set *ls, int32_t name, int raw)
+static int memo_match(name_memo *m, const gf_trace *t, const gf_like_set *ls, int32_t name)
 {
     if (name < 0 || (size_t)name >= m->n)
         return 0;
-    if (m->v[name] < 0) {
-        int32_t id = raw ? gf_trace_raw_name(t, name) : name;
-        m->v[name] = (int8_t)like_set(ls, gf_strtab_get(t->str, id, NULL));
-    }
+    if (m->v[name] < 0)
+        m->v[name] = (int8_t)like_set(ls, gf_strtab_get(t->str, name, NULL));
     return m->v[name];
 }
 
@@ -225,7 +223,7 @@ int gf_find_api_calls(const gf_trace *t, const gf_fwin *w, const gf_like_set *na
         return oom(err);
     size_t *v = NULL, nv = 0, cap = 0;
     for (size_t i = 0; i < t->n; i++) {
-        if (t->kind[i] != GF_EV_API || !memo_match(&m, t, names, t->name[i], 1) ||
+        if (t->kind[i] != GF_EV_API || !memo_match(&m, t, names, gf_trace_event_raw_name(t, i)) ||
             !gf_fwin_cpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i], lane_tid(t, i)))
             continue;
         if (grow((void **)&v, &cap, nv + 1, sizeof *v) != 0) {
@@ -260,10 +258,7 @@ static inline int tv_or(int a, int b)
         return 1;
     return a < 0 || b < 0 ? -1 : 0;
 }
-static inline int tv_not(int a)
-{
-    return a < 0 ? -1 : !a;
-}
+static inline int tv_not(int a) { return a < 0 ? -1 : !a; }
 static inline int tv_eq(int64_t a, int a_null, int64_t b, int b_null)
 {
     return a_null || b_null ? -1 : a == b;
@@ -332,7 +327,7 @@ int gf_find_copies(const gf_trace *t, const gf_fwin *w, const gf_copy_query *q, 
     gf_copy_row *out = NULL;
     size_t nout = 0, cout = 0;
     for (size_t i = 0; i < t->n; i++)
-        if (t->kind[i] == GF_EV_API && t->corr[i] >= 0 && memo_match(&m, t, &q->api, t->name[i], 1)) {
+        if (t->kind[i] == GF_EV_API && t->corr[i] >= 0 && memo_match(&m, t, &q->api, gf_trace_event_raw_name(t, i))) {
             if (grow((void **)&api, &capi, napi + 1, sizeof *api) != 0)
                 goto fail;
             api[napi++] = i;
@@ -583,10 +578,11 @@ int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_
     size_t nout = 0, cout = 0;
     int64_t *starts = NULL;
     size_t cstarts = 0;
-    /* starts/ends numbered by (pid, deviceId, start|end); a gap is end k → start k+1 of one group. The
-     * view's LIMIT does not cut this order: SQLite flattens the view into the subquery its window
-     * rewrite makes, so ORDER BY duration DESC, gapStart applies first (EXPLAIN QUERY PLAN: the temp
-     * b-tree for ORDER BY is inside the view's co-routine) and the rows are the longest gaps overall. */
+    /* starts/ends numbered by (pid, deviceId, start|end); a gap is end k → start k+1 of one group, made
+     * in that order. With GPU_CUDA the only view, SQLite flattens it into the window's subquery and
+     * ORDER BY duration DESC, gapStart comes before its LIMIT: the longest gaps overall. A VULKAN_/
+     * OPENGL_/DX12_WORKLOAD table (even empty) adds views to a UNION ALL, which is not flattened: the
+     * view's LIMIT keeps its first gaps in this order and only those are sorted (gpu-starv.py). */
     for (size_t gi = 0; gi < G.n; gi++) {
         fgroup *g = &G.g[gi];
         if (grow((void **)&starts, &cstarts, g->n, sizeof *starts) != 0)
@@ -607,6 +603,8 @@ int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_
     }
     free(starts);
     groups_free(&G);
+    if (limit >= 0 && (size_t)limit < nout && (t->tables & (GF_TABLE_VULKAN | GF_TABLE_OPENGL | GF_TABLE_DX12)))
+        nout = (size_t)limit;
     if (stable_sort(out, nout, sizeof *out, cmp_gap) != 0) {
         free(out);
         return oom(err);
@@ -934,7 +932,7 @@ int gf_find_graphs(const gf_trace *t, const gf_fwin *w, const gf_like_set *launc
     size_t ns = 0, cap = 0;
     memset(sum, 0, sizeof *sum);
     for (size_t i = 0; i < t->n; i++) {
-        if (t->kind[i] != GF_EV_API || !memo_match(&m, t, launch_names, t->name[i], 1) ||
+        if (t->kind[i] != GF_EV_API || !memo_match(&m, t, launch_names, gf_trace_event_raw_name(t, i)) ||
             !gf_fwin_cpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i], lane_tid(t, i)))
             continue;
         sum->calls++;
@@ -1212,7 +1210,7 @@ int gf_find_kernel_match(const gf_trace *t, const gf_fwin *w, const gf_like_set 
         if (e > a->row.last)
             a->row.last = e;
         merge_add(&a->all, s, e);
-        if (k == GF_EV_KERNEL && memo_match(&m, t, names, t->name[i], 0)) {
+        if (k == GF_EV_KERNEL && memo_match(&m, t, names, t->name[i])) {
             a->row.kernels++;
             a->row.total += t->dur[i];
             if (t->dur[i] > a->row.max)

@@ -1,12 +1,12 @@
 /* Per-name totals from an nsys SQLite export (see sqlite_kernels.h). */
 #include "sqlite_kernels.h"
 
-#include <ctype.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
 #include "trace_sqlite.h"
 
 int gf_is_sqlite_file(const char *path)
@@ -58,13 +58,12 @@ static int has_column(sqlite3 *db, const char *table, const char *col)
     return found;
 }
 
-/* "cudaLaunchKernel_v7000" → "cudaLaunchKernel" (NSYS_FACTS.md §6.4); shorter suffixes stay. */
+/* "cudaLaunchKernel_v7000" → "cudaLaunchKernel" by cuda_api_sum's rule (gf_stats_api_name) */
 static void strip_api_suffix(char *s)
 {
-    size_t n = strlen(s);
-    if (n > 6 && s[n - 6] == '_' && s[n - 5] == 'v' && isdigit((unsigned char)s[n - 4]) &&
-        isdigit((unsigned char)s[n - 3]) && isdigit((unsigned char)s[n - 2]) && isdigit((unsigned char)s[n - 1]))
-        s[n - 6] = '\0';
+    size_t n;
+    gf_stats_api_name(s, strlen(s), &n);
+    s[n] = '\0';
 }
 
 static int by_name(const void *a, const void *b)

@@ -148,6 +148,7 @@ void gf_trace_free(gf_trace *t)
     free(t->source);
     free(t->rank_label);
     gf_hmap_free(&t->raw_names);
+    gf_hmap_free(&t->raw_by_seq);
     free(t->overhead);
     free(t->graph_execs);
     gf_strtab_free(t->str);
@@ -194,18 +195,9 @@ int gf_trace_set_source(gf_trace *t, const char *path)
     return t->source ? 0 : -1;
 }
 
-int gf_trace_set_raw_name(gf_trace *t, int32_t name, int32_t raw)
+int64_t gf_trace_last_seq(const gf_trace *t)
 {
-    int ins;
-    if (name == raw)
-        return 0;
-    return gf_hmap_put(&t->raw_names, (uint64_t)(uint32_t)name, raw, &ins) ? 0 : -1;
-}
-
-int32_t gf_trace_raw_name(const gf_trace *t, int32_t name)
-{
-    int64_t *v = gf_hmap_get(&t->raw_names, (uint64_t)(uint32_t)name);
-    return v ? (int32_t)*v : name;
+    return t->b && t->b->nseq ? (int64_t)t->b->nseq - 1 : -1;
 }
 
 int gf_trace_add_overhead(gf_trace *t, const gf_overhead *o)

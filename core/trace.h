@@ -140,7 +140,8 @@ typedef struct gf_trace {
     int32_t *rank_label;
     size_t nranks;
     /* for the findings rules (SQLite exports) */
-    gf_hmap raw_names;       /* API name id → the name as recorded (cudaMemcpy_v3020), when they differ */
+    gf_hmap raw_names;       /* API name id → the name its first call was recorded under (cudaMemcpy_v3020) */
+    gf_hmap raw_by_seq;      /* API event seq → its recorded name, where that is not raw_names' (trace_rawnames.c) */
     gf_overhead *overhead;   /* PROFILER_OVERHEAD rows, in table order */
     size_t noverhead, overhead_cap;
     gf_graph_exec *graph_execs;
@@ -182,9 +183,18 @@ int gf_trace_collect_partners(gf_trace *t, gf_err *err);
 int gf_trace_finish(gf_trace *t, gf_err *err);
 int gf_trace_warn(gf_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int gf_trace_set_source(gf_trace *t, const char *path);
-/* The name an API call was recorded under (raw) for its display name (name); first one wins. */
-int gf_trace_set_raw_name(gf_trace *t, int32_t name, int32_t raw);
+/* seq of the event the last gf_trace_add took (kept or not), -1 before any; only while building. */
+int64_t gf_trace_last_seq(const gf_trace *t);
+/* Recorded API names (core/trace_rawnames.c). Events carry the display name (cudaMemcpy), the rules print
+ * the StringIds value (cudaMemcpy_v3020), and one export may hold both for one display name (nsys 2022.2
+ * with --cudabacktrace: two RUNTIME rows per call, one of each). Called after gf_trace_add of an API
+ * event with the name it was recorded under: the first call of a display name sets raw_names, a later
+ * one recorded under another name gets its own entry by seq. */
+int gf_trace_note_raw_name(gf_trace *t, int32_t name, int32_t raw);
+/* The name of display name's first call (name itself when none was noted). */
 int32_t gf_trace_raw_name(const gf_trace *t, int32_t name);
+/* The name event i was recorded under. */
+int32_t gf_trace_event_raw_name(const gf_trace *t, size_t i);
 int gf_trace_add_overhead(gf_trace *t, const gf_overhead *o);
 int gf_trace_add_graph_exec(gf_trace *t, const gf_graph_exec *g);
 

@@ -7,7 +7,7 @@
 #include "mem.h"
 
 /* The magic carries the sizes of the structs written raw, so a file from another build is refused. */
-#define MAGIC "GFTRACE1"
+#define MAGIC "GFTRACE2"
 
 typedef struct sizes {
     uint32_t detail, lane, flame, overhead, graph_exec, kinds;
@@ -96,6 +96,7 @@ int gf_trace_save(const gf_trace *t, FILE *f, gf_err *err)
     put_u64(&w, t->nranks);
     put(&w, t->rank_label, sizeof *t->rank_label, t->nranks);
     put_raw_names(&w, &t->raw_names);
+    put_raw_names(&w, &t->raw_by_seq);
     put_u64(&w, t->noverhead);
     put(&w, t->overhead, sizeof *t->overhead, t->noverhead);
     put_u64(&w, t->ngraph_execs);
@@ -168,6 +169,19 @@ static char *get_str(rd *r)
     get(r, s, 1, (size_t)len);
     s[len] = 0;
     return s;
+}
+
+static void get_raw_names(rd *r, gf_hmap *m)
+{
+    size_t n = get_count(r);
+    for (size_t i = 0; i < n && !r->failed; i++) {
+        uint64_t k = get_u64(r);
+        int64_t v = 0;
+        get(r, &v, sizeof v, 1);
+        int ins;
+        if (!r->failed && !gf_hmap_put(m, k, v, &ins))
+            r->failed = 1;
+    }
 }
 
 static void get_strings(rd *r, gf_trace *t)
@@ -243,15 +257,8 @@ static void get_model(rd *r, gf_trace *t)
     t->source = get_str(r);
     t->nranks = get_count(r);
     t->rank_label = t->nranks ? get_arr(r, sizeof *t->rank_label, t->nranks) : NULL;
-    size_t nraw = get_count(r);
-    for (size_t i = 0; i < nraw && !r->failed; i++) {
-        uint64_t k = get_u64(r);
-        int64_t v = 0;
-        get(r, &v, sizeof v, 1);
-        int ins;
-        if (!r->failed && !gf_hmap_put(&t->raw_names, k, v, &ins))
-            r->failed = 1;
-    }
+    get_raw_names(r, &t->raw_names);
+    get_raw_names(r, &t->raw_by_seq);
     t->noverhead = t->overhead_cap = get_count(r);
     t->overhead = get_arr(r, sizeof *t->overhead, t->noverhead);
     t->ngraph_execs = t->graph_execs_cap = get_count(r);

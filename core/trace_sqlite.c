@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
+
 typedef struct imp {
     sqlite3 *db;
     const char *path;
@@ -226,31 +228,21 @@ static int load_strings(imp *m)
     return rc == SQLITE_DONE ? 0 : db_fail(m, "StringIds");
 }
 
-/* cudaLaunchKernel_v7000 → cudaLaunchKernel (reports strip a 6-character _vNNNN suffix) */
-static int32_t api_name(imp *m, int64_t id)
+/* The display name: cudaLaunchKernel_v7000 → cudaLaunchKernel by the reports' rule (gf_stats_api_name);
+ * *raw: the name as recorded, which the rules print. */
+static int32_t api_name(imp *m, int64_t id, int32_t *raw)
 {
-    if (id < 0 || id >= m->nsid)
-        return gf_strtab_intern_cstr(m->t->str, "?");
+    if (id < 0 || id >= m->nsid || m->sid[id] < 0)
+        return *raw = gf_strtab_intern_cstr(m->t->str, "?");
+    *raw = m->sid[id];
     if (m->apiname[id] != -2)
         return m->apiname[id];
-    size_t len;
-    int32_t s = m->sid[id];
-    const char *v = s >= 0 ? gf_strtab_get(m->t->str, s, &len) : "?";
-    if (s < 0)
-        len = 1;
-    int32_t r = s < 0 ? gf_strtab_intern_cstr(m->t->str, "?") : s;
-    if (len > 6 && v[len - 6] == '_' && v[len - 5] == 'v' && v[len - 4] >= '0' && v[len - 4] <= '9' &&
-        v[len - 3] >= '0' && v[len - 3] <= '9' && v[len - 2] >= '0' && v[len - 2] <= '9' && v[len - 1] >= '0' &&
-        v[len - 1] <= '9') {
-        char buf[1024];
-        size_t n = len - 6 < sizeof buf ? len - 6 : sizeof buf - 1;
-        memcpy(buf, v, n);
-        r = gf_strtab_intern(m->t->str, buf, n);
-        if (r >= 0 && gf_trace_set_raw_name(m->t, r, s) != 0)
-            return -1;
-    }
-    m->apiname[id] = r;
-    return r;
+    size_t len, n;
+    const char *v = gf_strtab_get(m->t->str, *raw, &len);
+    gf_stats_api_name(v, len, &n);
+    char buf[1024]; /* v lives in the table that interning may move */
+    memcpy(buf, v, n < sizeof buf ? n : sizeof buf);
+    return m->apiname[id] = n == len ? *raw : gf_strtab_intern(m->t->str, buf, n < sizeof buf ? n : sizeof buf);
 }
 
 static int load_threads(imp *m)
@@ -501,11 +493,15 @@ static int import_runtime(imp *m, int partner_pass)
             e.stack = cc_get(m, col_i64(&q, 5, 0));
             with_cc += e.stack >= 0;
         }
-        if ((e.lane = cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, col_i64(&q, 4, -1))) < 0) {
+        int32_t raw;
+        if ((e.lane = cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, col_i64(&q, 4, -1), &raw)) < 0) {
             sqlite3_finalize(q.st);
             return e.lane < 0 ? -1 : oom(m);
         }
-        if ((partner_pass ? gf_trace_add_partner(m->t, &e, m->err) : gf_trace_add(m->t, &e, NULL, m->err)) != 0) {
+        int bad = partner_pass ? gf_trace_add_partner(m->t, &e, m->err) : gf_trace_add(m->t, &e, NULL, m->err);
+        if (bad == 0 && !partner_pass && gf_trace_note_raw_name(m->t, e.name, raw) != 0)
+            bad = oom(m);
+        if (bad != 0) {
             sqlite3_finalize(q.st);
             return -1;
         }

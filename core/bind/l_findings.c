@@ -170,7 +170,7 @@ static int l_api_calls(lua_State *L)
         gf_lua_setint(L, "pid", t->pid[i]);
         gf_lua_setint(L, "tid", lane_tid(t, i));
         gf_lua_setint(L, "corr", t->corr[i]);
-        setstr(L, t, "name", gf_trace_raw_name(t, t->name[i]));
+        setstr(L, t, "name", gf_trace_event_raw_name(t, i));
         setstr(L, t, "display_name", t->name[i]);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
@@ -247,7 +247,7 @@ static int l_copies(lua_State *L)
         gf_lua_setint(L, "context", d ? d->context : -1);
         gf_lua_setint(L, "stream", lane_stream(t, i));
         gf_lua_setint(L, "corr", t->corr[i]);
-        setstr(L, t, "name", gf_trace_raw_name(t, t->name[a]));
+        setstr(L, t, "name", gf_trace_event_raw_name(t, a));
         gf_lua_setint(L, "api_pid", t->pid[a]);
         gf_lua_setint(L, "api_tid", lane_tid(t, a));
         lua_rawseti(L, -2, (lua_Integer)k + 1);

@@ -44,6 +44,28 @@ run_gf findings -f json -r cuda-graphs "$G/collapsed.sqlite"
 sev=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["findings"][0]["severity"])')
 check_eq "collapsed: severity warning" warning "$sev"
 
+# --- an nsys 2022.2 --cudabacktrace export (real/pipit's shape): each runtime call is in the table twice,
+# as cudaMemcpy and cudaMemcpy_v3020 with one correlation id; nsys's rules print StringIds.value, so both
+# rows appear under their own names. An (empty) VULKAN_WORKLOAD table makes gpu-starv's view LIMIT keep
+# the first gaps in time before sorting; without it the rows are the longest gaps. Expected rows: the
+# generator's own arithmetic over the gaps it wrote (checked against nsys analyze by test_findings_nsys).
+python3 "$TOP/tests/gen/findings_export.py" older "$G/older.sqlite" --expect "$G/older.json"
+check_eq "generate the older export" 0 "$?"
+run_gf findings -f csv -r cuda-sync-memcpy:rows=-1 -r gpu-starv:gap=0:rows=5 "$G/older.sqlite"
+check_eq "older: cuda-sync-memcpy lists both recorded names" "$(expected "$G/older.json" cuda-sync-memcpy)" \
+  "$(block cuda-sync-memcpy)"
+check_eq "older: gpu-starv with VULKAN_WORKLOAD: the first 5 gaps, longest first" \
+  "$(expected "$G/older.json" gpu-starv)" "$(block gpu-starv)"
+cp "$G/older.sqlite" "$G/older_novk.sqlite"
+if command -v sqlite3 >/dev/null; then
+  sqlite3 "$G/older_novk.sqlite" 'DROP TABLE VULKAN_WORKLOAD'
+  run_gf findings -f csv -r gpu-starv:gap=0:rows=5 "$G/older_novk.sqlite"
+  check_eq "older: gpu-starv without VULKAN_WORKLOAD: the 5 longest gaps" \
+    "$(expected "$G/older.json" "gpu-starv without VULKAN_WORKLOAD")" "$(block gpu-starv)"
+else
+  skip "older: gpu-starv without VULKAN_WORKLOAD" "no sqlite3 CLI"
+fi
+
 # --- -r syntax, options, windows ---
 run_gf findings -f csv -r gpu-starv:gap=700,cuda-sync-api:rows=1 "$G/planted.sqlite"
 check_eq "-r list: gpu-starv gap=700" "Row#,Duration (ns),Start (ns),PID,Device ID,Context ID

@@ -17,6 +17,11 @@ usage: findings_export.py VARIANT OUT.sqlite [--expect OUT.json] [--kernels N]
              gpu-low-util chunks (their NULL groups merge), a correlation id shared by two processes,
              NULL and equal device ids on copies, equal durations, unknown memory kinds, a graph of the
              real-nsys tier only (compared with nsys, not with planted values).
+  older      the shape of an nsys 2022.2 export taken with --cudabacktrace (real/pipit): every runtime call
+             recorded twice under one correlation id, as cudaMemcpy and cudaMemcpy_v3020, and an empty
+             VULKAN_WORKLOAD table; twelve idle gaps whose longest come last. --expect: the rows of
+             cuda-sync-memcpy:rows=-1 (one per call name) and of gpu-starv:gap=0:rows=5 with the table
+             (the first 5 gaps in time, then longest first) and without it (the 5 longest).
   bench      N kernels (default 1,000,000) with their launch calls, 2 GPUs x 4 streams, copies, syncs,
              NCCL kernels and idle gaps: the findings benchmark.
 """
@@ -383,6 +388,49 @@ def quirks(path):
     x.finish()
 
 
+def older(path, expect):
+    x = Export(path)
+    P = 4242
+    x.process(P)
+    # present, even empty, it adds a view to the union of gpustats.py's GPU operation views
+    x.db.execute("CREATE TABLE VULKAN_WORKLOAD (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER "
+                 "NOT NULL, globalTid INTEGER, correlationId INTEGER, endCorrelationId INTEGER, nameId INTEGER NOT "
+                 "NULL, gpu INTEGER, contextId INTEGER, color INTEGER, textId INTEGER)")
+    idle = [300, 100, 400, 150, 900, 260, 500, 350, 800, 970, 790, 320]
+    t, ops, copies = T0, [], []
+    for i, g in enumerate(idle + [0]):
+        short, versioned = ("cudaMemcpy", "cudaMemcpy_v3020") if i % 3 == 0 else ("cudaLaunchKernel",
+                                                                                    "cudaLaunchKernel_v7000")
+        x.corr += 1
+        for k, name in enumerate((short, versioned)):  # the runtime row first, as in the real export
+            x.runtime.append((t - 40 * US + k * US, t - 5 * US, 67 if k == 0 else 0, x.gtid(P, P), x.corr,
+                              x.sid(name), 0, None))
+        dur = 2 * MS + i * 10 * US
+        if i % 3 == 0:
+            x.copy(P, 0, 1, 7, t, dur, short, 262_144_000, 2, 2, 0, corr=x.corr)
+            copies.append((dur, t))
+        else:
+            x.kernel(P, 0, 1, 7, t, dur, "saxpy", corr=x.corr, launch=False)
+        ops.append((t, t + dur))
+        t += dur + g * US
+    x.finish()
+    if not expect:
+        return
+    gaps = [(b[0] - a[1], a[1]) for a, b in zip(ops, ops[1:])]  # in time order
+
+    def starv(rows):
+        return ["Row#,Duration (ns),Start (ns),PID,Device ID,Context ID"] + [
+            "%d,%d,%d,%d,0,1" % (i + 1, d, s, P) for i, (d, s) in enumerate(sorted(rows, key=lambda r: (-r[0], r[1])))]
+    e = {"cuda-sync-memcpy": ["Duration (ns),Start (ns),Src Kind,Dst Kind,Bytes (MB),PID,Device ID,Context ID,"
+                              "Stream ID,API Name"] +
+         ["%d,%d,Device,Pageable,262.144,%d,0,1,7,%s" % (d, s, P, n) for d, s in sorted(copies, reverse=True)
+          for n in ("cudaMemcpy", "cudaMemcpy_v3020")],
+         "gpu-starv": starv(gaps[:5]),
+         "gpu-starv without VULKAN_WORKLOAD": starv(sorted(gaps, key=lambda r: (-r[0], r[1]))[:5])}
+    with open(expect, "w") as f:
+        json.dump(e, f, indent=1)
+
+
 def bench(path, n):
     x = Export(path)
     rnd = random.Random(11)
@@ -429,7 +477,7 @@ def flush(x):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("variant", choices=["planted", "collapsed", "quirks", "bench"])
+    ap.add_argument("variant", choices=["planted", "collapsed", "quirks", "older", "bench"])
     ap.add_argument("out")
     ap.add_argument("--expect")
     ap.add_argument("--kernels", type=int, default=1_000_000)
@@ -440,6 +488,8 @@ def main():
         collapsed(a.out, a.expect)
     elif a.variant == "quirks":
         quirks(a.out)
+    elif a.variant == "older":
+        older(a.out, a.expect)
     else:
         bench(a.out, a.kernels)
 

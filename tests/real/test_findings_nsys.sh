@@ -3,8 +3,8 @@
 # Real-nsys tier: `gpuflame findings` against NVIDIA's own expert system, `nsys analyze -f csv`.
 #
 # For every SQLite export and every report in the fixtures (real/*/*.sqlite, reports/*/*.sqlite,
-# reports/*/*.nsys-rep, reports/*/*.qdrep) and three generated exports (tests/gen/findings_export.py
-# planted, quirks, collapsed), copied into $GF_TMP first (nsys writes a .sqlite beside a report), the
+# reports/*/*.nsys-rep, reports/*/*.qdrep) and four generated exports (tests/gen/findings_export.py
+# planted, quirks, collapsed, older), copied into $GF_TMP first (nsys writes a .sqlite beside a report), the
 # real nsys 2022.4 runs its rules and gpuflame runs its bundled rules of the same names on
 # the same file (a report is given to gpuflame as the report: it exports it through the real nsys). The
 # CSVs must be equal rule by rule: header, rows, order and every value; a SKIPPED rule must be skipped
@@ -35,9 +35,10 @@ for f in "$FIX"/real/*/*.sqlite "$FIX"/reports/*/*.sqlite "$FIX"/reports/*/*.nsy
 done
 # generated exports (tests/gen/findings_export.py): planted findings, and the corners where SQLite's
 # semantics decide nsys's rows (processes idle in the same gpu-low-util chunks, a correlation id two
-# processes share, NULL device ids and memory kinds, ties, case-insensitive LIKE)
+# processes share, NULL device ids and memory kinds, ties, case-insensitive LIKE), and an nsys 2022.2
+# shape (each call recorded twice, cudaMemcpy and cudaMemcpy_v3020; an empty VULKAN_WORKLOAD table)
 mkdir -p "$W/gen"
-for v in planted quirks collapsed; do
+for v in planted quirks collapsed older; do
   if python3 "$TOP/tests/gen/findings_export.py" "$v" "$W/gen/$v.sqlite"; then
     inputs+=("$W/gen/$v.sqlite")
   else

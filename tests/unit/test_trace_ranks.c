@@ -54,6 +54,11 @@ static int same_model(const gf_trace *x, const gf_trace *y)
         if (x->raw_names.keys[i] != GF_HMAP_EMPTY &&
             gf_trace_raw_name(y, (int32_t)x->raw_names.keys[i]) != (int32_t)x->raw_names.vals[i])
             return 0;
+    if (x->raw_by_seq.n != y->raw_by_seq.n)
+        return 0;
+    for (size_t i = 0; i < x->n; i++)
+        if (gf_trace_event_raw_name(x, i) != gf_trace_event_raw_name(y, i))
+            return 0;
     return (x->source == NULL) == (y->source == NULL) && (!x->source || strcmp(x->source, y->source) == 0);
 }
 
@@ -215,12 +220,14 @@ int main(void)
 {
     test_load_refuses();
     test_merge();
+    /* pipit: calls recorded under two names per display name (raw_by_seq) */
     static const char *const rel[] = {"real/parallel-sheet-simulator/tile_8x8.sqlite", "real/nsys-ai/mock.sqlite",
-                                      "real/cuda-learning/report1.sqlite", "real/cuda-perf-sandbox/report1.sqlite"};
-    const char *paths[4];
-    char bufs[4][4096];
+                                      "real/cuda-learning/report1.sqlite", "real/cuda-perf-sandbox/report1.sqlite",
+                                      "real/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite"};
+    const char *paths[5];
+    char bufs[5][4096];
     size_t n = 0;
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < 5; i++) {
         snprintf(bufs[i], sizeof bufs[i], "%s/%s", tap_fixtures(), rel[i]);
         if (access(bufs[i], R_OK) == 0)
             paths[n++] = bufs[i];
