@@ -9,6 +9,7 @@
 #include "jsonout.h"
 #include "stacks.h"
 #include "trace_pack.h"
+#include "trace_rows.h"
 #include "trace_view.h"
 
 static void jstr(FILE *out, const gf_trace *t, int32_t id)
@@ -175,7 +176,7 @@ oom:
     return -1;
 }
 
-/* The page's lanes (those lmap keeps, lmap[l] >= 0), in model order; depth[l]: rows of a nested NVTX lane. */
+/* The page's lanes (those lmap keeps, lmap[l] >= 0), in model order; depth[l]: rows of a lane with nesting. */
 static void write_lanes(const gf_trace *t, FILE *out, const int32_t *lmap, const uint8_t *depth)
 {
     fputs(",\"lanes\":[", out);
@@ -220,7 +221,8 @@ static void write_lanes(const gf_trace *t, FILE *out, const int32_t *lmap, const
  * written (all, or a preview's subset), numbered in order of first appearance. */
 typedef struct page_maps {
     int32_t *nmap, *lmap, *smap, *order; /* strtab id / lane / stack → page index (-1: not written) */
-    uint8_t *depth;                      /* per model lane: rows of a nested NVTX lane */
+    uint8_t *depth;                      /* per model lane: its rows (nested NVTX ranges or CUDA calls) */
+    uint8_t *row;                        /* per model event: its row in its lane (trace_rows.h) */
     int32_t nn, ncpu;
     int64_t t0, span;
 } page_maps;
@@ -232,6 +234,7 @@ static void page_maps_free(page_maps *pm)
     free(pm->smap);
     free(pm->order);
     free(pm->depth);
+    free(pm->row);
 }
 
 /* The page's time 0 (the first start) and span (to the last end, at least 1 ns). */
@@ -257,7 +260,7 @@ static int page_maps_init(const gf_trace *t, page_maps *pm, const uint32_t *only
     pm->smap = malloc((t->nstacks ? t->nstacks : 1) * sizeof *pm->smap);
     pm->order = malloc((nstr ? nstr : 1) * sizeof *pm->order);
     pm->depth = calloc(t->nlanes ? t->nlanes : 1, 1);
-    if (!pm->nmap || !pm->lmap || !pm->smap || !pm->order || !pm->depth) {
+    if (!pm->nmap || !pm->lmap || !pm->smap || !pm->order || !pm->depth || gf_trace_lane_rows(t, &pm->row) != 0) {
         page_maps_free(pm);
         return -1;
     }
@@ -270,7 +273,7 @@ static int page_maps_init(const gf_trace *t, page_maps *pm, const uint32_t *only
         if (l < 0)
             continue;
         pm->lmap[l] = 0;
-        int rows = gf_trace_event_level(t, i) + 1;
+        int rows = pm->row[i] + 1;
         if (rows > pm->depth[l])
             pm->depth[l] = (uint8_t)rows;
     }
@@ -361,7 +364,7 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
     }
     write_head(t, out, o, &pm, t->n, vs, ve);
-    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, o ? o->compress : 0, NULL, 0};
+    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, pm.row, o ? o->compress : 0, NULL, 0};
     if (gf_trace_write_packed(t, out, &packm, err) != 0) {
         page_maps_free(&pm);
         return -1;
@@ -429,7 +432,7 @@ int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
     }
     write_head(t, out, o, &pm, t->n, vs, ve);
-    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, 0, only, nonly};
+    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, pm.row, 0, only, nonly};
     rc = gf_trace_write_packed(t, out, &packm, err);
     if (rc == 0) {
         fputs(",\"stacks\":[],\"launchFlame\":null,\"warnings\":[]", out);
@@ -456,25 +459,46 @@ static void us(FILE *out, int64_t ns)
 
 typedef struct ctrack {
     int64_t pid, tid;
+    int rows; /* CPU lanes: nesting rows of overlapping calls; rows after the first are tracks of their own */
 } ctrack;
 
-int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
+/* The track of row r of a lane: row 0 is the lane's; tids above 2^33 do not collide with real thread ids
+ * (below 2^32) or NVTX tracks (tid + 2^32). */
+static int64_t row_tid(const ctrack *tr, int r)
 {
-    ctrack *tr = malloc((t->nlanes ? t->nlanes : 1) * sizeof *tr);
-    if (!tr)
-        return gf_errf(err, GF_EXIT_ERROR, "chrome-trace: out of memory");
-    /* GPU devices become processes of their own, numbered after the real pids */
+    return tr->tid + ((int64_t)r << 33);
+}
+
+static void thread_meta(FILE *out, int *first, const ctrack *tr, int r, const char *label, size_t sort)
+{
+    char buf[1200];
+    fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%lld,\"tid\":%lld,\"args\":{\"name\":",
+            *first ? "" : ",", (long long)tr->pid, (long long)row_tid(tr, r));
+    *first = 0;
+    if (r) {
+        snprintf(buf, sizeof buf, "%s (nested calls, row %d)", label, r + 1);
+        gf_json_file_string(out, buf, strlen(buf));
+    } else {
+        gf_json_file_string(out, label, strlen(label));
+    }
+    fprintf(out, "}},{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%lld,\"tid\":%lld,"
+                 "\"args\":{\"sort_index\":%zu}}",
+            (long long)tr->pid, (long long)row_tid(tr, r), sort);
+}
+
+/* Processes and threads: one process per rank of a merged trace, else GPU devices as processes of their
+ * own (numbered after the real pids) and CPU/NVTX lanes as threads of their process. */
+static void chrome_tracks(const gf_trace *t, FILE *out, ctrack *tr, int *first)
+{
     const int64_t gpu_pid_base = 1ll << 32;
     int32_t lastdev = -2;
     int64_t devidx = -1;
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"gpuflame\"},\"traceEvents\":[", out);
-    int first = 1;
     if (t->nranks) {
         /* merged reports: one process per rank (pid = rank index + 1), every lane of the rank a thread */
         for (size_t r = 0; r < t->nranks; r++) {
             fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%zu,\"tid\":0,\"args\":{\"name\":",
-                    first ? "" : ",", r + 1);
-            first = 0;
+                    *first ? "" : ",", r + 1);
+            *first = 0;
             jstr(out, t, t->rank_label[r]);
             fprintf(out, "}},{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%zu,\"tid\":0,"
                          "\"args\":{\"sort_index\":%zu}}",
@@ -491,8 +515,8 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
                 lastdev = ln->device;
                 devidx++;
                 fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"tid\":0,\"args\":{\"name\":",
-                        first ? "" : ",", (long long)(gpu_pid_base + devidx));
-                first = 0;
+                        *first ? "" : ",", (long long)(gpu_pid_base + devidx));
+                *first = 0;
                 char buf[600];
                 const char *dev = ln->device >= 0 ? gf_strtab_get(t->str, ln->device, NULL) : "?";
                 snprintf(buf, sizeof buf, "%s%s", strncmp(dev, "GPU", 3) == 0 ? "" : "GPU ", dev);
@@ -507,14 +531,34 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
             tr[l].pid = ln->pid >= 0 ? ln->pid : 0;
             tr[l].tid = (ln->tid >= 0 ? ln->tid : 0) + (ln->kind == GF_LANE_NVTX ? (1ll << 32) : 0);
         }
-        fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%lld,\"tid\":%lld,\"args\":{\"name\":",
-                first ? "" : ",", (long long)tr[l].pid, (long long)tr[l].tid);
-        first = 0;
-        jstr(out, t, ln->label);
-        fprintf(out, "}},{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%lld,\"tid\":%lld,"
-                     "\"args\":{\"sort_index\":%zu}}",
-                (long long)tr[l].pid, (long long)tr[l].tid, l);
+        const char *label = gf_strtab_get(t->str, ln->label, NULL);
+        for (int r = 0; r < tr[l].rows; r++)
+            thread_meta(out, first, &tr[l], r, label ? label : "?", l * GF_NVTX_MAX_ROWS + (size_t)r);
     }
+}
+
+int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
+{
+    ctrack *tr = calloc(t->nlanes ? t->nlanes : 1, sizeof *tr);
+    uint8_t *row = NULL;
+    if (!tr || gf_trace_lane_rows(t, &row) != 0) {
+        free(tr);
+        return gf_errf(err, GF_EXIT_ERROR, "chrome-trace: out of memory");
+    }
+    /* overlapping calls of a CPU thread are not properly nested X events of one track: each nesting row
+     * is a track of its own (NVTX push/pop ranges nest properly and stay on their lane's track) */
+    for (size_t l = 0; l < t->nlanes; l++)
+        tr[l].rows = 1;
+    for (size_t i = 0; i < t->n; i++) {
+        int32_t l = t->lane[i];
+        if (l < 0 || t->lanes[l].kind != GF_LANE_CPU)
+            row[i] = 0;
+        else if (row[i] + 1 > tr[l].rows)
+            tr[l].rows = row[i] + 1;
+    }
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"gpuflame\"},\"traceEvents\":[", out);
+    int first = 1;
+    chrome_tracks(t, out, tr, &first);
     /* one process_name per CPU pid */
     for (size_t l = 0; l < t->nlanes && !t->nranks; l++) {
         const gf_lane *ln = &t->lanes[l];
@@ -533,6 +577,7 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
     int64_t *partner = NULL;
     if (gf_trace_partners(t, &partner, err) != 0) {
         free(tr);
+        free(row);
         return -1;
     }
     for (size_t i = 0; i < t->n; i++) {
@@ -543,7 +588,7 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
         first = 0;
         jstr(out, t, t->name[i]);
         fprintf(out, ",\"cat\":\"%s\",\"pid\":%lld,\"tid\":%lld,\"ts\":", gf_ev_kind_names[t->kind[i]],
-                (long long)tr[l].pid, (long long)tr[l].tid);
+                (long long)tr[l].pid, (long long)row_tid(&tr[l], row[i]));
         us(out, t->start[i]);
         fputs(",\"dur\":", out);
         us(out, t->dur[i]);
@@ -589,7 +634,7 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
         if (la < 0 || lg < 0)
             continue;
         fprintf(out, ",{\"ph\":\"s\",\"id\":%lld,\"pid\":%lld,\"tid\":%lld,\"ts\":", (long long)t->corr[i],
-                (long long)tr[la].pid, (long long)tr[la].tid);
+                (long long)tr[la].pid, (long long)row_tid(&tr[la], row[a]));
         us(out, t->start[a]);
         fprintf(out, ",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"args\":{\"correlation\":%lld}}", (long long)t->corr[i]);
         fprintf(out, ",{\"ph\":\"f\",\"id\":%lld,\"pid\":%lld,\"tid\":%lld,\"ts\":", (long long)t->corr[i],
@@ -601,6 +646,7 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
     fputs("]}\n", out);
     free(partner);
     free(tr);
+    free(row);
     if (ferror(out))
         return gf_errf(err, GF_EXIT_ERROR, "chrome-trace: write failed");
     return 0;

@@ -202,8 +202,8 @@ static const char *const col_names[NCOLS] = {"start", "dur", "lane", "corr", "na
 
 /* Column c of event i as the number packed: start as a zigzag delta from the previous event, corr as 0
  * (none) or 1 + the zigzag delta from the last event that had one, indices + 1 so that -1 (none) is 0. */
-static uint64_t col_value(const gf_trace *t, const gf_pack_maps *m, const int32_t *umap, int c, size_t k,
-                          int64_t *last_corr)
+static uint64_t col_value(const gf_trace *t, const gf_pack_maps *m, const int32_t *umap, size_t nuniq, int c,
+                          size_t k, int64_t *last_corr)
 {
     size_t i = event_at(m, k);
     switch (c) {
@@ -226,8 +226,10 @@ static uint64_t col_value(const gf_trace *t, const gf_pack_maps *m, const int32_
         return t->stack[i] >= 0 ? (uint64_t)m->stack[t->stack[i]] + 1 : 0;
     case C_KIND:
         return t->kind[i];
-    default:
-        return t->detail[i] >= 0 ? (uint64_t)umap[t->detail[i]] + 1 : 0;
+    default: /* the row details follow the events' own: {"row": 1} is nuniq, {"row": 2} nuniq + 1, ... */
+        if (t->detail[i] >= 0)
+            return (uint64_t)umap[t->detail[i]] + 1;
+        return m->row && m->row[i] > 0 ? (uint64_t)nuniq + m->row[i] : 0;
     }
 }
 
@@ -252,7 +254,7 @@ int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, g
         size_t len = 0;
         int64_t last_corr = 0;
         for (size_t k = 0; k < ne; k++)
-            len += put_varint(buf + len, col_value(t, m, umap, c, k, &last_corr));
+            len += put_varint(buf + len, col_value(t, m, umap, nuniq, c, k, &last_corr));
         fprintf(out, ",\"%s\":\"", col_names[c]);
         if (m->deflate) {
             size_t zlen = deflate_raw(buf, len, &zbuf, &zcap);
@@ -276,6 +278,12 @@ int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, g
             putc(',', out);
         write_detail(out, t, &t->details[uniq[u]]);
     }
+    int maxrow = 0;
+    for (size_t k = 0; m->row && k < ne; k++)
+        if (t->detail[event_at(m, k)] < 0 && m->row[event_at(m, k)] > maxrow)
+            maxrow = m->row[event_at(m, k)];
+    for (int r = 1; r <= maxrow; r++)
+        fprintf(out, "%s{\"row\":%d}", nuniq || r > 1 ? "," : "", r);
     putc(']', out);
     free(umap);
     free(uniq);

@@ -16,6 +16,8 @@
 typedef struct gf_pack_maps {
     int64_t t0;
     const int32_t *lane, *name, *stack;
+    const uint8_t *row; /* per model event: its nesting row (trace_rows.h), or NULL; a row > 0 of an event
+                         * without details (a nested CUDA call) is written as a detail {"row": N} */
     int deflate; /* each column's varints raw-DEFLATE compressed before base64 ("varint-deflate-base64") */
     const uint32_t *only; /* when not NULL: only these events (ascending indices), e.g. a page's preview */
     size_t nonly;

@@ -3,6 +3,7 @@
  * (callchain id → stack, (pid, correlation id) → launch in trace.c): no quadratic scans, and nothing is
  * ever written to the user's file (opened read-only and immutable). */
 #include "trace_sqlite.h"
+#include "sqlite_callchain.h"
 
 #include <sqlite3.h>
 #include <errno.h>
@@ -27,6 +28,7 @@ typedef struct imp {
     gf_hmap gpuname;  /* TARGET_INFO_GPU id → StringIds-free strtab id of the name */
     int32_t *cc;      /* callchain id → stack id (-1 = none); ids are small dense integers */
     size_t ncc;
+    int ccshift;      /* added to RUNTIME.callchainId (sqlite_callchain.h) */
     int32_t *fc_mod, *fc_frame; /* symbol StringIds id → (module, frame) of its last use */
 } imp;
 
@@ -456,6 +458,7 @@ static int load_callchains(imp *m, int want)
     sqlite3_finalize(q.st);
     free(fr);
     gf_hmap_free(&fcache);
+    m->ccshift = ret == 0 && rows ? gf_sqlite_callchain_shift(m->db) : 0;
     if (ret == 0 && rows == 0 && want)
         gf_trace_warn(m->t, "no launch backtraces in this capture (CUDA_CALLCHAINS has no rows): launches were "
                             "below the --cudabacktrace threshold, or backtraces were off");
@@ -479,7 +482,6 @@ static int import_runtime(imp *m, int partner_pass)
     if (r <= 0)
         return r;
     int rc;
-    size_t with_cc = 0;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
         int64_t gtid = col_i64(&q, 2, 0);
         gf_event e;
@@ -489,10 +491,8 @@ static int import_runtime(imp *m, int partner_pass)
         e.pid = (int32_t)((gtid >> 24) & 0xFFFFFF);
         e.kind = GF_EV_API;
         e.stack = -1;
-        if (m->ncc && !col_null(&q, 5)) {
-            e.stack = cc_get(m, col_i64(&q, 5, 0));
-            with_cc += e.stack >= 0;
-        }
+        if (m->ncc && !col_null(&q, 5))
+            e.stack = cc_get(m, col_i64(&q, 5, 0) + m->ccshift);
         int32_t raw;
         if ((e.lane = cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, col_i64(&q, 4, -1), &raw)) < 0) {
             sqlite3_finalize(q.st);
@@ -506,7 +506,6 @@ static int import_runtime(imp *m, int partner_pass)
             return -1;
         }
     }
-    (void)with_cc;
     return step_fail(m, &q, rc);
 }
 
