@@ -26,17 +26,21 @@ BIN     := $(O)/bin/gpuflame
 LIBA    := $(O)/lib/libgpuflame.a
 endif
 
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# Primitives (core/*.c) never see Lua: they compile without its include path and without core/host and
+# core/bind, so a Lua header reached through any include fails the build (docs/ARCHITECTURE.md).
+PKG_CFLAGS = $(shell pkg-config --cflags $(filter-out lua5.4,$(PKGS)) 2>/dev/null)
+LUA_CFLAGS = -Icore/host -Icore/bind $(shell pkg-config --cflags lua5.4 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lz -lm
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror,) \
-           -Icore -Icore/host -Icore/bind -I$(O)/gen $(PKG_CFLAGS) $(SANFLAGS)
+           -Icore -I$(O)/gen $(PKG_CFLAGS) $(SANFLAGS)
 CFLAGS  += $(EXTRA_CFLAGS)
 LDFLAGS += $(SANFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS  = $(PKG_LIBS)
 
 CORE_SRC  := $(filter-out core/host/main.c,$(sort $(wildcard core/*.c core/host/*.c core/bind/*.c)))
 CORE_OBJ  := $(patsubst core/%.c,$(O)/obj/%.o,$(CORE_SRC))
+PRIM_OBJ  := $(patsubst core/%.c,$(O)/obj/%.o,$(wildcard core/*.c))
 BINDINGS  := $(patsubst core/bind/l_%.c,%,$(filter-out core/bind/l_util.c,$(wildcard core/bind/l_*.c)))
 BUNDLED   := $(sort $(shell find lua policies templates -type f \( -name '*.lua' -o -name '*.html' -o -name '*.js' -o -name '*.css' \) 2>/dev/null))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
@@ -71,10 +75,12 @@ $(O)/gen/bindings.h: $(wildcard core/bind/l_*.c) Makefile
 	@mkdir -p $(@D)
 	$(Q)printf '%s\n' $(foreach b,$(BINDINGS),'GF_BINDING($(b))') > $@.tmp && mv $@.tmp $@
 
+LAYER_CFLAGS = $(LUA_CFLAGS)
+$(PRIM_OBJ): LAYER_CFLAGS :=
 $(O)/obj/%.o: core/%.c $(O)/gen/bindings.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<";)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(LAYER_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(O)/obj/bundle_data.o: $(O)/gen/bundle.c
 	@$(if $(Q),echo "  CC      $<";)
@@ -93,24 +99,24 @@ $(BIN): $(O)/obj/host/main.o $(LIBA)
 $(O)/tests/%: tests/unit/%.c $(LIBA) tests/unit/tap.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<";)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LUA_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
 
 # Each fuzz target also builds with a plain main() that replays inputs (regressions, seeds) in make test.
 $(O)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(LIBA) $(wildcard tests/fuzz/*.h)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<";)
-	$(Q)$(CC) $(CFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $< tests/fuzz/replay_main.c $(LIBA) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LUA_CFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $< tests/fuzz/replay_main.c $(LIBA) $(LDLIBS)
 
 unit: $(UNIT_BIN) $(REPLAY_BIN)
 
 test: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN)
 	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
-	  GF_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" VALGRIND=$(VALGRIND) SAN=$(SAN) tests/run $(TEST_JOBS) $(TESTS)
+	  GF_CFLAGS="$(CFLAGS) $(LUA_CFLAGS)" GF_PRIM_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" VALGRIND=$(VALGRIND) SAN=$(SAN) tests/run $(TEST_JOBS) $(TESTS)
 
 # The edit-test loop: every test file not marked `gf-test: slow` (tests/run --quick), side by side.
 check: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN)
 	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
-	  GF_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" SAN=$(SAN) tests/run --quick $(TEST_JOBS) $(TESTS)
+	  GF_CFLAGS="$(CFLAGS) $(LUA_CFLAGS)" GF_PRIM_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" SAN=$(SAN) tests/run --quick $(TEST_JOBS) $(TESTS)
 
 demo: $(BIN)
 	$(Q)tests/demo.sh $(abspath $(BIN))

@@ -1,5 +1,5 @@
 #include "fs.h"
-#include "host.h" /* gf_interrupted */
+#include "interrupt.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,13 +1,14 @@
 #include "http.h"
 
 #include <curl/curl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "gpuflame.h"
-#include "host.h"
+#include "interrupt.h"
 
 #define DEFAULT_MAX_RESPONSE (16u << 20)
 

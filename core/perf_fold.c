@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host.h" /* gf_interrupted */
+#include "interrupt.h"
 
 /* Lua's %s, %x, %d in the C locale (the former Lua loop's patterns) */
 static int is_ws(unsigned char c)

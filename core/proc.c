@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fs.h"
-#include "host.h"
+#include "interrupt.h"
 #include "proctree.h"
 
 typedef struct ringbuf {

@@ -1,6 +1,7 @@
 /* The report table, the open export, the cell writer and the numbers shared by core/stats_*.c.
  * The rules (script and line they come from) are in docs/REPORTS.md. */
 #include "stats.h"
+#include "interrupt.h"
 
 #include <math.h>
 #include <signal.h>
@@ -11,7 +12,7 @@
 #include "pyjson.h"
 #include "trace_sqlite.h"
 
-extern volatile sig_atomic_t gf_interrupted;
+
 
 const gf_stats_report gf_stats_reports[] = {
     {"cuda_gpu_kern_sum", "gpukernsum", "CUDA GPU Kernel Summary ([:base|:mangled])", 1, gf_rep_kern_sum},

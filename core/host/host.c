@@ -21,7 +21,6 @@
 #define GF_DEFAULT_LUA_MEM_MB 4096
 #define HOOK_COUNT 10000
 
-volatile sig_atomic_t gf_interrupted = 0;
 static volatile sig_atomic_t hangup_seen = 0;
 
 struct gf_host {

@@ -6,10 +6,9 @@
 #include <signal.h>
 #include <stddef.h>
 #include "gf_err.h"
+#include "interrupt.h"
 #include "gpuflame.h"
 
-/* Set from signal handlers (SIGINT/SIGTERM); checked by the Lua hook and by blocking primitives. */
-extern volatile sig_atomic_t gf_interrupted;
 /* Installs SIGINT/SIGTERM/SIGHUP handlers that only set flags. */
 void gf_install_signal_handlers(void);
 /* Last SIGHUP seen since the previous call (for policy reloads); returns 1 once per SIGHUP. */

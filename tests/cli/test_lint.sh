@@ -23,5 +23,20 @@ check_eq "layout checker: a Lua header outside host/ and bind/ is found" "$plant
 res=$(python3 tests/lib/c_layout.py long-functions "$plant" 150)
 check_eq "layout checker: a 153-line function is found with its name" "$plant/y.c:1: long_one is 153 lines (max 150)" "$res"
 if res=$(python3 tests/lib/c_layout.py lua-includes core); then ok "no Lua header in core/ outside core/host/ and core/bind/"; else not_ok "no Lua header in core/ outside core/host/ and core/bind/" "$res"; fi
+# The build itself keeps primitives Lua-free: core/*.c compile with the primitives' flags (make passes them
+# as GF_PRIM_CFLAGS), under which a Lua header reached through any include does not compile.
+if [ -n "${GF_PRIM_CFLAGS:-}" ]; then
+  printf '#include "interrupt.h"\n#include "host.h"\nint f(void) { return gf_interrupted; }\n' >"$plant/z.c"
+  # even with host.h itself on the path, the lua.h it includes is not
+  if ${CC:-cc} $GF_PRIM_CFLAGS -I"$TOP/core" -I"$TOP/core/host" -fsyntax-only "$plant/z.c" 2>"$plant/z.err"; then
+    not_ok "build: a primitive that reaches lua.h through host.h does not compile" "it compiled"
+  else check_contains "build: a primitive that reaches lua.h through host.h does not compile" "$(cat "$plant/z.err")" "lua.h"; fi
+  printf '#include "interrupt.h"\nint f(void) { return gf_interrupted; }\n' >"$plant/w.c"
+  if ${CC:-cc} $GF_PRIM_CFLAGS -I"$TOP/core" -fsyntax-only "$plant/w.c" 2>"$plant/w.err"; then
+    ok "build: a primitive reaches the interrupt flag without Lua"
+  else not_ok "build: a primitive reaches the interrupt flag without Lua" "$(head -n 3 "$plant/w.err")"; fi
+else
+  skip "build: primitives compile without Lua" "GF_PRIM_CFLAGS not set (run through make test)"
+fi
 if res=$(python3 tests/lib/c_layout.py long-functions core 150); then ok "no C function in core/ over 150 lines"; else not_ok "no C function in core/ over 150 lines" "$res"; fi
 t_done

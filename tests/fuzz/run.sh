@@ -3,7 +3,7 @@
 # runs it for SECONDS on a corpus seeded from the real fixtures and tests/fuzz/regressions/<name>/.
 # A crash fails the run; its input is copied to tests/fuzz/regressions/<name>/ so that `make test`
 # replays it from then on (commit it with the fix).
-# Usage: tests/fuzz/run.sh SECONDS [TARGET...]
+# Usage: tests/fuzz/run.sh SECONDS [TARGET...]   (FUZZ_JOBS targets at a time, default one per core)
 set -u
 secs=${1:-60}; shift || true
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,19 +17,18 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for f in tests/fuzz/fuzz_*.c; do n=${f##*/fuzz_}; targets+=("${n%.c}"); done
 fi
-failed=0
-for t in "${targets[@]}"; do
-  bin="$out/fuzz_$t"
-  clang $cflags -o "$bin" "tests/fuzz/fuzz_$t.c" $libs || { echo "fuzz $t: build failed"; failed=1; continue; }
-  corpus="$out/corpus/$t"
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+logs=$out/logs; mkdir -p "$logs"
+# fuzz_one TARGET: builds, seeds and runs one target; its lines go to $logs/TARGET.out, its status to .rc
+fuzz_one() { local t=$1 bin="$out/fuzz_$1" corpus="$out/corpus/$1" log="$out/fuzz_$1.log" rc execs
+  {
+  clang $cflags -o "$bin" "tests/fuzz/fuzz_$t.c" $libs || { echo "fuzz $t: build failed"; echo 1 >"$logs/$t.rc"; return; }
   mkdir -p "$corpus" "$out/crashes"
   tests/fuzz/seeds.sh "$t" "$corpus" "$fix"
-  seed=()
+  local seed=() dict=()
   # CI sets FUZZ_SEED so its smoke run is reproducible; local runs explore with random seeds.
   [ -n "${FUZZ_SEED:-}" ] && seed=(-seed="$FUZZ_SEED")
-  dict=()
   [ -f "tests/fuzz/dict/$t.dict" ] && dict=(-dict="tests/fuzz/dict/$t.dict")
-  log="$out/fuzz_$t.log"
   echo "fuzz $t: ${secs}s, corpus $(ls "$corpus" | wc -l) files"
   "$bin" "$corpus" "${dict[@]}" "${seed[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
     -artifact_prefix="$out/crashes/$t-" -print_final_stats=1 >"$log" 2>&1
@@ -37,10 +36,25 @@ for t in "${targets[@]}"; do
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
   echo "fuzz $t: exit $rc, ${execs:-?} executions"
   if [ $rc -ne 0 ]; then
-    failed=1
     tail -n 30 "$log"
     mkdir -p "tests/fuzz/regressions/$t"
     for c in "$out/crashes/$t-"*; do [ -f "$c" ] && cp "$c" "tests/fuzz/regressions/$t/" && echo "saved regression input tests/fuzz/regressions/$t/${c##*/}"; done
   fi
+  echo "$rc" >"$logs/$t.rc"
+  } >"$logs/$t.out" 2>&1
+}
+# the targets side by side, FUZZ_JOBS at a time (default: one per core); each one's lines printed whole
+running=0
+for t in "${targets[@]}"; do
+  rm -f "$logs/$t.rc" "$logs/$t.out"
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+done
+wait
+failed=0
+for t in "${targets[@]}"; do
+  cat "$logs/$t.out" 2>/dev/null
+  [ "$(cat "$logs/$t.rc" 2>/dev/null)" = 0 ] || failed=1
 done
 exit $failed
