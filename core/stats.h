@@ -2,7 +2,8 @@
  *
  * One file per report family: core/stats_cuda_sum.c (cuda_gpu_kern_sum, cuda_api_sum,
  * cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum), core/stats_cuda_trace.c (cuda_gpu_trace, cuda_api_trace),
- * core/stats_nvtx.c (nvtx_pushpop_trace, nvtx_gpu_proj_trace, nvtx_sum, nvtx_gpu_proj_sum). This file
+ * core/stats_nvtx.c (nvtx_pushpop_trace, nvtx_sum; the NVTX ranges and their tree, core/stats_nvtx.h),
+ * core/stats_nvtx_proj.c (nvtx_gpu_proj_trace, nvtx_gpu_proj_sum). This file
  * holds what they share: the open export (tables and columns probed through core/trace_sqlite.c), the
  * report table, the cell writer (CSV/JSON bytes as nsys writes them) and the numbers (SQLite's round(),
  * the median/stdev aggregates nsys registers, Python's float repr).

@@ -1,17 +1,17 @@
-/* NVTX reports: nvtx_pushpop_trace, nvtx_gpu_proj_trace, nvtx_sum, nvtx_gpu_proj_sum.
+/* NVTX reports: nvtx_pushpop_trace and nvtx_sum, and the ranges and range tree they share with the GPU
+ * projection (core/stats_nvtx_proj.c: nvtx_gpu_proj_trace, nvtx_gpu_proj_sum); core/stats_nvtx.h.
  *
  * The scripts find each range's parent with an R-tree self-join (the tightest enclosing range on the same
- * thread) and the GPU projection with a three-way join (GPU op ⋈ CUDA call on correlation id and process,
- * ⋈ every range that encloses the call). Here: ranges are loaded once into an array, sorted per thread by
- * (start, end desc, rowid) and swept with a list of open ranges (the parent is the shortest open range
- * that encloses; identical ranges are each other's parents, as in the scripts, so they and what hangs
- * below them have no level); GPU ops and CUDA calls are joined by sorting both on (process, correlation
- * id); the calls are swept against the ranges of their thread. Rules and sources: docs/REPORTS.md. */
+ * thread). Here: ranges are loaded once into an array, sorted per thread by (start, end desc, rowid) and
+ * swept with a list of open ranges (the parent is the shortest open range that encloses; identical ranges
+ * are each other's parents, as in the scripts, so they and what hangs below them have no level). Rules
+ * and sources: docs/REPORTS.md. */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
+#include "stats_nvtx.h"
 #include "trace_sqlite.h"
 
 static int oom(gf_err *err)
@@ -32,34 +32,12 @@ static inline int col_null(const gf_sqlq *q, int i)
     return q->idx[i] < 0 || sqlite3_column_type(q->st, q->idx[i]) == SQLITE_NULL;
 }
 
-enum { ST_PUSHPOP = 0, ST_STARTEND = 1 };
-
-typedef struct nrange {
-    int64_t start, end, gtid, rowid;
-    int64_t cdur;       /* sum of the children's durations (pushpop) */
-    int64_t pmin, pmax; /* projection: min(op.start), max(op.end) */
-    int32_t name;       /* str id */
-    int32_t parent;     /* index, -1 = none */
-    int32_t level;      /* -1 = not reachable from a root (a cycle of identical ranges, or below one) */
-    int32_t nchild;     /* children (pushpop: all; projection: projected ones) */
-    int32_t nops;       /* projection: enclosed CUDA calls with GPU work */
-    uint8_t style;
-} nrange;
-
-typedef struct nset {
-    nrange *r;
-    size_t n, cap;
-    int32_t *ord; /* indices sorted by (gtid, start, end desc, rowid) */
-} nset;
-
-static void nset_free(nset *s)
+void gf_snv_free(gf_snv_set *s)
 {
     free(s->r);
     free(s->ord);
     memset(s, 0, sizeof *s);
 }
-
-enum { SEL_PUSHPOP, SEL_PROJ, SEL_SUM };
 
 /* max(max(start), max(end)) over the selected event types: the end of an unended range. SQLite's
  * two-argument max() is NULL when max(end) is (no range has an end): then max(start). */
@@ -131,12 +109,7 @@ static int load_domains(gf_stats_db *d, gf_hmap *dom, gf_err *err)
     return rc == SQLITE_DONE ? 0 : gf_sqlite_fail(d->db, d->path, "NVTX_EVENTS", err);
 }
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-static int sb_put(sbuf *b, const char *s, size_t n)
+int gf_snv_put(gf_snv_buf *b, const char *s, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         size_t nc = b->cap ? b->cap : 256;
@@ -156,11 +129,11 @@ static int sb_put(sbuf *b, const char *s, size_t n)
 /* Loads the ranges of `sel` in rowid order; fullname = coalesce(domain, '') || ':' ||
  * coalesce(StringIds[textId], text, ''). With `each`, ranges are handed to it one by one instead of kept
  * (nvtx_sum needs no tree: its memory is its groups). */
-typedef int (*range_fn)(void *arg, const nrange *x, gf_err *err);
+typedef int (*range_fn)(void *arg, const gf_snv_range *x, gf_err *err);
 
-static int load_ranges_cb(gf_stats_db *d, nset *s, int sel, range_fn each, void *arg, gf_err *err);
+static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each, void *arg, gf_err *err);
 
-static int load_ranges(gf_stats_db *d, nset *s, int sel, gf_err *err)
+int gf_snv_load(gf_stats_db *d, gf_snv_set *s, int sel, gf_err *err)
 {
     return load_ranges_cb(d, s, sel, NULL, NULL, err);
 }
@@ -174,7 +147,7 @@ static int prepare_ranges(gf_stats_db *d, gf_sqlq *q, const char *types, int sel
         return gf_sqlite_fail(d->db, d->path, "NVTX_EVENTS", err);
     char tail[300];
     snprintf(tail, sizeof tail, "WHERE %s%s ORDER BY rowid", types,
-             sel == SEL_PROJ && has_egt ? " AND endGlobalTid IS NULL" : "");
+             sel == GF_SNV_SEL_PROJ && has_egt ? " AND endGlobalTid IS NULL" : "");
     static const char *const opt[] = {"end", "globalTid", "textId", "text", "domainId"};
     char sql[800];
     size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT rowid, start");
@@ -193,19 +166,19 @@ static int prepare_ranges(gf_stats_db *d, gf_sqlq *q, const char *types, int sel
     return 0;
 }
 
-static int load_ranges_cb(gf_stats_db *d, nset *s, int sel, range_fn each, void *arg, gf_err *err)
+static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each, void *arg, gf_err *err)
 {
     memset(s, 0, sizeof *s);
-    const char *types = sel == SEL_PUSHPOP ? "eventType IN (59, 70)" : "eventType IN (59, 60, 70, 71)";
+    const char *types = sel == GF_SNV_SEL_PUSHPOP ? "eventType IN (59, 70)" : "eventType IN (59, 60, 70, 71)";
     char where[200];
     snprintf(where, sizeof where, "WHERE %s", types);
     int64_t maxts;
-    if (max_ts(d, sel == SEL_SUM ? "" : where, &maxts, err) != 0)
+    if (max_ts(d, sel == GF_SNV_SEL_SUM ? "" : where, &maxts, err) != 0)
         return -1;
     gf_hmap dom, cache; /* domains; (domain str id, textId) → fullname str id */
     gf_hmap_init(&dom);
     gf_hmap_init(&cache);
-    sbuf b = {0};
+    gf_snv_buf b = {0};
     int ret = load_domains(d, &dom, err);
     if (ret != 0)
         goto out;
@@ -223,7 +196,7 @@ static int load_ranges_cb(gf_stats_db *d, nset *s, int sel, range_fn each, void 
         }
         if (s->n == s->cap) {
             size_t nc = s->cap ? s->cap * 2 : 1024;
-            nrange *nr = realloc(s->r, nc * sizeof *nr);
+            gf_snv_range *nr = realloc(s->r, nc * sizeof *nr);
             if (!nr) {
                 ret = oom(err);
                 break;
@@ -231,13 +204,13 @@ static int load_ranges_cb(gf_stats_db *d, nset *s, int sel, range_fn each, void 
             s->r = nr;
             s->cap = nc;
         }
-        nrange *x = &s->r[s->n];
+        gf_snv_range *x = &s->r[s->n];
         memset(x, 0, sizeof *x);
         x->rowid = col_i64(&q, 0, 0);
         x->start = col_i64(&q, 1, 0);
         x->end = col_null(&q, 2) ? maxts : col_i64(&q, 2, 0);
         int64_t et = col_i64(&q, 3, 59);
-        x->style = (et == 60 || et == 71) ? ST_STARTEND : ST_PUSHPOP;
+        x->style = (et == 60 || et == 71) ? GF_SNV_STARTEND : GF_SNV_PUSHPOP;
         x->gtid = col_i64(&q, 4, 0);
         x->parent = -1;
         x->level = 0;
@@ -276,17 +249,17 @@ static int load_ranges_cb(gf_stats_db *d, nset *s, int sel, range_fn each, void 
         if (dname >= 0) {
             size_t l;
             const char *t = gf_strtab_get(d->str, dname, &l);
-            bad |= sb_put(&b, t, l);
+            bad |= gf_snv_put(&b, t, l);
         }
-        bad |= sb_put(&b, ":", 1);
+        bad |= gf_snv_put(&b, ":", 1);
         if (tsid >= 0) {
             size_t l;
             const char *t = gf_strtab_get(d->str, tsid, &l);
-            bad |= sb_put(&b, t, l);
+            bad |= gf_snv_put(&b, t, l);
         } else if (!col_null(&q, 6)) {
             const char *t = (const char *)sqlite3_column_text(q.st, 6);
             if (t)
-                bad |= sb_put(&b, t, (size_t)sqlite3_column_bytes(q.st, 6));
+                bad |= gf_snv_put(&b, t, (size_t)sqlite3_column_bytes(q.st, 6));
         }
         if (bad || (x->name = gf_strtab_intern(d->str, b.p, b.len)) < 0) {
             ret = oom(err);
@@ -321,8 +294,8 @@ out:
 
 static int cmp_tree(const void *x, const void *y, void *arg)
 {
-    const nrange *r = arg;
-    const nrange *a = &r[*(const int32_t *)x], *b = &r[*(const int32_t *)y];
+    const gf_snv_range *r = arg;
+    const gf_snv_range *a = &r[*(const int32_t *)x], *b = &r[*(const int32_t *)y];
     if (a->gtid != b->gtid)
         return a->gtid < b->gtid ? -1 : 1;
     if (a->start != b->start)
@@ -336,7 +309,7 @@ static int cmp_tree(const void *x, const void *y, void *arg)
  * min((cr.start - pr.start) + (pr.end - cr.end)) over pr != cr enclosing cr on the same globalTid, i.e.
  * the shortest enclosing range; equal tightness: the lowest rowid; then the recursive `tree` CTE from the
  * roots). */
-static int build_tree(nset *s, gf_err *err)
+int gf_snv_tree(gf_snv_set *s, gf_err *err)
 {
     s->ord = malloc((s->n ? s->n : 1) * sizeof *s->ord);
     int32_t *act = malloc((s->n ? s->n : 1) * sizeof *act);
@@ -348,7 +321,7 @@ static int build_tree(nset *s, gf_err *err)
         s->ord[i] = (int32_t)i;
     if (s->n > 1) /* qsort wants a non-NULL base even for 0 elements */
         qsort_r(s->ord, s->n, sizeof *s->ord, cmp_tree, s->r);
-    nrange *R = s->r;
+    gf_snv_range *R = s->r;
     size_t nact = 0;
     int64_t cur = 0;
     for (size_t k = 0; k < s->n; k++) {
@@ -357,7 +330,7 @@ static int build_tree(nset *s, gf_err *err)
             return -1;
         }
         int32_t ci = s->ord[k];
-        nrange *c = &R[ci];
+        gf_snv_range *c = &R[ci];
         if (k == 0 || c->gtid != cur) {
             nact = 0;
             cur = c->gtid;
@@ -383,7 +356,7 @@ static int build_tree(nset *s, gf_err *err)
             int32_t best = -1;
             size_t w = 0;
             for (size_t i = 0; i < nact; i++) {
-                nrange *a = &R[act[i]];
+                gf_snv_range *a = &R[act[i]];
                 if (a->end < c->start)
                     continue; /* closed before c: drop it from the open list */
                 act[w++] = act[i];
@@ -407,12 +380,7 @@ static int build_tree(nset *s, gf_err *err)
 }
 
 /* ":1:2:3" — the rowids from the root down to range i (reachable: its level is its depth) */
-typedef struct pathbuf {
-    int32_t *p;
-    size_t cap;
-} pathbuf;
-
-static int range_stack(const nset *s, int32_t i, sbuf *b, pathbuf *pb)
+int gf_snv_range_stack(const gf_snv_set *s, int32_t i, gf_snv_buf *b, gf_snv_path *pb)
 {
     size_t depth = (size_t)s->r[i].level + 1;
     if (depth > pb->cap) {
@@ -432,13 +400,13 @@ static int range_stack(const nset *s, int32_t i, sbuf *b, pathbuf *pb)
     char num[24];
     while (n) {
         int l = snprintf(num, sizeof num, ":%lld", (long long)s->r[pb->p[--n]].rowid);
-        if (sb_put(b, num, (size_t)l) != 0)
+        if (gf_snv_put(b, num, (size_t)l) != 0)
             return -1;
     }
     return 0;
 }
 
-static int nvtx_present(gf_stats_db *d, gf_stats_res *res, gf_err *err, int *present)
+int gf_snv_present(gf_stats_db *d, gf_stats_res *res, gf_err *err, int *present)
 {
     int h = gf_sqlite_has_table(d->db, "NVTX_EVENTS");
     if (h < 0)
@@ -460,8 +428,8 @@ static const gf_col pp_cols[] = {
 
 static int cmp_out(const void *x, const void *y, void *arg)
 {
-    const nrange *r = arg;
-    const nrange *a = &r[*(const int32_t *)x], *b = &r[*(const int32_t *)y];
+    const gf_snv_range *r = arg;
+    const gf_snv_range *a = &r[*(const int32_t *)x], *b = &r[*(const int32_t *)y];
     if (a->start != b->start)
         return a->start < b->start ? -1 : 1;
     int64_t da = a->end - a->start, db = b->end - b->start;
@@ -473,13 +441,13 @@ static int cmp_out(const void *x, const void *y, void *arg)
 int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_res *res, gf_err *err)
 {
     int present = 0;
-    if (nvtx_present(d, res, err, &present) != 0)
+    if (gf_snv_present(d, res, err, &present) != 0)
         return -1;
     if (!present)
         return 0;
-    nset s;
-    if (load_ranges(d, &s, SEL_PUSHPOP, err) != 0 || build_tree(&s, err) != 0) {
-        nset_free(&s);
+    gf_snv_set s;
+    if (gf_snv_load(d, &s, GF_SNV_SEL_PUSHPOP, err) != 0 || gf_snv_tree(&s, err) != 0) {
+        gf_snv_free(&s);
         return -1;
     }
     /* DurChild / NumChild: over every range whose parent it is (nvtxpptrace.py: totals GROUP BY parentId) */
@@ -497,8 +465,8 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
             s.ord[m++] = (int32_t)i;
     if (m > 1) /* qsort wants a non-NULL base even for 0 elements */
         qsort_r(s.ord, m, sizeof *s.ord, cmp_out, s.r);
-    pathbuf path = {NULL, 0};
-    sbuf b = {0}, nt = {0};
+    gf_snv_path path = {NULL, 0};
+    gf_snv_buf b = {0}, nt = {0};
     gf_tab t;
     gf_tab_begin(&t, out, o, pp_cols, 14);
     int ret = 0;
@@ -507,7 +475,7 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
             ret = -1;
             break;
         }
-        nrange *x = &s.r[s.ord[k]];
+        gf_snv_range *x = &s.r[s.ord[k]];
         int64_t dur = x->end - x->start;
         gf_tab_int(&t, x->start);
         gf_tab_int(&t, x->start + dur);
@@ -526,7 +494,7 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
             gf_tab_int(&t, s.r[x->parent].rowid);
         else
             gf_tab_null(&t);
-        if (range_stack(&s, s.ord[k], &b, &path) != 0) {
+        if (gf_snv_range_stack(&s, s.ord[k], &b, &path) != 0) {
             ret = oom(err);
             break;
         }
@@ -534,9 +502,9 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
         nt.len = 0;
         int bad = 0;
         for (int32_t l = 0; l < x->level; l++)
-            bad |= sb_put(&nt, "--", 2);
+            bad |= gf_snv_put(&nt, "--", 2);
         nm = gf_strtab_get(d->str, x->name, &nl);
-        bad |= sb_put(&nt, nm, nl);
+        bad |= gf_snv_put(&nt, nm, nl);
         if (bad) {
             ret = oom(err);
             break;
@@ -550,336 +518,16 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
     res->rows = t.rows;
     if (gf_tab_finish(&t, ret == 0 ? err : NULL) != 0)
         ret = -1;
-    nset_free(&s);
+    gf_snv_free(&s);
     return ret;
 }
 
-/* ---- the GPU projection ---- */
+/* ---- shared with core/stats_nvtx_proj.c ---- */
 
-typedef struct opkey {
-    int64_t gpid, corr, start, end;
-} opkey;
-
-typedef struct call {
-    int64_t gtid, start, end, corr, pmin, pmax;
-} call;
-
-static int cmp_opkey(const void *x, const void *y)
+const char *gf_snv_style(int st)
 {
-    const opkey *a = x, *b = y;
-    if (a->gpid != b->gpid)
-        return a->gpid < b->gpid ? -1 : 1;
-    return a->corr < b->corr ? -1 : a->corr > b->corr;
+    return st == GF_SNV_STARTEND ? "StartEnd" : "PushPop";
 }
-
-static int cmp_call_time(const void *x, const void *y)
-{
-    const call *a = x, *b = y;
-    if (a->gtid != b->gtid)
-        return a->gtid < b->gtid ? -1 : 1;
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
-    return a->end < b->end ? -1 : a->end > b->end;
-}
-
-typedef struct vec {
-    void *p;
-    size_t n, cap, sz;
-} vec;
-
-static void *vec_push(vec *v)
-{
-    if (v->n == v->cap) {
-        size_t nc = v->cap ? v->cap * 2 : 1024;
-        void *np = realloc(v->p, nc * v->sz);
-        if (!np)
-            return NULL;
-        v->p = np;
-        v->cap = nc;
-    }
-    return (char *)v->p + v->sz * v->n++;
-}
-
-/* The CUDA calls that launched GPU work, with the span of that work: GPU ops (kernels, memcpys, memsets)
- * grouped by (globalPid, correlationId), joined with CUPTI_ACTIVITY_KIND_RUNTIME on correlationId and
- * op.globalPid == (r.globalTid & 0xFFFFFFFFFF000000). *has_ops: any GPU op table exists. */
-static int load_calls(gf_stats_db *d, vec *calls, int *has_ops, gf_err *err)
-{
-    static const char *const tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
-                                         "CUPTI_ACTIVITY_KIND_MEMSET"};
-    static const char *const ocols[] = {"start", "end", "correlationId", "globalPid"};
-    vec ops = {NULL, 0, 0, sizeof(opkey)};
-    *has_ops = 0;
-    int ret = 0;
-    for (int i = 0; i < 3 && ret == 0; i++) {
-        gf_sqlq q;
-        int r = gf_stats_prepare(d, &q, tables[i], ocols, 4, 4, NULL, err);
-        if (r < 0) {
-            ret = -1;
-            break;
-        }
-        if (r == 0) {
-            int h = gf_sqlite_has_table(d->db, tables[i]);
-            *has_ops |= h > 0;
-            continue;
-        }
-        *has_ops = 1;
-        int rc;
-        while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-            if (col_null(&q, 0) || col_null(&q, 1) || col_null(&q, 2) || col_null(&q, 3))
-                continue;
-            opkey *k = vec_push(&ops);
-            if (!k) {
-                ret = oom(err);
-                break;
-            }
-            k->start = col_i64(&q, 0, 0);
-            k->end = col_i64(&q, 1, 0);
-            k->corr = col_i64(&q, 2, 0);
-            k->gpid = col_i64(&q, 3, 0);
-        }
-        if (ret == 0 && rc != SQLITE_DONE)
-            ret = gf_sqlite_fail(d->db, d->path, tables[i], err);
-        sqlite3_finalize(q.st);
-    }
-    if (ret != 0 || ops.n == 0) {
-        free(ops.p);
-        return ret;
-    }
-    opkey *op = ops.p;
-    if (ops.n > 1) /* qsort wants a non-NULL base even for 0 elements */
-        qsort(op, ops.n, sizeof *op, cmp_opkey);
-    /* one entry per (gpid, corr): min(start), max(end) */
-    size_t w = 0;
-    for (size_t i = 0; i < ops.n; i++) {
-        if (w && op[w - 1].gpid == op[i].gpid && op[w - 1].corr == op[i].corr) {
-            if (op[i].start < op[w - 1].start)
-                op[w - 1].start = op[i].start;
-            if (op[i].end > op[w - 1].end)
-                op[w - 1].end = op[i].end;
-        } else {
-            op[w++] = op[i];
-        }
-    }
-    ops.n = w;
-    static const char *const rcols[] = {"start", "end", "correlationId", "globalTid"};
-    gf_sqlq q;
-    int r = gf_stats_prepare(d, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", rcols, 4, 4, NULL, err);
-    if (r <= 0) {
-        free(ops.p);
-        return r;
-    }
-    int rc;
-    int64_t n = 0;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-        if ((++n & 0xffff) == 0 && gf_stats_interrupted(err)) {
-            ret = -1;
-            break;
-        }
-        if (col_null(&q, 0) || col_null(&q, 1) || col_null(&q, 2) || col_null(&q, 3))
-            continue;
-        opkey key = {col_i64(&q, 3, 0) & (int64_t)0xFFFFFFFFFF000000ll, col_i64(&q, 2, 0), 0, 0};
-        opkey *hit = bsearch(&key, op, ops.n, sizeof *op, cmp_opkey);
-        if (!hit)
-            continue;
-        call *c = vec_push(calls);
-        if (!c) {
-            ret = oom(err);
-            break;
-        }
-        c->gtid = col_i64(&q, 3, 0);
-        c->start = col_i64(&q, 0, 0);
-        c->end = col_i64(&q, 1, 0);
-        c->corr = key.corr;
-        c->pmin = hit->start;
-        c->pmax = hit->end;
-    }
-    if (ret == 0 && rc != SQLITE_DONE)
-        ret = gf_sqlite_fail(d->db, d->path, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
-    sqlite3_finalize(q.st);
-    free(ops.p);
-    return ret;
-}
-
-/* Projects the calls onto every range of their thread that encloses them (start <= call.start and
- * end >= call.end): sweep by start with the list of ranges that are still open. */
-static int project(nset *s, vec *calls, gf_err *err)
-{
-    call *c = calls->p;
-    if (calls->n > 1) /* qsort wants a non-NULL base even for 0 elements */
-        qsort(c, calls->n, sizeof *c, cmp_call_time);
-    nrange *R = s->r;
-    int32_t *act = malloc((s->n ? s->n : 1) * sizeof *act);
-    if (!act)
-        return oom(err);
-    for (size_t i = 0; i < s->n; i++) {
-        R[i].pmin = INT64_MAX;
-        R[i].pmax = INT64_MIN;
-    }
-    size_t ri = 0, nact = 0; /* s->ord is by (gtid, start, ...) */
-    int64_t cur = INT64_MIN;
-    for (size_t k = 0; k < calls->n; k++) {
-        if ((k & 0xffff) == 0xffff && gf_stats_interrupted(err)) {
-            free(act);
-            return -1;
-        }
-        call *x = &c[k];
-        if (x->gtid != cur) {
-            cur = x->gtid;
-            nact = 0;
-            while (ri < s->n && R[s->ord[ri]].gtid < cur)
-                ri++;
-        }
-        while (ri < s->n && R[s->ord[ri]].gtid == cur && R[s->ord[ri]].start <= x->start)
-            act[nact++] = s->ord[ri++];
-        size_t w = 0;
-        for (size_t i = 0; i < nact; i++) {
-            nrange *a = &R[act[i]];
-            if (a->end < x->start)
-                continue;
-            act[w++] = act[i];
-            if (a->end >= x->end) {
-                if (x->pmin < a->pmin)
-                    a->pmin = x->pmin;
-                if (x->pmax > a->pmax)
-                    a->pmax = x->pmax;
-                a->nops++;
-            }
-        }
-        nact = w;
-    }
-    free(act);
-    /* NumChild: projected ranges whose parent (NVTX_PARENT) is this one */
-    for (size_t i = 0; i < s->n; i++)
-        if (R[i].nops && R[i].parent >= 0)
-            R[R[i].parent].nchild++;
-    return 0;
-}
-
-static int projection(gf_stats_db *d, gf_stats_res *res, nset *s, int *ok, gf_err *err)
-{
-    *ok = 0;
-    int present = 0;
-    if (nvtx_present(d, res, err, &present) != 0)
-        return -1;
-    if (!present)
-        return 0;
-    int h = gf_sqlite_has_table(d->db, "CUPTI_ACTIVITY_KIND_RUNTIME");
-    if (h < 0)
-        return gf_sqlite_fail(d->db, d->path, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
-    if (!h)
-        return gf_stats_skip(d, res, "does not contain CUDA API data.");
-    vec calls = {NULL, 0, 0, sizeof(call)};
-    int has_ops;
-    if (load_calls(d, &calls, &has_ops, err) != 0) {
-        free(calls.p);
-        return -1;
-    }
-    if (!has_ops) {
-        free(calls.p);
-        return gf_stats_skip(d, res, "does not contain GPU operation data.");
-    }
-    if (load_ranges(d, s, SEL_PROJ, err) != 0 || build_tree(s, err) != 0 || project(s, &calls, err) != 0) {
-        free(calls.p);
-        return -1;
-    }
-    free(calls.p);
-    *ok = 1;
-    return 0;
-}
-
-static const gf_col proj_cols[] = {
-    {"Name", GF_U_NONE},       {"Projected Start", GF_U_TS}, {"Projected Duration", GF_U_NS},
-    {"Orig Start", GF_U_TS},   {"Orig Duration", GF_U_NS},   {"Style", GF_U_NONE},
-    {"PID", GF_U_NONE},        {"TID", GF_U_NONE},           {"NumGPUOps", GF_U_NONE},
-    {"Lvl", GF_U_NONE},        {"NumChild", GF_U_NONE},      {"RangeId", GF_U_NONE},
-    {"ParentId", GF_U_NONE},   {"RangeStack", GF_U_NONE},
-};
-
-static const char *style_name(int st)
-{
-    return st == ST_STARTEND ? "StartEnd" : "PushPop";
-}
-
-int gf_rep_nvtx_gpu_proj_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_res *res, gf_err *err)
-{
-    nset s;
-    memset(&s, 0, sizeof s);
-    int ok;
-    if (projection(d, res, &s, &ok, err) != 0) {
-        nset_free(&s);
-        return -1;
-    }
-    if (!ok) {
-        nset_free(&s);
-        return 0;
-    }
-    /* rows in RangeId order: the script's ORDER BY "Projected Start", "Projected Duration" DESC names no
-     * column (the aliases are "Projected Start:ts_ns", ...), so SQLite sorts by two constant strings and
-     * the rows come as the projection's GROUP BY rt.rangeId produced them (nsys 2022.4 does the same) */
-    pathbuf path = {NULL, 0};
-    sbuf b = {0};
-    gf_tab t;
-    gf_tab_begin(&t, out, o, proj_cols, 14);
-    int ret = 0;
-    for (size_t i = 0; ret == 0 && i < s.n; i++) {
-        nrange *x = &s.r[i];
-        if (!x->nops)
-            continue;
-        size_t nl;
-        const char *nm = gf_strtab_get(d->str, x->name, &nl);
-        gf_tab_text(&t, nm, nl);
-        gf_tab_int(&t, x->pmin);
-        gf_tab_int(&t, x->pmax - x->pmin);
-        gf_tab_int(&t, x->start);
-        gf_tab_int(&t, x->end - x->start);
-        gf_tab_cstr(&t, style_name(x->style));
-        gf_tab_int(&t, (x->gtid >> 24) & 0xFFFFFF);
-        gf_tab_int(&t, x->gtid & 0xFFFFFF);
-        gf_tab_int(&t, x->nops);
-        if (x->level >= 0)
-            gf_tab_int(&t, x->level);
-        else
-            gf_tab_null(&t);
-        gf_tab_int(&t, x->nchild);
-        gf_tab_int(&t, x->rowid);
-        if (x->level >= 0 && x->parent >= 0)
-            gf_tab_int(&t, s.r[x->parent].rowid);
-        else
-            gf_tab_null(&t);
-        if (x->level >= 0) {
-            if (range_stack(&s, (int32_t)i, &b, &path) != 0) {
-                ret = oom(err);
-                break;
-            }
-            gf_tab_text(&t, b.p ? b.p : "", b.len);
-        } else {
-            gf_tab_null(&t);
-        }
-        gf_tab_end_row(&t);
-    }
-    free(path.p);
-    free(b.p);
-    res->rows = t.rows;
-    if (gf_tab_finish(&t, ret == 0 ? err : NULL) != 0)
-        ret = -1;
-    nset_free(&s);
-    return ret;
-}
-
-/* ---- nvtx_gpu_proj_sum ---- */
-
-static const gf_col pjs_cols[] = {
-    {"Range", GF_U_NONE},           {"Style", GF_U_NONE},     {"Total Proj Time", GF_U_NS},
-    {"Total Range Time", GF_U_NS},  {"Range Instances", GF_U_NONE}, {"Proj Avg", GF_U_NS},
-    {"Proj Med", GF_U_NS},          {"Proj Min", GF_U_NS},    {"Proj Max", GF_U_NS},
-    {"Proj StdDev", GF_U_NS},       {"Total GPU Ops", GF_U_NONE}, {"Avg GPU Ops", GF_U_NONE},
-    {"Avg Range Lvl", GF_U_NONE},   {"Avg Num Child", GF_U_NONE},
-};
-
-typedef struct pjgrp {
-    int64_t range_total, ops, lvl_sum, lvl_n, child_sum;
-} pjgrp;
 
 typedef struct grpctx {
     const gf_strtab *st;
@@ -901,7 +549,7 @@ static int cmp_group_key(const void *x, const void *y, void *arg)
 }
 
 /* the groups' output order: ORDER BY total DESC, ties in GROUP BY (name, style) order */
-static int32_t *group_order(gf_stats_db *d, gf_sums *s)
+int32_t *gf_snv_group_order(gf_stats_db *d, gf_sums *s)
 {
     int32_t *ord = malloc((s->n ? s->n : 1) * sizeof *ord);
     if (!ord)
@@ -914,100 +562,6 @@ static int32_t *group_order(gf_stats_db *d, gf_sums *s)
     return ord;
 }
 
-int gf_rep_nvtx_gpu_proj_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_res *res, gf_err *err)
-{
-    nset s;
-    memset(&s, 0, sizeof s);
-    int ok;
-    if (projection(d, res, &s, &ok, err) != 0 || !ok) {
-        nset_free(&s);
-        return ok ? 0 : (res->skipped[0] ? 0 : -1);
-    }
-    gf_sums g;
-    gf_sums_init(&g);
-    pjgrp *pg = NULL;
-    size_t pcap = 0;
-    int ret = 0;
-    for (size_t i = 0; i < s.n && ret == 0; i++) {
-        nrange *x = &s.r[i];
-        if (!x->nops)
-            continue;
-        int isnew;
-        gf_sumgrp *gr = gf_sums_get(&g, ((uint64_t)(uint32_t)x->name << 1) | x->style, &isnew);
-        if (!gr) {
-            ret = oom(err);
-            break;
-        }
-        if (isnew) {
-            gr->name = x->name;
-            gr->style = x->style;
-            if (g.n > pcap) {
-                pcap = pcap ? pcap * 2 : 64;
-                pjgrp *np = realloc(pg, pcap * sizeof *np);
-                if (!np) {
-                    ret = oom(err);
-                    break;
-                }
-                pg = np;
-            }
-            memset(&pg[gr - g.g], 0, sizeof *pg);
-        }
-        pjgrp *p = &pg[gr - g.g];
-        if (gf_agg_add(&gr->a, x->pmax - x->pmin) != 0) {
-            ret = oom(err);
-            break;
-        }
-        p->range_total += x->end - x->start;
-        p->ops += x->nops;
-        if (x->level >= 0) {
-            p->lvl_sum += x->level;
-            p->lvl_n++;
-        }
-        p->child_sum += x->nchild;
-    }
-    int32_t *ord = ret == 0 ? group_order(d, &g) : NULL;
-    if (ret == 0 && !ord)
-        ret = oom(err);
-    gf_tab t;
-    gf_tab_begin(&t, out, o, pjs_cols, 14);
-    for (size_t k = 0; ret == 0 && k < g.n; k++) {
-        gf_sumgrp *gr = &g.g[ord[k]];
-        pjgrp *p = &pg[ord[k]];
-        gf_agg *a = &gr->a;
-        size_t nl;
-        const char *nm = gf_strtab_get(d->str, gr->name, &nl);
-        gf_tab_text(&t, nm, nl);
-        gf_tab_cstr(&t, style_name(gr->style));
-        gf_tab_int(&t, a->sum);
-        gf_tab_int(&t, p->range_total);
-        gf_tab_int(&t, a->n);
-        gf_tab_float(&t, gf_sqlite_round(gf_agg_avg(a), 1));
-        int64_t im;
-        double dm;
-        gf_agg_median(a, &im, &dm);
-        gf_tab_float(&t, gf_sqlite_round(dm, 1));
-        gf_tab_int(&t, a->min);
-        gf_tab_int(&t, a->max);
-        gf_tab_float(&t, gf_sqlite_round(gf_agg_stdev(a), 1));
-        gf_tab_int(&t, p->ops);
-        gf_tab_float(&t, gf_sqlite_round((double)p->ops / (double)a->n, 1));
-        if (p->lvl_n)
-            gf_tab_float(&t, gf_sqlite_round((double)p->lvl_sum / (double)p->lvl_n, 1));
-        else
-            gf_tab_null(&t);
-        gf_tab_float(&t, gf_sqlite_round((double)p->child_sum / (double)a->n, 1));
-        gf_tab_end_row(&t);
-    }
-    res->rows = t.rows;
-    if (gf_tab_finish(&t, ret == 0 ? err : NULL) != 0)
-        ret = -1;
-    free(ord);
-    free(pg);
-    gf_sums_free(&g);
-    nset_free(&s);
-    return ret;
-}
-
 /* ---- nvtx_sum ---- */
 
 static const gf_col sum_cols[] = {
@@ -1016,7 +570,7 @@ static const gf_col sum_cols[] = {
     {"Style", GF_U_NONE}, {"Range", GF_U_NONE},
 };
 
-static int sum_range(void *arg, const nrange *x, gf_err *err)
+static int sum_range(void *arg, const gf_snv_range *x, gf_err *err)
 {
     gf_sums *g = arg;
     gf_sumgrp *gr = gf_sums_get(g, ((uint64_t)(uint32_t)x->name << 1) | x->style, NULL);
@@ -1030,16 +584,16 @@ static int sum_range(void *arg, const nrange *x, gf_err *err)
 int gf_rep_nvtx_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_res *res, gf_err *err)
 {
     int present = 0;
-    if (nvtx_present(d, res, err, &present) != 0)
+    if (gf_snv_present(d, res, err, &present) != 0)
         return -1;
     if (!present)
         return 0;
-    nset s;
+    gf_snv_set s;
     gf_sums g;
     gf_sums_init(&g);
-    int ret = load_ranges_cb(d, &s, SEL_SUM, sum_range, &g, err);
-    nset_free(&s);
-    int32_t *ord = ret == 0 ? group_order(d, &g) : NULL;
+    int ret = load_ranges_cb(d, &s, GF_SNV_SEL_SUM, sum_range, &g, err);
+    gf_snv_free(&s);
+    int32_t *ord = ret == 0 ? gf_snv_group_order(d, &g) : NULL;
     if (ret == 0 && !ord)
         ret = oom(err);
     int64_t grand = 0;
@@ -1050,7 +604,7 @@ int gf_rep_nvtx_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_
     for (size_t k = 0; ret == 0 && k < g.n; k++) {
         gf_sumgrp *gr = &g.g[ord[k]];
         gf_sums_time_cells(&t, &gr->a, grand);
-        gf_tab_cstr(&t, style_name(gr->style));
+        gf_tab_cstr(&t, gf_snv_style(gr->style));
         size_t nl;
         const char *nm = gf_strtab_get(d->str, gr->name, &nl);
         gf_tab_text(&t, nm, nl);

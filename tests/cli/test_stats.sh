@@ -156,6 +156,36 @@ at=$(cat "$TMP/k/e_cuda_api_trace.csv")
 check_contains "api trace: one row per ThreadNames row of the thread" "$at" \
   "1100,100,cuOdd_vAB,0,6,4242,4242,10,main"$'\n'"1100,100,cuOdd_vAB,0,6,4242,4242,20,\"main, renamed\""
 
+# --- NVTX parents and GPU op counts: tests/gen/stats_nvtx_edges.py (what nsys 2022.4 says on the same
+# export: tests/real/test_stats_equal.sh; it differs only for the late child, V4 of docs/REPORTS.md) ---
+N=$TMP/nvtx_edges.sqlite
+python3 "$TOP/tests/gen/stats_nvtx_edges.py" "$N"
+"$GF" stats -r nvtx_pushpop_trace,nvtx_gpu_proj_trace,nvtx_gpu_proj_sum -o "$TMP/ne/n" "$N" 2>/dev/null
+pp=$(cat "$TMP/ne/n_nvtx_pushpop_trace.csv")
+pj=$(cat "$TMP/ne/n_nvtx_gpu_proj_trace.csv")
+check_contains "push/pop: a zero-length range where two siblings meet: the lower rowid (the later one) is its parent" \
+  "$pp" "2000,2000,0,0,0,:zero at the seam,4343,4343,1,0,3,1,:1:3,--:zero at the seam"
+check_contains "push/pop: above 2^32 ns, a range 710 ns inside its parent's start is that parent's child" "$pp" \
+  "9027183414,9027223023,39609,0,39609,:late child,4343,4343,2,0,12,11,:10:11:12,----:late child"
+check_contains "push/pop: and the parent's DurChild and NumChild count it" "$pp" \
+  "9027182704,9027223293,40589,39609,980,:late parent,4343,4343,1,1,11,10,:10:11,--:late parent"
+check_contains "projection: crossing start/end ranges of equal tightness: the lower rowid is the parent" "$pj" \
+  ":in both,18000,300,15000,2000,PushPop,4343,4343,1,1,0,6,4,:4:6"$'\n'
+check_contains "projection: NumGPUOps counts correlation ids (the two calls of one id count once)" "$pj" \
+  ":dup corr,50000,3500,30000,10000,PushPop,4343,4343,3,0,1,7,,:7"$'\n'
+check_contains "projection: around the inner call of a pair (not the outer) and a call between them: 2" "$pj" \
+  ":inner only,50000,1100,31000,3990,PushPop,4343,4343,2,1,1,8,7,:7:8"$'\n'
+check_contains "projection: a start/end range around the inner call only: 1" "$pj" \
+  ":se inner,50000,400,31090,3860,StartEnd,4343,4343,1,2,0,9,8,:7:8:9"$'\n'
+check_contains "projection: a call on another thread with the pair's correlation id counts there" "$pj" \
+  ":other thread,50000,400,31000,4000,PushPop,4343,4344,1,0,0,13,,:13"
+check_contains "projection: above 2^32 ns the exact parents (grandparent, parent and child one level apart)" "$pj" \
+  ":late grandparent,9027220420,901303,9026221514,1005839,PushPop,4343,4343,1,0,1,10,,:10
+:late parent,9027220420,901303,9027182704,40589,PushPop,4343,4343,1,1,1,11,10,:10:11
+:late child,9027220420,901303,9027183414,39609,PushPop,4343,4343,1,2,0,12,11,:10:11:12"
+check_contains "projection sum: Total GPU Ops sums the distinct correlation ids" \
+  "$(cat "$TMP/ne/n_nvtx_gpu_proj_sum.csv")" ":dup corr,PushPop,3500,10000,1,3500.0,3500.0,3500,3500,0.0,3,3.0,0.0,1.0"
+
 # --- a 5,000-deep push/pop stack: levels and stacks are not cut ---
 python3 - "$TMP/deep.sqlite" <<'PY'
 import sqlite3, sys

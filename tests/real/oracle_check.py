@@ -28,7 +28,9 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "trace"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import page_data  # noqa: E402  (packed event columns → rows, docs/TIMELINE_DATA.md "Packed events")
+import nvtx_tree  # noqa: E402  (NVTX parents by the scripts' rule, exact and through 2022.4's float32 R-tree)
 
 DIR, CASE = sys.argv[1:3]
 failed = 0
@@ -300,10 +302,38 @@ def check_pptrace():
                    for r in rows), key=repr)
     got = sorted(((e["start"], e["start"] + e["dur"], nvtx_fullname(e), e["lane"]["pid"], e["lane"]["tid"],
                    e["detail"]["nvtx_level"]) for e in gf), key=repr)
+    v4 = ""
+    if want != got:
+        exact, why, moved = v4_levels(rows)
+        if exact is None:
+            problems.append("not V4: " + why)
+        elif exact == got:
+            want = got
+            v4 = ("; V4: %d ranges one or more levels up in nsys 2022.4, whose float32 R-tree misses their "
+                  "parent; every level the exact rule's" % moved)
     compare_rows(want, got, problems, ["Start", "End", "Name", "PID", "TID", "Lvl"])
     dom = sum(1 for e in gf if e["detail"].get("domain") is not None)
-    result("nvtxpptrace", problems, "%d ranges, deepest level %d%s" % (
-        len(want), max([w[5] for w in want] or [0]), ", %d with a domain prefix" % dom if dom else ""))
+    result("nvtxpptrace", problems, "%d ranges, deepest level %d%s%s" % (
+        len(want), max([w[5] for w in want] or [0]), ", %d with a domain prefix" % dom if dom else "", v4))
+
+
+def v4_levels(rows):
+    """V4 (docs/REPORTS.md): nsys 2022.4 pre-filters parents through a float32 R-tree, gpuflame applies the
+    exact rule. Checks that every nsys row's Lvl is what that filter gives (tests/real/nvtx_tree.py, from the
+    export) and returns (nsys's rows with the exact rule's levels, "", how many differ), or (None, why, 0)."""
+    rs = nvtx_tree.ranges(os.path.join(DIR, "x.sqlite"), "59, 70", False)
+    exact, _ = nvtx_tree.tree(rs, False)
+    old, _ = nvtx_tree.tree(rs, True)
+    out, moved = [], 0
+    for r in rows:
+        k = num(r["RangeId"])
+        if exact.get(k) is None or old.get(k) is None:
+            return None, "RangeId %s is no range the tree reaches" % k, 0
+        if old[k][0] != num(r["Lvl"]):
+            return None, "RangeId %d: nsys Lvl %s, the float32 filter's %d" % (k, r["Lvl"], old[k][0]), 0
+        moved += exact[k][0] != old[k][0]
+        out.append((num(r["Start (ns)"]), num(r["End (ns)"]), r["Name"], num(r["PID"]), num(r["TID"]), exact[k][0]))
+    return sorted(out, key=repr), "", moved
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -39,6 +39,10 @@ scripts and the current ones (docs/REPORTS.md, docs/NSYS_VERSIONS.md); none is a
       only when nsys's rows are exactly what gpuflame's rows become with each range's parent replaced by the
       nearest enclosing ancestor that passes the float32 filter (levels, stacks, child counts and durations
       recomputed).
+      nvtx_gpu_proj_trace takes its parents from the same kind of join (over push/pop and start/end ranges
+      alike): accepted only when gpuflame's Lvl/NumChild/ParentId/RangeStack equal the exact rule computed
+      here from the export (tightest enclosing range on the thread, ties to the lower rowid) and nsys's rows
+      are gpuflame's with those four columns computed through the float32 filter instead.
 """
 import csv
 import io
@@ -46,8 +50,11 @@ import json
 import os
 import re
 import sqlite3
-import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nvtx_tree  # noqa: E402  (parents by the scripts' rule, exact and through 2022.4's float32 R-tree)
+from nvtx_tree import rtree_down, rtree_up  # noqa: E402
 
 DIR, CASE = sys.argv[1:3]
 PRESENT_ONLY = "--present-only" in sys.argv[3:]  # bench/bench_stats.sh: compare only the reports nsys wrote
@@ -254,6 +261,13 @@ def compare(old, new, ns, gf, label):
                            "misses (V4; every other row follows)" % changed)
                 else:
                     problems.append(first_diff(n, g) + "; not explained by V4: " + why)
+        elif new == "nvtx_gpu_proj_trace":
+            ok, changed, why = explain_proj_rtree(n, g)
+            if ok:
+                how = ("by value: %d projected ranges whose parent nsys 2022.4's float32 R-tree filter changes "
+                       "(V4; every other row identical)" % changed)
+            else:
+                problems.append(first_diff(n, g) + "; not explained by V4: " + why)
         elif "Total Time (ns)" in g[0] or "Total (B)" in g[0] or "Total (MB)" in g[0]:
             key = sort_key_total(g[0]) if "Total Time (ns)" in g[0] else (lambda r: (-float(r[0]), r))
             if sorted(n[1:], key=key) == sorted(g[1:], key=key):
@@ -265,28 +279,6 @@ def compare(old, new, ns, gf, label):
     elif ser(n) != ser(g):
         problems.append("serialisation differs")
     result(label, problems, how)
-
-
-RNDTOWARDS, RNDAWAY = 1.0 - 1.0 / 8388608.0, 1.0 + 1.0 / 8388608.0
-
-
-def f32(x):
-    return struct.unpack("f", struct.pack("f", x))[0]
-
-
-def rtree_down(d):
-    """SQLite rtree.c rtreeValueDown: the float32 stored for a lower bound"""
-    f = f32(d)
-    if f > d:
-        f = f32(d * (RNDAWAY if d < 0 else RNDTOWARDS))
-    return f
-
-
-def rtree_up(d):
-    f = f32(d)
-    if f < d:
-        f = f32(d * (RNDTOWARDS if d < 0 else RNDAWAY))
-    return f
 
 
 def explain_rtree(n, g):
@@ -337,6 +329,49 @@ def explain_rtree(n, g):
     b = sorted(want[1:], key=lambda r: int(r[ri]))
     if a != b:
         return False, changed, first_diff([h] + a, [h] + b)
+    return True, changed, ""
+
+
+def explain_proj_rtree(n, g):
+    """V4 in nvtx_gpu_proj_trace: gpuflame's tree columns are the exact rule's, nsys's the float32 filter's,
+    every other cell equal. Returns (ok, changed, why)."""
+    h = g[0]
+    ix = {k: i for i, k in enumerate(h)}
+    ranges = nvtx_tree.ranges(os.path.join(DIR, "x.sqlite"), "59, 60, 70, 71", True)
+    projected = [int(r[ix["RangeId"]]) for r in g[1:]]
+    if any(p not in ranges for p in projected):
+        return False, 0, "a projected RangeId is not a projection range of the export"
+    models = {}
+    for old in (False, True):
+        tree, parent = nvtx_tree.tree(ranges, old)
+        kids = {}
+        for p in projected:
+            if parent[p] is not None:
+                kids[parent[p]] = kids.get(parent[p], 0) + 1
+        models[old] = (tree, parent, kids)
+
+    def with_model(rows, old):
+        tree, parent, kids = models[old]
+        out = [list(h)]
+        for r in rows[1:]:
+            r = list(r)
+            k = int(r[ix["RangeId"]])
+            t = tree[k]
+            r[ix["Lvl"]] = "" if t is None else str(t[0])
+            r[ix["ParentId"]] = "" if t is None or t[1] is None else str(t[1])
+            r[ix["RangeStack"]] = "" if t is None else t[2]
+            r[ix["NumChild"]] = str(kids.get(k, 0))
+            out.append(r)
+        return out
+    exact = with_model(g, False)
+    if exact != g:
+        return False, 0, "gpuflame's tree columns are not the exact rule's: " + first_diff(exact, g).replace(
+            " vs nsys ", " vs the exact rule ")
+    want = with_model(g, True)
+    if want != n:
+        return False, 0, "nsys's rows are not the float32 filter's: " + first_diff(n, want).replace(
+            " gpuflame ", " the filter ")
+    changed = sum(1 for p in projected if models[False][1][p] != models[True][1][p])
     return True, changed, ""
 
 

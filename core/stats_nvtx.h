@@ -1,0 +1,72 @@
+/* The NVTX ranges of the `nsys stats` NVTX reports, shared by core/stats_nvtx.c (loading, the range tree,
+ * nvtx_pushpop_trace, nvtx_sum) and core/stats_nvtx_proj.c (the GPU projection: nvtx_gpu_proj_trace,
+ * nvtx_gpu_proj_sum). Rules and sources: docs/REPORTS.md. */
+#ifndef GF_STATS_NVTX_H
+#define GF_STATS_NVTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+enum { GF_SNV_PUSHPOP = 0, GF_SNV_STARTEND = 1 }; /* a range's style */
+
+typedef struct gf_snv_range {
+    int64_t start, end, gtid, rowid;
+    int64_t cdur;       /* sum of the children's durations (pushpop) */
+    int64_t pmin, pmax; /* projection: min(op.start), max(op.end) */
+    int32_t name;       /* str id */
+    int32_t parent;     /* index, -1 = none */
+    int32_t level;      /* -1 = not reachable from a root (a cycle of identical ranges, or below one) */
+    int32_t nchild;     /* children (pushpop: all; projection: projected ones) */
+    int32_t nops;       /* projection: correlation ids of the enclosed CUDA calls with GPU work */
+    uint8_t style;
+} gf_snv_range;
+
+typedef struct gf_snv_set {
+    gf_snv_range *r;
+    size_t n, cap;
+    int32_t *ord; /* indices sorted by (gtid, start, end desc, rowid) (gf_snv_tree) */
+} gf_snv_set;
+
+void gf_snv_free(gf_snv_set *s);
+
+/* Which ranges: push/pop (59, 70); the projection's (59, 60, 70, 71 that end on their own thread);
+ * nvtx_sum's (59, 60, 70, 71, ended anywhere; unended ones end at the last NVTX timestamp of any kind). */
+enum { GF_SNV_SEL_PUSHPOP, GF_SNV_SEL_PROJ, GF_SNV_SEL_SUM };
+
+/* Loads the ranges of `sel` in rowid order, named coalesce(domain, '') || ':' ||
+ * coalesce(StringIds[textId], text, ''). 0, or -1 with err. */
+int gf_snv_load(gf_stats_db *d, gf_snv_set *s, int sel, gf_err *err);
+
+/* Parents and levels: the tightest enclosing range on the same thread, ties to the lowest rowid;
+ * identical ranges are each other's parents and, with what hangs below them, get level -1. Fills s->ord. */
+int gf_snv_tree(gf_snv_set *s, gf_err *err);
+
+/* A growing text buffer. gf_snv_put: -1 on OOM. */
+typedef struct gf_snv_buf {
+    char *p;
+    size_t len, cap;
+} gf_snv_buf;
+
+int gf_snv_put(gf_snv_buf *b, const char *s, size_t n);
+
+/* RangeStack ":1:2:3" of range i (a reachable one: level >= 0) into b; pb is scratch. -1 on OOM. */
+typedef struct gf_snv_path {
+    int32_t *p;
+    size_t cap;
+} gf_snv_path;
+
+int gf_snv_range_stack(const gf_snv_set *s, int32_t i, gf_snv_buf *b, gf_snv_path *pb);
+
+/* *present: the export has NVTX_EVENTS (else res says SKIPPED as nsys does). -1 with err on a bad export. */
+int gf_snv_present(gf_stats_db *d, gf_stats_res *res, gf_err *err, int *present);
+
+/* "PushPop" / "StartEnd" */
+const char *gf_snv_style(int st);
+
+/* The (name, style) groups' output order: ORDER BY total DESC, ties in GROUP BY (name, style) order.
+ * NULL on OOM; the caller frees it. */
+int32_t *gf_snv_group_order(gf_stats_db *d, gf_sums *s);
+
+#endif
