@@ -297,6 +297,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         n = int(self.headers["Content-Length"])
         if n > ARGS.max_len:
+            # the body is read first (as a server with a lingering close does): closing on an unread body
+            # resets the connection, and the client would see a send error instead of the 413
+            self.rfile.read(min(n, 64 << 20))
             self.reply(413, text="Request Entity Too Large")
             self.close_connection = True
             self.record(None, None, note="413 (%d bytes)" % n)
