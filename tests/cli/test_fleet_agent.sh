@@ -171,7 +171,7 @@ kill -9 "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null; AGENT_PID=
 start_agent a3b
 check "c7 reported after the restart" wait_for 10 "any(r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == 'c7' for r in recs)"
 check_eq "a capture cut by SIGKILL is reported failed" "failed" "$(completion_of c7 status)"
-check_contains "... saying why" "$(completion_of c7 error_message)" "the agent restarted during the capture"
+check_contains "... saying why" "$(completion_of c7 error_message)" "agent restarted during capture"
 
 # --- SIGHUP reloads policies ------------------------------------------------------------------------
 stop_agent

@@ -3,11 +3,15 @@
 -- heartbeat keeps ticking, deliver through the spool, report command completion.
 --
 -- State (<state_dir>, 0700): state.json {received, executed (command ids, newest last, capped at
--- policy agent.history), completions (reports not yet accepted)}, gpid, spool/, captures/<id>/.
+-- policy agent.history), completions (reports not yet accepted), jobs (the write-ahead journal of
+-- unfinished commands, fleet/journal.lua)}, gpid, spool/, captures/<id>/. A command is in `jobs` from
+-- the write that adds it to `received` until the write that adds it to `executed`, so an agent killed
+-- at any point finds it after a restart (A:recover).
 local core = require("gpuflame.core")
 local deliver = require("gpuflame.fleet.deliver")
 local errors = require("gpuflame.errors")
 local fleetcfg = require("gpuflame.fleet.fleetcfg")
+local journal = require("gpuflame.fleet.journal")
 local log = require("gpuflame.log")
 local payload = require("gpuflame.fleet.payload")
 local policy = require("gpuflame.policy")
@@ -25,15 +29,19 @@ local null = core.json.null
 local function state_path(c) return c.state_dir .. "/state.json" end
 
 function agent.load_state(c)
-  local s = { received = {}, executed = {}, completions = {} }
-  s.running = nil
+  local s = { received = {}, executed = {}, completions = {}, jobs = {} }
   if core.fs.stat(state_path(c)) then
     local ok, t = pcall(function() return core.json.decode(core.fs.read(state_path(c))) end)
     if ok and type(t) == "table" then
       s.received = type(t.received) == "table" and t.received or {}
       s.executed = type(t.executed) == "table" and t.executed or {}
       s.completions = type(t.completions) == "table" and t.completions or {}
-      s.running = type(t.running) == "table" and t.running or nil
+      s.jobs = type(t.jobs) == "table" and t.jobs or {}
+      local r = t.running -- written by older agents: the capture in flight, without its pids
+      if type(r) == "table" and r.command_id and not journal.find(s, r.command_id) then
+        journal.put(s, { command_id = r.command_id, phase = "starting", dir = r.dir, start_wall = r.start_time,
+          stacks = r.stacks, procs = {} })
+      end
     else
       log.warn("agent: %s is unreadable; starting with an empty command history", state_path(c))
     end
@@ -44,7 +52,7 @@ end
 local function save_state(c, s)
   core.fs.write_atomic(state_path(c), core.json.encode({
     received = core.json.array(s.received), executed = core.json.array(s.executed),
-    completions = core.json.array(s.completions), running = s.running or null,
+    completions = core.json.array(s.completions), jobs = core.json.array(s.jobs),
   }))
 end
 
@@ -159,16 +167,23 @@ function agent.new(ctx, c, opts)
   local self = setmetatable({ ctx = ctx, c = c, opts = opts or {} }, A)
   self.p = ctx.policy()
   self.state = agent.load_state(c)
-  self.pending = {} -- command_id → {left = n}
+  self.pause = os.getenv("GPUFLAME_TEST_AGENT_PAUSE") -- test hook (journal.pause_hook)
   self.ip = ip_address()
   self.self_exe = core.fs.realpath("/proc/self/exe") or "gpuflame"
   return self
 end
 
+function A:hook(point, id)
+  if self.pause then journal.pause_hook(self.pause, self.c.state_dir, point, id) end
+end
+
+-- Reports a command: it becomes executed, its report is queued and its journal entry removed, all in
+-- one write of state.json; then the report is sent (and re-sent until accepted, across restarts).
 function A:complete(command_id, status, message, started)
   local _, now = core.sys.now()
+  local secs = started and now - started
   local body = { command_id = command_id, hostname = self.c.hostname, status = status,
-    execution_time = started and math.floor(now - started + 0.5) or null,
+    execution_time = secs and secs >= 0 and math.floor(secs + 0.5) or null,
     error_message = message and log.redact(message) or null, results_path = null }
   if status == "failed" then
     log.warn("command %s failed: %s", command_id, log.redact(message or "?"))
@@ -179,24 +194,30 @@ function A:complete(command_id, status, message, started)
     remember(self.state.executed, command_id, self.p.agent.history)
   end
   self.state.completions[#self.state.completions + 1] = body
+  journal.drop(self.state, command_id)
   save_state(self.c, self.state)
+  self:hook("reporting", command_id)
   self:send_completions()
 end
 
+-- Each report accepted (or refused for good) leaves the state at once: a kill between the server's
+-- answer and that write is the one window where a report is sent twice (the protocol has no key).
 function A:send_completions()
-  local keep = {}
-  for _, body in ipairs(self.state.completions) do
+  local i = 1
+  while i <= #self.state.completions do
+    local body = self.state.completions[i]
     local r = studio.command_completion(self.c, body)
     if not r.ok and deliver.retryable(r, self.p) then
-      keep[#keep + 1] = body
+      i = i + 1
       log.warn("command_completion for %s not accepted yet (%s); will retry", body.command_id, r.error or r.status)
-    elseif not r.ok then
-      log.error("command_completion for %s rejected: %s %s", body.command_id, r.error or r.status, r.body:sub(1, 200))
+    else
+      if not r.ok then
+        log.error("command_completion for %s rejected: %s %s", body.command_id, r.error or r.status, r.body:sub(1, 200))
+      end
+      table.remove(self.state.completions, i)
+      save_state(self.c, self.state)
     end
   end
-  local changed = #keep ~= #self.state.completions
-  self.state.completions = keep
-  if changed then save_state(self.c, self.state) end
 end
 
 function A:heartbeat()
@@ -228,8 +249,12 @@ function A:heartbeat()
     return
   end
   remember(s.received, id, self.p.agent.history)
+  local pc = j.profiling_command
+  local ctype = pc.command_type or (type(pc.combined_config) == "table" and pc.combined_config.command_type)
+  journal.put(s, { command_id = id, phase = "accepted", command_type = tostring(ctype) })
   save_state(self.c, s)
-  self:on_command(id, j.profiling_command)
+  self:hook("accepted", id)
+  self:on_command(id, pc)
 end
 
 function A:on_command(id, pc)
@@ -250,6 +275,8 @@ function A:on_command(id, pc)
   end
   if type(cc.target_hostnames) == "table" and #cc.target_hostnames > 0 and not contains(cc.target_hostnames, self.c.hostname) then
     log.info("command %s targets %s, not this host (%s); skipped", id, table.concat(cc.target_hostnames, ","), self.c.hostname)
+    journal.drop(self.state, id)
+    save_state(self.c, self.state)
     return
   end
   if self.job then
@@ -307,22 +334,30 @@ function A:start_job(id, cc)
   if #wanted == 0 then
     errors.raise(errors.USAGE, "nothing to capture: enable_nsys is not set and no other backend is enabled by policy")
   end
-  -- remembered before anything starts, so that an agent killed mid-capture accounts for it after a restart
-  self.state.running = { command_id = id, dir = job.dir, start_time = job.start_wall, stacks = job.stacks }
+  -- written ahead before anything starts, then with each process's pid and start time, so that an agent
+  -- killed at any point finds the capture after a restart (A:recover); a failure is reported by on_command
+  local wall = core.sys.now()
+  local e = journal.put(self.state, { command_id = id, phase = "starting", dir = job.dir, start_wall = job.start_wall,
+    stacks = job.stacks, started = mono, procs = {}, deadline = wall + job.duration + p.agent.stop_grace +
+      math.max(p.capture.timeout_extra + p.backends.nsys.timeout_margin, p.backends.perf.timeout_extra) })
   save_state(self.c, self.state)
   local ok, err = pcall(function()
     for _, b in ipairs(wanted) do
-      job.handles[#job.handles + 1] = { backend = b, h = b.start(p, job) }
+      local h = b.start(p, job)
+      job.handles[#job.handles + 1] = { backend = b, h = h }
+      e.procs[#e.procs + 1] = { pid = h:pid(), start = journal.proc_start(h:pid()) or "?", backend = b.name }
       log.info("command %s: %s backend started (%d s)", id, b.name, job.duration)
+      self:hook("spawned", id) -- its pid is not written yet: a restarted agent finds it in /proc
     end
   end)
   if not ok then
-    for _, e in ipairs(job.handles) do pcall(agent.kill_tree, e.h, p.agent.stop_grace) end
-    self.state.running = nil
-    save_state(self.c, self.state)
+    for _, x in ipairs(job.handles) do pcall(agent.kill_tree, x.h, p.agent.stop_grace) end
     error(err, 0)
   end
+  e.phase = "running"
+  save_state(self.c, self.state)
   self.job = job
+  self:hook("started", id)
 end
 
 -- Cancels the running capture: every backend's process tree is killed. Returns the seconds it took.
@@ -334,24 +369,48 @@ function A:cancel(why)
     local took = agent.kill_tree(e.h, self.p.agent.stop_grace)
     if took > worst then worst = took end
   end
+  if job.adopted then
+    local _, t0 = core.sys.now()
+    journal.end_procs(job.procs, self.p.agent.stop_grace)
+    local _, t1 = core.sys.now()
+    worst = t1 - t0
+  end
   self.job = nil
-  self.state.running = nil
   self:complete(job.command_id, "failed", "capture cancelled: " .. why, job.started)
   return worst
+end
+
+-- What a capture the agent adopted after a restart left: its summary.json says (the exit status went to
+-- the process that replaced the dead agent as its parent).
+local function adopted_result(p, job)
+  local path = job.dir .. "/" .. p.outputs.summary
+  local ok, summary = pcall(function() return core.json.decode(core.fs.read(path)) end)
+  if ok and type(summary) == "table" and summary.status == "ok" then return {}, true, true end
+  local why = ok and type(summary) == "table" and summary.error ~= null and tostring(summary.error) or
+    "the capture process ended without a result"
+  return { "agent restarted during capture: " .. why .. " (partial results kept in " .. job.dir .. ")" }, false, false
 end
 
 function A:poll_job()
   local job = self.job
   if not job then return end
-  for _, e in ipairs(job.handles) do
-    if not e.done and e.h:poll(0) then e.done = true end
+  if job.adopted then
+    if #journal.alive(job.procs) > 0 then
+      if core.sys.now() < job.deadline then return end
+      log.warn("agent: the adopted capture of command %s ran past its deadline; ending it", job.command_id)
+      journal.end_procs(job.procs, self.p.agent.stop_grace)
+    end
+  else
+    for _, e in ipairs(job.handles) do
+      if not e.done and e.h:poll(0) then e.done = true end
+    end
+    for _, e in ipairs(job.handles) do if not e.done then return end end
   end
-  for _, e in ipairs(job.handles) do if not e.done then return end end
   self.job = nil
-  self.state.running = nil
-  save_state(self.c, self.state)
+  self:hook("finished", job.command_id)
   local p = self.p
   local errs, any_ok, gpu_ok = {}, false, false
+  if job.adopted then errs, any_ok, gpu_ok = adopted_result(p, job) end
   for _, e in ipairs(job.handles) do
     local okf, res = pcall(e.backend.finish, p, job, e.h)
     if not okf then res = { ok = false, error = errors.wrap(res).msg } end
@@ -362,10 +421,18 @@ function A:poll_job()
       errs[#errs + 1] = res.error
     end
   end
+  self:deliver_capture(job, errs, any_ok, gpu_ok)
+end
+
+-- Spools a finished capture's upload and moves its journal entry to `spooled` (or reports the command
+-- when there is nothing to upload). Until that write the entry says the capture was running: a
+-- restarted agent looks in the spool for its items before it spools them again (A:recover).
+function A:deliver_capture(job, errs, any_ok, gpu_ok)
+  local p = self.p
   local pl = payload.from_dir(p, job.dir, {
     command_id = job.command_id, command = job.command_id, label = "command " .. job.command_id,
     start_time = job.start_wall, end_time = core.sys.isotime(),
-    cpu_avg = payload.cpu_avg(job.cpu0, payload.cpu_sample()), mem_avg = payload.mem_used_percent(),
+    cpu_avg = job.cpu0 and payload.cpu_avg(job.cpu0, payload.cpu_sample()), mem_avg = payload.mem_used_percent(),
   })
   if job.stacks then pl.stacks = true end
   if not gpu_ok then pl.html, pl.folded, pl.gpu = {}, nil, false end
@@ -378,20 +445,23 @@ function A:poll_job()
     self:complete(job.command_id, "failed", errors.wrap(items).msg, job.started)
     return
   end
+  if #items == 0 then
+    self:complete(job.command_id, #errs > 0 and "failed" or "completed", #errs > 0 and table.concat(errs, "; ") or nil, job.started)
+  else
+    local e = journal.find(self.state, job.command_id) or journal.put(self.state, { command_id = job.command_id })
+    e.phase, e.left, e.errs, e.procs = "spooled", #items, core.json.array(errs), nil
+    e.started = e.started or job.started
+    save_state(self.c, self.state)
+    self:hook("spooled", job.command_id)
+  end
   -- an older capture pushed out of the full spool: its command is reported, not left hanging
   for name, meta in pairs(dropped or {}) do
-    local pend = meta and meta.command_id and self.pending[meta.command_id]
-    if pend then
-      self.pending[meta.command_id] = nil
+    local pend = meta and meta.command_id and journal.find(self.state, meta.command_id)
+    if pend and pend.phase == "spooled" and meta.command_id ~= job.command_id then
       self:complete(meta.command_id, "failed", "upload dropped from the full spool (" .. name .. "; policy deliver.spool)",
         pend.started)
     end
   end
-  if #items == 0 then
-    self:complete(job.command_id, #errs > 0 and "failed" or "completed", #errs > 0 and table.concat(errs, "; ") or nil, job.started)
-    return
-  end
-  self.pending[job.command_id] = { left = #items, started = job.started, errs = errs }
   self:prune_captures()
 end
 
@@ -399,8 +469,12 @@ function A:prune_captures()
   local dir = self.c.state_dir .. "/captures"
   local names = core.fs.listdir(dir) or {}
   table.sort(names)
+  local busy = {}
+  for _, e in ipairs(self.state.jobs) do if e.dir then busy[e.dir] = true end end
   local keep = self.p.agent.keep_captures
-  for i = 1, #names - keep do core.fs.remove_tree(dir .. "/" .. names[i]) end
+  for i = 1, #names - keep do
+    if not busy[dir .. "/" .. names[i]] then core.fs.remove_tree(dir .. "/" .. names[i]) end
+  end
 end
 
 -- Deliveries run in a child process (`gpuflame upload --flush --agent-tick`), so an upload that takes
@@ -409,27 +483,26 @@ end
 -- (<spool>/outcomes/), which this agent — or the next one, if this one died — turns into the command's
 -- completion report.
 function A:on_delivered(meta)
-  local pend = meta.command_id and self.pending[meta.command_id]
-  if not pend and meta.command_id and not contains(self.state.executed, meta.command_id) then
-    -- spooled by an earlier run of the agent that died before reporting it
-    self:complete(meta.command_id, "completed", nil, nil)
-  elseif pend then
-    pend.left = pend.left - 1
-    if pend.left <= 0 then
-      self.pending[meta.command_id] = nil
-      if #pend.errs > 0 then
-        self:complete(meta.command_id, "failed", table.concat(pend.errs, "; ") .. " (the rest was uploaded)", pend.started)
-      else
-        self:complete(meta.command_id, "completed", nil, pend.started)
-      end
+  local id = meta.command_id
+  local pend = id and journal.find(self.state, id)
+  if pend and pend.phase == "spooled" then
+    pend.left = (math.tointeger(pend.left) or 1) - 1
+    if pend.left > 0 then
+      save_state(self.c, self.state)
+    elseif type(pend.errs) == "table" and #pend.errs > 0 then
+      self:complete(id, "failed", table.concat(pend.errs, "; ") .. " (the rest was uploaded)", pend.started)
+    else
+      self:complete(id, "completed", nil, pend.started)
     end
+  elseif id and not contains(self.state.executed, id) then
+    -- spooled by an earlier run of the agent that died before it recorded the item
+    self:complete(id, "completed", nil, pend and pend.started)
   end
 end
 
 function A:on_exhausted(meta, why, attempts, rejected)
-  local pend = meta.command_id and self.pending[meta.command_id]
-  if pend then
-    self.pending[meta.command_id] = nil
+  local pend = meta.command_id and journal.find(self.state, meta.command_id)
+  if pend and pend.phase == "spooled" then
     self:complete(meta.command_id, "failed", string.format("upload %s after %d attempt(s): %s%s",
       rejected and "rejected" or "failed", attempts, why,
       rejected and "" or " (kept in the spool; re-sent every tick)"), pend.started)
@@ -439,6 +512,7 @@ end
 function A:read_outcomes()
   for _, o in ipairs(deliver.outcomes(self.c.spool_dir)) do
     local meta = type(o.meta) == "table" and o.meta or {}
+    self:hook("delivered", meta.command_id)
     if o.event == "delivered" then
       self:on_delivered(meta)
     elseif o.event == "exhausted" then
@@ -498,30 +572,74 @@ function A:stop_uploader()
   end
 end
 
--- A capture that was running when the agent died (SIGKILL, OOM, reboot): if the capture finished
--- anyway (its summary.json says ok) it is uploaded now; otherwise the command is reported failed
--- and the partial directory is kept.
+-- Settles every command the journal holds, after a restart (the agent died: SIGKILL, OOM, reboot).
+--   accepted: nothing was started; a `stop` is done now, anything else is reported failed.
+--   starting/running: a capture process still running (same pid AND start time) is adopted: waited
+--     for, its result delivered (or ended at its deadline, or by `stop`). One that has ended: its items
+--     already in the spool are not spooled again; a finished capture (summary.json ok) is uploaded
+--     now; anything else is reported failed ("agent restarted during capture"), its directory kept.
+--   spooled: its items or their outcomes are counted again; read_outcomes reports it.
 function A:recover()
-  local r = self.state.running
-  if not r then return end
-  self.state.running = nil
-  save_state(self.c, self.state)
-  if contains(self.state.executed, r.command_id) then return end
-  local summary_path = r.dir and (r.dir .. "/" .. self.p.outputs.summary)
-  local summary = summary_path and core.fs.stat(summary_path) and
-    select(2, pcall(function() return core.json.decode(core.fs.read(summary_path)) end))
-  if type(summary) == "table" and summary.status == "ok" then
-    local pl = payload.from_dir(self.p, r.dir, { command_id = r.command_id, label = "command " .. r.command_id })
-    if r.stacks then pl.stacks = true end
-    local ok, items = pcall(deliver.submit, self.p, self.c, pl)
-    if ok and #items > 0 then
-      log.warn("agent: command %s was captured before the agent restarted; uploading %s", r.command_id, r.dir)
-      self.pending[r.command_id] = { left = #items, errs = {} }
-      return
+  local s = self.state
+  local stops = {}
+  for _, e in ipairs({ table.unpack(s.jobs) }) do
+    local id = e.command_id
+    if type(id) ~= "string" or contains(s.executed, id) then
+      journal.drop(s, id)
+      save_state(self.c, s)
+    elseif e.phase == "accepted" then
+      stops[#stops + 1] = e
+    else
+      self:recover_capture(e)
     end
   end
-  self:complete(r.command_id, "failed", "the agent restarted during the capture (partial results kept in " ..
-    tostring(r.dir) .. ")", nil)
+  for _, e in ipairs(stops) do
+    if e.command_type == "stop" then
+      if self.job then self:cancel("stopped by command " .. e.command_id) end
+      self:complete(e.command_id, "completed", nil, nil)
+    else
+      self:complete(e.command_id, "failed", "agent restarted before the capture started (the command was not run)", nil)
+    end
+  end
+  if #s.jobs > 0 then log.info("agent: %d unfinished command(s) recovered", #s.jobs) end
+end
+
+function A:recover_capture(e)
+  local s, p, id = self.state, self.p, e.command_id
+  if e.phase == "starting" or e.phase == "running" then
+    local procs = journal.alive(type(e.procs) == "table" and e.procs or {})
+    if e.phase == "starting" and e.dir then
+      for _, pr in ipairs(journal.find_procs(e.dir)) do procs[#procs + 1] = pr end
+    end
+    if #procs > 0 and not self.job then
+      log.warn("agent: the capture of command %s is still running (pid %s); adopting it", id, tostring(procs[1].pid))
+      e.phase, e.procs = "running", core.json.array(procs)
+      save_state(self.c, s)
+      self.job = { command_id = id, adopted = true, procs = procs, dir = e.dir, stacks = e.stacks == true,
+        start_wall = e.start_wall, started = e.started, handles = {},
+        deadline = tonumber(e.deadline) or (core.sys.now() + p.agent.max_duration) }
+      return
+    elseif #procs > 0 then
+      journal.end_procs(procs, p.agent.stop_grace)
+    end
+  end
+  local n = journal.in_spool(self.c.spool_dir, id)
+  if n > 0 then
+    e.phase, e.left, e.procs = "spooled", n, nil
+    e.errs = type(e.errs) == "table" and e.errs or core.json.array({})
+    save_state(self.c, s)
+    log.warn("agent: command %s has %d upload(s) in the spool from before the restart", id, n)
+  elseif e.phase == "spooled" then
+    self:complete(id, "failed", "agent restarted: the upload of this capture left the spool without an outcome", e.started)
+  elseif not e.dir then
+    self:complete(id, "failed", "agent restarted during capture (no capture directory)", e.started)
+  else
+    log.warn("agent: command %s was running when the agent stopped; settling %s", id, e.dir)
+    local job = { command_id = id, dir = e.dir, stacks = e.stacks == true, start_wall = e.start_wall,
+      started = e.started, handles = {} }
+    local errs, any_ok, gpu_ok = adopted_result(p, job)
+    self:deliver_capture(job, errs, any_ok, gpu_ok)
+  end
 end
 
 function A:reload()
