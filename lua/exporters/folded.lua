@@ -3,7 +3,7 @@ return {
   name = "folded",
   description = "folded stacks (flamegraph.pl, inferno, speedscope)",
   accepts = { "stacks" },
-  write = function(stacks, out, opts)
-    stacks:write_folded(out, { meta = opts.policy.flamegraph.folded_metadata })
+  write = function(stacks, out, _, ctx)
+    stacks:write_folded(out, { meta = ctx.policy().flamegraph.folded_metadata })
   end,
 }

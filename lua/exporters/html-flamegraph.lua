@@ -5,8 +5,8 @@ return {
   name = "html-flamegraph",
   description = "self-contained interactive flamegraph page",
   accepts = { "stacks" },
-  write = function(stacks, out, opts)
-    local o = flamegraph.page_options(opts.policy, {
+  write = function(stacks, out, opts, ctx)
+    local o = flamegraph.page_options(ctx.policy(), {
       title = opts.title, subtitle = opts.input and opts.input:match("[^/]+$"),
     })
     flamegraph.render(stacks, out, o)

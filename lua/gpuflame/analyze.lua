@@ -84,7 +84,7 @@ local function names_for(reports, parsed, policy)
   return names
 end
 
--- opts: schema_version, force_export (nil: the default policy's analyze.force_export)
+-- opts: schema_version, force_export (required: the policy's analyze.force_export)
 function analyze.stats_argv(nsys, run_dir, opts, names)
   local argv = { nsys, "stats" }
   for _, r in ipairs(reports_for(opts.schema_version)) do
@@ -96,7 +96,10 @@ function analyze.stats_argv(nsys, run_dir, opts, names)
     argv[#argv + 1] = a
   end
   local force = opts.force_export
-  if force == nil then force = require("gpuflame.policy").defaults().analyze.force_export end
+  if type(force) ~= "boolean" then
+    errors.raise(errors.ERROR, "analyze.stats_argv: internal error: opts.force_export missing (the policy's " ..
+      "analyze.force_export)")
+  end
   if force then argv[#argv + 1] = "--force-export=true" end
   argv[#argv + 1] = analyze.join(run_dir, "trace.nsys-rep")
   return argv
@@ -183,7 +186,7 @@ function analyze.export_reports(run_dir, trace, paths, schema, policy, opts)
   local reports, files = reports_for(schema), {}
   for _, r in ipairs(reports) do files[r] = paths[r] end
   log.progress("analyze", "writing %s from %s", table.concat(reports, ", "), sqlite)
-  local res = stats.write(sqlite, reports, { paths = files, format = "csv", mem_bytes = schema == 2 })
+  local res = stats.write(sqlite, reports, policy, { paths = files, format = "csv", mem_bytes = schema == 2 })
   log.progress_done()
   for _, r in ipairs(res) do
     if r.skipped then log.warn("gpuflame stats: SKIPPED: %s", r.skipped) end
@@ -192,9 +195,9 @@ function analyze.export_reports(run_dir, trace, paths, schema, policy, opts)
 end
 
 -- run{run_dir=, no_export=, nsys=, nsys_version=, schema_version=, source=} → result {path=, warnings=, ...}
--- policy: the effective policy (nil: the default policy).
+-- policy: the effective policy (required).
 function analyze.run(opts, policy)
-  policy = policy or require("gpuflame.policy").defaults()
+  require("gpuflame.policy").need(policy, "analyze.run")
   local aopts = policy.analyze
   local run_dir = analyze.normalize(opts.run_dir)
   local st = core.fs.stat(run_dir)

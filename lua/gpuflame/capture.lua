@@ -469,9 +469,9 @@ function capture.write_summary(state)
 end
 
 -- The timeline hand-over (--timeline / --stacks): gpuflame.views.timeline owns it. Contract:
--- timeline.from_capture(state, ctx, opts) → true when it wrote its artifacts (recorded in
+-- timeline.from_capture(state, opts, ctx) → true when it wrote its artifacts (recorded in
 -- state.artifacts / state.timeline), false/nil when the capture has no trace events (→ flamegraph).
-local function timeline_stage(state, ctx, opts)
+local function timeline_stage(state, opts, ctx)
   local ok, view = pcall(require, "gpuflame.views.timeline")
   if not ok then
     state.status = "failed"
@@ -481,9 +481,9 @@ local function timeline_stage(state, ctx, opts)
     errors.raise(errors.ERROR, "--timeline/--stacks: %s; the report is kept in %s", state.error, state.dir)
   end
   if type(view.from_capture) ~= "function" then
-    errors.raise(errors.ERROR, "gpuflame.views.timeline has no from_capture(state, ctx, opts)")
+    errors.raise(errors.ERROR, "gpuflame.views.timeline has no from_capture(state, opts, ctx)")
   end
-  return view.from_capture(state, ctx, opts)
+  return view.from_capture(state, opts, ctx)
 end
 
 -- run(opts, policy [, ctx]) → state. opts: {workload = argv list|nil, duration, out, nsys, timeline,
@@ -504,7 +504,7 @@ function capture.run(opts, policy, ctx)
   capture.profile(state, { workload = opts.workload, duration = opts.duration, stacks = opts.stacks })
   local done = false
   if opts.timeline or opts.stacks then
-    done = timeline_stage(state, ctx, opts)
+    done = timeline_stage(state, opts, ctx)
     if not done then
       capture.warn(state, "nsys timeline requested but no trace events; falling back to GPU flamegraph")
     end

@@ -85,6 +85,9 @@ local function take_globals(argv)
   return rest, g
 end
 
+-- The command's context: ctx.policy() is the one way to the effective policy (policies/default.lua with
+-- the --policy files, and those of the embedding API, merged over it; loaded once per context). Library
+-- functions take it (or ctx) as a required argument; ctx comes last in their signatures.
 function cli.context(globals)
   local ctx = { globals = globals or { policy_files = {} } }
   function ctx.policy()
@@ -155,7 +158,10 @@ end
 -- and the full global environment (_G: the standard libraries, io and os included, and require of
 -- gpuflame modules). Scripts are trusted code like `lua SCRIPT`; a script found on the search path
 -- (scripts/NAME.lua) passes the host's root trust check, one named by its path is run as given.
-function cli.run_script(path, argv)
+-- The script reaches its context (ctx.policy(): the effective policy) through cli.script_context();
+-- ctx nil (the embedding API): a context with the policy files added through gf_host_load_policy.
+local script_ctx
+function cli.run_script(path, argv, ctx)
   local text, origin
   local st = core.fs.stat(path)
   if st and st.type == "file" then
@@ -169,8 +175,19 @@ function cli.run_script(path, argv)
   end
   local fn, err = load(text, origin, "t")
   if not fn then errors.raise(errors.ERROR, "%s", err) end
+  local outer = script_ctx
+  script_ctx = ctx or cli.context()
   local res = fn(table.unpack(argv or {}))
+  script_ctx = outer
   return math.tointeger(res) or 0
+end
+
+-- script_context() → the context of the running script (`gpuflame run`, gf_host_run_script).
+function cli.script_context()
+  if not script_ctx then
+    errors.raise(errors.ERROR, "cli.script_context: internal error: no script is running (commands get ctx as an argument)")
+  end
+  return script_ctx
 end
 
 return cli

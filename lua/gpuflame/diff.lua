@@ -15,7 +15,7 @@ M.API_PREFIX = "gpu;nsys;cuda_api"
 local NULL = core.json.null
 local array = core.json.array
 
-local function dpol(policy) return (policy or require("gpuflame.policy").defaults()).diff end
+local function need(policy, where) return require("gpuflame.policy").need(policy, where) end
 
 -- ratios and shares in the JSON are rounded to 1e-6 so the output is stable across platforms
 local function r6(x)
@@ -43,14 +43,15 @@ end
 
 local function join(dir, name) return (dir:sub(-1) == "/" and dir or dir .. "/") .. name end
 
--- analysis(path [, policy]) → the analysis.json path when path is an NVTX analysis (the file, or a run
+-- analysis(path, policy) → the analysis.json path when path is an NVTX analysis (the file, or a run
 -- directory holding one, named by outputs.analysis), else nil.
 function M.analysis(path, policy)
+  need(policy, "diff.analysis")
   local st = core.fs.stat(path)
   if not st then return nil end
   local file = path
   if st.type == "directory" then
-    file = join(path, (policy or require("gpuflame.policy").defaults()).outputs.analysis)
+    file = join(path, policy.outputs.analysis)
     if not core.fs.stat(file) then return nil end
   elseif not path:match("%.json$") then
     return nil
@@ -180,7 +181,7 @@ function M.load_side(path, ctx, opts)
     side.sqlite = info.path
   elseif info.type == "csv" then
     local nsys = require("gpuflame.nsys")
-    local report = nsys.canonical_report(info.report)
+    local report = nsys.canonical_report(info.report, policy)
     if report ~= "cuda_gpu_kern_sum" and report ~= "cuda_api_sum" then
       errors.raise(errors.INPUT, "%s: a %s CSV cannot be diffed (needs a cuda_gpu_kern_sum CSV, an SQLite export, " ..
         "an .nsys-rep, folded stacks or a capture directory)", path, info.report)
@@ -233,7 +234,7 @@ end
 
 -- normalizer(policy) → fn(name) → name (cached), or nil when the policy has none.
 function M.normalizer(policy)
-  local fn = dpol(policy).normalize_name
+  local fn = need(policy, "diff.normalizer").diff.normalize_name
   if fn == nil then return nil end
   local pol = require("gpuflame.policy")
   local cache = {}
@@ -344,6 +345,7 @@ end
 
 -- Differences that make the comparison unfair, stated plainly: {field, before, after, message}.
 function M.caveats(b, a, policy)
+  need(policy, "diff.caveats")
   local out = {}
   local function add(field, vb, va, msg)
     out[#out + 1] = { field = field, before = vb == nil and NULL or vb, after = va == nil and NULL or va, message = msg }
@@ -396,7 +398,7 @@ function M.caveats(b, a, policy)
         "Different GPU drivers: kernel scheduling and library code paths can differ.")
     end
     local db, da = mb.duration_ns, ma.duration_ns
-    local tol = dpol(policy).duration_tolerance
+    local tol = policy.diff.duration_tolerance
     if db and da and db > 0 and da > 0 and math.abs(da - db) / math.max(da, db) > tol then
       add("duration_ns", db, da, string.format("Different capture lengths (%s vs %s, %s): absolute totals " ..
         "compare different amounts of work; the page's normalised view (share of total GPU time) is fairer.",
@@ -507,7 +509,7 @@ function M.compare(b, a, policy)
     schema = M.SCHEMA,
     generator = "gpuflame " .. core.host.version,
     unit = (b.unit == "count" and a.unit == "count") and "count" or "ns",
-    normalize_name = dpol(policy).normalize_name and "policy" or "exact",
+    normalize_name = policy.diff.normalize_name and "policy" or "exact",
     before = side_summary(b, rb, ob, tb),
     after = side_summary(a, ra, oa, ta),
     total = { before_ns = tb, after_ns = ta, delta_ns = ta - tb, change = tb > 0 and r6((ta - tb) / tb) or NULL },
@@ -542,7 +544,7 @@ end
 -- the diff.top_kernels largest (by max(before, after) total) grows by more than diff.kernel_threshold
 -- (a new kernel among them counts as growth).
 function M.default_verdict(d, policy)
-  local p = dpol(policy)
+  local p = need(policy, "diff.default_verdict").diff
   local thr, kthr, top = p.threshold, p.kernel_threshold, p.top_kernels
   local reasons = {}
   local t = d.total
@@ -586,7 +588,7 @@ end
 
 -- verdict(d, policy) → {regression, exit_code, reasons, decided_by, threshold, kernel_threshold, top_kernels}
 function M.verdict(d, policy)
-  local p = dpol(policy)
+  local p = need(policy, "diff.verdict").diff
   local res, by
   if p.verdict then
     local pol = require("gpuflame.policy")

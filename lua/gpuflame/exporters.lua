@@ -1,5 +1,6 @@
 -- Exporter plug-ins: any exporters/<name>.lua on the search path (disk first, then the bundle) that
--- returns { name, description, accepts = {"trace"|"stacks"|"analysis"...}, write = function(model, out, opts) }.
+-- returns { name, description, accepts = {"trace"|"stacks"|"analysis"...}, write = function(model, out, opts, ctx) }
+-- (opts: kind, input, title; ctx: the command's context, ctx.policy() the effective policy).
 local errors = require("gpuflame.errors")
 local resource = require("gpuflame.resource")
 

@@ -11,10 +11,6 @@ local resource = require("gpuflame.resource")
 
 local M = {}
 
--- the findings section of a policy; code called without one uses the default policy's
-local function fpol(pol)
-  return (pol or require("gpuflame.policy").defaults()).findings
-end
 
 -- Options every rule accepts (nsys's ExpertSystemsReport options): rows, start, end, nvtx.
 M.COMMON = { rows = "integer", start = "integer", ["end"] = "integer", nvtx = "string" }
@@ -154,10 +150,11 @@ end
 -- options(rule, policy, args) → the effective options: the rule's defaults, then the policy's
 -- findings.options[<rule>], then the command line's -r rule:key=value.
 function M.options(rule, pol, args)
+  require("gpuflame.policy").need(pol, "findings.options")
   local o = {}
   for k, v in pairs(M.COMMON_DEFAULTS) do o[k] = v end
   for k, v in pairs(rule.options) do o[k] = v end
-  local po = pol and pol.findings and pol.findings.options and pol.findings.options[rule.name]
+  local po = pol.findings.options[rule.name]
   if po then
     for k, v in pairs(po) do
       if type_of(rule, k) then
@@ -231,11 +228,15 @@ local function check_result(r)
   return nil
 end
 
--- run_rule(rule, model, opts, budget) → result; never raises (but for an interrupt): a failing rule
--- gives { error = "message" }.
+-- run_rule(rule, model, opts, budget) → result (budget: seconds, policy findings.rule_budget); never raises
+-- (but for an interrupt): a failing rule gives { error = "message" }.
 function M.run_rule(rule, model, opts, budget)
   local t0 = os.clock()
-  local res = table.pack(core.host.with_budget(budget or fpol(nil).rule_budget, rule.run, model, opts))
+  if type(budget) ~= "number" then
+    errors.raise(errors.ERROR, "findings.run_rule: internal error: no budget (pass the policy's " ..
+      "findings.rule_budget)")
+  end
+  local res = table.pack(core.host.with_budget(budget, rule.run, model, opts))
   local out
   if not res[1] then
     local e = errors.wrap(res[2])
@@ -265,12 +266,13 @@ end
 
 -- The rules to run: the -r specs, else the policy's findings.rules (every rule when that is empty).
 function M.select(specs, pol)
+  require("gpuflame.policy").need(pol, "findings.select")
   local sel = {}
   if specs and #specs > 0 then
     for _, s in ipairs(specs) do sel[#sel + 1] = s end
     return sel
   end
-  local names = pol and pol.findings and pol.findings.rules
+  local names = pol.findings.rules
   if not names or #names == 0 then names = rule_names() end
   for _, n in ipairs(names) do sel[#sel + 1] = { name = n, args = {}, order = {}, text = n } end
   return sel
@@ -299,7 +301,7 @@ end
 function M.analyze(tr, source, specs, pol, plan)
   plan = plan or M.plan(specs, pol)
   local model = M.model(tr, source)
-  local budget = fpol(pol).rule_budget
+  local budget = require("gpuflame.policy").need(pol, "findings.analyze").findings.rule_budget
   local results = {}
   for _, p in ipairs(plan) do
     local r
@@ -339,7 +341,7 @@ end
 -- stage made the export (--stacks, timeline.source = "sqlite"); "always" makes it when needed; "never".
 -- It never fails the capture: a problem becomes a capture warning.
 function M.capture_stage(state)
-  local pol = state.policy or require("gpuflame.policy").defaults()
+  local pol = require("gpuflame.policy").need(state.policy, "findings.capture_stage")
   local fp = pol.findings
   local when = fp.capture
   if when == "never" or not state.report or (when == "exported" and not state.artifacts.sqlite) then return end
@@ -679,6 +681,7 @@ end
 -- interrupt: a rule that fails is one "error" entry (and a warning), a policy that names no such rule
 -- gives a document with a note and no findings.
 function M.page(tr, input, pol)
+  require("gpuflame.policy").need(pol, "findings.page")
   local log = require("gpuflame.log")
   local ok, results = errors.try(M.analyze, tr, input, nil, pol)
   if not ok then

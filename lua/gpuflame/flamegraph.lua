@@ -14,15 +14,14 @@ fg.PALETTES = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "re
 
 local SQL_REPORT = { kernels = "cuda_gpu_kern_sum", api = "cuda_api_sum" }
 
--- policy.flamegraph of an effective policy; without a policy, the default policy's.
-local function fpolicy(policy)
-  return (policy or require("gpuflame.policy").defaults()).flamegraph
+local function need(policy, where)
+  return require("gpuflame.policy").need(policy, where)
 end
 
 function fg.prefix(report, policy)
-  local fp = fpolicy(policy)
+  local fp = need(policy, "flamegraph.prefix").flamegraph
   local nsys = require("gpuflame.nsys")
-  return fp.prefixes[nsys.canonical_report(report)] or fp.prefixes[report] or fp.other_prefix
+  return fp.prefixes[nsys.canonical_report(report, policy)] or fp.prefixes[report] or fp.other_prefix
 end
 
 local function set_meta(stacks, meta)
@@ -34,16 +33,16 @@ end
 function fg.from_csv(path, report, policy, opts)
   opts = opts or {}
   local nsys = require("gpuflame.nsys")
-  local canon = nsys.canonical_report(report)
+  local canon = nsys.canonical_report(report, need(policy, "flamegraph.from_csv"))
   local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
   local cols = columns.find_all(reader, canon, { "name", "total" }, { policy = policy })
-  local unit = fpolicy(policy).unit_ns
+  local unit = policy.flamegraph.unit_ns
   local stacks, st = core.stacks.from_summary_csv(reader, cols.name, cols.total,
-    { prefix = fg.prefix(canon, policy), unit_ns = unit, bad_weight = fpolicy(policy).bad_weight })
+    { prefix = fg.prefix(canon, policy), unit_ns = unit, bad_weight = policy.flamegraph.bad_weight })
   reader:close()
   local info = { source = path, report = canon, rows = st.rows, stacks = stacks:count(),
     unparsed_weight = st.unparsed_weight, skipped_empty = st.skipped_empty, unit_ns = unit }
-  set_meta(stacks, { generator = "gpuflame", report = canon, unit_ns = unit, countname = fpolicy(policy).countname })
+  set_meta(stacks, { generator = "gpuflame", report = canon, unit_ns = unit, countname = policy.flamegraph.countname })
   return stacks, info
 end
 
@@ -52,14 +51,14 @@ end
 function fg.stream_csv(path, report, policy, out, opts)
   opts = opts or {}
   local nsys = require("gpuflame.nsys")
-  local canon = nsys.canonical_report(report)
+  local canon = nsys.canonical_report(report, need(policy, "flamegraph.stream_csv"))
   local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
   local cols = columns.find_all(reader, canon, { "name", "total" }, { policy = policy })
-  local unit = fpolicy(policy).unit_ns
+  local unit = policy.flamegraph.unit_ns
   local meta = opts.meta and core.json.encode({ generator = "gpuflame", report = canon, unit_ns = unit,
-    countname = fpolicy(policy).countname }) or nil
+    countname = policy.flamegraph.countname }) or nil
   local st = core.stacks.stream_summary_csv(reader, cols.name, cols.total,
-    { prefix = fg.prefix(canon, policy), unit_ns = unit, meta = meta, bad_weight = fpolicy(policy).bad_weight }, out)
+    { prefix = fg.prefix(canon, policy), unit_ns = unit, meta = meta, bad_weight = policy.flamegraph.bad_weight }, out)
   reader:close()
   if st.used == 0 then errors.raise(errors.NO_DATA, "%s: %s has no rows", path, canon) end
   return st
@@ -67,9 +66,9 @@ end
 
 -- from_sqlite(path, policy) → stacks, info; or raises NO_DATA listing each source tried and why.
 function fg.from_sqlite(path, policy)
-  local unit = fpolicy(policy).unit_ns
+  local unit = need(policy, "flamegraph.from_sqlite").flamegraph.unit_ns
   local tried = {}
-  for _, src in ipairs(fpolicy(policy).sqlite_sources) do
+  for _, src in ipairs(policy.flamegraph.sqlite_sources) do
     local totals, why = core.sqlite_kernels.totals(path, src)
     if #totals > 0 then
       local report = SQL_REPORT[src]
@@ -77,7 +76,7 @@ function fg.from_sqlite(path, policy)
       local prefix = fg.prefix(report, policy)
       for _, t in ipairs(totals) do stacks:add_total(prefix, t.name, t.total_ns, unit) end
       set_meta(stacks, { generator = "gpuflame", report = report, source = "sqlite:" .. src, unit_ns = unit,
-        countname = fpolicy(policy).countname })
+        countname = policy.flamegraph.countname })
       return stacks, { source = path, report = report, sqlite_source = src, totals = totals, stacks = stacks:count(),
         unit_ns = unit, tried = tried }
     end
@@ -90,7 +89,7 @@ end
 -- reports (one per rank; merged by gpuflame.trace), summed over ranks, or under a "rank N" frame each.
 function fg.from_reports(paths, policy, opts)
   opts = opts or {}
-  local unit = fpolicy(policy).unit_ns
+  local unit = need(policy, "flamegraph.from_reports").flamegraph.unit_ns
   local tr = require("gpuflame.trace").load(paths, { max_events = 0, ranks = true, policy = policy, nsys = opts.nsys })
   local totals = tr:rank_kernel_totals("kernel")
   if #totals == 0 then
@@ -104,13 +103,13 @@ function fg.from_reports(paths, policy, opts)
     stacks:add_total(p, t.name, t.total, unit)
   end
   set_meta(stacks, { generator = "gpuflame", report = "cuda_gpu_kern_sum", source = "sqlite:kernels", unit_ns = unit,
-    countname = fpolicy(policy).countname, ranks = #tr:ranks(), by_rank = opts.by_rank == true })
+    countname = policy.flamegraph.countname, ranks = #tr:ranks(), by_rank = opts.by_rank == true })
   return stacks
 end
 
 -- Page options from policy, overridden by the command line (title, countname, inverted, minwidth, colors).
 function fg.page_options(policy, over)
-  local p = fpolicy(policy)
+  local p = need(policy, "flamegraph.page_options").flamegraph
   over = over or {}
   local function pick(k)
     if over[k] ~= nil then return over[k] end

@@ -4,7 +4,7 @@
 --   | { type = "sqlite", nsys = bool } | { type = "nsys-rep" }; anything else is a bad-input error (exit 6).
 --
 -- Loaders are files gpuflame/inputs/<name>.lua on the search path (lua/gpuflame/inputs/ in the tree),
--- each returning { kind = "stacks"|"trace"|..., accepts = function(info) → bool,
+-- each returning { kind = "stacks"|"trace"|..., accepts = function(info, ctx) → bool,
 -- load = function(path, info, ctx, opts) → model }. Adding an input kind is adding a file.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
@@ -223,7 +223,7 @@ function inputs.load_for(path, accepts, ctx, opts)
   local info = inputs.resolve(path, ctx, opts)
   for _, kind in ipairs(accepts) do
     for _, l in ipairs(inputs.loaders()) do
-      if l.kind == kind and l.accepts(info) then
+      if l.kind == kind and l.accepts(info, ctx) then
         return l.load(info.path, info, ctx, opts or {}), kind
       end
     end

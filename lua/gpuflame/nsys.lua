@@ -34,9 +34,9 @@ function nsys.compare(a, b)
   return 0
 end
 
--- Report names per version live in policy (nsys.report_eras); without a policy the default one's.
-local function eras_of(policy)
-  return (policy or require("gpuflame.policy").defaults()).nsys.report_eras
+-- Report names per version live in policy (nsys.report_eras): the effective policy is required.
+local function need(policy, where)
+  return require("gpuflame.policy").need(policy, where)
 end
 
 local function parse_since(s)
@@ -47,7 +47,7 @@ end
 
 -- The era (a table of renamed reports) that applies to a version; an unknown version is the newest.
 local function era_for(version, policy)
-  local eras = eras_of(policy)
+  local eras = policy.nsys.report_eras
   if not version then return eras[1] and eras[1].names or {} end
   local best, best_since
   for _, e in ipairs(eras) do
@@ -59,20 +59,22 @@ local function era_for(version, policy)
   return best and best.names or {}
 end
 
--- report_name("cuda_gpu_kern_sum", version [, policy]) → the name this nsys knows ("gpukernsum" < 2023.1).
+-- report_name("cuda_gpu_kern_sum", version, policy) → the name this nsys knows ("gpukernsum" < 2023.1).
 function nsys.report_name(name, version, policy)
+  need(policy, "nsys.report_name")
   local canonical = nsys.canonical_report(name, policy)
   return era_for(version, policy)[canonical] or canonical
 end
 
 -- True when this version uses the current report names.
 function nsys.uses_new_report_names(version, policy)
+  need(policy, "nsys.uses_new_report_names")
   return next(era_for(version, policy)) == nil
 end
 
 -- Canonical (current) name of a report given any era's spelling.
 function nsys.canonical_report(name, policy)
-  for _, e in ipairs(eras_of(policy)) do
+  for _, e in ipairs(need(policy, "nsys.canonical_report").nsys.report_eras) do
     for canonical, old in pairs(e.names) do
       if old == name then return canonical end
     end

@@ -51,11 +51,12 @@ local function code(s) return "`" .. tostring(s):gsub("`", "'") .. "`" end
 -- Reads analysis.json (a run directory — the file named by policy outputs.analysis in it — or the file
 -- itself) → analysis, path
 function R.load(target, policy)
+  require("gpuflame.policy").need(policy, "nvtx_report.load")
   local path = target
   local st = core.fs.stat(target)
   if st and st.type == "directory" then
     path = (target:sub(-1) == "/" and target or target .. "/") ..
-      (policy or require("gpuflame.policy").defaults()).outputs.analysis
+      policy.outputs.analysis
     st = core.fs.stat(path)
     if not st then
       errors.raise(errors.NO_DATA, "%s: no analysis.json in this run directory; run `gpuflame analyze --run-dir %s` first",
@@ -122,9 +123,16 @@ local function median(xs)
 end
 
 -- Findings a person should not miss: warnings, missing data, first-iteration effects, variance.
--- opts: first_iteration_factor, high_variance_cv (policy analyze; nil: the default policy's).
+-- opts (required): first_iteration_factor, high_variance_cv (the effective policy's analyze table or a
+-- table built from it).
+local function need_opts(opts, where)
+  if type(opts) ~= "table" then
+    error(where .. ": internal error: no options (the effective policy's analyze table)", 3)
+  end
+end
+
 function R.findings(a, opts)
-  opts = opts or require("gpuflame.policy").defaults().analyze
+  need_opts(opts, "nvtx_report.findings")
   local factor = opts.first_iteration_factor
   local cv_limit = opts.high_variance_cv
   local f = {}
@@ -185,8 +193,7 @@ local function summary_row(label, s, unit_note)
     R.ns(s.median_ns), R.ns(s.minimum_ns), R.ns(s.maximum_ns), R.ns(s.stddev_ns), pct(cv(s))) .. (unit_note or "")
 end
 
--- The Markdown report. opts: top_ranges and the findings' thresholds (policy analyze; nil: the default
--- policy's).
+-- The Markdown report. opts (required): top_ranges and the findings' thresholds (policy analyze).
 -- The rules' findings (a `findings -f json` document, gpuflame.findings.read_document) as Markdown lines:
 -- a verdict table, then per rule with rows its first `top` rows.
 function R.rules_markdown(doc, fpath, top)
@@ -240,7 +247,7 @@ function R.rules_markdown(doc, fpath, top)
 end
 
 function R.markdown(a, path, opts)
-  opts = opts or require("gpuflame.policy").defaults().analyze
+  need_opts(opts, "nvtx_report.markdown")
   local top = opts.top_ranges
   local run, prov, is = a.run, a.provenance or {}, a.iteration_summary or {}
   local wl = type(run.workload) == "table" and run.workload or {}
@@ -272,8 +279,7 @@ function R.markdown(a, path, opts)
   for _, f in ipairs(findings) do w("- **" .. label[f.kind] .. ":** " .. f.text) end
   w()
   if opts.rules then -- the rules' findings (report --findings, or findings.json beside analysis.json)
-    for _, line in ipairs(R.rules_markdown(opts.rules, opts.rules_path or
-      require("gpuflame.policy").defaults().outputs.findings, top)) do w(line) end
+    for _, line in ipairs(R.rules_markdown(opts.rules, opts.rules_path, top)) do w(line) end
   end
   w("## Iterations")
   w()

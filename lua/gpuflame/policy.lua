@@ -15,11 +15,10 @@ local policy = {}
 local LOAD_BUDGET = 5 -- seconds a policy file may take to load
 local extra_files = {} -- added through the embedding API (gf_host_load_policy)
 
+-- pairs and # only (never next), so that the read-only view of defaults() can be merged and copied too
 local function is_list(t)
   if type(t) ~= "table" then return false end
-  local n = #t
-  if n == 0 then return next(t) == nil end
-  local count = 0
+  local n, count = #t, 0
   for _ in pairs(t) do count = count + 1 end
   return count == n
 end
@@ -123,13 +122,52 @@ function policy.load_file(ref)
   return load_one(ref, {}, nil)
 end
 
+-- A read-only view of t: a proxy whose writes raise, at every depth. pairs (__pairs), ipairs, # (__len)
+-- and indexing work on it; next and rawget do not (they see the empty proxy).
+local views = setmetatable({}, { __mode = "k" })
+local function readonly(t, where)
+  if type(t) ~= "table" then return t end
+  local cached = views[t]
+  if cached then return cached end
+  local proxy = {}
+  setmetatable(proxy, {
+    __index = function(_, k) return readonly(t[k], where .. "." .. tostring(k)) end,
+    __newindex = function(_, k)
+      error(string.format("%s is read-only (policy.defaults()); cannot set %s", where, tostring(k)), 2)
+    end,
+    __len = function() return #t end,
+    __pairs = function()
+      local function iter(_, k)
+        local nk, v = next(t, k)
+        if nk == nil then return nil end
+        return nk, readonly(v, where .. "." .. tostring(nk))
+      end
+      return iter, proxy, nil
+    end,
+    __metatable = false,
+  })
+  views[t] = proxy
+  return proxy
+end
+
 -- The default policy alone (policies/default.lua: the search path's copy, else the bundle's), loaded
--- once. Code called without a policy uses it rather than literals of its own: the defaults live in
--- policies/default.lua only. Read-only: callers must not change it.
+-- once, as a read-only view (writes raise at any depth). For `policy show`-like tools and tests: code
+-- that works on behalf of a command uses the command's effective policy (ctx.policy()), never this
+-- (tests/cli/test_lint.sh keeps defaults() out of every other file under lua/ and policies/).
 local defaults_cache
 function policy.defaults()
-  if not defaults_cache then defaults_cache = (load_one("default", {}, nil)) end
+  if not defaults_cache then defaults_cache = readonly((load_one("default", {}, nil)), "defaults") end
   return defaults_cache
+end
+
+-- need(p, where) → p, or a programming error (exit 1) naming `where` when p is not a policy table:
+-- library functions take the effective policy as a required argument and never fall back to defaults.
+function policy.need(p, where)
+  if type(p) ~= "table" then
+    errors.raise(errors.ERROR, "%s: internal error: called without the effective policy (got %s); pass " ..
+      "ctx.policy()", where, type(p))
+  end
+  return p
 end
 
 function policy.add_file(path)

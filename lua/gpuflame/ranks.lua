@@ -8,11 +8,6 @@ local log = require("gpuflame.log")
 
 local M = {}
 
--- the policy's ranks table (policies/default.lua holds the defaults)
-function M.settings(policy)
-  return (policy or require("gpuflame.policy").defaults()).ranks
-end
-
 local function basename(p) return (p:match("([^/]+)/*$")) or p end
 
 local function is_glob(p) return p:find("[%*%?%[]") ~= nil end
@@ -146,10 +141,11 @@ local function import_all(dbs, s, opts)
 end
 
 -- load(paths, opts) → merged trace, info {ranks=, reports=, offsets=, workers=}
---   paths: SQLite exports / .nsys-rep (already expanded); opts: max_events, keep_partners, stacks, policy,
+--   paths: SQLite exports / .nsys-rep (already expanded); opts: max_events, keep_partners, stacks, policy
+--   (the effective policy, required: its ranks table),
 --   export(path) → the SQLite export of a report (gpuflame.trace supplies it: .nsys-rep through nsys)
 function M.load(paths, opts)
-  local s = M.settings(opts.policy)
+  local s = require("gpuflame.policy").need(opts.policy, "ranks.load (opts.policy)").ranks
   local reports, dbs = {}, {}
   for i, p in ipairs(paths) do
     reports[i] = { path = p }

@@ -13,10 +13,12 @@ function stats.reports()
   return core.stats.reports()
 end
 
--- parse_report("cuda_gpu_kern_sum:base") → {name = canonical, given = "cuda_gpu_kern_sum:base", arg = "base"}
-function stats.parse_report(spec)
+-- parse_report("cuda_gpu_kern_sum:base", policy) → {name = canonical, given = "cuda_gpu_kern_sum:base",
+-- arg = "base"}; a name the policy's nsys.report_eras lists as an old spelling is its canonical report.
+function stats.parse_report(spec, policy)
   local name, arg = spec:match("^([%w_]+):?(.*)$")
   if not name then errors.raise(errors.USAGE, "bad report %q (REPORT or REPORT:ARG)", spec) end
+  name = require("gpuflame.nsys").canonical_report(name, policy)
   local known
   for _, r in ipairs(core.stats.reports()) do
     if r.name == name or r.old == name then known = r end
@@ -102,14 +104,14 @@ function stats.export_for(rep, policy, opts)
   return res.path, true, nsys_info
 end
 
--- write(sqlite, reports, opts) → list of {report=, given=, path=, rows=, skipped=}
+-- write(sqlite, reports, policy, opts) → list of {report=, given=, path=, rows=, skipped=}
 -- reports: list of specs ("cuda_gpu_kern_sum", "nvtx_pushpop_trace", "cuda_gpu_kern_sum:base", ...);
 -- opts: {prefix = PATH | "-", format = "csv"|"json", mem_bytes = bool, paths = {spec → file}}.
 -- With prefix "-" every report goes to stdout followed by one blank line (nsys's `-o -` shape without
 -- its `Processing [...]` line); a skipped report writes nothing there (a 0-byte file with a prefix).
-function stats.write(sqlite, reports, opts)
+function stats.write(sqlite, reports, policy, opts)
   local parsed = {}
-  for i, spec in ipairs(reports) do parsed[i] = stats.parse_report(spec) end
+  for i, spec in ipairs(reports) do parsed[i] = stats.parse_report(spec, policy) end
   local db = core.stats.open(sqlite)
   local ok, res = errors.try(function()
     local out = {}
@@ -142,7 +144,8 @@ function stats.capture_report(state, report, base)
     state.artifacts.sqlite = sqlite
   end
   local path = state.dir .. "/" .. base .. "_" .. name .. ".csv"
-  local ok, res = errors.try(stats.write, sqlite, { name }, { paths = { [name] = path }, format = "csv" })
+  local ok, res = errors.try(stats.write, sqlite, { name }, state.policy,
+    { paths = { [name] = path }, format = "csv" })
   if not ok then return nil, res.msg, name end
   local r = res[1]
   if r.skipped then

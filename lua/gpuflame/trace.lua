@@ -30,14 +30,15 @@ local function pick(reader, report, key, policy)
   return s and columns.pick(reader, s) or nil
 end
 
--- classify(path) → "sqlite" | "nsys-rep" | "cuda_gpu_trace" | "cuda_api_trace" | nil, why
--- (recognition by content: gpuflame.inputs.detect)
-function M.classify(path)
+-- classify(path, policy) → "sqlite" | "nsys-rep" | "cuda_gpu_trace" | "cuda_api_trace" | nil, why
+-- (recognition by content: gpuflame.inputs.detect; report names through the policy's nsys.report_eras)
+function M.classify(path, policy)
+  require("gpuflame.policy").need(policy, "trace.classify")
   local ok, info = pcall(require("gpuflame.inputs").detect, path)
   if not ok then return nil, nil, errors.wrap(info) end
   if info.type == "sqlite" or info.type == "nsys-rep" then return info.type end
   if info.type == "csv" then
-    local r = require("gpuflame.nsys").canonical_report(info.report)
+    local r = require("gpuflame.nsys").canonical_report(info.report, policy)
     if r == "cuda_gpu_trace" or r == "cuda_api_trace" then return r end
     return nil, "a " .. info.report .. " CSV, not a trace CSV"
   end
@@ -71,7 +72,7 @@ end
 -- An .nsys-rep is exported to SQLite through nsys (discovery as for a capture) into a temporary directory.
 local function export_rep(path, opts)
   local capture = require("gpuflame.capture")
-  local policy = opts.policy or require("gpuflame.policy").effective({})
+  local policy = opts.policy
   local nsys = capture.find_nsys(policy, opts.nsys)
   local dir = core.fs.mkdtemp()
   log.info("exporting %s to SQLite", path)
@@ -87,16 +88,18 @@ end
 --   paths: one SQLite export / .nsys-rep / trace CSV pair, or several reports (files, directories, globs:
 --   gpuflame.ranks), merged into one model with ranks and aligned clocks
 --   opts: max_events (0 = all), keep_partners (nil: policy timeline.keep_partners), stacks (backtraces
---   requested), policy (nil: the default policy), ctx, nsys, ranks (true: build ranks even for one report)
+--   requested), policy (the effective policy: required), ctx, nsys, ranks (true: build ranks even for one
+--   report)
 --   info: {source = "sqlite"|"csv", inputs = {...}, ranks = {...} (merged)}
 function M.load(paths, opts)
   opts = opts or {}
+  local policy = require("gpuflame.policy").need(opts.policy, "trace.load (opts.policy)")
   if type(paths) == "string" then paths = { paths } end
   paths = require("gpuflame.ranks").expand(paths)
   local sqlite, rep, gpu, api = nil, nil, nil, nil
   local reports = {}
   for _, p in ipairs(paths) do
-    local kind, why, e = M.classify(p)
+    local kind, why, e = M.classify(p, policy)
     if e then error(e, 0) end
     if kind == "sqlite" then sqlite = p; reports[#reports + 1] = p
     elseif kind == "nsys-rep" then rep = p; reports[#reports + 1] = p
@@ -109,7 +112,7 @@ function M.load(paths, opts)
     end
   end
   local keep = opts.keep_partners
-  if keep == nil then keep = (opts.policy or require("gpuflame.policy").defaults()).timeline.keep_partners end
+  if keep == nil then keep = policy.timeline.keep_partners end
   local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true }
   if #reports > 0 and (gpu or api) then
     errors.raise(errors.USAGE, "%s: trace CSVs cannot be merged with SQLite exports / reports; give one or the other",
@@ -117,7 +120,7 @@ function M.load(paths, opts)
   end
   local function load_one(path, lo)
     local tmpdir, db = nil, path
-    if M.classify(path) == "nsys-rep" then db, tmpdir = export_rep(path, opts) end
+    if M.classify(path, policy) == "nsys-rep" then db, tmpdir = export_rep(path, opts) end
     local ok, tr = pcall(core.trace.open_sqlite, db, lo)
     if not ok then
       if tmpdir then core.fs.remove_tree(tmpdir) end
@@ -129,10 +132,10 @@ function M.load(paths, opts)
   if #reports > 1 or (#reports == 1 and opts.ranks) then
     local tmpdirs = {}
     local ok, tr, info = pcall(require("gpuflame.ranks").load, reports, {
-      policy = opts.policy, max_events = load_opts.max_events, keep_partners = load_opts.keep_partners,
+      policy = policy, max_events = load_opts.max_events, keep_partners = load_opts.keep_partners,
       stacks = load_opts.stacks,
       export = function(p)
-        if M.classify(p) ~= "nsys-rep" then return p end
+        if M.classify(p, policy) ~= "nsys-rep" then return p end
         local db, tmp = export_rep(p, opts)
         tmpdirs[#tmpdirs + 1] = tmp
         return db
@@ -150,9 +153,9 @@ function M.load(paths, opts)
   end
   load_opts.api = api
   load_opts.gpu = gpu
-  if api then load_opts.api_cols = M.csv_columns(api, "cuda_api_trace", opts.policy) end
+  if api then load_opts.api_cols = M.csv_columns(api, "cuda_api_trace", policy) end
   if gpu then
-    load_opts.gpu_cols = M.csv_columns(gpu, "cuda_gpu_trace", opts.policy)
+    load_opts.gpu_cols = M.csv_columns(gpu, "cuda_gpu_trace", policy)
     load_opts.gpu_cols.bytes_scale = load_opts.gpu_cols.bytes_scale or 1
   end
   local tr = core.trace.open_csv(load_opts)

@@ -4,7 +4,7 @@
 -- until the next op's launch call returned is host wait (nothing was queued yet) and the rest is other.
 local core = require("gpuflame.core")
 local trace = require("gpuflame.trace")
-local policy = require("gpuflame.policy")
+local ctx = require("gpuflame.cli").script_context()
 
 local inputs, json = {}, false
 for _, a in ipairs({ ... }) do
@@ -14,10 +14,10 @@ if #inputs == 0 then
   io.stderr:write("usage: gpuflame run gpu-idle INPUT... [--json]\n")
   return 2
 end
-local p = policy.effective({})
+local p = ctx.policy()
 local gap = p.timeline.short_gap_ns
 
-local tr = trace.load(inputs, { max_events = 0 })
+local tr = trace.load(inputs, { max_events = 0, policy = p })
 local rows = tr:gpu_idle(gap)
 
 if json then

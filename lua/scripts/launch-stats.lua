@@ -4,7 +4,7 @@
 -- (policy timeline.late_launch_ns).
 local core = require("gpuflame.core")
 local trace = require("gpuflame.trace")
-local policy = require("gpuflame.policy")
+local ctx = require("gpuflame.cli").script_context()
 
 local inputs, json = {}, false
 for _, a in ipairs({ ... }) do
@@ -14,10 +14,10 @@ if #inputs == 0 then
   io.stderr:write("usage: gpuflame run launch-stats INPUT... [--json]\n")
   return 2
 end
-local p = policy.effective({})
+local p = ctx.policy()
 local late = p.timeline.late_launch_ns
 
-local tr = trace.load(inputs, { max_events = 0 })
+local tr = trace.load(inputs, { max_events = 0, policy = p })
 local rows = tr:launch_stats(late)
 
 local function mean(total, n) return n > 0 and total / n or 0 end

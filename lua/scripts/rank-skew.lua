@@ -14,8 +14,7 @@
 -- compute time (kernel_ns - nccl_ns) exceeds the median by that share.
 local core = require("gpuflame.core")
 local trace = require("gpuflame.trace")
-local policy = require("gpuflame.policy")
-local ranks_mod = require("gpuflame.ranks")
+local ctx = require("gpuflame.cli").script_context()
 
 local inputs, json, html = {}, false, nil
 local args = { ... }
@@ -31,8 +30,8 @@ if #inputs == 0 or html == "" or (args[#args] == "--html") then
   io.stderr:write("usage: gpuflame run rank-skew INPUT... [--json] [--html FILE]\n")
   return 2
 end
-local p = policy.effective({})
-local s = ranks_mod.settings(p)
+local p = ctx.policy()
+local s = p.ranks
 
 local tr = trace.load(inputs, { max_events = 0, ranks = true, policy = p })
 local rows = tr:rank_stats(s.nccl_prefixes, s.iteration_prefixes)

@@ -19,7 +19,8 @@ if #inputs == 0 then
   return 2
 end
 
-local tr = trace.load(inputs, { max_events = 0 })
+local ctx = require("gpuflame.cli").script_context() -- ctx.policy(): the effective policy (--policy files)
+local tr = trace.load(inputs, { max_events = 0, policy = ctx.policy() })
 local rows = tr:kernel_stats("kernel")
 local gpu_total = 0
 for _, r in ipairs(rows) do gpu_total = gpu_total + r.total end

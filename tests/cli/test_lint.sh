@@ -39,4 +39,25 @@ else
   skip "build: primitives compile without Lua" "GF_PRIM_CFLAGS not set (run through make test)"
 fi
 if res=$(python3 tests/lib/c_layout.py long-functions core 150); then ok "no C function in core/ over 150 lines"; else not_ok "no C function in core/ over 150 lines" "$res"; fi
+
+# One way to reach policy (issue 23): code gets the command's effective policy (ctx.policy(), or a policy
+# argument); `defaults()` (the default policy alone, which ignores --policy files) appears nowhere but in
+# lua/gpuflame/policy.lua. Comments do not count. The checker is first shown to catch it on a planted tree.
+defaults_users() { # ROOT: `defaults()` calls in ROOT/{lua,policies,bench} outside lua/gpuflame/policy.lua
+  local root=$1
+  find "$root/lua" "$root/policies" "$root/bench" -name '*.lua' 2>/dev/null | sort | while read -r f; do
+    [ "$f" = "$root/lua/gpuflame/policy.lua" ] && continue
+    awk -v f="${f#"$root"/}" '{ code = $0; sub(/--.*/, "", code); if (index(code, "defaults()")) print f ":" NR }' "$f"
+  done
+}
+dplant=$GF_TMP/dplant
+mkdir -p "$dplant/lua/gpuflame" "$dplant/policies"
+printf 'local M = {}\nfunction M.defaults() return {} end\nlocal d = M.defaults()\nreturn d\n' >"$dplant/lua/gpuflame/policy.lua"
+printf 'local x = 1\n-- a comment may name policy.defaults()\nlocal p = require("gpuflame.policy").defaults()\nreturn p, x\n' \
+  >"$dplant/lua/gpuflame/x.lua"
+printf 'return { extends = "default" } -- defaults() in a comment\n' >"$dplant/policies/ok.lua"
+check_eq "defaults() checker: a call outside policy.lua is found, comments and policy.lua are not" "lua/gpuflame/x.lua:3" \
+  "$(defaults_users "$dplant")"
+res=$(defaults_users .)
+check_eq "no defaults() outside lua/gpuflame/policy.lua (lua/, policies/, bench/)" "" "$res"
 t_done

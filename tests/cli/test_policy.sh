@@ -53,6 +53,50 @@ else
   skip "timeline file names from policy" "fixtures absent"
 fi
 
+# --- one way to reach policy: a --policy file's nsys.report_eras reaches every command that resolves report
+# names (issue 23). The alias below makes `cuda_api_sum` an old spelling of cuda_gpu_kern_sum and
+# `cuda_api_trace` one of cuda_gpu_trace: an API summary CSV is then read as the kernel summary, an API trace CSV
+# as a GPU trace. Before, flamegraph, collapse, diff and the input loaders ignored it (the default eras).
+if have_fixture gprofiler/API_CSV.csv && have_fixture gprofiler/API_TRACE_CSV.csv && have_fixture gprofiler/GPU_TRACE_CSV.csv \
+    && have_fixture real/test-cuda/report1.sqlite; then
+  cat >"$TMP/alias.lua" <<'EOF'
+return { extends = "default", nsys = { report_eras = {
+  { since = "2023.1", names = {} },
+  { since = "0", names = {
+    cuda_gpu_kern_sum = "gpukernsum", cuda_api_sum = "cudaapisum", cuda_gpu_trace = "gputrace",
+    cuda_api_trace = "cudaapitrace", nvtx_sum = "nvtxsum", nvtx_pushpop_trace = "nvtxpptrace",
+    nvtx_pushpop_sum = "nvtxppsum", nvtx_gpu_proj_trace = "nvtxgpuproj", osrt_sum = "osrtsum",
+    cuda_gpu_mem_time_sum = "gpumemtimesum", cuda_gpu_mem_size_sum = "gpumemsizesum",
+    nvtx_kern_sum = "nvtxkernsum", cuda_kern_exec_sum = "kernexecsum", cuda_kern_exec_trace = "kernexectrace",
+  } },
+  { since = "0", names = { cuda_gpu_kern_sum = "cuda_api_sum", cuda_gpu_trace = "cuda_api_trace" } },
+} } }
+EOF
+  API=$FIX/gprofiler/API_CSV.csv
+  prefix_of() { grep -v '^#' | head -1 | grep -o '^gpu;nsys;cuda_[a-z]*;'; }
+  run_gf collapse "$API"
+  check_eq "without the alias: the API summary is the API summary" "0|gpu;nsys;cuda_api;" "$rc|$(echo "$out" | prefix_of)"
+  run_gf --policy "$TMP/alias.lua" collapse "$API"
+  check_eq "report alias reaches collapse" "0|gpu;nsys;cuda_kernel;" "$rc|$(echo "$out" | prefix_of)"
+  run_gf -q --policy "$TMP/alias.lua" flamegraph "$API" -o "$TMP/alias.html"
+  check_eq "report alias reaches flamegraph" "0|cuda_kernel" \
+    "$rc|$(grep -o 'cuda_kernel\|cuda_api' "$TMP/alias.html" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+  run_gf -q --policy "$TMP/alias.lua" export --format folded "$API" -o "$TMP/alias.folded"
+  check_eq "report alias reaches the input loaders (export)" "0|gpu;nsys;cuda_kernel;" "$rc|$(prefix_of <"$TMP/alias.folded")"
+  run_gf --policy "$TMP/alias.lua" diff "$API" "$API" --json
+  check_eq "report alias reaches diff" "0|kernels kernels" "$rc|$(echo "$out" | json 'd["before"]["kind"] + " " + d["after"]["kind"]')"
+  run_gf -q timeline "$FIX/gprofiler/API_TRACE_CSV.csv" -o "$TMP/alias-t0.html"
+  run_gf -q --policy "$TMP/alias.lua" timeline "$FIX/gprofiler/API_TRACE_CSV.csv" -o "$TMP/alias-t.html"
+  check_eq "report alias reaches timeline (the API trace CSV is no longer read as an API trace)" "yes|no" \
+    "$(grep -q '"kind":"cpu"' "$TMP/alias-t0.html" && echo yes || echo no)|$(grep -q '"kind":"cpu"' "$TMP/alias-t.html" 2>/dev/null && echo yes || echo no)"
+  run_gf stats -r cuda_gpu_kern_sum -o - "$FIX/real/test-cuda/report1.sqlite"; want=$out
+  run_gf --policy "$TMP/alias.lua" stats -r cuda_api_sum -o - "$FIX/real/test-cuda/report1.sqlite"
+  check_eq "report alias reaches stats (cuda_api_sum names the kernel summary)" "0|same" \
+    "$rc|$([ -n "$want" ] && [ "$out" == "$want" ] && echo same || echo differs)"
+else
+  skip "report aliases from --policy" "fixtures absent"
+fi
+
 # --- trust: as root, files other users could change are refused -----------------------------------------
 if [ "$(id -u)" -ne 0 ]; then
   skip "trust model as root" "not running as root"

@@ -29,7 +29,8 @@ check_eq "colliding labels get the report's file name" \
   "['nodeA pid 2001 (multi-copy.sqlite)', 'nodeA pid 2001 (multi.sqlite)', 'nodeA pid 2002 (multi-copy.sqlite)', 'nodeA pid 2002 (multi.sqlite)']" "$res"
 
 cat > "$TMP/ranks.lua" <<'LUA'
-local tr, info = require("gpuflame.trace").load({ ... }, { ranks = true })
+local ctx = require("gpuflame.cli").script_context()
+local tr, info = require("gpuflame.trace").load({ ... }, { ranks = true, policy = ctx.policy() })
 for _, l in ipairs(tr:lanes()) do
   if l.kind == "gpu" then io.stdout:write(l.rank, " => ", l.device, "\n") end
 end

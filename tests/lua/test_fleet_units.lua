@@ -51,7 +51,9 @@ t.check("shlex.join round-trips", back and #back == 5 and back[1] == "a b" and b
 
 -- Studio header and profile text (STUDIO_PROTOCOL.md §2.2)
 local html = '<!DOCTYPE html><p>"</script>"</p>'
-local h = studio.header({ hostname = "gpu-1", service = "svc", tags = { "nsys-cuda", "nsys-timeline" }, html = html })
+local up = require("gpuflame.policy").effective({}).upload
+local h = studio.header({ hostname = "gpu-1", service = "svc", tags = { "nsys-cuda", "nsys-timeline" }, html = html,
+  api_version = up.api_version, perf_mode = up.perf_mode })
 local text = studio.profile_text(h, "# old header\na;b 3\n\nc;d 4\n")
 local first, rest = text:match("^([^\n]*)\n(.*)$")
 t.check("profile line 1 is '# ' + JSON", first:sub(1, 2) == "# ")
@@ -102,12 +104,13 @@ end
 t.check("backoff stays within [0.5, 1] × min(cap, base·2^(n-1))", okb)
 t.eq("no jitter: exact exponential", 8, deliver.backoff({ base = 1, cap = 30, jitter = 0 }, 4))
 t.eq("no jitter: capped", 30, deliver.backoff({ base = 1, cap = 30, jitter = 0 }, 10))
-t.check("retryable: 503, 429, 408, transport", deliver.retryable({ ok = false, kind = "http", status = 503 })
-  and deliver.retryable({ ok = false, kind = "http", status = 429 }) and deliver.retryable({ ok = false, kind = "http", status = 408 })
-  and deliver.retryable({ ok = false, kind = "connect", status = 0 }))
-t.check("not retryable: 400, 413, interrupted", not deliver.retryable({ ok = false, kind = "http", status = 400 })
-  and not deliver.retryable({ ok = false, kind = "http", status = 413 })
-  and not deliver.retryable({ ok = false, kind = "interrupted", status = 0 }))
+t.check("retryable: 503, 429, 408, transport", deliver.retryable({ ok = false, kind = "http", status = 503 }, p)
+  and deliver.retryable({ ok = false, kind = "http", status = 429 }, p)
+  and deliver.retryable({ ok = false, kind = "http", status = 408 }, p)
+  and deliver.retryable({ ok = false, kind = "connect", status = 0 }, p))
+t.check("not retryable: 400, 413, interrupted", not deliver.retryable({ ok = false, kind = "http", status = 400 }, p)
+  and not deliver.retryable({ ok = false, kind = "http", status = 413 }, p)
+  and not deliver.retryable({ ok = false, kind = "interrupted", status = 0 }, p))
 
 -- spool
 local sd = tmp .. "/spool"

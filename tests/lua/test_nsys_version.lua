@@ -1,6 +1,7 @@
 -- nsys --version parsing over every format in NSYS_FACTS.md §2.1, and report names by version.
 local t = dofile((os.getenv("GF_TOP") or ".") .. "/tests/lib/t.lua")
 local nsys = require("gpuflame.nsys")
+local D = require("gpuflame.policy").defaults()
 
 local cases = {
   { "NVIDIA Nsight Systems version 2020.5.1.85-5ee086b", "2020.5.1.85", "2020.5" },
@@ -25,9 +26,9 @@ t.eq("empty does not parse", nil, nsys.parse_version(""))
 
 local v2022 = nsys.parse_version("NVIDIA Nsight Systems version 2022.1.3.3")
 local v2023 = nsys.parse_version("NVIDIA Nsight Systems version 2023.1.1.127")
-t.eq("old report name before 2023.1", "gpukernsum", nsys.report_name("cuda_gpu_kern_sum", v2022))
-t.eq("new report name from 2023.1", "cuda_gpu_kern_sum", nsys.report_name("cuda_gpu_kern_sum", v2023))
-t.eq("unknown version uses new names", "cuda_api_sum", nsys.report_name("cuda_api_sum", nil))
-t.eq("canonical of an old name", "cuda_gpu_trace", nsys.canonical_report("gputrace"))
+t.eq("old report name before 2023.1", "gpukernsum", nsys.report_name("cuda_gpu_kern_sum", v2022, D))
+t.eq("new report name from 2023.1", "cuda_gpu_kern_sum", nsys.report_name("cuda_gpu_kern_sum", v2023, D))
+t.eq("unknown version uses new names", "cuda_api_sum", nsys.report_name("cuda_api_sum", nil, D))
+t.eq("canonical of an old name", "cuda_gpu_trace", nsys.canonical_report("gputrace", D))
 t.eq("version compare by number", 1, nsys.compare(nsys.parse_version("version 2025.10.1"), nsys.parse_version("version 2025.6.9")))
 return t.done()

@@ -18,7 +18,7 @@ t.eq("portable: missing file inside resolves through its directory", "trace.nsys
   analyze.portable(tmp .. "/trace.nsys-rep", tmp))
 t.eq("portable: outside stays as given", "/etc/hostname", analyze.portable("/etc/hostname", tmp))
 
-local argv = analyze.stats_argv("/opt/nsys", "runs/x", {})
+local argv = analyze.stats_argv("/opt/nsys", "runs/x", { force_export = true })
 t.eq("stats argv", "/opt/nsys stats --report nvtx_pushpop_trace --report nvtx_gpu_proj_trace --format csv " ..
   "--output runs/x/stats/nsys --force-overwrite=true --force-export=true runs/x/trace.nsys-rep", table.concat(argv, " "))
 argv = analyze.stats_argv("nsys", "r", { force_export = false })
@@ -43,10 +43,11 @@ local flat = {
     host_inclusive = summ({ 100, 101, 99 }), gpu_projected = summ({ 50, 50, 51 }) },
   gpu_projected_ranges = { { name = "x" } }, host_ranges = {},
 }
-t.eq("findings: steady run has none", 0, #R.findings(flat))
+local AOPTS = require("gpuflame.policy").defaults().analyze
+t.eq("findings: steady run has none", 0, #R.findings(flat, AOPTS))
 flat.iterations[1].host.inclusive_ns = 1000
 flat.iteration_summary.host_inclusive = summ({ 1000, 101, 99 })
-local f = R.findings(flat)
+local f = R.findings(flat, AOPTS)
 t.check("findings: first-iteration effect and variance", #f == 2 and f[1].kind == "first_iteration" and
   f[2].kind == "variance", core.json.encode(f))
 t.check("summary binding: stddev exact", summ({ 210176, 23985, 22943, 20188 }).stddev_ns == 93915.66159414875)

@@ -86,16 +86,39 @@ list:close()
 t.check("no `policy.x or <literal>` fallbacks in lua/ (" .. scanned .. " files)", scanned > 50 and #fallbacks == 0,
   "fallbacks: " .. table.concat(fallbacks, ", "))
 
--- code called without a policy uses the default policy's values
+-- library functions take the effective policy: called without one is a programming error, never a
+-- silent fall back to the defaults (which would ignore the --policy files)
 local fg = require("gpuflame.flamegraph")
-local po = fg.page_options(nil, {})
-t.check("flamegraph.page_options(nil): the default policy's page settings", po.title == D.flamegraph.title and
+t.raises("flamegraph.page_options(nil) is an error", function() fg.page_options(nil, {}) end,
+  "flamegraph.page_options: internal error: called without the effective policy")
+t.raises("nsys.canonical_report without a policy is an error", function()
+  require("gpuflame.nsys").canonical_report("gputrace")
+end, "nsys.canonical_report: internal error")
+t.raises("views.timeline.settings(nil) is an error", function() require("gpuflame.views.timeline").settings(nil) end,
+  "views.timeline.settings: internal error")
+t.raises("trace.load without opts.policy is an error", function() require("gpuflame.trace").load({ "x.sqlite" }, {}) end,
+  "trace.load (opts.policy): internal error")
+local po = fg.page_options(D, {})
+t.check("flamegraph.page_options(defaults): the default policy's page settings", po.title == D.flamegraph.title and
   po.countname == D.flamegraph.countname and po.minwidth == D.flamegraph.minwidth and po.colors == D.flamegraph.colors)
 t.eq("flamegraph.prefix of an unlisted report: flamegraph.other_prefix", D.flamegraph.other_prefix,
-  fg.prefix("osrt_sum", nil))
-local s = require("gpuflame.views.timeline").settings(nil)
-t.check("timeline.settings(nil): the default policy's", s.max_events == D.timeline.local_max_events and
-  s.title == D.timeline.title and s.flame_min_fraction == D.timeline.flame_min_fraction)
+  fg.prefix("osrt_sum", D))
+
+-- defaults() is a read-only view, at every depth; pairs, ipairs, # and merging still work on it
+t.raises("defaults(): a top-level write raises", function() D.custom = 1 end, "read-only")
+t.raises("defaults(): a deep write raises", function() D.nsys.report_eras[2].names.x = "y" end, "read-only")
+t.raises("defaults(): a list append raises", function() table.insert(D.timeline.reports, "x") end, "read-only")
+t.eq("defaults(): # of a list", 2, #D.timeline.reports)
+local nkeys = 0
+for _, v in pairs(D.outputs) do nkeys = nkeys + (type(v) == "string" and 1 or 0) end
+t.check("defaults(): pairs over a section", nkeys >= 10, tostring(nkeys))
+local copy = policy.merge(D, {})
+copy.outputs.summary = "x.json"
+copy.nsys.report_eras[1].names.cuda_gpu_kern_sum = "k"
+t.check("defaults(): a merged copy is a plain writable table, the view unchanged",
+  D.outputs.summary == "summary.json" and D.nsys.report_eras[1].names.cuda_gpu_kern_sum == nil
+  and copy.nsys.report_eras[1].names.cuda_gpu_kern_sum == "k" and getmetatable(copy.outputs) == nil)
+t.check("defaults(): a merged copy validates", (schema.validate(policy.merge(D, {}), "copy")))
 local s2 = require("gpuflame.views.timeline").settings(policy.merge(D, { timeline = { keep_partners = false } }))
 t.eq("timeline.settings: keep_partners = false is kept (not turned into nil)", false, s2.keep_partners)
 

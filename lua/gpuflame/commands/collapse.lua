@@ -25,7 +25,7 @@ function cmd.run(opts, ctx)
   -- a summary CSV streams straight to folded lines (constant memory, the reference's row order)
   local info = inputs.detect(input)
   local nsys = require("gpuflame.nsys")
-  local report = info.type == "csv" and nsys.canonical_report(info.report)
+  local report = info.type == "csv" and nsys.canonical_report(info.report, ctx.policy())
   if report == "cuda_gpu_kern_sum" or report == "cuda_api_sum" then
     require("gpuflame.flamegraph").stream_csv(input, report, ctx.policy(), "-",
       { skip_preamble = info.preamble, meta = opts.metadata == true })

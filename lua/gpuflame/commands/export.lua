@@ -55,7 +55,7 @@ function cmd.run(opts, ctx)
     model, kind = require("gpuflame.inputs").load_for(input, e.accepts, ctx, opts)
   end
   log.debug("export: %s as %s via %s", input, kind, e.origin)
-  e.write(model, opts.out, { kind = kind, input = input, title = opts.title, ctx = ctx, policy = ctx.policy() })
+  e.write(model, opts.out, { kind = kind, input = input, title = opts.title }, ctx)
   log.info("wrote %s", opts.out)
   return 0
 end

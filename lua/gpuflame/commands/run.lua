@@ -31,13 +31,18 @@ function cmd.run(opts, ctx)
     io.stderr:write("usage: gpuflame run SCRIPT.lua|NAME [ARGS...]\n")
     return 2
   end
-  -- --policy files apply to the script too: it sees them through policy.effective()
+  -- --policy files apply to the script: its context's policy (cli.script_context().policy()) has them,
+  -- and so has policy.effective() called by the script's own code (added process-wide here, hence the
+  -- script's context names no files of its own)
   local policy = require("gpuflame.policy")
   for _, f in ipairs(ctx.globals.policy_files or {}) do
     policy.load_file(f)
     policy.add_file(f)
   end
-  return cli.run_script(script, opts.rest or {})
+  local sglobals = {}
+  for k, v in pairs(ctx.globals) do sglobals[k] = v end
+  sglobals.policy_files = {}
+  return cli.run_script(script, opts.rest or {}, cli.context(sglobals))
 end
 
 return cmd

@@ -64,7 +64,7 @@ local function write_input(job, reports, fmt, opts, ctx)
     errors.raise(errors.INPUT, "%s: a %s is not an nsys export (stats needs an SQLite export or an .nsys-rep)",
       input, inputs.describe(info))
   end
-  local ok, res = errors.try(stats.write, sqlite, reports,
+  local ok, res = errors.try(stats.write, sqlite, reports, ctx.policy(),
     { prefix = job.prefix, format = fmt.format, mem_bytes = fmt.mem_bytes })
   inputs.cleanup(ctx)
   if not ok then errors.reraise(res) end
@@ -97,7 +97,7 @@ function cmd.run(opts, ctx)
     for one in r:gmatch("[^,]+") do reports[#reports + 1] = one end
   end
   if #reports == 0 then errors.raise(errors.USAGE, "stats needs -r REPORT (see --help-reports)") end
-  for _, r in ipairs(reports) do stats.parse_report(r) end -- unknown names: exit 2 before any work
+  for _, r in ipairs(reports) do stats.parse_report(r, ctx.policy()) end -- unknown names: exit 2 before any work
   local fmt = stats.parse_format(opts.format)
   local prefix = opts.output or "-"
   local jobs = input_jobs(opts.positional, prefix)

@@ -236,13 +236,13 @@ function deliver.attempt(cfg, meta, body)
   return { ok = false, kind = "error", status = 0, error = "unknown sink " .. tostring(meta.sink) }
 end
 
--- retryable(r [, p]): transport failures are worth another try, and the HTTP statuses policy
+-- retryable(r, p): transport failures are worth another try, and the HTTP statuses policy
 -- deliver.retry.statuses lists (numbers, or classes such as "5xx"); other answers never will be.
--- Without a policy, the default policy's list.
+-- p: the effective policy (required).
 function deliver.retryable(r, p)
+  policy.need(p, "deliver.retryable")
   if r.ok then return false end
   if r.kind == "http" then
-    p = p or policy.defaults()
     local class = tostring(r.status // 100) .. "xx"
     for _, s in ipairs(p.deliver.retry.statuses) do
       if s == r.status or s == class then return true end

@@ -16,13 +16,17 @@ local function trim_slash(u) return (u:gsub("/+$", "")) end
 -- The header keys the server and indexer read (§2.2). Never the whole argument dict: the reference
 -- agent leaks its token that way (§7). `m` = {hostname, service, tags = {...}, html = string|nil,
 -- cpu_avg, mem_avg, api_version, perf_mode, continuous, containers, instance_type, extra = {...}};
--- api_version and perf_mode not given: the default policy's upload.api_version / upload.perf_mode.
+-- api_version and perf_mode (the policy's upload.api_version / upload.perf_mode) are required.
 function studio.header(m)
-  local up = (m.api_version == nil or m.perf_mode == nil) and require("gpuflame.policy").defaults().upload or {}
+  for _, k in ipairs({ "api_version", "perf_mode" }) do
+    if type(m[k]) ~= "string" then
+      error(string.format("studio.header: internal error: %s missing (the policy's upload.%s)", k, k), 2)
+    end
+  end
   local run_arguments = {
     service_name = m.service,
-    profile_api_version = m.api_version or up.api_version,
-    perf_mode = m.perf_mode or up.perf_mode, -- never "disabled": the indexer would drop the tags (§4.2)
+    profile_api_version = m.api_version,
+    perf_mode = m.perf_mode, -- never "disabled": the indexer would drop the tags (§4.2)
     perf_events = table.concat(m.tags or {}, ","),
     continuous = m.continuous == true,
   }

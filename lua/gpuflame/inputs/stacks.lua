@@ -8,9 +8,9 @@ local nsys = require("gpuflame.nsys")
 
 local SUMMARY = { cuda_gpu_kern_sum = true, cuda_api_sum = true }
 
-local function accepts(info)
+local function accepts(info, ctx)
   if info.type == "folded" or info.type == "sqlite" then return true end
-  return info.type == "csv" and SUMMARY[nsys.canonical_report(info.report)] == true
+  return info.type == "csv" and SUMMARY[nsys.canonical_report(info.report, ctx.policy())] == true
 end
 
 local function load_folded(path, info)

@@ -5,9 +5,9 @@ local nsys = require("gpuflame.nsys")
 
 local TRACE = { cuda_gpu_trace = true, cuda_api_trace = true }
 
-local function accepts(info)
+local function accepts(info, ctx)
   if info.type == "sqlite" then return true end
-  return info.type == "csv" and TRACE[nsys.canonical_report(info.report)] == true
+  return info.type == "csv" and TRACE[nsys.canonical_report(info.report, ctx.policy())] == true
 end
 
 local function load(path, _, ctx, opts)

@@ -6,7 +6,7 @@
 --                        title = T, fallback = function(out) ... end }, ctx)
 --   r = { kind = "timeline"|"flamegraph", path = out, shown = n, total = m, lanes = k,
 --         warnings = {...}, flame_total = ns }
--- capture.lua hands --timeline/--stacks captures to V.from_capture(state, ctx, opts): trace CSVs from
+-- capture.lua hands --timeline/--stacks captures to V.from_capture(state, opts, ctx): trace CSVs from
 -- `nsys stats` (policy timeline.source = "csv", the reference) or the SQLite export (source "sqlite",
 -- and always with --stacks); warnings go to state.warnings (summary.json).
 local core = require("gpuflame.core")
@@ -17,18 +17,12 @@ local trace = require("gpuflame.trace")
 
 local V = {}
 
--- The policy of a call: the context's (effective) one, else the default policy.
-local function policy_of(ctx)
-  if ctx and ctx.policy then return ctx.policy() end
-  return require("gpuflame.policy").defaults()
-end
-
 V.NO_EVENTS_WARNING = "nsys timeline requested but no trace events; falling back to GPU flamegraph"
 
--- settings(policy, over): the page settings from policy.timeline (policy nil: the default policy),
+-- settings(policy, over): the page settings from policy.timeline (the effective policy, required),
 -- max_events, keep_partners and title overridden by the command line.
 function V.settings(policy, over)
-  local tp = (policy or require("gpuflame.policy").defaults()).timeline
+  local tp = require("gpuflame.policy").need(policy, "views.timeline.settings").timeline
   over = over or {}
   local keep = over.keep_partners
   if keep == nil then keep = tp.keep_partners end
@@ -76,24 +70,24 @@ local function load_for_page(inputs, s, policy, extra)
   return tr, results, doc
 end
 
-local function flamegraph_fallback(spec, ctx, warnings)
+local function flamegraph_fallback(spec, warnings, ctx)
   if spec.fallback then return spec.fallback(spec.out, warnings) end
   -- the SQLite export also holds the kernel summary the flamegraph needs
   local ok, fg = pcall(require, "gpuflame.flamegraph")
   if not ok then errors.raise(errors.NO_DATA, "no trace events, and no flamegraph module to fall back to") end
   local sqlite
   for _, p in ipairs(spec.inputs) do
-    if trace.classify(p) == "sqlite" then sqlite = p end
+    if trace.classify(p, ctx.policy()) == "sqlite" then sqlite = p end
   end
   if not sqlite then errors.raise(errors.NO_DATA, "no trace events in %s", table.concat(spec.inputs, ", ")) end
-  local policy = policy_of(ctx)
+  local policy = ctx.policy()
   local stacks = fg.from_sqlite(sqlite, policy)
   fg.render(stacks, spec.out, fg.page_options(policy, {}))
   return { kind = "flamegraph", path = spec.out, warnings = warnings }
 end
 
 function V.build(spec, ctx)
-  local policy = policy_of(ctx)
+  local policy = ctx.policy()
   local s = V.settings(policy, { max_events = spec.max_events, title = spec.title, keep_partners = spec.keep_partners })
   local tr, _, fdoc = load_for_page(spec.inputs, s, policy, { stacks = spec.stacks, ctx = ctx, nsys = spec.nsys })
   local warnings = tr:warnings()
@@ -101,7 +95,7 @@ function V.build(spec, ctx)
     log.warn("%s", V.NO_EVENTS_WARNING)
     table.insert(warnings, 1, V.NO_EVENTS_WARNING)
     if s.fallback == "none" then errors.raise(errors.NO_DATA, "%s", "no trace events in the capture") end
-    return flamegraph_fallback(spec, ctx, warnings)
+    return flamegraph_fallback(spec, warnings, ctx)
   end
   local fl = tr:flame()
   if spec.stacks and fl.launches == 0 and policy.stacks.missing == "error" then
@@ -117,7 +111,7 @@ end
 
 -- capture.run's timeline stage. Returns true when timeline.html was written, false when the capture has
 -- no trace events (capture then warns and builds the flamegraph).
-function V.from_capture(state, ctx, opts)
+function V.from_capture(state, opts, ctx)
   local capture = require("gpuflame.capture")
   local policy = state.policy
   local tp = policy.timeline
@@ -164,10 +158,11 @@ function V.from_capture(state, ctx, opts)
   return true
 end
 
--- Loader used by exporters and scripts: the whole trace (no trimming unless asked).
+-- Loader used by exporters and scripts: the whole trace (no trimming unless asked). ctx (required)
+-- gives the effective policy.
 function V.load(paths, opts, ctx)
   opts = opts or {}
-  local policy = ctx and ctx.policy and ctx.policy() or opts.policy
+  local policy = ctx.policy()
   return trace.load(paths, { max_events = opts.max_events or 0, keep_partners = opts.keep_partners,
     stacks = opts.stacks, policy = policy, ctx = ctx })
 end
