@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "stats.h"
-#include "trace_sqlite.h"
+#include "sqlite_export.h"
 
 int gf_is_sqlite_file(const char *path)
 {

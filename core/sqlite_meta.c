@@ -9,7 +9,7 @@
 
 #include "sha256.h"
 #include "sqlite_kernels.h"
-#include "trace_sqlite.h"
+#include "sqlite_export.h"
 
 static int has_table(sqlite3 *db, const char *table)
 {

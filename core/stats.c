@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "pyjson.h"
-#include "trace_sqlite.h"
+#include "sqlite_export.h"
 
 
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "stats.h"
-#include "trace_sqlite.h"
+#include "sqlite_export.h"
 
 static int oom(gf_err *err)
 {
@@ -19,19 +19,6 @@ static int step_done(gf_stats_db *d, gf_sqlq *q, int rc, gf_err *err)
     sqlite3_finalize(q->st);
     q->st = NULL;
     return rc == SQLITE_DONE ? 0 : gf_sqlite_fail(d->db, d->path, q->table, err);
-}
-
-static inline int64_t col_i64(const gf_sqlq *q, int i, int64_t def)
-{
-    int c = q->idx[i];
-    if (c < 0 || sqlite3_column_type(q->st, c) == SQLITE_NULL)
-        return def;
-    return sqlite3_column_int64(q->st, c);
-}
-
-static inline int col_null(const gf_sqlq *q, int i)
-{
-    return q->idx[i] < 0 || sqlite3_column_type(q->st, q->idx[i]) == SQLITE_NULL;
 }
 
 typedef struct sortctx {
@@ -155,9 +142,9 @@ int gf_rep_kern_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_
             ret = -1;
             break;
         }
-        if (col_null(&q, 0) || col_null(&q, 1))
+        if (gf_sqlq_null(&q, 0) || gf_sqlq_null(&q, 1))
             continue;
-        int64_t id = col_null(&q, 3) ? col_i64(&q, 2, -1) : col_i64(&q, 3, -1);
+        int64_t id = gf_sqlq_null(&q, 3) ? gf_sqlq_i64(&q, 2, -1) : gf_sqlq_i64(&q, 3, -1);
         int64_t *gi = gf_hmap_get(&byid, (uint64_t)id);
         gf_sumgrp *g;
         if (gi) {
@@ -176,7 +163,7 @@ int gf_rep_kern_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_
             }
             g->name = sid;
         }
-        if (gf_agg_add(&g->a, col_i64(&q, 1, 0) - col_i64(&q, 0, 0)) != 0) {
+        if (gf_agg_add(&g->a, gf_sqlq_i64(&q, 1, 0) - gf_sqlq_i64(&q, 0, 0)) != 0) {
             ret = oom(err);
             break;
         }
@@ -236,12 +223,12 @@ int gf_rep_api_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_r
             ret = -1;
             break;
         }
-        if (col_null(&q, 0) || col_null(&q, 1))
+        if (gf_sqlq_null(&q, 0) || gf_sqlq_null(&q, 1))
             continue;
         /* GROUP BY nameId; the key is the GROUP BY order (NULL first) */
-        int64_t id = col_null(&q, 2) ? INT64_MIN : col_i64(&q, 2, 0);
+        int64_t id = gf_sqlq_null(&q, 2) ? INT64_MIN : gf_sqlq_i64(&q, 2, 0);
         gf_sumgrp *g = gf_sums_get(&s, (uint64_t)id, NULL);
-        if (!g || gf_agg_add(&g->a, col_i64(&q, 1, 0) - col_i64(&q, 0, 0)) != 0) {
+        if (!g || gf_agg_add(&g->a, gf_sqlq_i64(&q, 1, 0) - gf_sqlq_i64(&q, 0, 0)) != 0) {
             ret = oom(err);
             break;
         }
@@ -323,20 +310,20 @@ static int memops(gf_stats_db *d, gf_sums *s, int size, int *found, gf_err *err)
             }
             int32_t name = msname;
             if (!table) {
-                int64_t k = col_i64(&q, 3, -1);
+                int64_t k = gf_sqlq_i64(&q, 3, -1);
                 if (k < 0 || k >= GF_NCOPYKIND || names[k] < 0)
                     continue;
                 name = names[k];
             }
             int64_t v;
             if (size) {
-                if (col_null(&q, 2))
+                if (gf_sqlq_null(&q, 2))
                     continue;
-                v = col_i64(&q, 2, 0);
+                v = gf_sqlq_i64(&q, 2, 0);
             } else {
-                if (col_null(&q, 0) || col_null(&q, 1))
+                if (gf_sqlq_null(&q, 0) || gf_sqlq_null(&q, 1))
                     continue;
-                v = col_i64(&q, 1, 0) - col_i64(&q, 0, 0);
+                v = gf_sqlq_i64(&q, 1, 0) - gf_sqlq_i64(&q, 0, 0);
             }
             gf_sumgrp *g = gf_sums_get(s, (uint64_t)(int64_t)name, NULL);
             if (!g || gf_agg_add(&g->a, v) != 0) {

@@ -7,40 +7,27 @@
 #include <string.h>
 
 #include "stats.h"
-#include "trace_sqlite.h"
+#include "sqlite_export.h"
 
 static int oom(gf_err *err)
 {
     return gf_errf(err, GF_EXIT_ERROR, "out of memory");
 }
 
-static inline int64_t col_i64(const gf_sqlq *q, int i, int64_t def)
-{
-    int c = q->idx[i];
-    if (c < 0 || sqlite3_column_type(q->st, c) == SQLITE_NULL)
-        return def;
-    return sqlite3_column_int64(q->st, c);
-}
-
-static inline int col_null(const gf_sqlq *q, int i)
-{
-    return q->idx[i] < 0 || sqlite3_column_type(q->st, q->idx[i]) == SQLITE_NULL;
-}
-
 static void int_or_null(gf_tab *t, const gf_sqlq *q, int i)
 {
-    if (col_null(q, i))
+    if (gf_sqlq_null(q, i))
         gf_tab_null(t);
     else
-        gf_tab_int(t, col_i64(q, i, 0));
+        gf_tab_int(t, gf_sqlq_i64(q, i, 0));
 }
 
 static void mem_or_null(gf_tab *t, const gf_sqlq *q, int i)
 {
-    if (col_null(q, i))
+    if (gf_sqlq_null(q, i))
         gf_tab_null(t);
     else
-        gf_tab_mem_int(t, col_i64(q, i, 0));
+        gf_tab_mem_int(t, gf_sqlq_i64(q, i, 0));
 }
 
 static void str_cell(gf_tab *t, gf_stats_db *d, int32_t sid)
@@ -133,9 +120,9 @@ static int load_gpus(gf_stats_db *d, gpus *g, gf_err *err)
                 return oom(err);
             }
         }
-        g->id[g->n] = col_i64(&q, 0, INT64_MIN);
+        g->id[g->n] = gf_sqlq_i64(&q, 0, INT64_MIN);
         int32_t s = -1;
-        if (!col_null(&q, 1)) {
+        if (!gf_sqlq_null(&q, 1)) {
             const char *v = (const char *)sqlite3_column_text(q.st, q.idx[1]);
             s = gf_strtab_intern(d->str, v ? v : "", v ? (size_t)sqlite3_column_bytes(q.st, q.idx[1]) : 0);
             if (s < 0) {
@@ -182,9 +169,9 @@ typedef struct gpustate {
 
 static int32_t enum_at(const int32_t *a, const gf_sqlq *q, int i)
 {
-    if (col_null(q, i))
+    if (gf_sqlq_null(q, i))
         return -1;
-    int64_t v = col_i64(q, i, -1);
+    int64_t v = gf_sqlq_i64(q, i, -1);
     return v >= 0 && v < GF_NCOPYKIND ? a[v] : -1;
 }
 
@@ -217,10 +204,10 @@ static int gpu_row(gpustate *s, int which, gf_sqlq *q)
 {
     gf_tab *t = s->t;
     int dev_i = which == 0 ? K_DEV : which == 1 ? M_DEV : S_DEV;
-    int64_t dev = col_i64(q, dev_i, 0);
+    int64_t dev = gf_sqlq_i64(q, dev_i, 0);
     int32_t kname = -1;
     if (which == 0) {
-        int64_t id = col_null(q, K_ALT) ? col_i64(q, K_DMN, -1) : col_i64(q, K_ALT, -1);
+        int64_t id = gf_sqlq_null(q, K_ALT) ? gf_sqlq_i64(q, K_DMN, -1) : gf_sqlq_i64(q, K_ALT, -1);
         gf_stats_string(s->d, id, &kname, NULL, s->err);
         if (s->err->code)
             return -1;
@@ -229,7 +216,7 @@ static int gpu_row(gpustate *s, int which, gf_sqlq *q)
     for (size_t gi = 0; gi <= s->g.n; gi++) {
         int32_t gname;
         if (gi < s->g.n) {
-            if (col_null(q, dev_i) || s->g.id[gi] != dev)
+            if (gf_sqlq_null(q, dev_i) || s->g.id[gi] != dev)
                 continue;
             gname = s->g.name[gi];
         } else {
@@ -238,7 +225,7 @@ static int gpu_row(gpustate *s, int which, gf_sqlq *q)
             gname = -1; /* no GPU row: the LEFT JOIN's NULL name */
         }
         matches++;
-        int64_t start = col_i64(q, 0, 0), end = col_i64(q, 1, 0);
+        int64_t start = gf_sqlq_i64(q, 0, 0), end = gf_sqlq_i64(q, 1, 0);
         gf_tab_int(t, start);
         gf_tab_int(t, end - start);
         int_or_null(t, q, 2);
@@ -256,10 +243,10 @@ static int gpu_row(gpustate *s, int which, gf_sqlq *q)
                 gf_tab_null(t);
             int bi = which == 1 ? M_BYTES : S_BYTES;
             mem_or_null(t, q, bi);
-            if (col_null(q, bi))
+            if (gf_sqlq_null(q, bi))
                 gf_tab_null(t);
             else
-                thru_cell(t, col_i64(q, bi, 0), end - start);
+                thru_cell(t, gf_sqlq_i64(q, bi, 0), end - start);
             if (which == 1) {
                 str_cell(t, s->d, enum_at(s->kind, q, M_SRC));
                 str_cell(t, s->d, enum_at(s->kind, q, M_DST));
@@ -273,10 +260,10 @@ static int gpu_row(gpustate *s, int which, gf_sqlq *q)
         int gctx = which == 0 ? K_GCTX : which == 1 ? M_GCTX : S_GCTX;
         int strm = which == 0 ? K_STRM : which == 1 ? M_STRM : S_STRM;
         int_or_null(t, q, ctx);
-        if (col_null(q, gctx) || col_i64(q, gctx, 0) == 0) /* NULLIF(greenContext, 0) */
+        if (gf_sqlq_null(q, gctx) || gf_sqlq_i64(q, gctx, 0) == 0) /* NULLIF(greenContext, 0) */
             gf_tab_null(t);
         else
-            gf_tab_int(t, col_i64(q, gctx, 0));
+            gf_tab_int(t, gf_sqlq_i64(q, gctx, 0));
         int_or_null(t, q, strm);
         if (which == 0)
             str_cell(t, s->d, kname);
@@ -374,7 +361,7 @@ int gf_rep_gpu_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
         for (int i = 0; i < 3; i++) {
             if (!alive[i])
                 continue;
-            int64_t st = col_i64(&q[i], 0, INT64_MIN);
+            int64_t st = gf_sqlq_i64(&q[i], 0, INT64_MIN);
             if (best < 0 || st < bs) {
                 best = i;
                 bs = st;
@@ -442,7 +429,7 @@ static int load_thread_names(gf_stats_db *d, tname **out, size_t *nout, gf_err *
         return -1;
     int rc = SQLITE_DONE;
     while (r > 0 && (rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-        if (col_null(&q, 0))
+        if (gf_sqlq_null(&q, 0))
             continue;
         if (ntn == cap) {
             cap = cap ? cap * 2 : 64;
@@ -456,13 +443,13 @@ static int load_thread_names(gf_stats_db *d, tname **out, size_t *nout, gf_err *
         }
         tname *x = &tn[ntn];
         x->row = ntn++;
-        x->gtid = col_i64(&q, 0, 0);
-        x->prio_null = col_null(&q, 1);
-        x->prio = col_i64(&q, 1, 0);
+        x->gtid = gf_sqlq_i64(&q, 0, 0);
+        x->prio_null = gf_sqlq_null(&q, 1);
+        x->prio = gf_sqlq_i64(&q, 1, 0);
         x->name = -1;
-        if (!col_null(&q, 2)) {
+        if (!gf_sqlq_null(&q, 2)) {
             gf_err_clear(err);
-            gf_stats_string(d, col_i64(&q, 2, 0), &x->name, NULL, err);
+            gf_stats_string(d, gf_sqlq_i64(&q, 2, 0), &x->name, NULL, err);
             if (err->code) {
                 sqlite3_finalize(q.st);
                 free(tn);
@@ -521,8 +508,8 @@ int gf_rep_api_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
             break;
         }
         int32_t nm = -1;
-        if (!col_null(&q, 2)) {
-            int64_t id = col_i64(&q, 2, 0);
+        if (!gf_sqlq_null(&q, 2)) {
+            int64_t id = gf_sqlq_i64(&q, 2, 0);
             int64_t *v = gf_hmap_get(&apin, (uint64_t)id);
             if (v) {
                 nm = (int32_t)*v - 1;
@@ -546,7 +533,7 @@ int gf_rep_api_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
                 }
             }
         }
-        int64_t gtid = col_i64(&q, 5, 0);
+        int64_t gtid = gf_sqlq_i64(&q, 5, 0);
         /* the thread's ThreadNames rows (LEFT JOIN: none → one row with NULLs) */
         size_t lo = 0, hi = ntn;
         while (lo < hi) {
@@ -556,15 +543,15 @@ int gf_rep_api_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
             else
                 hi = mid;
         }
-        int gnull = col_null(&q, 5);
+        int gnull = gf_sqlq_null(&q, 5);
         size_t k = lo;
         int first = 1;
         while (first || (!gnull && k < ntn && tn[k].gtid == gtid)) {
             const tname *x = (!gnull && k < ntn && tn[k].gtid == gtid) ? &tn[k] : NULL;
             first = 0;
-            int64_t start = col_i64(&q, 0, 0);
+            int64_t start = gf_sqlq_i64(&q, 0, 0);
             gf_tab_int(&t, start);
-            gf_tab_int(&t, col_i64(&q, 1, 0) - start);
+            gf_tab_int(&t, gf_sqlq_i64(&q, 1, 0) - start);
             str_cell(&t, d, nm);
             int_or_null(&t, &q, 3);
             int_or_null(&t, &q, 4);

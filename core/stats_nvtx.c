@@ -12,24 +12,11 @@
 
 #include "stats.h"
 #include "stats_nvtx.h"
-#include "trace_sqlite.h"
+#include "sqlite_export.h"
 
 static int oom(gf_err *err)
 {
     return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-}
-
-static inline int64_t col_i64(const gf_sqlq *q, int i, int64_t def)
-{
-    int c = q->idx[i];
-    if (c < 0 || sqlite3_column_type(q->st, c) == SQLITE_NULL)
-        return def;
-    return sqlite3_column_int64(q->st, c);
-}
-
-static inline int col_null(const gf_sqlq *q, int i)
-{
-    return q->idx[i] < 0 || sqlite3_column_type(q->st, q->idx[i]) == SQLITE_NULL;
 }
 
 void gf_snv_free(gf_snv_set *s)
@@ -81,18 +68,18 @@ static int load_domains(gf_stats_db *d, gf_hmap *dom, gf_err *err)
         return r;
     int rc;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-        uint64_t k = dom_key(col_i64(&q, 0, 0), col_i64(&q, 1, 0));
+        uint64_t k = dom_key(gf_sqlq_i64(&q, 0, 0), gf_sqlq_i64(&q, 1, 0));
         if (gf_hmap_get(dom, k))
             continue; /* min(start): the first one wins */
         int32_t s = -1;
-        if (!col_null(&q, 2)) {
-            gf_stats_string(d, col_i64(&q, 2, 0), &s, NULL, err);
+        if (!gf_sqlq_null(&q, 2)) {
+            gf_stats_string(d, gf_sqlq_i64(&q, 2, 0), &s, NULL, err);
             if (err->code) {
                 sqlite3_finalize(q.st);
                 return -1;
             }
         }
-        if (s < 0 && !col_null(&q, 3)) {
+        if (s < 0 && !gf_sqlq_null(&q, 3)) {
             const char *t = (const char *)sqlite3_column_text(q.st, q.idx[3]);
             s = gf_strtab_intern(d->str, t ? t : "", t ? (size_t)sqlite3_column_bytes(q.st, q.idx[3]) : 0);
             if (s < 0) {
@@ -206,24 +193,24 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
         }
         gf_snv_range *x = &s->r[s->n];
         memset(x, 0, sizeof *x);
-        x->rowid = col_i64(&q, 0, 0);
-        x->start = col_i64(&q, 1, 0);
-        x->end = col_null(&q, 2) ? maxts : col_i64(&q, 2, 0);
-        int64_t et = col_i64(&q, 3, 59);
+        x->rowid = gf_sqlq_i64(&q, 0, 0);
+        x->start = gf_sqlq_i64(&q, 1, 0);
+        x->end = gf_sqlq_null(&q, 2) ? maxts : gf_sqlq_i64(&q, 2, 0);
+        int64_t et = gf_sqlq_i64(&q, 3, 59);
         x->style = (et == 60 || et == 71) ? GF_SNV_STARTEND : GF_SNV_PUSHPOP;
-        x->gtid = col_i64(&q, 4, 0);
+        x->gtid = gf_sqlq_i64(&q, 4, 0);
         x->parent = -1;
         x->level = 0;
         /* the name */
         int32_t dname = -1;
-        if (!col_null(&q, 7)) {
-            int64_t *dv = gf_hmap_get(&dom, dom_key(x->gtid, col_i64(&q, 7, 0)));
+        if (!gf_sqlq_null(&q, 7)) {
+            int64_t *dv = gf_hmap_get(&dom, dom_key(x->gtid, gf_sqlq_i64(&q, 7, 0)));
             if (dv)
                 dname = (int32_t)*dv;
         }
         int32_t tsid = -1;
-        if (!col_null(&q, 5)) {
-            int64_t tid = col_i64(&q, 5, 0);
+        if (!gf_sqlq_null(&q, 5)) {
+            int64_t tid = gf_sqlq_i64(&q, 5, 0);
             uint64_t ck = ((uint64_t)(uint32_t)(dname + 1) << 40) ^ (uint64_t)tid;
             int64_t *cv = gf_hmap_get(&cache, ck);
             if (cv && (tid >> 40) == 0) {
@@ -256,7 +243,7 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
             size_t l;
             const char *t = gf_strtab_get(d->str, tsid, &l);
             bad |= gf_snv_put(&b, t, l);
-        } else if (!col_null(&q, 6)) {
+        } else if (!gf_sqlq_null(&q, 6)) {
             const char *t = (const char *)sqlite3_column_text(q.st, 6);
             if (t)
                 bad |= gf_snv_put(&b, t, (size_t)sqlite3_column_bytes(q.st, 6));
@@ -266,7 +253,7 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
             break;
         }
         if (tsid >= 0) {
-            int64_t tid = col_i64(&q, 5, 0);
+            int64_t tid = gf_sqlq_i64(&q, 5, 0);
             if ((tid >> 40) == 0 &&
                 !gf_hmap_put(&cache, ((uint64_t)(uint32_t)(dname + 1) << 40) ^ (uint64_t)tid, x->name, NULL)) {
                 ret = oom(err);

@@ -12,24 +12,11 @@
 
 #include "stats.h"
 #include "stats_nvtx.h"
-#include "trace_sqlite.h"
+#include "sqlite_export.h"
 
 static int oom(gf_err *err)
 {
     return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-}
-
-static inline int64_t col_i64(const gf_sqlq *q, int i, int64_t def)
-{
-    int c = q->idx[i];
-    if (c < 0 || sqlite3_column_type(q->st, c) == SQLITE_NULL)
-        return def;
-    return sqlite3_column_int64(q->st, c);
-}
-
-static inline int col_null(const gf_sqlq *q, int i)
-{
-    return q->idx[i] < 0 || sqlite3_column_type(q->st, q->idx[i]) == SQLITE_NULL;
 }
 
 typedef struct opkey {
@@ -106,17 +93,17 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
         *has_ops = 1;
         int rc;
         while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-            if (col_null(&q, 0) || col_null(&q, 1) || col_null(&q, 2) || col_null(&q, 3))
+            if (gf_sqlq_null(&q, 0) || gf_sqlq_null(&q, 1) || gf_sqlq_null(&q, 2) || gf_sqlq_null(&q, 3))
                 continue;
             opkey *k = vec_push(&ops);
             if (!k) {
                 ret = oom(err);
                 break;
             }
-            k->start = col_i64(&q, 0, 0);
-            k->end = col_i64(&q, 1, 0);
-            k->corr = col_i64(&q, 2, 0);
-            k->gpid = col_i64(&q, 3, 0);
+            k->start = gf_sqlq_i64(&q, 0, 0);
+            k->end = gf_sqlq_i64(&q, 1, 0);
+            k->corr = gf_sqlq_i64(&q, 2, 0);
+            k->gpid = gf_sqlq_i64(&q, 3, 0);
         }
         if (ret == 0 && rc != SQLITE_DONE)
             ret = gf_sqlite_fail(d->db, d->path, tables[i], err);
@@ -157,9 +144,9 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
             ret = -1;
             break;
         }
-        if (col_null(&q, 0) || col_null(&q, 1) || col_null(&q, 2) || col_null(&q, 3))
+        if (gf_sqlq_null(&q, 0) || gf_sqlq_null(&q, 1) || gf_sqlq_null(&q, 2) || gf_sqlq_null(&q, 3))
             continue;
-        opkey key = {col_i64(&q, 3, 0) & (int64_t)0xFFFFFFFFFF000000ll, col_i64(&q, 2, 0), 0, 0};
+        opkey key = {gf_sqlq_i64(&q, 3, 0) & (int64_t)0xFFFFFFFFFF000000ll, gf_sqlq_i64(&q, 2, 0), 0, 0};
         opkey *hit = bsearch(&key, op, ops.n, sizeof *op, cmp_opkey);
         if (!hit)
             continue;
@@ -168,9 +155,9 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
             ret = oom(err);
             break;
         }
-        c->gtid = col_i64(&q, 3, 0);
-        c->start = col_i64(&q, 0, 0);
-        c->end = col_i64(&q, 1, 0);
+        c->gtid = gf_sqlq_i64(&q, 3, 0);
+        c->start = gf_sqlq_i64(&q, 0, 0);
+        c->end = gf_sqlq_i64(&q, 1, 0);
         c->corr = key.corr;
         c->pmin = hit->start;
         c->pmax = hit->end;

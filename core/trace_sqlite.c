@@ -3,6 +3,7 @@
  * (callchain id → stack, (pid, correlation id) → launch in trace.c): no quadratic scans, and nothing is
  * ever written to the user's file (opened read-only and immutable). */
 #include "trace_sqlite.h"
+#include "sqlite_export.h"
 #include "sqlite_callchain.h"
 
 #include <sqlite3.h>
@@ -58,95 +59,11 @@ static inline int32_t cc_get(const imp *m, int64_t id)
     return id >= 0 && (size_t)id < m->ncc ? m->cc[id] : -1;
 }
 
-#define MAXCOL GF_SQLQ_MAXCOL
-
 typedef gf_sqlq query;
-
-int gf_sqlite_fail(sqlite3 *db, const char *path, const char *what, gf_err *err)
-{
-    int rc = sqlite3_errcode(db);
-    if (rc == SQLITE_NOTADB)
-        return gf_errf(err, GF_EXIT_INPUT, "%s: not an SQLite database (%s)", path, sqlite3_errmsg(db));
-    if (rc == SQLITE_CORRUPT)
-        return gf_errf(err, GF_EXIT_INPUT, "%s: damaged SQLite file (%s: %s)", path, what, sqlite3_errmsg(db));
-    return gf_errf(err, GF_EXIT_INPUT, "%s: %s: %s", path, what, sqlite3_errmsg(db));
-}
 
 static int db_fail(imp *m, const char *what)
 {
     return gf_sqlite_fail(m->db, m->path, what, m->err);
-}
-
-int gf_sqlite_has_table(sqlite3 *db, const char *name)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1", -1, &st,
-                           NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
-
-int gf_sqlite_has_column(sqlite3 *db, const char *table, const char *col)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
-
-int gf_sqlite_prepare_cols(sqlite3 *db, const char *path, gf_sqlq *q, const char *table, const char *const *cols,
-                           int ncols, int nreq, const char *tail, gf_err *err)
-{
-    memset(q, 0, sizeof *q);
-    q->table = table;
-    if (ncols > MAXCOL)
-        return gf_errf(err, GF_EXIT_ERROR, "%s: %s: too many columns requested", path, table);
-    int ht = gf_sqlite_has_table(db, table);
-    if (ht < 0)
-        return gf_sqlite_fail(db, path, table, err);
-    if (ht == 0)
-        return 0;
-    char sql[2048];
-    snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s')", table);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return gf_sqlite_fail(db, path, table, err);
-    int present[MAXCOL] = {0};
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *c = (const char *)sqlite3_column_text(st, 0);
-        for (int i = 0; i < ncols; i++)
-            if (c && strcmp(c, cols[i]) == 0)
-                present[i] = 1;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return gf_sqlite_fail(db, path, table, err);
-    size_t o = (size_t)snprintf(sql, sizeof sql, "SELECT ");
-    int pos = 0;
-    for (int i = 0; i < ncols; i++) {
-        q->idx[i] = -1;
-        if (!present[i]) {
-            if (i < nreq)
-                return 0;
-            continue;
-        }
-        o += (size_t)snprintf(sql + o, sizeof sql - o, "%s\"%s\"", pos ? "," : "", cols[i]);
-        q->idx[i] = pos++;
-    }
-    if (pos == 0) /* no requested column exists: still one row per table row */
-        o += (size_t)snprintf(sql + o, sizeof sql - o, "NULL");
-    snprintf(sql + o, sizeof sql - o, " FROM \"%s\" %s", table, tail ? tail : "");
-    if (sqlite3_prepare_v2(db, sql, -1, &q->st, NULL) != SQLITE_OK)
-        return gf_sqlite_fail(db, path, table, err);
-    return 1;
 }
 
 /* Prepares SELECT <the columns that exist> FROM table <tail>. Returns 1 prepared, 0 table absent or a
@@ -155,19 +72,6 @@ static int prepare(imp *m, query *q, const char *table, const char *const *cols,
                    const char *tail)
 {
     return gf_sqlite_prepare_cols(m->db, m->path, q, table, cols, ncols, nreq, tail, m->err);
-}
-
-static inline int64_t col_i64(const query *q, int i, int64_t def)
-{
-    int c = q->idx[i];
-    if (c < 0 || sqlite3_column_type(q->st, c) == SQLITE_NULL)
-        return def;
-    return sqlite3_column_int64(q->st, c);
-}
-
-static inline int col_null(const query *q, int i)
-{
-    return q->idx[i] < 0 || sqlite3_column_type(q->st, q->idx[i]) == SQLITE_NULL;
 }
 
 static int oom(imp *m)
@@ -256,8 +160,8 @@ static int load_threads(imp *m)
         return r;
     int rc;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-        int32_t s = str_of(m, col_i64(&q, 1, -1));
-        if (s >= 0 && !gf_hmap_put(&m->tname, (uint64_t)col_i64(&q, 0, 0), s, NULL)) {
+        int32_t s = str_of(m, gf_sqlq_i64(&q, 1, -1));
+        if (s >= 0 && !gf_hmap_put(&m->tname, (uint64_t)gf_sqlq_i64(&q, 0, 0), s, NULL)) {
             sqlite3_finalize(q.st);
             return oom(m);
         }
@@ -279,7 +183,7 @@ static int load_devices(imp *m)
         while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
             const char *v = (const char *)sqlite3_column_text(q.st, 1);
             int32_t s = gf_strtab_intern_cstr(m->t->str, v ? v : "GPU");
-            if (s < 0 || !gf_hmap_put(&m->gpuname, (uint64_t)col_i64(&q, 0, 0), s, NULL)) {
+            if (s < 0 || !gf_hmap_put(&m->gpuname, (uint64_t)gf_sqlq_i64(&q, 0, 0), s, NULL)) {
                 sqlite3_finalize(q.st);
                 return oom(m);
             }
@@ -293,7 +197,7 @@ static int load_devices(imp *m)
         return r;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
         int ins;
-        if (!gf_hmap_put(&m->cudadev, (uint64_t)col_i64(&q, 1, 0), col_i64(&q, 0, 0), &ins)) {
+        if (!gf_hmap_put(&m->cudadev, (uint64_t)gf_sqlq_i64(&q, 1, 0), gf_sqlq_i64(&q, 0, 0), &ins)) {
             sqlite3_finalize(q.st);
             return oom(m);
         }
@@ -389,7 +293,7 @@ static int load_callchains(imp *m, int want)
     char buf[2048];
     for (;;) {
         rc = sqlite3_step(q.st);
-        int64_t id = rc == SQLITE_ROW ? col_i64(&q, 0, -1) : -2;
+        int64_t id = rc == SQLITE_ROW ? gf_sqlq_i64(&q, 0, -1) : -2;
         if (id != cur && cur >= 0 && nfr) {
             int32_t s = gf_trace_stack(m->t, fr, nfr);
             if (s < 0 || cc_set(m, cur, s) != 0) {
@@ -402,7 +306,7 @@ static int load_callchains(imp *m, int want)
             break;
         cur = id;
         rows++;
-        int64_t sym = col_i64(&q, 2, -1), mod = col_i64(&q, 3, -1);
+        int64_t sym = gf_sqlq_i64(&q, 2, -1), mod = gf_sqlq_i64(&q, 3, -1);
         int32_t ssym = str_of(m, sym), smod = str_of(m, mod);
         int32_t f = -1;
         uint64_t key = ((uint64_t)(uint32_t)(ssym + 1) << 32) | (uint32_t)(smod + 1);
@@ -418,8 +322,8 @@ static int load_callchains(imp *m, int want)
             char addr[32];
             if (ssym >= 0) {
                 symtxt = gf_strtab_get(m->t->str, ssym, NULL);
-            } else if (col_i64(&q, 4, 0) && !col_null(&q, 5)) {
-                snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)col_i64(&q, 5, 0));
+            } else if (gf_sqlq_i64(&q, 4, 0) && !gf_sqlq_null(&q, 5)) {
+                snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)gf_sqlq_i64(&q, 5, 0));
                 symtxt = addr;
             } else {
                 symtxt = "?";
@@ -483,18 +387,18 @@ static int import_runtime(imp *m, int partner_pass)
         return r;
     int rc;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-        int64_t gtid = col_i64(&q, 2, 0);
+        int64_t gtid = gf_sqlq_i64(&q, 2, 0);
         gf_event e;
-        e.start = col_i64(&q, 0, 0);
-        e.dur = col_i64(&q, 1, e.start) - e.start;
-        e.corr = col_i64(&q, 3, -1);
+        e.start = gf_sqlq_i64(&q, 0, 0);
+        e.dur = gf_sqlq_i64(&q, 1, e.start) - e.start;
+        e.corr = gf_sqlq_i64(&q, 3, -1);
         e.pid = (int32_t)((gtid >> 24) & 0xFFFFFF);
         e.kind = GF_EV_API;
         e.stack = -1;
-        if (m->ncc && !col_null(&q, 5))
-            e.stack = cc_get(m, col_i64(&q, 5, 0) + m->ccshift);
+        if (m->ncc && !gf_sqlq_null(&q, 5))
+            e.stack = cc_get(m, gf_sqlq_i64(&q, 5, 0) + m->ccshift);
         int32_t raw;
-        if ((e.lane = cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, col_i64(&q, 4, -1), &raw)) < 0) {
+        if ((e.lane = cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, gf_sqlq_i64(&q, 4, -1), &raw)) < 0) {
             sqlite3_finalize(q.st);
             return e.lane < 0 ? -1 : oom(m);
         }
@@ -523,35 +427,35 @@ static int import_kernels(imp *m)
     gf_detail d;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
         gf_event e;
-        e.start = col_i64(&q, 0, 0);
-        e.dur = col_i64(&q, 1, e.start) - e.start;
-        e.corr = col_i64(&q, 4, -1);
-        e.pid = (int32_t)((col_i64(&q, 5, 0) >> 24) & 0xFFFFFF);
+        e.start = gf_sqlq_i64(&q, 0, 0);
+        e.dur = gf_sqlq_i64(&q, 1, e.start) - e.start;
+        e.corr = gf_sqlq_i64(&q, 4, -1);
+        e.pid = (int32_t)((gf_sqlq_i64(&q, 5, 0) >> 24) & 0xFFFFFF);
         e.kind = GF_EV_KERNEL;
         e.stack = -1;
-        int32_t nm = str_of(m, col_i64(&q, 6, -1));
+        int32_t nm = str_of(m, gf_sqlq_i64(&q, 6, -1));
         if (nm < 0)
-            nm = str_of(m, col_i64(&q, 7, -1));
+            nm = str_of(m, gf_sqlq_i64(&q, 7, -1));
         if (nm < 0 && (nm = gf_strtab_intern_cstr(m->t->str, "?")) < 0) {
             sqlite3_finalize(q.st);
             return oom(m);
         }
         e.name = nm;
-        if ((e.lane = gpu_lane(m, 0, col_i64(&q, 2, 0), col_i64(&q, 3, -1))) < 0) {
+        if ((e.lane = gpu_lane(m, 0, gf_sqlq_i64(&q, 2, 0), gf_sqlq_i64(&q, 3, -1))) < 0) {
             sqlite3_finalize(q.st);
             return -1;
         }
         gf_detail_clear(&d);
         for (int i = 0; i < 3; i++) {
-            d.grid[i] = (int32_t)col_i64(&q, 8 + i, -1);
-            d.block[i] = (int32_t)col_i64(&q, 11 + i, -1);
+            d.grid[i] = (int32_t)gf_sqlq_i64(&q, 8 + i, -1);
+            d.block[i] = (int32_t)gf_sqlq_i64(&q, 11 + i, -1);
         }
-        d.regs = (int32_t)col_i64(&q, 14, -1);
-        d.smem_static = col_i64(&q, 15, -1);
-        d.smem_dynamic = col_i64(&q, 16, -1);
-        d.context = (int32_t)col_i64(&q, 17, -1);
-        d.graph_node = col_i64(&q, 18, -1);
-        d.graph = col_i64(&q, 19, -1);
+        d.regs = (int32_t)gf_sqlq_i64(&q, 14, -1);
+        d.smem_static = gf_sqlq_i64(&q, 15, -1);
+        d.smem_dynamic = gf_sqlq_i64(&q, 16, -1);
+        d.context = (int32_t)gf_sqlq_i64(&q, 17, -1);
+        d.graph_node = gf_sqlq_i64(&q, 18, -1);
+        d.graph = gf_sqlq_i64(&q, 19, -1);
         if (gf_trace_add(m->t, &e, &d, m->err) != 0) {
             sqlite3_finalize(q.st);
             return -1;
@@ -583,7 +487,7 @@ static int load_enum(imp *m, const char *table, const char *const *fb, int nfb, 
         return r;
     int rc;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-        int64_t id = col_i64(&q, 0, -1);
+        int64_t id = gf_sqlq_i64(&q, 0, -1);
         const char *v = (const char *)sqlite3_column_text(q.st, 1);
         if (id >= 0 && id < nout && v && (out[id] = gf_strtab_intern_cstr(m->t->str, v)) < 0) {
             sqlite3_finalize(q.st);
@@ -595,9 +499,9 @@ static int load_enum(imp *m, const char *table, const char *const *fb, int nfb, 
 
 static int8_t small_kind(const query *q, int i)
 {
-    if (col_null(q, i))
+    if (gf_sqlq_null(q, i))
         return -1;
-    int64_t v = col_i64(q, i, -1);
+    int64_t v = gf_sqlq_i64(q, i, -1);
     return v < 0 ? -1 : v > 126 ? 127 : (int8_t)v;
 }
 
@@ -640,32 +544,32 @@ static int import_copies(imp *m, int memset_table)
     gf_detail d;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
         gf_event e;
-        e.start = col_i64(&q, 0, 0);
-        e.dur = col_i64(&q, 1, e.start) - e.start;
-        e.corr = col_i64(&q, 4, -1);
-        e.pid = (int32_t)((col_i64(&q, 5, 0) >> 24) & 0xFFFFFF);
+        e.start = gf_sqlq_i64(&q, 0, 0);
+        e.dur = gf_sqlq_i64(&q, 1, e.start) - e.start;
+        e.corr = gf_sqlq_i64(&q, 4, -1);
+        e.pid = (int32_t)((gf_sqlq_i64(&q, 5, 0) >> 24) & 0xFFFFFF);
         e.kind = memset_table ? GF_EV_MEMSET : GF_EV_MEMCPY;
         e.stack = -1;
         gf_detail_clear(&d);
-        d.bytes = col_i64(&q, 6, -1);
+        d.bytes = gf_sqlq_i64(&q, 6, -1);
         if (memset_table) {
             e.name = msname;
-            d.context = (int32_t)col_i64(&q, 7, -1);
+            d.context = (int32_t)gf_sqlq_i64(&q, 7, -1);
             d.mem_kind = small_kind(&q, 8);
         } else {
             d.copy_kind = small_kind(&q, 7);
-            d.context = (int32_t)col_i64(&q, 8, -1);
+            d.context = (int32_t)gf_sqlq_i64(&q, 8, -1);
             d.src_kind = small_kind(&q, 9);
             d.dst_kind = small_kind(&q, 10);
-            d.src_dev = col_null(&q, 11) ? -1 : (int32_t)col_i64(&q, 11, -1);
-            d.dst_dev = col_null(&q, 12) ? -1 : (int32_t)col_i64(&q, 12, -1);
-            int64_t k = col_i64(&q, 7, 0);
+            d.src_dev = gf_sqlq_null(&q, 11) ? -1 : (int32_t)gf_sqlq_i64(&q, 11, -1);
+            d.dst_dev = gf_sqlq_null(&q, 12) ? -1 : (int32_t)gf_sqlq_i64(&q, 12, -1);
+            int64_t k = gf_sqlq_i64(&q, 7, 0);
             if (k < 0 || k >= 64)
                 k = 0;
             e.name = names[k];
             d.copy = labels[k];
         }
-        if ((e.lane = gpu_lane(m, 0, col_i64(&q, 2, 0), col_i64(&q, 3, -1))) < 0) {
+        if ((e.lane = gpu_lane(m, 0, gf_sqlq_i64(&q, 2, 0), gf_sqlq_i64(&q, 3, -1))) < 0) {
             sqlite3_finalize(q.st);
             return -1;
         }
@@ -693,15 +597,15 @@ static int import_sync(imp *m)
     int rc;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
         gf_event e;
-        e.start = col_i64(&q, 0, 0);
-        e.dur = col_i64(&q, 1, e.start) - e.start;
-        e.corr = col_i64(&q, 4, -1);
-        e.pid = (int32_t)((col_i64(&q, 5, 0) >> 24) & 0xFFFFFF);
+        e.start = gf_sqlq_i64(&q, 0, 0);
+        e.dur = gf_sqlq_i64(&q, 1, e.start) - e.start;
+        e.corr = gf_sqlq_i64(&q, 4, -1);
+        e.pid = (int32_t)((gf_sqlq_i64(&q, 5, 0) >> 24) & 0xFFFFFF);
         e.kind = GF_EV_SYNC;
         e.stack = -1;
-        int64_t st = col_i64(&q, 6, 0);
+        int64_t st = gf_sqlq_i64(&q, 6, 0);
         e.name = labels[st >= 0 && st < 16 && labels[st] >= 0 ? st : 0];
-        if ((e.lane = gpu_lane(m, 1, col_i64(&q, 2, 0), col_i64(&q, 3, -1))) < 0) {
+        if ((e.lane = gpu_lane(m, 1, gf_sqlq_i64(&q, 2, 0), gf_sqlq_i64(&q, 3, -1))) < 0) {
             sqlite3_finalize(q.st);
             return -1;
         }
@@ -725,12 +629,12 @@ static int import_nvtx(imp *m)
         return r;
     int rc;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-        int64_t pid = (col_i64(&q, 0, 0) >> 24) & 0xFFFFFF;
-        int32_t s = str_of(m, col_i64(&q, 2, -1));
-        if (s < 0 && !col_null(&q, 3))
+        int64_t pid = (gf_sqlq_i64(&q, 0, 0) >> 24) & 0xFFFFFF;
+        int32_t s = str_of(m, gf_sqlq_i64(&q, 2, -1));
+        if (s < 0 && !gf_sqlq_null(&q, 3))
             s = gf_strtab_intern(m->t->str, (const char *)sqlite3_column_text(q.st, q.idx[3]),
                                  (size_t)sqlite3_column_bytes(q.st, q.idx[3]));
-        if (s >= 0 && !gf_hmap_put(&domains, ((uint64_t)pid << 32) ^ (uint64_t)col_i64(&q, 1, 0), s, NULL)) {
+        if (s >= 0 && !gf_hmap_put(&domains, ((uint64_t)pid << 32) ^ (uint64_t)gf_sqlq_i64(&q, 1, 0), s, NULL)) {
             sqlite3_finalize(q.st);
             gf_hmap_free(&domains);
             return oom(m);
@@ -760,25 +664,25 @@ static int import_nvtx(imp *m)
     gf_detail d;
     int32_t unnamed = gf_strtab_intern_cstr(m->t->str, "(unnamed)");
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-        int64_t gtid = col_i64(&q, 3, 0);
+        int64_t gtid = gf_sqlq_i64(&q, 3, 0);
         gf_event e;
-        e.start = col_i64(&q, 0, 0);
-        int64_t end = col_i64(&q, 1, last);
+        e.start = gf_sqlq_i64(&q, 0, 0);
+        int64_t end = gf_sqlq_i64(&q, 1, last);
         e.dur = end - e.start;
         e.corr = -1;
         e.pid = (int32_t)((gtid >> 24) & 0xFFFFFF);
         e.kind = GF_EV_NVTX;
         e.stack = -1;
-        int64_t et = col_i64(&q, 2, 59);
+        int64_t et = gf_sqlq_i64(&q, 2, 59);
         /* the registered string (textId) wins over inline text, as nsys's reports name a range
          * (nvtxpptrace.py / nvtxgpuproj.py: `WHEN sid.value NOT NULL THEN sid.value ... ELSE e.text`) */
-        int32_t nm = str_of(m, col_i64(&q, 5, -1));
-        if (nm < 0 && !col_null(&q, 4))
+        int32_t nm = str_of(m, gf_sqlq_i64(&q, 5, -1));
+        if (nm < 0 && !gf_sqlq_null(&q, 4))
             nm = gf_strtab_intern(m->t->str, (const char *)sqlite3_column_text(q.st, q.idx[4]),
                                   (size_t)sqlite3_column_bytes(q.st, q.idx[4]));
         e.name = nm >= 0 ? nm : unnamed;
         gf_detail_clear(&d);
-        int64_t dom = col_i64(&q, 6, 0);
+        int64_t dom = gf_sqlq_i64(&q, 6, 0);
         if (dom) {
             int64_t *v = gf_hmap_get(&domains, ((uint64_t)e.pid << 32) ^ (uint64_t)dom);
             if (v)
@@ -824,9 +728,9 @@ static int import_overhead(imp *m)
     int rc;
     uint32_t seq = 0;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-        int64_t gtid = col_i64(&q, 2, 0);
-        gf_overhead o = {col_i64(&q, 0, 0), col_i64(&q, 1, 0), (int32_t)((gtid >> 24) & 0xFFFFFF),
-                         (int32_t)(gtid & 0xFFFFFF), str_of(m, col_i64(&q, 3, -1)), seq++};
+        int64_t gtid = gf_sqlq_i64(&q, 2, 0);
+        gf_overhead o = {gf_sqlq_i64(&q, 0, 0), gf_sqlq_i64(&q, 1, 0), (int32_t)((gtid >> 24) & 0xFFFFFF),
+                         (int32_t)(gtid & 0xFFFFFF), str_of(m, gf_sqlq_i64(&q, 3, -1)), seq++};
         if (gf_trace_add_overhead(m->t, &o) != 0) {
             sqlite3_finalize(q.st);
             return oom(m);
@@ -846,9 +750,9 @@ static int import_graph_trace(imp *m)
         return r;
     int rc;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-        gf_graph_exec g = {col_i64(&q, 0, 0), col_i64(&q, 1, 0), col_i64(&q, 5, -1), col_i64(&q, 7, -1),
-                           col_i64(&q, 8, -1), (int32_t)((col_i64(&q, 6, 0) >> 24) & 0xFFFFFF),
-                           (int32_t)col_i64(&q, 2, -1), (int32_t)col_i64(&q, 3, -1), col_i64(&q, 4, -1)};
+        gf_graph_exec g = {gf_sqlq_i64(&q, 0, 0), gf_sqlq_i64(&q, 1, 0), gf_sqlq_i64(&q, 5, -1), gf_sqlq_i64(&q, 7, -1),
+                           gf_sqlq_i64(&q, 8, -1), (int32_t)((gf_sqlq_i64(&q, 6, 0) >> 24) & 0xFFFFFF),
+                           (int32_t)gf_sqlq_i64(&q, 2, -1), (int32_t)gf_sqlq_i64(&q, 3, -1), gf_sqlq_i64(&q, 4, -1)};
         if (gf_trace_add_graph_exec(m->t, &g) != 0) {
             sqlite3_finalize(q.st);
             return oom(m);
@@ -880,67 +784,6 @@ static int probe_tables(imp *m)
             return db_fail(m, tabs[i].name);
         if (h)
             m->t->tables |= tabs[i].bit;
-    }
-    return 0;
-}
-
-/* file:PATH?immutable=1 with the characters URIs reserve escaped */
-static char *make_uri(const char *path)
-{
-    size_t n = strlen(path);
-    char *u = malloc(n * 3 + 32);
-    if (!u)
-        return NULL;
-    char *o = u;
-    o += sprintf(o, "file:");
-    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-        if (*p == '%' || *p == '?' || *p == '#' || *p < 0x20 || *p >= 0x7f)
-            o += sprintf(o, "%%%02X", *p);
-        else
-            *o++ = (char)*p;
-    }
-    strcpy(o, "?immutable=1");
-    return u;
-}
-
-int gf_sqlite_open_export(const char *path, sqlite3 **db, gf_err *err)
-{
-    *db = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return gf_errf(err, GF_EXIT_INPUT, "%s: cannot open: %s", path, strerror(errno));
-    char magic[16] = {0};
-    size_t got = fread(magic, 1, 16, f);
-    fclose(f);
-    if (got < 16 || memcmp(magic, "SQLite format 3", 16) != 0)
-        return gf_errf(err, GF_EXIT_INPUT, "%s: not an SQLite database (bad header)", path);
-    char *uri = make_uri(path);
-    if (!uri)
-        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-    int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
-    free(uri);
-    if (rc != SQLITE_OK) {
-        gf_errf(err, GF_EXIT_INPUT, "%s: cannot open as SQLite: %s", path, *db ? sqlite3_errmsg(*db) : "?");
-        if (*db)
-            sqlite3_close(*db);
-        *db = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-int gf_sqlite_open_readable(const char *path, sqlite3 **db, gf_err *err)
-{
-    if (gf_sqlite_open_export(path, db, err) != 0)
-        return -1;
-    /* sqlite3_open_v2 is lazy: read the schema now so a corrupt file is bad input, not "no data" */
-    char *msg = NULL;
-    if (sqlite3_exec(*db, "SELECT count(*) FROM sqlite_master", NULL, NULL, &msg) != SQLITE_OK) {
-        gf_errf(err, GF_EXIT_INPUT, "%s: not a readable SQLite database: %s", path, msg ? msg : "?");
-        sqlite3_free(msg);
-        sqlite3_close(*db);
-        *db = NULL;
-        return -1;
     }
     return 0;
 }
@@ -1049,10 +892,10 @@ int gf_sqlite_read_meta(const char *path, const char *const *env_names, size_t n
             goto done;
         if (r > 0) {
             if (sqlite3_step(q.st) == SQLITE_ROW) {
-                if (!col_null(&q, 0)) {
-                    mt->session_start = col_i64(&q, 0, -1);
+                if (!gf_sqlq_null(&q, 0)) {
+                    mt->session_start = gf_sqlq_i64(&q, 0, -1);
                     snprintf(mt->session_field, sizeof mt->session_field, "TARGET_INFO_SESSION_START_TIME.utcEpochNs");
-                } else if (!col_null(&q, 1)) {
+                } else if (!gf_sqlq_null(&q, 1)) {
                     mt->session_start = parse_utc((const char *)sqlite3_column_text(q.st, q.idx[1]));
                     if (mt->session_start >= 0)
                         snprintf(mt->session_field, sizeof mt->session_field, "TARGET_INFO_SESSION_START_TIME.utcTime");
@@ -1125,8 +968,8 @@ int gf_sqlite_read_meta(const char *path, const char *const *env_names, size_t n
         if (r > 0) {
             while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
                 char key[64];
-                snprintf(key, sizeof key, "PROCESSES:%lld", (long long)col_i64(&q, 0, -1));
-                const char *v = col_null(&q, 1) ? "" : (const char *)sqlite3_column_text(q.st, q.idx[1]);
+                snprintf(key, sizeof key, "PROCESSES:%lld", (long long)gf_sqlq_i64(&q, 0, -1));
+                const char *v = gf_sqlq_null(&q, 1) ? "" : (const char *)sqlite3_column_text(q.st, q.idx[1]);
                 if (meta_kv(mt, key, v) != 0) {
                     sqlite3_finalize(q.st);
                     goto oom;
