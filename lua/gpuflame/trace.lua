@@ -101,15 +101,16 @@ function M.load(paths, opts)
   for _, p in ipairs(paths) do
     local kind, why, e = M.classify(p, policy)
     if e then error(e, 0) end
+    if (kind == "cuda_gpu_trace" and gpu) or (kind == "cuda_api_trace" and api) then
+      errors.raise(errors.USAGE, "%s: more than one %s input (%s is the other)", p, kind,
+        kind == "cuda_gpu_trace" and gpu or api)
+    end
     if kind == "sqlite" then sqlite = p; reports[#reports + 1] = p
     elseif kind == "nsys-rep" then rep = p; reports[#reports + 1] = p
     elseif kind == "cuda_gpu_trace" then gpu = p
     elseif kind == "cuda_api_trace" then api = p
     else errors.raise(errors.INPUT, "%s: not a timeline input (%s); give an nsys .sqlite export, an .nsys-rep, " ..
       "or cuda_gpu_trace + cuda_api_trace CSVs", p, why or "unrecognised") end
-    if (kind == "cuda_gpu_trace" and gpu ~= p) or (kind == "cuda_api_trace" and api ~= p) then
-      errors.raise(errors.USAGE, "%s: more than one %s input", p, kind)
-    end
   end
   local keep = opts.keep_partners
   if keep == nil then keep = policy.timeline.keep_partners end
