@@ -1,3 +1,4 @@
+// gf-test: slow
 // The findings panel of the timeline and flamegraph pages (docs/RULES.md, "On the pages";
 // docs/TIMELINE_PAGE.md "Findings") in headless Chromium, on pages written by the real binary:
 //  * tile_8x8.sqlite (a 1.46 ms GPU gap with gpu-starv's gap = 1 ms, one cudaDeviceSynchronize, 18

@@ -1,3 +1,4 @@
+// gf-test: slow
 // Browser tests of templates/timeline.html on generated data (tests/gen/timeline_data.py): a page with
 // everything the data contract allows at once (NVTX nesting, several streams, memcpy/memset/sync,
 // launch backtraces on some kernels, launchFlame), and the 0-event page the binary never writes (it

@@ -1,3 +1,4 @@
+// gf-test: slow
 // The timeline page's event encodings (docs/TIMELINE_DATA.md "Packed events"), in headless Chromium, on
 // pages the binary writes from a real export:
 //  * compressed (policy timeline.compress, the default: "varint-deflate-base64") and plain

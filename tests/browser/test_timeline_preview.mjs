@@ -1,3 +1,4 @@
+// gf-test: slow
 // The preview of a big timeline page (docs/TIMELINE_DATA.md "Preview"): the events of the opening view,
 // written before the page's code, are drawn while the rest of the page is still loading; the page built
 // from all events then takes over. Checked on a generated export with the real schema rendered with

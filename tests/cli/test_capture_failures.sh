@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # Capture failure modes with the fake nsys: stats reports exhausted → exit 5, old report names, nsys profile
 # failures and hangs → exit 4 with the process group killed, no nsys → exit 3.
 . "$(dirname "$0")/../lib/t.sh"

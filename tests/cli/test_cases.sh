@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # Data-driven CLI cases (like jq's tests/jq.test): runs every tests/cases/*.cases file and prints one line
 # per case: `ok - FILE: NAME`, `not ok - FILE: NAME: why` or `skip - FILE: NAME: why`.
 # GF_CASES=SUBSTRING runs only the case files whose name contains it; GF_UPDATE_GOLDEN=1 (re)writes the

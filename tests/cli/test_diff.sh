@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # gpuflame diff (issue 13): golden JSON on real fixture pairs (an export against itself is all-zero; one
 # kernel's durations scaled x2 on a temp copy leads the table at +100%), the verdict's exit codes and
 # policy overrides, kernel-name normalisation, NVTX analyses sent to `compare`, capture directories and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # `gpuflame findings` without nsys: generated exports with the real schema (tests/gen/findings_export.py)
 # whose findings are planted at known places — GPU gaps (one exactly at the threshold, one split by
 # CUDA profiling overhead), low-utilisation chunks, synchronization calls, pageable async copies,

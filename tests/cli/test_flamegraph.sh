@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # Offline flamegraph path, the multi-step checks: SQLite exports → per-kernel totals equal to an independent
 # sqlite3 query (collapse and the page's data), the speedscope export parsed and checked. The single-command
 # cases (reference CSVs, folded text, bad inputs with their exit codes, page options, exporters) are in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # The adhoc GPU path end to end with the fake nsys (tests/fake/nsys) and the Studio stand-in: a start
 # command with enable_nsys + nsys_timeline is captured by the agent in the background, uploaded with
 # the timeline page as flamegraph_html and perf_events nsys-cuda,nsys-timeline, and reported

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # Hostile environment (issue 8 §3): output directories that are read-only, immutable, full or capped by
 # RLIMIT_FSIZE; policy *functions* that error, loop or allocate without bound; servers whose reply is not
 # JSON, is 100 MB, never ends, or is not HTTP. Same assertions as test_hostile.sh: exit code, one error

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # Policy as the only source of defaults (`policy show` has every knob; the file names a capture writes
 # come from policy outputs) and the trust model: as root gpuflame refuses a policy or search-path file
 # another user could change (docs/ARCHITECTURE.md, Trust).
