@@ -55,6 +55,8 @@ reports() { studio_q "sum(1 for r in recs if r['path'] == '/api/metrics/command_
 status_of() { studio_q "([r['body'] for r in recs if r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == '$1'] or [{}])[-1].get('$2')"; }
 uploads() { studio_q 'len(profiles())'; }
 # processes whose command line names the state directory (captures, nsys, workloads), the agent aside
+# log_after FILE TEXT: FILE's text once it holds TEXT (or after 15 s): waited for, not slept on
+log_after() { for _ in $(seq 1 150); do grep -qF -- "$2" "$1" 2>/dev/null && break; sleep 0.1; done; cat "$1"; }
 leftovers() {
   python3 - "$STATE" "${AGENT_PID:-0}" <<'PY'
 import os, sys
@@ -112,7 +114,7 @@ u0=$(uploads)
 pause_kill a2 spawned k2 FAKE_NSYS_PROFILE_SLEEP=3
 check "k2's capture still runs after the agent died" [ -n "$(leftovers)" ]
 start_agent a2r
-check_contains "k2: the restarted agent adopts the capture it found" "$(sleep 1; cat "$TMP/a2r.log")" "command k2 is still running"
+check_contains "k2: the restarted agent adopts the capture it found" "$(log_after "$TMP/a2r.log" "command k2 is still running")" "command k2 is still running"
 settle k2 completed "$u0" 1
 
 # --- started: capture running, adopted by the restarted agent ----------------------------------------
@@ -121,7 +123,7 @@ pause_kill a3 started k3 FAKE_NSYS_PROFILE_SLEEP=3
 pids=$(capture_pids)
 check "k3's capture still runs after the agent died" [ -n "$pids" ]
 start_agent a3r
-check_contains "k3: adopted" "$(sleep 1; cat "$TMP/a3r.log")" "command k3 is still running"
+check_contains "k3: adopted" "$(log_after "$TMP/a3r.log" "command k3 is still running")" "command k3 is still running"
 settle k3 completed "$u0" 1
 
 # --- started: the capture finishes while no agent runs ------------------------------------------------
