@@ -54,9 +54,9 @@ queue() { studio_ctl command "{\"command_id\": \"$1\", \"profiling_command\": {\
 reports() { studio_q "sum(1 for r in recs if r['path'] == '/api/metrics/command_completion' and r['status'] == 200 and r['body']['command_id'] == '$1')"; }
 status_of() { studio_q "([r['body'] for r in recs if r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == '$1'] or [{}])[-1].get('$2')"; }
 uploads() { studio_q 'len(profiles())'; }
-# processes whose command line names the state directory (captures, nsys, workloads), the agent aside
 # log_after FILE TEXT: FILE's text once it holds TEXT (or after 15 s): waited for, not slept on
 log_after() { for _ in $(seq 1 150); do grep -qF -- "$2" "$1" 2>/dev/null && break; sleep 0.1; done; cat "$1"; }
+# processes whose command line names the state directory (captures, nsys, workloads), the agent aside
 leftovers() {
   python3 - "$STATE" "${AGENT_PID:-0}" <<'PY'
 import os, sys

@@ -64,7 +64,15 @@ cat >"$TMP/harness.lua" <<LUA
 return { extends = "$POL", capture = { trace = "cuda,osrt,nvtx", extra_args = { "--capture-range=nvtx",
   "--nvtx-capture=profile-target@*", "--capture-range-end=stop", "-e", "NSYS_NVTX_PROFILER_REGISTER_ONLY=0" } } }
 LUA
-run_gf -q --policy "$TMP/harness.lua" capture --nsys "$REAL_NSYS" --out "$TMP/hcap" -- "$BIN/gfreal_harness" 4 2
+# Once in six full runs side by side (load ~3 on 2 cores) this capture wrote no report; alone it always
+# did. What it said is printed (as comments) and it is tried once more, so the checks below still hold.
+for try in 1 2; do
+  run_gf -q --policy "$TMP/harness.lua" capture --nsys "$REAL_NSYS" --out "$TMP/hcap" -- "$BIN/gfreal_harness" 4 2
+  [ -s "$TMP/hcap/capture.nsys-rep" ] && break
+  echo "# harness capture, try $try: exit $rc, no report; stderr and the directory:"
+  tail -n 20 <<<"$err" | sed "s/^/#   /"; ls -la "$TMP/hcap" 2>&1 | sed "s/^/#   /"
+  [ "$try" = 1 ] && rm -rf "$TMP/hcap"
+done
 check "harness capture: report written" test -s "$TMP/hcap/capture.nsys-rep"
 R=$TMP/run; mkdir -p "$R"
 cp "$TMP/hcap/capture.nsys-rep" "$R/trace.nsys-rep"
