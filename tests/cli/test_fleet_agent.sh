@@ -208,6 +208,15 @@ check_eq "... while c8's upload is still held" False \
   "$(studio_q "any(r['body']['command_id'] == 'c8' for r in recs if r['path'] == '/api/metrics/command_completion')")"
 check "the held upload still completes c8" wait_for 25 "any(r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == 'c8' and r['body']['status'] == 'completed' for r in recs)"
 
+# --- a completion report answered by a captive proxy's page (200, HTML) was not received: sent again ---
+# (the soak lost five reports this way: the agent took the 200 for the Studio's acceptance)
+studio_ctl fail '{"mode": "badjson", "count": 2, "path": "/api/metrics/command_completion"}'
+queue c9 '{"command_type": "start", "duration": 1, "enable_nsys": false}'
+check "c9's report reaches the Studio after two proxy pages" wait_for 20 \
+  "any(r['path'] == '/api/metrics/command_completion' and (r['body'] or {}).get('command_id') == 'c9' for r in recs)"
+check_eq "the proxy answered twice" 2 "$(studio_q "sum(1 for r in recs if r['note'] == 'injected badjson')")"
+check_contains "the agent said why it sends it again" "$(cat "$TMP"/a*.log)" "reply is not JSON"
+
 # --- the token is in no file, no log, no process listing --------------------------------------------
 check_eq "the agent's argv has no token" "" "$(tr '\0' ' ' <"/proc/$AGENT_PID/cmdline" | grep -F -- "$TOKEN")"
 stop_agent

@@ -113,9 +113,60 @@ def main():
     ap.add_argument("--captures", type=int, default=50)
     ap.add_argument("--max-minutes", type=float, default=15)
     ap.add_argument("--seed", type=int, default=int(os.environ.get("SOAK_SEED", "1")))
+    ap.add_argument("--seeds", help="run once per seed: a list and ranges, e.g. 1-10 or 1,4,7 (overrides --seed)")
+    ap.add_argument("--kill-rate", type=float, default=0.25, help="share of captures during which the agent is SIGKILLed")
+    ap.add_argument("--max-kills", type=int, default=8)
     ap.add_argument("--report", help="also write the Markdown report here")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory (agent log, state) after a pass")
     a = ap.parse_args()
-    rnd = random.Random(a.seed)
+    seeds = parse_seeds(a.seeds) if a.seeds else [a.seed]
+    results = []
+    for seed in seeds:
+        rc, summary = soak(a, seed)
+        results.append((seed, rc, summary))
+    if len(seeds) > 1:
+        print("soak: %d of %d seeds passed" % (sum(1 for r in results if r[1] == 0), len(results)))
+        for seed, rc, summary in results:
+            print("  %s %s" % ("ok    " if rc == 0 else "FAILED", summary))
+    return 1 if any(r[1] for r in results) else 0
+
+
+def parse_seeds(text):
+    seeds = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        seeds.extend(range(int(lo), int(hi or lo) + 1))
+    return seeds
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+# The command's phase at a kill, from the last agent log line that names it since the agent started.
+PHASES = [("completed", "reported"), ("failed", "reported"), ("delivered command", "uploaded, not reported"),
+          ("adopting", "adopted"), ("nsys backend started", "capturing"), ("running remote workload", "capturing"),
+          (": start", "starting")]
+
+
+def phase_of(name, log_path, mark):
+    try:
+        with open(log_path, "rb") as f:
+            f.seek(mark)
+            lines = [ln for ln in f.read().decode("utf-8", "replace").splitlines() if name in ln]
+    except OSError:
+        return "?"
+    if not lines:
+        return "not started"
+    for key, phase in PHASES:
+        if key in lines[-1]:
+            return phase
+    return "other"
+
+
+def soak(a, seed):
+    rnd = random.Random(seed)
     tmp = tempfile.mkdtemp(prefix="gf-soak.")
     deadline = time.time() + a.max_minutes * 60
     studio = Studio(tmp)
@@ -136,6 +187,10 @@ def main():
                                  "--hostname", "soak-host"], env=env, stdout=open(os.path.join(tmp, "agent.log"), "a"),
                                 stderr=subprocess.STDOUT)
 
+    log_path = os.path.join(tmp, "agent.log")
+    log_mark = 0
+    cycles = [3.0]       # seconds from queueing a capture to its completion report, measured as it runs
+    kill_points = []     # phase of the command's life at each SIGKILL, from the agent's log
     agent = start_agent()
     time.sleep(2)
     rss0, fd0 = rss_kib(agent.pid), nfds(agent.pid)
@@ -180,17 +235,28 @@ def main():
                 name = queue("start", {"command_type": "start", "duration": 1, "enable_nsys": True,
                                        "nsys_workload": "sleep 0.3"})
                 expect[name] = "either"  # a fault may exhaust its upload retries: failed, kept in the spool
-            if rnd.random() < 0.1 and kills < 4:
-                # SIGKILL the agent while this capture's upload is held by a slow server
-                # (held 2.5 s: within the client's 3 s timeout, so the answer reaches the orphaned uploader)
-                studio.ctl("fail", {"mode": "slow", "delay": 2.5, "count": 1, "path": "/api/v2/profiles"})
-                time.sleep(1.8)
+            queued_at = time.time()
+            if rnd.random() < a.kill_rate and kills < a.max_kills:
+                if rnd.random() < 0.25:
+                    # SIGKILL the agent while this capture's upload is held by a slow server
+                    # (held 2.5 s: within the client's 3 s timeout, so the answer reaches the orphaned uploader)
+                    studio.ctl("fail", {"mode": "slow", "delay": 2.5, "count": 1, "path": "/api/v2/profiles"})
+                    time.sleep(1.8)
+                else:
+                    # anywhere in the command's life: from before the agent has read it to after its report
+                    time.sleep(rnd.uniform(0, 1.2 * median(cycles)))
+                phase = phase_of(name, log_path, log_mark)
                 agent.kill()
                 agent.wait()
                 kills += 1
+                kill_points.append("%s@%.1fs" % (phase, time.time() - queued_at))
+                if expect[name] == "failed":
+                    expect[name] = "either"  # the stop may have reached the killed agent, not its successor
+                log_mark = os.path.getsize(log_path)
                 agent = start_agent()
-            else:
                 wait_done(name, 20)
+            elif wait_done(name, 20) and name in expect and expect[name] == "either":
+                cycles.append(time.time() - queued_at)
         elif step < 0.85:
             mode = rnd.choice(fault_modes)
             path = rnd.choice(["/api/metrics/heartbeat", "/api/v2/profiles", "/api/metrics/command_completion"])
@@ -278,19 +344,22 @@ def main():
     for name, ok, val in checks:
         lines.append("| %s | %s | %s |" % (name, "ok" if ok else "FAILED", val))
     summary = ("soak: seed %d, %.0f s, %d heartbeats, %d capture commands (%d cancelled mid-capture), %d agent "
-               "SIGKILLs mid-upload, %d server restarts, faults %s" %
-               (a.seed, time.time() - t0, hb, captures, cancels, kills, restarts,
+               "SIGKILLs (%s), %d server restarts, faults %s" %
+               (seed, time.time() - t0, hb, captures, cancels, kills, ", ".join(kill_points) or "none", restarts,
                 ", ".join("%s x%d" % kv for kv in sorted(faults.items()))))
     report = summary + "\n\n" + "\n".join(lines) + "\n"
     print(report)
+    if a.keep:
+        print("soak: work directory %s" % tmp)
     if a.report:
-        open(a.report, "w").write(report)
+        open(a.report, "a").write(report + "\n")
     failed = [c for c in checks if not c[1]]
     if failed:
         print("soak: %d check(s) failed; agent log: %s" % (len(failed), os.path.join(tmp, "agent.log")))
-        return 1
-    shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+        return 1, summary
+    if not a.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0, summary
 
 
 def heartbeats_seen(studio):

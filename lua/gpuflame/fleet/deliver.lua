@@ -332,16 +332,9 @@ function deliver.drain(p, cfg, opts)
         local r = deliver.attempt(cfg, meta, body)
         st.attempts = (st.attempts or 0) + 1
         local reply
-        if r.ok and meta.sink == "studio" then
-          -- a 2xx that is not the Studio's JSON (a proxy's HTML page, a wrong --server) is not a delivery
-          local okj, j = pcall(core.json.decode, r.body or "")
-          if okj and type(j) == "table" then
-            reply = j
-          else
-            r = { ok = false, kind = "reply", status = r.status, body = r.body,
-              error = string.format("HTTP %s but the reply is not JSON (not a Performance Studio, or a proxy " ..
-                "in between?): %q", tostring(r.status), (r.body or ""):sub(1, 80)) }
-          end
+        if meta.sink == "studio" then
+          r = studio.json_reply(r)
+          reply = r.json
         end
         if r.ok then
           if reply and reply.gpid ~= nil then deliver.save_gpid(cfg.state_dir, reply.gpid) end

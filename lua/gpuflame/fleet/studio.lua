@@ -117,6 +117,20 @@ function studio.health_check(cfg)
   }))
 end
 
+-- The Studio answers with JSON; a 2xx that is not JSON (a captive proxy's HTML page, a wrong --server)
+-- was not handled by a Studio, so it is a failure worth another try: r.json holds the decoded reply.
+function studio.json_reply(r)
+  if not r.ok then return r end
+  local okj, j = pcall(core.json.decode, r.body or "")
+  if okj and type(j) == "table" then
+    r.json = j
+    return r
+  end
+  return { ok = false, kind = "reply", status = r.status, body = r.body,
+    error = string.format("HTTP %s but the reply is not JSON (not a Performance Studio, or a proxy " ..
+      "in between?): %q", tostring(r.status), (r.body or ""):sub(1, 80)) }
+end
+
 -- JSON POST to the API server with the Bearer token (§5.1): heartbeat and command completion.
 local function api_post(cfg, path, obj)
   log.add_secret(cfg.token)
@@ -126,11 +140,7 @@ local function api_post(cfg, path, obj)
     body = core.json.encode(obj), timeout = cfg.heartbeat_timeout,
     connect_timeout = cfg.connect_timeout, max_response = 4 << 20,
   }))
-  if r.ok then
-    local okj, decoded = pcall(core.json.decode, r.body)
-    r.json = okj and decoded or nil
-  end
-  return r
+  return studio.json_reply(r)
 end
 
 function studio.heartbeat(cfg, body) return api_post(cfg, "/api/metrics/heartbeat", body) end
