@@ -122,6 +122,7 @@ demo: $(BIN)
 	$(Q)tests/demo.sh $(abspath $(BIN))
 
 # The fleet agent under injected faults for minutes (loopback only); report in docs/RELIABILITY.md.
+SOAK_ARGS ?= --seeds 1-3 --captures 20
 soak: $(BIN)
 	$(Q)GPUFLAME_FIXTURES=$${GPUFLAME_FIXTURES:-$(abspath ..)/shared/fixtures} python3 tests/soak/soak.py --bin $(abspath $(BIN)) $(SOAK_ARGS)
 

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # gf-test: lane=nsys-profile slow
 # Real-nsys tier, fleet agent: a capture the Studio asked for runs the real nsys; a `stop` command and a
-# SIGTERM to the agent mid-capture end nsys, its agent daemon and the workload — nothing survives.
+# SIGTERM to the agent mid-capture end nsys, its agent daemon and the workload — nothing survives; an
+# agent SIGKILLed mid-capture is restarted, adopts the capture, waits for it and reports it once (issue 28).
 . "$(dirname "$0")/../lib/t.sh"
 . "$(dirname "$0")/../lib/studio.sh"
 . "$(dirname "$0")/lib.sh"
 real_nsys_or_skip "real nsys: agent"
 BIN=$TMP/bin; mkdir -p "$BIN"
-for n in agstop agterm; do
+for n in agstop agterm agkill; do
   cc -O1 -o "$BIN/gfreal_$n" "$TOP/tests/real/workloads/nvtx_harness.c" -lpthread -l:libnvToolsExt.so.1 || {
     skip "real nsys: agent" "cannot build the NVTX workload (libnvtoolsext1 missing?)"; t_done; }
 done
@@ -17,7 +18,7 @@ export GPUFLAME_TOKEN=$TOKEN NSYS_PATH=$REAL_NSYS
 AGENT_PID=
 trap '[ -n "$AGENT_PID" ] && kill -9 "$AGENT_PID" 2>/dev/null; studio_stop' EXIT
 studio_start "$TMP/srv" --token "$TOKEN" --service real-svc
-printf '%s\n' "$BIN/gfreal_agstop 1 1 600" "$BIN/gfreal_agterm 1 1 600" >"$TMP/allowed"
+printf '%s\n' "$BIN/gfreal_agstop 1 1 600" "$BIN/gfreal_agterm 1 1 600" "$BIN/gfreal_agkill 1 1 6" >"$TMP/allowed"
 cat >"$TMP/fleet.lua" <<LUA
 return { extends = "$TOP/tests/real/policy.lua",
   agent = { stop_grace = 2, remote_workloads = { allow_file = "$TMP/allowed" } },
@@ -31,10 +32,10 @@ start_agent() {
 }
 queue() { studio_ctl command "{\"command_id\": \"$1\", \"profiling_command\": {\"command_type\": \"${3:-start}\", \"combined_config\": $2}}"; }
 completion_of() { studio_q "([r['body'] for r in recs if r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == '$1'] or [{}])[-1].get('$2')"; }
-# until_running NAME: the workload runs under nsys and nsys's agent daemon is up (bounded, 30 s)
+# until_running NAME [SLEEP]: the workload runs under nsys and nsys's agent daemon is up (bounded, 30 s)
 until_running() {
   local i; for i in $(seq 1 150); do
-    pgrep -f "gfreal_$1 1 1 600" >/dev/null && pgrep -f "profile-gfreal_$1" >/dev/null && return 0; sleep 0.2
+    pgrep -f "gfreal_$1 1 1 ${2:-600}" >/dev/null && pgrep -f "profile-gfreal_$1" >/dev/null && return 0; sleep 0.2
   done; return 1
 }
 gone_within() { # gone_within NAME SECONDS
@@ -56,5 +57,25 @@ for i in $(seq 1 100); do kill -0 "$AGENT_PID" 2>/dev/null || break; sleep 0.2; 
 check "SIGTERM to the agent: it exits" bash -c "! kill -0 $AGENT_PID 2>/dev/null"
 wait "$AGENT_PID" 2>/dev/null; AGENT_PID=
 check "SIGTERM to the agent: nothing of nsys or the workload survives" gone_within agterm 5
-echo "# survivors (should be none): $(survivors agstop) $(survivors agterm)"
+
+# SIGKILL mid-capture: the capture (its own process group) goes on; the restarted agent adopts it.
+# The workload ends by itself (6 s): Debian's nsys 2022.4 does not end one that outlives --duration.
+start_agent a3
+queue s3 "{\"command_type\": \"start\", \"duration\": 30, \"enable_nsys\": true, \"nsys_workload\": \"$BIN/gfreal_agkill 1 1 6\"}"
+check "third capture: the workload runs under the real nsys" until_running agkill 6
+kill -KILL "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null; AGENT_PID=
+start_agent a4
+for i in $(seq 1 300); do [ "$(completion_of s3 status)" != None ] && break; sleep 0.2; done
+# Without a GPU the workload has no CUDA activity, so the capture's own outcome is "failed, report kept"
+# (as it is without the kill); what the kill must not change: the capture ran to its end and was waited
+# for, its report is kept, and the command is reported once with that outcome.
+check_contains "SIGKILL mid-capture: the new agent adopted the running capture" "$(cat "$TMP/a4.log")" \
+  "capture of command s3 is still running"
+check_contains "... waited for its end: the report says what the capture found" "$(completion_of s3 error_message)" \
+  "no usable nsys stats CSV"
+check "... and the capture's report is kept" test -s "$(ls -d "$TMP"/state/captures/*-s3)/capture.nsys-rep"
+check_eq "... reported once" 1 "$(studio_q "sum(1 for r in recs if r['path'] == '/api/metrics/command_completion' and (r['body'] or {}).get('command_id') == 's3')")"
+check "SIGKILL mid-capture: nothing of nsys or the workload survives" gone_within agkill 10
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null; AGENT_PID=
+echo "# survivors (should be none): $(survivors agstop) $(survivors agterm) $(survivors agkill)"
 t_done
