@@ -47,6 +47,26 @@ def nfds(pid):
         return -1
 
 
+def nfds_sampled(pid, n=20, every=0.1):
+    out = []
+    for _ in range(n):
+        out.append(nfds(pid))
+        time.sleep(every)
+    return out
+
+
+def processes_with_env(entry):
+    found, me = [], os.getpid()
+    for p in os.listdir("/proc"):
+        if p.isdigit() and int(p) != me:
+            try:
+                if entry.encode() in open("/proc/%s/environ" % p, "rb").read().split(b"\0"):
+                    found.append(int(p))
+            except OSError:
+                pass
+    return found
+
+
 def descendants(pid):
     kids = {}
     for p in os.listdir("/proc"):
@@ -178,7 +198,9 @@ def soak(a, seed):
         'return { extends = "default", agent = { stop_grace = 1, health_check = "warn", '
         'remote_workloads = { allow_file = "%s" } }, upload = { timeout = 3, connect_timeout = 2 }, '
         'deliver = { retry = { count = 3, base = 0.2, cap = 1 } } }\n' % allowed)
-    env = dict(os.environ, GPUFLAME_TOKEN=TOKEN, NSYS_PATH=os.path.join(TOP, "tests/fake/nsys"))
+    # every process the agent starts inherits SOAK_RUN: orphans are found by it, not by name (other
+    # suites on the same machine run the fake nsys too)
+    env = dict(os.environ, GPUFLAME_TOKEN=TOKEN, NSYS_PATH=os.path.join(TOP, "tests/fake/nsys"), SOAK_RUN=tmp)
     state = os.path.join(tmp, "state")
 
     def start_agent():
@@ -286,7 +308,8 @@ def soak(a, seed):
     while descendants(agent.pid) and time.time() < idle_until:
         time.sleep(0.2)
     time.sleep(1)
-    rss1, fd1 = rss_kib(agent.pid), nfds(agent.pid)
+    # the fewest open fds over 2 s: a heartbeat in flight holds a socket for a moment, a leak stays
+    rss1, fd1 = rss_kib(agent.pid), min(nfds_sampled(agent.pid))
     fd_list = sorted(os.readlink("/proc/%d/fd/%s" % (agent.pid, f)) for f in os.listdir("/proc/%d/fd" % agent.pid))
     kids_before_stop = descendants(agent.pid)
     agent.send_signal(signal.SIGTERM)
@@ -322,8 +345,7 @@ def soak(a, seed):
             fail_msgs[b.get("command_id")] = b.get("error_message") or ""
     uploads_expected = sum(1 for n, want in expect.items()
                            if want != "failed" and not (n in fail_msgs and "upload" not in fail_msgs[n]))
-    orphans = subprocess.run(["pgrep", "-f", "tests/fake/nsys|sleep 30$|gpuflame .*--agent-tick"],
-                             capture_output=True, text=True).stdout.split()
+    orphans = processes_with_env("SOAK_RUN=" + tmp)
     checks = [
         ("heartbeats >= %d" % a.heartbeats, hb >= a.heartbeats, hb),
         ("capture commands >= %d" % a.captures, captures >= a.captures, captures),
