@@ -146,6 +146,7 @@ void gf_trace_free(gf_trace *t)
         free(t->warnings[i]);
     free(t->warnings);
     free(t->source);
+    free(t->clock);
     free(t->rank_label);
     gf_hmap_free(&t->raw_names);
     gf_hmap_free(&t->raw_by_seq);
