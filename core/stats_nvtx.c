@@ -4,8 +4,9 @@
  * The scripts find each range's parent with an R-tree self-join (the tightest enclosing range on the same
  * thread). Here: ranges are loaded once into an array, sorted per thread by (start, end desc, rowid) and
  * swept with a list of open ranges (the parent is the shortest open range that encloses; identical ranges
- * are each other's parents, as in the scripts, so they and what hangs below them have no level). Rules
- * and sources: docs/REPORTS.md. */
+ * are each other's parents, as in the scripts, so they and what hangs below them have no level; equally
+ * short ones are decided as the script's R-tree meets them: core/stats_nvtx_ties.c). Rules and sources:
+ * docs/REPORTS.md. */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
