@@ -30,8 +30,8 @@ static int context_devices(sqlite3 *db, const char *path, gf_hmap *map, gf_err *
     static const char *const tabs[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
                                        "CUPTI_ACTIVITY_KIND_MEMSET"};
     for (size_t i = 0; i < sizeof tabs / sizeof *tabs; i++) {
-        if (gf_sqlite_has_column(db, tabs[i], "contextId") != 1 || gf_sqlite_has_column(db, tabs[i], "globalPid") != 1 ||
-            gf_sqlite_has_column(db, tabs[i], "deviceId") != 1)
+        if (gf_sqlite_has_column(db, tabs[i], "contextId") != 1 ||
+            gf_sqlite_has_column(db, tabs[i], "globalPid") != 1 || gf_sqlite_has_column(db, tabs[i], "deviceId") != 1)
             continue;
         char sql[200];
         snprintf(sql, sizeof sql, "SELECT DISTINCT globalPid, contextId, deviceId FROM %s", tabs[i]);
