@@ -4,8 +4,9 @@
  * The scripts find each range's parent with an R-tree self-join (the tightest enclosing range on the same
  * thread). Here: ranges are loaded once into an array, sorted per thread by (start, end desc, rowid) and
  * swept with a list of open ranges (the parent is the shortest open range that encloses; identical ranges
- * are each other's parents, as in the scripts, so they and what hangs below them have no level). Rules
- * and sources: docs/REPORTS.md. */
+ * are each other's parents, as in the scripts, so they and what hangs below them have no level; equally
+ * short ones are decided as the script's R-tree meets them: core/stats_nvtx_ties.c). Rules and sources:
+ * docs/REPORTS.md. */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,16 +293,34 @@ static int cmp_tree(const void *x, const void *y, void *arg)
     return a->rowid < b->rowid ? -1 : a->rowid > b->rowid;
 }
 
+/* Levels from the parents, in s->ord order (a parent sorts before its children); members of a group of
+ * identical ranges (each other's parents) and what hangs below them: -1 */
+static void levels(gf_snv_set *s)
+{
+    gf_snv_range *R = s->r;
+    for (size_t k = 0; k < s->n; k++) {
+        gf_snv_range *c = &R[s->ord[k]];
+        const gf_snv_range *p = c->parent >= 0 ? &R[c->parent] : NULL;
+        if (p && p->gtid == c->gtid && p->start == c->start && p->end == c->end)
+            c->level = -1;
+        else
+            c->level = !p ? 0 : (p->level < 0 ? -1 : p->level + 1);
+    }
+}
+
 /* Parents and levels (nvtxpptrace.py / nvtx_gpu_proj_trace.py: NVTX_PARENT from the R-tree self-join,
  * min((cr.start - pr.start) + (pr.end - cr.end)) over pr != cr enclosing cr on the same globalTid, i.e.
- * the shortest enclosing range; equal tightness: the lowest rowid; then the recursive `tree` CTE from the
- * roots). */
+ * the shortest enclosing range; then the recursive `tree` CTE from the roots). Equal tightness: the one
+ * the script's R-tree returns first (core/stats_nvtx_ties.c), which is the lowest rowid in a small set. */
 int gf_snv_tree(gf_snv_set *s, gf_err *err)
 {
     s->ord = malloc((s->n ? s->n : 1) * sizeof *s->ord);
     int32_t *act = malloc((s->n ? s->n : 1) * sizeof *act);
-    if (!s->ord || !act) {
+    uint8_t *tied = calloc(s->n ? s->n : 1, 1);
+    size_t ntied = 0;
+    if (!s->ord || !act || !tied) {
         free(act);
+        free(tied);
         return oom(err);
     }
     for (size_t i = 0; i < s->n; i++)
@@ -314,6 +333,7 @@ int gf_snv_tree(gf_snv_set *s, gf_err *err)
     for (size_t k = 0; k < s->n; k++) {
         if ((k & 0xffff) == 0xffff && gf_stats_interrupted(err)) {
             free(act);
+            free(tied);
             return -1;
         }
         int32_t ci = s->ord[k];
@@ -340,7 +360,7 @@ int gf_snv_tree(gf_snv_set *s, gf_err *err)
             c->parent = same;
             c->level = -1;
         } else {
-            int32_t best = -1;
+            int32_t best = -1, nbest = 0;
             size_t w = 0;
             for (size_t i = 0; i < nact; i++) {
                 gf_snv_range *a = &R[act[i]];
@@ -348,13 +368,22 @@ int gf_snv_tree(gf_snv_set *s, gf_err *err)
                     continue; /* closed before c: drop it from the open list */
                 act[w++] = act[i];
                 if (a->end >= c->end) {
-                    int64_t la = a->end - a->start;
-                    if (best < 0 || la < R[best].end - R[best].start ||
-                        (la == R[best].end - R[best].start && a->rowid < R[best].rowid))
+                    int64_t la = a->end - a->start, lb = best < 0 ? 0 : R[best].end - R[best].start;
+                    if (best < 0 || la < lb) {
                         best = act[i];
+                        nbest = 1;
+                    } else if (la == lb) {
+                        nbest++;
+                        if (a->rowid < R[best].rowid)
+                            best = act[i];
+                    }
                 }
             }
             nact = w;
+            if (nbest > 1) {
+                tied[ci] = 1;
+                ntied++;
+            }
             c->parent = best;
             c->level = best < 0 ? 0 : (R[best].level < 0 ? -1 : R[best].level + 1);
         }
@@ -363,6 +392,15 @@ int gf_snv_tree(gf_snv_set *s, gf_err *err)
     /* a member of an identical group sorts after its parent only when it is not the first: levels of
      * children of cycle members are already -1 (their parent's level was -1 when they were reached) */
     free(act);
+    if (ntied) {
+        int rc = gf_snv_break_ties(s, tied, err);
+        free(tied);
+        if (rc != 0)
+            return -1;
+        levels(s);
+        return 0;
+    }
+    free(tied);
     return 0;
 }
 

@@ -39,9 +39,14 @@ enum { GF_SNV_SEL_PUSHPOP, GF_SNV_SEL_PROJ, GF_SNV_SEL_SUM };
  * coalesce(StringIds[textId], text, ''). 0, or -1 with err. */
 int gf_snv_load(gf_stats_db *d, gf_snv_set *s, int sel, gf_err *err);
 
-/* Parents and levels: the tightest enclosing range on the same thread, ties to the lowest rowid;
- * identical ranges are each other's parents and, with what hangs below them, get level -1. Fills s->ord. */
+/* Parents and levels: the tightest enclosing range on the same thread, ties as the script's R-tree meets
+ * them (gf_snv_break_ties); identical ranges are each other's parents and, with what hangs below them, get
+ * level -1. Fills s->ord. */
 int gf_snv_tree(gf_snv_set *s, gf_err *err);
+/* After the sweep (core/stats_nvtx_ties.c): the parent of each range with tied[i] set (more than one
+ * enclosing range of the least tightness; s->r[i].parent is the lowest rowid of them) becomes the first of
+ * them that the script's R-tree query returns. Levels are not touched. 0, or -1 with err. */
+int gf_snv_break_ties(gf_snv_set *s, const uint8_t *tied, gf_err *err);
 
 /* A growing text buffer. gf_snv_put: -1 on OOM. */
 typedef struct gf_snv_buf {

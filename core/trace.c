@@ -146,6 +146,7 @@ void gf_trace_free(gf_trace *t)
         free(t->warnings[i]);
     free(t->warnings);
     free(t->source);
+    free(t->clock);
     free(t->rank_label);
     gf_hmap_free(&t->raw_names);
     gf_hmap_free(&t->raw_by_seq);
@@ -725,13 +726,21 @@ static int32_t *order_lanes(gf_trace *t)
     for (size_t i = 0; i < t->nlanes; i++)
         lord[i] = (uint32_t)i;
     qsort_r(lord, t->nlanes, sizeof *lord, cmp_lane, t);
+    /* GPU lanes made equal after the import (trace_devctx.c moved a sync lane to its context's device,
+     * where one already was) become one */
+    size_t k = 0;
     for (size_t i = 0; i < t->nlanes; i++) {
-        nl[i] = t->lanes[lord[i]];
-        lmap[lord[i]] = (int32_t)i;
+        if (k && t->lanes[lord[i]].kind == GF_LANE_GPU && cmp_lane(&lord[i - 1], &lord[i], t) == 0) {
+            lmap[lord[i]] = (int32_t)k - 1;
+            continue;
+        }
+        nl[k] = t->lanes[lord[i]];
+        lmap[lord[i]] = (int32_t)k++;
     }
     free(t->lanes);
     t->lanes = nl;
-    t->lanes_cap = t->nlanes;
+    t->nlanes = k;
+    t->lanes_cap = k;
     free(lord);
     return lmap;
 }

@@ -136,6 +136,7 @@ typedef struct gf_trace {
     char **warnings;
     size_t nwarnings;
     char *source; /* input file name (basename) */
+    char *clock;  /* several reports: how their clocks were aligned (a sentence the outputs state), or NULL */
     /* ranks (merged traces, trace_ranks.c): rank_label[r] is a strtab id; lanes are grouped by rank */
     int32_t *rank_label;
     size_t nranks;

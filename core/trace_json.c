@@ -396,6 +396,10 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     }
     putc(']', out);
     write_source(t, out);
+    if (t->clock) {
+        fputs(",\"clockAlignment\":", out);
+        gf_json_file_string(out, t->clock, strlen(t->clock));
+    }
     putc('}', out);
     page_maps_free(&pm);
     if (ferror(out))
@@ -556,7 +560,13 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
         else if (row[i] + 1 > tr[l].rows)
             tr[l].rows = row[i] + 1;
     }
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"gpuflame\"},\"traceEvents\":[", out);
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{", out);
+    if (t->clock) { /* merged reports: the clock alignment the timestamps follow */
+        fputs("\"clockAlignment\":", out);
+        gf_json_file_string(out, t->clock, strlen(t->clock));
+        putc(',', out);
+    }
+    fputs("\"generator\":\"gpuflame\"},\"traceEvents\":[", out);
     int first = 1;
     chrome_tracks(t, out, tr, &first);
     /* one process_name per CPU pid */

@@ -3,6 +3,7 @@
  * (callchain id → stack, (pid, correlation id) → launch in trace.c): no quadratic scans, and nothing is
  * ever written to the user's file (opened read-only and immutable). */
 #include "trace_sqlite.h"
+#include "trace_devctx.h"
 #include "sqlite_export.h"
 #include "sqlite_callchain.h"
 
@@ -807,6 +808,8 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     if (o && o->stacks && m.ncc && t->launches_with_stack == 0)
         gf_trace_warn(t, "no launch backtraces in this capture (no CUDA call has a callchainId)");
     if (gf_trace_partner_pass_needed(t) && import_runtime(&m, 1) != 0)
+        goto done;
+    if (gf_trace_devices_from_contexts(t, m.db, path, err) != 0)
         goto done;
     ret = gf_trace_finish(t, err);
 done:

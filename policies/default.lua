@@ -238,6 +238,10 @@ return {
     iteration_prefixes = { "step", "iteration", "iter", "train_step", "ProfilerStep" }, -- NVTX iteration ranges
     straggler_threshold = 0.05, -- rank-skew: a rank is a straggler when this much (share) above the median
     workers = 0,                -- worker processes importing reports at once (0 = one per CPU; 1 = in this process)
+    -- inputs that cannot be one job are refused (exit 6) unless --allow-unrelated: captures whose session
+    -- starts are further apart than this (seconds), and with single_node, captures of different hosts
+    max_start_gap_s = 3600,
+    single_node = false,
   },
 
   -- Findings (`gpuflame findings`, docs/RULES.md): which rules run when no -r is given, in this order,

@@ -2,7 +2,8 @@
  *
  *   local tr = core.trace.open_sqlite(path, {max_events=, keep_partners=, stacks=})
  *   local tr = core.trace.open_csv({api=, gpu=, api_cols={start=1,...}, gpu_cols={...}, max_events=, keep_partners=})
- *   tr:count(), tr:total(), tr:counts(), tr:totals(), tr:lanes(), tr:warnings(), tr:warn(msg), tr:source()
+ *   tr:count(), tr:total(), tr:counts(), tr:totals(), tr:lanes(), tr:warnings(), tr:warn(msg), tr:source(),
+ *   tr:clock_alignment([text])
  *   tr:trim(n [, keep_partners]), tr:event(i), tr:flame() → {total=, entries=, stacks=, launches=}
  *   tr:write_timeline(template_text, out_path, slots, template_name [, flame_min])  -- slot data = the JSON;
  *     slots.title is required (policy timeline.title)
@@ -550,6 +551,25 @@ static int m_warn(lua_State *L)
     return 0;
 }
 
+/* tr:clock_alignment() → the sentence saying how merged reports' clocks were aligned (nil: not set);
+ * tr:clock_alignment(text) sets it (the timeline data and the Chrome trace state it) */
+static int m_clock_alignment(lua_State *L)
+{
+    gf_trace *t = check(L);
+    if (!lua_isnoneornil(L, 2)) {
+        char *c = strdup(luaL_checkstring(L, 2));
+        if (!c)
+            return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
+        free(t->clock);
+        t->clock = c;
+    }
+    if (t->clock)
+        lua_pushstring(L, t->clock);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
 /* tr:source() → the input's file name; tr:source(path) names another (the .nsys-rep an export came from) */
 static int m_source(lua_State *L)
 {
@@ -907,6 +927,7 @@ int gf_luaopen_trace(lua_State *L)
         {"warnings", m_warnings},
         {"warn", m_warn},
         {"source", m_source},
+        {"clock_alignment", m_clock_alignment},
         {"trim", m_trim},
         {"event", m_event},
         {"flame", m_flame},

@@ -85,12 +85,14 @@ function fg.from_sqlite(path, policy)
   errors.raise(errors.NO_DATA, "%s: no GPU data in this export (%s)", path, table.concat(tried, "; "))
 end
 
--- from_reports(paths, policy, {by_rank=bool, nsys=}) → stacks: kernel time of several SQLite exports /
--- reports (one per rank; merged by gpuflame.trace), summed over ranks, or under a "rank N" frame each.
+-- from_reports(paths, policy, {by_rank=bool, nsys=, allow_unrelated=}) → stacks: kernel time of several SQLite
+-- exports / reports (one per rank; merged by gpuflame.trace), summed over ranks, or under a "rank N" frame each;
+-- the metadata states the clock alignment of the merge (clock_alignment); also returns it (a sentence).
 function fg.from_reports(paths, policy, opts)
   opts = opts or {}
   local unit = need(policy, "flamegraph.from_reports").flamegraph.unit_ns
-  local tr = require("gpuflame.trace").load(paths, { max_events = 0, ranks = true, policy = policy, nsys = opts.nsys })
+  local tr, info = require("gpuflame.trace").load(paths, { max_events = 0, ranks = true, policy = policy,
+    nsys = opts.nsys, allow_unrelated = opts.allow_unrelated })
   local totals = tr:rank_kernel_totals("kernel")
   if #totals == 0 then
     errors.raise(errors.NO_DATA, "%s: no GPU kernels in these reports", table.concat(paths, ", "))
@@ -103,8 +105,9 @@ function fg.from_reports(paths, policy, opts)
     stacks:add_total(p, t.name, t.total, unit)
   end
   set_meta(stacks, { generator = "gpuflame", report = "cuda_gpu_kern_sum", source = "sqlite:kernels", unit_ns = unit,
-    countname = policy.flamegraph.countname, ranks = #tr:ranks(), by_rank = opts.by_rank == true })
-  return stacks
+    countname = policy.flamegraph.countname, ranks = #tr:ranks(), by_rank = opts.by_rank == true,
+    clock_alignment = info.clock_alignment })
+  return stacks, info.clock_alignment
 end
 
 -- Page options from policy, overridden by the command line (title, countname, inverted, minwidth, colors).

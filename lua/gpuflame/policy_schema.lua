@@ -271,6 +271,8 @@ S.tree = {
     iteration_prefixes = S.list(S.str()),
     straggler_threshold = S.num({ min = 0 }),
     workers = S.int({ min = 0 }),
+    max_start_gap_s = S.num({ min = 0 }),
+    single_node = S.bool(),
   },
   -- gpuflame diff (lua/gpuflame/diff.lua, docs/DIFF.md)
   diff = {

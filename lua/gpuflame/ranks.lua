@@ -140,21 +140,30 @@ local function import_all(dbs, s, opts)
   return traces, workers
 end
 
--- load(paths, opts) → merged trace, info {ranks=, reports=, offsets=, workers=}
+-- load(paths, opts) → merged trace, info {ranks=, reports=, offsets=, workers=, notes=, clock_alignment=}
 --   paths: SQLite exports / .nsys-rep (already expanded); opts: max_events, keep_partners, stacks, policy
---   (the effective policy, required: its ranks table),
+--   (the effective policy, required: its ranks table), allow_unrelated (--allow-unrelated),
 --   export(path) → the SQLite export of a report (gpuflame.trace supplies it: .nsys-rep through nsys)
+-- One capture given twice is imported once (a note); captures that cannot be one job are refused before
+-- any import (gpuflame.related).
 function M.load(paths, opts)
   local s = require("gpuflame.policy").need(opts.policy, "ranks.load (opts.policy)").ranks
-  local reports, dbs = {}, {}
+  local related = require("gpuflame.related")
+  local items = {}
   for i, p in ipairs(paths) do
-    reports[i] = { path = p }
-    dbs[i] = opts.export(p)
+    local db = opts.export(p)
+    items[i] = { path = p, db = db, meta = core.trace.sqlite_meta(db, s.label_env) }
+  end
+  local kept, notes = related.check(items, opts.policy, { allow_unrelated = opts.allow_unrelated })
+  for _, n in ipairs(notes) do log.info("%s", n) end
+  local reports, dbs = {}, {}
+  for i, it in ipairs(kept) do
+    reports[i] = { path = it.path, meta = it.meta }
+    dbs[i] = it.db
   end
   local traces, workers = import_all(dbs, s, opts)
   for i, r in ipairs(reports) do
     if dbs[i] ~= r.path then traces[i]:source(r.path) end -- the page names the user's input
-    r.meta = core.trace.sqlite_meta(dbs[i], s.label_env)
     r.processes = traces[i]:processes()
   end
   local t0
@@ -177,9 +186,13 @@ function M.load(paths, opts)
   local merged = core.trace.merge(traces, { offsets = offsets, ranks = labels, spec = spec,
     max_events = opts.max_events or 0, keep_partners = opts.keep_partners ~= false })
   for _, w in ipairs(warnings) do merged:warn(w); log.warn("%s", w) end
-  log.info("merged %d report(s) into %d rank(s) (%s)", #reports, #ranks,
-    workers > 1 and (workers .. " worker processes") or "one process")
-  return merged, { ranks = ranks, reports = reports, offsets = offsets, session_t0 = t0, workers = workers }
+  for _, n in ipairs(notes) do merged:warn(n) end
+  local clock = related.alignment(kept, opts.allow_unrelated and #kept > 1)
+  if #items > 1 then merged:clock_alignment(clock) end
+  log.info("merged %d report(s) into %d rank(s) (%s); %s", #reports, #ranks,
+    workers > 1 and (workers .. " worker processes") or "one process", clock)
+  return merged, { ranks = ranks, reports = reports, offsets = offsets, session_t0 = t0, workers = workers,
+    notes = notes, clock_alignment = clock }
 end
 
 return M

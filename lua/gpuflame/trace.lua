@@ -89,7 +89,7 @@ end
 --   gpuflame.ranks), merged into one model with ranks and aligned clocks
 --   opts: max_events (0 = all), keep_partners (nil: policy timeline.keep_partners), stacks (backtraces
 --   requested), policy (the effective policy: required), ctx, nsys, ranks (true: build ranks even for one
---   report)
+--   report), allow_unrelated (several reports: merge captures that cannot be one job, gpuflame.related)
 --   info: {source = "sqlite"|"csv", inputs = {...}, ranks = {...} (merged)}
 function M.load(paths, opts)
   opts = opts or {}
@@ -134,7 +134,7 @@ function M.load(paths, opts)
     local tmpdirs = {}
     local ok, tr, info = pcall(require("gpuflame.ranks").load, reports, {
       policy = policy, max_events = load_opts.max_events, keep_partners = load_opts.keep_partners,
-      stacks = load_opts.stacks,
+      stacks = load_opts.stacks, allow_unrelated = opts.allow_unrelated,
       export = function(p)
         if M.classify(p, policy) ~= "nsys-rep" then return p end
         local db, tmp = export_rep(p, opts)

@@ -1,5 +1,7 @@
 -- per-rank GPU busy/idle, kernel and NCCL time, iteration times and stragglers
--- (gpuflame run rank-skew INPUTS... [--json] [--html FILE]: --html also writes a page with a per-rank bar chart)
+-- (gpuflame run rank-skew INPUTS... [--json] [--html FILE] [--allow-unrelated]: --html also writes a page with a
+-- per-rank bar chart; one capture given twice counts once, captures that cannot be one job are refused with
+-- exit 6 unless --allow-unrelated: gpuflame.related)
 -- INPUTS: one SQLite export / .nsys-rep per rank (files, a directory, a glob), or one export holding several
 -- processes. A rank is a (report, process) pair (labels: policy ranks.label_env). Heavy loops run in C
 -- (tr:rank_stats); this script only ranks the numbers and writes the verdict.
@@ -16,24 +18,25 @@ local core = require("gpuflame.core")
 local trace = require("gpuflame.trace")
 local ctx = require("gpuflame.cli").script_context()
 
-local inputs, json, html = {}, false, nil
+local inputs, json, html, allow_unrelated = {}, false, nil, false
 local args = { ... }
 local ai = 1
 while ai <= #args do
   local a = args[ai]
   if a == "--json" then json = true
   elseif a == "--html" then html = args[ai + 1]; ai = ai + 1
+  elseif a == "--allow-unrelated" then allow_unrelated = true
   else inputs[#inputs + 1] = a end
   ai = ai + 1
 end
 if #inputs == 0 or html == "" or (args[#args] == "--html") then
-  io.stderr:write("usage: gpuflame run rank-skew INPUT... [--json] [--html FILE]\n")
+  io.stderr:write("usage: gpuflame run rank-skew INPUT... [--json] [--html FILE] [--allow-unrelated]\n")
   return 2
 end
 local p = ctx.policy()
 local s = p.ranks
 
-local tr = trace.load(inputs, { max_events = 0, ranks = true, policy = p })
+local tr, info = trace.load(inputs, { max_events = 0, ranks = true, policy = p, allow_unrelated = allow_unrelated })
 local rows = tr:rank_stats(s.nccl_prefixes, s.iteration_prefixes)
 local gpu_rows = {}
 for _, r in ipairs(rows) do
@@ -128,7 +131,10 @@ local function document()
   for k, x in ipairs(stragglers) do st[k] = x end
   local it = core.json.array({})
   for k, x in ipairs(iters) do it[k] = x end
-  return { ranks = out, stragglers = st, iterations = it, verdict = verdict(), threshold = s.straggler_threshold }
+  local notes = core.json.array({})
+  for k, n in ipairs(info.notes or {}) do notes[k] = n end
+  return { ranks = out, stragglers = st, iterations = it, verdict = verdict(), threshold = s.straggler_threshold,
+    clock_alignment = info.clock_alignment, notes = notes }
 end
 
 if html then
@@ -146,6 +152,9 @@ if json then
 end
 
 local function ms(ns) return ns / 1e6 end
+if info.clock_alignment then io.stdout:write(info.clock_alignment, "\n") end
+for _, n in ipairs(info.notes or {}) do io.stdout:write("note: ", n, "\n") end
+if info.clock_alignment or info.notes then io.stdout:write("\n") end
 io.stdout:write(string.format("%-28s %11s %11s %11s %11s %8s\n", "rank", "busy (ms)", "idle (ms)", "kernel (ms)",
   "nccl (ms)", "kernels"))
 for _, r in ipairs(gpu_rows) do

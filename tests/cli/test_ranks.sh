@@ -18,7 +18,10 @@ d = json.load(sys.stdin)
 print(" | ".join("%s kernels=%d" % (r["label"], r["kernel_ns"]) for r in d["ranks"]))')
 check_eq "two-process export: two ranks labelled host + pid (no rank variable captured)" \
   "nodeA pid 2001 kernels=500000 | nodeA pid 2002 kernels=1000000" "$res"
+# another capture of the same processes (its session starts 1 s later; a plain copy would be the same
+# capture, counted once: tests/cli/test_related.sh)
 cp "$TMP/multi.sqlite" "$TMP/multi-copy.sqlite"
+sqlite3 "$TMP/multi-copy.sqlite" "UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs + 1000000000"
 run_gf -q export -f chrome-trace "$TMP/multi.sqlite" "$TMP/multi-copy.sqlite" -o "$TMP/dup.json"
 check_eq "two reports with the same processes: exits 0" 0 "$rc"
 res=$(python3 -c '
@@ -177,7 +180,7 @@ check_eq "stats of several: each input's CSVs equal its own stats run" 1 "$same"
 run_gf stats -r cuda_gpu_kern_sum "$TMP/job/rank0.sqlite" "$TMP/job/rank1.sqlite"
 check_eq "stats of several to stdout: usage error" 2 "$rc"
 check_contains "stats of several to stdout: says -o PREFIX" "$err" "stats of 2 inputs needs -o PREFIX"
-mkdir -p "$TMP/other"; cp "$TMP/job/rank0.sqlite" "$TMP/other/"
+mkdir -p "$TMP/other"; cp "$TMP/job/rank1.sqlite" "$TMP/other/rank0.sqlite" # another capture, the same name
 run_gf stats -r cuda_gpu_kern_sum "$TMP/job/rank0.sqlite" "$TMP/other/rank0.sqlite" -o "$TMP/st/dup"
 check_eq "stats: two inputs of the same name: usage error before any work" "2:" "$rc:$(ls "$TMP/st" | grep dup)"
 

@@ -19,6 +19,7 @@ cmd.spec = {
     { "out", short = "o", arg = "FILE", help = "output file" },
     { "max-events", arg = "N", type = "integer", min = 1, help = "trace inputs: keep the N longest events" },
     { "title", arg = "TEXT", help = "title for HTML outputs" },
+    { "allow-unrelated", help = "several reports: accept captures that cannot be one job (policy ranks.max_start_gap_s)" },
   },
 }
 
@@ -49,7 +50,8 @@ function cmd.run(opts, ctx)
   elseif several then
     local policy = ctx.policy()
     model, kind = require("gpuflame.trace").load(opts.positional, { max_events = opts.max_events or 0,
-      keep_partners = policy.timeline.keep_partners, policy = policy, ctx = ctx }), "trace"
+      keep_partners = policy.timeline.keep_partners, policy = policy, ctx = ctx,
+      allow_unrelated = opts.allow_unrelated }), "trace"
   end
   if not model then
     model, kind = require("gpuflame.inputs").load_for(input, e.accepts, ctx, opts)

@@ -24,6 +24,7 @@ cmd.spec = {
     { "colors", arg = "PALETTE", choices = flamegraph.PALETTES, help = "palette, as flamegraph.pl --colors" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
     { "by-rank", help = "several reports (or processes): a `rank N` frame per rank under the root" },
+    { "allow-unrelated", help = "several reports: accept captures that cannot be one job (policy ranks.max_start_gap_s)" },
   },
 }
 
@@ -47,9 +48,10 @@ function cmd.run(opts, ctx)
         return nil
       end
     end
-    local stacks, fdoc
+    local stacks, fdoc, clock
     if several or opts.by_rank then
-      stacks = flamegraph.from_reports(opts.positional, ctx.policy(), { by_rank = opts.by_rank, nsys = opts.nsys })
+      stacks, clock = flamegraph.from_reports(opts.positional, ctx.policy(), { by_rank = opts.by_rank, nsys = opts.nsys,
+        allow_unrelated = opts.allow_unrelated })
     else
       -- an .nsys-rep is exported once: the stacks and the findings read the same export
       local info = inputs.resolve(input, ctx, { nsys = opts.nsys })
@@ -73,7 +75,7 @@ function cmd.run(opts, ctx)
     end
     local o = flamegraph.page_options(ctx.policy(), {
       title = opts.title, countname = opts.countname, inverted = opts.inverted or nil, minwidth = opts.minwidth,
-      colors = opts.colors, subtitle = input:match("[^/]+$"), findings = fdoc,
+      colors = opts.colors, subtitle = input:match("[^/]+$") .. (clock and (" · " .. clock) or ""), findings = fdoc,
     })
     flamegraph.render(stacks, out, o)
     return stacks

@@ -17,7 +17,8 @@ cmd.spec = {
     "nsys); -o - (the default) prints them. Reports accept both name eras (cuda_gpu_kern_sum or gpukernsum);\n" ..
     "cuda_gpu_kern_sum and cuda_gpu_trace take :base or :mangled. Exit 5 when no report had a row.\n" ..
     "Several INPUTs (files, a directory, a glob: one report per rank) need -o PREFIX and write\n" ..
-    "PREFIX_<input name>_<report>.csv for each.",
+    "PREFIX_<input name>_<report>.csv for each; one capture given twice (a report and its export) is\n" ..
+    "written once, and captures that cannot be one job are refused (exit 6) unless --allow-unrelated.",
   options = {
     { "report", short = "r", arg = "REPORT[,REPORT...]", multi = true, help = "reports to write (repeatable)" },
     { "output", short = "o", arg = "PREFIX|-", help = "output prefix (PREFIX_<report>.csv), or - for stdout" },
@@ -25,6 +26,7 @@ cmd.spec = {
     { "help-reports", help = "list the reports and exit" },
     { "force-export", help = ".nsys-rep input: export again even when the cached .sqlite is current" },
     { "nsys", arg = "PATH", help = ".nsys-rep input: the nsys to export with" },
+    { "allow-unrelated", help = "several inputs: accept captures that cannot be one job (policy ranks.max_start_gap_s)" },
   },
   examples = {
     "gpuflame stats -r cuda_gpu_kern_sum,cuda_api_sum report.sqlite",
@@ -33,22 +35,43 @@ cmd.spec = {
   },
 }
 
+-- The SQLite export of an input (an .nsys-rep is exported through nsys).
+local function export_of(input, opts, ctx)
+  local info = inputs.detect(input)
+  if info.type == "nsys-rep" then
+    return stats.export_for(input, ctx.policy(), { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup })
+  elseif info.type ~= "sqlite" then
+    errors.raise(errors.INPUT, "%s: a %s is not an nsys export (stats needs an SQLite export or an .nsys-rep)",
+      input, inputs.describe(info))
+  end
+  return input
+end
+
 -- One job per input. Several inputs (files, a directory, a glob: one report per rank) need -o PREFIX and
--- write PREFIX_<input name>_<report>.csv; inputs whose names collide are refused before any work.
-local function input_jobs(positional, prefix)
+-- write PREFIX_<input name>_<report>.csv; one capture given twice is written once (a note), captures that
+-- cannot be one job are refused (gpuflame.related), inputs whose names collide are refused before any work.
+local function input_jobs(positional, prefix, opts, ctx)
   local paths = require("gpuflame.ranks").expand(positional)
   if #paths == 1 then return { { input = paths[1], prefix = prefix } } end
   if prefix == "-" then
     errors.raise(errors.USAGE, "stats of %d inputs needs -o PREFIX (one PREFIX_<input>_<report>.csv each)", #paths)
   end
-  local jobs, seen = {}, {}
+  local items = {}
   for i, p in ipairs(paths) do
+    local db = export_of(p, opts, ctx)
+    items[i] = { path = p, db = db, meta = require("gpuflame.core").trace.sqlite_meta(db, {}) }
+  end
+  local kept, notes = require("gpuflame.related").check(items, ctx.policy(), { allow_unrelated = opts.allow_unrelated })
+  for _, n in ipairs(notes) do log.warn("%s", n) end
+  local jobs, seen = {}, {}
+  for i, it in ipairs(kept) do
+    local p = it.path
     local base = p:match("([^/]+)$"):gsub("%.[^.]*$", "")
     if seen[base] then
       errors.raise(errors.USAGE, "%s and %s would write the same files (%s_%s_*); rename one", seen[base], p, prefix, base)
     end
     seen[base] = p
-    jobs[i] = { input = p, prefix = prefix .. "_" .. base }
+    jobs[i] = { input = p, sqlite = it.db, prefix = prefix .. "_" .. base }
   end
   return jobs
 end
@@ -56,17 +79,9 @@ end
 -- Writes one input's reports; true when any had rows.
 local function write_input(job, reports, fmt, opts, ctx)
   local input = job.input
-  local info = inputs.detect(input)
-  local sqlite = input
-  if info.type == "nsys-rep" then
-    sqlite = stats.export_for(input, ctx.policy(), { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup })
-  elseif info.type ~= "sqlite" then
-    errors.raise(errors.INPUT, "%s: a %s is not an nsys export (stats needs an SQLite export or an .nsys-rep)",
-      input, inputs.describe(info))
-  end
+  local sqlite = job.sqlite or export_of(input, opts, ctx)
   local ok, res = errors.try(stats.write, sqlite, reports, ctx.policy(),
     { prefix = job.prefix, format = fmt.format, mem_bytes = fmt.mem_bytes })
-  inputs.cleanup(ctx)
   if not ok then errors.reraise(res) end
   local any = false
   for _, r in ipairs(res) do
@@ -100,16 +115,20 @@ function cmd.run(opts, ctx)
   for _, r in ipairs(reports) do stats.parse_report(r, ctx.policy()) end -- unknown names: exit 2 before any work
   local fmt = stats.parse_format(opts.format)
   local prefix = opts.output or "-"
-  local jobs = input_jobs(opts.positional, prefix)
-  if prefix ~= "-" then
-    local dir = prefix:match("^(.*)/[^/]*$")
-    if dir and dir ~= "" then require("gpuflame.core").fs.mkdirp(dir) end
-  end
   ctx.cleanup = ctx.cleanup or {}
   local any = false
-  for _, job in ipairs(jobs) do
-    any = write_input(job, reports, fmt, opts, ctx) or any
-  end
+  local ok, err = errors.try(function()
+    local jobs = input_jobs(opts.positional, prefix, opts, ctx)
+    if prefix ~= "-" then
+      local dir = prefix:match("^(.*)/[^/]*$")
+      if dir and dir ~= "" then require("gpuflame.core").fs.mkdirp(dir) end
+    end
+    for _, job in ipairs(jobs) do
+      any = write_input(job, reports, fmt, opts, ctx) or any
+    end
+  end)
+  inputs.cleanup(ctx) -- temporary exports (stats.export_for), once every input is written
+  if not ok then errors.reraise(err) end
   if not any then
     errors.raise(errors.NO_DATA, "%s: no report had data (%s)", table.concat(opts.positional, ", "),
       table.concat(reports, ", "))

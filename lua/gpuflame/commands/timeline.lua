@@ -18,6 +18,7 @@ cmd.spec = {
     { "max-events", arg = "N", type = "integer", min = 1, help = "keep the N longest events" },
     { "stacks", help = "launch backtraces were requested: warn when the capture has none" },
     { "title", arg = "TEXT", help = "page title" },
+    { "allow-unrelated", help = "several reports: accept captures that cannot be one job (policy ranks.max_start_gap_s)" },
   },
 }
 
@@ -27,7 +28,7 @@ function cmd.run(opts, ctx)
   local out = opts.out or ctx.policy().outputs.timeline
   local r = require("gpuflame.views.timeline").build({
     inputs = inputs, out = out, stacks = opts.stacks, max_events = opts.max_events,
-    title = opts.title,
+    title = opts.title, allow_unrelated = opts.allow_unrelated,
   }, ctx)
   if r.kind == "timeline" then
     if r.shown < r.total then

@@ -89,7 +89,8 @@ end
 function V.build(spec, ctx)
   local policy = ctx.policy()
   local s = V.settings(policy, { max_events = spec.max_events, title = spec.title, keep_partners = spec.keep_partners })
-  local tr, _, fdoc = load_for_page(spec.inputs, s, policy, { stacks = spec.stacks, ctx = ctx, nsys = spec.nsys })
+  local tr, _, fdoc = load_for_page(spec.inputs, s, policy, { stacks = spec.stacks, ctx = ctx, nsys = spec.nsys,
+    allow_unrelated = spec.allow_unrelated })
   local warnings = tr:warnings()
   if tr:count() == 0 then
     log.warn("%s", V.NO_EVENTS_WARNING)

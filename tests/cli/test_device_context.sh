@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Each event on its own device (issue 24, item 3): a two-GPU export whose synchronization rows all record
+# device 0 (tests/gen/device_context_export.py, as a real 2-GPU H100 capture does). The device each sync
+# row belongs on is computed here in SQL, independently of gpuflame: the device of the kernels and copies of
+# the row's (globalPid, contextId). The timeline page and the Chrome trace must draw every sync row there,
+# in one sync lane per (device, stream), and say so once in the warnings.
+. "$(dirname "$0")/../lib/t.sh"
+DB=$TMP/dc.sqlite
+python3 "$TOP/tests/gen/device_context_export.py" "$DB"
+
+# sync rows per (device of their context, stream), from the export alone
+want=$(python3 - "$DB" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("""
+  WITH ctx AS (SELECT DISTINCT globalPid, contextId, deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL
+               UNION SELECT globalPid, contextId, deviceId FROM CUPTI_ACTIVITY_KIND_MEMCPY)
+  SELECT c.deviceId, s.streamId, count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION s
+  JOIN ctx c ON c.globalPid = s.globalPid AND c.contextId = s.contextId GROUP BY 1, 2 ORDER BY 1, 2""").fetchall()
+wrong = db.execute("""SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION s WHERE s.deviceId !=
+  (SELECT deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.globalPid = s.globalPid AND k.contextId = s.contextId LIMIT 1)""").fetchone()[0]
+print(" ".join("dev%d/stream%d=%d" % r for r in rows), "wrong=%d" % wrong)
+PY
+)
+check_eq "oracle: the planted export (4 sync rows of context 2 on GPU 1, 3 of them recorded as device 0)" \
+  "dev0/stream7=3 dev1/stream21=4 wrong=3" "$want"
+
+run_gf timeline "$DB" -o "$TMP/dc.html"
+check_eq "timeline: renders" 0 "$rc"
+check_contains "timeline: says once which rows moved and why" "$err" \
+  "3 synchronization rows recorded a device other than their context's (e.g. context 2 of pid 4100: device 0, whose kernels and copies ran on device 1)"
+check_eq "timeline: one warning about it" 1 "$(grep -c 'synchronization rows recorded' <<<"$err")"
+got=$(python3 - "$TMP/dc.html" <<'PY'
+import sys; sys.path.insert(0, "tests/trace"); import page_data, re, collections
+d = page_data.load(sys.argv[1])
+sync = d["kinds"].index("sync")
+c = collections.Counter()
+for e in d["events"]:
+    if e[6] == sync:
+        l = d["lanes"][e[2]]
+        assert l.get("sync"), l
+        m = re.search(r"\((\d+)\) stream (\d+) sync$", l["label"])
+        c[(l.get("deviceId"), int(m.group(1)), int(m.group(2)))] += 1
+lanes = sorted(l["label"] for l in d["lanes"] if l.get("sync"))
+print(" ".join("dev%d/stream%d=%d" % (k[0], k[2], v) for k, v in sorted(c.items()) if k[0] == k[1]),
+      "lanes=%d" % len(lanes))
+PY
+)
+check_eq "timeline: each sync row under its context's device, one sync lane per device" \
+  "${want% wrong=*} lanes=2" "$got"
+
+run_gf export -f chrome-trace "$DB" -o "$TMP/dc.json"
+check_eq "chrome trace: written" 0 "$rc"
+got=$(python3 - "$TMP/dc.json" <<'PY'
+import json, re, sys, collections
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+proc = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"}
+thr = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
+c = collections.Counter()
+for e in ev:
+    if e.get("ph") == "X" and e.get("cat") == "sync":
+        dev = int(re.search(r"\((\d+)\)$", proc[e["pid"]]).group(1))
+        tdev, stream = map(int, re.search(r"\((\d+)\) stream (\d+) sync$", thr[(e["pid"], e["tid"])]).groups())
+        c[(dev, stream, tdev)] += 1
+print(" ".join("dev%d/stream%d=%d" % (k[0], k[1], v) for k, v in sorted(c.items()) if k[0] == k[2]),
+      "tracks=%d" % len(c))
+PY
+)
+check_eq "chrome trace: each sync row in its context's GPU process, one track per device" \
+  "${want% wrong=*} tracks=2" "$got"
+t_done

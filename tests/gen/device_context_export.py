@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Writes a two-GPU SQLite export (sample_export.py's schema) whose synchronization rows record the wrong
+device, as a real 2-GPU H100 capture does (issue 24, item 3): process 4100 drives context 1 on GPU 0
+(stream 7) and context 2 on GPU 1 (stream 21); kernels and copies of each context record their own device,
+but every CUPTI_ACTIVITY_KIND_SYNCHRONIZATION row says deviceId 0, except the last row of context 2, which
+says device 1 (so the corrected lane meets one that already exists). Known answers, by construction:
+
+  GPU 0: kernels and sync rows of context 1 only: SYNC0 sync rows on stream 7
+  GPU 1: kernels and sync rows of context 2 only: SYNC1 sync rows on stream 21 (SYNC1 - 1 recorded as GPU 0)
+
+usage: device_context_export.py OUT.sqlite
+"""
+import importlib.util
+import os
+import sqlite3
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("sample_export", os.path.join(HERE, "sample_export.py"))
+_sample = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_sample)
+
+SYNC0, SYNC1 = 3, 4
+PID = 4100
+GPID = (1 << 48) | (PID << 24)
+GTID = GPID | PID
+
+
+def main():
+    out = sys.argv[1]
+    if os.path.exists(out):
+        os.remove(out)
+    db = sqlite3.connect(out)
+    db.executescript(_sample.SCHEMA)
+    strings = {}
+
+    def sid(s):
+        if s not in strings:
+            strings[s] = len(strings) + 1
+            db.execute("INSERT INTO StringIds VALUES (?, ?)", (strings[s], s))
+        return strings[s]
+
+    db.execute("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_NAME', 'gpuflame device-from-context export (synthetic)')")
+    db.execute("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.2')")
+    ncol = len([r for r in db.execute("PRAGMA table_info(TARGET_INFO_GPU)")])
+    for dev in (0, 1):
+        row = [0, dev, "NVIDIA H100 80GB HBM3", "0000:%02x:00.0" % (0x18 + dev)] + [None] * (ncol - 4)
+        db.execute("INSERT INTO TARGET_INFO_GPU VALUES (%s)" % ",".join("?" * ncol), row)
+    db.execute("INSERT INTO PROCESSES VALUES (?, ?, ?)", (GPID, PID, "python3"))
+    db.execute("INSERT INTO ThreadNames VALUES (?, ?, ?)", (sid("python3"), 0, GTID))
+    corr, t = 1, 1_000_000
+    launch, sync = sid("cudaLaunchKernel"), sid("cudaStreamSynchronize")
+    for dev, ctx, stream, nsync in ((0, 1, 7, SYNC0), (1, 2, 21, SYNC1)):
+        kname = sid("gemm_on_gpu%d" % dev)
+        for i in range(nsync):
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 0, ?, ?, ?, 0, NULL)",
+                       (t, t + 4000, GTID, corr, launch))
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, NULL, 1, 0, "
+                       "64, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, ?, 0, NULL, 1)",
+                       (t + 6000, t + 56000, dev, ctx, stream, corr, GPID, kname, kname, corr))
+            corr += 1
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 0, ?, ?, ?, 0, NULL)",
+                       (t + 5000, t + 57000, GTID, corr, sync))
+            recorded = 1 if (dev == 1 and i == nsync - 1) else 0
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (?, ?, ?, ?, NULL, ?, ?, ?, 3, 0)",
+                       (t + 6000, t + 56500, recorded, ctx, stream, corr, GPID))
+            corr += 1
+            t += 100_000
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, ?, ?, NULL, ?, ?, ?, 4096, 1, NULL, 0, 2, "
+                   "NULL, NULL, ?, ?, NULL, NULL, NULL)", (t, t + 3000, dev, ctx, stream, corr, GPID, dev, ctx))
+        corr += 1
+        t += 100_000
+    for i, label in enumerate(["Host-to-Device", "Device-to-Host", "Device-to-Device"]):
+        db.execute("INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (?, ?, ?)", (i + 1, "X", label))
+    db.commit()
+    db.close()
+
+
+if __name__ == "__main__":
+    main()
