@@ -172,9 +172,9 @@ function M.options(rule, pol, args)
 end
 
 -- The model a rule receives: model.trace (core.trace), model.source (the file name nsys would name),
--- model.tables (which tables the export has), and every core.findings primitive as a method.
-function M.model(tr, source)
-  local m = { trace = tr, source = source, tables = core.findings.tables(tr) }
+-- model.policy (the effective policy: gpu_time.communication for gpuflame.gpu_time), model.tables (which tables the export has), and every core.findings primitive as a method.
+function M.model(tr, source, pol)
+  local m = { trace = tr, source = source, policy = pol, tables = core.findings.tables(tr) }
   if not m.tables.known then
     -- trace CSVs: no tables to probe; a kind of event counts as its table
     local c = tr:totals()
@@ -302,7 +302,7 @@ end
 
 function M.analyze(tr, source, specs, pol, plan)
   plan = plan or M.plan(specs, pol)
-  local model = M.model(tr, source)
+  local model = M.model(tr, source, pol)
   local budget = require("gpuflame.policy").need(pol, "findings.analyze").findings.rule_budget
   local results = {}
   for _, p in ipairs(plan) do

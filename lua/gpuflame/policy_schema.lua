@@ -272,6 +272,10 @@ S.tree = {
     straggler_threshold = S.num({ min = 0 }),
     workers = S.int({ min = 0 }),
   },
+  -- the time breakdown of a GPU (docs/SEMANTICS.md)
+  gpu_time = {
+    communication = S.list(S.str()),
+  },
   -- gpuflame diff (lua/gpuflame/diff.lua, docs/DIFF.md)
   diff = {
     threshold = S.num({ min = 0 }),

@@ -23,6 +23,8 @@ function M.to_table(r)
     o.verdict = r.verdict
     o.severity = r.severity
     o.advice = r.advice
+    o.diagnosis = r.diagnosis -- launch-overhead: "launch-bound" | "queue-bound" | "none" (docs/SEMANTICS.md)
+    o.decided_by = r.decided_by
     local cols = {}
     for i, c in ipairs(r.columns) do cols[i] = col_name(c) end
     o.columns = core.json.array(cols)
@@ -75,7 +77,7 @@ function M.read_document(path)
     local at = "findings[" .. i .. "]"
     if type(f) ~= "table" or is_list(f) and next(f) ~= nil then bad("%s must be an object", at) end
     if type(f.rule) ~= "string" or f.rule == "" then bad("%s.rule must be a rule name", at) end
-    for _, k in ipairs({ "description", "verdict", "severity", "skipped", "error", "advice", "spec" }) do
+    for _, k in ipairs({ "description", "verdict", "severity", "skipped", "error", "advice", "spec", "diagnosis" }) do
       if f[k] ~= nil and f[k] ~= core.json.null and type(f[k]) ~= "string" then bad("%s.%s must be a string", at, k) end
     end
     if type(f.error) ~= "string" and type(f.skipped) ~= "string" and
@@ -172,7 +174,7 @@ function M.page_data(results, input)
     elseif r.skipped then
       o.severity, o.text = "skipped", (r.skipped:gsub("%c", " "))
     else
-      o.severity, o.text, o.advice = r.severity, r.verdict, r.advice
+      o.severity, o.text, o.advice, o.diagnosis = r.severity, r.verdict, r.advice, r.diagnosis
       o.rows = #r.rows
       o.total_rows = r.total_rows or #r.rows
       local targets, kernels = targets_of(r)
