@@ -172,7 +172,8 @@ function M.options(rule, pol, args)
 end
 
 -- The model a rule receives: model.trace (core.trace), model.source (the file name nsys would name),
--- model.policy (the effective policy: gpu_time.communication for gpuflame.gpu_time), model.tables (which tables the export has), and every core.findings primitive as a method.
+-- model.policy (the effective policy: gpu_time.communication for gpuflame.gpu_time),
+-- model.tables (which tables the export has), and every core.findings primitive as a method.
 function M.model(tr, source, pol)
   local m = { trace = tr, source = source, policy = pol, tables = core.findings.tables(tr) }
   if not m.tables.known then

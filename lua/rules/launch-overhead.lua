@@ -58,7 +58,8 @@ return {
         r.kernel_total, r.kernel_total // r.kernels, r.launched > 0 and r.delay_total // r.launched or false,
         r.launched > 0 and r.delay_max or false, r.tiny, r.storm and "storm" or "", r.name }
     end
-    local verdict, severity, diagnosis, q = nil, nil, "none", nil
+    local verdict, severity
+    local diagnosis, q = "none", nil
     if sum.kernels == 0 then
       verdict, severity = "No kernels.", "ok"
     elseif sum.launched == 0 then
