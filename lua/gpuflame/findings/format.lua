@@ -16,7 +16,10 @@ local function cell(c, v)
   if math.type(v) == "integer" then return string.format("%d", v) end
   if type(v) == "number" then
     if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return string.format("%d", math.tointeger(v)) end
-    return string.format("%.17g", v)
+    for digits = 15, 17 do -- the shortest text that reads back as the same double (99.4, not 99.400000000000006)
+      local s = string.format("%." .. digits .. "g", v)
+      if digits == 17 or tonumber(s) == v then return s end
+    end
   end
   return tostring(v)
 end
