@@ -7,7 +7,8 @@
 --   queue-bound   launches wait behind earlier work: long queue delay (median at least queue_factor x the
 --                 mean launch call) on devices busy for at least `busy` % of their span;
 --   none          neither.
--- Advice is given for the diagnosed case only. A "storm" (a name with at least min_kernels kernels whose
+-- With fewer than min_kernels launched kernels (a first launch's lazy loading, a toy program) the
+-- diagnosis is none. Advice is given for the diagnosed case only. A "storm" (a name with at least min_kernels kernels whose
 -- launch calls take longer in all than the kernels) is still marked per name, but decides nothing.
 local kit = require("gpuflame.rulekit")
 local gpu_time = require("gpuflame.gpu_time")
@@ -21,6 +22,7 @@ local ADVICE = {
 
 -- the numbers that decide, and the diagnosis
 local function diagnose(sum, busy_pct, opts)
+  if sum.launched < opts.min_kernels then return "none", nil end
   local mean_launch = sum.api_total // sum.launched
   local mean_wait = sum.waits > 0 and sum.wait_total // sum.waits or 0
   local wait_share = kit.pct(sum.wait_total, sum.wait_total + sum.kernel_total)
@@ -76,8 +78,13 @@ return {
         ["queue-bound"] = "Queue-bound: launches wait behind earlier work on a busy GPU",
         none = "Neither launch-bound nor queue-bound",
       }
-      verdict = string.format("%s (%s; %s launched by calls of %s in all, kernels %s)", head[diagnosis], numbers(q),
-        kit.plural(sum.launched, "kernel"), kit.dur(sum.api_total), kit.dur(sum.kernel_total))
+      if q then
+        verdict = string.format("%s (%s; %s launched by calls of %s in all, kernels %s)", head[diagnosis],
+          numbers(q), kit.plural(sum.launched, "kernel"), kit.dur(sum.api_total), kit.dur(sum.kernel_total))
+      else
+        verdict = string.format("%s: too few launched kernels to judge (%d, fewer than min_kernels %d)",
+          head.none, sum.launched, opts.min_kernels)
+      end
       severity = diagnosis == "launch-bound" and "warning" or "info"
     end
     return {

@@ -32,14 +32,14 @@ python3 "$GEN" copybound "$DB"
 res=$(python3 "$CHECK" "$DB" "$TMP/cb.json" "%nccl%")
 check_eq "copybound: every part equals SQL over the export, per device" "0" "$?"
 check_eq "copybound: two devices checked" 2 "$(grep -c ': ok ' <<<"$res")"
-# known by construction: 8 copies of 12 ms, 21 GEMMs of 125 us of which 20 run under the first copy, two
+# known by construction: 8 copies of 12 ms, 61 GEMMs of 125 us of which 60 run under the first copy, two
 # NCCL kernels [0, 400) and [200, 500) us, D2H 700 us, D2D 300 us, P2P 400 us, memset 50 us, 6.5 ms idle
 check_eq "copybound: device 0 as planted" \
-  "{'Span (ns)': 104175000, 'Compute (ns)': 2625000, 'Communication (ns)': 500000, 'Copy (ns)': 97000000, 'H2D (ns)': 96000000, 'D2H (ns)': 700000, 'D2D (ns)': 300000, 'P2P (ns)': 400000, 'Memset (ns)': 50000, 'Overlap (ns)': 2500000, 'Idle (ns)': 6500000}" \
+  "{'Span (ns)': 104175000, 'Compute (ns)': 7625000, 'Communication (ns)': 500000, 'Copy (ns)': 97000000, 'H2D (ns)': 96000000, 'D2H (ns)': 700000, 'D2D (ns)': 300000, 'P2P (ns)': 400000, 'Memset (ns)': 50000, 'Overlap (ns)': 7500000, 'Idle (ns)': 6500000}" \
   "$(j "$TMP/cb.json" "{k: f('gpu-busy')['rows'][0][k] for k in ['Span (ns)', 'Compute (ns)', 'Communication (ns)', 'Copy (ns)', 'H2D (ns)', 'D2H (ns)', 'D2D (ns)', 'P2P (ns)', 'Memset (ns)', 'Overlap (ns)', 'Idle (ns)']}")"
-check_eq "copybound: busy 93.8 % but a warning (kernels fill 3 %)" "warning" "$(j "$TMP/cb.json" "f('gpu-busy')['severity']")"
+check_eq "copybound: busy 93.8 % but a warning (kernels fill 7.8 %)" "warning" "$(j "$TMP/cb.json" "f('gpu-busy')['severity']")"
 v=$(j "$TMP/cb.json" "f('gpu-busy')['verdict']")
-check_contains "copybound: the verdict names the parts" "$v" "device 1: compute 2.5%, communication 0.5%, copy 93.1% (H2D 92.2%, D2H 0.7%, D2D 0.3%, P2P 0.4%), memset 0.0%, overlap 2.4%, idle 6.2% of 104.175 ms"
+check_contains "copybound: the verdict names the parts" "$v" "device 1: compute 7.3%, communication 0.5%, copy 93.1% (H2D 92.2%, D2H 0.7%, D2D 0.3%, P2P 0.4%), memset 0.0%, overlap 7.2%, idle 6.2% of 104.175 ms"
 check_eq "copybound: blocking launch calls behind copies are queue-bound, not launch storms" "queue-bound" \
   "$(j "$TMP/cb.json" "f('launch-overhead')['diagnosis']")"
 
@@ -59,6 +59,10 @@ check_eq "launchbound: warning, advice for launch overhead" "warning True" \
 check_eq "queuebound: info, advice says the GPU is the bottleneck" "info True" \
   "$(j "$TMP/queuebound.json" "f('launch-overhead')['severity'] + ' ' + str('GPU is the bottleneck' in f('launch-overhead')['advice'])")"
 check_eq "neither: no advice" "None" "$(j "$TMP/neither.json" "f('launch-overhead').get('advice')")"
+python3 "$GEN" launchbound "$TMP/few.sqlite"
+"$GF" -q findings -r launch-overhead:min_kernels=501 -f json "$TMP/few.sqlite" >"$TMP/few.json"
+check_eq "too few launched kernels (min_kernels): none, and says why" "none True" \
+  "$(j "$TMP/few.json" "f('launch-overhead')['diagnosis'] + ' ' + str('too few launched kernels' in f('launch-overhead')['verdict'])")"
 check_eq "queuebound: decided by a median queue delay of 27.1 ms on a 100 % busy device" "27130000 15000 100" \
   "$(j "$TMP/queuebound.json" "' '.join(str(f('launch-overhead')['decided_by'][k]) for k in ['median_queue_delay_ns', 'mean_launch_ns', 'busy_pct'])")"
 
@@ -85,12 +89,12 @@ fi
 
 # --- gpu-idle and rank-skew name the parts ---
 run_gf --policy "$P/comm.lua" run gpu-idle "$DB"
-check_contains "gpu-idle: each device's breakdown first" "$out" "device 0: compute 2.5%, communication 0.5%, copy 93.1%"
+check_contains "gpu-idle: each device's breakdown first" "$out" "device 0: compute 7.3%, communication 0.5%, copy 93.1%"
 run_gf --policy "$P/comm.lua" run gpu-idle --json "$DB"
 check_eq "gpu-idle --json: devices with the parts in ns" "[96000000, 96000000]" \
   "$(python3 -c 'import json,sys; print([d["h2d_ns"] for d in json.loads(sys.argv[1])["devices"]])' "$out")"
 run_gf --policy "$P/comm.lua" run rank-skew --json "$DB"
-check_eq "rank-skew --json: the rank's devices with their parts" "[(0, 2625000, 500000, 97000000, 6500000), (1, 2625000, 500000, 97000000, 6500000)]" \
+check_eq "rank-skew --json: the rank's devices with their parts" "[(0, 7625000, 500000, 97000000, 6500000), (1, 7625000, 500000, 97000000, 6500000)]" \
   "$(python3 -c 'import json,sys; print([(g["device"], g["compute_ns"], g["communication_ns"], g["copy_ns"], g["idle_ns"]) for r in json.loads(sys.argv[1])["ranks"] for g in r["devices"]])' "$out")"
 python3 "$TOP/tests/gen/rank_exports.py" multi "$TMP/multi.sqlite"
 run_gf run rank-skew "$TMP/multi.sqlite"

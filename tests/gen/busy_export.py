@@ -5,7 +5,7 @@ breakdown and launch diagnosis are known by construction (docs/SEMANTICS.md), fo
 usage: busy_export.py VARIANT OUT.sqlite
 
   copybound    two GPUs (context 1 = device 0, context 2 = device 1), the shape of a training slice whose
-               host-to-device copies fill the span: per device 20 GEMM kernels of 125 us back to back on
+               host-to-device copies fill the span: per device 60 GEMM kernels of 125 us back to back on
                stream 7 while 8 copies of 12 ms run on stream 8 (the kernels overlap the first copy), two
                NCCL kernels, a D2H, a D2D and a P2P copy, a memset, and one idle gap of 5 ms. Launch calls
                block (1.3 ms) and the kernels wait long behind earlier work: queue-bound.
@@ -42,7 +42,7 @@ def copybound(x):
             t += 12 * MS
         copies_end = t
         k = base + 1 * MS  # kernels overlap the first copy
-        for i in range(20):
+        for i in range(60):
             x.kernel(P, dev, ctx, 7, k, 125 * US, GEMM, api=1300 * US, lead=(i + 1) * 2 * MS)
             k += 125 * US
         x.kernel(P, dev, ctx, 9, copies_end + 1 * MS, 400 * US, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL",
