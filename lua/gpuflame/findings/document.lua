@@ -53,7 +53,8 @@ end
 
 -- read_document(path) → doc: a `findings -f json` document (capture's findings.json), checked so that a
 -- reader can rely on its shape: {input?, findings = [{rule, description?, verdict + severity | skipped |
--- error, advice?, columns? = [names], rows? = [{column = value}], total_rows?}]}. A file that is missing,
+-- error, advice?, diagnosis? (launch-overhead), columns? = [names], rows? = [{column = value}],
+-- total_rows?}]}. A file that is missing,
 -- not JSON or not such a document is an INPUT error (exit 6) that names it and what is wrong.
 function M.read_document(path)
   local st = core.fs.stat(path)
