@@ -102,9 +102,15 @@ typedef struct gf_launch_row {
 typedef struct gf_launch_sum {
     uint64_t kernels, launched, tiny, names, storms;
     int64_t kernel_total, api_total, delay_total;
+    int64_t delay_median;      /* median queue delay of the launched kernels (lower median) */
+    /* the stream's side (docs/SEMANTICS.md): a launched kernel whose stream went idle (its previous op
+     * ended) before its launch call returned waited on the launch; wait_total sums those idle gaps */
+    uint64_t waits;
+    int64_t wait_total;
+    int64_t gap_total;         /* every idle gap before a kernel on its stream (previous op end → start) */
 } gf_launch_sum;
 
-/* Per kernel name, sorted by launch-call time (descending), then name. */
+/* Per kernel name, sorted by launch-call time (descending), then name; sum: over every name. */
 int gf_find_launches(const gf_trace *t, const gf_fwin *w, uint64_t min_kernels, gf_launch_row **rows, size_t *n,
                      gf_launch_sum *sum, gf_err *err);
 
@@ -126,19 +132,28 @@ typedef struct gf_graph_sum {
 int gf_find_graphs(const gf_trace *t, const gf_fwin *w, const gf_like_set *launch_names, gf_graph_row **rows,
                    size_t *n, gf_graph_sum *sum, gf_err *err);
 
+/* The time breakdown of a device (docs/SEMANTICS.md): each part is the length of the union of that kind's
+ * intervals on the device, in ns. Kernels are communication when their name matches the policy's
+ * patterns, compute otherwise; copies by copyKind: H2D (host to device or array, unified HtoD), D2H,
+ * D2D (device/array to device/array, unified DtoD), P2P (peer to peer); other copies (host to host,
+ * unknown) count in copy only. */
 typedef struct gf_busy_row {
     int64_t device;
     int32_t devname;            /* strtab id or -1 */
+    int32_t rank;               /* with by_rank: the lanes' rank (gf_trace.rank_label), else -1 */
     uint64_t ops;
     int64_t first, last;        /* first start, last end (clipped to the filter) */
-    int64_t busy;               /* union of the intervals (never more than last - first) */
-    int64_t kernel_busy;        /* union of the kernels alone */
+    int64_t busy;               /* union of every op (never more than last - first) */
+    int64_t kernel_busy;        /* union of the kernels alone (compute and communication) */
+    int64_t compute, comm, copy, h2d, d2h, d2d, p2p, memset;
+    int64_t overlap;            /* compute ∩ (copy ∪ communication) */
 } gf_busy_row;
 
-/* Per device (all processes), in device order; span_first, span_last: the trace's whole span (every
- * event, clipped to the filter) for a capture-wide denominator. */
-int gf_find_busy(const gf_trace *t, const gf_fwin *w, gf_busy_row **rows, size_t *n, int64_t *span_first,
-                 int64_t *span_last, gf_err *err);
+/* Per device (all processes; with by_rank, per (rank, device)), in that order; comm: the kernel names that
+ * are communication (NULL: none). span_first, span_last: the trace's whole span (every event, clipped to
+ * the filter) for a capture-wide denominator. */
+int gf_find_busy(const gf_trace *t, const gf_fwin *w, const gf_like_set *comm, int by_rank, gf_busy_row **rows,
+                 size_t *n, int64_t *span_first, int64_t *span_last, gf_err *err);
 
 typedef struct gf_match_row {
     int32_t pid;

@@ -244,6 +244,13 @@ return {
     single_node = false,
   },
 
+  -- The time breakdown of a GPU (docs/SEMANTICS.md): gpu-busy, gpu-idle, rank-skew, report, summary.json.
+  gpu_time = {
+    -- kernels that are communication (SQLite LIKE patterns, case-insensitive); every other kernel is compute
+    communication = { "%nccl%", "%nvshmem%", "%allreduce%", "%all_reduce%", "%allgather%", "%all_gather%",
+      "%reducescatter%", "%reduce_scatter%", "%alltoall%", "%all_to_all%" },
+  },
+
   -- Findings (`gpuflame findings`, docs/RULES.md): which rules run when no -r is given, in this order,
   -- and their options (thresholds). A rule's own defaults apply to options not listed here; -r
   -- RULE:key=value wins over both. The six nsys rules keep nsys analyze's defaults so that their rows
@@ -261,7 +268,11 @@ return {
       ["cuda-sync-memcpy"] = { small_h2d_bytes = 64000 }, -- host-to-device copies up to this size are not flagged
       ["gpu-starv"] = { gap = 500 },                    -- ms of GPU idle time
       ["gpu-low-util"] = { threshold = 50, chunks = 30 }, -- percent in-use, chunks per (process, device) span
-      ["launch-overhead"] = { min_kernels = 100, rows = 20 }, -- a storm needs this many kernels of one name
+      -- a storm needs min_kernels kernels of one name; the diagnosis (docs/SEMANTICS.md): queue-bound when the
+      -- median queue delay >= queue_factor x the mean launch call on devices busy >= busy %; launch-bound when
+      -- shorter, the streams wait on launches >= wait_share % of their time, waits <= gap_factor x a launch call
+      ["launch-overhead"] = { min_kernels = 100, rows = 20, queue_factor = 10, busy = 50, wait_share = 20,
+        gap_factor = 4 },
       ["gpu-busy"] = { denominator = "span", low = 50 }, -- "span" (device) or "capture"; warn below low %
       ["nccl-wait"] = { names = { "%nccl%" }, high_share = 30 }, -- kernel name patterns; warn at this share %
     },

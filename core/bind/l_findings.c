@@ -14,9 +14,12 @@
  *   core.findings.gaps(tr, win, min_gap_ns, limit) → rows {dur, start, pid, device, context}
  *   core.findings.low_util(tr, win, chunks, threshold, limit) → rows {in_use, in_use_text, dur, start, pid,
  *       device, context}
- *   core.findings.launches(tr, win, min_kernels, limit) → rows, summary
+ *   core.findings.launches(tr, win, min_kernels, limit) → rows, summary (with the stream's side: delay_median,
+ *       waits, wait_total, gap_total; findings.h)
  *   core.findings.graphs(tr, win, names) → rows, summary
- *   core.findings.busy(tr, win) → rows, {first=, last=}
+ *   core.findings.busy(tr, win, comm_names, by_rank) → rows {device, device_name, rank (label, by_rank),
+ *       ops, first, last, busy, idle, kernel_busy, compute, comm, copy, h2d, d2h, d2d, p2p, memset,
+ *       overlap}, {first=, last=}   (docs/SEMANTICS.md; comm_names: the communication kernels)
  *   core.findings.kernel_match(tr, win, names) → rows */
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +339,7 @@ static const gf_lua_field launch_fields[] = {
 static const gf_lua_field launch_sum_fields[] = {
     LAUNCH_SUM(kernels),      LAUNCH_SUM(launched),  LAUNCH_SUM(tiny),        LAUNCH_SUM(names),
     LAUNCH_SUM(storms),       LAUNCH_SUM(kernel_total), LAUNCH_SUM(api_total), LAUNCH_SUM(delay_total),
+    LAUNCH_SUM(delay_median), LAUNCH_SUM(waits),        LAUNCH_SUM(wait_total), LAUNCH_SUM(gap_total),
 };
 #undef LAUNCH_SUM
 
@@ -423,22 +427,32 @@ static int l_busy(lua_State *L)
     gf_trace *t = gf_lua_check_trace(L, 1);
     gf_fwin w;
     read_win(L, 2, &w);
+    names_buf nb;
+    gf_like_set *comm = read_names(L, 3, &nb);
+    if (comm && comm->nlike == 0)
+        comm = NULL; /* no pattern: no kernel is communication */
+    int by_rank = lua_toboolean(L, 4);
     gf_busy_row *rows;
     size_t n;
     int64_t f, l;
     gf_err err;
-    if (gf_find_busy(t, &w, &rows, &n, &f, &l, &err) != 0)
+    if (gf_find_busy(t, &w, comm, by_rank, &rows, &n, &f, &l, &err) != 0)
         return gf_lua_raise(L, &err);
 #define BUSY(member) GF_LFIELD(gf_busy_row, member, #member)
     static const gf_lua_field fields[] = {
-        BUSY(device), BUSY(ops), BUSY(first), BUSY(last), BUSY(busy), BUSY(kernel_busy),
+        BUSY(device),  BUSY(ops),  BUSY(first), BUSY(last), BUSY(busy), BUSY(kernel_busy), BUSY(compute),
+        BUSY(comm),    BUSY(copy), BUSY(h2d),   BUSY(d2h),  BUSY(d2d),  BUSY(p2p),         BUSY(memset),
+        BUSY(overlap),
     };
 #undef BUSY
     lua_createtable(L, (int)n, 0);
     for (size_t k = 0; k < n; k++) {
-        lua_createtable(L, 0, GF_NFIELDS(fields) + 1);
+        lua_createtable(L, 0, GF_NFIELDS(fields) + 3);
         gf_lua_setfields(L, &rows[k], fields, GF_NFIELDS(fields));
+        gf_lua_setint(L, "idle", (rows[k].last - rows[k].first) - rows[k].busy);
         setstr(L, t, "device_name", rows[k].devname);
+        if (rows[k].rank >= 0 && (size_t)rows[k].rank < t->nranks)
+            setstr(L, t, "rank", t->rank_label[rows[k].rank]);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     lua_createtable(L, 0, 2);

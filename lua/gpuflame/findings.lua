@@ -5,6 +5,8 @@
 -- or { skipped = "why this input cannot be analysed" }. The model wraps the C primitives of
 -- core.findings (model:gaps(win, ...), model:copies(win, q), ...): rules never loop over events.
 -- Which rules run and their thresholds are policy (findings.rules, findings.options).
+-- This module is the registry and the run; the output formats are gpuflame.findings.format, the
+-- findings document (written, read, and embedded in pages) gpuflame.findings.document.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local resource = require("gpuflame.resource")
@@ -170,9 +172,10 @@ function M.options(rule, pol, args)
 end
 
 -- The model a rule receives: model.trace (core.trace), model.source (the file name nsys would name),
+-- model.policy (the effective policy: gpu_time.communication for gpuflame.gpu_time),
 -- model.tables (which tables the export has), and every core.findings primitive as a method.
-function M.model(tr, source)
-  local m = { trace = tr, source = source, tables = core.findings.tables(tr) }
+function M.model(tr, source, pol)
+  local m = { trace = tr, source = source, policy = pol, tables = core.findings.tables(tr) }
   if not m.tables.known then
     -- trace CSVs: no tables to probe; a kind of event counts as its table
     local c = tr:totals()
@@ -300,7 +303,7 @@ end
 
 function M.analyze(tr, source, specs, pol, plan)
   plan = plan or M.plan(specs, pol)
-  local model = M.model(tr, source)
+  local model = M.model(tr, source, pol)
   local budget = require("gpuflame.policy").need(pol, "findings.analyze").findings.rule_budget
   local results = {}
   for _, p in ipairs(plan) do
@@ -364,7 +367,7 @@ function M.capture_stage(state)
       results = M.analyze(tr, (db:match("([^/]+)$")), nil, pol)
     end
     local path = state.dir .. "/" .. pol.outputs.findings
-    core.fs.write_atomic(path, M.format_json(results, state.report))
+    core.fs.write_atomic(path, require("gpuflame.findings.document").format_json(results, state.report))
     state.artifacts.findings = path
     for _, r in ipairs(results) do
       if r.error then capture.warn(state, "findings: rule %s failed: %s", r.name, r.error) end
@@ -379,333 +382,12 @@ function M.capture_stage(state)
   end
 end
 
--- ---- output ----------------------------------------------------------------------------------------
-
-local function col_name(c) return type(c) == "table" and c.name or c end
-
--- a cell as text: nil/false → "", NULL (core.json.null) → "None" as nsys prints it, integers as
--- integers, formats from the column
-local function cell(c, v)
-  if v == nil or v == false then return "" end
-  if v == core.json.null then return "None" end
-  if type(c) == "table" and c.format and type(v) == "number" then return string.format(c.format, v) end
-  if math.type(v) == "integer" then return string.format("%d", v) end
-  if type(v) == "number" then
-    if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return string.format("%d", math.tointeger(v)) end
-    return string.format("%.17g", v)
-  end
-  return tostring(v)
-end
-M.cell = cell
-
-local function csv_field(s)
-  if s:find('[,"\r\n]') then return '"' .. s:gsub('"', '""') .. '"' end
-  return s
-end
-
--- CSV of one result: header + rows, "" when it has no rows (as nsys prints nothing then)
-function M.csv(r)
-  if r.error or r.skipped or #r.rows == 0 then return "" end
-  local out, hdr = {}, {}
-  for i, c in ipairs(r.columns) do hdr[i] = csv_field(col_name(c)) end
-  out[1] = table.concat(hdr, ",")
-  for _, row in ipairs(r.rows) do
-    local f = {}
-    for i, c in ipairs(r.columns) do f[i] = csv_field(cell(c, row[i])) end
-    out[#out + 1] = table.concat(f, ",")
-  end
-  return table.concat(out, "\n") .. "\n"
-end
-
-local function status_line(r)
-  if r.error then return "ERROR: " .. r.error end
-  if r.skipped then return "SKIPPED: " .. r.skipped end
-  return r.verdict
-end
-M.status_line = status_line
-
--- csv to one stream: per rule a "# <rule>: <verdict>" line, the CSV, a blank line
-function M.format_csv(results)
-  local out = {}
-  for _, r in ipairs(results) do
-    out[#out + 1] = "# " .. r.name .. ": " .. status_line(r):gsub("\n", " ") .. "\n"
-    out[#out + 1] = M.csv(r)
-    out[#out + 1] = "\n"
-  end
-  return table.concat(out)
-end
-
-local function json_value(c, v)
-  if v == nil or v == false or v == core.json.null then return core.json.null end
-  if type(v) == "number" and type(c) == "table" and c.format and c.json ~= "number" then
-    return tonumber(string.format(c.format, v))
-  end
-  return v
-end
-
-function M.to_table(r)
-  local o = { rule = r.name, description = r.description, spec = r.spec }
-  if r.error then o.error = r.error
-  elseif r.skipped then o.skipped = r.skipped
-  else
-    o.verdict = r.verdict
-    o.severity = r.severity
-    o.advice = r.advice
-    local cols = {}
-    for i, c in ipairs(r.columns) do cols[i] = col_name(c) end
-    o.columns = core.json.array(cols)
-    local rows = {}
-    for i, row in ipairs(r.rows) do
-      local obj = {}
-      for j, c in ipairs(r.columns) do obj[col_name(c)] = json_value(c, row[j]) end
-      rows[i] = obj
-    end
-    o.rows = core.json.array(rows)
-    o.total_rows = r.total_rows
-  end
-  local opts = {}
-  for k, v in pairs(r.options or {}) do opts[k] = v end
-  o.options = opts
-  return o
-end
-
-function M.format_json(results, input)
-  local list = {}
-  for i, r in ipairs(results) do list[i] = M.to_table(r) end
-  return core.json.encode({ input = input, findings = core.json.array(list) }) .. "\n"
-end
-
-local function md_escape(s) return (s:gsub("|", "\\|"):gsub("\n", " ")) end
-
-function M.format_md(results, input)
-  local out = { "# Findings: " .. md_escape(input or "") .. "\n" }
-  for _, r in ipairs(results) do
-    out[#out + 1] = "\n## " .. r.name .. (r.description ~= "" and (" — " .. md_escape(r.description)) or "") .. "\n\n"
-    out[#out + 1] = (r.error and "**ERROR**: " or r.skipped and "*Skipped*: " or ("**" .. (r.severity or "") .. "**: "))
-      .. md_escape(r.error or r.skipped or r.verdict) .. "\n"
-    if not r.error and not r.skipped and #r.rows > 0 then
-      local hdr, sep = {}, {}
-      for i, c in ipairs(r.columns) do
-        hdr[i] = md_escape(col_name(c))
-        sep[i] = "---"
-      end
-      out[#out + 1] = "\n| " .. table.concat(hdr, " | ") .. " |\n| " .. table.concat(sep, " | ") .. " |\n"
-      for _, row in ipairs(r.rows) do
-        local f = {}
-        for i, c in ipairs(r.columns) do f[i] = md_escape(cell(c, row[i])) end
-        out[#out + 1] = "| " .. table.concat(f, " | ") .. " |\n"
-      end
-    end
-  end
-  return table.concat(out)
-end
-
--- Human-readable columns (the default on a terminal): verdict, then an aligned table.
-function M.format_text(results, max_rows)
-  local out = {}
-  for _, r in ipairs(results) do
-    local tag = r.error and "ERROR" or r.skipped and "skipped" or (r.severity or "")
-    out[#out + 1] = string.format("%s [%s] %s\n", r.name, tag, status_line(r):gsub("^ERROR: ", ""):gsub("^SKIPPED: ", ""))
-    if not r.error and not r.skipped and #r.rows > 0 then
-      local w, cells = {}, {}
-      for i, c in ipairs(r.columns) do w[i] = #col_name(c) end
-      local n = math.min(#r.rows, max_rows or #r.rows)
-      for k = 1, n do
-        cells[k] = {}
-        for i, c in ipairs(r.columns) do
-          local s = cell(c, r.rows[k][i]):gsub("%c", " ")
-          if #s > 60 then s = s:sub(1, 57) .. "..." end
-          cells[k][i] = s
-          if #s > w[i] then w[i] = #s end
-        end
-      end
-      local hdr = {}
-      for i, c in ipairs(r.columns) do hdr[i] = string.format("%-" .. w[i] .. "s", col_name(c)) end
-      out[#out + 1] = "    " .. table.concat(hdr, "  ") .. "\n"
-      for k = 1, n do
-        local f = {}
-        for i, c in ipairs(r.columns) do
-          local s = cells[k][i]
-          local numeric = type(r.rows[k][i]) == "number"
-          f[i] = string.format("%" .. (numeric and "" or "-") .. w[i] .. "s", s)
-          if type(c) == "table" and c.align == "left" then f[i] = string.format("%-" .. w[i] .. "s", s) end
-        end
-        out[#out + 1] = "    " .. table.concat(f, "  ") .. "\n"
-      end
-      if n < #r.rows then out[#out + 1] = string.format("    ... %d more row(s)\n", #r.rows - n) end
-    end
-    out[#out + 1] = "\n"
-  end
-  return table.concat(out)
-end
-
--- ---- reading a findings document --------------------------------------------------------------------
-
--- read_document(path) → doc: a `findings -f json` document (capture's findings.json), checked so that a
--- reader can rely on its shape: {input?, findings = [{rule, description?, verdict + severity | skipped |
--- error, advice?, columns? = [names], rows? = [{column = value}], total_rows?}]}. A file that is missing,
--- not JSON or not such a document is an INPUT error (exit 6) that names it and what is wrong.
-function M.read_document(path)
-  local st = core.fs.stat(path)
-  if not st then errors.raise(errors.INPUT, "%s: no such findings file", path) end
-  if st.type ~= "file" then errors.raise(errors.INPUT, "%s: not a findings file (a %s)", path, st.type) end
-  local doc = core.json.decode(core.fs.read(path), path)
-  local function bad(fmt, ...)
-    errors.raise(errors.INPUT, "%s: not a findings document (`gpuflame findings -f json`, capture's " ..
-      "findings.json): " .. fmt, path, ...)
-  end
-  local function is_list(v)
-    if type(v) ~= "table" then return false end
-    local n = 0
-    for _ in pairs(v) do n = n + 1 end
-    return n == #v
-  end
-  if type(doc) ~= "table" or is_list(doc) and next(doc) ~= nil then bad("the top level must be an object") end
-  if not is_list(doc.findings) then bad("no \"findings\" list") end
-  if doc.input ~= nil and doc.input ~= core.json.null and type(doc.input) ~= "string" then bad("\"input\" must be a string") end
-  for i, f in ipairs(doc.findings) do
-    local at = "findings[" .. i .. "]"
-    if type(f) ~= "table" or is_list(f) and next(f) ~= nil then bad("%s must be an object", at) end
-    if type(f.rule) ~= "string" or f.rule == "" then bad("%s.rule must be a rule name", at) end
-    for _, k in ipairs({ "description", "verdict", "severity", "skipped", "error", "advice", "spec" }) do
-      if f[k] ~= nil and f[k] ~= core.json.null and type(f[k]) ~= "string" then bad("%s.%s must be a string", at, k) end
-    end
-    if type(f.error) ~= "string" and type(f.skipped) ~= "string" and
-      (type(f.verdict) ~= "string" or type(f.severity) ~= "string") then
-      bad("%s (%s) has neither a verdict and severity, nor skipped, nor error", at, f.rule)
-    end
-    if f.columns ~= nil then
-      if not is_list(f.columns) then bad("%s.columns must be a list", at) end
-      for j, c in ipairs(f.columns) do
-        if type(c) ~= "string" then bad("%s.columns[%d] must be a string", at, j) end
-      end
-    end
-    if f.rows ~= nil then
-      if not is_list(f.rows) then bad("%s.rows must be a list", at) end
-      for j, row in ipairs(f.rows) do
-        if type(row) ~= "table" or is_list(row) and next(row) ~= nil then bad("%s.rows[%d] must be an object", at, j) end
-        for k, v in pairs(row) do
-          if type(v) == "table" then bad("%s.rows[%d].%s must be a number, string or null", at, j, tostring(k)) end
-        end
-      end
-    end
-    if f.total_rows ~= nil and math.type(f.total_rows) ~= "integer" then bad("%s.total_rows must be an integer", at) end
-  end
-  return doc
-end
-
--- ---- pages -----------------------------------------------------------------------------------------
--- The timeline and flamegraph pages embed the findings (policy findings.pages) in a {{json:findings}}
--- slot: { input, findings = [ {rule, spec, description, severity, text, advice, rows, total_rows,
--- targets = [...], kernels = [...]} ] } (docs/RULES.md, "On the pages"). severity is the rule's, or
--- "skipped"/"error"; text is the verdict, or why it was skipped or failed. A target is what a click on
--- the finding shows, read from the row's columns by name, so rules on the search path that use the same
--- column names get it too: a time window (Start (ns) + Duration (ns), in the trace's ns as the rows
--- print them), PID, TID, Device ID, Stream ID, and a name (API Name, or a kernel's Name). kernels lists
--- the distinct kernel names the rows name (the flamegraph highlights them).
-
--- column name → target field; "kernel" columns name kernels
-M.TARGET_COLUMNS = { ["Start (ns)"] = "start", ["Duration (ns)"] = "dur", PID = "pid", TID = "tid",
-  ["Device ID"] = "device", ["Stream ID"] = "stream", ["API Name"] = "name", Name = "kernel",
-  ["Kernel Name"] = "kernel" }
-
-local function page_value(v)
-  if v == nil or v == false or v == core.json.null then return nil end
-  return v
-end
-
-local function targets_of(r)
-  local field = {}
-  for i, c in ipairs(r.columns) do field[i] = M.TARGET_COLUMNS[col_name(c)] end
-  local targets, kernels, seen = {}, {}, {}
-  for k, row in ipairs(r.rows) do
-    local t = {}
-    for i = 1, #r.columns do
-      local f = field[i]
-      if f then
-        local v = page_value(row[i])
-        if f == "kernel" then
-          if type(v) == "string" then
-            t.name = t.name or v
-            t.kernel = true
-            if not seen[v] then
-              seen[v] = true
-              kernels[#kernels + 1] = v
-            end
-          end
-        elseif f == "name" then
-          if type(v) == "string" then t.name = v end
-        elseif math.type(v) == "integer" or (type(v) == "number" and v == math.floor(v)) then
-          t[f] = math.tointeger(v)
-        end
-      end
-    end
-    if t.start and t.dur then
-      t["end"] = t.start + math.max(0, t.dur)
-    else
-      t.start = nil
-    end
-    t.dur = nil
-    if t.start or t.kernel then
-      t.row = k
-      targets[#targets + 1] = t
-    end
-  end
-  return targets, kernels
-end
-
--- page_data(results, input) → the document the pages embed (encode with core.json.encode)
-function M.page_data(results, input)
-  local list = {}
-  for i, r in ipairs(results) do
-    local o = { rule = r.name, spec = r.spec or r.name, description = r.description or "" }
-    if r.error then
-      o.severity, o.text = "error", (tostring(r.error):gsub("%c", " "))
-    elseif r.skipped then
-      o.severity, o.text = "skipped", (r.skipped:gsub("%c", " "))
-    else
-      o.severity, o.text, o.advice = r.severity, r.verdict, r.advice
-      o.rows = #r.rows
-      o.total_rows = r.total_rows or #r.rows
-      local targets, kernels = targets_of(r)
-      o.targets = core.json.array(targets)
-      o.kernels = core.json.array(kernels)
-    end
-    list[i] = o
-  end
-  return { input = input, findings = core.json.array(list) }
-end
-
--- page(tr, input, pol) → results, document: the policy's rules (findings.rules, findings.options, as
--- `gpuflame findings` runs them without -r) over a whole trace, for a page. Never raises but for an
--- interrupt: a rule that fails is one "error" entry (and a warning), a policy that names no such rule
--- gives a document with a note and no findings.
-function M.page(tr, input, pol)
-  require("gpuflame.policy").need(pol, "findings.page")
-  local log = require("gpuflame.log")
-  local ok, results = errors.try(M.analyze, tr, input, nil, pol)
-  if not ok then
-    if results.code == errors.INTERRUPTED then error(results, 0) end
-    log.warn("findings for the page: %s", results.msg)
-    return nil, { input = input, findings = core.json.array({}), note = "findings could not run: " .. results.msg }
-  end
-  for _, r in ipairs(results) do
-    if r.error then log.warn("findings for the page: rule %s failed: %s", r.name, r.error) end
-  end
-  return results, M.page_data(results, input)
-end
-
 -- the export's file name as nsys names it in its messages (an .nsys-rep's export is <base>.sqlite)
 function M.source_name(input)
   local base = input:match("([^/]+)$") or input
   if base:match("%.sqlite$") then return base end
   local stem = base:match("^(.*)%.[^.]+$")
   return (stem or base) .. ".sqlite"
-end
-
--- the {{json:findings}} slot of a page: the document, or null (no findings panel)
-function M.page_slot(doc)
-  return { json = doc and core.json.encode(doc) or "null" }
 end
 
 return M

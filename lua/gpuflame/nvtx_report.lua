@@ -194,10 +194,10 @@ local function summary_row(label, s, unit_note)
 end
 
 -- The Markdown report. opts (required): top_ranges and the findings' thresholds (policy analyze).
--- The rules' findings (a `findings -f json` document, gpuflame.findings.read_document) as Markdown lines:
+-- The rules' findings (a `findings -f json` document, gpuflame.findings.document.read_document) as Markdown lines:
 -- a verdict table, then per rule with rows its first `top` rows.
 function R.rules_markdown(doc, fpath, top)
-  local fcell = require("gpuflame.findings").cell
+  local fcell = require("gpuflame.findings.format").cell
   local L = {}
   local function w(x) L[#L + 1] = x or "" end
   w("## Rule findings")

@@ -274,6 +274,10 @@ S.tree = {
     max_start_gap_s = S.num({ min = 0 }),
     single_node = S.bool(),
   },
+  -- the time breakdown of a GPU (docs/SEMANTICS.md)
+  gpu_time = {
+    communication = S.list(S.str()),
+  },
   -- gpuflame diff (lua/gpuflame/diff.lua, docs/DIFF.md)
   diff = {
     threshold = S.num({ min = 0 }),

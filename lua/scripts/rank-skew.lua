@@ -14,6 +14,9 @@
 -- NCCL); a rank is named a straggler when it is the slowest in at least half of the iterations and its
 -- median distance from the median rank exceeds ranks.straggler_threshold; without iterations, when its
 -- compute time (kernel_ns - nccl_ns) exceeds the median by that share.
+--   devices    per device of the rank, its time breakdown (docs/SEMANTICS.md: compute, communication,
+--              copy by direction, memset, overlap, idle, in ns; communication = policy gpu_time.communication)
+-- Times print in ms everywhere in the text output (gpuflame.gpu_time.ms); JSON carries integer ns.
 local core = require("gpuflame.core")
 local trace = require("gpuflame.trace")
 local ctx = require("gpuflame.cli").script_context()
@@ -38,6 +41,13 @@ local s = p.ranks
 
 local tr, info = trace.load(inputs, { max_events = 0, ranks = true, policy = p, allow_unrelated = allow_unrelated })
 local rows = tr:rank_stats(s.nccl_prefixes, s.iteration_prefixes)
+local gpu_time = require("gpuflame.gpu_time")
+local by_label = {} -- rank label → its devices' breakdowns
+for _, d in ipairs(gpu_time.breakdown(tr, nil, p, true)) do
+  local l = d.rank or "?"
+  by_label[l] = by_label[l] or {}
+  table.insert(by_label[l], d)
+end
 local gpu_rows = {}
 for _, r in ipairs(rows) do
   if r.kernels > 0 or r.busy > 0 then gpu_rows[#gpu_rows + 1] = r end
@@ -109,8 +119,8 @@ local function verdict()
       parts[#parts + 1] = string.format("%s (slowest in %d of %d iterations, median %.1f%% more compute than the " ..
         "median rank)", x.label, x.slowest_in, x.iterations, 100 * x.median_distance_share)
     else
-      parts[#parts + 1] = string.format("%s (compute %d ns, %.1f%% above the median %d ns)", x.label, x.compute_ns,
-        100 * x.median_distance_share, math.floor(x.median_compute_ns))
+      parts[#parts + 1] = string.format("%s (compute %s, %.1f%% above the median %s)", x.label,
+        gpu_time.ms(x.compute_ns), 100 * x.median_distance_share, gpu_time.ms(math.floor(x.median_compute_ns)))
     end
   end
   return "straggler" .. (#parts > 1 and "s: " or ": ") .. table.concat(parts, "; ")
@@ -124,8 +134,10 @@ local function document()
     for k, it in ipairs(r.iterations) do
       its[k] = { name = it.name, start_ns = it.start, dur_ns = it.dur, compute_ns = it.compute, nccl_ns = it.nccl }
     end
+    local devs = core.json.array({})
+    for k, d in ipairs(by_label[r.label] or {}) do devs[k] = gpu_time.json(d) end
     out[#out + 1] = { label = r.label, busy_ns = r.busy, idle_ns = r.idle, kernel_ns = r.kernel, nccl_ns = r.nccl,
-      kernels = r.kernels, iterations = its }
+      kernels = r.kernels, iterations = its, devices = devs }
   end
   local st = core.json.array({})
   for k, x in ipairs(stragglers) do st[k] = x end
@@ -160,6 +172,12 @@ io.stdout:write(string.format("%-28s %11s %11s %11s %11s %8s\n", "rank", "busy (
 for _, r in ipairs(gpu_rows) do
   io.stdout:write(string.format("%-28s %11.3f %11.3f %11.3f %11.3f %8d\n", r.label, ms(r.busy), ms(r.idle),
     ms(r.kernel), ms(r.nccl), r.kernels))
+end
+io.stdout:write("\nper rank and device (docs/SEMANTICS.md)\n")
+for _, r in ipairs(gpu_rows) do
+  for _, d in ipairs(by_label[r.label] or {}) do
+    io.stdout:write(string.format("%-28s device %d: %s\n", r.label, d.device, gpu_time.text(d)))
+  end
 end
 if niter > 0 then
   io.stdout:write(string.format("\n%-5s %-16s %13s %-28s %15s %9s\n", "iter", "name", "median (ms)", "slowest rank",

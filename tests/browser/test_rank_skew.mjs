@@ -17,7 +17,9 @@ try {
   page.on('request', (r) => { if (!/^(file|data):/.test(r.url())) log.requests.push(r.url()); });
   await page.goto('file://' + page_);
   const rows = await page.$$eval('#ranks tbody tr', (trs) => trs.map((tr) => [tr.className, tr.cells[0].textContent, tr.querySelectorAll('td.bar div').length]));
-  check('one bar row per rank, three segments each', rows.length === 4 && rows.every((r) => r[2] === 3), JSON.stringify(rows));
+  check('one bar row per rank and device, five segments each (compute, communication, copy, memset, idle)', rows.length === 4 && rows.every((r) => r[2] === 5), JSON.stringify(rows));
+  const seg = await page.$$eval('#ranks tbody tr:first-child td.bar div', (ds) => ds.map((d) => parseFloat(d.style.width)));
+  check('the communication segment is drawn (NCCL kernels of the job)', seg[1] > 0 && seg[2] === 0, JSON.stringify(seg));
   check('the straggler row is rank 2, and only it', rows.filter((r) => r[0] === 'straggler').map((r) => r[1]).join() === 'rank 2 (straggler)', JSON.stringify(rows));
   check('the verdict names it', (await page.textContent('#verdict')).startsWith('straggler: rank 2'));
   check('the per-iteration table: 5 iterations, slowest rank 2', JSON.stringify(await page.$$eval('#iters tbody tr', (trs) => trs.map((tr) => tr.cells[3].textContent))) ===

@@ -30,10 +30,10 @@ done
 order=$(printf '%s\n' "$out" | sed -n 's/^# \([a-z0-9-]*\): .*/\1/p' | tr '\n' ' ')
 check_eq "default rules in policy order" "cuda-async-memcpy cuda-sync-memcpy cuda-sync-memset cuda-sync-api gpu-starv gpu-low-util launch-overhead cuda-graphs gpu-busy nccl-wait " "$order"
 check_contains "gpu-starv verdict" "$(status gpu-starv)" "2 gaps over 500 ms"
-check_contains "launch-overhead names the storm" "$(status launch-overhead)" "1 launch storm of tiny kernels"
-check_contains "launch-overhead storm kernel" "$(status launch-overhead)" "tiny_kernel: 1000 kernels of 2.0 µs mean"
+check_contains "launch-overhead states its diagnosis" "$(status launch-overhead)" "Neither launch-bound nor queue-bound (median queue delay"
+check_contains "launch-overhead: the storm is still marked in its row" "$(block launch-overhead)" ",storm,tiny_kernel"
 check_contains "cuda-graphs: per-kernel views see the graph kernels" "$(status cuda-graphs)" "5 graph launch calls ran 15 kernels"
-check_contains "gpu-busy states its denominator" "$(status gpu-busy)" "of the device's span, first op start to last op end"
+check_contains "gpu-busy names the parts of each device's span" "$(status gpu-busy)" "GPU time of each device's span (merged intervals; docs/SEMANTICS.md): device 0: compute"
 check_contains "nccl-wait share" "$(status nccl-wait)" "10.0% of GPU busy time (process 1001, device 0"
 
 # --- whole-graph traces: per-kernel views are collapsed ---

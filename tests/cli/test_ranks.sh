@@ -63,7 +63,7 @@ check_contains "4-rank job: rank 2 is the straggler (only it)" "$res" "straggler
 check_contains "4-rank job: 5 NVTX iterations per rank" "$res" "iters=5,5,5,5"
 check_contains "4-rank job: rank 2 slowest in every iteration" "$res" "slowest=rank 2,rank 2,rank 2,rank 2,rank 2"
 check_contains "4-rank job: the others wait in NCCL, rank 2 hardly" "$res" "nccl_less=True"
-check_contains "--json fields" "$res" "fields=busy_ns,idle_ns,iterations,kernel_ns,kernels,label,nccl_ns"
+check_contains "--json fields" "$res" "fields=busy_ns,devices,idle_ns,iterations,kernel_ns,kernels,label,nccl_ns"
 run_gf run rank-skew "$TMP"/job/rank*.sqlite
 check_contains "text verdict names the straggler with numbers" "$out" "straggler: rank 2 (slowest in 5 of 5 iterations, median"
 nw=$(nproc); [ "$nw" -gt 4 ] && nw=4

@@ -70,6 +70,7 @@ class Export:
         self.corr = 1000
         self.runtime, self.kernels, self.memcpy, self.memset, self.overhead, self.graphs = [], [], [], [], [], []
         self.ops = []          # (device, start, end, kind) of every GPU op, for the expected busy time
+        self.parts = []        # (device, start, end, part): the parts of docs/SEMANTICS.md (copies twice)
         self.names = {}        # kernel name -> stats, for the expected launch-overhead rows
         meta = [("EXPORT_PRODUCT_NAME", "gpuflame findings export (synthetic, not a real capture)"),
                 ("EXPORT_PRODUCT_VERSION", "2025.1.3.140"), ("EXPORT_SCHEMA_VERSION", "3.17.2")]
@@ -118,6 +119,7 @@ class Export:
         self.kernels.append((start, start + dur, dev, ctx, None, stream, corr, self.gpid(pid), n, n, None, 0, 0, 32,
                              1, 1, 1, 128, 1, 1, 0, 0, 0, 0, len(self.kernels) + 1, 0, graph_node, 1, graph))
         self.ops.append((dev, start, start + dur, "kernel"))
+        self.parts.append((dev, start, start + dur, "comm" if "nccl" in name.lower() else "compute"))
         st = self.names.setdefault(name, {"kernels": 0, "launched": 0, "api": 0, "ktot": 0, "kmax": 0, "delay": 0,
                                           "dmax": None, "tiny": 0})
         st["kernels"] += 1
@@ -139,6 +141,10 @@ class Export:
         self.memcpy.append((start, start + dur, dev, ctx, None, stream, corr, self.gpid(pid), nbytes, copy_kind, None,
                             src_kind, dst_kind, src_dev, None, dst_dev, None, None, None, None))
         self.ops.append((dev, start, start + dur, "memcpy"))
+        self.parts.append((dev, start, start + dur, "copy"))
+        direction = {1: "h2d", 3: "h2d", 2: "d2h", 4: "d2h", 5: "d2d", 6: "d2d", 7: "d2d", 8: "d2d", 10: "p2p"}
+        if copy_kind in direction:
+            self.parts.append((dev, start, start + dur, direction[copy_kind]))
         return corr
 
     def set(self, pid, dev, ctx, stream, start, dur, api_name, nbytes, mem_kind, tid=None, corr=None):
@@ -146,6 +152,7 @@ class Export:
             corr = self.call(pid, tid or pid, api_name, start - 30 * US, 10 * US)
         self.memset.append((start, start + dur, dev, ctx, None, stream, corr, self.gpid(pid), 0, nbytes, None, mem_kind))
         self.ops.append((dev, start, start + dur, "memset"))
+        self.parts.append((dev, start, start + dur, "memset"))
         return corr
 
     def profiler_overhead(self, pid, tid, name, start, end):
@@ -190,6 +197,19 @@ class Export:
             out[dev] = (len(ops), ops[0][0], max(e for _, e, _ in ops), union([(s, e) for s, e, _ in ops]),
                         union([(s, e) for s, e, k in ops if k == "kernel"]))
         return out
+
+    def part(self, dev, *names):
+        """the union of the intervals of these parts on a device"""
+        iv = sorted((s, e) for d, s, e, p in self.parts if d == dev and p in names)
+        tot, cs, ce = 0, None, None
+        for s, e in iv:
+            if ce is None or s > ce:
+                if ce is not None:
+                    tot += ce - cs
+                cs, ce = s, e
+            elif e > ce:
+                ce = e
+        return tot + (ce - cs if ce is not None else 0)
 
 
 def planted(path, expect):
@@ -306,11 +326,18 @@ def planted(path, expect):
                              "%d,%d,Managed,2.000,%d,1,6,42,cudaMemset_v3020" % (80 * US, mstart + 60 * US, P5),
                              "%d,%d,Pinned,1.000,%d,1,6,42,cudaMemset_v3020" % (60 * US, mstart, P5)]
     b = x.busy()
-    rows = ["Device ID,Device,Ops,Busy (ns),Idle (ns),Denominator (ns),Busy (%),Kernel Busy (%),Denominator"]
+    rows = ["Device ID,Device,Ops,Span (ns),Busy (ns),Compute (ns),Communication (ns),Copy (ns),H2D (ns),D2H (ns),"
+            "D2D (ns),P2P (ns),Memset (ns),Overlap (ns),Idle (ns),Denominator (ns),Busy (%),Compute (%),"
+            "Communication (%),Copy (%),Idle (%),Kernel Busy (%),Denominator"]
     for dev, (n, f, l, busy, kbusy) in sorted(b.items()):
         den = l - f
-        rows.append("%d,NVIDIA A100-SXM4-80GB (%d),%d,%d,%d,%d,%.1f,%.1f,device span"
-                    % (dev, dev, n, busy, den - busy, den, 100 * busy / den, 100 * kbusy / den))
+        p = {k: x.part(dev, k) for k in ("compute", "comm", "copy", "h2d", "d2h", "d2d", "p2p", "memset")}
+        overlap = p["compute"] + x.part(dev, "copy", "comm") - x.part(dev, "compute", "copy", "comm")
+        rows.append("%d,NVIDIA A100-SXM4-80GB (%d),%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.1f,%.1f,%.1f,"
+                    "%.1f,device span"
+                    % (dev, dev, n, den, busy, p["compute"], p["comm"], p["copy"], p["h2d"], p["d2h"], p["d2d"],
+                       p["p2p"], p["memset"], overlap, den - busy, den, 100 * busy / den, 100 * p["compute"] / den,
+                       100 * p["comm"] / den, 100 * p["copy"] / den, 100 * (den - busy) / den, 100 * kbusy / den))
     e["gpu-busy"] = rows
     e["nccl-wait"] = ["PID,Device ID,NCCL Kernels,NCCL Time (ns),NCCL Busy (ns),Device Busy (ns),NCCL Share (%),Longest (ns)",
                       "%d,0,100,%d,%d,%d,10.0,%d" % (P1, 100 * MS, 100 * MS, 1000 * MS, MS)]

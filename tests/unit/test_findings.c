@@ -89,7 +89,7 @@ int main(void)
     gf_busy_row *b;
     size_t nb;
     int64_t f, l;
-    CHECK("busy", gf_find_busy(t, NULL, &b, &nb, &f, &l, &err) == 0);
+    CHECK("busy", gf_find_busy(t, NULL, NULL, 0, &b, &nb, &f, &l, &err) == 0);
     CHECK("busy: overlapping work counts once, never above the span",
           nb == 2 && b[0].device == 0 && b[0].busy == 150 + 500 + 400 && b[0].first == 1000 && b[0].last == 3000 &&
               b[0].busy <= b[0].last - b[0].first && b[1].busy == 20 && f == 1000 && l == 30010);
@@ -100,7 +100,7 @@ int main(void)
     w.filtered = 1;
     w.start = 2100;
     w.end = 2700;
-    CHECK("busy in a window: clipped to it", gf_find_busy(t, &w, &b, &nb, &f, &l, &err) == 0 && nb == 1 &&
+    CHECK("busy in a window: clipped to it", gf_find_busy(t, &w, NULL, 0, &b, &nb, &f, &l, &err) == 0 && nb == 1 &&
                                                   b[0].busy == 400 + 100 && b[0].first == 2100 && b[0].last == 2700);
     free(b);
     CHECK("window: overlap test of nsysstats.py", gf_fwin_gpu(&w, 2000, 2100, 1) && !gf_fwin_gpu(&w, 2000, 2099, 1) &&

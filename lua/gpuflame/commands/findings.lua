@@ -2,6 +2,8 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local findings = require("gpuflame.findings")
+local fformat = require("gpuflame.findings.format")
+local fdoc = require("gpuflame.findings.document")
 
 local cmd = {}
 
@@ -70,19 +72,19 @@ function cmd.run(opts, ctx)
     if fmt == "csv" then
       for _, r in ipairs(results) do
         local path = opts.out .. "_" .. r.spec:gsub("[^%w%-_=.]", "_") .. ".csv"
-        core.fs.write_atomic(path, findings.csv(r))
+        core.fs.write_atomic(path, fformat.csv(r))
       end
     else
-      local text = fmt == "json" and findings.format_json(results, inputs[1]) or fmt == "md" and
-        findings.format_md(results, inputs[1]) or findings.format_text(results)
+      local text = fmt == "json" and fdoc.format_json(results, inputs[1]) or fmt == "md" and
+        fformat.format_md(results, inputs[1]) or fformat.format_text(results)
       core.fs.write_atomic(opts.out .. "." .. (fmt == "text" and "txt" or fmt), text)
     end
   else
     local text
-    if fmt == "csv" then text = findings.format_csv(results)
-    elseif fmt == "json" then text = findings.format_json(results, inputs[1])
-    elseif fmt == "md" then text = findings.format_md(results, inputs[1])
-    else text = findings.format_text(results, 20) end
+    if fmt == "csv" then text = fformat.format_csv(results)
+    elseif fmt == "json" then text = fdoc.format_json(results, inputs[1])
+    elseif fmt == "md" then text = fformat.format_md(results, inputs[1])
+    else text = fformat.format_text(results, 20) end
     io.stdout:write(text)
   end
   return failed > 0 and errors.ERROR or 0

@@ -63,7 +63,7 @@ function cmd.run(opts, ctx)
         local okt, tr = errors.try(require("gpuflame.trace").load, { info.path }, { max_events = 0, policy = ctx.policy() })
         if okt then
           local _
-          _, fdoc = findings.page(tr, name, ctx.policy())
+          _, fdoc = require("gpuflame.findings.document").page(tr, name, ctx.policy())
         elseif tr.code == errors.INTERRUPTED then
           errors.reraise(tr)
         else -- the flamegraph does not need the trace: the page says why it has no findings

@@ -31,7 +31,7 @@ local function rule_findings(opts, path, ctx)
     errors.raise(errors.USAGE, "report: --findings and --no-findings exclude each other")
   end
   if opts.no_findings then return nil end
-  local rules = require("gpuflame.findings")
+  local rules = require("gpuflame.findings.document")
   if opts.findings then return rules.read_document(opts.findings), opts.findings end
   local beside = (path:match("^(.*)/[^/]*$") or ".") .. "/" .. ctx.policy().outputs.findings
   if not core.fs.stat(beside) then return nil end
@@ -45,7 +45,7 @@ end
 
 -- the rules' findings for the page: verdicts, and each rule's first `top` rows as text cells
 local function rules_extra(doc, fpath, top)
-  local cellf = require("gpuflame.findings").cell
+  local cellf = require("gpuflame.findings.format").cell
   local list = {}
   for i, f in ipairs(doc.findings) do
     local o = { rule = f.rule, description = type(f.description) == "string" and f.description or "",

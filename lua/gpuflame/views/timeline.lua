@@ -50,7 +50,7 @@ function V.render(tr, out, s, fdoc)
   log.debug("timeline: template %s", origin)
   tr:write_timeline(tmpl, out, { title = s.title, initial_view = s.initial_view, compress = s.compress,
     view_events = s.view_events, preview_min_events = s.preview_min_events,
-    findings = require("gpuflame.findings").page_slot(fdoc) },
+    findings = require("gpuflame.findings.document").page_slot(fdoc) },
     s.template, s.flame_min_fraction)
 end
 
@@ -65,7 +65,7 @@ local function load_for_page(inputs, s, policy, extra)
   if not pages or tr:count() == 0 then return tr end
   local findings = require("gpuflame.findings")
   local name = #inputs == 1 and findings.source_name(inputs[1]) or tr:source()
-  local results, doc = findings.page(tr, name, policy)
+  local results, doc = require("gpuflame.findings.document").page(tr, name, policy)
   tr:trim(s.max_events, s.keep_partners)
   return tr, results, doc
 end
