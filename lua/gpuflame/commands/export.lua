@@ -19,6 +19,7 @@ cmd.spec = {
     { "out", short = "o", arg = "FILE", help = "output file" },
     { "max-events", arg = "N", type = "integer", min = 1, help = "trace inputs: keep the N longest events" },
     { "title", arg = "TEXT", help = "title for HTML outputs" },
+    { "levels", arg = "LIST", help = "frames of the GPU stacks, outermost first: process,rank,device,stream,nvtx,callchain,api,kernel (policy flamegraph.levels)" },
   },
 }
 
@@ -34,6 +35,7 @@ function cmd.run(opts, ctx)
   local input = opts.positional[1]
   if not input then errors.raise(errors.USAGE, "export needs an INPUT file") end
   if not opts.out then errors.raise(errors.USAGE, "export needs -o FILE") end
+  require("gpuflame.flamegraph").apply_level_options(ctx, opts)
   local e = exporters.load(opts.format)
   local model, kind
   local takes = {}

@@ -1,4 +1,4 @@
--- gpuflame flamegraph INPUT [-o FILE] [--title T] [--countname U] [--inverted] [--minwidth PX] [--colors P]
+-- gpuflame flamegraph: the self-contained GPU flamegraph page of an input
 local flamegraph = require("gpuflame.flamegraph")
 local errors = require("gpuflame.errors")
 local inputs = require("gpuflame.inputs")
@@ -7,14 +7,18 @@ local log = require("gpuflame.log")
 local cmd = {}
 
 cmd.spec = {
-  usage = "flamegraph INPUT... [-o FILE] [--by-rank] [--title T] [--countname U] [--inverted] [--minwidth PX] [--colors P]",
+  usage = "flamegraph INPUT... [-o FILE] [--levels LIST] [--by-rank] [--title T] [--countname U] [--inverted] " ..
+    "[--minwidth PX] [--colors P]",
   summary = "draw a self-contained GPU flamegraph page from a stats CSV, folded file, SQLite export or .nsys-rep",
-  description = "INPUT is recognised by content: an nsys stats cuda_gpu_kern_sum / cuda_api_sum CSV (any era,\n" ..
-    "or captured stdout), folded stacks, an SQLite export (kernel totals by SQL, no nsys needed) or an\n" ..
-    ".nsys-rep (exported through nsys). Options follow flamegraph.pl. A two-column folded file (difffolded.pl's\n" ..
-    "\"stack BEFORE AFTER\", e.g. from `gpuflame diff --folded`) gives the differential page.\n" ..
-    "Several SQLite exports / .nsys-rep reports (files, a directory, a glob: one per rank) are merged: kernel\n" ..
-    "time is summed over the ranks, or with --by-rank put under a `rank N` frame per rank.",
+  description = "INPUT is recognised by content: an SQLite export or an .nsys-rep (exported through nsys) gives the\n" ..
+    "hierarchical GPU flamegraph: one stack per kernel, memcpy and memset, weighted by its GPU time in ns,\n" ..
+    "with the frames of --levels (policy flamegraph.levels; default: the process, the NVTX ranges open on\n" ..
+    "the launching thread around the launch call as nsys's nvtx_kern_sum attributes them, the launch call,\n" ..
+    "the kernel). An nsys stats cuda_gpu_kern_sum / cuda_api_sum CSV (any era, or captured stdout) gives the\n" ..
+    "flat form; folded stacks are drawn as they are. Options follow flamegraph.pl. A two-column folded file\n" ..
+    "(difffolded.pl's \"stack BEFORE AFTER\", e.g. from `gpuflame diff --folded`) gives the differential page.\n" ..
+    "Several SQLite exports / .nsys-rep reports (files, a directory, a glob: one per rank) are merged, or with\n" ..
+    "--by-rank put under a rank frame each (the `rank` level).",
   options = {
     { "out", short = "o", arg = "FILE", help = "output page (default: policy outputs.flamegraph)" },
     { "title", arg = "TEXT", help = "page title (policy flamegraph.title)" },
@@ -22,6 +26,7 @@ cmd.spec = {
     { "inverted", help = "icicle graph: roots at the top" },
     { "minwidth", arg = "PX", type = "number", min = 0, help = "hide frames narrower than PX pixels" },
     { "colors", arg = "PALETTE", choices = flamegraph.PALETTES, help = "palette, as flamegraph.pl --colors" },
+    { "levels", arg = "LIST", help = "frames of the GPU stacks, outermost first: process,rank,device,stream,nvtx,callchain,api,kernel (policy flamegraph.levels)" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
     { "by-rank", help = "several reports (or processes): a `rank N` frame per rank under the root" },
   },
@@ -31,6 +36,7 @@ function cmd.run(opts, ctx)
   local input = opts.positional[1]
   if not input then errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)") end
   local out = opts.out or ctx.policy().outputs.flamegraph
+  flamegraph.apply_level_options(ctx, opts)
   local st = require("gpuflame.core").fs.stat(input)
   local several = opts.positional[2] or (st and st.type == "directory") or (not st and input:find("[%*%?%[]"))
   local ok, res = errors.try(function()
@@ -49,7 +55,7 @@ function cmd.run(opts, ctx)
     end
     local stacks, fdoc
     if several or opts.by_rank then
-      stacks = flamegraph.from_reports(opts.positional, ctx.policy(), { by_rank = opts.by_rank, nsys = opts.nsys })
+      stacks = flamegraph.from_reports(opts.positional, ctx.policy(), { nsys = opts.nsys })
     else
       -- an .nsys-rep is exported once: the stacks and the findings read the same export
       local info = inputs.resolve(input, ctx, { nsys = opts.nsys })
@@ -74,6 +80,7 @@ function cmd.run(opts, ctx)
     local o = flamegraph.page_options(ctx.policy(), {
       title = opts.title, countname = opts.countname, inverted = opts.inverted or nil, minwidth = opts.minwidth,
       colors = opts.colors, subtitle = input:match("[^/]+$"), findings = fdoc,
+      stacks_countname = flamegraph.countname_of(stacks),
     })
     flamegraph.render(stacks, out, o)
     return stacks
@@ -85,7 +92,7 @@ function cmd.run(opts, ctx)
     return 0
   end
   log.info("wrote %s (%d stacks, %d %s)", out, res:count(), res:total(),
-    opts.countname or ctx.policy().flamegraph.countname)
+    opts.countname or flamegraph.countname_of(res) or ctx.policy().flamegraph.countname)
   io.stdout:write(out, "\n")
   return 0
 end
