@@ -10,7 +10,9 @@ cmd.spec = {
   summary = "write INPUT in another tool's format (exporters are Lua plug-ins)",
   description = "Exporters are exporters/NAME.lua files on the search path; drop one into\n" ..
     "~/.config/gpuflame/exporters/ (or a GPUFLAME_PATH directory) to add a format without rebuilding.\n" ..
-    "Trace exporters (chrome-trace, launch-stacks) also take a cuda_gpu_trace + cuda_api_trace CSV pair, or\n" ..
+    "folded, speedscope and html-flamegraph write the hierarchical GPU stacks of an SQLite export or report\n" ..
+    "(--levels, policy flamegraph.levels; counts in integer ns); speedscope adds a time-ordered profile per stream.\n" ..
+    "Trace exporters (chrome-trace, launch-stacks, speedscope) also take a cuda_gpu_trace + cuda_api_trace CSV pair, or\n" ..
     "several SQLite exports / .nsys-rep reports (files, a directory, a glob: one per rank), merged with\n" ..
     "clocks aligned; chrome-trace then writes one process per rank.",
   options = {
@@ -51,7 +53,8 @@ function cmd.run(opts, ctx)
   elseif several then
     local policy = ctx.policy()
     model, kind = require("gpuflame.trace").load(opts.positional, { max_events = opts.max_events or 0,
-      keep_partners = policy.timeline.keep_partners, policy = policy, ctx = ctx }), "trace"
+      keep_partners = policy.timeline.keep_partners, policy = policy, ctx = ctx,
+      stacks = require("gpuflame.flamegraph").wants_callchain(policy) }), "trace"
   end
   if not model then
     model, kind = require("gpuflame.inputs").load_for(input, e.accepts, ctx, opts)
