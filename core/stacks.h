@@ -54,6 +54,11 @@ enum { GF_FRAME_NONE = 0, GF_FRAME_PROCESS, GF_FRAME_RANK, GF_FRAME_DEVICE, GF_F
 extern const char *const gf_frame_kind_names[GF_FRAME_NKINDS];
 int gf_stacks_set_frame_kind(gf_stacks *s, uint32_t id, int kind);
 int gf_stacks_frame_kind(const gf_stacks *s, uint32_t id);
+/* Per distinct frame of kind `kind` (first-seen order): (*frames)[k] and the weight (*sums)[2k] and
+ * instances (*sums)[2k+1] of the stacks holding it, each stack once however often the frame recurs in it;
+ * outside[0..1]: the weight and instances of the stacks without such a frame. The caller frees both. */
+int gf_stacks_kind_sums(const gf_stacks *s, int kind, uint32_t **frames, int64_t **sums, size_t *n, int64_t outside[2],
+                        gf_err *err);
 /* Metadata line (the JSON after "# " on a folded file's first line), or NULL. */
 const char *gf_stacks_meta(const gf_stacks *s);
 int gf_stacks_set_meta(gf_stacks *s, const char *json);

@@ -286,6 +286,7 @@ return {
     --   normalize_name = require("gpuflame.kernelnames").standard  (template args, _<N>, anonymous ns)
     duration_tolerance = 0.10, -- capture lengths differing by more than 10% are called out as unfair
     min_fraction = 0,        -- page: leave out flame subtrees below this share of both totals (0 = keep all)
+    group_by = "kernel",     -- the ranked table's rows: "kernel" (the stacks' leaves) or "nvtx" (NVTX ranges; `--group-by`)
     title = "GPU time diff",
   },
 

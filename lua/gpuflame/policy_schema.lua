@@ -287,6 +287,7 @@ S.tree = {
     normalize_name = S.fn(),
     duration_tolerance = S.num({ min = 0 }),
     min_fraction = S.num({ min = 0, max = 1 }),
+    group_by = S.str({ oneof = { "kernel", "nvtx" } }),
     title = S.str(),
   },
   -- file names gpuflame writes (capture directories; default -o of flamegraph, timeline, report --html)

@@ -15,7 +15,8 @@ cmd.spec = {
   options = {
     { "metadata", help = "print the '# {json}' metadata line first" },
     { "unit-ns", arg = "N", type = "integer", min = 1, help = "nanoseconds per count (overrides the policy)" },
-    { "levels", arg = "LIST", help = "frames of the GPU stacks, outermost first: process,rank,device,stream,nvtx,callchain,api,kernel (policy flamegraph.levels)" },
+    { "levels", arg = "LIST", help = "frames of the GPU stacks, outermost first, of: process, rank, device, " ..
+      "stream, nvtx, callchain, api, kernel (policy flamegraph.levels)" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
   },
 }

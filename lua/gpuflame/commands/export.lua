@@ -21,7 +21,8 @@ cmd.spec = {
     { "out", short = "o", arg = "FILE", help = "output file" },
     { "max-events", arg = "N", type = "integer", min = 1, help = "trace inputs: keep the N longest events" },
     { "title", arg = "TEXT", help = "title for HTML outputs" },
-    { "levels", arg = "LIST", help = "frames of the GPU stacks, outermost first: process,rank,device,stream,nvtx,callchain,api,kernel (policy flamegraph.levels)" },
+    { "levels", arg = "LIST", help = "frames of the GPU stacks, outermost first, of: process, rank, device, " ..
+      "stream, nvtx, callchain, api, kernel (policy flamegraph.levels)" },
   },
 }
 

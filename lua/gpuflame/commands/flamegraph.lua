@@ -26,7 +26,8 @@ cmd.spec = {
     { "inverted", help = "icicle graph: roots at the top" },
     { "minwidth", arg = "PX", type = "number", min = 0, help = "hide frames narrower than PX pixels" },
     { "colors", arg = "PALETTE", choices = flamegraph.PALETTES, help = "palette, as flamegraph.pl --colors" },
-    { "levels", arg = "LIST", help = "frames of the GPU stacks, outermost first: process,rank,device,stream,nvtx,callchain,api,kernel (policy flamegraph.levels)" },
+    { "levels", arg = "LIST", help = "frames of the GPU stacks, outermost first, of: process, rank, device, " ..
+      "stream, nvtx, callchain, api, kernel (policy flamegraph.levels)" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
     { "by-rank", help = "several reports (or processes): a `rank N` frame per rank under the root" },
   },
@@ -44,8 +45,7 @@ function cmd.run(opts, ctx)
       local info = inputs.detect(input)
       if info.type == "folded" and info.two_columns then
         -- difffolded.pl's "stack BEFORE AFTER" (gpuflame diff --folded): the differential page
-        local diff = require("gpuflame.diff")
-        local D = diff.flamegraph_from_difffolded(input, out, {
+        local D = require("gpuflame.views.diff").flamegraph_from_difffolded(input, out, {
           title = opts.title or ctx.policy().diff.title,
           subtitle = input:match("[^/]+$"), min_fraction = ctx.policy().diff.min_fraction }, ctx)
         local b, a = D:totals()
