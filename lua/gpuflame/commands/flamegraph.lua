@@ -22,7 +22,8 @@ cmd.spec = {
   options = {
     { "out", short = "o", arg = "FILE", help = "output page (default: policy outputs.flamegraph)" },
     { "title", arg = "TEXT", help = "page title (policy flamegraph.title)" },
-    { "countname", arg = "UNIT", help = "what the counts are (policy flamegraph.countname, default us)" },
+    { "countname", arg = "UNIT", help = "what the counts are (default: ns for exports and reports, else policy " ..
+      "flamegraph.countname)" },
     { "inverted", help = "icicle graph: roots at the top" },
     { "minwidth", arg = "PX", type = "number", min = 0, help = "hide frames narrower than PX pixels" },
     { "colors", arg = "PALETTE", choices = flamegraph.PALETTES, help = "palette, as flamegraph.pl --colors" },
