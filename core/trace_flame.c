@@ -391,8 +391,15 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
             rc = oom(&f);
             goto done;
         }
-        if (k == 0)
-            continue;
+        if (k == 0) { /* no level had a frame for it (levels = {"nvtx"} outside every range): counted as its leaf */
+            size_t z = 0;
+            int kind = t->kind[i] == GF_EV_KERNEL ? GF_FRAME_KERNEL : GF_FRAME_COPY;
+            if (push_id(&f, &z, str_frame(&f, t->name[i], kind)) != 0) {
+                rc = oom(&f);
+                goto done;
+            }
+            k = 1;
+        }
         size_t idx;
         if ((rc = gf_stacks_add_ids_at(s, f.ids, (size_t)k, t->dur[i] > 0 ? t->dur[i] : 0, &idx, err)) != 0)
             goto done;

@@ -49,6 +49,11 @@ check_contains "default levels: process;NVTX path;launch call;kernel" "$out" \
 check_contains "copies are leaves named by their kind under their launch call" "$out" \
   "async.out [17068];outer;cudaMemcpyAsync;[CUDA memcpy Host-to-Device] "
 
+total() { awk '{ s += $NF } END { print s }' <<<"$1"; }
+all=$(total "$out")
+run_gf collapse --levels nvtx "$db"
+check_eq "--levels nvtx alone: GPU work outside every range still counted (as its leaf)" "$all" "$(total "$out")"
+
 run_gf collapse --levels process,device,stream,kernel "$db"
 check_contains "device and stream levels" "$out" "async.out [17068];NVIDIA GeForce RTX 4060 Ti (0);stream 15;$K $(w 141)"
 
