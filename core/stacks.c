@@ -16,6 +16,7 @@ typedef struct stack_rec {
     size_t off;
     uint32_t depth;
     int64_t weight;
+    int64_t inst; /* instances (events) behind the weight; counted only by gf_stacks_add_instances */
 } stack_rec;
 
 struct gf_stacks {
@@ -38,6 +39,9 @@ struct gf_stacks {
 
     int64_t total;
     size_t max_depth;
+    int has_inst;    /* some stack has instances: the page data carries them */
+    uint8_t *fkind;  /* frame id → GF_FRAME_* (NULL: none set) */
+    size_t fkcap;
     char *meta;
     uint32_t *scratch;
     size_t scratch_cap;
@@ -97,6 +101,7 @@ void gf_stacks_free(gf_stacks *s)
     free(s->shv);
     free(s->shash);
     free(s->meta);
+    free(s->fkind);
     free(s->scratch);
     free(s);
 }
@@ -253,6 +258,7 @@ int gf_stacks_add_ids_at(gf_stacks *s, const uint32_t *ids, size_t depth, int64_
     s->st[s->nstacks].off = s->ilen;
     s->st[s->nstacks].depth = (uint32_t)depth;
     s->st[s->nstacks].weight = weight;
+    s->st[s->nstacks].inst = 0;
     s->ilen += depth;
     s->shv[s->nstacks] = hv;
     s->shash[k] = SLOT(hv, s->nstacks);
@@ -337,6 +343,51 @@ const uint32_t *gf_stacks_get(const gf_stacks *s, size_t i, size_t *depth, int64
         *weight = s->st[i].weight;
     return s->ids + s->st[i].off;
 }
+
+void gf_stacks_add_instances(gf_stacks *s, size_t i, int64_t n)
+{
+    if (i < s->nstacks) {
+        s->st[i].inst += n;
+        s->has_inst = 1;
+    }
+}
+
+int64_t gf_stacks_instances(const gf_stacks *s, size_t i)
+{
+    return i < s->nstacks ? s->st[i].inst : 0;
+}
+
+int gf_stacks_has_instances(const gf_stacks *s)
+{
+    return s->has_inst;
+}
+
+int gf_stacks_set_frame_kind(gf_stacks *s, uint32_t id, int kind)
+{
+    if (id >= s->nframes)
+        return -1;
+    if (id >= s->fkcap) {
+        size_t nc = s->fkcap ? s->fkcap : 64;
+        while (nc <= id)
+            nc *= 2;
+        uint8_t *k = realloc(s->fkind, nc);
+        if (!k)
+            return -1;
+        memset(k + s->fkcap, 0, nc - s->fkcap);
+        s->fkind = k;
+        s->fkcap = nc;
+    }
+    s->fkind[id] = (uint8_t)kind;
+    return 0;
+}
+
+int gf_stacks_frame_kind(const gf_stacks *s, uint32_t id)
+{
+    return id < s->fkcap ? s->fkind[id] : GF_FRAME_NONE;
+}
+
+const char *const gf_frame_kind_names[GF_FRAME_NKINDS] = {"",       "process", "rank", "device", "stream", "nvtx",
+                                                          "callchain", "api", "kernel", "copy", "nolaunch"};
 
 const char *gf_stacks_meta(const gf_stacks *s)
 {
@@ -747,8 +798,29 @@ static int by_frames(const void *a, const void *b, void *ctx)
 
 typedef struct tnode {
     uint32_t frame, depth;
-    int64_t value;
+    int64_t value, inst;
 } tnode;
+
+/* The page data's optional arrays: "counts" (instances per node) and "kinds" (GF_FRAME_* name per name). */
+static void write_tree_extras(const gf_stacks *s, const tnode *t, size_t tn, FILE *out)
+{
+    if (s->has_inst) {
+        fputs(",\"counts\":[", out);
+        for (size_t i = 0; i < tn; i++) {
+            char buf[32], *e = buf + sizeof buf, *b = fmt_i64(e, t[i].inst);
+            if (i)
+                *--b = ',';
+            fwrite(b, 1, (size_t)(e - b), out);
+        }
+        putc(']', out);
+    }
+    if (s->fkind) {
+        fputs(",\"kinds\":[", out);
+        for (uint32_t i = 0; i < s->nframes; i++)
+            fprintf(out, i ? ",\"%s\"" : "\"%s\"", gf_frame_kind_names[gf_stacks_frame_kind(s, i)]);
+        putc(']', out);
+    }
+}
 
 int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
 {
@@ -791,10 +863,13 @@ int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
             t[tn].frame = ids[d];
             t[tn].depth = d;
             t[tn].value = 0;
+            t[tn].inst = 0;
             path[d] = (uint32_t)tn++;
         }
-        for (uint32_t d = 0; d < r->depth; d++)
+        for (uint32_t d = 0; d < r->depth; d++) {
             t[path[d]].value += r->weight;
+            t[path[d]].inst += r->inst;
+        }
         prev = ids;
         prev_depth = r->depth;
     }
@@ -816,7 +891,9 @@ int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
             *--b = ',';
         fwrite(b, 1, (size_t)(e - b), out);
     }
-    fputs("]}", out);
+    putc(']', out);
+    write_tree_extras(s, t, tn, out);
+    putc('}', out);
     if (ferror(out))
         rc = gf_errf(err, GF_EXIT_ERROR, "write error (flamegraph data)");
 done:
@@ -829,6 +906,12 @@ done:
 }
 
 int gf_stacks_write_speedscope(const gf_stacks *s, FILE *out, const char *name, const char *unit, gf_err *err)
+{
+    return gf_stacks_write_speedscope_ex(s, out, name, unit, NULL, NULL, err);
+}
+
+int gf_stacks_write_speedscope_ex(const gf_stacks *s, FILE *out, const char *name, const char *unit,
+                                  gf_speedscope_more more, void *ctx, gf_err *err)
 {
     fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[", out);
     for (size_t i = 0; i < s->nframes; i++) {
@@ -857,53 +940,13 @@ int gf_stacks_write_speedscope(const gf_stacks *s, FILE *out, const char *name, 
     fputs("],\"weights\":[", out);
     for (size_t i = 0; i < s->nstacks; i++)
         fprintf(out, i ? ",%" PRId64 : "%" PRId64, s->st[i].weight);
-    fputs("]}],\"name\":", out);
+    fputs("]}", out);
+    if (more && more(ctx, out, err) != 0)
+        return -1;
+    fputs("],\"name\":", out);
     gf_json_file_string(out, nm, strlen(nm));
     fputs(",\"activeProfileIndex\":0,\"exporter\":\"gpuflame\"}\n", out);
     if (ferror(out))
         return gf_errf(err, GF_EXIT_ERROR, "write error (speedscope)");
     return 0;
-}
-
-int gf_stacks_leaf_sums(const gf_stacks *s, const int64_t *const *cols, size_t ncols, uint32_t **leaves,
-                        int64_t **sums, size_t *nleaves, gf_err *err)
-{
-    size_t nf = gf_stacks_nframes(s), n = gf_stacks_count(s);
-    if (!cols)
-        ncols = 1;
-    int64_t *per_frame = calloc((nf ? nf : 1) * ncols, sizeof *per_frame);
-    uint32_t *order = malloc((nf ? nf : 1) * sizeof *order);
-    unsigned char *seen = calloc(nf ? nf : 1, 1);
-    int64_t *out = NULL;
-    if (!per_frame || !order || !seen)
-        goto oom;
-    size_t nl = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t depth;
-        int64_t weight;
-        const uint32_t *ids = gf_stacks_get(s, i, &depth, &weight);
-        uint32_t leaf = ids[depth - 1];
-        if (!seen[leaf]) {
-            seen[leaf] = 1;
-            order[nl++] = leaf;
-        }
-        for (size_t c = 0; c < ncols; c++)
-            per_frame[leaf * ncols + c] += cols ? cols[c][i] : weight;
-    }
-    out = malloc((nl ? nl : 1) * ncols * sizeof *out);
-    if (!out)
-        goto oom;
-    for (size_t k = 0; k < nl; k++)
-        memcpy(&out[k * ncols], &per_frame[(size_t)order[k] * ncols], ncols * sizeof *out);
-    free(per_frame);
-    free(seen);
-    *leaves = order;
-    *sums = out;
-    *nleaves = nl;
-    return 0;
-oom:
-    free(per_frame);
-    free(order);
-    free(seen);
-    return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
 }

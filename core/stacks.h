@@ -42,6 +42,23 @@ const uint32_t *gf_stacks_get(const gf_stacks *s, size_t i, size_t *depth, int64
  * and the stacks' own weights are summed). The caller frees both arrays. */
 int gf_stacks_leaf_sums(const gf_stacks *s, const int64_t *const *cols, size_t ncols, uint32_t **leaves,
                         int64_t **sums, size_t *nleaves, gf_err *err);
+/* Instances: how many events a stack's weight sums (the hierarchical GPU flamegraph counts them; folded
+ * files carry none). The page data then has per-node "counts". */
+void gf_stacks_add_instances(gf_stacks *s, size_t i, int64_t n);
+int64_t gf_stacks_instances(const gf_stacks *s, size_t i);
+int gf_stacks_has_instances(const gf_stacks *s);
+/* What a frame is (per interned name: a name used at two levels keeps the kind set last); the page data
+ * then has "kinds", one name of gf_frame_kind_names per frame name ("" = not set). */
+enum { GF_FRAME_NONE = 0, GF_FRAME_PROCESS, GF_FRAME_RANK, GF_FRAME_DEVICE, GF_FRAME_STREAM, GF_FRAME_NVTX,
+       GF_FRAME_CALLCHAIN, GF_FRAME_API, GF_FRAME_KERNEL, GF_FRAME_COPY, GF_FRAME_NOLAUNCH, GF_FRAME_NKINDS };
+extern const char *const gf_frame_kind_names[GF_FRAME_NKINDS];
+int gf_stacks_set_frame_kind(gf_stacks *s, uint32_t id, int kind);
+int gf_stacks_frame_kind(const gf_stacks *s, uint32_t id);
+/* Per distinct frame of kind `kind` (first-seen order): (*frames)[k] and the weight (*sums)[2k] and
+ * instances (*sums)[2k+1] of the stacks holding it, each stack once however often the frame recurs in it;
+ * outside[0..1]: the weight and instances of the stacks without such a frame. The caller frees both. */
+int gf_stacks_kind_sums(const gf_stacks *s, int kind, uint32_t **frames, int64_t **sums, size_t *n, int64_t outside[2],
+                        gf_err *err);
 /* Metadata line (the JSON after "# " on a folded file's first line), or NULL. */
 const char *gf_stacks_meta(const gf_stacks *s);
 int gf_stacks_set_meta(gf_stacks *s, const char *json);
@@ -89,11 +106,17 @@ int gf_stacks_add_total(gf_stacks *s, const char *prefix, const char *name, size
                         int64_t unit_ns, gf_err *err);
 
 /* Flamegraph page data: {"total":N,"names":[...],"nodes":[name,value,depth,...]} where nodes are the
- * merged call tree in pre-order (children sorted by name, like flamegraph.pl), the root excluded.
+ * merged call tree in pre-order (children sorted by name, like flamegraph.pl), the root excluded; plus
+ * "counts" (instances per node) and "kinds" (per name) when the table has them.
  * Script-safe JSON (core/jsonout.h). */
 int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err);
 /* speedscope file format (with its "$schema" id, which speedscope requires to recognise the file):
  * one "sampled" profile with unit `unit` ("none", "microseconds", "nanoseconds", ...). */
 int gf_stacks_write_speedscope(const gf_stacks *s, FILE *out, const char *name, const char *unit, gf_err *err);
+/* The same, and more(ctx, out, err) writes further profiles (each preceded by ',') after the sampled one;
+ * they index the same shared frames (the stacks' frame ids). */
+typedef int (*gf_speedscope_more)(void *ctx, FILE *out, gf_err *err);
+int gf_stacks_write_speedscope_ex(const gf_stacks *s, FILE *out, const char *name, const char *unit,
+                                  gf_speedscope_more more, void *ctx, gf_err *err);
 
 #endif

@@ -190,7 +190,15 @@ return {
     colors = "hot",
     minwidth = 0.1,
     inverted = false,
-    -- SQLite exports (and .nsys-rep exported to SQLite): kernel totals, then CUDA API totals
+    -- SQLite exports, reports and captures: one stack per GPU operation, weighted by its GPU time in integer
+    -- ns, whose frames are these levels, outermost first (any of process, rank, device, stream, nvtx,
+    -- callchain, api, kernel; `--levels`). A level with nothing to show (no NVTX, no backtraces) adds no frame.
+    levels = { "process", "nvtx", "api", "kernel" },
+    nvtx_startend = true,            -- start/end ranges are NVTX frames too (push/pop ranges always are)
+    nolaunch_frame = "[launch not in capture]", -- the frame (under the process) of GPU work without its launch
+    speedscope_events = 1000000,     -- the speedscope export's per-stream evented profiles hold at most this
+                                     -- many GPU operations (the earliest; 0 = all); the sampled profile has all
+    -- SQLite exports with no GPU operation: flat totals by SQL (kernel totals, then CUDA API totals)
     sqlite_sources = { "kernels", "api" },
     -- first line of gpu.folded: "# {json}" with the source, report and unit (flamegraph.pl, inferno and
     -- speedscope skip it)
@@ -293,6 +301,7 @@ return {
     --   normalize_name = require("gpuflame.kernelnames").standard  (template args, _<N>, anonymous ns)
     duration_tolerance = 0.10, -- capture lengths differing by more than 10% are called out as unfair
     min_fraction = 0,        -- page: leave out flame subtrees below this share of both totals (0 = keep all)
+    group_by = "kernel",     -- the ranked table's rows: "kernel" (the stacks' leaves) or "nvtx" (NVTX ranges; `--group-by`)
     title = "GPU time diff",
   },
 

@@ -420,28 +420,83 @@ static int m_top(lua_State *L)
     return 1;
 }
 
+/* S:leaves() → {{name=, weight=, count=|nil}...}: count = instances when the stacks have them */
 static int m_leaves(lua_State *L)
 {
     gf_stacks *s = check(L, 1);
+    size_t n = gf_stacks_count(s);
+    int inst = gf_stacks_has_instances(s);
+    int64_t *w = malloc((n ? n : 1) * sizeof *w), *c = malloc((n ? n : 1) * sizeof *c);
+    if (!w || !c) {
+        free(w);
+        free(c);
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        gf_stacks_get(s, i, NULL, &w[i]);
+        c[i] = gf_stacks_instances(s, i);
+    }
+    const int64_t *cols[2] = {w, c};
     uint32_t *leaves;
     int64_t *sums;
     size_t nl;
     gf_err err;
-    if (gf_stacks_leaf_sums(s, NULL, 1, &leaves, &sums, &nl, &err) != 0)
+    int rc = gf_stacks_leaf_sums(s, cols, 2, &leaves, &sums, &nl, &err);
+    free(w);
+    free(c);
+    if (rc != 0)
         return gf_lua_raise(L, &err);
     lua_createtable(L, (int)nl, 0);
     for (size_t k = 0; k < nl; k++) {
         size_t fl;
         const char *f = gf_stacks_frame(s, leaves[k], &fl);
-        lua_createtable(L, 0, 2);
+        lua_createtable(L, 0, 3);
         lua_pushlstring(L, f, fl);
         lua_setfield(L, -2, "name");
-        gf_lua_setint(L, "weight", sums[k]);
+        gf_lua_setint(L, "weight", sums[k * 2]);
+        if (inst)
+            gf_lua_setint(L, "count", sums[k * 2 + 1]);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     free(leaves);
     free(sums);
     return 1;
+}
+
+/* S:kind_sums(kind) → {{name=, weight=, count=}...}, {weight=, count=} (the stacks without such a frame) */
+static int m_kind_sums(lua_State *L)
+{
+    gf_stacks *s = check(L, 1);
+    const char *k = luaL_checkstring(L, 2);
+    int kind = -1;
+    for (int i = 1; i < GF_FRAME_NKINDS; i++)
+        if (strcmp(k, gf_frame_kind_names[i]) == 0)
+            kind = i;
+    if (kind < 0)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "unknown frame kind '%s'", k);
+    uint32_t *frames;
+    int64_t *sums, outside[2];
+    size_t n;
+    gf_err err;
+    if (gf_stacks_kind_sums(s, kind, &frames, &sums, &n, outside, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t j = 0; j < n; j++) {
+        size_t fl;
+        const char *f = gf_stacks_frame(s, frames[j], &fl);
+        lua_createtable(L, 0, 3);
+        lua_pushlstring(L, f, fl);
+        lua_setfield(L, -2, "name");
+        gf_lua_setint(L, "weight", sums[j * 2]);
+        gf_lua_setint(L, "count", sums[j * 2 + 1]);
+        lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    lua_createtable(L, 0, 2);
+    gf_lua_setint(L, "weight", outside[0]);
+    gf_lua_setint(L, "count", outside[1]);
+    free(frames);
+    free(sums);
+    return 2;
 }
 
 static int l_gc(lua_State *L)
@@ -476,6 +531,7 @@ static const luaL_Reg methods[] = {
     {"tree_json", m_tree_json},
     {"top", m_top},
     {"leaves", m_leaves},
+    {"kind_sums", m_kind_sums},
     {NULL, NULL},
 };
 

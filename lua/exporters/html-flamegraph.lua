@@ -8,6 +8,7 @@ return {
   write = function(stacks, out, opts, ctx)
     local o = flamegraph.page_options(ctx.policy(), {
       title = opts.title, subtitle = opts.input and opts.input:match("[^/]+$"),
+      stacks_countname = flamegraph.countname_of(stacks),
     })
     flamegraph.render(stacks, out, o)
   end,

@@ -1,10 +1,15 @@
--- speedscope's file format (https://www.speedscope.app/file-format-schema.json): one sampled profile
--- whose weights are the folded counts.
--- The unit is the one the stacks were counted in: their metadata's unit_ns (set by the SQLite and CSV
--- loaders from policy flamegraph.unit_ns, or read from a folded file's "# {json}" first line). A folded
--- file without that line has counts of an unknown unit (launch-stacks folded files hold nanoseconds,
--- perf's hold samples), so its profile says "none" rather than claiming the policy's unit.
+-- speedscope's file format (https://www.speedscope.app/file-format-schema.json).
+-- A trace input (SQLite export, report, merged reports, trace CSVs): the first profile is a sampled one
+-- with the hierarchical GPU stacks and their ns weights (the same stacks and weights as the folded output,
+-- policy flamegraph.levels), then one evented profile per GPU stream (each operation opens its stack's
+-- frames at its start and closes them at its end: speedscope's "Time Order" view is that stream's time
+-- line; at most policy flamegraph.speedscope_events operations). Other inputs (stats CSV, folded): one
+-- sampled profile whose weights are the folded counts, in the unit they were counted in: their metadata's
+-- unit_ns (stats CSVs: policy flamegraph.unit_ns; a folded file's "# {json}" first line). A folded file
+-- without that line has counts of an unknown unit (perf's hold samples), so its profile says "none".
 local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local flamegraph = require("gpuflame.flamegraph")
 
 local UNITS = { [1] = "nanoseconds", [1000] = "microseconds", [1000000] = "milliseconds" }
 
@@ -18,10 +23,20 @@ end
 
 return {
   name = "speedscope",
-  description = "speedscope JSON (sampled profile, weights = counts)",
-  accepts = { "stacks" },
-  write = function(stacks, out, opts)
+  description = "speedscope JSON (sampled GPU stacks in ns + per-stream time order)",
+  accepts = { "trace", "stacks" },
+  write = function(model, out, opts, ctx)
     local name = opts.title or (opts.input and opts.input:match("[^/]+$")) or "gpuflame"
-    stacks:write_speedscope(out, { name = name, unit = UNITS[unit_ns(stacks)] or "none" })
+    if opts.kind == "trace" then
+      local policy = ctx.policy()
+      if flamegraph.gpu_ops(model) == 0 then
+        errors.raise(errors.NO_DATA, "%s: no GPU operations (kernels, copies, memsets) to profile", opts.input)
+      end
+      local o = flamegraph.level_options(policy)
+      o.name, o.max_events = name, policy.flamegraph.speedscope_events
+      core.trace_flame.write_speedscope(model, out, o)
+      return
+    end
+    model:write_speedscope(out, { name = name, unit = UNITS[unit_ns(model)] or "none" })
   end,
 }

@@ -1,17 +1,14 @@
--- Differential GPU flamegraphs and regression verdicts between two captures (`gpuflame diff`,
--- docs/DIFF.md). Each side is imported once into a collapse table (kernel totals per name from the
--- SQLite export or the stats CSV, or folded stacks) plus what the export says about its capture; the C
--- union table (core.stackdiff) holds both sides' stacks; this module decides, from policy, how names
--- match, what makes the comparison unfair, and whether the change is a regression.
+-- The comparison and the verdict of `gpuflame diff` (docs/DIFF.md). The sides come from the "side" input
+-- loader (gpuflame/inputs/side.lua: the hierarchical GPU stacks of an export or report, a stats CSV's
+-- kernel totals, folded stacks); the C union table (core.stackdiff) holds both sides' stacks; this module
+-- decides, from policy, how names match, how the ranked table groups (kernels or NVTX ranges), what makes
+-- the comparison unfair, and whether the change is a regression. The page: gpuflame/views/diff.lua.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
-local log = require("gpuflame.log")
 
 local M = {}
 
 M.SCHEMA = "gpuflame.diff/1"
-M.KERNEL_PREFIX = "gpu;nsys;cuda_kernel"
-M.API_PREFIX = "gpu;nsys;cuda_api"
 local NULL = core.json.null
 local array = core.json.array
 
@@ -37,197 +34,6 @@ end
 local function pct(x, signed)
   if x == nil then return "—" end
   return string.format(signed and "%+.1f%%" or "%.1f%%", x * 100)
-end
-
--- ---- inputs -----------------------------------------------------------------------------------------
-
-local function join(dir, name) return (dir:sub(-1) == "/" and dir or dir .. "/") .. name end
-
--- analysis(path, policy) → the analysis.json path when path is an NVTX analysis (the file, or a run
--- directory holding one, named by outputs.analysis), else nil.
-function M.analysis(path, policy)
-  need(policy, "diff.analysis")
-  local st = core.fs.stat(path)
-  if not st then return nil end
-  local file = path
-  if st.type == "directory" then
-    file = join(path, policy.outputs.analysis)
-    if not core.fs.stat(file) then return nil end
-  elseif not path:match("%.json$") then
-    return nil
-  end
-  local ok, text = pcall(core.fs.read, file)
-  if not ok then return nil end
-  local okj, a = pcall(core.json.decode, text, file)
-  if okj and type(a) == "table" and a.schema_version ~= nil and type(a.run) == "table" then return file end
-  return nil
-end
-
--- A capture directory → the file to read: the SQLite export, else the report (exported through nsys),
--- else the kernel-summary CSV, else the folded stacks. summary.json's artifacts first, then by name.
-local function pick_from_dir(dir)
-  local names = core.fs.listdir(dir)
-  if not names then errors.raise(errors.INPUT, "%s: cannot list this directory", dir) end
-  table.sort(names)
-  local arts = {}
-  local sp = join(dir, "summary.json")
-  if core.fs.stat(sp) then
-    local ok, s = pcall(function() return core.json.decode(core.fs.read(sp), sp) end)
-    if ok and type(s) == "table" and type(s.artifacts) == "table" then arts = s.artifacts end
-  end
-  local function exists(p) local st = p and core.fs.stat(p); return st and st.type == "file" and p or nil end
-  local function rel(p)
-    if type(p) ~= "string" then return nil end
-    if p:sub(1, 1) == "/" then return exists(p) end
-    return exists(p) or exists(join(dir, p:match("[^/]+$") or p))
-  end
-  local function by_suffix(...)
-    for _, suf in ipairs({ ... }) do
-      for _, n in ipairs(names) do
-        if n:sub(-#suf) == suf and exists(join(dir, n)) then return join(dir, n) end
-      end
-    end
-  end
-  local kern_csv
-  for _, c in ipairs(type(arts.stats_csv) == "table" and arts.stats_csv or {}) do
-    local p = rel(c)
-    if p and (p:match("kern") or p:match("gpukernsum")) then kern_csv = kern_csv or p end
-  end
-  local cands = {
-    rel(arts.sqlite), by_suffix(".sqlite"),
-    rel(arts.report), by_suffix(".nsys-rep", ".qdrep"),
-    kern_csv, by_suffix("_cuda_gpu_kern_sum.csv", "_gpukernsum.csv"),
-    rel(arts.folded), exists(join(dir, "gpu.folded")),
-  }
-  for i = 1, 10 do
-    if cands[i] then return cands[i] end
-  end
-  errors.raise(errors.NO_DATA, "%s: a directory without a capture gpuflame can read (no .sqlite, .nsys-rep, " ..
-    "kernel-summary CSV or gpu.folded)", dir)
-end
-
-local function clean_name(s)
-  return (s:gsub('^[%s"]+', ""):gsub('[%s"]+$', ""))
-end
-
--- A kern/api summary CSV, read once: names, totals (ns) and instances.
-local function read_summary_csv(path, report, info, policy)
-  local columns = require("gpuflame.columns")
-  local reader = core.csv.open(path, { skip_preamble = info.preamble, header_hint = info.preamble and "Name" or nil })
-  local ok, res = pcall(function()
-    local cols = columns.find_all(reader, report, { "name", "total" }, { policy = policy })
-    local inst = columns.spec(report, "instances", policy)
-    local ic = inst and columns.pick(reader, inst) or nil
-    local byname, list = {}, {}
-    while reader:next() do
-      local name = clean_name(reader:field(cols.name) or "")
-      if name ~= "" then
-        -- numbers as the collapse path reads them (strtod: "1000.0" is fine), then whole ns
-        local t = reader:num(cols.total)
-        if t ~= t or t < 0 or t >= 2^63 then
-          errors.raise(errors.INPUT, "%s:%d: invalid total time %s for %s", path, reader:line(), tostring(t), name)
-        end
-        local total = math.tointeger(math.floor(t + 0.5))
-        local c = ic and reader:num(ic, true) or nil
-        local count = c and c == c and c >= 0 and c < 2^63 and math.tointeger(math.floor(c + 0.5)) or nil
-        local k = byname[name]
-        if not k then
-          k = { name = name, total_ns = 0, count = ic and 0 or nil }
-          byname[name] = k
-          list[#list + 1] = k
-        end
-        k.total_ns = k.total_ns + total
-        if k.count and count then k.count = k.count + count end
-      end
-    end
-    return list
-  end)
-  reader:close()
-  if not ok then error(res, 0) end
-  return res
-end
-
-local function side_stacks_from_kernels(kernels, prefix)
-  local s = core.stacks.new()
-  for _, k in ipairs(kernels) do s:add_total(prefix, k.name, k.total_ns, 1) end
-  return s
-end
-
--- load_side(path, ctx, opts) → side:
---   {input, file, source = "sqlite"|"csv"|"folded", from_rep, kind = "kernels"|"api"|"folded",
---    unit = "ns"|"count", scale, stacks, kernels = {{name, total_ns, count}}|nil, meta = {...}|nil}
-function M.load_side(path, ctx, opts)
-  local inputs = require("gpuflame.inputs")
-  local st = core.fs.stat(path)
-  if not st then errors.raise(errors.INPUT, "%s: no such file or directory", path) end
-  local file, via_dir = path, nil
-  if st.type == "directory" then
-    file = pick_from_dir(path)
-    via_dir = path
-    log.info("%s: reading %s", path, file:match("[^/]+$"))
-  end
-  local info = inputs.resolve(file, ctx, opts)
-  local policy = ctx.policy()
-  local side = { input = path, file = file, dir = via_dir, from_rep = info.from_rep, unit = "ns", scale = 1 }
-  if info.type == "sqlite" then
-    side.source = "sqlite"
-    side.kind = "kernels"
-    side.meta = core.sqlite_meta.read(info.path)
-    local totals, why = core.sqlite_kernels.totals(info.path, "kernels")
-    if #totals == 0 then
-      errors.raise(errors.NO_DATA, "%s: no GPU kernels in this export (%s)", path, why or "no rows")
-    end
-    side.kernels = totals
-    side.sqlite = info.path
-  elseif info.type == "csv" then
-    local nsys = require("gpuflame.nsys")
-    local report = nsys.canonical_report(info.report, policy)
-    if report ~= "cuda_gpu_kern_sum" and report ~= "cuda_api_sum" then
-      errors.raise(errors.INPUT, "%s: a %s CSV cannot be diffed (needs a cuda_gpu_kern_sum CSV, an SQLite export, " ..
-        "an .nsys-rep, folded stacks or a capture directory)", path, info.report)
-    end
-    side.source = "csv"
-    side.kind = report == "cuda_gpu_kern_sum" and "kernels" or "api"
-    side.kernels = read_summary_csv(info.path, report, info, policy)
-    if #side.kernels == 0 then errors.raise(errors.NO_DATA, "%s: %s has no rows", path, report) end
-  elseif info.type == "folded" then
-    if info.two_columns then
-      errors.raise(errors.INPUT, "%s: a differential folded file (stack BEFORE AFTER) is already a diff; draw it with " ..
-        "`gpuflame flamegraph %s`", path, path)
-    end
-    side.source = "folded"
-    side.kind = "folded"
-    local stacks, fst = core.stacks.read_folded(info.path)
-    if fst.bad > 0 then
-      log.warn("%s: skipped %d malformed line%s (first: line %d: %s)", path, fst.bad, fst.bad == 1 and "" or "s",
-        fst.first_bad, fst.first_bad_why)
-    end
-    if stacks:count() == 0 then errors.raise(errors.NO_DATA, "%s: no stacks", path) end
-    side.stacks = stacks
-    local m = stacks:meta()
-    local okm, meta = pcall(core.json.decode, m or "null")
-    meta = okm and type(meta) == "table" and meta or {}
-    if math.type(meta.unit_ns) == "integer" and meta.unit_ns >= 1 then
-      side.scale = meta.unit_ns
-    else
-      side.unit = "count"
-    end
-    side.folded_meta = meta
-  else
-    errors.raise(errors.INPUT, "%s: a %s cannot be diffed", path, inputs.describe(info))
-  end
-  if side.kernels then
-    side.stacks = side_stacks_from_kernels(side.kernels, side.kind == "api" and M.API_PREFIX or M.KERNEL_PREFIX)
-  end
-  return side
-end
-
--- Launch stacks of a side (SQLite exports with CUDA_CALLCHAINS rows), GPU-work leaves only.
-function M.load_launch_stacks(side)
-  local tr = core.trace.open_sqlite(side.sqlite, { max_events = 1, keep_partners = false })
-  local s = core.stacks.new()
-  tr:launch_stacks(s, true)
-  return s
 end
 
 -- ---- kernel-name normalisation ----------------------------------------------------------------------
@@ -309,6 +115,26 @@ local function kernel_rows(side, norm)
     r.total_ns = r.total_ns + k.total_ns
     if r.count and k.count then r.count = r.count + k.count else r.count = nil end
     r.names[#r.names + 1] = k.name
+  end
+  return rows, order
+end
+
+-- The ranked table grouped by NVTX range ({name → {total_ns, count}}): a row per range name holds the stacks
+-- whose path has it (each stack once, however deep the name recurs), so nested ranges overlap; the stacks
+-- outside every range make one row of their own.
+M.OUTSIDE_NVTX = "(outside NVTX ranges)"
+local function nvtx_rows(side)
+  local rows, order = {}, {}
+  local groups, outside = side.stacks:kind_sums("nvtx")
+  local scale = side.scale or 1
+  for _, g in ipairs(groups) do
+    rows[g.name] = { total_ns = g.weight * scale, count = g.count, names = { g.name } }
+    order[#order + 1] = g.name
+  end
+  if outside.weight > 0 or #order == 0 then
+    rows[M.OUTSIDE_NVTX] = { total_ns = outside.weight * scale, count = outside.count > 0 and outside.count or nil,
+      names = { M.OUTSIDE_NVTX } }
+    order[#order + 1] = M.OUTSIDE_NVTX
   end
   return rows, order
 end
@@ -459,6 +285,12 @@ function M.compare(b, a, policy)
   local tb, ta = 0, 0
   for _, n in ipairs(ob) do tb = tb + rb[n].total_ns end
   for _, n in ipairs(oa) do ta = ta + ra[n].total_ns end
+  local summary_b, summary_a = side_summary(b, rb, ob, tb), side_summary(a, ra, oa, ta)
+  local by_nvtx = policy.diff.group_by == "nvtx"
+  if by_nvtx then
+    rb, ob = nvtx_rows(b)
+    ra, oa = nvtx_rows(a)
+  end
   local names, seen = {}, {}
   for _, o in ipairs({ ob, oa }) do
     for _, n in ipairs(o) do if not seen[n] then seen[n] = true; names[#names + 1] = n end end
@@ -483,7 +315,7 @@ function M.compare(b, a, policy)
       delta_ns = va - vb,
       change = (vb > 0) and r6((va - vb) / vb) or NULL,
       share_delta = r6(sa - sb),
-      matched = (norm and ((x and (#x.names > 1 or x.names[1] ~= n)) or (y and (#y.names > 1 or y.names[1] ~= n))))
+      matched = (norm and not by_nvtx and ((x and (#x.names > 1 or x.names[1] ~= n)) or (y and (#y.names > 1 or y.names[1] ~= n))))
         and array((function()
           local t, s2 = {}, {}
           for _, r in ipairs({ x, y }) do
@@ -510,8 +342,9 @@ function M.compare(b, a, policy)
     generator = "gpuflame " .. core.host.version,
     unit = (b.unit == "count" and a.unit == "count") and "count" or "ns",
     normalize_name = policy.diff.normalize_name and "policy" or "exact",
-    before = side_summary(b, rb, ob, tb),
-    after = side_summary(a, ra, oa, ta),
+    group_by = policy.diff.group_by,
+    before = summary_b,
+    after = summary_a,
     total = { before_ns = tb, after_ns = ta, delta_ns = ta - tb, change = tb > 0 and r6((ta - tb) / tb) or NULL },
     kernels = array(kernels),
     new = array(new),
@@ -523,7 +356,8 @@ function M.compare(b, a, policy)
   local L
   local cb, ca = b.meta and b.meta.callchains, a.meta and a.meta.callchains
   if cb and ca then
-    local sb, sa = M.load_launch_stacks(b), M.load_launch_stacks(a)
+    local side = require("gpuflame.inputs.side")
+    local sb, sa = side.load_launch_stacks(b), side.load_launch_stacks(a)
     L = core.stackdiff.new()
     L:add(1, sb, { remap = leaf_remap(sb, norm) })
     L:add(2, sa, { remap = leaf_remap(sa, norm) })
@@ -554,6 +388,7 @@ function M.default_verdict(d, policy)
       pct(thr))
   end
   local ranked = {}
+  local what = d.group_by == "nvtx" and "NVTX range" or "kernel"
   for _, k in ipairs(d.kernels) do ranked[#ranked + 1] = k end
   local function big(k)
     return math.max(k.before ~= NULL and k.before.total_ns or 0, k.after ~= NULL and k.after.total_ns or 0)
@@ -568,9 +403,9 @@ function M.default_verdict(d, policy)
     local vb = k.before ~= NULL and k.before.total_ns or 0
     local va = k.after ~= NULL and k.after.total_ns or 0
     if vb == 0 and va > 0 then
-      reasons[#reasons + 1] = string.format("new kernel among the top %d: %s (%s)", top, k.name, M.ns(va))
+      reasons[#reasons + 1] = string.format("new %s among the top %d: %s (%s)", what, top, k.name, M.ns(va))
     elseif vb > 0 and (va - vb) / vb > kthr then
-      reasons[#reasons + 1] = string.format("kernel %s grew %s (%s → %s), above the %s per-kernel threshold",
+      reasons[#reasons + 1] = string.format("%s %s grew %s (%s → %s), above the %s per-kernel threshold", what,
         k.name, pct((va - vb) / vb, true), M.ns(vb), M.ns(va), pct(kthr))
     end
   end
@@ -620,6 +455,9 @@ function M.verdict(d, policy)
   }
 end
 
+-- A deep copy of the document (the page's model adds its own fields).
+function M.copy(d) return deep_copy(d) end
+
 -- ---- outputs ----------------------------------------------------------------------------------------
 
 function M.folded_meta(d)
@@ -627,59 +465,10 @@ function M.folded_meta(d)
     before = d.before and d.before.input or NULL, after = d.after and d.after.input or NULL })
 end
 
--- The page: the differential flamegraph(s) and the model (tables, metadata, caveats, verdict).
-function M.render(D, L, d, out, o)
-  local resource = require("gpuflame.resource")
-  local tmpl, origin = resource.read("templates/diff.html")
-  local mf = o.min_fraction or 0
-  D:set_min_fraction(mf)
-  if L then L:set_min_fraction(mf) end
-  local model = deep_copy(d)
-  model.title = o.title
-  model.subtitle = o.subtitle or ""
-  model.min_fraction = mf
-  local slots = {
-    title = o.title, subtitle = o.subtitle or "",
-    flame = { data = D },
-    launch = L and { data = L } or { json = "null" },
-    model = { json = core.json.encode(model) },
-  }
-  core.render.render(tmpl, slots, out, origin)
-  return D:tree_stats(), L and L:tree_stats() or nil
-end
-
 -- One line per verdict for the terminal.
 function M.verdict_text(v)
   if not v.regression then return "verdict: no regression (exit 0)" end
   return "verdict: REGRESSION (exit " .. v.exit_code .. "): " .. table.concat(v.reasons, "; ")
-end
-
--- `gpuflame flamegraph` of a two-column folded file: the differential page without capture metadata.
-function M.flamegraph_from_difffolded(path, out, o, ctx)
-  local sb, sa, st = core.stacks.read_folded(path, { two_columns = true })
-  if st.bad > 0 then
-    log.warn("%s: skipped %d malformed line%s (first: line %d: %s)", path, st.bad, st.bad == 1 and "" or "s",
-      st.first_bad, st.first_bad_why)
-  end
-  if sb:count() == 0 then
-    if st.bad > 0 then errors.raise(errors.INPUT, "%s:%d: no valid differential folded lines (%s)", path, st.first_bad,
-      st.first_bad_why) end
-    errors.raise(errors.NO_DATA, "%s: no stacks", path)
-  end
-  local okm, meta = pcall(core.json.decode, sb:meta() or "null")
-  meta = okm and type(meta) == "table" and meta or {}
-  local unit = meta.unit == "ns" and "ns" or "count"
-  local function side(s, name)
-    return { input = name, file = path, source = "folded", kind = "folded", unit = unit, scale = 1, stacks = s }
-  end
-  local b = side(sb, type(meta.before) == "string" and meta.before or "BEFORE column")
-  local a = side(sa, type(meta.after) == "string" and meta.after or "AFTER column")
-  local D, _, d = M.compare(b, a, ctx.policy())
-  d.caveats = array({})
-  d.launch_stacks = { available = false, why = "a differential folded file holds one flame" }
-  d.read_back = path
-  M.render(D, nil, d, out, o)
-  return D, d
 end
 
 return M

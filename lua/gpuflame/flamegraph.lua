@@ -1,6 +1,7 @@
--- GPU flamegraph: stacks from nsys summaries (stats CSV or SQLite export), and the HTML page.
--- The C collapse table (core.stacks) holds the data; this module only decides (from policy) which
--- columns, prefixes and units to use.
+-- GPU flamegraph: the hierarchical stacks of a trace (SQLite export, report, merged reports: one stack per
+-- GPU operation, frames = policy flamegraph.levels, weights in integer ns; core/trace_flame.c), the flat
+-- stacks of nsys summaries (stats CSV), and the HTML page. The C collapse table (core.stacks) holds the
+-- data; this module only decides (from policy) which levels, columns, prefixes and units to use.
 local core = require("gpuflame.core")
 local columns = require("gpuflame.columns")
 local errors = require("gpuflame.errors")
@@ -85,29 +86,106 @@ function fg.from_sqlite(path, policy)
   errors.raise(errors.NO_DATA, "%s: no GPU data in this export (%s)", path, table.concat(tried, "; "))
 end
 
--- from_reports(paths, policy, {by_rank=bool, nsys=, allow_unrelated=}) → stacks: kernel time of several SQLite
--- exports / reports (one per rank; merged by gpuflame.trace), summed over ranks, or under a "rank N" frame each;
--- the metadata states the clock alignment of the merge (clock_alignment); also returns it (a sentence).
+local LEVELS = { process = true, rank = true, device = true, stream = true, nvtx = true, callchain = true, api = true,
+  kernel = true }
+
+-- parse_levels("process,nvtx,api,kernel") → list (a usage error names a level that does not exist)
+function fg.parse_levels(text)
+  local out, seen = {}, {}
+  for name in tostring(text):gmatch("[^,%s]+") do
+    if not LEVELS[name] then
+      errors.raise(errors.USAGE, "--levels: unknown level '%s' (levels: process, rank, device, stream, nvtx, " ..
+        "callchain, api, kernel)", name)
+    end
+    if seen[name] then errors.raise(errors.USAGE, "--levels: '%s' given twice", name) end
+    seen[name] = true
+    out[#out + 1] = name
+  end
+  if #out == 0 then errors.raise(errors.USAGE, "--levels needs at least one level") end
+  return out
+end
+
+-- A command's --levels (and --by-rank: a rank level under the process) into the effective policy.
+function fg.apply_level_options(ctx, opts)
+  local p = ctx.policy().flamegraph
+  if opts.levels then p.levels = fg.parse_levels(opts.levels) end
+  if opts.by_rank then
+    local has = false
+    for _, l in ipairs(p.levels) do has = has or l == "rank" end
+    if not has then
+      local lv = {}
+      for i, l in ipairs(p.levels) do
+        lv[#lv + 1] = l
+        if i == 1 and l == "process" then lv[#lv + 1] = "rank" end
+      end
+      if lv[1] ~= "process" then table.insert(lv, 1, "rank") end
+      p.levels = lv
+    end
+  end
+end
+
+function fg.wants_callchain(policy)
+  for _, l in ipairs(need(policy, "flamegraph.wants_callchain").flamegraph.levels) do
+    if l == "callchain" then return true end
+  end
+  return false
+end
+
+-- The C options of the hierarchical stacks (policy flamegraph.levels, nvtx_startend, nolaunch_frame).
+function fg.level_options(policy)
+  local p = need(policy, "flamegraph.level_options").flamegraph
+  return { levels = p.levels, startend = p.nvtx_startend, nolaunch = p.nolaunch_frame }
+end
+
+-- GPU operations (kernels, copies, memsets) of a trace.
+function fg.gpu_ops(tr)
+  local c = tr:counts()
+  return (c.kernel or 0) + (c.memcpy or 0) + (c.memset or 0)
+end
+
+-- from_trace(tr, policy) → stacks: the hierarchical stacks (weights in ns), or nil when tr has no GPU work.
+function fg.from_trace(tr, policy)
+  need(policy, "flamegraph.from_trace")
+  if fg.gpu_ops(tr) == 0 then return nil end
+  local stacks = core.stacks.new()
+  core.trace_flame.stacks(tr, stacks, fg.level_options(policy))
+  set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
+    levels = table.concat(policy.flamegraph.levels, ",") })
+  return stacks
+end
+
+-- load_trace(paths, policy, {nsys=, ranks=bool}) → the whole trace of exports / reports (every event).
+function fg.load_trace(paths, policy, opts)
+  opts = opts or {}
+  return require("gpuflame.trace").load(paths, { max_events = 0, ranks = opts.ranks, policy = policy, nsys = opts.nsys,
+    keep_partners = true, stacks = fg.wants_callchain(policy), allow_unrelated = opts.allow_unrelated })
+end
+
+-- from_reports(paths, policy, {nsys=, allow_unrelated=}) → stacks, clock: the hierarchical stacks of several
+-- SQLite exports / reports (one per rank; merged by gpuflame.trace); the rank level (policy, --by-rank) puts each
+-- under its rank. clock: the sentence stating the clock alignment of the merge (also in the metadata).
 function fg.from_reports(paths, policy, opts)
   opts = opts or {}
-  local unit = need(policy, "flamegraph.from_reports").flamegraph.unit_ns
-  local tr, info = require("gpuflame.trace").load(paths, { max_events = 0, ranks = true, policy = policy,
-    nsys = opts.nsys, allow_unrelated = opts.allow_unrelated })
-  local totals = tr:rank_kernel_totals("kernel")
-  if #totals == 0 then
+  local tr, info = fg.load_trace(paths, need(policy, "flamegraph.from_reports"), { ranks = true, nsys = opts.nsys,
+    allow_unrelated = opts.allow_unrelated })
+  local stacks = fg.from_trace(tr, policy)
+  if not stacks then
     errors.raise(errors.NO_DATA, "%s: no GPU kernels in these reports", table.concat(paths, ", "))
   end
-  local stacks = core.stacks.new()
-  local prefix = fg.prefix("cuda_gpu_kern_sum", policy)
-  for _, t in ipairs(totals) do
-    local p = prefix
-    if opts.by_rank and t.rank then p = t.rank:gsub(";", ":") .. ";" .. prefix end
-    stacks:add_total(p, t.name, t.total, unit)
+  local clock = info and info.clock_alignment
+  if clock then
+    local meta = core.json.decode(stacks:meta())
+    meta.clock_alignment = clock
+    set_meta(stacks, meta)
   end
-  set_meta(stacks, { generator = "gpuflame", report = "cuda_gpu_kern_sum", source = "sqlite:kernels", unit_ns = unit,
-    countname = policy.flamegraph.countname, ranks = #tr:ranks(), by_rank = opts.by_rank == true,
-    clock_alignment = info.clock_alignment })
-  return stacks, info.clock_alignment
+  return stacks, clock
+end
+
+-- The count name of stacks (their metadata's, e.g. "ns" for hierarchical stacks), else nil.
+function fg.countname_of(stacks)
+  local meta = stacks:meta()
+  local ok, m = pcall(core.json.decode, meta or "")
+  return ok and type(m) == "table" and type(m.countname) == "string" and m.countname or nil
 end
 
 -- Page options from policy, overridden by the command line (title, countname, inverted, minwidth, colors).
@@ -120,7 +198,7 @@ function fg.page_options(policy, over)
   end
   return {
     title = pick("title"),
-    countname = pick("countname"),
+    countname = over.countname or over.stacks_countname or p.countname,
     inverted = pick("inverted") == true,
     minwidth = pick("minwidth"),
     colors = pick("colors"),
@@ -135,7 +213,7 @@ local function page_slots(stacks, o)
     title = o.title, subtitle = o.subtitle,
   })
   return { title = o.title, subtitle = o.subtitle, data = { data = stacks }, config = { json = conf },
-    findings = require("gpuflame.findings.document").page_slot(o.findings) }
+    findings = require("gpuflame.findings").page_slot(o.findings) }
 end
 
 -- render(stacks, out_path, page_options) writes the self-contained page atomically.

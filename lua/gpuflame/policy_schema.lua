@@ -236,6 +236,10 @@ S.tree = {
       "aqua", "yellow", "purple", "orange", "gpu" } }),
     minwidth = S.num({ min = 0 }),
     inverted = S.bool(),
+    levels = S.list(S.str({ oneof = { "process", "rank", "device", "stream", "nvtx", "callchain", "api", "kernel" } })),
+    nvtx_startend = S.bool(),
+    nolaunch_frame = S.str(),
+    speedscope_events = S.int({ min = 0 }),
     sqlite_sources = S.list(S.str({ oneof = { "kernels", "api" } })),
     folded_metadata = S.bool(),
     stats_timeout = S.num({ gt = 0 }),
@@ -289,6 +293,7 @@ S.tree = {
     normalize_name = S.fn(),
     duration_tolerance = S.num({ min = 0 }),
     min_fraction = S.num({ min = 0, max = 1 }),
+    group_by = S.str({ oneof = { "kernel", "nvtx" } }),
     title = S.str(),
   },
   -- file names gpuflame writes (capture directories; default -o of flamegraph, timeline, report --html)

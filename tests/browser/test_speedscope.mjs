@@ -1,7 +1,9 @@
 // gf-test: slow
 // gpuflame's exports opened in the real speedscope viewer (npm package `speedscope`, pinned in
 // tests/package.json), offline from tests/node_modules/speedscope/dist/release/index.html:
-//  * GPU kernel time as speedscope JSON (`export --format speedscope`) from real nsys SQLite exports;
+//  * GPU time as speedscope JSON (`export --format speedscope`) from real nsys SQLite exports: the
+//    hierarchical stacks as a sampled profile in ns (the Sandwich view checked), then an evented profile
+//    per stream;
 //  * the same time as folded stacks with gpuflame's "# {json}" metadata line (`export --format folded`);
 //  * launch stacks (`export --format launch-stacks`, folded, ns) of a real export with generated
 //    CUDA_CALLCHAINS rows (tests/trace/make_callchains.py), and their speedscope JSON form
@@ -110,14 +112,18 @@ for (const rel of kernelFixtures) {
   const json = path.join(TMP, `${tag}.speedscope.json`);
   gf('export', '--format', 'speedscope', src, '-o', json);
   const E = fromSpeedscope(json);
-  check(`${tag}: speedscope JSON is one sampled profile in microseconds`, E.doc.profiles.length === 1 &&
-    E.prof.type === 'sampled' && E.unit === 'microseconds', JSON.stringify([E.prof.type, E.unit]));
+  // the hierarchical GPU stacks (issue 25): a sampled profile in ns, then an evented profile per stream
+  check(`${tag}: speedscope JSON: a sampled profile in nanoseconds, then one evented profile per stream`,
+    E.prof.type === 'sampled' && E.unit === 'nanoseconds' && E.doc.profiles.length > 1 &&
+    E.doc.profiles.slice(1).every((p) => p.type === 'evented' && p.unit === 'nanoseconds'),
+    JSON.stringify(E.doc.profiles.map((p) => [p.type, p.unit])));
   check(`${tag}: frame names are unique`, new Set(E.names).size === E.names.length);
   check(`${tag}: endValue - startValue is the sum of the weights`, E.prof.endValue - E.prof.startValue === E.all,
     `${E.prof.endValue - E.prof.startValue} vs ${E.all}`);
   const kernels = top(E, 5, () => true);
+  const roots = [...new Set(E.prof.samples.map((st) => E.names[st[0]]))]; // the processes
   cases.push({ name: `${tag} kernel time (speedscope JSON)`, file: json, E, importer: 'speedscope json file',
-    leaves: kernels, roots: ['gpu'] });
+    leaves: kernels, roots: roots.length === 1 ? roots : [] });
 
   const folded = path.join(TMP, `${tag}.folded`);
   gf('export', '--format', 'folded', src, '-o', folded);
@@ -126,7 +132,7 @@ for (const rel of kernelFixtures) {
   check(`${tag}: folded and speedscope exports carry the same kernel weights`,
     kernels.every((k) => F.self.get(k) === E.self.get(k)) && F.all === E.all);
   cases.push({ name: `${tag} kernel time (folded with metadata line)`, file: folded, E: F,
-    importer: 'collapsed stack format', leaves: kernels, roots: ['gpu'], noFramePrefix: '# ' });
+    importer: 'collapsed stack format', leaves: kernels, roots: roots.length === 1 ? roots : [], noFramePrefix: '# ' });
 }
 if (kernelFixtures.length === 0) skip('kernel time exports', 'fixtures absent');
 
@@ -166,8 +172,9 @@ if (existsSync(tileSrc)) {
   gf('export', '--format', 'speedscope', nsFolded, '-o', nsJson);
   const N = fromSpeedscope(nsJson);
   check('folded with unit_ns 1 metadata → speedscope unit "nanoseconds"', N.unit === 'nanoseconds', N.unit);
+  const nsRoots = [...new Set(N.prof.samples.map((st) => N.names[st[0]]))];
   cases.push({ name: 'kernel time in ns (speedscope JSON from a folded file with unit_ns 1)', file: nsJson, E: N,
-    importer: 'speedscope json file', leaves: top(N, 2, () => true), roots: ['gpu'],
+    importer: 'speedscope json file', leaves: top(N, 2, () => true), roots: nsRoots.length === 1 ? nsRoots : [],
     sameAs: { name: 'parallel-sheet-simulator kernel time (speedscope JSON)', how: 'time' } });
 } else {
   skip('launch stacks', 'fixtures absent');
@@ -242,8 +249,10 @@ function checkCase(c, r) {
   check(`${n}: profile name ${JSON.stringify(E.title)} in the toolbar`, r.body.includes(E.title));
   const byName = new Map(r.rows.map((row) => [row.name, row]));
   shown.set(n, byName);
-  check(`${n}: one Sandwich row per frame`, r.rows.length === E.total.size && byName.size === r.rows.length,
-    `${r.rows.length} rows, ${E.total.size} frames`);
+  // a file with evented profiles (the per-stream time order) may show a frame in more than one row
+  const multi = E.doc && E.doc.profiles.length > 1;
+  check(`${n}: one Sandwich row per frame${multi ? ' name' : ''}`, byName.size === E.total.size &&
+    (multi || byName.size === r.rows.length), `${r.rows.length} rows, ${byName.size} names, ${E.total.size} frames`);
   for (const k of c.leaves) {
     const row = byName.get(k), want = { self: cell(E.self.get(k), E.all, E.unit), total: cell(E.total.get(k), E.all, E.unit) };
     const short = k.length > 60 ? `${k.slice(0, 57)}...` : k;

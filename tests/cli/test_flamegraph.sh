@@ -8,8 +8,8 @@
 
 G=$FIX/gprofiler
 
-# SQLite exports: per-kernel totals equal SUM(end-start) grouped by name, computed here with sqlite3
-printf 'return { flamegraph = { unit_ns = 1 } }\n' >"$TMP/ns.lua"
+# SQLite exports: per-kernel totals (the leaves of `--levels kernel`; copies and memsets are leaves of their
+# own) equal SUM(end-start) grouped by name, computed here with sqlite3, in integer ns
 n_sql=0
 for db in "$FIX"/real/*/*.sqlite; do
   [ -e "$db" ] || continue
@@ -19,10 +19,10 @@ for db in "$FIX"/real/*/*.sqlite; do
     n_sql=$((n_sql + 1))
     expected=$(sqlite3 -readonly -separator $'\t' "$db" \
       "SELECT s.value, SUM(k.[end] - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName GROUP BY s.value" | sort)
-    run_gf --policy "$TMP/ns.lua" collapse "$db"
-    got=$(sed -n 's/^gpu;nsys;cuda_kernel;\(.*\) \([0-9]*\)$/\1\t\2/p' <<<"$out" | sort)
+    run_gf collapse --levels kernel "$db"
+    got=$(grep -v '^\[CUDA mem' <<<"$out" | sed -n 's/^\(.*\) \([0-9]*\)$/\1\t\2/p' | sort)
     check_eq "$name: collapse totals = sqlite3 SUM(end-start) by name" "$expected" "$got"
-    run_gf --policy "$TMP/ns.lua" -q flamegraph "$db" -o "$TMP/sql.html"
+    run_gf -q flamegraph --levels kernel "$db" -o "$TMP/sql.html"
     got_html=$(python3 - "$TMP/sql.html" <<'PY'
 import json, re, sys
 html = open(sys.argv[1], encoding="utf-8").read()
@@ -30,8 +30,8 @@ d = json.loads(re.search(r'<script type="application/json" id="fg-data">(.*?)</s
 tot = {}
 nodes = d["nodes"]
 for i in range(0, len(nodes), 3):
-    if nodes[i + 2] == 3:
-        n = d["names"][nodes[i]]
+    n = d["names"][nodes[i]]
+    if nodes[i + 2] == 0 and not n.startswith("[CUDA mem"):
         tot[n] = tot.get(n, 0) + nodes[i + 1]
 for n in sorted(tot):
     print("%s\t%d" % (n, tot[n]))

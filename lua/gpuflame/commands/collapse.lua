@@ -1,4 +1,4 @@
--- gpuflame collapse INPUT: folded stacks on stdout
+-- gpuflame collapse: an input's stacks as folded lines on stdout
 local errors = require("gpuflame.errors")
 local inputs = require("gpuflame.inputs")
 
@@ -7,11 +7,16 @@ local cmd = {}
 cmd.spec = {
   usage = "collapse INPUT [--metadata] [--unit-ns N]",
   summary = "print INPUT as folded stacks (flamegraph.pl / inferno / speedscope input)",
-  description = "One line per stack: frames joined by ';', a space, the count. For stats CSVs and SQLite\n" ..
-    "exports the count is max(1, total_ns // unit_ns) (policy flamegraph.unit_ns, 1000 = microseconds).",
+  description = "One line per stack: frames joined by ';', a space, the count. SQLite exports and .nsys-rep\n" ..
+    "reports give the hierarchical GPU stacks (one per kernel, memcpy and memset; frames = --levels, policy\n" ..
+    "flamegraph.levels, default process;NVTX ranges;launch call;kernel), the count in integer ns. Stats CSVs\n" ..
+    "give the flat `gpu;nsys;cuda_kernel;NAME` form, count max(1, total_ns // unit_ns) (policy\n" ..
+    "flamegraph.unit_ns, 1000 = microseconds).",
   options = {
     { "metadata", help = "print the '# {json}' metadata line first" },
     { "unit-ns", arg = "N", type = "integer", min = 1, help = "nanoseconds per count (overrides the policy)" },
+    { "levels", arg = "LIST", help = "frames of the GPU stacks, outermost first, of: process, rank, device, " ..
+      "stream, nvtx, callchain, api, kernel (policy flamegraph.levels)" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
   },
 }
@@ -22,6 +27,7 @@ function cmd.run(opts, ctx)
   if opts.unit_ns then
     ctx.policy().flamegraph.unit_ns = opts.unit_ns
   end
+  require("gpuflame.flamegraph").apply_level_options(ctx, opts)
   -- a summary CSV streams straight to folded lines (constant memory, the reference's row order)
   local info = inputs.detect(input)
   local nsys = require("gpuflame.nsys")

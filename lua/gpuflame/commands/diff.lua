@@ -1,5 +1,4 @@
--- gpuflame diff BEFORE AFTER [-o diff.html] [--json] [--folded FILE]: differential GPU flamegraph,
--- ranked kernel changes, the captures' metadata side by side, and a regression verdict (exit 10).
+-- gpuflame diff: two captures compared (differential GPU flamegraph, ranked changes, metadata, verdict).
 local core = require("gpuflame.core")
 local diff = require("gpuflame.diff")
 local errors = require("gpuflame.errors")
@@ -9,10 +8,13 @@ local log = require("gpuflame.log")
 local cmd = {}
 
 cmd.spec = {
-  usage = "diff BEFORE AFTER [-o diff.html] [--json] [--folded FILE] [--title T] [--min-fraction F]",
+  usage = "diff BEFORE AFTER [-o diff.html] [--json] [--folded FILE] [--group-by kernel|nvtx] [--levels LIST] " ..
+    "[--title T] [--min-fraction F]",
   summary = "differential GPU flamegraph and regression verdict between two captures",
   description = "BEFORE and AFTER are anything gpuflame reads: capture directories, .nsys-rep/.qdrep reports\n" ..
     "(exported through nsys), SQLite exports, cuda_gpu_kern_sum CSVs or folded stacks; each is imported once.\n" ..
+    "Exports and reports are compared as hierarchical GPU stacks (process;NVTX ranges;launch call;kernel, in ns;\n" ..
+    "--levels), so the flamegraph shows which range changed; --group-by nvtx ranks NVTX ranges instead of kernels.\n" ..
     "Kernels match by demangled name (policy diff.normalize_name can normalise). The page (-o, default\n" ..
     "diff.html) shows the ranked kernel changes, both captures' metadata with every difference that makes\n" ..
     "the comparison unfair, and the differential flamegraph. --json prints the comparison (docs/DIFF.md) on\n" ..
@@ -25,6 +27,10 @@ cmd.spec = {
     { "title", arg = "TEXT", help = "page title (policy diff.title)" },
     { "min-fraction", arg = "F", type = "number", min = 0, help = "page: leave out flame subtrees below this share " ..
       "of both totals (policy diff.min_fraction; 0 keeps all)" },
+    { "group-by", arg = "WHAT", choices = { "kernel", "nvtx" }, help = "the ranked table's rows: kernels, or NVTX " ..
+      "ranges (the time of the GPU work launched inside each; policy diff.group_by)" },
+    { "levels", arg = "LIST", help = "frames of the GPU stacks (exports, reports), outermost first, of: process, " ..
+      "rank, device, stream, nvtx, callchain, api, kernel (policy flamegraph.levels)" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
   },
 }
@@ -36,7 +42,8 @@ function cmd.run(opts, ctx)
   if not pb or not pa or opts.positional[3] then
     errors.raise(errors.USAGE, "diff needs exactly two inputs: BEFORE AFTER (see diff --help)")
   end
-  local ab, aa = diff.analysis(pb, ctx.policy()), diff.analysis(pa, ctx.policy())
+  local side = require("gpuflame.inputs.side")
+  local ab, aa = side.analysis(pb, ctx.policy()), side.analysis(pa, ctx.policy())
   if ab and aa then
     errors.raise(errors.USAGE, "%s and %s are NVTX analyses (analysis.json): compare them with `gpuflame compare %s %s`",
       pb, pa, pb, pa)
@@ -46,16 +53,18 @@ function cmd.run(opts, ctx)
   end
   local policy = ctx.policy()
   local dp = policy.diff
+  if opts.group_by then dp.group_by = opts.group_by end
+  require("gpuflame.flamegraph").apply_level_options(ctx, opts)
   local out = opts.out or (not opts.json and policy.outputs.diff or nil)
   local ok, res = errors.try(function()
-    local b = diff.load_side(pb, ctx, { nsys = opts.nsys })
-    local a = diff.load_side(pa, ctx, { nsys = opts.nsys })
+    local b = side.load_side(pb, ctx, { nsys = opts.nsys })
+    local a = side.load_side(pa, ctx, { nsys = opts.nsys })
     local D, L, d = diff.compare(b, a, policy)
     d.verdict = diff.verdict(d, policy)
     if opts.folded then D:write_folded(opts.folded, { meta = diff.folded_meta(d) }) end
     if out then
       local title = opts.title or dp.title
-      diff.render(D, L, d, out, { title = title, subtitle = base(pb) .. " → " .. base(pa),
+      require("gpuflame.views.diff").render(D, L, d, out, { title = title, subtitle = base(pb) .. " → " .. base(pa),
         min_fraction = opts.min_fraction or dp.min_fraction })
     end
     return d

@@ -10,7 +10,9 @@ cmd.spec = {
   summary = "write INPUT in another tool's format (exporters are Lua plug-ins)",
   description = "Exporters are exporters/NAME.lua files on the search path; drop one into\n" ..
     "~/.config/gpuflame/exporters/ (or a GPUFLAME_PATH directory) to add a format without rebuilding.\n" ..
-    "Trace exporters (chrome-trace, launch-stacks) also take a cuda_gpu_trace + cuda_api_trace CSV pair, or\n" ..
+    "folded, speedscope and html-flamegraph write the hierarchical GPU stacks of an SQLite export or report\n" ..
+    "(--levels, policy flamegraph.levels; counts in integer ns); speedscope adds a time-ordered profile per stream.\n" ..
+    "Trace exporters (chrome-trace, launch-stacks, speedscope) also take a cuda_gpu_trace + cuda_api_trace CSV pair, or\n" ..
     "several SQLite exports / .nsys-rep reports (files, a directory, a glob: one per rank), merged with\n" ..
     "clocks aligned; chrome-trace then writes one process per rank.",
   options = {
@@ -20,6 +22,8 @@ cmd.spec = {
     { "max-events", arg = "N", type = "integer", min = 1, help = "trace inputs: keep the N longest events" },
     { "title", arg = "TEXT", help = "title for HTML outputs" },
     { "allow-unrelated", help = "several reports: accept captures that cannot be one job (policy ranks.max_start_gap_s)" },
+    { "levels", arg = "LIST", help = "frames of the GPU stacks, outermost first, of: process, rank, device, " ..
+      "stream, nvtx, callchain, api, kernel (policy flamegraph.levels)" },
   },
 }
 
@@ -35,6 +39,7 @@ function cmd.run(opts, ctx)
   local input = opts.positional[1]
   if not input then errors.raise(errors.USAGE, "export needs an INPUT file") end
   if not opts.out then errors.raise(errors.USAGE, "export needs -o FILE") end
+  require("gpuflame.flamegraph").apply_level_options(ctx, opts)
   local e = exporters.load(opts.format)
   local model, kind
   local takes = {}
@@ -51,7 +56,8 @@ function cmd.run(opts, ctx)
     local policy = ctx.policy()
     model, kind = require("gpuflame.trace").load(opts.positional, { max_events = opts.max_events or 0,
       keep_partners = policy.timeline.keep_partners, policy = policy, ctx = ctx,
-      allow_unrelated = opts.allow_unrelated }), "trace"
+      allow_unrelated = opts.allow_unrelated,
+      stacks = require("gpuflame.flamegraph").wants_callchain(policy) }), "trace"
   end
   if not model then
     model, kind = require("gpuflame.inputs").load_for(input, e.accepts, ctx, opts)

@@ -1,5 +1,6 @@
--- Input loader: "stacks" (the collapse table) from a kern/api summary CSV, a folded file or an SQLite
--- export (per-kernel totals by SQL, then CUDA API totals; policy flamegraph.sqlite_sources).
+-- Input loader: "stacks" (the collapse table) from a kern/api summary CSV (flat), a folded file or an
+-- SQLite export (the hierarchical GPU stacks, policy flamegraph.levels; an export without GPU operations:
+-- flat totals by SQL, policy flamegraph.sqlite_sources).
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local flamegraph = require("gpuflame.flamegraph")
@@ -42,7 +43,12 @@ local function load(path, info, ctx)
   if info.type == "folded" then
     stacks, meta = load_folded(path, info)
   elseif info.type == "sqlite" then
-    stacks, meta = flamegraph.from_sqlite(path, policy)
+    stacks = flamegraph.from_trace(flamegraph.load_trace({ path }, policy), policy)
+    if stacks then
+      meta = { source = path, report = "gpu", stacks = stacks:count(), unit_ns = 1 }
+    else
+      stacks, meta = flamegraph.from_sqlite(path, policy)
+    end
   else
     stacks, meta = flamegraph.from_csv(path, info.report, policy, { skip_preamble = info.preamble })
     if stacks:count() == 0 then

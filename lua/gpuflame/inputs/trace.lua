@@ -14,7 +14,7 @@ local function load(path, _, ctx, opts)
   local trace = require("gpuflame.trace")
   local policy = ctx.policy()
   return (trace.load({ path }, { max_events = opts.max_events or 0, keep_partners = policy.timeline.keep_partners,
-    policy = policy, ctx = ctx }))
+    policy = policy, ctx = ctx, stacks = require("gpuflame.flamegraph").wants_callchain(policy) }))
 end
 
 return { kind = "trace", accepts = accepts, load = load }

@@ -1,0 +1,95 @@
+/* Binding: the hierarchical GPU flamegraph over a trace (core/trace_flame.c).
+ *
+ *   core.trace_flame.stacks(tr, S, {levels = {"process", "nvtx", ...}, startend = bool, nolaunch = "..."})
+ *     adds tr's GPU operations to the Stacks S (weights in ns, instances, frame kinds)
+ *   core.trace_flame.write_speedscope(tr, path, {levels = ..., startend =, nolaunch =, name =, max_events =})
+ *     speedscope's file: the sampled profile of the same stacks, then an evented profile per stream
+ * Every option is required (policy flamegraph.levels, .nvtx_startend, .nolaunch_frame, .speedscope_events). */
+#include <string.h>
+
+#include "fs.h"
+#include "l_stacks.h"
+#include "l_trace.h"
+#include "l_util.h"
+#include "trace_flame.h"
+
+/* opts at idx → o (levels into lv) */
+static void check_opts(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
+{
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_getfield(L, idx, "levels");
+    if (!lua_istable(L, -1))
+        gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: levels must be a list");
+    size_t n = lua_rawlen(L, -1);
+    if (n == 0 || n > GF_FL_NLEVELS)
+        gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: levels must list 1 to %d levels", GF_FL_NLEVELS);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, -1, (lua_Integer)i + 1);
+        const char *s = lua_tostring(L, -1);
+        int k = -1;
+        for (int j = 0; s && j < GF_FL_NLEVELS; j++)
+            if (strcmp(s, gf_flame_level_names[j]) == 0)
+                k = j;
+        if (k < 0)
+            gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: unknown level '%s'", s ? s : "?");
+        lv[i] = k;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "startend");
+    if (!lua_isboolean(L, -1))
+        gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: startend must be a boolean");
+    o->startend = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    o->levels = lv;
+    o->nlevels = n;
+    o->nolaunch = gf_req_string_field(L, idx, "nolaunch");
+}
+
+static int l_stacks(lua_State *L)
+{
+    gf_trace *t = gf_lua_check_trace(L, 1);
+    gf_stacks *s = gf_lua_checkstacks(L, 2);
+    int lv[GF_FL_NLEVELS];
+    gf_gpu_flame_opts o;
+    check_opts(L, 3, &o, lv);
+    gf_err err;
+    if (gf_trace_gpu_stacks(t, &o, s, NULL, &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
+static int l_write_speedscope(lua_State *L)
+{
+    gf_trace *t = gf_lua_check_trace(L, 1);
+    const char *path = luaL_checkstring(L, 2);
+    int lv[GF_FL_NLEVELS];
+    gf_gpu_flame_opts o;
+    check_opts(L, 3, &o, lv);
+    const char *name = gf_req_string_field(L, 3, "name");
+    lua_Integer max = gf_req_int_field(L, 3, "max_events");
+    if (max < 0)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "speedscope: max_events must be >= 0");
+    gf_out out;
+    gf_err err;
+    if (gf_out_open(&out, path, &err) != 0)
+        return gf_lua_raise(L, &err);
+    if (gf_trace_write_gpu_speedscope(t, &o, name, (size_t)max, out.fp, &err) != 0) {
+        gf_out_fail(&out, &err);
+        return gf_lua_raise(L, &err);
+    }
+    if (gf_out_commit_unless_interrupted(&out, &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
+int gf_luaopen_trace_flame(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"stacks", l_stacks},
+        {"write_speedscope", l_write_speedscope},
+        {NULL, NULL},
+    };
+    luaL_newlib(L, fns);
+    return 1;
+}

@@ -1,0 +1,517 @@
+/* The hierarchical GPU flamegraph over a Trace (trace_flame.h): launches found by correlation id, the NVTX
+ * path of each launch found by a sweep per thread, stacks aggregated in the collapse table; and its
+ * speedscope file with one evented profile per stream. */
+#include "trace_flame.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmap.h"
+#include "jsonout.h"
+
+const char *const gf_flame_level_names[GF_FL_NLEVELS] = {"process", "rank", "device", "stream",
+                                                         "nvtx",    "callchain", "api", "kernel"};
+
+typedef struct fl {
+    const gf_trace *t;
+    const gf_gpu_flame_opts *o;
+    gf_stacks *s;
+    gf_err *err;
+    int64_t *partner;
+    int32_t *node;   /* per event: a launch's NVTX path node (-1: no range) */
+    int32_t *tparent; /* NVTX path trie: node → parent node (-1: a root range) and frame */
+    uint32_t *tframe;
+    size_t tn, tcap;
+    gf_hmap trie;  /* (parent + 1) << 32 | frame → node */
+    gf_hmap names; /* (what << 40) ^ value → frame id (strtab names, NVTX names, processes, streams) */
+    uint32_t *ids;
+    size_t idcap;
+} fl;
+
+static int oom(fl *f)
+{
+    return gf_errf(f->err, GF_EXIT_ERROR, "flamegraph: out of memory");
+}
+
+static const gf_detail *detail_of(const gf_trace *t, size_t i)
+{
+    return t->detail[i] >= 0 ? &t->details[t->detail[i]] : NULL;
+}
+
+/* The frame id of a text made once per key (what: 1 strtab name, 2 NVTX name, 3 process, 4 stream, 5 rank). */
+static uint32_t frame_for(fl *f, int what, uint64_t key, const char *text, int kind)
+{
+    uint64_t k = ((uint64_t)what << 56) ^ gf_hash_u64(key);
+    int64_t *v = gf_hmap_get(&f->names, k);
+    if (v)
+        return (uint32_t)*v;
+    uint32_t id = gf_stacks_intern(f->s, text, strlen(text));
+    if (id == UINT32_MAX || gf_stacks_set_frame_kind(f->s, id, kind) != 0 || !gf_hmap_put(&f->names, k, id, NULL))
+        return UINT32_MAX;
+    return id;
+}
+
+static uint32_t str_frame(fl *f, int32_t sid, int kind)
+{
+    const char *s = sid >= 0 ? gf_strtab_get(f->t->str, sid, NULL) : "?";
+    return frame_for(f, 1, ((uint64_t)kind << 32) | (uint32_t)sid, s ? s : "?", kind);
+}
+
+/* An NVTX range's frame: "domain:name" as nsys's NVTX reports name it. */
+static uint32_t nvtx_frame(fl *f, size_t i)
+{
+    const gf_detail *d = detail_of(f->t, i);
+    int32_t dom = d ? d->domain : -1;
+    uint64_t key = ((uint64_t)(uint32_t)(dom + 1) << 32) | (uint32_t)f->t->name[i];
+    uint64_t k = ((uint64_t)2 << 56) ^ gf_hash_u64(key);
+    int64_t *v = gf_hmap_get(&f->names, k);
+    if (v)
+        return (uint32_t)*v;
+    const char *nm = gf_strtab_get(f->t->str, f->t->name[i], NULL);
+    const char *dn = dom >= 0 ? gf_strtab_get(f->t->str, dom, NULL) : NULL;
+    size_t a = dn ? strlen(dn) + 1 : 0, b = strlen(nm);
+    char *buf = malloc(a + b + 1);
+    if (!buf)
+        return UINT32_MAX;
+    if (dn) {
+        memcpy(buf, dn, a - 1);
+        buf[a - 1] = ':';
+    }
+    memcpy(buf + a, nm, b + 1);
+    uint32_t id = gf_stacks_intern(f->s, buf, a + b);
+    free(buf);
+    if (id == UINT32_MAX || gf_stacks_set_frame_kind(f->s, id, GF_FRAME_NVTX) != 0 ||
+        !gf_hmap_put(&f->names, k, id, NULL))
+        return UINT32_MAX;
+    return id;
+}
+
+static int32_t trie_child(fl *f, int32_t parent, uint32_t frame)
+{
+    uint64_t k = ((uint64_t)(uint32_t)(parent + 1) << 32) | frame;
+    int ins = 0;
+    int64_t *v = gf_hmap_put(&f->trie, k, (int64_t)f->tn, &ins);
+    if (!v)
+        return -2;
+    if (!ins)
+        return (int32_t)*v;
+    if (f->tn == f->tcap) {
+        size_t nc = f->tcap ? f->tcap * 2 : 256;
+        int32_t *p = realloc(f->tparent, nc * sizeof *p);
+        if (p)
+            f->tparent = p;
+        uint32_t *q = p ? realloc(f->tframe, nc * sizeof *q) : NULL;
+        if (!q)
+            return -2;
+        f->tframe = q;
+        f->tcap = nc;
+    }
+    f->tparent[f->tn] = parent;
+    f->tframe[f->tn] = frame;
+    return (int32_t)f->tn++;
+}
+
+static int is_range(const fl *f, size_t i)
+{
+    if (f->t->kind[i] != GF_EV_NVTX)
+        return 0;
+    const gf_detail *d = detail_of(f->t, i);
+    return (d && d->nvtx_level >= 0) || f->o->startend; /* push/pop ranges carry their nesting level */
+}
+
+static int by_range_order(const void *a, const void *b, void *ctx)
+{
+    const gf_trace *t = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (t->start[x] != t->start[y])
+        return t->start[x] < t->start[y] ? -1 : 1;
+    int64_t ex = t->start[x] + t->dur[x], ey = t->start[y] + t->dur[y];
+    if (ex != ey)
+        return ex > ey ? -1 : 1; /* the enclosing one first */
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t thread_key(const gf_lane *l)
+{
+    return ((uint64_t)(uint32_t)(l->rank + 1) << 48) ^ ((uint64_t)(l->pid & 0xFFFFFF) << 24) ^
+           (uint64_t)(l->tid & 0xFFFFFF);
+}
+
+/* One thread's launches (in start order) against its ranges: the path of each launch. */
+static int sweep_thread(fl *f, const uint32_t *calls, size_t nc, uint32_t *ranges, size_t nr)
+{
+    const gf_trace *t = f->t;
+    qsort_r(ranges, nr, sizeof *ranges, by_range_order, (void *)t);
+    uint32_t *act = malloc((nr ? nr : 1) * sizeof *act), *path = malloc((nr ? nr : 1) * sizeof *path);
+    uint32_t *prev = malloc((nr ? nr : 1) * sizeof *prev);
+    if (!act || !path || !prev) {
+        free(act);
+        free(path);
+        free(prev);
+        return oom(f);
+    }
+    size_t na = 0, ri = 0, np = 0;
+    int32_t prev_node = -1;
+    int rc = 0;
+    for (size_t c = 0; c < nc && rc == 0; c++) {
+        uint32_t e = calls[c];
+        int64_t cs = t->start[e], ce = cs + t->dur[e];
+        while (ri < nr && t->start[ranges[ri]] <= cs)
+            act[na++] = ranges[ri++];
+        size_t k = 0, n = 0;
+        for (size_t a = 0; a < na; a++) {
+            int64_t end = t->start[act[a]] + t->dur[act[a]];
+            if (end < cs)
+                continue; /* ended before this call: before every later one too */
+            act[k++] = act[a];
+            if (end >= ce)
+                path[n++] = act[a];
+        }
+        na = k;
+        if (n != np || memcmp(path, prev, n * sizeof *path) != 0) {
+            int32_t node = -1;
+            for (size_t p = 0; p < n && node >= -1; p++) {
+                uint32_t fr = nvtx_frame(f, path[p]);
+                node = fr == UINT32_MAX ? -2 : trie_child(f, node, fr);
+            }
+            if (node < -1) {
+                rc = oom(f);
+                break;
+            }
+            memcpy(prev, path, n * sizeof *path);
+            np = n;
+            prev_node = node;
+        }
+        f->node[e] = prev_node;
+    }
+    free(act);
+    free(path);
+    free(prev);
+    return rc;
+}
+
+/* The NVTX path node of every launch of GPU work: events bucketed by lane, then one sweep per thread. */
+static int nvtx_paths(fl *f)
+{
+    const gf_trace *t = f->t;
+    size_t nl = t->nlanes ? t->nlanes : 1;
+    size_t *cnt = calloc(nl + 1, sizeof *cnt);
+    uint32_t *ev = malloc((t->n ? t->n : 1) * sizeof *ev);
+    uint8_t *launch = calloc(t->n ? t->n : 1, 1);
+    gf_hmap nvtx_lane;
+    gf_hmap_init(&nvtx_lane);
+    int rc = 0;
+    if (!cnt || !ev || !launch) {
+        rc = oom(f);
+        goto done;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        f->node[i] = -1;
+        if (gf_ev_is_gpu_work(t->kind[i]) && f->partner[i] >= 0 && t->kind[f->partner[i]] == GF_EV_API)
+            launch[f->partner[i]] = 1;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        if (launch[i] || is_range(f, i))
+            cnt[t->lane[i] + 1]++;
+    for (size_t l = 0; l < nl; l++)
+        cnt[l + 1] += cnt[l];
+    size_t *fill = malloc(nl * sizeof *fill);
+    if (!fill) {
+        rc = oom(f);
+        goto done;
+    }
+    memcpy(fill, cnt, nl * sizeof *fill);
+    for (size_t i = 0; i < t->n; i++)
+        if (launch[i] || is_range(f, i))
+            ev[fill[t->lane[i]]++] = (uint32_t)i;
+    free(fill);
+    for (size_t l = 0; l < t->nlanes; l++)
+        if (t->lanes[l].kind == GF_LANE_NVTX && !gf_hmap_put(&nvtx_lane, thread_key(&t->lanes[l]), (int64_t)l, NULL)) {
+            rc = oom(f);
+            goto done;
+        }
+    for (size_t l = 0; l < t->nlanes && rc == 0; l++) {
+        if (t->lanes[l].kind != GF_LANE_CPU || cnt[l + 1] == cnt[l])
+            continue;
+        int64_t *nv = gf_hmap_get(&nvtx_lane, thread_key(&t->lanes[l]));
+        if (!nv)
+            continue;
+        rc = sweep_thread(f, ev + cnt[l], cnt[l + 1] - cnt[l], ev + cnt[*nv], cnt[*nv + 1] - cnt[*nv]);
+    }
+done:
+    free(cnt);
+    free(ev);
+    free(launch);
+    gf_hmap_free(&nvtx_lane);
+    return rc;
+}
+
+static int push_id(fl *f, size_t *k, uint32_t id)
+{
+    if (id == UINT32_MAX)
+        return -1;
+    if (*k == f->idcap) {
+        size_t nc = f->idcap ? f->idcap * 2 : 64;
+        uint32_t *p = realloc(f->ids, nc * sizeof *p);
+        if (!p)
+            return -1;
+        f->ids = p;
+        f->idcap = nc;
+    }
+    f->ids[(*k)++] = id;
+    return 0;
+}
+
+static uint32_t process_frame(fl *f, const gf_lane *gl, int64_t pid)
+{
+    const gf_trace *t = f->t;
+    uint64_t key = ((uint64_t)(uint32_t)(gl->rank + 1) << 32) ^ (uint64_t)pid;
+    int64_t *v = gf_hmap_get(&f->names, ((uint64_t)3 << 56) ^ gf_hash_u64(key));
+    if (v)
+        return (uint32_t)*v;
+    const char *pname = NULL;
+    for (size_t l = 0; l < t->nlanes && !pname; l++) /* the main thread's name names the process */
+        if (t->lanes[l].kind == GF_LANE_CPU && t->lanes[l].pid == pid && t->lanes[l].tid == pid &&
+            t->lanes[l].rank == gl->rank && t->lanes[l].tname >= 0)
+            pname = gf_strtab_get(t->str, t->lanes[l].tname, NULL);
+    char buf[600];
+    if (pid < 0)
+        snprintf(buf, sizeof buf, "process ?");
+    else if (pname && *pname)
+        snprintf(buf, sizeof buf, "%.500s [%" PRId64 "]", pname, pid);
+    else
+        snprintf(buf, sizeof buf, "pid %" PRId64, pid);
+    return frame_for(f, 3, key, buf, GF_FRAME_PROCESS);
+}
+
+static int launch_levels(fl *f, size_t *k, int level, int64_t p)
+{
+    const gf_trace *t = f->t;
+    if (level == GF_FL_API)
+        return push_id(f, k, str_frame(f, t->name[p], GF_FRAME_API));
+    if (level == GF_FL_NVTX) {
+        size_t at = *k;
+        for (int32_t n = f->node[p]; n >= 0; n = f->tparent[n])
+            if (push_id(f, k, f->tframe[n]) != 0)
+                return -1;
+        for (size_t a = at, b = *k; a + 1 < b; a++, b--) { /* the walk went innermost first */
+            uint32_t x = f->ids[a];
+            f->ids[a] = f->ids[b - 1];
+            f->ids[b - 1] = x;
+        }
+        return 0;
+    }
+    if (t->stack[p] < 0) /* GF_FL_CALLCHAIN: frames are stored innermost first */
+        return 0;
+    for (size_t j = t->stack_off[t->stack[p] + 1]; j-- > t->stack_off[t->stack[p]];)
+        if (push_id(f, k, str_frame(f, t->frames[j], GF_FRAME_CALLCHAIN)) != 0)
+            return -1;
+    return 0;
+}
+
+/* The frames of GPU operation i into f->ids; returns their count or -1 (OOM). */
+static long stack_of(fl *f, size_t i)
+{
+    const gf_trace *t = f->t;
+    const gf_lane *gl = &t->lanes[t->lane[i]];
+    int64_t p = f->partner[i] >= 0 && t->kind[f->partner[i]] == GF_EV_API ? f->partner[i] : -1;
+    int64_t pid = t->pid[i] >= 0 ? t->pid[i] : p >= 0 ? t->pid[p] : -1;
+    size_t k = 0;
+    int marked = 0;
+    char buf[48];
+    for (size_t li = 0; li < f->o->nlevels; li++) {
+        int lv = f->o->levels[li], r = 0;
+        switch (lv) {
+        case GF_FL_PROCESS:
+            r = push_id(f, &k, process_frame(f, gl, pid));
+            break;
+        case GF_FL_RANK:
+            if (gl->rank >= 0 && (size_t)gl->rank < t->nranks)
+                r = push_id(f, &k, str_frame(f, t->rank_label[gl->rank], GF_FRAME_RANK));
+            break;
+        case GF_FL_DEVICE:
+            r = push_id(f, &k, str_frame(f, gl->device, GF_FRAME_DEVICE));
+            break;
+        case GF_FL_STREAM:
+            snprintf(buf, sizeof buf, gl->stream >= 0 ? "stream %" PRId64 : "stream ?", gl->stream);
+            r = push_id(f, &k, frame_for(f, 4, (uint64_t)gl->stream, buf, GF_FRAME_STREAM));
+            break;
+        case GF_FL_KERNEL:
+            r = push_id(f, &k, str_frame(f, t->name[i], t->kind[i] == GF_EV_KERNEL ? GF_FRAME_KERNEL : GF_FRAME_COPY));
+            break;
+        default: /* the launch side: NVTX, backtrace, API call */
+            if (p >= 0)
+                r = launch_levels(f, &k, lv, p);
+            else if (!marked++)
+                r = push_id(f, &k, frame_for(f, 6, 0, f->o->nolaunch, GF_FRAME_NOLAUNCH));
+        }
+        if (r != 0)
+            return -1;
+    }
+    return (long)k;
+}
+
+int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s, int32_t **ev_stack,
+                        gf_err *err)
+{
+    if (!t->finished)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: flamegraph before finish");
+    fl f = {t, o, s, err, NULL, NULL, NULL, NULL, 0, 0, {0}, {0}, NULL, 0};
+    gf_hmap_init(&f.trie);
+    gf_hmap_init(&f.names);
+    int32_t *evs = NULL;
+    int rc = gf_trace_partners(t, &f.partner, err);
+    if (rc != 0)
+        return rc;
+    f.node = malloc((t->n ? t->n : 1) * sizeof *f.node);
+    if (ev_stack)
+        evs = malloc((t->n ? t->n : 1) * sizeof *evs);
+    if (!f.node || (ev_stack && !evs)) {
+        rc = oom(&f);
+        goto done;
+    }
+    int want_nvtx = 0;
+    for (size_t li = 0; li < o->nlevels; li++)
+        want_nvtx |= o->levels[li] == GF_FL_NVTX;
+    if (want_nvtx) {
+        if ((rc = nvtx_paths(&f)) != 0)
+            goto done;
+    } else {
+        for (size_t i = 0; i < t->n; i++)
+            f.node[i] = -1;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        if (evs)
+            evs[i] = -1;
+        if (!gf_ev_is_gpu_work(t->kind[i]))
+            continue;
+        long k = stack_of(&f, i);
+        if (k < 0) {
+            rc = oom(&f);
+            goto done;
+        }
+        if (k == 0) { /* no level had a frame for it (levels = {"nvtx"} outside every range): counted as its leaf */
+            size_t z = 0;
+            int kind = t->kind[i] == GF_EV_KERNEL ? GF_FRAME_KERNEL : GF_FRAME_COPY;
+            if (push_id(&f, &z, str_frame(&f, t->name[i], kind)) != 0) {
+                rc = oom(&f);
+                goto done;
+            }
+            k = 1;
+        }
+        size_t idx;
+        if ((rc = gf_stacks_add_ids_at(s, f.ids, (size_t)k, t->dur[i] > 0 ? t->dur[i] : 0, &idx, err)) != 0)
+            goto done;
+        gf_stacks_add_instances(s, idx, 1);
+        if (evs)
+            evs[i] = (int32_t)idx;
+    }
+done:
+    free(f.partner);
+    free(f.node);
+    free(f.tparent);
+    free(f.tframe);
+    free(f.ids);
+    gf_hmap_free(&f.trie);
+    gf_hmap_free(&f.names);
+    if (rc != 0 || !ev_stack)
+        free(evs);
+    else
+        *ev_stack = evs;
+    return rc;
+}
+
+/* ---- speedscope: evented profiles per stream ---- */
+
+typedef struct ev_ctx {
+    const gf_trace *t;
+    const gf_stacks *s;
+    const int32_t *evs;
+    size_t max_events;
+} ev_ctx;
+
+static void ev(FILE *out, int *first, char type, uint32_t frame, int64_t at)
+{
+    fprintf(out, "%s{\"type\":\"%c\",\"frame\":%" PRIu32 ",\"at\":%" PRId64 "}", *first ? "" : ",", type, frame, at);
+    *first = 0;
+}
+
+static void write_lane(const ev_ctx *c, FILE *out, const gf_lane *lane, const uint32_t *evi, size_t n)
+{
+    const gf_trace *t = c->t;
+    fputs(",{\"type\":\"evented\",\"name\":", out);
+    const char *lab = gf_strtab_get(t->str, lane->label, NULL);
+    gf_json_file_string(out, lab, strlen(lab));
+    int64_t first_at = t->start[evi[0]], last = INT64_MIN;
+    fprintf(out, ",\"unit\":\"nanoseconds\",\"startValue\":%" PRId64 ",\"events\":[", first_at);
+    int first = 1;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = evi[k], depth;
+        const uint32_t *ids = gf_stacks_get(c->s, (size_t)c->evs[i], &depth, NULL);
+        int64_t a = t->start[i] > last ? t->start[i] : last, b = t->start[i] + t->dur[i];
+        if (b < a)
+            b = a;
+        for (size_t d = 0; d < depth; d++)
+            ev(out, &first, 'O', ids[d], a);
+        for (size_t d = depth; d-- > 0;)
+            ev(out, &first, 'C', ids[d], b);
+        last = b;
+    }
+    fprintf(out, "],\"endValue\":%" PRId64 "}", last > first_at ? last : first_at);
+}
+
+static int write_evented(void *ctx, FILE *out, gf_err *err)
+{
+    const ev_ctx *c = ctx;
+    const gf_trace *t = c->t;
+    size_t nl = t->nlanes ? t->nlanes : 1, left = c->max_events ? c->max_events : SIZE_MAX;
+    size_t *cnt = calloc(nl + 1, sizeof *cnt), *fill = malloc(nl * sizeof *fill);
+    uint32_t *evi = malloc((t->n ? t->n : 1) * sizeof *evi);
+    if (!cnt || !fill || !evi) {
+        free(cnt);
+        free(fill);
+        free(evi);
+        return gf_errf(err, GF_EXIT_ERROR, "speedscope: out of memory");
+    }
+    for (size_t i = 0; i < t->n && left > 0; i++) /* the earliest max_events operations, bucketed by stream */
+        if (c->evs[i] >= 0) {
+            cnt[t->lane[i] + 1]++;
+            left--;
+        }
+    for (size_t l = 0; l < nl; l++)
+        cnt[l + 1] += cnt[l];
+    memcpy(fill, cnt, nl * sizeof *fill);
+    left = cnt[nl];
+    for (size_t i = 0; i < t->n && left > 0; i++)
+        if (c->evs[i] >= 0) {
+            evi[fill[t->lane[i]]++] = (uint32_t)i;
+            left--;
+        }
+    for (size_t l = 0; l < t->nlanes; l++)
+        if (cnt[l + 1] > cnt[l])
+            write_lane(c, out, &t->lanes[l], evi + cnt[l], cnt[l + 1] - cnt[l]);
+    free(cnt);
+    free(fill);
+    free(evi);
+    if (ferror(out))
+        return gf_errf(err, GF_EXIT_ERROR, "write error (speedscope)");
+    return 0;
+}
+
+int gf_trace_write_gpu_speedscope(const gf_trace *t, const gf_gpu_flame_opts *o, const char *name,
+                                  size_t max_events, FILE *out, gf_err *err)
+{
+    gf_stacks *s = gf_stacks_new();
+    int32_t *evs = NULL;
+    if (!s)
+        return gf_errf(err, GF_EXIT_ERROR, "speedscope: out of memory");
+    int rc = gf_trace_gpu_stacks(t, o, s, &evs, err);
+    if (rc == 0) {
+        ev_ctx c = {t, s, evs, max_events};
+        rc = gf_stacks_write_speedscope_ex(s, out, name, "nanoseconds", write_evented, &c, err);
+    }
+    free(evs);
+    gf_stacks_free(s);
+    return rc;
+}

@@ -1,0 +1,46 @@
+/* The hierarchical GPU flamegraph over a Trace: one stack per GPU operation (kernel, memcpy, memset),
+ * weighted by its GPU time in integer ns, whose frames are the levels the caller lists (policy
+ * flamegraph.levels): the process, the rank, the device, the stream, the NVTX range path on the
+ * launching thread at launch time, the launch's CPU backtrace, the launch API call, the kernel.
+ *
+ * NVTX path: the ranges on the launching thread (same process and thread id) that contain the whole
+ * launch call (start <= call start, end >= call end), outermost first (start ascending, then end
+ * descending): nsys's nvtx_kern_sum attributes a kernel to exactly these ranges (nvtxkernsum.py), so the
+ * (range, kernel) sums of the stacks equal its Total Time. Names are `domain:name` as nsys prints them.
+ * GPU work whose launch is not in the capture sits under its process in one named frame; levels that
+ * have nothing for an operation (no ranks, no NVTX, no backtrace) add no frame. */
+#ifndef GF_TRACE_FLAME_H
+#define GF_TRACE_FLAME_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gf_err.h"
+#include "stacks.h"
+#include "trace.h"
+
+enum { GF_FL_PROCESS = 0, GF_FL_RANK, GF_FL_DEVICE, GF_FL_STREAM, GF_FL_NVTX, GF_FL_CALLCHAIN, GF_FL_API,
+       GF_FL_KERNEL, GF_FL_NLEVELS };
+extern const char *const gf_flame_level_names[GF_FL_NLEVELS]; /* "process", "rank", ... */
+
+typedef struct gf_gpu_flame_opts {
+    const int *levels; /* GF_FL_*, outermost first */
+    size_t nlevels;
+    int startend;         /* start/end ranges make NVTX frames too (push/pop ranges always do) */
+    const char *nolaunch; /* the frame of GPU work whose launch call is not in the capture */
+} gf_gpu_flame_opts;
+
+/* Adds one stack per GPU operation of a finished trace to s (weights in ns, instances counted, frame kinds
+ * set). ev_stack (optional): receives a malloc'd array, per event the index of its stack in s or -1. */
+int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s, int32_t **ev_stack,
+                        gf_err *err);
+
+/* speedscope's file: the sampled profile of the stacks above (the same stacks and ns weights as the
+ * folded output), then one evented profile per GPU stream in time order (each operation opens its
+ * stack's frames at its start and closes them at its end; an operation that starts before the previous
+ * one on its stream ended is drawn from that end). max_events > 0: the evented profiles hold at most
+ * that many operations in all (the earliest), so a huge capture stays a file speedscope can open. */
+int gf_trace_write_gpu_speedscope(const gf_trace *t, const gf_gpu_flame_opts *o, const char *name,
+                                  size_t max_events, FILE *out, gf_err *err);
+
+#endif

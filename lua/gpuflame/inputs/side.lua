@@ -1,0 +1,219 @@
+-- Input loader: "side" (one side of `gpuflame diff`, docs/DIFF.md): a capture directory, an SQLite export,
+-- an .nsys-rep, a kernel/API summary CSV or folded stacks, imported once into a collapse table plus what
+-- the input says about its capture. SQLite exports and reports give the hierarchical GPU stacks
+-- (gpuflame.flamegraph, policy flamegraph.levels) and their leaves (kernels, copies, memsets) with
+-- instances; stats CSVs the flat kernel totals. Also: whether a path is an NVTX analysis (analysis.json).
+local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
+
+local M = { kind = "side" }
+
+M.KERNEL_PREFIX = "gpu;nsys;cuda_kernel"
+M.API_PREFIX = "gpu;nsys;cuda_api"
+
+local function need(policy, where) return require("gpuflame.policy").need(policy, where) end
+
+local function join(dir, name) return (dir:sub(-1) == "/" and dir or dir .. "/") .. name end
+
+-- analysis(path, policy) → the analysis.json path when path is an NVTX analysis (the file, or a run
+-- directory holding one, named by outputs.analysis), else nil.
+function M.analysis(path, policy)
+  need(policy, "diff.analysis")
+  local st = core.fs.stat(path)
+  if not st then return nil end
+  local file = path
+  if st.type == "directory" then
+    file = join(path, policy.outputs.analysis)
+    if not core.fs.stat(file) then return nil end
+  elseif not path:match("%.json$") then
+    return nil
+  end
+  local ok, text = pcall(core.fs.read, file)
+  if not ok then return nil end
+  local okj, a = pcall(core.json.decode, text, file)
+  if okj and type(a) == "table" and a.schema_version ~= nil and type(a.run) == "table" then return file end
+  return nil
+end
+
+-- A capture directory → the file to read: the SQLite export, else the report (exported through nsys),
+-- else the kernel-summary CSV, else the folded stacks. summary.json's artifacts first, then by name.
+local function pick_from_dir(dir)
+  local names = core.fs.listdir(dir)
+  if not names then errors.raise(errors.INPUT, "%s: cannot list this directory", dir) end
+  table.sort(names)
+  local arts = {}
+  local sp = join(dir, "summary.json")
+  if core.fs.stat(sp) then
+    local ok, s = pcall(function() return core.json.decode(core.fs.read(sp), sp) end)
+    if ok and type(s) == "table" and type(s.artifacts) == "table" then arts = s.artifacts end
+  end
+  local function exists(p) local st = p and core.fs.stat(p); return st and st.type == "file" and p or nil end
+  local function rel(p)
+    if type(p) ~= "string" then return nil end
+    if p:sub(1, 1) == "/" then return exists(p) end
+    return exists(p) or exists(join(dir, p:match("[^/]+$") or p))
+  end
+  local function by_suffix(...)
+    for _, suf in ipairs({ ... }) do
+      for _, n in ipairs(names) do
+        if n:sub(-#suf) == suf and exists(join(dir, n)) then return join(dir, n) end
+      end
+    end
+  end
+  local kern_csv
+  for _, c in ipairs(type(arts.stats_csv) == "table" and arts.stats_csv or {}) do
+    local p = rel(c)
+    if p and (p:match("kern") or p:match("gpukernsum")) then kern_csv = kern_csv or p end
+  end
+  local cands = {
+    rel(arts.sqlite), by_suffix(".sqlite"),
+    rel(arts.report), by_suffix(".nsys-rep", ".qdrep"),
+    kern_csv, by_suffix("_cuda_gpu_kern_sum.csv", "_gpukernsum.csv"),
+    rel(arts.folded), exists(join(dir, "gpu.folded")),
+  }
+  for i = 1, 10 do
+    if cands[i] then return cands[i] end
+  end
+  errors.raise(errors.NO_DATA, "%s: a directory without a capture gpuflame can read (no .sqlite, .nsys-rep, " ..
+    "kernel-summary CSV or gpu.folded)", dir)
+end
+
+local function clean_name(s)
+  return (s:gsub('^[%s"]+', ""):gsub('[%s"]+$', ""))
+end
+
+-- A kern/api summary CSV, read once: names, totals (ns) and instances.
+local function read_summary_csv(path, report, info, policy)
+  local columns = require("gpuflame.columns")
+  local reader = core.csv.open(path, { skip_preamble = info.preamble, header_hint = info.preamble and "Name" or nil })
+  local ok, res = pcall(function()
+    local cols = columns.find_all(reader, report, { "name", "total" }, { policy = policy })
+    local inst = columns.spec(report, "instances", policy)
+    local ic = inst and columns.pick(reader, inst) or nil
+    local byname, list = {}, {}
+    while reader:next() do
+      local name = clean_name(reader:field(cols.name) or "")
+      if name ~= "" then
+        -- numbers as the collapse path reads them (strtod: "1000.0" is fine), then whole ns
+        local t = reader:num(cols.total)
+        if t ~= t or t < 0 or t >= 2^63 then
+          errors.raise(errors.INPUT, "%s:%d: invalid total time %s for %s", path, reader:line(), tostring(t), name)
+        end
+        local total = math.tointeger(math.floor(t + 0.5))
+        local c = ic and reader:num(ic, true) or nil
+        local count = c and c == c and c >= 0 and c < 2^63 and math.tointeger(math.floor(c + 0.5)) or nil
+        local k = byname[name]
+        if not k then
+          k = { name = name, total_ns = 0, count = ic and 0 or nil }
+          byname[name] = k
+          list[#list + 1] = k
+        end
+        k.total_ns = k.total_ns + total
+        if k.count and count then k.count = k.count + count end
+      end
+    end
+    return list
+  end)
+  reader:close()
+  if not ok then error(res, 0) end
+  return res
+end
+
+local function side_stacks_from_kernels(kernels, prefix)
+  local s = core.stacks.new()
+  for _, k in ipairs(kernels) do s:add_total(prefix, k.name, k.total_ns, 1) end
+  return s
+end
+
+-- load_side(path, ctx, opts) → side (path: a file or a capture directory):
+--   {input, file, source = "sqlite"|"csv"|"folded", from_rep, kind = "kernels"|"api"|"folded",
+--    unit = "ns"|"count", scale, stacks, kernels = {{name, total_ns, count}}|nil, meta = {...}|nil}
+function M.load_side(path, ctx, opts)
+  local inputs = require("gpuflame.inputs")
+  local st = core.fs.stat(path)
+  if not st then errors.raise(errors.INPUT, "%s: no such file or directory", path) end
+  local file, via_dir = path, nil
+  if st.type == "directory" then
+    file = pick_from_dir(path)
+    via_dir = path
+    log.info("%s: reading %s", path, file:match("[^/]+$"))
+  end
+  local info = inputs.resolve(file, ctx, opts)
+  local policy = ctx.policy()
+  local side = { input = path, file = file, dir = via_dir, from_rep = info.from_rep, unit = "ns", scale = 1 }
+  if info.type == "sqlite" then
+    side.source = "sqlite"
+    side.kind = "kernels"
+    side.meta = core.sqlite_meta.read(info.path)
+    local fg = require("gpuflame.flamegraph")
+    side.stacks = fg.from_trace(fg.load_trace({ info.path }, policy), policy)
+    if not side.stacks then
+      errors.raise(errors.NO_DATA, "%s: no GPU kernels, copies or memsets in this export", path)
+    end
+    side.kernels = {} -- the leaves: kernels, copies and memsets, with their instances
+    for _, l in ipairs(side.stacks:leaves()) do
+      side.kernels[#side.kernels + 1] = { name = l.name, total_ns = l.weight, count = l.count }
+    end
+    side.sqlite = info.path
+  elseif info.type == "csv" then
+    local nsys = require("gpuflame.nsys")
+    local report = nsys.canonical_report(info.report, policy)
+    if report ~= "cuda_gpu_kern_sum" and report ~= "cuda_api_sum" then
+      errors.raise(errors.INPUT, "%s: a %s CSV cannot be diffed (needs a cuda_gpu_kern_sum CSV, an SQLite export, " ..
+        "an .nsys-rep, folded stacks or a capture directory)", path, info.report)
+    end
+    side.source = "csv"
+    side.kind = report == "cuda_gpu_kern_sum" and "kernels" or "api"
+    side.kernels = read_summary_csv(info.path, report, info, policy)
+    if #side.kernels == 0 then errors.raise(errors.NO_DATA, "%s: %s has no rows", path, report) end
+  elseif info.type == "folded" then
+    if info.two_columns then
+      errors.raise(errors.INPUT, "%s: a differential folded file (stack BEFORE AFTER) is already a diff; draw it with " ..
+        "`gpuflame flamegraph %s`", path, path)
+    end
+    side.source = "folded"
+    side.kind = "folded"
+    local stacks, fst = core.stacks.read_folded(info.path)
+    if fst.bad > 0 then
+      log.warn("%s: skipped %d malformed line%s (first: line %d: %s)", path, fst.bad, fst.bad == 1 and "" or "s",
+        fst.first_bad, fst.first_bad_why)
+    end
+    if stacks:count() == 0 then errors.raise(errors.NO_DATA, "%s: no stacks", path) end
+    side.stacks = stacks
+    local m = stacks:meta()
+    local okm, meta = pcall(core.json.decode, m or "null")
+    meta = okm and type(meta) == "table" and meta or {}
+    if math.type(meta.unit_ns) == "integer" and meta.unit_ns >= 1 then
+      side.scale = meta.unit_ns
+    else
+      side.unit = "count"
+    end
+    side.folded_meta = meta
+  else
+    errors.raise(errors.INPUT, "%s: a %s cannot be diffed", path, inputs.describe(info))
+  end
+  if side.kernels and not side.stacks then
+    side.stacks = side_stacks_from_kernels(side.kernels, side.kind == "api" and M.API_PREFIX or M.KERNEL_PREFIX)
+  end
+  return side
+end
+
+-- Launch stacks of a side (SQLite exports with CUDA_CALLCHAINS rows), GPU-work leaves only.
+function M.load_launch_stacks(side)
+  local tr = core.trace.open_sqlite(side.sqlite, { max_events = 1, keep_partners = false })
+  local s = core.stacks.new()
+  tr:launch_stacks(s, true)
+  return s
+end
+
+-- The registry's interface: a side from an input resolve() already recognised.
+function M.accepts(info)
+  return info.type == "sqlite" or info.type == "csv" or info.type == "folded"
+end
+
+function M.load(path, _, ctx, opts)
+  return M.load_side(path, ctx, opts)
+end
+
+return M
