@@ -188,25 +188,17 @@ function inputs.register(loader)
   r[#r + 1] = loader
 end
 
--- An .nsys-rep is exported to SQLite through nsys (found by discovery) into a temporary directory.
+-- An .nsys-rep is exported to SQLite through nsys (found by discovery), once, into the export cache
+-- (gpuflame.exports; a temporary directory when there is none, removed by inputs.cleanup).
 local function export_rep(path, ctx, opts)
-  local capture = require("gpuflame.capture")
-  local policy = ctx.policy()
-  local nsys_info = capture.find_nsys(policy, opts and opts.nsys)
-  local dir = core.fs.mkdtemp("/tmp/gpuflame-export-")
   ctx.cleanup = ctx.cleanup or {}
-  ctx.cleanup[#ctx.cleanup + 1] = dir
-  local stem = path:match("([^/]+)%.nsys%-rep$") or path:match("([^/]+)%.qdrep$") or "report"
-  local res = capture.export_sqlite(nsys_info, path, dir .. "/" .. stem .. ".sqlite", policy)
-  if not res.ok then
-    errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed: %s", path, res.why)
-  end
-  log.debug("exported %s to %s", path, res.path)
-  return res.path
+  local sqlite = require("gpuflame.exports").get(path, ctx.policy(), { nsys = opts and opts.nsys, cleanup = ctx.cleanup })
+  log.debug("the export of %s: %s", path, sqlite)
+  return sqlite
 end
 
--- resolve(path, ctx, opts) → info as detect, with an .nsys-rep exported to SQLite once (info.path is the
--- export, info.from_rep the report; the temporary directory is removed by inputs.cleanup(ctx)).
+-- resolve(path, ctx, opts) → info as detect, with an .nsys-rep's SQLite export from the export cache
+-- (info.path is the export, info.from_rep the report; a temporary directory is removed by inputs.cleanup(ctx)).
 function inputs.resolve(path, ctx, opts)
   local info = inputs.detect(path)
   if info.type == "nsys-rep" then
