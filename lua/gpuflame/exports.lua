@@ -115,7 +115,8 @@ function M.get(rep, policy, opts)
     log.debug("exports: %s is cached as %s", rep, path)
     return path, { ran = false, nsys = nsys_info }
   end
-  log.info("exports: exporting %s into the cache (%s)", rep, path)
+  log.info("exporting %s to SQLite (once: kept in the export cache)", rep)
+  log.debug("exports: %s → %s", rep, path)
   local tmp = core.fs.mkdtemp(dir .. "/.tmp-")
   local ok, res = errors.try(export_to, rep, tmp .. "/export.sqlite", nsys_info, policy)
   if ok then ok, res = pcall(core.fs.rename, res, path) end
