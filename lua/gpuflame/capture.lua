@@ -413,8 +413,10 @@ function capture.flamegraph_stage(state, page)
   local policy = state.policy
   local got = capture.stats(state)
   local folded = state.dir .. "/" .. policy.outputs.gpu_folded
-  got.stacks:write_folded(folded, { meta = policy.flamegraph.folded_metadata })
+  got.stacks:write_folded(folded, { meta = false })
   state.artifacts.folded = folded
+  state.artifacts.folded_meta = require("gpuflame.sidecar").write(folded,
+    policy.flamegraph.folded_metadata and got.stacks:meta() or nil)
   local html = state.dir .. "/" .. policy.outputs.flamegraph
   local o = fg.page_options(policy, page or {})
   if not (page and page.subtitle) then

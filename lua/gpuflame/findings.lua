@@ -424,17 +424,6 @@ local function status_line(r)
 end
 M.status_line = status_line
 
--- csv to one stream: per rule a "# <rule>: <verdict>" line, the CSV, a blank line
-function M.format_csv(results)
-  local out = {}
-  for _, r in ipairs(results) do
-    out[#out + 1] = "# " .. r.name .. ": " .. status_line(r):gsub("\n", " ") .. "\n"
-    out[#out + 1] = M.csv(r)
-    out[#out + 1] = "\n"
-  end
-  return table.concat(out)
-end
-
 local function json_value(c, v)
   if v == nil or v == false or v == core.json.null then return core.json.null end
   if type(v) == "number" and type(c) == "table" and c.format and c.json ~= "number" then

@@ -71,12 +71,15 @@ local FOLDED_LINE = "^%S.-%s+%d+%.?%d*%s*$"
 local TWO_COUNTS = "%s%d+%.?%d*%s+%d+%.?%d*%s*$"
 
 -- difffolded.pl's two-column folded ("stack BEFORE AFTER"): gpuflame's own files say which they are in
--- their "# {json}" first line (format = "difffolded", or generator = "gpuflame" without it: one column);
--- others when every stack line among the first ones ends in two counts (flamegraph.pl's rule).
-function inputs.is_two_column(lines)
+-- their sidecar PATH.json (gpuflame.sidecar), or in a "# {json}" first line (files written before the
+-- sidecar): format = "difffolded", or generator = "gpuflame" without it: one column; others when every
+-- stack line among the first ones ends in two counts (flamegraph.pl's rule).
+function inputs.is_two_column(lines, path)
   local first = (lines[1] or ""):gsub("\r$", "")
-  if first:match("^# {") then
-    local ok, meta = pcall(core.json.decode, first:sub(3))
+  local side = path and select(2, require("gpuflame.sidecar").read(path))
+  if side or first:match("^# {") then
+    local ok, meta = true, side
+    if not side then ok, meta = pcall(core.json.decode, first:sub(3)) end
     -- gpuflame's own files say which they are
     if ok and type(meta) == "table" and (meta.format ~= nil or meta.generator == "gpuflame") then
       return meta.format == "difffolded"
@@ -144,10 +147,10 @@ function inputs.detect(path)
     end
   end
   if n > 0 and (good == n or (n > 1 and good >= n - 1)) then
-    return { type = "folded", path = path, two_columns = inputs.is_two_column(lines) }
+    return { type = "folded", path = path, two_columns = inputs.is_two_column(lines, path) }
   end
   if n == 0 and lines[1]:match("^# {") then
-    return { type = "folded", path = path, two_columns = inputs.is_two_column(lines) }
+    return { type = "folded", path = path, two_columns = inputs.is_two_column(lines, path) }
   end
   errors.raise(errors.INPUT, "%s: unrecognised input: not an nsys stats CSV (known headers: kern/api sum, gpu/api " ..
     "trace, NVTX reports), folded stacks, an SQLite export or an .nsys-rep; first line: %q", path,
