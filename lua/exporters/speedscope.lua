@@ -1,8 +1,8 @@
 -- speedscope's file format (https://www.speedscope.app/file-format-schema.json): one sampled profile
 -- whose weights are the folded counts.
 -- The unit is the one the stacks were counted in: their metadata's unit_ns (set by the SQLite and CSV
--- loaders from policy flamegraph.unit_ns, or read from a folded file's "# {json}" first line). A folded
--- file without that line has counts of an unknown unit (launch-stacks folded files hold nanoseconds,
+-- loaders from policy flamegraph.unit_ns, or read from a folded file's sidecar FILE.json or an older
+-- "# {json}" first line: gpuflame.sidecar). A folded file without either has counts of an unknown unit (launch-stacks folded files hold nanoseconds,
 -- perf's hold samples), so its profile says "none" rather than claiming the policy's unit.
 local core = require("gpuflame.core")
 

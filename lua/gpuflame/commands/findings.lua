@@ -26,7 +26,7 @@ cmd.spec = {
   },
   examples = {
     "gpuflame findings capture/trace.sqlite",
-    "gpuflame findings report.nsys-rep -r gpu-starv:gap=100 -r cuda-sync-api:rows=10 -f csv",
+    "gpuflame findings report.nsys-rep -r gpu-starv:gap=100 -r cuda-sync-api:rows=10 -f csv -o out/findings",
     "gpuflame findings trace.sqlite -r gpu-low-util:nvtx=train_step:threshold=30 -f md -o out/findings",
   },
 }
