@@ -2,8 +2,9 @@
 -- whose weights are the folded counts.
 -- The unit is the one the stacks were counted in: their metadata's unit_ns (set by the SQLite and CSV
 -- loaders from policy flamegraph.unit_ns, or read from a folded file's sidecar FILE.json or an older
--- "# {json}" first line: gpuflame.sidecar). A folded file without either has counts of an unknown unit (launch-stacks folded files hold nanoseconds,
--- perf's hold samples), so its profile says "none" rather than claiming the policy's unit.
+-- "# {json}" first line: gpuflame.sidecar). A folded file without either has counts of an unknown unit
+-- (launch-stacks folded files hold nanoseconds, perf's hold samples), so its profile says "none" rather
+-- than claiming the policy's unit.
 local core = require("gpuflame.core")
 
 local UNITS = { [1] = "nanoseconds", [1000] = "microseconds", [1000000] = "milliseconds" }
