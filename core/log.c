@@ -1,4 +1,5 @@
 #include "log.h"
+#include "textsafe.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,7 +67,10 @@ void gf_log(int level, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     char *clean = gf_log_redact(buf);
+    const char *text = clean ? clean : buf;
+    char *safe = gf_text_escape(text, strlen(text), 1); /* nsys's bytes never reach the terminal raw */
     static const char *const prefix[] = {"error: ", "warning: ", "", "debug: "};
-    fprintf(stderr, "gpuflame: %s%s\n", prefix[level < 0 ? 0 : level > 3 ? 3 : level], clean ? clean : buf);
+    fprintf(stderr, "gpuflame: %s%s\n", prefix[level < 0 ? 0 : level > 3 ? 3 : level], safe ? safe : "(out of memory)");
+    free(safe);
     free(clean);
 }

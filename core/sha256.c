@@ -1,6 +1,8 @@
 /* SHA-256 (see sha256.h). */
 #include "sha256.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static const uint32_t K[64] = {
@@ -96,6 +98,16 @@ void gf_sha256_final(gf_sha256 *c, unsigned char out[32])
     }
 }
 
+static void to_hex(const unsigned char d[32], char out[65])
+{
+    static const char hx[] = "0123456789abcdef";
+    for (int i = 0; i < 32; i++) {
+        out[2 * i] = hx[d[i] >> 4];
+        out[2 * i + 1] = hx[d[i] & 15];
+    }
+    out[64] = '\0';
+}
+
 void gf_sha256_hex(const void *data, size_t n, char out[65])
 {
     gf_sha256 c;
@@ -103,10 +115,27 @@ void gf_sha256_hex(const void *data, size_t n, char out[65])
     gf_sha256_init(&c);
     gf_sha256_update(&c, data, n);
     gf_sha256_final(&c, d);
-    static const char hx[] = "0123456789abcdef";
-    for (int i = 0; i < 32; i++) {
-        out[2 * i] = hx[d[i] >> 4];
-        out[2 * i + 1] = hx[d[i] & 15];
-    }
-    out[64] = '\0';
+    to_hex(d, out);
+}
+
+int gf_sha256_file(const char *path, char out[65], gf_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gf_errf(err, GF_EXIT_INPUT, "%s: %s", path, strerror(errno));
+    gf_sha256 c;
+    gf_sha256_init(&c);
+    unsigned char buf[16384];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        gf_sha256_update(&c, buf, n);
+    int bad = ferror(f);
+    int e = errno;
+    fclose(f);
+    if (bad)
+        return gf_errf(err, GF_EXIT_INPUT, "%s: read error: %s", path, strerror(e));
+    unsigned char d[32];
+    gf_sha256_final(&c, d);
+    to_hex(d, out);
+    return 0;
 }

@@ -44,6 +44,14 @@ return {
     },
   },
 
+  -- SQLite exports of .nsys-rep/.qdrep inputs (lua/gpuflame/exports.lua): one cache for every command,
+  -- keyed by the report's content and the nsys version (docs/POLICY.md "exports").
+  exports = {
+    cache_dir = "",       -- "": $XDG_CACHE_HOME/gpuflame/exports, else ~/.cache/gpuflame/exports
+    cache_max_mb = 4096,  -- beyond, the least recently used exports are removed
+    beside = false,       -- true: export to <report file>.sqlite beside the report instead (never by default)
+  },
+
   capture = {
     -- Seconds: bounds a workload-less session, and the timeout is duration + timeout_extra.
     duration = 60,
@@ -200,8 +208,8 @@ return {
                                      -- many GPU operations (the earliest; 0 = all); the sampled profile has all
     -- SQLite exports with no GPU operation: flat totals by SQL (kernel totals, then CUDA API totals)
     sqlite_sources = { "kernels", "api" },
-    -- first line of gpu.folded: "# {json}" with the source, report and unit (flamegraph.pl, inferno and
-    -- speedscope skip it)
+    -- a sidecar <folded>.json beside gpu.folded with the source report and unit (the folded file itself
+    -- stays pure `stack count` lines)
     folded_metadata = true,
     stats_timeout = 120,
     export_timeout = 300,

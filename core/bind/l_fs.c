@@ -1,6 +1,7 @@
 /* Binding: file-system primitives (core/fs.c). */
 #include <errno.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,20 @@ static int l_chmod(lua_State *L)
     return 0;
 }
 
+/* touch(path): sets the file's access and modification times to now (the export cache's last use);
+ * false, message when it cannot. */
+static int l_touch(lua_State *L)
+{
+    const char *p = luaL_checkstring(L, 1);
+    if (utimensat(AT_FDCWD, p, NULL, 0) != 0) {
+        lua_pushboolean(L, 0);
+        lua_pushfstring(L, "%s: %s", p, strerror(errno));
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* trusted(path) → true | false, message: the root trust rule (gf_check_trusted), whoever runs it.
  * require_trusted(path): raises that message (exit 1) when running as root and the rule fails. */
 static int l_trusted(lua_State *L)
@@ -240,7 +255,7 @@ int gf_luaopen_fs(lua_State *L)
         {"write_atomic", l_write_atomic}, {"read", l_read}, {"remove_tree", l_remove_tree},
         {"listdir", l_listdir}, {"rename", l_rename},   {"getcwd", l_getcwd},
         {"copy", l_copy},       {"chmod", l_chmod},     {"trusted", l_trusted},
-        {"require_trusted", l_require_trusted},
+        {"require_trusted", l_require_trusted}, {"touch", l_touch},
         {NULL, NULL}};
     luaL_newlib(L, fns);
     return 1;

@@ -5,13 +5,14 @@
  *   core.stacks.read_folded(path, {two_columns = true}) → S_before, S_after, stats (difffolded.pl's
  *     "stack BEFORE AFTER" lines)
  *   core.stacks.from_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=}) → S, {rows, used, ...}
- *   core.stacks.stream_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=, meta=}, path|"-") → stats
+ *   core.stacks.stream_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=}, path|"-") → stats
  *   core.stacks.from_perf_script(path|"-" [, {max_line=}]) → S,
  *       {lines, samples, frames, skipped_frames, orphan_frames}
  *   core.stacks.is_sqlite(path) → bool
  *   S:add(frames (list or "a;b"), weight)  S:add_total(prefix, name, total_ns, unit_ns)
  *   S:count() S:total() S:nframes() S:max_depth() S:meta() S:set_meta(json|nil)
- *   S:write_folded(path|"-"|nil [, {meta=bool}]) (nil → returns the text)
+ *   S:write_folded(path|"-"|nil [, {meta=bool}]) (nil → returns the text; meta = true: a "# {json}" first
+ *   line, off by default: gpuflame keeps the metadata in a sidecar, lua/gpuflame/sidecar.lua)
  *   S:write_speedscope(path, {name=, unit=})  S:tree_json() → text  S:top(n) → {{stack=, weight=}...}
  *   S:leaves() → {{name=, weight=}...} per distinct leaf frame (first-seen order)
  * A Stacks value can be a render slot ({data = S}): it writes the flamegraph tree JSON. */
@@ -142,14 +143,13 @@ static int l_from_summary_csv(lua_State *L)
     return 2;
 }
 
-/* stream_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=, meta=json|nil}, path|"-") → stats */
+/* stream_summary_csv(reader, name_col, weight_col, {prefix=, unit_ns=}, path|"-") → stats: folded lines only */
 static int l_stream_summary_csv(lua_State *L)
 {
     gf_csv *c = gf_lua_checkcsv(L, 1);
     lua_Integer nc = luaL_checkinteger(L, 2), wc = luaL_checkinteger(L, 3);
     const char *prefix = gf_opt_string_field(L, 4, "prefix", "");
     lua_Integer unit = gf_req_int_field(L, 4, "unit_ns");
-    const char *meta = gf_opt_string_field(L, 4, "meta", NULL);
     int strict = bad_weight_strict(L, 4);
     const char *path = luaL_checkstring(L, 5);
     if (nc < 1 || wc < 1 || (size_t)nc > gf_csv_ncols(c) || (size_t)wc > gf_csv_ncols(c))
@@ -164,8 +164,6 @@ static int l_stream_summary_csv(lua_State *L)
             return gf_lua_raise(L, &err);
         f = o.fp;
     }
-    if (meta)
-        fprintf(f, "# %s\n", meta);
     if (gf_summary_csv_write_folded_ex(c, (size_t)nc - 1, (size_t)wc - 1, prefix, unit, strict, f, &st, &err) != 0) {
         if (to_file)
             gf_out_fail(&o, &err);
@@ -334,7 +332,7 @@ static int to_target(lua_State *L, gf_stacks *s, int pidx, stream_fn fn)
 
 static int folded_fn(lua_State *L, gf_stacks *s, FILE *f, gf_err *err)
 {
-    return gf_stacks_write_folded(s, f, gf_opt_bool_field(L, 3, "meta", 1), err);
+    return gf_stacks_write_folded(s, f, gf_opt_bool_field(L, 3, "meta", 0), err);
 }
 
 static int m_write_folded(lua_State *L)

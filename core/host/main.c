@@ -7,6 +7,7 @@
 #include "gf_err.h"
 #include "gpuflame.h"
 #include "proc.h"
+#include "textsafe.h"
 #include "host.h"
 
 static char *kept_secrets[8];
@@ -83,7 +84,9 @@ int main(int argc, char **argv)
     int code = gf_host_run_cli(host, nargs, args);
     const char *msg = gf_host_error(host);
     if (msg[0]) {
-        fprintf(stderr, "gpuflame: %s\n", msg);
+        char *safe = gf_text_escape(msg, strlen(msg), 1); /* external text in a message stays text */
+        fprintf(stderr, "gpuflame: %s\n", safe ? safe : msg);
+        free(safe);
         const char *tb = gf_host_traceback(host);
         if (verbose && tb[0])
             fprintf(stderr, "%s\n", tb);

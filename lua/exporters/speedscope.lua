@@ -5,8 +5,9 @@
 -- frames at its start and closes them at its end: speedscope's "Time Order" view is that stream's time
 -- line; at most policy flamegraph.speedscope_events operations). Other inputs (stats CSV, folded): one
 -- sampled profile whose weights are the folded counts, in the unit they were counted in: their metadata's
--- unit_ns (stats CSVs: policy flamegraph.unit_ns; a folded file's "# {json}" first line). A folded file
--- without that line has counts of an unknown unit (perf's hold samples), so its profile says "none".
+-- unit_ns (stats CSVs: policy flamegraph.unit_ns; a folded file's sidecar FILE.json or an older "# {json}"
+-- first line: gpuflame.sidecar). A folded file without either has counts of an unknown unit (perf's hold
+-- samples), so its profile says "none" rather than claiming the policy's unit.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local flamegraph = require("gpuflame.flamegraph")

@@ -213,7 +213,9 @@ function capture.profile(state, o)
     decided_markers = c.decided_markers, decided_grace = c.decided_grace })
   local out = (res.stdout or "") .. (res.stderr or "")
   local logpath = state.dir .. "/" .. policy.outputs.profile_log
-  core.fs.write_atomic(logpath, log.redact(tail(out, policy.capture.output_tail)))
+  -- nsys's output as lines (its \r progress bars one per line), not-printable bytes escaped
+  local text = tail(out, policy.capture.output_tail):gsub("\r\n", "\n"):gsub("\r", "\n")
+  core.fs.write_atomic(logpath, core.log.escape(log.redact(text), true))
   state.artifacts.profile_log = logpath
   local function fail(fmt, ...)
     state.status = "failed"
@@ -309,8 +311,8 @@ function capture.stats_report(state, report, base)
   local expected = prefix .. "_" .. name .. ".csv"
   if res.status == "timeout" then return nil, "timed out", name end
   if res.status ~= "exited" or res.code ~= 0 then
-    return nil, string.format("exit %s: %s", tostring(res.code),
-      first_line(res.stderr, "ERROR") or first_line(res.stderr) or first_line(res.stdout) or "no output"), name
+    return nil, string.format("exit %s: %s", tostring(res.code), nsys_mod.clean_text(
+      first_line(res.stderr, "ERROR") or first_line(res.stderr) or first_line(res.stdout) or "no output")), name
   end
   local skipped = first_line((res.stderr or "") .. "\n" .. (res.stdout or ""), "SKIPPED:")
   if skipped then
@@ -396,7 +398,7 @@ function capture.export_sqlite(nsys, rep, out, policy, state)
     { timeout = policy.flamegraph.export_timeout, label = "nsys export --type sqlite" })
   if res.status ~= "exited" or res.code ~= 0 then
     return { ok = false, why = string.format("%s (exit %s): %s", res.status, tostring(res.code),
-      first_line(res.stderr) or first_line(res.stdout) or "no output") }
+      nsys_mod.clean_text(first_line(res.stderr) or first_line(res.stdout) or "no output")) }
   end
   local path = out:match("%.sqlite$") and out or (out .. ".sqlite")
   local st = core.fs.stat(path)
@@ -411,8 +413,10 @@ function capture.flamegraph_stage(state, page)
   local policy = state.policy
   local got = capture.stats(state)
   local folded = state.dir .. "/" .. policy.outputs.gpu_folded
-  got.stacks:write_folded(folded, { meta = policy.flamegraph.folded_metadata })
+  got.stacks:write_folded(folded, { meta = false })
   state.artifacts.folded = folded
+  state.artifacts.folded_meta = require("gpuflame.sidecar").write(folded,
+    policy.flamegraph.folded_metadata and got.stacks:meta() or nil)
   local html = state.dir .. "/" .. policy.outputs.flamegraph
   local o = fg.page_options(policy, page or {})
   if not (page and page.subtitle) then

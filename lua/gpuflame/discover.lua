@@ -52,8 +52,8 @@ function discover.check(path, timeout)
   info.version_text, info.version_code = text, res.code -- the whole output (NVTX analysis provenance)
   local v = nsys.parse_version(text)
   if not v then
-    local first = (text:match("[^\r\n]+") or ""):sub(1, 80)
-    info.reason = string.format("`--version` output does not parse (exit %s): %q", tostring(res.code), first)
+    local first = nsys.clean_text(text:match("[^\r\n]+") or "", 80)
+    info.reason = string.format("`--version` output does not parse (exit %s): \"%s\"", tostring(res.code), first)
     return info
   end
   info.version = v

@@ -48,7 +48,8 @@ function fg.from_csv(path, report, policy, opts)
 end
 
 -- stream_csv(path, report, policy, out, {skip_preamble=, meta=bool}) → stats: the same rows written
--- straight to folded lines (out = path or "-"), without building the table (constant memory).
+-- straight to folded lines (out = path or "-"), without building the table (constant memory); with meta,
+-- stats.meta is the metadata JSON (for a sidecar or stderr: never inside the folded lines).
 function fg.stream_csv(path, report, policy, out, opts)
   opts = opts or {}
   local nsys = require("gpuflame.nsys")
@@ -59,8 +60,9 @@ function fg.stream_csv(path, report, policy, out, opts)
   local meta = opts.meta and core.json.encode({ generator = "gpuflame", report = canon, unit_ns = unit,
     countname = policy.flamegraph.countname }) or nil
   local st = core.stacks.stream_summary_csv(reader, cols.name, cols.total,
-    { prefix = fg.prefix(canon, policy), unit_ns = unit, meta = meta, bad_weight = policy.flamegraph.bad_weight }, out)
+    { prefix = fg.prefix(canon, policy), unit_ns = unit, bad_weight = policy.flamegraph.bad_weight }, out)
   reader:close()
+  st.meta = meta
   if st.used == 0 then errors.raise(errors.NO_DATA, "%s: %s has no rows", path, canon) end
   return st
 end

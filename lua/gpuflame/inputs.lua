@@ -71,12 +71,15 @@ local FOLDED_LINE = "^%S.-%s+%d+%.?%d*%s*$"
 local TWO_COUNTS = "%s%d+%.?%d*%s+%d+%.?%d*%s*$"
 
 -- difffolded.pl's two-column folded ("stack BEFORE AFTER"): gpuflame's own files say which they are in
--- their "# {json}" first line (format = "difffolded", or generator = "gpuflame" without it: one column);
--- others when every stack line among the first ones ends in two counts (flamegraph.pl's rule).
-function inputs.is_two_column(lines)
+-- their sidecar PATH.json (gpuflame.sidecar), or in a "# {json}" first line (files written before the
+-- sidecar): format = "difffolded", or generator = "gpuflame" without it: one column; others when every
+-- stack line among the first ones ends in two counts (flamegraph.pl's rule).
+function inputs.is_two_column(lines, path)
   local first = (lines[1] or ""):gsub("\r$", "")
-  if first:match("^# {") then
-    local ok, meta = pcall(core.json.decode, first:sub(3))
+  local side = path and select(2, require("gpuflame.sidecar").read(path))
+  if side or first:match("^# {") then
+    local ok, meta = true, side
+    if not side then ok, meta = pcall(core.json.decode, first:sub(3)) end
     -- gpuflame's own files say which they are
     if ok and type(meta) == "table" and (meta.format ~= nil or meta.generator == "gpuflame") then
       return meta.format == "difffolded"
@@ -144,10 +147,10 @@ function inputs.detect(path)
     end
   end
   if n > 0 and (good == n or (n > 1 and good >= n - 1)) then
-    return { type = "folded", path = path, two_columns = inputs.is_two_column(lines) }
+    return { type = "folded", path = path, two_columns = inputs.is_two_column(lines, path) }
   end
   if n == 0 and lines[1]:match("^# {") then
-    return { type = "folded", path = path, two_columns = inputs.is_two_column(lines) }
+    return { type = "folded", path = path, two_columns = inputs.is_two_column(lines, path) }
   end
   errors.raise(errors.INPUT, "%s: unrecognised input: not an nsys stats CSV (known headers: kern/api sum, gpu/api " ..
     "trace, NVTX reports), folded stacks, an SQLite export or an .nsys-rep; first line: %q", path,
@@ -188,25 +191,17 @@ function inputs.register(loader)
   r[#r + 1] = loader
 end
 
--- An .nsys-rep is exported to SQLite through nsys (found by discovery) into a temporary directory.
+-- An .nsys-rep is exported to SQLite through nsys (found by discovery), once, into the export cache
+-- (gpuflame.exports; a temporary directory when there is none, removed by inputs.cleanup).
 local function export_rep(path, ctx, opts)
-  local capture = require("gpuflame.capture")
-  local policy = ctx.policy()
-  local nsys_info = capture.find_nsys(policy, opts and opts.nsys)
-  local dir = core.fs.mkdtemp("/tmp/gpuflame-export-")
   ctx.cleanup = ctx.cleanup or {}
-  ctx.cleanup[#ctx.cleanup + 1] = dir
-  local stem = path:match("([^/]+)%.nsys%-rep$") or path:match("([^/]+)%.qdrep$") or "report"
-  local res = capture.export_sqlite(nsys_info, path, dir .. "/" .. stem .. ".sqlite", policy)
-  if not res.ok then
-    errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed: %s", path, res.why)
-  end
-  log.debug("exported %s to %s", path, res.path)
-  return res.path
+  local sqlite = require("gpuflame.exports").get(path, ctx.policy(), { nsys = opts and opts.nsys, cleanup = ctx.cleanup })
+  log.debug("the export of %s: %s", path, sqlite)
+  return sqlite
 end
 
--- resolve(path, ctx, opts) → info as detect, with an .nsys-rep exported to SQLite once (info.path is the
--- export, info.from_rep the report; the temporary directory is removed by inputs.cleanup(ctx)).
+-- resolve(path, ctx, opts) → info as detect, with an .nsys-rep's SQLite export from the export cache
+-- (info.path is the export, info.from_rep the report; a temporary directory is removed by inputs.cleanup(ctx)).
 function inputs.resolve(path, ctx, opts)
   local info = inputs.detect(path)
   if info.type == "nsys-rep" then

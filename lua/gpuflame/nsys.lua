@@ -82,32 +82,12 @@ function nsys.canonical_report(name, policy)
   return name
 end
 
--- nsys's own text made safe for one line of a message: control bytes and invalid UTF-8 are escaped
--- (\xNN), runs of whitespace become one space. A damaged report makes nsys echo raw header bytes.
+-- nsys's own text made safe for one line of a message: runs of whitespace (newlines included) become one
+-- space, then every byte that is not printable UTF-8 is escaped as \xNN by the one escaping function
+-- (core.log.escape, core/textsafe.c). A damaged report makes nsys echo raw header bytes.
 function nsys.clean_text(text, max)
-  text = tostring(text or "")
-  local out, i, n = {}, 1, #text
-  while i <= n do
-    local c = text:byte(i)
-    local len = c < 0x80 and 1 or (c >= 0xC2 and c <= 0xDF) and 2 or (c >= 0xE0 and c <= 0xEF) and 3
-      or (c >= 0xF0 and c <= 0xF4) and 4 or 0
-    local chunk = len > 0 and text:sub(i, i + len - 1) or nil
-    if chunk and len > 1 and not utf8.len(chunk) then chunk = nil end
-    if not chunk or #chunk < len then
-      out[#out + 1] = string.format("\\x%02X", c)
-      i = i + 1
-    elseif len == 1 and (c == 9 or c == 10 or c == 13 or c == 32) then
-      out[#out + 1] = " "
-      i = i + 1
-    elseif len == 1 and (c < 0x20 or c == 0x7F) then
-      out[#out + 1] = string.format("\\x%02X", c)
-      i = i + 1
-    else
-      out[#out + 1] = chunk
-      i = i + len
-    end
-  end
-  local s = table.concat(out):gsub(" +", " "):match("^ *(.-) *$")
+  local s = tostring(text or ""):gsub("[ \t\n\r\v\f]+", " "):match("^ *(.-) *$")
+  s = require("gpuflame.core").log.escape(s, false)
   max = max or 400
   if #s > max then
     while max > 0 and (s:byte(max + 1) or 0) & 0xC0 == 0x80 do max = max - 1 end

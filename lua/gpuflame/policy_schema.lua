@@ -105,6 +105,11 @@ S.tree = {
     importer_dirs = S.list(S.str()),
     importer_sources = S.list(S.str()),
   },
+  exports = {
+    cache_dir = S.str(),
+    cache_max_mb = S.int({ min = 1 }),
+    beside = S.bool(),
+  },
   nsys = {
     report_eras = S.list({ kind = "era", check = function(v)
       if type(v) ~= "table" or type(v.since) ~= "string" or not v.since:match("^%d+[%.%d]*$") then

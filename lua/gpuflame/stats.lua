@@ -55,49 +55,21 @@ function stats.output_path(prefix, given, format)
   return prefix .. "_" .. given:gsub(":", "_") .. "." .. (format == "json" and "json" or "csv")
 end
 
-local function mtime(path)
-  local st = core.fs.stat(path)
-  return st and st.mtime
-end
-
--- Can gpuflame create files in dir? (a probe directory, removed at once)
-local function writable(dir)
-  local ok, probe = pcall(core.fs.mkdtemp, dir .. "/.gpuflame-probe-")
-  if not ok or not probe then return false end
-  core.fs.remove_tree(probe)
-  return true
-end
-
--- The SQLite export of an .nsys-rep/.qdrep: exported once through nsys into <dir>/<stem>.sqlite beside
--- it (as nsys stats does) and reused while it is not older than the report; refreshed when stale or when
--- opts.force. A directory gpuflame cannot write gets a temporary export, its directory appended to
--- opts.cleanup (a list; inputs.cleanup removes ctx.cleanup). opts.out: export to this path instead.
+-- The SQLite export of an .nsys-rep/.qdrep: from the export cache (gpuflame.exports: keyed by the
+-- report's content and the nsys version; nothing beside the report unless policy exports.beside), exported
+-- again when opts.force. opts.out: export to this path instead (analyze's run directory). opts.cleanup: a
+-- list that gets a temporary directory to remove (inputs.cleanup removes ctx.cleanup).
 -- Returns the export's path and whether nsys ran (then also the nsys used).
 function stats.export_for(rep, policy, opts)
   opts = opts or {}
+  if not opts.out then
+    local path, how = require("gpuflame.exports").get(rep, policy, opts)
+    return path, how.ran, how.nsys
+  end
   local capture = require("gpuflame.capture")
-  local stem = rep:match("^(.*)%.nsys%-rep$") or rep:match("^(.*)%.qdrep$") or rep
-  local cached = opts.out or (stem .. ".sqlite")
-  local rt, ct = mtime(rep), mtime(cached)
-  if not opts.force and ct and rt and ct >= rt then
-    local st = core.fs.stat(cached)
-    if st and st.size > 0 then
-      log.debug("stats: reusing the export %s (not older than %s)", cached, rep)
-      return cached, false
-    end
-  end
   local nsys_info = opts.nsys_info or capture.find_nsys(policy, opts.nsys)
-  local dir = cached:match("^(.*)/[^/]*$") or "."
-  local out = cached
-  if not writable(dir) then
-    local tmp = core.fs.mkdtemp("/tmp/gpuflame-export-")
-    if opts.cleanup then opts.cleanup[#opts.cleanup + 1] = tmp end
-    out = tmp .. "/" .. (stem:match("([^/]+)$") or "report") .. ".sqlite"
-    log.info("stats: %s is not writable; exporting %s to %s", dir, rep, out)
-  else
-    log.info("stats: exporting %s to %s (once; reused while newer than the report)", rep, out)
-  end
-  local res = capture.export_sqlite(nsys_info, rep, out, policy)
+  log.info("stats: exporting %s to %s", rep, opts.out)
+  local res = capture.export_sqlite(nsys_info, rep, opts.out, policy)
   if not res.ok then
     errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed: %s", rep, res.why)
   end

@@ -4,7 +4,6 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local columns = require("gpuflame.columns")
-local log = require("gpuflame.log")
 
 local M = {}
 
@@ -69,19 +68,11 @@ function M.csv_columns(path, report, policy)
   return out
 end
 
--- An .nsys-rep is exported to SQLite through nsys (discovery as for a capture) into a temporary directory.
+-- An .nsys-rep's SQLite export, from the export cache (gpuflame.exports); the second value is a temporary
+-- directory to remove when there was no cache directory.
 local function export_rep(path, opts)
-  local capture = require("gpuflame.capture")
-  local policy = opts.policy
-  local nsys = capture.find_nsys(policy, opts.nsys)
-  local dir = core.fs.mkdtemp()
-  log.info("exporting %s to SQLite", path)
-  local res = capture.export_sqlite(nsys, path, dir .. "/export.sqlite", policy)
-  if not res.ok then
-    core.fs.remove_tree(dir)
-    errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed: %s", path, res.why)
-  end
-  return res.path, dir
+  local db, how = require("gpuflame.exports").get(path, opts.policy, { nsys = opts.nsys })
+  return db, how.tmpdir
 end
 
 -- load(paths, opts) → trace, info

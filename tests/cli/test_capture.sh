@@ -20,7 +20,9 @@ check_eq "capture: exit 0" 0 "$rc"
 for f in capture.nsys-rep kern_cuda_gpu_kern_sum.csv gpu.folded flamegraph.html summary.json; do
   check "capture: $f written" test -s "$TMP/c1/$f"
 done
-check_eq "gpu.folded: reference line" "gpu;nsys;cuda_kernel;burn(float *, int, int) 28918" "$(grep -v '^#' "$TMP/c1/gpu.folded")"
+check_eq "gpu.folded: the reference line and nothing else (no '# {json}' line)" "gpu;nsys;cuda_kernel;burn(float *, int, int) 28918" "$(cat "$TMP/c1/gpu.folded")"
+check_contains "gpu.folded.json: the metadata sidecar" "$(cat "$TMP/c1/gpu.folded.json")" '"report":"cuda_gpu_kern_sum"'
+check_contains "summary.json lists the sidecar" "$(cat "$TMP/c1/summary.json")" "gpu.folded.json"
 prof=$(grep '"profile"' "$FAKE_NSYS_LOG" | head -1)
 check_contains "profile argv from policy" "$prof" '"profile", "-o", "'"$TMP"'/c1/capture", "--force-overwrite=true", "-t", "cuda,nvtx", "-s", "none", "sh", "-c"'
 check_contains "workload env: LD_LIBRARY_PATH stripped of /_MEI" "$prof" '"LD_LIBRARY_PATH": "/usr/lib/x86_64-linux-gnu"'

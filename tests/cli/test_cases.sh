@@ -143,7 +143,7 @@ run_case() {
       copy) expand "${OP_DATA[$i]}"; cp "$EXP" "$p" 2>/dev/null || { not_ok "$label" "copy: cannot copy $EXP"; return; } ;;
     esac
   done
-  local envs=()
+  local envs=("XDG_CACHE_HOME=$CASE_TMP/.cache") # each case its own export cache (an env: line may set another)
   for k in "${C_ENV[@]}"; do expand "$k"; envs+=("$EXP"); done
   local o=$ROOT_TMP/$CSTEM/$n_cases.stdout e=$ROOT_TMP/$CSTEM/$n_cases.stderr rc out err
   (cd "$CASE_TMP" && exec timeout -k 5 "${GF_CASE_TIMEOUT:-300}" env "${envs[@]}" "$GF" "${words[@]}") >"$o" 2>"$e" </dev/null

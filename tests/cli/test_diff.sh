@@ -116,7 +116,9 @@ LUA
   check_contains "policy diff.threshold validated" "$err" "diff.threshold must be a number"
 
   # --folded: difffolded.pl's two-column format, read back by `gpuflame flamegraph`
-  check_eq "--folded: metadata line" '# {"after":"'"$TMP"'/after.sqlite","before":"'"$TMP"'/before.sqlite","format":"difffolded","generator":"gpuflame","unit":"ns"}' "$(head -1 "$TMP/scaled.folded")"
+  check_eq "--folded: the metadata in the sidecar FILE.json" '{"after":"'"$TMP"'/after.sqlite","before":"'"$TMP"'/before.sqlite","format":"difffolded","generator":"gpuflame","unit":"ns"}' "$(cat "$TMP/scaled.folded.json")"
+  check_eq "--folded: only 'stack BEFORE AFTER' lines (difffolded.pl's format, no comment line)" 0 \
+    "$(grep -cvE '^[^#].* [0-9]+ [0-9]+$' "$TMP/scaled.folded")"
   # the hierarchical stacks: the kernel's lines (one per NVTX path it was launched under) sum to its totals
   check_eq "--folded: the scaled kernel's lines" "33344 66688" "$(grep -F ";$K " "$TMP/scaled.folded" |
     awk '{ b += $(NF - 1); a += $NF } END { print b, a }')"
@@ -208,9 +210,8 @@ printf 'Time (%%),Total Time (ns),Instances,Name\n50.0,abc,2,k\n' >"$TMP/k2.csv"
 run_gf diff "$TMP/k2.csv" "$TMP/k1.csv"
 check_eq "CSV: a total that is not a number: exit 6, file:line:col" "6|gpuflame: $TMP/k2.csv:2:2 (column 'Total Time (ns)'): invalid number 'abc'" "$rc|$(tail -1 <<<"$err")"
 
-# --- folded with gpuflame's unit metadata vs the export: units read, kinds called out ---
-run_gf collapse --metadata "$TC"
-printf '%s\n' "$out" >"$TMP/tc.folded"
+# --- folded with gpuflame's unit metadata vs the export: units converted, kinds called out ---
+run_gf export --format folded "$TC" -o "$TMP/tc.folded"
 run_gf diff "$TMP/tc.folded" "$TC" --json
 printf '%s\n' "$out" >"$TMP/mixed.json"
 gpu_ns=$(sqlite3 -readonly "$TC" "SELECT (SELECT sum([end] - start) FROM CUPTI_ACTIVITY_KIND_KERNEL) +
@@ -237,7 +238,7 @@ run_gf diff "$TMP/empty" "$TC"
 check_eq "a directory without a capture: exit 5" 5 "$rc"
 
 # --- .nsys-rep inputs: each exported once (fake nsys) ---
-echo "fake report" >"$TMP/a.nsys-rep"; echo "fake report" >"$TMP/b.nsys-rep"
+echo "fake report a" >"$TMP/a.nsys-rep"; echo "fake report b" >"$TMP/b.nsys-rep"
 : >"$TMP/nsys.log"
 FAKE_NSYS_SQLITE=real/test-cuda/report1.sqlite FAKE_NSYS_LOG=$TMP/nsys.log run_gf_env FAKE_NSYS_SQLITE=real/test-cuda/report1.sqlite FAKE_NSYS_LOG="$TMP/nsys.log" -- \
   diff --nsys "$FAKE_NSYS" "$TMP/a.nsys-rep" "$TMP/b.nsys-rep" --json

@@ -21,7 +21,7 @@ status() { printf '%s\n' "$out" | grep -m1 "^# $1: " | cut -d' ' -f3-; }
 expected() { python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))[sys.argv[2]]))' "$1" "$2"; }
 
 # --- every rule on the planted export: exactly the planted rows ---
-run_gf findings -f csv "$G/planted.sqlite"
+run_findings_csv findings -f csv "$G/planted.sqlite"
 check_eq "planted: exit 0" 0 "$rc"
 for r in gpu-starv gpu-low-util cuda-sync-api cuda-async-memcpy cuda-sync-memcpy cuda-sync-memset launch-overhead \
   cuda-graphs gpu-busy nccl-wait; do
@@ -37,7 +37,7 @@ check_contains "gpu-busy names the parts of each device's span" "$(status gpu-bu
 check_contains "nccl-wait share" "$(status nccl-wait)" "10.0% of GPU busy time (process 1001, device 0"
 
 # --- whole-graph traces: per-kernel views are collapsed ---
-run_gf findings -f csv -r cuda-graphs "$G/collapsed.sqlite"
+run_findings_csv findings -f csv -r cuda-graphs "$G/collapsed.sqlite"
 check_eq "collapsed: cuda-graphs rows" "$(expected "$G/collapsed.json" cuda-graphs)" "$(block cuda-graphs)"
 check_contains "collapsed: says per-kernel views are collapsed" "$(status cuda-graphs)" "per-kernel views are collapsed"
 check_contains "collapsed: names the capture option" "$(status cuda-graphs)" "--cuda-graph-trace=node"
@@ -52,7 +52,7 @@ check_eq "collapsed: severity warning" warning "$sev"
 # generator's own arithmetic over the gaps it wrote (checked against nsys analyze by test_findings_nsys).
 python3 "$TOP/tests/gen/findings_export.py" older "$G/older.sqlite" --expect "$G/older.json"
 check_eq "generate the older export" 0 "$?"
-run_gf findings -f csv -r cuda-sync-memcpy:rows=-1 -r gpu-starv:gap=0:rows=5 "$G/older.sqlite"
+run_findings_csv findings -f csv -r cuda-sync-memcpy:rows=-1 -r gpu-starv:gap=0:rows=5 "$G/older.sqlite"
 check_eq "older: cuda-sync-memcpy lists both recorded names" "$(expected "$G/older.json" cuda-sync-memcpy)" \
   "$(block cuda-sync-memcpy)"
 check_eq "older: gpu-starv with VULKAN_WORKLOAD: the first 5 gaps, longest first" \
@@ -60,7 +60,7 @@ check_eq "older: gpu-starv with VULKAN_WORKLOAD: the first 5 gaps, longest first
 cp "$G/older.sqlite" "$G/older_novk.sqlite"
 if command -v sqlite3 >/dev/null; then
   sqlite3 "$G/older_novk.sqlite" 'DROP TABLE VULKAN_WORKLOAD'
-  run_gf findings -f csv -r gpu-starv:gap=0:rows=5 "$G/older_novk.sqlite"
+  run_findings_csv findings -f csv -r gpu-starv:gap=0:rows=5 "$G/older_novk.sqlite"
   check_eq "older: gpu-starv without VULKAN_WORKLOAD: the 5 longest gaps" \
     "$(expected "$G/older.json" "gpu-starv without VULKAN_WORKLOAD")" "$(block gpu-starv)"
 else
@@ -68,18 +68,18 @@ else
 fi
 
 # --- -r syntax, options, windows ---
-run_gf findings -f csv -r gpu-starv:gap=700,cuda-sync-api:rows=1 "$G/planted.sqlite"
+run_findings_csv findings -f csv -r gpu-starv:gap=700,cuda-sync-api:rows=1 "$G/planted.sqlite"
 check_eq "-r list: gpu-starv gap=700" "Row#,Duration (ns),Start (ns),PID,Device ID,Context ID
 1,800000000,12100000000,1001,0,1" "$(block gpu-starv)"
 check_eq "-r list: cuda-sync-api rows=1" "Duration (ns),Start (ns),PID,TID,API Name
 2000000,11700000000,1001,1001,cudaDeviceSynchronize_v3020" "$(block cuda-sync-api)"
-run_gf findings -f csv -r gpu-starv:start=10400000000:end=11200000000 "$G/planted.sqlite"
+run_findings_csv findings -f csv -r gpu-starv:start=10400000000:end=11200000000 "$G/planted.sqlite"
 check_eq "time window: the gap inside it" "Row#,Duration (ns),Start (ns),PID,Device ID,Context ID
 1,600000000,10500000000,1001,0,1" "$(block gpu-starv)"
-run_gf findings -f csv -r gpu-starv:gap=0:nvtx=nosuch -r gpu-starv:start=5:end=3 "$G/planted.sqlite"
+run_findings_csv findings -f csv -r gpu-starv:gap=0:nvtx=nosuch -r gpu-starv:start=5:end=3 "$G/planted.sqlite"
 check_contains "nvtx range not found: skipped as nsys does" "$out" "SKIPPED: NVTX range 'nosuch' could not be found."
 check_contains "inverted window: skipped as nsys does" "$out" "SKIPPED: The start time cannot be greater than the end time."
-run_gf findings -f csv -r "cuda-sync-api:nvtx=phase two" "$G/planted.sqlite"
+run_findings_csv findings -f csv -r "cuda-sync-api:nvtx=phase two" "$G/planted.sqlite"
 check_eq "nvtx range: the calls inside it" "Duration (ns),Start (ns),PID,TID,API Name
 2000000,11700000000,1001,1001,cudaDeviceSynchronize_v3020
 1000000,11600000000,1001,1001,cudaStreamSynchronize_v3020
@@ -95,7 +95,7 @@ check_eq "bad option value: exit 2" 2 "$rc"
 check_contains "bad option value: says what it must be" "$err" "option gap must be an integer"
 run_gf findings -r gpu-starv:gap "$G/planted.sqlite"
 check_eq "option without value: exit 2" 2 "$rc"
-run_gf findings -f csv -r gpu-low-util:chunks=0 -r gpu-busy "$G/planted.sqlite"
+run_findings_csv findings -f csv -r gpu-low-util:chunks=0 -r gpu-busy "$G/planted.sqlite"
 check_eq "chunks=0: the rule fails, exit 1" 1 "$rc"
 check_contains "chunks=0: reported by name" "$err" "rule gpu-low-util failed: chunks must be between 1 and 1000"
 check_contains "chunks=0: the next rule still ran" "$(block gpu-busy)" "device span"
@@ -105,13 +105,13 @@ cat >"$TMP/pol.lua" <<'EOF'
 return { findings = { rules = { "gpu-starv", "gpu-busy" }, options = { ["gpu-starv"] = { gap = 700 },
   ["gpu-busy"] = { denominator = "capture" } } } }
 EOF
-run_gf --policy "$TMP/pol.lua" findings -f csv "$G/planted.sqlite"
+run_findings_csv --policy "$TMP/pol.lua" findings -f csv "$G/planted.sqlite"
 order=$(printf '%s\n' "$out" | sed -n 's/^# \([a-z0-9-]*\): .*/\1/p' | tr '\n' ' ')
 check_eq "policy findings.rules" "gpu-starv gpu-busy " "$order"
 check_eq "policy options: gap 700" "Row#,Duration (ns),Start (ns),PID,Device ID,Context ID
 1,800000000,12100000000,1001,0,1" "$(block gpu-starv)"
 check_contains "policy options: capture denominator" "$(block gpu-busy)" "capture span"
-run_gf --policy "$TMP/pol.lua" findings -f csv -r gpu-starv:gap=500 "$G/planted.sqlite"
+run_findings_csv --policy "$TMP/pol.lua" findings -f csv -r gpu-starv:gap=500 "$G/planted.sqlite"
 check_eq "-r wins over the policy" 3 "$(block gpu-starv | wc -l)"
 printf 'return { findings = { options = { ["gpu-starv"] = { gap = "x" } } } }\n' >"$TMP/bad.lua"
 run_gf --policy "$TMP/bad.lua" findings "$G/planted.sqlite"
@@ -145,6 +145,23 @@ check_eq "-o csv: exit 0" 0 "$rc"
 check_eq "-o csv: one file per rule (nsys's BASE_RULE names)" "f_cuda-sync-api_rows=1.csv f_gpu-starv.csv" \
   "$(cd "$TMP/out" && ls | tr '\n' ' ' | sed 's/ $//')"
 check_eq "-o csv: the rows" "$(expected "$G/planted.json" gpu-starv)" "$(cat "$TMP/out/f_gpu-starv.csv")"
+# -f csv is pure CSV (issue 24 item 7): header + rows, all of one width, read by a strict reader (python's csv
+# module as pandas.read_csv reads it: the first row is the header); the verdict on stderr
+strict_csv() { python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+if not rows: print("empty"); sys.exit()
+bad = [i + 1 for i, r in enumerate(rows) if len(r) != len(rows[0])]
+print("line %d has another width" % bad[0] if bad else "comment line" if rows[0][0].startswith("#") else "ok %d" % (len(rows) - 1))' "$1"; }
+for r in gpu-starv gpu-busy launch-overhead; do
+  "$GF" findings -f csv -r "$r" "$G/planted.sqlite" >"$TMP/one.csv" 2>"$TMP/one.err"
+  check_eq "-f csv -r $r on stdout: header + rows only (strict reader)" "ok $(expected "$G/planted.json" "$r" | tail -n +2 | wc -l)" \
+    "$(strict_csv "$TMP/one.csv")"
+  check_contains "-f csv -r $r: the verdict on stderr" "$(cat "$TMP/one.err")" "gpuflame: [$r] "
+done
+for f in "$TMP"/out/f_*.csv; do check_eq "-o csv: $(basename "$f") is header + rows only" "ok" "$(strict_csv "$f" | cut -d' ' -f1)"; done
+run_gf findings -f csv -r gpu-starv -r gpu-busy "$G/planted.sqlite"
+check_eq "-f csv of two rules on stdout: exit 2 (one CSV is one rule)" 2 "$rc"
+check_contains "-f csv of two rules on stdout: says to use -o BASE" "$err" "needs -o BASE"
 run_gf findings -f json -o "$TMP/out/all" "$G/planted.sqlite"
 check "-o json: BASE.json written" [ -s "$TMP/out/all.json" ]
 
@@ -183,10 +200,10 @@ EOF
 cat >"$R/bad-result.lua" <<'EOF'
 return { name = "bad-result", run = function() return { rows = 3 } end }
 EOF
-run_gf_env GPUFLAME_PATH="$TMP/path" -- findings -f csv -r idle-devices "$G/planted.sqlite"
+GPUFLAME_PATH="$TMP/path" run_findings_csv findings -f csv -r idle-devices "$G/planted.sqlite"
 check_eq "GPUFLAME_PATH rule: runs without rebuilding" "Device ID,Busy (%)
 1,40.86" "$(block idle-devices)"
-run_gf_env GPUFLAME_PATH="$TMP/path" -- findings -f csv -r idle-devices:pct=95 "$G/planted.sqlite"
+GPUFLAME_PATH="$TMP/path" run_findings_csv findings -f csv -r idle-devices:pct=95 "$G/planted.sqlite"
 check_eq "GPUFLAME_PATH rule: its own option" 3 "$(block idle-devices | wc -l)"
 run_gf_env GPUFLAME_PATH="$TMP/path" -- findings --list
 check_contains "--list shows the user's rule" "$out" "idle-devices"
@@ -194,7 +211,7 @@ check_contains "--list names where it came from" "$out" "$R/idle-devices.lua"
 check_contains "--list shows a bundled rule" "$out" "gpu-starv"
 check_contains "--list marks a broken rule" "$out" "syntax"
 printf 'return { findings = { rule_budget = 1 } }\n' >"$TMP/budget.lua"
-run_gf_env GPUFLAME_PATH="$TMP/path" -- --policy "$TMP/budget.lua" findings -f csv -r boom -r syntax -r spin \
+GPUFLAME_PATH="$TMP/path" run_findings_csv --policy "$TMP/budget.lua" findings -f csv -r boom -r syntax -r spin \
   -r bad-result -r cuda-sync-api:rows=1 "$G/planted.sqlite"
 check_eq "failing rules: exit 1" 1 "$rc"
 check_contains "runtime error: reported by name" "$err" "rule boom failed"
@@ -208,7 +225,7 @@ check_eq "failing rules: the others still run" "Duration (ns),Start (ns),PID,TID
 mkdir -p "$TMP/shadow/rules"
 printf 'return { name = "gpu-busy", run = function() return { columns = {"x"}, rows = {{42}}, verdict = "mine" } end }\n' \
   >"$TMP/shadow/rules/gpu-busy.lua"
-run_gf_env GPUFLAME_PATH="$TMP/shadow" -- findings -f csv -r gpu-busy "$G/planted.sqlite"
+GPUFLAME_PATH="$TMP/shadow" run_findings_csv findings -f csv -r gpu-busy "$G/planted.sqlite"
 check_eq "a rule on the search path shadows the bundled one" "mine" "$(status gpu-busy)"
 
 # --- inputs without the data a rule needs ---
@@ -219,7 +236,7 @@ db.execute("CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT 
 db.execute("CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT)")
 db.commit()
 EOF
-run_gf findings -f csv "$TMP/empty.sqlite"
+run_findings_csv findings -f csv "$TMP/empty.sqlite"
 check_eq "an export without CUDA data: exit 0" 0 "$rc"
 check_contains "no runtime table: nsys's message" "$(status cuda-sync-api)" \
   "SKIPPED: empty.sqlite could not be analyzed because it does not contain the required CUDA data. Does the application use CUDA runtime APIs?"

@@ -221,24 +221,86 @@ if have_fixture real/vernier/nsys_stats_cuda_api_sum.out; then
     "$(head -1 "$TMP/k/e_cuda_api_sum.csv")"
 fi
 
-# --- .nsys-rep: exported once beside the report, reused, refreshed when stale (fake nsys) ---
-if have_fixture real/test-cuda/report1.sqlite; then
+# --- .nsys-rep: one export cache keyed by content + nsys version, nothing beside the report (fake nsys) ---
+if have_fixture real/test-cuda/report1.sqlite && have_fixture real/nussinov-gpu/report3.sqlite; then
+  A_DB=$FIX/real/test-cuda/report1.sqlite B_DB=$FIX/real/nussinov-gpu/report3.sqlite
+  CACHE=$XDG_CACHE_HOME/gpuflame/exports
+  # the kernel names of an export, sorted, by SQL (independent of gpuflame)
+  kernels_of() { python3 -c 'import sqlite3,sys
+db=sqlite3.connect(sys.argv[1]); print("\n".join(sorted({r[0] for r in db.execute("SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id=k.demangledName")})))' "$1"; }
+  # the Name column of a cuda_gpu_kern_sum CSV, sorted
+  names_of() { python3 -c 'import csv,sys
+print("\n".join(sorted(r["Name"] for r in csv.DictReader(open(sys.argv[1])))))' "$1"; }
   mkdir -p "$TMP/rep"
-  printf 'fake report\n' >"$TMP/rep/run.nsys-rep"
+  printf 'capture A\n' >"$TMP/rep/report1.nsys-rep"
+  printf 'capture B\n' >"$TMP/rep/report1.qdrep"
   export FAKE_NSYS_LOG=$TMP/rep/nsys.log
-  run_gf stats --nsys "$FAKE_NSYS" -r cuda_gpu_kern_sum -o "$TMP/rep/a" "$TMP/rep/run.nsys-rep"
+  FAKE_NSYS_SQLITE=$A_DB run_gf stats --nsys "$FAKE_NSYS" -r cuda_gpu_kern_sum -o "$TMP/rep/a" "$TMP/rep/report1.nsys-rep"
   check_eq ".nsys-rep: exit 0" 0 "$rc"
-  check "rep: exported beside it as run.sqlite" test -s "$TMP/rep/run.sqlite"
-  run_gf stats --nsys "$FAKE_NSYS" -r cuda_api_sum -o "$TMP/rep/b" "$TMP/rep/run.nsys-rep"
-  check_eq ".nsys-rep again: one nsys export in all (the export is reused)" 1 "$(grep -c '"export"' "$FAKE_NSYS_LOG")"
-  touch -d '+2 seconds' "$TMP/rep/run.nsys-rep"
-  run_gf stats --nsys "$FAKE_NSYS" -r cuda_api_sum -o "$TMP/rep/c" "$TMP/rep/run.nsys-rep"
-  check_eq ".nsys-rep newer than its export: exported again" 2 "$(grep -c '"export"' "$FAKE_NSYS_LOG")"
-  run_gf stats --nsys "$FAKE_NSYS" --force-export -r cuda_api_sum -o "$TMP/rep/d" "$TMP/rep/run.nsys-rep"
-  check_eq "--force-export: exported again" 3 "$(grep -c '"export"' "$FAKE_NSYS_LOG")"
-  FAKE_NSYS_FAIL=export:exit run_gf stats --nsys "$FAKE_NSYS" --force-export -r cuda_api_sum "$TMP/rep/run.nsys-rep"
+  check_eq ".nsys-rep: nothing written beside the report" "report1.nsys-rep report1.qdrep" \
+    "$(cd "$TMP/rep" && echo report1.*)"
+  check_eq ".nsys-rep: one export in the cache" 1 "$(ls "$CACHE" | grep -c '\.sqlite$')"
+  check_eq ".nsys-rep: the cache entry is named by the report's sha256 and the nsys version" \
+    "$(sha256sum "$TMP/rep/report1.nsys-rep" | cut -c1-64)-nsys2025.1.3.140.sqlite" "$(ls "$CACHE")"
+  # the collision case: report1.qdrep is another capture; its stats are its own (the fake exports B_DB now)
+  FAKE_NSYS_SQLITE=$B_DB run_gf stats --nsys "$FAKE_NSYS" -r cuda_gpu_kern_sum -o "$TMP/rep/b" "$TMP/rep/report1.qdrep"
+  check_eq "report1.qdrep beside report1.nsys-rep: exit 0" 0 "$rc"
+  check_eq "report1.qdrep beside report1.nsys-rep: its own kernels (SQL over its export)" "$(kernels_of "$B_DB")" \
+    "$(names_of "$TMP/rep/b_cuda_gpu_kern_sum.csv")"
+  check_eq "report1.nsys-rep: still its own kernels" "$(kernels_of "$A_DB")" "$(names_of "$TMP/rep/a_cuda_gpu_kern_sum.csv")"
+  # reused by content whatever exports next, and by every command
+  FAKE_NSYS_SQLITE=$B_DB run_gf stats --nsys "$FAKE_NSYS" -r cuda_gpu_kern_sum -o "$TMP/rep/a2" "$TMP/rep/report1.nsys-rep"
+  check_eq "report1.nsys-rep again: read from the cache (its own kernels)" "$(kernels_of "$A_DB")" \
+    "$(names_of "$TMP/rep/a2_cuda_gpu_kern_sum.csv")"
+  FAKE_NSYS_SQLITE=$A_DB run_gf collapse --nsys "$FAKE_NSYS" "$TMP/rep/report1.qdrep"
+  check_eq "collapse of report1.qdrep: exit 0" 0 "$rc"
+  check_contains "collapse of report1.qdrep: from the cached export (its kernel)" "$out" "nussinov_gpu"
+  check_eq "two reports, four commands: two nsys exports in all" 2 "$(grep -c '"export"' "$FAKE_NSYS_LOG")"
+  FAKE_NSYS_SQLITE=$A_DB FAKE_NSYS_VERSION=2025.2.1.1 run_gf stats --nsys "$FAKE_NSYS" -r cuda_api_sum -o "$TMP/rep/v" \
+    "$TMP/rep/report1.nsys-rep"
+  check_eq "another nsys version: exported again" 3 "$(grep -c '"export"' "$FAKE_NSYS_LOG")"
+  FAKE_NSYS_SQLITE=$A_DB run_gf stats --nsys "$FAKE_NSYS" --force-export -r cuda_api_sum -o "$TMP/rep/d" "$TMP/rep/report1.nsys-rep"
+  check_eq "--force-export: exported again" 4 "$(grep -c '"export"' "$FAKE_NSYS_LOG")"
+  FAKE_NSYS_FAIL=export:exit run_gf stats --nsys "$FAKE_NSYS" --force-export -r cuda_api_sum "$TMP/rep/report1.nsys-rep"
   check_eq "a failed nsys export: exit 6" 6 "$rc"
-  check_contains "a failed nsys export: names the report" "$err" "$TMP/rep/run.nsys-rep: nsys export"
+  check_contains "a failed nsys export: names the report" "$err" "$TMP/rep/report1.nsys-rep: nsys export"
+  check_eq "a failed nsys export: no temporary directory left in the cache" "" "$(ls -A "$CACHE" | grep -v '\.sqlite$')"
+  # two processes exporting one report at once: each reads a whole export, the cache holds one
+  printf 'capture C\n' >"$TMP/rep/c.nsys-rep"
+  for i in 1 2 3; do
+    FAKE_NSYS_SQLITE=$A_DB "$GF" stats --nsys "$FAKE_NSYS" -r cuda_gpu_kern_sum -o "$TMP/rep/par$i" "$TMP/rep/c.nsys-rep" \
+      2>"$TMP/rep/par$i.err" &
+  done
+  wait
+  check_eq "three processes exporting one report at once: the same kernels each" \
+    "$(for i in 1 2 3; do kernels_of "$A_DB"; done)" \
+    "$(for i in 1 2 3; do names_of "$TMP/rep/par${i}_cuda_gpu_kern_sum.csv"; done)"
+  C_ENTRY=$CACHE/$(sha256sum "$TMP/rep/c.nsys-rep" | cut -c1-64)-nsys2025.1.3.140.sqlite
+  check_eq "concurrent exports: the cache entry is a whole SQLite file" ok \
+    "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA integrity_check").fetchone()[0])' "$C_ENTRY")"
+  check_eq "concurrent exports: no temporary directory left in the cache" "" "$(ls -A "$CACHE" | grep -v '\.sqlite$')"
+  # bounded: with a 1 MiB cache, adding an export evicts the least recently used ones
+  printf 'return { extends = "default", exports = { cache_max_mb = 1 } }\n' >"$TMP/rep/small.lua"
+  touch -d '-1 hour' "$C_ENTRY"
+  printf 'capture D\n' >"$TMP/rep/d.nsys-rep"
+  FAKE_NSYS_SQLITE=$A_DB run_gf stats --policy "$TMP/rep/small.lua" --nsys "$FAKE_NSYS" -r cuda_api_sum -o "$TMP/rep/e" \
+    "$TMP/rep/d.nsys-rep"
+  check_eq "cache_max_mb = 1: exit 0" 0 "$rc"
+  check_eq "cache_max_mb = 1: only the newest export is left" \
+    "$(sha256sum "$TMP/rep/d.nsys-rep" | cut -c1-64)-nsys2025.1.3.140.sqlite" "$(ls "$CACHE")"
+  # exports.beside: <report file>.sqlite beside the report, one per capture
+  printf 'return { extends = "default", exports = { beside = true } }\n' >"$TMP/rep/beside.lua"
+  FAKE_NSYS_SQLITE=$B_DB run_gf stats --policy "$TMP/rep/beside.lua" --nsys "$FAKE_NSYS" -r cuda_gpu_kern_sum \
+    -o "$TMP/rep/f" "$TMP/rep/report1.qdrep"
+  check "exports.beside: report1.qdrep.sqlite beside it" test -s "$TMP/rep/report1.qdrep.sqlite"
+  check_eq "exports.beside: its own kernels" "$(kernels_of "$B_DB")" "$(names_of "$TMP/rep/f_cuda_gpu_kern_sum.csv")"
+  # no usable cache directory: a temporary export for this run only
+  printf 'x' >"$TMP/rep/notadir"
+  printf 'return { extends = "default", exports = { cache_dir = "%s" } }\n' "$TMP/rep/notadir/cache" >"$TMP/rep/nodir.lua"
+  FAKE_NSYS_SQLITE=$B_DB run_gf stats --policy "$TMP/rep/nodir.lua" --nsys "$FAKE_NSYS" -r cuda_gpu_kern_sum \
+    -o "$TMP/rep/g" "$TMP/rep/report1.qdrep"
+  check_eq "an unusable cache directory: exit 0" 0 "$rc"
+  check_eq "an unusable cache directory: its own kernels" "$(kernels_of "$B_DB")" "$(names_of "$TMP/rep/g_cuda_gpu_kern_sum.csv")"
   unset FAKE_NSYS_LOG
 else
   skip ".nsys-rep export" "fixtures absent"

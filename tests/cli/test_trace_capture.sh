@@ -47,7 +47,8 @@ run_gf --lua-path "$TT" timeline "$TMP/r.nsys-rep" -o "$TMP/rep.html"
 check_eq "timeline REPORT.nsys-rep: exit 0" 0 "$rc"
 check_eq "timeline REPORT.nsys-rep: the export's events" 61 \
   "$(python3 -c "import sys; sys.path.insert(0,'$TT'); import page_data; print(page_data.load('$TMP/rep.html')['total'])")"
-FAKE_NSYS_FAIL="export:exit" run_gf --lua-path "$TT" timeline "$TMP/r.nsys-rep" -o "$TMP/rep2.html"
+echo "another fake report" >"$TMP/r2.nsys-rep" # r.nsys-rep's export is in the export cache now
+FAKE_NSYS_FAIL="export:exit" run_gf --lua-path "$TT" timeline "$TMP/r2.nsys-rep" -o "$TMP/rep2.html"
 check_eq "timeline REPORT.nsys-rep, export fails: exit 6" 6 "$rc"
 check_contains "timeline REPORT.nsys-rep, export fails: says so" "$err" "nsys export --type sqlite failed"
 t_done

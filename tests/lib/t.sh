@@ -27,3 +27,8 @@ run_gf_env() { local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; do
 # have_fixture PATH (relative to fixtures) — prints skip lines itself when absent
 have_fixture() { [ -e "$FIX/$1" ]; }
 t_done() { [ "$_t_failed" -eq 0 ]; exit $?; }
+# run_findings_csv ARGS...: `gpuflame ARGS -o BASE` for a `findings -f csv` (one BASE_RULE.csv per rule, the
+# verdicts on stderr), then $out rebuilt as one "# RULE: VERDICT" line + CSV + blank line per rule
+# (tests/lib/findings_stream.py); $err and $rc as run_gf.
+run_findings_csv() { local base; base=$(mktemp -d "$TMP/fcsv.XXXXXX")
+  run_gf "$@" -o "$base/f"; out=$(python3 "$TOP/tests/lib/findings_stream.py" "$base/f" <<<"$err"); }

@@ -4,7 +4,7 @@
 #
 # For every SQLite export and report in the fixtures (real/*/*.sqlite, reports/*/*.sqlite,
 # reports/*/*.nsys-rep, reports/*/*.qdrep; a report is exported once with `nsys export`, and gpuflame is
-# given the report itself, so its export-beside-the-report cache is exercised), plus the derived NVTX edge
+# given the report itself, so the export cache is exercised), plus the derived NVTX edge
 # export of test_oracle.sh and the exports of tests/gen/stats_edges.py and tests/gen/stats_nvtx_edges.py,
 # both tools write every report both know:
 #   --format csv:mem=B  gpukernsum (+ :base, :mangled), cudaapisum, gputrace, cudaapitrace, gpumemtimesum,
@@ -78,15 +78,18 @@ for rel in "${inputs[@]}"; do
         continue
       fi
       one_case "$rel" "$d" "$d/$base"
-      # the report's export is cached beside it and reused: a second run exports nothing
+      # the report's export is in the export cache (nothing beside it) and reused: a second run exports nothing
       stem=${base%.*}
-      if [ -s "$d/$stem.sqlite" ]; then
-        before=$(stat -c %Y.%s "$d/$stem.sqlite")
+      check "stats equal $rel: no export beside the report" test ! -e "$d/$stem.sqlite"
+      entry=$XDG_CACHE_HOME/gpuflame/exports/$(sha256sum "$d/$base" | cut -c1-64)-nsys$("$REAL_NSYS" --version | grep -o '20[0-9][0-9]\.[0-9.]*' | head -1).sqlite
+      if [ -s "$entry" ]; then
+        before=$(stat -c %Y.%s "$entry")
         run_gf -v stats --nsys "$REAL_NSYS" -r cuda_api_sum -o "$d/again" "$d/$base"
-        check_eq "stats equal $rel: the cached export is reused" "$before" "$(stat -c %Y.%s "$d/$stem.sqlite")"
+        check_contains "stats equal $rel: the cached export is used" "$err" "is cached as $entry"
         check_not_contains "stats equal $rel: no second nsys export" "$err" "exporting"
+        check_eq "stats equal $rel: the cached export is not rewritten" "${before#*.}" "$(stat -c %s "$entry")"
       else
-        not_ok "stats equal $rel: export cached beside the report" "no $d/$stem.sqlite"
+        not_ok "stats equal $rel: export in the cache" "no $entry"
       fi ;;
   esac
 done

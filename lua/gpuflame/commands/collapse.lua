@@ -13,7 +13,7 @@ cmd.spec = {
     "give the flat `gpu;nsys;cuda_kernel;NAME` form, count max(1, total_ns // unit_ns) (policy\n" ..
     "flamegraph.unit_ns, 1000 = microseconds).",
   options = {
-    { "metadata", help = "print the '# {json}' metadata line first" },
+    { "metadata", help = "print the metadata (source report, unit) as JSON on stderr; stdout stays folded lines" },
     { "unit-ns", arg = "N", type = "integer", min = 1, help = "nanoseconds per count (overrides the policy)" },
     { "levels", arg = "LIST", help = "frames of the GPU stacks, outermost first, of: process, rank, device, " ..
       "stream, nvtx, callchain, api, kernel (policy flamegraph.levels)" },
@@ -33,14 +33,16 @@ function cmd.run(opts, ctx)
   local nsys = require("gpuflame.nsys")
   local report = info.type == "csv" and nsys.canonical_report(info.report, ctx.policy())
   if report == "cuda_gpu_kern_sum" or report == "cuda_api_sum" then
-    require("gpuflame.flamegraph").stream_csv(input, report, ctx.policy(), "-",
+    local st = require("gpuflame.flamegraph").stream_csv(input, report, ctx.policy(), "-",
       { skip_preamble = info.preamble, meta = opts.metadata == true })
+    if st.meta then io.stderr:write(st.meta, "\n") end
     return 0
   end
   local ok, res = errors.try(inputs.load_for, input, { "stacks" }, ctx, { nsys = opts.nsys })
   inputs.cleanup(ctx)
   if not ok then errors.reraise(res) end
-  res:write_folded("-", { meta = opts.metadata == true })
+  res:write_folded("-", { meta = false })
+  if opts.metadata and res:meta() then io.stderr:write(res:meta(), "\n") end
   return 0
 end
 

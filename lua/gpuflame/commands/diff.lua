@@ -61,7 +61,10 @@ function cmd.run(opts, ctx)
     local a = side.load_side(pa, ctx, { nsys = opts.nsys })
     local D, L, d = diff.compare(b, a, policy)
     d.verdict = diff.verdict(d, policy)
-    if opts.folded then D:write_folded(opts.folded, { meta = diff.folded_meta(d) }) end
+    if opts.folded then
+      D:write_folded(opts.folded)
+      require("gpuflame.sidecar").write(opts.folded, diff.folded_meta(d))
+    end
     if out then
       local title = opts.title or dp.title
       require("gpuflame.views.diff").render(D, L, d, out, { title = title, subtitle = base(pb) .. " → " .. base(pa),

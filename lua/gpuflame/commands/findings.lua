@@ -15,7 +15,9 @@ cmd.spec = {
     "the policy's findings.rules run. Every rule takes rows=, start=, end= (ns) and nvtx=RANGE[@DOMAIN];\n" ..
     "`findings --list` shows the rules and their options. A rule is rules/NAME.lua on the search path\n" ..
     "(GPUFLAME_PATH, ~/.config/gpuflame, /etc/gpuflame, then the bundle). With -o BASE each rule's CSV\n" ..
-    "goes to BASE_RULE.csv (json: BASE.json, md: BASE.md). Exit 1 when a rule failed (the others run).",
+    "goes to BASE_RULE.csv (json: BASE.json, md: BASE.md). -f csv is pure CSV (header + rows): on stdout for\n" ..
+    "one rule only (several need -o BASE); each rule's verdict goes to stderr as `gpuflame: [RULE] VERDICT`.\n" ..
+    "Exit 1 when a rule failed (the others run).",
   options = {
     { "rule", short = "r", arg = "RULE[:k=v]", multi = true, help = "rule(s) to run, with options" },
     { "format", short = "f", arg = "FORMAT", choices = { "text", "csv", "json", "md" },
@@ -26,7 +28,7 @@ cmd.spec = {
   },
   examples = {
     "gpuflame findings capture/trace.sqlite",
-    "gpuflame findings report.nsys-rep -r gpu-starv:gap=100 -r cuda-sync-api:rows=10 -f csv",
+    "gpuflame findings report.nsys-rep -r gpu-starv:gap=100 -r cuda-sync-api:rows=10 -f csv -o out/findings",
     "gpuflame findings trace.sqlite -r gpu-low-util:nvtx=train_step:threshold=30 -f md -o out/findings",
   },
 }
@@ -61,11 +63,20 @@ function cmd.run(opts, ctx)
   local source = #inputs == 1 and findings.source_name(inputs[1]) or tr:source()
   local results = findings.analyze(tr, source, specs, pol, plan)
   local fmt = opts.format or "text"
+  if fmt == "csv" and not opts.out and #results > 1 then
+    errors.raise(errors.USAGE, "-f csv of %d rules needs -o BASE (one BASE_RULE.csv each): a CSV on stdout is one " ..
+      "rule's header and rows (give one -r RULE)", #results)
+  end
   local failed = 0
   for _, r in ipairs(results) do
     if r.error then
       failed = failed + 1
       io.stderr:write(string.format("gpuflame: rule %s failed: %s\n", r.name, r.error))
+    end
+  end
+  if fmt == "csv" then -- the verdicts beside the CSV, never in it
+    for _, r in ipairs(results) do
+      io.stderr:write("gpuflame: [", r.spec, "] ", (fformat.status_line(r):gsub("\n", " ")), "\n")
     end
   end
   if opts.out then
@@ -81,7 +92,7 @@ function cmd.run(opts, ctx)
     end
   else
     local text
-    if fmt == "csv" then text = fformat.format_csv(results)
+    if fmt == "csv" then text = fformat.csv(results[1])
     elseif fmt == "json" then text = fdoc.format_json(results, inputs[1])
     elseif fmt == "md" then text = fformat.format_md(results, inputs[1])
     else text = fformat.format_text(results, 20) end

@@ -12,9 +12,10 @@ cmd.spec = {
   summary = "nsys stats reports (CSV/JSON) computed from an SQLite export, without nsys",
   description = "Writes the CSV a current nsys's `nsys stats --format csv` writes (report names and headers of\n" ..
     "nsys 2023.1+; --format csv:mem=B for byte columns). INPUT is an SQLite export (no nsys needed) or an\n" ..
-    ".nsys-rep/.qdrep, exported once through nsys into <name>.sqlite beside it and reused until the report is\n" ..
-    "newer. -o PREFIX writes PREFIX_<report>.csv per report (a 0-byte file when the report has nothing, as\n" ..
-    "nsys); -o - (the default) prints them. Reports accept both name eras (cuda_gpu_kern_sum or gpukernsum);\n" ..
+    ".nsys-rep/.qdrep, exported once through nsys into the export cache (policy exports: keyed by the\n" ..
+    "report's content and the nsys version; nothing is written beside the report). -o PREFIX writes\n" ..
+    "PREFIX_<report>.csv per report (a 0-byte file when the report has nothing, as nsys); -o - (the default)\n" ..
+    "prints them. Reports accept both name eras (cuda_gpu_kern_sum or gpukernsum);\n" ..
     "cuda_gpu_kern_sum and cuda_gpu_trace take :base or :mangled. Exit 5 when no report had a row.\n" ..
     "Several INPUTs (files, a directory, a glob: one report per rank) need -o PREFIX and write\n" ..
     "PREFIX_<input name>_<report>.csv for each; one capture given twice (a report and its export) is\n" ..
@@ -24,7 +25,7 @@ cmd.spec = {
     { "output", short = "o", arg = "PREFIX|-", help = "output prefix (PREFIX_<report>.csv), or - for stdout" },
     { "format", short = "f", arg = "csv|json[:mem=B]", help = "output format (default csv; :mem=B byte columns)" },
     { "help-reports", help = "list the reports and exit" },
-    { "force-export", help = ".nsys-rep input: export again even when the cached .sqlite is current" },
+    { "force-export", help = ".nsys-rep input: export again even when the export cache has it" },
     { "nsys", arg = "PATH", help = ".nsys-rep input: the nsys to export with" },
     { "allow-unrelated", help = "several inputs: accept captures that cannot be one job (policy ranks.max_start_gap_s)" },
   },

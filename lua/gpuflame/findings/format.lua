@@ -51,17 +51,6 @@ local function status_line(r)
 end
 M.status_line = status_line
 
--- csv to one stream: per rule a "# <rule>: <verdict>" line, the CSV, a blank line
-function M.format_csv(results)
-  local out = {}
-  for _, r in ipairs(results) do
-    out[#out + 1] = "# " .. r.name .. ": " .. status_line(r):gsub("\n", " ") .. "\n"
-    out[#out + 1] = M.csv(r)
-    out[#out + 1] = "\n"
-  end
-  return table.concat(out)
-end
-
 local function md_escape(s) return (s:gsub("|", "\\|"):gsub("\n", " ")) end
 
 function M.format_md(results, input)

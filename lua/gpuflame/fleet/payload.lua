@@ -55,6 +55,9 @@ function payload.from_dir(p, dir, extra)
   -- a timeline capture has no GPU folded file; its launch-stack stacks (when recorded) are the body
   pl.folded = pl.folded or pick("launch_stacks", names.launch_folded)
   for _, f in ipairs({ pl.html.timeline, pl.html.flamegraph, pl.folded }) do pl.artifacts[#pl.artifacts + 1] = f end
+  if pl.folded and exists(require("gpuflame.sidecar").path(pl.folded)) then -- its metadata (gpuflame.sidecar)
+    pl.artifacts[#pl.artifacts + 1] = require("gpuflame.sidecar").path(pl.folded)
+  end
   if summary then -- the capture window, when the capture recorded it
     pl.start_time = type(summary.started) == "string" and summary.started or nil
     pl.end_time = type(summary.finished) == "string" and summary.finished or nil

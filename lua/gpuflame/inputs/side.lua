@@ -175,6 +175,7 @@ function M.load_side(path, ctx, opts)
     side.source = "folded"
     side.kind = "folded"
     local stacks, fst = core.stacks.read_folded(info.path)
+    require("gpuflame.sidecar").attach(stacks, info.path)
     if fst.bad > 0 then
       log.warn("%s: skipped %d malformed line%s (first: line %d: %s)", path, fst.bad, fst.bad == 1 and "" or "s",
         fst.first_bad, fst.first_bad_why)

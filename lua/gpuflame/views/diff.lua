@@ -33,6 +33,7 @@ end
 -- `gpuflame flamegraph` of a two-column folded file: the differential page without capture metadata.
 function M.flamegraph_from_difffolded(path, out, o, ctx)
   local sb, sa, st = core.stacks.read_folded(path, { two_columns = true })
+  require("gpuflame.sidecar").attach(sb, path)
   if st.bad > 0 then
     log.warn("%s: skipped %d malformed line%s (first: line %d: %s)", path, st.bad, st.bad == 1 and "" or "s",
       st.first_bad, st.first_bad_why)
