@@ -98,7 +98,7 @@ end
 -- unrelated captures was asked for (--allow-unrelated).
 function M.alignment(items, allowed)
   if #items == 1 then
-    return string.format("one capture (%s): its own clock, ns since its session start%s", basename(items[1].path),
+    return string.format("one capture (%s): its own clock, time from its session start%s", basename(items[1].path),
       items[1].meta.session_start and (" " .. M.utc(items[1].meta.session_start)) or "")
   end
   local t0, first, fields, missing = nil, nil, {}, {}
