@@ -629,8 +629,7 @@ end
 
 -- The page: the differential flamegraph(s) and the model (tables, metadata, caveats, verdict).
 function M.render(D, L, d, out, o)
-  local resource = require("gpuflame.resource")
-  local tmpl, origin = resource.read("templates/diff.html")
+  local tmpl, origin = require("gpuflame.views.page").template("templates/diff.html")
   local mf = o.min_fraction or 0
   D:set_min_fraction(mf)
   if L then L:set_min_fraction(mf) end

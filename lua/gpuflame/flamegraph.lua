@@ -4,7 +4,7 @@
 local core = require("gpuflame.core")
 local columns = require("gpuflame.columns")
 local errors = require("gpuflame.errors")
-local resource = require("gpuflame.resource")
+local page = require("gpuflame.views.page")
 
 local fg = {}
 
@@ -138,12 +138,12 @@ end
 -- render(stacks, out_path, page_options) writes the self-contained page atomically.
 function fg.render(stacks, out, o)
   if stacks:count() == 0 then errors.raise(errors.NO_DATA, "no stacks to draw (%s)", out) end
-  local tmpl, origin = resource.read("templates/flamegraph.html")
+  local tmpl, origin = page.template("templates/flamegraph.html")
   core.render.render(tmpl, page_slots(stacks, o), out, origin)
 end
 
 function fg.render_string(stacks, o)
-  local tmpl, origin = resource.read("templates/flamegraph.html")
+  local tmpl, origin = page.template("templates/flamegraph.html")
   return core.render.render_string(tmpl, page_slots(stacks, o), origin)
 end
 

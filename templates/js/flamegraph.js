@@ -1,0 +1,136 @@
+// The flamegraph page (templates/flamegraph.html): the writer's tree (core/stacks.c, docs/PAGES.md) drawn
+// by js/flame.js in the policy's palette (flamegraph.colors), zoom and search kept in the URL fragment,
+// and the findings panel (js/findings.js), whose findings that name kernels highlight their frames.
+(function () {
+  'use strict';
+  var $ = gfPage.$, el = gfPage.el;
+  var D = gfPage.json('fg-data') || {};
+  var C = gfPage.json('fg-config') || {};
+  var countname = C.countname || 'samples', palette = C.colors || 'hot';
+  var T = gfFlame.fromNodes(D.names || [], D.nodes || [], 1, [D.total || 0]);
+  var n = T.n, val = T.vals[0], names = T.names;
+  var canvas = $('fg'), tip = $('tip'), crumb = $('crumb'), searchBox = $('search'), matchedEl = $('matched'), resetBtn = $('reset');
+  var nameMatch = null;
+  function fmt(v) { return Math.round(v).toLocaleString(); }
+  function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + '%' : '0%'; }
+  $('stats').textContent = (n - 1).toLocaleString() + ' frames, total ' + fmt(val[0]) + ' ' + countname + '.';
+  if (val[0] <= 0 || n <= 1) { $('empty').style.display = 'block'; canvas.style.display = 'none'; }
+
+  var R = gfFlame.renderer(canvas, T, {
+    row: 16, font: '12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', inverted: !!C.inverted,
+    minwidth: C.minwidth == null ? 0.1 : +C.minwidth, inset: 24,
+    color: function (k) { return gfFlame.color(palette, R.nameOf(k)); },
+    onHover: function (k, ev) {
+      if (k < 0) { tip.style.display = 'none'; return; }
+      var z = R.zoom(), line = fmt(val[k]) + ' ' + countname + ' (' + pct(val[k], val[0]) + ' of all';
+      if (z) line += ', ' + pct(val[k], val[z]) + ' of zoom';
+      tip.textContent = '';
+      tip.appendChild(el('b', null, R.nameOf(k)));
+      tip.appendChild(el('br'));
+      tip.appendChild(document.createTextNode(line + ')'));
+      gfPage.placeTip(tip, ev.clientX, ev.clientY);
+    },
+    onClick: function (k) { zoomTo(k); }
+  });
+
+  // ---- zoom, search and the URL fragment ----
+  function saveState() {
+    var h = [];
+    if (R.zoom()) h.push(['zoom', R.zoom()]);
+    if (searchBox.value) h.push(['search', searchBox.value]);
+    gfPage.writeHash(h);
+  }
+  function zoomTo(k, noHash) {
+    var z = R.setZoom(k);
+    resetBtn.disabled = z === 0;
+    crumb.textContent = z ? 'Zoomed: ' + R.path().join(' \u203a ') + ' (' + fmt(val[z]) + ' ' + countname + ', ' + pct(val[z], val[0]) + ')' : '';
+    if (!noHash) saveState();
+  }
+  function search(re, noHash) {
+    var rx = null;
+    searchBox.classList.remove('bad');
+    if (re) { try { rx = new RegExp(re); } catch (e) { searchBox.classList.add('bad'); } }
+    nameMatch = gfFlame.match(T, rx);
+    if (nameMatch) {
+      var sum = gfFlame.matchedSum(T, nameMatch, val);
+      matchedEl.textContent = 'Matched: ' + (val[0] > 0 ? (100 * sum / val[0]).toFixed(1) : '0.0') + '%';
+      matchedEl.title = fmt(sum) + ' ' + countname + ' of ' + fmt(val[0]);
+    } else {
+      matchedEl.textContent = ''; matchedEl.title = '';
+    }
+    R.setMatch(nameMatch);
+    if (!noHash) saveState();
+  }
+  function restore() {
+    var h = gfPage.readHash();
+    searchBox.value = h.search || '';
+    search(searchBox.value, true);
+    zoomTo(parseInt(h.zoom, 10) || 0, true);
+  }
+  resetBtn.addEventListener('click', function () { zoomTo(0); });
+  var timer = null;
+  searchBox.addEventListener('input', function () { clearTimeout(timer); timer = setTimeout(function () { search(searchBox.value); }, 120); });
+  document.addEventListener('keydown', function (ev) {
+    if ((ev.ctrlKey || ev.metaKey) && ev.key === 'f') { ev.preventDefault(); searchBox.focus(); searchBox.select(); }
+    else if (ev.key === 'Escape') { if (document.activeElement === searchBox && searchBox.value) { searchBox.value = ''; search(''); } else zoomTo(0); }
+  });
+  window.addEventListener('hashchange', restore);
+  window.addEventListener('resize', R.resize);
+
+  // ---- findings panel ----
+  // A finding that names kernels (launch-overhead's rows) highlights their frames through the search (an
+  // exact-name regex); a time window is shown as text, since a flame graph has no time axis.
+  function kernelsOf(f) { return f && Array.isArray(f.kernels) ? f.kernels.filter(function (k) { return typeof k === 'string'; }) : []; }
+  function nsWindow(t) {
+    if (!t || !gfPage.isNum(t.start)) return '';
+    var e = gfPage.isNum(t.end) ? Math.max(t.start, t.end) : t.start;
+    return fmt(t.start) + ' \u2192 ' + fmt(e) + ' ns (' + gfPage.fmtDur(e - t.start) + ')';
+  }
+  var targetsOf = gfFindings.targetsOf;
+  var P = gfFindings.panel(gfPage.json('fg-findings'), {
+    wholeFinding: true, noteClass: 'sub', windowText: nsWindow,
+    onShow: function (f, k) {
+      var t = k >= 0 ? targetsOf(f)[k] : null;
+      var ks = t ? (t.kernel && typeof t.name === 'string' ? [t.name] : []) : kernelsOf(f);
+      var msg = String(f.rule) + ': ';
+      if (ks.length) {
+        var re = '^(?:' + ks.map(gfPage.reEscape).join('|') + ')$';
+        searchBox.value = re;
+        search(re);
+        msg += ks.length + (ks.length === 1 ? ' kernel' : ' kernels') + ' highlighted (' + (matchedEl.textContent || 'no frame matches') + ')';
+      } else {
+        msg += 'names no kernel to highlight';
+      }
+      var w = nsWindow(t || targetsOf(f)[0]);
+      if (w) msg += ' \u00b7 window ' + w;
+      return { info: msg, result: { kernels: ks.slice(), search: searchBox.value, matched: matchedEl.textContent } };
+    }
+  });
+
+  // for tests and scripting: the state and where a frame is drawn
+  window.gpuflame = {
+    state: function () { var z = R.zoom(); return { zoom: z, zoomName: z ? R.nameOf(z) : null, search: searchBox.value, matched: matchedEl.textContent, nodes: n - 1 }; },
+    frameRect: function (name) {
+      for (var k = 1; k < n; k++) {
+        if (R.nameOf(k) !== name) continue;
+        var r = R.frameRect(k);
+        if (r) return r;
+      }
+      return null;
+    },
+    zoomTo: function (k) { zoomTo(k); },
+    search: function (s) { searchBox.value = s; search(s); },
+    // the findings panel: [{rule, severity, text, kernels, window: {start, end} (ns) | null}]; showFinding(i [, row])
+    // does what a click on finding i (or its row) does; matchedNames() lists the frame names the search matches
+    findings: function () {
+      return P.findings.map(function (f) {
+        var t = targetsOf(f)[0], w = t && gfPage.isNum(t.start) ? { start: t.start, end: gfPage.isNum(t.end) ? t.end : t.start } : null;
+        return { rule: f && f.rule, severity: f && f.severity, text: f && f.text, kernels: kernelsOf(f), window: w };
+      });
+    },
+    showFinding: function (i, k) { return P.show(i, k); },
+    matchedNames: function () { return nameMatch ? names.filter(function (_, q) { return nameMatch[q]; }) : []; }
+  };
+  R.resize();
+  restore();
+})();
