@@ -95,7 +95,7 @@
   $("kcount").textContent = "(" + K.length.toLocaleString() + " kernels, ranked by |\u0394 total time|" + (M.normalize_name === "policy" ? "; names normalised by the policy" : "") + ")";
   function kernelLink(name) {
     var a = el("a", null, name); a.href = "#"; a.title = "show in the flamegraph";
-    a.addEventListener("click", function (ev) { ev.preventDefault(); var re = "^" + gfPage.reEscape(name) + "$"; searchBox.value = re; search(re); $("fg").scrollIntoView(); });
+    a.addEventListener("click", function (ev) { ev.preventDefault(); ctl.searchFor("^" + gfPage.reEscape(name) + "$"); $("fg").scrollIntoView(); });
     return a;
   }
   function pair(b, a, f) { return f(b) + " \u2192 " + f(a); }
@@ -124,18 +124,19 @@
   $("more").addEventListener("click", function () { addRows(K.length); });
 
   // ---- the differential flame ----
-  var canvas = $("fg"), tip = $("tip"), crumb = $("crumb"), searchBox = $("search"), matchedEl = $("matched"), resetBtn = $("reset");
+  var canvas = $("fg"), tip = $("tip");
   var view = "kernels", size = "after", scale = "norm";
-  var T = null, n = 0, vb, va, end, lw, TB = 0, TA = 0, nameMatch = null, R = null;
+  var FT = null, n = 0, vb, va, end, lw, TB = 0, TA = 0, R = null;
   var NEUTRAL = gfFlame.rgb("diff-neutral"), RED = gfFlame.rgb("diff-grew"), BLUE = gfFlame.rgb("diff-shrank");
 
   function load(v) {
     var D = FLAMES[v] || FLAMES.kernels || {};
     view = FLAMES[v] ? v : "kernels";
     TB = D.total ? D.total[0] : 0; TA = D.total ? D.total[1] : 0;
-    T = gfFlame.fromNodes(D.names || [], D.nodes || [], 2, [TB, TA]);
-    n = T.n; vb = T.vals[0]; va = T.vals[1]; end = T.end; lw = new Float64Array(n); nameMatch = null;
-    if (R) R.setTree(T); else R = gfFlame.renderer(canvas, T, renderOpts);
+    FT = gfFlame.fromNodes(D.names || [], D.nodes || [], 2, [TB, TA]);
+    n = FT.n; vb = FT.vals[0]; va = FT.vals[1]; end = FT.end; lw = new Float64Array(n);
+    if (R) R.setTree(FT);
+    else { R = gfFlame.renderer(canvas, FT, renderOpts); ctl = gfFlame.controls(R, ctlOpts); }
     var note = D.folded ? D.folded.toLocaleString() + " subtrees below " + fmtP(M.min_fraction) + " of both totals left out" : "";
     $("flamenote").textContent = (view === "launch" ? "(launch stacks ending in kernels" : "(GPU kernel time") + (note ? "; " + note : "") + ")";
     $("stats").textContent = (n - 1).toLocaleString() + " frames; BEFORE " + fmtT(TB) + ", AFTER " + fmtT(TA) + ".";
@@ -218,32 +219,28 @@
       tipLines(k).forEach(function (l) { tip.appendChild(el("div", "row", l)); });
       gfPage.placeTip(tip, ev.clientX, ev.clientY);
     },
-    onClick: function (k) { zoomTo(k); }
+    onClick: function (k) { ctl.zoomTo(k); }
   };
 
-  // ---- state: zoom, search, view, size, scale; kept in the URL fragment ----
-  function zoomTo(k, noHash) {
-    var z = R.setZoom(k);
-    resetBtn.disabled = z === 0;
-    crumb.textContent = z ? "Zoomed: " + R.path().join(" \u203a ") + " (BEFORE " + fmtT(vb[z]) + ", AFTER " + fmtT(va[z]) + ")" : "";
-    if (!noHash) saveState();
-  }
-  function updateMatched() {
-    if (!nameMatch) { matchedEl.textContent = ""; matchedEl.title = ""; return; }
-    var sum = [gfFlame.matchedSum(T, nameMatch, vb), gfFlame.matchedSum(T, nameMatch, va)];
-    var s = size === "after" ? 1 : 0, t = s ? TA : TB;
-    matchedEl.textContent = "Matched: " + (t > 0 ? (100 * sum[s] / t).toFixed(1) : "0.0") + "% of " + size.toUpperCase();
-    matchedEl.title = "BEFORE " + fmtT(sum[0]) + " (" + fmtP(TB > 0 ? sum[0] / TB : 0) + "), AFTER " + fmtT(sum[1]) + " (" + fmtP(TA > 0 ? sum[1] / TA : 0) + ")";
-  }
-  function search(re, noHash) {
-    var rx = null;
-    searchBox.classList.remove("bad");
-    if (re) { try { rx = new RegExp(re); } catch (e) { searchBox.classList.add("bad"); } }
-    nameMatch = gfFlame.match(T, rx);
-    updateMatched();
-    R.setMatch(nameMatch);
-    if (!noHash) saveState();
-  }
+  // ---- state: view, size and scale, then zoom and search (js/flame.js controls); kept in the URL fragment ----
+  var ctl = null, ctlOpts = {
+    state: function () {
+      var h = [];
+      if (view !== "kernels") h.push(["view", view]);
+      if (size !== "after") h.push(["size", size]);
+      if (scale !== "norm") h.push(["scale", scale]);
+      return h;
+    },
+    restore: function (h) { setMode({ view: h.view || "kernels", size: h.size || "after", scale: h.scale || "norm" }, true); },
+    crumb: function (z) { return "BEFORE " + fmtT(vb[z]) + ", AFTER " + fmtT(va[z]); },
+    matched: function (m) {
+      if (!m) return ["", ""];
+      var sum = [gfFlame.matchedSum(FT, m, vb), gfFlame.matchedSum(FT, m, va)];
+      var s = size === "after" ? 1 : 0, t = s ? TA : TB;
+      return ["Matched: " + (t > 0 ? (100 * sum[s] / t).toFixed(1) : "0.0") + "% of " + size.toUpperCase(),
+        "BEFORE " + fmtT(sum[0]) + " (" + fmtP(TB > 0 ? sum[0] / TB : 0) + "), AFTER " + fmtT(sum[1]) + " (" + fmtP(TA > 0 ? sum[1] / TA : 0) + ")"];
+    }
+  };
   function press() {
     ["kernels", "launch"].forEach(function (v) { $("v-" + v).setAttribute("aria-pressed", String(view === v)); });
     $("v-launch").disabled = !FLAMES.launch;
@@ -262,46 +259,22 @@
     var z = reload ? 0 : R.zoom();
     widths();
     press();
-    if (reload) { R.resize(); search(searchBox.value, true); }
-    updateMatched();
-    zoomTo(z, true);
-    if (!noHash) saveState();
-  }
-  function saveState() {
-    var h = [];
-    if (view !== "kernels") h.push(["view", view]);
-    if (size !== "after") h.push(["size", size]);
-    if (scale !== "norm") h.push(["scale", scale]);
-    if (R.zoom()) h.push(["zoom", R.zoom()]);
-    if (searchBox.value) h.push(["search", searchBox.value]);
-    gfPage.writeHash(h);
-  }
-  function restore() {
-    var h = gfPage.readHash();
-    setMode({ view: h.view || "kernels", size: h.size || "after", scale: h.scale || "norm" }, true);
-    searchBox.value = h.search || "";
-    search(searchBox.value, true);
-    zoomTo(parseInt(h.zoom, 10) || 0, true);
+    if (reload) { R.resize(); ctl.search(ctl.query(), true); }
+    ctl.showMatched();
+    ctl.zoomTo(z, true);
+    if (!noHash) ctl.save();
   }
   document.querySelectorAll("[data-view]").forEach(function (b) { b.addEventListener("click", function () { setMode({ view: b.getAttribute("data-view") }); }); });
   document.querySelectorAll("[data-size]").forEach(function (b) { b.addEventListener("click", function () { setMode({ size: b.getAttribute("data-size") }); }); });
   document.querySelectorAll("[data-scale]").forEach(function (b) { b.addEventListener("click", function () { setMode({ scale: b.getAttribute("data-scale") }); }); });
-  resetBtn.addEventListener("click", function () { zoomTo(0); });
-  var timer = null;
-  searchBox.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(function () { search(searchBox.value); }, 120); });
-  document.addEventListener("keydown", function (ev) {
-    if ((ev.ctrlKey || ev.metaKey) && ev.key === "f") { ev.preventDefault(); searchBox.focus(); searchBox.select(); }
-    else if (ev.key === "Escape") { if (document.activeElement === searchBox && searchBox.value) { searchBox.value = ""; search(""); } else zoomTo(0); }
-  });
-  window.addEventListener("hashchange", restore);
   window.addEventListener("resize", function () { R.resize(); });
 
   // for tests and scripting
   window.gpuflameDiff = {
     state: function () {
       var z = R.zoom();
-      return { view: view, size: size, scale: scale, zoom: z, zoomName: z ? R.nameOf(z) : null, search: searchBox.value,
-        matched: matchedEl.textContent, nodes: n - 1, kernelsShown: shown, verdict: vEl.textContent };
+      return { view: view, size: size, scale: scale, zoom: z, zoomName: z ? R.nameOf(z) : null, search: ctl.query(),
+        matched: $("matched").textContent, nodes: n - 1, kernelsShown: shown, verdict: vEl.textContent };
     },
     frame: function (name) {
       var k = R.find(name);
@@ -309,8 +282,8 @@
       return { index: k, status: status(k), color: changeColor(k), before: vb[k], after: va[k], layoutWidth: lw[k], rect: R.frameRect(k) };
     },
     setMode: function (o) { setMode(o); },
-    zoomTo: function (k) { zoomTo(k); },
-    search: function (s) { searchBox.value = s; search(s); }
+    zoomTo: function (k) { ctl.zoomTo(k); },
+    search: function (s) { ctl.searchFor(s); }
   };
 
   load("kernels");
@@ -320,5 +293,5 @@
   widths();
   press();
   R.resize();
-  restore();
+  ctl.restore();
 })();

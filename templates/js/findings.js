@@ -50,7 +50,7 @@ var gfFindings = (function () {
       return r.result;
     }
     function clear() { cur = -1; row = -1; render(''); }
-    function build() {
+    function buildList() {
       var box = $('findings'), list = $('findings-list'), counts = {};
       box.hidden = false;
       FL.forEach(function (f) { var sv = sevOf(f); counts[sv] = (counts[sv] || 0) + 1; });
@@ -84,7 +84,7 @@ var gfFindings = (function () {
         list.appendChild(li);
       });
     }
-    if (FD) build(); // no document: no panel (not made from an SQLite export, or policy findings.pages = false)
+    if (FD) buildList(); // no document: no panel (not made from an SQLite export, or policy findings.pages = false)
     return { findings: FL, show: show, clear: clear, targetText: targetText,
       shown: function () { return { finding: cur, row: row }; } };
   }

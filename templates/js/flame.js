@@ -237,6 +237,60 @@ var gfFlame = (function () {
       clearHover: function () { hover = -1; }
     };
   }
+
+  // ---- the flame pages' controls (flamegraph, diff) ----
+  // The elements #search (a regular expression), #matched, #reset and #crumb, the keys Ctrl+F and Esc, and
+  // the state in the URL fragment: o.state() -> the page's own [key, value] pairs, then zoom and search;
+  // o.restore(h) applies the page's own keys of fragment h first. o.crumb(z) says what zoomed frame z holds;
+  // o.matched(m) -> [text, title] for the search's match array m (null: no search).
+  function controls(R, o) {
+    var box = gfPage.$('search'), matchedEl = gfPage.$('matched'), resetBtn = gfPage.$('reset'), crumb = gfPage.$('crumb');
+    var nameMatch = null;
+    function save() {
+      var h = o.state ? o.state() : [];
+      if (R.zoom()) h.push(['zoom', R.zoom()]);
+      if (box.value) h.push(['search', box.value]);
+      gfPage.writeHash(h);
+    }
+    function zoomTo(k, noHash) {
+      var z = R.setZoom(k);
+      resetBtn.disabled = z === 0;
+      crumb.textContent = z ? 'Zoomed: ' + R.path().join(' \u203a ') + ' (' + o.crumb(z) + ')' : '';
+      if (!noHash) save();
+    }
+    function showMatched() {
+      var t = o.matched(nameMatch);
+      matchedEl.textContent = t[0]; matchedEl.title = t[1];
+    }
+    function search(re, noHash) {
+      var rx = null;
+      box.classList.remove('bad');
+      if (re) { try { rx = new RegExp(re); } catch (e) { box.classList.add('bad'); } }
+      nameMatch = match(R.tree(), rx);
+      showMatched();
+      R.setMatch(nameMatch);
+      if (!noHash) save();
+    }
+    function restore() {
+      var h = gfPage.readHash();
+      if (o.restore) o.restore(h);
+      box.value = h.search || '';
+      search(box.value, true);
+      zoomTo(parseInt(h.zoom, 10) || 0, true);
+    }
+    resetBtn.addEventListener('click', function () { zoomTo(0); });
+    var timer = null;
+    box.addEventListener('input', function () { clearTimeout(timer); timer = setTimeout(function () { search(box.value); }, 120); });
+    document.addEventListener('keydown', function (ev) {
+      if ((ev.ctrlKey || ev.metaKey) && ev.key === 'f') { ev.preventDefault(); box.focus(); box.select(); }
+      else if (ev.key === 'Escape') { if (document.activeElement === box && box.value) { box.value = ''; search(''); } else zoomTo(0); }
+    });
+    window.addEventListener('hashchange', restore);
+    return { zoomTo: zoomTo, search: search, save: save, restore: restore, showMatched: showMatched,
+      match: function () { return nameMatch; }, query: function () { return box.value; },
+      // sets the search box to re and searches (a finding's kernels, a table row's name)
+      searchFor: function (re) { box.value = re; search(re); } };
+  }
   return { hashName: hashName, color: color, rgb: rgb, fromNodes: fromNodes, fromStacks: fromStacks, match: match,
-    matchedSum: matchedSum, renderer: renderer };
+    matchedSum: matchedSum, renderer: renderer, controls: controls };
 })();

@@ -9,8 +9,7 @@
   var countname = C.countname || 'samples', palette = C.colors || 'hot';
   var T = gfFlame.fromNodes(D.names || [], D.nodes || [], 1, [D.total || 0]);
   var n = T.n, val = T.vals[0], names = T.names;
-  var canvas = $('fg'), tip = $('tip'), crumb = $('crumb'), searchBox = $('search'), matchedEl = $('matched'), resetBtn = $('reset');
-  var nameMatch = null;
+  var canvas = $('fg'), tip = $('tip');
   function fmt(v) { return Math.round(v).toLocaleString(); }
   function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + '%' : '0%'; }
   $('stats').textContent = (n - 1).toLocaleString() + ' frames, total ' + fmt(val[0]) + ' ' + countname + '.';
@@ -30,51 +29,17 @@
       tip.appendChild(document.createTextNode(line + ')'));
       gfPage.placeTip(tip, ev.clientX, ev.clientY);
     },
-    onClick: function (k) { zoomTo(k); }
+    onClick: function (k) { ctl.zoomTo(k); }
   });
-
-  // ---- zoom, search and the URL fragment ----
-  function saveState() {
-    var h = [];
-    if (R.zoom()) h.push(['zoom', R.zoom()]);
-    if (searchBox.value) h.push(['search', searchBox.value]);
-    gfPage.writeHash(h);
-  }
-  function zoomTo(k, noHash) {
-    var z = R.setZoom(k);
-    resetBtn.disabled = z === 0;
-    crumb.textContent = z ? 'Zoomed: ' + R.path().join(' \u203a ') + ' (' + fmt(val[z]) + ' ' + countname + ', ' + pct(val[z], val[0]) + ')' : '';
-    if (!noHash) saveState();
-  }
-  function search(re, noHash) {
-    var rx = null;
-    searchBox.classList.remove('bad');
-    if (re) { try { rx = new RegExp(re); } catch (e) { searchBox.classList.add('bad'); } }
-    nameMatch = gfFlame.match(T, rx);
-    if (nameMatch) {
-      var sum = gfFlame.matchedSum(T, nameMatch, val);
-      matchedEl.textContent = 'Matched: ' + (val[0] > 0 ? (100 * sum / val[0]).toFixed(1) : '0.0') + '%';
-      matchedEl.title = fmt(sum) + ' ' + countname + ' of ' + fmt(val[0]);
-    } else {
-      matchedEl.textContent = ''; matchedEl.title = '';
+  // zoom, search and the URL fragment
+  var ctl = gfFlame.controls(R, {
+    crumb: function (z) { return fmt(val[z]) + ' ' + countname + ', ' + pct(val[z], val[0]); },
+    matched: function (m) {
+      if (!m) return ['', ''];
+      var sum = gfFlame.matchedSum(T, m, val);
+      return ['Matched: ' + (val[0] > 0 ? (100 * sum / val[0]).toFixed(1) : '0.0') + '%', fmt(sum) + ' ' + countname + ' of ' + fmt(val[0])];
     }
-    R.setMatch(nameMatch);
-    if (!noHash) saveState();
-  }
-  function restore() {
-    var h = gfPage.readHash();
-    searchBox.value = h.search || '';
-    search(searchBox.value, true);
-    zoomTo(parseInt(h.zoom, 10) || 0, true);
-  }
-  resetBtn.addEventListener('click', function () { zoomTo(0); });
-  var timer = null;
-  searchBox.addEventListener('input', function () { clearTimeout(timer); timer = setTimeout(function () { search(searchBox.value); }, 120); });
-  document.addEventListener('keydown', function (ev) {
-    if ((ev.ctrlKey || ev.metaKey) && ev.key === 'f') { ev.preventDefault(); searchBox.focus(); searchBox.select(); }
-    else if (ev.key === 'Escape') { if (document.activeElement === searchBox && searchBox.value) { searchBox.value = ''; search(''); } else zoomTo(0); }
   });
-  window.addEventListener('hashchange', restore);
   window.addEventListener('resize', R.resize);
 
   // ---- findings panel ----
@@ -94,22 +59,20 @@
       var ks = t ? (t.kernel && typeof t.name === 'string' ? [t.name] : []) : kernelsOf(f);
       var msg = String(f.rule) + ': ';
       if (ks.length) {
-        var re = '^(?:' + ks.map(gfPage.reEscape).join('|') + ')$';
-        searchBox.value = re;
-        search(re);
-        msg += ks.length + (ks.length === 1 ? ' kernel' : ' kernels') + ' highlighted (' + (matchedEl.textContent || 'no frame matches') + ')';
+        ctl.searchFor('^(?:' + ks.map(gfPage.reEscape).join('|') + ')$');
+        msg += ks.length + (ks.length === 1 ? ' kernel' : ' kernels') + ' highlighted (' + ($('matched').textContent || 'no frame matches') + ')';
       } else {
         msg += 'names no kernel to highlight';
       }
       var w = nsWindow(t || targetsOf(f)[0]);
       if (w) msg += ' \u00b7 window ' + w;
-      return { info: msg, result: { kernels: ks.slice(), search: searchBox.value, matched: matchedEl.textContent } };
+      return { info: msg, result: { kernels: ks.slice(), search: ctl.query(), matched: $('matched').textContent } };
     }
   });
 
   // for tests and scripting: the state and where a frame is drawn
   window.gpuflame = {
-    state: function () { var z = R.zoom(); return { zoom: z, zoomName: z ? R.nameOf(z) : null, search: searchBox.value, matched: matchedEl.textContent, nodes: n - 1 }; },
+    state: function () { var z = R.zoom(); return { zoom: z, zoomName: z ? R.nameOf(z) : null, search: ctl.query(), matched: $('matched').textContent, nodes: n - 1 }; },
     frameRect: function (name) {
       for (var k = 1; k < n; k++) {
         if (R.nameOf(k) !== name) continue;
@@ -118,8 +81,8 @@
       }
       return null;
     },
-    zoomTo: function (k) { zoomTo(k); },
-    search: function (s) { searchBox.value = s; search(s); },
+    zoomTo: function (k) { ctl.zoomTo(k); },
+    search: function (s) { ctl.searchFor(s); },
     // the findings panel: [{rule, severity, text, kernels, window: {start, end} (ns) | null}]; showFinding(i [, row])
     // does what a click on finding i (or its row) does; matchedNames() lists the frame names the search matches
     findings: function () {
@@ -129,8 +92,8 @@
       });
     },
     showFinding: function (i, k) { return P.show(i, k); },
-    matchedNames: function () { return nameMatch ? names.filter(function (_, q) { return nameMatch[q]; }) : []; }
+    matchedNames: function () { var m = ctl.match(); return m ? names.filter(function (_, q) { return m[q]; }) : []; }
   };
   R.resize();
-  restore();
+  ctl.restore();
 })();
