@@ -8,9 +8,9 @@ local page = require("gpuflame.views.page")
 
 local fg = {}
 
--- flamegraph.pl's palettes plus "gpu" (memcpy/memset, CUDA API, NCCL and kernels told apart)
-fg.PALETTES = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red", "green", "blue", "aqua", "yellow",
-  "purple", "orange", "gpu" }
+-- flamegraph.pl's palettes plus "gpu" (memcpy/memset, CUDA API, NCCL and kernels told apart): the names in
+-- the pages' colour table, templates/palettes.json
+fg.PALETTES = page.palettes()
 
 local SQL_REPORT = { kernels = "cuda_gpu_kern_sum", api = "cuda_api_sum" }
 

@@ -15,7 +15,8 @@ var gfFlame = (function () {
     if (!PAL) {
       var t = gfPage.json('gf-palettes') || {};
       PAL = {};
-      [t.palettes || {}, t.parts || {}].forEach(function (o) { Object.keys(o).forEach(function (k) { PAL[k] = o[k]; }); });
+      (t.palettes || []).forEach(function (e) { PAL[e.name] = e; });
+      Object.keys(t.parts || {}).forEach(function (k) { PAL[k] = t.parts[k]; });
     }
     return PAL;
   }

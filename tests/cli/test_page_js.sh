@@ -87,4 +87,21 @@ check_contains "include: a slot not alone on its line is left to the renderer, w
 printf '<html>\n{{include:../policies/default.lua}}\n' >"$TMP/bad/templates/flamegraph.html"
 run_gf -q --lua-path "$TMP/bad" flamegraph "$TMP/in.folded" -o "$TMP/fg3.html"
 check_contains "include: a path out of templates/ is refused" "$err" "must be a path inside templates/"
+
+# ---- one palette table: the pages draw with templates/palettes.json and the policy schema reads its names ----
+mkdir -p "$TMP/pal/templates" "$TMP/pal/p" && chmod 700 "$TMP/pal/p"
+python3 - "$TOP/templates/palettes.json" "$TMP/pal/templates/palettes.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["palettes"].append({"name": "teal", "rgb": [[0, 0, 0], [128, 0, 0], [128, 0, 0]]})
+json.dump(t, open(sys.argv[2], "w"), indent=1)
+PY
+printf 'return { flamegraph = { colors = "teal" } }\n' >"$TMP/pal/p/teal.lua"
+run_gf -q --policy "$TMP/pal/p/teal.lua" policy show
+check_contains "palette table: without it on the search path, policy flamegraph.colors \"teal\" is refused" "$err" "flamegraph.colors must be one of hot, mem, io,"
+run_gf -q --lua-path "$TMP/pal" --policy "$TMP/pal/p/teal.lua" flamegraph "$TMP/in.folded" -o "$TMP/teal.html"
+check_eq "palette table: a palette added to it is accepted by the policy schema" 0 "$rc"
+check_contains "palette table: the page carries the table it was checked against" "$(cat "$TMP/teal.html")" '"name": "teal"'
+run_gf -q --lua-path "$TMP/pal" flamegraph "$TMP/in.folded" -o "$TMP/teal2.html" --colors teal
+check_eq "palette table: and by --colors" 0 "$rc"
 t_done

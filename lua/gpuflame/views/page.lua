@@ -70,4 +70,20 @@ function M.find(name)
   return M.expand(text, origin), origin
 end
 
+-- palettes() → the names policy flamegraph.colors and --colors accept, in the table's order: the
+-- palettes of templates/palettes.json, the colour table the pages draw flame graphs with.
+local palette_names
+function M.palettes()
+  if not palette_names then
+    local text, origin = resource.read("templates/palettes.json")
+    local ok, t = pcall(require("gpuflame.core").json.decode, text)
+    if not ok or type(t) ~= "table" or type(t.palettes) ~= "table" then
+      errors.raise(errors.ERROR, "%s: not a palette table (%s)", origin, ok and "no 'palettes' list" or tostring(t))
+    end
+    palette_names = {}
+    for _, e in ipairs(t.palettes) do palette_names[#palette_names + 1] = e.name end
+  end
+  return palette_names
+end
+
 return M
