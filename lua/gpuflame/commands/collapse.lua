@@ -1,4 +1,4 @@
--- gpuflame collapse INPUT: folded stacks on stdout
+-- gpuflame collapse: an input's GPU stacks as folded lines on stdout; the usage is in the spec below.
 local errors = require("gpuflame.errors")
 local inputs = require("gpuflame.inputs")
 

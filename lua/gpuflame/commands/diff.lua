@@ -1,5 +1,5 @@
--- gpuflame diff BEFORE AFTER [-o diff.html] [--json] [--folded FILE]: differential GPU flamegraph,
--- ranked kernel changes, the captures' metadata side by side, and a regression verdict (exit 10).
+-- gpuflame diff: two captures compared: differential GPU flamegraph, ranked kernel changes, the captures'
+-- metadata side by side, and a regression verdict (exit 10); the usage is in the spec below.
 local core = require("gpuflame.core")
 local diff = require("gpuflame.diff")
 local errors = require("gpuflame.errors")

@@ -1,4 +1,5 @@
--- gpuflame flamegraph INPUT [-o FILE] [--title T] [--countname U] [--inverted] [--minwidth PX] [--colors P]
+-- gpuflame flamegraph: a self-contained GPU flamegraph page from stats CSVs, folded stacks, exports or
+-- reports; the usage is in the spec below.
 local flamegraph = require("gpuflame.flamegraph")
 local errors = require("gpuflame.errors")
 local inputs = require("gpuflame.inputs")

@@ -1,4 +1,5 @@
--- gpuflame report --run-dir DIR [-o FILE] [--html]: a human summary of DIR/analysis.json
+-- gpuflame report: a human summary (Markdown or an HTML page) of an NVTX run's analysis.json; the usage is
+-- in the spec below.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local R = require("gpuflame.nvtx_report")
