@@ -29,7 +29,7 @@ local function set_meta(stacks, meta)
 end
 
 -- from_csv(path, report, policy, {skip_preamble=bool}) → stacks, info
--- report: cuda_gpu_kern_sum / cuda_api_sum (either era's name). Rows follow STUDIO_PROTOCOL.md §6.5.
+-- report: cuda_gpu_kern_sum / cuda_api_sum (either era's name). Rows follow docs/spec/STUDIO.md §6.5.
 function fg.from_csv(path, report, policy, opts)
   opts = opts or {}
   local nsys = require("gpuflame.nsys")

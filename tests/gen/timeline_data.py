@@ -11,7 +11,7 @@ Usage:
   timeline_data.py CASE --csv DIR      (all events before trimming, as `nsys stats --format csv`
                                         cuda_api_trace.csv + cuda_gpu_trace.csv, for `gpuflame timeline`)
 CASE: small | large | hostile | empty | one | nostacks | reference | manylanes
-  (reference: the v3 example of STUDIO_PROTOCOL.md §6.7 verbatim: lanes as strings, 6-element events,
+  (reference: the v3 example of docs/spec/STUDIO.md §6.7 verbatim: lanes as strings, 6-element events,
    no kinds/details/launchFlame: the page must still read it)
 
 The HTML fill does what the C renderer does: `{{title}}` is HTML-escaped text, `{{json:data}}` is
