@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates `nsys stats` trace CSVs with the real headers (2025.1 era, NSYS_FACTS.md §6.2):
+"""Generates `nsys stats` trace CSVs with the real headers (2025.1 era, docs/spec/NSYS.md §6.2):
 ROWS cuda_gpu_trace rows (kernels with templated, comma-bearing names, memcpys, memsets on 4 streams of
 2 devices) and ROWS cuda_api_trace rows (the launching calls, same CorrIDs, 4 threads).
 usage: gen_trace_csv.py ROWS OUTDIR"""

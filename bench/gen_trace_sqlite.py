@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates an nsys-shaped SQLite export (NSYS_FACTS.md §7.3 columns) for the timeline benchmark:
+"""Generates an nsys-shaped SQLite export (docs/spec/NSYS.md §7.3 columns) for the timeline benchmark:
 KERNELS kernels and as many CUDA runtime calls (the launches, same correlationId, one process, 4
 threads), STACKS distinct launch backtraces in CUDA_CALLCHAINS (depth 3..64, shared prefixes), every
 launch pointing at one of them; StringIds, ThreadNames, TARGET_INFO_GPU. No indexes (like nsys).

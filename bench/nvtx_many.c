@@ -1,5 +1,5 @@
 /* A CPU workload for the end-to-end analyze benchmark (bench/bench_analyze_e2e.sh): the NVTX shape of
- * the capture harness (NVTX_ANALYSIS_SPEC.md §3: `profile-target`, then `iteration <i>` with two nested
+ * the capture harness (docs/spec/NVTX_ANALYSIS.md §3: `profile-target`, then `iteration <i>` with two nested
  * ranges) with no sleep or busy wait, so a real nsys records ~3 ranges per iteration as fast as it can.
  * Usage: nvtx_many ITERATIONS */
 #include <stdio.h>

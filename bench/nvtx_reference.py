@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference implementation of NVTX_ANALYSIS_SPEC.md (schema_version 1) in plain Python (stdlib only),
+"""Reference implementation of docs/spec/NVTX_ANALYSIS.md (schema_version 1) in plain Python (stdlib only),
 used by bench/bench_nvtx.sh to time gpuflame against it and to check that both write the same bytes.
 The manifest must be JSON (flow-style YAML); the stdlib has no YAML parser.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference pipeline in Python, as the reference integration does it (STUDIO_PROTOCOL.md §6.5-6.6):
+"""Reference pipeline in Python, as the reference integration does it (docs/spec/STUDIO.md §6.5-6.6):
 csv module → collapsed lines → JSON for the flame graph page (burn convert --type=folded style tree).
   ref_pipeline.py csv IN OUT.folded     kern-sum CSV → collapsed text (the §6.5 rules)
   ref_pipeline.py json IN.folded OUT    collapsed text → nested JSON tree {name, value, children}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Python reference of the reference timeline pipeline (STUDIO_PROTOCOL.md §6.7): parse cuda_gpu_trace +
+"""Python reference of the reference timeline pipeline (docs/spec/STUDIO.md §6.7): parse cuda_gpu_trace +
 cuda_api_trace with the csv module (columns by lowercase substring), events as dicts, merge, sort by
 duration, keep the 20,000 longest, re-sort by start, lanes and names, compact JSON into the page.
 usage: ref_timeline.py GPU.csv API.csv TEMPLATE OUT.html"""

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Python sqlite3 reference of the reference approach (STUDIO_PROTOCOL.md §6.7-6.8): dicts keyed by
+"""Python sqlite3 reference of the reference approach (docs/spec/STUDIO.md §6.7-6.8): dicts keyed by
 correlationId (corr → callchainId → frames), events as dicts, the 20,000 longest kept, the launch-stack
 aggregate, compact JSON into the page.
 usage: ref_timeline_sqlite.py EXPORT.sqlite TEMPLATE OUT.html"""

@@ -1,4 +1,4 @@
-/* The NVTX run analysis (NVTX_ANALYSIS_SPEC.md §6–§11): gf_nvtx_analyze runs one function per phase over
+/* The NVTX run analysis (docs/spec/NVTX_ANALYSIS.md §6–§11): gf_nvtx_analyze runs one function per phase over
  * a context that holds every buffer (freed in one place, ctx_free), then hands what it found to the
  * analysis.json writer (nvtx_json.c). The rows come from nvtx_reports.c, the trees from nvtx_tree.c,
  * the groups and summaries from nvtx_stats.c. */

@@ -1,4 +1,4 @@
-/* NVTX run analysis (docs: ../shared/docs/NVTX_ANALYSIS_SPEC.md, schema_version 1): reads the
+/* NVTX run analysis (docs/spec/NVTX_ANALYSIS.md, schema_version 1): reads the
  * `nvtx_pushpop_trace` (host) and `nvtx_gpu_proj_trace` (GPU) CSV reports of `nsys stats`, builds the
  * range trees per (PID, TID), finds the harness iterations by hierarchy, groups ranges by scoped name
  * and writes analysis.json byte-compatible with the upstream Python analyzer.

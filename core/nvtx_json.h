@@ -1,4 +1,4 @@
-/* The analysis.json writer (NVTX_ANALYSIS_SPEC.md §10, §14, §15): byte-compatible with Python's
+/* The analysis.json writer (docs/spec/NVTX_ANALYSIS.md §10, §14, §15): byte-compatible with Python's
  * json.dumps(sort_keys=True, indent=2) through core/pyjson.c. It writes what the analysis (nvtx.c)
  * worked out, handed over as one gf_nvtx_doc. */
 #ifndef GF_NVTX_JSON_H

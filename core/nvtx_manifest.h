@@ -1,4 +1,4 @@
-/* The run manifest of the NVTX analysis (NVTX_ANALYSIS_SPEC.md §2): loading and the checks of §12 are
+/* The run manifest of the NVTX analysis (docs/spec/NVTX_ANALYSIS.md §2): loading and the checks of §12 are
  * gf_nvtx_load_manifest (nvtx.h); here what the analysis reads from it. */
 #ifndef GF_NVTX_MANIFEST_H
 #define GF_NVTX_MANIFEST_H

@@ -1,4 +1,4 @@
-/* The NVTX session and its readers: the two NVTX reports (NVTX_ANALYSIS_SPEC.md §5) and the CUDA
+/* The NVTX session and its readers: the two NVTX reports (docs/spec/NVTX_ANALYSIS.md §5) and the CUDA
  * reports of schema 2 (§15), CSV → rows on libcsv (core/csv.c). */
 #include "nvtx_reports.h"
 

@@ -1,5 +1,5 @@
 /* The NVTX session (nvtx.h's gf_nvtx): the rows of the `nvtx_pushpop_trace` and `nvtx_gpu_proj_trace`
- * reports (NVTX_ANALYSIS_SPEC.md §5) and the capture-wide CUDA totals of schema 2 (§15), with every
+ * reports (docs/spec/NVTX_ANALYSIS.md §5) and the capture-wide CUDA totals of schema 2 (§15), with every
  * string interned in one gf_strtab. core/nvtx_reports.c reads the CSVs into it; its public functions
  * (gf_nvtx_new, gf_nvtx_read_*, the row accessors) are declared in nvtx.h. This header shows the
  * session to the analysis (nvtx.c) and to the analysis.json writer (nvtx_json.c). */

@@ -1,4 +1,4 @@
-/* Statistics of the NVTX analysis (NVTX_ANALYSIS_SPEC.md §9): rows grouped by scoped path (and style),
+/* Statistics of the NVTX analysis (docs/spec/NVTX_ANALYSIS.md §9): rows grouped by scoped path (and style),
  * groups in §9 order, and the duration summary (gf_nvtx_summarize and gf_nvtx_div, declared in nvtx.h
  * for the tests). */
 #ifndef GF_NVTX_STATS_H

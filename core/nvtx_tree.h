@@ -1,4 +1,4 @@
-/* The range trees of the NVTX analysis (NVTX_ANALYSIS_SPEC.md §6–§7): rows found by their key
+/* The range trees of the NVTX analysis (docs/spec/NVTX_ANALYSIS.md §6–§7): rows found by their key
  * (PID, TID, RangeId), scoped paths interned in a trie, the memoized scope walk, and the order of paths
  * (§9: element-wise by name, a prefix first). Nothing here is sized by the nesting depth on the stack:
  * an 80,000-deep chain of ranges needs no more stack than a flat one. */

@@ -9,7 +9,7 @@
 #include "gf_err.h"
 
 /* Every table is looked up in sqlite_master and every column through PRAGMA table_info before a query
- * (tables are created lazily, columns come and go between schema eras 2.9 and 3.25, NSYS_FACTS.md §7). */
+ * (tables are created lazily, columns come and go between schema eras 2.9 and 3.25, docs/spec/NSYS.md §7). */
 
 #define GF_SQLQ_MAXCOL 24
 

@@ -82,7 +82,7 @@ int gf_stacks_read_folded2(gf_stacks *s, gf_stacks *s2, const char *path, gf_fol
 int gf_stacks_write_folded(const gf_stacks *s, FILE *out, int with_meta, gf_err *err);
 
 /* Summary CSV (cuda_gpu_kern_sum / cuda_api_sum, any era) → stacks, the reference rules
- * (STUDIO_PROTOCOL.md §6.5): name = field with whitespace and '"' stripped (empty → row skipped);
+ * (docs/spec/STUDIO.md §6.5): name = field with whitespace and '"' stripped (empty → row skipped);
  * weight = max(1, (int64)strtod(value)) or 1 when it does not parse; count = max(1, weight / unit_ns);
  * stack = prefix;name. Columns are 0-based indices chosen by the caller (Lua alias tables). */
 typedef struct gf_summary_stats {

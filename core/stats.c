@@ -162,7 +162,7 @@ int gf_stats_interrupted(gf_err *err)
 }
 
 /* ENUM_CUDA_MEMCPY_OPER / ENUM_CUDA_MEM_KIND labels (id → label), with the labels of every schema 3.x
- * export for schema 2.9.1 exports that have no ENUM_* tables (NSYS_FACTS.md §7.6). */
+ * export for schema 2.9.1 exports that have no ENUM_* tables (docs/spec/NSYS.md §7.6). */
 static const char *const oper_fallback[] = {"Unknown", "Host-to-Device", "Device-to-Host", "Host-to-Array",
                                             "Array-to-Host", "Array-to-Array", "Array-to-Device",
                                             "Device-to-Array", "Device-to-Device", "Host-to-Host", "Peer-to-Peer",

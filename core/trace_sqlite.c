@@ -1,4 +1,4 @@
-/* Reading nsys SQLite exports (NSYS_FACTS.md §7). Every table is probed in sqlite_master and every
+/* Reading nsys SQLite exports (docs/spec/NSYS.md §7). Every table is probed in sqlite_master and every
  * column through PRAGMA table_info before a query; absent tables are skipped. Joins are C hash joins
  * (callchain id → stack, (pid, correlation id) → launch in trace.c): no quadratic scans, and nothing is
  * ever written to the user's file (opened read-only and immutable). */

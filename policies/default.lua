@@ -1,4 +1,4 @@
--- The reference behaviour (DESIGN.md §3, NSYS_FACTS.md, STUDIO_PROTOCOL.md §6). Every field is
+-- The reference behaviour (docs/ARCHITECTURE.md, docs/spec/NSYS.md, docs/spec/STUDIO.md §6). Every field is
 -- documented in docs/POLICY.md. A fleet policy overrides a few fields with `extends = "default"`.
 return {
   discover = {
@@ -30,7 +30,7 @@ return {
 
   -- nsys's own report names per version: the first era whose `since` is <= the nsys version applies;
   -- a report an era does not list keeps its current name. Reports were renamed at 2023.1
-  -- (NSYS_FACTS.md §4; the 2022.4 names are the scripts in its reports/ directory).
+  -- (docs/spec/NSYS.md §4; the 2022.4 names are the scripts in its reports/ directory).
   nsys = {
     report_eras = {
       { since = "2023.1", names = {} },
@@ -93,7 +93,7 @@ return {
     },
   },
 
-  -- NVTX run analysis (`gpuflame analyze`, NVTX_ANALYSIS_SPEC.md): how `nsys stats` is run, and what
+  -- NVTX run analysis (`gpuflame analyze`, docs/spec/NVTX_ANALYSIS.md): how `nsys stats` is run, and what
   -- `report`/`compare` call out.
   analyze = {
     source = "stats",         -- "stats": `nsys stats` writes stats/*.csv (the spec); "export": gpuflame writes
@@ -103,7 +103,7 @@ return {
     top_ranges = 10,          -- ranges listed by host and by projected-GPU total in `report`
     first_iteration_factor = 1.5, -- report a first-iteration effect when iteration 0 > factor x median of the rest
     high_variance_cv = 0.25,  -- report large variance when stddev/mean exceeds this
-    -- the Nsight Systems release (YYYY.R) report parsing is validated against (NVTX_ANALYSIS_SPEC.md §11):
+    -- the Nsight Systems release (YYYY.R) report parsing is validated against (docs/spec/NVTX_ANALYSIS.md §11):
     -- any other version gets the "has not been validated" warning in analysis.json
     validated_version = "2025.1",
   },
@@ -180,7 +180,7 @@ return {
   },
 
   -- GPU flamegraph (docs/POLICY.md "flamegraph"): which nsys stats reports feed it, in order, and how
-  -- their rows become folded stacks (STUDIO_PROTOCOL.md §6.4-6.5).
+  -- their rows become folded stacks (docs/spec/STUDIO.md §6.4-6.5).
   flamegraph = {
     reports = { "cuda_gpu_kern_sum", "cuda_api_sum" },
     -- `-o` base name of each report's CSV in the capture directory (nsys appends _<report>.csv)
@@ -331,7 +331,7 @@ return {
     report = "report.html",            -- `gpuflame report --html`, beside analysis.json
     findings = "findings.json",        -- capture's findings (policy findings.capture); `report` reads it
                                        -- beside analysis.json
-    analysis = "analysis.json",        -- `analyze`'s result in the run directory (NVTX_ANALYSIS_SPEC.md's
+    analysis = "analysis.json",        -- `analyze`'s result in the run directory (docs/spec/NVTX_ANALYSIS.md's
                                        -- name); `report`, `compare` and `diff` look for it there
     diff = "diff.html",                -- `gpuflame diff` page when -o is not given
   },

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A Performance Studio stand-in for tests (python3 stdlib only, loopback only).
 
-Implements the routes of STUDIO_PROTOCOL.md the way the real server behaves:
+Implements the routes of docs/spec/STUDIO.md the way the real server behaves:
 
   POST /api/v2/profiles (and /api/v1/profiles)
       411 without Content-Length; 413 when Content-Length (the compressed body) exceeds --max-len

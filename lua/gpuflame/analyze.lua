@@ -1,4 +1,4 @@
--- NVTX run analysis (NVTX_ANALYSIS_SPEC.md): preconditions, the `nsys stats` export, and the C analysis
+-- NVTX run analysis (docs/spec/NVTX_ANALYSIS.md): preconditions, the `nsys stats` export, and the C analysis
 -- that writes <run_dir>/analysis.json. Messages of §12 are reproduced exactly.
 local core = require("gpuflame.core")
 local discover = require("gpuflame.discover")

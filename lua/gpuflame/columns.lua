@@ -1,4 +1,4 @@
--- Column alias tables for nsys stats CSVs (NSYS_FACTS.md §6.2-6.3). C never guesses a column: Lua picks
+-- Column alias tables for nsys stats CSVs (docs/spec/NSYS.md §6.2-6.3). C never guesses a column: Lua picks
 -- the index here and hands it to the C reader, so a renamed column is a one-line change in this file
 -- (or in a policy: policy.columns[report][key] = {...} is consulted first, see columns.spec).
 --
@@ -10,7 +10,7 @@ local errors = require("gpuflame.errors")
 local columns = {}
 
 local NAME = { exact = { "Name", "Kernel Name", "Kernel" }, fallback = "last" }
--- gProfiler's weight rule (STUDIO_PROTOCOL.md §6.5)
+-- gProfiler's weight rule (docs/spec/STUDIO.md §6.5)
 local TOTAL = { exact = { "Total Time (ns)", "Total Time(ns)", "Total (ns)", "Time (ns)" },
   contains_all = { { "total", "ns" } }, contains = { "time" } }
 

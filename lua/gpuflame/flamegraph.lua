@@ -5,13 +5,13 @@
 local core = require("gpuflame.core")
 local columns = require("gpuflame.columns")
 local errors = require("gpuflame.errors")
-local resource = require("gpuflame.resource")
+local page = require("gpuflame.views.page")
 
 local fg = {}
 
--- flamegraph.pl's palettes plus "gpu" (memcpy/memset, CUDA API, NCCL and kernels told apart)
-fg.PALETTES = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red", "green", "blue", "aqua", "yellow",
-  "purple", "orange", "gpu" }
+-- flamegraph.pl's palettes plus "gpu" (memcpy/memset, CUDA API, NCCL and kernels told apart): the names in
+-- the pages' colour table, templates/palettes.json
+fg.PALETTES = page.palettes()
 
 local SQL_REPORT = { kernels = "cuda_gpu_kern_sum", api = "cuda_api_sum" }
 
@@ -30,7 +30,7 @@ local function set_meta(stacks, meta)
 end
 
 -- from_csv(path, report, policy, {skip_preamble=bool}) → stacks, info
--- report: cuda_gpu_kern_sum / cuda_api_sum (either era's name). Rows follow STUDIO_PROTOCOL.md §6.5.
+-- report: cuda_gpu_kern_sum / cuda_api_sum (either era's name). Rows follow docs/spec/STUDIO.md §6.5.
 function fg.from_csv(path, report, policy, opts)
   opts = opts or {}
   local nsys = require("gpuflame.nsys")
@@ -221,12 +221,12 @@ end
 -- render(stacks, out_path, page_options) writes the self-contained page atomically.
 function fg.render(stacks, out, o)
   if stacks:count() == 0 then errors.raise(errors.NO_DATA, "no stacks to draw (%s)", out) end
-  local tmpl, origin = resource.read("templates/flamegraph.html")
+  local tmpl, origin = page.template("templates/flamegraph.html")
   core.render.render(tmpl, page_slots(stacks, o), out, origin)
 end
 
 function fg.render_string(stacks, o)
-  local tmpl, origin = resource.read("templates/flamegraph.html")
+  local tmpl, origin = page.template("templates/flamegraph.html")
   return core.render.render_string(tmpl, page_slots(stacks, o), origin)
 end
 

@@ -2,7 +2,7 @@
 local nsys = {}
 
 -- parse_version(text) → {year, release, patch, build, family = "YYYY.R", raw = line} or nil.
--- Searches (not anchored) for YYYY.R[.P[.B]] after the word "version" (NSYS_FACTS.md §2.1).
+-- Searches (not anchored) for YYYY.R[.P[.B]] after the word "version" (docs/spec/NSYS.md §2.1).
 function nsys.parse_version(text)
   if type(text) ~= "string" then return nil end
   for line in text:gmatch("[^\r\n]+") do

@@ -1,4 +1,4 @@
--- Human summaries of analysis.json (NVTX_ANALYSIS_SPEC.md §10): the report model, its Markdown form,
+-- Human summaries of analysis.json (docs/spec/NVTX_ANALYSIS.md §10): the report model, its Markdown form,
 -- and run-to-run comparison. Vocabulary is deliberate: host times are CPU-side NVTX range durations
 -- (never "GPU latency"); the GPU projection is a span from the first to the last GPU operation launched
 -- inside a range (idle gaps included, not a sum of kernel times); nested ranges overlap, so totals of

@@ -237,8 +237,7 @@ S.tree = {
     bad_weight = S.str({ oneof = { "error", "one" } }),
     countname = S.str(),
     title = S.str(),
-    colors = S.str({ oneof = { "hot", "mem", "io", "wakeup", "chain", "java", "js", "perl", "red", "green", "blue",
-      "aqua", "yellow", "purple", "orange", "gpu" } }),
+    colors = S.str({ oneof = require("gpuflame.views.page").palettes() }), -- templates/palettes.json
     minwidth = S.num({ min = 0 }),
     inverted = S.bool(),
     levels = S.list(S.str({ oneof = { "process", "rank", "device", "stream", "nvtx", "callchain", "api", "kernel" } })),

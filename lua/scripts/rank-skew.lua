@@ -154,7 +154,7 @@ if html then
   local names = core.json.array({})
   for k, path in ipairs(inputs) do names[k] = path:match("([^/]+)/*$") or path end
   doc.inputs = names
-  core.render.render(require("gpuflame.resource").read("templates/rank_skew.html"),
+  core.render.render(require("gpuflame.views.page").template("templates/rank_skew.html"),
     { title = "GPU time per rank", data = { json = core.json.encode(doc) } }, html, "templates/rank_skew.html")
   io.stderr:write("gpuflame: wrote ", html, "\n")
 end

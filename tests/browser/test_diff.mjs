@@ -183,8 +183,8 @@ try {
   check("hostile names are table text", tableText.includes(H.img) && tableText.includes(H.script));
   const safe = await page.evaluate(() => ({ pwned: window.__pwned, alerted: window.__alerted,
     injected: document.querySelectorAll("img, iframe, object, embed, svg, [onerror], [onload], [onmouseover]").length, scripts: document.scripts.length }));
-  check("no payload executed, no injected elements, only the page's 4 scripts", safe.pwned === undefined && !safe.alerted &&
-    safe.injected === 0 && safe.scripts === 4 && log.dialogs.length === 0, JSON.stringify(safe));
+  check("no payload executed, no injected elements, only the page's 5 scripts", safe.pwned === undefined && !safe.alerted &&
+    safe.injected === 0 && safe.scripts === 5 && log.dialogs.length === 0, JSON.stringify(safe));
   check("no network requests", log.requests.length === 0, log.requests.join(" "));
   check("no page errors", log.errors.length === 0, log.errors.join(" | "));
   await page.close();

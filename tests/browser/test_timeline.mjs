@@ -340,7 +340,10 @@ async function inIframe() {
 
 // The template itself: no URL, and only the slots the C renderer fills (an unknown slot is an error there).
 {
-  const tpl = readFileSync(path.join(TOP, 'templates/timeline.html'), 'utf8');
+  // with its include slots expanded, as gpuflame writes it (lua/gpuflame/views/page.lua)
+  const expand = (t) => t.replace(/^[ \t]*\{\{include:([\w./-]+)\}\}[ \t]*$/gm,
+    (_, name) => expand(readFileSync(path.join(TOP, 'templates', name), 'utf8')).replace(/\n$/, ''));
+  const tpl = expand(readFileSync(path.join(TOP, 'templates/timeline.html'), 'utf8'));
   const slots = [...tpl.matchAll(/\{\{([^}]*)\}\}/g)].map((m) => m[1]);
   check('template: no http:// or https://', !/https?:\/\//.test(tpl));
   check('template: slots are {{title}}, {{json:preview}}, {{json:data}} and {{json:findings}} only', slots.length === 5 &&

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpuflame analyze: the spec's worked example byte for byte (NVTX_ANALYSIS_SPEC.md §13), end to end with
+# gpuflame analyze: the spec's worked example byte for byte (docs/spec/NVTX_ANALYSIS.md §13), end to end with
 # the fake nsys (tests/fake/nsys) replaying the fixture CSVs, --no-export on a copied stats/ directory, and every §12 error
 # with its exact text, exit code and no analysis.json left behind (the errors that need no edited report
 # are in tests/cases/analyze.cases).

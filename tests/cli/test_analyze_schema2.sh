@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpuflame analyze --schema-version 2 (NVTX_ANALYSIS_SPEC.md §15): capture_gpu_work from cuda_gpu_kern_sum
+# gpuflame analyze --schema-version 2 (docs/spec/NVTX_ANALYSIS.md §15): capture_gpu_work from cuda_gpu_kern_sum
 # and cuda_gpu_trace (the roboflow L4 capture), CPU-only captures, memset/kernel rows, the four-report nsys
 # argv; schema 1 never has the key (a missing memory kind and --schema-version 3: tests/cases/analyze.cases).
 . "$(dirname "$0")/../lib/t.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpuflame analyze on the spec's variants (NVTX_ANALYSIS_SPEC.md §6, §7, §11, §13): every warning with its
+# gpuflame analyze on the spec's variants (docs/spec/NVTX_ANALYSIS.md §6, §7, §11, §13): every warning with its
 # exact text and order, hierarchy over names, scoped names, CPU-only captures, names with commas,
 # quotes and domains, CRLF files, the old synthetic GPU row.
 . "$(dirname "$0")/../lib/t.sh"

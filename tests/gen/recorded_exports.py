@@ -9,7 +9,7 @@ with what a current nsys wrote (tests/cli/test_stats.sh):
                    three NVTX reports (and nvtx_gpu_proj_sum.csv) come out as recorded.
   OUT/cuda.sqlite  from cuda_gpu_trace.csv (csv:mem=B): its kernel and two memcpys, with the GPU name, and
                    the kernel again as cuda_gpu_kern_sum.csv summarises it.
-  OUT/both.sqlite  both (the analysis of NVTX_ANALYSIS_SPEC.md §15, schema 2, reads all four reports).
+  OUT/both.sqlite  both (the analysis of docs/spec/NVTX_ANALYSIS.md §15, schema 2, reads all four reports).
 
 Nothing is invented beyond what the CSVs determine, except the launching calls' own times (inside their
 range) and correlation ids of the NVTX capture (the projection CSV has none).

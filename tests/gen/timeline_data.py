@@ -11,17 +11,19 @@ Usage:
   timeline_data.py CASE --csv DIR      (all events before trimming, as `nsys stats --format csv`
                                         cuda_api_trace.csv + cuda_gpu_trace.csv, for `gpuflame timeline`)
 CASE: small | large | hostile | empty | one | nostacks | reference | manylanes
-  (reference: the v3 example of STUDIO_PROTOCOL.md §6.7 verbatim: lanes as strings, 6-element events,
+  (reference: the v3 example of docs/spec/STUDIO.md §6.7 verbatim: lanes as strings, 6-element events,
    no kinds/details/launchFlame: the page must still read it)
 
 The HTML fill does what the C renderer does: `{{title}}` is HTML-escaped text, `{{json:data}}` is
 compact JSON with `<`, `>`, `&`, U+2028 and U+2029 escaped so it is inert inside <script>;
-`{{json:findings}}` is the findings panel's document from --findings (a JSON file), else null.
+`{{json:findings}}` is the findings panel's document from --findings (a JSON file), else null; the
+template's include slots are expanded first, as gpuflame does (lua/gpuflame/views/page.lua).
 """
 import argparse
 import json
 import os
 import random
+import re
 import sys
 
 T0 = 1_700_000_000_000  # absolute ns of the first event
@@ -307,6 +309,21 @@ def html_escape(s):
             .replace('"', "&quot;").replace("'", "&#39;"))
 
 
+def expand(template, tdir, depth=0):
+    """Include slots, as lua/gpuflame/views/page.lua expands them: a line that is only {{include:NAME}}
+    becomes the file tdir/NAME (the template's directory is templates/)."""
+    out = []
+    for line in template.split("\n"):
+        m = re.fullmatch(r"[ \t]*\{\{include:([\w./-]+)\}\}[ \t]*", line)
+        if m and depth < 4:
+            with open(os.path.join(tdir, m.group(1)), encoding="utf-8") as f:
+                body = expand(f.read(), tdir, depth + 1)
+            out.append(body[:-1] if body.endswith("\n") else body)
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def fill(template, data, title, findings=None):
     # one pass over the slots, so text inserted by one slot is never re-scanned for another
     out, i = [], 0
@@ -350,7 +367,7 @@ def main():
             f.write(script_safe_json(data))
     if a.html:
         with open(a.template, encoding="utf-8") as f:
-            tpl = f.read()
+            tpl = expand(f.read(), os.path.dirname(os.path.abspath(a.template)))
         with open(a.html, "w", encoding="utf-8") as f:
             findings = None
             if a.findings:

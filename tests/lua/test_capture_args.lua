@@ -1,4 +1,4 @@
--- capture.build_args / capture.workload_env: the reference command shapes (STUDIO_PROTOCOL.md §6.2-6.3)
+-- capture.build_args / capture.workload_env: the reference command shapes (docs/spec/STUDIO.md §6.2-6.3)
 -- and the policy hooks.
 local t = dofile((os.getenv("GF_TOP") or ".") .. "/tests/lib/t.lua")
 local capture = require("gpuflame.capture")

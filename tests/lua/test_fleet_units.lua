@@ -49,7 +49,7 @@ local words = { "a b", "it's", "", "$HOME", "x" }
 local back = shlex.split(shlex.join(words))
 t.check("shlex.join round-trips", back and #back == 5 and back[1] == "a b" and back[2] == "it's" and back[3] == "" and back[4] == "$HOME")
 
--- Studio header and profile text (STUDIO_PROTOCOL.md §2.2)
+-- Studio header and profile text (docs/spec/STUDIO.md §2.2)
 local html = '<!DOCTYPE html><p>"</script>"</p>'
 local up = require("gpuflame.policy").effective({}).upload
 local h = studio.header({ hostname = "gpu-1", service = "svc", tags = { "nsys-cuda", "nsys-timeline" }, html = html,

@@ -1,4 +1,4 @@
--- nsys --version parsing over every format in NSYS_FACTS.md §2.1, and report names by version.
+-- nsys --version parsing over every format in docs/spec/NSYS.md §2.1, and report names by version.
 local t = dofile((os.getenv("GF_TOP") or ".") .. "/tests/lib/t.lua")
 local nsys = require("gpuflame.nsys")
 local D = require("gpuflame.policy").defaults()

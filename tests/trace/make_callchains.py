@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Adds documented-schema launch backtraces to a temporary copy of a real nsys SQLite export.
 
-No public export has CUDA_CALLCHAINS rows, so this writes them the way nsys does (NSYS_FACTS.md §7.3,
+No public export has CUDA_CALLCHAINS rows, so this writes them the way nsys does (docs/spec/NSYS.md §7.3,
 §7.7): CUDA_CALLCHAINS(id, symbol, module, unresolved, originalIP, stackDepth), PRIMARY KEY (id,
 stackDepth), depth 0 = innermost, symbol/module are StringIds ids; CUPTI_ACTIVITY_KIND_RUNTIME.callchainId
 points at the chain. It covers deep stacks (up to 48 frames), shared prefixes, identical chains under two

@@ -1,5 +1,5 @@
 /* NVTX analysis primitives: Python-compatible floats and strings, the duration summary, the version
- * regex, the report parser on the real roboflow fixtures (NVTX_ANALYSIS_SPEC.md §13 "check the CSV
+ * regex, the report parser on the real roboflow fixtures (docs/spec/NVTX_ANALYSIS.md §13 "check the CSV
  * parser directly"), and the YAML typing of manifests. */
 #include <math.h>
 #include <stdio.h>

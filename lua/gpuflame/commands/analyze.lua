@@ -1,4 +1,5 @@
--- gpuflame analyze --run-dir DIR: NVTX run analysis → DIR/analysis.json (NVTX_ANALYSIS_SPEC.md)
+-- gpuflame analyze: the NVTX run analysis of a run directory into its analysis.json (docs/spec/NVTX_ANALYSIS.md);
+-- the usage is in the spec below.
 local analyze = require("gpuflame.analyze")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")

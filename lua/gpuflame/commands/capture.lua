@@ -1,4 +1,5 @@
--- gpuflame capture [--duration S] [--out DIR] [--nsys PATH] [--timeline] [--stacks] [-- WORKLOAD...]
+-- gpuflame capture: run a workload under nsys and write its views (flamegraph, timeline) and summary.json;
+-- the usage is in the spec below.
 local capture = require("gpuflame.capture")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")

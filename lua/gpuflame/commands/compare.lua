@@ -1,4 +1,5 @@
--- gpuflame compare RUN_A RUN_B: context differences, then median deltas with both runs' spreads
+-- gpuflame compare: two NVTX runs side by side, context differences, then median deltas with both runs'
+-- spreads; the usage is in the spec below.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local R = require("gpuflame.nvtx_report")

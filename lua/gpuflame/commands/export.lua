@@ -1,4 +1,5 @@
--- gpuflame export --list | export --format NAME INPUT -o FILE
+-- gpuflame export: an input through an exporter plug-in (exporters/<name>.lua), or the list of them; the
+-- usage is in the spec below.
 local errors = require("gpuflame.errors")
 local exporters = require("gpuflame.exporters")
 local log = require("gpuflame.log")

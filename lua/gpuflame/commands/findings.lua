@@ -1,4 +1,5 @@
--- gpuflame findings INPUT [-r RULE[:opt=v...]]... [-f csv|json|md|text] [-o BASE] | findings --list
+-- gpuflame findings: the findings rules over a capture, as text, CSV, JSON or Markdown, or the list of rules;
+-- the usage is in the spec below.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local findings = require("gpuflame.findings")

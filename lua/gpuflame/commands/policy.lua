@@ -1,4 +1,5 @@
--- gpuflame policy show | policy check FILE
+-- gpuflame policy: the effective policy shown field by field, or policy files checked; the usage is in the
+-- spec below.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")

@@ -1,8 +1,9 @@
--- gpuflame report --run-dir DIR [-o FILE] [--html]: a human summary of DIR/analysis.json
+-- gpuflame report: a human summary (Markdown or an HTML page) of an NVTX run's analysis.json; the usage is
+-- in the spec below.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local R = require("gpuflame.nvtx_report")
-local resource = require("gpuflame.resource")
+local page = require("gpuflame.views.page")
 
 local cmd = {}
 
@@ -82,7 +83,7 @@ function cmd.run(opts, ctx)
     local extra = { findings = core.json.array(findings), path = path, sync = R.sync_policy(a.run.cuda),
       top = ropts.top_ranges, rules = ropts.rules and rules_extra(ropts.rules, ropts.rules_path, ropts.top_ranges) or nil }
     local title = string.format("NVTX analysis: %s / %s", R.show(a.run.profile_name), R.show(a.run.run_id))
-    core.render.render(resource.read("templates/report.html"), {
+    core.render.render(page.template("templates/report.html"), {
       title = title, analysis = { json = core.fs.read(path) }, extra = { json = core.json.encode(extra) },
     }, out, "templates/report.html")
     io.stdout:write("Wrote report: ", out, "\n")

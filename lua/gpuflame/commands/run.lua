@@ -1,4 +1,5 @@
--- gpuflame run SCRIPT.lua [ARGS...] | gpuflame run NAME [ARGS...] | gpuflame run --list
+-- gpuflame run: a Lua script (a path, or a bundled or search-path script by name) with gpuflame's modules;
+-- the usage is in the spec below.
 local cli = require("gpuflame.cli")
 local resource = require("gpuflame.resource")
 

@@ -1,5 +1,5 @@
--- gpuflame stats -r REPORT[,REPORT...] INPUT [-o PREFIX|-] [--format csv|json[:mem=B]]: nsys stats reports
--- computed by gpuflame from an SQLite export (docs/REPORTS.md)
+-- gpuflame stats: nsys stats reports computed by gpuflame from an SQLite export (docs/REPORTS.md); the usage
+-- is in the spec below.
 local errors = require("gpuflame.errors")
 local inputs = require("gpuflame.inputs")
 local log = require("gpuflame.log")

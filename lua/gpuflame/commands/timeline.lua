@@ -1,4 +1,4 @@
--- gpuflame timeline INPUT... [-o out.html] [--max-events N] [--stacks] [--title T]
+-- gpuflame timeline: the CPU/GPU timeline page of trace inputs; the usage is in the spec below.
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 

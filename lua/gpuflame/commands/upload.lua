@@ -1,4 +1,5 @@
--- gpuflame upload ARTIFACT… | gpuflame upload --flush
+-- gpuflame upload: artifacts delivered to the policy's sinks, or the spool flushed; the usage is in the spec
+-- below.
 local deliver = require("gpuflame.fleet.deliver")
 local errors = require("gpuflame.errors")
 local fleetcfg = require("gpuflame.fleet.fleetcfg")

@@ -1,4 +1,4 @@
--- The fleet agent (STUDIO_PROTOCOL.md §5): heartbeat every interval, act on profiling commands,
+-- The fleet agent (docs/spec/STUDIO.md §5): heartbeat every interval, act on profiling commands,
 -- capture in the background with the backends (nsys through `gpuflame capture`, perf) while the
 -- heartbeat keeps ticking, deliver through the spool, report command completion.
 --

@@ -7,7 +7,7 @@
 -- server may see a duplicate if the kill came between its 2xx and our delete).
 --
 -- Sinks:
---   { type = "studio" }                           POST {server}/api/v2/profiles (STUDIO_PROTOCOL.md §2)
+--   { type = "studio" }                           POST {server}/api/v2/profiles (docs/spec/STUDIO.md §2)
 --   { type = "http", url = "https://h/{hostname}/{name}", method = "PUT"|"POST",
 --     headers = { ["Authorization"] = "Bearer {token}" }, artifact = "html"|"folded"|"all" }
 --   { type = "dir", path = "/srv/profiles/{hostname}" }   atomic copies of the artifacts
@@ -31,7 +31,7 @@ local function expand(tpl, vars)
   end))
 end
 
--- Tags (STUDIO_PROTOCOL.md §4.2): names from policy.upload.tag_names, then the policy's `tags`
+-- Tags (docs/spec/STUDIO.md §4.2): names from policy.upload.tag_names, then the policy's `tags`
 -- function (if any) may add, remove or reorder them; it runs under the policy time budget.
 function deliver.tags(p, ctx)
   local names = p.upload.tag_names

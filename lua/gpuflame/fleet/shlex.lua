@@ -2,7 +2,7 @@
 -- no comments): whitespace separates words; '...' is literal; "..." keeps everything literal except
 -- \" and \\ (and \$ \` \newline are kept with their backslash, as Python does); outside quotes a
 -- backslash escapes the next character; adjacent parts join into one word ("a"'b'c → abc).
--- The reference agent splits nsys_workload this way (STUDIO_PROTOCOL.md §5.2, §6.2).
+-- The reference agent splits nsys_workload this way (docs/spec/STUDIO.md §5.2, §6.2).
 local shlex = {}
 
 local WS = { [" "] = true, ["\t"] = true, ["\n"] = true, ["\r"] = true, ["\f"] = true, ["\v"] = true }

@@ -1,4 +1,4 @@
--- The gProfiler Performance Studio wire protocol (STUDIO_PROTOCOL.md §2, §3, §5): the profile text
+-- The gProfiler Performance Studio wire protocol (docs/spec/STUDIO.md §2, §3, §5): the profile text
 -- with its `# {json}` header, the upload body, the session headers and query parameters, the health
 -- check, the heartbeat and command completion. No decisions here: what to send comes from the
 -- caller (deliver.lua, agent.lua) and the policy. `cfg` is gpuflame.fleet.fleetcfg's settings table, which

@@ -11,8 +11,7 @@ local M = {}
 -- the GPU stacks (core.stackdiff), of the launch stacks (or nil), and the model: doc (diff.compare's
 -- document with its verdict) plus page = {title, subtitle, min_fraction}. Returns both flames' tree stats.
 function M.render(kernel_flame, launch_flame, doc, out_path, page)
-  local resource = require("gpuflame.resource")
-  local tmpl, origin = resource.read("templates/diff.html")
+  local tmpl, origin = require("gpuflame.views.page").template("templates/diff.html")
   local mf = page.min_fraction or 0
   kernel_flame:set_min_fraction(mf)
   if launch_flame then launch_flame:set_min_fraction(mf) end

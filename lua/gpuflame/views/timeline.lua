@@ -12,7 +12,7 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
-local resource = require("gpuflame.resource")
+local page = require("gpuflame.views.page")
 local trace = require("gpuflame.trace")
 
 local V = {}
@@ -43,7 +43,7 @@ end
 -- render(tr, out, settings [, findings_doc]) writes the page atomically; findings_doc (findings.page)
 -- fills the findings panel ({{json:findings}}; null: no panel).
 function V.render(tr, out, s, fdoc)
-  local tmpl, origin = resource.find(s.template)
+  local tmpl, origin = page.find(s.template)
   if not tmpl then
     errors.raise(errors.ERROR, "timeline template %s not found on the search path", s.template)
   end

@@ -1,4 +1,4 @@
-/* A CPU-only workload shaped like the NVTX capture harness (NVTX_ANALYSIS_SPEC.md §3): one top-level
+/* A CPU-only workload shaped like the NVTX capture harness (docs/spec/NVTX_ANALYSIS.md §3): one top-level
  * push/pop range `profile-target`, its children `iteration <i>`, nested ranges below them, and worker
  * threads with ranges of their own. Built by the real-nsys tier against Debian's libnvToolsExt.so.1.
  * Usage: nvtx_harness [ITERATIONS] [THREADS] [SLEEP_SECONDS_AT_END] */
