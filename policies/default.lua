@@ -85,6 +85,24 @@ return {
     },
   },
 
+  -- Live sessions (docs/LIVE.md): `gpuflame launch` runs a job under `nsys launch` (collection off) and
+  -- registers it; `gpuflame capture --session NAME` captures windows of it; `gpuflame sessions` lists them.
+  live = {
+    -- the session registry, private to the user (0700); "" = $XDG_RUNTIME_DIR/gpuflame/sessions, else
+    -- /tmp/gpuflame-<uid>/sessions. A DaemonSet shares one directory between jobs and the agent.
+    registry_dir = "",
+    ready_timeout = 30,       -- seconds `launch` waits for nsys to start the workload
+    start_timeout = 60,       -- seconds `nsys start` may run
+    stop_timeout = 300,       -- seconds `nsys stop` may run (it writes the window's raw capture)
+    control_timeout = 20,     -- seconds `nsys sessions list` / `nsys shutdown` may run
+    -- after `launch` passes SIGINT/SIGTERM on to the workload, the seconds it gets to end before the
+    -- whole tree (nsys included) is ended
+    signal_grace = 10,
+    max_wait = 86400,         -- a window's --at further ahead than this many seconds is refused
+    launch_args = {},         -- more `nsys launch` flags (before the workload)
+    start_args = {},          -- more `nsys start` flags
+  },
+
   -- NVTX run analysis (`gpuflame analyze`, NVTX_ANALYSIS_SPEC.md): how `nsys stats` is run, and what
   -- `report`/`compare` call out.
   analyze = {
@@ -160,6 +178,13 @@ return {
       -- `setpriv --reuid U --regid G --init-groups --` (util-linux). "" runs it as the agent's user.
       run_as = "",
       run_as_group = "",              -- "" = the user's primary group
+    },
+    -- Windows of running sessions (docs/LIVE.md "The agent"): a command whose nsys_session names a
+    -- session (or matches one by service or command) captures it when one of these globs matches.
+    remote_sessions = {
+      enabled = true,                 -- false: every session target is refused
+      allow_names = {},               -- session names (globs * ?); {} = none
+      allow_commands = {},            -- session command lines (words joined by spaces; globs)
     },
   },
 
