@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# gf-test: lane=nsys-profile slow
+# Real-nsys tier, live sessions (docs/LIVE.md): `gpuflame launch` runs a long NVTX job under the real
+# `nsys launch`; `capture --session` captures two windows a few seconds apart, each holding exactly the
+# ranges that ran inside it (checked against the job's own log of its ranges, tests/real/live_window_check.py);
+# the job's output and exit code pass through; `sessions --json` lists it while it runs and not after.
+# Failure behaviour: a second window while one is open is refused, an interrupted window is stopped (the
+# session is captured again), a window on an ended session fails naming it (exit 4), a `launch` killed
+# with SIGKILL leaves an entry `sessions` shows as ended, SIGTERM to `launch` reaches the job (exit 143).
+# The agent captures a window of a session through the Studio stand-in (tests/studio_server.py).
+# After each case no nsys process of the case's own sessions remains (matched by the session names and
+# the job's binary name, which this file chose: other users of this machine may run nsys too).
+. "$(dirname "$0")/../lib/t.sh"
+. "$(dirname "$0")/../lib/studio.sh"
+. "$(dirname "$0")/lib.sh"
+real_nsys_or_skip "real nsys: live sessions"
+if ! [ -e /usr/lib/x86_64-linux-gnu/libnvToolsExt.so.1 ] && ! ldconfig -p 2>/dev/null | grep -q libnvToolsExt.so.1; then
+  skip "real nsys: live sessions" "libnvToolsExt.so.1 missing (Debian: libnvtoolsext1; .ci/deps.sh nsys)"; exit 0
+fi
+T0=$(date +%s)
+BIN=$TMP/bin; mkdir -p "$BIN"
+JOB=$BIN/gflive_job$$
+cc -O1 -o "$JOB" "$TOP/tests/real/workloads/live_nvtx.c" -l:libnvToolsExt.so.1 || { not_ok "build workload" "cc failed"; t_done; }
+export XDG_RUNTIME_DIR=$TMP/run NSYS_PATH=$REAL_NSYS   # a registry of this file's own
+mkdir -p "$XDG_RUNTIME_DIR"
+POL=$TMP/live.lua
+# CPU job: NVTX and OS runtime tracing need no GPU; the timeline reads the window's SQLite export
+printf 'return { extends = "%s", capture = { trace = "nvtx,osrt" }, timeline = { source = "sqlite" }, live = { signal_grace = 5 } }\n' \
+  "$TOP/tests/real/policy.lua" >"$POL"
+TOL=0.05   # seconds: the window's edges as gpuflame saw them (see live_window_check.py) vs the ranges' own clock
+S=gfl$$    # session-name prefix: survivors are found by it and by the job's binary name
+survivors() { ps -eo pid=,args= | grep -E "gflive_job$$|$S" | grep -v -E 'grep|ps -eo' || true; }
+gone_within() { local i; for i in $(seq 1 $(( $1 * 5 ))); do [ -z "$(survivors)" ] && return 0; sleep 0.2; done; return 1; }
+listed() { "$GF" sessions --json | python3 -c 'import json,sys; print(" ".join(s["name"] + ":" + s["state"] for s in json.load(sys.stdin)["sessions"]))'; }
+until_listed() { local i; for i in $(seq 1 150); do [[ " $(listed) " == *" $1:"* ]] && return 0; sleep 0.2; done; return 1; }
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+LPIDS=()
+trap 'for p in "${LPIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; studio_stop 2>/dev/null' EXIT
+
+# --- two windows of a running job ------------------------------------------------------------------
+"$GF" --policy "$POL" launch --session "${S}a" -- "$JOB" "$TMP/a.log" "$TMP/a.stop" 180 7 >"$TMP/a.out" 2>"$TMP/a.err" &
+LA=$!; LPIDS+=("$LA")
+check "launch: the session is listed while the job runs" until_listed "${S}a"
+check_contains "sessions --json: state waiting" " $(listed) " " ${S}a:waiting "
+for w in 1 2; do
+  [ "$w" = 2 ] && at=$(date -u -d "@$(( $(date +%s) + 3 ))" +%Y-%m-%dT%H:%M:%SZ) && extra=(--at "$at") || extra=()
+  run_gf --policy "$POL" capture --session "${S}a" --duration 2 --timeline --out "$TMP/w$w" "${extra[@]}"
+  check_eq "window $w: exit 0" 0 "$rc"
+  [ "$rc" = 0 ] || echo "# $err" | tail -5
+  check "window $w: timeline page written" test -s "$TMP/w$w/timeline.html"
+  res=$(python3 "$TOP/tests/real/live_window_check.py" "$TMP/w$w/summary.json" "$TMP/w$w/capture.sqlite" "$TMP/a.log" "$TOL" 2>&1)
+  check_contains "window $w: the export holds exactly the ranges that ran inside the window (±$TOL s)" "$res" "ok "
+  echo "# window $w: $res"
+  sleep 1
+done
+check "windows: the second holds none of the first's ranges" python3 - "$TMP/w1/capture.sqlite" "$TMP/w2/capture.sqlite" <<'PY'
+import sqlite3, sys
+def ticks(p):
+    db = sqlite3.connect(p)
+    return {r[0] for r in db.execute("SELECT coalesce(e.text, s.value) FROM NVTX_EVENTS e LEFT JOIN StringIds s ON e.textId = s.id") if r[0] and r[0].startswith("tick ")}
+a, b = ticks(sys.argv[1]), ticks(sys.argv[2])
+sys.exit(0 if a and b and not (a & b) and max(a) < min(b) else 1)
+PY
+check_eq "--at: summary.json records the planned instant" "$at" "$(json "$TMP/w2/summary.json" 'd["window"]["at"]')"
+check "--at: nsys start was called at the planned instant (within 0.5 s), not before" python3 - "$TMP/w2/summary.json" <<'PY'
+import datetime, json, sys
+w = json.load(open(sys.argv[1]))["window"]
+e = lambda s: datetime.datetime.fromisoformat(s).timestamp()
+d = e(w["start_called"]) - e(w["planned_start"])
+ok = -0.001 <= d < 0.5 and abs(w["start_delay_s"] - (e(w["actual_start"]) - e(w["planned_start"]))) < 0.002
+print("# --at: start called %.3f s after the planned instant, collection on %.3f s after" % (d, w["start_delay_s"]))
+sys.exit(0 if ok else 1)
+PY
+touch "$TMP/a.stop"; wait "$LA"; rc=$?
+check_eq "launch: exits with the job's status" 7 "$rc"
+check_eq "launch: the job's stdout passes through unchanged" "live_nvtx: some ticks" "$(cat "$TMP/a.out")"
+check_contains "launch: the job's stderr passes through" "$(cat "$TMP/a.err")" "live_nvtx: stderr line"
+check_eq "sessions --json: not listed after the job ended" "" "$(listed)"
+check "after the job: no nsys process of the session remains" gone_within 10
+run_gf --policy "$POL" capture --session "${S}a" --duration 1 --out "$TMP/w3"
+check_eq "window on an ended session: exit 4" 4 "$rc"
+check_contains "window on an ended session: names it" "$err" "session ${S}a: not running"
+
+# --- one window at a time; an interrupted window is stopped; SIGTERM reaches the job ---------------
+"$GF" --policy "$POL" launch --session "${S}b" -- "$JOB" "$TMP/b.log" "$TMP/b.stop" 180 0 >"$TMP/b.out" 2>"$TMP/b.err" &
+LB=$!; LPIDS+=("$LB")
+check "launch b: listed" until_listed "${S}b"
+"$GF" --policy "$POL" capture --session "${S}b" --duration 30 --out "$TMP/b1" >"$TMP/b1.out" 2>"$TMP/b1.err" &
+CB=$!
+for i in $(seq 1 150); do [[ " $(listed) " == *" ${S}b:capturing "* ]] && grep -q '\[start\]' "$TMP/b1.err" && break; sleep 0.2; done
+check_contains "sessions: capturing while a window is open" " $(listed) " " ${S}b:capturing "
+sleep 2
+run_gf --policy "$POL" capture --session "${S}b" --duration 1 --out "$TMP/b2"
+check_eq "second window while one is open: refused (exit 4)" 4 "$rc"
+check_contains "second window: says a window is open" "$err" "a window is already open"
+kill -INT "$CB"; wait "$CB"; rc=$?
+check_eq "interrupted window: exit 130" 130 "$rc"
+check_contains "interrupted window: it was stopped" "$(cat "$TMP/b1.err")" "interrupted during the window; it was stopped"
+check_eq "interrupted window: summary says interrupted" interrupted "$(json "$TMP/b1/summary.json" 'd["status"]')"
+run_gf --policy "$POL" capture --session "${S}b" --duration 1 --timeline --out "$TMP/b3"
+check_eq "after the interrupted window: the session is captured again" 0 "$rc"
+kill -TERM "$LB"; wait "$LB"; rc=$?
+check_eq "SIGTERM to launch: passed on to the job (its status 143)" 143 "$rc"
+check "SIGTERM to launch: no nsys process remains" gone_within 10
+
+# --- launch killed with SIGKILL -------------------------------------------------------------------
+"$GF" --policy "$POL" launch --session "${S}c" -- "$JOB" "$TMP/c.log" "$TMP/c.stop" 180 0 >"$TMP/c.out" 2>"$TMP/c.err" &
+LC=$!; LPIDS+=("$LC")
+check "launch c: listed" until_listed "${S}c"
+kill -KILL "$LC"; wait "$LC" 2>/dev/null
+check "SIGKILL to launch: nothing of nsys or the job remains" gone_within 15
+check_contains "SIGKILL to launch: sessions lists its entry as ended" " $(listed) " " ${S}c:ended "
+check_eq "SIGKILL to launch: ... and removes it" "" "$(listed)"
+"$GF" --policy "$POL" launch --session "${S}c" -- "$JOB" "$TMP/c2.log" "$TMP/c2.stop" 180 0 >"$TMP/c2.out" 2>"$TMP/c2.err" &
+LC=$!; LPIDS+=("$LC")
+check "SIGKILL to launch: the name can be launched again" until_listed "${S}c"
+kill -KILL "$LC"; wait "$LC" 2>/dev/null
+run_gf --policy "$POL" capture --session "${S}c" --duration 1 --out "$TMP/c1"
+check_eq "window on a killed launch's session: exit 4" 4 "$rc"
+check_contains "window on a killed launch's session: names it" "$err" "session ${S}c"
+check "after SIGKILL: no nsys process remains" gone_within 15
+
+echo "# survivors (should be none): $(survivors)"
+echo "# test_real_live took $(( $(date +%s) - T0 )) s"
+t_done
