@@ -131,7 +131,9 @@ return {
     oversize = { "retrim", "flamegraph", "no_html" },
     retrim_events = { 10000, 5000, 2000, 1000 },
     perf_mode = "none",               -- never "disabled": the indexer drops the tags then (§4.2)
-    tag_names = { gpu = "nsys-cuda", timeline = "nsys-timeline", stacks = "nsys-stacks", perf = "" },
+    tag_names = { gpu = "nsys-cuda", timeline = "nsys-timeline", stacks = "nsys-stacks", perf = "",
+      -- a live session's window (docs/LIVE.md): "<name>:<session>" and "<name>:<window start, ISO 8601>"
+      session = "nsys-session", window = "nsys-window" },
     artifacts = {                     -- (file names inside a capture directory: `outputs`)
       -- what `gpuflame timeline` re-renders from (first group whose globs all match)
       timeline_inputs = { { "*.sqlite" }, { "*cuda_api_trace*.csv", "*cuda_gpu_trace*.csv" } },

@@ -240,10 +240,11 @@ function live.window(opts, ctx)
     if t < now then log.warn("--at %s has passed (%.3f s ago); the window starts now", opts.at, now - t) end
     w.planned = t
   end
-  local nsys = capture.find_nsys(p, e.nsys.path)
   local dir = opts.out or os.date(p.capture.out_dir)
   core.fs.mkdirp(dir)
-  local state = capture.new_state(dir, p, nsys)
+  -- the nsys the session runs under; discovery (its version, its importer) waits until after the window,
+  -- so that an --at instant is met
+  local state = capture.new_state(dir, p, { path = e.nsys.path })
   state.workload = e.command
   state.live = { e, w, duration }
   local lock = sessions.open_window(p, e, { since = "(waiting for " .. core.sys.isotime(w.planned) .. ")", out = dir,
@@ -258,6 +259,9 @@ function live.window(opts, ctx)
     capture.write_summary(state)
     errors.raise(errors.INTERRUPTED, "session %s: %s. Kept: %s", e.name, state.error, capture.kept_list(state))
   end
+  local found, nsys = errors.try(capture.find_nsys, p, e.nsys.path)
+  if not found then fail(state, nsys.code, "%s", nsys.msg) end
+  state.nsys = nsys
   local prefix = dir .. "/" .. p.capture.output_name
   local rep = capture.find_report(prefix) or capture.import_qdstrm(state, prefix, function(fmt, ...)
     fail(state, errors.CAPTURE, fmt, ...)

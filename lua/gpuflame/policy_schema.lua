@@ -180,7 +180,8 @@ S.tree = {
     oversize = S.list(S.str({ oneof = { "retrim", "flamegraph", "no_html" } })),
     retrim_events = S.list(S.int({ min = 1 })),
     perf_mode = S.str(),
-    tag_names = { gpu = S.str(), timeline = S.str(), stacks = S.str(), perf = S.str() },
+    tag_names = { gpu = S.str(), timeline = S.str(), stacks = S.str(), perf = S.str(), session = S.str(),
+      window = S.str() },
     artifacts = {
       timeline_inputs = S.list(S.list(S.str())),
     },

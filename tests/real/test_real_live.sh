@@ -120,6 +120,50 @@ check_eq "window on a killed launch's session: exit 4" 4 "$rc"
 check_contains "window on a killed launch's session: names it" "$err" "session ${S}c"
 check "after SIGKILL: no nsys process remains" gone_within 15
 
+# --- the agent captures a window of a running session (Studio stand-in) ----------------------------
+TOKEN="live-$(date +%s%N)-secret"
+export GPUFLAME_TOKEN=$TOKEN
+studio_start "$TMP/srv" --token "$TOKEN" --service live-svc
+cat >"$TMP/fleet.lua" <<LUA
+return { extends = "$POL", live = { registry_dir = "$XDG_RUNTIME_DIR/gpuflame/sessions" },
+  agent = { stop_grace = 2, remote_sessions = { allow_names = { "${S}d" } } },
+  deliver = { retry = { count = 2, base = 0.1, cap = 0.2 } } }
+LUA
+"$GF" --policy "$POL" launch --session "${S}d" --service live-job -- "$JOB" "$TMP/d.log" "$TMP/d.stop" 180 0 >"$TMP/d.out" 2>"$TMP/d.err" &
+LD=$!; LPIDS+=("$LD")
+check "launch d: listed" until_listed "${S}d"
+"$GF" --policy "$TMP/fleet.lua" agent --server "$STUDIO_URL" --service live-svc --interval 0.3 \
+  --state-dir "$TMP/state" --hostname live-host >"$TMP/agent.log" 2>&1 &
+AG=$!; LPIDS+=("$AG")
+queue() { studio_ctl command "{\"command_id\": \"$1\", \"profiling_command\": {\"command_type\": \"start\", \"combined_config\": $2}}"; }
+completion_of() { studio_q "([r['body'] for r in recs if r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == '$1'] or [{}])[-1].get('$2')"; }
+until_completed() { local i; for i in $(seq 1 $(( $2 * 5 ))); do [ "$(completion_of "$1" status)" != None ] && return 0; sleep 0.2; done; return 1; }
+AT=$(( $(date +%s) + 8 ))
+queue ag1 "{\"duration\": 2, \"enable_nsys\": true, \"nsys_timeline\": true, \"nsys_session\": {\"service\": \"live-job\"}, \"start_at\": $AT}"
+check "agent: the session-window command completes" until_completed ag1 90
+check_eq "agent: completed" completed "$(completion_of ag1 status)"
+[ "$(completion_of ag1 status)" = completed ] || { echo "# $(completion_of ag1 error_message)"; tail -20 "$TMP/agent.log" | sed 's/^/# /'; }
+tags=$(studio_q 'profiles()[-1]["body"]["_header"]["metadata"]["run_arguments"]["perf_events"]' 2>/dev/null)
+check_contains "agent: the upload is tagged with the session" "$tags" "nsys-session:${S}d"
+check_contains "agent: ... and the window" "$tags" "nsys-window:20"
+sum=$(ls "$TMP"/state/captures/*ag1*/summary.json 2>/dev/null | head -1)
+check "agent: the window started at the command's start_at (within 0.5 s, not before)" python3 - "${sum:-/nonexistent}" "$AT" <<'PY'
+import datetime, json, sys
+w = json.load(open(sys.argv[1]))["window"]
+d = datetime.datetime.fromisoformat(w["start_called"]).timestamp() - float(sys.argv[2])
+print("# agent window: start called %.3f s after start_at" % d)
+sys.exit(0 if -0.001 <= d < 0.5 else 1)
+PY
+queue ag2 '{"duration": 2, "enable_nsys": true, "nsys_session": "someone-else"}'
+check "agent: a session the policy does not allow ... is reported" until_completed ag2 30
+check_eq "agent: ... failed" failed "$(completion_of ag2 status)"
+check_contains "agent: ... with the reason" "$(completion_of ag2 error_message)" "no running session matches"
+kill -TERM "$AG"; wait "$AG" 2>/dev/null
+touch "$TMP/d.stop"; wait "$LD"; rc=$?
+check_eq "agent case: the job ends normally" 0 "$rc"
+check "agent case: no nsys process remains" gone_within 10
+studio_stop
+
 echo "# survivors (should be none): $(survivors)"
 echo "# test_real_live took $(( $(date +%s) - T0 )) s"
 t_done
