@@ -22,7 +22,7 @@ run_mode() {
     window)
       "$GF" --policy "$OUT/pol.lua" launch --session "gfbench-w-$2" -- "$OUT/job" "$N" "$W" "$d/go" "$d/quit" >"$d/out" 2>"$d/err" &
       local lp=$! i
-      for i in $(seq 1 300); do "$GF" sessions | grep -q "gfbench-w-$2 " && break; sleep 0.1; done
+      for i in $(seq 1 300); do "$GF" sessions --json | grep -q "\"gfbench-w-$2\"" && break; sleep 0.1; done
       "$GF" --policy "$OUT/pol.lua" -q capture --session "gfbench-w-$2" --duration 60 --out "$d/w" >/dev/null 2>"$d/cap.err" &
       local cp=$!
       # collection is on once nsys start has returned: the registry's window note then has its start time

@@ -226,7 +226,6 @@ end
 -- opts: {session, duration, at, out, timeline, stacks, title, ...}; the page options as capture.run's
 function live.window(opts, ctx)
   local p = ctx.policy()
-  local e = sessions.get(p, opts.session)
   local duration = opts.duration or p.capture.duration
   local now = wall()
   local w = { at = opts.at, planned = now }
@@ -240,6 +239,7 @@ function live.window(opts, ctx)
     if t < now then log.warn("--at %s has passed (%.3f s ago); the window starts now", opts.at, now - t) end
     w.planned = t
   end
+  local e = sessions.get(p, opts.session)
   local dir = opts.out or os.date(p.capture.out_dir)
   core.fs.mkdirp(dir)
   -- the nsys the session runs under; discovery (its version, its importer) waits until after the window,

@@ -8,8 +8,8 @@ local cmd = {}
 
 cmd.spec = {
   usage = "capture [--duration S] [--out DIR] [--nsys PATH] [--timeline] [--stacks] [-- WORKLOAD...]\n" ..
-    "       capture --session NAME --duration S [--at TIME] [--out DIR] [--timeline] [--stacks]",
-  summary = "profile a workload with nsys and write its GPU flamegraph (or timeline) into a capture directory",
+    "       gpuflame capture --session NAME --duration S [--at TIME] [--out DIR] [--timeline] [--stacks]",
+  summary = "profile a workload with nsys (or a window of a live session) into a capture directory",
   description = "Runs `nsys profile` (flags from policy capture.*) on WORKLOAD with the environment cleaned of\n" ..
     "bundler paths, kills the process group after duration + capture.timeout_extra seconds, then runs\n" ..
     "`nsys stats` on the policy's reports in order (cuda_gpu_kern_sum, then cuda_api_sum) until one has\n" ..
