@@ -7,6 +7,8 @@
 --   capture.stats(state, reports)                       → {report, csv, stacks, tried}  (exit 5 if none)
 --   capture.export_sqlite(nsys, rep, out, policy [, state]) → {ok, path, why}
 --   capture.run(opts, policy)                           → result (see below); writes summary.json
+--   capture.views(state, opts, ctx)                     → the views, findings.json, summary.json of
+--                                                         state.report (also a live window's, gpuflame.live)
 --
 -- The argv and environment nsys gets are built in gpuflame.nsys_args.
 --
