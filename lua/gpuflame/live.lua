@@ -150,8 +150,12 @@ function live.launch(opts, ctx)
   end
   for _, l in ipairs(r.leftovers or {}) do log.info("launch: ended %s, which nsys left running", l) end
   if not registered then
-    errors.raise(errors.CAPTURE, "nsys launch %s before the workload ran (status %s %s)", r.status == "exited" and
-      "exited" or "was ended", r.status, tostring(r.code))
+    if r.status ~= "exited" then
+      errors.raise(errors.CAPTURE, "nsys launch was ended before the workload ran (%s)", r.status)
+    end
+    -- a job that ended before it was seen, or nsys failing to start it: its status either way
+    log.warn("launch: nsys launch ended (status %d) before the workload was seen running; no session was " ..
+      "registered", r.code)
   end
   return exit_status(r)
 end

@@ -103,6 +103,12 @@ kill -TERM "$LB"; wait "$LB"; rc=$?
 check_eq "SIGTERM to launch: passed on to the job (its status 143)" 143 "$rc"
 check "SIGTERM to launch: no nsys process remains" gone_within 10
 
+# --- a job that ends at once: its status, whether or not it was seen running ------------------------
+run_gf --policy "$POL" launch --session "${S}e" -- sh -c 'echo quick; exit 3'
+check_eq "a job that ends at once: launch exits with its status" 3 "$rc"
+check_eq "a job that ends at once: its output passes through" quick "$out"
+check "a job that ends at once: no nsys process remains" gone_within 10
+
 # --- launch killed with SIGKILL -------------------------------------------------------------------
 "$GF" --policy "$POL" launch --session "${S}c" -- "$JOB" "$TMP/c.log" "$TMP/c.stop" 180 0 >"$TMP/c.out" 2>"$TMP/c.err" &
 LC=$!; LPIDS+=("$LC")

@@ -12,7 +12,8 @@ cmd.spec = {
     "Stays in the foreground as the job's process: the job's output passes through unchanged, SIGINT and\n" ..
     "SIGTERM are passed on to it, and gpuflame exits with its exit status. When the job ends, nothing of\n" ..
     "nsys is left and the registry entry goes.\n" ..
-    "Exit codes: the job's status; 2 the session name is in use, 3 nsys not found, 4 nsys never ran the job.",
+    "Exit codes: the job's status; 2 the session name is in use, 3 nsys not found, 4 nsys did not start the\n" ..
+    "job within policy live.ready_timeout.",
   options = {
     { "session", arg = "NAME", help = "session name (a letter, then letters, digits, . _ -); default gf-<pid>" },
     { "service", arg = "NAME", help = "a label the agent's session targets can match (nsys_session.service)" },

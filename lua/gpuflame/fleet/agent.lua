@@ -253,7 +253,7 @@ function agent.command_duration(p, value)
 end
 
 -- A command's start_at (RFC 3339, @EPOCH, +Ns, or a number of epoch seconds): every host of a job starts
--- its window at that instant. → the --at text and the seconds until then (0 without one).
+-- its window at that instant. → the --at instant (@EPOCH) and the seconds until then (0 without one).
 function agent.command_start_at(p, value)
   if value == nil or value == null or value == "" then return nil, 0 end
   local at = type(value) == "number" and string.format("@%.6f", value) or tostring(value)
@@ -263,7 +263,7 @@ function agent.command_start_at(p, value)
   if t - now > p.live.max_wait then
     errors.raise(errors.USAGE, "refused: start_at %s is more than policy live.max_wait (%g s) away", at, p.live.max_wait)
   end
-  return at, math.max(0, t - now)
+  return string.format("@%.6f", t), math.max(0, t - now) -- "+Ns" means from the command's arrival
 end
 
 function A:start_job(id, cc)
