@@ -35,11 +35,27 @@ listed() { "$GF" sessions --json | python3 -c 'import json,sys; print(" ".join(s
 until_listed() { local i; for i in $(seq 1 150); do [[ " $(listed) " == *" $1:"* ]] && return 0; sleep 0.2; done; return 1; }
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 LPIDS=()
+# start_launch VAR NAME TAG CODE [launch flags]: the job under `gpuflame launch` in the background, its pid
+# in VAR, waiting until the session is listed. nsys 2022.4's launch fails now and then under load before
+# the job runs (ProcessWaiter: sem_open ENOENT, docs/PERFORMANCE.md); then it is tried once more, said here.
+start_launch() {
+  local var=$1 name=$2 tag=$3 code=$4 try pid; shift 4
+  for try in 1 2; do
+    "$GF" --policy "$POL" launch --session "$name" "$@" -- "$JOB" "$TMP/$tag.log" "$TMP/$tag.stop" 180 "$code" \
+      >"$TMP/$tag.out" 2>"$TMP/$tag.err" &
+    pid=$!; LPIDS+=("$pid")
+    until_listed_or_gone "$name" "$pid" && break
+    grep -q 'ProcessWaiter' "$TMP/$tag.err" || break
+    echo "# nsys launch failed to start the job (ProcessWaiter sem_open); trying once more"; wait "$pid"
+  done
+  printf -v "$var" '%s' "$pid"
+}
+until_listed_or_gone() { local i; for i in $(seq 1 150); do [[ " $(listed) " == *" $1:"* ]] && return 0
+  kill -0 "$2" 2>/dev/null || return 1; sleep 0.2; done; return 1; }
 trap 'for p in "${LPIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; studio_stop 2>/dev/null' EXIT
 
 # --- two windows of a running job ------------------------------------------------------------------
-"$GF" --policy "$POL" launch --session "${S}a" -- "$JOB" "$TMP/a.log" "$TMP/a.stop" 180 7 >"$TMP/a.out" 2>"$TMP/a.err" &
-LA=$!; LPIDS+=("$LA")
+start_launch LA "${S}a" a 7
 check "launch: the session is listed while the job runs" until_listed "${S}a"
 check_contains "sessions --json: state waiting" " $(listed) " " ${S}a:waiting "
 for w in 1 2; do
@@ -82,8 +98,7 @@ check_eq "window on an ended session: exit 4" 4 "$rc"
 check_contains "window on an ended session: names it" "$err" "session ${S}a: not running"
 
 # --- one window at a time; an interrupted window is stopped; SIGTERM reaches the job ---------------
-"$GF" --policy "$POL" launch --session "${S}b" -- "$JOB" "$TMP/b.log" "$TMP/b.stop" 180 0 >"$TMP/b.out" 2>"$TMP/b.err" &
-LB=$!; LPIDS+=("$LB")
+start_launch LB "${S}b" b 0
 check "launch b: listed" until_listed "${S}b"
 "$GF" --policy "$POL" capture --session "${S}b" --duration 30 --out "$TMP/b1" >"$TMP/b1.out" 2>"$TMP/b1.err" &
 CB=$!
@@ -105,20 +120,19 @@ check "SIGTERM to launch: no nsys process remains" gone_within 10
 
 # --- a job that ends at once: its status, whether or not it was seen running ------------------------
 run_gf --policy "$POL" launch --session "${S}e" -- sh -c 'echo quick; exit 3'
+[[ "$err" == *ProcessWaiter* ]] && { echo "# nsys launch flake; once more"; run_gf --policy "$POL" launch --session "${S}e" -- sh -c 'echo quick; exit 3'; }
 check_eq "a job that ends at once: launch exits with its status" 3 "$rc"
 check_eq "a job that ends at once: its output passes through" quick "$out"
 check "a job that ends at once: no nsys process remains" gone_within 10
 
 # --- launch killed with SIGKILL -------------------------------------------------------------------
-"$GF" --policy "$POL" launch --session "${S}c" -- "$JOB" "$TMP/c.log" "$TMP/c.stop" 180 0 >"$TMP/c.out" 2>"$TMP/c.err" &
-LC=$!; LPIDS+=("$LC")
+start_launch LC "${S}c" c 0
 check "launch c: listed" until_listed "${S}c"
 kill -KILL "$LC"; wait "$LC" 2>/dev/null
 check "SIGKILL to launch: nothing of nsys or the job remains" gone_within 15
 check_contains "SIGKILL to launch: sessions lists its entry as ended" " $(listed) " " ${S}c:ended "
 check_eq "SIGKILL to launch: ... and removes it" "" "$(listed)"
-"$GF" --policy "$POL" launch --session "${S}c" -- "$JOB" "$TMP/c2.log" "$TMP/c2.stop" 180 0 >"$TMP/c2.out" 2>"$TMP/c2.err" &
-LC=$!; LPIDS+=("$LC")
+start_launch LC "${S}c" c2 0
 check "SIGKILL to launch: the name can be launched again" until_listed "${S}c"
 kill -KILL "$LC"; wait "$LC" 2>/dev/null
 run_gf --policy "$POL" capture --session "${S}c" --duration 1 --out "$TMP/c1"
@@ -135,8 +149,7 @@ return { extends = "$POL", live = { registry_dir = "$XDG_RUNTIME_DIR/gpuflame/se
   agent = { stop_grace = 2, remote_sessions = { allow_names = { "${S}d" } } },
   deliver = { retry = { count = 2, base = 0.1, cap = 0.2 } } }
 LUA
-"$GF" --policy "$POL" launch --session "${S}d" --service live-job -- "$JOB" "$TMP/d.log" "$TMP/d.stop" 180 0 >"$TMP/d.out" 2>"$TMP/d.err" &
-LD=$!; LPIDS+=("$LD")
+start_launch LD "${S}d" d 0 --service live-job
 check "launch d: listed" until_listed "${S}d"
 "$GF" --policy "$TMP/fleet.lua" agent --server "$STUDIO_URL" --service live-svc --interval 0.3 \
   --state-dir "$TMP/state" --hostname live-host >"$TMP/agent.log" 2>&1 &
