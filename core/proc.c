@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,7 +29,7 @@ struct gf_proc {
     enum gf_proc_status status;
     int exit_code, term_signal;
     double start, end, timeout, grace;
-    int group_signaled;
+    int group_signaled, keep_on_interrupt;
     char leftovers[1024]; /* processes that outlived the run and were ended ("PID COMM" lines) */
 };
 
@@ -167,6 +168,8 @@ int gf_proc_spawn(gf_proc **out, const gf_proc_opts *o, gf_err *err)
     p->timeout = o->timeout;
     p->grace = o->kill_grace > 0 ? o->kill_grace : 5.0;
     p->exit_code = -1;
+    p->keep_on_interrupt = o->keep_on_interrupt;
+    pid_t parent = getpid();
 
     int pipes[2][2] = {{-1, -1}, {-1, -1}};
     enum gf_io modes[2] = {o->out, o->err};
@@ -199,6 +202,11 @@ int gf_proc_spawn(gf_proc **out, const gf_proc_opts *o, gf_err *err)
     }
     if (pid == 0) {
         setpgid(0, 0);
+        if (o->parent_death_signal > 0) {
+            prctl(PR_SET_PDEATHSIG, o->parent_death_signal);
+            if (getppid() != parent) /* gpuflame died before prctl */
+                _exit(127);
+        }
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = SIG_DFL;
@@ -457,7 +465,7 @@ int gf_proc_poll(gf_proc *p, int wait_ms)
         end_orphans_if_idle(p, p->grace);
         return 1;
     }
-    if (gf_interrupted) {
+    if (gf_interrupted && !p->keep_on_interrupt) {
         gf_proc_terminate(p, GF_PROC_INTERRUPTED);
         return 1;
     }

@@ -21,6 +21,8 @@ typedef struct gf_proc_opts {
     double timeout;            /* seconds; <= 0: none */
     double kill_grace;         /* seconds between SIGTERM and SIGKILL (default 5) */
     int stdin_null;            /* 1: stdin from /dev/null (default for captured runs) */
+    int keep_on_interrupt;     /* 1: SIGINT/SIGTERM do not end it; the caller decides (passes them on) */
+    int parent_death_signal;   /* > 0: the child gets this signal when gpuflame dies (even by SIGKILL) */
 } gf_proc_opts;
 
 typedef struct gf_proc gf_proc;

@@ -93,6 +93,24 @@ return {
     },
   },
 
+  -- Live sessions (docs/LIVE.md): `gpuflame launch` runs a job under `nsys launch` (collection off) and
+  -- registers it; `gpuflame capture --session NAME` captures windows of it; `gpuflame sessions` lists them.
+  live = {
+    -- the session registry, private to the user (0700); "" = $XDG_RUNTIME_DIR/gpuflame/sessions, else
+    -- /tmp/gpuflame-<uid>/sessions. A DaemonSet shares one directory between jobs and the agent.
+    registry_dir = "",
+    ready_timeout = 30,       -- seconds `launch` waits for nsys to start the workload
+    start_timeout = 60,       -- seconds `nsys start` may run
+    stop_timeout = 300,       -- seconds `nsys stop` may run (it writes the window's raw capture)
+    control_timeout = 20,     -- seconds `nsys sessions list` / `nsys shutdown` may run
+    -- after `launch` passes SIGINT/SIGTERM on to the workload, the seconds it gets to end before the
+    -- whole tree (nsys included) is ended
+    signal_grace = 10,
+    max_wait = 86400,         -- a window's --at further ahead than this many seconds is refused
+    launch_args = {},         -- more `nsys launch` flags (before the workload)
+    start_args = {},          -- more `nsys start` flags
+  },
+
   -- NVTX run analysis (`gpuflame analyze`, docs/spec/NVTX_ANALYSIS.md): how `nsys stats` is run, and what
   -- `report`/`compare` call out.
   analyze = {
@@ -121,7 +139,9 @@ return {
     oversize = { "retrim", "flamegraph", "no_html" },
     retrim_events = { 10000, 5000, 2000, 1000 },
     perf_mode = "none",               -- never "disabled": the indexer drops the tags then (§4.2)
-    tag_names = { gpu = "nsys-cuda", timeline = "nsys-timeline", stacks = "nsys-stacks", perf = "" },
+    tag_names = { gpu = "nsys-cuda", timeline = "nsys-timeline", stacks = "nsys-stacks", perf = "",
+      -- a live session's window (docs/LIVE.md): "<name>:<session>" and "<name>:<window start, ISO 8601>"
+      session = "nsys-session", window = "nsys-window" },
     artifacts = {                     -- (file names inside a capture directory: `outputs`)
       -- what `gpuflame timeline` re-renders from (first group whose globs all match)
       timeline_inputs = { { "*.sqlite" }, { "*cuda_api_trace*.csv", "*cuda_gpu_trace*.csv" } },
@@ -168,6 +188,13 @@ return {
       -- `setpriv --reuid U --regid G --init-groups --` (util-linux). "" runs it as the agent's user.
       run_as = "",
       run_as_group = "",              -- "" = the user's primary group
+    },
+    -- Windows of running sessions (docs/LIVE.md "The agent"): a command whose nsys_session names a
+    -- session (or matches one by service or command) captures it when one of these globs matches.
+    remote_sessions = {
+      enabled = true,                 -- false: every session target is refused
+      allow_names = {},               -- session names (globs * ?); {} = none
+      allow_commands = {},            -- session command lines (words joined by spaces; globs)
     },
   },
 

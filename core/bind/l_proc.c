@@ -91,6 +91,8 @@ static gf_proc *spawn_from(lua_State *L, int opts)
     o.timeout = gf_opt_num_field(L, opts, "timeout", 0);
     o.kill_grace = gf_opt_num_field(L, opts, "kill_grace", 5);
     o.stdin_null = gf_opt_bool_field(L, opts, "stdin_null", 1);
+    o.keep_on_interrupt = gf_opt_bool_field(L, opts, "keep_on_interrupt", 0);
+    o.parent_death_signal = (int)gf_opt_int_field(L, opts, "parent_death_signal", 0);
     if ((o.out == GF_IO_FILE && !o.out_path) || (o.err == GF_IO_FILE && !o.err_path)) {
         free(argv);
         free(env);

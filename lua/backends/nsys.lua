@@ -1,5 +1,6 @@
 -- Capture backend: nsys, through the capture pipeline (`gpuflame capture`, owned by
--- lua/gpuflame/capture.lua) run as a child process so the agent keeps its heartbeat while nsys runs.
+-- lua/gpuflame/capture.lua) run as a child process so the agent keeps its heartbeat while nsys runs; for a
+-- live-session target, `gpuflame capture --session NAME` (a window of the running job, docs/LIVE.md).
 -- The child is its own process group; nsys and the workload are the child's children (their own
 -- group, made by the capture library), and a cancel kills the whole tree (fleet/agent.lua).
 --
@@ -20,6 +21,11 @@ function B.argv(job)
   for _, a in ipairs({ "capture", "--out", job.dir, "--duration", tostring(job.duration) }) do argv[#argv + 1] = a end
   if job.timeline then argv[#argv + 1] = "--timeline" end
   if job.timeline and job.stacks then argv[#argv + 1] = "--stacks" end
+  if job.session then -- a window of a live session: it runs under its own nsys (docs/LIVE.md)
+    for _, a in ipairs({ "--session", job.session }) do argv[#argv + 1] = a end
+    if job.at then argv[#argv + 1] = "--at"; argv[#argv + 1] = job.at end
+    return argv
+  end
   if job.nsys_path then argv[#argv + 1] = "--nsys"; argv[#argv + 1] = job.nsys_path end
   if job.workload and #job.workload > 0 then
     argv[#argv + 1] = "--"
@@ -33,7 +39,7 @@ function B.start(p, job)
   log.debug("nsys backend: %s", table.concat(argv, " "))
   return core.proc.spawn({
     argv = argv, env = job.env, stdout = "file", stdout_path = job.dir .. "/" .. p.outputs.nsys_backend_log,
-    stderr = "stdout", timeout = job.duration + p.capture.timeout_extra + p.backends.nsys.timeout_margin,
+    stderr = "stdout", timeout = (job.wait or 0) + job.duration + p.capture.timeout_extra + p.backends.nsys.timeout_margin,
     kill_grace = p.agent.stop_grace,
   })
 end

@@ -3,12 +3,14 @@
 -- the NVTX harness and the fleet agent can call on their own:
 --
 --   capture.find_nsys(policy, explicit)                 → nsys info {path, version}   (exit 3 if none)
---   capture.build_args(policy, {nsys, prefix, workload, duration, stacks}) → argv
---   capture.workload_env(policy [, env])                → env table for the profiled workload
 --   capture.profile(state, {workload, duration, stacks}) → report path             (exit 4 on failure)
 --   capture.stats(state, reports)                       → {report, csv, stacks, tried}  (exit 5 if none)
 --   capture.export_sqlite(nsys, rep, out, policy [, state]) → {ok, path, why}
 --   capture.run(opts, policy)                           → result (see below); writes summary.json
+--   capture.views(state, opts, ctx)                     → the views, findings.json, summary.json of
+--                                                         state.report (also a live window's, gpuflame.live)
+--
+-- The argv and environment nsys gets are built in gpuflame.nsys_args.
 --
 -- `state` is the result table being built: {dir, policy, nsys, commands = {}, warnings = {},
 -- reports_tried = {}, artifacts = {}}; capture.new_state(dir, policy, nsys) makes one. Every external
@@ -16,8 +18,8 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local nsys_args = require("gpuflame.nsys_args")
 local nsys_mod = require("gpuflame.nsys")
-local policy_mod = require("gpuflame.policy")
 
 local capture = {}
 
@@ -28,71 +30,6 @@ function capture.find_nsys(policy, explicit)
   local discover = require("gpuflame.discover")
   local info = discover.find(policy, { explicit = explicit })
   return info
-end
-
--- §6.2: restore <VAR> from <VAR>_ORIG, else drop path elements containing a bundler pattern.
-function capture.workload_env(policy, env)
-  local c = policy.capture
-  local e = {}
-  for k, v in pairs(env or core.proc.environ()) do e[k] = v end
-  local rules = c.env
-  for _, var in ipairs(rules.restore_orig) do
-    local orig = e[var .. "_ORIG"]
-    if orig ~= nil then
-      e[var .. "_ORIG"] = nil
-      e[var] = orig ~= "" and orig or nil
-    elseif e[var] then
-      local kept = {}
-      for part in e[var]:gmatch("[^:]+") do
-        local bad = false
-        for _, pat in ipairs(rules.strip_patterns) do
-          if part:find(pat, 1, true) then bad = true; break end
-        end
-        if not bad then kept[#kept + 1] = part end
-      end
-      e[var] = #kept > 0 and table.concat(kept, ":") or nil
-    end
-  end
-  for k, v in pairs(rules.set) do e[k] = v end
-  for _, k in ipairs(rules.unset) do e[k] = nil end
-  if type(c.workload_env) == "function" then
-    e = policy_mod.call(policy, c.workload_env, e) or e
-  end
-  return e
-end
-
-function capture.session_seconds(duration)
-  return math.max(1, math.floor(tonumber(duration) or 1))
-end
-
--- §6.3: the nsys profile argv. o = {nsys, prefix, workload (list or nil), duration, stacks}
-function capture.build_args(policy, o)
-  local c = policy.capture
-  local argv = { o.nsys, "profile", "-o", o.prefix, "--force-overwrite=true", "-t", c.trace }
-  if o.stacks then
-    local st = c.stacks
-    argv[#argv + 1] = "-s"
-    argv[#argv + 1] = st.sample
-    argv[#argv + 1] = "-b"
-    argv[#argv + 1] = st.backtrace
-    argv[#argv + 1] = "--cudabacktrace=" .. st.cudabacktrace
-  else
-    argv[#argv + 1] = "-s"
-    argv[#argv + 1] = c.sample
-    if c.cpuctxsw ~= "" then argv[#argv + 1] = "--cpuctxsw=" .. c.cpuctxsw end
-  end
-  for _, a in ipairs(c.extra_args) do argv[#argv + 1] = a end
-  if o.workload and #o.workload > 0 then
-    for _, a in ipairs(o.workload) do argv[#argv + 1] = a end
-  else
-    local d = tostring(capture.session_seconds(o.duration))
-    for _, a in ipairs({ "--duration", d, "sleep", d }) do argv[#argv + 1] = a end
-  end
-  if type(c.build_args) == "function" then
-    argv = policy_mod.call(policy, c.build_args, argv, { stacks = o.stacks == true, prefix = o.prefix,
-      workload = o.workload, duration = o.duration }) or argv
-  end
-  return argv
 end
 
 function capture.new_state(dir, policy, nsys)
@@ -129,7 +66,7 @@ end
 -- that nothing between the signal and the message is cut short.
 local function run_recorded(state, step, argv, o)
   local spec = { argv = argv, env = o.env, timeout = o.timeout, kill_grace = state.policy.capture.kill_grace,
-    capture_limit = state.policy.capture.output_tail }
+    capture_limit = state.policy.capture.output_tail, keep_on_interrupt = o.keep_on_interrupt }
   log.progress(step, "%s", o.label or step)
   local h = core.proc.spawn(spec)
   local last, decided_at, stopped_decided = -1, nil, false
@@ -162,7 +99,8 @@ local function run_recorded(state, step, argv, o)
   state.commands[#state.commands + 1] = { step = step, argv = redact_argv(argv), exit_code = res.code,
     status = stopped_decided and "stopped-after-decided" or res.status,
     seconds = math.floor(res.elapsed * 1000 + 0.5) / 1000 }
-  if res.status == "interrupted" or (core.host.interrupted() ~= 0) then
+  -- keep_on_interrupt: the command ran to its end and the caller handles the interrupt (a live window)
+  if res.status == "interrupted" or (core.host.interrupted() ~= 0 and not o.keep_on_interrupt) then
     state.status = "interrupted"
     state.error = string.format("interrupted during %s", step)
     capture.write_summary(state)
@@ -204,11 +142,11 @@ function capture.profile(state, o)
   local c = policy.capture
   local prefix = state.dir .. "/" .. c.output_name
   local duration = o.duration or c.duration
-  local argv = capture.build_args(policy, { nsys = state.nsys.path, prefix = prefix, workload = o.workload,
+  local argv = nsys_args.profile(policy, { nsys = state.nsys.path, prefix = prefix, workload = o.workload,
     duration = duration, stacks = o.stacks })
   local timeout = duration + c.timeout_extra
   log.debug("nsys profile: %s", table.concat(redact_argv(argv), " "))
-  local res = capture.command(state, "profile", argv, { env = capture.workload_env(policy), timeout = timeout,
+  local res = capture.command(state, "profile", argv, { env = nsys_args.workload_env(policy), timeout = timeout,
     label = (o.workload and #o.workload > 0) and ("nsys profile " .. o.workload[1]) or "nsys profile (sleep session)",
     decided_markers = c.decided_markers, decided_grace = c.decided_grace })
   local out = (res.stdout or "") .. (res.stderr or "")
@@ -461,6 +399,7 @@ function capture.write_summary(state)
       end)()),
     } or json.null,
     timeline = state.timeline or json.null,
+    window = state.window or json.null, -- a live session's capture window (gpuflame.live)
   }
   for k, v in pairs(state.artifacts) do
     doc.artifacts[k] = type(v) == "table" and json.array(v) or v
@@ -503,9 +442,15 @@ function capture.run(opts, policy, ctx)
   state.workload = opts.workload
   if not opts.workload or #opts.workload == 0 then
     capture.warn(state, "No workload given; capturing a duration-bounded sleep session of %d s (the result " ..
-      "will likely be empty: only processes nsys launches are traced)", capture.session_seconds(opts.duration or c.duration))
+      "will likely be empty: only processes nsys launches are traced)", nsys_args.session_seconds(opts.duration or c.duration))
   end
   capture.profile(state, { workload = opts.workload, duration = opts.duration, stacks = opts.stacks })
+  return capture.views(state, opts, ctx)
+end
+
+-- views(state, opts, ctx) → state: the report (state.report) into the views (timeline or flamegraph),
+-- findings.json and summary.json; the same for a whole capture and for a live session's window.
+function capture.views(state, opts, ctx)
   local done = false
   if opts.timeline or opts.stacks then
     done = timeline_stage(state, opts, ctx)

@@ -121,6 +121,17 @@ S.tree = {
       end
     end }),
   },
+  live = {
+    registry_dir = S.str(),
+    ready_timeout = S.num({ gt = 0 }),
+    start_timeout = S.num({ gt = 0 }),
+    stop_timeout = S.num({ gt = 0 }),
+    control_timeout = S.num({ gt = 0 }),
+    signal_grace = S.num({ gt = 0 }),
+    max_wait = S.num({ gt = 0 }),
+    launch_args = S.list(S.str()),
+    start_args = S.list(S.str()),
+  },
   capture = {
     views_from = S.str({ oneof = { "stats", "export" } }),
     duration = S.num({ gt = 0 }),
@@ -174,7 +185,8 @@ S.tree = {
     oversize = S.list(S.str({ oneof = { "retrim", "flamegraph", "no_html" } })),
     retrim_events = S.list(S.int({ min = 1 })),
     perf_mode = S.str(),
-    tag_names = { gpu = S.str(), timeline = S.str(), stacks = S.str(), perf = S.str() },
+    tag_names = { gpu = S.str(), timeline = S.str(), stacks = S.str(), perf = S.str(), session = S.str(),
+      window = S.str() },
     artifacts = {
       timeline_inputs = S.list(S.list(S.str())),
     },
@@ -219,6 +231,8 @@ S.tree = {
     backends = S.list(S.str()),
     remote_workloads = { enabled = S.bool(), allow_file = S.str(), allow = S.list(S.str()), decide = S.fn(),
       run_as = S.str(), run_as_group = S.str() },
+    remote_sessions = { enabled = S.bool(), allow_names = S.list(S.str()), allow_commands = S.list(S.str()),
+      decide = S.fn() },
   },
   backends = {
     nsys = { enabled = S.bool(), timeout_margin = S.num({ min = 0 }) },

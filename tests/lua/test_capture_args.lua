@@ -1,11 +1,11 @@
--- capture.build_args / capture.workload_env: the reference command shapes (docs/spec/STUDIO.md §6.2-6.3)
+-- nsys_args.profile / launch / start / workload_env: the reference command shapes (docs/spec/STUDIO.md §6.2-6.3)
 -- and the policy hooks.
 local t = dofile((os.getenv("GF_TOP") or ".") .. "/tests/lib/t.lua")
-local capture = require("gpuflame.capture")
+local nsys_args = require("gpuflame.nsys_args")
 local policy = require("gpuflame.policy")
 
 local P = policy.effective({})
-local function argv(o) return table.concat(capture.build_args(P, o), " ") end
+local function argv(o) return table.concat(nsys_args.profile(P, o), " ") end
 
 t.eq("plain capture", "nsys profile -o /d/capture --force-overwrite=true -t cuda,nvtx -s none python3 train.py",
   argv({ nsys = "nsys", prefix = "/d/capture", workload = { "python3", "train.py" } }))
@@ -20,10 +20,10 @@ t.eq("no workload, tiny duration", "--duration 1 sleep 1",
 local P2 = policy.merge(P, { capture = { extra_args = { "--cuda-graph-trace=node" },
   build_args = function(a, info) a[#a + 1] = info.stacks and "S" or "N"; return a end } })
 t.eq("extra_args and the build_args hook", "nsys profile -o p --force-overwrite=true -t cuda,nvtx -s none " ..
-  "--cuda-graph-trace=node w N", table.concat(capture.build_args(P2, { nsys = "nsys", prefix = "p", workload = { "w" } }), " "))
+  "--cuda-graph-trace=node w N", table.concat(nsys_args.profile(P2, { nsys = "nsys", prefix = "p", workload = { "w" } }), " "))
 
 -- workload environment (§6.2)
-local env = capture.workload_env(P, {
+local env = nsys_args.workload_env(P, {
   LD_LIBRARY_PATH = "/tmp/_MEIabc123:/usr/lib/x86_64-linux-gnu",
   LD_PRELOAD = "/tmp/_MEIabc123/libx.so", LD_PRELOAD_ORIG = "",
   HOME = "/root",
@@ -32,12 +32,29 @@ t.eq("_MEI elements dropped", "/usr/lib/x86_64-linux-gnu", env.LD_LIBRARY_PATH)
 t.eq("empty _ORIG unsets the variable", nil, env.LD_PRELOAD)
 t.eq("_ORIG removed", nil, env.LD_PRELOAD_ORIG)
 t.eq("other variables kept", "/root", env.HOME)
-env = capture.workload_env(P, { LD_LIBRARY_PATH = "/tmp/_MEIx", LD_LIBRARY_PATH_ORIG = "/opt/cuda/lib64" })
+env = nsys_args.workload_env(P, { LD_LIBRARY_PATH = "/tmp/_MEIx", LD_LIBRARY_PATH_ORIG = "/opt/cuda/lib64" })
 t.eq("non-empty _ORIG restored", "/opt/cuda/lib64", env.LD_LIBRARY_PATH)
-env = capture.workload_env(P, { LD_LIBRARY_PATH = "/tmp/_MEIx" })
+env = nsys_args.workload_env(P, { LD_LIBRARY_PATH = "/tmp/_MEIx" })
 t.eq("nothing left → unset", nil, env.LD_LIBRARY_PATH)
 local P3 = policy.merge(P, { capture = { env = { set = { CUDA_VISIBLE_DEVICES = "0" }, unset = { "SECRET" } },
   workload_env = function(e) e.HOOK = "1"; return e end } })
-env = capture.workload_env(P3, { SECRET = "x" })
+env = nsys_args.workload_env(P3, { SECRET = "x" })
 t.check("policy set/unset and the workload_env hook", env.CUDA_VISIBLE_DEVICES == "0" and env.SECRET == nil and env.HOOK == "1")
+
+-- live sessions (docs/LIVE.md): launch traces, start samples; neither gets profile's output flags
+t.eq("launch: the trace flags, collection off, the workload last",
+  "nsys launch --session-new=s1 -t cuda,nvtx ./job --epochs 3",
+  table.concat(nsys_args.launch(P, { nsys = "nsys", session = "s1", workload = { "./job", "--epochs", "3" } }), " "))
+t.eq("launch with stacks: the CUDA backtraces are a launch flag",
+  "nsys launch --session-new=s1 -t cuda,nvtx --cudabacktrace=kernel ./job",
+  table.concat(nsys_args.launch(P, { nsys = "nsys", session = "s1", workload = { "./job" }, stacks = true }), " "))
+t.eq("start: the window's report and the sampling flags",
+  "nsys start --session=s1 -o /w/capture --force-overwrite=true -s none",
+  table.concat(nsys_args.start(P, { nsys = "nsys", session = "s1", prefix = "/w/capture" }), " "))
+local P4 = policy.merge(P, { capture = { cpuctxsw = "none" }, live = { start_args = { "--gpuctxsw=true" },
+  launch_args = { "--wait=primary" } } })
+t.eq("start: cpuctxsw and live.start_args", "nsys start --session=s1 -o p --force-overwrite=true -s none " ..
+  "--cpuctxsw=none --gpuctxsw=true", table.concat(nsys_args.start(P4, { nsys = "nsys", session = "s1", prefix = "p" }), " "))
+t.eq("launch: live.launch_args before the workload", "nsys launch --session-new=s1 -t cuda,nvtx --wait=primary w",
+  table.concat(nsys_args.launch(P4, { nsys = "nsys", session = "s1", workload = { "w" } }), " "))
 return t.done()

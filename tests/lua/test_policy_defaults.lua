@@ -14,7 +14,8 @@ local D = policy.defaults()
 local OPTIONAL = {
   ["capture.build_args"] = true, ["capture.workload_env"] = true,
   ["upload.ca_bundle"] = true, ["upload.client_cert"] = true, ["upload.client_key"] = true,
-  ["agent.remote_workloads.decide"] = true, ["backends.perf.path"] = true, tags = true, columns = true, custom = true,
+  ["agent.remote_workloads.decide"] = true, ["agent.remote_sessions.decide"] = true,
+  ["backends.perf.path"] = true, tags = true, columns = true, custom = true,
   ["diff.verdict"] = true, ["diff.normalize_name"] = true,
 }
 

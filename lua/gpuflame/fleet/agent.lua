@@ -1,23 +1,22 @@
 -- The fleet agent (docs/spec/STUDIO.md §5): heartbeat every interval, act on profiling commands,
 -- capture in the background with the backends (nsys through `gpuflame capture`, perf) while the
--- heartbeat keeps ticking, deliver through the spool, report command completion.
+-- heartbeat keeps ticking — a workload the local allow-list permits, or a window of a running live
+-- session (fleet/allow.lua) — deliver through the spool (fleet/uploads.lua), report command completion.
 --
 -- State (<state_dir>, 0700): state.json {received, executed (command ids, newest last, capped at
 -- policy agent.history), completions (reports not yet accepted), jobs (the write-ahead journal of
 -- unfinished commands, fleet/journal.lua)}, gpid, spool/, captures/<id>/. A command is in `jobs` from
 -- the write that adds it to `received` until the write that adds it to `executed`, so an agent killed
--- at any point finds it after a restart (A:recover).
+-- at any point finds it after a restart (A:recover, fleet/recover.lua).
+local allow = require("gpuflame.fleet.allow")
 local core = require("gpuflame.core")
 local deliver = require("gpuflame.fleet.deliver")
 local errors = require("gpuflame.errors")
-local fleetcfg = require("gpuflame.fleet.fleetcfg")
 local journal = require("gpuflame.fleet.journal")
 local log = require("gpuflame.log")
 local payload = require("gpuflame.fleet.payload")
-local policy = require("gpuflame.policy")
 local resource = require("gpuflame.resource")
 local shlex = require("gpuflame.fleet.shlex")
-local spool = require("gpuflame.fleet.spool")
 local studio = require("gpuflame.fleet.studio")
 
 local agent = {}
@@ -67,62 +66,6 @@ local function contains(list, id)
 end
 
 -- ---------------------------------------------------------------------------------------------
--- remote workloads: allowed only by local policy (§7)
-local function glob_to_pattern(g)
-  local out = g:gsub("[%^%$%(%)%%%.%[%]%+%-]", "%%%0"):gsub("%*", ".*"):gsub("%?", ".")
-  return "^" .. out .. "$"
-end
-
--- allowed(p, argv) → true | false, reason
-function agent.workload_allowed(p, argv, ctx)
-  local rw = p.agent.remote_workloads
-  local line = table.concat(argv, " ")
-  if type(rw.decide) == "function" then
-    local ok, why = policy.call(p, rw.decide, argv, line, ctx or {})
-    if ok then return true end
-    return false, why or "refused by the policy's agent.remote_workloads.decide"
-  end
-  if not rw.enabled then
-    return false, "remote workloads are disabled by local policy (agent.remote_workloads.enabled = false)"
-  end
-  local patterns = {}
-  for _, a in ipairs(rw.allow) do patterns[#patterns + 1] = a end
-  local file = rw.allow_file
-  if file ~= "" and core.fs.stat(file) then
-    for l in core.fs.read(file):gmatch("[^\n]+") do
-      l = l:gsub("^%s+", ""):gsub("%s+$", "")
-      if l ~= "" and not l:match("^#") then patterns[#patterns + 1] = l end
-    end
-  end
-  for _, pat in ipairs(patterns) do
-    if pat == line or line:match(glob_to_pattern(pat)) then return true end
-  end
-  return false, string.format("workload %q is not allowed by local policy (no match in %s%s)", line,
-    (file ~= "" and file) or "agent.remote_workloads.allow", #rw.allow > 0 and " or agent.remote_workloads.allow" or "")
-end
-
--- privilege_drop(p, argv) → argv, prefixed with setpriv when policy names a user to run it as
--- (the workload runs unprivileged while nsys, which needs root to trace it, keeps its rights).
-function agent.privilege_drop(p, argv)
-  local rw = p.agent.remote_workloads
-  if rw.run_as == "" then return argv end
-  local setpriv = core.fs.which("setpriv")
-  if not setpriv then errors.raise(errors.ERROR, "policy agent.remote_workloads.run_as needs setpriv (util-linux)") end
-  local out = { setpriv, "--reuid", rw.run_as }
-  if rw.run_as_group ~= "" then
-    out[#out + 1] = "--regid"; out[#out + 1] = rw.run_as_group
-  else
-    local r = core.proc.run({ argv = { "id", "-g", rw.run_as }, timeout = 10 })
-    local gid = r.ok and r.stdout:match("(%d+)")
-    if not gid then errors.raise(errors.ERROR, "policy agent.remote_workloads.run_as: unknown user %q", rw.run_as) end
-    out[#out + 1] = "--regid"; out[#out + 1] = gid
-  end
-  for _, a in ipairs({ "--init-groups", "--" }) do out[#out + 1] = a end
-  for _, a in ipairs(argv) do out[#out + 1] = a end
-  return out
-end
-
--- ---------------------------------------------------------------------------------------------
 -- process trees: a cancel must reach nsys and the workload, which live in their own process groups,
 -- and the daemons nsys starts (they leave the group). The C process runner ends the whole tree:
 -- the group, every descendant found under it, SIGKILL after `grace` seconds.
@@ -162,6 +105,13 @@ end
 
 local A = {}
 A.__index = A
+-- the agent's methods that live in their own files: deliveries (fleet/uploads.lua), settling the journal
+-- after a restart (fleet/recover.lua)
+for _, m in ipairs({ "uploads", "recover" }) do
+  for k, f in pairs(require("gpuflame.fleet." .. m)) do A[k] = f end
+end
+
+function A:save() save_state(self.c, self.state) end
 
 function agent.new(ctx, c, opts)
   local self = setmetatable({ ctx = ctx, c = c, opts = opts or {} }, A)
@@ -302,6 +252,20 @@ function agent.command_duration(p, value)
   return math.floor(d)
 end
 
+-- A command's start_at (RFC 3339, @EPOCH, +Ns, or a number of epoch seconds): every host of a job starts
+-- its window at that instant. → the --at instant (@EPOCH) and the seconds until then (0 without one).
+function agent.command_start_at(p, value)
+  if value == nil or value == null or value == "" then return nil, 0 end
+  local at = type(value) == "number" and string.format("@%.6f", value) or tostring(value)
+  local now = core.sys.now()
+  local t, why = require("gpuflame.live").parse_at(at, now)
+  if not t then errors.raise(errors.USAGE, "refused: start_at %s: %s", core.json.encode(value), why) end
+  if t - now > p.live.max_wait then
+    errors.raise(errors.USAGE, "refused: start_at %s is more than policy live.max_wait (%g s) away", at, p.live.max_wait)
+  end
+  return string.format("@%.6f", t), math.max(0, t - now) -- "+Ns" means from the command's arrival
+end
+
 function A:start_job(id, cc)
   local p = self.p
   local _, mono = core.sys.now()
@@ -313,13 +277,23 @@ function A:start_job(id, cc)
     duration = agent.command_duration(p, cc.duration),
     self = self.self_exe, policy_files = self.ctx.globals.policy_files, env = child_env(self.c),
   }
-  if cc.nsys_workload ~= nil and cc.nsys_workload ~= null and cc.nsys_workload ~= "" then
+  local target = cc.nsys_session
+  if target ~= nil and target ~= null and target ~= "" then
+    if cc.nsys_workload ~= nil and cc.nsys_workload ~= null and cc.nsys_workload ~= "" then
+      errors.raise(errors.USAGE, "refused: a command names nsys_session or nsys_workload, not both")
+    end
+    local e = allow.session_target(p, target, { command_id = id, hostname = self.c.hostname })
+    job.session, job.enable_nsys = e.name, true
+    job.at, job.wait = agent.command_start_at(p, cc.start_at)
+    log.info("command %s: a window of live session %s (pid %s, allowed by local policy)%s", id, e.name,
+      tostring(e.pid), job.at and (" at " .. job.at) or "")
+  elseif cc.nsys_workload ~= nil and cc.nsys_workload ~= null and cc.nsys_workload ~= "" then
     local argv, why
     if type(cc.nsys_workload) == "table" then argv = cc.nsys_workload else argv, why = shlex.split(tostring(cc.nsys_workload)) end
     if not argv then errors.raise(errors.INPUT, "cannot split nsys_workload: %s", why) end
-    local allowed, reason = agent.workload_allowed(p, argv, { command_id = id, hostname = self.c.hostname })
+    local allowed, reason = allow.workload(p, argv, { command_id = id, hostname = self.c.hostname })
     if not allowed then errors.raise(errors.USAGE, "refused: %s", reason) end
-    job.workload = agent.privilege_drop(p, argv)
+    job.workload = allow.privilege_drop(p, argv)
     log.info("command %s: running remote workload (allowed by local policy): %s", id, table.concat(job.workload, " "))
   end
   local caps = self.c.state_dir .. "/captures"
@@ -338,7 +312,7 @@ function A:start_job(id, cc)
   -- killed at any point finds the capture after a restart (A:recover); a failure is reported by on_command
   local wall = core.sys.now()
   local e = journal.put(self.state, { command_id = id, phase = "starting", dir = job.dir, start_wall = job.start_wall,
-    stacks = job.stacks, started = mono, procs = {}, deadline = wall + job.duration + p.agent.stop_grace +
+    stacks = job.stacks, started = mono, procs = {}, deadline = wall + (job.wait or 0) + job.duration + p.agent.stop_grace +
       math.max(p.capture.timeout_extra + p.backends.nsys.timeout_margin, p.backends.perf.timeout_extra) })
   save_state(self.c, self.state)
   local ok, err = pcall(function()
@@ -380,17 +354,6 @@ function A:cancel(why)
   return worst
 end
 
--- What a capture the agent adopted after a restart left: its summary.json says (the exit status went to
--- the process that replaced the dead agent as its parent).
-local function adopted_result(p, job)
-  local path = job.dir .. "/" .. p.outputs.summary
-  local ok, summary = pcall(function() return core.json.decode(core.fs.read(path)) end)
-  if ok and type(summary) == "table" and summary.status == "ok" then return {}, true, true end
-  local why = ok and type(summary) == "table" and summary.error ~= null and tostring(summary.error) or
-    "the capture process ended without a result"
-  return { "agent restarted during capture: " .. why .. " (partial results kept in " .. job.dir .. ")" }, false, false
-end
-
 function A:poll_job()
   local job = self.job
   if not job then return end
@@ -410,7 +373,7 @@ function A:poll_job()
   self:hook("finished", job.command_id)
   local p = self.p
   local errs, any_ok, gpu_ok = {}, false, false
-  if job.adopted then errs, any_ok, gpu_ok = adopted_result(p, job) end
+  if job.adopted then errs, any_ok, gpu_ok = self:adopted_result(job) end
   for _, e in ipairs(job.handles) do
     local okf, res = pcall(e.backend.finish, p, job, e.h)
     if not okf then res = { ok = false, error = errors.wrap(res).msg } end
@@ -422,224 +385,6 @@ function A:poll_job()
     end
   end
   self:deliver_capture(job, errs, any_ok, gpu_ok)
-end
-
--- Spools a finished capture's upload and moves its journal entry to `spooled` (or reports the command
--- when there is nothing to upload). Until that write the entry says the capture was running: a
--- restarted agent looks in the spool for its items before it spools them again (A:recover).
-function A:deliver_capture(job, errs, any_ok, gpu_ok)
-  local p = self.p
-  local pl = payload.from_dir(p, job.dir, {
-    command_id = job.command_id, command = job.command_id, label = "command " .. job.command_id,
-    start_time = job.start_wall, end_time = core.sys.isotime(),
-    cpu_avg = job.cpu0 and payload.cpu_avg(job.cpu0, payload.cpu_sample()), mem_avg = payload.mem_used_percent(),
-  })
-  if job.stacks then pl.stacks = true end
-  if not gpu_ok then pl.html, pl.folded, pl.gpu = {}, nil, false end
-  if not any_ok or (next(pl.html) == nil and not pl.folded and not pl.cpu_folded) then
-    self:complete(job.command_id, "failed", #errs > 0 and table.concat(errs, "; ") or "the capture produced nothing to upload", job.started)
-    return
-  end
-  local okd, items, _, dropped = pcall(deliver.submit, p, self.c, pl)
-  if not okd then
-    self:complete(job.command_id, "failed", errors.wrap(items).msg, job.started)
-    return
-  end
-  if #items == 0 then
-    self:complete(job.command_id, #errs > 0 and "failed" or "completed", #errs > 0 and table.concat(errs, "; ") or nil, job.started)
-  else
-    local e = journal.find(self.state, job.command_id) or journal.put(self.state, { command_id = job.command_id })
-    e.phase, e.left, e.errs, e.procs = "spooled", #items, core.json.array(errs), nil
-    e.started = e.started or job.started
-    save_state(self.c, self.state)
-    self:hook("spooled", job.command_id)
-  end
-  -- an older capture pushed out of the full spool: its command is reported, not left hanging
-  for name, meta in pairs(dropped or {}) do
-    local pend = meta and meta.command_id and journal.find(self.state, meta.command_id)
-    if pend and pend.phase == "spooled" and meta.command_id ~= job.command_id then
-      self:complete(meta.command_id, "failed", "upload dropped from the full spool (" .. name .. "; policy deliver.spool)",
-        pend.started)
-    end
-  end
-  self:prune_captures()
-end
-
-function A:prune_captures()
-  local dir = self.c.state_dir .. "/captures"
-  local names = core.fs.listdir(dir) or {}
-  table.sort(names)
-  local busy = {}
-  for _, e in ipairs(self.state.jobs) do if e.dir then busy[e.dir] = true end end
-  local keep = self.p.agent.keep_captures
-  for i = 1, #names - keep do
-    if not busy[dir .. "/" .. names[i]] then core.fs.remove_tree(dir .. "/" .. names[i]) end
-  end
-end
-
--- Deliveries run in a child process (`gpuflame upload --flush --agent-tick`), so an upload that takes
--- its whole timeout never delays a heartbeat or a `stop`. The spool stays the one source of truth: the
--- child removes an item only after a 2xx and first writes the outcome into the spool
--- (<spool>/outcomes/), which this agent — or the next one, if this one died — turns into the command's
--- completion report.
-function A:on_delivered(meta)
-  local id = meta.command_id
-  local pend = id and journal.find(self.state, id)
-  if pend and pend.phase == "spooled" then
-    pend.left = (math.tointeger(pend.left) or 1) - 1
-    if pend.left > 0 then
-      save_state(self.c, self.state)
-    elseif type(pend.errs) == "table" and #pend.errs > 0 then
-      self:complete(id, "failed", table.concat(pend.errs, "; ") .. " (the rest was uploaded)", pend.started)
-    else
-      self:complete(id, "completed", nil, pend.started)
-    end
-  elseif id and not contains(self.state.executed, id) then
-    -- spooled by an earlier run of the agent that died before it recorded the item
-    self:complete(id, "completed", nil, pend and pend.started)
-  end
-end
-
-function A:on_exhausted(meta, why, attempts, rejected)
-  local pend = meta.command_id and journal.find(self.state, meta.command_id)
-  if pend and pend.phase == "spooled" then
-    self:complete(meta.command_id, "failed", string.format("upload %s after %d attempt(s): %s%s",
-      rejected and "rejected" or "failed", attempts, why,
-      rejected and "" or " (kept in the spool; re-sent every tick)"), pend.started)
-  end
-end
-
-function A:read_outcomes()
-  for _, o in ipairs(deliver.outcomes(self.c.spool_dir)) do
-    local meta = type(o.meta) == "table" and o.meta or {}
-    self:hook("delivered", meta.command_id)
-    if o.event == "delivered" then
-      self:on_delivered(meta)
-    elseif o.event == "exhausted" then
-      local why = o.error ~= null and o.error or ("HTTP " .. tostring(o.status))
-      self:on_exhausted(meta, why, math.tointeger(o.attempts) or 0, o.rejected == true)
-    end
-    os.remove(o.path)
-  end
-end
-
--- The uploader's environment: the agent's settings as GPUFLAME_<KEY> (the token too, never in argv).
-local function uploader_env(c)
-  local env = core.proc.environ()
-  for _, k in ipairs(fleetcfg.KEYS) do
-    local v = c[k]
-    if k ~= "token_file" and (type(v) == "string" or type(v) == "number") then env["GPUFLAME_" .. k:upper()] = tostring(v) end
-  end
-  return env
-end
-
-function A:start_uploader()
-  local argv = { self.self_exe }
-  for _, f in ipairs(self.ctx.globals.policy_files or {}) do argv[#argv + 1] = "--policy"; argv[#argv + 1] = f end
-  for _, a in ipairs({ "upload", "--flush", "--agent-tick" }) do argv[#argv + 1] = a end
-  local ok, h = pcall(core.proc.spawn, { argv = argv, env = uploader_env(self.c), stdout = "capture", stderr = "stdout",
-    capture_limit = 65536, timeout = self.p.agent.uploader_timeout, kill_grace = self.p.agent.stop_grace })
-  if ok then
-    self.uploader = h
-  else
-    log.error("agent: cannot start the uploader: %s", errors.wrap(h).msg)
-  end
-end
-
--- Called every loop tick: collects a finished uploader's outcomes; starts one when items are due.
-function A:poll_uploader(start_if_due)
-  if self.uploader then
-    if not self.uploader:poll(0) then return end
-    local r = self.uploader:wait()
-    self.uploader = nil
-    for line in (r.stdout or ""):gmatch("[^\n]+") do
-      if line:match("^gpuflame: warning") or line:match("^gpuflame: error") or not r.ok then
-        log.warn("uploader: %s", line:gsub("^gpuflame: ", ""))
-      else
-        log.info("uploader: %s", line:gsub("^gpuflame: ", ""))
-      end
-    end
-    if not r.ok then log.warn("agent: the uploader ended %s %s", r.status, tostring(r.code)) end
-  end
-  self:read_outcomes()
-  if start_if_due and not self.uploader and #spool.list(self.c.spool_dir) > 0 then self:start_uploader() end
-end
-
-function A:stop_uploader()
-  if self.uploader then
-    self.uploader:terminate(self.p.agent.stop_grace)
-    self.uploader = nil
-  end
-end
-
--- Settles every command the journal holds, after a restart (the agent died: SIGKILL, OOM, reboot).
---   accepted: nothing was started; a `stop` is done now, anything else is reported failed.
---   starting/running: a capture process still running (same pid AND start time) is adopted: waited
---     for, its result delivered (or ended at its deadline, or by `stop`). One that has ended: its items
---     already in the spool are not spooled again; a finished capture (summary.json ok) is uploaded
---     now; anything else is reported failed ("agent restarted during capture"), its directory kept.
---   spooled: its items or their outcomes are counted again; read_outcomes reports it.
-function A:recover()
-  local s = self.state
-  local stops = {}
-  for _, e in ipairs({ table.unpack(s.jobs) }) do
-    local id = e.command_id
-    if type(id) ~= "string" or contains(s.executed, id) then
-      journal.drop(s, id)
-      save_state(self.c, s)
-    elseif e.phase == "accepted" then
-      stops[#stops + 1] = e
-    else
-      self:recover_capture(e)
-    end
-  end
-  for _, e in ipairs(stops) do
-    if e.command_type == "stop" then
-      if self.job then self:cancel("stopped by command " .. e.command_id) end
-      self:complete(e.command_id, "completed", nil, nil)
-    else
-      self:complete(e.command_id, "failed", "agent restarted before the capture started (the command was not run)", nil)
-    end
-  end
-  if #s.jobs > 0 then log.info("agent: %d unfinished command(s) recovered", #s.jobs) end
-end
-
-function A:recover_capture(e)
-  local s, p, id = self.state, self.p, e.command_id
-  if e.phase == "starting" or e.phase == "running" then
-    local procs = journal.alive(type(e.procs) == "table" and e.procs or {})
-    if e.phase == "starting" and e.dir then
-      for _, pr in ipairs(journal.find_procs(e.dir)) do procs[#procs + 1] = pr end
-    end
-    if #procs > 0 and not self.job then
-      log.warn("agent: the capture of command %s is still running (pid %s); adopting it", id, tostring(procs[1].pid))
-      e.phase, e.procs = "running", core.json.array(procs)
-      save_state(self.c, s)
-      self.job = { command_id = id, adopted = true, procs = procs, dir = e.dir, stacks = e.stacks == true,
-        start_wall = e.start_wall, started = e.started, handles = {},
-        deadline = tonumber(e.deadline) or (core.sys.now() + p.agent.max_duration) }
-      return
-    elseif #procs > 0 then
-      journal.end_procs(procs, p.agent.stop_grace)
-    end
-  end
-  local n = journal.in_spool(self.c.spool_dir, id)
-  if n > 0 then
-    e.phase, e.left, e.procs = "spooled", n, nil
-    e.errs = type(e.errs) == "table" and e.errs or core.json.array({})
-    save_state(self.c, s)
-    log.warn("agent: command %s has %d upload(s) in the spool from before the restart", id, n)
-  elseif e.phase == "spooled" then
-    self:complete(id, "failed", "agent restarted: the upload of this capture left the spool without an outcome", e.started)
-  elseif not e.dir then
-    self:complete(id, "failed", "agent restarted during capture (no capture directory)", e.started)
-  else
-    log.warn("agent: command %s was running when the agent stopped; settling %s", id, e.dir)
-    local job = { command_id = id, dir = e.dir, stacks = e.stacks == true, start_wall = e.start_wall,
-      started = e.started, handles = {} }
-    local errs, any_ok, gpu_ok = adopted_result(p, job)
-    self:deliver_capture(job, errs, any_ok, gpu_ok)
-  end
 end
 
 function A:reload()

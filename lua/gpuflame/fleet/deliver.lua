@@ -40,6 +40,8 @@ function deliver.tags(p, ctx)
   if ctx.gpu and ctx.timeline then tags[#tags + 1] = names.timeline end
   if ctx.gpu and ctx.stacks then tags[#tags + 1] = names.stacks end
   if ctx.perf and names.perf ~= "" then tags[#tags + 1] = names.perf end
+  if ctx.session and names.session ~= "" then tags[#tags + 1] = names.session .. ":" .. ctx.session end
+  if ctx.window and names.window ~= "" then tags[#tags + 1] = names.window .. ":" .. ctx.window end
   if type(p.tags) == "function" then
     local res = policy.call(p, p.tags, ctx, tags)
     if type(res) == "table" then tags = res end
@@ -92,6 +94,7 @@ function deliver.studio_item(p, cfg, payload)
     local tags = deliver.tags(p, {
       gpu = payload.gpu == true, timeline = hkind == "timeline", stacks = payload.stacks == true and hkind == "timeline",
       perf = payload.cpu_folded ~= nil, hostname = cfg.hostname, service = cfg.service, command = payload.command,
+      session = payload.session, window = payload.window,
       html = hkind, artifacts = payload.artifacts,
     })
     local header = studio.header({

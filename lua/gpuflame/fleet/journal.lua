@@ -13,6 +13,7 @@
 local core = require("gpuflame.core")
 local deliver = require("gpuflame.fleet.deliver")
 local log = require("gpuflame.log")
+local procfs = require("gpuflame.procfs")
 local spool = require("gpuflame.fleet.spool")
 
 local journal = {}
@@ -36,64 +37,23 @@ function journal.drop(s, id)
   if i then table.remove(s.jobs, i) end
 end
 
-local function read_proc(pid, what)
-  local f = io.open(string.format("/proc/%d/%s", pid, what), "rb")
-  if not f then return nil end
-  local text = f:read("a")
-  f:close()
-  return text
-end
-
--- stat(pid) → {state, ppid, pgid, start} from /proc/PID/stat, or nil when there is no such process
-local function stat(pid)
-  local text = read_proc(pid, "stat")
-  local rest = text and text:match("^.*%)%s+(.*)$")
-  if not rest then return nil end
-  local f = {}
-  for w in rest:gmatch("%S+") do f[#f + 1] = w end
-  -- after the comm: 1 state, 2 ppid, 3 pgrp, ..., 20 starttime (field 22 of proc(5))
-  return { state = f[1], ppid = tonumber(f[2]), pgid = tonumber(f[3]), start = f[20] }
-end
-
 -- proc_start(pid) → the process's start time (clock ticks since boot, as text), nil when it is gone
-function journal.proc_start(pid)
-  local st = pid and stat(pid)
-  return st and st.start or nil
-end
-
--- A recorded process is alive when a process with its pid AND its start time exists and is not a
--- zombie (an orphan whose new parent has not reaped it yet has ended).
-local function alive(pr)
-  local st = type(pr) == "table" and math.tointeger(pr.pid) and stat(pr.pid)
-  return st ~= nil and st.start == pr.start and st.state ~= "Z" and st.state ~= "X"
-end
+journal.proc_start = procfs.start
 
 function journal.alive(procs)
   local live = {}
   for _, pr in ipairs(procs or {}) do
-    if alive(pr) then live[#live + 1] = pr end
+    if procfs.alive(pr) then live[#live + 1] = pr end
   end
   return live
-end
-
-local function all_procs()
-  local out = {}
-  for _, n in ipairs(core.fs.listdir("/proc") or {}) do
-    local pid = math.tointeger(tonumber(n))
-    if pid then
-      local st = stat(pid)
-      if st then st.pid = pid; out[#out + 1] = st end
-    end
-  end
-  return out
 end
 
 -- find_procs(dir) → the topmost live processes whose command line names `dir` (or a file in it):
 -- a capture started by an agent killed before it recorded the pid.
 function journal.find_procs(dir)
   local me, hits = core.proc.getpid(), {}
-  for _, st in ipairs(all_procs()) do
-    local cmd = st.pid ~= me and st.state ~= "Z" and read_proc(st.pid, "cmdline")
+  for _, st in ipairs(procfs.all()) do
+    local cmd = st.pid ~= me and st.state ~= "Z" and procfs.read(st.pid, "cmdline")
     if cmd then
       for arg in cmd:gmatch("[^%z]+") do
         if arg == dir or arg:sub(1, #dir + 1) == dir .. "/" then hits[st.pid] = st; break end
@@ -112,7 +72,7 @@ end
 -- their own groups; daemons leave theirs).
 local function groups_of(procs)
   local kids, by_pid = {}, {}
-  for _, st in ipairs(all_procs()) do
+  for _, st in ipairs(procfs.all()) do
     by_pid[st.pid] = st
     kids[st.ppid] = kids[st.ppid] or {}
     table.insert(kids[st.ppid], st)

@@ -61,6 +61,12 @@ function payload.from_dir(p, dir, extra)
   if summary then -- the capture window, when the capture recorded it
     pl.start_time = type(summary.started) == "string" and summary.started or nil
     pl.end_time = type(summary.finished) == "string" and summary.finished or nil
+    local w = type(summary.window) == "table" and summary.window or nil
+    if w and type(w.session) == "string" and type(w.actual_start) == "string" then -- a live session's window
+      pl.session, pl.window = w.session, w.actual_start
+      pl.start_time = w.actual_start
+      pl.end_time = type(w.stop_called) == "string" and w.stop_called or pl.end_time
+    end
   end
   if exists(dir .. "/" .. names.cpu_folded) then
     pl.cpu_folded = dir .. "/" .. names.cpu_folded

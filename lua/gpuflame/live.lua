@@ -1,0 +1,284 @@
+-- Live sessions (docs/LIVE.md): a job that runs under `nsys launch` with collection off, and capture
+-- windows of it while it keeps running.
+--
+--   live.launch(opts, ctx) → exit status   runs the job in the foreground (`gpuflame launch`): registers
+--       the session, passes SIGINT/SIGTERM on to the workload, exits with its status; nothing of nsys
+--       outlives it (the runner ends what nsys leaves; nsys gets SIGTERM if gpuflame itself dies)
+--   live.window(opts, ctx) → state          one window (`gpuflame capture --session`): nsys start, wait,
+--       nsys stop, then the same views, findings.json and summary.json as a whole capture
+--   live.parse_at(text, now) → epoch seconds   --at: RFC 3339, @EPOCH or +Ns
+local capture = require("gpuflame.capture")
+local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
+local nsys_args = require("gpuflame.nsys_args")
+local nsys_mod = require("gpuflame.nsys")
+local procfs = require("gpuflame.procfs")
+local sessions = require("gpuflame.sessions")
+
+local live = {}
+
+-- days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil)
+local function days_from_civil(y, m, d)
+  y = m <= 2 and y - 1 or y
+  local era = (y >= 0 and y or y - 399) // 400
+  local yoe = y - era * 400
+  local doy = (153 * (m > 2 and m - 3 or m + 9) + 2) // 5 + d - 1
+  local doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+  return era * 146097 + doe - 719468
+end
+
+-- parse_at(text, now) → epoch seconds (float), or nil + why.
+--   2026-12-02T07:00:00Z, 2026-12-02T09:00:00.5+02:00 (RFC 3339), @1764658800[.5] (epoch), +5s / +5 (from now)
+function live.parse_at(text, now)
+  if type(text) ~= "string" then return nil, "no time given" end
+  local rel = text:match("^%+(%d+%.?%d*)s?$")
+  if rel then return now + tonumber(rel) end
+  local ep = text:match("^@(%d+%.?%d*)$")
+  if ep then return tonumber(ep) end
+  local y, mo, d, h, mi, sec, frac, zone = text:match(
+    "^(%d%d%d%d)%-(%d%d)%-(%d%d)[Tt ](%d%d):(%d%d):(%d%d)(%.?%d*)(.*)$")
+  if not y then return nil, "not an RFC 3339 time (2026-12-02T07:00:00Z), @EPOCH or +SECONDS" end
+  y, mo, d, h, mi, sec = tonumber(y), tonumber(mo), tonumber(d), tonumber(h), tonumber(mi), tonumber(sec)
+  if mo < 1 or mo > 12 or d < 1 or d > 31 or h > 23 or mi > 59 or sec > 60 then return nil, "date or time out of range" end
+  if frac == "." then return nil, "a '.' without fraction digits" end
+  local off
+  if zone == "Z" or zone == "z" then
+    off = 0
+  else
+    local sign, oh, om = zone:match("^([%+%-])(%d%d):(%d%d)$")
+    if not sign then return nil, "the time needs its offset: Z or +HH:MM" end
+    off = (tonumber(oh) * 60 + tonumber(om)) * 60 * (sign == "-" and -1 or 1)
+  end
+  local t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - off
+  return t + (frac ~= "" and tonumber("0" .. frac) or 0)
+end
+
+local function wall() return (core.sys.now()) end
+
+-- ---------------------------------------------------------------------------------------------
+-- launch
+
+-- The workload nsys started: a child of nsys-launcher (in the tree under `nsys launch`) that is not
+-- nsys's own output tee. nil until it runs.
+local function find_workload(launch_pid)
+  local stack = { launch_pid }
+  while #stack > 0 do
+    local pid = table.remove(stack)
+    local me = procfs.stat(pid)
+    local launcher = pid ~= launch_pid and me and me.comm == "nsys-launcher"
+    for _, st in ipairs(me and procfs.children(pid) or {}) do
+      if launcher and st.comm ~= "nsys-tee" then
+        return st.pid, st.start
+      end
+      stack[#stack + 1] = st.pid
+    end
+  end
+  return nil
+end
+
+local function exit_status(r)
+  if r.status == "exited" then return r.code end
+  if r.signal and r.signal > 0 then return 128 + r.signal end
+  return 128 + 15 -- ended by gpuflame (signal grace passed, or nsys never started the workload)
+end
+
+-- The foreground loop: waits for the workload to appear (registers it), passes signals on, and ends the
+-- whole tree when the workload does not end within live.signal_grace after one.
+local function supervise(p, h, entry)
+  local lv = p.live
+  local _, t0 = core.sys.now()
+  local deadline, registered
+  while not h:poll(100) do
+    local _, now = core.sys.now()
+    if not registered then
+      local pid, start = find_workload(h:pid())
+      if pid then
+        entry.pid, entry.pid_start = pid, start
+        sessions.register(p, entry)
+        registered = true
+        log.info("launch: session %s: workload pid %d under nsys launch; capture windows with " ..
+          "`gpuflame capture --session %s --duration S`", entry.name, pid, entry.name)
+      elseif now - t0 > lv.ready_timeout then
+        log.error("launch: nsys did not start the workload within %g s (policy live.ready_timeout); ending it",
+          lv.ready_timeout)
+        h:terminate()
+        break
+      end
+    end
+    local sig = core.host.interrupted()
+    if sig ~= 0 then
+      core.host.clear_interrupt()
+      if registered then
+        log.info("launch: passing signal %d on to the workload (pid %d)", sig, entry.pid)
+        core.proc.kill(entry.pid, sig)
+      else
+        h:signal(sig)
+      end
+      deadline = deadline or (now + lv.signal_grace)
+    end
+    if deadline and now > deadline then
+      log.warn("launch: the workload did not end within %g s of the signal (policy live.signal_grace); ending " ..
+        "it with nsys", lv.signal_grace)
+      h:terminate()
+      break
+    end
+  end
+  return h:wait(), registered
+end
+
+-- opts: {session, service, nsys, stacks, workload}
+function live.launch(opts, ctx)
+  local p = ctx.policy()
+  local nsys = capture.find_nsys(p, opts.nsys)
+  local name = sessions.check_name(opts.session or ("gf-" .. core.proc.getpid()))
+  local lock = sessions.claim(p, name)
+  local argv = nsys_args.launch(p, { nsys = nsys.path, session = name, workload = opts.workload, stacks = opts.stacks })
+  log.debug("launch: %s", table.concat(argv, " "))
+  local me = core.proc.getpid()
+  local entry = { name = name, service = opts.service or "", command = opts.workload, host = core.sys.hostname(),
+    nsys = { path = nsys.path, version = nsys.version and nsys.version.string or core.json.null },
+    flags = { table.unpack(argv, 3, #argv - #opts.workload) }, stacks = opts.stacks == true,
+    launcher_pid = me, launcher_start = procfs.start(me), started = core.sys.isotime() }
+  local h = core.proc.spawn({ argv = argv, env = nsys_args.workload_env(p), stdout = "inherit", stderr = "inherit",
+    stdin_null = false, keep_on_interrupt = true, parent_death_signal = 15, kill_grace = p.capture.kill_grace })
+  local ok, r, registered = pcall(core.host.holding_interrupts, supervise, p, h, entry)
+  sessions.release(p, name, lock)
+  if not ok then
+    pcall(h.terminate, h)
+    error(r, 0)
+  end
+  for _, l in ipairs(r.leftovers or {}) do log.info("launch: ended %s, which nsys left running", l) end
+  if not registered then
+    if r.status ~= "exited" then
+      errors.raise(errors.CAPTURE, "nsys launch was ended before the workload ran (%s)", r.status)
+    end
+    -- a job that ended before it was seen, or nsys failing to start it: its status either way
+    log.warn("launch: nsys launch ended (status %d) before the workload was seen running; no session was " ..
+      "registered", r.code)
+  end
+  return exit_status(r)
+end
+
+-- ---------------------------------------------------------------------------------------------
+-- capture windows
+
+-- Sleeps until `at` (epoch); false when interrupted first.
+local function wait_until(at)
+  while true do
+    if core.host.interrupted() ~= 0 then return false end
+    local left = at - wall()
+    if left <= 0 then return true end
+    core.sys.sleep(math.min(left, 0.1))
+  end
+end
+
+local function nsys_said(res)
+  return nsys_mod.clean_text(((res.stderr or "") .. " " .. (res.stdout or "")):sub(-300))
+end
+
+local window_summary
+
+local function fail(state, code, fmt, ...)
+  if state.live then state.window = window_summary(table.unpack(state.live)) end
+  state.status = "failed"
+  state.error = string.format(fmt, ...)
+  capture.write_summary(state)
+  errors.raise(code, "%s", state.error)
+end
+
+-- The window itself, with interrupts held: start, wait, stop (always, once started). Returns the
+-- interrupt that arrived (0 when none).
+local function run_window(p, state, e, w, duration)
+  local lv = p.live
+  local prefix = state.dir .. "/" .. p.capture.output_name
+  if not wait_until(w.planned) then return core.host.interrupted(), false end
+  local argv = nsys_args.start(p, { nsys = state.nsys.path, session = e.name, prefix = prefix, stacks = e.stacks })
+  w.start_called = wall()
+  local res = capture.command(state, "start", argv, { timeout = lv.start_timeout, label = "nsys start " .. e.name,
+    keep_on_interrupt = true })
+  w.started = wall()
+  if res.status ~= "exited" or res.code ~= 0 then
+    if not sessions.alive(e) then fail(state, errors.CAPTURE, "session %s: its workload (pid %s) has ended", e.name, e.pid) end
+    fail(state, errors.CAPTURE, "session %s: nsys start %s %s: %s", e.name, res.status, tostring(res.code), nsys_said(res))
+  end
+  sessions.note_window(p, { name = e.name, since = core.sys.isotime(w.started), out = state.dir, pid = core.proc.getpid() })
+  wait_until(w.started + duration)
+  local sig = core.host.interrupted()
+  core.host.clear_interrupt() -- nsys stop runs to its end even so: the session must be capturable again
+  w.stop_called = wall()
+  res = capture.command(state, "stop", { state.nsys.path, "stop", "--session=" .. e.name },
+    { timeout = lv.stop_timeout, label = "nsys stop " .. e.name, keep_on_interrupt = true })
+  w.stopped = wall()
+  sessions.note_window(p, { name = e.name, since = core.sys.isotime(w.started), stopped = core.sys.isotime(w.stopped),
+    out = state.dir })
+  if (res.status ~= "exited" or res.code ~= 0) and sessions.alive(e) then
+    capture.warn(state, "session %s: nsys stop %s %s: %s", e.name, res.status, tostring(res.code), nsys_said(res))
+  end
+  return sig, true
+end
+
+function window_summary(e, w, duration)
+  local function iso(t) return t and core.sys.isotime(t) or core.json.null end
+  local function r3(x) return x and math.floor(x * 1000 + 0.5) / 1000 or core.json.null end
+  return { session = e.name, service = e.service, pid = e.pid, command = e.command, duration = duration,
+    planned_start = iso(w.planned), at = w.at or core.json.null, start_called = iso(w.start_called),
+    actual_start = iso(w.started), start_delay_s = r3(w.started and (w.started - w.planned)),
+    stop_called = iso(w.stop_called), stopped = iso(w.stopped) }
+end
+
+-- opts: {session, duration, at, out, timeline, stacks, title, ...}; the page options as capture.run's
+function live.window(opts, ctx)
+  local p = ctx.policy()
+  local duration = opts.duration or p.capture.duration
+  local now = wall()
+  local w = { at = opts.at, planned = now }
+  if opts.at then
+    local t, why = live.parse_at(opts.at, now)
+    if not t then errors.raise(errors.USAGE, "--at %s: %s", opts.at, why) end
+    if t - now > p.live.max_wait then
+      errors.raise(errors.USAGE, "--at %s is %.0f s away, more than policy live.max_wait (%g s)", opts.at, t - now,
+        p.live.max_wait)
+    end
+    if t < now then log.warn("--at %s has passed (%.3f s ago); the window starts now", opts.at, now - t) end
+    w.planned = t
+  end
+  local e = sessions.get(p, opts.session)
+  local dir = opts.out or os.date(p.capture.out_dir)
+  core.fs.mkdirp(dir)
+  -- the nsys the session runs under; discovery (its version, its importer) waits until after the window,
+  -- so that an --at instant is met
+  local state = capture.new_state(dir, p, { path = e.nsys.path })
+  state.workload = e.command
+  state.live = { e, w, duration }
+  local lock = sessions.open_window(p, e, { since = "(waiting for " .. core.sys.isotime(w.planned) .. ")", out = dir,
+    pid = core.proc.getpid() })
+  local ok, sig, started = pcall(core.host.holding_interrupts, run_window, p, state, e, w, duration)
+  lock:release()
+  state.window = window_summary(e, w, duration)
+  if not ok then error(sig, 0) end
+  if sig ~= 0 then
+    state.status = "interrupted"
+    state.error = started and "interrupted during the window; it was stopped" or "interrupted before the window started"
+    capture.write_summary(state)
+    errors.raise(errors.INTERRUPTED, "session %s: %s. Kept: %s", e.name, state.error, capture.kept_list(state))
+  end
+  local found, nsys = errors.try(capture.find_nsys, p, e.nsys.path)
+  if not found then fail(state, nsys.code, "%s", nsys.msg) end
+  state.nsys = nsys
+  local prefix = dir .. "/" .. p.capture.output_name
+  local rep = capture.find_report(prefix) or capture.import_qdstrm(state, prefix, function(fmt, ...)
+    fail(state, errors.CAPTURE, fmt, ...)
+  end)
+  if not rep then
+    if not sessions.alive(e) then fail(state, errors.CAPTURE, "session %s: its workload (pid %s) ended during the window " ..
+      "and nsys wrote no report", e.name, e.pid) end
+    fail(state, errors.CAPTURE, "session %s: nsys stop wrote no report (looked for %s.nsys-rep)", e.name, prefix)
+  end
+  state.report, state.artifacts.report = rep, rep
+  log.info("session %s: window %s → %s (started %.3f s after the planned instant)", e.name,
+    core.sys.isotime(w.started), dir, w.started - w.planned)
+  return capture.views(state, opts, ctx)
+end
+
+return live
