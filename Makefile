@@ -38,10 +38,10 @@ CFLAGS  += $(EXTRA_CFLAGS)
 LDFLAGS += $(SANFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS  = $(PKG_LIBS)
 
-CORE_SRC  := $(filter-out core/host/main.c,$(sort $(wildcard core/*.c core/host/*.c core/bind/*.c)))
+CORE_SRC  := $(filter-out core/host/main.c core/bind/l_mpi.c,$(sort $(wildcard core/*.c core/host/*.c core/bind/*.c)))
 CORE_OBJ  := $(patsubst core/%.c,$(O)/obj/%.o,$(CORE_SRC))
 PRIM_OBJ  := $(patsubst core/%.c,$(O)/obj/%.o,$(wildcard core/*.c))
-BINDINGS  := $(patsubst core/bind/l_%.c,%,$(filter-out core/bind/l_util.c,$(wildcard core/bind/l_*.c)))
+BINDINGS  := $(patsubst core/bind/l_%.c,%,$(filter-out core/bind/l_util.c core/bind/l_mpi.c,$(wildcard core/bind/l_*.c)))
 BUNDLED   := $(sort $(shell find lua policies templates -type f \( -name '*.lua' -o -name '*.html' -o -name '*.js' -o -name '*.css' \) 2>/dev/null))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
@@ -50,7 +50,7 @@ REPLAY_BIN := $(patsubst tests/fuzz/fuzz_%.c,$(O)/tests/replay_%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 60
 DEPS_OK   := $(O)/.deps-ok
 
-.PHONY: unit fuzz all deps test-deps test check demo bench fuzz clean lint soak
+.PHONY: unit fuzz all deps test-deps test check demo bench fuzz clean lint soak mpi
 all: $(BIN) $(LIBA)
 
 # Installs missing Debian packages (as root) or prints the command to run; cached by a stamp file.
@@ -95,6 +95,29 @@ $(BIN): $(O)/obj/host/main.o $(LIBA)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@";)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+# `make mpi`: bin/gpuflame-mpi, the same program with MPI (issue 27; docs/MPI.md), when OpenMPI's mpicc is
+# installed (libopenmpi-dev). Only core/mpi/*.c and core/bind/l_mpi.c see mpi.h; the host finds them through
+# weak references, so the default build and its objects are unchanged.
+MPICC   ?= mpicc
+MPI_BIN := $(patsubst %/gpuflame,%/gpuflame-mpi,$(BIN))
+MPI_OBJ := $(O)/obj/mpi/gf_mpi.o $(O)/obj/bind/l_mpi.o
+mpi: $(MPI_BIN)
+$(O)/.mpicc-ok:
+	@command -v $(MPICC) >/dev/null || { echo "make mpi: no $(MPICC) (apt-get install libopenmpi-dev openmpi-bin)" >&2; exit 1; }
+	@mkdir -p $(@D) && touch $@
+$(O)/obj/mpi/%.o: core/mpi/%.c core/mpi/gf_mpi.h | $(DEPS_OK) $(O)/.mpicc-ok
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  MPICC   $<";)
+	$(Q)$(MPICC) $(CFLAGS) -MMD -MP -c -o $@ $<
+$(O)/obj/bind/l_mpi.o: core/bind/l_mpi.c core/mpi/gf_mpi.h | $(DEPS_OK) $(O)/.mpicc-ok
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  MPICC   $<";)
+	$(Q)$(MPICC) $(CFLAGS) $(LUA_CFLAGS) -Icore/mpi -MMD -MP -c -o $@ $<
+$(MPI_BIN): $(O)/obj/host/main.o $(MPI_OBJ) $(LIBA)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@";)
+	$(Q)$(MPICC) $(LDFLAGS) -o $@ $< $(MPI_OBJ) $(LIBA) $(LDLIBS)
 
 $(O)/tests/%: tests/unit/%.c $(LIBA) tests/unit/tap.h
 	@mkdir -p $(@D)
@@ -142,4 +165,4 @@ lint:
 clean:
 	rm -rf build build-san bin lib out
 
--include $(CORE_OBJ:.o=.d) $(O)/obj/host/main.d
+-include $(CORE_OBJ:.o=.d) $(O)/obj/host/main.d $(MPI_OBJ:.o=.d)
