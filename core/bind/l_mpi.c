@@ -4,7 +4,8 @@
  *   mpi.send(dest, string) → bytes          mpi.recv(src|-1) → string, from, bytes
  *   mpi.send_model(dest, trace, provenance_json) → bytes   (the model file format, model_file.h)
  *   mpi.recv_model(src|-1) → trace, provenance_json, from, bytes
- *   mpi.allgather(string) → {string per rank, in rank order} */
+ *   mpi.allgather(string) → {string per rank, in rank order}
+ *   mpi.share_done()  -- this rank handed its share to rank 0: its end is a clean exit (gf_mpi_share_done) */
 #include <stdlib.h>
 
 #include "gf_mpi.h"
@@ -125,12 +126,19 @@ static int l_allgather(lua_State *L)
     return rc == 0 ? 1 : gf_lua_raise(L, &err);
 }
 
+static int l_share_done(lua_State *L)
+{
+    (void)L;
+    gf_mpi_share_done();
+    return 0;
+}
+
 int gf_luaopen_mpi(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"rank", l_rank},           {"size", l_size},         {"send", l_send},
         {"recv", l_recv},           {"send_model", l_send_model}, {"recv_model", l_recv_model},
-        {"allgather", l_allgather}, {NULL, NULL},
+        {"allgather", l_allgather}, {"share_done", l_share_done}, {NULL, NULL},
     };
     luaL_newlib(L, fns);
     return 1;

@@ -10,9 +10,10 @@
 #include "host.h"
 
 /* Defined only in bin/gpuflame-mpi (core/mpi/gf_mpi.c, `make mpi`): MPI_Init before the host starts;
- * after the command MPI_Finalize, or MPI_Abort when it failed, so that no rank waits for a failed one. */
+ * after the command MPI_Finalize, or MPI_Abort when it failed, so that no rank waits for a failed one.
+ * gf_mpi_host_end returns the exit code (0 for a rank that handed its share to rank 0). */
 void gf_mpi_host_start(int *argc, char ***argv) __attribute__((weak));
-void gf_mpi_host_end(int code) __attribute__((weak));
+int gf_mpi_host_end(int code) __attribute__((weak));
 
 static char *kept_secrets[8];
 static int nkept;
@@ -105,6 +106,6 @@ int main(int argc, char **argv)
     for (int i = 0; i < nkept; i++)
         free(kept_secrets[i]);
     if (gf_mpi_host_end)
-        gf_mpi_host_end(code);
+        code = gf_mpi_host_end(code);
     return code;
 }

@@ -123,12 +123,21 @@ void gf_mpi_host_start(int *argc, char ***argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 }
 
-/* After the command (its message already printed): a clean end finalizes, a failure ends the whole job. */
-void gf_mpi_host_end(int code)
+static int share_done;
+
+void gf_mpi_share_done(void)
 {
-    if (code == 0) {
+    share_done = 1;
+}
+
+/* After the command (its message already printed): a clean end, or a rank that handed its share to rank 0
+ * (its command was ended by gpuflame.mpi.finish's silent error), finalizes; a failure ends the whole job. */
+int gf_mpi_host_end(int code)
+{
+    if (code == 0 || share_done) {
         MPI_Finalize();
-        return;
+        return 0;
     }
     gf_mpi_abort(code);
+    return code;
 }

@@ -21,6 +21,10 @@ int gf_mpi_recv(int src, char **buf, size_t *len, int *from, gf_err *err);
  * gf_mpi_size() entries, allocated by the caller). */
 int gf_mpi_allgather(const char *s, size_t len, char **out, size_t *lens, gf_err *err);
 
+/* This rank has sent its share to rank 0: the silent error that ends its command (gpuflame.mpi.finish)
+ * is a clean exit. */
+void gf_mpi_share_done(void);
+
 /* Ends every process of the job with code (MPI_Abort): a failing rank never leaves the others waiting. */
 void gf_mpi_abort(int code);
 

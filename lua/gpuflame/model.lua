@@ -20,9 +20,12 @@ M.FORMAT = "gpuflame-model"
 function M.provenance(db, source, label_env)
   local label_names = core.json.array({})
   for i, n in ipairs(label_env) do label_names[i] = n end
+  local meta = core.trace.sqlite_meta(db, label_env)
+  -- JSON numbers are doubles to most readers: the session start (ns since the epoch) is a decimal string
+  if meta.session_start then meta.session_start = string.format("%d", meta.session_start) end
   return {
     format = M.FORMAT, version = core.model.version, generator = "gpuflame " .. core.host.version,
-    source = source, meta = core.trace.sqlite_meta(db, label_env), label_env = label_names,
+    source = source, meta = meta, label_env = label_names,
     capture = core.sqlite_meta.read(db),
   }
 end
@@ -48,6 +51,11 @@ function M.check(text, name)
       M.FORMAT)
   end
   prov.meta.kv = prov.meta.kv or {}
+  if prov.meta.session_start ~= nil then
+    local v = math.tointeger(tonumber(prov.meta.session_start))
+    if not v then errors.raise(errors.INPUT, "%s: damaged gpuflame model file: bad session_start in its provenance", name) end
+    prov.meta.session_start = v
+  end
   return prov
 end
 

@@ -1,7 +1,8 @@
 -- per-rank GPU busy/idle, kernel and NCCL time, iteration times and stragglers
 -- (gpuflame run rank-skew INPUTS... [--json] [--html FILE]: --html also writes a page with a per-rank bar chart)
--- INPUTS: one SQLite export / .nsys-rep per rank (files, a directory, a glob), or one export holding several
--- processes. A rank is a (report, process) pair (labels: policy ranks.label_env). Heavy loops run in C
+-- INPUTS: one SQLite export / .nsys-rep / gpuflame model file per rank (files, a directory, a glob, or the
+-- global --local PATTERN), or one export holding several processes. Under MPI (bin/gpuflame-mpi, docs/MPI.md)
+-- the reports are split across the MPI ranks and only per-rank statistics reach rank 0. A rank is a (report, process) pair (labels: policy ranks.label_env). Heavy loops run in C
 -- (tr:rank_stats); this script only ranks the numbers and writes the verdict.
 --   busy_ns    union of the rank's GPU work intervals (kernels, memcpy, memset)
 --   idle_ns    (last GPU op end - first GPU op start) - busy_ns
@@ -26,15 +27,15 @@ while ai <= #args do
   else inputs[#inputs + 1] = a end
   ai = ai + 1
 end
-if #inputs == 0 or html == "" or (args[#args] == "--html") then
+if (#inputs == 0 and not require("gpuflame.mpi").local_pattern()) or html == "" or (args[#args] == "--html") then
   io.stderr:write("usage: gpuflame run rank-skew INPUT... [--json] [--html FILE]\n")
   return 2
 end
 local p = ctx.policy()
 local s = p.ranks
 
-local tr = trace.load(inputs, { max_events = 0, ranks = true, policy = p })
-local rows = tr:rank_stats(s.nccl_prefixes, s.iteration_prefixes)
+-- under MPI (gpuflame-mpi) each rank computes its reports' statistics and rank 0 alone goes on from here
+local rows = trace.rank_stats(inputs, { policy = p })
 local gpu_rows = {}
 for _, r in ipairs(rows) do
   if r.kernels > 0 or r.busy > 0 then gpu_rows[#gpu_rows + 1] = r end
