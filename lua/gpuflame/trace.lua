@@ -70,7 +70,8 @@ function M.csv_columns(path, report, policy)
 end
 
 -- An .nsys-rep is exported to SQLite through nsys (discovery as for a capture) into a temporary directory.
-local function export_rep(path, opts)
+-- → the export's path, the directory (the caller removes it)
+function M.export_rep(path, opts)
   local capture = require("gpuflame.capture")
   local policy = opts.policy
   local nsys = capture.find_nsys(policy, opts.nsys)
@@ -94,7 +95,7 @@ function M.load_reports(reports, owner, opts, policy, load_opts, what)
     stacks = load_opts.stacks, owner = owner,
     export = function(p)
       if M.classify(p, policy) ~= "nsys-rep" then return p end
-      local db, tmp = export_rep(p, opts)
+      local db, tmp = M.export_rep(p, opts)
       tmpdirs[#tmpdirs + 1] = tmp
       return db
     end,
@@ -173,7 +174,7 @@ function M.load(paths, opts)
       return tr
     end
     local tmpdir, db = nil, path
-    if M.classify(path, policy) == "nsys-rep" then db, tmpdir = export_rep(path, opts) end
+    if M.classify(path, policy) == "nsys-rep" then db, tmpdir = M.export_rep(path, opts) end
     local ok, tr = pcall(core.trace.open_sqlite, db, lo)
     if not ok then
       if tmpdir then core.fs.remove_tree(tmpdir) end

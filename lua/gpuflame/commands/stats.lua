@@ -3,6 +3,7 @@
 local errors = require("gpuflame.errors")
 local inputs = require("gpuflame.inputs")
 local log = require("gpuflame.log")
+local mpi = require("gpuflame.mpi")
 local stats = require("gpuflame.stats")
 
 local cmd = {}
@@ -17,7 +18,8 @@ cmd.spec = {
     "nsys); -o - (the default) prints them. Reports accept both name eras (cuda_gpu_kern_sum or gpukernsum);\n" ..
     "cuda_gpu_kern_sum and cuda_gpu_trace take :base or :mangled. Exit 5 when no report had a row.\n" ..
     "Several INPUTs (files, a directory, a glob: one report per rank) need -o PREFIX and write\n" ..
-    "PREFIX_<input name>_<report>.csv for each.",
+    "PREFIX_<input name>_<report>.csv for each. Under MPI (bin/gpuflame-mpi) the inputs are split across the\n" ..
+    "ranks and rank 0 writes every file (docs/MPI.md).",
   options = {
     { "report", short = "r", arg = "REPORT[,REPORT...]", multi = true, help = "reports to write (repeatable)" },
     { "output", short = "o", arg = "PREFIX|-", help = "output prefix (PREFIX_<report>.csv), or - for stdout" },
@@ -36,8 +38,9 @@ cmd.spec = {
 -- One job per input. Several inputs (files, a directory, a glob: one report per rank) need -o PREFIX and
 -- write PREFIX_<input name>_<report>.csv; inputs whose names collide are refused before any work.
 local function input_jobs(positional, prefix)
-  local paths = require("gpuflame.ranks").expand(positional)
-  if #paths == 1 then return { { input = paths[1], prefix = prefix } } end
+  local paths, owner = mpi.inputs(require("gpuflame.ranks").expand, positional)
+  if #paths == 0 then errors.raise(errors.USAGE, "stats needs an INPUT (an SQLite export or an .nsys-rep)") end
+  if #paths == 1 then return { { input = paths[1], prefix = prefix } }, owner end
   if prefix == "-" then
     errors.raise(errors.USAGE, "stats of %d inputs needs -o PREFIX (one PREFIX_<input>_<report>.csv each)", #paths)
   end
@@ -50,11 +53,12 @@ local function input_jobs(positional, prefix)
     seen[base] = p
     jobs[i] = { input = p, prefix = prefix .. "_" .. base }
   end
-  return jobs
+  return jobs, owner
 end
 
--- Writes one input's reports; true when any had rows.
-local function write_input(job, reports, fmt, opts, ctx)
+-- Writes one input's reports; true when any had rows. at: write under this prefix instead of job.prefix
+-- (an MPI rank's private directory) and return the files, {path = final path, data = bytes} each.
+local function write_input(job, reports, fmt, opts, ctx, at)
   local input = job.input
   local info = inputs.detect(input)
   local sqlite = input
@@ -65,11 +69,16 @@ local function write_input(job, reports, fmt, opts, ctx)
       input, inputs.describe(info))
   end
   local ok, res = errors.try(stats.write, sqlite, reports, ctx.policy(),
-    { prefix = job.prefix, format = fmt.format, mem_bytes = fmt.mem_bytes })
+    { prefix = at or job.prefix, format = fmt.format, mem_bytes = fmt.mem_bytes })
   inputs.cleanup(ctx)
   if not ok then errors.reraise(res) end
-  local any = false
+  local any, files = false, {}
   for _, r in ipairs(res) do
+    if at then
+      local final = job.prefix .. r.path:sub(#at + 1)
+      files[#files + 1] = { path = final, data = require("gpuflame.core").fs.read(r.path) }
+      r.path = final
+    end
     if r.skipped then
       io.stderr:write("SKIPPED: ", r.skipped, "\n")
     elseif r.rows == 0 then
@@ -77,7 +86,45 @@ local function write_input(job, reports, fmt, opts, ctx)
     else
       any = true
     end
-    if r.path ~= "-" then log.info("wrote %s (%d rows)", r.path, r.rows) end
+    if r.path ~= "-" and not at then log.info("wrote %s (%d rows)", r.path, r.rows) end
+  end
+  return any, files
+end
+
+-- Under MPI (gpuflame-mpi, several ranks, several inputs): each rank writes its inputs' reports into a
+-- private directory and sends the files to rank 0, which writes them under their names (atomically), so
+-- the output is the one-process run's byte for byte. → true when any report had rows
+local function write_mpi(jobs, owner, reports, fmt, opts, ctx, w)
+  local core = require("gpuflame.core")
+  local tmp = core.fs.mkdtemp()
+  local any, files = false, {}
+  local ok, err = errors.try(mpi.guard, w, function()
+    for i, job in ipairs(jobs) do
+      if (owner[i] or 0) == w.rank then
+        local a, f = write_input(job, reports, fmt, opts, ctx, tmp .. "/" .. i)
+        any = any or a
+        for _, x in ipairs(f) do files[#files + 1] = x end
+      end
+    end
+  end)
+  core.fs.remove_tree(tmp)
+  if not ok then errors.reraise(err) end
+  if w.rank ~= 0 then
+    local n = w.mpi.send(0, mpi.pack({ any = any, files = files }))
+    log.info("rank %d: sent %d file(s) to rank 0: %s", w.rank, #files, mpi.bytes(n))
+    mpi.finish()
+  end
+  for _ = 1, w.size - 1 do
+    local text, from, n = w.mpi.recv(-1)
+    local h = mpi.unpack(text)
+    any = any or h.any
+    for _, x in ipairs(h.files) do files[#files + 1] = x end
+    log.info("rank %d: %d file(s), %s received", from, #h.files, mpi.bytes(n))
+  end
+  table.sort(files, function(a, b) return a.path < b.path end)
+  for _, x in ipairs(files) do
+    core.fs.write_atomic(x.path, x.data)
+    log.info("wrote %s", x.path)
   end
   return any
 end
@@ -89,7 +136,7 @@ function cmd.run(opts, ctx)
     end
     return 0
   end
-  if not opts.positional[1] then
+  if not opts.positional[1] and not mpi.local_pattern() then
     errors.raise(errors.USAGE, "stats needs an INPUT (an SQLite export or an .nsys-rep)")
   end
   local reports = {}
@@ -100,15 +147,21 @@ function cmd.run(opts, ctx)
   for _, r in ipairs(reports) do stats.parse_report(r, ctx.policy()) end -- unknown names: exit 2 before any work
   local fmt = stats.parse_format(opts.format)
   local prefix = opts.output or "-"
-  local jobs = input_jobs(opts.positional, prefix)
+  local jobs, owner = input_jobs(opts.positional, prefix)
   if prefix ~= "-" then
     local dir = prefix:match("^(.*)/[^/]*$")
     if dir and dir ~= "" then require("gpuflame.core").fs.mkdirp(dir) end
   end
   ctx.cleanup = ctx.cleanup or {}
   local any = false
-  for _, job in ipairs(jobs) do
-    any = write_input(job, reports, fmt, opts, ctx) or any
+  local w = mpi.world()
+  if w.size > 1 and #jobs > 1 then
+    any = write_mpi(jobs, owner, reports, fmt, opts, ctx, w)
+  else
+    if w.rank ~= 0 then mpi.finish() end -- one input: rank 0 alone writes it
+    for _, job in ipairs(jobs) do
+      any = write_input(job, reports, fmt, opts, ctx) or any
+    end
   end
   if not any then
     errors.raise(errors.NO_DATA, "%s: no report had data (%s)", table.concat(opts.positional, ", "),
