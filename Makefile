@@ -1,5 +1,5 @@
 # gpuflame — `make` builds bin/gpuflame and lib/libgpuflame.a; `make demo`, `make test` (the whole suite),
-# `make check` (the quick tier), `make bench`. TEST_JOBS="-j N" sets how many test files run side by side.
+# `make check` (the quick tier), `make bench`; `make mpi` bin/gpuflame-mpi (OpenMPI, optional). TEST_JOBS="-j N" sets how many test files run side by side.
 # V=1 shows full commands. SAN=1 builds with ASan+UBSan into build-san/. WERROR=1 adds -Werror.
 
 CC      ?= cc
@@ -50,6 +50,15 @@ REPLAY_BIN := $(patsubst tests/fuzz/fuzz_%.c,$(O)/tests/replay_%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 60
 DEPS_OK   := $(O)/.deps-ok
 
+# `make mpi`: bin/gpuflame-mpi, the same program with MPI (issue 27; docs/MPI.md), when OpenMPI's mpicc is
+# installed (libopenmpi-dev). Only core/mpi/*.c and core/bind/l_mpi.c see mpi.h; the host finds them through
+# weak references, so the default build and its objects are unchanged.
+MPICC   ?= mpicc
+MPI_BIN := $(patsubst %/gpuflame,%/gpuflame-mpi,$(BIN))
+MPI_OBJ := $(O)/obj/mpi/gf_mpi.o $(O)/obj/bind/l_mpi.o
+# make test / make check build it too when mpicc is there (not under SAN=1: OpenMPI's own allocations
+# would be reported as leaks), and tests/cli/test_mpi.sh runs it; without mpicc nothing changes.
+MPI_AUTO := $(if $(filter 1,$(SAN)),,$(if $(shell command -v $(MPICC) 2>/dev/null),$(MPI_BIN),))
 .PHONY: unit fuzz all deps test-deps test check demo bench fuzz clean lint soak mpi
 all: $(BIN) $(LIBA)
 
@@ -96,12 +105,6 @@ $(BIN): $(O)/obj/host/main.o $(LIBA)
 	@$(if $(Q),echo "  LINK    $@";)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
 
-# `make mpi`: bin/gpuflame-mpi, the same program with MPI (issue 27; docs/MPI.md), when OpenMPI's mpicc is
-# installed (libopenmpi-dev). Only core/mpi/*.c and core/bind/l_mpi.c see mpi.h; the host finds them through
-# weak references, so the default build and its objects are unchanged.
-MPICC   ?= mpicc
-MPI_BIN := $(patsubst %/gpuflame,%/gpuflame-mpi,$(BIN))
-MPI_OBJ := $(O)/obj/mpi/gf_mpi.o $(O)/obj/bind/l_mpi.o
 mpi: $(MPI_BIN)
 $(O)/.mpicc-ok:
 	@command -v $(MPICC) >/dev/null || { echo "make mpi: no $(MPICC) (apt-get install libopenmpi-dev openmpi-bin)" >&2; exit 1; }
@@ -132,13 +135,13 @@ $(O)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(LIBA) $(wild
 
 unit: $(UNIT_BIN) $(REPLAY_BIN)
 
-test: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN)
-	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
+test: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN) $(MPI_AUTO)
+	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_MPI_BIN=$(abspath $(MPI_AUTO)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
 	  GF_CFLAGS="$(CFLAGS) $(LUA_CFLAGS)" GF_PRIM_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" VALGRIND=$(VALGRIND) SAN=$(SAN) tests/run $(TEST_JOBS) $(TESTS)
 
 # The edit-test loop: every test file not marked `gf-test: slow` (tests/run --quick), side by side.
-check: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN)
-	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
+check: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN) $(MPI_AUTO)
+	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_MPI_BIN=$(abspath $(MPI_AUTO)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
 	  GF_CFLAGS="$(CFLAGS) $(LUA_CFLAGS)" GF_PRIM_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" SAN=$(SAN) tests/run --quick $(TEST_JOBS) $(TESTS)
 
 demo: $(BIN)
@@ -148,8 +151,8 @@ demo: $(BIN)
 soak: $(BIN)
 	$(Q)GPUFLAME_FIXTURES=$${GPUFLAME_FIXTURES:-$(abspath ..)/shared/fixtures} python3 tests/soak/soak.py --bin $(abspath $(BIN)) $(SOAK_ARGS)
 
-bench: $(BIN) $(LIBA)
-	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) bench/run $(BENCH)
+bench: $(BIN) $(LIBA) $(MPI_AUTO)
+	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_MPI_BIN=$(abspath $(MPI_AUTO)) bench/run $(BENCH)
 
 # libFuzzer: the core built with clang + sanitizers in build-fuzz/, one binary per tests/fuzz/fuzz_*.c,
 # each run FUZZ_SECONDS on a corpus seeded from the fixtures and tests/fuzz/regressions/.

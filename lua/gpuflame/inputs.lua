@@ -1,7 +1,8 @@
 -- INPUT files recognised by content, and a registry of loaders that turn them into models.
 --
 -- detect(path) → info: { type = "csv", report = "cuda_gpu_kern_sum", preamble = bool } | { type = "folded" }
---   | { type = "sqlite", nsys = bool } | { type = "nsys-rep" } | { type = "model" } (gpuflame import); anything else is a bad-input error (exit 6).
+--   | { type = "sqlite", nsys = bool } | { type = "nsys-rep" } | { type = "model" } (gpuflame import); anything
+--   else is a bad-input error (exit 6).
 --
 -- Loaders are files gpuflame/inputs/<name>.lua on the search path (lua/gpuflame/inputs/ in the tree),
 -- each returning { kind = "stacks"|"trace"|..., accepts = function(info, ctx) → bool,

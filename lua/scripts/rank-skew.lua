@@ -2,7 +2,8 @@
 -- (gpuflame run rank-skew INPUTS... [--json] [--html FILE]: --html also writes a page with a per-rank bar chart)
 -- INPUTS: one SQLite export / .nsys-rep / gpuflame model file per rank (files, a directory, a glob, or the
 -- global --local PATTERN), or one export holding several processes. Under MPI (bin/gpuflame-mpi, docs/MPI.md)
--- the reports are split across the MPI ranks and only per-rank statistics reach rank 0. A rank is a (report, process) pair (labels: policy ranks.label_env). Heavy loops run in C
+-- the reports are split across the MPI ranks and only per-rank statistics reach rank 0.
+-- A rank is a (report, process) pair (labels: policy ranks.label_env). Heavy loops run in C
 -- (tr:rank_stats); this script only ranks the numbers and writes the verdict.
 --   busy_ns    union of the rank's GPU work intervals (kernels, memcpy, memset)
 --   idle_ns    (last GPU op end - first GPU op start) - busy_ns
