@@ -19,7 +19,7 @@ global options (anywhere before `--`):
   -q, --quiet            only warnings and errors (no progress)
   --policy FILE          layer a policy file over the default (repeatable; later wins)
   --lua-path DIR         search DIR first for scripts, policies, templates (repeatable)
-  --local PATTERN        multi-report commands: also read the reports PATTERN names, %q{VAR} replaced from
+  --local PATTERN        multi-report commands: also read the reports PATTERN names, %%q{VAR} replaced from
                          the environment; under MPI each rank its own (docs/MPI.md)
   --version              print the version
   -h, --help             this help; `gpuflame COMMAND --help` for a command
