@@ -335,7 +335,7 @@ function M.rank_stats(paths, opts)
   for k, x in ipairs(ranks) do
     local row, off = reports[x.report].stats[x.pid], offsets[x.report]
     row.label = x.label
-    if row.first >= 0 then row.first, row.last = row.first + off, row.last + off end
+    if x.gpu_events > 0 then row.first, row.last = row.first + off, row.last + off end
     for _, it in ipairs(row.iterations) do it.start = it.start + off end
     rows[k] = row
   end

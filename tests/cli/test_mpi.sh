@@ -22,7 +22,8 @@ mpi() { # NP ARGS...: gpuflame-mpi under mpirun; sets rc, out, err (a 120 s cap:
   rc=$?; out=$(cat "$o"); err=$(cat "$e"); rm -f "$o" "$e"
 }
 GEN=$TOP/tests/gen/rank_exports.py
-python3 "$GEN" job "$TMP/job" --ranks 5 --slow 3 --factor 1.4 --steps 4 --skew-ns 2000000
+# a 20 ms skew per rank: ranks 3 and 4 start their GPU work before their own session start (negative times)
+python3 "$GEN" job "$TMP/job" --ranks 5 --slow 3 --factor 1.4 --steps 4 --skew-ns 20000000
 J=$TMP/job
 R=("$J"/rank0.sqlite "$J"/rank1.sqlite "$J"/rank2.sqlite "$J"/rank3.sqlite "$J"/rank4.sqlite)
 
