@@ -124,8 +124,7 @@ function M.label_ranks(reports, s)
 end
 
 -- The imported models of exports dbs: in worker processes (policy ranks.workers; 0 = one per CPU, or one
--- per MPI rank under an MPI job of several ranks) or,
--- with one worker or one export, in this process.
+-- per MPI rank under an MPI job of several ranks) or, with one worker or one export, in this process.
 local function import_all(dbs, s, opts)
   -- under MPI with several ranks the job's layout decides the parallelism: 0 is one process per MPI rank
   local auto = mpi.world().size > 1 and 1 or core.host.cpus()
