@@ -38,5 +38,5 @@ for np in 1 2 4; do
   same=$(cmp -s "$out/mpi_ref.json" "$out/mpi_np$np.json" && echo "same JSON" || echo "DIFFERENT JSON")
   moved=$(sed -n 's/.*rank 1: \([0-9]* report(s), [0-9.]* [KM]*i*B\) of summaries received.*/\1/p' "$out/mpi_np$np.err")
   measure t mpirun --allow-run-as-root --bind-to none -np "$np" "$mgf" -q run rank-skew "$job" --json
-  echo "RESULT|rank-skew, $n reports, mpirun -np $np|${t% *}|${t#* }|${ref%% *}|$same; RSS of mpirun; rank 1 sent ${moved:-nothing}"
+  echo "RESULT|rank-skew, $n reports, mpirun -np $np|${t% *}|${t#* }|${ref%% *}|$same; RSS: the largest process; rank 1 sent ${moved:-nothing}"
 done

@@ -296,13 +296,19 @@ function M.rank_stats(paths, opts)
   local reports = reports_of(paths)
   local w = mpi.world()
   local mine = share(reports, opts.owner or {}, w)
+  -- a batch of reports at a time (as many as import at once): a rank holds one batch's models, not its share's
+  local batch = math.max(1, s.workers == 0 and (w.size > 1 and 1 or core.host.cpus()) or s.workers)
   mpi.guard(w, function()
-    open_reports(reports, mine, s, opts)
-    for _, i in ipairs(mine) do
-      local r = reports[i]
-      r.processes = r.trace:processes()
-      r.stats = report_stats(r.trace, r.processes, s)
-      r.trace = nil
+    for b = 1, #mine, batch do
+      local idx = table.move(mine, b, math.min(b + batch - 1, #mine), 1, {})
+      open_reports(reports, idx, s, opts)
+      for _, i in ipairs(idx) do
+        local r = reports[i]
+        r.processes = r.trace:processes()
+        r.stats = report_stats(r.trace, r.processes, s)
+        r.trace = nil
+      end
+      collectgarbage()
     end
   end)
   if w.rank ~= 0 then
