@@ -1,5 +1,5 @@
 # gpuflame — `make` builds bin/gpuflame and lib/libgpuflame.a; `make demo`, `make test` (the whole suite),
-# `make check` (the quick tier), `make bench`. TEST_JOBS="-j N" sets how many test files run side by side.
+# `make check` (the quick tier), `make bench`; `make mpi` bin/gpuflame-mpi (OpenMPI, optional). TEST_JOBS="-j N" sets how many test files run side by side.
 # V=1 shows full commands. SAN=1 builds with ASan+UBSan into build-san/. WERROR=1 adds -Werror.
 
 CC      ?= cc
@@ -38,10 +38,10 @@ CFLAGS  += $(EXTRA_CFLAGS)
 LDFLAGS += $(SANFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS  = $(PKG_LIBS)
 
-CORE_SRC  := $(filter-out core/host/main.c,$(sort $(wildcard core/*.c core/host/*.c core/bind/*.c)))
+CORE_SRC  := $(filter-out core/host/main.c core/bind/l_mpi.c,$(sort $(wildcard core/*.c core/host/*.c core/bind/*.c)))
 CORE_OBJ  := $(patsubst core/%.c,$(O)/obj/%.o,$(CORE_SRC))
 PRIM_OBJ  := $(patsubst core/%.c,$(O)/obj/%.o,$(wildcard core/*.c))
-BINDINGS  := $(patsubst core/bind/l_%.c,%,$(filter-out core/bind/l_util.c,$(wildcard core/bind/l_*.c)))
+BINDINGS  := $(patsubst core/bind/l_%.c,%,$(filter-out core/bind/l_util.c core/bind/l_mpi.c,$(wildcard core/bind/l_*.c)))
 BUNDLED   := $(sort $(shell find lua policies templates -type f \( -name '*.lua' -o -name '*.html' -o -name '*.js' -o -name '*.css' -o -name '*.json' \) 2>/dev/null))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
@@ -50,7 +50,16 @@ REPLAY_BIN := $(patsubst tests/fuzz/fuzz_%.c,$(O)/tests/replay_%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 60
 DEPS_OK   := $(O)/.deps-ok
 
-.PHONY: unit fuzz all deps test-deps test check demo bench fuzz clean lint soak
+# `make mpi`: bin/gpuflame-mpi, the same program with MPI (issue 27; docs/MPI.md), when OpenMPI's mpicc is
+# installed (libopenmpi-dev). Only core/mpi/*.c and core/bind/l_mpi.c see mpi.h; the host finds them through
+# weak references, so the default build and its objects are unchanged.
+MPICC   ?= mpicc
+MPI_BIN := $(patsubst %/gpuflame,%/gpuflame-mpi,$(BIN))
+MPI_OBJ := $(O)/obj/mpi/gf_mpi.o $(O)/obj/bind/l_mpi.o
+# make test / make check build it too when mpicc is there (not under SAN=1: OpenMPI's own allocations
+# would be reported as leaks), and tests/cli/test_mpi.sh runs it; without mpicc nothing changes.
+MPI_AUTO := $(if $(filter 1,$(SAN)),,$(if $(shell command -v $(MPICC) 2>/dev/null),$(MPI_BIN),))
+.PHONY: unit fuzz all deps test-deps test check demo bench fuzz clean lint soak mpi
 all: $(BIN) $(LIBA)
 
 # Installs missing Debian packages (as root) or prints the command to run; cached by a stamp file.
@@ -96,6 +105,23 @@ $(BIN): $(O)/obj/host/main.o $(LIBA)
 	@$(if $(Q),echo "  LINK    $@";)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
 
+mpi: $(MPI_BIN)
+$(O)/.mpicc-ok:
+	@command -v $(MPICC) >/dev/null || { echo "make mpi: no $(MPICC) (apt-get install libopenmpi-dev openmpi-bin)" >&2; exit 1; }
+	@mkdir -p $(@D) && touch $@
+$(O)/obj/mpi/%.o: core/mpi/%.c core/mpi/gf_mpi.h | $(DEPS_OK) $(O)/.mpicc-ok
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  MPICC   $<";)
+	$(Q)$(MPICC) $(CFLAGS) -MMD -MP -c -o $@ $<
+$(O)/obj/bind/l_mpi.o: core/bind/l_mpi.c core/mpi/gf_mpi.h | $(DEPS_OK) $(O)/.mpicc-ok
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  MPICC   $<";)
+	$(Q)$(MPICC) $(CFLAGS) $(LUA_CFLAGS) -Icore/mpi -MMD -MP -c -o $@ $<
+$(MPI_BIN): $(O)/obj/host/main.o $(MPI_OBJ) $(LIBA)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@";)
+	$(Q)$(MPICC) $(LDFLAGS) -o $@ $< $(MPI_OBJ) $(LIBA) $(LDLIBS)
+
 $(O)/tests/%: tests/unit/%.c $(LIBA) tests/unit/tap.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<";)
@@ -109,13 +135,13 @@ $(O)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(LIBA) $(wild
 
 unit: $(UNIT_BIN) $(REPLAY_BIN)
 
-test: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN)
-	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
+test: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN) $(MPI_AUTO)
+	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_MPI_BIN=$(abspath $(MPI_AUTO)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
 	  GF_CFLAGS="$(CFLAGS) $(LUA_CFLAGS)" GF_PRIM_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" VALGRIND=$(VALGRIND) SAN=$(SAN) tests/run $(TEST_JOBS) $(TESTS)
 
 # The edit-test loop: every test file not marked `gf-test: slow` (tests/run --quick), side by side.
-check: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN)
-	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
+check: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN) $(MPI_AUTO)
+	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_MPI_BIN=$(abspath $(MPI_AUTO)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
 	  GF_CFLAGS="$(CFLAGS) $(LUA_CFLAGS)" GF_PRIM_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" SAN=$(SAN) tests/run --quick $(TEST_JOBS) $(TESTS)
 
 demo: $(BIN)
@@ -126,8 +152,8 @@ SOAK_ARGS ?= --seeds 1-3 --captures 20
 soak: $(BIN)
 	$(Q)GPUFLAME_FIXTURES=$${GPUFLAME_FIXTURES:-$(abspath ..)/shared/fixtures} python3 tests/soak/soak.py --bin $(abspath $(BIN)) $(SOAK_ARGS)
 
-bench: $(BIN) $(LIBA)
-	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) bench/run $(BENCH)
+bench: $(BIN) $(LIBA) $(MPI_AUTO)
+	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_MPI_BIN=$(abspath $(MPI_AUTO)) bench/run $(BENCH)
 
 # libFuzzer: the core built with clang + sanitizers in build-fuzz/, one binary per tests/fuzz/fuzz_*.c,
 # each run FUZZ_SECONDS on a corpus seeded from the fixtures and tests/fuzz/regressions/.
@@ -143,4 +169,4 @@ lint:
 clean:
 	rm -rf build build-san bin lib out
 
--include $(CORE_OBJ:.o=.d) $(O)/obj/host/main.d
+-include $(CORE_OBJ:.o=.d) $(O)/obj/host/main.d $(MPI_OBJ:.o=.d)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gpuflame needs. `build` = libraries to compile; `test` = also what the
-# test suite uses (sqlite3 shell, luacheck, Chromium + playwright-core, clang for fuzzing);
+# test suite uses (sqlite3 shell, luacheck, Chromium + playwright-core, clang for fuzzing, OpenMPI for
+# bin/gpuflame-mpi and tests/cli/test_mpi.sh);
 # `nsys` = NVIDIA Nsight Systems 2022.4 from Debian's own non-free component (the real-nsys test tier).
 # As root it runs apt-get; otherwise it prints the exact commands and fails.
 set -euo pipefail
@@ -10,7 +11,7 @@ if [ "$kind" = nsys ]; then
 fi
 pkgs=(gcc make pkg-config liblua5.4-dev libsqlite3-dev libcsv-dev libcurl4-openssl-dev libcjson-dev libyaml-dev zlib1g-dev python3)
 if [ "$kind" = test ]; then
-  pkgs+=(sqlite3 lua5.4 lua-check chromium time nodejs npm clang libclang-rt-14-dev valgrind procps)
+  pkgs+=(sqlite3 lua5.4 lua-check chromium time nodejs npm clang libclang-rt-14-dev valgrind procps openmpi-bin libopenmpi-dev)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

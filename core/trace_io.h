@@ -1,7 +1,7 @@
 /* A finished trace model written to a file and read back, so that a worker process can import one report
- * and hand the model to its parent (trace_workers.c). The format is private to one build of gpuflame:
- * raw arrays in this machine's byte order, prefixed by a magic that names the struct sizes; it is not a
- * file format for users and never outlives the command that wrote it. */
+ * and hand the model to its parent (trace_workers.c); also the payload of the model file users keep
+ * (model_file.c, docs/MODEL_FORMAT.md): raw arrays in this machine's byte order, prefixed by a magic that
+ * names the struct sizes. Any change to what is written here changes the model file's format version. */
 #ifndef GF_TRACE_IO_H
 #define GF_TRACE_IO_H
 

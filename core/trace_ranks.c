@@ -283,9 +283,13 @@ int gf_trace_rank_stats(const gf_trace *t, const char *const *nccl_prefixes, siz
     gf_rank_stat *s = calloc(nr, sizeof *s);
     int64_t *cur_end = malloc(nr * sizeof *cur_end), *cur_start = malloc(nr * sizeof *cur_start);
     size_t *icap = calloc(nr, sizeof *icap);
+    /* open[r]: rank r has GPU work (an interval of the union is open). Not a negative sentinel: a report's
+     * own clock starts before its session at times (negative timestamps), and a merge shifts it by its
+     * offset, so the statistics of one report must not depend on where its clock was put. */
+    uint8_t *open = calloc(nr, 1);
     size_t nstr = gf_strtab_count(t->str);
     int8_t *cls = malloc(nstr ? nstr : 1); /* per name: -1 unknown, 0 no, 1 NCCL / iteration bit 2 */
-    if (!s || !cur_end || !cur_start || !icap || !cls)
+    if (!s || !cur_end || !cur_start || !icap || !cls || !open)
         goto oom;
     memset(cls, 0xff, nstr ? nstr : 1);
     for (size_t r = 0; r < nr; r++) {
@@ -312,15 +316,16 @@ int gf_trace_rank_stats(const gf_trace *t, const char *const *nccl_prefixes, siz
         int c = nm >= 0 && (size_t)nm < nstr ? cls[nm] : 0;
         if (gf_ev_is_gpu_work(t->kind[i])) {
             int64_t a = t->start[i], b = t->start[i] + t->dur[i];
-            if (rs->first < 0 || a < rs->first)
+            if (!open[r] || a < rs->first)
                 rs->first = a;
-            if (b > rs->last)
+            if (!open[r] || b > rs->last)
                 rs->last = b;
-            if (cur_end[r] < 0 || a > cur_end[r]) {
-                if (cur_end[r] >= 0)
+            if (!open[r] || a > cur_end[r]) {
+                if (open[r])
                     rs->busy_ns += cur_end[r] - cur_start[r];
                 cur_start[r] = a;
                 cur_end[r] = b;
+                open[r] = 1;
             } else if (b > cur_end[r]) {
                 cur_end[r] = b;
             }
@@ -348,9 +353,9 @@ int gf_trace_rank_stats(const gf_trace *t, const char *const *nccl_prefixes, siz
         }
     }
     for (size_t r = 0; r < nr; r++) {
-        if (cur_end[r] >= 0)
+        if (open[r])
             s[r].busy_ns += cur_end[r] - cur_start[r];
-        s[r].idle_ns = s[r].first >= 0 ? (s[r].last - s[r].first) - s[r].busy_ns : 0;
+        s[r].idle_ns = open[r] ? (s[r].last - s[r].first) - s[r].busy_ns : 0;
     }
     /* pass 2: kernel time inside each iteration (binary search on the iteration starts) */
     for (size_t i = 0; i < t->n; i++) {
@@ -382,6 +387,7 @@ int gf_trace_rank_stats(const gf_trace *t, const char *const *nccl_prefixes, siz
     }
     free(cur_end);
     free(cur_start);
+    free(open);
     free(icap);
     free(cls);
     *out = s;
@@ -390,6 +396,7 @@ oom:
     gf_rank_stats_free(s, nr);
     free(cur_end);
     free(cur_start);
+    free(open);
     free(icap);
     free(cls);
     return gf_errf(err, GF_EXIT_ERROR, "rank stats: out of memory");

@@ -39,7 +39,7 @@ typedef struct gf_rank_iter {
 } gf_rank_iter;
 typedef struct gf_rank_stat {
     int32_t rank;
-    int64_t first, last;   /* GPU work span (ns, merged clock); -1 when no GPU work */
+    int64_t first, last;   /* GPU work span (ns, merged clock; may be negative); -1 when no GPU work */
     int64_t busy_ns;       /* union of GPU work intervals (kernels, memcpy, memset) over the rank's devices */
     int64_t idle_ns;       /* (last - first) - busy */
     int64_t kernel_ns;     /* sum of kernel durations */

@@ -280,7 +280,8 @@ return {
     nccl_prefixes = { "nccl", "void nccl" },      -- kernels counted as NCCL time (name prefix)
     iteration_prefixes = { "step", "iteration", "iter", "train_step", "ProfilerStep" }, -- NVTX iteration ranges
     straggler_threshold = 0.05, -- rank-skew: a rank is a straggler when this much (share) above the median
-    workers = 0,                -- worker processes importing reports at once (0 = one per CPU; 1 = in this process)
+    workers = 0,                -- worker processes importing reports at once (0 = one per CPU, or 1 per MPI rank
+                                -- under gpuflame-mpi with several ranks; 1 = in this process)
     -- inputs that cannot be one job are refused (exit 6) unless --allow-unrelated: captures whose session
     -- starts are further apart than this (seconds), and with single_node, captures of different hosts
     max_start_gap_s = 3600,

@@ -80,6 +80,14 @@ static ud *new_ud(lua_State *L)
     return u;
 }
 
+void gf_lua_push_trace(lua_State *L, gf_trace *t)
+{
+    ud *u = lua_newuserdatauv(L, sizeof *u, 0);
+    memset(u, 0, sizeof *u);
+    u->t = t;
+    luaL_setmetatable(L, TRACE_MT);
+}
+
 static void begin(lua_State *L, gf_trace *t, int opts)
 {
     lua_Integer max = gf_opt_int_field(L, opts, "max_events", 0);

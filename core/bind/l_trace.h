@@ -1,4 +1,4 @@
-/* The Trace userdata of core/bind/l_trace.c, for other bindings that compute over it (core/bind/l_findings.c). */
+/* The Trace userdata of core/bind/l_trace.c, for other bindings that compute over it (core/bind/l_findings.c, l_model.c, l_mpi.c). */
 #ifndef GF_L_TRACE_H
 #define GF_L_TRACE_H
 
@@ -8,5 +8,8 @@
 
 /* The trace at stack index idx (a `core.trace` object); raises a Lua error when it is not one or closed. */
 gf_trace *gf_lua_check_trace(lua_State *L, int idx);
+
+/* Pushes a `core.trace` object that owns t (a finished trace; freed with the object). */
+void gf_lua_push_trace(lua_State *L, gf_trace *t);
 
 #endif

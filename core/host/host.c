@@ -341,6 +341,8 @@ static int searcher(lua_State *L)
 #define GF_BINDING(name) int gf_luaopen_##name(lua_State *L);
 #include "bindings.h"
 #undef GF_BINDING
+/* Only bin/gpuflame-mpi links core/bind/l_mpi.c (`make mpi`): core.mpi is nil in the default build. */
+int gf_luaopen_mpi(lua_State *L) __attribute__((weak));
 
 static int open_core(lua_State *L)
 {
@@ -351,6 +353,11 @@ static int open_core(lua_State *L)
     lua_setfield(L, -2, #name);
 #include "bindings.h"
 #undef GF_BINDING
+    if (gf_luaopen_mpi) {
+        lua_pushcfunction(L, gf_luaopen_mpi);
+        lua_call(L, 0, 1);
+        lua_setfield(L, -2, "mpi");
+    }
     return 1;
 }
 

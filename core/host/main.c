@@ -10,6 +10,12 @@
 #include "textsafe.h"
 #include "host.h"
 
+/* Defined only in bin/gpuflame-mpi (core/mpi/gf_mpi.c, `make mpi`): MPI_Init before the host starts;
+ * after the command MPI_Finalize, or MPI_Abort when it failed, so that no rank waits for a failed one.
+ * gf_mpi_host_end returns the exit code (0 for a rank that handed its share to rank 0). */
+void gf_mpi_host_start(int *argc, char ***argv) __attribute__((weak));
+int gf_mpi_host_end(int code) __attribute__((weak));
+
 static char *kept_secrets[8];
 static int nkept;
 
@@ -38,6 +44,8 @@ static const char *hide_secret_after(char *s, size_t prefix)
 
 int main(int argc, char **argv)
 {
+    if (gf_mpi_host_start)
+        gf_mpi_host_start(&argc, &argv);
     gf_install_signal_handlers();
     gf_host *host = gf_host_new();
     if (!host) {
@@ -100,5 +108,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpuflame: ended processes left behind by the profiler:\n%s", left);
     for (int i = 0; i < nkept; i++)
         free(kept_secrets[i]);
+    if (gf_mpi_host_end)
+        code = gf_mpi_host_end(code);
     return code;
 }

@@ -19,6 +19,8 @@ global options (anywhere before `--`):
   -q, --quiet            only warnings and errors (no progress)
   --policy FILE          layer a policy file over the default (repeatable; later wins)
   --lua-path DIR         search DIR first for scripts, policies, templates (repeatable)
+  --local PATTERN        multi-report commands: also read the reports PATTERN names, %%q{VAR} replaced from
+                         the environment; under MPI each rank its own (docs/MPI.md)
   --version              print the version
   -h, --help             this help; `gpuflame COMMAND --help` for a command
 
@@ -77,6 +79,11 @@ local function take_globals(argv)
       g.policy_files[#g.policy_files + 1] = argv[i]
     elseif a:match("^%-%-policy=") then
       g.policy_files[#g.policy_files + 1] = a:sub(10)
+    elseif a == "--local" or a:match("^%-%-local=") then
+      if a == "--local" then i = i + 1 end
+      g.local_pattern = a == "--local" and argv[i] or a:sub(9)
+      if not g.local_pattern or g.local_pattern == "" then errors.raise(errors.USAGE, "--local needs a PATTERN") end
+      require("gpuflame.mpi").set_local(g.local_pattern)
     else
       rest[#rest + 1] = a
     end

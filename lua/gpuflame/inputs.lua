@@ -1,7 +1,8 @@
 -- INPUT files recognised by content, and a registry of loaders that turn them into models.
 --
 -- detect(path) → info: { type = "csv", report = "cuda_gpu_kern_sum", preamble = bool } | { type = "folded" }
---   | { type = "sqlite", nsys = bool } | { type = "nsys-rep" }; anything else is a bad-input error (exit 6).
+--   | { type = "sqlite", nsys = bool } | { type = "nsys-rep" } | { type = "model" } (gpuflame import); anything
+--   else is a bad-input error (exit 6).
 --
 -- Loaders are files gpuflame/inputs/<name>.lua on the search path (lua/gpuflame/inputs/ in the tree),
 -- each returning { kind = "stacks"|"trace"|..., accepts = function(info, ctx) → bool,
@@ -112,6 +113,12 @@ function inputs.detect(path)
   if head:sub(1, 16) == "SQLite format 3\0" then
     return { type = "sqlite", path = path }
   end
+  if core.model.is_model(head) then
+    return { type = "model", path = path } -- gpuflame import's per-report model (docs/MODEL_FORMAT.md)
+  end
+  if path:match("%.gfmodel$") then
+    errors.raise(errors.INPUT, "%s: not a gpuflame model file (no GFMODEL magic)", path)
+  end
   if path:match("%.nsys%-rep$") or path:match("%.qdrep$") then
     return { type = "nsys-rep", path = path }
   end
@@ -162,6 +169,7 @@ function inputs.describe(info)
   if info.type == "csv" then return info.report .. " CSV" end
   if info.type == "sqlite" then return "SQLite export" end
   if info.type == "nsys-rep" then return "nsys report" end
+  if info.type == "model" then return "gpuflame model file" end
   return info.type .. " file"
 end
 

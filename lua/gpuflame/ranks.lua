@@ -5,6 +5,8 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local model = require("gpuflame.model")
+local mpi = require("gpuflame.mpi")
 
 local M = {}
 
@@ -12,9 +14,9 @@ local function basename(p) return (p:match("([^/]+)/*$")) or p end
 
 local function is_glob(p) return p:find("[%*%?%[]") ~= nil end
 
-local REPORT_GLOBS = { "*.sqlite", "*.nsys-rep", "*.qdrep" }
+local REPORT_GLOBS = { "*.sqlite", "*.nsys-rep", "*.qdrep", "*.gfmodel" }
 
--- expand(paths) → list of files: a directory gives its reports (*.sqlite, *.nsys-rep, *.qdrep; sorted),
+-- expand(paths) → list of files: a directory gives its reports (*.sqlite, *.nsys-rep, *.qdrep, *.gfmodel; sorted),
 -- a glob its matches (sorted; none is an error naming it), anything else itself (checked later).
 function M.expand(paths)
   local out, seen = {}, {}
@@ -29,7 +31,7 @@ function M.expand(paths)
         for _, f in ipairs(core.fs.glob(p:gsub("/+$", "") .. "/" .. g)) do found[#found + 1] = f end
       end
       table.sort(found)
-      if #found == 0 then errors.raise(errors.INPUT, "%s: a directory with no .sqlite/.nsys-rep reports", p) end
+      if #found == 0 then errors.raise(errors.INPUT, "%s: a directory with no .sqlite/.nsys-rep reports or .gfmodel files", p) end
       for _, f in ipairs(found) do add(f) end
     elseif not st and is_glob(p) then
       local found = core.fs.glob(p)
@@ -93,7 +95,7 @@ function M.label_ranks(reports, s)
       local label
       if v then label = string.format(s.label_format, v)
       else label = string.format("%s pid %d", r.meta.host or "?", p.pid) end
-      ranks[#ranks + 1] = { label = label, report = i, file = basename(r.path), pid = p.pid, env = v, env_var = var,
+      ranks[#ranks + 1] = { label = label, report = i, file = r.file or basename(r.path), pid = p.pid, env = v, env_var = var,
         host = r.meta.host, devices = p.devices, gpu_events = p.gpu_events, events = p.events }
     end
   end
@@ -121,10 +123,12 @@ function M.label_ranks(reports, s)
   return ranks, labels, spec
 end
 
--- The per-report models: in worker processes (policy ranks.workers; 0 = one per CPU) or, with one worker
--- or one report, in this process. dbs: the SQLite exports, in report order.
+-- The imported models of exports dbs: in worker processes (policy ranks.workers; 0 = one per CPU, or one
+-- per MPI rank under an MPI job of several ranks) or, with one worker or one export, in this process.
 local function import_all(dbs, s, opts)
-  local workers = s.workers == 0 and core.host.cpus() or s.workers
+  -- under MPI with several ranks the job's layout decides the parallelism: 0 is one process per MPI rank
+  local auto = mpi.world().size > 1 and 1 or core.host.cpus()
+  local workers = s.workers == 0 and auto or s.workers
   workers = math.min(workers, #dbs)
   local lo = { max_events = 0, keep_partners = opts.keep_partners ~= false, stacks = opts.stacks == true }
   if workers <= 1 then
@@ -140,32 +144,37 @@ local function import_all(dbs, s, opts)
   return traces, workers
 end
 
--- load(paths, opts) → merged trace, info {ranks=, reports=, offsets=, workers=, notes=, clock_alignment=}
---   paths: SQLite exports / .nsys-rep (already expanded); opts: max_events, keep_partners, stacks, policy
---   (the effective policy, required: its ranks table), allow_unrelated (--allow-unrelated),
---   export(path) → the SQLite export of a report (gpuflame.trace supplies it: .nsys-rep through nsys)
--- One capture given twice is imported once (a note); captures that cannot be one job are refused before
--- any import (gpuflame.related).
-function M.load(paths, opts)
-  local s = require("gpuflame.policy").need(opts.policy, "ranks.load (opts.policy)").ranks
-  local related = require("gpuflame.related")
-  local items = {}
-  for i, p in ipairs(paths) do
-    local db = opts.export(p)
-    items[i] = { path = p, db = db, meta = core.trace.sqlite_meta(db, s.label_env) }
-  end
-  local kept, notes = related.check(items, opts.policy, { allow_unrelated = opts.allow_unrelated })
-  for _, n in ipairs(notes) do log.info("%s", n) end
-  local reports, dbs = {}, {}
-  for i, it in ipairs(kept) do
-    reports[i] = { path = it.path, meta = it.meta }
-    dbs[i] = it.db
+-- open_reports(reports, idx, s, opts) sets trace, meta and file of reports[i] for i in idx: a model file
+-- (gpuflame import) is read here, a report is exported (opts.export) and imported. → workers used
+local function open_reports(reports, idx, s, opts)
+  local dbs, todo = {}, {}
+  for _, i in ipairs(idx) do
+    local r = reports[i]
+    if model.is_model(r.path) then
+      local tr, prov = model.open(r.path)
+      r.trace, r.meta, r.file = tr, prov.meta, basename(prov.source)
+      local missing = model.missing_label_env(prov, s.label_env)
+      if #missing > 0 then
+        log.warn("%s: imported without the rank variable(s) %s of ranks.label_env; its ranks are labelled " ..
+          "without them (import it again under this policy)", r.path, table.concat(missing, ", "))
+      end
+    else
+      dbs[#dbs + 1] = opts.export(r.path)
+      todo[#todo + 1] = i
+    end
   end
   local traces, workers = import_all(dbs, s, opts)
-  for i, r in ipairs(reports) do
-    if dbs[i] ~= r.path then traces[i]:source(r.path) end -- the page names the user's input
-    r.processes = traces[i]:processes()
+  for k, i in ipairs(todo) do
+    local r = reports[i]
+    r.trace, r.file = traces[k], basename(r.path)
+    if dbs[k] ~= r.path then r.trace:source(r.path) end -- the page names the user's input
+    r.meta = core.trace.sqlite_meta(dbs[k], s.label_env)
   end
+  return workers
+end
+
+-- Clock offsets: each report's session start minus the earliest (ns); warnings for reports without one.
+local function offsets_of(reports)
   local t0
   for _, r in ipairs(reports) do
     if r.meta.session_start and (not t0 or r.meta.session_start < t0) then t0 = r.meta.session_start end
@@ -178,21 +187,198 @@ function M.load(paths, opts)
       offsets[i] = 0
       if #reports > 1 then
         warnings[#warnings + 1] = string.format("%s: no session start time in the export; its clock is not aligned " ..
-          "with the other reports", basename(r.path))
+          "with the other reports", r.file)
       end
     end
   end
+  return offsets, warnings, t0
+end
+
+-- This rank's share of the reports (all of them outside MPI).
+local function share(reports, owner, w)
+  local mine = {}
+  for i = 1, #reports do
+    if (owner[i] or 0) == w.rank then mine[#mine + 1] = i end
+  end
+  return mine
+end
+
+-- Under MPI: every rank opens its share; ranks other than 0 send each model to rank 0 and end; rank 0
+-- receives them. → workers
+local function gather_models(reports, owner, w, s, opts)
+  local mine = share(reports, owner, w)
+  local workers = mpi.guard(w, open_reports, reports, mine, s, opts)
+  if w.rank ~= 0 then
+    local sent = 0
+    for _, i in ipairs(mine) do
+      local r = reports[i]
+      sent = sent + w.mpi.send_model(0, r.trace, mpi.pack({ index = i, meta = r.meta, file = r.file }))
+      r.trace = nil
+    end
+    log.info("rank %d: sent %d model(s) to rank 0: %s", w.rank, #mine, mpi.bytes(sent))
+    mpi.finish()
+  end
+  local bytes, count = {}, {}
+  for _ = 1, #reports - #mine do
+    local tr, text, from, n = w.mpi.recv_model(-1)
+    local h = mpi.unpack(text)
+    local r = reports[h.index]
+    r.trace, r.meta, r.file = tr, h.meta, h.file
+    bytes[from] = (bytes[from] or 0) + n
+    count[from] = (count[from] or 0) + 1
+  end
+  for k = 1, w.size - 1 do
+    log.info("rank %d: %d report(s), %s of models received", k, count[k] or 0, mpi.bytes(bytes[k] or 0))
+  end
+  return workers
+end
+
+-- The reports that are distinct captures of one job (gpuflame.related: one capture given twice counts once,
+-- captures that cannot be one job are refused unless opts.allow_unrelated), from their metadata once opened
+-- (a model file's provenance, an export's tables; under MPI gathered at rank 0). → kept reports, notes
+local function related_reports(reports, opts)
+  local kept, notes = require("gpuflame.related").check(reports, opts.policy, { allow_unrelated = opts.allow_unrelated })
+  for _, n in ipairs(notes) do log.info("%s", n) end
+  return kept, notes
+end
+
+-- reports_of(paths, owner) → the report records; paths already expanded
+local function reports_of(paths)
+  local reports = {}
+  for i, p in ipairs(paths) do reports[i] = { path = p } end
+  return reports
+end
+
+-- load(paths, opts) → merged trace, info {ranks=, reports=, offsets=, workers=, notes=, clock_alignment=}
+--   paths: SQLite exports / .nsys-rep / model files (already expanded); opts: max_events, keep_partners,
+--   stacks, policy (the effective policy, required: its ranks table), allow_unrelated (--allow-unrelated),
+--   owner (under MPI: owner[i] is the MPI rank that opens paths[i]; gpuflame.mpi.inputs), export(path) →
+--   the SQLite export of a report (gpuflame.trace supplies it: .nsys-rep through nsys)
+-- One capture given twice is merged once (a note); captures that cannot be one job are refused
+-- (gpuflame.related) before the merge.
+function M.load(paths, opts)
+  local s = require("gpuflame.policy").need(opts.policy, "ranks.load (opts.policy)").ranks
+  local reports = reports_of(paths)
+  local w = mpi.world()
+  local workers
+  if mpi.active() then
+    workers = gather_models(reports, opts.owner or {}, w, s, opts)
+  else
+    local all = {}
+    for i = 1, #reports do all[i] = i end
+    workers = open_reports(reports, all, s, opts)
+  end
+  local notes
+  reports, notes = related_reports(reports, opts)
+  local traces = {}
+  for i, r in ipairs(reports) do
+    traces[i] = r.trace
+    r.processes = r.trace:processes()
+  end
+  local offsets, warnings, t0 = offsets_of(reports)
   local ranks, labels, spec = M.label_ranks(reports, s)
   local merged = core.trace.merge(traces, { offsets = offsets, ranks = labels, spec = spec,
     max_events = opts.max_events or 0, keep_partners = opts.keep_partners ~= false })
-  for _, w in ipairs(warnings) do merged:warn(w); log.warn("%s", w) end
+  for _, r in ipairs(reports) do r.trace = nil end
+  for _, wr in ipairs(warnings) do merged:warn(wr); log.warn("%s", wr) end
   for _, n in ipairs(notes) do merged:warn(n) end
-  local clock = related.alignment(kept, opts.allow_unrelated and #kept > 1)
-  if #items > 1 then merged:clock_alignment(clock) end
+  local clock = require("gpuflame.related").alignment(reports, opts.allow_unrelated and #reports > 1)
+  if #paths > 1 then merged:clock_alignment(clock) end
   log.info("merged %d report(s) into %d rank(s) (%s); %s", #reports, #ranks,
-    workers > 1 and (workers .. " worker processes") or "one process", clock)
+    w.size > 1 and (w.size .. " MPI processes") or workers > 1 and (workers .. " worker processes") or "one process",
+    clock)
   return merged, { ranks = ranks, reports = reports, offsets = offsets, session_t0 = t0, workers = workers,
     notes = notes, clock_alignment = clock }
+end
+
+-- The per-process statistics of one report (trace tr): each process a rank of its own, in processes order.
+local function report_stats(tr, processes, pol)
+  local s = pol.ranks
+  local labels, spec = {}, {}
+  for k, p in ipairs(processes) do
+    labels[k] = tostring(p.pid)
+    spec[k] = { src = 1, pid = p.pid, rank = k }
+  end
+  local one = core.trace.merge({ tr }, { offsets = { 0 }, ranks = labels, spec = spec, max_events = 0 })
+  local rows = one:rank_stats(s.nccl_prefixes, s.iteration_prefixes)
+  local by_pid = {}
+  for k, p in ipairs(processes) do
+    by_pid[p.pid] = rows[k]
+    rows[k].devices = {}
+  end
+  -- each process's devices' time breakdown (docs/SEMANTICS.md), as over the merged trace
+  local pid_of = {}
+  for _, p in ipairs(processes) do pid_of[tostring(p.pid)] = p.pid end
+  for _, d in ipairs(require("gpuflame.gpu_time").breakdown(one, nil, pol, true)) do
+    local row = by_pid[pid_of[d.rank]]
+    if row then d.rank = nil; table.insert(row.devices, d) end
+  end
+  return by_pid
+end
+
+-- rank_stats(paths, opts) → rows as trace:rank_stats gives them over the merged trace of paths (labels,
+-- rank order, merged clock), computed where each report is opened: under MPI a rank sends rank 0 only
+-- its reports' metadata and per-process statistics (kilobytes), never their events. opts: policy,
+-- owner, export (as for load).
+function M.rank_stats(paths, opts)
+  local s = require("gpuflame.policy").need(opts.policy, "ranks.rank_stats (opts.policy)").ranks
+  local reports = reports_of(paths)
+  local w = mpi.world()
+  local mine = share(reports, opts.owner or {}, w)
+  -- a batch of reports at a time (as many as import at once): a rank holds one batch's models, not its share's
+  local batch = math.max(1, s.workers == 0 and (w.size > 1 and 1 or core.host.cpus()) or s.workers)
+  mpi.guard(w, function()
+    for b = 1, #mine, batch do
+      local idx = table.move(mine, b, math.min(b + batch - 1, #mine), 1, {})
+      open_reports(reports, idx, s, opts)
+      for _, i in ipairs(idx) do
+        local r = reports[i]
+        r.processes = r.trace:processes()
+        r.stats = report_stats(r.trace, r.processes, opts.policy)
+        r.trace = nil
+      end
+      collectgarbage()
+    end
+  end)
+  if w.rank ~= 0 then
+    local sent = 0
+    for _, i in ipairs(mine) do
+      local r = reports[i]
+      sent = sent + w.mpi.send(0, mpi.pack({ index = i, meta = r.meta, file = r.file, processes = r.processes,
+        stats = r.stats }))
+    end
+    log.info("rank %d: sent the summaries of %d report(s) to rank 0: %s", w.rank, #mine, mpi.bytes(sent))
+    mpi.finish()
+  end
+  local bytes, count = {}, {}
+  for _ = 1, #reports - #mine do
+    local text, from, n = w.mpi.recv(-1)
+    local h = mpi.unpack(text)
+    local r = reports[h.index]
+    r.meta, r.file, r.processes, r.stats = h.meta, h.file, h.processes, h.stats
+    bytes[from] = (bytes[from] or 0) + n
+    count[from] = (count[from] or 0) + 1
+  end
+  for k = 1, w.size - 1 do
+    log.info("rank %d: %d report(s), %s of summaries received", k, count[k] or 0, mpi.bytes(bytes[k] or 0))
+  end
+  local notes
+  reports, notes = related_reports(reports, opts)
+  local offsets, warnings = offsets_of(reports)
+  for _, wr in ipairs(warnings) do log.warn("%s", wr) end
+  local ranks = M.label_ranks(reports, s)
+  local rows = {}
+  for k, x in ipairs(ranks) do
+    local row, off = reports[x.report].stats[x.pid], offsets[x.report]
+    row.label = x.label
+    if x.gpu_events > 0 then row.first, row.last = row.first + off, row.last + off end
+    for _, it in ipairs(row.iterations) do it.start = it.start + off end
+    for _, d in ipairs(row.devices) do d.first, d.last = d.first + off, d.last + off end
+    rows[k] = row
+  end
+  local clock = require("gpuflame.related").alignment(reports, opts.allow_unrelated and #reports > 1)
+  return rows, { ranks = ranks, reports = reports, offsets = offsets, notes = notes,
+    clock_alignment = clock }
 end
 
 return M

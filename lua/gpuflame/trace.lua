@@ -29,13 +29,13 @@ local function pick(reader, report, key, policy)
   return s and columns.pick(reader, s) or nil
 end
 
--- classify(path, policy) → "sqlite" | "nsys-rep" | "cuda_gpu_trace" | "cuda_api_trace" | nil, why
+-- classify(path, policy) → "sqlite" | "nsys-rep" | "model" | "cuda_gpu_trace" | "cuda_api_trace" | nil, why
 -- (recognition by content: gpuflame.inputs.detect; report names through the policy's nsys.report_eras)
 function M.classify(path, policy)
   require("gpuflame.policy").need(policy, "trace.classify")
   local ok, info = pcall(require("gpuflame.inputs").detect, path)
   if not ok then return nil, nil, errors.wrap(info) end
-  if info.type == "sqlite" or info.type == "nsys-rep" then return info.type end
+  if info.type == "sqlite" or info.type == "nsys-rep" or info.type == "model" then return info.type end
   if info.type == "csv" then
     local r = require("gpuflame.nsys").canonical_report(info.report, policy)
     if r == "cuda_gpu_trace" or r == "cuda_api_trace" then return r end
@@ -69,10 +69,64 @@ function M.csv_columns(path, report, policy)
 end
 
 -- An .nsys-rep's SQLite export, from the export cache (gpuflame.exports); the second value is a temporary
--- directory to remove when there was no cache directory.
-local function export_rep(path, opts)
+-- directory to remove when there was no cache directory (nil otherwise).
+function M.export_rep(path, opts)
   local db, how = require("gpuflame.exports").get(path, opts.policy, { nsys = opts.nsys })
   return db, how.tmpdir
+end
+
+-- Several reports (SQLite exports, .nsys-rep, model files) merged into one model with ranks (gpuflame.ranks);
+-- owner: under MPI, the MPI rank that opens each report. what: "load" (the merged trace) or "rank_stats"
+-- (only the per-rank statistics: what gpuflame.ranks.rank_stats returns).
+function M.load_reports(reports, owner, opts, policy, load_opts, what)
+  local tmpdirs = {}
+  local ok, tr, info = pcall(require("gpuflame.ranks")[what or "load"], reports, {
+    policy = policy, max_events = load_opts.max_events, keep_partners = load_opts.keep_partners,
+    stacks = load_opts.stacks, owner = owner, allow_unrelated = opts.allow_unrelated,
+    export = function(p)
+      if M.classify(p, policy) ~= "nsys-rep" then return p end
+      local db, tmp = M.export_rep(p, opts)
+      tmpdirs[#tmpdirs + 1] = tmp
+      return db
+    end,
+  })
+  for _, d in ipairs(tmpdirs) do core.fs.remove_tree(d) end
+  if not ok then error(tr, 0) end
+  info.source, info.inputs = "sqlite", reports
+  return tr, info
+end
+
+-- Under MPI (gpuflame-mpi): every input is a report or a model file, opened by the rank that owns it
+-- (gpuflame.mpi.inputs); ranks other than 0 end once they have sent theirs.
+function M.load_mpi(paths, owner, opts, policy)
+  local keep = opts.keep_partners
+  if keep == nil then keep = policy.timeline.keep_partners end
+  local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true }
+  return M.load_reports(paths, owner, opts, policy, load_opts, opts.what)
+end
+
+-- rank_stats(paths, opts) → rows, info: trace:rank_stats over the merged reports, each row with its
+-- devices' time breakdown (gpu_time.breakdown), with one process or (gpuflame-mpi) computed where each
+-- report is opened and only the statistics moved (gpuflame.ranks). opts: policy, allow_unrelated.
+function M.rank_stats(paths, opts)
+  local policy = require("gpuflame.policy").need(opts.policy, "trace.rank_stats (opts.policy)")
+  local lo = { max_events = 0, ranks = true, policy = policy, allow_unrelated = opts.allow_unrelated }
+  if require("gpuflame.mpi").active() then
+    lo.what = "rank_stats"
+    return M.load(paths, lo)
+  end
+  local tr, info = M.load(paths, lo)
+  local rows = tr:rank_stats(policy.ranks.nccl_prefixes, policy.ranks.iteration_prefixes)
+  local by_label = {}
+  for _, r in ipairs(rows) do
+    r.devices = {}
+    by_label[r.label] = r
+  end
+  for _, d in ipairs(require("gpuflame.gpu_time").breakdown(tr, nil, policy, true)) do
+    local r = by_label[d.rank]
+    if r then d.rank = nil; table.insert(r.devices, d) end
+  end
+  return rows, info
 end
 
 -- load(paths, opts) → trace, info
@@ -86,8 +140,13 @@ function M.load(paths, opts)
   opts = opts or {}
   local policy = require("gpuflame.policy").need(opts.policy, "trace.load (opts.policy)")
   if type(paths) == "string" then paths = { paths } end
-  paths = require("gpuflame.ranks").expand(paths)
-  local sqlite, rep, gpu, api = nil, nil, nil, nil
+  local mpi = require("gpuflame.mpi")
+  local owner
+  paths, owner = mpi.inputs(require("gpuflame.ranks").expand, paths)
+  if #paths == 0 then errors.raise(errors.USAGE, "no input (give reports, or --local PATTERN)") end
+  if mpi.active() and (#paths > 1 or opts.ranks) then return M.load_mpi(paths, owner, opts, policy) end
+  if mpi.world().rank ~= 0 then mpi.finish() end -- one input: rank 0 alone reads it
+  local sqlite, rep, model, gpu, api = nil, nil, nil, nil, nil
   local reports = {}
   for _, p in ipairs(paths) do
     local kind, why, e = M.classify(p, policy)
@@ -98,10 +157,11 @@ function M.load(paths, opts)
     end
     if kind == "sqlite" then sqlite = p; reports[#reports + 1] = p
     elseif kind == "nsys-rep" then rep = p; reports[#reports + 1] = p
+    elseif kind == "model" then model = p; reports[#reports + 1] = p
     elseif kind == "cuda_gpu_trace" then gpu = p
     elseif kind == "cuda_api_trace" then api = p
     else errors.raise(errors.INPUT, "%s: not a timeline input (%s); give an nsys .sqlite export, an .nsys-rep, " ..
-      "or cuda_gpu_trace + cuda_api_trace CSVs", p, why or "unrecognised") end
+      "a gpuflame model file, or cuda_gpu_trace + cuda_api_trace CSVs", p, why or "unrecognised") end
   end
   local keep = opts.keep_partners
   if keep == nil then keep = policy.timeline.keep_partners end
@@ -111,8 +171,13 @@ function M.load(paths, opts)
       gpu or api)
   end
   local function load_one(path, lo)
+    if M.classify(path, policy) == "model" then
+      local tr = require("gpuflame.model").open(path)
+      if lo.max_events > 0 then tr:trim(lo.max_events, lo.keep_partners) end
+      return tr
+    end
     local tmpdir, db = nil, path
-    if M.classify(path, policy) == "nsys-rep" then db, tmpdir = export_rep(path, opts) end
+    if M.classify(path, policy) == "nsys-rep" then db, tmpdir = M.export_rep(path, opts) end
     local ok, tr = pcall(core.trace.open_sqlite, db, lo)
     if not ok then
       if tmpdir then core.fs.remove_tree(tmpdir) end
@@ -122,24 +187,10 @@ function M.load(paths, opts)
     return tr, db, tmpdir
   end
   if #reports > 1 or (#reports == 1 and opts.ranks) then
-    local tmpdirs = {}
-    local ok, tr, info = pcall(require("gpuflame.ranks").load, reports, {
-      policy = policy, max_events = load_opts.max_events, keep_partners = load_opts.keep_partners,
-      stacks = load_opts.stacks, allow_unrelated = opts.allow_unrelated,
-      export = function(p)
-        if M.classify(p, policy) ~= "nsys-rep" then return p end
-        local db, tmp = export_rep(p, opts)
-        tmpdirs[#tmpdirs + 1] = tmp
-        return db
-      end,
-    })
-    for _, d in ipairs(tmpdirs) do core.fs.remove_tree(d) end
-    if not ok then error(tr, 0) end
-    info.source, info.inputs = "sqlite", paths
-    return tr, info
+    return M.load_reports(reports, {}, opts, policy, load_opts)
   end
-  if sqlite or rep then
-    local tr, _, tmpdir = load_one(sqlite or rep, load_opts)
+  if sqlite or rep or model then
+    local tr, _, tmpdir = load_one(sqlite or rep or model, load_opts)
     if tmpdir then core.fs.remove_tree(tmpdir) end
     return tr, { source = "sqlite", inputs = paths }
   end

@@ -2,8 +2,10 @@
 -- (gpuflame run rank-skew INPUTS... [--json] [--html FILE] [--allow-unrelated]: --html also writes a page with a
 -- per-rank bar chart; one capture given twice counts once, captures that cannot be one job are refused with
 -- exit 6 unless --allow-unrelated: gpuflame.related)
--- INPUTS: one SQLite export / .nsys-rep per rank (files, a directory, a glob), or one export holding several
--- processes. A rank is a (report, process) pair (labels: policy ranks.label_env). Heavy loops run in C
+-- INPUTS: one SQLite export / .nsys-rep / gpuflame model file per rank (files, a directory, a glob, or the
+-- global --local PATTERN), or one export holding several processes. Under MPI (bin/gpuflame-mpi, docs/MPI.md)
+-- the reports are split across the MPI ranks and only per-rank statistics reach rank 0.
+-- A rank is a (report, process) pair (labels: policy ranks.label_env). Heavy loops run in C
 -- (tr:rank_stats); this script only ranks the numbers and writes the verdict.
 --   busy_ns    union of the rank's GPU work intervals (kernels, memcpy, memset)
 --   idle_ns    (last GPU op end - first GPU op start) - busy_ns
@@ -32,22 +34,18 @@ while ai <= #args do
   else inputs[#inputs + 1] = a end
   ai = ai + 1
 end
-if #inputs == 0 or html == "" or (args[#args] == "--html") then
+if (#inputs == 0 and not require("gpuflame.mpi").local_pattern()) or html == "" or (args[#args] == "--html") then
   io.stderr:write("usage: gpuflame run rank-skew INPUT... [--json] [--html FILE] [--allow-unrelated]\n")
   return 2
 end
 local p = ctx.policy()
 local s = p.ranks
 
-local tr, info = trace.load(inputs, { max_events = 0, ranks = true, policy = p, allow_unrelated = allow_unrelated })
-local rows = tr:rank_stats(s.nccl_prefixes, s.iteration_prefixes)
+-- under MPI (gpuflame-mpi) each rank computes its reports' statistics and rank 0 alone goes on from here
+local rows, info = trace.rank_stats(inputs, { policy = p, allow_unrelated = allow_unrelated })
 local gpu_time = require("gpuflame.gpu_time")
 local by_label = {} -- rank label → its devices' breakdowns
-for _, d in ipairs(gpu_time.breakdown(tr, nil, p, true)) do
-  local l = d.rank or "?"
-  by_label[l] = by_label[l] or {}
-  table.insert(by_label[l], d)
-end
+for _, r in ipairs(rows) do by_label[r.label] = r.devices end
 local gpu_rows = {}
 for _, r in ipairs(rows) do
   if r.kernels > 0 or r.busy > 0 then gpu_rows[#gpu_rows + 1] = r end

@@ -37,11 +37,12 @@ cmd.spec = {
 
 function cmd.run(opts, ctx)
   local input = opts.positional[1]
-  if not input then errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)") end
+  local from_local = require("gpuflame.mpi").local_pattern() ~= nil
+  if not input and not from_local then errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)") end
   local out = opts.out or ctx.policy().outputs.flamegraph
   flamegraph.apply_level_options(ctx, opts)
-  local st = require("gpuflame.core").fs.stat(input)
-  local several = opts.positional[2] or (st and st.type == "directory") or (not st and input:find("[%*%?%[]"))
+  local st = input and require("gpuflame.core").fs.stat(input)
+  local several = from_local or opts.positional[2] or (st and st.type == "directory") or (not st and input:find("[%*%?%[]"))
   local ok, res = errors.try(function()
     if not (several or opts.by_rank) and st and st.type == "file" then
       local info = inputs.detect(input)

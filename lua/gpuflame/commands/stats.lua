@@ -3,6 +3,7 @@
 local errors = require("gpuflame.errors")
 local inputs = require("gpuflame.inputs")
 local log = require("gpuflame.log")
+local mpi = require("gpuflame.mpi")
 local stats = require("gpuflame.stats")
 
 local cmd = {}
@@ -19,7 +20,9 @@ cmd.spec = {
     "cuda_gpu_kern_sum and cuda_gpu_trace take :base or :mangled. Exit 5 when no report had a row.\n" ..
     "Several INPUTs (files, a directory, a glob: one report per rank) need -o PREFIX and write\n" ..
     "PREFIX_<input name>_<report>.csv for each; one capture given twice (a report and its export) is\n" ..
-    "written once, and captures that cannot be one job are refused (exit 6) unless --allow-unrelated.",
+    "written once, and captures that cannot be one job are refused (exit 6) unless --allow-unrelated.\n" ..
+    "Under MPI (bin/gpuflame-mpi) the inputs are split across the ranks and rank 0 writes every file\n" ..
+    "(docs/MPI.md); there the inputs are not compared with each other.",
   options = {
     { "report", short = "r", arg = "REPORT[,REPORT...]", multi = true, help = "reports to write (repeatable)" },
     { "output", short = "o", arg = "PREFIX|-", help = "output prefix (PREFIX_<report>.csv), or - for stdout" },
@@ -51,19 +54,26 @@ end
 -- One job per input. Several inputs (files, a directory, a glob: one report per rank) need -o PREFIX and
 -- write PREFIX_<input name>_<report>.csv; one capture given twice is written once (a note), captures that
 -- cannot be one job are refused (gpuflame.related), inputs whose names collide are refused before any work.
+-- Under MPI each rank exports only its own share, so the inputs are not compared there.
 local function input_jobs(positional, prefix, opts, ctx)
-  local paths = require("gpuflame.ranks").expand(positional)
-  if #paths == 1 then return { { input = paths[1], prefix = prefix } } end
+  local paths, owner = mpi.inputs(require("gpuflame.ranks").expand, positional)
+  if #paths == 0 then errors.raise(errors.USAGE, "stats needs an INPUT (an SQLite export or an .nsys-rep)") end
+  if #paths == 1 then return { { input = paths[1], prefix = prefix } }, owner end
   if prefix == "-" then
     errors.raise(errors.USAGE, "stats of %d inputs needs -o PREFIX (one PREFIX_<input>_<report>.csv each)", #paths)
   end
-  local items = {}
-  for i, p in ipairs(paths) do
-    local db = export_of(p, opts, ctx)
-    items[i] = { path = p, db = db, meta = require("gpuflame.core").trace.sqlite_meta(db, {}) }
+  local kept = {}
+  if mpi.active() then
+    for i, p in ipairs(paths) do kept[i] = { path = p } end
+  else
+    for i, p in ipairs(paths) do
+      local db = export_of(p, opts, ctx)
+      kept[i] = { path = p, db = db, meta = require("gpuflame.core").trace.sqlite_meta(db, {}) }
+    end
+    local notes
+    kept, notes = require("gpuflame.related").check(kept, ctx.policy(), { allow_unrelated = opts.allow_unrelated })
+    for _, n in ipairs(notes) do log.warn("%s", n) end
   end
-  local kept, notes = require("gpuflame.related").check(items, ctx.policy(), { allow_unrelated = opts.allow_unrelated })
-  for _, n in ipairs(notes) do log.warn("%s", n) end
   local jobs, seen = {}, {}
   for i, it in ipairs(kept) do
     local p = it.path
@@ -74,18 +84,24 @@ local function input_jobs(positional, prefix, opts, ctx)
     seen[base] = p
     jobs[i] = { input = p, sqlite = it.db, prefix = prefix .. "_" .. base }
   end
-  return jobs
+  return jobs, owner
 end
 
--- Writes one input's reports; true when any had rows.
-local function write_input(job, reports, fmt, opts, ctx)
+-- Writes one input's reports; true when any had rows. at: write under this prefix instead of job.prefix
+-- (an MPI rank's private directory) and return the files, {path = final path, data = bytes} each.
+local function write_input(job, reports, fmt, opts, ctx, at)
   local input = job.input
   local sqlite = job.sqlite or export_of(input, opts, ctx)
   local ok, res = errors.try(stats.write, sqlite, reports, ctx.policy(),
-    { prefix = job.prefix, format = fmt.format, mem_bytes = fmt.mem_bytes })
+    { prefix = at or job.prefix, format = fmt.format, mem_bytes = fmt.mem_bytes })
   if not ok then errors.reraise(res) end
-  local any = false
+  local any, files = false, {}
   for _, r in ipairs(res) do
+    if at then
+      local final = job.prefix .. r.path:sub(#at + 1)
+      files[#files + 1] = { path = final, data = require("gpuflame.core").fs.read(r.path) }
+      r.path = final
+    end
     if r.skipped then
       io.stderr:write("SKIPPED: ", r.skipped, "\n")
     elseif r.rows == 0 then
@@ -93,7 +109,45 @@ local function write_input(job, reports, fmt, opts, ctx)
     else
       any = true
     end
-    if r.path ~= "-" then log.info("wrote %s (%d rows)", r.path, r.rows) end
+    if r.path ~= "-" and not at then log.info("wrote %s (%d rows)", r.path, r.rows) end
+  end
+  return any, files
+end
+
+-- Under MPI (gpuflame-mpi, several ranks, several inputs): each rank writes its inputs' reports into a
+-- private directory and sends the files to rank 0, which writes them under their names (atomically), so
+-- the output is the one-process run's byte for byte. → true when any report had rows
+local function write_mpi(jobs, owner, reports, fmt, opts, ctx, w)
+  local core = require("gpuflame.core")
+  local tmp = core.fs.mkdtemp()
+  local any, files = false, {}
+  local ok, err = errors.try(mpi.guard, w, function()
+    for i, job in ipairs(jobs) do
+      if (owner[i] or 0) == w.rank then
+        local a, f = write_input(job, reports, fmt, opts, ctx, tmp .. "/" .. i)
+        any = any or a
+        for _, x in ipairs(f) do files[#files + 1] = x end
+      end
+    end
+  end)
+  core.fs.remove_tree(tmp)
+  if not ok then errors.reraise(err) end
+  if w.rank ~= 0 then
+    local n = w.mpi.send(0, mpi.pack({ any = any, files = files }))
+    log.info("rank %d: sent %d file(s) to rank 0: %s", w.rank, #files, mpi.bytes(n))
+    mpi.finish()
+  end
+  for _ = 1, w.size - 1 do
+    local text, from, n = w.mpi.recv(-1)
+    local h = mpi.unpack(text)
+    any = any or h.any
+    for _, x in ipairs(h.files) do files[#files + 1] = x end
+    log.info("rank %d: %d file(s), %s received", from, #h.files, mpi.bytes(n))
+  end
+  table.sort(files, function(a, b) return a.path < b.path end)
+  for _, x in ipairs(files) do
+    core.fs.write_atomic(x.path, x.data)
+    log.info("wrote %s", x.path)
   end
   return any
 end
@@ -105,7 +159,7 @@ function cmd.run(opts, ctx)
     end
     return 0
   end
-  if not opts.positional[1] then
+  if not opts.positional[1] and not mpi.local_pattern() then
     errors.raise(errors.USAGE, "stats needs an INPUT (an SQLite export or an .nsys-rep)")
   end
   local reports = {}
@@ -119,13 +173,19 @@ function cmd.run(opts, ctx)
   ctx.cleanup = ctx.cleanup or {}
   local any = false
   local ok, err = errors.try(function()
-    local jobs = input_jobs(opts.positional, prefix, opts, ctx)
+    local jobs, owner = input_jobs(opts.positional, prefix, opts, ctx)
     if prefix ~= "-" then
       local dir = prefix:match("^(.*)/[^/]*$")
       if dir and dir ~= "" then require("gpuflame.core").fs.mkdirp(dir) end
     end
-    for _, job in ipairs(jobs) do
-      any = write_input(job, reports, fmt, opts, ctx) or any
+    local w = mpi.world()
+    if w.size > 1 and #jobs > 1 then
+      any = write_mpi(jobs, owner, reports, fmt, opts, ctx, w)
+    else
+      if w.rank ~= 0 then mpi.finish() end -- one input: rank 0 alone writes it
+      for _, job in ipairs(jobs) do
+        any = write_input(job, reports, fmt, opts, ctx) or any
+      end
     end
   end)
   inputs.cleanup(ctx) -- temporary exports (stats.export_for), once every input is written

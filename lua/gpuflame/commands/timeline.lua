@@ -24,7 +24,9 @@ cmd.spec = {
 
 function cmd.run(opts, ctx)
   local inputs = opts.positional
-  if not inputs or #inputs == 0 then errors.raise(errors.USAGE, "timeline needs an INPUT (see timeline --help)") end
+  if (not inputs or #inputs == 0) and not require("gpuflame.mpi").local_pattern() then
+    errors.raise(errors.USAGE, "timeline needs an INPUT (see timeline --help)")
+  end
   local out = opts.out or ctx.policy().outputs.timeline
   local r = require("gpuflame.views.timeline").build({
     inputs = inputs, out = out, stacks = opts.stacks, max_events = opts.max_events,

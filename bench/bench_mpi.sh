@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Multi-report analysis under MPI (issue 27): BENCH_MPI_REPORTS generated reports (default 256; the real
+# schema, tests/gen/rank_exports.py, 7 kernels a step: BENCH_MPI_STEPS 7143 = ~50k kernels each) through
+# `run rank-skew --json` by one gpuflame process (ranks.workers = 1: the reference) and by bin/gpuflame-mpi
+# under mpirun -np 1, 2, 4 (each rank imports its share, only per-rank summaries reach rank 0); every run's
+# JSON must equal the reference's. Also the per-report import rate (`gpuflame import`, one process) and the
+# bytes moved per rank (from -v). Skipped when OpenMPI or bin/gpuflame-mpi is missing (`make mpi`).
+set -eu
+top=${GF_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$top/bench/lib.sh"
+gf=${GPUFLAME_BIN:-$top/bin/gpuflame}
+mgf=${GPUFLAME_MPI_BIN:-$(dirname "$gf")/gpuflame-mpi}
+out=${BENCH_OUT:-$top/bench/out}
+n=${BENCH_MPI_REPORTS:-256}
+steps=${BENCH_MPI_STEPS:-7143}
+if ! command -v mpirun >/dev/null 2>&1 || [ ! -x "$mgf" ]; then
+  echo "skipped: no mpirun or no $mgf (apt-get install openmpi-bin libopenmpi-dev; make mpi)"
+  exit 0
+fi
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+job=$out/mpi${n}_$steps
+[ -s "$job/rank$((n - 1)).sqlite" ] || python3 "$top/tests/gen/rank_exports.py" job "$job" --ranks "$n" --steps "$steps" --slow 3 --factor 1.2
+printf 'return { ranks = { workers = 1 } }\n' >"$out/mpi_w1.lua"
+kernels=$(sqlite3 "$job/rank0.sqlite" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+echo "$n reports x $kernels kernels, $(du -sm "$job" | cut -f1) MB of exports; $(nproc) CPUs"
+
+rm -rf "$out/mpi_models"
+measure imp "$gf" -q --policy "$out/mpi_w1.lua" import "$job" -o "$out/mpi_models"
+rate=$(awk -v n="$n" -v w="${imp%% *}" 'BEGIN { printf "%.1f", n / w }')
+echo "RESULT|import $n reports (model files), 1 process|${imp% *}|${imp#* }|-|$rate reports/s; $(du -sm "$out/mpi_models" | cut -f1) MB of models"
+
+"$gf" -q --policy "$out/mpi_w1.lua" run rank-skew "$job" --json >"$out/mpi_ref.json"
+measure ref "$gf" -q --policy "$out/mpi_w1.lua" run rank-skew "$job" --json
+echo "RESULT|rank-skew, $n reports, 1 process (reference)|${ref% *}|${ref#* }|-|ranks.workers = 1"
+for np in 1 2 4; do
+  mpirun --allow-run-as-root --bind-to none -np "$np" "$mgf" run rank-skew "$job" --json \
+    >"$out/mpi_np$np.json" 2>"$out/mpi_np$np.err"
+  same=$(cmp -s "$out/mpi_ref.json" "$out/mpi_np$np.json" && echo "same JSON" || echo "DIFFERENT JSON")
+  moved=$(sed -n 's/.*rank 1: \([0-9]* report(s), [0-9.]* [KM]*i*B\) of summaries received.*/\1/p' "$out/mpi_np$np.err")
+  measure t mpirun --allow-run-as-root --bind-to none -np "$np" "$mgf" -q run rank-skew "$job" --json
+  echo "RESULT|rank-skew, $n reports, mpirun -np $np|${t% *}|${t#* }|${ref%% *}|$same; RSS: the largest process; rank 1 sent ${moved:-nothing}"
+done
