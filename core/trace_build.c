@@ -236,16 +236,18 @@ static uint64_t detail_hash(const gf_detail *d)
 /* Index of d among the builder's distinct details, added when new; -1 on OOM. */
 static int32_t intern_detail(gf_trace_build *b, const gf_detail *d)
 {
+    if (b->ncdet && memcmp(&b->cdet[b->last_cdet], d, sizeof *d) == 0)
+        return b->last_cdet; /* the common case: a run of events with the same details */
     uint64_t h = detail_hash(d);
     size_t pos = 0;
     for (int64_t *v; (v = gf_hmap_next(&b->cdet_map, h, &pos));)
         if (memcmp(&b->cdet[*v], d, sizeof *d) == 0)
-            return (int32_t)*v;
+            return b->last_cdet = (int32_t)*v;
     if (b->ncdet >= INT32_MAX || grow((void **)&b->cdet, &b->cdet_cap, b->ncdet + 1, sizeof *b->cdet) != 0 ||
         gf_hmap_add(&b->cdet_map, h, (int64_t)b->ncdet) != 0)
         return -1;
     b->cdet[b->ncdet] = *d;
-    return (int32_t)b->ncdet++;
+    return b->last_cdet = (int32_t)b->ncdet++;
 }
 
 /* Keep-all builds (max_events 0) append straight into the trace's own columns and share details: no row
@@ -608,9 +610,10 @@ static void sift_run(run_merge *m, size_t p)
     }
 }
 
-/* ord = the events in (start, kind, arrival) order. A merge of finished traces adds each source's events
- * in that order already, so the columns are a few sorted runs: those are merged instead of sorted (one
- * run: returns 1, ord untouched, nothing to move); any other arrival order is sorted. Returns 0 or 1. */
+/* ord = the events in (start, kind, arrival) order when they arrived as a few sorted runs: an export's
+ * tables are each in start order (NVTX in start order per thread), and a merge of finished traces adds each
+ * source's events in that order, so the runs are merged. Returns 0 merged into ord, 1 one run (in order
+ * already: ord untouched, nothing to move), 2 too many runs to merge (ord untouched: radix_order sorts). */
 static int order_events(const gf_trace *t, size_t n, uint32_t *ord)
 {
     run_merge m;
@@ -626,12 +629,8 @@ static int order_events(const gf_trace *t, size_t n, uint32_t *ord)
     }
     if (m.hn <= 1)
         return 1;
-    if (m.hn > MAX_MERGED_RUNS) {
-        for (size_t i = 0; i < n; i++)
-            ord[i] = (uint32_t)i;
-        qsort_r(ord, n, sizeof *ord, cmp_order_cols, (void *)t);
-        return 0;
-    }
+    if (m.hn > MAX_MERGED_RUNS)
+        return 2;
     for (size_t r = 0; r < m.hn; r++) {
         m.end[r] = r + 1 < m.hn ? m.cur[r + 1] : n;
         m.heap[r] = r;
@@ -648,6 +647,69 @@ static int order_events(const gf_trace *t, size_t n, uint32_t *ord)
     return 0;
 }
 
+enum { RADIX_BITS = 11, RADIX_SIZE = 1 << RADIX_BITS };
+
+/* The keep-all columns in (start, kind, arrival) order when they came in any order: a stable LSD radix
+ * sort (start is an integer), first by kind, then by the 11-bit digits of start - min(start) that vary.
+ * Arrival breaks ties because a keep-all build appends in arrival order (seq[i] == i). The starts travel
+ * with the indices, so each pass reads its keys in sequence; the sorted starts replace t->start (its old
+ * buffer becomes *scratch, n entries like it). Returns the permutation (malloc'd), NULL on OOM. Scratch:
+ * 8 bytes per event besides *scratch and the result. */
+static uint32_t *radix_order(gf_trace *t, size_t n, int64_t **scratch)
+{
+    uint32_t *oa = malloc(n * sizeof *oa), *ob = malloc(n * sizeof *ob);
+    size_t *cnt = malloc(RADIX_SIZE * sizeof *cnt);
+    if (!oa || !ob || !cnt) {
+        free(oa);
+        free(ob);
+        free(cnt);
+        return NULL;
+    }
+    int64_t *ka = *scratch, *kb = t->start, mn = INT64_MAX, mx = INT64_MIN;
+    size_t kc[GF_EV_NKINDS + 1] = {0};
+    for (size_t i = 0; i < n; i++) {
+        kc[t->kind[i] + 1]++;
+        mn = t->start[i] < mn ? t->start[i] : mn;
+        mx = t->start[i] > mx ? t->start[i] : mx;
+    }
+    for (int k = 1; k <= GF_EV_NKINDS; k++)
+        kc[k] += kc[k - 1];
+    for (size_t i = 0; i < n; i++) {
+        size_t pos = kc[t->kind[i]]++;
+        ka[pos] = t->start[i];
+        oa[pos] = (uint32_t)i;
+    }
+    uint64_t range = (uint64_t)mx - (uint64_t)mn;
+    for (unsigned shift = 0; shift < 64 && (range >> shift); shift += RADIX_BITS) {
+        memset(cnt, 0, RADIX_SIZE * sizeof *cnt);
+        for (size_t i = 0; i < n; i++)
+            cnt[(((uint64_t)ka[i] - (uint64_t)mn) >> shift) & (RADIX_SIZE - 1)]++;
+        size_t sum = 0, top = 0;
+        for (size_t d = 0; d < RADIX_SIZE; d++) {
+            size_t c = cnt[d];
+            top = c > top ? c : top;
+            cnt[d] = sum;
+            sum += c;
+        }
+        if (top == n) /* every key has this digit */
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            size_t pos = cnt[(((uint64_t)ka[i] - (uint64_t)mn) >> shift) & (RADIX_SIZE - 1)]++;
+            kb[pos] = ka[i];
+            ob[pos] = oa[i];
+        }
+        int64_t *k = ka;
+        ka = kb, kb = k;
+        uint32_t *o = oa;
+        oa = ob, ob = o;
+    }
+    free(cnt);
+    free(ob);
+    t->start = ka; /* the sorted starts; the other buffer is the scratch */
+    *scratch = kb;
+    return oa;
+}
+
 /* Puts column col (n entries of elem bytes) in the order ord, through tmp (n * 8 bytes). */
 static void permute(void *col, size_t elem, const uint32_t *ord, size_t n, void *tmp)
 {
@@ -659,33 +721,41 @@ static void permute(void *col, size_t elem, const uint32_t *ord, size_t n, void 
 }
 
 /* Keep-all: the columns are already the model's; sort them in place, one column at a time (peak: the
- * columns plus 12 bytes per event). The distinct details become the trace's. */
+ * columns plus 12 bytes per event; 20 while a radix sort runs). The distinct details become the trace's. */
 static int finish_kept(gf_trace *t, const int32_t *lmap)
 {
     gf_trace_build *b = t->b;
     size_t n = b->n;
     if (resize_events(t, n) != 0) /* give back the doubling's slack before the sort's scratch */
         return -1;
+    int64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
     uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
-    void *tmp = malloc((n ? n : 1) * sizeof(int64_t));
-    if (!ord || !tmp) {
-        free(ord);
+    if (!tmp || !ord) {
         free(tmp);
+        free(ord);
         return -1;
     }
-    if (order_events(t, n, ord)) /* already in order (one sorted run): nothing to move */
-        goto lanes;
-    permute(t->start, sizeof *t->start, ord, n, tmp);
-    permute(t->dur, sizeof *t->dur, ord, n, tmp);
-    permute(t->corr, sizeof *t->corr, ord, n, tmp);
-    permute(t->lane, sizeof *t->lane, ord, n, tmp);
-    permute(t->name, sizeof *t->name, ord, n, tmp);
-    permute(t->stack, sizeof *t->stack, ord, n, tmp);
-    permute(t->pid, sizeof *t->pid, ord, n, tmp);
-    permute(t->detail, sizeof *t->detail, ord, n, tmp);
-    permute(t->kind, sizeof *t->kind, ord, n, tmp);
-    permute(t->seq, sizeof *t->seq, ord, n, tmp);
-lanes:
+    int how = order_events(t, n, ord);
+    if (how == 2) { /* too many runs: sorted, start with them */
+        free(ord);
+        if (!(ord = radix_order(t, n, &tmp))) {
+            free(tmp);
+            return -1;
+        }
+    }
+    if (how != 1) {
+        if (how == 0)
+            permute(t->start, sizeof *t->start, ord, n, tmp);
+        permute(t->dur, sizeof *t->dur, ord, n, tmp);
+        permute(t->corr, sizeof *t->corr, ord, n, tmp);
+        permute(t->lane, sizeof *t->lane, ord, n, tmp);
+        permute(t->name, sizeof *t->name, ord, n, tmp);
+        permute(t->stack, sizeof *t->stack, ord, n, tmp);
+        permute(t->pid, sizeof *t->pid, ord, n, tmp);
+        permute(t->detail, sizeof *t->detail, ord, n, tmp);
+        permute(t->kind, sizeof *t->kind, ord, n, tmp);
+        permute(t->seq, sizeof *t->seq, ord, n, tmp);
+    }
     free(ord);
     free(tmp);
     for (size_t k = 0; k < n; k++)

@@ -24,6 +24,7 @@ typedef struct gf_trace_build {
     uint64_t *seq;       /* rows: parallel to ev, arrival order, breaks ties */
     gf_detail *cdet;     /* columns: the distinct details, in order of first arrival */
     size_t ncdet, cdet_cap;
+    int32_t last_cdet;   /* columns: the cdet index the last event with details got */
     gf_hmap cdet_map;    /* columns: detail hash → cdet index (multimap: hashes may collide) */
     size_t n, cap;
     uint64_t nseq;
