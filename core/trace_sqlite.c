@@ -74,6 +74,13 @@ static int prepare(imp *m, query *q, const char *table, const char *const *cols,
     return gf_sqlite_prepare_cols(m->db, m->path, q, table, cols, ncols, nreq, tail, m->err);
 }
 
+static int step_fail(imp *m, query *q, int rc)
+{
+    sqlite3_finalize(q->st);
+    q->st = NULL;
+    return rc == SQLITE_DONE ? 0 : db_fail(m, q->table);
+}
+
 static int oom(imp *m)
 {
     return gf_errf(m->err, GF_EXIT_ERROR, "%s: out of memory", m->path);
@@ -263,11 +270,36 @@ static int32_t gpu_lane(imp *m, int sync, int64_t dev, int64_t stream)
 
 /* ---- callchains (issue 5) ---- */
 
+/* 1 when CUDA_CALLCHAINS' rows are stored in (id, stackDepth) order, as nsys writes them: then they are read
+ * in table order (NOT INDEXED: not through the (id, stackDepth) key's index, a lookup per row, nor a sort
+ * where an export lacks the key); 0 when not (or the table is absent), -1 on error. Costs one scan of two
+ * integer columns. */
+static int callchains_in_order(imp *m)
+{
+    static const char *const cols[] = {"id", "stackDepth"};
+    query q;
+    int r = prepare(m, &q, "CUDA_CALLCHAINS", cols, 2, 2, "NOT INDEXED"); /* not its (id, stackDepth) key */
+    if (r <= 0)
+        return r;
+    int64_t pid = INT64_MIN, pdepth = INT64_MIN;
+    int rc, ordered = 1;
+    while (ordered && (rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        int64_t id = gf_sqlq_i64(&q, 0, -1), depth = gf_sqlq_i64(&q, 1, -1);
+        ordered = id > pid || (id == pid && depth >= pdepth); /* equal rows: table order either way */
+        pid = id, pdepth = depth;
+    }
+    if (!ordered)
+        return sqlite3_finalize(q.st), 0;
+    return step_fail(m, &q, rc) == 0 ? 1 : -1;
+}
+
 static int load_callchains(imp *m, int want)
 {
     static const char *const cols[] = {"id", "stackDepth", "symbol", "module", "unresolved", "originalIP"};
     query q;
-    int r = prepare(m, &q, "CUDA_CALLCHAINS", cols, 6, 2, "ORDER BY id, stackDepth");
+    int r = callchains_in_order(m);
+    if (r >= 0)
+        r = prepare(m, &q, "CUDA_CALLCHAINS", cols, 6, 2, r ? "NOT INDEXED" : "ORDER BY id, stackDepth");
     if (r < 0)
         return r;
     if (r == 0) {
@@ -370,13 +402,6 @@ static int load_callchains(imp *m, int want)
 }
 
 /* ---- event tables ---- */
-
-static int step_fail(imp *m, query *q, int rc)
-{
-    sqlite3_finalize(q->st);
-    q->st = NULL;
-    return rc == SQLITE_DONE ? 0 : db_fail(m, q->table);
-}
 
 static int import_runtime(imp *m, int partner_pass)
 {
