@@ -9,7 +9,8 @@
 # and the bounded runs (issue 29 item 6): timeline --max-events 20000 of the 2M + 2M trace CSVs
 # (bench/gen_trace_csv.py) and of the export, with RSS per kept event.
 # Each case: median of BENCH_RUNS (default 3) wall times, its CPU seconds and peak RSS; MB/s of the export
-# (file bytes / wall); the ratio to the floor's median wall in the same run.
+# (file bytes / wall); the ratio to the floor's median wall in the same run, and of CPU seconds (the fairer
+# figure on a shared machine).
 # BENCH_BEFORE=/path/to/old/gpuflame runs every gpuflame case with that binary too, interleaved (before/after
 # in one run, under the same load).
 set -eu
@@ -51,7 +52,7 @@ case_() { # LABEL MB KEPT CMD... (CMD's {gf} is each binary)
     read -r w c r < <(median "${argv[@]}")
     local note="cpu $c s"
     [ "$mb" = - ] || note="$note; $(awk -v m="$mb" -v w="$w" 'BEGIN { printf "%.0f", m / w }') MB/s"
-    [ "$mb" != "$dbmb" ] || note="$note; $(awk -v a="$w" -v b="$fw" 'BEGIN { printf "%.1f", a / b }')x floor"
+    [ "$mb" != "$dbmb" ] || note="$note; $(awk -v a="$w" -v b="$fw" -v c="$c" -v d="$fc" 'BEGIN { printf "%.1fx floor (CPU %.1fx)", a / b, c / d }')"
     [ "$kept" = - ] || note="$note; $(awk -v r="$r" -v k="$kept" 'BEGIN { printf "%.0f", r * 1048576 / k }') B RSS per kept event"
     echo "RESULT|${tags[$i]}$label|$w|$r|-|$note"
   done
