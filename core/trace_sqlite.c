@@ -1,6 +1,6 @@
 /* Reading nsys SQLite exports (NSYS_FACTS.md §7). Every table is probed in sqlite_master and every
  * column through PRAGMA table_info before a query; absent tables are skipped. Joins are C hash joins
- * (callchain id → stack, (pid, correlation id) → launch in trace.c): no quadratic scans, and nothing is
+ * (callchain id → stack, (pid, correlation id) → launch in trace_build.c): no quadratic scans, and nothing is
  * ever written to the user's file (opened read-only and immutable). */
 #include "trace_sqlite.h"
 #include "sqlite_export.h"
