@@ -2,9 +2,9 @@
  * fairly (diff: nsys and schema versions, GPUs, driver versions, OS/CPU, the capture's duration and start,
  * fingerprints (SHA-256) of the host name and of the profiled command line) and for merging several
  * reports (ranks: the session start, process ids and names, the host name, and only the environment
- * variables the caller names). The command line, its arguments, the working directory and the rest of the
- * environment (META_DATA_CAPTURE) are sensitive: only their hash leaves this file. Every table and column
- * is probed; what an export lacks stays empty (or -1). */
+ * variables the caller names). The command line, its arguments and the working directory (META_DATA_CAPTURE)
+ * are sensitive: only their hash leaves this file, and of the environment only the named variables are read.
+ * Every table and column is probed; what an export lacks stays empty (or -1). */
 #ifndef GF_SQLITE_META_H
 #define GF_SQLITE_META_H
 
