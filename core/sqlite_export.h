@@ -42,9 +42,10 @@ int gf_sqlite_fail(struct sqlite3 *db, const char *path, const char *what, gf_er
 static inline int64_t gf_sqlq_i64(const gf_sqlq *q, int i, int64_t def)
 {
     int c = q->idx[i];
-    if (c < 0 || sqlite3_column_type(q->st, c) == SQLITE_NULL)
+    if (c < 0)
         return def;
-    return sqlite3_column_int64(q->st, c);
+    int64_t v = sqlite3_column_int64(q->st, c); /* NULL reads as 0: only then is the type asked */
+    return v == 0 && sqlite3_column_type(q->st, c) == SQLITE_NULL ? def : v;
 }
 
 static inline int gf_sqlq_null(const gf_sqlq *q, int i)

@@ -1,4 +1,4 @@
-/* Capture metadata from an nsys SQLite export (see sqlite_meta.h). */
+/* Capture metadata from an nsys SQLite export, read once for every use (see sqlite_meta.h). */
 #include "sqlite_meta.h"
 
 #include <ctype.h>
@@ -13,14 +13,7 @@
 
 static int has_table(sqlite3 *db, const char *table)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    int found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return found;
+    return gf_sqlite_has_table(db, table) > 0;
 }
 
 static void copy(char *dst, size_t size, const unsigned char *src)
@@ -86,19 +79,200 @@ static void version_in_path(const char *s, char *out, size_t size)
 
 void gf_capture_meta_free(gf_capture_meta *m)
 {
-    if (m) {
-        free(m->gpus);
-        m->gpus = NULL;
+    if (!m)
+        return;
+    free(m->gpus);
+    m->gpus = NULL;
+    for (size_t i = 0; i < m->nkv; i++) {
+        free(m->kv[i].key);
+        free(m->kv[i].value);
     }
+    free(m->kv);
+    m->kv = NULL;
+    m->nkv = 0;
+    free(m->host);
+    m->host = NULL;
 }
 
-int gf_sqlite_capture_meta(const char *path, gf_capture_meta *m, gf_err *err)
+/* ---- for merging several reports (issue 14): session start, processes, selected environment ---- */
+
+static int meta_kv(gf_capture_meta *mt, const char *k, const char *v)
+{
+    gf_sqlite_kv *q = realloc(mt->kv, (mt->nkv + 1) * sizeof *q);
+    if (!q)
+        return -1;
+    mt->kv = q;
+    q[mt->nkv].key = strdup(k);
+    q[mt->nkv].value = strdup(v ? v : "");
+    if (!q[mt->nkv].key || !q[mt->nkv].value) {
+        free(q[mt->nkv].key);
+        free(q[mt->nkv].value);
+        return -1;
+    }
+    mt->nkv++;
+    return 0;
+}
+
+/* "2026-04-29T20:31:39" (UTC) → epoch ns; -1 when malformed */
+static int64_t parse_utc(const char *s)
+{
+    int y, mo, d, h, mi, se;
+    if (!s || sscanf(s, "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &se) != 6 || mo < 1 || mo > 12)
+        return -1;
+    /* days from civil (Howard Hinnant's algorithm), no timegm/TZ dependence */
+    y -= mo <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = era * 146097 + doe - 719468;
+    return ((days * 24 + h) * 60 + mi) * 60 * 1000000000ll + (int64_t)se * 1000000000ll;
+}
+
+/* session_start/session_field, host, kv (sqlite_meta.h) */
+static int finish(sqlite3 *db, const char *path, gf_sqlq *q, int rc, gf_err *err)
+{
+    sqlite3_finalize(q->st);
+    q->st = NULL;
+    return rc == SQLITE_DONE ? 0 : gf_sqlite_fail(db, path, q->table, err);
+}
+
+static int read_rank_meta(sqlite3 *db, const char *path, const char *const *env_names, size_t nenv,
+                          gf_capture_meta *mt, gf_err *err)
+{
+    int ret = -1, rc;
+    gf_sqlq q;
+    /* session start: TARGET_INFO_SESSION_START_TIME (every schema era seen: 2.9.1 .. 3.24) */
+    {
+        static const char *const cols[] = {"utcEpochNs", "utcTime"};
+        int r = gf_sqlite_prepare_cols(db, path, &q, "TARGET_INFO_SESSION_START_TIME", cols, 2, 0, NULL, err);
+        if (r < 0)
+            goto done;
+        if (r > 0) {
+            if (sqlite3_step(q.st) == SQLITE_ROW) {
+                if (!gf_sqlq_null(&q, 0)) {
+                    mt->session_start = gf_sqlq_i64(&q, 0, -1);
+                    snprintf(mt->session_field, sizeof mt->session_field, "TARGET_INFO_SESSION_START_TIME.utcEpochNs");
+                } else if (!gf_sqlq_null(&q, 1)) {
+                    mt->session_start = parse_utc((const char *)sqlite3_column_text(q.st, q.idx[1]));
+                    if (mt->session_start >= 0)
+                        snprintf(mt->session_field, sizeof mt->session_field, "TARGET_INFO_SESSION_START_TIME.utcTime");
+                }
+            }
+            sqlite3_finalize(q.st);
+        }
+    }
+    /* name/value metadata tables: a SESSION_START* record (older/other eras), PROCESS_n:PID and the
+     * wanted environment variables (META_DATA_CAPTURE only) */
+    static const char *const metas[] = {"META_DATA_CAPTURE", "EXPORT_META_DATA", "META_DATA_EXPORT"};
+    for (int t = 0; t < 3; t++) {
+        static const char *const cols[] = {"name", "value"};
+        int r = gf_sqlite_prepare_cols(db, path, &q, metas[t], cols, 2, 2, NULL, err);
+        if (r < 0)
+            goto done;
+        if (r == 0)
+            continue;
+        while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+            const char *k = (const char *)sqlite3_column_text(q.st, 0);
+            const char *v = (const char *)sqlite3_column_text(q.st, 1);
+            if (!k || !v)
+                continue;
+            if (mt->session_start < 0 && strncmp(k, "SESSION_START", 13) == 0) {
+                char *e;
+                long long ns = strtoll(v, &e, 10);
+                int64_t val = (*v && !*e) ? (int64_t)ns : parse_utc(v);
+                if (val >= 0) {
+                    mt->session_start = val;
+                    snprintf(mt->session_field, sizeof mt->session_field, "%s.%s", metas[t], k);
+                }
+                continue;
+            }
+            if (t != 0 || strncmp(k, "PROCESS_", 8) != 0)
+                continue;
+            const char *colon = strchr(k, ':');
+            if (!colon)
+                continue;
+            char key[256];
+            if (strcmp(colon + 1, "PID") == 0) {
+                snprintf(key, sizeof key, "%.*s:PID", (int)(colon - k), k);
+                if (meta_kv(mt, key, v) != 0) {
+                    sqlite3_finalize(q.st);
+                    goto oom;
+                }
+            } else if (strcmp(colon + 1, "ENVIRONMENT_VARIABLE") == 0) {
+                const char *eq = strchr(v, '=');
+                if (!eq)
+                    continue;
+                for (size_t i = 0; i < nenv; i++) {
+                    size_t n = strlen(env_names[i]);
+                    if ((size_t)(eq - v) == n && strncmp(v, env_names[i], n) == 0) {
+                        snprintf(key, sizeof key, "%.*s:ENV:%s", (int)(colon - k), k, env_names[i]);
+                        if (meta_kv(mt, key, eq + 1) != 0) {
+                            sqlite3_finalize(q.st);
+                            goto oom;
+                        }
+                    }
+                }
+            }
+        }
+        if (finish(db, path, &q, rc, err) != 0)
+            goto done;
+    }
+    {
+        static const char *const cols[] = {"pid", "name"};
+        int r = gf_sqlite_prepare_cols(db, path, &q, "PROCESSES", cols, 2, 1, NULL, err);
+        if (r < 0)
+            goto done;
+        if (r > 0) {
+            while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+                char key[64];
+                snprintf(key, sizeof key, "PROCESSES:%lld", (long long)gf_sqlq_i64(&q, 0, -1));
+                const char *v = gf_sqlq_null(&q, 1) ? "" : (const char *)sqlite3_column_text(q.st, q.idx[1]);
+                if (meta_kv(mt, key, v) != 0) {
+                    sqlite3_finalize(q.st);
+                    goto oom;
+                }
+            }
+            if (finish(db, path, &q, rc, err) != 0)
+                goto done;
+        }
+    }
+    {
+        static const char *const cols[] = {"name", "value"};
+        int r = gf_sqlite_prepare_cols(db, path, &q, "TARGET_INFO_SYSTEM_ENV", cols, 2, 2, "WHERE name = 'Hostname' LIMIT 1", err);
+        if (r < 0)
+            goto done;
+        if (r > 0) {
+            if (sqlite3_step(q.st) == SQLITE_ROW && sqlite3_column_text(q.st, 1) &&
+                !(mt->host = strdup((const char *)sqlite3_column_text(q.st, 1)))) {
+                sqlite3_finalize(q.st);
+                goto oom;
+            }
+            sqlite3_finalize(q.st);
+        }
+    }
+    ret = 0;
+    goto done;
+oom:
+    gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+done:
+    return ret;
+}
+
+
+int gf_sqlite_capture_meta(const char *path, const char *const *env_names, size_t nenv, gf_capture_meta *m,
+                           gf_err *err)
 {
     memset(m, 0, sizeof *m);
     m->duration_ns = -1;
+    m->session_start = -1;
     sqlite3 *db = NULL;
     if (gf_sqlite_open_readable(path, &db, err) != 0)
         return -1;
+    if (read_rank_meta(db, path, env_names, nenv, m, err) != 0) {
+        sqlite3_close(db);
+        return -1;
+    }
     const char *exp = has_table(db, "META_DATA_EXPORT") ? "META_DATA_EXPORT"
                       : has_table(db, "EXPORT_META_DATA") ? "EXPORT_META_DATA"
                                                           : NULL;

@@ -30,7 +30,7 @@ static inline int gf_ev_is_gpu_work(int kind)
 
 /* Optional per-event details; -1 means absent for every field. Events with equal details may share one
  * record (keep-all builds store each distinct detail once): treat a record as read-only. No padding: the
- * builder hashes and compares records as bytes (a static assertion in trace.c keeps it so). */
+ * builder hashes and compares records as bytes (a static assertion in trace_build.c keeps it so). */
 typedef struct gf_detail {
     int32_t grid[3], block[3];
     int32_t regs;

@@ -1,6 +1,6 @@
 /* Reading nsys SQLite exports (docs/spec/NSYS.md §7). Every table is probed in sqlite_master and every
  * column through PRAGMA table_info before a query; absent tables are skipped. Joins are C hash joins
- * (callchain id → stack, (pid, correlation id) → launch in trace.c): no quadratic scans, and nothing is
+ * (callchain id → stack, (pid, correlation id) → launch in trace_build.c): no quadratic scans, and nothing is
  * ever written to the user's file (opened read-only and immutable). */
 #include "trace_sqlite.h"
 #include "trace_devctx.h"
@@ -73,6 +73,13 @@ static int prepare(imp *m, query *q, const char *table, const char *const *cols,
                    const char *tail)
 {
     return gf_sqlite_prepare_cols(m->db, m->path, q, table, cols, ncols, nreq, tail, m->err);
+}
+
+static int step_fail(imp *m, query *q, int rc)
+{
+    sqlite3_finalize(q->st);
+    q->st = NULL;
+    return rc == SQLITE_DONE ? 0 : db_fail(m, q->table);
 }
 
 static int oom(imp *m)
@@ -264,11 +271,36 @@ static int32_t gpu_lane(imp *m, int sync, int64_t dev, int64_t stream)
 
 /* ---- callchains (issue 5) ---- */
 
+/* 1 when CUDA_CALLCHAINS' rows are stored in (id, stackDepth) order, as nsys writes them: then they are read
+ * in table order (NOT INDEXED: not through the (id, stackDepth) key's index, a lookup per row, nor a sort
+ * where an export lacks the key); 0 when not (or the table is absent), -1 on error. Costs one scan of two
+ * integer columns. */
+static int callchains_in_order(imp *m)
+{
+    static const char *const cols[] = {"id", "stackDepth"};
+    query q;
+    int r = prepare(m, &q, "CUDA_CALLCHAINS", cols, 2, 2, "NOT INDEXED"); /* not its (id, stackDepth) key */
+    if (r <= 0)
+        return r;
+    int64_t pid = INT64_MIN, pdepth = INT64_MIN;
+    int rc, ordered = 1;
+    while (ordered && (rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        int64_t id = gf_sqlq_i64(&q, 0, -1), depth = gf_sqlq_i64(&q, 1, -1);
+        ordered = id > pid || (id == pid && depth >= pdepth); /* equal rows: table order either way */
+        pid = id, pdepth = depth;
+    }
+    if (!ordered)
+        return sqlite3_finalize(q.st), 0;
+    return step_fail(m, &q, rc) == 0 ? 1 : -1;
+}
+
 static int load_callchains(imp *m, int want)
 {
     static const char *const cols[] = {"id", "stackDepth", "symbol", "module", "unresolved", "originalIP"};
     query q;
-    int r = prepare(m, &q, "CUDA_CALLCHAINS", cols, 6, 2, "ORDER BY id, stackDepth");
+    int r = callchains_in_order(m);
+    if (r >= 0)
+        r = prepare(m, &q, "CUDA_CALLCHAINS", cols, 6, 2, r ? "NOT INDEXED" : "ORDER BY id, stackDepth");
     if (r < 0)
         return r;
     if (r == 0) {
@@ -371,13 +403,6 @@ static int load_callchains(imp *m, int want)
 }
 
 /* ---- event tables ---- */
-
-static int step_fail(imp *m, query *q, int rc)
-{
-    sqlite3_finalize(q->st);
-    q->st = NULL;
-    return rc == SQLITE_DONE ? 0 : db_fail(m, q->table);
-}
 
 static int import_runtime(imp *m, int partner_pass)
 {
@@ -789,6 +814,34 @@ static int probe_tables(imp *m)
     return 0;
 }
 
+/* The model's columns sized once from the tables' row counts (SQLite counts a table's rows without decoding
+ * them), instead of doubling as events arrive: no copies, no slack, one page-mapping call. */
+static int reserve_events(imp *m)
+{
+    static const char *const sql[] = {
+        "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME", "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL",
+        "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY", "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET",
+        "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+        "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71)"};
+    static const uint32_t bit[] = {GF_TABLE_RUNTIME, GF_TABLE_KERNEL, GF_TABLE_MEMCPY,
+                                   GF_TABLE_MEMSET,  GF_TABLE_SYNC,   GF_TABLE_NVTX};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+        sqlite3_stmt *st;
+        if (!(m->t->tables & bit[i]))
+            continue;
+        if (sqlite3_prepare_v2(m->db, sql[i], -1, &st, NULL) != SQLITE_OK)
+            continue; /* NVTX_EVENTS without eventType: the import says what is wrong */
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+            n += (size_t)sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_ROW)
+            return db_fail(m, "count(*)");
+    }
+    return gf_trace_reserve(m->t, n, m->err);
+}
+
 int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *o, gf_err *err)
 {
     imp m;
@@ -800,7 +853,7 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
         return -1;
     int ret = -1;
     gf_trace_set_source(t, path);
-    if (probe_tables(&m) != 0 || load_strings(&m) != 0 || load_threads(&m) != 0 || load_devices(&m) != 0 ||
+    if (probe_tables(&m) != 0 || reserve_events(&m) != 0 || load_strings(&m) != 0 || load_threads(&m) != 0 || load_devices(&m) != 0 ||
         load_callchains(&m, o && o->stacks) != 0 || import_runtime(&m, 0) != 0 || import_kernels(&m) != 0 ||
         import_copies(&m, 0) != 0 || import_copies(&m, 1) != 0 || import_sync(&m) != 0 || import_nvtx(&m) != 0 ||
         import_overhead(&m) != 0 || import_graph_trace(&m) != 0)
@@ -826,184 +879,5 @@ done:
     free(m.cc);
     free(m.fc_mod);
     free(m.fc_frame);
-    return ret;
-}
-
-/* ---- report metadata (issue 14) ---- */
-
-static int meta_kv(gf_sqlite_meta *mt, const char *k, const char *v)
-{
-    gf_sqlite_kv *q = realloc(mt->kv, (mt->nkv + 1) * sizeof *q);
-    if (!q)
-        return -1;
-    mt->kv = q;
-    q[mt->nkv].key = strdup(k);
-    q[mt->nkv].value = strdup(v ? v : "");
-    if (!q[mt->nkv].key || !q[mt->nkv].value) {
-        free(q[mt->nkv].key);
-        free(q[mt->nkv].value);
-        return -1;
-    }
-    mt->nkv++;
-    return 0;
-}
-
-void gf_sqlite_meta_free(gf_sqlite_meta *m)
-{
-    for (size_t i = 0; i < m->nkv; i++) {
-        free(m->kv[i].key);
-        free(m->kv[i].value);
-    }
-    free(m->kv);
-    free(m->host);
-    memset(m, 0, sizeof *m);
-}
-
-/* "2026-04-29T20:31:39" (UTC) → epoch ns; -1 when malformed */
-static int64_t parse_utc(const char *s)
-{
-    int y, mo, d, h, mi, se;
-    if (!s || sscanf(s, "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &se) != 6 || mo < 1 || mo > 12)
-        return -1;
-    /* days from civil (Howard Hinnant's algorithm), no timegm/TZ dependence */
-    y -= mo <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    int64_t days = era * 146097 + doe - 719468;
-    return ((days * 24 + h) * 60 + mi) * 60 * 1000000000ll + (int64_t)se * 1000000000ll;
-}
-
-int gf_sqlite_read_meta(const char *path, const char *const *env_names, size_t nenv, gf_sqlite_meta *mt, gf_err *err)
-{
-    imp m;
-    memset(&m, 0, sizeof m);
-    memset(mt, 0, sizeof *mt);
-    mt->session_start = -1;
-    m.path = path;
-    m.err = err;
-    if (gf_sqlite_open_export(path, &m.db, err) != 0)
-        return -1;
-    int ret = -1, rc;
-    query q;
-    /* session start: TARGET_INFO_SESSION_START_TIME (every schema era seen: 2.9.1 .. 3.24) */
-    {
-        static const char *const cols[] = {"utcEpochNs", "utcTime"};
-        int r = prepare(&m, &q, "TARGET_INFO_SESSION_START_TIME", cols, 2, 0, NULL);
-        if (r < 0)
-            goto done;
-        if (r > 0) {
-            if (sqlite3_step(q.st) == SQLITE_ROW) {
-                if (!gf_sqlq_null(&q, 0)) {
-                    mt->session_start = gf_sqlq_i64(&q, 0, -1);
-                    snprintf(mt->session_field, sizeof mt->session_field, "TARGET_INFO_SESSION_START_TIME.utcEpochNs");
-                } else if (!gf_sqlq_null(&q, 1)) {
-                    mt->session_start = parse_utc((const char *)sqlite3_column_text(q.st, q.idx[1]));
-                    if (mt->session_start >= 0)
-                        snprintf(mt->session_field, sizeof mt->session_field, "TARGET_INFO_SESSION_START_TIME.utcTime");
-                }
-            }
-            sqlite3_finalize(q.st);
-        }
-    }
-    /* name/value metadata tables: a SESSION_START* record (older/other eras), PROCESS_n:PID and the
-     * wanted environment variables (META_DATA_CAPTURE only) */
-    static const char *const metas[] = {"META_DATA_CAPTURE", "EXPORT_META_DATA", "META_DATA_EXPORT"};
-    for (int t = 0; t < 3; t++) {
-        static const char *const cols[] = {"name", "value"};
-        int r = prepare(&m, &q, metas[t], cols, 2, 2, NULL);
-        if (r < 0)
-            goto done;
-        if (r == 0)
-            continue;
-        while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-            const char *k = (const char *)sqlite3_column_text(q.st, 0);
-            const char *v = (const char *)sqlite3_column_text(q.st, 1);
-            if (!k || !v)
-                continue;
-            if (mt->session_start < 0 && strncmp(k, "SESSION_START", 13) == 0) {
-                char *e;
-                long long ns = strtoll(v, &e, 10);
-                int64_t val = (*v && !*e) ? (int64_t)ns : parse_utc(v);
-                if (val >= 0) {
-                    mt->session_start = val;
-                    snprintf(mt->session_field, sizeof mt->session_field, "%s.%s", metas[t], k);
-                }
-                continue;
-            }
-            if (t != 0 || strncmp(k, "PROCESS_", 8) != 0)
-                continue;
-            const char *colon = strchr(k, ':');
-            if (!colon)
-                continue;
-            char key[256];
-            if (strcmp(colon + 1, "PID") == 0) {
-                snprintf(key, sizeof key, "%.*s:PID", (int)(colon - k), k);
-                if (meta_kv(mt, key, v) != 0) {
-                    sqlite3_finalize(q.st);
-                    goto oom;
-                }
-            } else if (strcmp(colon + 1, "ENVIRONMENT_VARIABLE") == 0) {
-                const char *eq = strchr(v, '=');
-                if (!eq)
-                    continue;
-                for (size_t i = 0; i < nenv; i++) {
-                    size_t n = strlen(env_names[i]);
-                    if ((size_t)(eq - v) == n && strncmp(v, env_names[i], n) == 0) {
-                        snprintf(key, sizeof key, "%.*s:ENV:%s", (int)(colon - k), k, env_names[i]);
-                        if (meta_kv(mt, key, eq + 1) != 0) {
-                            sqlite3_finalize(q.st);
-                            goto oom;
-                        }
-                    }
-                }
-            }
-        }
-        if (step_fail(&m, &q, rc) != 0)
-            goto done;
-    }
-    {
-        static const char *const cols[] = {"pid", "name"};
-        int r = prepare(&m, &q, "PROCESSES", cols, 2, 1, NULL);
-        if (r < 0)
-            goto done;
-        if (r > 0) {
-            while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-                char key[64];
-                snprintf(key, sizeof key, "PROCESSES:%lld", (long long)gf_sqlq_i64(&q, 0, -1));
-                const char *v = gf_sqlq_null(&q, 1) ? "" : (const char *)sqlite3_column_text(q.st, q.idx[1]);
-                if (meta_kv(mt, key, v) != 0) {
-                    sqlite3_finalize(q.st);
-                    goto oom;
-                }
-            }
-            if (step_fail(&m, &q, rc) != 0)
-                goto done;
-        }
-    }
-    {
-        static const char *const cols[] = {"name", "value"};
-        int r = prepare(&m, &q, "TARGET_INFO_SYSTEM_ENV", cols, 2, 2, "WHERE name = 'Hostname' LIMIT 1");
-        if (r < 0)
-            goto done;
-        if (r > 0) {
-            if (sqlite3_step(q.st) == SQLITE_ROW && sqlite3_column_text(q.st, 1) &&
-                !(mt->host = strdup((const char *)sqlite3_column_text(q.st, 1)))) {
-                sqlite3_finalize(q.st);
-                goto oom;
-            }
-            sqlite3_finalize(q.st);
-        }
-    }
-    ret = 0;
-    goto done;
-oom:
-    gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
-done:
-    if (m.db)
-        sqlite3_close(m.db);
-    if (ret != 0)
-        gf_sqlite_meta_free(mt);
     return ret;
 }

@@ -21,7 +21,7 @@ static int l_read(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     gf_capture_meta m;
     gf_err err;
-    if (gf_sqlite_capture_meta(path, &m, &err) != 0) {
+    if (gf_sqlite_capture_meta(path, NULL, 0, &m, &err) != 0) {
         gf_capture_meta_free(&m);
         return gf_lua_raise(L, &err);
     }

@@ -29,6 +29,7 @@
 #include "trace_csv.h"
 #include "trace_ranks.h"
 #include "trace_sqlite.h"
+#include "sqlite_meta.h"
 #include "trace_stats.h"
 #include "trace_workers.h"
 #include "log.h"
@@ -392,12 +393,14 @@ static int l_sqlite_meta(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     size_t ne;
     const char **names = str_list(L, 2, &ne);
-    gf_sqlite_meta m;
+    gf_capture_meta m;
     gf_err err;
-    int rc = gf_sqlite_read_meta(path, names, ne, &m, &err);
+    int rc = gf_sqlite_capture_meta(path, names, ne, &m, &err);
     free(names);
-    if (rc != 0)
+    if (rc != 0) {
+        gf_capture_meta_free(&m);
         return gf_lua_raise(L, &err);
+    }
     lua_createtable(L, 0, 4);
     if (m.session_start >= 0) {
         lua_pushinteger(L, m.session_start);
@@ -415,7 +418,7 @@ static int l_sqlite_meta(lua_State *L)
         lua_setfield(L, -2, m.kv[i].key);
     }
     lua_setfield(L, -2, "kv");
-    gf_sqlite_meta_free(&m);
+    gf_capture_meta_free(&m);
     return 1;
 }
 

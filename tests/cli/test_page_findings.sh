@@ -62,12 +62,20 @@ if have_fixture "$SHEET"; then
   check_eq "timeline: the window lies on the page's time axis (t0 before it)" "True" \
     "$(python3 -c "print($(q "$T" gf-data "d['t0']") < 281651834 < $(q "$T" gf-data "d['t0'] + d['span']"))")"
 
-  # the same findings on a trimmed page; the page's events are those of the trimming import
+  # a bounded run (--max-events: the trimming import, memory bounded by N, issue 29) has no findings and
+  # says why; its events are those of the trimming import
   run_gf --policy "$P/gap1.lua" timeline "$DB" -o "$TMP/tl100.html" --max-events 100
-  check_eq "--max-events 100: the findings still come from every event" \
-    "$(q "$T" gf-findings "d")" "$(q "$TMP/tl100.html" gf-findings "d")"
+  check_eq "--max-events 100: no findings, a note saying why" "[] True" \
+    "$(q "$TMP/tl100.html" gf-findings "str(d['findings']) + ' ' + str('--max-events 100' in d['note'])")"
   check_eq "--max-events 100: 100 longest events plus launch partners of 4871" "True 4871" \
     "$(q "$TMP/tl100.html" gf-data "str(100 <= d['shown'] < 200) + ' ' + str(d['total'])")"
+  # the page's events of a whole import trimmed (local_max_events) are those of the trimming import
+  printf 'return { timeline = { local_max_events = 100 }, findings = { options = { ["gpu-starv"] = { gap = 1 } } } }\n' >"$P/max100.lua"
+  run_gf --policy "$P/max100.lua" timeline "$DB" -o "$TMP/tl100-whole.html"
+  check_eq "local_max_events 100: the findings still come from every event" \
+    "$(q "$T" gf-findings "d")" "$(q "$TMP/tl100-whole.html" gf-findings "d")"
+  check_eq "local_max_events 100: the page data is the trimming import's" \
+    "$(q "$TMP/tl100.html" gf-data "json.dumps(d, sort_keys=True)")" "$(q "$TMP/tl100-whole.html" gf-data "json.dumps(d, sort_keys=True)")"
   run_gf --policy "$P/nopages.lua" timeline "$DB" -o "$TMP/tl100-nopages.html" --max-events 100
   check_eq "findings.pages = false: no findings (null slot)" "None" "$(q "$TMP/tl100-nopages.html" gf-findings "d")"
   check_eq "findings.pages = false: the page data is the same (trimming import = whole import trimmed)" \

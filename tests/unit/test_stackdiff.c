@@ -172,7 +172,7 @@ static void test_meta(void)
     sqlite3_close(db);
     gf_capture_meta m;
     gf_err err;
-    CHECK("read metadata", gf_sqlite_capture_meta(path, &m, &err) == 0);
+    CHECK("read metadata", gf_sqlite_capture_meta(path, NULL, 0, &m, &err) == 0);
     CHECK("nsys version", strcmp(m.nsys_version, "2025.1.3") == 0);
     CHECK("recorded version: the last 20YY.N[.N] in TargetInstallDir", strcmp(m.recorded_version, "2023.4.1") == 0);
     CHECK("driver", strcmp(m.driver, "535.1") == 0);
@@ -186,7 +186,7 @@ static void test_meta(void)
     CHECK("duration", m.duration_ns == 12345 && m.kernels == 0 && m.callchains == 0);
     gf_capture_meta_free(&m);
     const char *txt = write_tmp("not.sqlite", "hello");
-    CHECK("not SQLite: bad input", gf_sqlite_capture_meta(txt, &m, &err) == -1 && err.code == GF_EXIT_INPUT);
+    CHECK("not SQLite: bad input", gf_sqlite_capture_meta(txt, NULL, 0, &m, &err) == -1 && err.code == GF_EXIT_INPUT);
     gf_capture_meta_free(&m);
 }
 

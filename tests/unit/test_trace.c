@@ -17,6 +17,21 @@ static uint64_t xr(void)
     return rng;
 }
 
+typedef struct ev_key {
+    int64_t start;
+    int kind, arrival;
+} ev_key;
+
+static int cmp_ev_key(const void *a, const void *b)
+{
+    const ev_key *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->arrival < y->arrival ? -1 : x->arrival > y->arrival;
+}
+
 static int cmp_desc(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -196,6 +211,36 @@ int main(void)
         snprintf(name, sizeof name, "finish orders %d sorted run(s) by start, ties by arrival", runs);
         CHECK(name, ok);
         gf_trace_free(t);
+    }
+
+    /* any arrival order (the radix sort): mixed kinds, equal (start, kind) pairs, negative and far-apart
+     * starts (every digit of a 64-bit range varies), against qsort by (start, kind, arrival) */
+    {
+        enum { NR = 20000 };
+        ev_key *want = malloc(NR * sizeof *want);
+        t = gf_trace_new();
+        gf_trace_begin(t, 0, 0, &err);
+        lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
+        uint64_t x = 88172645463325252ull;
+        for (int i = 0; i < NR; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            int64_t st = (int64_t)(x % 61) * (INT64_MAX / 64) - INT64_MAX / 2 + (int64_t)((x >> 8) % 5);
+            if (i % 7 == 0)
+                st = -3; /* many equal starts */
+            uint8_t kind = (uint8_t)((x >> 20) % GF_EV_NKINDS);
+            want[i] = (ev_key){st, kind, i};
+            gf_event e = {.start = st, .dur = i, .corr = -1, .lane = lane, .name = nm, .stack = -1, .pid = 1,
+                          .kind = kind};
+            gf_trace_add(t, &e, NULL, &err);
+        }
+        qsort(want, NR, sizeof *want, cmp_ev_key);
+        ok = gf_trace_finish(t, &err) == 0 && t->n == NR;
+        for (size_t i = 0; i < t->n && ok; i++)
+            ok = t->start[i] == want[i].start && t->kind[i] == want[i].kind && t->dur[i] == want[i].arrival &&
+                 t->seq[i] == (uint32_t)want[i].arrival;
+        CHECK("finish sorts any arrival order by (start, kind, arrival), negative and far-apart starts", ok);
+        gf_trace_free(t);
+        free(want);
     }
 
     /* ties: equal durations keep the earliest arrivals */

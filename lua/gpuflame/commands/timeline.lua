@@ -11,7 +11,8 @@ cmd.spec = {
     "nsys), or the pair cuda_api_trace.csv + cuda_gpu_trace.csv from `nsys stats --format csv`.\n" ..
     "The page keeps every event up to policy timeline.local_max_events (default 10,000,000; beyond it the\n" ..
     "longest, plus the launch calls of kept GPU work, and the page says so); --max-events N keeps the N\n" ..
-    "longest. It opens on policy timeline.initial_view (default: the busiest GPU window). Launch\n" ..
+    "longest while reading (memory follows N; the findings panel, which needs every event, stays empty).\n" ..
+    "It opens on policy timeline.initial_view (default: the busiest GPU window). Launch\n" ..
     "backtraces (CUDA_CALLCHAINS) appear when the capture has them.",
   options = {
     { "out", short = "o", arg = "FILE", help = "output page (default: policy outputs.timeline)" },

@@ -28,6 +28,7 @@ function V.settings(policy, over)
   if keep == nil then keep = tp.keep_partners end
   return {
     max_events = over.max_events or tp.local_max_events,
+    bounded = over.max_events ~= nil, -- --max-events: the import keeps N events, never the whole trace
     initial_view = tp.initial_view,
     view_events = tp.view_events,
     preview_min_events = tp.preview_min_events,
@@ -56,15 +57,24 @@ end
 
 -- load(inputs, s, policy, extra) → trace, results, findings_doc. With policy findings.pages the whole
 -- trace is imported, the policy's rules run over it, and it is then trimmed to the page's max_events
--- (gf_trace_trim gives the events a trimming import keeps); otherwise the import trims as it reads.
+-- (gf_trace_trim gives the events a trimming import keeps); otherwise the import trims as it reads. A
+-- bounded run (--max-events, as the agent's upload retrim asks) always trims as it reads, so its memory
+-- follows N and not the input: its findings panel says why it has no findings.
 local function load_for_page(inputs, s, policy, extra)
   local pages = policy.findings.pages
-  local o = { max_events = pages and 0 or s.max_events, keep_partners = s.keep_partners, policy = policy }
+  local whole = pages and not s.bounded
+  local o = { max_events = whole and 0 or s.max_events, keep_partners = s.keep_partners, policy = policy }
   for k, v in pairs(extra) do o[k] = v end
   local tr = trace.load(inputs, o)
   if not pages or tr:count() == 0 then return tr end
   local findings = require("gpuflame.findings")
   local name = #inputs == 1 and findings.source_name(inputs[1]) or tr:source()
+  if not whole then
+    return tr, nil, { input = name, findings = core.json.array({}), note = string.format(
+      "Findings not run: --max-events %d reads only the %d longest events (memory bounded by them); " ..
+      "the rules need every event, so run without --max-events (or gpuflame findings) for them.",
+      s.max_events, s.max_events) }
+  end
   local results, doc = require("gpuflame.findings.document").page(tr, name, policy)
   tr:trim(s.max_events, s.keep_partners)
   return tr, results, doc
