@@ -215,7 +215,7 @@ local function page_slots(stacks, o)
     title = o.title, subtitle = o.subtitle,
   })
   return { title = o.title, subtitle = o.subtitle, data = { data = stacks }, config = { json = conf },
-    findings = require("gpuflame.findings").page_slot(o.findings) }
+    findings = require("gpuflame.findings.document").page_slot(o.findings) }
 end
 
 -- render(stacks, out_path, page_options) writes the self-contained page atomically.

@@ -15,6 +15,8 @@ local errors = require("gpuflame.errors")
 local M = {}
 
 local function basename(p) return (p:match("([^/]+)/*$")) or p end
+-- the capture's file name: a model file names the report it was imported from (gpuflame.ranks: file)
+local function name_of(it) return it.file or basename(it.path) end
 
 -- "2026-01-25T02:26:42.162486533Z" for epoch ns
 function M.utc(ns)
@@ -98,7 +100,7 @@ end
 -- unrelated captures was asked for (--allow-unrelated).
 function M.alignment(items, allowed)
   if #items == 1 then
-    return string.format("one capture (%s): its own clock, time from its session start%s", basename(items[1].path),
+    return string.format("one capture (%s): its own clock, time from its session start%s", name_of(items[1]),
       items[1].meta.session_start and (" " .. M.utc(items[1].meta.session_start)) or "")
   end
   local t0, first, fields, missing = nil, nil, {}, {}
@@ -111,13 +113,13 @@ function M.alignment(items, allowed)
         fields[#fields + 1] = m.session_field
       end
     else
-      missing[#missing + 1] = basename(it.path)
+      missing[#missing + 1] = name_of(it)
     end
   end
   local out
   if t0 then
     out = string.format("clocks aligned on each capture's session start (%s): t = 0 is %s, the start of %s",
-      #fields > 0 and table.concat(fields, ", ") or "UTC", M.utc(t0), basename(first.path))
+      #fields > 0 and table.concat(fields, ", ") or "UTC", M.utc(t0), name_of(first))
   else
     out = "clocks not aligned: no capture records its session start"
   end
