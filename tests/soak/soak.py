@@ -331,7 +331,8 @@ def soak(a, seed):
         h = hashlib.sha256(r["_raw"]).hexdigest()
         hashes[h] = hashes.get(h, 0) + 1
     dups = sum(n - 1 for n in hashes.values() if n > 1)
-    spool_left = [f for f in os.listdir(os.path.join(state, "spool")) if f.endswith(".item")]
+    spool_dir = os.path.join(state, "spool")
+    spool_left = [f for f in os.listdir(spool_dir) if f.endswith(".item")] if os.path.isdir(spool_dir) else []
     rejected = os.listdir(os.path.join(state, "spool", "rejected")) if os.path.isdir(
         os.path.join(state, "spool", "rejected")) else []
     # The protocol's one unclosable window (docs/RELIABILITY.md): the Studio hands a command out once, in a
