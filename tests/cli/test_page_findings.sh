@@ -183,7 +183,7 @@ if have_fixture "$RF/nvtx_pushpop_trace.csv"; then
     "$(python3 - "$TMP/r.html" <<'PY'
 import json, re, sys
 html = open(sys.argv[1], encoding="utf-8").read()
-x = json.loads(re.search(r"const X = (.*?);\n", html).group(1))
+x = json.loads(re.search(r'<script type="application/json" id="rp-extra">(.*?)</script>', html, re.S).group(1))
 print(" ".join(f["rule"] for f in x["rules"]["findings"]))
 PY
 )"

@@ -10,10 +10,10 @@ DIR holds, for one SQLite export:
   gf/totals.json    gpuflame: core.sqlite_kernels.totals "kernels" / "api" (exact ns and counts)
   gf/timeline.json  gpuflame: the whole Trace model as the timeline page embeds it (docs/TIMELINE_DATA.md)
   gf/pids.json      gpuflame: the process id of each of those events (the page data has none for GPU lanes)
-  gf/<src>.<unit>.folded
-                    gpuflame's CLI: `gpuflame --policy <src>.lua collapse [--unit-ns 1] INPUT` with policy
-                    flamegraph.sqlite_sources = {"kernels"} / {"api"}: folded weights in ns (unit ns) or in
-                    the default unit, µs (unit us); empty when collapse found nothing of that kind (exit 5)
+  gf/kernels.ns.folded
+                    gpuflame's CLI: `gpuflame collapse --levels kernel INPUT`: the hierarchical GPU stacks
+                    reduced to their leaves, each kernel's GPU time in ns; empty when collapse found no GPU
+                    operation (exit 5)
 
 Prints one `ok - CASE: <report>` / `not ok - CASE: <report>: <why>` line per report and exits 1 if any
 failed. Every normalisation applied below is a documented rule of the 2022.4 report scripts
@@ -90,18 +90,21 @@ def short(v):
     return s if len(s) <= 90 else s[:60] + "..." + s[-25:]
 
 
-def folded(src, unit):
-    """name → weight from the CLI's folded output (prefix gpu;nsys;<kind>;)"""
+def folded(src):
+    """kernel name → ns from the CLI's `collapse --levels kernel` (one frame per line; the memcpy and
+    memset leaves are not kernels); None for the CUDA API, which the GPU stacks do not carry"""
+    if src != "kernels":
+        return None
     out = {}
-    path = os.path.join(DIR, "gf", "%s.%s.folded" % (src, unit))
+    path = os.path.join(DIR, "gf", "kernels.ns.folded")
     if not os.path.exists(path):
         return out
     for line in open(path, encoding="utf-8"):
         line = line.rstrip("\n")
-        if not line or line.startswith("#"):
+        if not line or line.startswith("#") or line.startswith("[CUDA mem"):
             continue
-        stack, w = line.rsplit(" ", 1)
-        out[stack.split(";", 3)[3]] = out.get(stack.split(";", 3)[3], 0) + int(w)
+        name, w = line.rsplit(" ", 1)
+        out[name] = out.get(name, 0) + int(w)
     return out
 
 
@@ -117,11 +120,11 @@ def diff_maps(label, want, got, problems):
 def check_sum(report, src, count_col):
     rows, why = load_csv(report)
     gf = {t["name"]: (t["total_ns"], t["count"]) for t in gf_totals.get(src, [])}
-    cli_ns, cli_us = folded(src, "ns"), folded(src, "us")
+    cli_ns = folded(src)
     if rows is None:
         # nsys SKIPPED: the table is absent. gpuflame must agree there is nothing of that kind.
         problems = []
-        if gf or cli_ns or cli_us:
+        if gf or cli_ns:
             problems.append("nsys SKIPPED (%s) but gpuflame found %d names (CLI: %d)" % (why, len(gf), len(cli_ns)))
         result(report, problems, "both empty: nsys " + why)
         return
@@ -142,12 +145,9 @@ def check_sum(report, src, count_col):
             want[n] = (t, c)
     problems = []
     diff_maps("(total ns, %s)" % count_col, want, gf, problems)
-    # The CLI (`collapse`): the folded count of a name is max(1, total_ns // unit_ns) (stacks.c
-    # gf_stacks_add_total; `gpuflame collapse --help`; policies/default.lua flamegraph.unit_ns). With
-    # --unit-ns 1 that is the exact total (a 0 ns name still gets 1); by default unit_ns = 1000, so the
-    # counts are µs, floored.
-    diff_maps("folded ns", {n: max(1, v[0]) for n, v in want.items()}, cli_ns, problems)
-    diff_maps("folded us", {n: max(1, v[0] // 1000) for n, v in want.items()}, cli_us, problems)
+    # The CLI (`collapse --levels kernel`): each kernel's GPU time in integer ns, exactly.
+    if cli_ns is not None:
+        diff_maps("folded ns", {n: v[0] for n, v in want.items()}, cli_ns, problems)
     result(report, problems, "%d names%s" % (len(want), ", %d nsys rows merged by name" % merged if merged else ""))
 
 

@@ -8,8 +8,9 @@
 # cudaapitrace, nvtxpptrace and nvtxgpuproj, and tests/real/oracle_check.py compares them with what
 # gpuflame computes from the same file:
 #   * per-name totals and counts: core.sqlite_kernels.totals (tests/real/oracle_dump.lua), and the CLI's
-#     folded weights (`collapse --unit-ns 1`: exact ns; `collapse`: the default µs counts) — for a report
-#     the CLI is given the .nsys-rep/.qdrep itself and exports it through the real nsys on its own;
+#     kernel leaves (`collapse --levels kernel`: the hierarchical stacks reduced to the kernel level, ns)
+#     against gpukernsum — for a report the CLI is given the .nsys-rep/.qdrep itself and exports it
+#     through the real nsys on its own;
 #   * trace rows: the whole Trace model (core.trace.open_sqlite → the timeline page data);
 #   * NVTX push/pop ranges and the NVTX GPU projection.
 # One case per fixture × report: `ok - oracle <fixture>: <report>`. Every normalisation is documented
@@ -20,7 +21,7 @@
 #      the export's ENUM_CUDA_MEMCPY_OPER label '[CUDA memcpy Host-to-Device]' (as nsys 2023+): renamed;
 #   3. NVTX names: nsys prints '<domain>:<name>', gpuflame keeps the domain apart: joined;
 #   4. times: nsys prints the export's raw ns; the timeline data is rebased on t0: t0 is added back;
-#   5. the CLI's default folded counts are µs, floor(total_ns / 1000) (min 1); --unit-ns 1 gives ns;
+#   5. the CLI's stacks of an export are in ns; its memcpy/memset leaves ('[CUDA memcpy …]') are not kernels;
 #   6. above 2^32 ns nsys 2022.4's float32 R-tree misses NVTX parents that start less than ~1 µs before
 #      their child (docs/REPORTS.md, V4): once every nsys level is shown to be that filter's, push/pop
 #      levels are compared with the exact rule (both computed from the export by tests/real/nvtx_tree.py).
@@ -39,9 +40,6 @@ RT=$TOP/tests/real
 REPORTS=gpukernsum,cudaapisum,gputrace,cudaapitrace,nvtxpptrace,nvtxgpuproj
 W=$TMP/oracle
 mkdir -p "$W"
-# collapse source selection: kernels only / CUDA API only (policy flamegraph.sqlite_sources)
-printf 'return { flamegraph = { sqlite_sources = { "kernels" } } }\n' >"$W/kernels.lua"
-printf 'return { flamegraph = { sqlite_sources = { "api" } } }\n' >"$W/api.lua"
 
 inputs=()
 for f in "$FIX"/real/*/*.sqlite "$FIX"/reports/*/*.sqlite "$FIX"/reports/*/*.nsys-rep "$FIX"/reports/*/*.qdrep; do
@@ -68,20 +66,17 @@ one_case() {
     not_ok "oracle $label: gpuflame model dump" "exit $rc: $err"
     return
   fi
-  local src unit
-  for src in kernels api; do
-    for unit in ns us; do
-      local o=("--unit-ns" 1)
-      [ "$unit" = us ] && o=()
-      run_gf --policy "$W/$src.lua" collapse "${o[@]}" --nsys "$REAL_NSYS" "$input"
-      # exit 5: nothing of that kind in the export (checked against nsys's SKIPPED)
-      if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then
-        not_ok "oracle $label: gpuflame collapse ($src, $unit)" "exit $rc: $err"
-        return
-      fi
-      printf '%s\n' "$out" >"$d/gf/$src.$unit.folded"
-    done
-  done
+  # the CLI's hierarchical stacks with only the kernel level: a line per kernel, memcpy and memset, in ns
+  run_gf collapse --metadata --levels kernel --nsys "$REAL_NSYS" "$input"
+  # exit 5: no GPU operation in the export (checked against nsys's SKIPPED)
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then
+    not_ok "oracle $label: gpuflame collapse --levels kernel" "exit $rc: $err"
+    return
+  fi
+  # an export without GPU operations falls back to the CUDA API's totals (policy flamegraph.sqlite_sources):
+  # not kernels
+  if [[ "$err" == *'"source":"sqlite:api"'* ]]; then out=; fi
+  printf '%s\n' "$out" >"$d/gf/kernels.ns.folded"
   python3 "$RT/oracle_check.py" "$d" "oracle $label" || _t_failed=$((_t_failed + 1))
 }
 

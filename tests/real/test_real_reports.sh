@@ -45,8 +45,9 @@ if have_fixture real/parallel-sheet-simulator/tile_8x8.sqlite; then
   check_contains "2022.4 gpukernsum: GridXYZ column present" "$(head -1 "$TMP/k_gpukernsum.csv")" "GridXYZ"
   run_gf collapse --unit-ns 1 "$TMP/k_gpukernsum.csv"
   from_csv=$(grep -v '^#' <<<"$out" | sort)
-  run_gf collapse --unit-ns 1 "$TMP/tile.sqlite"
-  from_sqlite=$(grep -v '^#' <<<"$out" | grep 'cuda_kernel' | sort)
+  # the export's hierarchical stacks with only the kernel level: one line per kernel, in ns
+  run_gf collapse --levels kernel "$TMP/tile.sqlite"
+  from_sqlite=$(grep -v '^\[CUDA mem' <<<"$out" | sed 's/^/gpu;nsys;cuda_kernel;/' | sort)
   check_eq "2022.4 gpukernsum CSV: per-kernel totals equal the export's" "$from_sqlite" "$from_csv"
 fi
 # gpuflame diff: a report (exported here by the real nsys) against the export committed with it — all zero,
