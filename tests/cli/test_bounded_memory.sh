@@ -11,6 +11,13 @@
 
 # rss_kb CMD...: peak RSS of one run in KiB
 rss_kb() { /usr/bin/time -f '%M' -o "$TMP/rss" "$@" >/dev/null 2>"$TMP/rss.err" || { cat "$TMP/rss.err" >&2; echo 0; return; }; tail -1 "$TMP/rss"; }
+# rss_within NAME SMALL BIG: BIG is less than 3,500 KiB above SMALL. Not under the sanitizers: ASan's
+# allocator keeps freed memory in quarantine and adds shadow memory, so peak RSS does not follow the
+# program's own memory there (the plain pass measures it).
+rss_within() {
+  if [ "${SAN:-}" = 1 ]; then skip "$1" "peak RSS is the sanitizer allocator's under SAN=1 (measured in the plain pass)"; return; fi
+  check "$1" [ $(($2 > 0 && $3 > 0 && $3 - $2 < 3500)) = 1 ]
+}
 # data FILE: the page's event data
 data() {
   python3 - "$1" <<'PY'
@@ -24,8 +31,7 @@ for n in 20000 200000; do python3 "$TOP/bench/gen_trace_csv.py" "$n" "$TMP/csv$n
 small=$(rss_kb "$GF" -q timeline --max-events 1000 "$TMP/csv20000/cuda_gpu_trace.csv" "$TMP/csv20000/cuda_api_trace.csv" -o "$TMP/s.html")
 big=$(rss_kb "$GF" -q timeline --max-events 1000 "$TMP/csv200000/cuda_gpu_trace.csv" "$TMP/csv200000/cuda_api_trace.csv" -o "$TMP/b.html")
 # 360,000 more events: a whole import would hold >= 7,000 KiB more
-check "CSV, --max-events 1000: 20k+20k rows $small KiB, 200k+200k rows $big KiB (less than 3,500 KiB apart)" \
-  [ $((small > 0 && big > 0 && big - small < 3500)) = 1 ]
+rss_within "CSV, --max-events 1000: 20k+20k rows $small KiB, 200k+200k rows $big KiB (less than 3,500 KiB apart)" "$small" "$big"
 check_contains "CSV, --max-events 1000: the findings panel says why it is empty" "$(grep -o '"note":"Findings not run[^"]*' "$TMP/b.html")" "--max-events 1000"
 printf 'return { timeline = { local_max_events = 1000 } }\n' >"$TMP/max1000.lua"
 "$GF" -q --policy "$TMP/max1000.lua" timeline "$TMP/csv200000/cuda_gpu_trace.csv" "$TMP/csv200000/cuda_api_trace.csv" -o "$TMP/w.html"
@@ -35,8 +41,7 @@ for n in 20000 200000; do python3 "$TOP/tests/gen/big_export.py" "$TMP/e$n.sqlit
 small=$(rss_kb "$GF" -q timeline --max-events 1000 "$TMP/e20000.sqlite" -o "$TMP/es.html")
 big=$(rss_kb "$GF" -q timeline --max-events 1000 "$TMP/e200000.sqlite" -o "$TMP/eb.html")
 # 270,000 more events
-check "SQLite, --max-events 1000: 30k events $small KiB, 300k events $big KiB (less than 3,500 KiB apart)" \
-  [ $((small > 0 && big > 0 && big - small < 3500)) = 1 ]
+rss_within "SQLite, --max-events 1000: 30k events $small KiB, 300k events $big KiB (less than 3,500 KiB apart)" "$small" "$big"
 "$GF" -q --policy "$TMP/max1000.lua" timeline "$TMP/e200000.sqlite" -o "$TMP/ew.html"
 check "SQLite: the bounded page's events are the whole import's trimmed to the same N" [ "$(data "$TMP/eb.html")" == "$(data "$TMP/ew.html")" ]
 t_done
