@@ -227,6 +227,12 @@ profile_case() { local n=$1; shift; pair "$n"
   for _ in 1 2; do  # once more when collection did not even start (an agent left by someone else)
     (cd "$TMP/$n/real" && timeout -k 5 60 "$REAL_NSYS" "${P[@]}" "$@" >"$TMP/$n/real.out" 2>"$TMP/$n/real.err" </dev/null)
     rrc=$?; stop_our_agents
+    # nsys 2022.4's own start-up failure under parallel load (a QuadDCommon/ProcessWaiter exception, sem_open
+    # ENOENT, docs/PERFORMANCE.md "Live sessions"): not the behaviour being compared, so once more
+    if grep -q 'QuadDCommon\|ProcessWaiter' "$TMP/$n/real.err"; then
+      echo "# $n: the real nsys failed to start ($(grep -o 'SystemException[^]]*' "$TMP/$n/real.err" | head -1)); once more"
+      continue
+    fi
     grep -q '^Generated:' "$TMP/$n/real.out" || grep -q '^No such file or directory' "$TMP/$n/real.err" && break
     [ "$rrc" -eq 124 ] || [ "$rrc" -eq 137 ] && break
   done
