@@ -150,7 +150,7 @@ static gf_trace *read_payload(FILE *f, const char *name, uint64_t len, uLong *cr
     }
     setvbuf(pf, NULL, _IOFBF, 1 << 20);
     gf_err why;
-    gf_trace *t = gf_trace_load(pf, &why);
+    gf_trace *t = gf_trace_load(pf, len, &why);
     int extra = t && fgetc(pf) != EOF; /* the loader stopped before the payload's end */
     fclose(pf);
     if (!t || extra || tp.count != len) {

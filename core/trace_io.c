@@ -113,12 +113,27 @@ int gf_trace_save(const gf_trace *t, FILE *f, gf_err *err)
 typedef struct rd {
     FILE *f;
     int failed;
+    uint64_t left; /* bytes the stream still holds: nothing larger is allocated or read */
 } rd;
+
+/* 1 when n elements of size bytes fit in what is left of the stream (the reader fails otherwise). */
+static int fits(rd *r, size_t size, uint64_t n)
+{
+    if (r->failed || (size && n > r->left / size)) {
+        r->failed = 1;
+        return 0;
+    }
+    return 1;
+}
 
 static void get(rd *r, void *p, size_t size, size_t n)
 {
-    if (!r->failed && n && fread(p, size, n, r->f) != n)
+    if (!n || !fits(r, size, n))
+        return;
+    if (fread(p, size, n, r->f) != n)
         r->failed = 1;
+    else
+        r->left -= (uint64_t)size * n;
 }
 
 static uint64_t get_u64(rd *r)
@@ -128,19 +143,18 @@ static uint64_t get_u64(rd *r)
     return v;
 }
 
-/* A count read from the file: bounded so that a damaged file fails instead of allocating terabytes. */
+/* A count read from the file: at most one element per byte left, so that a damaged file fails instead of
+ * allocating terabytes. */
 static size_t get_count(rd *r)
 {
     uint64_t v = get_u64(r);
-    if (v > ((uint64_t)1 << 40))
-        r->failed = 1;
-    return r->failed ? 0 : (size_t)v;
+    return fits(r, 1, v) ? (size_t)v : 0;
 }
 
 /* Allocates n elements (at least one byte, so that an empty array is not NULL) and reads them. */
 static void *get_arr(rd *r, size_t size, size_t n)
 {
-    if (r->failed)
+    if (!fits(r, size, n))
         return NULL;
     void *p = malloc(n ? size * n : 1);
     if (!p) {
@@ -157,7 +171,7 @@ static char *get_str(rd *r)
     uint64_t len = get_u64(r);
     if (r->failed || len == UINT64_MAX)
         return NULL;
-    if (len > ((uint64_t)1 << 32)) {
+    if (len > ((uint64_t)1 << 32) || !fits(r, 1, len)) {
         r->failed = 1;
         return NULL;
     }
@@ -192,7 +206,7 @@ static void get_strings(rd *r, gf_trace *t)
     gf_strtab_set_max_len(t->str, UINT32_MAX); /* the saved strings were already cut by the importer */
     for (size_t i = 0; i < nstr && !r->failed; i++) {
         size_t len = (size_t)get_u64(r);
-        if (len > UINT32_MAX) {
+        if (len > UINT32_MAX || !fits(r, 1, len)) {
             r->failed = 1;
             break;
         }
@@ -267,9 +281,9 @@ static void get_model(rd *r, gf_trace *t)
     t->any_pid = (int)get_u64(r);
 }
 
-gf_trace *gf_trace_load(FILE *f, gf_err *err)
+gf_trace *gf_trace_load(FILE *f, uint64_t max_bytes, gf_err *err)
 {
-    rd r = {f, 0};
+    rd r = {f, 0, max_bytes};
     char magic[8];
     sizes sz;
     get(&r, magic, 1, 8);

@@ -5,6 +5,7 @@
 #ifndef GF_TRACE_IO_H
 #define GF_TRACE_IO_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "gf_err.h"
@@ -12,7 +13,8 @@
 
 /* t must be finished. Returns 0, or -1 with err (GF_EXIT_ERROR) naming what (the caller names the file). */
 int gf_trace_save(const gf_trace *t, FILE *f, gf_err *err);
-/* A finished trace equal to the one saved, or NULL with err. */
-gf_trace *gf_trace_load(FILE *f, gf_err *err);
+/* A finished trace equal to the one saved, or NULL with err. max_bytes: what f holds from here; no count
+ * or length read from f allocates or reads beyond it (a damaged or hostile file fails instead). */
+gf_trace *gf_trace_load(FILE *f, uint64_t max_bytes, gf_err *err);
 
 #endif

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -84,7 +85,8 @@ static int load_model(const gf_import_job *job, size_t i, gf_trace **out, gf_err
     if (!f)
         return gf_errf(err, GF_EXIT_ERROR, "%s: %s", path, strerror(errno));
     gf_err why;
-    out[i] = gf_trace_load(f, &why);
+    struct stat st;
+    out[i] = gf_trace_load(f, fstat(fileno(f), &st) == 0 ? (uint64_t)st.st_size : 0, &why);
     fclose(f);
     remove(path); /* the parent holds it now; the scratch space is freed report by report */
     if (!out[i])

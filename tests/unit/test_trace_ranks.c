@@ -79,7 +79,7 @@ static gf_trace *round_trip(const gf_trace *t, gf_err *err)
     if (!f || gf_trace_save(t, f, err) != 0)
         return NULL;
     rewind(f);
-    gf_trace *u = gf_trace_load(f, err);
+    gf_trace *u = gf_trace_load(f, UINT64_MAX, err);
     fclose(f);
     return u;
 }
@@ -90,7 +90,7 @@ static void test_load_refuses(void)
     FILE *f = tmpfile();
     fputs("GFTRACE1 but nothing a model has", f);
     rewind(f);
-    CHECK("load: garbage is refused", gf_trace_load(f, &err) == NULL && strstr(err.msg, "not a model"));
+    CHECK("load: garbage is refused", gf_trace_load(f, UINT64_MAX, &err) == NULL && strstr(err.msg, "not a model"));
     fclose(f);
 
     /* a valid model cut short at every 97th byte is refused, never half-loaded */
@@ -117,7 +117,7 @@ static void test_load_refuses(void)
         FILE *g = tmpfile();
         fwrite(buf, 1, (size_t)cut, g);
         rewind(g);
-        gf_trace *u = gf_trace_load(g, &err);
+        gf_trace *u = gf_trace_load(g, UINT64_MAX, &err);
         if (u) {
             refused = 0;
             gf_trace_free(u);
