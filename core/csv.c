@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "mem.h"
 
 #define CHUNK (64 * 1024)
 /* libcsv's parser states (struct csv_parser.pstate, public in csv.h; values from libcsv.c) */
@@ -70,15 +71,7 @@ struct gf_csv {
 
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return p;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(p, n * elem);
-    if (q)
-        *cap = n;
-    return q;
+    return gf_grow(&p, cap, need, elem, 64) == 0 ? p : NULL;
 }
 
 /* libcsv grows its field buffer by blk_size bytes at a time (quadratic copying on a 50 MB field); this

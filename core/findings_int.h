@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "findings.h"
+#include "mem.h"
 
 static inline int oom(gf_err *err)
 {
@@ -15,17 +16,7 @@ static inline int oom(gf_err *err)
 
 static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < need)
-        nc *= 2;
-    void *q = realloc(*p, nc * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
+    return gf_grow(p, cap, need, elem, 16);
 }
 
 static inline int like_set(const gf_like_set *ls, const char *s)

@@ -1,7 +1,8 @@
-/* Memory hints (mem.h). */
+/* Growing arrays and memory hints (mem.h). */
 #include "mem.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -28,4 +29,24 @@ void gf_mem_prefault(void *p, size_t len)
 #ifdef MADV_POPULATE_WRITE
     (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 #endif
+}
+
+int gf_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : first;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2)
+            return -1;
+        nc *= 2;
+    }
+    if (elem && nc > SIZE_MAX / elem)
+        return -1;
+    void *q = realloc(*p, nc * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
 }

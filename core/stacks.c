@@ -11,6 +11,7 @@
 
 #include "csv.h"
 #include "jsonout.h"
+#include "mem.h"
 
 typedef struct stack_rec {
     size_t off;
@@ -71,15 +72,7 @@ static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
 
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return p;
-    size_t n = *cap ? *cap : 256;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(p, n * elem);
-    if (q)
-        *cap = n;
-    return q;
+    return gf_grow(&p, cap, need, elem, 256) == 0 ? p : NULL;
 }
 
 gf_stacks *gf_stacks_new(void)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "mem.h"
 #include "trace.h"
 
 /* A launch with a backtrace, for stack inheritance and the flamegraph's API-only weights. */
@@ -48,17 +49,7 @@ static inline uint64_t pidcorr_key(int64_t pid, int64_t corr)
 
 static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 64;
-    while (nc < need)
-        nc *= 2;
-    void *q = realloc(*p, nc * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
+    return gf_grow(p, cap, need, elem, 64);
 }
 
 /* The builder's state and the event columns freed (trace.c / trace_build.c). */
