@@ -25,3 +25,30 @@ rnsys() { local o e; o=$(mktemp); e=$(mktemp)
 
 # Processes of nsys still alive (pid + command), excluding this shell's own pipeline.
 nsys_processes() { ps -eo pid=,args= | awk '$2 ~ /nsys|nsys-launcher|QdstrmImporter/ && $0 !~ /awk/' || true; }
+
+# derive_nvtx_edges DB: edits a copy of reports/dlprof/nsys_profile.sqlite in place into the NVTX cases no
+# fixture has (a named domain, a range named by textId, a range with both textId and text, a start/end range
+# around launches, a zero-length range at its parent's end, an unended outermost range). Errors go to
+# DB.err; the status is sqlite3's. All on the one thread that has NVTX ranges; rowids 1..6 are the first
+# three parent/child pairs.
+derive_nvtx_edges() {
+  chmod u+w "$1"
+  sqlite3 "$1" "
+    CREATE TEMP TABLE g AS SELECT globalTid AS t FROM NVTX_EVENTS WHERE rowid = 1;
+    INSERT INTO StringIds(id, value) VALUES (100000, 'derived: range named by textId'),
+                                            (100001, 'derived: textId beside text');
+    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
+      VALUES (100, NULL, 75, (SELECT t FROM g), 7, 'DerivedDomain');
+    UPDATE NVTX_EVENTS SET domainId = 7 WHERE rowid = 2;
+    UPDATE NVTX_EVENTS SET text = NULL, textId = 100000 WHERE rowid = 4;
+    UPDATE NVTX_EVENTS SET textId = 100001 WHERE rowid = 6;
+    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
+      SELECT min(start) - 1000, max(end) + 1000, 60, (SELECT t FROM g), 0, 'derived: start/end around launches'
+      FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL
+        ORDER BY start LIMIT 3);
+    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
+      SELECT end, end, 59, globalTid, 0, 'derived: zero-length at parent end' FROM NVTX_EVENTS WHERE rowid = 1;
+    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
+      SELECT min(start) - 1000, NULL, 59, (SELECT t FROM g), 0, 'derived: unended outermost' FROM NVTX_EVENTS
+      WHERE eventType = 59;" 2>"$1.err"
+}

@@ -114,28 +114,10 @@ else
   mkdir -p "$d"
   cp "$FIX/$src" "$d/x.sqlite"
   chmod u+w "$d/x.sqlite"
-  # all on the one thread that has NVTX ranges; rowids 1..6 are the first three parent/child pairs
-  if sqlite3 "$d/x.sqlite" "
-    CREATE TEMP TABLE g AS SELECT globalTid AS t FROM NVTX_EVENTS WHERE rowid = 1;
-    INSERT INTO StringIds(id, value) VALUES (100000, 'derived: range named by textId'),
-                                            (100001, 'derived: textId beside text');
-    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
-      VALUES (100, NULL, 75, (SELECT t FROM g), 7, 'DerivedDomain');
-    UPDATE NVTX_EVENTS SET domainId = 7 WHERE rowid = 2;
-    UPDATE NVTX_EVENTS SET text = NULL, textId = 100000 WHERE rowid = 4;
-    UPDATE NVTX_EVENTS SET textId = 100001 WHERE rowid = 6;
-    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
-      SELECT min(start) - 1000, max(end) + 1000, 60, (SELECT t FROM g), 0, 'derived: start/end around launches'
-      FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL
-        ORDER BY start LIMIT 3);
-    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
-      SELECT end, end, 59, globalTid, 0, 'derived: zero-length at parent end' FROM NVTX_EVENTS WHERE rowid = 1;
-    INSERT INTO NVTX_EVENTS(start, end, eventType, globalTid, domainId, text)
-      SELECT min(start) - 1000, NULL, 59, (SELECT t FROM g), 0, 'derived: unended outermost' FROM NVTX_EVENTS
-      WHERE eventType = 59;" 2>"$d/sql.err"; then
+  if derive_nvtx_edges "$d/x.sqlite"; then
     one_case "$label" "$d" "$d/x.sqlite"
   else
-    not_ok "oracle $label: build" "$(cat "$d/sql.err")"
+    not_ok "oracle $label: build" "$(cat "$d/x.sqlite.err")"
   fi
 fi
 t_done
