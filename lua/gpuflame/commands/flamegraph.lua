@@ -1,7 +1,6 @@
 -- gpuflame flamegraph: the self-contained GPU flamegraph page of an input
 local flamegraph = require("gpuflame.flamegraph")
 local errors = require("gpuflame.errors")
-local inputs = require("gpuflame.inputs")
 local log = require("gpuflame.log")
 
 local cmd = {}
@@ -37,66 +36,21 @@ cmd.spec = {
 
 function cmd.run(opts, ctx)
   local input = opts.positional[1]
-  local from_local = require("gpuflame.mpi").local_pattern() ~= nil
-  if not input and not from_local then errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)") end
+  if not input and require("gpuflame.mpi").local_pattern() == nil then
+    errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)")
+  end
   local out = opts.out or ctx.policy().outputs.flamegraph
   flamegraph.apply_level_options(ctx, opts)
-  local st = input and require("gpuflame.core").fs.stat(input)
-  local several = from_local or opts.positional[2] or (st and st.type == "directory") or (not st and input:find("[%*%?%[]"))
-  local ok, res = errors.try(function()
-    if not (several or opts.by_rank) and st and st.type == "file" then
-      local info = inputs.detect(input)
-      if info.type == "folded" and info.two_columns then
-        -- difffolded.pl's "stack BEFORE AFTER" (gpuflame diff --folded): the differential page
-        local D = require("gpuflame.views.diff").flamegraph_from_difffolded(input, out, {
-          title = opts.title or ctx.policy().diff.title,
-          subtitle = input:match("[^/]+$"), min_fraction = ctx.policy().diff.min_fraction }, ctx)
-        local b, a = D:totals()
-        log.info("wrote %s (differential: %d stacks, BEFORE %d, AFTER %d)", out, D:count(), b, a)
-        return nil
-      end
-    end
-    local stacks, fdoc, clock
-    if several or opts.by_rank then
-      stacks, clock = flamegraph.from_reports(opts.positional, ctx.policy(), { nsys = opts.nsys,
-        allow_unrelated = opts.allow_unrelated })
-    else
-      -- an .nsys-rep is exported once: the stacks and the findings read the same export
-      local info = inputs.resolve(input, ctx, { nsys = opts.nsys })
-      stacks = inputs.load_for(info.path, { "stacks" }, ctx, { nsys = opts.nsys })
-      if info.type == "sqlite" and ctx.policy().findings.pages then
-        -- the findings panel (policy findings.pages): the policy's rules over the export's trace
-        local findings = require("gpuflame.findings")
-        local name = findings.source_name(input)
-        local okt, tr = errors.try(require("gpuflame.trace").load, { info.path }, { max_events = 0, policy = ctx.policy() })
-        if okt then
-          local _
-          _, fdoc = require("gpuflame.findings.document").page(tr, name, ctx.policy())
-        elseif tr.code == errors.INTERRUPTED then
-          errors.reraise(tr)
-        else -- the flamegraph does not need the trace: the page says why it has no findings
-          log.warn("findings for the page: %s", tr.msg)
-          fdoc = { input = name, findings = require("gpuflame.core").json.array({}),
-            note = "findings could not run: " .. tr.msg }
-        end
-      end
-    end
-    local o = flamegraph.page_options(ctx.policy(), {
-      title = opts.title, countname = opts.countname, inverted = opts.inverted or nil, minwidth = opts.minwidth,
-      colors = opts.colors, subtitle = input:match("[^/]+$") .. (clock and (" · " .. clock) or ""), findings = fdoc,
-      stacks_countname = flamegraph.countname_of(stacks),
-    })
-    flamegraph.render(stacks, out, o)
-    return stacks
-  end)
-  inputs.cleanup(ctx)
-  if not ok then errors.reraise(res) end
-  if res == nil then
-    io.stdout:write(out, "\n")
-    return 0
+  local page = require("gpuflame.views.flamegraph").build({
+    inputs = opts.positional, out = out, nsys = opts.nsys, by_rank = opts.by_rank,
+    allow_unrelated = opts.allow_unrelated, title = opts.title, countname = opts.countname,
+    inverted = opts.inverted or nil, minwidth = opts.minwidth, colors = opts.colors,
+  }, ctx)
+  if page.differential then
+    log.info("wrote %s (differential: %d stacks, BEFORE %d, AFTER %d)", out, page.stacks, page.before, page.after)
+  else
+    log.info("wrote %s (%d stacks, %d %s)", out, page.stacks, page.total, page.countname)
   end
-  log.info("wrote %s (%d stacks, %d %s)", out, res:count(), res:total(),
-    opts.countname or flamegraph.countname_of(res) or ctx.policy().flamegraph.countname)
   io.stdout:write(out, "\n")
   return 0
 end

@@ -1,0 +1,85 @@
+-- The page of `gpuflame flamegraph` (templates/flamegraph.html, docs/VIEWS.md): the GPU stacks of one
+-- input or of several reports (merged, or a rank frame each), with the findings panel of an export; a
+-- two-column folded file gives the differential page instead.
+local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local flamegraph = require("gpuflame.flamegraph")
+local inputs = require("gpuflame.inputs")
+local log = require("gpuflame.log")
+
+local M = {}
+
+-- The findings panel's document for an export: the policy's rules over its trace. The flamegraph does
+-- not need the trace, so a trace that cannot load gives a panel that says why, not an error.
+local function findings_document(input, export_path, ctx)
+  local findings = require("gpuflame.findings")
+  local name = findings.source_name(input)
+  local ok, tr = errors.try(require("gpuflame.trace").load, { export_path }, { max_events = 0, policy = ctx.policy() })
+  if ok then
+    local _, doc = require("gpuflame.findings.document").page(tr, name, ctx.policy())
+    return doc
+  elseif tr.code == errors.INTERRUPTED then
+    errors.reraise(tr)
+  end
+  log.warn("findings for the page: %s", tr.msg)
+  return { input = name, findings = core.json.array({}), note = "findings could not run: " .. tr.msg }
+end
+
+-- A single input: a two-column folded file is differential (returns its page's numbers), anything else
+-- gives its stacks and, for an export with policy findings.pages, the findings document.
+local function one_input(spec, ctx)
+  local input = spec.inputs[1]
+  local info = inputs.detect(input)
+  if info.type == "folded" and info.two_columns then
+    local D = require("gpuflame.views.diff").flamegraph_from_difffolded(input, spec.out, {
+      title = spec.title or ctx.policy().diff.title,
+      subtitle = input:match("[^/]+$"), min_fraction = ctx.policy().diff.min_fraction }, ctx)
+    local b, a = D:totals()
+    return nil, nil, { differential = true, stacks = D:count(), before = b, after = a }
+  end
+  -- an .nsys-rep is exported once: the stacks and the findings read the same export
+  local resolved = inputs.resolve(input, ctx, { nsys = spec.nsys })
+  local stacks = inputs.load_for(resolved.path, { "stacks" }, ctx, { nsys = spec.nsys })
+  local fdoc
+  if resolved.type == "sqlite" and ctx.policy().findings.pages then
+    fdoc = findings_document(input, resolved.path, ctx)
+  end
+  return stacks, fdoc
+end
+
+-- build(spec, ctx) writes spec.out and returns what the page holds: {stacks = N, total = N, countname = U}
+-- or, for a two-column folded input, {differential = true, stacks = N, before = N, after = N}.
+-- spec: inputs (paths; none with an MPI --local pattern), out, nsys, by_rank, allow_unrelated, and the
+-- page options title, countname, inverted, minwidth, colors (nil: policy flamegraph.*).
+function M.build(spec, ctx)
+  local input = spec.inputs[1]
+  local st = input and core.fs.stat(input)
+  local several = require("gpuflame.mpi").local_pattern() ~= nil or spec.inputs[2] ~= nil
+    or (st and st.type == "directory") or (not st and input:find("[%*%?%[]"))
+  local ok, res = errors.try(function()
+    local stacks, fdoc, clock, diffpage
+    if several or spec.by_rank then
+      stacks, clock = flamegraph.from_reports(spec.inputs, ctx.policy(), { nsys = spec.nsys,
+        allow_unrelated = spec.allow_unrelated })
+    elseif st and st.type == "file" then
+      stacks, fdoc, diffpage = one_input(spec, ctx)
+      if diffpage then return diffpage end
+    else
+      stacks = inputs.load_for(inputs.resolve(input, ctx, { nsys = spec.nsys }).path, { "stacks" }, ctx,
+        { nsys = spec.nsys })
+    end
+    local o = flamegraph.page_options(ctx.policy(), {
+      title = spec.title, countname = spec.countname, inverted = spec.inverted, minwidth = spec.minwidth,
+      colors = spec.colors, subtitle = (input and input:match("[^/]+$") or "") .. (clock and (" · " .. clock) or ""),
+      findings = fdoc, stacks_countname = flamegraph.countname_of(stacks),
+    })
+    flamegraph.render(stacks, spec.out, o)
+    return { stacks = stacks:count(), total = stacks:total(),
+      countname = spec.countname or flamegraph.countname_of(stacks) or ctx.policy().flamegraph.countname }
+  end)
+  inputs.cleanup(ctx)
+  if not ok then errors.reraise(res) end
+  return res
+end
+
+return M
