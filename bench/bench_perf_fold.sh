@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # perf backend: `perf script` text of 200,000 samples (bench/gen_perf_script.py) → cpu.folded, C folding
-# (core/perf_fold.c through bench/perf_fold.lua) against the former Lua loop (bench/ref_perf_fold.lua)
+# (core/stacks_perf.c through bench/perf_fold.lua) against the former Lua loop (bench/ref_perf_fold.lua)
 # measured in the same run; outputs compared byte for byte. PERF_SAMPLES=N changes the size.
 set -eu
 . "$GF_TOP/bench/lib.sh"

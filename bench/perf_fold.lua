@@ -1,5 +1,5 @@
 -- gpuflame run bench/perf_fold.lua IN OUT: what the perf backend does after `perf script` (C folding,
--- core/perf_fold.c, then the collapse table's folded writer). Compare bench/ref_perf_fold.lua.
+-- core/stacks_perf.c, then the collapse table's folded writer). Compare bench/ref_perf_fold.lua.
 local core = require("gpuflame.core")
 local inp, out = ...
 local S, st = core.stacks.from_perf_script(inp)

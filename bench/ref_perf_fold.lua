@@ -1,4 +1,4 @@
--- The former perf folding loop of lua/backends/perf.lua (before core/perf_fold.c), kept verbatim as
+-- The former perf folding loop of lua/backends/perf.lua (before core/stacks_perf.c), kept verbatim as
 -- the reference for bench/bench_perf_fold.sh and tests/lua/test_perf_fold.lua.
 -- As a library: dofile(...).fold(path) → folded text (no final newline), unique stacks.
 -- As a script: gpuflame run bench/ref_perf_fold.lua IN OUT → writes OUT (text .. "\n").

@@ -74,7 +74,7 @@ typedef struct gf_lane {
     int32_t rank;     /* index into gf_trace.rank_label (merged multi-report traces), -1 = none */
 } gf_lane;
 
-/* Rows of the export that are not timeline events, kept for the findings rules (core/findings.c). */
+/* Rows of the export that are not timeline events, kept for the findings rules (core/trace_findings.c). */
 typedef struct gf_overhead { /* PROFILER_OVERHEAD */
     int64_t start, end;
     int32_t pid, tid, name; /* name: strtab id */

@@ -25,7 +25,7 @@
 #include "l_csv.h"
 #include "l_stacks.h"
 #include "l_util.h"
-#include "perf_fold.h"
+#include "stacks_perf.h"
 #include "render.h"
 #include "sqlite_kernels.h"
 #include "stacks.h"
@@ -89,7 +89,7 @@ static int l_read_folded(lua_State *L)
     return two ? 3 : 2;
 }
 
-/* `perf script` text folded in C (core/perf_fold.c): comm;root;...;leaf, one count per sample. */
+/* `perf script` text folded in C (core/stacks_perf.c): comm;root;...;leaf, one count per sample. */
 static int l_from_perf_script(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);

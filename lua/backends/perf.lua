@@ -1,6 +1,6 @@
 -- Capture backend: CPU sampling with Linux perf, in parallel with nsys (opt-in: backends.perf.enabled).
 -- `perf record -F <freq> -a -g -o DIR/perf.data -- sleep <duration>`, then `perf script` into
--- DIR/perf.script, folded in C (core/perf_fold.c) into DIR/cpu.folded (comm;root;…;leaf count —
+-- DIR/perf.script, folded in C (core/stacks_perf.c) into DIR/cpu.folded (comm;root;…;leaf count —
 -- kernel frames get the gProfiler `_[k]` suffix). The folded stacks become the upload's profile body; the GPU page stays
 -- the preferred flamegraph_html. (File names: policy outputs.perf_data, perf_script, cpu_folded.)
 local core = require("gpuflame.core")
@@ -32,7 +32,7 @@ end
 
 -- fold(path) → Stacks (core.stacks), stats {lines, samples, frames, skipped_frames, orphan_frames}.
 -- Input: `perf script` output (a header line per sample, then one frame per line leaf first, a blank
--- line between samples), streamed and folded in C (core/perf_fold.c, where the rules are written down).
+-- line between samples), streamed and folded in C (core/stacks_perf.c, where the rules are written down).
 function B.fold(path)
   return core.stacks.from_perf_script(path)
 end

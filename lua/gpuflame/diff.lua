@@ -1,6 +1,6 @@
 -- The comparison and the verdict of `gpuflame diff` (docs/DIFF.md). The sides come from the "side" input
 -- loader (gpuflame/inputs/side.lua: the hierarchical GPU stacks of an export or report, a stats CSV's
--- kernel totals, folded stacks); the C union table (core.stackdiff) holds both sides' stacks; this module
+-- kernel totals, folded stacks); the C union table (core.stacks_diff) holds both sides' stacks; this module
 -- decides, from policy, how names match, how the ranked table groups (kernels or NVTX ranges), what makes
 -- the comparison unfair, and whether the change is a regression. The page: gpuflame/views/diff.lua.
 local core = require("gpuflame.core")
@@ -273,11 +273,11 @@ local function side_summary(side, rows, order, total)
   }
 end
 
--- compare(before, after, policy) → D (core.stackdiff, kernel flame), L (launch-stack flame or nil), d (the
+-- compare(before, after, policy) → D (core.stacks_diff, kernel flame), L (launch-stack flame or nil), d (the
 -- comparison as plain data: the --json document without the verdict).
 function M.compare(b, a, policy)
   local norm = M.normalizer(policy)
-  local D = core.stackdiff.new()
+  local D = core.stacks_diff.new()
   D:add(1, b.stacks, { remap = leaf_remap(b.stacks, norm), scale = b.scale })
   D:add(2, a.stacks, { remap = leaf_remap(a.stacks, norm), scale = a.scale })
   local rb, ob = kernel_rows(b, norm)
@@ -358,7 +358,7 @@ function M.compare(b, a, policy)
   if cb and ca then
     local side = require("gpuflame.inputs.side")
     local sb, sa = side.load_launch_stacks(b), side.load_launch_stacks(a)
-    L = core.stackdiff.new()
+    L = core.stacks_diff.new()
     L:add(1, sb, { remap = leaf_remap(sb, norm) })
     L:add(2, sa, { remap = leaf_remap(sa, norm) })
     local lb, la = L:totals()

@@ -3,7 +3,7 @@
 --   { name = "...", description = "...", options = { <defaults> }, run = function(model, opts) ... end }
 -- where run returns { columns = {...}, rows = {...}, verdict = "one line", severity = "ok"|"info"|"warning" }
 -- or { skipped = "why this input cannot be analysed" }. The model wraps the C primitives of
--- core.findings (model:gaps(win, ...), model:copies(win, q), ...): rules never loop over events.
+-- core.trace_findings (model:gaps(win, ...), model:copies(win, q), ...): rules never loop over events.
 -- Which rules run and their thresholds are policy (findings.rules, findings.options).
 -- This module is the registry and the run; the output formats are gpuflame.findings.format, the
 -- findings document (written, read, and embedded in pages) gpuflame.findings.document.
@@ -173,9 +173,9 @@ end
 
 -- The model a rule receives: model.trace (core.trace), model.source (the file name nsys would name),
 -- model.policy (the effective policy: gpu_time.communication for gpuflame.gpu_time),
--- model.tables (which tables the export has), and every core.findings primitive as a method.
+-- model.tables (which tables the export has), and every core.trace_findings primitive as a method.
 function M.model(tr, source, pol)
-  local m = { trace = tr, source = source, policy = pol, tables = core.findings.tables(tr) }
+  local m = { trace = tr, source = source, policy = pol, tables = core.trace_findings.tables(tr) }
   if not m.tables.known then
     -- trace CSVs: no tables to probe; a kind of event counts as its table
     local c = tr:totals()
@@ -184,7 +184,7 @@ function M.model(tr, source, pol)
   end
   return setmetatable(m, { __index = function(_, k)
     if k == "window" then return M.window end
-    local f = core.findings[k]
+    local f = core.trace_findings[k]
     if type(f) == "function" then return function(self, ...) return f(self.trace, ...) end end
     return nil
   end })
@@ -197,7 +197,7 @@ function M.window(model, opts)
   if opts.start == nil and opts["end"] == nil and opts.nvtx == nil then return nil end
   local s, e, pid, tid
   if opts.nvtx ~= nil then
-    local ns, ne, p, t = core.findings.nvtx_range(model.trace, opts.nvtx)
+    local ns, ne, p, t = core.trace_findings.nvtx_range(model.trace, opts.nvtx)
     if not ns then return nil, string.format("NVTX range '%s' could not be found.", opts.nvtx) end
     s = opts.start or ns
     e = opts["end"] or ne

@@ -2,7 +2,7 @@
 -- idle (the gpu-busy and launch-overhead rules, gpu-idle, rank-skew): per device (and per rank) the
 -- union of each kind's intervals in integer ns — compute, communication (kernels LIKE the policy's
 -- gpu_time.communication), copy by direction, memset, the overlap of compute with copy or communication,
--- and idle — computed in C (core.findings.busy), named and formatted here.
+-- and idle — computed in C (core.trace_findings.busy), named and formatted here.
 local core = require("gpuflame.core")
 
 local M = {}
@@ -28,7 +28,7 @@ M.PARTS = {
 function M.breakdown(tr, win, pol, by_rank)
   require("gpuflame.policy").need(pol, "gpu_time.breakdown")
   local comm = pol.gpu_time.communication
-  local rows, cap = core.findings.busy(tr, win, #comm > 0 and { like = comm } or nil, by_rank and true or false)
+  local rows, cap = core.trace_findings.busy(tr, win, #comm > 0 and { like = comm } or nil, by_rank and true or false)
   for _, r in ipairs(rows) do r.span = r.last - r.first end
   return rows, cap
 end

@@ -2,7 +2,7 @@
  * differential table: both columns joined (the AFTER leaves renamed, as kernel-name normalisation does),
  * and every writer: two-column folded, the differential tree JSON with and without folding, the leaves. */
 #include "fuzz_file.h"
-#include "stackdiff.h"
+#include "stacks_diff.h"
 #include "stacks.h"
 
 static int on_leaf(void *ud, const char *name, size_t len, int64_t b, int64_t a)

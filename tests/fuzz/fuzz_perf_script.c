@@ -1,10 +1,10 @@
-/* `perf script` text → collapse table (core/perf_fold.c). The same input goes through the memory
+/* `perf script` text → collapse table (core/stacks_perf.c). The same input goes through the memory
  * splitter and the streaming file reader (default and a tiny line limit); whenever both succeed the
  * folded text must be identical (abort otherwise). Then the table's writers run on the result. */
 #include <string.h>
 
 #include "fuzz_file.h"
-#include "perf_fold.h"
+#include "stacks_perf.h"
 #include "stacks.h"
 
 static char *folded(gf_stacks *s, size_t *len)

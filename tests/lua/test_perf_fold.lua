@@ -1,4 +1,4 @@
--- `perf script` folding in C (core/perf_fold.c, core.stacks.from_perf_script) against hand-checked
+-- `perf script` folding in C (core/stacks_perf.c, core.stacks.from_perf_script) against hand-checked
 -- expected output and, on generated inputs, against the former Lua loop (bench/ref_perf_fold.lua).
 local top = os.getenv("GF_TOP") or "."
 local t = dofile(top .. "/tests/lib/t.lua")

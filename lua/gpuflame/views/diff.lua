@@ -8,7 +8,7 @@ local log = require("gpuflame.log")
 local M = {}
 
 -- render(kernel_flame, launch_flame, doc, out_path, page) writes the page: the differential flamegraph of
--- the GPU stacks (core.stackdiff), of the launch stacks (or nil), and the model: doc (diff.compare's
+-- the GPU stacks (core.stacks_diff), of the launch stacks (or nil), and the model: doc (diff.compare's
 -- document with its verdict) plus page = {title, subtitle, min_fraction}. Returns both flames' tree stats.
 function M.render(kernel_flame, launch_flame, doc, out_path, page)
   local tmpl, origin = require("gpuflame.views.page").template("templates/diff.html")

@@ -1,6 +1,6 @@
 /* Differential stacks (see stackdiff.h). The union is a gf_stacks table (frames and stacks interned, the
  * table's own weights unused); both sides' weights live in two arrays indexed by union stack. */
-#include "stackdiff.h"
+#include "stacks_diff.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* gpuflame's own findings primitives (findings.h): launch overhead per kernel name, CUDA graphs, busy
  * time from merged intervals per device, kernels by name per (process, device). No nsys rule to follow:
  * docs/RULES.md defines what each computes. */
-#include "findings.h"
-#include "findings_int.h"
+#include "trace_findings.h"
+#include "trace_findings_int.h"
 
 #include <math.h>
 #include <sqlite3.h>

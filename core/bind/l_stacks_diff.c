@@ -1,4 +1,4 @@
-/* Binding: differential stacks (core/stackdiff.c).
+/* Binding: differential stacks (core/stacks_diff.c).
  *
  *   core.stackdiff.new() → D
  *   D:add(side, S [, {remap = {leaf = new_leaf, ...}, scale = n}])   side 1 = BEFORE, 2 = AFTER
@@ -17,7 +17,7 @@
 #include "l_stacks.h"
 #include "l_util.h"
 #include "render.h"
-#include "stackdiff.h"
+#include "stacks_diff.h"
 
 #define DIFF_MT "gpuflame.stackdiff"
 
@@ -230,7 +230,7 @@ static int slot_writer(FILE *out, void *p, gf_err *err)
 
 static const gf_slot_writer_ref tree_writer = {slot_writer};
 
-int gf_luaopen_stackdiff(lua_State *L)
+int gf_luaopen_stacks_diff(lua_State *L)
 {
     static const luaL_Reg methods[] = {
         {"add", m_add},

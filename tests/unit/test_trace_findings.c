@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings.h"
+#include "trace_findings.h"
 #include "tap.h"
 
 static int32_t lane_of(gf_trace *t, int64_t dev, int64_t stream)

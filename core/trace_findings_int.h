@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings.h"
+#include "trace_findings.h"
 #include "mem.h"
 
 static inline int oom(gf_err *err)

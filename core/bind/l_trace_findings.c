@@ -1,4 +1,4 @@
-/* Binding: the findings primitives (core/findings.c) over a core.trace object. Rules (lua/rules/NAME.lua)
+/* Binding: the findings primitives (core/trace_findings.c) over a core.trace object. Rules (lua/rules/NAME.lua)
  * call these through the model gpuflame.findings hands them; every function takes the trace first.
  *
  *   core.findings.tables(tr) → {known=bool, runtime=bool, kernel=, memcpy=, memset=, overhead=, nvtx=,
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings.h"
+#include "trace_findings.h"
 #include "l_trace.h"
 #include "l_util.h"
 
@@ -498,7 +498,7 @@ static int l_like(lua_State *L)
     return 1;
 }
 
-int gf_luaopen_findings(lua_State *L)
+int gf_luaopen_trace_findings(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"tables", l_tables},   {"nvtx_range", l_nvtx_range}, {"api_calls", l_api_calls},

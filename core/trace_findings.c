@@ -3,8 +3,8 @@
  * helpers they share in findings_int.h. SQLite orders ties of an ORDER BY ... LIMIT by insertion (its
  * sorter is stable, a temp b-tree adds a sequence number), and inserts in table (rowid) order:
  * gf_trace.seq keeps that order. */
-#include "findings.h"
-#include "findings_int.h"
+#include "trace_findings.h"
+#include "trace_findings_int.h"
 
 #include <math.h>
 #include <sqlite3.h>

@@ -1,11 +1,11 @@
-/* Unit tests for differential stacks (core/stackdiff.c), the two-column folded reader (core/stacks.c),
+/* Unit tests for differential stacks (core/stacks_diff.c), the two-column folded reader (core/stacks.c),
  * SHA-256 (core/sha256.c) and capture metadata (core/sqlite_meta.c). */
 #include <sqlite3.h>
 #include <stdint.h>
 
 #include "sha256.h"
 #include "sqlite_meta.h"
-#include "stackdiff.h"
+#include "stacks_diff.h"
 #include "stacks.h"
 #include "tap.h"
 

@@ -1,7 +1,7 @@
 /* `perf script` text → collapse table (see perf_fold.h for the rules). A line-at-a-time state machine
  * fed by a buffered reader (files, pipes) or a memory splitter; frames are interned as they are read
  * and the sample's id list is reversed into one gf_stacks_add_ids call when the sample ends. */
-#include "perf_fold.h"
+#include "stacks_perf.h"
 
 #include <errno.h>
 #include <stdint.h>
