@@ -1,4 +1,4 @@
--- gpuflame import REPORT... -o DIR|FILE: each report's imported model written as a file
+-- gpuflame import: each report's imported model written as a file
 -- (docs/MODEL_FORMAT.md): the map step of a multi-report analysis that any scheduler can run (docs/MPI.md)
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
