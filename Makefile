@@ -59,7 +59,7 @@ MPI_OBJ := $(O)/obj/mpi/gf_mpi.o $(O)/obj/bind/l_mpi.o
 # make test / make check build it too when mpicc is there (not under SAN=1: OpenMPI's own allocations
 # would be reported as leaks), and tests/cli/test_mpi.sh runs it; without mpicc nothing changes.
 MPI_AUTO := $(if $(filter 1,$(SAN)),,$(if $(shell command -v $(MPICC) 2>/dev/null),$(MPI_BIN),))
-.PHONY: unit fuzz all deps test-deps test check demo bench fuzz clean lint soak mpi
+.PHONY: unit fuzz fuzz-build all deps test-deps test check demo bench fuzz clean lint soak mpi
 all: $(BIN) $(LIBA)
 
 # Installs missing Debian packages (as root) or prints the command to run; cached by a stamp file.
@@ -157,11 +157,15 @@ bench: $(BIN) $(LIBA) $(MPI_AUTO)
 
 # libFuzzer: the core built with clang + sanitizers in build-fuzz/, one binary per tests/fuzz/fuzz_*.c,
 # each run FUZZ_SECONDS on a corpus seeded from the fixtures and tests/fuzz/regressions/.
-fuzz: test-deps
+# `make fuzz-build` only builds them (CI does while the sanitizer pass runs).
+fuzz: fuzz-build
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ)
+
+fuzz-build: test-deps
 	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang WERROR= \
 	  EXTRA_CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
 	  build-fuzz/lib/libgpuflame.a
-	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ)
+	$(Q)tests/fuzz/run.sh --build $(FUZZ)
 
 lint:
 	$(Q)luacheck -q $(wildcard lua policies tests/lua bench)

@@ -4,8 +4,13 @@
 # A crash fails the run; its input is copied to tests/fuzz/regressions/<name>/ so that `make test`
 # replays it from then on (commit it with the fix).
 # Usage: tests/fuzz/run.sh SECONDS [TARGET...]   (FUZZ_JOBS targets at a time, default one per core)
+#        tests/fuzz/run.sh --build [TARGET...]    only builds the targets (CI builds them while other
+#                                                 stages run); a target built since its sources changed
+#                                                 is not built again
 set -u
-secs=${1:-60}; shift || true
+build_only=0
+[ "${1:-}" = --build ] && { build_only=1; shift; }
+secs=${1:-60}; [ "$build_only" = 1 ] || shift || true
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 fix=${GPUFLAME_FIXTURES:-$top/../shared/fixtures}
@@ -20,9 +25,23 @@ fi
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 logs=$out/logs; mkdir -p "$logs"
 # fuzz_one TARGET: builds, seeds and runs one target; its lines go to $logs/TARGET.out, its status to .rc
+# build_one TARGET: the target's binary, unless it is newer than its source, the headers and the library
+build_one() { local t=$1 bin="$out/fuzz_$1" f
+  if [ -x "$bin" ]; then
+    for f in "tests/fuzz/fuzz_$t.c" tests/fuzz/*.h "$out/lib/libgpuflame.a"; do
+      [ "$f" -nt "$bin" ] && { clang $cflags -o "$bin" "tests/fuzz/fuzz_$t.c" $libs; return; }
+    done
+    return 0
+  fi
+  clang $cflags -o "$bin" "tests/fuzz/fuzz_$t.c" $libs
+}
+if [ "$build_only" = 1 ]; then
+  for t in "${targets[@]}"; do build_one "$t" || { echo "fuzz $t: build failed" >&2; exit 1; }; done
+  exit 0
+fi
 fuzz_one() { local t=$1 bin="$out/fuzz_$1" corpus="$out/corpus/$1" log="$out/fuzz_$1.log" rc execs
   {
-  clang $cflags -o "$bin" "tests/fuzz/fuzz_$t.c" $libs || { echo "fuzz $t: build failed"; echo 1 >"$logs/$t.rc"; return; }
+  build_one "$t" || { echo "fuzz $t: build failed"; echo 1 >"$logs/$t.rc"; return; }
   mkdir -p "$corpus" "$out/crashes"
   tests/fuzz/seeds.sh "$t" "$corpus" "$fix"
   local seed=() dict=()
