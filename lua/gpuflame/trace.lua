@@ -208,4 +208,16 @@ function M.load(paths, opts)
   return tr, { source = "csv", inputs = paths }
 end
 
+-- add_nvtx_proj(tr, paths, max, policy) → n: with policy timeline.nvtx_projection, the NVTX ranges of a
+-- single SQLite export projected onto the GPU (nsys's nvtx_gpu_proj_trace) added to tr as events on lanes
+-- of their own under their device (core gf_trace_add_nvtx_proj; the max longest when max > 0). 0 for
+-- other inputs: trace CSVs, several reports, model files, .nsys-rep (whose export is gone by then).
+function M.add_nvtx_proj(tr, paths, max, policy)
+  require("gpuflame.policy").need(policy, "trace.add_nvtx_proj")
+  if not policy.timeline.nvtx_projection then return 0 end
+  if type(paths) == "string" then paths = { paths } end
+  if #paths ~= 1 or M.classify(paths[1], policy) ~= "sqlite" then return 0 end
+  return tr:add_nvtx_proj(paths[1], max or 0)
+end
+
 return M
