@@ -72,6 +72,10 @@ static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t 
             continue;
         size_t nl;
         const char *nm = gf_strtab_get(d->str, x->name, &nl);
+        if (nm && nl > 0 && nm[0] == ':') { /* the default domain's ":name" is shown as the NVTX lanes show it */
+            nm++;
+            nl--;
+        }
         pev *e = &pv[k++];
         e->start = x->pmin;
         e->dur = x->pmax - x->pmin;

@@ -38,6 +38,7 @@ function V.settings(policy, over)
     template = tp.template,
     fallback = tp.fallback,
     flame_min_fraction = tp.flame_min_fraction,
+    communication = require("gpuflame.policy").need(policy, "views.timeline.settings").gpu_time.communication,
   }
 end
 
@@ -51,7 +52,9 @@ function V.render(tr, out, s, fdoc)
   log.debug("timeline: template %s", origin)
   tr:write_timeline(tmpl, out, { title = s.title, initial_view = s.initial_view, compress = s.compress,
     view_events = s.view_events, preview_min_events = s.preview_min_events,
-    findings = require("gpuflame.findings.document").page_slot(fdoc) },
+    findings = require("gpuflame.findings.document").page_slot(fdoc),
+    -- the GPU time breakdown of the window in view (docs/SEMANTICS.md): which kernels are communication
+    gputime = { json = core.json.encode({ communication = core.json.array(s.communication or {}) }) } },
     s.template, s.flame_min_fraction)
 end
 

@@ -1,0 +1,145 @@
+/*
+ * The GPU rows of the timeline page: lane names that keep their stream, the groups of NVTX ranges projected
+ * onto a device, sync bands, the time breakdown of a window per device (docs/SEMANTICS.md: compute,
+ * communication, copy, memset, idle; the numbers of `gpuflame findings -r gpu-busy`) and a kernel's NVTX
+ * path (the flamegraph's: push/pop ranges of the launching thread that enclose the launch call). Functions
+ * over the page's columns, called by timeline.js.
+ */
+var gfGpu = (function () {
+  'use strict';
+
+  // A lane label cut from the left, so its end stays: "…GeForce RTX 3070 Ti (0) stream 13".
+  function fitLeft(s, w, cw) {
+    var max = Math.floor(w / cw);
+    if (s.length <= max) return s;
+    return max > 1 ? '…' + s.slice(s.length - (max - 1)) : '…';
+  }
+
+  // The group a lane folds with and the label drawn for it. GPU lanes: the device is named once, on its
+  // group; a stream lane reads "stream N" (its sync events are a band on it); the device-wide syncs (no
+  // stream) are a thin band of their own; the NVTX ranges one thread projected onto the device are a group
+  // of their own under the device. L: the page's lane object; rank: "rank · " or "".
+  function laneNames(L, kind, rank) {
+    var label = String(L.label);
+    if (kind !== 'gpu') { // the process is named on the group: the lane is its thread
+      var t = /^(?:CPU|NVTX) pid \S+ (tid .*)$/.exec(label);
+      return { group: rank + (kind === 'cpu' ? 'CPU' : 'NVTX') + ' pid ' + (L.pid != null ? L.pid : '?'), short: t ? t[1] : label };
+    }
+    var dev = rank + 'GPU ' + (L.device != null ? String(L.device).replace(/^GPU /, '') : '?');
+    if (L.proj) {
+      var th = 'tid ' + (L.tid != null ? L.tid : '?') + (L.thread ? ' ' + String(L.thread) : '');
+      var m = /^NVTX pid \S+ tid \S+ ?(.*)$/.exec(label);
+      if (m && m[1] && !L.thread) th += ' ' + m[1];
+      return { group: dev + ' · NVTX → GPU, pid ' + (L.pid != null ? L.pid : '?') + ' ' + th, short: 'NVTX ranges on the GPU', proj: true };
+    }
+    if (L.sync && !(L.stream >= 0)) return { group: dev, short: 'sync (device-wide)', band: true };
+    return { group: dev, short: L.stream >= 0 ? 'stream ' + L.stream + (L.sync ? ' sync' : '') : label };
+  }
+
+  // SQLite's LIKE (ASCII case-insensitive; % any run, _ one character) as a RegExp.
+  function likeRe(p) {
+    var s = String(p).replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '[\\s\\S]*').replace(/_/g, '[\\s\\S]');
+    return new RegExp('^' + s + '$', 'i');
+  }
+
+  var PARTS = [['compute', 'compute'], ['comm', 'communication'], ['copy', 'copy'], ['memset', 'memset']];
+
+  // Per device, the intervals of each part in start order with their prefix maximum of ends (the page's
+  // events are in start order). ev: {n, S, DU, LN, KD, NM}, lanes: the page's lane objects, kinds, names,
+  // comm: LIKE patterns of policy gpu_time.communication.
+  function breakdownIndex(ev, lanes, kinds, names, comm) {
+    var res = (comm || []).map(likeRe), isComm = new Map(), devs = new Map(), order = [];
+    function commName(k) {
+      if (!isComm.has(k)) {
+        var s = String(names[k]);
+        isComm.set(k, res.some(function (r) { return r.test(s); }));
+      }
+      return isComm.get(k);
+    }
+    for (var i = 0; i < ev.n; i++) {
+      var L = lanes[ev.LN[i]], k = kinds[ev.KD[i]];
+      if (!L || L.kind !== 'gpu' || L.proj || (k !== 'kernel' && k !== 'memcpy' && k !== 'memset')) continue;
+      var key = L.deviceId != null ? 'id' + L.deviceId : 'nm' + L.device;
+      var d = devs.get(key);
+      if (!d) {
+        d = { device: L.device != null ? String(L.device) : '?', first: Infinity, last: -Infinity, parts: {} };
+        ['busy', 'compute', 'comm', 'copy', 'memset'].forEach(function (p) { d.parts[p] = { s: [], e: [] }; });
+        devs.set(key, d); order.push(d);
+      }
+      var s = ev.S[i], e = s + ev.DU[i];
+      d.first = Math.min(d.first, s); d.last = Math.max(d.last, e);
+      var part = k === 'memcpy' ? 'copy' : k === 'memset' ? 'memset' : commName(ev.NM[i]) ? 'comm' : 'compute';
+      [d.parts.busy, d.parts[part]].forEach(function (P) {
+        P.s.push(s); P.e.push(e);
+      });
+    }
+    order.forEach(function (d) {
+      Object.keys(d.parts).forEach(function (p) {
+        var P = d.parts[p], m = P.s.length, mx = new Float64Array(m);
+        for (var q = 0; q < m; q++) mx[q] = q ? Math.max(mx[q - 1], P.e[q]) : P.e[q];
+        d.parts[p] = { s: Float64Array.from(P.s), e: Float64Array.from(P.e), maxEnd: mx };
+      });
+    });
+    return order;
+  }
+
+  // Length of the union of P's intervals clipped to [a, b].
+  function unionIn(P, a, b) {
+    var lo = 0, hi = P.maxEnd.length;
+    while (lo < hi) { var m = (lo + hi) >> 1; if (P.maxEnd[m] <= a) lo = m + 1; else hi = m; }
+    var total = 0, cs = 0, ce = -Infinity;
+    for (var q = lo; q < P.s.length && P.s[q] < b; q++) {
+      var s = Math.max(P.s[q], a), e = Math.min(P.e[q], b);
+      if (e <= s) continue;
+      if (s > ce) { if (ce > cs) total += ce - cs; cs = s; ce = e; } else if (e > ce) ce = e;
+    }
+    if (ce > cs) total += ce - cs;
+    return total;
+  }
+
+  // The breakdown of window [a, b] (ns relative to t0) per device that has work in it:
+  // [{device, span, busy, compute, comm, copy, memset, idle}]; span: its first op start → last op end,
+  // clipped to the window (docs/SEMANTICS.md).
+  function breakdown(idx, a, b) {
+    var out = [];
+    idx.forEach(function (d) {
+      var lo = Math.max(a, d.first), hi = Math.min(b, d.last);
+      if (!(hi > lo)) return;
+      var r = { device: d.device, span: hi - lo };
+      ['busy', 'compute', 'comm', 'copy', 'memset'].forEach(function (p) { r[p] = unionIn(d.parts[p], lo, hi); });
+      r.idle = r.span - r.busy;
+      out.push(r);
+    });
+    return out;
+  }
+
+  // "compute 52.1%, communication 0.0%, copy 1.2%, memset 0.1%, idle 46.6% of 12.3 ms" (the parts as shares
+  // of the device's span, as `gpuflame findings -r gpu-busy` words them).
+  function breakdownText(r, fmtDur) {
+    function pct(v) { return (r.span > 0 ? 100 * v / r.span : 0).toFixed(1) + '%'; }
+    return PARTS.map(function (p) { return p[1] + ' ' + pct(r[p[0]]); }).join(', ') + ', idle ' + pct(r.idle) +
+      ' of ' + fmtDur(r.span);
+  }
+
+  // The NVTX path of a launch call [cs, ce] of thread lane nv (the NVTX lane of the call's thread): its
+  // push/pop ranges that enclose the call, outermost first, each "domain:name" (the flamegraph's frames).
+  // ev: {S, DU, DT}, evs: the lane's events (start order), details, nameOf(i).
+  function nvtxPath(ev, evs, details, nameOf, cs, ce) {
+    var hit = [];
+    for (var p = 0; p < evs.length; p++) {
+      var j = evs[p];
+      if (ev.S[j] > cs) break;
+      var d = ev.DT[j] >= 0 ? details[ev.DT[j]] : null;
+      if (!d || !(d.nvtx_level >= 0) || ev.S[j] + ev.DU[j] < ce) continue;
+      hit.push(j);
+    }
+    hit.sort(function (x, y) { return ev.S[x] - ev.S[y] || (ev.S[y] + ev.DU[y]) - (ev.S[x] + ev.DU[x]) || x - y; });
+    return hit.map(function (j) {
+      var d = details[ev.DT[j]];
+      return (d.domain ? String(d.domain) + ':' : '') + nameOf(j);
+    });
+  }
+
+  return { fitLeft: fitLeft, laneNames: laneNames, likeRe: likeRe, breakdownIndex: breakdownIndex,
+    breakdown: breakdown, breakdownText: breakdownText, nvtxPath: nvtxPath };
+})();
