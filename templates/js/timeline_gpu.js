@@ -62,7 +62,7 @@ var gfGpu = (function () {
       var key = L.deviceId != null ? 'id' + L.deviceId : 'nm' + L.device;
       var d = devs.get(key);
       if (!d) {
-        d = { device: L.device != null ? String(L.device) : '?', first: Infinity, last: -Infinity, parts: {} };
+        d = { device: L.device != null ? String(L.device) : '?', deviceId: L.deviceId != null ? L.deviceId : null, first: Infinity, last: -Infinity, parts: {} };
         ['busy', 'compute', 'comm', 'copy', 'memset'].forEach(function (p) { d.parts[p] = { s: [], e: [] }; });
         devs.set(key, d); order.push(d);
       }
@@ -98,14 +98,14 @@ var gfGpu = (function () {
   }
 
   // The breakdown of window [a, b] (ns relative to t0) per device that has work in it:
-  // [{device, span, busy, compute, comm, copy, memset, idle}]; span: its first op start → last op end,
+  // [{device, deviceId, span, busy, compute, comm, copy, memset, idle}]; span: its first op start → last op end,
   // clipped to the window (docs/SEMANTICS.md).
   function breakdown(idx, a, b) {
     var out = [];
     idx.forEach(function (d) {
       var lo = Math.max(a, d.first), hi = Math.min(b, d.last);
       if (!(hi > lo)) return;
-      var r = { device: d.device, span: hi - lo };
+      var r = { device: d.device, deviceId: d.deviceId, span: hi - lo };
       ['busy', 'compute', 'comm', 'copy', 'memset'].forEach(function (p) { r[p] = unionIn(d.parts[p], lo, hi); });
       r.idle = r.span - r.busy;
       out.push(r);
