@@ -33,7 +33,8 @@ var gfGpu = (function () {
       return { group: dev + ' · NVTX → GPU, pid ' + (L.pid != null ? L.pid : '?') + ' ' + th, short: 'NVTX ranges on the GPU', proj: true };
     }
     if (L.sync && !(L.stream >= 0)) return { group: dev, short: 'sync (device-wide)', band: true };
-    return { group: dev, short: L.stream >= 0 ? 'stream ' + L.stream + (L.sync ? ' sync' : '') : label };
+    // a stream with syncs and no work on the page: its lane holds the band alone
+    return { group: dev, short: L.stream >= 0 ? 'stream ' + L.stream : label };
   }
 
   // SQLite's LIKE (ASCII case-insensitive; % any run, _ one character) as a RegExp.

@@ -170,7 +170,7 @@ async function one(browser, rel) {
   }
 
   // ---- lanes a person can read
-  const syncLanes = labels.filter((l) => / sync$/.test(l.label) && !l.band);
+  const syncLanes = labels.filter((l) => / sync/.test(l.drawn) || (/ sync$/.test(l.label) && !l.band && !/stream \d+$/.test(l.drawn)));
   check(`${tag}: no separate sync lanes (sync events on their stream's lane, device-wide ones a band)`, syncLanes.length === 0 &&
     labels.filter((l) => l.band).every((l) => l.height <= 8), JSON.stringify(syncLanes.map((l) => l.label)));
   const streams = raw.map((r, k) => ({ r, l: labels[k] })).filter((x) => x.r.kind === 'gpu' && x.r.stream >= 0);
