@@ -30,6 +30,10 @@
  *                                {window, marks, selected}; null when there is no finding i
  *   window.__gf.findingMarks()  -> indices of the events the shown finding refers to (highlighted)
  *   window.__gf.findingWindow() -> {start, end} of the shown finding's time window, or null
+ *   window.__gf.laneLabels()  -> [{label, drawn, group, proj, band, height, events}] per lane: the label as drawn
+ *   window.__gf.breakdown(a, b) -> [{device, deviceId, span, busy, compute, comm, copy, memset, idle}] (ns) of
+ *                                window [a, b] per device (docs/SEMANTICS.md); gpuTime() -> the header's text now
+ *   window.__gf.launchInfo(i) -> {path, thread, call, api, queueDelay} of GPU work i's launch, or null
  */
 // The page, built from the data D once its event columns are bytes (cols: column name -> Uint8Array of
 // varints; null for pages whose events are rows). The boot script below reads and, when compressed,
@@ -796,6 +800,8 @@ function gfTimeline(D, cols, mode) {
     box.textContent = '';
     box.appendChild(el('b', null, 'GPU time in view'));
     box.appendChild(document.createTextNode(lines.length ? ' · ' + lines.join(' · ') : ': no GPU work'));
+    var shown = D.shown != null ? D.shown : n, total = D.total != null ? D.total : n;
+    if (shown < total) box.appendChild(document.createTextNode(' (over the events on the page: the longest ' + shown + ' of ' + total + ')'));
   }
   function renderStackPanel() {
     var info = $('sel-info'), ol = $('frames'), ns = $('nostack');

@@ -117,8 +117,8 @@ var gfGpu = (function () {
   // "compute 52.1%, communication 0.0%, copy 1.2%, memset 0.1%, idle 46.6% of 12.3 ms" (the parts as shares
   // of the device's span, as `gpuflame findings -r gpu-busy` words them).
   function breakdownText(r, fmtDur) {
-    function pct(v) { return (r.span > 0 ? 100 * v / r.span : 0).toFixed(1) + '%'; }
-    return PARTS.map(function (p) { return p[1] + ' ' + pct(r[p[0]]); }).join(', ') + ', idle ' + pct(r.idle) +
+    var share = function (v) { return (r.span > 0 ? 100 * v / r.span : 0).toFixed(1) + '%'; };
+    return PARTS.map(function (p) { return p[1] + ' ' + share(r[p[0]]); }).join(', ') + ', idle ' + share(r.idle) +
       ' of ' + fmtDur(r.span);
   }
 
