@@ -55,7 +55,7 @@ function gfTimeline(D, cols, mode) {
 
   var lanes = (D.lanes || []).map(function (l) {
     // the reference shape had plain strings as lanes: derive the kind from the label
-    if (typeof l === 'string') return { label: l, kind: /^CPU/.test(l) ? 'cpu' : /^NVTX/.test(l) ? 'nvtx' : 'gpu' };
+    if (typeof l === 'string') return { label: l, short: l, kind: /^CPU/.test(l) ? 'cpu' : /^NVTX/.test(l) ? 'nvtx' : 'gpu' };
     var kind = l.kind || 'gpu', rank = l.rank != null ? String(l.rank) + ' · ' : '';
     // lanes are grouped per (rank,) kind and process (CPU, NVTX) or device (GPU: named once, on the group;
     // the NVTX ranges a thread projected onto it in a group of their own); a group folds
@@ -1159,7 +1159,8 @@ function gfTimeline(D, cols, mode) {
     for (var l = 0; l < lanes.length; l++) {
       var L = rawLane(l), k = lanes[l].kind;
       if (dev !== null) {
-        if (k !== 'gpu' || (st === null && L.sync)) continue; // sync lanes hold CPU-side waits, not GPU work
+        // sync lanes hold CPU-side waits, projected NVTX lanes ranges: neither is GPU work
+        if (k !== 'gpu' || L.proj || (st === null && L.sync)) continue;
         if (L.deviceId != null && L.deviceId !== dev) continue;
         if (st !== null && L.stream !== st) continue;
       } else if (pid !== null || tid !== null) {
@@ -1178,7 +1179,7 @@ function gfTimeline(D, cols, mode) {
   }
   var nameIdx = null;
   function eventsForTarget(t) {
-    var out = [], w = targetWindow(t);
+    var out = [], w = targetWindow(t), gpuOnly = num(t && t.device) !== null;
     if (w) {
       var ls = lanesFor(t);
       ls.forEach(function (l) {
@@ -1186,6 +1187,7 @@ function gfTimeline(D, cols, mode) {
         for (var p = firstReaching(l, w.a); p < ev.length && out.length < MAX_MARKS; p++) {
           var i = ev[p], e = S[i] + DU[i];
           if (S[i] > w.b) break;
+          if (gpuOnly && isSync(i)) continue; // a stream's sync band is not its work
           if (DU[i] > 0 && w.b > w.a ? (S[i] < w.b && e > w.a) : (S[i] <= w.b && e >= w.a)) out.push(i);
         }
       });
@@ -1203,8 +1205,8 @@ function gfTimeline(D, cols, mode) {
           var r = lanePosAtOrAfter(l, w.b);
           if (r < ev.length && (after < 0 || S[ev[r]] < S[after])) after = ev[r];
         });
-        if (before >= 0) out.push(before);
-        if (after >= 0) out.push(after);
+        if (before >= 0 && !isSync(before)) out.push(before);
+        if (after >= 0 && !isSync(after)) out.push(after);
       }
     } else if (t && t.kernel && t.name != null) {
       if (!nameIdx) { nameIdx = new Map(); names.forEach(function (x, j) { if (!nameIdx.has(String(x))) nameIdx.set(String(x), j); }); }
