@@ -332,6 +332,14 @@ function gfTimeline(D, cols, mode) {
   var axisC = $('axis-float'), actx = axisC.getContext('2d');
   var cssW = 800, plotW = 610, mainH = AXIS_H + 4, dpr = 1;
 
+  // The capture's events on the page and in all (the NVTX ranges projected onto the GPU are counted apart:
+  // the page carries them as events, the capture has them as ranges)
+  function pageCounts() {
+    var proj = 0;
+    lanes.forEach(function (L, l) { if (L.proj) proj += laneEv[l].length; });
+    var shown = (D.shown != null ? D.shown : n) - proj;
+    return { shown: shown, total: D.total != null ? D.total : shown, proj: proj };
+  }
   function buildHeader() {
     var lg = $('legend');
     lg.textContent = ''; $('warnings').textContent = ''; // a preview built them first
@@ -348,9 +356,9 @@ function gfTimeline(D, cols, mode) {
     item('linear-gradient(90deg, rgba(230,161,92,0.2), rgba(230,161,92,1))', 'density',
       'events narrower than a pixel: shade = fraction of the pixel column the lane is busy');
     $('span-info').textContent = 'Span ' + fmtDur(fullSpan);
-    var shown = D.shown != null ? D.shown : n, total = D.total != null ? D.total : n;
-    $('count-info').textContent = shown < total ? 'showing ' + shown + ' of ' + total + ' events (longest kept)'
-      : 'all ' + total + ' events';
+    var c = pageCounts();
+    $('count-info').textContent = (c.shown < c.total ? 'showing ' + c.shown + ' of ' + c.total + ' events (longest kept)'
+      : 'all ' + c.total + ' events') + (c.proj ? ' + ' + c.proj + ' NVTX ranges projected onto the GPU' : '');
     if (D.source) $('source-info').textContent = String(D.source) + (D.clockAlignment ? ' · ' + D.clockAlignment : '');
     var w = $('warnings');
     (D.warnings || []).forEach(function (m) { w.appendChild(el('p', null, '⚠ ' + String(m))); });
@@ -800,8 +808,8 @@ function gfTimeline(D, cols, mode) {
     box.textContent = '';
     box.appendChild(el('b', null, 'GPU time in view'));
     box.appendChild(document.createTextNode(lines.length ? ' · ' + lines.join(' · ') : ': no GPU work'));
-    var shown = D.shown != null ? D.shown : n, total = D.total != null ? D.total : n;
-    if (shown < total) box.appendChild(document.createTextNode(' (over the events on the page: the longest ' + shown + ' of ' + total + ')'));
+    var c = pageCounts();
+    if (c.shown < c.total) box.appendChild(document.createTextNode(' (over the events on the page: the longest ' + c.shown + ' of ' + c.total + ')'));
   }
   function renderStackPanel() {
     var info = $('sel-info'), ol = $('frames'), ns = $('nostack');

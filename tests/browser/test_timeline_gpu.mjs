@@ -118,6 +118,9 @@ async function one(browser, rel) {
   check(`${tag}: one projected row per nvtx_gpu_proj_trace row (${want.length}), equal names, starts and durations`,
     JSON.stringify(got) === JSON.stringify(want),
     `page ${got.length} rows, report ${want.length}; page-only ${got.filter((x) => !want.includes(x)).slice(0, 2)}, report-only ${want.filter((x) => !got.includes(x)).slice(0, 2)}`);
+  const ci = await page.textContent('#count-info');
+  check(`${tag}: the header counts the capture's events and the projected ranges apart`,
+    ci === `all ${await page.evaluate(() => window.__gf.counts().total)} events + ${want.length} NVTX ranges projected onto the GPU`, ci);
   const lo = Math.min(...evs.map((e) => e.start)), hi = Math.max(...evs.map((e) => e.start + e.dur));
   const wlo = Math.min(...want.map((w) => Number(w.split('|').at(-2)))) - t0;
   const whi = Math.max(...want.map((w) => Number(w.split('|').at(-2)) + Number(w.split('|').at(-1)))) - t0;
