@@ -19,7 +19,8 @@
  *   window.__gf.readyAt       -> performance.now() of the first frame drawn from all events (window.__gf
  *                                exists only from then on); window.__gfPreview.snapshot = true before
  *                                load makes the preview keep its main canvas as a data URL there
- *   window.__gf.counts()      -> {inPage, total}: events carried by the page, events in the capture
+ *   window.__gf.counts()      -> {inPage, total, proj}: events carried by the page, events in the capture, page
+ *                                events that are NVTX ranges projected onto the GPU (in inPage, not in total)
  *   window.__gf.lod()         -> number of lanes drawn from level-of-detail summaries in the last frame
  *   window.__gf.typedBytes()  -> bytes in the page's typed arrays (events, indexes, LOD summaries)
  *   window.__gf.groups()      -> [{label, lanes, collapsed, y}] lane groups (header row at canvas y)
@@ -1306,7 +1307,7 @@ function gfTimeline(D, cols, mode) {
     setView: function (s, e) { setView(s, e); },
     range: function () { return range ? { start: range.a, end: range.b } : null; },
     lastDrawMs: function () { return lastDrawMs; },
-    counts: function () { return { inPage: n, total: D.total != null ? +D.total : n }; },
+    counts: function () { return { inPage: n, total: D.total != null ? +D.total : n, proj: pageCounts().proj }; },
     lod: function () { return lodLanes; },
     // GPU rows: the labels drawn per lane ({label, drawn, group, proj, band}), the breakdown of window
     // [a, b] per device ({device, span, busy, compute, comm, copy, memset, idle} ns), the header's text

@@ -47,7 +47,7 @@ async function smallPage() {
   check('header: span and event count', /Span 3\.18 ms/.test(meta) &&
     meta.includes(D.shown < D.total ? `showing ${D.shown} of ${D.total} events` : `all ${D.total} events`), meta.slice(0, 300));
   check('counts(): events in the page and in the capture', JSON.stringify(await page.evaluate(() => window.__gf.counts())) ===
-    JSON.stringify({ inPage: ev.length, total: D.total }));
+    JSON.stringify({ inPage: ev.length, total: D.total, proj: 0 }));
 
   // initial view (policy timeline.initial_view "busiest", the default): width max(1000, median GPU-work
   // duration * plotWidth / 6), the whole span when that is not below 0.9 * span
