@@ -456,7 +456,7 @@ function gfTimeline(D, cols, mode) {
       var y = laneTop[l], h = laneHt[l];
       if (!h) continue;
       c.fillStyle = l % 2 ? '#1c1e23' : '#202228'; c.fillRect(0, y, LABEL_W, h);
-      c.fillStyle = COL[lanes[l].kind] || COL.gpu; c.fillRect(0, y + 2, 3, h - 4);
+      c.fillStyle = COL[lanes[l].proj ? 'nvtx' : lanes[l].kind] || COL.gpu; c.fillRect(0, y + 2, 3, h - 4);
       c.fillStyle = '#cfd3dc';
       if (h >= 12) c.fillText(gfGpu.fitLeft(lanes[l].short, LABEL_W - 14, cw), 8, y + Math.min(h, LANE_H) / 2);
     }
@@ -608,9 +608,9 @@ function gfTimeline(D, cols, mode) {
     var W = plotW, bw = fullSpan / W;
     miniDensity = miniKinds.map(function (k) {
       var acc = new Float64Array(W + 2), diff = new Float64Array(W + 2), nl = 0;
-      lanes.forEach(function (l) { if (l.kind === k) nl++; });
-      for (var i = 0; i < n; i++) {
-        if (laneKind(LN[i]) !== k) continue;
+      lanes.forEach(function (l) { if (l.kind === k && !l.proj) nl++; });
+      for (var i = 0; i < n; i++) { // the GPU band is the GPU's work: NVTX ranges projected onto it stay out
+        if (laneKind(LN[i]) !== k || lanes[LN[i]].proj) continue;
         var a = S[i] / bw, b = (S[i] + DU[i]) / bw, ia = Math.floor(a), ib = Math.floor(b);
         if (ia >= W) ia = W - 1;
         if (ib >= W) ib = W - 1;
@@ -701,6 +701,7 @@ function gfTimeline(D, cols, mode) {
       ['kind', KIND_LABEL[kindName(i)] || kindName(i)],
       ['start', '+' + fmtDur(S[i])], ['duration', fmtDur(DU[i])]];
     if (CR[i] >= 0) rows.push(['CorrID', String(CR[i])]);
+    if (lanes[LN[i]] && lanes[LN[i]].proj) rows.push(['projected', 'from the first to the last GPU op launched inside this NVTX range (nvtx_gpu_proj_trace)']);
     var d = DT[i] >= 0 ? details[DT[i]] : null;
     if (d) {
       if (d.grid) rows.push(['grid', '(' + d.grid.join(', ') + ')']);
