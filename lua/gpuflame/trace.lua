@@ -217,7 +217,14 @@ function M.add_nvtx_proj(tr, paths, max, policy)
   if not policy.timeline.nvtx_projection then return 0 end
   if type(paths) == "string" then paths = { paths } end
   if #paths ~= 1 or M.classify(paths[1], policy) ~= "sqlite" then return 0 end
-  return tr:add_nvtx_proj(paths[1], max or 0)
+  -- an export the projection cannot read (a damaged NVTX or CUDA table) keeps its timeline without it
+  local ok, n = pcall(tr.add_nvtx_proj, tr, paths[1], max or 0)
+  if ok then return n end
+  local e = errors.wrap(n)
+  if e.code == errors.INTERRUPTED then error(e, 0) end
+  tr:warn("NVTX ranges not projected onto the GPU: " .. e.msg)
+  require("gpuflame.log").warn("NVTX ranges not projected onto the GPU: %s", e.msg)
+  return 0
 end
 
 return M

@@ -125,6 +125,17 @@ async function one(browser, rel) {
   const wlo = Math.min(...want.map((w) => Number(w.split('|').at(-2)))) - t0;
   const whi = Math.max(...want.map((w) => Number(w.split('|').at(-2)) + Number(w.split('|').at(-1)))) - t0;
   check(`${tag}: projected rows span the report's extent`, lo === wlo && hi === whi, `${lo}..${hi} vs ${wlo}..${whi}`);
+  // a group per launching thread, which folds like any other
+  const gi = await page.evaluate(() => window.__gf.groups().findIndex((g) => / · NVTX → GPU, pid /.test(g.label)));
+  if (gi < 0) notOk(`${tag}: the NVTX → GPU group folds`, 'no such group');
+  else {
+    await page.evaluate((k) => window.__gf.toggleGroup(k), gi);
+    const folded = await page.evaluate(() => window.__gf.laneLabels().filter((l) => l.proj).map((l) => l.height));
+    await page.evaluate((k) => window.__gf.toggleGroup(k), gi);
+    const open2 = await page.evaluate(() => window.__gf.laneLabels().filter((l) => l.proj).map((l) => l.height));
+    check(`${tag}: the NVTX → GPU group folds and unfolds`, folded.some((h) => h === 0) && open2.every((h) => h > 0),
+      `${folded} / ${open2}`);
+  }
   // drawn: the longest projected range, zoomed to, is under the pointer and selectable
   const longest = evs.reduce((a, b) => (b.dur > a.dur ? b : a), evs[0]);
   if (longest) {

@@ -44,4 +44,14 @@ if have_fixture real/cs336-athrun0109/result.sqlite; then
   got=$(python3 -c "import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))['traceEvents'] if e.get('cat') == 'nvtx_gpu_proj'))" "$TMP/max.json")
   check_eq "--max-events 50: the 50 longest projected ranges" 50 "$got"
 fi
+# an export the projection cannot read (NVTX_EVENTS without globalTid) still exports, with a warning
+rel=real/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite
+if have_fixture "$rel" && command -v sqlite3 >/dev/null; then
+  cp "$FIX/$rel" "$TMP/damaged.sqlite"
+  sqlite3 "$TMP/damaged.sqlite" "ALTER TABLE NVTX_EVENTS RENAME COLUMN globalTid TO gtid_x"
+  run_gf export --format chrome-trace "$TMP/damaged.sqlite" -o "$TMP/damaged.json"
+  check_eq "damaged NVTX table: the export is still written" 0 "$rc"
+  check_contains "damaged NVTX table: a warning names the file and the column" "$err" \
+    "warning: NVTX ranges not projected onto the GPU: $TMP/damaged.sqlite: table NVTX_EVENTS has no column globalTid"
+fi
 t_done
