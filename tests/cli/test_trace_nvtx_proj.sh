@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# gf-test: slow
 # NVTX ranges projected onto the GPU (issue 25 item 4) in the Chrome export and the timeline page of real
 # exports with NVTX: one "cat": "nvtx_gpu_proj" event per row of gpuflame's nvtx_gpu_proj_trace (the real
 # tier, tests/real/test_nvtx_proj_nsys.sh, compares with the real nsys), same name, start, duration and
