@@ -20,6 +20,7 @@ typedef struct gf_snv_range {
     int32_t level;      /* -1 = not reachable from a root (a cycle of identical ranges, or below one) */
     int32_t nchild;     /* children (pushpop: all; projection: projected ones) */
     int32_t nops;       /* projection: correlation ids of the enclosed CUDA calls with GPU work */
+    int32_t pdev;       /* projection: deviceId of the GPU op that starts first (-1: none or NULL) */
     uint8_t style;
 } gf_snv_range;
 
@@ -66,6 +67,11 @@ int gf_snv_range_stack(const gf_snv_set *s, int32_t i, gf_snv_buf *b, gf_snv_pat
 
 /* *present: the export has NVTX_EVENTS (else res says SKIPPED as nsys does). -1 with err on a bad export. */
 int gf_snv_present(gf_stats_db *d, gf_stats_res *res, gf_err *err, int *present);
+
+/* The GPU projection (core/stats_nvtx_proj.c): loads the ranges of GF_SNV_SEL_PROJ, trees them and sets
+ * pmin, pmax, pdev, nops (0: not projected) and nchild of each. *ok 0 when the export lacks what it needs
+ * (res->skipped then says why, as nsys does). 0, or -1 with err. */
+int gf_snv_projection(gf_stats_db *d, gf_stats_res *res, gf_snv_set *s, int *ok, gf_err *err);
 
 /* "PushPop" / "StartEnd" */
 const char *gf_snv_style(int st);

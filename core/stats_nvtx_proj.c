@@ -21,10 +21,12 @@ static int oom(gf_err *err)
 
 typedef struct opkey {
     int64_t gpid, corr, start, end;
+    int32_t dev; /* deviceId of the op that starts first (-1: NULL) */
 } opkey;
 
 typedef struct call {
     int64_t gtid, start, end, corr, pmin, pmax;
+    int32_t pdev;        /* deviceId of its first GPU op */
     int32_t grp;         /* its GPU ops: their (process, correlation id) group */
     int32_t dup, dfirst; /* with other calls of its group: its place in mark_dups' order and where the group
                           * starts there; dup -1 when it is the only one */
@@ -73,14 +75,14 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
 {
     static const char *const tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
                                          "CUPTI_ACTIVITY_KIND_MEMSET"};
-    static const char *const ocols[] = {"start", "end", "correlationId", "globalPid"};
+    static const char *const ocols[] = {"start", "end", "correlationId", "globalPid", "deviceId"};
     vec ops = {NULL, 0, 0, sizeof(opkey)};
     *has_ops = 0;
     *ngrp = 0;
     int ret = 0;
     for (int i = 0; i < 3 && ret == 0; i++) {
         gf_sqlq q;
-        int r = gf_stats_prepare(d, &q, tables[i], ocols, 4, 4, NULL, err);
+        int r = gf_stats_prepare(d, &q, tables[i], ocols, 5, 4, NULL, err);
         if (r < 0) {
             ret = -1;
             break;
@@ -104,6 +106,7 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
             k->end = gf_sqlq_i64(&q, 1, 0);
             k->corr = gf_sqlq_i64(&q, 2, 0);
             k->gpid = gf_sqlq_i64(&q, 3, 0);
+            k->dev = (int32_t)gf_sqlq_i64(&q, 4, -1);
         }
         if (ret == 0 && rc != SQLITE_DONE)
             ret = gf_sqlite_fail(d->db, d->path, tables[i], err);
@@ -120,8 +123,10 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
     size_t w = 0;
     for (size_t i = 0; i < ops.n; i++) {
         if (w && op[w - 1].gpid == op[i].gpid && op[w - 1].corr == op[i].corr) {
-            if (op[i].start < op[w - 1].start)
+            if (op[i].start < op[w - 1].start) {
                 op[w - 1].start = op[i].start;
+                op[w - 1].dev = op[i].dev;
+            }
             if (op[i].end > op[w - 1].end)
                 op[w - 1].end = op[i].end;
         } else {
@@ -146,7 +151,7 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
         }
         if (gf_sqlq_null(&q, 0) || gf_sqlq_null(&q, 1) || gf_sqlq_null(&q, 2) || gf_sqlq_null(&q, 3))
             continue;
-        opkey key = {gf_sqlq_i64(&q, 3, 0) & (int64_t)0xFFFFFFFFFF000000ll, gf_sqlq_i64(&q, 2, 0), 0, 0};
+        opkey key = {gf_sqlq_i64(&q, 3, 0) & (int64_t)0xFFFFFFFFFF000000ll, gf_sqlq_i64(&q, 2, 0), 0, 0, -1};
         opkey *hit = bsearch(&key, op, ops.n, sizeof *op, cmp_opkey);
         if (!hit)
             continue;
@@ -161,6 +166,7 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
         c->corr = key.corr;
         c->pmin = hit->start;
         c->pmax = hit->end;
+        c->pdev = hit->dev;
         c->grp = (int32_t)(hit - op);
     }
     if (ret == 0 && rc != SQLITE_DONE)
@@ -234,6 +240,7 @@ static int project(gf_snv_set *s, vec *calls, size_t ngrp, gf_err *err)
     for (size_t i = 0; i < s->n; i++) {
         R[i].pmin = INT64_MAX;
         R[i].pmax = INT64_MIN;
+        R[i].pdev = -1;
     }
     size_t ri = 0, nact = 0; /* s->ord is by (gtid, start, ...) */
     int64_t cur = INT64_MIN;
@@ -259,8 +266,10 @@ static int project(gf_snv_set *s, vec *calls, size_t ngrp, gf_err *err)
                 continue;
             act[w++] = act[i];
             if (a->end >= x->end) {
-                if (x->pmin < a->pmin)
+                if (x->pmin < a->pmin) {
                     a->pmin = x->pmin;
+                    a->pdev = x->pdev;
+                }
                 if (x->pmax > a->pmax)
                     a->pmax = x->pmax;
                 if (x->dup < 0 || !counted_before(c, dord, x, a))
@@ -278,7 +287,7 @@ static int project(gf_snv_set *s, vec *calls, size_t ngrp, gf_err *err)
     return 0;
 }
 
-static int projection(gf_stats_db *d, gf_stats_res *res, gf_snv_set *s, int *ok, gf_err *err)
+int gf_snv_projection(gf_stats_db *d, gf_stats_res *res, gf_snv_set *s, int *ok, gf_err *err)
 {
     *ok = 0;
     int present = 0;
@@ -325,7 +334,7 @@ int gf_rep_nvtx_gpu_proj_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out
     gf_snv_set s;
     memset(&s, 0, sizeof s);
     int ok;
-    if (projection(d, res, &s, &ok, err) != 0) {
+    if (gf_snv_projection(d, res, &s, &ok, err) != 0) {
         gf_snv_free(&s);
         return -1;
     }
@@ -405,7 +414,7 @@ int gf_rep_nvtx_gpu_proj_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, 
     gf_snv_set s;
     memset(&s, 0, sizeof s);
     int ok;
-    if (projection(d, res, &s, &ok, err) != 0 || !ok) {
+    if (gf_snv_projection(d, res, &s, &ok, err) != 0 || !ok) {
         gf_snv_free(&s);
         return ok ? 0 : (res->skipped[0] ? 0 : -1);
     }

@@ -65,6 +65,7 @@ typedef struct gf_event {
 typedef struct gf_lane {
     uint8_t kind;     /* GF_LANE_* */
     uint8_t sync;     /* GPU lane holding synchronization events */
+    uint8_t proj;     /* GPU lane holding the NVTX ranges of one thread projected onto the device (trace_proj.c) */
     int64_t pid, tid; /* CPU and NVTX lanes; -1 when unknown */
     int32_t device;   /* strtab id of "NVIDIA A10G (0)"; -1 when unknown */
     int64_t devnum;   /* numeric device id for ordering; -1 when unknown */
@@ -210,6 +211,14 @@ int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err
 
 /* Correlation: for each event the index of its partner (launch ↔ GPU work, same process), or -1. */
 int gf_trace_partners(const gf_trace *t, int64_t **partner, gf_err *err);
+
+/* The NVTX ranges of the SQLite export at sqlite_path projected onto the GPU (nsys's nvtx_gpu_proj_trace,
+ * core/stats_nvtx_proj.c) added to a finished trace as NVTX events on lanes of their own (proj set), one
+ * per (device, launching thread), each placed after its device's streams: a range spans its first to last
+ * GPU op; its device is that of its first op; seq holds its RangeId. max > 0 keeps the max longest.
+ * Nothing is added to merged traces (ranks) or when the export has no NVTX or CUDA data. *added: the
+ * count. 0, or -1 with err. */
+int gf_trace_add_nvtx_proj(gf_trace *t, const char *sqlite_path, size_t max, size_t *added, gf_err *err);
 
 /* Writers (trace_json.c). The timeline JSON follows docs/TIMELINE_DATA.md (compact, script-safe). */
 typedef struct gf_timeline_opts {

@@ -181,9 +181,11 @@ static void write_lanes(const gf_trace *t, FILE *out, const int32_t *lmap, const
 {
     fputs(",\"lanes\":[", out);
     int first = 1;
+    int32_t next = 0; /* page lanes in order: a lane whose index came already (a sync lane on its stream's) is skipped */
     for (size_t l = 0; l < t->nlanes; l++) {
-        if (lmap[l] < 0)
+        if (lmap[l] < next)
             continue;
+        next = lmap[l] + 1;
         const gf_lane *ln = &t->lanes[l];
         fputs(first ? "{\"label\":" : ",{\"label\":", out);
         first = 0;
@@ -206,6 +208,8 @@ static void write_lanes(const gf_trace *t, FILE *out, const int32_t *lmap, const
                 fprintf(out, ",\"deviceId\":%lld", (long long)ln->devnum);
             if (ln->sync)
                 fputs(",\"sync\":true", out);
+            if (ln->proj)
+                fprintf(out, ",\"proj\":true,\"pid\":%lld,\"tid\":%lld", (long long)ln->pid, (long long)ln->tid);
         } else {
             fprintf(out, ",\"pid\":%lld,\"tid\":%lld", (long long)ln->pid, (long long)ln->tid);
             if (ln->tname >= 0) {
@@ -251,6 +255,23 @@ static void page_time(const gf_trace *t, int64_t *t0, int64_t *span)
     *span = hi - lo > 1 ? hi - lo : 1;
 }
 
+/* A sync lane's events are drawn on their stream's lane (a thin band there): the page index of the lane of
+ * the same device and stream that the page already has, -1 when none (lanes are ordered so that the stream's
+ * lane comes first). The page's lane list then has no lane of its own for them. */
+static int32_t sync_home(const gf_trace *t, const int32_t *lmap, size_t l)
+{
+    const gf_lane *s = &t->lanes[l];
+    if (s->kind != GF_LANE_GPU || !s->sync || s->stream < 0)
+        return -1;
+    for (size_t k = 0; k < l; k++) {
+        const gf_lane *x = &t->lanes[k];
+        if (lmap[k] >= 0 && x->kind == GF_LANE_GPU && !x->sync && !x->proj && x->rank == s->rank &&
+            x->devnum == s->devnum && x->device == s->device && x->stream == s->stream)
+            return lmap[k];
+    }
+    return -1;
+}
+
 static int page_maps_init(const gf_trace *t, page_maps *pm, const uint32_t *only, size_t nonly)
 {
     size_t nstr = gf_strtab_count(t->str), nw = only ? nonly : t->n;
@@ -280,6 +301,11 @@ static int page_maps_init(const gf_trace *t, page_maps *pm, const uint32_t *only
     int32_t nl = 0, ns = 0;
     for (size_t l = 0; l < t->nlanes; l++)
         if (pm->lmap[l] == 0) {
+            int32_t to = sync_home(t, pm->lmap, l);
+            if (to >= 0) {
+                pm->lmap[l] = to;
+                continue;
+            }
             pm->lmap[l] = nl++;
             pm->ncpu += t->lanes[l].kind == GF_LANE_CPU;
         }
@@ -555,7 +581,7 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
         tr[l].rows = 1;
     for (size_t i = 0; i < t->n; i++) {
         int32_t l = t->lane[i];
-        if (l < 0 || t->lanes[l].kind != GF_LANE_CPU)
+        if (l < 0 || (t->lanes[l].kind != GF_LANE_CPU && !t->lanes[l].proj))
             row[i] = 0;
         else if (row[i] + 1 > tr[l].rows)
             tr[l].rows = row[i] + 1;
@@ -597,13 +623,19 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
         fputs(first ? "{\"ph\":\"X\",\"name\":" : ",{\"ph\":\"X\",\"name\":", out);
         first = 0;
         jstr(out, t, t->name[i]);
-        fprintf(out, ",\"cat\":\"%s\",\"pid\":%lld,\"tid\":%lld,\"ts\":", gf_ev_kind_names[t->kind[i]],
-                (long long)tr[l].pid, (long long)row_tid(&tr[l], row[i]));
+        int proj = t->lanes[l].proj; /* an NVTX range projected onto the GPU (trace_proj.c): seq is its RangeId */
+        fprintf(out, ",\"cat\":\"%s\",\"pid\":%lld,\"tid\":%lld,\"ts\":",
+                proj ? "nvtx_gpu_proj" : gf_ev_kind_names[t->kind[i]], (long long)tr[l].pid,
+                (long long)row_tid(&tr[l], row[i]));
         us(out, t->start[i]);
         fputs(",\"dur\":", out);
         us(out, t->dur[i]);
         fputs(",\"args\":{", out);
         int af = 1;
+        if (proj) {
+            fprintf(out, "\"range_id\":%llu", (unsigned long long)t->seq[i]);
+            af = 0;
+        }
         if (t->corr[i] >= 0) {
             fprintf(out, "\"correlation\":%lld", (long long)t->corr[i]);
             af = 0;

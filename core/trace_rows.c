@@ -41,7 +41,7 @@ int gf_trace_lane_rows(const gf_trace *t, uint8_t **rows)
             continue;
         if (t->lanes[l].kind == GF_LANE_NVTX)
             r[i] = (uint8_t)gf_trace_event_level(t, i);
-        else if (t->lanes[l].kind == GF_LANE_CPU)
+        else if (t->lanes[l].kind == GF_LANE_CPU || t->lanes[l].proj) /* projected ranges overlap like calls */
             c[m++] = (call){t->start[i], t->dur[i], l, (uint32_t)i};
     }
     qsort(c, m, sizeof *c, cmp_call);

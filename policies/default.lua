@@ -265,6 +265,9 @@ return {
     -- launch-stack flamegraph in the page: subtrees lighter than this share of the total are folded into
     -- their parent (they would be < 0.2 px wide); the launch-stacks exporter always writes everything
     flame_min_fraction = 0.0001,
+    -- NVTX ranges projected onto the GPU (nsys's nvtx_gpu_proj_trace: first to last GPU op launched inside
+    -- the range) drawn as rows under each device, and written by the chrome-trace exporter (SQLite inputs)
+    nvtx_projection = true,
     -- thresholds of the bundled scripts (HTA's): launch-stats and gpu-idle
     late_launch_ns = 100000, -- launch delay (kernel start - API end) flagged above this
     short_gap_ns = 30000,    -- GPU idle gaps shorter than this count as kernel wait

@@ -604,6 +604,23 @@ static int m_trim(lua_State *L)
     return 1;
 }
 
+/* add_nvtx_proj(sqlite_path, max) → the number of NVTX ranges projected onto the GPU added as events
+ * (gf_trace_add_nvtx_proj; max 0 keeps them all) */
+static int m_add_nvtx_proj(lua_State *L)
+{
+    gf_trace *t = check(L);
+    const char *path = luaL_checkstring(L, 2);
+    lua_Integer max = luaL_checkinteger(L, 3);
+    if (max < 0)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "add_nvtx_proj: max must be >= 0");
+    gf_err err;
+    size_t added;
+    if (gf_trace_add_nvtx_proj(t, path, (size_t)max, &added, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_pushinteger(L, (lua_Integer)added);
+    return 1;
+}
+
 static void push_stack(lua_State *L, gf_trace *t, int32_t s)
 {
     size_t a = t->stack_off[s], b = t->stack_off[s + 1];
@@ -940,6 +957,7 @@ int gf_luaopen_trace(lua_State *L)
         {"source", m_source},
         {"clock_alignment", m_clock_alignment},
         {"trim", m_trim},
+        {"add_nvtx_proj", m_add_nvtx_proj},
         {"event", m_event},
         {"flame", m_flame},
         {"write_timeline", m_write_timeline},

@@ -280,6 +280,7 @@ S.tree = {
     title = S.str(),
     template = S.str(),
     flame_min_fraction = S.num({ min = 0, max = 1 }),
+    nvtx_projection = S.bool(),
     late_launch_ns = S.int({ min = 0 }),
     short_gap_ns = S.int({ min = 0 }),
   },

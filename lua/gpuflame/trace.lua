@@ -208,4 +208,23 @@ function M.load(paths, opts)
   return tr, { source = "csv", inputs = paths }
 end
 
+-- add_nvtx_proj(tr, paths, max, policy) → n: with policy timeline.nvtx_projection, the NVTX ranges of a
+-- single SQLite export projected onto the GPU (nsys's nvtx_gpu_proj_trace) added to tr as events on lanes
+-- of their own under their device (core gf_trace_add_nvtx_proj; the max longest when max > 0). 0 for
+-- other inputs: trace CSVs, several reports, model files, .nsys-rep (whose export is gone by then).
+function M.add_nvtx_proj(tr, paths, max, policy)
+  require("gpuflame.policy").need(policy, "trace.add_nvtx_proj")
+  if not policy.timeline.nvtx_projection then return 0 end
+  if type(paths) == "string" then paths = { paths } end
+  if #paths ~= 1 or M.classify(paths[1], policy) ~= "sqlite" then return 0 end
+  -- an export the projection cannot read (a damaged NVTX or CUDA table) keeps its timeline without it
+  local ok, n = pcall(tr.add_nvtx_proj, tr, paths[1], max or 0)
+  if ok then return n end
+  local e = errors.wrap(n)
+  if e.code == errors.INTERRUPTED then error(e, 0) end
+  tr:warn("NVTX ranges not projected onto the GPU: " .. e.msg)
+  require("gpuflame.log").warn("NVTX ranges not projected onto the GPU: %s", e.msg)
+  return 0
+end
+
 return M

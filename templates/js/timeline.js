@@ -19,7 +19,8 @@
  *   window.__gf.readyAt       -> performance.now() of the first frame drawn from all events (window.__gf
  *                                exists only from then on); window.__gfPreview.snapshot = true before
  *                                load makes the preview keep its main canvas as a data URL there
- *   window.__gf.counts()      -> {inPage, total}: events carried by the page, events in the capture
+ *   window.__gf.counts()      -> {inPage, total, proj}: events carried by the page, events in the capture, page
+ *                                events that are NVTX ranges projected onto the GPU (in inPage, not in total)
  *   window.__gf.lod()         -> number of lanes drawn from level-of-detail summaries in the last frame
  *   window.__gf.typedBytes()  -> bytes in the page's typed arrays (events, indexes, LOD summaries)
  *   window.__gf.groups()      -> [{label, lanes, collapsed, y}] lane groups (header row at canvas y)
@@ -30,6 +31,10 @@
  *                                {window, marks, selected}; null when there is no finding i
  *   window.__gf.findingMarks()  -> indices of the events the shown finding refers to (highlighted)
  *   window.__gf.findingWindow() -> {start, end} of the shown finding's time window, or null
+ *   window.__gf.laneLabels()  -> [{label, drawn, group, proj, band, height, events}] per lane: the label as drawn
+ *   window.__gf.breakdown(a, b) -> [{device, deviceId, span, busy, compute, comm, copy, memset, idle}] (ns) of
+ *                                window [a, b] per device (docs/SEMANTICS.md); gpuTime() -> the header's text now
+ *   window.__gf.launchInfo(i) -> {path, thread, call, api, queueDelay} of GPU work i's launch, or null
  */
 // The page, built from the data D once its event columns are bytes (cols: column name -> Uint8Array of
 // varints; null for pages whose events are rows). The boot script below reads and, when compressed,
@@ -51,12 +56,12 @@ function gfTimeline(D, cols, mode) {
 
   var lanes = (D.lanes || []).map(function (l) {
     // the reference shape had plain strings as lanes: derive the kind from the label
-    if (typeof l === 'string') return { label: l, kind: /^CPU/.test(l) ? 'cpu' : /^NVTX/.test(l) ? 'nvtx' : 'gpu' };
+    if (typeof l === 'string') return { label: l, short: l, kind: /^CPU/.test(l) ? 'cpu' : /^NVTX/.test(l) ? 'nvtx' : 'gpu' };
     var kind = l.kind || 'gpu', rank = l.rank != null ? String(l.rank) + ' · ' : '';
-    // lanes are grouped per (rank,) kind and process (CPU, NVTX) or device (GPU); a group folds
-    var group = rank + (kind === 'gpu' ? 'GPU ' + (l.device != null ? String(l.device).replace(/^GPU /, '') : '?')
-      : (kind === 'cpu' ? 'CPU' : 'NVTX') + ' pid ' + (l.pid != null ? l.pid : '?'));
-    return { label: String(l.label), kind: kind, group: group };
+    // lanes are grouped per (rank,) kind and process (CPU, NVTX) or device (GPU: named once, on the group;
+    // the NVTX ranges a thread projected onto it in a group of their own); a group folds
+    var nm = gfGpu.laneNames(l, kind, rank);
+    return { label: String(l.label), kind: kind, group: nm.group, short: nm.short, band: !!nm.band, proj: !!nm.proj };
   });
   var names = D.names || [], kinds = D.kinds || [], details = D.details || [], stacks = D.stacks || [];
   // Events come packed (docs/TIMELINE_DATA.md "Packed events": one base64 string of varints per column)
@@ -174,7 +179,11 @@ function gfTimeline(D, cols, mode) {
   // Lane geometry: laneTop[l] (px from the canvas top), laneHt[l]; laneTop[lanes.length] = bottom.
   // Groups: runs of consecutive lanes with the same group (the writer orders lanes by rank, kind, then
   // process or device), each under a GROUP_H header row that folds it on click.
-  var GROUP_H = 16, groups = [];
+  var GROUP_H = 16, SYNC_H = 7, groups = [];
+  // Sync events are a thin band at the bottom of their stream's lane (a device-wide sync lane is the band)
+  var syncKind = kinds.indexOf('sync');
+  function isSync(i) { return syncKind >= 0 && KD[i] === syncKind; }
+  function syncBand(l) { var y = laneTop[l], h = laneHt[l]; return lanes[l].band ? { y: y + 1, h: h - 2 } : { y: y + h - 5, h: 4 }; }
   lanes.forEach(function (ln, l) {
     var g = groups[groups.length - 1];
     if (!g || g.key !== ln.group) groups.push(g = { key: ln.group, first: l, last: l, collapsed: false, top: 0 });
@@ -187,7 +196,7 @@ function gfTimeline(D, cols, mode) {
       g.top = y; y += GROUP_H;
       for (var l = g.first; l <= g.last; l++) {
         laneTop[l] = y;
-        laneHt[l] = g.collapsed ? 0 : laneDepth[l] > 1 ? laneDepth[l] * NVTX_ROW + 4 : LANE_H;
+        laneHt[l] = g.collapsed ? 0 : lanes[l].band ? SYNC_H : laneDepth[l] > 1 ? laneDepth[l] * NVTX_ROW + 4 : LANE_H;
         y += laneHt[l];
       }
     });
@@ -234,7 +243,8 @@ function gfTimeline(D, cols, mode) {
     var bw = fullSpan / nb, busy = new Float32Array(nb + 1), diff = new Float32Array(nb + 2), nlong = 0, p;
     for (p = 0; p < m; p++) {
       var i = ev[p], a = S[i] / bw, b = (S[i] + DU[i]) / bw, ia = Math.min(nb - 1, Math.floor(a)), ib = Math.min(nb - 1, Math.floor(b));
-      if (DU[i] >= bw) nlong++;
+      if (DU[i] >= bw || isSync(i)) nlong++;
+      if (isSync(i)) continue; // a band of its own, not the lane's busy share
       if (ia === ib) { busy[ia] += b - a; continue; }
       busy[ia] += ia + 1 - a; busy[ib] += b - ib; diff[ia + 1] += 1; diff[ib] -= 1;
     }
@@ -249,7 +259,7 @@ function gfTimeline(D, cols, mode) {
     var long = new Int32Array(nlong), longMaxEnd = new Float64Array(nlong), f = 0;
     for (p = 0; p < m; p++) {
       var j = ev[p];
-      if (DU[j] < bw) continue;
+      if (DU[j] < bw && !isSync(j)) continue;
       long[f] = j;
       longMaxEnd[f] = f ? Math.max(longMaxEnd[f - 1], S[j] + DU[j]) : S[j] + DU[j];
       f++;
@@ -323,6 +333,14 @@ function gfTimeline(D, cols, mode) {
   var axisC = $('axis-float'), actx = axisC.getContext('2d');
   var cssW = 800, plotW = 610, mainH = AXIS_H + 4, dpr = 1;
 
+  // The capture's events on the page and in all (the NVTX ranges projected onto the GPU are counted apart:
+  // the page carries them as events, the capture has them as ranges)
+  function pageCounts() {
+    var proj = 0;
+    lanes.forEach(function (L, l) { if (L.proj) proj += laneEv[l].length; });
+    var shown = (D.shown != null ? D.shown : n) - proj;
+    return { shown: shown, total: D.total != null ? D.total : shown, proj: proj };
+  }
   function buildHeader() {
     var lg = $('legend');
     lg.textContent = ''; $('warnings').textContent = ''; // a preview built them first
@@ -334,14 +352,14 @@ function gfTimeline(D, cols, mode) {
       lg.appendChild(s);
     }
     item(KIND_COL.cuda_api, 'CPU (CUDA API)'); item(KIND_COL.kernel, 'GPU kernel'); item(KIND_COL.memcpy, 'memcpy');
-    item(KIND_COL.memset, 'memset'); item(KIND_COL.sync, 'sync'); item(KIND_COL.nvtx, 'NVTX');
+    item(KIND_COL.memset, 'memset'); item(KIND_COL.sync, 'sync', 'a thin band under its stream (device-wide: under the device)'); item(KIND_COL.nvtx, 'NVTX');
     item(COL.sel, 'selection');
     item('linear-gradient(90deg, rgba(230,161,92,0.2), rgba(230,161,92,1))', 'density',
       'events narrower than a pixel: shade = fraction of the pixel column the lane is busy');
     $('span-info').textContent = 'Span ' + fmtDur(fullSpan);
-    var shown = D.shown != null ? D.shown : n, total = D.total != null ? D.total : n;
-    $('count-info').textContent = shown < total ? 'showing ' + shown + ' of ' + total + ' events (longest kept)'
-      : 'all ' + total + ' events';
+    var c = pageCounts();
+    $('count-info').textContent = (c.shown < c.total ? 'showing ' + c.shown + ' of ' + c.total + ' events (longest kept)'
+      : 'all ' + c.total + ' events') + (c.proj ? ' + ' + c.proj + ' NVTX ranges projected onto the GPU' : '');
     if (D.source) $('source-info').textContent = String(D.source) + (D.clockAlignment ? ' · ' + D.clockAlignment : '');
     var w = $('warnings');
     (D.warnings || []).forEach(function (m) { w.appendChild(el('p', null, '⚠ ' + String(m))); });
@@ -379,6 +397,7 @@ function gfTimeline(D, cols, mode) {
     drawMain();
     if (preview) nctx.clearRect(0, 0, cssW, 36); else drawMini(); // the overview needs all events
     drawFloatingAxis();
+    if (!preview) { clearTimeout(gpuTimer); gpuTimer = setTimeout(renderGpuTime, 100); }
     lastDrawMs = performance.now() - t;
     drawn();
   }
@@ -437,13 +456,13 @@ function gfTimeline(D, cols, mode) {
       var y = laneTop[l], h = laneHt[l];
       if (!h) continue;
       c.fillStyle = l % 2 ? '#1c1e23' : '#202228'; c.fillRect(0, y, LABEL_W, h);
-      c.fillStyle = COL[lanes[l].kind] || COL.gpu; c.fillRect(0, y + 2, 3, h - 4);
+      c.fillStyle = COL[lanes[l].proj ? 'nvtx' : lanes[l].kind] || COL.gpu; c.fillRect(0, y + 2, 3, h - 4);
       c.fillStyle = '#cfd3dc';
-      c.fillText(fitMiddle(lanes[l].label, LABEL_W - 14, cw), 8, y + Math.min(h, LANE_H) / 2);
+      if (h >= 12) c.fillText(gfGpu.fitLeft(lanes[l].short, LABEL_W - 14, cw), 8, y + Math.min(h, LANE_H) / 2);
     }
     c.fillStyle = '#3a3e48'; c.fillRect(LABEL_W - 1, AXIS_H, 1, mainH - AXIS_H);
   }
-  // Lane labels lose their middle, not their end: "GPU NVIDIA GeFo…(0) stream 13" keeps the stream.
+  // Group headers lose their middle, not their end (lane labels lose their start: gfGpu.fitLeft).
   function fitMiddle(s, w, cw) {
     var max = Math.floor(w / cw);
     if (s.length <= max) return s;
@@ -500,6 +519,13 @@ function gfTimeline(D, cols, mode) {
       if (e < vs) continue;
       var x0 = (s - vs) * scale, w = DU[i] * scale;
       var dim = searching && !nameMatch[NM[i]];
+      if (isSync(i)) { // a thin band, at least a pixel wide
+        if (dim !== dimmed) { c.globalAlpha = dim ? 0.25 : 1; dimmed = dim; }
+        if (cur !== KIND_COL.sync) { c.fillStyle = cur = KIND_COL.sync; }
+        var sb = syncBand(l), sa = Math.max(-2, x0);
+        c.fillRect(sa, sb.y, Math.max(1, Math.min(plotW + 2, x0 + w) - sa), sb.h);
+        continue;
+      }
       if (w < 1) { // accumulate covered fraction into (at most two) pixel columns
         if (dim) continue;
         var px = Math.floor(x0), f = px + 1 - x0;
@@ -543,7 +569,7 @@ function gfTimeline(D, cols, mode) {
     if (DU[i] * plotW / (ve - vs) < 3) x0 -= (w - DU[i] * plotW / (ve - vs)) / 2;
     var xa = Math.max(-4, x0), xb = Math.min(plotW + 4, x0 + w);
     var y = laneTop[LN[i]] + 2, h = laneHt[LN[i]] - 4, dep = laneDepth[LN[i]];
-    if (dep > 1) { h = (laneHt[LN[i]] - 4) / dep; y += nvtxLevel(i) * h; }
+    if (isSync(i)) { var sb = syncBand(LN[i]); y = sb.y; h = sb.h; } else if (dep > 1) { h = (laneHt[LN[i]] - 4) / dep; y += nvtxLevel(i) * h; }
     return { x: xa, w: Math.max(3, xb - xa), y: y, h: h };
   }
   function drawSelection(c) {
@@ -582,9 +608,9 @@ function gfTimeline(D, cols, mode) {
     var W = plotW, bw = fullSpan / W;
     miniDensity = miniKinds.map(function (k) {
       var acc = new Float64Array(W + 2), diff = new Float64Array(W + 2), nl = 0;
-      lanes.forEach(function (l) { if (l.kind === k) nl++; });
-      for (var i = 0; i < n; i++) {
-        if (laneKind(LN[i]) !== k) continue;
+      lanes.forEach(function (l) { if (l.kind === k && !l.proj) nl++; });
+      for (var i = 0; i < n; i++) { // the GPU band is the GPU's work: NVTX ranges projected onto it stay out
+        if (laneKind(LN[i]) !== k || lanes[LN[i]].proj) continue;
         var a = S[i] / bw, b = (S[i] + DU[i]) / bw, ia = Math.floor(a), ib = Math.floor(b);
         if (ia >= W) ia = W - 1;
         if (ib >= W) ib = W - 1;
@@ -651,7 +677,9 @@ function gfTimeline(D, cols, mode) {
       // inside beats near; then the NVTX sub-row under the pointer; then the shortest (innermost)
       // range among those inside, or the nearest edge among those near
       var inside = S[i] <= t && e >= t;
-      var cls = (inside ? 0 : 2) + (dep > 1 && nvtxLevel(i) !== row ? 1 : 0);
+      // over a stream's sync band the sync events come first, elsewhere the work
+      var band = y >= syncBand(l).y - 1, cls = (inside ? 0 : 2) + (isSync(i) !== band ? 1 : 0) +
+        (dep > 1 && nvtxLevel(i) !== row ? 1 : 0);
       var score = cls * 1e18 + (inside ? DU[i] : Math.min(Math.abs(S[i] - t), Math.abs(e - t)));
       if (score < bestScore) { bestScore = score; best = i; }
     }
@@ -673,6 +701,7 @@ function gfTimeline(D, cols, mode) {
       ['kind', KIND_LABEL[kindName(i)] || kindName(i)],
       ['start', '+' + fmtDur(S[i])], ['duration', fmtDur(DU[i])]];
     if (CR[i] >= 0) rows.push(['CorrID', String(CR[i])]);
+    if (lanes[LN[i]] && lanes[LN[i]].proj) rows.push(['projected', 'from the first to the last GPU op launched inside this NVTX range (nvtx_gpu_proj_trace)']);
     var d = DT[i] >= 0 ? details[DT[i]] : null;
     if (d) {
       if (d.grid) rows.push(['grid', '(' + d.grid.join(', ') + ')']);
@@ -743,6 +772,47 @@ function gfTimeline(D, cols, mode) {
     }
     return parts.join(' · ');
   }
+  // A GPU op's launch (docs/SEMANTICS.md): the thread and API call that launched it, its queue delay (kernel
+  // start − launch call end) and its NVTX path (the flamegraph's: the push/pop ranges of that thread that
+  // enclose the call). null for other events or work whose launch is not on the page.
+  function launchInfo(i) {
+    if (i < 0 || !isGpuWork(i) || partner < 0 || laneKind(LN[partner]) !== 'cpu') return null;
+    var a = partner, R = rawLane(LN[a]), path = [];
+    for (var l = 0; l < lanes.length; l++) {
+      var N = rawLane(l);
+      if (lanes[l].kind === 'nvtx' && N.pid === R.pid && N.tid === R.tid && N.rank === R.rank) {
+        path = gfGpu.nvtxPath({ S: S, DU: DU, DT: DT }, laneEv[l], details, eventName, S[a], S[a] + DU[a]);
+        break;
+      }
+    }
+    return { path: path, thread: lanes[LN[a]].label, call: eventName(a), api: a, queueDelay: S[i] - (S[a] + DU[a]) };
+  }
+  // The GPU time breakdown of a window per device (docs/SEMANTICS.md, gpu-busy's parts) over the page's
+  // events; the header shows the window in view's, a measured range its own.
+  var gpuIdx = null, gpuTimer = 0, gpuTimeKey = '';
+  function gpuBreakdown(a, b) {
+    if (!gpuIdx) {
+      var gt = gfPage.json('gf-gputime') || {};
+      gpuIdx = gfGpu.breakdownIndex({ n: n, S: S, DU: DU, LN: LN, KD: KD, NM: NM },
+        lanes.map(function (L, l) { var R = rawLane(l); return { kind: L.kind, proj: L.proj, deviceId: R.deviceId, device: R.device }; }),
+        kinds, names, Array.isArray(gt.communication) ? gt.communication : []);
+    }
+    return gfGpu.breakdown(gpuIdx, a, b);
+  }
+  function gpuTimeLines(a, b) {
+    return gpuBreakdown(a, b).map(function (r) { return r.device + ': ' + gfGpu.breakdownText(r, fmtDur); });
+  }
+  function renderGpuTime() {
+    var key = vs + ':' + ve, box = $('gpu-time');
+    if (!box || key === gpuTimeKey) return;
+    gpuTimeKey = key;
+    var lines = gpuTimeLines(vs, ve);
+    box.textContent = '';
+    box.appendChild(el('b', null, 'GPU time in view'));
+    box.appendChild(document.createTextNode(lines.length ? ' · ' + lines.join(' · ') : ': no GPU work'));
+    var c = pageCounts();
+    if (c.shown < c.total) box.appendChild(document.createTextNode(' (over the events on the page: the longest ' + c.shown + ' of ' + c.total + ')'));
+  }
   function renderStackPanel() {
     var info = $('sel-info'), ol = $('frames'), ns = $('nostack');
     ol.textContent = ''; ns.hidden = true;
@@ -755,6 +825,12 @@ function gfTimeline(D, cols, mode) {
     info.appendChild(document.createTextNode(desc));
     var facts = selectionFacts(sel);
     if (facts) info.appendChild(el('div', 'facts', facts));
+    var li = launchInfo(sel);
+    if (li) {
+      info.appendChild(el('div', 'nvtx-path', 'NVTX path: ' + (li.path.length ? li.path.join(' › ') : 'none (launched outside every push/pop range)')));
+      info.appendChild(el('div', 'launch', 'launched by ' + li.call + ' on ' + li.thread + ' · queue delay ' +
+        (li.queueDelay < 0 ? '−' + fmtDur(-li.queueDelay) : fmtDur(li.queueDelay))));
+    }
     var st = stackOf(sel);
     if (st < 0) {
       ns.hidden = false;
@@ -814,8 +890,9 @@ function gfTimeline(D, cols, mode) {
     return vs + x * (ve - vs) / plotW;
   }
   function renderRange() {
+    var g = range ? gpuTimeLines(range.a, range.b) : [];
     $('range-info').textContent = range ? 'measured ' + fmtDur(range.b - range.a) + ' (+' + fmtDur(range.a) +
-      ' → +' + fmtDur(range.b) + ') · F zooms to it · Esc clears' : '';
+      ' → +' + fmtDur(range.b) + ')' + (g.length ? ' · GPU time ' + g.join(' · ') : '') + ' · F zooms to it · Esc clears' : '';
   }
   // Measured range: a translucent band over all lanes with its duration on the axis.
   function drawRange(c) {
@@ -1092,7 +1169,8 @@ function gfTimeline(D, cols, mode) {
     for (var l = 0; l < lanes.length; l++) {
       var L = rawLane(l), k = lanes[l].kind;
       if (dev !== null) {
-        if (k !== 'gpu' || (st === null && L.sync)) continue; // sync lanes hold CPU-side waits, not GPU work
+        // sync lanes hold CPU-side waits, projected NVTX lanes ranges: neither is GPU work
+        if (k !== 'gpu' || L.proj || (st === null && L.sync)) continue;
         if (L.deviceId != null && L.deviceId !== dev) continue;
         if (st !== null && L.stream !== st) continue;
       } else if (pid !== null || tid !== null) {
@@ -1111,7 +1189,7 @@ function gfTimeline(D, cols, mode) {
   }
   var nameIdx = null;
   function eventsForTarget(t) {
-    var out = [], w = targetWindow(t);
+    var out = [], w = targetWindow(t), gpuOnly = num(t && t.device) !== null;
     if (w) {
       var ls = lanesFor(t);
       ls.forEach(function (l) {
@@ -1119,6 +1197,7 @@ function gfTimeline(D, cols, mode) {
         for (var p = firstReaching(l, w.a); p < ev.length && out.length < MAX_MARKS; p++) {
           var i = ev[p], e = S[i] + DU[i];
           if (S[i] > w.b) break;
+          if (gpuOnly && isSync(i)) continue; // a stream's sync band is not its work
           if (DU[i] > 0 && w.b > w.a ? (S[i] < w.b && e > w.a) : (S[i] <= w.b && e >= w.a)) out.push(i);
         }
       });
@@ -1136,8 +1215,8 @@ function gfTimeline(D, cols, mode) {
           var r = lanePosAtOrAfter(l, w.b);
           if (r < ev.length && (after < 0 || S[ev[r]] < S[after])) after = ev[r];
         });
-        if (before >= 0) out.push(before);
-        if (after >= 0) out.push(after);
+        if (before >= 0 && !isSync(before)) out.push(before);
+        if (after >= 0 && !isSync(after)) out.push(after);
       }
     } else if (t && t.kernel && t.name != null) {
       if (!nameIdx) { nameIdx = new Map(); names.forEach(function (x, j) { if (!nameIdx.has(String(x))) nameIdx.set(String(x), j); }); }
@@ -1229,8 +1308,24 @@ function gfTimeline(D, cols, mode) {
     setView: function (s, e) { setView(s, e); },
     range: function () { return range ? { start: range.a, end: range.b } : null; },
     lastDrawMs: function () { return lastDrawMs; },
-    counts: function () { return { inPage: n, total: D.total != null ? +D.total : n }; },
+    counts: function () { return { inPage: n, total: D.total != null ? +D.total : n, proj: pageCounts().proj }; },
     lod: function () { return lodLanes; },
+    // GPU rows: the labels drawn per lane ({label, drawn, group, proj, band}), the breakdown of window
+    // [a, b] per device ({device, span, busy, compute, comm, copy, memset, idle} ns), the header's text
+    // for the window in view (computed now), the launch facts of event i ({path, thread, call, api,
+    // queueDelay} or null)
+    laneLabels: function () {
+      mctx.save(); mctx.font = '12px system-ui, sans-serif'; // as drawLabels measures
+      var cw = mctx.measureText('abcdefghijklmnopqrstuvwxyz0123456789 ').width / 37;
+      mctx.restore();
+      return lanes.map(function (L, l) {
+        return { label: L.label, drawn: laneHt[l] >= 12 ? gfGpu.fitLeft(L.short, LABEL_W - 14, cw) : '', group: L.group,
+          proj: L.proj, band: L.band, height: laneHt[l], events: laneEv[l].length };
+      });
+    },
+    breakdown: function (a, b) { return gpuBreakdown(a, b); },
+    gpuTime: function () { gpuTimeKey = ''; renderGpuTime(); var b = $('gpu-time'); return b ? b.textContent : null; },
+    launchInfo: function (i) { var p = partner, r; partner = partnerOf(i); r = launchInfo(i); partner = p; return r; },
     typedBytes: function () { // bytes held in the page's typed arrays (outside the JS heap's count)
       var b = 0, add = function (a) { b += a ? a.byteLength : 0; };
       [S, DU, LN, CR, NM, ST, KD, DT, laneTop, laneHt].forEach(add);

@@ -47,7 +47,7 @@ async function smallPage() {
   check('header: span and event count', /Span 3\.18 ms/.test(meta) &&
     meta.includes(D.shown < D.total ? `showing ${D.shown} of ${D.total} events` : `all ${D.total} events`), meta.slice(0, 300));
   check('counts(): events in the page and in the capture', JSON.stringify(await page.evaluate(() => window.__gf.counts())) ===
-    JSON.stringify({ inPage: ev.length, total: D.total }));
+    JSON.stringify({ inPage: ev.length, total: D.total, proj: 0 }));
 
   // initial view (policy timeline.initial_view "busiest", the default): width max(1000, median GPU-work
   // duration * plotWidth / 6), the whole span when that is not below 0.9 * span
@@ -346,9 +346,9 @@ async function inIframe() {
   const tpl = expand(readFileSync(path.join(TOP, 'templates/timeline.html'), 'utf8'));
   const slots = [...tpl.matchAll(/\{\{([^}]*)\}\}/g)].map((m) => m[1]);
   check('template: no http:// or https://', !/https?:\/\//.test(tpl));
-  check('template: slots are {{title}}, {{json:preview}}, {{json:data}} and {{json:findings}} only', slots.length === 5 &&
-    slots.every((x) => x === 'title' || x === 'json:preview' || x === 'json:data' || x === 'json:findings') &&
-    (tpl.match(/\{\{/g) || []).length === 5,
+  check('template: slots are {{title}}, {{json:preview}}, {{json:data}}, {{json:findings}} and {{json:gputime}} only', slots.length === 6 &&
+    slots.every((x) => x === 'title' || x === 'json:preview' || x === 'json:data' || x === 'json:findings' || x === 'json:gputime') &&
+    (tpl.match(/\{\{/g) || []).length === 6,
     JSON.stringify(slots));
   check('template: data read with JSON.parse from an inert script element',
     tpl.includes('<script id="gf-data" type="application/json">{{json:data}}</script>') && !/innerHTML|eval\(|new Function/.test(tpl));

@@ -234,7 +234,7 @@ async function hostilePage() {
   await page.waitForFunction(() => window.__gf && window.__gf.firstDrawAt > 0);
   const D = await data(page);
   const safe = () => page.evaluate(() => document.querySelectorAll('img').length === 0 && window.__alerted === false &&
-    document.scripts.length === 5); // the template's own: preview, palettes, code, data, findings data
+    document.scripts.length === 6); // the template's own: preview, palettes, code, data, findings data, GPU time settings
   check('hostile: no <img> element, no alert, no extra script', await safe());
   check('hostile: title is text', (await page.textContent('h1')) === title && (await page.title()) === title);
   check('hostile: file name is text', (await page.textContent('#source-info')) === '<img src=x onerror=alert(1)>.sqlite');

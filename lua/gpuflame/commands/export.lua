@@ -64,7 +64,8 @@ function cmd.run(opts, ctx)
     model, kind = require("gpuflame.inputs").load_for(input, e.accepts, ctx, opts)
   end
   log.debug("export: %s as %s via %s", input, kind, e.origin)
-  e.write(model, opts.out, { kind = kind, input = input, title = opts.title }, ctx)
+  e.write(model, opts.out, { kind = kind, input = input, inputs = opts.positional, title = opts.title,
+    max_events = opts.max_events }, ctx)
   log.info("wrote %s", opts.out)
   return 0
 end

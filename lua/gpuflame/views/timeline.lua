@@ -38,6 +38,7 @@ function V.settings(policy, over)
     template = tp.template,
     fallback = tp.fallback,
     flame_min_fraction = tp.flame_min_fraction,
+    communication = require("gpuflame.policy").need(policy, "views.timeline.settings").gpu_time.communication,
   }
 end
 
@@ -51,7 +52,9 @@ function V.render(tr, out, s, fdoc)
   log.debug("timeline: template %s", origin)
   tr:write_timeline(tmpl, out, { title = s.title, initial_view = s.initial_view, compress = s.compress,
     view_events = s.view_events, preview_min_events = s.preview_min_events,
-    findings = require("gpuflame.findings.document").page_slot(fdoc) },
+    findings = require("gpuflame.findings.document").page_slot(fdoc),
+    -- the GPU time breakdown of the window in view (docs/SEMANTICS.md): which kernels are communication
+    gputime = { json = core.json.encode({ communication = core.json.array(s.communication or {}) }) } },
     s.template, s.flame_min_fraction)
 end
 
@@ -66,10 +69,13 @@ local function load_for_page(inputs, s, policy, extra)
   local o = { max_events = whole and 0 or s.max_events, keep_partners = s.keep_partners, policy = policy }
   for k, v in pairs(extra) do o[k] = v end
   local tr = trace.load(inputs, o)
-  if not pages or tr:count() == 0 then return tr end
+  -- NVTX ranges projected onto the GPU join the page's events once the rules have run over the import
+  local function proj() if tr:count() > 0 then trace.add_nvtx_proj(tr, inputs, s.max_events, policy) end end
+  if not pages or tr:count() == 0 then proj(); return tr end
   local findings = require("gpuflame.findings")
   local name = #inputs == 1 and findings.source_name(inputs[1]) or tr:source()
   if not whole then
+    proj()
     return tr, nil, { input = name, findings = core.json.array({}), note = string.format(
       "Findings not run: --max-events %d reads only the %d longest events (memory bounded by them); " ..
       "the rules need every event, so run without --max-events (or gpuflame findings) for them.",
@@ -77,6 +83,7 @@ local function load_for_page(inputs, s, policy, extra)
   end
   local results, doc = require("gpuflame.findings.document").page(tr, name, policy)
   tr:trim(s.max_events, s.keep_partners)
+  proj()
   return tr, results, doc
 end
 

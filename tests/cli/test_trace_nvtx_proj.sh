@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# gf-test: slow
+# NVTX ranges projected onto the GPU (issue 25 item 4) in the Chrome export and the timeline page of real
+# exports with NVTX: one "cat": "nvtx_gpu_proj" event per row of gpuflame's nvtx_gpu_proj_trace (the real
+# tier, tests/real/test_nvtx_proj_nsys.sh, compares with the real nsys), same name, start, duration and
+# RangeId, under a GPU process; the export stays a valid Chrome trace; the page carries the same ranges on
+# lanes under their device and no separate sync lanes. Policy timeline.nvtx_projection = false leaves them
+# out; trace CSV inputs have none.
+. "$(dirname "$0")/../lib/t.sh"
+TT=$TOP/tests/trace
+
+n=0
+for rel in real/nvfuser/report1.sqlite real/cs336-jsun012/result.sqlite real/cs336-athrun0109/result.sqlite \
+           real/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite reports/dlprof/nsys_profile.sqlite; do
+  if ! have_fixture "$rel"; then skip "nvtx projection: $rel" "fixture absent"; continue; fi
+  n=$((n + 1))
+  d=$TMP/p$n
+  mkdir -p "$d"
+  run_gf stats -r nvtx_gpu_proj_trace --format csv "$FIX/$rel"
+  printf '%s\n' "$out" >"$d/proj.csv"
+  check_eq "$rel: nvtx_gpu_proj_trace runs" 0 "$rc"
+  run_gf export --format chrome-trace "$FIX/$rel" -o "$d/chrome.json"
+  check_eq "$rel: chrome-trace export" 0 "$rc"
+  python3 "$TT/check_proj.py" "$d/chrome.json" "$d/proj.csv" "$rel: chrome" || _t_failed=$((_t_failed + 1))
+  python3 "$TT/check_chrome.py" "$d/chrome.json" "$rel: chrome with projections" | grep -v '^ok' | sed 's/^/    /'
+  check "$rel: the export with projections is a valid Chrome trace" python3 "$TT/check_chrome.py" "$d/chrome.json" x
+  run_gf -q timeline "$FIX/$rel" -o "$d/page.html"
+  check_eq "$rel: timeline page" 0 "$rc"
+  python3 "$TT/check_page_proj.py" "$d/page.html" "$d/proj.csv" "$rel: page" || _t_failed=$((_t_failed + 1))
+done
+
+# policy timeline.nvtx_projection = false: none
+rel=real/cs336-jsun012/result.sqlite
+if have_fixture "$rel"; then
+  printf 'return { timeline = { nvtx_projection = false } }\n' >"$TMP/noproj.lua"
+  run_gf --policy "$TMP/noproj.lua" export --format chrome-trace "$FIX/$rel" -o "$TMP/noproj.json"
+  check_eq "nvtx_projection = false: export runs" 0 "$rc"
+  check_not_contains "nvtx_projection = false: no nvtx_gpu_proj events" "$(cat "$TMP/noproj.json")" '"nvtx_gpu_proj"'
+  run_gf --policy "$TMP/noproj.lua" -q timeline "$FIX/$rel" -o "$TMP/noproj.html"
+  check_not_contains "nvtx_projection = false: no projection lanes in the page" "$(cat "$TMP/noproj.html")" '"proj":true'
+fi
+# --max-events N keeps the N longest projected ranges too
+if have_fixture real/cs336-athrun0109/result.sqlite; then
+  run_gf export --format chrome-trace --max-events 50 "$FIX/real/cs336-athrun0109/result.sqlite" -o "$TMP/max.json"
+  got=$(python3 -c "import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))['traceEvents'] if e.get('cat') == 'nvtx_gpu_proj'))" "$TMP/max.json")
+  check_eq "--max-events 50: the 50 longest projected ranges" 50 "$got"
+fi
+# an export the projection cannot read (NVTX_EVENTS without globalTid) still exports, with a warning
+rel=real/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite
+if have_fixture "$rel" && command -v sqlite3 >/dev/null; then
+  cp "$FIX/$rel" "$TMP/damaged.sqlite"
+  sqlite3 "$TMP/damaged.sqlite" "ALTER TABLE NVTX_EVENTS RENAME COLUMN globalTid TO gtid_x"
+  run_gf export --format chrome-trace "$TMP/damaged.sqlite" -o "$TMP/damaged.json"
+  check_eq "damaged NVTX table: the export is still written" 0 "$rc"
+  check_contains "damaged NVTX table: a warning names the file and the column" "$err" \
+    "warning: NVTX ranges not projected onto the GPU: $TMP/damaged.sqlite: table NVTX_EVENTS has no column globalTid"
+fi
+t_done
