@@ -133,6 +133,17 @@ EOF
   run_gf report --run-dir "$A" --findings "$TMP/f.json"
   check_contains "report: 99.4 as it reads back" "$out" "| 0 | 99.4 |"
   check_not_contains "report: not 99.400000000000006" "$out" "99.400000000000006"
+  # a finding that speaks of idle (nsys's gpu-starv) is shown with the devices' time by its parts
+  "$GF" -q --policy "$P/comm.lua" findings -r gpu-starv -f json "$DB" >"$TMP/starv.json"
+  run_gf report --run-dir "$A" --findings "$TMP/starv.json"
+  check_contains "report: gpu-starv's verdict names the parts (Markdown)" "$out" \
+    "GPU 0 busy 93.8% (compute 7.3%, communication 0.5%, H2D copy 92.2%, D2H copy 0.7%, D2D copy 0.3%, P2P copy 0.4%, memset 0.0%, overlap 7.2%), idle 6.2% of 104.175 ms; GPU 1 busy"
+  run_gf report --run-dir "$A" --findings "$TMP/starv.json" --html
+  check_contains "report: and on the page" "$(cat "$A/report.html")" "GPU 1 busy 93.8% (compute 7.3%"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["findings"][0]["breakdown"]["devices"][0]["h2d_ns"] = "x"; json.dump(d, open(sys.argv[1], "w"))' "$TMP/starv.json"
+  run_gf report --run-dir "$A" --findings "$TMP/starv.json"
+  check_eq "report: a damaged breakdown is bad input, named" "6" "$rc"
+  check_contains "report: ... naming the field" "$err" "findings[1].breakdown.devices[1].h2d_ns must be an integer"
 else
   skip "report" "no fixture $RF"
 fi

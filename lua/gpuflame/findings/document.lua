@@ -108,9 +108,12 @@ function M.read_document(path)
       if type(b) ~= "table" or is_list(b) and next(b) ~= nil or not is_list(b.devices) then
         bad("%s.breakdown must be an object with a \"devices\" list", at)
       end
+      local need = { "device", "span_ns", "busy_ns" }
+      for _, p in ipairs(require("gpuflame.gpu_time").PARTS) do need[#need + 1] = p.field end
       for j, d in ipairs(b.devices) do
-        if type(d) ~= "table" or math.type(d.device) ~= "integer" or math.type(d.span_ns) ~= "integer" then
-          bad("%s.breakdown.devices[%d] must be an object with an integer device and span_ns", at, j)
+        if type(d) ~= "table" then bad("%s.breakdown.devices[%d] must be an object", at, j) end
+        for _, k in ipairs(need) do
+          if math.type(d[k]) ~= "integer" then bad("%s.breakdown.devices[%d].%s must be an integer", at, j, k) end
         end
       end
     end
@@ -181,6 +184,24 @@ local function targets_of(r)
   return targets, kernels
 end
 
+-- busy_lines(f) → the "GPU 0 busy …% (compute …%, …), idle …% of … ms" line of each device of a finding's
+-- breakdown (a result, or a finding read back), or nil when it has none
+function M.busy_lines(f)
+  local b = type(f.breakdown) == "table" and f.breakdown.devices
+  if type(b) ~= "table" or #b == 0 then return nil end
+  local lines = {}
+  for k, d in ipairs(b) do lines[k] = require("gpuflame.gpu_time").short(d) end
+  return lines
+end
+
+-- with_parts(f, text) → text, then the devices' time by its parts when the finding has a breakdown (the
+-- report's verdict cells)
+function M.with_parts(f, text)
+  local lines = M.busy_lines(f)
+  if not lines then return text end
+  return text .. " — " .. table.concat(lines, "; ") .. " (" .. require("gpuflame.gpu_time").DEFINITIONS_DOC .. ")"
+end
+
 -- page_data(results, input) → the document the pages embed (encode with core.json.encode)
 function M.page_data(results, input)
   local gpu_time = require("gpuflame.gpu_time")
@@ -194,11 +215,8 @@ function M.page_data(results, input)
     else
       o.severity, o.text, o.advice, o.diagnosis = r.severity, r.verdict, r.advice, r.diagnosis
       o.breakdown = r.breakdown
-      if type(r.breakdown) == "table" and type(r.breakdown.devices) == "table" then
-        local lines = {}
-        for k, d in ipairs(r.breakdown.devices) do lines[k] = gpu_time.short(d) end
-        o.busy = core.json.array(lines) -- the panel's lines, formatted once (gpuflame.gpu_time)
-      end
+      local lines = M.busy_lines(r)
+      if lines then o.busy = core.json.array(lines) end -- the panel's lines, formatted once (gpuflame.gpu_time)
       o.rows = #r.rows
       o.total_rows = r.total_rows or #r.rows
       local targets, kernels = targets_of(r)
