@@ -73,6 +73,16 @@ function M.short(o)
     #parts > 0 and (" (" .. table.concat(parts, ", ") .. ")") or "", M.pct(o.idle_ns, o.span_ns), M.ms(o.span_ns))
 end
 
+-- lines(doc) → short() of each device of a breakdown document (document(), a finding's `breakdown`), or
+-- nil when there is none
+function M.lines(doc)
+  local devs = type(doc) == "table" and doc.devices
+  if type(devs) ~= "table" or #devs == 0 then return nil end
+  local out = {}
+  for k, d in ipairs(devs) do out[k] = M.short(d) end
+  return out
+end
+
 -- the fields of json(): every part, busy and idle, as <name>_ns and <name>_share (of the span)
 local SHARES = { { key = "busy", name = "busy" } }
 for _, p in ipairs(M.PARTS) do SHARES[#SHARES + 1] = { key = p.key, name = p.field:gsub("_ns$", "") } end

@@ -59,6 +59,11 @@ check_eq "launchbound: launch-overhead's breakdown field equals SQL" 0 "$?"
 check_not_contains "launch-overhead: no bare busy %" "$(j "$TMP/cb.json" "f('launch-overhead')['verdict']")" "devices busy"
 check_contains "launch-overhead: the busy time named by its parts, per device" "$(j "$TMP/cb.json" "f('launch-overhead')['verdict']")" \
   "GPU 0 busy 93.8% (compute 7.3%, communication 0.5%, H2D copy 92.2%, D2H copy 0.7%, D2D copy 0.3%, P2P copy 0.4%, memset 0.0%, overlap 7.2%), idle 6.2% of 104.175 ms; GPU 1 busy"
+run_gf --policy "$P/comm.lua" findings -r gpu-starv "$DB"
+check_contains "findings (text): gpu-starv's devices by their parts under the verdict" "$out" \
+  "$(printf 'idle for more than 500ms.\n    GPU 0 busy 93.8%% (compute 7.3%%, communication 0.5%%, H2D copy 92.2%%, D2H copy 0.7%%, D2D copy 0.3%%, P2P copy 0.4%%, memset 0.0%%, overlap 7.2%%), idle 6.2%% of 104.175 ms\n    GPU 1 busy')"
+run_gf --policy "$P/comm.lua" findings -f md -r gpu-starv "$DB"
+check_contains "findings (Markdown): ... and in Markdown, linked to the definitions" "$out" "idle 6.2% of 104.175 ms (docs/SEMANTICS.md)"
 check_contains "launchbound: the deciding numbers in the verdict" "$(j "$TMP/launchbound.json" "f('launch-overhead')['verdict']")" \
   "median queue delay 2.0 µs, mean launch call 10.0 µs, streams waiting on launches 75.0% of their time (mean wait 9.0 µs)"
 check_eq "launchbound: warning, advice for launch overhead" "warning True" \

@@ -187,11 +187,7 @@ end
 -- busy_lines(f) → the "GPU 0 busy …% (compute …%, …), idle …% of … ms" line of each device of a finding's
 -- breakdown (a result, or a finding read back), or nil when it has none
 function M.busy_lines(f)
-  local b = type(f.breakdown) == "table" and f.breakdown.devices
-  if type(b) ~= "table" or #b == 0 then return nil end
-  local lines = {}
-  for k, d in ipairs(b) do lines[k] = require("gpuflame.gpu_time").short(d) end
-  return lines
+  return require("gpuflame.gpu_time").lines(f.breakdown)
 end
 
 -- with_parts(f, text) → text, then the devices' time by its parts when the finding has a breakdown (the
