@@ -1,3 +1,4 @@
+// gf-test: slow
 // The findings panel names the parts of each device's time (issue 24 item 1; docs/SEMANTICS.md): on the
 // pages of a real export (cs336-jsun012: one RTX 3070 Ti, kernels, H2D and D2D copies, memsets, NVTX) —
 // the capture's own flamegraph page (fake nsys), `flamegraph` and `timeline` of the export — every finding
