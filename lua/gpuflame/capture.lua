@@ -278,8 +278,9 @@ function capture.stats_report(state, report, base)
 end
 
 -- Tries the policy's reports in order (flamegraph.reports); the first that yields rows wins.
--- Returns {report, csv, stacks}; raises exit 5 listing every report tried and why.
-function capture.stats(state, reports)
+-- Returns {report, csv, stacks}; raises exit 5 listing every report tried and why, or with `optional`
+-- (the CSVs beside a flamegraph drawn from the export) returns nil.
+function capture.stats(state, reports, optional)
   local fg = require("gpuflame.flamegraph")
   local policy = state.policy
   local fp = policy.flamegraph
@@ -309,6 +310,7 @@ function capture.stats(state, reports)
     -- a SKIPPED report is summed up in the final message; anything else is news now
     if skipped then log.debug("nsys stats %s: %s", name, why) else log.info("nsys stats %s gave nothing usable: %s", name, why) end
   end
+  if optional then return nil end
   local lines, all_skipped = {}, true
   for _, t in ipairs(state.reports_tried) do
     lines[#lines + 1] = t.report .. ": " .. (t.why or "?")
@@ -345,26 +347,107 @@ function capture.export_sqlite(nsys, rep, out, policy, state)
   return { ok = true, path = path }
 end
 
--- The flamegraph stage: stats → gpu.folded → flamegraph.html (artifacts in state.dir).
+-- export_trace(state, make) → the whole trace of the capture's SQLite export (every event), imported once
+-- for the flamegraph, the time breakdown and findings.json (state.whole); nil, why when the capture has
+-- no export (make: run `nsys export --type sqlite` for one) or it cannot be made.
+function capture.export_trace(state, make)
+  local db = state.artifacts.sqlite
+  if not db or not core.fs.stat(db) then
+    if not make then return nil, "the capture has no SQLite export" end
+    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/" .. state.policy.outputs.sqlite,
+      state.policy, state)
+    if not res.ok then return nil, "nsys export --type sqlite failed: " .. res.why end
+    db = res.path
+    state.artifacts.sqlite = db
+  end
+  if state.whole and state.whole.sqlite == db then return state.whole.trace end
+  local tr = require("gpuflame.flamegraph").load_trace({ db }, state.policy)
+  state.whole = { sqlite = db, trace = tr }
+  return tr
+end
+
+-- set_gpu_time(state, db, tr): the time breakdown of each device (gpuflame.gpu_time, docs/SEMANTICS.md)
+-- of the whole trace tr of the export db, for summary.json's gpu_time
+function capture.set_gpu_time(state, db, tr)
+  local gpu_time = require("gpuflame.gpu_time")
+  local doc = gpu_time.document(gpu_time.breakdown(tr, nil, state.policy), state.policy)
+  doc.source = db
+  state.gpu_time = doc
+end
+
+-- summary.json's gpu_time: from the export when the capture has one (a capture whose views came from
+-- `nsys stats` CSVs alone has no intervals to merge: gpu_time is null). A failure is a warning.
+function capture.gpu_time_stage(state)
+  if state.gpu_time or not state.artifacts.sqlite then return end
+  local ok, err = errors.try(function()
+    local tr, why = capture.export_trace(state)
+    if not tr then errors.raise(errors.INPUT, "%s", why) end
+    capture.set_gpu_time(state, state.artifacts.sqlite, tr)
+  end)
+  if not ok then
+    if err.code == errors.INTERRUPTED then error(err, 0) end
+    capture.warn(state, "GPU time breakdown: %s", err.msg)
+  end
+end
+
+-- The stacks of the flamegraph stage: with an export (policy capture.views_from = "export" makes one; a
+-- capture that made one anyway has it) the hierarchical GPU stacks of its trace (policy flamegraph.levels,
+-- integer ns) and the findings panel, the stats CSVs still written beside them; else, or when the export
+-- has no GPU work, the flat stacks of the first stats CSV with rows (µs, the reference form).
+local function flamegraph_stacks(state)
+  local fg = require("gpuflame.flamegraph")
+  local policy = state.policy
+  -- an export that cannot be made is reported by the stats path (it needs one too); one that cannot be read
+  -- is a warning, and the flat stacks are drawn
+  local ok, tr = errors.try(capture.export_trace, state, policy.capture.views_from == "export")
+  if not ok then
+    if tr.code == errors.INTERRUPTED then errors.reraise(tr) end
+    capture.warn(state, "flamegraph: the export could not be read (%s); drawing the flat stacks of the stats CSVs",
+      tr.msg)
+    tr = nil
+  end
+  local stacks = tr and fg.from_trace(tr, policy)
+  if not stacks then
+    local got = capture.stats(state)
+    return got.stacks, { report = got.name, unit_ns = policy.flamegraph.unit_ns }
+  end
+  capture.stats(state, nil, true) -- the CSVs are artifacts still (reports_tried); the page does not need them
+  local db, fdoc = state.whole.sqlite, nil
+  if policy.findings.pages then
+    local findings = require("gpuflame.findings")
+    local results
+    results, fdoc = require("gpuflame.findings.document").page(tr, findings.source_name(db), policy)
+    if results then state.page_findings = { sqlite = db, results = results } end
+  end
+  capture.set_gpu_time(state, db, tr)
+  return stacks, { report = "export", source = db, unit_ns = 1, countname = "ns",
+    levels = table.concat(policy.flamegraph.levels, ","), findings = fdoc }
+end
+
+-- The flamegraph stage: gpu.folded (+ its sidecar) and flamegraph.html (artifacts in state.dir).
 function capture.flamegraph_stage(state, page)
   local fg = require("gpuflame.flamegraph")
   local policy = state.policy
-  local got = capture.stats(state)
+  local stacks, how = flamegraph_stacks(state)
   local folded = state.dir .. "/" .. policy.outputs.gpu_folded
-  got.stacks:write_folded(folded, { meta = false })
+  stacks:write_folded(folded, { meta = false })
   state.artifacts.folded = folded
   state.artifacts.folded_meta = require("gpuflame.sidecar").write(folded,
-    policy.flamegraph.folded_metadata and got.stacks:meta() or nil)
+    policy.flamegraph.folded_metadata and stacks:meta() or nil)
   local html = state.dir .. "/" .. policy.outputs.flamegraph
-  local o = fg.page_options(policy, page or {})
-  if not (page and page.subtitle) then
-    o.subtitle = string.format("%s via %s", state.report and state.report:match("[^/]+$") or "", got.name)
+  page = page or {}
+  local o = fg.page_options(policy, { title = page.title, countname = page.countname, inverted = page.inverted,
+    minwidth = page.minwidth, colors = page.colors, subtitle = page.subtitle, findings = how.findings,
+    stacks_countname = how.countname })
+  if not page.subtitle then
+    o.subtitle = string.format("%s via %s", state.report and state.report:match("[^/]+$") or "",
+      how.levels and ("its export (" .. how.levels .. "; ns)") or how.report)
   end
-  fg.render(got.stacks, html, o)
+  fg.render(stacks, html, o)
   state.artifacts.html = html
-  state.flamegraph = { report = got.name, stacks = got.stacks:count(), total = got.stacks:total(),
-    unit_ns = policy.flamegraph.unit_ns, top = got.stacks:top(5) }
-  return got
+  state.flamegraph = { report = how.report, stacks = stacks:count(), total = stacks:total(), unit_ns = how.unit_ns,
+    levels = how.levels, top = stacks:top(5) }
+  return stacks
 end
 
 function capture.write_summary(state)
@@ -391,7 +474,7 @@ function capture.write_summary(state)
     warnings = json.array(state.warnings),
     flamegraph = state.flamegraph and {
       report = state.flamegraph.report, stacks = state.flamegraph.stacks, total = state.flamegraph.total,
-      unit_ns = state.flamegraph.unit_ns,
+      unit_ns = state.flamegraph.unit_ns, levels = state.flamegraph.levels or json.null,
       top = json.array((function()
         local t = {}
         for i, s in ipairs(state.flamegraph.top or {}) do t[i] = { name = s.leaf, count = s.weight } end
@@ -399,6 +482,7 @@ function capture.write_summary(state)
       end)()),
     } or json.null,
     timeline = state.timeline or json.null,
+    gpu_time = state.gpu_time or json.null, -- per device: every part in ns and share of its span (docs/SEMANTICS.md)
     window = state.window or json.null, -- a live session's capture window (gpuflame.live)
   }
   for k, v in pairs(state.artifacts) do
@@ -463,6 +547,7 @@ function capture.views(state, opts, ctx)
       minwidth = opts.minwidth, colors = opts.colors })
   end
   require("gpuflame.findings").capture_stage(state) -- findings.json (policy findings.capture)
+  capture.gpu_time_stage(state) -- summary.json's gpu_time
   state.status = "ok"
   capture.write_summary(state)
   return state

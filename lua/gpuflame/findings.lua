@@ -351,20 +351,14 @@ function M.capture_stage(state)
   local capture = require("gpuflame.capture")
   local log = require("gpuflame.log")
   local ok, err = errors.try(function()
-    local db = state.artifacts.sqlite
-    if not db then
-      local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/capture.sqlite", pol, state)
-      if not res.ok then errors.raise(errors.INPUT, "nsys export --type sqlite failed (%s)", res.why) end
-      db = res.path
-      state.artifacts.sqlite = db
-    end
     local results
-    local pf = state.page_findings -- the timeline stage ran the same rules on this export for its page
-    if pf and pf.sqlite == db then
+    local pf = state.page_findings -- a page (timeline, flamegraph) ran the same rules on this export
+    if pf and pf.sqlite == state.artifacts.sqlite then
       results = pf.results
     else
-      local tr = core.trace.open_sqlite(db, { max_events = 0 })
-      results = M.analyze(tr, (db:match("([^/]+)$")), nil, pol)
+      local tr, why = capture.export_trace(state, true) -- the export's whole trace, imported once
+      if not tr then errors.raise(errors.INPUT, "%s", why) end
+      results = M.analyze(tr, (state.artifacts.sqlite:match("([^/]+)$")), nil, pol)
     end
     local path = state.dir .. "/" .. pol.outputs.findings
     core.fs.write_atomic(path, require("gpuflame.findings.document").format_json(results, state.report))

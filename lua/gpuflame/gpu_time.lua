@@ -57,12 +57,74 @@ function M.text(r)
   return table.concat(parts, ", ") .. " of " .. M.ms(r.span)
 end
 
--- json(row) → {device, device_name, span_ns, busy_ns, <part>_ns...}: integer ns, for JSON documents
+-- short(o) → "GPU 0 busy 41.0% (compute 12.0%, H2D copy 29.0%), idle 59.0% of 12.345 ms": busy and idle
+-- with the parts that fill busy (those that are not zero; copies by direction when they have one) and the
+-- overlap, as shares of the span. o: a device as json() gives it (a findings document's breakdown too).
+function M.short(o)
+  local parts = {}
+  local dirs = o.h2d_ns + o.d2h_ns + o.d2d_ns + o.p2p_ns
+  for _, p in ipairs(M.PARTS) do
+    if p.key ~= "idle" and o[p.field] > 0 and (p.key ~= "copy" or dirs == 0) then
+      local label = p.copy and (p.label .. " copy") or p.label
+      parts[#parts + 1] = string.format("%s %.1f%%", label, M.pct(o[p.field], o.span_ns))
+    end
+  end
+  return string.format("GPU %d busy %.1f%%%s, idle %.1f%% of %s", o.device, M.pct(o.busy_ns, o.span_ns),
+    #parts > 0 and (" (" .. table.concat(parts, ", ") .. ")") or "", M.pct(o.idle_ns, o.span_ns), M.ms(o.span_ns))
+end
+
+-- lines(doc) → short() of each device of a breakdown document (document(), a finding's `breakdown`), or
+-- nil when there is none
+function M.lines(doc)
+  local devs = type(doc) == "table" and doc.devices
+  if type(devs) ~= "table" or #devs == 0 then return nil end
+  local out = {}
+  for k, d in ipairs(devs) do out[k] = M.short(d) end
+  return out
+end
+
+-- the fields of json(): every part, busy and idle, as <name>_ns and <name>_share (of the span)
+local SHARES = { { key = "busy", name = "busy" } }
+for _, p in ipairs(M.PARTS) do SHARES[#SHARES + 1] = { key = p.key, name = p.field:gsub("_ns$", "") } end
+
+-- json(row) → {device, device_name, rank, span_ns, first_ns, last_ns, busy_ns, <part>_ns...,
+-- busy_share, <part>_share...}: integer ns and shares of the span (0..1; 0 when the span is empty), for
+-- JSON documents. rank: the rank's label in merged reports, else absent.
 function M.json(r)
-  local o = { device = r.device, device_name = r.device_name, span_ns = r.span, busy_ns = r.busy,
+  local o = { device = r.device, device_name = r.device_name, rank = r.rank, span_ns = r.span, busy_ns = r.busy,
     first_ns = r.first, last_ns = r.last }
   for _, p in ipairs(M.PARTS) do o[p.field] = r[p.key] end
+  for _, s in ipairs(SHARES) do o[s.name .. "_share"] = r.span > 0 and r[s.key] / r.span or 0 end
   return o
 end
+
+-- document(rows, pol) → the breakdown as a JSON document's field (summary.json's gpu_time, a finding's
+-- breakdown): {definitions = "docs/SEMANTICS.md", communication = [LIKE patterns], devices = [json(row)]}
+function M.document(rows, pol)
+  require("gpuflame.policy").need(pol, "gpu_time.document")
+  local json = core.json
+  local devs = {}
+  for i, r in ipairs(rows) do
+    devs[i] = M.json(r)
+    if devs[i].rank == nil then devs[i].rank = json.null end -- one report: no rank known
+  end
+  local comm = {}
+  for i, c in ipairs(pol.gpu_time.communication) do comm[i] = c end
+  return { definitions = M.DEFINITIONS_DOC, communication = json.array(comm), devices = json.array(devs) }
+end
+
+-- where the words are defined, and the definitions themselves in short (the pages show them)
+M.DEFINITIONS_DOC = "docs/SEMANTICS.md"
+M.DEFINITIONS = {
+  { "span", "first operation start to last operation end on the device" },
+  { "busy", "the union of every operation (kernels, copies, memsets of every process): the time at least one runs" },
+  { "idle", "span minus busy: nothing runs on the device" },
+  { "compute", "the union of the kernels that are not communication" },
+  { "communication", "the union of the kernels whose name is LIKE policy gpu_time.communication (NCCL, NVSHMEM, collectives)" },
+  { "copy", "the union of the memory copies; H2D, D2H, D2D, P2P by direction" },
+  { "memset", "the union of the memsets" },
+  { "overlap", "compute running at the same time as a copy or communication" },
+  { "shares", "of the device's span; parts can overlap, so they can add up to more than busy" },
+}
 
 return M

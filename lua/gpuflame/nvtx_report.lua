@@ -214,7 +214,8 @@ function R.rules_markdown(doc, fpath, top)
   w("|---|---|---|")
   for _, f in ipairs(doc.findings) do
     local sev = f.error and "error" or f.skipped and "skipped" or f.severity
-    w(string.format("| %s | %s | %s |", cell(code(f.rule)), cell(sev), cell(f.error or f.skipped or f.verdict)))
+    w(string.format("| %s | %s | %s |", cell(code(f.rule)), cell(sev),
+      cell(f.error or f.skipped or require("gpuflame.findings.document").with_parts(f, f.verdict))))
   end
   w()
   for _, f in ipairs(doc.findings) do

@@ -72,6 +72,14 @@ function K.bytes(b)
   return string.format("%d B", b)
 end
 
+-- breakdown(model, win) → the devices' time breakdown as a finding's `breakdown` field (gpuflame.gpu_time
+-- document: every part by name, per device, in ns and as shares of the span), for a rule that speaks of
+-- busy, idle or utilization: the findings panels show it beside the verdict (docs/SEMANTICS.md)
+function K.breakdown(model, win)
+  local gpu_time = require("gpuflame.gpu_time")
+  return gpu_time.document(gpu_time.breakdown(model.trace, win, model.policy), model.policy)
+end
+
 function K.pct(a, b)
   if not b or b <= 0 then return 0 end
   return 100 * a / b

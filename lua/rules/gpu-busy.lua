@@ -52,6 +52,7 @@ return {
         pc("Idle (%)"), pc("Kernel Busy (%)"), "Denominator" },
       rows = rows,
       verdict = verdict,
+      breakdown = gpu_time.document(devs, model.policy), -- the parts by name, per device (docs/SEMANTICS.md)
       severity = worst and worst < opts.low and "warning" or (#devs > 0 and "info" or "ok"),
       advice = worst and worst < opts.low and "Kernels fill little of the device's time: see which part fills " ..
         "the rest (copies: pin host memory, overlap copies with compute on other streams, keep data on the " ..

@@ -37,6 +37,7 @@ return {
         "Context ID" },
       rows = rows,
       verdict = verdict,
+      breakdown = kit.breakdown(model, win), -- the devices' busy and idle time by its parts (docs/SEMANTICS.md)
       severity = #low > 0 and "warning" or "ok",
       advice = "Use CPU sampling, OS runtime backtraces or NVTX annotations to see why the GPU is not fed.",
     }

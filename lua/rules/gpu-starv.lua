@@ -32,6 +32,7 @@ return {
       columns = { "Row#", "Duration (ns)", "Start (ns)", "PID", "Device ID", "Context ID" },
       rows = rows,
       verdict = verdict,
+      breakdown = kit.breakdown(model, win), -- the devices' busy and idle time by its parts (docs/SEMANTICS.md)
       severity = #gaps > 0 and "warning" or "ok",
       advice = "Use CPU sampling, OS runtime backtraces or NVTX annotations to see what the CPU does in these gaps.",
     }

@@ -38,10 +38,13 @@ local function diagnose(sum, busy_pct, opts)
   return "none", q
 end
 
-local function numbers(q)
+-- the deciding numbers; the devices' busy time named by its parts (gpu_time.short), not a bare busy %
+local function numbers(q, devs)
+  local busy = {}
+  for i, d in ipairs(devs) do busy[i] = gpu_time.short(gpu_time.json(d)) end
   return string.format("median queue delay %s, mean launch call %s, streams waiting on launches %.1f%% of " ..
-    "their time (mean wait %s), devices busy %.1f%%", kit.dur(q.median_delay), kit.dur(q.mean_launch),
-    q.wait_share, kit.dur(q.mean_wait), q.busy)
+    "their time (mean wait %s), %s", kit.dur(q.median_delay), kit.dur(q.mean_launch),
+    q.wait_share, kit.dur(q.mean_wait), table.concat(busy, "; "))
 end
 
 return {
@@ -61,7 +64,7 @@ return {
         r.launched > 0 and r.delay_max or false, r.tiny, r.storm and "storm" or "", r.name }
     end
     local verdict, severity
-    local diagnosis, q = "none", nil
+    local diagnosis, q, devs = "none", nil, nil
     if sum.kernels == 0 then
       verdict, severity = "No kernels.", "ok"
     elseif sum.launched == 0 then
@@ -69,7 +72,8 @@ return {
         kit.plural(sum.kernels, "kernel")), "info"
     else
       local busy, span = 0, 0
-      for _, d in ipairs(gpu_time.breakdown(model.trace, win, model.policy)) do
+      devs = gpu_time.breakdown(model.trace, win, model.policy)
+      for _, d in ipairs(devs) do
         busy, span = busy + d.busy, span + d.span
       end
       diagnosis, q = diagnose(sum, kit.pct(busy, span), opts)
@@ -80,7 +84,7 @@ return {
       }
       if q then
         verdict = string.format("%s (%s; %s launched by calls of %s in all, kernels %s)", head[diagnosis],
-          numbers(q), kit.plural(sum.launched, "kernel"), kit.dur(sum.api_total), kit.dur(sum.kernel_total))
+          numbers(q, devs), kit.plural(sum.launched, "kernel"), kit.dur(sum.api_total), kit.dur(sum.kernel_total))
       else
         verdict = string.format("%s: too few launched kernels to judge (%d, fewer than min_kernels %d)",
           head.none, sum.launched, opts.min_kernels)
@@ -98,6 +102,7 @@ return {
       decided_by = q and { median_queue_delay_ns = q.median_delay, mean_launch_ns = q.mean_launch,
         mean_wait_ns = q.mean_wait, wait_share_pct = q.wait_share, busy_pct = q.busy } or nil,
       advice = ADVICE[diagnosis],
+      breakdown = devs and gpu_time.document(devs, model.policy) or nil, -- the devices' time by its parts
     }
   end,
 }

@@ -3,7 +3,10 @@
 // <details id="findings"> (#findings-summary, #findings-list, #finding-info). Inlined where a
 // template includes js/findings.js, after js/util.js. A click on a finding or one of its rows
 // asks the page to show it (o.onShow); the page decides what showing means (the flamegraph highlights
-// kernels, the timeline a time window and events).
+// kernels, the timeline a time window and events). A finding that speaks of busy, idle or utilization
+// carries its devices' time by its parts (f.busy: "GPU 0 busy 41.0% (compute 12.0%, H2D copy 29.0%),
+// idle 59.0% of ..." lines, formatted by gpuflame.gpu_time); they are shown under it with a link to the
+// definitions the document carries (FD.definitions, docs/SEMANTICS.md), listed at the end of the panel.
 var gfFindings = (function () {
   'use strict';
   var SEVS = ['warning', 'info', 'ok', 'skipped', 'error'];
@@ -50,6 +53,31 @@ var gfFindings = (function () {
       return r.result;
     }
     function clear() { cur = -1; row = -1; render(''); }
+    // the definitions of busy, idle and the parts (FD.definitions), once at the end of the panel
+    function buildDefs(box) {
+      var d = FD.definitions, terms = d && Array.isArray(d.terms) ? d.terms : [];
+      var det = el('details', { id: 'findings-defs' }), dl = el('dl');
+      det.appendChild(el('summary', null, 'What busy, idle and the parts mean' +
+        (d && d.doc ? ' (gpuflame ' + clip(d.doc, 100) + ')' : '')));
+      terms.forEach(function (t) {
+        if (!Array.isArray(t)) return;
+        dl.appendChild(el('dt', null, clip(t[0], 100)));
+        dl.appendChild(el('dd', null, clip(t[1], 1000)));
+      });
+      det.appendChild(dl);
+      box.appendChild(det);
+      return det;
+    }
+    // f.busy's lines under the finding, each device's parts, and the link to the definitions
+    function busyLines(f, defs) {
+      var box = el('div', 'busy');
+      f.busy.forEach(function (s) { box.appendChild(el('div', null, clip(s, 400))); });
+      var a = el('a', { href: '#findings-defs', 'class': 'defs' }, 'what busy, idle and the parts mean');
+      // the page's own URL fragment is its view: open the definitions without changing it
+      a.addEventListener('click', function (ev) { ev.preventDefault(); defs.open = true; defs.scrollIntoView({ block: 'nearest' }); });
+      box.appendChild(a);
+      return box;
+    }
     function buildList() {
       var box = $('findings'), list = $('findings-list'), counts = {};
       box.hidden = false;
@@ -58,6 +86,7 @@ var gfFindings = (function () {
       $('findings-summary').textContent = 'Findings' + (FD.input ? ' (' + clip(FD.input, 200) + ')' : '') + ': ' +
         (FL.length ? parts.join(', ') : 'none') + (o.hint || '');
       if (FD.note) box.insertBefore(el('div', o.noteClass || 'sub', String(FD.note)), list);
+      var defs = FL.some(function (f) { return f && Array.isArray(f.busy) && f.busy.length; }) ? buildDefs(box) : null;
       FL.forEach(function (f, i) {
         if (!f || typeof f !== 'object') return;
         var ts = targetsOf(f), li = el('li', sevOf(f)), b = el('button');
@@ -70,6 +99,7 @@ var gfFindings = (function () {
         if (f.advice || f.description) b.title = clip(f.advice || f.description, 1000);
         b.addEventListener('click', function () { show(i); });
         li.appendChild(b);
+        if (defs && Array.isArray(f.busy) && f.busy.length) li.appendChild(busyLines(f, defs));
         if (ts.length > 1) {
           var det = el('details'), ol = el('ol');
           det.appendChild(el('summary', null, ts.length + ' rows' + (f.total_rows > ts.length ? ' (of ' + f.total_rows + ')' : '')));

@@ -3,7 +3,9 @@
 # code: every part of `findings -r gpu-busy -f json` equals SQL over the export (tests/real/breakdown_check.py:
 # its own LIKE, its own union of intervals), to the ns, on every real export in the fixtures and on planted
 # exports (tests/gen/busy_export.py) whose numbers are also known by construction; the launch-overhead
-# diagnosis of planted launch-bound, queue-bound and neither exports; gpu-idle and rank-skew name the parts;
+# diagnosis of planted launch-bound, queue-bound and neither exports; the `breakdown` field of the findings
+# that speak of busy/idle (the panels name its parts) equals the same SQL; launch-overhead's verdict names the
+# parts instead of a bare busy %; gpu-idle and rank-skew name the parts;
 # `report` prints a findings number as it reads back (99.4, not 99.400000000000006).
 . "$(dirname "$0")/../lib/t.sh"
 
@@ -52,6 +54,16 @@ for c in launchbound:launch-bound queuebound:queue-bound neither:none; do
   python3 "$CHECK" "$TMP/$v.sqlite" "$TMP/$v.json" "%nccl%" >/dev/null
   check_eq "$v: the breakdown equals SQL" 0 "$?"
 done
+res=$(BREAKDOWN_RULE=launch-overhead python3 "$CHECK" "$TMP/launchbound.sqlite" "$TMP/launchbound.json" "%nccl%" 2>&1)
+check_eq "launchbound: launch-overhead's breakdown field equals SQL" 0 "$?"
+check_not_contains "launch-overhead: no bare busy %" "$(j "$TMP/cb.json" "f('launch-overhead')['verdict']")" "devices busy"
+check_contains "launch-overhead: the busy time named by its parts, per device" "$(j "$TMP/cb.json" "f('launch-overhead')['verdict']")" \
+  "GPU 0 busy 93.8% (compute 7.3%, communication 0.5%, H2D copy 92.2%, D2H copy 0.7%, D2D copy 0.3%, P2P copy 0.4%, memset 0.0%, overlap 7.2%), idle 6.2% of 104.175 ms; GPU 1 busy"
+run_gf --policy "$P/comm.lua" findings -r gpu-starv "$DB"
+check_contains "findings (text): gpu-starv's devices by their parts under the verdict" "$out" \
+  "$(printf 'idle for more than 500ms.\n    GPU 0 busy 93.8%% (compute 7.3%%, communication 0.5%%, H2D copy 92.2%%, D2H copy 0.7%%, D2D copy 0.3%%, P2P copy 0.4%%, memset 0.0%%, overlap 7.2%%), idle 6.2%% of 104.175 ms\n    GPU 1 busy')"
+run_gf --policy "$P/comm.lua" findings -f md -r gpu-starv "$DB"
+check_contains "findings (Markdown): ... and in Markdown, linked to the definitions" "$out" "idle 6.2% of 104.175 ms (docs/SEMANTICS.md)"
 check_contains "launchbound: the deciding numbers in the verdict" "$(j "$TMP/launchbound.json" "f('launch-overhead')['verdict']")" \
   "median queue delay 2.0 µs, mean launch call 10.0 µs, streams waiting on launches 75.0% of their time (mean wait 9.0 µs)"
 check_eq "launchbound: warning, advice for launch overhead" "warning True" \
@@ -71,12 +83,21 @@ n=0
 for db in "$FIX"/real/*/*.sqlite; do
   [ -e "$db" ] || continue
   name=${db#"$FIX"/}
-  "$GF" -q --policy "$P/comm.lua" findings -r gpu-busy -f json "$db" >"$TMP/real.json" 2>"$TMP/real.err"
+  "$GF" -q --policy "$P/comm.lua" findings -r gpu-busy -r gpu-starv -f json "$db" >"$TMP/real.json" 2>"$TMP/real.err"
   rc=$?
   if [ "$rc" -ne 0 ]; then not_ok "$name: gpu-busy" "exit $rc: $(head -c 300 "$TMP/real.err")"; continue; fi
   res=$(python3 "$CHECK" "$db" "$TMP/real.json" "%nccl%" 2>&1)
-  check_eq "$name: the breakdown equals SQL per device" 0 "$?"
-  [ "$?" -ne 0 ] && echo "# $res"
+  brc=$?
+  check_eq "$name: the breakdown equals SQL per device" 0 "$brc"
+  [ "$brc" -ne 0 ] && echo "# $res"
+  # the breakdown a finding carries for the panels (gpu-busy's and gpu-starv's): ns and shares equal SQL
+  for rule in gpu-busy gpu-starv; do
+    if [ "$(j "$TMP/real.json" "'skipped' in f('$rule')")" = True ]; then continue; fi
+    res=$(BREAKDOWN_RULE=$rule python3 "$CHECK" "$db" "$TMP/real.json" "%nccl%" 2>&1)
+    brc=$?
+    check_eq "$name: $rule's breakdown field equals SQL per device (ns, shares of the span)" 0 "$brc"
+    [ "$brc" -ne 0 ] && echo "# $res"
+  done
   n=$((n + 1))
 done
 if [ "$n" -eq 0 ]; then skip "real exports" "no fixtures under $FIX/real"; fi
@@ -117,6 +138,17 @@ EOF
   run_gf report --run-dir "$A" --findings "$TMP/f.json"
   check_contains "report: 99.4 as it reads back" "$out" "| 0 | 99.4 |"
   check_not_contains "report: not 99.400000000000006" "$out" "99.400000000000006"
+  # a finding that speaks of idle (nsys's gpu-starv) is shown with the devices' time by its parts
+  "$GF" -q --policy "$P/comm.lua" findings -r gpu-starv -f json "$DB" >"$TMP/starv.json"
+  run_gf report --run-dir "$A" --findings "$TMP/starv.json"
+  check_contains "report: gpu-starv's verdict names the parts (Markdown)" "$out" \
+    "GPU 0 busy 93.8% (compute 7.3%, communication 0.5%, H2D copy 92.2%, D2H copy 0.7%, D2D copy 0.3%, P2P copy 0.4%, memset 0.0%, overlap 7.2%), idle 6.2% of 104.175 ms; GPU 1 busy"
+  run_gf report --run-dir "$A" --findings "$TMP/starv.json" --html
+  check_contains "report: and on the page" "$(cat "$A/report.html")" "GPU 1 busy 93.8% (compute 7.3%"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["findings"][0]["breakdown"]["devices"][0]["h2d_ns"] = "x"; json.dump(d, open(sys.argv[1], "w"))' "$TMP/starv.json"
+  run_gf report --run-dir "$A" --findings "$TMP/starv.json"
+  check_eq "report: a damaged breakdown is bad input, named" "6" "$rc"
+  check_contains "report: ... naming the field" "$err" "findings[1].breakdown.devices[1].h2d_ns must be an integer"
 else
   skip "report" "no fixture $RF"
 fi

@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Checks gpuflame's GPU time breakdown against SQL over the export, computed here without gpuflame's code.
 
-usage: breakdown_check.py EXPORT.sqlite GPU_BUSY.json [LIKE_PATTERN...]
+usage: breakdown_check.py EXPORT.sqlite DOC.json [LIKE_PATTERN...]
 
-GPU_BUSY.json is `gpuflame findings -r gpu-busy -f json EXPORT` run with a policy whose
-gpu_time.communication is exactly the LIKE patterns given. Per device (deviceId of the GPU tables), the
-union of each kind's intervals: kernels whose name (demangledName, else shortName) is LIKE a pattern are
-communication, the others compute (SQLite's own LIKE decides); copies by copyKind; memsets; overlap =
-compute ∩ (copy ∪ communication); idle = (last end - first start) - union of everything. Every number
-must be equal to the ns. Prints one line per device and `ok` or the differences; exits 1 on a difference.
+DOC.json is one of
+  * `gpuflame findings -r gpu-busy -f json EXPORT`: the gpu-busy rule's rows;
+  * a findings document whose finding RULE carries a `breakdown` (BREAKDOWN_RULE=RULE in the environment:
+    gpu-starv, launch-overhead, ...): its breakdown.devices;
+  * a capture's summary.json: its gpu_time.devices;
+run with a policy whose gpu_time.communication is exactly the LIKE patterns given. Per device (deviceId of
+the GPU tables), the union of each kind's intervals: kernels whose name (demangledName, else shortName) is
+LIKE a pattern are communication, the others compute (SQLite's own LIKE decides); copies by copyKind;
+memsets; overlap = compute ∩ (copy ∪ communication); idle = (last end - first start) - union of everything.
+Every number must be equal to the ns, and each `<part>_share` of a breakdown must be its ns / span. Prints
+one line per device and `ok` or the differences; exits 1 on a difference.
 """
 import json
 import sqlite3
@@ -72,13 +77,44 @@ def expected(path, patterns):
     return out
 
 
+# a breakdown's JSON fields (gpuflame.gpu_time.json) under the gpu-busy rule's column names
+FIELDS = {"span_ns": "Span (ns)", "busy_ns": "Busy (ns)", "compute_ns": "Compute (ns)",
+          "communication_ns": "Communication (ns)", "copy_ns": "Copy (ns)", "h2d_ns": "H2D (ns)", "d2h_ns": "D2H (ns)",
+          "d2d_ns": "D2D (ns)", "p2p_ns": "P2P (ns)", "memset_ns": "Memset (ns)", "overlap_ns": "Overlap (ns)",
+          "idle_ns": "Idle (ns)"}
+
+
+def from_breakdown(devices):
+    got, bad = {}, []
+    for d in devices:
+        got[d["device"]] = {col: d.get(f) for f, col in FIELDS.items()}
+        for f in FIELDS:
+            if f == "span_ns":
+                continue
+            share = d.get(f[:-3] + "_share")
+            want = d[f] / d["span_ns"] if d["span_ns"] > 0 else 0
+            if share is None or abs(share - want) > 1e-12:
+                bad.append("device %s: %s_share %s, not %s / span = %r" % (d["device"], f[:-3], share, f, want))
+    return got, bad
+
+
 def main():
+    import os
     path, got_path, patterns = sys.argv[1], sys.argv[2], sys.argv[3:]
     doc = json.load(open(got_path))
-    f = [x for x in doc["findings"] if x["rule"] == "gpu-busy"][0]
-    got = {r["Device ID"]: r for r in f.get("rows", [])}
+    bad_shares = []
+    if "gpu_time" in doc:  # summary.json
+        got, bad_shares = from_breakdown(doc["gpu_time"]["devices"])
+    elif os.environ.get("BREAKDOWN_RULE"):
+        f = [x for x in doc["findings"] if x["rule"] == os.environ["BREAKDOWN_RULE"]][0]
+        got, bad_shares = from_breakdown(f["breakdown"]["devices"])
+    else:
+        f = [x for x in doc["findings"] if x["rule"] == "gpu-busy"][0]
+        got = {r["Device ID"]: r for r in f.get("rows", [])}
     want = expected(path, patterns)
     bad = 0
+    for b in bad_shares:
+        print(b)
     if sorted(got) != sorted(want):
         print("devices differ: gpuflame %s, SQL %s" % (sorted(got), sorted(want)))
         return 1
@@ -86,7 +122,7 @@ def main():
         diffs = ["%s gpuflame %s SQL %s" % (c, got[dev].get(c), v) for c, v in want[dev].items() if got[dev].get(c) != v]
         print("device %s: %s" % (dev, "; ".join(diffs) if diffs else "ok " + json.dumps(want[dev], sort_keys=True)))
         bad += bool(diffs)
-    return 1 if bad else 0
+    return 1 if bad or bad_shares else 0
 
 
 if __name__ == "__main__":

@@ -2,7 +2,10 @@
 # gf-test: slow
 # Real-nsys tier of docs/SEMANTICS.md's time breakdown: each real report in the fixtures (nsys 2020.3 .qdrep
 # to 2022.1 .nsys-rep) exported by the real `nsys export`; `findings -r gpu-busy` on the report itself
-# equals, per device and to the ns, SQL over nsys's own export (tests/real/breakdown_check.py).
+# equals, per device and to the ns, SQL over nsys's own export (tests/real/breakdown_check.py). Then capture's
+# views of a real report with the real nsys (the steps after `nsys profile`, as a live window runs them):
+# summary.json's gpu_time equals the same SQL, and its flamegraph is the hierarchical one in ns (the kernel
+# leaves equal SQL per name).
 . "$(dirname "$0")/../lib/t.sh"
 . "$(dirname "$0")/lib.sh"
 real_nsys_or_skip "real nsys: GPU time breakdown of the reports"
@@ -25,4 +28,43 @@ for rel in reports/cori-omp/report1.qdrep reports/alpa/examples_jax_profile_mem.
   check_eq "$name: the breakdown equals SQL over nsys's export, per device" 0 "$?"
   check_contains "$name: a device checked" "$res" "device 0: ok"
 done
+
+# capture's views of a real report (the real nsys exports it): gpu_time and the hierarchical flamegraph
+rel=reports/dlprof/nsys_profile.nsys-rep
+if have_fixture "$rel"; then
+  C=$TMP/cap; mkdir -p "$C"
+  cp "$FIX/$rel" "$C/capture.nsys-rep"
+  cat >"$TMP/views.lua" <<EOF
+local ctx = require("gpuflame.cli").script_context()
+local capture = require("gpuflame.capture")
+local state = capture.new_state("$C", ctx.policy(), capture.find_nsys(ctx.policy(), "$REAL_NSYS"))
+state.report = "$C/capture.nsys-rep"
+capture.views(state, {}, ctx)
+EOF
+  "$GF" -q --policy "$P/comm.lua" run "$TMP/views.lua" 2>"$TMP/views.err"
+  check_eq "capture views of a real report: exit 0" 0 "$?"
+  res=$(python3 "$TOP/tests/real/breakdown_check.py" "$C/capture.sqlite" "$C/summary.json" "%nccl%" 2>&1)
+  check_eq "capture views: summary.json's gpu_time equals SQL over nsys's export" 0 "$?"
+  check_contains "capture views: a device checked" "$res" "device 0: ok"
+  res=$(python3 - "$C/capture.sqlite" "$C/gpu.folded" "$C/summary.json" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+want = dict(db.execute("SELECT COALESCE(d.value, s.value), SUM(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                       "LEFT JOIN StringIds d ON d.id = k.demangledName LEFT JOIN StringIds s ON s.id = k.shortName "
+                       "GROUP BY 1"))
+got = {}
+for line in open(sys.argv[2]):
+    stack, w = line.rstrip("\n").rsplit(" ", 1)
+    leaf = stack.split(";")[-1]
+    if not leaf.startswith("[CUDA mem"):
+        got[leaf] = got.get(leaf, 0) + int(w)
+fg = json.load(open(sys.argv[3]))["flamegraph"]
+print(got == want, fg["report"], fg["unit_ns"], fg["levels"])
+PY
+)
+  check_eq "capture views: the flamegraph is the export's hierarchical one, kernel leaves in ns equal SQL" \
+    "True export 1 process,nvtx,api,kernel" "$res"
+else
+  skip "capture views of a real report" "fixture absent ($FIX)"
+fi
 t_done

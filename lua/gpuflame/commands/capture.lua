@@ -11,9 +11,12 @@ cmd.spec = {
     "       gpuflame capture --session NAME --duration S [--at TIME] [--out DIR] [--timeline] [--stacks]",
   summary = "profile a workload with nsys (or a window of a live session) into a capture directory",
   description = "Runs `nsys profile` (flags from policy capture.*) on WORKLOAD with the environment cleaned of\n" ..
-    "bundler paths, kills the process group after duration + capture.timeout_extra seconds, then runs\n" ..
-    "`nsys stats` on the policy's reports in order (cuda_gpu_kern_sum, then cuda_api_sum) until one has\n" ..
-    "rows. The directory gets the report, the stats CSVs, gpu.folded, flamegraph.html and summary.json.\n" ..
+    "bundler paths, kills the process group after duration + capture.timeout_extra seconds, then runs one\n" ..
+    "`nsys export` (policy capture.views_from; \"stats\": `nsys stats` per report). gpu.folded and\n" ..
+    "flamegraph.html are the hierarchical GPU flamegraph of the export (policy flamegraph.levels, ns), or\n" ..
+    "without one the flat stacks of the first stats report with rows (cuda_gpu_kern_sum, then cuda_api_sum).\n" ..
+    "The directory gets the report, the stats CSVs, gpu.folded, flamegraph.html, findings.json and\n" ..
+    "summary.json (with each device's GPU time breakdown, gpu_time: docs/SEMANTICS.md).\n" ..
     "Without a WORKLOAD a duration-bounded sleep session is captured (usually empty).\n" ..
     "With --session NAME, one window of a session `gpuflame launch` runs: `nsys start` (at --at), wait S\n" ..
     "seconds, `nsys stop`, then the same artifacts; the job keeps running. summary.json's `window` holds\n" ..

@@ -47,10 +47,12 @@ end
 -- the rules' findings for the page: verdicts, and each rule's first `top` rows as text cells
 local function rules_extra(doc, fpath, top)
   local cellf = require("gpuflame.findings.format").cell
+  local document = require("gpuflame.findings.document")
   local list = {}
   for i, f in ipairs(doc.findings) do
     local o = { rule = f.rule, description = type(f.description) == "string" and f.description or "",
-      severity = f.error and "error" or f.skipped and "skipped" or f.severity, text = f.error or f.skipped or f.verdict,
+      severity = f.error and "error" or f.skipped and "skipped" or f.severity,
+      text = f.error or f.skipped or document.with_parts(f, f.verdict), -- busy/idle named by its parts
       advice = type(f.advice) == "string" and f.advice or nil }
     local cols, rows = {}, {}
     if not f.error and not f.skipped and type(f.columns) == "table" then

@@ -25,6 +25,7 @@ function M.to_table(r)
     o.advice = r.advice
     o.diagnosis = r.diagnosis -- launch-overhead: "launch-bound" | "queue-bound" | "none" (docs/SEMANTICS.md)
     o.decided_by = r.decided_by
+    o.breakdown = r.breakdown -- rules that speak of busy/idle: the devices' time by its parts (gpuflame.gpu_time)
     local cols = {}
     for i, c in ipairs(r.columns) do cols[i] = col_name(c) end
     o.columns = core.json.array(cols)
@@ -54,7 +55,8 @@ end
 -- read_document(path) → doc: a `findings -f json` document (capture's findings.json), checked so that a
 -- reader can rely on its shape: {input?, findings = [{rule, description?, verdict + severity | skipped |
 -- error, advice?, diagnosis? (launch-overhead), columns? = [names], rows? = [{column = value}],
--- total_rows?}]}. A file that is missing,
+-- total_rows?, breakdown? = {definitions, communication, devices = [{device, <part>_ns, <part>_share...}]}]}.
+-- A file that is missing,
 -- not JSON or not such a document is an INPUT error (exit 6) that names it and what is wrong.
 function M.read_document(path)
   local st = core.fs.stat(path)
@@ -101,6 +103,20 @@ function M.read_document(path)
       end
     end
     if f.total_rows ~= nil and math.type(f.total_rows) ~= "integer" then bad("%s.total_rows must be an integer", at) end
+    if f.breakdown ~= nil then
+      local b = f.breakdown
+      if type(b) ~= "table" or is_list(b) and next(b) ~= nil or not is_list(b.devices) then
+        bad("%s.breakdown must be an object with a \"devices\" list", at)
+      end
+      local need = { "device", "span_ns", "busy_ns" }
+      for _, p in ipairs(require("gpuflame.gpu_time").PARTS) do need[#need + 1] = p.field end
+      for j, d in ipairs(b.devices) do
+        if type(d) ~= "table" then bad("%s.breakdown.devices[%d] must be an object", at, j) end
+        for _, k in ipairs(need) do
+          if math.type(d[k]) ~= "integer" then bad("%s.breakdown.devices[%d].%s must be an integer", at, j, k) end
+        end
+      end
+    end
   end
   return doc
 end
@@ -113,7 +129,10 @@ end
 -- the finding shows, read from the row's columns by name, so rules on the search path that use the same
 -- column names get it too: a time window (Start (ns) + Duration (ns), in the trace's ns as the rows
 -- print them), PID, TID, Device ID, Stream ID, and a name (API Name, or a kernel's Name). kernels lists
--- the distinct kernel names the rows name (the flamegraph highlights them).
+-- the distinct kernel names the rows name (the flamegraph highlights them). breakdown: a rule that speaks
+-- of busy, idle or utilization gives each device's time by its parts (gpuflame.gpu_time); the panel names
+-- them under the verdict and links to the definitions, which the document carries as `definitions`
+-- ({doc, terms = [[term, text]...]}, docs/SEMANTICS.md).
 
 -- column name → target field; "kernel" columns name kernels
 M.TARGET_COLUMNS = { ["Start (ns)"] = "start", ["Duration (ns)"] = "dur", PID = "pid", TID = "tid",
@@ -165,8 +184,23 @@ local function targets_of(r)
   return targets, kernels
 end
 
+-- busy_lines(f) → the "GPU 0 busy …% (compute …%, …), idle …% of … ms" line of each device of a finding's
+-- breakdown (a result, or a finding read back), or nil when it has none
+function M.busy_lines(f)
+  return require("gpuflame.gpu_time").lines(f.breakdown)
+end
+
+-- with_parts(f, text) → text, then the devices' time by its parts when the finding has a breakdown (the
+-- report's verdict cells)
+function M.with_parts(f, text)
+  local lines = M.busy_lines(f)
+  if not lines then return text end
+  return text .. " — " .. table.concat(lines, "; ") .. " (" .. require("gpuflame.gpu_time").DEFINITIONS_DOC .. ")"
+end
+
 -- page_data(results, input) → the document the pages embed (encode with core.json.encode)
 function M.page_data(results, input)
+  local gpu_time = require("gpuflame.gpu_time")
   local list = {}
   for i, r in ipairs(results) do
     local o = { rule = r.name, spec = r.spec or r.name, description = r.description or "" }
@@ -176,6 +210,9 @@ function M.page_data(results, input)
       o.severity, o.text = "skipped", (r.skipped:gsub("%c", " "))
     else
       o.severity, o.text, o.advice, o.diagnosis = r.severity, r.verdict, r.advice, r.diagnosis
+      o.breakdown = r.breakdown
+      local lines = M.busy_lines(r)
+      if lines then o.busy = core.json.array(lines) end -- the panel's lines, formatted once (gpuflame.gpu_time)
       o.rows = #r.rows
       o.total_rows = r.total_rows or #r.rows
       local targets, kernels = targets_of(r)
@@ -184,7 +221,10 @@ function M.page_data(results, input)
     end
     list[i] = o
   end
-  return { input = input, findings = core.json.array(list) }
+  local terms = {}
+  for i, t in ipairs(gpu_time.DEFINITIONS) do terms[i] = core.json.array({ t[1], t[2] }) end
+  return { input = input, findings = core.json.array(list),
+    definitions = { doc = gpu_time.DEFINITIONS_DOC, terms = core.json.array(terms) } }
 end
 
 -- page(tr, input, pol) → results, document: the policy's rules (findings.rules, findings.options, as

@@ -59,6 +59,8 @@ function M.format_md(results, input)
     out[#out + 1] = "\n## " .. r.name .. (r.description ~= "" and (" — " .. md_escape(r.description)) or "") .. "\n\n"
     out[#out + 1] = (r.error and "**ERROR**: " or r.skipped and "*Skipped*: " or ("**" .. (r.severity or "") .. "**: "))
       .. md_escape(r.error or r.skipped or r.verdict) .. "\n"
+    local lines = require("gpuflame.gpu_time").lines(r.breakdown) -- busy/idle by its parts (docs/SEMANTICS.md)
+    if lines then out[#out + 1] = "\n" .. md_escape(table.concat(lines, "; ")) .. " (docs/SEMANTICS.md)\n" end
     if not r.error and not r.skipped and #r.rows > 0 then
       local hdr, sep = {}, {}
       for i, c in ipairs(r.columns) do
@@ -82,6 +84,9 @@ function M.format_text(results, max_rows)
   for _, r in ipairs(results) do
     local tag = r.error and "ERROR" or r.skipped and "skipped" or (r.severity or "")
     out[#out + 1] = string.format("%s [%s] %s\n", r.name, tag, status_line(r):gsub("^ERROR: ", ""):gsub("^SKIPPED: ", ""))
+    for _, l in ipairs(require("gpuflame.gpu_time").lines(r.breakdown) or {}) do -- busy/idle by its parts
+      out[#out + 1] = "    " .. l .. "\n"
+    end
     if not r.error and not r.skipped and #r.rows > 0 then
       local w, cells = {}, {}
       for i, c in ipairs(r.columns) do w[i] = #col_name(c) end

@@ -62,8 +62,9 @@ end
 -- trace is imported, the policy's rules run over it, and it is then trimmed to the page's max_events
 -- (gf_trace_trim gives the events a trimming import keeps); otherwise the import trims as it reads. A
 -- bounded run (--max-events, as the agent's upload retrim asks) always trims as it reads, so its memory
--- follows N and not the input: its findings panel says why it has no findings.
-local function load_for_page(inputs, s, policy, extra)
+-- follows N and not the input: its findings panel says why it has no findings. on_whole(tr), when given,
+-- sees the whole trace before it is trimmed (capture's time breakdown).
+local function load_for_page(inputs, s, policy, extra, on_whole)
   local pages = policy.findings.pages
   local whole = pages and not s.bounded
   local o = { max_events = whole and 0 or s.max_events, keep_partners = s.keep_partners, policy = policy }
@@ -82,6 +83,7 @@ local function load_for_page(inputs, s, policy, extra)
       s.max_events, s.max_events) }
   end
   local results, doc = require("gpuflame.findings.document").page(tr, name, policy)
+  if on_whole then on_whole(tr) end
   tr:trim(s.max_events, s.keep_partners)
   proj()
   return tr, results, doc
@@ -152,7 +154,8 @@ function V.from_capture(state, opts, ctx)
     end
     if #inputs == 0 then return false end
   end
-  local tr, results, fdoc = load_for_page(inputs, s, policy, { stacks = opts.stacks, ctx = ctx })
+  local tr, results, fdoc = load_for_page(inputs, s, policy, { stacks = opts.stacks, ctx = ctx },
+    source == "sqlite" and function(whole) capture.set_gpu_time(state, inputs[1], whole) end or nil)
   if tr:count() == 0 then return false end
   -- the capture's findings stage (findings.json) reuses these results when they come from its export
   if results and source == "sqlite" then state.page_findings = { sqlite = inputs[1], results = results } end
