@@ -1,4 +1,4 @@
-/* The Stacks userdata of core/bind/l_stacks.c, for other bindings (l_trace, l_stackdiff). */
+/* The Stacks userdata of core/bind/l_stacks.c, for other bindings (l_trace, l_stacks_diff). */
 #ifndef GF_L_STACKS_H
 #define GF_L_STACKS_H
 

@@ -1,26 +1,26 @@
 /* Binding: the findings primitives (core/trace_findings.c) over a core.trace object. Rules (lua/rules/NAME.lua)
  * call these through the model gpuflame.findings hands them; every function takes the trace first.
  *
- *   core.findings.tables(tr) → {known=bool, runtime=bool, kernel=, memcpy=, memset=, overhead=, nvtx=,
+ *   core.trace_findings.tables(tr) → {known=bool, runtime=bool, kernel=, memcpy=, memset=, overhead=, nvtx=,
  *                               graph_trace=, sync=, vulkan=, opengl=, dx12=}
- *   core.findings.nvtx_range(tr, "text[@domain]") → start, end, pid, tid | nil
+ *   core.trace_findings.nvtx_range(tr, "text[@domain]") → start, end, pid, tid | nil
  *   win = nil | {start=, ["end"]=, pid=, tid=}            -- nsys's start=/end=/nvtx= filter
  *   names = {like = {...}, not_like = {...}}              -- SQLite LIKE patterns
- *   core.findings.api_calls(tr, win, names, limit) → rows {dur, start, pid, tid, name, display_name, corr},
+ *   core.trace_findings.api_calls(tr, win, names, limit) → rows {dur, start, pid, tid, name, display_name, corr},
  *       {count=, total=} (of every match, before the limit)
- *   core.findings.copies(tr, win, q) → rows {dur, start, bytes, src_kind, dst_kind, mem_kind, pid, device,
+ *   core.trace_findings.copies(tr, win, q) → rows {dur, start, bytes, src_kind, dst_kind, mem_kind, pid, device,
  *       context, stream, name, api_pid, api_tid}, {count=, total=, bytes=}   q = {kind="memcpy"|"memset",
  *       api=names, small_h2d_bytes=, skip_same_device=, pageable_only=, mem_kinds={...}, limit=}
- *   core.findings.gaps(tr, win, min_gap_ns, limit) → rows {dur, start, pid, device, context}
- *   core.findings.low_util(tr, win, chunks, threshold, limit) → rows {in_use, in_use_text, dur, start, pid,
+ *   core.trace_findings.gaps(tr, win, min_gap_ns, limit) → rows {dur, start, pid, device, context}
+ *   core.trace_findings.low_util(tr, win, chunks, threshold, limit) → rows {in_use, in_use_text, dur, start, pid,
  *       device, context}
- *   core.findings.launches(tr, win, min_kernels, limit) → rows, summary (with the stream's side: delay_median,
+ *   core.trace_findings.launches(tr, win, min_kernels, limit) → rows, summary (with the stream's side: delay_median,
  *       waits, wait_total, gap_total; findings.h)
- *   core.findings.graphs(tr, win, names) → rows, summary
- *   core.findings.busy(tr, win, comm_names, by_rank) → rows {device, device_name, rank (label, by_rank),
+ *   core.trace_findings.graphs(tr, win, names) → rows, summary
+ *   core.trace_findings.busy(tr, win, comm_names, by_rank) → rows {device, device_name, rank (label, by_rank),
  *       ops, first, last, busy, idle, kernel_busy, compute, comm, copy, h2d, d2h, d2d, p2p, memset,
  *       overlap}, {first=, last=}   (docs/SEMANTICS.md; comm_names: the communication kernels)
- *   core.findings.kernel_match(tr, win, names) → rows */
+ *   core.trace_findings.kernel_match(tr, win, names) → rows */
 #include <stdlib.h>
 #include <string.h>
 
