@@ -75,7 +75,7 @@ static int make_event(gf_trace *d, msrc *m, gf_hmap *lanes, size_t i, gf_event *
             e->lane = (int32_t)*v;
         } else {
             int32_t dev = sl->device >= 0 ? map_str(d, m, sl->device) : -1;
-            int32_t nl = gf_trace_lane_ranked(d, rank, sl->kind, sl->sync, sl->pid, sl->tid, dev, sl->devnum,
+            int32_t nl = gf_trace_lane_ranked(d, rank, sl->kind, gf_lane_variant(sl), sl->pid, sl->tid, dev, sl->devnum,
                                               sl->stream, err);
             if (nl < 0)
                 return -1;
