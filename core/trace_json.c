@@ -208,6 +208,8 @@ static void write_lanes(const gf_trace *t, FILE *out, const int32_t *lmap, const
                 fputs(",\"sync\":true", out);
         } else {
             fprintf(out, ",\"pid\":%lld,\"tid\":%lld", (long long)ln->pid, (long long)ln->tid);
+            if (ln->kind == GF_LANE_CPU && ln->sub) /* a thread's CPU samples or running intervals */
+                fputs(ln->sub == GF_SUB_SAMPLES ? ",\"sub\":\"samples\"" : ",\"sub\":\"running\"", out);
             if (ln->tname >= 0) {
                 fputs(",\"thread\":", out);
                 jstr(out, t, ln->tname);
@@ -578,8 +580,8 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
         tr[l].rows = 1;
     for (size_t i = 0; i < t->n; i++) {
         int32_t l = t->lane[i];
-        if (l < 0 || t->lanes[l].kind != GF_LANE_CPU)
-            row[i] = 0;
+        if (l < 0 || t->lanes[l].kind != GF_LANE_CPU || t->kind[i] == GF_EV_OSRT)
+            row[i] = 0; /* an OS runtime call nests inside the thread's calls: on the thread's own track */
         else if (row[i] + 1 > tr[l].rows)
             tr[l].rows = row[i] + 1;
     }
