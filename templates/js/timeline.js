@@ -24,6 +24,7 @@
  *   window.__gf.typedBytes()  -> bytes in the page's typed arrays (events, indexes, LOD summaries)
  *   window.__gf.groups()      -> [{label, lanes, collapsed, y}] lane groups (header row at canvas y)
  *   window.__gf.toggleGroup(k), window.__gf.labelWidth() -> fold/unfold group k; label column width (px)
+ *   window.__gf.laneY(l)      -> {top, h} of lane l on the main canvas (CSS px), or null when folded
  *   window.__gf.findings()    -> [{rule, severity, text, targets, window: {start, end} | null}] of the findings
  *                                panel (window: the first target's, ns relative to data.t0)
  *   window.__gf.showFinding(i [, k]) -> shows target k (default 0) of finding i as a click on it does:
@@ -338,7 +339,7 @@ function gfTimeline(D, cols, mode) {
     }
     item(KIND_COL.cuda_api, 'CPU (CUDA API)'); item(KIND_COL.kernel, 'GPU kernel'); item(KIND_COL.memcpy, 'memcpy');
     item(KIND_COL.memset, 'memset'); item(KIND_COL.sync, 'sync'); item(KIND_COL.nvtx, 'NVTX');
-    gfTimelineCpu.legend(item, kinds);
+    gfTimelineCpu.legend(item, kinds, KD);
     item(COL.sel, 'selection');
     item('linear-gradient(90deg, rgba(230,161,92,0.2), rgba(230,161,92,1))', 'density',
       'events narrower than a pixel: shade = fraction of the pixel column the lane is busy');
@@ -1233,6 +1234,7 @@ function gfTimeline(D, cols, mode) {
       return null;
     },
     setView: function (s, e) { setView(s, e); },
+    laneY: function (l) { return laneHt[l] ? { top: laneTop[l], h: laneHt[l] } : null; },
     range: function () { return range ? { start: range.a, end: range.b } : null; },
     lastDrawMs: function () { return lastDrawMs; },
     counts: function () { return { inPage: n, total: D.total != null ? +D.total : n }; },

@@ -21,9 +21,12 @@ var gfTimelineCpu = (function () {
     });
     return cols;
   }
-  // legend(item, kinds): one entry per CPU-side kind the page holds (item(colour, text, title))
-  function legend(item, kinds) {
-    var c = colours();
+  // legend(item, kinds, KD): one entry per CPU-side kind the page's events (kind indices KD) hold
+  // (item(colour, text, title))
+  function legend(item, allKinds, KD) {
+    var c = colours(), seen = new Uint8Array(allKinds.length), kinds = [];
+    for (var i = 0; i < KD.length; i++) if (KD[i] >= 0 && KD[i] < seen.length) seen[KD[i]] = 1;
+    allKinds.forEach(function (k, j) { if (seen[j]) kinds.push(k); });
     if (kinds.indexOf('osrt') >= 0) item(c.osrt, 'OS runtime', 'OS runtime calls (OSRT_API): blocking calls, locks, I/O, on their thread');
     if (kinds.indexOf('cpu_sample') >= 0) {
       item(c.cpu_sample, 'CPU samples', 'the samples row under a thread: shade = samples per pixel column; click one for its stack');
