@@ -217,10 +217,26 @@ static int import_osrt(cpu *c)
     return rc == SQLITE_DONE ? 0 : fail(c, "OSRT_API");
 }
 
-static int import_samples(cpu *c)
+/* Rows in COMPOSITE_EVENTS, or -1 on error. */
+static int64_t sample_rows(cpu *c)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(c->db, "SELECT count(*) FROM COMPOSITE_EVENTS", -1, &st, NULL) != SQLITE_OK)
+        return fail(c, "COMPOSITE_EVENTS");
+    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    return n < 0 ? fail(c, "COMPOSITE_EVENTS") : n;
+}
+
+static int import_samples(cpu *c, int64_t max)
 {
     static const char *const cols[] = {"id", "start", "globalTid"};
     gf_sqlq q;
+    int64_t n = 0, k = 0, kept = 0;
+    if (max > 0 && gf_sqlite_has_table(c->db, "COMPOSITE_EVENTS") > 0 && (n = sample_rows(c)) < 0)
+        return -1;
+    if (n <= max)
+        max = 0; /* all of them */
     if (load_chains(c, "SAMPLING_CALLCHAINS") != 0)
         return -1;
     int r = gf_sqlite_prepare_cols(c->db, c->path, &q, "COMPOSITE_EVENTS", cols, 3, 3, NULL, c->err);
@@ -231,6 +247,14 @@ static int import_samples(cpu *c)
         return sqlite3_finalize(q.st), oom(c);
     int rc;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        int keep = !max || (k + 1) * max / n > k * max / n; /* evenly spread */
+        k++;
+        if (!keep) { /* its thread still has a samples lane (running rows follow the threads with one) */
+            if (lane_of(c, gf_sqlq_i64(&q, 2, 0), GF_SUB_SAMPLES) < 0)
+                return sqlite3_finalize(q.st), -1;
+            continue;
+        }
+        kept++;
         gf_event e;
         e.start = gf_sqlq_i64(&q, 1, 0);
         e.dur = 0;
@@ -243,7 +267,15 @@ static int import_samples(cpu *c)
         }
     }
     sqlite3_finalize(q.st);
-    return rc == SQLITE_DONE ? 0 : fail(c, "COMPOSITE_EVENTS");
+    if (rc != SQLITE_DONE)
+        return fail(c, "COMPOSITE_EVENTS");
+    if (max && k > kept) { /* the others are in the capture: the totals (and the page's "of M") count them */
+        c->t->total += (uint64_t)(k - kept);
+        c->t->total_kind[GF_EV_SAMPLE] += (uint64_t)(k - kept);
+        gf_trace_warn(c->t, "CPU samples: %lld in the export, %lld of them kept, evenly spread (policy "
+                            "timeline.cpu.max_samples)", (long long)k, (long long)kept);
+    }
+    return 0;
 }
 
 /* Running intervals (sched-in → sched-out) of the threads that have a lane: the scheduling table lists every
@@ -292,8 +324,9 @@ static int import_running(cpu *c)
     return ret;
 }
 
-int gf_sqlite_import_cpu(sqlite3 *db, const char *path, gf_trace *t, unsigned what, gf_err *err)
+int gf_sqlite_import_cpu(sqlite3 *db, const char *path, gf_trace *t, const gf_cpu_opts *o, gf_err *err)
 {
+    unsigned what = o ? o->what : 0;
     if (!(what & (GF_CPU_OSRT | GF_CPU_SAMPLES | GF_CPU_RUNNING)))
         return 0;
     cpu c;
@@ -306,7 +339,7 @@ int gf_sqlite_import_cpu(sqlite3 *db, const char *path, gf_trace *t, unsigned wh
     if (ret == 0 && (what & GF_CPU_OSRT))
         ret = import_osrt(&c);
     if (ret == 0 && (what & GF_CPU_SAMPLES))
-        ret = import_samples(&c);
+        ret = import_samples(&c, o->max_samples);
     if (ret == 0 && (what & GF_CPU_RUNNING))
         ret = import_running(&c);
     sqlite3_finalize(c.strq);

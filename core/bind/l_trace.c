@@ -23,7 +23,6 @@
 
 #include "fs.h"
 #include "l_stacks.h"
-#include "sqlite_cpu.h"
 #include "l_util.h"
 #include "render.h"
 #include "trace.h"
@@ -100,18 +99,22 @@ static void begin(lua_State *L, gf_trace *t, int opts)
         gf_lua_raise(L, &err);
 }
 
-/* opts.cpu = {osrt=, samples=, running=} (policy timeline.cpu) → GF_CPU_* bits; absent: none */
+/* opts.cpu = {osrt=, samples=, running=, max_samples=} (policy timeline.cpu); absent: none */
 static gf_sqlite_opts sqlite_opts(lua_State *L, int idx)
 {
-    gf_sqlite_opts o = {gf_opt_bool_field(L, idx, "stacks", 0), 0};
+    gf_sqlite_opts o = {gf_opt_bool_field(L, idx, "stacks", 0), {0, 0}};
     lua_getfield(L, idx, "cpu");
     if (lua_istable(L, -1)) {
         int t = lua_gettop(L);
-        o.cpu = (gf_opt_bool_field(L, t, "osrt", 0) ? GF_CPU_OSRT : 0) |
-                (gf_opt_bool_field(L, t, "samples", 0) ? GF_CPU_SAMPLES : 0) |
-                (gf_opt_bool_field(L, t, "running", 0) ? GF_CPU_RUNNING : 0);
+        o.cpu.what = (gf_opt_bool_field(L, t, "osrt", 0) ? GF_CPU_OSRT : 0) |
+                     (gf_opt_bool_field(L, t, "samples", 0) ? GF_CPU_SAMPLES : 0) |
+                     (gf_opt_bool_field(L, t, "running", 0) ? GF_CPU_RUNNING : 0);
+        lua_Integer max = gf_opt_int_field(L, t, "max_samples", 0);
+        if (max < 0)
+            gf_lua_raisef(L, GF_EXIT_USAGE, "cpu.max_samples must be >= 0");
+        o.cpu.max_samples = max;
     } else if (!lua_isnil(L, -1)) {
-        gf_lua_raisef(L, GF_EXIT_USAGE, "cpu must be a table {osrt=, samples=, running=}");
+        gf_lua_raisef(L, GF_EXIT_USAGE, "cpu must be a table {osrt=, samples=, running=, max_samples=}");
     }
     lua_pop(L, 1);
     return o;

@@ -53,6 +53,21 @@ if have_fixture "$TILE"; then
   got=$(kinds "$TMP/b.html")
   check_contains "--max-events 3000: 3000 events shown of all 7037 (CPU side counted)" "$got" "total=7037 shown=3000"
   check_not_contains "--max-events 3000: zero-length samples are the first left out" "$got" "cpu_sample="
+  # policy timeline.cpu.max_samples: at most that many samples, evenly spread; the page counts them all and says so
+  printf 'return { timeline = { cpu = { max_samples = 100 } } }\n' >"$TMP/cap.lua"
+  run_gf --policy "$TMP/cap.lua" timeline "$FIX/$TILE" -o "$TMP/cap.html"
+  check_eq "max_samples 100: exit 0" 0 "$rc"
+  check_contains "max_samples 100: 100 samples in the page, the page's total counts all 7037 events" \
+    "$(kinds "$TMP/cap.html")" "cpu_running=221 cpu_sample=100 cuda_api=2448 kernel=2402 memcpy=19 osrt=1022 sync=2 total=7037 shown=6214"
+  check_contains "max_samples 100: the warning names both counts" "$err" \
+    "CPU samples: 923 in the export, 100 of them kept, evenly spread (policy timeline.cpu.max_samples)"
+  spread=$(python3 -c 'import sys, sqlite3; sys.path.insert(0, sys.argv[3]); import page_data
+d = page_data.load(sys.argv[1]); db = sqlite3.connect("file:%s?mode=ro" % sys.argv[2], uri=True)
+rows = [r[0] for r in db.execute("SELECT start FROM COMPOSITE_EVENTS")]
+want = sorted(rows[k] for k in range(len(rows)) if (k + 1) * 100 // len(rows) > k * 100 // len(rows))
+got = sorted(d["t0"] + r[0] for r in d["events"] if d["kinds"][r[6]] == "cpu_sample")
+print(got == want)' "$TMP/cap.html" "$FIX/$TILE" "$TOP/tests/trace")
+  check_eq "max_samples 100: the kept samples are every 923/100-th row of COMPOSITE_EVENTS" True "$spread"
   # a model file (gpuflame import) carries the CPU side: the same page as from the export
   run_gf -q import "$FIX/$TILE" -o "$TMP/tile.gfmodel"
   check_eq "import: exit 0" 0 "$rc"
