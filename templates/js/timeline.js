@@ -52,14 +52,14 @@ function gfTimeline(D, cols, mode) {
   var CPU_SIDE = gfTimelineCpu.colours(); // OS runtime calls, CPU samples, running (js/timeline_cpu.js)
   Object.keys(CPU_SIDE).forEach(function (k) { KIND_COL[k] = CPU_SIDE[k]; KIND_LABEL[k] = gfTimelineCpu.labels[k]; });
 
-  var lanes = (D.lanes || []).map(function (l) {
+  var lanes = (D.lanes || []).map(function (l, k, all) {
     // the reference shape had plain strings as lanes: derive the kind from the label
     if (typeof l === 'string') return { label: l, kind: /^CPU/.test(l) ? 'cpu' : /^NVTX/.test(l) ? 'nvtx' : 'gpu' };
     var kind = l.kind || 'gpu', rank = l.rank != null ? String(l.rank) + ' · ' : '';
     // lanes are grouped per (rank,) kind and process (CPU, NVTX) or device (GPU); a group folds
     var group = rank + (kind === 'gpu' ? 'GPU ' + (l.device != null ? String(l.device).replace(/^GPU /, '') : '?')
       : (kind === 'cpu' ? 'CPU' : 'NVTX') + ' pid ' + (l.pid != null ? l.pid : '?'));
-    return { label: String(l.label), kind: kind, group: group, sub: gfTimelineCpu.sub(l) };
+    return { label: String(l.label), kind: kind, group: group, sub: gfTimelineCpu.sub(l), subTitle: gfTimelineCpu.subTitle(l, all[k - 1]) };
   });
   var names = D.names || [], kinds = D.kinds || [], details = D.details || [], stacks = D.stacks || [];
   // Events come packed (docs/TIMELINE_DATA.md "Packed events": one base64 string of varints per column)
@@ -442,7 +442,7 @@ function gfTimeline(D, cols, mode) {
       var y = laneTop[l], h = laneHt[l];
       if (!h) continue;
       c.fillStyle = l % 2 ? '#1c1e23' : '#202228'; c.fillRect(0, y, LABEL_W, h);
-      if (lanes[l].sub) { gfTimelineCpu.drawSubLabel(c, lanes[l].sub, y, h); continue; } // a thread's samples / running row
+      if (lanes[l].sub) { gfTimelineCpu.drawSubLabel(c, lanes[l], y, h, LABEL_W); continue; } // a thread's samples / running row
       c.fillStyle = COL[lanes[l].kind] || COL.gpu; c.fillRect(0, y + 2, 3, h - 4);
       c.fillStyle = '#cfd3dc';
       c.fillText(fitMiddle(lanes[l].label, LABEL_W - 14, cw), 8, y + Math.min(h, LANE_H) / 2);

@@ -47,11 +47,23 @@ var gfTimelineCpu = (function () {
     // what one zero-length event adds to its pixel column's shade: a sample stands out at any zoom
     // (1 sample = half a pixel column, 2 or more = full colour); other instants keep their faint 0.15
     zeroWeight: function (s) { return s === 'samples' ? 0.5 : 0.15; },
-    // the label of a sub-lane, indented under its thread's lane: "└ samples", "└ running"
-    drawSubLabel: function (c, s, y, h) {
-      c.fillStyle = colours()[SUB_KIND[s]]; c.fillRect(10, y + 2, 3, h - 4);
-      c.fillStyle = '#9aa0ad'; c.font = '10px system-ui, sans-serif';
-      c.fillText('\u2514 ' + s, 16, y + h / 2);
+    // the thread a sub-lane belongs to, when the lane above is not that thread's ("tid 55123 pt_main"): a
+    // thread with samples but no CUDA calls has no calls lane to hang under
+    subTitle: function (l, prev) {
+      if (!sub(l)) return '';
+      if (prev && prev.kind === 'cpu' && prev.pid === l.pid && prev.tid === l.tid) return '';
+      return 'tid ' + l.tid + (l.thread ? ' ' + l.thread : '');
+    },
+    // the label of a sub-lane, indented under its thread's lane: "└ samples", "└ running" (or
+    // "tid 55123 pt_main · samples" for a thread without a calls lane)
+    drawSubLabel: function (c, lane, y, h, w) {
+      var s = lane.sub;
+      c.fillStyle = colours()[SUB_KIND[s]]; c.fillRect(lane.subTitle ? 0 : 10, y + 2, 3, h - 4);
+      c.fillStyle = lane.subTitle ? '#cfd3dc' : '#9aa0ad'; c.font = '10px system-ui, sans-serif';
+      var x = lane.subTitle ? 8 : 16, suffix = lane.subTitle ? ' \u00b7 ' + s : '\u2514 ' + s;
+      var cw = c.measureText('abcdefghijklmnopqrstuvwxyz0123456789 ').width / 37;
+      var title = lane.subTitle ? gfPage.fitText(lane.subTitle, w - x - 6 - suffix.length * cw, cw) : '';
+      c.fillText(title + suffix, x, y + h / 2);
       c.font = '12px system-ui, sans-serif';
     },
     noStack: function (kind) {
