@@ -22,7 +22,7 @@ typedef struct cpu {
     gf_hmap tname;      /* globalTid → thread name strtab id */
     gf_hmap lanes;      /* globalTid * 4 + sub → lane */
     gf_hmap frames;     /* (symbol, module) StringIds ids → frame strtab id */
-    gf_hmap chains;     /* callchain id → stack id | innermost frame << 32 */
+    gf_hmap chains;     /* OSRT callchain id → stack id | innermost frame << 32 */
     int32_t *fr;        /* frames of the callchain being read */
     size_t nfr, capfr;
 } cpu;
@@ -141,7 +141,7 @@ static int end_chain(cpu *c, int64_t id)
     return 0;
 }
 
-/* A callchains table (OSRT_CALLCHAINS, SAMPLING_CALLCHAINS) into c->chains: id → stack, innermost first
+/* A callchains table (OSRT_CALLCHAINS: one per call above nsys's threshold, few) into c->chains: id → stack, innermost first
  * (stackDepth 0 is the innermost frame). */
 static int load_chains(cpu *c, const char *table)
 {
@@ -228,45 +228,94 @@ static int64_t sample_rows(cpu *c)
     return n < 0 ? fail(c, "COMPOSITE_EVENTS") : n;
 }
 
+/* SAMPLING_CALLCHAINS read beside COMPOSITE_EVENTS, both in id order (a merge join): memory follows one
+ * callchain, not the table, and the samples left out (max_samples) cost no stack. */
+typedef struct chain_cur {
+    gf_sqlq q;
+    int open;
+    int64_t id; /* id of the current row; INT64_MAX past the end */
+} chain_cur;
+
+static int cur_step(cpu *c, chain_cur *k)
+{
+    int rc = k->open ? sqlite3_step(k->q.st) : SQLITE_DONE;
+    k->id = rc == SQLITE_ROW ? gf_sqlq_i64(&k->q, 0, -1) : INT64_MAX;
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(c, "SAMPLING_CALLCHAINS");
+}
+
+static int cur_open(cpu *c, chain_cur *k)
+{
+    static const char *const cols[] = {"id", "stackDepth", "symbol", "module", "unresolved", "originalIP"};
+    int r = gf_sqlite_prepare_cols(c->db, c->path, &k->q, "SAMPLING_CALLCHAINS", cols, 6, 4, "ORDER BY id, stackDepth",
+                                   c->err);
+    if (r < 0)
+        return -1;
+    k->open = r > 0;
+    return cur_step(c, k);
+}
+
+/* Moves the cursor past sample id's rows; with want, *stack is their stack (innermost first) and *leaf its
+ * innermost frame (*stack -1: the sample has no callchain). */
+static int sample_stack(cpu *c, chain_cur *k, int64_t id, int want, int32_t *stack, int32_t *leaf)
+{
+    *stack = -1;
+    c->nfr = 0;
+    while (k->id < id)
+        if (cur_step(c, k) != 0)
+            return -1;
+    while (k->id == id) {
+        if (want) {
+            int32_t f = frame_of(c, &k->q);
+            if (f < 0)
+                return -1;
+            if (gf_grow((void **)&c->fr, &c->capfr, c->nfr + 1, sizeof *c->fr, 64) != 0)
+                return oom(c);
+            c->fr[c->nfr++] = f;
+        }
+        if (cur_step(c, k) != 0)
+            return -1;
+    }
+    if (!c->nfr)
+        return 0;
+    *leaf = c->fr[0];
+    if ((*stack = gf_trace_stack(c->t, c->fr, c->nfr)) < 0)
+        return oom(c);
+    return 0;
+}
+
 static int import_samples(cpu *c, int64_t max)
 {
     static const char *const cols[] = {"id", "start", "globalTid"};
     gf_sqlq q;
+    chain_cur cur = {0};
     int64_t n = 0, k = 0, kept = 0;
     if (max > 0 && gf_sqlite_has_table(c->db, "COMPOSITE_EVENTS") > 0 && (n = sample_rows(c)) < 0)
         return -1;
     if (n <= max)
         max = 0; /* all of them */
-    if (load_chains(c, "SAMPLING_CALLCHAINS") != 0)
-        return -1;
-    int r = gf_sqlite_prepare_cols(c->db, c->path, &q, "COMPOSITE_EVENTS", cols, 3, 3, NULL, c->err);
+    int r = gf_sqlite_prepare_cols(c->db, c->path, &q, "COMPOSITE_EVENTS", cols, 3, 3, "ORDER BY id", c->err);
     if (r <= 0)
         return r;
     int32_t plain = gf_strtab_intern_cstr(c->t->str, "CPU sample");
-    if (plain < 0)
-        return sqlite3_finalize(q.st), oom(c);
-    int rc;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    int rc = SQLITE_DONE, ret = plain < 0 ? oom(c) : cur_open(c, &cur);
+    while (ret == 0 && (rc = sqlite3_step(q.st)) == SQLITE_ROW) {
         int keep = !max || (k + 1) * max / n > k * max / n; /* evenly spread */
+        int64_t gtid = gf_sqlq_i64(&q, 2, 0);
+        gf_event e = {.start = gf_sqlq_i64(&q, 1, 0), .dur = 0, .name = plain};
         k++;
+        if ((ret = sample_stack(c, &cur, gf_sqlq_i64(&q, 0, -1), keep, &e.stack, &e.name)) != 0)
+            break;
         if (!keep) { /* its thread still has a samples lane (running rows follow the threads with one) */
-            if (lane_of(c, gf_sqlq_i64(&q, 2, 0), GF_SUB_SAMPLES) < 0)
-                return sqlite3_finalize(q.st), -1;
+            ret = lane_of(c, gtid, GF_SUB_SAMPLES) < 0 ? -1 : 0;
             continue;
         }
-        kept++;
-        gf_event e;
-        e.start = gf_sqlq_i64(&q, 1, 0);
-        e.dur = 0;
-        int64_t *cc = gf_hmap_get(&c->chains, (uint64_t)gf_sqlq_i64(&q, 0, -1));
-        e.stack = cc ? (int32_t)(uint32_t)*cc : -1;
-        e.name = cc ? (int32_t)(*cc >> 32) : plain; /* the innermost frame: what the thread was running */
-        if (add(c, &e, gf_sqlq_i64(&q, 2, 0), GF_SUB_SAMPLES, GF_EV_SAMPLE) != 0) {
-            sqlite3_finalize(q.st);
-            return -1;
-        }
+        kept++; /* named by the innermost frame: what the thread was running */
+        ret = add(c, &e, gtid, GF_SUB_SAMPLES, GF_EV_SAMPLE);
     }
     sqlite3_finalize(q.st);
+    sqlite3_finalize(cur.q.st);
+    if (ret != 0)
+        return -1;
     if (rc != SQLITE_DONE)
         return fail(c, "COMPOSITE_EVENTS");
     if (max && k > kept) { /* the others are in the capture: the totals (and the page's "of M") count them */
