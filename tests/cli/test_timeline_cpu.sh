@@ -26,6 +26,49 @@ for f in real/parallel-sheet-simulator/tile_8x8.sqlite real/nussinov-gpu/report3
   side "$f"
 done
 
+# A planted export with known answers: an OS runtime call whose nameId has no string ("?", as osrt_sum's LEFT
+# JOIN gives NULL), one of another eventClass (not imported), a sample without callchain ("CPU sample"), a sample
+# whose chain is 2 frames (named by depth 0, the innermost), a thread whose sched-in repeats (the interval starts
+# at the first), a sched-out without sched-in, a thread with scheduling rows only (no lane: no running row).
+G=$((100 * 16777216 + 100)); H=$((100 * 16777216 + 101)); J=$((100 * 16777216 + 102))
+sqlite3 "$TMP/plant.sqlite" <<SQL
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);
+CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER,
+  nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, nestingLevel INTEGER, callchainId INTEGER NOT NULL);
+CREATE TABLE COMPOSITE_EVENTS (id INTEGER NOT NULL PRIMARY KEY, start INTEGER NOT NULL, cpu INTEGER, threadState INTEGER,
+  globalTid INTEGER, cpuCycles INTEGER NOT NULL);
+CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, module INTEGER NOT NULL,
+  unresolved INTEGER, originalIP INTEGER, stackDepth INTEGER NOT NULL, PRIMARY KEY (id, stackDepth));
+CREATE TABLE SCHED_EVENTS (start INTEGER NOT NULL, cpu INTEGER NOT NULL, isSchedIn INTEGER NOT NULL, globalTid INTEGER);
+INSERT INTO StringIds VALUES (1, 'pthread_mutex_lock'), (2, 'inner_fn'), (3, 'outer_fn'), (4, '/lib/libapp.so'), (5, 'worker');
+INSERT INTO ThreadNames VALUES (5, 0, $H);
+INSERT INTO OSRT_API VALUES (1000, 5000, 27, $G, 1, 0, 0, 0), (6000, 6500, 27, $G, 99, 0, 0, 0), (7000, 7000, 31, $G, 1, 0, 0, 0);
+INSERT INTO COMPOSITE_EVENTS VALUES (1, 2000, 0, 1, $G, 0), (2, 3000, 0, 1, $H, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (2, 2, 4, 0, NULL, 0), (2, 3, 4, 0, NULL, 1);
+INSERT INTO SCHED_EVENTS VALUES (500, 0, 0, $G), (900, 0, 1, $G), (950, 1, 1, $G), (5200, 1, 0, $G),
+  (2500, 0, 1, $H), (3500, 0, 0, $H), (100, 0, 1, $J), (200, 0, 0, $J);
+SQL
+run_gf -q export --format chrome-trace "$TMP/plant.sqlite" -o "$TMP/plant.json"
+check_eq "planted: export exit 0" 0 "$rc"
+res=$(python3 -c 'import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") in ("osrt", "cpu_sample", "cpu_running")]
+for e in sorted(ev, key=lambda e: (e["cat"], e["ts"])):
+    print("%s|%s|%s|%d|%d|%s" % (e["cat"], e["name"], e["ph"], round(e["ts"] * 1000), round(e.get("dur", 0) * 1000),
+          ",".join(e.get("args", {}).get("stack", []))))' "$TMP/plant.json")
+check_eq "planted: OS runtime calls (eventClass 27; a name missing from StringIds is ?), samples (a missing callchain: CPU sample; else the innermost frame, the stack innermost first), running (first sched-in to sched-out; threads with a lane only)" \
+"cpu_running|running|X|900|4300|
+cpu_running|running|X|2500|1000|
+cpu_sample|CPU sample|i|2000|0|
+cpu_sample|inner_fn (libapp.so)|i|3000|0|inner_fn (libapp.so),outer_fn (libapp.so)
+osrt|pthread_mutex_lock|X|1000|4000|
+osrt|?|X|6000|500|" "$res"
+run_gf -q timeline "$TMP/plant.sqlite" -o "$TMP/plant.html"
+res=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[2]); import page_data
+d = page_data.load(sys.argv[1]); print(" ".join("%s%s" % (l["label"], "") for l in d["lanes"]))' "$TMP/plant.html" "$TOP/tests/trace")
+check_eq "planted: lanes: the thread's calls, samples and running rows; the named worker's samples and running" \
+  "CPU pid 100 tid 100 CPU pid 100 tid 100 samples CPU pid 100 tid 100 running CPU pid 100 tid 101 worker samples CPU pid 100 tid 101 worker running" "$res"
+
 kinds() { # PAGE → "kind count" lines of its events
   python3 -c 'import sys, collections; sys.path.insert(0, sys.argv[2]); import page_data
 d = page_data.load(sys.argv[1]); c = collections.Counter(d["kinds"][r[6]] for r in d["events"])
