@@ -13,7 +13,7 @@
 #include "trace.h"
 
 #define GF_MODEL_MAGIC "GFMODEL"  /* 8 bytes with its NUL */
-#define GF_MODEL_VERSION 1u
+#define GF_MODEL_VERSION 2u
 
 /* Writes t (finished) and the provenance text (prov_len bytes, not NUL-terminated necessarily) to f.
  * Returns 0, or -1 with err (GF_EXIT_ERROR) saying what failed; the caller names the file. */

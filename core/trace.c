@@ -10,7 +10,8 @@
 
 #include "trace_build.h"
 
-const char *const gf_ev_kind_names[GF_EV_NKINDS] = {"cuda_api", "kernel", "memcpy", "memset", "sync", "nvtx"};
+const char *const gf_ev_kind_names[GF_EV_NKINDS] = {"cuda_api", "kernel", "memcpy", "memset", "sync", "nvtx",
+                                                      "osrt", "cpu_sample", "cpu_running"};
 const char *const gf_lane_kind_names[3] = {"cpu", "gpu", "nvtx"};
 
 void gf_detail_clear(gf_detail *d)

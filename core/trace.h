@@ -18,14 +18,26 @@
 #include "hmap.h"
 #include "strtab.h"
 
-enum { GF_EV_API = 0, GF_EV_KERNEL, GF_EV_MEMCPY, GF_EV_MEMSET, GF_EV_SYNC, GF_EV_NVTX, GF_EV_NKINDS };
-extern const char *const gf_ev_kind_names[GF_EV_NKINDS]; /* "cuda_api", "kernel", ... */
+/* The CPU side (issue 25, core/sqlite_cpu.c): OS runtime calls (OSRT_API) on their thread's lane, CPU samples
+ * (COMPOSITE_EVENTS, dur 0, stack = the sampled callchain) and the thread's running intervals (SCHED_EVENTS)
+ * on the thread's sub-lanes (gf_lane.sub). */
+enum { GF_EV_API = 0, GF_EV_KERNEL, GF_EV_MEMCPY, GF_EV_MEMSET, GF_EV_SYNC, GF_EV_NVTX,
+       GF_EV_OSRT, GF_EV_SAMPLE, GF_EV_RUNNING, GF_EV_NKINDS };
+extern const char *const gf_ev_kind_names[GF_EV_NKINDS]; /* "cuda_api", "kernel", ..., "osrt", "cpu_sample" */
+/* sub-lanes of a CPU thread (gf_lane.sub): its calls, its CPU samples, its running intervals */
+enum { GF_SUB_CALLS = 0, GF_SUB_SAMPLES, GF_SUB_RUNNING };
 enum { GF_LANE_CPU = 0, GF_LANE_GPU, GF_LANE_NVTX };
 extern const char *const gf_lane_kind_names[3];          /* "cpu", "gpu", "nvtx" */
 
 static inline int gf_ev_is_gpu_work(int kind)
 {
     return kind == GF_EV_KERNEL || kind == GF_EV_MEMCPY || kind == GF_EV_MEMSET;
+}
+
+/* OS runtime calls, CPU samples, running intervals: shown, exported, never an input of the findings rules */
+static inline int gf_ev_is_cpu_side(int kind)
+{
+    return kind == GF_EV_OSRT || kind == GF_EV_SAMPLE || kind == GF_EV_RUNNING;
 }
 
 /* Optional per-event details; -1 means absent for every field. Events with equal details may share one
@@ -66,6 +78,7 @@ typedef struct gf_lane {
     uint8_t kind;     /* GF_LANE_* */
     uint8_t sync;     /* GPU lane holding synchronization events */
     uint8_t proj;     /* GPU lane holding the NVTX ranges of one thread projected onto the device (trace_proj.c) */
+    uint8_t sub;      /* CPU lanes: GF_SUB_* (calls, samples, running); 0 for the others */
     int64_t pid, tid; /* CPU and NVTX lanes; -1 when unknown */
     int32_t device;   /* strtab id of "NVIDIA A10G (0)"; -1 when unknown */
     int64_t devnum;   /* numeric device id for ordering; -1 when unknown */
@@ -158,12 +171,18 @@ gf_trace *gf_trace_new(void);
 void gf_trace_free(gf_trace *t);
 /* Starts building: max_events 0 keeps everything. */
 int gf_trace_begin(gf_trace *t, size_t max_events, int keep_partners, gf_err *err);
-/* Finds or adds a lane; returns its index or -1 (err filled). device: strtab id or -1. */
+/* Finds or adds a lane; returns its index or -1 (err filled). device: strtab id or -1. sync: on a GPU lane
+ * 1 for the synchronization lane; on a CPU lane the thread's sub-lane (GF_SUB_*); ignored on NVTX lanes. */
 int32_t gf_trace_lane(gf_trace *t, int kind, int sync, int64_t pid, int64_t tid, int32_t device, int64_t devnum,
                       int64_t stream, gf_err *err);
 /* The same for a lane of one rank (merged traces): lanes of different ranks never merge. */
 int32_t gf_trace_lane_ranked(gf_trace *t, int32_t rank, int kind, int sync, int64_t pid, int64_t tid, int32_t device,
                              int64_t devnum, int64_t stream, gf_err *err);
+/* The sync argument that makes lane l again (gf_trace_lane_ranked of a merge). */
+static inline int gf_lane_variant(const gf_lane *l)
+{
+    return l->kind == GF_LANE_GPU ? l->sync : l->sub;
+}
 void gf_trace_lane_set_thread_name(gf_trace *t, int32_t lane, int32_t tname);
 /* Finds or adds a stack (frame strtab ids, innermost first); returns its id or -1 on OOM. */
 int32_t gf_trace_stack(gf_trace *t, const int32_t *frames, size_t n);

@@ -67,10 +67,11 @@ int32_t gf_trace_lane_ranked(gf_trace *t, int32_t rank, int kind, int sync, int6
                              int64_t devnum, int64_t stream, gf_err *err)
 {
     gf_trace_build *b = t->b;
+    int sub = kind == GF_LANE_CPU ? sync : 0;
     if (kind == GF_LANE_GPU)
         pid = tid = -1;
     else
-        device = -1, devnum = -1, stream = -1, sync = 0;
+        device = -1, devnum = -1, stream = -1, sync = sub;
     uint64_t h = lane_hash(rank, kind, sync, pid, tid, device, stream);
     for (;;) {
         int ins;
@@ -80,7 +81,7 @@ int32_t gf_trace_lane_ranked(gf_trace *t, int32_t rank, int kind, int sync, int6
         if (ins)
             break;
         gf_lane *l = &t->lanes[*v];
-        if (l->rank == rank && l->kind == kind && l->sync == sync && l->pid == pid && l->tid == tid &&
+        if (l->rank == rank && l->kind == kind && gf_lane_variant(l) == sync && l->pid == pid && l->tid == tid &&
             l->device == device && l->stream == stream)
             return (int32_t)*v;
         h = gf_hash_u64(h + 1); /* collision: probe another key */
@@ -92,7 +93,8 @@ int32_t gf_trace_lane_ranked(gf_trace *t, int32_t rank, int kind, int sync, int6
     gf_lane *l = &t->lanes[t->nlanes];
     memset(l, 0, sizeof *l);
     l->kind = (uint8_t)kind;
-    l->sync = (uint8_t)sync;
+    l->sync = (uint8_t)(kind == GF_LANE_GPU ? sync : 0);
+    l->sub = (uint8_t)sub;
     l->pid = pid;
     l->tid = tid;
     l->device = device;
@@ -485,7 +487,9 @@ static int cmp_lane(const void *a, const void *b, void *trace)
     }
     if (x->pid != y->pid)
         return x->pid < y->pid ? -1 : 1;
-    return x->tid < y->tid ? -1 : x->tid > y->tid;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return x->sub < y->sub ? -1 : x->sub > y->sub; /* a thread's samples and running rows under its calls */
 }
 
 static void num_or_q(char *buf, size_t n, int64_t v)
@@ -505,7 +509,8 @@ static int label_lanes(gf_trace *t)
         num_or_q(a, sizeof a, l->pid);
         num_or_q(b2, sizeof b2, l->tid);
         if (l->kind == GF_LANE_CPU) {
-            snprintf(buf, sizeof buf, "CPU pid %s tid %s%s%s", a, b2, *tn ? " " : "", tn);
+            static const char *const sub[] = {"", " samples", " running"};
+            snprintf(buf, sizeof buf, "CPU pid %s tid %s%s%s%s", a, b2, *tn ? " " : "", tn, sub[l->sub % 3]);
         } else if (l->kind == GF_LANE_NVTX) {
             snprintf(buf, sizeof buf, "NVTX pid %s tid %s%s%s", a, b2, *tn ? " " : "", tn);
         } else {

@@ -403,6 +403,8 @@ int gf_find_busy(const gf_trace *t, const gf_fwin *w, const gf_like_set *comm, i
         int64_t s = t->start[i], e = s + t->dur[i];
         int k = t->kind[i];
         int gpu = gf_ev_is_gpu_work(k);
+        if (gf_ev_is_cpu_side(k)) /* the span is the CUDA/NVTX events' whatever the page imports */
+            continue;
         if (gpu ? !gf_fwin_gpu(w, s, e, t->pid[i])
                 : !gf_fwin_cpu(w, s, e, t->pid[i], k == GF_EV_API || k == GF_EV_NVTX ? lane_tid(t, i) : -1))
             continue;

@@ -212,6 +212,8 @@ static void write_lanes(const gf_trace *t, FILE *out, const int32_t *lmap, const
                 fprintf(out, ",\"proj\":true,\"pid\":%lld,\"tid\":%lld", (long long)ln->pid, (long long)ln->tid);
         } else {
             fprintf(out, ",\"pid\":%lld,\"tid\":%lld", (long long)ln->pid, (long long)ln->tid);
+            if (ln->kind == GF_LANE_CPU && ln->sub) /* a thread's CPU samples or running intervals */
+                fputs(ln->sub == GF_SUB_SAMPLES ? ",\"sub\":\"samples\"" : ",\"sub\":\"running\"", out);
             if (ln->tname >= 0) {
                 fputs(",\"thread\":", out);
                 jstr(out, t, ln->tname);
@@ -559,12 +561,35 @@ static void chrome_tracks(const gf_trace *t, FILE *out, ctrack *tr, int *first)
             tr[l].tid = (int64_t)l + 1;
         } else {
             tr[l].pid = ln->pid >= 0 ? ln->pid : 0;
-            tr[l].tid = (ln->tid >= 0 ? ln->tid : 0) + (ln->kind == GF_LANE_NVTX ? (1ll << 32) : 0);
+            tr[l].tid = (ln->tid >= 0 ? ln->tid : 0) + (ln->kind == GF_LANE_NVTX ? (1ll << 32) : 0) +
+                        (ln->sub == GF_SUB_RUNNING ? (3ll << 32) : 0); /* samples: on the thread's own track */
+            if (ln->sub == GF_SUB_SAMPLES && l > 0 && t->lanes[l - 1].kind == GF_LANE_CPU &&
+                t->lanes[l - 1].pid == ln->pid && t->lanes[l - 1].tid == ln->tid)
+                continue; /* the thread's track is named by its calls lane */
         }
         const char *label = gf_strtab_get(t->str, ln->label, NULL);
         for (int r = 0; r < tr[l].rows; r++)
             thread_meta(out, first, &tr[l], r, label ? label : "?", l * GF_NVTX_MAX_ROWS + (size_t)r);
     }
+}
+
+/* A CPU sample: a thread-scoped instant event on its thread's track, the sampled stack (innermost first) in
+ * args.stack. */
+static void chrome_sample(const gf_trace *t, FILE *out, const ctrack *tr, size_t i, int *first)
+{
+    fputs(*first ? "{\"ph\":\"i\",\"s\":\"t\",\"name\":" : ",{\"ph\":\"i\",\"s\":\"t\",\"name\":", out);
+    *first = 0;
+    jstr(out, t, t->name[i]);
+    fprintf(out, ",\"cat\":\"cpu_sample\",\"pid\":%lld,\"tid\":%lld,\"ts\":", (long long)tr->pid, (long long)tr->tid);
+    us(out, t->start[i]);
+    fputs(",\"args\":{\"stack\":[", out);
+    if (t->stack[i] >= 0)
+        for (size_t f = t->stack_off[t->stack[i]]; f < t->stack_off[t->stack[i] + 1]; f++) {
+            if (f > t->stack_off[t->stack[i]])
+                putc(',', out);
+            jstr(out, t, t->frames[f]);
+        }
+    fputs("]}}", out);
 }
 
 int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
@@ -581,8 +606,8 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
         tr[l].rows = 1;
     for (size_t i = 0; i < t->n; i++) {
         int32_t l = t->lane[i];
-        if (l < 0 || (t->lanes[l].kind != GF_LANE_CPU && !t->lanes[l].proj))
-            row[i] = 0;
+        if (l < 0 || (t->lanes[l].kind != GF_LANE_CPU && !t->lanes[l].proj) || t->kind[i] == GF_EV_OSRT)
+            row[i] = 0; /* an OS runtime call nests inside the thread's calls: on the thread's own track */
         else if (row[i] + 1 > tr[l].rows)
             tr[l].rows = row[i] + 1;
     }
@@ -620,6 +645,10 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
         int32_t l = t->lane[i];
         if (l < 0)
             continue;
+        if (t->kind[i] == GF_EV_SAMPLE) {
+            chrome_sample(t, out, &tr[l], i, &first);
+            continue;
+        }
         fputs(first ? "{\"ph\":\"X\",\"name\":" : ",{\"ph\":\"X\",\"name\":", out);
         first = 0;
         jstr(out, t, t->name[i]);

@@ -75,7 +75,7 @@ static int make_event(gf_trace *d, msrc *m, gf_hmap *lanes, size_t i, gf_event *
             e->lane = (int32_t)*v;
         } else {
             int32_t dev = sl->device >= 0 ? map_str(d, m, sl->device) : -1;
-            int32_t nl = gf_trace_lane_ranked(d, rank, sl->kind, sl->sync, sl->pid, sl->tid, dev, sl->devnum,
+            int32_t nl = gf_trace_lane_ranked(d, rank, sl->kind, gf_lane_variant(sl), sl->pid, sl->tid, dev, sl->devnum,
                                               sl->stream, err);
             if (nl < 0)
                 return -1;
@@ -216,7 +216,7 @@ int gf_trace_processes(const gf_trace *t, gf_proc_info **out, size_t *n, gf_err 
         int32_t l = t->lane[i];
         if (pid < 0 && l >= 0 && t->lanes[l].kind != GF_LANE_GPU)
             pid = t->lanes[l].pid;
-        if (pid < 0)
+        if (pid < 0 || gf_ev_is_cpu_side(t->kind[i])) /* a process is a rank by its CUDA and NVTX events */
             continue;
         int ins;
         int64_t *v = gf_hmap_put(&idx, (uint64_t)pid, (int64_t)np, &ins);

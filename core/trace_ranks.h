@@ -22,7 +22,8 @@ int gf_trace_merge(gf_trace *dst, gf_trace *const *src, size_t nsrc, const int64
                    size_t max_events, int keep_partners, gf_err *err);
 
 /* The processes seen in a finished trace: pid, events, GPU-work events, and (for GPU work) the device
- * lanes' device names. */
+ * lanes' device names. The CPU side (OS runtime calls, samples, running) is not counted: a process that
+ * only has those (a launcher, a helper) is no rank. */
 typedef struct gf_proc_info {
     int64_t pid;
     uint64_t events, gpu_events;

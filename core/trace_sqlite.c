@@ -6,6 +6,7 @@
 #include "trace_devctx.h"
 #include "sqlite_export.h"
 #include "sqlite_callchain.h"
+#include "sqlite_cpu.h"
 
 #include <sqlite3.h>
 #include <errno.h>
@@ -856,7 +857,8 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     if (probe_tables(&m) != 0 || reserve_events(&m) != 0 || load_strings(&m) != 0 || load_threads(&m) != 0 || load_devices(&m) != 0 ||
         load_callchains(&m, o && o->stacks) != 0 || import_runtime(&m, 0) != 0 || import_kernels(&m) != 0 ||
         import_copies(&m, 0) != 0 || import_copies(&m, 1) != 0 || import_sync(&m) != 0 || import_nvtx(&m) != 0 ||
-        import_overhead(&m) != 0 || import_graph_trace(&m) != 0)
+        import_overhead(&m) != 0 || import_graph_trace(&m) != 0 ||
+        gf_sqlite_import_cpu(m.db, path, t, o ? &o->cpu : NULL, err) != 0)
         goto done;
     if (o && o->stacks && m.ncc && t->launches_with_stack == 0)
         gf_trace_warn(t, "no launch backtraces in this capture (no CUDA call has a callchainId)");

@@ -4,9 +4,11 @@
 
 #include "trace.h"
 #include "sqlite_export.h"
+#include "sqlite_cpu.h"
 
 typedef struct gf_sqlite_opts {
-    int stacks; /* 1: launch backtraces were requested, so their absence is a warning */
+    int stacks;   /* 1: launch backtraces were requested, so their absence is a warning */
+    gf_cpu_opts cpu; /* the CPU side to import (sqlite_cpu.h; what = 0: none) */
 } gf_sqlite_opts;
 
 /* Imports into t, which must be begun (gf_trace_begin) and is finished on success. A file that is not

@@ -252,6 +252,12 @@ return {
     preview_min_events = 100000, -- pages with this many events carry a preview of the opening view, drawn
                              -- before the rest of the page has loaded (0: never)
     keep_partners = true,    -- also keep the launch call of every kept kernel/memcpy/memset (CorrID links)
+    -- the CPU side imported from SQLite exports (events like the others: they count toward max_events):
+    -- OS runtime calls (OSRT_API) on their thread's lane, CPU samples (COMPOSITE_EVENTS, stacks from
+    -- SAMPLING_CALLCHAINS) as a samples row under the thread, running intervals (SCHED_EVENTS) as a running row
+    -- max_samples: at most this many samples per export, evenly spread (the page says how many of how many;
+    -- 0 = all); a long capture samples millions, and the page would be mostly samples
+    cpu = { osrt = true, samples = true, running = true, max_samples = 200000 },
     compress = true,         -- event columns raw-DEFLATE compressed in the page (about half the bytes, and the
                              -- bytes are most of the opening time); false for browsers without DecompressionStream
     source = "csv",          -- capture --timeline reads the stats trace CSVs ("csv", the reference) or

@@ -1,6 +1,6 @@
 /* Binding: the Trace model (core/trace*.c).
  *
- *   local tr = core.trace.open_sqlite(path, {max_events=, keep_partners=, stacks=})
+ *   local tr = core.trace.open_sqlite(path, {max_events=, keep_partners=, stacks=, cpu={osrt=, samples=, running=}})
  *   local tr = core.trace.open_csv({api=, gpu=, api_cols={start=1,...}, gpu_cols={...}, max_events=, keep_partners=})
  *   tr:count(), tr:total(), tr:counts(), tr:totals(), tr:lanes(), tr:warnings(), tr:warn(msg), tr:source(),
  *   tr:clock_alignment([text])
@@ -99,12 +99,33 @@ static void begin(lua_State *L, gf_trace *t, int opts)
         gf_lua_raise(L, &err);
 }
 
+/* opts.cpu = {osrt=, samples=, running=, max_samples=} (policy timeline.cpu); absent: none */
+static gf_sqlite_opts sqlite_opts(lua_State *L, int idx)
+{
+    gf_sqlite_opts o = {gf_opt_bool_field(L, idx, "stacks", 0), {0, 0}};
+    lua_getfield(L, idx, "cpu");
+    if (lua_istable(L, -1)) {
+        int t = lua_gettop(L);
+        o.cpu.what = (gf_opt_bool_field(L, t, "osrt", 0) ? GF_CPU_OSRT : 0) |
+                     (gf_opt_bool_field(L, t, "samples", 0) ? GF_CPU_SAMPLES : 0) |
+                     (gf_opt_bool_field(L, t, "running", 0) ? GF_CPU_RUNNING : 0);
+        lua_Integer max = gf_opt_int_field(L, t, "max_samples", 0);
+        if (max < 0)
+            gf_lua_raisef(L, GF_EXIT_USAGE, "cpu.max_samples must be >= 0");
+        o.cpu.max_samples = max;
+    } else if (!lua_isnil(L, -1)) {
+        gf_lua_raisef(L, GF_EXIT_USAGE, "cpu must be a table {osrt=, samples=, running=, max_samples=}");
+    }
+    lua_pop(L, 1);
+    return o;
+}
+
 static int l_open_sqlite(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     ud *u = new_ud(L);
     begin(L, u->t, 2);
-    gf_sqlite_opts o = {gf_opt_bool_field(L, 2, "stacks", 0)};
+    gf_sqlite_opts o = sqlite_opts(L, 2);
     gf_err err;
     if (gf_trace_import_sqlite(u->t, path, &o, &err) != 0) {
         gf_trace_free(u->t);
@@ -138,7 +159,7 @@ static int l_open_sqlite_workers(lua_State *L)
     lua_getfield(L, 2, "scratch");
     const char *scratch = luaL_checkstring(L, -1);
     lua_Integer workers = gf_opt_int_field(L, 2, "workers", 1);
-    gf_import_job job = {paths, n, {gf_opt_bool_field(L, 2, "stacks", 0)}, gf_opt_bool_field(L, 2, "keep_partners", 1),
+    gf_import_job job = {paths, n, sqlite_opts(L, 2), gf_opt_bool_field(L, 2, "keep_partners", 1),
                          workers < 1 ? 1 : (int)workers, scratch, import_progress, NULL};
     gf_err err;
     if (gf_trace_import_workers(&job, out, &err) != 0)
@@ -281,6 +302,10 @@ static void push_lane(lua_State *L, gf_trace *t, size_t l)
         lua_pushboolean(L, ln->sync);
         lua_setfield(L, -2, "sync");
     } else {
+        if (ln->kind == GF_LANE_CPU && ln->sub) {
+            lua_pushstring(L, ln->sub == GF_SUB_SAMPLES ? "samples" : "running");
+            lua_setfield(L, -2, "sub");
+        }
         lua_pushinteger(L, ln->pid);
         lua_setfield(L, -2, "pid");
         lua_pushinteger(L, ln->tid);

@@ -272,6 +272,7 @@ S.tree = {
     view_events = S.int({ min = 1 }),
     preview_min_events = S.int({ min = 0 }),
     keep_partners = S.bool(),
+    cpu = { osrt = S.bool(), samples = S.bool(), running = S.bool(), max_samples = S.int({ min = 0 }) },
     compress = S.bool(),
     source = S.str({ oneof = { "csv", "sqlite" } }),
     reports = S.list(S.str({ oneof = { "cuda_api_trace", "cuda_gpu_trace" } })),

@@ -130,7 +130,8 @@ local function import_all(dbs, s, opts)
   local auto = mpi.world().size > 1 and 1 or core.host.cpus()
   local workers = s.workers == 0 and auto or s.workers
   workers = math.min(workers, #dbs)
-  local lo = { max_events = 0, keep_partners = opts.keep_partners ~= false, stacks = opts.stacks == true }
+  local lo = { max_events = 0, keep_partners = opts.keep_partners ~= false, stacks = opts.stacks == true,
+    cpu = opts.cpu }
   if workers <= 1 then
     local traces = {}
     for i, db in ipairs(dbs) do traces[i] = core.trace.open_sqlite(db, lo) end

@@ -82,7 +82,7 @@ function M.load_reports(reports, owner, opts, policy, load_opts, what)
   local tmpdirs = {}
   local ok, tr, info = pcall(require("gpuflame.ranks")[what or "load"], reports, {
     policy = policy, max_events = load_opts.max_events, keep_partners = load_opts.keep_partners,
-    stacks = load_opts.stacks, owner = owner, allow_unrelated = opts.allow_unrelated,
+    stacks = load_opts.stacks, cpu = load_opts.cpu, owner = owner, allow_unrelated = opts.allow_unrelated,
     export = function(p)
       if M.classify(p, policy) ~= "nsys-rep" then return p end
       local db, tmp = M.export_rep(p, opts)
@@ -101,7 +101,8 @@ end
 function M.load_mpi(paths, owner, opts, policy)
   local keep = opts.keep_partners
   if keep == nil then keep = policy.timeline.keep_partners end
-  local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true }
+  local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true,
+    cpu = policy.timeline.cpu }
   return M.load_reports(paths, owner, opts, policy, load_opts, opts.what)
 end
 
@@ -165,7 +166,8 @@ function M.load(paths, opts)
   end
   local keep = opts.keep_partners
   if keep == nil then keep = policy.timeline.keep_partners end
-  local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true }
+  local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true,
+    cpu = policy.timeline.cpu }
   if #reports > 0 and (gpu or api) then
     errors.raise(errors.USAGE, "%s: trace CSVs cannot be merged with SQLite exports / reports; give one or the other",
       gpu or api)

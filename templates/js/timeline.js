@@ -25,6 +25,7 @@
  *   window.__gf.typedBytes()  -> bytes in the page's typed arrays (events, indexes, LOD summaries)
  *   window.__gf.groups()      -> [{label, lanes, collapsed, y}] lane groups (header row at canvas y)
  *   window.__gf.toggleGroup(k), window.__gf.labelWidth() -> fold/unfold group k; label column width (px)
+ *   window.__gf.laneY(l)      -> {top, h} of lane l on the main canvas (CSS px), or null when folded
  *   window.__gf.findings()    -> [{rule, severity, text, targets, window: {start, end} | null}] of the findings
  *                                panel (window: the first target's, ns relative to data.t0)
  *   window.__gf.showFinding(i [, k]) -> shows target k (default 0) of finding i as a click on it does:
@@ -53,15 +54,18 @@ function gfTimeline(D, cols, mode) {
     sync: '#e0605a', nvtx: COL.nvtx };
   var KIND_LABEL = { cuda_api: 'CUDA API', kernel: 'kernel', memcpy: 'memcpy', memset: 'memset',
     sync: 'sync', nvtx: 'NVTX' };
+  var CPU_SIDE = gfTimelineCpu.colours(); // OS runtime calls, CPU samples, running (js/timeline_cpu.js)
+  Object.keys(CPU_SIDE).forEach(function (k) { KIND_COL[k] = CPU_SIDE[k]; KIND_LABEL[k] = gfTimelineCpu.labels[k]; });
 
-  var lanes = (D.lanes || []).map(function (l) {
+  var lanes = (D.lanes || []).map(function (l, k, all) {
     // the reference shape had plain strings as lanes: derive the kind from the label
     if (typeof l === 'string') return { label: l, short: l, kind: /^CPU/.test(l) ? 'cpu' : /^NVTX/.test(l) ? 'nvtx' : 'gpu' };
     var kind = l.kind || 'gpu', rank = l.rank != null ? String(l.rank) + ' · ' : '';
     // lanes are grouped per (rank,) kind and process (CPU, NVTX) or device (GPU: named once, on the group;
     // the NVTX ranges a thread projected onto it in a group of their own); a group folds
     var nm = gfGpu.laneNames(l, kind, rank);
-    return { label: String(l.label), kind: kind, group: nm.group, short: nm.short, band: !!nm.band, proj: !!nm.proj };
+    return { label: String(l.label), kind: kind, group: nm.group, short: nm.short, band: !!nm.band, proj: !!nm.proj,
+      sub: gfTimelineCpu.sub(l), subTitle: gfTimelineCpu.subTitle(l, all[k - 1]) };
   });
   var names = D.names || [], kinds = D.kinds || [], details = D.details || [], stacks = D.stacks || [];
   // Events come packed (docs/TIMELINE_DATA.md "Packed events": one base64 string of varints per column)
@@ -196,7 +200,8 @@ function gfTimeline(D, cols, mode) {
       g.top = y; y += GROUP_H;
       for (var l = g.first; l <= g.last; l++) {
         laneTop[l] = y;
-        laneHt[l] = g.collapsed ? 0 : lanes[l].band ? SYNC_H : laneDepth[l] > 1 ? laneDepth[l] * NVTX_ROW + 4 : LANE_H;
+        laneHt[l] = g.collapsed ? 0 : lanes[l].band ? SYNC_H : lanes[l].sub ? gfTimelineCpu.laneHeight(lanes[l].sub)
+          : laneDepth[l] > 1 ? laneDepth[l] * NVTX_ROW + 4 : LANE_H;
         y += laneHt[l];
       }
     });
@@ -235,8 +240,8 @@ function gfTimeline(D, cols, mode) {
   // only ones that can be a pixel wide there, kept in their own list): at most a few thousand
   // rectangles per lane whatever the capture size. Zoomed in, every event is drawn as before.
   var LOD_MIN_EVENTS = 4096, lodLanes = 0;
-  var lod = laneEv.map(function (ev) {
-    var m = ev.length;
+  var lod = laneEv.map(function (ev, l) {
+    var m = ev.length, zw = lanes[l].sub ? gfTimelineCpu.zeroWeight(lanes[l].sub) : 0;
     if (m < LOD_MIN_EVENTS) return null;
     var nb = 1024;
     while (nb < m / 16 && nb < 1048576) nb *= 2;
@@ -245,7 +250,7 @@ function gfTimeline(D, cols, mode) {
       var i = ev[p], a = S[i] / bw, b = (S[i] + DU[i]) / bw, ia = Math.min(nb - 1, Math.floor(a)), ib = Math.min(nb - 1, Math.floor(b));
       if (DU[i] >= bw || isSync(i)) nlong++;
       if (isSync(i)) continue; // a band of its own, not the lane's busy share
-      if (ia === ib) { busy[ia] += b - a; continue; }
+      if (ia === ib) { busy[ia] += b - a || zw; continue; }
       busy[ia] += ia + 1 - a; busy[ib] += b - ib; diff[ia + 1] += 1; diff[ib] -= 1;
     }
     var run = 0;
@@ -353,6 +358,7 @@ function gfTimeline(D, cols, mode) {
     }
     item(KIND_COL.cuda_api, 'CPU (CUDA API)'); item(KIND_COL.kernel, 'GPU kernel'); item(KIND_COL.memcpy, 'memcpy');
     item(KIND_COL.memset, 'memset'); item(KIND_COL.sync, 'sync', 'a thin band under its stream (device-wide: under the device)'); item(KIND_COL.nvtx, 'NVTX');
+    gfTimelineCpu.legend(item, kinds, KD);
     item(COL.sel, 'selection');
     item('linear-gradient(90deg, rgba(230,161,92,0.2), rgba(230,161,92,1))', 'density',
       'events narrower than a pixel: shade = fraction of the pixel column the lane is busy');
@@ -456,6 +462,7 @@ function gfTimeline(D, cols, mode) {
       var y = laneTop[l], h = laneHt[l];
       if (!h) continue;
       c.fillStyle = l % 2 ? '#1c1e23' : '#202228'; c.fillRect(0, y, LABEL_W, h);
+      if (lanes[l].sub) { gfTimelineCpu.drawSubLabel(c, lanes[l], y, h, LABEL_W); continue; } // a thread's samples / running row
       c.fillStyle = COL[lanes[l].proj ? 'nvtx' : lanes[l].kind] || COL.gpu; c.fillRect(0, y + 2, 3, h - 4);
       c.fillStyle = '#cfd3dc';
       if (h >= 12) c.fillText(gfGpu.fitLeft(lanes[l].short, LABEL_W - 14, cw), 8, y + Math.min(h, LANE_H) / 2);
@@ -501,7 +508,7 @@ function gfTimeline(D, cols, mode) {
   function drawLane(c, l, cw, searching) {
     var y = laneTop[l], LH = laneHt[l], ev = laneEv[l], scale = plotW / (ve - vs);
     if (!LH) return; // folded group
-    var p = firstReaching(l, vs), cur = '', dens = false, dimmed = false;
+    var p = firstReaching(l, vs), cur = '', dens = false, dimmed = false, zeroW = gfTimelineCpu.zeroWeight(lanes[l].sub);
     // nested NVTX ranges get one row per level inside the lane, outermost on top
     var depth = laneDepth[l], rowH = (LH - 4) / depth, fs = depth > 1 ? Math.min(11, Math.max(7, Math.floor(rowH - 4))) : 11;
     if (fs !== 11) c.font = fs + 'px system-ui, sans-serif';
@@ -529,7 +536,7 @@ function gfTimeline(D, cols, mode) {
       if (w < 1) { // accumulate covered fraction into (at most two) pixel columns
         if (dim) continue;
         var px = Math.floor(x0), f = px + 1 - x0;
-        if (px >= 0 && px <= plotW) occ[px] += Math.min(w, f) || 0.15; // zero-length still shows
+        if (px >= 0 && px <= plotW) occ[px] += Math.min(w, f) || zeroW; // zero-length still shows
         if (w > f && px + 1 <= plotW) occ[px + 1] += w - f;
         dens = true;
         continue;
@@ -551,7 +558,7 @@ function gfTimeline(D, cols, mode) {
     if (dens) drawDensity(c, l, y);
   }
   function drawDensity(c, l, y) {
-    c.fillStyle = COL[laneKind(l)] || COL.gpu;
+    c.fillStyle = gfTimelineCpu.densityColour(lanes[l].sub) || COL[laneKind(l)] || COL.gpu;
     var runStart = -1, runA = 0;
     for (var x = 0; x <= plotW + 1; x++) {
       // quantise to 8 levels so runs of similar occupancy become one fillRect
@@ -608,9 +615,10 @@ function gfTimeline(D, cols, mode) {
     var W = plotW, bw = fullSpan / W;
     miniDensity = miniKinds.map(function (k) {
       var acc = new Float64Array(W + 2), diff = new Float64Array(W + 2), nl = 0;
-      lanes.forEach(function (l) { if (l.kind === k && !l.proj) nl++; });
-      for (var i = 0; i < n; i++) { // the GPU band is the GPU's work: NVTX ranges projected onto it stay out
-        if (laneKind(LN[i]) !== k || lanes[LN[i]].proj) continue;
+      lanes.forEach(function (l) { if (l.kind === k && !l.proj && !l.sub) nl++; });
+      for (var i = 0; i < n; i++) { // the GPU band is the GPU's work: NVTX ranges projected onto it stay out;
+        // a thread's samples and running rows are not busy either
+        if (laneKind(LN[i]) !== k || lanes[LN[i]].proj || lanes[LN[i]].sub) continue;
         var a = S[i] / bw, b = (S[i] + DU[i]) / bw, ia = Math.floor(a), ib = Math.floor(b);
         if (ia >= W) ia = W - 1;
         if (ib >= W) ib = W - 1;
@@ -834,7 +842,8 @@ function gfTimeline(D, cols, mode) {
     var st = stackOf(sel);
     if (st < 0) {
       ns.hidden = false;
-      ns.textContent = 'No backtrace recorded for this event (below the --cudabacktrace threshold, or not a kernel launch).';
+      ns.textContent = gfTimelineCpu.noStack(kindName(sel)) ||
+        'No backtrace recorded for this event (below the --cudabacktrace threshold, or not a kernel launch).';
       return;
     }
     stacks[st].forEach(function (f) { // innermost first, as recorded; module shown dimmer
@@ -1306,6 +1315,7 @@ function gfTimeline(D, cols, mode) {
       return null;
     },
     setView: function (s, e) { setView(s, e); },
+    laneY: function (l) { return laneHt[l] ? { top: laneTop[l], h: laneHt[l] } : null; },
     range: function () { return range ? { start: range.a, end: range.b } : null; },
     lastDrawMs: function () { return lastDrawMs; },
     counts: function () { return { inPage: n, total: D.total != null ? +D.total : n, proj: pageCounts().proj }; },

@@ -36,12 +36,12 @@ print("session_start_ok=%s host_ok=%s nsys_ok=%s" % (p["meta"]["session_start"] 
 print("rank_var=%s" % p["meta"]["kv"].get("PROCESS_0:ENV:RANK"))
 PY
 )
-check_contains "magic, version 1, little-endian byte-order mark, end marker" "$res" "magic=b'GFMODEL\x00' version=1 bom=0x1020304 end=b'GFMODEND'"
+check_contains "magic, version 2, little-endian byte-order mark, end marker" "$res" "magic=b'GFMODEL\x00' version=2 bom=0x1020304 end=b'GFMODEND'"
 check_contains "the trailer's payload length is the payload's" "$res" "payload_len_ok=True"
 check_contains "header CRC-32 (zlib) matches" "$res" "header_crc_ok=True"
 check_contains "payload CRC-32 (zlib) matches" "$res" "payload_crc_ok=True"
 check_contains "the payload is the trace model" "$res" "payload_magic=b'GFTRACE2'"
-check_contains "provenance: format, version, source report" "$res" "format=gpuflame-model v1 source=rank1.sqlite"
+check_contains "provenance: format, version, source report" "$res" "format=gpuflame-model v2 source=rank1.sqlite"
 check_contains "provenance: session start, host, nsys version as the export has them (SQL)" "$res" \
   "session_start_ok=True host_ok=True nsys_ok=True"
 check_contains "provenance keeps the rank variable ranks are labelled by" "$res" "rank_var=1"
@@ -96,9 +96,9 @@ head -c 3000 "${M[1]}" >"$TMP/trunc.gfmodel"
 bad "a truncated model" "$TMP/trunc.gfmodel" "damaged gpuflame model file: truncated"
 printf 'hello, not a model\n' >"$TMP/foreign.gfmodel"
 bad "a foreign file named .gfmodel" "$TMP/foreign.gfmodel" "not a gpuflame model file"
-python3 -c 'import sys, struct; d = bytearray(open(sys.argv[1], "rb").read()); d[8:12] = struct.pack("<I", 2); open(sys.argv[2], "wb").write(d)' \
-  "${M[1]}" "$TMP/v2.gfmodel"
-bad "a model of format version 2" "$TMP/v2.gfmodel" "written by model format version 2; this gpuflame reads version 1"
+python3 -c 'import sys, struct; d = bytearray(open(sys.argv[1], "rb").read()); d[8:12] = struct.pack("<I", 1); open(sys.argv[2], "wb").write(d)' \
+  "${M[1]}" "$TMP/v1.gfmodel"
+bad "a model of format version 1 (before the CPU side)" "$TMP/v1.gfmodel" "written by model format version 1; this gpuflame reads version 2"
 python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[12:16] = bytes([1, 2, 3, 4]); open(sys.argv[2], "wb").write(d)' \
   "${M[1]}" "$TMP/be.gfmodel"
 bad "a model from a machine of the other byte order" "$TMP/be.gfmodel" "model file written on a machine of the other byte order"

@@ -1,5 +1,6 @@
-/* SQLite export import into the Trace model (mutated database files), then trimming and every trace
- * writer: timeline JSON and its preview, Chrome trace, launch-stack folded. */
+/* SQLite export import into the Trace model (mutated database files), the CPU side included (OS runtime
+ * calls, samples with a small max_samples, running intervals), then trimming and every trace writer:
+ * timeline JSON and its preview, Chrome trace, launch-stack folded. */
 #include "fuzz_file.h"
 #include "trace.h"
 #include "trace_sqlite.h"
@@ -9,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_write_file(data, size, ".sqlite");
     gf_trace *t = gf_trace_new();
     gf_err err;
-    gf_sqlite_opts o = {1};
+    gf_sqlite_opts o = {1, {GF_CPU_OSRT | GF_CPU_SAMPLES | GF_CPU_RUNNING, 64}};
     if (t && gf_trace_begin(t, 0, 1, &err) == 0 && gf_trace_import_sqlite(t, path, &o, &err) == 0) {
         FILE *devnull = fopen("/dev/null", "w");
         if (devnull) {

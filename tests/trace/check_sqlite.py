@@ -34,7 +34,17 @@ expected = {
     "memset": count("CUPTI_ACTIVITY_KIND_MEMSET"),
     "sync": count("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"),
     "nvtx": count("NVTX_EVENTS", "WHERE eventType IN (59, 60, 70, 71)"),
+    # the CPU side (issue 25): osrt_sum's rows, one sample per COMPOSITE_EVENTS row, and a running interval
+    # per sched-in directly followed by a sched-out, for the threads the page has a lane of
+    "osrt": count("OSRT_API", "WHERE eventClass = 27"),
+    "cpu_sample": count("COMPOSITE_EVENTS"),
+    "cpu_running": 0,
 }
+if has("SCHED_EVENTS"):
+    shown = {(l["pid"], l["tid"]) for l in d["lanes"] if l["kind"] == "cpu"}
+    expected["cpu_running"] = sum((p, t) in shown for p, t in db.execute(
+        "SELECT (globalTid >> 24) & 16777215, globalTid & 16777215 FROM (SELECT globalTid, isSchedIn, lead(isSchedIn) "
+        "OVER (PARTITION BY globalTid ORDER BY start) AS nin FROM SCHED_EVENTS) WHERE isSchedIn != 0 AND nin = 0"))
 got = {k: 0 for k in d["kinds"]}
 for e in d["events"]:  # the NVTX ranges projected onto the GPU (lanes "proj") are the export's ranges again
     if not d["lanes"][e[2]].get("proj"):

@@ -63,7 +63,7 @@ local function import_one(path, file, policy, opts)
   local db, tmpdir = path, nil
   if kind == "nsys-rep" then db, tmpdir = trace.export_rep(path, { policy = policy, nsys = opts.nsys }) end
   local ok, err = errors.try(function()
-    local tr = core.trace.open_sqlite(db, { max_events = 0, keep_partners = true })
+    local tr = core.trace.open_sqlite(db, { max_events = 0, keep_partners = true, cpu = policy.timeline.cpu })
     if db ~= path then tr:source(path) end
     model.save(tr, file, model.provenance(db, path, policy.ranks.label_env))
     log.info("wrote %s (%d events)", file, tr:count())
