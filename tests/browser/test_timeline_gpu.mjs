@@ -16,6 +16,18 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { TOP, TMP, launch, open, frame, check, skip, notOk, done } from './timeline_lib.mjs';
 
+
+// pointInView(page, i): a point inside event i's bar after the page is scrolled to it (a capture with a CPU
+// side has rows enough to put the GPU rows below the viewport), or null
+async function pointInView(page, i) {
+  await page.evaluate((k) => {
+    const p = window.__gf.eventPoint(k);
+    if (p && (p.y < 40 || p.y > window.innerHeight - 40)) window.scrollBy(0, p.y - window.innerHeight / 2);
+  }, i);
+  await frame(page);
+  return page.evaluate((k) => window.__gf.eventPoint(k), i);
+}
+
 const FIX = process.env.GPUFLAME_FIXTURES || path.resolve(TOP, '../shared/fixtures');
 const GF = process.env.GPUFLAME_BIN || path.join(TOP, 'bin/gpuflame');
 const CASES = ['real/cs336-jsun012/result.sqlite', 'real/cs336-athrun0109/result.sqlite', 'real/nvfuser/report1.sqlite'];
@@ -141,7 +153,7 @@ async function one(browser, rel) {
   if (longest) {
     await page.evaluate((e) => window.__gf.setView(e.start - e.dur * 0.05, e.start + e.dur * 1.05), longest);
     await frame(page);
-    const p = await page.evaluate((i) => window.__gf.eventPoint(i), longest.i);
+    const p = await pointInView(page, longest.i);
     if (p) await page.mouse.click(p.x, p.y);
     const sel = await page.evaluate(() => window.__gf.selected());
     const selEv = sel >= 0 ? await page.evaluate((i) => window.__gf.event(i), sel) : null;
@@ -166,7 +178,7 @@ async function one(browser, rel) {
   else {
     await page.evaluate((e) => window.__gf.setView(e.start - 2e4, e.start + e.dur + 2e4), pick.e);
     await frame(page);
-    const p = await page.evaluate((i) => window.__gf.eventPoint(i), pick.i);
+    const p = await pointInView(page, pick.i);
     if (p) await page.mouse.click(p.x, p.y);
     const nv = await page.textContent('#sel-info .nvtx-path').catch(() => null);
     const la = await page.textContent('#sel-info .launch').catch(() => null);
@@ -215,6 +227,7 @@ async function one(browser, rel) {
     `compute ${pct(w.compute, w.span)}, communication ${pct(w.comm, w.span)}, copy ${pct(w.copy, w.span)}, memset ${pct(w.memset, w.span)}, idle ${pct(w.idle, w.span)}`)),
   `${header} vs ${JSON.stringify(want2)}`);
   // a measured range (Shift+drag) shows its own window's breakdown
+  await page.evaluate(() => window.scrollTo(0, 0));
   const box = await page.evaluate(() => { const r = document.getElementById('main').getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width }; });
   const lw = await page.evaluate(() => window.__gf.labelWidth());
   const gy = box.y + 45; // the first lane, below the axis and its group header
