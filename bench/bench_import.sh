@@ -59,7 +59,7 @@ case_() { # LABEL MB KEPT CMD... (CMD's {gf} is each binary)
 }
 case_ "import alone (run import_only.lua)" "$dbmb" - {gf} -q run "$top/bench/import_only.lua" "$db"
 case_ "timeline" "$dbmb" - {gf} -q timeline "$db" -o "$out/import_tl.html"
-case_ "findings" "$dbmb" - {gf} -q findings -f csv "$db"
+case_ "findings" "$dbmb" - {gf} -q findings -f csv "$db" -o "$out/import_fd"
 case_ "stats -r nvtx_pushpop_trace" "$dbmb" - {gf} -q stats -r nvtx_pushpop_trace "$db" -o "$out/import_st"
 case_ "run rank-skew" "$dbmb" - {gf} -q run rank-skew "$db"
 case_ "timeline --max-events 20000 (export)" "$dbmb" 20000 {gf} -q timeline --max-events 20000 "$db" -o "$out/import_tl20k.html"

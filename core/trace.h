@@ -191,6 +191,17 @@ int32_t gf_trace_stack(gf_trace *t, const int32_t *frames, size_t n);
 int gf_trace_reserve(gf_trace *t, size_t n, gf_err *err);
 /* Adds one event (d may be NULL). */
 int gf_trace_add(gf_trace *t, const gf_event *e, const gf_detail *d, gf_err *err);
+/* Importers that read a table out of the model's arrival order (trace_sqlite_nvtx.c): in a keep-all build
+ * (gf_trace_keeps_all) the events added since `from` (gf_trace_added before them) are still the builder's
+ * columns, which the importer may rewrite in place (t->start[i] ... for from <= i < gf_trace_added(t));
+ * gf_trace_reorder_added puts them in the order ord (ord[k] = the old offset from `from` of the k-th; seq
+ * keeps arrival order, so they count as having arrived sorted), gf_trace_set_added_detail gives event i
+ * its details (interned as gf_trace_add would), gf_trace_drop_added forgets them (counts included). */
+int gf_trace_keeps_all(const gf_trace *t);
+size_t gf_trace_added(const gf_trace *t);
+int gf_trace_reorder_added(gf_trace *t, size_t from, const uint32_t *ord, gf_err *err);
+int gf_trace_set_added_detail(gf_trace *t, size_t i, const gf_detail *d, gf_err *err);
+void gf_trace_drop_added(gf_trace *t, size_t from);
 /* After all events: 1 when keep_partners is on and some kept GPU work lacks its launch; the importer
  * then offers the CUDA API events again through gf_trace_add_partner, which keeps only those wanted. */
 int gf_trace_partner_pass_needed(gf_trace *t);

@@ -386,6 +386,55 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
     return 0;
 }
 
+int gf_trace_keeps_all(const gf_trace *t)
+{
+    return t->b && t->b->max == 0 && !t->b->rows;
+}
+
+size_t gf_trace_added(const gf_trace *t)
+{
+    return t->b ? t->b->n : 0;
+}
+
+static void permute(void *col, size_t elem, const uint32_t *ord, size_t n, void *tmp);
+
+int gf_trace_reorder_added(gf_trace *t, size_t from, const uint32_t *ord, gf_err *err)
+{
+    size_t n = t->b->n - from;
+    int64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!tmp)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", n);
+    permute(t->start + from, sizeof *t->start, ord, n, tmp);
+    permute(t->dur + from, sizeof *t->dur, ord, n, tmp);
+    permute(t->corr + from, sizeof *t->corr, ord, n, tmp);
+    permute(t->lane + from, sizeof *t->lane, ord, n, tmp);
+    permute(t->name + from, sizeof *t->name, ord, n, tmp);
+    permute(t->stack + from, sizeof *t->stack, ord, n, tmp);
+    permute(t->pid + from, sizeof *t->pid, ord, n, tmp);
+    permute(t->detail + from, sizeof *t->detail, ord, n, tmp);
+    permute(t->kind + from, sizeof *t->kind, ord, n, tmp);
+    free(tmp);
+    return 0;
+}
+
+int gf_trace_set_added_detail(gf_trace *t, size_t i, const gf_detail *d, gf_err *err)
+{
+    if ((t->detail[i] = intern_detail(t->b, d)) < 0)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", t->b->n);
+    return 0;
+}
+
+void gf_trace_drop_added(gf_trace *t, size_t from)
+{
+    gf_trace_build *b = t->b;
+    for (size_t i = from; i < b->n; i++) {
+        t->total--;
+        t->total_kind[t->kind[i]]--;
+    }
+    b->nseq -= b->n - from;
+    b->n = from;
+}
+
 int gf_trace_partner_pass_needed(gf_trace *t)
 {
     gf_trace_build *b = t->b;

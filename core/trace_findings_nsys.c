@@ -232,6 +232,8 @@ static int build_groups(const gf_trace *t, const gf_fwin *w, fgroups *G, gf_err 
     memset(G, 0, sizeof *G);
     gf_hmap idx;
     gf_hmap_init(&idx);
+    uint64_t last_key = GF_HMAP_EMPTY;
+    int64_t last_g = -1;
     for (size_t i = 0; i < t->n; i++) {
         int k = t->kind[i];
         if (!gf_ev_is_gpu_work(k) || t->start[i] <= 0 ||
@@ -239,10 +241,12 @@ static int build_groups(const gf_trace *t, const gf_fwin *w, fgroups *G, gf_err 
             continue;
         int64_t dev = lane_dev(t, i);
         uint64_t key = ((uint64_t)(uint32_t)(t->pid[i] + 1) << 32) | (uint32_t)(dev + 1);
-        int ins;
-        int64_t *v = gf_hmap_put(&idx, key, (int64_t)G->n, &ins);
+        int ins = 0;
+        int64_t *v = key == last_key && last_g >= 0 ? &last_g : gf_hmap_put(&idx, key, (int64_t)G->n, &ins);
         if (!v)
             goto fail;
+        last_key = key; /* GPU work comes in runs of one (process, device) */
+        last_g = *v;
         if (ins) {
             if (grow((void **)&G->g, &G->cap, G->n + 1, sizeof *G->g) != 0)
                 goto fail;
@@ -333,6 +337,18 @@ static int cmp_start(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* qsort, skipped when base is in cmp's order already (the ops of a group arrive in trace order, which is
+ * cmp_start's and often cmp_end's): a check of n - 1 pairs instead of a sort of millions */
+static void sort_unless_sorted(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    const char *p = base;
+    for (size_t k = 1; k < n; k++)
+        if (cmp(p + (k - 1) * size, p + k * size) > 0) {
+            qsort(base, n, size, cmp);
+            return;
+        }
+}
+
 /* ---- gpu-starv ---- */
 
 static int cmp_gap(const void *a, const void *b)
@@ -395,8 +411,8 @@ int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_
             goto fail;
         for (size_t k = 0; k < g->n; k++)
             starts[k] = g->ops[k].s;
-        qsort(starts, g->n, sizeof *starts, cmp_i64);
-        qsort(g->ops, g->n, sizeof *g->ops, cmp_end); /* (end, rank, seq): a total order */
+        sort_unless_sorted(starts, g->n, sizeof *starts, cmp_i64);
+        sort_unless_sorted(g->ops, g->n, sizeof *g->ops, cmp_end); /* (end, rank, seq): a total order */
         for (size_t k = 0; k + 1 < g->n; k++) {
             int64_t gs = g->ops[k].e, ge = starts[k + 1];
             int64_t d = ge - gs;
@@ -518,7 +534,7 @@ int gf_find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double thr
             c[r].ce = cand < (double)g->re ? cand : (double)g->re; /* min(x, end): the later argument on ties */
             c[r].valid = c[r].cs < c[r].ce;
         }
-        qsort(g->ops, g->n, sizeof *g->ops, cmp_start); /* (start, rank, seq): a total order */
+        sort_unless_sorted(g->ops, g->n, sizeof *g->ops, cmp_start); /* (start, rank, seq): a total order */
         /* the LEFT JOIN: ops.start < cend AND ops.end > cstart; chunks are contiguous and increasing */
         int lo = 0;
         for (size_t k = 0; k < g->n; k++) {

@@ -34,7 +34,14 @@ int gf_trace_lane_rows(const gf_trace *t, uint8_t **rows)
         free(c);
         return -1;
     }
-    size_t m = 0;
+    /* c in cmp_call's order: a finished trace is in start order, so the CPU calls counted into their lanes
+     * (in event order) are in it but for runs that start together, sorted alone; no sort of every call */
+    size_t m = 0, *at = calloc(t->nlanes + 1, sizeof *at);
+    if (!at) {
+        free(r);
+        free(c);
+        return -1;
+    }
     for (size_t i = 0; i < t->n; i++) {
         int32_t l = t->lane[i];
         if (l < 0 || (size_t)l >= t->nlanes)
@@ -42,9 +49,28 @@ int gf_trace_lane_rows(const gf_trace *t, uint8_t **rows)
         if (t->lanes[l].kind == GF_LANE_NVTX)
             r[i] = (uint8_t)gf_trace_event_level(t, i);
         else if (t->lanes[l].kind == GF_LANE_CPU || t->lanes[l].proj) /* projected ranges overlap like calls */
-            c[m++] = (call){t->start[i], t->dur[i], l, (uint32_t)i};
+            at[l + 1]++;
     }
-    qsort(c, m, sizeof *c, cmp_call);
+    for (size_t l = 0; l < t->nlanes; l++)
+        at[l + 1] += at[l];
+    m = at[t->nlanes];
+    for (size_t i = 0; i < t->n; i++) {
+        int32_t l = t->lane[i];
+        if (l >= 0 && (size_t)l < t->nlanes && (t->lanes[l].kind == GF_LANE_CPU || t->lanes[l].proj))
+            c[at[l]++] = (call){t->start[i], t->dur[i], l, (uint32_t)i};
+    }
+    free(at);
+    int sorted = 1;
+    for (size_t k = 1; k < m && sorted; k++)
+        sorted = c[k - 1].lane != c[k].lane || c[k - 1].start <= c[k].start;
+    if (!sorted) /* not a finished trace's order */
+        qsort(c, m, sizeof *c, cmp_call);
+    for (size_t lo = 0, hi; sorted && lo < m; lo = hi) {
+        for (hi = lo + 1; hi < m && c[hi].lane == c[lo].lane && c[hi].start == c[lo].start;)
+            hi++;
+        if (hi - lo > 1)
+            qsort(c + lo, hi - lo, sizeof *c, cmp_call);
+    }
     int64_t end[GF_NVTX_MAX_ROWS];
     for (size_t k = 0; k < m; k++) {
         if (k == 0 || c[k - 1].lane != c[k].lane)

@@ -3,6 +3,7 @@
  * (callchain id → stack, (pid, correlation id) → launch in trace_build.c): no quadratic scans, and nothing is
  * ever written to the user's file (opened read-only and immutable). */
 #include "trace_sqlite.h"
+#include "trace_sqlite_int.h"
 #include "trace_devctx.h"
 #include "sqlite_export.h"
 #include "sqlite_callchain.h"
@@ -15,25 +16,6 @@
 
 #include "stats.h"
 
-typedef struct imp {
-    sqlite3 *db;
-    const char *path;
-    gf_trace *t;
-    gf_err *err;
-    int32_t *sid;   /* StringIds id → strtab id (-1 = no such string) */
-    int64_t nsid;
-    int32_t *apiname; /* StringIds id → strtab id of the name without its _vNNNN suffix (-2 = not yet) */
-    gf_hmap tname;    /* globalTid → thread name strtab id */
-    gf_hmap cpulane;  /* globalTid → lane */
-    gf_hmap gpulane;  /* (sync, deviceId, streamId) → lane */
-    gf_hmap devname;  /* deviceId → strtab id of "NAME (id)" */
-    gf_hmap cudadev;  /* CUDA device id → TARGET_INFO_GPU id */
-    gf_hmap gpuname;  /* TARGET_INFO_GPU id → StringIds-free strtab id of the name */
-    int32_t *cc;      /* callchain id → stack id (-1 = none); ids are small dense integers */
-    size_t ncc;
-    int ccshift;      /* added to RUNTIME.callchainId (sqlite_callchain.h) */
-    int32_t *fc_mod, *fc_frame; /* symbol StringIds id → (module, frame) of its last use */
-} imp;
 
 #define MAX_CALLCHAIN_ID (1 << 26)
 
@@ -249,6 +231,32 @@ static int32_t cpu_lane(imp *m, int nvtx, int64_t gtid)
     if (!gf_hmap_put(&m->cpulane, key, l, NULL))
         return oom(m), -1;
     return l;
+}
+
+int32_t gf_tsq_str_of(imp *m, int64_t id)
+{
+    return str_of(m, id);
+}
+
+int32_t gf_tsq_cpu_lane(imp *m, int nvtx, int64_t gtid)
+{
+    return cpu_lane(m, nvtx, gtid);
+}
+
+int gf_tsq_prepare(imp *m, gf_sqlq *q, const char *table, const char *const *cols, int ncols, int nreq,
+                   const char *tail)
+{
+    return prepare(m, q, table, cols, ncols, nreq, tail);
+}
+
+int gf_tsq_step_fail(imp *m, gf_sqlq *q, int rc)
+{
+    return step_fail(m, q, rc);
+}
+
+int gf_tsq_oom(imp *m)
+{
+    return oom(m);
 }
 
 static int32_t gpu_lane(imp *m, int sync, int64_t dev, int64_t stream)
@@ -648,10 +656,13 @@ static int import_nvtx(imp *m)
 {
     static const char *const dcols[] = {"globalTid", "domainId", "textId", "text", "eventType"};
     static const char *const cols[] = {"start", "end", "eventType", "globalTid", "text", "textId", "domainId"};
+    int r = gf_tsq_nvtx_table_order(m); /* keep-all builds: table order, sorted in C (trace_sqlite_nvtx.c) */
+    if (r != 1)
+        return r;
     query q;
     gf_hmap domains; /* (pid, domainId) → strtab id */
     gf_hmap_init(&domains);
-    int r = prepare(m, &q, "NVTX_EVENTS", dcols, 5, 2, "WHERE eventType = 75");
+    r = prepare(m, &q, "NVTX_EVENTS", dcols, 5, 2, "WHERE eventType = 75");
     if (r <= 0)
         return r;
     int rc;

@@ -56,4 +56,20 @@ if have_fixture real/cs336-jsun012/result.sqlite; then
 else
   skip "import order: shuffled rows" "fixtures absent"
 fi
+# NVTX_EVENTS is read in table order and put in (globalTid, start, end DESC) order in C, not by SQL's ORDER BY
+if have_fixture real/nvfuser/report1.sqlite; then
+  SRC=$FIX/real/nvfuser/report1.sqlite
+  page "$SRC" orig
+  copy "$SRC" "$TMP/n.sqlite"
+  reorder "$TMP/n.sqlite" NVTX_EVENTS "(rowid * 7919) % 1009, rowid"
+  check "the shuffled NVTX rows are out of start order many times" [ "$(sqlite3 "$TMP/n.sqlite" "SELECT count(*) FROM
+    (SELECT start < lag(start) OVER (ORDER BY rowid) AS d FROM NVTX_EVENTS) WHERE d")" -gt 1000 ]
+  check_eq "no two ranges of a thread have the same start and end (so table order cannot show)" "0" \
+    "$(sqlite3 "$SRC" "SELECT count(*) - count(DISTINCT globalTid || ',' || start || ',' || coalesce(end, ''))
+      FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71)")"
+  page "$TMP/n.sqlite" n
+  check "NVTX rows shuffled: the same page data" [ "$(data "$TMP/orig.html")" == "$(data "$TMP/n.html")" ]
+else
+  skip "import order: NVTX" "fixtures absent"
+fi
 t_done

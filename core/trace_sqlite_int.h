@@ -1,0 +1,47 @@
+/* What the SQLite importer's files share (trace_sqlite.c, trace_sqlite_nvtx.c): the import's state and the
+ * helpers that NVTX's table-order reader calls. Private to those files. */
+#ifndef GF_TRACE_SQLITE_INT_H
+#define GF_TRACE_SQLITE_INT_H
+
+#include <stdint.h>
+
+#include "gf_err.h"
+#include "hmap.h"
+#include "sqlite_export.h"
+#include "trace.h"
+
+typedef struct imp {
+    sqlite3 *db;
+    const char *path;
+    gf_trace *t;
+    gf_err *err;
+    int32_t *sid;   /* StringIds id → strtab id (-1 = no such string) */
+    int64_t nsid;
+    int32_t *apiname; /* StringIds id → strtab id of the name without its _vNNNN suffix (-2 = not yet) */
+    gf_hmap tname;    /* globalTid → thread name strtab id */
+    gf_hmap cpulane;  /* globalTid → lane */
+    gf_hmap gpulane;  /* (sync, deviceId, streamId) → lane */
+    gf_hmap devname;  /* deviceId → strtab id of "NAME (id)" */
+    gf_hmap cudadev;  /* CUDA device id → TARGET_INFO_GPU id */
+    gf_hmap gpuname;  /* TARGET_INFO_GPU id → StringIds-free strtab id of the name */
+    int32_t *cc;      /* callchain id → stack id (-1 = none); ids are small dense integers */
+    size_t ncc;
+    int ccshift;      /* added to RUNTIME.callchainId (sqlite_callchain.h) */
+    int32_t *fc_mod, *fc_frame; /* symbol StringIds id → (module, frame) of its last use */
+} imp;
+
+/* trace_sqlite.c: StringIds id → strtab id (-1 none); the NVTX or CPU lane of a thread (-1: err filled);
+ * SELECT <cols> FROM table <tail> (1 prepared, 0 absent, -1 error); the statement finished (0 done, -1 a
+ * database error); an out-of-memory error (-1). */
+int32_t gf_tsq_str_of(imp *m, int64_t id);
+int32_t gf_tsq_cpu_lane(imp *m, int nvtx, int64_t gtid);
+int gf_tsq_prepare(imp *m, gf_sqlq *q, const char *table, const char *const *cols, int ncols, int nreq,
+                   const char *tail);
+int gf_tsq_step_fail(imp *m, gf_sqlq *q, int rc);
+int gf_tsq_oom(imp *m);
+
+/* trace_sqlite_nvtx.c: NVTX_EVENTS read in table order and put in the order of the ORDER BY it replaces;
+ * 1 when the table's shape or the build (bounded) needs that ORDER BY instead (nothing was added). */
+int gf_tsq_nvtx_table_order(imp *m);
+
+#endif
