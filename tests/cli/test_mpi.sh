@@ -73,7 +73,8 @@ for np in 3 1; do
 done
 mpi 1 stats -r cuda_gpu_kern_sum,cuda_api_sum,nvtx_sum "${R[@]}" -o "$TMP/s1np/x"
 check "-np 1 stats: every file byte for byte" diff -r "$TMP/s1" "$TMP/s1np"
-mpi 3 timeline "$TMP/models" -o "$TMP/np3m.html"
+# the model files named one by one, as the reports are (a directory input names the page after itself)
+mpi 3 timeline "$TMP"/models/rank{0,1,2,3,4}.gfmodel -o "$TMP/np3m.html"
 check "-np 3 timeline over model files: the one-process page of the reports" cmp -s "$TMP/one.html" "$TMP/np3m.html"
 run_gf -q timeline --max-events 60 "${R[@]}" -o "$TMP/one60.html"
 for np in 3 1; do
