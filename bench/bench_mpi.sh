@@ -40,7 +40,7 @@ else
   measure ref "${into[@]}" "$out/mpi_ref.json" /dev/null "$gf" -q --policy "$out/mpi_w1.lua" run rank-skew "$job" --json
   echo "RESULT|rank-skew, $n reports, 1 process (reference)|${ref% *}|${ref#* }|-|ranks.workers = 1; CPU ${LAST_CPU} s"
 fi
-refwall=${ref%% *}
+refwall=${ref:-}; refwall=${refwall%% *}
 for np in ${BENCH_MPI_NP:-1 2 4}; do
   rm -f "$out/mpi_np$np.json"
   measure t "${into[@]}" "$out/mpi_np$np.json" "$out/mpi_np$np.err" \
