@@ -41,11 +41,11 @@ cmd.spec = {
 }
 
 -- The SQLite export of an input (an .nsys-rep is exported through nsys; a model file gives the export's
--- tables it carries: gpuflame import).
+-- tables it carries: gpuflame import), and for a model file the name messages give it (the model's path).
 local function export_of(input, opts, ctx)
   local info = inputs.detect(input)
   if info.type == "nsys-rep" then
-    return stats.export_for(input, ctx.policy(), { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup })
+    return (stats.export_for(input, ctx.policy(), { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup }))
   elseif info.type == "model" then
     return require("gpuflame.model").stats_db(input, ctx.cleanup), input -- messages name the model
   elseif info.type ~= "sqlite" then
