@@ -14,7 +14,7 @@
 #include "trace.h"
 
 #define GF_MODEL_MAGIC "GFMODEL"  /* 8 bytes with its NUL */
-#define GF_MODEL_VERSION 2u
+#define GF_MODEL_VERSION 3u
 
 /* Writes t (finished), the provenance text (prov_len bytes, not NUL-terminated necessarily) and the file
  * tables (an SQLite database of the export's tables stats reads, model_tables.h; NULL: none) to f.

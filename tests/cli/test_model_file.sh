@@ -38,13 +38,13 @@ print("session_start_ok=%s host_ok=%s nsys_ok=%s" % (p["meta"]["session_start"] 
 print("rank_var=%s" % p["meta"]["kv"].get("PROCESS_0:ENV:RANK"))
 PY
 )
-check_contains "magic, version 2, little-endian byte-order mark, end marker" "$res" "magic=b'GFMODEL\x00' version=2 bom=0x1020304 end=b'GFMODEND'"
+check_contains "magic, version 3, little-endian byte-order mark, end marker" "$res" "magic=b'GFMODEL\x00' version=3 bom=0x1020304 end=b'GFMODEND'"
 check_contains "the trailer's payload and tables lengths are theirs" "$res" "payload_len_ok=True tables_len_ok=True"
 check_contains "the tables: an SQLite database, CRC-32 (zlib) matches" "$res" "tables_crc_ok=True tables_are_sqlite=True"
 check_contains "header CRC-32 (zlib) matches" "$res" "header_crc_ok=True"
 check_contains "payload CRC-32 (zlib) matches" "$res" "payload_crc_ok=True"
 check_contains "the payload is the trace model" "$res" "payload_magic=b'GFTRACE2'"
-check_contains "provenance: format, version, source report" "$res" "format=gpuflame-model v2 source=rank1.sqlite"
+check_contains "provenance: format, version, source report" "$res" "format=gpuflame-model v3 source=rank1.sqlite"
 check_contains "provenance: session start, host, nsys version as the export has them (SQL)" "$res" \
   "session_start_ok=True host_ok=True nsys_ok=True"
 check_contains "provenance keeps the rank variable ranks are labelled by" "$res" "rank_var=1"
@@ -102,7 +102,7 @@ printf 'hello, not a model\n' >"$TMP/foreign.gfmodel"
 bad "a foreign file named .gfmodel" "$TMP/foreign.gfmodel" "not a gpuflame model file"
 python3 -c 'import sys, struct; d = bytearray(open(sys.argv[1], "rb").read()); d[8:12] = struct.pack("<I", 1); open(sys.argv[2], "wb").write(d)' \
   "${M[1]}" "$TMP/v1.gfmodel"
-bad "a model of format version 1" "$TMP/v1.gfmodel" "written by model format version 1; this gpuflame reads version 2"
+bad "a model of format version 1" "$TMP/v1.gfmodel" "written by model format version 1; this gpuflame reads version 3"
 python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[12:16] = bytes([1, 2, 3, 4]); open(sys.argv[2], "wb").write(d)' \
   "${M[1]}" "$TMP/be.gfmodel"
 bad "a model from a machine of the other byte order" "$TMP/be.gfmodel" "model file written on a machine of the other byte order"
