@@ -47,7 +47,7 @@ for c in "${CASES[@]}"; do
   done
   check_eq "$name: exit 0 from the reports and from the model files" "0 0" "${res[*]}"
   check "$name: the same stdout and the same files byte for byte" diff -r "$TMP/out_${n}_r" "$TMP/out_${n}_m"
-  check "$name: …and not empty" test -n "$(cat "$TMP/out_${n}_r/stdout"; ls "$TMP/out_${n}_r" | grep -v '^stdout$')"
+  check "$name: …and not empty" test -n "$(cat "$TMP/out_${n}_r/stdout"; find "$TMP/out_${n}_r" -type f ! -name stdout)"
 done
 
 # reports and model files mixed (the models of ranks 1 and 3 beside the reports of ranks 0 and 2)
