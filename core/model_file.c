@@ -16,7 +16,7 @@
 #define BOM_SWAPPED 0x04030201u
 #define END_MAGIC "GFMODEND"
 #define HEAD_LEN 24
-#define TRAIL_LEN 24
+#define TRAIL_LEN 40
 #define MAX_PROV ((uint64_t)16 << 20)
 
 typedef struct tap {
@@ -66,7 +66,32 @@ static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
 static uint32_t get32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t get64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-int gf_model_write(const gf_trace *t, const char *prov, size_t prov_len, FILE *f, gf_err *err)
+/* The tables database's bytes after the payload: their length and CRC-32 in *len, *crc. */
+static int write_tables(const char *tables, FILE *f, uint64_t *len, uLong *crc, gf_err *err)
+{
+    *len = 0;
+    *crc = crc32(0, Z_NULL, 0);
+    if (!tables)
+        return 0;
+    FILE *tf = fopen(tables, "rb");
+    if (!tf)
+        return gf_errf(err, GF_EXIT_ERROR, "model write: %s: %s", tables, strerror(errno));
+    char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, tf)) > 0) {
+        if (fwrite(buf, 1, n, f) != n) {
+            fclose(tf);
+            return gf_errf(err, GF_EXIT_ERROR, "model write: write failed (disk full?)");
+        }
+        *crc = crc_add(*crc, buf, n);
+        *len += n;
+    }
+    int bad = ferror(tf);
+    fclose(tf);
+    return bad ? gf_errf(err, GF_EXIT_ERROR, "model write: %s: read error", tables) : 0;
+}
+
+int gf_model_write(const gf_trace *t, const char *prov, size_t prov_len, const char *tables, FILE *f, gf_err *err)
 {
     if (prov_len > MAX_PROV)
         return gf_errf(err, GF_EXIT_ERROR, "model write: provenance over 16 MiB");
@@ -89,11 +114,17 @@ int gf_model_write(const gf_trace *t, const char *prov, size_t prov_len, FILE *f
         rc = gf_errf(err, GF_EXIT_ERROR, "model write: write failed (disk full?)");
     if (rc != 0)
         return rc;
-    unsigned char tail[TRAIL_LEN];
+    uint64_t tlen;
+    uLong tcrc;
+    if (write_tables(tables, f, &tlen, &tcrc, err) != 0)
+        return -1;
+    unsigned char tail[TRAIL_LEN] = {0};
     put64(tail, tp.count);
-    put32(tail + 8, (uint32_t)hcrc);
-    put32(tail + 12, (uint32_t)tp.crc);
-    memcpy(tail + 16, END_MAGIC, 8);
+    put64(tail + 8, tlen);
+    put32(tail + 16, (uint32_t)hcrc);
+    put32(tail + 20, (uint32_t)tp.crc);
+    put32(tail + 24, (uint32_t)tcrc);
+    memcpy(tail + 32, END_MAGIC, 8);
     if (fwrite(tail, 1, TRAIL_LEN, f) != TRAIL_LEN || fflush(f) != 0)
         return gf_errf(err, GF_EXIT_ERROR, "model write: write failed (disk full?)");
     return 0;
@@ -162,50 +193,112 @@ static gf_trace *read_payload(FILE *f, const char *name, uint64_t len, uLong *cr
     return t;
 }
 
-int gf_model_read(FILE *f, const char *name, gf_trace **out, char **prov, gf_err *err)
+/* The parts of a model file: header and provenance read and checked (*prov), the trailer read, the
+ * lengths checked against the file's size; f is left at the payload. */
+typedef struct parts {
+    off_t pstart;     /* the payload's offset */
+    uint64_t len;     /* payload length */
+    uint64_t tlen;    /* tables length */
+    uint32_t pcrc;    /* recorded CRC-32s */
+    uint32_t tcrc;
+} parts;
+
+static int locate(FILE *f, const char *name, char **prov, parts *pt, gf_err *err)
 {
-    *out = NULL;
     *prov = NULL;
     if (fseeko(f, 0, SEEK_END) != 0)
         return gf_errf(err, GF_EXIT_INPUT, "%s: cannot seek (a model file must be a regular file): %s", name,
                        strerror(errno));
     off_t size = ftello(f);
     rewind(f);
-    uLong hcrc = 0, pcrc = 0;
+    uLong hcrc = 0;
     if (size < 0 || read_head(f, name, (uint64_t)size, prov, &hcrc, err) != 0)
         return -1;
-    off_t pstart = ftello(f);
+    pt->pstart = ftello(f);
     unsigned char tail[TRAIL_LEN];
-    if (fseeko(f, size - TRAIL_LEN, SEEK_SET) != 0 || fread(tail, 1, TRAIL_LEN, f) != TRAIL_LEN ||
-        memcmp(tail + 16, END_MAGIC, 8) != 0) {
-        free(*prov);
-        *prov = NULL;
-        return damaged(err, name, "truncated (no end marker)");
-    }
-    uint64_t len = get64(tail);
     const char *why = NULL;
-    if ((uint64_t)(size - TRAIL_LEN - pstart) != len)
-        why = "its length does not match the recorded payload length (truncated or appended to)";
-    else if (get32(tail + 8) != (uint32_t)hcrc)
-        why = "header checksum mismatch";
-    if (!why && fseeko(f, pstart, SEEK_SET) == 0) {
-        *out = read_payload(f, name, len, &pcrc, err);
-        if (!*out) {
-            free(*prov);
-            *prov = NULL;
-            return -1;
-        }
-        if (get32(tail + 12) != (uint32_t)pcrc)
-            why = "payload checksum mismatch";
+    if (fseeko(f, size - TRAIL_LEN, SEEK_SET) != 0 || fread(tail, 1, TRAIL_LEN, f) != TRAIL_LEN ||
+        memcmp(tail + 32, END_MAGIC, 8) != 0)
+        why = "truncated (no end marker)";
+    else {
+        pt->len = get64(tail);
+        pt->tlen = get64(tail + 8);
+        pt->pcrc = get32(tail + 20);
+        pt->tcrc = get32(tail + 24);
+        uint64_t body = (uint64_t)(size - TRAIL_LEN - pt->pstart);
+        if (pt->len > body || pt->tlen != body - pt->len)
+            why = "its length does not match the recorded payload and tables lengths (truncated or appended to)";
+        else if (get32(tail + 16) != (uint32_t)hcrc)
+            why = "header checksum mismatch";
+        else if (fseeko(f, pt->pstart, SEEK_SET) != 0)
+            why = "cannot seek";
     }
-    if (why || !*out) {
-        gf_trace_free(*out);
-        *out = NULL;
+    if (why) {
         free(*prov);
         *prov = NULL;
-        return damaged(err, name, why ? why : "cannot seek");
+        return damaged(err, name, why);
     }
     return 0;
+}
+
+int gf_model_read(FILE *f, const char *name, gf_trace **out, char **prov, gf_err *err)
+{
+    *out = NULL;
+    parts pt;
+    if (locate(f, name, prov, &pt, err) != 0)
+        return -1;
+    uLong pcrc = 0;
+    *out = read_payload(f, name, pt.len, &pcrc, err);
+    if (*out && pt.pcrc == (uint32_t)pcrc)
+        return 0;
+    int had = *out != NULL;
+    gf_trace_free(*out);
+    *out = NULL;
+    free(*prov);
+    *prov = NULL;
+    return had ? damaged(err, name, "payload checksum mismatch") : -1;
+}
+
+int gf_model_tables(FILE *f, const char *name, const char *dest, int *present, gf_err *err)
+{
+    char *prov;
+    parts pt;
+    *present = 0;
+    if (locate(f, name, &prov, &pt, err) != 0)
+        return -1;
+    free(prov);
+    if (pt.tlen == 0)
+        return 0;
+    if (fseeko(f, pt.pstart + (off_t)pt.len, SEEK_SET) != 0)
+        return damaged(err, name, "cannot seek to its tables");
+    FILE *o = fopen(dest, "wb");
+    if (!o)
+        return gf_errf(err, GF_EXIT_ERROR, "%s: %s", dest, strerror(errno));
+    char buf[1 << 16];
+    uint64_t left = pt.tlen;
+    uLong crc = crc32(0, Z_NULL, 0);
+    int bad = 0;
+    while (left && !bad) {
+        size_t k = left < sizeof buf ? (size_t)left : sizeof buf;
+        if (fread(buf, 1, k, f) != k)
+            bad = 1;
+        else if (fwrite(buf, 1, k, o) != k)
+            bad = 2;
+        crc = crc_add(crc, buf, k);
+        left -= k;
+    }
+    if (fclose(o) != 0 && !bad)
+        bad = 2;
+    if (!bad && (uint32_t)crc != pt.tcrc)
+        bad = 3;
+    if (!bad) {
+        *present = 1;
+        return 0;
+    }
+    remove(dest);
+    if (bad == 2)
+        return gf_errf(err, GF_EXIT_ERROR, "%s: write failed (disk full?)", dest);
+    return damaged(err, name, bad == 1 ? "truncated tables" : "tables checksum mismatch");
 }
 
 int gf_model_to_buffer(const gf_trace *t, const char *prov, size_t prov_len, char **buf, size_t *len, gf_err *err)
@@ -215,7 +308,7 @@ int gf_model_to_buffer(const gf_trace *t, const char *prov, size_t prov_len, cha
     FILE *f = open_memstream(buf, len);
     if (!f)
         return gf_errf(err, GF_EXIT_ERROR, "model: out of memory");
-    int rc = gf_model_write(t, prov, prov_len, f, err);
+    int rc = gf_model_write(t, prov, prov_len, NULL, f, err);
     if (fclose(f) != 0 && rc == 0)
         rc = gf_errf(err, GF_EXIT_ERROR, "model: out of memory");
     if (rc != 0) {

@@ -1,7 +1,8 @@
 /* Binding: `nsys stats` reports from an SQLite export (core/stats*.c, docs/REPORTS.md).
  *
  *   core.stats.reports() → { {name=, old=, summary=, args=bool}, ... }
- *   local db = core.stats.open(path)            -- exit 6 naming the file when it is not an export
+ *   local db = core.stats.open(path [, name])   -- exit 6 naming the file when it is not an export; name:
+ *                                                 what messages call it (a model file's tables: the model)
  *   db:run(report, {out = PATH | "-", format = "csv"|"json", mem_bytes = bool, names = "base"|"mangled"})
  *     → {rows = N, skipped = "<db> does not contain ..." | nil}
  *       PATH is written atomically (a 0-byte file when the report has no row or is skipped, as nsys);
@@ -59,6 +60,14 @@ static int l_open(lua_State *L)
     u->d = gf_stats_open(path, &err);
     if (!u->d)
         return gf_lua_raise(L, &err);
+    const char *name = luaL_optstring(L, 2, NULL);
+    char *n = name ? strdup(name) : NULL;
+    if (name && !n)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory");
+    if (n) {
+        free(u->d->path);
+        u->d->path = n;
+    }
     return 1;
 }
 

@@ -30,8 +30,30 @@ function M.provenance(db, source, label_env)
   }
 end
 
-function M.save(tr, path, prov)
-  core.model.save(tr, path, core.json.encode(prov))
+-- save(tr, path, prov [, db]): db (the report's SQLite export) gives the model the export's tables that
+-- `gpuflame stats` reads (docs/MODEL_FORMAT.md "Tables"); without it the model has none.
+function M.save(tr, path, prov, db)
+  if not db then return core.model.save(tr, path, core.json.encode(prov)) end
+  local tmp = core.fs.mkdtemp()
+  local ok, err = pcall(function()
+    core.model.build_tables(db, tmp .. "/tables.sqlite")
+    core.model.save(tr, path, core.json.encode(prov), tmp .. "/tables.sqlite")
+  end)
+  core.fs.remove_tree(tmp)
+  if not ok then error(err, 0) end
+end
+
+-- stats_db(path, cleanup) → an SQLite database with the export's tables the model carries, for
+-- `gpuflame stats` (written into a temporary directory added to cleanup); exit 6 when the model has none.
+function M.stats_db(path, cleanup)
+  local tmp = core.fs.mkdtemp()
+  cleanup[#cleanup + 1] = tmp
+  local db = tmp .. "/tables.sqlite"
+  if not core.model.tables(path, db) then
+    errors.raise(errors.INPUT, "%s: a gpuflame model file imported with --no-stats: it has none of the export's " ..
+      "tables that stats reads (give the report, or import it again without --no-stats)", path)
+  end
+  return db
 end
 
 -- is_model(path) → true when the file starts with the model magic

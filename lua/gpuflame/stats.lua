@@ -78,13 +78,14 @@ end
 
 -- write(sqlite, reports, policy, opts) → list of {report=, given=, path=, rows=, skipped=}
 -- reports: list of specs ("cuda_gpu_kern_sum", "nvtx_pushpop_trace", "cuda_gpu_kern_sum:base", ...);
--- opts: {prefix = PATH | "-", format = "csv"|"json", mem_bytes = bool, paths = {spec → file}}.
+-- opts: {prefix = PATH | "-", format = "csv"|"json", mem_bytes = bool, paths = {spec → file}, name = what
+-- messages call the export (a model file whose tables sqlite is)}.
 -- With prefix "-" every report goes to stdout followed by one blank line (nsys's `-o -` shape without
 -- its `Processing [...]` line); a skipped report writes nothing there (a 0-byte file with a prefix).
 function stats.write(sqlite, reports, policy, opts)
   local parsed = {}
   for i, spec in ipairs(reports) do parsed[i] = stats.parse_report(spec, policy) end
-  local db = core.stats.open(sqlite)
+  local db = core.stats.open(sqlite, opts.name)
   local ok, res = errors.try(function()
     local out = {}
     for _, r in ipairs(parsed) do

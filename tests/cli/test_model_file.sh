@@ -18,15 +18,17 @@ import json, sqlite3, struct, sys, zlib
 d = open(sys.argv[1], "rb").read()
 magic, version, bom, plen = struct.unpack("<8sIIQ", d[:24])
 prov = d[24:24 + plen]
-plen_payload, hcrc, pcrc, end = struct.unpack("<QII8s", d[-24:])
-payload = d[24 + plen:-24]
+plen_payload, tlen, hcrc, pcrc, tcrc, zero, end = struct.unpack("<QQIIII8s", d[-40:])
+payload = d[24 + plen:24 + plen + plen_payload]
+tables = d[24 + plen + plen_payload:-40]
 p = json.loads(prov)
 db = sqlite3.connect(sys.argv[2])
 start = db.execute("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME").fetchone()[0]
 host = db.execute("SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'").fetchone()[0]
 nsys = db.execute("SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_PRODUCT_VERSION'").fetchone()[0]
 print("magic=%r version=%d bom=%#x end=%r" % (magic, version, bom, end))
-print("payload_len_ok=%s" % (plen_payload == len(payload)))
+print("payload_len_ok=%s tables_len_ok=%s" % (plen_payload == len(payload), tlen == len(tables) > 0))
+print("tables_crc_ok=%s tables_are_sqlite=%s" % (tcrc == zlib.crc32(tables), tables[:16] == b"SQLite format 3\x00"))
 print("header_crc_ok=%s" % (hcrc == zlib.crc32(d[:24 + plen])))
 print("payload_crc_ok=%s" % (pcrc == zlib.crc32(payload)))
 print("payload_magic=%r" % payload[:8])
@@ -36,12 +38,13 @@ print("session_start_ok=%s host_ok=%s nsys_ok=%s" % (p["meta"]["session_start"] 
 print("rank_var=%s" % p["meta"]["kv"].get("PROCESS_0:ENV:RANK"))
 PY
 )
-check_contains "magic, version 2, little-endian byte-order mark, end marker" "$res" "magic=b'GFMODEL\x00' version=2 bom=0x1020304 end=b'GFMODEND'"
-check_contains "the trailer's payload length is the payload's" "$res" "payload_len_ok=True"
+check_contains "magic, version 3, little-endian byte-order mark, end marker" "$res" "magic=b'GFMODEL\x00' version=3 bom=0x1020304 end=b'GFMODEND'"
+check_contains "the trailer's payload and tables lengths are theirs" "$res" "payload_len_ok=True tables_len_ok=True"
+check_contains "the tables: an SQLite database, CRC-32 (zlib) matches" "$res" "tables_crc_ok=True tables_are_sqlite=True"
 check_contains "header CRC-32 (zlib) matches" "$res" "header_crc_ok=True"
 check_contains "payload CRC-32 (zlib) matches" "$res" "payload_crc_ok=True"
 check_contains "the payload is the trace model" "$res" "payload_magic=b'GFTRACE2'"
-check_contains "provenance: format, version, source report" "$res" "format=gpuflame-model v2 source=rank1.sqlite"
+check_contains "provenance: format, version, source report" "$res" "format=gpuflame-model v3 source=rank1.sqlite"
 check_contains "provenance: session start, host, nsys version as the export has them (SQL)" "$res" \
   "session_start_ok=True host_ok=True nsys_ok=True"
 check_contains "provenance keeps the rank variable ranks are labelled by" "$res" "rank_var=1"
@@ -89,8 +92,9 @@ bad() { # NAME FILE EXPECTED: rank-skew over rank0's report and FILE
   check_contains "$1: names the file and the reason" "$err" "$2: $3"
   check "$1: no page written" test ! -e "$TMP/bad.html"
 }
-python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[len(d) // 2] ^= 0x55; open(sys.argv[2], "wb").write(d)' \
-  "${M[1]}" "$TMP/flip.gfmodel"
+python3 -c 'import sys, struct
+d = bytearray(open(sys.argv[1], "rb").read()); p = struct.unpack("<Q", d[16:24])[0]; n = struct.unpack("<Q", d[-40:-32])[0]
+d[24 + p + n // 2] ^= 0x55; open(sys.argv[2], "wb").write(d)' "${M[1]}" "$TMP/flip.gfmodel"
 bad "one byte flipped in the payload" "$TMP/flip.gfmodel" "damaged gpuflame model file"
 head -c 3000 "${M[1]}" >"$TMP/trunc.gfmodel"
 bad "a truncated model" "$TMP/trunc.gfmodel" "damaged gpuflame model file: truncated"
@@ -98,14 +102,14 @@ printf 'hello, not a model\n' >"$TMP/foreign.gfmodel"
 bad "a foreign file named .gfmodel" "$TMP/foreign.gfmodel" "not a gpuflame model file"
 python3 -c 'import sys, struct; d = bytearray(open(sys.argv[1], "rb").read()); d[8:12] = struct.pack("<I", 1); open(sys.argv[2], "wb").write(d)' \
   "${M[1]}" "$TMP/v1.gfmodel"
-bad "a model of format version 1 (before the CPU side)" "$TMP/v1.gfmodel" "written by model format version 1; this gpuflame reads version 2"
+bad "a model of format version 1" "$TMP/v1.gfmodel" "written by model format version 1; this gpuflame reads version 3"
 python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[12:16] = bytes([1, 2, 3, 4]); open(sys.argv[2], "wb").write(d)' \
   "${M[1]}" "$TMP/be.gfmodel"
 bad "a model from a machine of the other byte order" "$TMP/be.gfmodel" "model file written on a machine of the other byte order"
 python3 -c 'import sys, struct, zlib
 d = bytearray(open(sys.argv[1], "rb").read()); n = struct.unpack("<Q", d[16:24])[0]
 d[24:24 + n] = d[24:24 + n].replace(b"gpuflame-model", b"gpuflame-xxxxx")
-d[-16:-12] = struct.pack("<I", zlib.crc32(bytes(d[:24 + n])))
+d[-24:-20] = struct.pack("<I", zlib.crc32(bytes(d[:24 + n])))
 open(sys.argv[2], "wb").write(d)' "${M[1]}" "$TMP/prov.gfmodel"
 bad "a provenance of another format (checksums right)" "$TMP/prov.gfmodel" "damaged gpuflame model file: its provenance is not a gpuflame-model document"
 cp "${M[1]}" "$TMP/append.gfmodel"; printf 'x' >>"$TMP/append.gfmodel"
@@ -121,7 +125,33 @@ mkdir -p "$TMP/dup"; cp "${R[0]}" "$TMP/dup/"
 run_gf import "${R[0]}" "$TMP/dup/rank0.sqlite" -o "$TMP/dupout"
 check_eq "two reports of the same name: exit 2" 2 "$rc"
 check "…and nothing written" test ! -e "$TMP/dupout/rank0.gfmodel"
-run_gf stats -r cuda_gpu_kern_sum "${M[0]}"
-check_eq "stats of a model file: exit 6 (stats needs the export)" 6 "$rc"
-check_contains "stats of a model file: says what it is" "$err" "gpuflame model file"
+
+# --- stats: the model carries the export's tables that stats reads; the same files as the export ---
+S=$TMP/stats_edges.sqlite
+python3 "$TOP/tests/gen/stats_edges.py" "$S"
+run_gf -q import "$S" -o "$TMP/stats_edges.gfmodel"
+ALL=$("$GF" stats --help-reports | awk '{print $1}' | paste -sd, -)
+for fmt in csv json:mem=B; do
+  run_gf -q stats -r "$ALL" --format "$fmt" "$S" -o "$TMP/se_r_${fmt%%:*}/s"
+  run_gf -q stats -r "$ALL" --format "$fmt" "$TMP/stats_edges.gfmodel" -o "$TMP/se_m_${fmt%%:*}/s"
+  check_eq "stats of a model file, every report, --format $fmt: exit 0" 0 "$rc"
+  check "stats of a model file, every report, --format $fmt: the export's files byte for byte" \
+    diff -r "$TMP/se_r_${fmt%%:*}" "$TMP/se_m_${fmt%%:*}"
+done
+run_gf -q stats -r cuda_gpu_kern_sum:base,cuda_gpu_trace:mangled "$S"; ref=$out
+run_gf -q stats -r cuda_gpu_kern_sum:base,cuda_gpu_trace:mangled "$TMP/stats_edges.gfmodel"
+check_eq "stats of a model file, :base/:mangled to stdout: the export's bytes" "$ref" "$out"
+run_gf -q import --no-stats "${R[0]}" -o "$TMP/nostats/"
+check "import --no-stats: a smaller model" test "$(stat -c %s "$TMP/nostats/rank0.gfmodel")" -lt "$(stat -c %s "${M[0]}")"
+run_gf -q timeline "$TMP/nostats/rank0.gfmodel" -o "$TMP/ns.html"
+check "import --no-stats: the same page as the full model" cmp -s "$TMP/ns.html" "$TMP/m1.html"
+run_gf stats -r cuda_gpu_kern_sum "$TMP/nostats/rank0.gfmodel"
+check_eq "stats of a model imported with --no-stats: exit 6" 6 "$rc"
+check_contains "…says why and what to do" "$err" "imported with --no-stats"
+python3 -c 'import sys, struct
+d = bytearray(open(sys.argv[1], "rb").read()); t = struct.unpack("<Q", d[-32:-24])[0]
+d[len(d) - 40 - t // 2] ^= 0x55; open(sys.argv[2], "wb").write(d)' "${M[0]}" "$TMP/tflip.gfmodel"
+run_gf stats -r cuda_gpu_kern_sum "$TMP/tflip.gfmodel"
+check_eq "a byte flipped in the tables: stats exits 6" 6 "$rc"
+check_contains "…naming the file: tables checksum mismatch" "$err" "$TMP/tflip.gfmodel: damaged gpuflame model file: tables checksum mismatch"
 t_done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gf-test: slow
 # Multi-report commands under MPI (issue 27; docs/MPI.md): bin/gpuflame-mpi under mpirun -np 3 and -np 1
-# gives, byte for byte, what one gpuflame process gives for rank-skew --json, timeline -o, stats, export;
+# gives, byte for byte, what one gpuflame process gives for rank-skew --json, timeline -o (also --max-events),
+# stats, export, over reports and over model files;
 # reports round-robin, or per rank with --local PATTERN; model files; a failing rank ends the job naming
 # the rank and the file (never a hang); rank-skew moves only summaries. Skipped, by name, without OpenMPI.
 . "$(dirname "$0")/../lib/t.sh"
@@ -65,6 +66,21 @@ run_gf -q import "${R[@]}" -o "$TMP/models1"
 check "-np 3 import: the models one process writes" diff -r "$TMP/models1" "$TMP/models"
 mpi 3 run rank-skew "$TMP/models" --json
 check_eq "-np 3 rank-skew over model files: the one-process JSON" "$ref" "$out"
+for np in 3 1; do
+  mpi "$np" stats -r cuda_gpu_kern_sum,cuda_api_sum,nvtx_sum "$TMP/models" -o "$TMP/sm$np/x"
+  check_eq "-np $np stats over model files: exit 0" 0 "$rc"
+  check "-np $np stats over model files: the one-process files of the reports, byte for byte" diff -r "$TMP/s1" "$TMP/sm$np"
+done
+mpi 1 stats -r cuda_gpu_kern_sum,cuda_api_sum,nvtx_sum "${R[@]}" -o "$TMP/s1np/x"
+check "-np 1 stats: every file byte for byte" diff -r "$TMP/s1" "$TMP/s1np"
+# the model files named one by one, as the reports are (a directory input names the page after itself)
+mpi 3 timeline "$TMP"/models/rank{0,1,2,3,4}.gfmodel -o "$TMP/np3m.html"
+check "-np 3 timeline over model files: the one-process page of the reports" cmp -s "$TMP/one.html" "$TMP/np3m.html"
+run_gf -q timeline --max-events 60 "${R[@]}" -o "$TMP/one60.html"
+for np in 3 1; do
+  mpi "$np" timeline --max-events 60 "${R[@]}" -o "$TMP/np${np}_60.html"
+  check "-np $np timeline --max-events 60: the one-process page byte for byte" cmp -s "$TMP/one60.html" "$TMP/np${np}_60.html"
+done
 
 # --local: each rank reads the reports only it sees (node-local disks), %q{VAR} from its environment
 for r in 0 1 2; do mkdir -p "$TMP/local/$r"; done

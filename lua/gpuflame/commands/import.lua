@@ -16,11 +16,14 @@ cmd.spec = {
     "global --local PATTERN) and writes its model as DIR/<name>.gfmodel (docs/MODEL_FORMAT.md: versioned,\n" ..
     "checksummed, with the capture's provenance). -o FILE names the file for a single REPORT (a path that\n" ..
     "is not a directory and ends in .gfmodel, or any path when there is one REPORT and no such directory).\n" ..
-    "timeline, flamegraph --by-rank, export and run rank-skew read model files wherever they read reports,\n" ..
-    "with the same output. Under MPI (bin/gpuflame-mpi) each rank writes its share of the reports.",
+    "timeline, flamegraph --by-rank, export, stats and run rank-skew read model files wherever they read\n" ..
+    "reports, with the same output: the model carries the export's tables that stats reads (about the\n" ..
+    "export's size again; --no-stats leaves them out, and stats then refuses the model). Under MPI\n" ..
+    "(bin/gpuflame-mpi) each rank writes its share of the reports.",
   options = {
     { "out", short = "o", arg = "DIR|FILE", help = "output directory (one .gfmodel per report) or file" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
+    { "no-stats", help = "leave out the export's tables that stats reads (smaller models; stats refuses them)" },
   },
   examples = {
     "gpuflame import run/*.nsys-rep -o models/",
@@ -65,7 +68,7 @@ local function import_one(path, file, policy, opts)
   local ok, err = errors.try(function()
     local tr = core.trace.open_sqlite(db, { max_events = 0, keep_partners = true, cpu = policy.timeline.cpu })
     if db ~= path then tr:source(path) end
-    model.save(tr, file, model.provenance(db, path, policy.ranks.label_env))
+    model.save(tr, file, model.provenance(db, path, policy.ranks.label_env), not opts.no_stats and db or nil)
     log.info("wrote %s (%d events)", file, tr:count())
   end)
   if tmpdir then core.fs.remove_tree(tmpdir) end

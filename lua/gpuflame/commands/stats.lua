@@ -12,7 +12,8 @@ cmd.spec = {
   usage = "stats -r REPORT[,REPORT...] INPUT... [-o PREFIX|-] [--format csv|json[:mem=B]] | stats --help-reports",
   summary = "nsys stats reports (CSV/JSON) computed from an SQLite export, without nsys",
   description = "Writes the CSV a current nsys's `nsys stats --format csv` writes (report names and headers of\n" ..
-    "nsys 2023.1+; --format csv:mem=B for byte columns). INPUT is an SQLite export (no nsys needed) or an\n" ..
+    "nsys 2023.1+; --format csv:mem=B for byte columns). INPUT is an SQLite export (no nsys needed), a\n" ..
+    "model file of `gpuflame import` (the export's tables it carries: the same bytes as the export), or an\n" ..
     ".nsys-rep/.qdrep, exported once through nsys into the export cache (policy exports: keyed by the\n" ..
     "report's content and the nsys version; nothing is written beside the report). -o PREFIX writes\n" ..
     "PREFIX_<report>.csv per report (a 0-byte file when the report has nothing, as nsys); -o - (the default)\n" ..
@@ -39,14 +40,17 @@ cmd.spec = {
   },
 }
 
--- The SQLite export of an input (an .nsys-rep is exported through nsys).
+-- The SQLite export of an input (an .nsys-rep is exported through nsys; a model file gives the export's
+-- tables it carries: gpuflame import), and for a model file the name messages give it (the model's path).
 local function export_of(input, opts, ctx)
   local info = inputs.detect(input)
   if info.type == "nsys-rep" then
-    return stats.export_for(input, ctx.policy(), { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup })
+    return (stats.export_for(input, ctx.policy(), { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup }))
+  elseif info.type == "model" then
+    return require("gpuflame.model").stats_db(input, ctx.cleanup), input -- messages name the model
   elseif info.type ~= "sqlite" then
-    errors.raise(errors.INPUT, "%s: a %s is not an nsys export (stats needs an SQLite export or an .nsys-rep)",
-      input, inputs.describe(info))
+    errors.raise(errors.INPUT, "%s: a %s is not an nsys export (stats needs an SQLite export, an .nsys-rep or a " ..
+      "gpuflame model file)", input, inputs.describe(info))
   end
   return input
 end
@@ -67,8 +71,8 @@ local function input_jobs(positional, prefix, opts, ctx)
     for i, p in ipairs(paths) do kept[i] = { path = p } end
   else
     for i, p in ipairs(paths) do
-      local db = export_of(p, opts, ctx)
-      kept[i] = { path = p, db = db, meta = require("gpuflame.core").trace.sqlite_meta(db, {}) }
+      local db, name = export_of(p, opts, ctx)
+      kept[i] = { path = p, db = db, name = name, meta = require("gpuflame.core").trace.sqlite_meta(db, {}) }
     end
     local notes
     kept, notes = require("gpuflame.related").check(kept, ctx.policy(), { allow_unrelated = opts.allow_unrelated })
@@ -82,7 +86,7 @@ local function input_jobs(positional, prefix, opts, ctx)
       errors.raise(errors.USAGE, "%s and %s would write the same files (%s_%s_*); rename one", seen[base], p, prefix, base)
     end
     seen[base] = p
-    jobs[i] = { input = p, sqlite = it.db, prefix = prefix .. "_" .. base }
+    jobs[i] = { input = p, sqlite = it.db, name = it.name, prefix = prefix .. "_" .. base }
   end
   return jobs, owner
 end
@@ -91,9 +95,10 @@ end
 -- (an MPI rank's private directory) and return the files, {path = final path, data = bytes} each.
 local function write_input(job, reports, fmt, opts, ctx, at)
   local input = job.input
-  local sqlite = job.sqlite or export_of(input, opts, ctx)
+  local sqlite, name = job.sqlite, job.name
+  if not sqlite then sqlite, name = export_of(input, opts, ctx) end
   local ok, res = errors.try(stats.write, sqlite, reports, ctx.policy(),
-    { prefix = at or job.prefix, format = fmt.format, mem_bytes = fmt.mem_bytes })
+    { prefix = at or job.prefix, format = fmt.format, mem_bytes = fmt.mem_bytes, name = name })
   if not ok then errors.reraise(res) end
   local any, files = false, {}
   for _, r in ipairs(res) do

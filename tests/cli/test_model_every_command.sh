@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# gf-test: slow
+# Issue 27: "gpuflame import model files feed every multi-report command, and give outputs equal to reading
+# the reports themselves." One loop over every command that takes several reports: each runs once over a
+# directory of reports and once over a directory of the same name holding their model files (so that the
+# pages' subtitles, which name the input as given, are the same), and the outputs must be equal byte for
+# byte: stdout, and every file written. A command added to gpuflame that takes several reports belongs in
+# CASES (tests/cli/test_model_file.sh covers the model file itself). The stacks exporters (folded,
+# html-flamegraph), a one-input flamegraph and diff take one capture, not several reports, and do not read
+# model files (docs/MPI.md, Limits).
+. "$(dirname "$0")/../lib/t.sh"
+GEN=$TOP/tests/gen/rank_exports.py
+mkdir -p "$TMP/r" "$TMP/m"
+python3 "$GEN" job "$TMP/r/run7" --ranks 4 --slow 2 --factor 1.5 --steps 5 --skew-ns 3000000
+run_gf -q import "$TMP/r/run7" -o "$TMP/m/run7"
+check_eq "import of the reports: exit 0" 0 "$rc"
+
+ALL=$("$GF" stats --help-reports | awk '{print $1}' | paste -sd, -)
+# NAME|ARGS ({IN} the input directory, {OUT} a fresh output directory)
+CASES=(
+  "run rank-skew --json|run rank-skew {IN} --json"
+  "run rank-skew --html|run rank-skew {IN} --html {OUT}/skew.html"
+  "timeline -o|timeline {IN} -o {OUT}/t.html"
+  "timeline --max-events 50|timeline --max-events 50 {IN} -o {OUT}/t.html"
+  "flamegraph (several reports)|flamegraph {IN} -o {OUT}/f.html"
+  "flamegraph --by-rank|flamegraph --by-rank {IN} -o {OUT}/f.html"
+  "export -f chrome-trace|export -f chrome-trace {IN} -o {OUT}/x.json"
+  "export -f speedscope|export -f speedscope {IN} -o {OUT}/x.json"
+  "export -f launch-stacks|export -f launch-stacks {IN} -o {OUT}/x.folded"
+  "stats, every report (csv)|stats -r $ALL {IN} -o {OUT}/s"
+  "stats, every report (json:mem=B)|stats -r $ALL --format json:mem=B {IN} -o {OUT}/s"
+)
+n=0
+for c in "${CASES[@]}"; do
+  name=${c%%|*} args=${c#*|}
+  n=$((n + 1))
+  res=()
+  for side in r m; do
+    # the same output path on both sides (commands print it): moved aside after each run
+    mkdir -p "$TMP/out"
+    a=${args//\{IN\}/$TMP/$side/run7}; a=${a//\{OUT\}/$TMP/out}
+    # shellcheck disable=SC2086 # ARGS are words
+    run_gf -q $a
+    printf '%s' "$out" >"$TMP/out/stdout"
+    mv "$TMP/out" "$TMP/out_${n}_$side"
+    res+=("$rc")
+  done
+  check_eq "$name: exit 0 from the reports and from the model files" "0 0" "${res[*]}"
+  check "$name: the same stdout and the same files byte for byte" diff -r "$TMP/out_${n}_r" "$TMP/out_${n}_m"
+  check "$name: …and not empty" test -n "$(cat "$TMP/out_${n}_r/stdout"; find "$TMP/out_${n}_r" -type f ! -name stdout)"
+done
+
+# reports and model files mixed (the models of ranks 1 and 3 beside the reports of ranks 0 and 2)
+mkdir -p "$TMP/x/run7"
+cp "$TMP/r/run7/rank0.sqlite" "$TMP/r/run7/rank2.sqlite" "$TMP/m/run7/rank1.gfmodel" "$TMP/m/run7/rank3.gfmodel" "$TMP/x/run7/"
+run_gf -q timeline "$TMP/x/run7" -o "$TMP/x.html"
+check "reports and model files mixed: the timeline of the reports" cmp -s "$TMP/out_3_r/t.html" "$TMP/x.html"
+run_gf -q stats -r "$ALL" "$TMP/x/run7" -o "$TMP/xs/s"
+rm -f "$TMP/xs/stdout"; cp "$TMP/out_10_r/stdout" "$TMP/xs/stdout" # stdout: compared above
+check "reports and model files mixed: stats writes the reports' files" diff -r "$TMP/out_10_r" "$TMP/xs"
+t_done
