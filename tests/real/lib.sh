@@ -22,10 +22,11 @@ real_nsys_or_skip() { # NAME-OF-THE-TIER-FILE
 # `make clean`; empty to turn it off) and replayed when the same nsys is asked the same of the same bytes:
 # the sanitizer pass checks gpuflame again, not nsys (tests/real/nsys_memo.py says what is kept).
 NSYS_MEMO=${GF_NSYS_MEMO-${GF_TOP:-$TOP}/build/nsys-memo}
+NSYS_MEMO_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/nsys_memo.py # absolute: test files cd around
 
 # rnsys ARGS...: the real nsys with a timeout; sets $rout, $rerr, $rrc.
 rnsys() { local o e; o=$(mktemp); e=$(mktemp)
-  timeout -k 5 "$REAL_TIMEOUT" python3 "$(dirname "${BASH_SOURCE[0]}")/nsys_memo.py" "$NSYS_MEMO" "$REAL_NSYS" "$@" \
+  timeout -k 5 "$REAL_TIMEOUT" python3 "$NSYS_MEMO_PY" "$NSYS_MEMO" "$REAL_NSYS" "$@" \
     >"$o" 2>"$e" </dev/null; rrc=$?
   rout=$(cat "$o"); rerr=$(cat "$e"); rm -f "$o" "$e"; }
 
