@@ -15,12 +15,26 @@
 
 typedef struct pev {
     int64_t start, dur, rowid, pid, tid;
+    int64_t ostart, oend; /* the range itself on its thread: nested ranges often project onto the same ops */
     int32_t dev, name, lane;
+    const char *nm; /* the name in the export's string table, until interned in the trace's */
+    size_t nl;
 } pev;
 
 static int oom(gf_err *err)
 {
     return gf_errf(err, GF_EXIT_ERROR, "nvtx projection: out of memory");
+}
+
+/* Ranges that project onto the same span: the enclosing one first, as they nest on their thread, then the
+ * export's row order (equal ranges only) */
+static int cmp_nesting(const pev *x, const pev *y)
+{
+    if (x->ostart != y->ostart)
+        return x->ostart < y->ostart ? -1 : 1;
+    if (x->oend != y->oend)
+        return x->oend > y->oend ? -1 : 1;
+    return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
 }
 
 static int cmp_group(const void *a, const void *b)
@@ -32,7 +46,11 @@ static int cmp_group(const void *a, const void *b)
         return x->pid < y->pid ? -1 : 1;
     if (x->tid != y->tid)
         return x->tid < y->tid ? -1 : 1;
-    return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    return cmp_nesting(x, y);
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -42,7 +60,27 @@ static int cmp_start(const void *a, const void *b)
         return x->start < y->start ? -1 : 1;
     if (x->dur != y->dur)
         return x->dur > y->dur ? -1 : 1;
-    return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
+    return cmp_nesting(x, y);
+}
+
+/* The order names are interned in: by start, then the name itself, never the export's row order, so the
+ * trace's string ids (and the page) do not depend on how the export stored its rows. */
+static int cmp_intern(const void *a, const void *b)
+{
+    const pev *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    size_t n = x->nl < y->nl ? x->nl : y->nl;
+    int c = n ? memcmp(x->nm, y->nm, n) : 0;
+    if (c || x->nl != y->nl)
+        return c ? c : (x->nl < y->nl ? -1 : 1);
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return cmp_nesting(x, y);
 }
 
 /* The projected ranges of the export, names interned in t's table; the max longest when max > 0. */
@@ -80,15 +118,18 @@ static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t 
         e->start = x->pmin;
         e->dur = x->pmax - x->pmin;
         e->rowid = x->rowid;
+        e->ostart = x->start;
+        e->oend = x->end;
         e->pid = (x->gtid >> 24) & 0xFFFFFF;
         e->tid = x->gtid & 0xFFFFFF;
         e->dev = x->pdev;
         e->lane = -1;
-        if ((e->name = gf_strtab_intern(t->str, nm ? nm : "", nm ? nl : 0)) < 0)
-            rc = oom(err);
+        e->name = -1;
+        e->nm = nm ? nm : "";
+        e->nl = nm ? nl : 0;
     }
-    gf_snv_free(&s);
-    gf_stats_close(d);
+    if (rc == 0 && k > 1)
+        qsort(pv, k, sizeof *pv, cmp_intern);
     if (rc == 0 && max > 0 && k > max) { /* the longest max, as the page keeps its events */
         int64_t *dur = malloc(k * sizeof *dur);
         uint8_t *keep = calloc(k, 1);
@@ -110,6 +151,11 @@ static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t 
         free(dur);
         free(keep);
     }
+    for (size_t i = 0; rc == 0 && i < k; i++) /* the export's strings live until it is closed */
+        if ((pv[i].name = gf_strtab_intern(t->str, pv[i].nm, pv[i].nl)) < 0)
+            rc = oom(err);
+    gf_snv_free(&s);
+    gf_stats_close(d);
     if (rc != 0) {
         free(pv);
         return -1;

@@ -1183,7 +1183,7 @@ function gfTimeline(D, cols, mode) {
         if (L.deviceId != null && L.deviceId !== dev) continue;
         if (st !== null && L.stream !== st) continue;
       } else if (pid !== null || tid !== null) {
-        if (k !== 'cpu') continue;
+        if (k !== 'cpu' || lanes[l].sub) continue; // a thread's samples and running rows are not its calls
         if (pid !== null && L.pid !== pid) continue;
         if (tid !== null && L.tid !== tid) continue;
       } else if (k === 'nvtx') continue;
@@ -1207,6 +1207,7 @@ function gfTimeline(D, cols, mode) {
           var i = ev[p], e = S[i] + DU[i];
           if (S[i] > w.b) break;
           if (gpuOnly && isSync(i)) continue; // a stream's sync band is not its work
+          if (!gpuOnly && kinds[KD[i]] === 'osrt') continue; // the rules speak of CUDA calls, not OS runtime calls
           if (DU[i] > 0 && w.b > w.a ? (S[i] < w.b && e > w.a) : (S[i] <= w.b && e >= w.a)) out.push(i);
         }
       });
