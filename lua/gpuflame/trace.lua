@@ -212,15 +212,28 @@ end
 
 -- add_nvtx_proj(tr, paths, max, policy) → n: with policy timeline.nvtx_projection, the NVTX ranges of a
 -- single SQLite export projected onto the GPU (nsys's nvtx_gpu_proj_trace) added to tr as events on lanes
--- of their own under their device (core gf_trace_add_nvtx_proj; the max longest when max > 0). 0 for
--- other inputs: trace CSVs, several reports, model files, .nsys-rep (whose export is gone by then).
+-- of their own under their device (core gf_trace_add_nvtx_proj; the max longest when max > 0); a model file
+-- is projected from the export's tables it carries, so its page is its report's. 0 for other inputs: trace
+-- CSVs, several reports, a model imported with --no-stats, .nsys-rep (whose export is gone by then).
 function M.add_nvtx_proj(tr, paths, max, policy)
   require("gpuflame.policy").need(policy, "trace.add_nvtx_proj")
   if not policy.timeline.nvtx_projection then return 0 end
   if type(paths) == "string" then paths = { paths } end
-  if #paths ~= 1 or M.classify(paths[1], policy) ~= "sqlite" then return 0 end
+  local kind = #paths == 1 and M.classify(paths[1], policy)
+  if kind ~= "sqlite" and kind ~= "model" then return 0 end
+  local db, tmp = paths[1], nil
+  if kind == "model" then
+    tmp = core.fs.mkdtemp()
+    db = tmp .. "/tables.sqlite"
+    local okt, has = pcall(core.model.tables, paths[1], db)
+    if not (okt and has) then
+      core.fs.remove_tree(tmp)
+      return 0
+    end
+  end
   -- an export the projection cannot read (a damaged NVTX or CUDA table) keeps its timeline without it
-  local ok, n = pcall(tr.add_nvtx_proj, tr, paths[1], max or 0)
+  local ok, n = pcall(tr.add_nvtx_proj, tr, db, max or 0)
+  if tmp then core.fs.remove_tree(tmp) end
   if ok then return n end
   local e = errors.wrap(n)
   if e.code == errors.INTERRUPTED then error(e, 0) end
