@@ -148,12 +148,7 @@ local function document()
 end
 
 if html then
-  local doc = document()
-  local names = core.json.array({})
-  for k, path in ipairs(inputs) do names[k] = path:match("([^/]+)/*$") or path end
-  doc.inputs = names
-  core.render.render(require("gpuflame.views.page").template("templates/rank_skew.html"),
-    { title = "GPU time per rank", data = { json = core.json.encode(doc) } }, html, "templates/rank_skew.html")
+  require("gpuflame.views.rank_skew").build({ document = document(), inputs = inputs, out = html }, ctx)
   io.stderr:write("gpuflame: wrote ", html, "\n")
 end
 if json then

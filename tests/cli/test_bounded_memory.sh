@@ -42,6 +42,11 @@ small=$(rss_kb "$GF" -q timeline --max-events 1000 "$TMP/e20000.sqlite" -o "$TMP
 big=$(rss_kb "$GF" -q timeline --max-events 1000 "$TMP/e200000.sqlite" -o "$TMP/eb.html")
 # 270,000 more events
 rss_within "SQLite, --max-events 1000: 30k events $small KiB, 300k events $big KiB (less than 3,500 KiB apart)" "$small" "$big"
-"$GF" -q --policy "$TMP/max1000.lua" timeline "$TMP/e200000.sqlite" -o "$TMP/ew.html"
-check "SQLite: the bounded page's events are the whole import's trimmed to the same N" [ "$(data "$TMP/eb.html")" == "$(data "$TMP/ew.html")" ]
+check_contains "SQLite, --max-events 1000: the page says why it has no NVTX projection" "$(data "$TMP/eb.html")" \
+  "NVTX ranges not projected onto the GPU: --max-events 1000 reads with memory bounded by N"
+# the whole import's page, trimmed to the same N, without the projection (a bounded run cannot have it)
+printf 'return { timeline = { local_max_events = 1000, nvtx_projection = false } }\n' >"$TMP/max1000np.lua"
+"$GF" -q --policy "$TMP/max1000np.lua" timeline "$TMP/e200000.sqlite" -o "$TMP/ew.html"
+"$GF" -q --policy "$TMP/max1000np.lua" timeline --max-events 1000 "$TMP/e200000.sqlite" -o "$TMP/eb2.html"
+check "SQLite: the bounded page's events are the whole import's trimmed to the same N" [ "$(data "$TMP/eb2.html")" == "$(data "$TMP/ew.html")" ]
 t_done

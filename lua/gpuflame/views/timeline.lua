@@ -70,8 +70,20 @@ local function load_for_page(inputs, s, policy, extra, on_whole)
   local o = { max_events = whole and 0 or s.max_events, keep_partners = s.keep_partners, policy = policy }
   for k, v in pairs(extra) do o[k] = v end
   local tr = trace.load(inputs, o)
-  -- NVTX ranges projected onto the GPU join the page's events once the rules have run over the import
-  local function proj() if tr:count() > 0 then trace.add_nvtx_proj(tr, inputs, s.max_events, policy) end end
+  -- NVTX ranges projected onto the GPU join the page's events once the rules have run over the import. A
+  -- bounded run has none: the projection reads every NVTX range and GPU operation, the memory it must not use.
+  local function proj()
+    if tr:count() == 0 then return end
+    if s.bounded then
+      local kind = #inputs == 1 and trace.classify(inputs[1], policy)
+      if policy.timeline.nvtx_projection and (kind == "sqlite" or kind == "model") then
+        tr:warn(string.format("NVTX ranges not projected onto the GPU: --max-events %d reads with memory bounded " ..
+          "by N, and the projection needs every range (run without --max-events for it)", s.max_events))
+      end
+      return
+    end
+    trace.add_nvtx_proj(tr, inputs, s.max_events, policy)
+  end
   if not pages or tr:count() == 0 then proj(); return tr end
   local findings = require("gpuflame.findings")
   local name = #inputs == 1 and findings.source_name(inputs[1]) or tr:source()
