@@ -18,6 +18,7 @@ typedef struct cpu {
     gf_trace *t;
     gf_err *err;
     sqlite3_stmt *strq; /* SELECT value FROM StringIds WHERE id = ? */
+    int no_strings;     /* the export has no StringIds: every name is unknown, as the CUDA side's are */
     gf_hmap sid;        /* StringIds id → strtab id (-1: no such string) */
     gf_hmap tname;      /* globalTid → thread name strtab id */
     gf_hmap lanes;      /* globalTid * 4 + sub → lane */
@@ -43,6 +44,12 @@ static int32_t str_of(cpu *c, int64_t id)
     int64_t *v = gf_hmap_get(&c->sid, (uint64_t)id);
     if (v)
         return (int32_t)*v;
+    if (c->no_strings)
+        return -1;
+    if (!c->strq && !gf_sqlite_has_table(c->db, "StringIds")) {
+        c->no_strings = 1;
+        return -1;
+    }
     if (!c->strq && sqlite3_prepare_v2(c->db, "SELECT value FROM StringIds WHERE id = ?", -1, &c->strq, NULL) != SQLITE_OK)
         return fail(c, "StringIds"), -2;
     sqlite3_reset(c->strq);

@@ -73,7 +73,7 @@ if [ -e "$DB" ] && command -v sqlite3 >/dev/null; then
   check_eq "SQLite export missing StringIds: the GPU work drawn, its names unknown (?)" "0|1" \
     "$rc|$([[ $out == *";?;? "* ]] && echo 1)"
   cp "$DB" "$K/none.sqlite"; chmod 644 "$K/none.sqlite"
-  for t in $(sqlite3 "$K/none.sqlite" "SELECT name FROM sqlite_master WHERE type='table' AND (name LIKE 'CUPTI%' OR name LIKE 'NVTX%' OR name LIKE 'OSRT%')"); do
+  for t in $(sqlite3 "$K/none.sqlite" "SELECT name FROM sqlite_master WHERE type='table' AND (name LIKE 'CUPTI%' OR name LIKE 'NVTX%' OR name LIKE 'OSRT%' OR name IN ('COMPOSITE_EVENTS', 'SAMPLING_CALLCHAINS', 'SCHED_EVENTS'))"); do
     sqlite3 "$K/none.sqlite" "DROP TABLE $t"
   done
   hostile "SQLite export without any activity table (timeline → flamegraph fallback → no data)" 5 \
