@@ -696,9 +696,7 @@ static int import_nvtx(imp *m)
         gf_hmap_free(&domains);
         return r;
     }
-    int64_t cur_tid = -1;
-    int64_t stack[256];
-    int depth = 0;
+    gf_tsq_nest nest = {.tid = -1};
     gf_detail d;
     int32_t unnamed = gf_strtab_intern_cstr(m->t->str, "(unnamed)");
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
@@ -726,20 +724,8 @@ static int import_nvtx(imp *m)
             if (v)
                 d.domain = (int32_t)*v;
         }
-        if (et == 59 || et == 70) { /* push/pop: nesting level on this thread */
-            if (gtid != cur_tid) {
-                cur_tid = gtid;
-                depth = 0;
-            }
-            /* the enclosing ranges are those that contain this one (start <= e.start, by the sort order,
-             * and end >= e.end), as nvtxpptrace.py finds parents: a zero-length range at its parent's end
-             * is still its child, a range starting where its sibling ended is not */
-            while (depth > 0 && stack[depth - 1] < end)
-                depth--;
-            d.nvtx_level = depth;
-            if (depth < 256)
-                stack[depth++] = end;
-        }
+        if (et == 59 || et == 70) /* push/pop: nesting level on this thread */
+            d.nvtx_level = gf_tsq_nest_level(&nest, gtid, end);
         if ((e.lane = cpu_lane(m, 1, gtid)) < 0) {
             sqlite3_finalize(q.st);
             gf_hmap_free(&domains);

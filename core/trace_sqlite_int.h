@@ -40,6 +40,30 @@ int gf_tsq_prepare(imp *m, gf_sqlq *q, const char *table, const char *const *col
 int gf_tsq_step_fail(imp *m, gf_sqlq *q, int rc);
 int gf_tsq_oom(imp *m);
 
+/* The nesting level of push/pop ranges, met in (thread, start, end desc) order: the enclosing ranges are those
+ * that contain this one (start <= its start, by that order, and end >= its end), as nvtxpptrace.py finds
+ * parents: a zero-length range at its parent's end is still its child, a range starting where its sibling
+ * ended is not. */
+typedef struct gf_tsq_nest {
+    int64_t tid;
+    int64_t end[256];
+    int depth;
+} gf_tsq_nest;
+
+static inline int gf_tsq_nest_level(gf_tsq_nest *n, int64_t gtid, int64_t end)
+{
+    if (gtid != n->tid) {
+        n->tid = gtid;
+        n->depth = 0;
+    }
+    while (n->depth > 0 && n->end[n->depth - 1] < end)
+        n->depth--;
+    int level = n->depth;
+    if (n->depth < 256)
+        n->end[n->depth++] = end;
+    return level;
+}
+
 /* trace_sqlite_nvtx.c: NVTX_EVENTS read in table order and put in the order of the ORDER BY it replaces;
  * 1 when the table's shape or the build (bounded) needs that ORDER BY instead (nothing was added). */
 int gf_tsq_nvtx_table_order(imp *m);

@@ -256,8 +256,7 @@ static int settle_block(nvscan *s, int64_t last)
     if (unnamed < 0 || !s->textmap)
         return gf_tsq_oom(m);
     memset(s->textmap, 0xff, (ntext ? ntext : 1) * sizeof *s->textmap);
-    int64_t cur_tid = -1, stack[256];
-    int depth = 0;
+    gf_tsq_nest nest = {.tid = -1};
     gf_detail d;
     for (size_t i = s->from, n = gf_trace_added(t); i < n; i++) {
         int32_t fl = t->stack[i], nm = t->name[i];
@@ -281,17 +280,8 @@ static int settle_block(nvscan *s, int64_t last)
             if (v)
                 d.domain = (int32_t)*v;
         }
-        if (et == 59 || et == 70) { /* push/pop: nesting level on this thread (as import_nvtx) */
-            if (gtid != cur_tid) {
-                cur_tid = gtid;
-                depth = 0;
-            }
-            while (depth > 0 && stack[depth - 1] < end)
-                depth--;
-            d.nvtx_level = depth;
-            if (depth < 256)
-                stack[depth++] = end;
-        }
+        if (et == 59 || et == 70) /* push/pop: nesting level on this thread */
+            d.nvtx_level = gf_tsq_nest_level(&nest, gtid, end);
         int32_t lane = gf_tsq_cpu_lane(m, 1, gtid);
         if (lane < 0)
             return -1;

@@ -37,7 +37,8 @@ json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval
 LPIDS=()
 # start_launch VAR NAME TAG CODE [launch flags]: the job under `gpuflame launch` in the background, its pid
 # in VAR, waiting until the session is listed. nsys 2022.4's launch fails now and then under load before
-# the job runs (ProcessWaiter: sem_open ENOENT, docs/PERFORMANCE.md); then it is tried once more, said here.
+# the job runs (ProcessWaiter: sem_open ENOENT, QuadDCommon exceptions; docs/PERFORMANCE.md), or the
+# launch ends before the job is seen: then it is tried once more, and what it said is printed here.
 start_launch() {
   local var=$1 name=$2 tag=$3 code=$4 try pid; shift 4
   for try in 1 2; do
@@ -45,12 +46,13 @@ start_launch() {
       >"$TMP/$tag.out" 2>"$TMP/$tag.err" &
     pid=$!; LPIDS+=("$pid")
     until_listed_or_gone "$name" "$pid" && break
-    grep -q 'ProcessWaiter' "$TMP/$tag.err" || break
-    echo "# nsys launch failed to start the job (ProcessWaiter sem_open); trying once more"; wait "$pid"
+    echo "# launch $tag (try $try): not listed; it said: $(tail -c 400 "$TMP/$tag.err" | tr '\n' ' ')"
+    kill -0 "$pid" 2>/dev/null && break # still starting after 60 s: the checks say so
+    wait "$pid"
   done
   printf -v "$var" '%s' "$pid"
 }
-until_listed_or_gone() { local i; for i in $(seq 1 150); do [[ " $(listed) " == *" $1:"* ]] && return 0
+until_listed_or_gone() { local i; for i in $(seq 1 300); do [[ " $(listed) " == *" $1:"* ]] && return 0
   kill -0 "$2" 2>/dev/null || return 1; sleep 0.2; done; return 1; }
 trap 'for p in "${LPIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; studio_stop 2>/dev/null' EXIT
 

@@ -76,7 +76,7 @@ local function load_for_page(inputs, s, policy, extra, on_whole)
     if tr:count() == 0 then return end
     if s.bounded then
       local kind = #inputs == 1 and trace.classify(inputs[1], policy)
-      if policy.timeline.nvtx_projection and (kind == "sqlite" or kind == "model") then
+      if policy.timeline.nvtx_projection and (kind == "sqlite" or kind == "model") and (tr:totals().nvtx or 0) > 0 then
         tr:warn(string.format("NVTX ranges not projected onto the GPU: --max-events %d reads with memory bounded " ..
           "by N, and the projection needs every range (run without --max-events for it)", s.max_events))
       end
