@@ -30,7 +30,8 @@ endif
 # core/bind, so a Lua header reached through any include fails the build (docs/ARCHITECTURE.md).
 PKG_CFLAGS = $(shell pkg-config --cflags $(filter-out lua5.4,$(PKGS)) 2>/dev/null)
 LUA_CFLAGS = -Icore/host -Icore/bind $(shell pkg-config --cflags lua5.4 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lz -lm
+# libcurl is not linked: core/http.c loads it on the first request (dlopen), which saves every start ~30 ms
+PKG_LIBS   = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null) -lcsv -lz -lm
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror,) \
            -Icore -I$(O)/gen $(PKG_CFLAGS) $(SANFLAGS)
@@ -59,7 +60,7 @@ MPI_OBJ := $(O)/obj/mpi/gf_mpi.o $(O)/obj/bind/l_mpi.o
 # make test / make check build it too when mpicc is there (not under SAN=1: OpenMPI's own allocations
 # would be reported as leaks), and tests/cli/test_mpi.sh runs it; without mpicc nothing changes.
 MPI_AUTO := $(if $(filter 1,$(SAN)),,$(if $(shell command -v $(MPICC) 2>/dev/null),$(MPI_BIN),))
-.PHONY: unit fuzz fuzz-build all deps test-deps test check demo bench fuzz clean lint soak mpi
+.PHONY: unit fuzz fuzz-build all deps test-deps test-env test check demo bench fuzz clean lint soak mpi
 all: $(BIN) $(LIBA)
 
 # Installs missing Debian packages (as root) or prints the command to run; cached by a stamp file.
@@ -135,14 +136,21 @@ $(O)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(LIBA) $(wild
 
 unit: $(UNIT_BIN) $(REPLAY_BIN)
 
-test: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN) $(MPI_AUTO)
-	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_MPI_BIN=$(abspath $(MPI_AUTO)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
-	  GF_CFLAGS="$(CFLAGS) $(LUA_CFLAGS)" GF_PRIM_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" VALGRIND=$(VALGRIND) SAN=$(SAN) tests/run $(TEST_JOBS) $(TESTS)
+# What tests/run needs to know of this build, as a file it sources (tests/run --pass): make test and make
+# check use it, and CI runs the plain and the sanitizer builds' files in one queue (.ci/run).
+TEST_ENV := $(O)/test.env
+test-env: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN) $(MPI_AUTO)
+	$(Q){ echo "GPUFLAME_BIN='$(abspath $(BIN))'"; echo "GPUFLAME_MPI_BIN='$(abspath $(MPI_AUTO))'"; \
+	  echo "GPUFLAME_LIB='$(abspath $(LIBA))'"; echo "GF_BUILD='$(abspath $(O))'"; \
+	  echo "GF_CFLAGS='$(CFLAGS) $(LUA_CFLAGS)'"; echo "GF_PRIM_CFLAGS='$(CFLAGS)'"; \
+	  echo "GF_LDLIBS='$(LDLIBS) $(LDFLAGS)'"; echo "VALGRIND='$(VALGRIND)'"; echo "SAN='$(SAN)'"; } >$(TEST_ENV)
+
+test: test-env
+	$(Q)tests/run --pass =$(TEST_ENV) $(TEST_JOBS) $(TESTS)
 
 # The edit-test loop: every test file not marked `gf-test: slow` (tests/run --quick), side by side.
-check: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN) $(MPI_AUTO)
-	$(Q)GPUFLAME_BIN=$(abspath $(BIN)) GPUFLAME_MPI_BIN=$(abspath $(MPI_AUTO)) GPUFLAME_LIB=$(abspath $(LIBA)) GF_BUILD=$(abspath $(O)) \
-	  GF_CFLAGS="$(CFLAGS) $(LUA_CFLAGS)" GF_PRIM_CFLAGS="$(CFLAGS)" GF_LDLIBS="$(LDLIBS) $(LDFLAGS)" SAN=$(SAN) tests/run --quick $(TEST_JOBS) $(TESTS)
+check: test-env
+	$(Q)tests/run --pass =$(TEST_ENV) --quick $(TEST_JOBS) $(TESTS)
 
 demo: $(BIN)
 	$(Q)tests/demo.sh $(abspath $(BIN))

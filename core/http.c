@@ -1,6 +1,7 @@
 #include "http.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,15 +13,56 @@
 
 #define DEFAULT_MAX_RESPONSE (16u << 20)
 
+/* libcurl is loaded on the first request, not linked: it brings some 30 shared libraries (TLS, Kerberos,
+ * LDAP, ...) whose loading and relocation cost each gpuflame start about 30 ms of CPU, and most commands
+ * never speak HTTP. The headers still come from libcurl's -dev package, so the types are checked. */
+#define GF_LIBCURL "libcurl.so.4"
+static struct {
+    CURLcode (*global_init)(long);
+    CURL *(*easy_init)(void);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_perform)(CURL *);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    void (*easy_cleanup)(CURL *);
+    const char *(*easy_strerror)(CURLcode);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+} cu;
 static int curl_ready;
+
+static int load_curl(gf_err *err)
+{
+    void *lib = dlopen(GF_LIBCURL, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return gf_errf(err, GF_EXIT_ERROR, "http: %s could not be loaded (Debian: apt-get install libcurl4): %s",
+                       GF_LIBCURL, dlerror());
+    struct {
+        const char *name;
+        void **slot;
+    } syms[] = {
+        {"curl_global_init", (void **)&cu.global_init},     {"curl_easy_init", (void **)&cu.easy_init},
+        {"curl_easy_setopt", (void **)&cu.easy_setopt},     {"curl_easy_perform", (void **)&cu.easy_perform},
+        {"curl_easy_getinfo", (void **)&cu.easy_getinfo},   {"curl_easy_cleanup", (void **)&cu.easy_cleanup},
+        {"curl_easy_strerror", (void **)&cu.easy_strerror}, {"curl_slist_append", (void **)&cu.slist_append},
+        {"curl_slist_free_all", (void **)&cu.slist_free_all},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        *syms[i].slot = dlsym(lib, syms[i].name);
+        if (!*syms[i].slot)
+            return gf_errf(err, GF_EXIT_ERROR, "http: %s lacks %s", GF_LIBCURL, syms[i].name);
+    }
+    return 0;
+}
 
 static int global_init(gf_err *err)
 {
     if (curl_ready)
         return 0;
-    CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (load_curl(err) != 0)
+        return -1;
+    CURLcode rc = cu.global_init(CURL_GLOBAL_DEFAULT);
     if (rc != CURLE_OK)
-        return gf_errf(err, GF_EXIT_ERROR, "libcurl initialisation failed: %s", curl_easy_strerror(rc));
+        return gf_errf(err, GF_EXIT_ERROR, "libcurl initialisation failed: %s", cu.easy_strerror(rc));
     curl_ready = 1;
     return 0;
 }
@@ -335,7 +377,7 @@ int gf_http_request(const gf_http_req *req, gf_http_resp *resp, gf_err *err)
         body = gz;
         body_len = gz_len;
     }
-    CURL *c = curl_easy_init();
+    CURL *c = cu.easy_init();
     if (!c) {
         free(url);
         free(gz);
@@ -344,54 +386,54 @@ int gf_http_request(const gf_http_req *req, gf_http_resp *resp, gf_err *err)
     }
     struct curl_slist *hl = NULL;
     for (size_t i = 0; req->headers && req->headers[i]; i++)
-        hl = curl_slist_append(hl, req->headers[i]);
+        hl = cu.slist_append(hl, req->headers[i]);
     if (body && req->gzip_body)
-        hl = curl_slist_append(hl, "Content-Encoding: gzip");
-    hl = curl_slist_append(hl, "Expect:"); /* no 100-continue round trip */
+        hl = cu.slist_append(hl, "Content-Encoding: gzip");
+    hl = cu.slist_append(hl, "Expect:"); /* no 100-continue round trip */
     sink s = {NULL, 0, 0, req->max_response ? req->max_response : DEFAULT_MAX_RESPONSE, 0};
     hdrs h = {NULL, 0, 0, 0};
 
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "gpuflame/" GPUFLAME_VERSION);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &h);
-    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    cu.easy_setopt(c, CURLOPT_URL, url);
+    cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    cu.easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+    cu.easy_setopt(c, CURLOPT_USERAGENT, "gpuflame/" GPUFLAME_VERSION);
+    cu.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    cu.easy_setopt(c, CURLOPT_WRITEDATA, &s);
+    cu.easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    cu.easy_setopt(c, CURLOPT_HEADERDATA, &h);
+    cu.easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    cu.easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    cu.easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+    cu.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    cu.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     long cto = (long)((req->connect_timeout > 0 ? req->connect_timeout : 10) * 1000);
     long tto = (long)((req->timeout > 0 ? req->timeout : 120) * 1000);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, cto);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, tto);
+    cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, cto);
+    cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, tto);
     if (req->ca_bundle)
-        curl_easy_setopt(c, CURLOPT_CAINFO, req->ca_bundle);
+        cu.easy_setopt(c, CURLOPT_CAINFO, req->ca_bundle);
     if (req->client_cert)
-        curl_easy_setopt(c, CURLOPT_SSLCERT, req->client_cert);
+        cu.easy_setopt(c, CURLOPT_SSLCERT, req->client_cert);
     if (req->client_key)
-        curl_easy_setopt(c, CURLOPT_SSLKEY, req->client_key);
+        cu.easy_setopt(c, CURLOPT_SSLKEY, req->client_key);
     /* Proxies: libcurl's default reads http_proxy / https_proxy / all_proxy / no_proxy. */
     if (!strcmp(method, "GET")) {
-        curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+        cu.easy_setopt(c, CURLOPT_HTTPGET, 1L);
     } else {
         if (strcmp(method, "POST") != 0)
-            curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+            cu.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
         if (!strcmp(method, "HEAD"))
-            curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+            cu.easy_setopt(c, CURLOPT_NOBODY, 1L);
         else {
-            curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? body_len : 0));
-            curl_easy_setopt(c, CURLOPT_POSTFIELDS, body ? body : "");
+            cu.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? body_len : 0));
+            cu.easy_setopt(c, CURLOPT_POSTFIELDS, body ? body : "");
         }
     }
     resp->request_body_len = body ? body_len : 0;
-    CURLcode rc = curl_easy_perform(c);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
+    CURLcode rc = cu.easy_perform(c);
+    cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
     double tt = 0;
-    curl_easy_getinfo(c, CURLINFO_TOTAL_TIME, &tt);
+    cu.easy_getinfo(c, CURLINFO_TOTAL_TIME, &tt);
     resp->elapsed = tt;
     int ret = 0;
     if (rc != CURLE_OK) {
@@ -402,7 +444,7 @@ int gf_http_request(const gf_http_req *req, gf_http_resp *resp, gf_err *err)
                      req->url, s.limit);
         } else {
             resp->kind = classify(rc);
-            snprintf(resp->error, sizeof resp->error, "%.16s %.400s: %.200s (%s)", method, req->url, curl_easy_strerror(rc),
+            snprintf(resp->error, sizeof resp->error, "%.16s %.400s: %.200s (%s)", method, req->url, cu.easy_strerror(rc),
                      resp->kind);
         }
         free(s.data);
@@ -419,8 +461,8 @@ int gf_http_request(const gf_http_req *req, gf_http_resp *resp, gf_err *err)
     resp->body_len = s.len;
     resp->headers = h.v;
     resp->nheaders = h.n;
-    curl_slist_free_all(hl);
-    curl_easy_cleanup(c);
+    cu.slist_free_all(hl);
+    cu.easy_cleanup(c);
     free(url);
     free(gz);
     if (ret != 0)

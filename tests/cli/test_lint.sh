@@ -60,4 +60,9 @@ check_eq "defaults() checker: a call outside policy.lua is found, comments and p
   "$(defaults_users "$dplant")"
 res=$(defaults_users .)
 check_eq "no defaults() outside lua/gpuflame/policy.lua (lua/, policies/, bench/)" "" "$res"
+# libcurl is loaded on the first HTTP request (core/http.c), not linked: linked, its ~30 libraries cost
+# every start about 30 ms of CPU (docs/PERFORMANCE.md, "Start-up")
+if command -v ldd >/dev/null 2>&1 && [ -x "$GF" ]; then
+  check "the gpuflame binary does not link libcurl" bash -c "! ldd '$GF' | grep -q libcurl"
+fi
 t_done
