@@ -10,8 +10,9 @@
 # CSVs must be equal rule by rule: header, rows, order and every value; a SKIPPED rule must be skipped
 # with the same message, an empty one empty on both sides (tests/real/findings_check.py).
 #
-# Per input: (1) the default rule set; (2) option variants: rows (3, 0, -1), gap, threshold, chunks;
-# (3) time windows start=/end= at the quartiles of the export's GPU span and an inverted window;
+# Per input: (1) the default rule set; then in one call (2) option variants: rows (3, 0, -1), gap,
+# threshold, chunks, and (3) time windows start=/end= at the quartiles of the export's GPU span and an
+# inverted window;
 # (4) NVTX filters on a derived copy of reports/dlprof/nsys_profile.sqlite with added ranges (a push/pop
 # range on a worker thread — rows limited to that thread —, one on the main thread, a start/end range in a
 # named domain, a name used twice — the first by start wins —, and a name that does not exist).
@@ -97,9 +98,8 @@ for src in "${inputs[@]}"; do
   db=$d/$b
   case "$b" in *.sqlite) ;; *) db=$d/${b%.*}.sqlite ;; esac
   [ -e "$db" ] || { not_ok "$label" "nsys left no export $db"; continue; }
-  # (2) options; gpuflame reads the report again through its own export
-  both "$label [options]" "$d" "$(basename "$db")" "$d/$b" "${VARIANTS[@]}"
-  # (3) windows at the quartiles of the GPU span (the runtime span when there is no GPU work)
+  # (2) options and (3) windows at the quartiles of the GPU span (the runtime span when there is no GPU
+  # work), in one call on each side; gpuflame reads the report again through its own export
   read -r q1 mid q3 < <(python3 - "$db" <<'EOF'
 import sqlite3, sys
 db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
@@ -126,7 +126,7 @@ EOF
   done
   W_ARGS+=(-r "gpu-starv:start=$q3:end=$q1" -r "gpu-low-util:start=$q1:end=$q3:threshold=100:chunks=50"
     -r "gpu-starv:start=$q1:end=$q3:gap=0")
-  both "$label [windows]" "$d" "$(basename "$db")" "$db" "${W_ARGS[@]}"
+  both "$label [options, windows]" "$d" "$(basename "$db")" "$d/$b" "${VARIANTS[@]}" "${W_ARGS[@]}"
 done
 
 # (4) NVTX filters on a derived export
