@@ -53,6 +53,7 @@
 CASES_DIR=${GF_CASES_DIR:-$TOP/tests/cases}
 GOLDEN_DIR=$CASES_DIR/golden
 ROOT_TMP=$TMP
+TIMEOUT_BIN=$(command -v timeout) # found before a case's env: line sets another PATH
 declare -A PV=([TMP]="" [FIX]="$FIX" [TOP]="$TOP" [FAKE_NSYS]="$FAKE_NSYS")
 n_cases=0 n_checks=0
 
@@ -112,7 +113,15 @@ reset_case() {
   C_ENV=() C_NEEDS=() OP_KIND=() OP_NAME=() OP_DATA=() EX_SUBJ=() EX_OP=() EX_VAL=() EX_RAW=()
 }
 # where PATH: absolute, or relative to the case directory
-abspath() { case $1 in /*) echo "$1" ;; *) echo "$CASE_TMP/$1" ;; esac; }
+# (ABS, and FILE_TEXT below, are set in place of printed: the suite runs this file twice, and each
+# command substitution costs a fork)
+abspath() { case $1 in /*) ABS=$1 ;; *) ABS=$CASE_TMP/$1 ;; esac; }
+# file_text PATH → FILE_TEXT: the file's bytes less its trailing newlines, as $(cat PATH) gives them
+file_text() {
+  FILE_TEXT=""
+  IFS= read -r -d '' FILE_TEXT <"$1"
+  while [[ $FILE_TEXT == *$'\n' ]]; do FILE_TEXT=${FILE_TEXT%$'\n'}; done
+}
 
 run_case() {
   local label="$CF: $C_NAME" why="" i p words=() miss="" k
@@ -122,7 +131,8 @@ run_case() {
   if [ -n "${SEEN[$C_NAME]:-}" ]; then not_ok "$label" "line $C_LINE: duplicate case name (also line ${SEEN[$C_NAME]})"; return; fi
   SEEN[$C_NAME]=$C_LINE
   CASE_TMP=$ROOT_TMP/$CSTEM/$n_cases; PV[TMP]=$CASE_TMP
-  rm -rf "$CASE_TMP"; mkdir -p "$CASE_TMP"
+  [ ! -e "$CASE_TMP" ] || rm -rf "$CASE_TMP"
+  mkdir -p "$CASE_TMP"
   # fixtures: needs:, copy sources and args words under $FIX
   for p in "${C_NEEDS[@]}"; do [ -e "$FIX/$p" ] || miss=$p; done
   for i in "${!OP_KIND[@]}"; do
@@ -134,8 +144,8 @@ run_case() {
   if [ -n "$miss" ]; then skip "$label" "fixture absent: $miss"; return; fi
   # inputs, in order
   for i in "${!OP_KIND[@]}"; do
-    expand "${OP_NAME[$i]}"; p=$(abspath "$EXP")
-    mkdir -p "$(dirname "$p")"
+    expand "${OP_NAME[$i]}"; abspath "$EXP"; p=$ABS
+    mkdir -p "${p%/*}"
     case ${OP_KIND[$i]} in
       body) printf '%s' "${OP_DATA[$i]}" >>"$p" ;;
       bodyx) expand "${OP_DATA[$i]}"; printf '%s' "$EXP" >>"$p" ;;
@@ -146,9 +156,10 @@ run_case() {
   local envs=("XDG_CACHE_HOME=$CASE_TMP/.cache") # each case its own export cache (an env: line may set another)
   for k in "${C_ENV[@]}"; do expand "$k"; envs+=("$EXP"); done
   local o=$ROOT_TMP/$CSTEM/$n_cases.stdout e=$ROOT_TMP/$CSTEM/$n_cases.stderr rc out err
-  (cd "$CASE_TMP" && exec timeout -k 5 "${GF_CASE_TIMEOUT:-300}" env "${envs[@]}" "$GF" "${words[@]}") >"$o" 2>"$e" </dev/null
+  (cd "$CASE_TMP" && export "${envs[@]}" && exec "$TIMEOUT_BIN" -k 5 "${GF_CASE_TIMEOUT:-300}" "$GF" "${words[@]}") >"$o" 2>"$e" </dev/null
   rc=$?
-  out=$(cat "$o"); err=$(cat "$e")
+  file_text "$o"; out=$FILE_TEXT
+  file_text "$e"; err=$FILE_TEXT
   n_checks=$((n_checks + 1))
   [ "$rc" = "$C_EXIT" ] || why+="exit $rc, want $C_EXIT; "
   local subj op val got f re
@@ -160,12 +171,12 @@ run_case() {
       stdout) got=$out ;;
       stderr) got=$err ;;
       output:*)
-        expand "${subj#output:}"; f=$(abspath "$EXP"); subj="output ${subj#output:}"
+        expand "${subj#output:}"; abspath "$EXP"; f=$ABS; subj="output ${subj#output:}"
         case $op in
           exists) [ -e "$f" ] || why+="$subj: does not exist; "; continue ;;
           absent)
             [ -e "$f" ] && why+="$subj: left behind; "
-            compgen -G "$(dirname "$f")/.$(basename "$f").tmp.*" >/dev/null && why+="$subj: temp file left beside it; "
+            compgen -G "${f%/*}/.${f##*/}.tmp.*" >/dev/null && why+="$subj: temp file left beside it; "
             continue ;;
           golden)
             if [ "${GF_UPDATE_GOLDEN:-}" = 1 ] && [ -f "$f" ]; then mkdir -p "$GOLDEN_DIR"; cp "$f" "$GOLDEN_DIR/$val"; continue; fi
@@ -174,7 +185,7 @@ run_case() {
             continue ;;
         esac
         [ -f "$f" ] || { why+="$subj: does not exist; "; continue; }
-        got=$(cat "$f") ;;
+        file_text "$f"; got=$FILE_TEXT ;;
     esac
     case $op in
       exact)
