@@ -19,11 +19,16 @@ check_eq() { if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1" "expected [$2] 
 # check_contains NAME HAYSTACK NEEDLE
 check_contains() { if [[ "$2" == *"$3"* ]]; then ok "$1"; else not_ok "$1" "[$3] not in [${2:0:400}]"; fi; }
 check_not_contains() { if [[ "$2" != *"$3"* ]]; then ok "$1"; else not_ok "$1" "[$3] unexpectedly in output"; fi; }
+# run_gf's stdout and stderr go through files of this shell ($BASHPID: a background subshell has its own),
+# read back by $(<FILE), which bash does without a process: the suite calls gpuflame thousands of times
+# in each pass, and mktemp, cat and rm around each call cost as much CPU as a small gpuflame run.
+_T_IO=$TMP/.t_io
+mkdir -p "$_T_IO"
 # run_gf: runs gpuflame, sets $out (stdout), $err (stderr), $rc
-run_gf() { local o e; o=$(mktemp); e=$(mktemp); "$GF" "$@" >"$o" 2>"$e"; rc=$?; out=$(cat "$o"); err=$(cat "$e"); rm -f "$o" "$e"; }
+run_gf() { local o=$_T_IO/o.$BASHPID e=$_T_IO/e.$BASHPID; "$GF" "$@" >"$o" 2>"$e"; rc=$?; out=$(<"$o"); err=$(<"$e"); }
 # run_gf_env VAR=value... -- ARGS: like run_gf with extra environment for gpuflame only
 run_gf_env() { local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-  local o e; o=$(mktemp); e=$(mktemp); env "${envs[@]}" "$GF" "$@" >"$o" 2>"$e"; rc=$?; out=$(cat "$o"); err=$(cat "$e"); rm -f "$o" "$e"; }
+  local o=$_T_IO/o.$BASHPID e=$_T_IO/e.$BASHPID; env "${envs[@]}" "$GF" "$@" >"$o" 2>"$e"; rc=$?; out=$(<"$o"); err=$(<"$e"); }
 # have_fixture PATH (relative to fixtures) — prints skip lines itself when absent
 have_fixture() { [ -e "$FIX/$1" ]; }
 t_done() { [ "$_t_failed" -eq 0 ]; exit $?; }

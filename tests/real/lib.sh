@@ -25,10 +25,10 @@ NSYS_MEMO=${GF_NSYS_MEMO-${GF_TOP:-$TOP}/build/nsys-memo}
 NSYS_MEMO_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/nsys_memo.py # absolute: test files cd around
 
 # rnsys ARGS...: the real nsys with a timeout; sets $rout, $rerr, $rrc.
-rnsys() { local o e; o=$(mktemp); e=$(mktemp)
+rnsys() { local o=$_T_IO/ro.$BASHPID e=$_T_IO/re.$BASHPID # tests/lib/t.sh: files of this shell
   timeout -k 5 "$REAL_TIMEOUT" python3 "$NSYS_MEMO_PY" "$NSYS_MEMO" "$REAL_NSYS" "$@" \
     >"$o" 2>"$e" </dev/null; rrc=$?
-  rout=$(cat "$o"); rerr=$(cat "$e"); rm -f "$o" "$e"; }
+  rout=$(<"$o"); rerr=$(<"$e"); }
 
 # Processes of nsys still alive (pid + command), excluding this shell's own pipeline.
 nsys_processes() { ps -eo pid=,args= | awk '$2 ~ /nsys|nsys-launcher|QdstrmImporter/ && $0 !~ /awk/' || true; }
