@@ -183,8 +183,9 @@ static int select_events(const gf_trace *s, size_t max, int keep_partners, uint8
     return 0;
 }
 
-/* The digest's events (kept ones, report order), lanes, flame and the rest, from the maps. */
-static int fill(dg *g, const uint8_t *keep, const int32_t *inh, const gf_hmap *flame)
+/* The digest's events (kept ones, report order), lanes, flame and the rest, from the maps. Events that share
+ * a detail record in the report share it in the digest (dmap: report detail → digest detail). */
+static int fill(dg *g, const uint8_t *keep, const int32_t *inh, const gf_hmap *flame, int32_t *dmap)
 {
     const gf_trace *s = g->s;
     gf_trace *d = g->d;
@@ -192,7 +193,8 @@ static int fill(dg *g, const uint8_t *keep, const int32_t *inh, const gf_hmap *f
     for (size_t i = 0; i < s->n; i++)
         if (keep[i]) {
             k++;
-            nd += s->detail[i] >= 0;
+            if (s->detail[i] >= 0 && dmap[s->detail[i]] == -1)
+                dmap[s->detail[i]] = -2, nd++;
         }
     size_t m = k ? k : 1;
     d->start = malloc(m * sizeof *d->start);
@@ -225,13 +227,16 @@ static int fill(dg *g, const uint8_t *keep, const int32_t *inh, const gf_hmap *f
         d->kind[j] = s->kind[i];
         d->seq[j] = s->seq[i];
         d->detail[j] = -1;
-        if (s->detail[i] >= 0) {
-            gf_detail dt = s->details[s->detail[i]];
+        int32_t sd = s->detail[i];
+        if (sd >= 0 && dmap[sd] < 0) {
+            gf_detail dt = s->details[sd];
             dt.copy = dt.copy >= 0 && (size_t)dt.copy < g->nstr ? g->smap[dt.copy] : -1;
             dt.domain = dt.domain >= 0 && (size_t)dt.domain < g->nstr ? g->smap[dt.domain] : -1;
             d->details[d->ndetails] = dt;
-            d->detail[j] = (int32_t)d->ndetails++;
+            dmap[sd] = (int32_t)d->ndetails++;
         }
+        if (sd >= 0)
+            d->detail[j] = dmap[sd];
     }
     for (size_t l = 0; l < s->nlanes; l++) { /* lanes no event touched keep no strings: the merge never sees them */
         gf_lane ln = s->lanes[l];
@@ -275,19 +280,21 @@ int gf_trace_digest(const gf_trace *s, size_t max_events, int keep_partners, gf_
     g.kmap = malloc((s->nstacks ? s->nstacks : 1) * sizeof *g.kmap);
     int32_t *inh = malloc((s->n ? s->n : 1) * sizeof *inh);
     uint8_t *keep = malloc(s->n ? s->n : 1), *lane_seen = calloc(s->nlanes ? s->nlanes : 1, 1);
+    int32_t *dmap = malloc((s->ndetails ? s->ndetails : 1) * sizeof *dmap);
     gf_hmap lane_pids, flame;
     gf_hmap_init(&lane_pids);
     gf_hmap_init(&flame);
     int rc = -1;
-    if (!g.d || !g.smap || !g.kmap || !inh || !keep || !lane_seen)
+    if (!g.d || !g.smap || !g.kmap || !inh || !keep || !lane_seen || !dmap)
         goto done;
+    memset(dmap, 0xff, (s->ndetails ? s->ndetails : 1) * sizeof *dmap);
     memset(g.smap, 0xff, (g.nstr ? g.nstr : 1) * sizeof *g.smap);
     memset(g.kmap, 0xff, (s->nstacks ? s->nstacks : 1) * sizeof *g.kmap);
     for (size_t i = 0; i < s->n; i++)
         if (see_event(&g, i, &lane_pids, lane_seen) != 0)
             goto done;
     if (simulate(&g, inh, &flame) != 0 || select_events(s, max_events, keep_partners, keep) != 0 ||
-        fill(&g, keep, inh, &flame) != 0)
+        fill(&g, keep, inh, &flame, dmap) != 0)
         goto done;
     g.d->stacks_cap = g.stack_cap - 1;
     rc = 0;
@@ -297,6 +304,7 @@ done:
     free(inh);
     free(keep);
     free(lane_seen);
+    free(dmap);
     gf_hmap_free(&lane_pids);
     gf_hmap_free(&flame);
     if (rc != 0) {
