@@ -110,6 +110,13 @@ for n in 7 100 2500; do
     check_eq "-np $np timeline --max-events $n: the same counts of events and lanes" "$said1" "$(said "$err")"
   done
 done
+# the trace exporters' --max-events takes the same path (their launch stacks are the merge's flame)
+for f in chrome-trace launch-stacks; do
+  run_gf -q export -f "$f" --max-events 50 "${S[@]}" -o "$TMP/ex1.$f"
+  mpi 3 -v export -f "$f" --max-events 50 "${S[@]}" -o "$TMP/ex3.$f"
+  check "-np 3 export -f $f --max-events 50: the one-process file byte for byte" cmp -s "$TMP/ex1.$f" "$TMP/ex3.$f"
+  check_contains "-np 3 export -f $f --max-events 50: digests were sent" "$err" "digest(s) of the 50 longest events"
+done
 check_contains "the stacked reports' page has a launch flame" "$(cat "$TMP/st1_100.html")" '"launchFlame":{"unit":"ns"'
 mpi 3 -v timeline --max-events 100 "${S[@]}" -o "$TMP/st3_100.html"
 check_contains "-np 3 --max-events 100: rank 1 says what it sent" "$err" "rank 1: sent 1 digest(s) of the 100 longest events to rank 0: "
