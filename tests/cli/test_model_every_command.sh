@@ -7,8 +7,7 @@
 # byte: stdout, and every file written. A command added to gpuflame that takes several reports belongs in
 # CASES (tests/cli/test_model_file.sh covers the model file itself). Commands that take one capture (a
 # one-input flamegraph, the stacks exporters folded and html-flamegraph, the trace exporters) are in
-# ONE_CASES, over one report and its model file under the same name; diff does not read model files
-# (docs/MPI.md, Limits).
+# ONE_CASES, over one report and its model file under the same name; diff over two of each.
 . "$(dirname "$0")/../lib/t.sh"
 GEN=$TOP/tests/gen/rank_exports.py
 mkdir -p "$TMP/r" "$TMP/m"
@@ -91,6 +90,33 @@ for fx in real/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite real/cuda-learning/r
     skip "one input over $fx" "fixture absent"
   fi
 done
+
+# diff: two captures (the same names on both sides: the page names them), model files against their
+# reports; the slow rank 2 against rank 0 (a regression: exit 10), and pipit against itself (launch
+# backtraces on both sides: their launch stacks are compared)
+diff_pair() { # BEFORE AFTER LABEL EXIT (run in each side's directory: the outputs name the inputs as given)
+  local side res=()
+  rm -rf "$TMP/2r" "$TMP/2m"; mkdir -p "$TMP/2r/in" "$TMP/2m/in" "$TMP/2r/out" "$TMP/2m/out"
+  cp "$1" "$TMP/2r/in/before"; cp "$2" "$TMP/2r/in/after"
+  run_gf -q import "$1" -o "$TMP/2m/in/before"; run_gf -q import "$2" -o "$TMP/2m/in/after"
+  for side in 2r 2m; do
+    cd "$TMP/$side/in" || return
+    run_gf -q diff before after --json -o ../out/d.html --folded ../out/d.folded
+    cd - >/dev/null || return
+    printf '%s' "$out" >"$TMP/$side/out/stdout"; printf '%s' "$err" >"$TMP/$side/out/stderr"
+    res+=("$rc")
+  done
+  check_eq "diff, $3: exit $4 from the reports and from their model files" "$4 $4" "${res[*]}"
+  check "diff, $3: the same JSON, page, folded file and messages" diff -r "$TMP/2r/out" "$TMP/2m/out"
+}
+diff_pair "$TMP/r/run7/rank0.sqlite" "$TMP/r/run7/rank2.sqlite" "rank 0 → slow rank 2" 10
+if have_fixture real/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite; then
+  diff_pair "$FIX/real/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite" "$FIX/real/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite" \
+    "pipit against itself" 0
+  check_contains "diff, pipit: launch stacks compared" "$(tr -d ' \n' <"$TMP/2m/out/stdout")" '"launch_stacks":{"after_ns":373273080,"available":true'
+else
+  skip "diff over pipit" "fixture absent"
+fi
 
 # reports and model files mixed (the models of ranks 1 and 3 beside the reports of ranks 0 and 2)
 mkdir -p "$TMP/x/run7"
