@@ -1,6 +1,7 @@
 -- Input loader: "side" (one side of `gpuflame diff`, docs/DIFF.md): a capture directory, an SQLite export,
--- an .nsys-rep, a model file (gpuflame import: as its report), a kernel/API summary CSV or folded stacks, imported once into a collapse table plus what
--- the input says about its capture. SQLite exports and reports give the hierarchical GPU stacks
+-- an .nsys-rep, a model file (gpuflame import: as its report), a kernel/API summary CSV or folded stacks,
+-- imported once into a collapse table plus what the input says about its capture. SQLite exports, reports
+-- and model files give the hierarchical GPU stacks
 -- (gpuflame.flamegraph, policy flamegraph.levels) and their leaves (kernels, copies, memsets) with
 -- instances; stats CSVs the flat kernel totals. Also: whether a path is an NVTX analysis (analysis.json).
 local core = require("gpuflame.core")
