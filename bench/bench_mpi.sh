@@ -49,3 +49,28 @@ for np in ${BENCH_MPI_NP:-1 2 4}; do
   moved=$(sed -n 's/.*rank 1: \([0-9]* report(s), [0-9.]* [KM]*i*B\) of summaries received.*/\1/p' "$out/mpi_np$np.err")
   echo "RESULT|rank-skew, $n reports, mpirun -np $np|${t% *}|${t#* }|${refwall:--}|$same; RSS: the largest process; CPU ${LAST_CPU} s; rank 1 sent ${moved:-nothing}"
 done
+
+# A bounded timeline (`--max-events`, BENCH_MPI_TL_EVENTS, default 20000) of the first BENCH_MPI_TL_REPORTS
+# (default 12) reports under `mpirun -np 3`: each rank sends digests (its reports' N longest events and their
+# launches, with the counts, launch flame and first-seen order of every event: core/trace_digest.c), not whole
+# models; the page must equal one process's, and the bytes rank 1 sent are the number to read (the whole
+# models' bytes are the unbounded timeline's, measured alongside).
+tln=${BENCH_MPI_TL_REPORTS:-12}
+tlev=${BENCH_MPI_TL_EVENTS:-20000}
+tl=$out/mpi_tl
+rm -rf "$tl"; mkdir -p "$tl/in"
+for k in $(seq 0 $((tln - 1))); do ln -s "$job/rank$k.sqlite" "$tl/in/rank$k.sqlite"; done
+measure t1 "$gf" -q timeline --max-events "$tlev" "$tl/in" -o "$tl/one.html"
+echo "RESULT|timeline --max-events $tlev, $tln reports, 1 process|${t1% *}|${t1#* }|-|CPU ${LAST_CPU} s"
+for how in "--max-events $tlev" ""; do
+  # shellcheck disable=SC2086 # the option is two words or none
+  measure t "${into[@]}" /dev/null "$tl/np3.err" mpirun --allow-run-as-root --bind-to none -np 3 "$mgf" -v \
+    timeline $how "$tl/in" -o "$tl/np3.html"
+  moved=$(sed -n 's/.*rank 1: \([0-9]* report(s), [0-9.]* [KM]*i*B\) of \([a-z]*\).*received.*/\1 of \2s/p' "$tl/np3.err")
+  if [ -n "$how" ]; then
+    same=$(cmp -s "$tl/one.html" "$tl/np3.html" && echo "same page" || echo "DIFFERENT PAGE")
+  else
+    same="every event (whole models)"
+  fi
+  echo "RESULT|timeline ${how:-(no --max-events)}, $tln reports, mpirun -np 3|${t% *}|${t#* }|${t1%% *}|$same; RSS: the largest process; CPU ${LAST_CPU} s; rank 1 sent ${moved:-nothing}"
+done

@@ -202,6 +202,11 @@ size_t gf_trace_added(const gf_trace *t);
 int gf_trace_reorder_added(gf_trace *t, size_t from, const uint32_t *ord, gf_err *err);
 int gf_trace_set_added_detail(gf_trace *t, size_t i, const gf_detail *d, gf_err *err);
 void gf_trace_drop_added(gf_trace *t, size_t from);
+/* A merge of digests (trace_digest.h): gf_trace_add no longer counts events, remembers launches or inherits
+ * stacks; the caller sets total, total_kind and launches_with_stack, and gives the launch flame's entries
+ * with gf_trace_add_flame (weights of equal (stack, leaf, gpu) are summed). Call right after begin. */
+void gf_trace_set_given(gf_trace *t);
+int gf_trace_add_flame(gf_trace *t, int32_t stack, int32_t leaf, int gpu, int64_t weight);
 /* After all events: 1 when keep_partners is on and some kept GPU work lacks its launch; the importer
  * then offers the CUDA API events again through gf_trace_add_partner, which keeps only those wanted. */
 int gf_trace_partner_pass_needed(gf_trace *t);

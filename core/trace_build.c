@@ -338,10 +338,13 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
     if (e.dur < 0)
         e.dur = 0;
     e.has_detail = d != NULL;
-    t->total++;
-    t->total_kind[e.kind]++;
-    /* launches with a backtrace: remember them for inheritance and the flamegraph */
-    if (e.kind == GF_EV_API && e.stack >= 0 && e.corr >= 0) {
+    if (!b->given) {
+        t->total++;
+        t->total_kind[e.kind]++;
+    }
+    /* launches with a backtrace: remember them for inheritance and the flamegraph (a merge of digests,
+     * trace_digest.h: stacks were inherited and the flame summed where each report was opened) */
+    if (!b->given && e.kind == GF_EV_API && e.stack >= 0 && e.corr >= 0) {
         int ins;
         int64_t *v = gf_hmap_put(&b->api_map, pidcorr_key(e.pid, e.corr), (int64_t)b->napis, &ins);
         if (!v || grow((void **)&b->apis, &b->apis_cap, b->napis + 1, sizeof *b->apis) != 0)
@@ -355,7 +358,7 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
             if (!v2)
                 return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
         }
-    } else if (gf_ev_is_gpu_work(e.kind) && e.corr >= 0 && b->napis) {
+    } else if (!b->given && gf_ev_is_gpu_work(e.kind) && e.corr >= 0 && b->napis) {
         int64_t *v = gf_hmap_get(&b->api_map, pidcorr_key(e.pid, e.corr));
         if (v) {
             api_rec *a = &b->apis[*v];
@@ -384,6 +387,16 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
     b->seq[0] = b->nseq - 1;
     sift_down(b, 0);
     return 0;
+}
+
+void gf_trace_set_given(gf_trace *t)
+{
+    t->b->given = 1;
+}
+
+int gf_trace_add_flame(gf_trace *t, int32_t stack, int32_t leaf, int gpu, int64_t weight)
+{
+    return flame_add(t->b, stack, leaf, gpu, weight);
 }
 
 int gf_trace_keeps_all(const gf_trace *t)
@@ -438,8 +451,8 @@ void gf_trace_drop_added(gf_trace *t, size_t from)
 int gf_trace_partner_pass_needed(gf_trace *t)
 {
     gf_trace_build *b = t->b;
-    if (!b || !b->keep_partners || !b->max || t->total <= b->max)
-        return 0;
+    if (!b || !b->keep_partners || !b->max || !b->rows || t->total <= b->max)
+        return 0; /* nothing was dropped (a merge of digests may count more events than it was given) */
     gf_hmap have;
     gf_hmap_init(&have);
     for (size_t i = 0; i < b->n; i++)

@@ -34,6 +34,7 @@ typedef struct gf_trace_build {
     size_t nextra, extra_cap;
     gf_hmap wanted;      /* (pid, corr) → 0 wanted, 1 added */
     int collect;         /* gf_trace_collect_partners was called */
+    int given;           /* gf_trace_set_given: counts, launches and flame come from the caller, not the events */
     gf_hmap lane_map;    /* lane key hash → lane index */
     gf_hmap stack_map;   /* frame-list hash → stack id */
     gf_hmap api_map;     /* (pid, corr) → api_rec index (launches with a stack) */

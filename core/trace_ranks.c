@@ -51,6 +51,28 @@ static int32_t rank_of(const msrc *m, int64_t pid)
     return v ? (int32_t)*v : m->def_rank;
 }
 
+/* The dst lane of source lane l for an event of process pid (the source's; -1 unknown): lanes of different
+ * ranks never merge. -1 with err on failure. */
+static int32_t dst_lane(gf_trace *d, msrc *m, gf_hmap *lanes, int32_t l, int64_t pid, gf_err *err)
+{
+    const gf_lane *sl = &m->s->lanes[l];
+    int32_t rank = rank_of(m, pid);
+    uint64_t key = ((uint64_t)(uint32_t)l << 32) | (uint32_t)(rank + 1);
+    int64_t *v = gf_hmap_get(lanes, key);
+    if (v)
+        return (int32_t)*v;
+    int32_t dev = sl->device >= 0 ? map_str(d, m, sl->device) : -1;
+    int32_t nl = gf_trace_lane_ranked(d, rank, sl->kind, gf_lane_variant(sl), sl->pid, sl->tid, dev, sl->devnum,
+                                      sl->stream, err);
+    if (nl < 0)
+        return -1;
+    if (sl->tname >= 0)
+        gf_trace_lane_set_thread_name(d, nl, map_str(d, m, sl->tname));
+    if (!gf_hmap_put(lanes, key, nl, NULL))
+        return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory"), -1;
+    return nl;
+}
+
 /* The dst event (and detail) for event i of source m; returns 1 when it has a detail, -1 on error. */
 static int make_event(gf_trace *d, msrc *m, gf_hmap *lanes, size_t i, gf_event *e, gf_detail *dt, gf_err *err)
 {
@@ -67,25 +89,9 @@ static int make_event(gf_trace *d, msrc *m, gf_hmap *lanes, size_t i, gf_event *
     e->corr = s->corr[i];
     e->kind = s->kind[i];
     e->pid = rank >= 0 ? rank : pid < 0 ? -1 : (int32_t)((pid & 0xFFFFFF) + ((int64_t)(m->idx % 120 + 1) << 24));
-    e->lane = -1;
-    if (sl) {
-        uint64_t key = ((uint64_t)(uint32_t)l << 32) | (uint32_t)(rank + 1);
-        int64_t *v = gf_hmap_get(lanes, key);
-        if (v) {
-            e->lane = (int32_t)*v;
-        } else {
-            int32_t dev = sl->device >= 0 ? map_str(d, m, sl->device) : -1;
-            int32_t nl = gf_trace_lane_ranked(d, rank, sl->kind, gf_lane_variant(sl), sl->pid, sl->tid, dev, sl->devnum,
-                                              sl->stream, err);
-            if (nl < 0)
-                return -1;
-            if (sl->tname >= 0)
-                gf_trace_lane_set_thread_name(d, nl, map_str(d, m, sl->tname));
-            if (!gf_hmap_put(lanes, key, nl, NULL))
-                return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
-            e->lane = nl;
-        }
-    }
+    e->lane = sl ? dst_lane(d, m, lanes, l, pid, err) : -1;
+    if (sl && e->lane < 0)
+        return -1;
     if ((e->name = map_str(d, m, s->name[i])) < 0)
         return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
     e->stack = s->stack[i] >= 0 ? map_stack(d, m, s->stack[i]) : -1;
@@ -99,15 +105,58 @@ static int make_event(gf_trace *d, msrc *m, gf_hmap *lanes, size_t i, gf_event *
     return 1;
 }
 
-int gf_trace_merge(gf_trace *dst, gf_trace *const *src, size_t nsrc, const int64_t *offset,
-                   const char *const *rank_labels, size_t nranks, const gf_rank_spec *spec, size_t nspec,
-                   size_t max_events, int keep_partners, gf_err *err)
+/* A digest's part before its events: its strings and stacks in their order (the order the whole report's
+ * events would have put them in), and its lanes. */
+static int digest_prelude(gf_trace *d, msrc *m, gf_hmap *lanes, const int64_t *touch, size_t ntouch, gf_err *err)
+{
+    for (size_t k = 0; k < m->nstr; k++)
+        if (map_str(d, m, (int32_t)k) < 0)
+            return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+    for (size_t k = 0; k < m->s->nstacks; k++)
+        if (map_stack(d, m, (int32_t)k) < 0)
+            return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+    for (size_t k = 0; k < ntouch; k++) {
+        int64_t l = touch[2 * k];
+        if (l < 0 || (size_t)l >= m->s->nlanes)
+            return gf_errf(err, GF_EXIT_INPUT, "merge: %s: a digest names lane %lld of %zu",
+                           m->s->source ? m->s->source : "?", (long long)l, m->s->nlanes);
+        if (dst_lane(d, m, lanes, (int32_t)l, touch[2 * k + 1], err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* After the digests' events: what they counted over every event of their reports, and their flames. */
+static int digest_aggregates(gf_trace *d, msrc *ms, size_t nsrc, gf_err *err)
+{
+    for (size_t i = 0; i < nsrc; i++) {
+        const gf_trace *s = ms[i].s;
+        d->total += s->total;
+        for (int k = 0; k < GF_EV_NKINDS; k++)
+            d->total_kind[k] += s->total_kind[k];
+        d->launches_with_stack += s->launches_with_stack;
+        for (size_t e = 0; e < s->nflame; e++) {
+            const gf_flame_entry *fe = &s->flame[e];
+            int32_t st = map_stack(d, &ms[i], fe->stack), leaf = map_str(d, &ms[i], fe->leaf);
+            if (st < 0 || leaf < 0 || gf_trace_add_flame(d, st, leaf, fe->gpu, fe->weight) != 0)
+                return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+        }
+    }
+    return 0;
+}
+
+static int merge_impl(gf_trace *dst, gf_trace *const *src, size_t nsrc, const int64_t *offset,
+                      const char *const *rank_labels, size_t nranks, const gf_rank_spec *spec, size_t nspec,
+                      size_t max_events, int keep_partners, const int64_t *const *touch, const size_t *ntouch,
+                      gf_err *err)
 {
     for (size_t i = 0; i < nsrc; i++)
         if (!src[i]->finished)
             return gf_errf(err, GF_EXIT_ERROR, "merge: source %zu is not finished", i);
     if (gf_trace_begin(dst, max_events, keep_partners, err) != 0)
         return -1;
+    if (touch)
+        gf_trace_set_given(dst);
     msrc *ms = calloc(nsrc ? nsrc : 1, sizeof *ms);
     gf_hmap lanes;
     gf_hmap_init(&lanes);
@@ -156,6 +205,8 @@ int gf_trace_merge(gf_trace *dst, gf_trace *const *src, size_t nsrc, const int64
         for (size_t w = 0; w < m->s->nwarnings; w++)
             if (gf_trace_warn(dst, "%s: %s", m->s->source ? m->s->source : "?", m->s->warnings[w]) != 0)
                 goto oom;
+        if (touch && digest_prelude(dst, m, &lanes, touch[i], ntouch[i], err) != 0)
+            goto done;
         for (size_t k = 0; k < m->s->n; k++) {
             gf_event e;
             gf_detail dt;
@@ -166,6 +217,8 @@ int gf_trace_merge(gf_trace *dst, gf_trace *const *src, size_t nsrc, const int64
                 goto done;
         }
     }
+    if (touch && digest_aggregates(dst, ms, nsrc, err) != 0)
+        goto done;
     if (gf_trace_partner_pass_needed(dst)) {
         for (size_t i = 0; i < nsrc; i++)
             for (size_t k = 0; k < ms[i].s->n; k++) {
@@ -203,6 +256,23 @@ done:
     free(ms);
     gf_hmap_free(&lanes);
     return ret;
+}
+
+int gf_trace_merge(gf_trace *dst, gf_trace *const *src, size_t nsrc, const int64_t *offset,
+                   const char *const *rank_labels, size_t nranks, const gf_rank_spec *spec, size_t nspec,
+                   size_t max_events, int keep_partners, gf_err *err)
+{
+    return merge_impl(dst, src, nsrc, offset, rank_labels, nranks, spec, nspec, max_events, keep_partners, NULL,
+                      NULL, err);
+}
+
+int gf_trace_merge_digests(gf_trace *dst, gf_trace *const *src, size_t nsrc, const int64_t *offset,
+                           const char *const *rank_labels, size_t nranks, const gf_rank_spec *spec, size_t nspec,
+                           size_t max_events, int keep_partners, const int64_t *const *touch, const size_t *ntouch,
+                           gf_err *err)
+{
+    return merge_impl(dst, src, nsrc, offset, rank_labels, nranks, spec, nspec, max_events, keep_partners, touch,
+                      ntouch, err);
 }
 
 int gf_trace_processes(const gf_trace *t, gf_proc_info **out, size_t *n, gf_err *err)

@@ -21,6 +21,14 @@ int gf_trace_merge(gf_trace *dst, gf_trace *const *src, size_t nsrc, const int64
                    const char *const *rank_labels, size_t nranks, const gf_rank_spec *spec, size_t nspec,
                    size_t max_events, int keep_partners, gf_err *err);
 
+/* The same over digests (trace_digest.h: gf_trace_digest of each source with this max_events and
+ * keep_partners; touch[i] and ntouch[i] its lane touches): the merged trace writes the timeline the merge of
+ * the whole sources writes, its counts and launch flame being the digests' sums. */
+int gf_trace_merge_digests(gf_trace *dst, gf_trace *const *src, size_t nsrc, const int64_t *offset,
+                           const char *const *rank_labels, size_t nranks, const gf_rank_spec *spec, size_t nspec,
+                           size_t max_events, int keep_partners, const int64_t *const *touch, const size_t *ntouch,
+                           gf_err *err);
+
 /* The processes seen in a finished trace: pid, events, GPU-work events, and (for GPU work) the device
  * lanes' device names. The CPU side (OS runtime calls, samples, running) is not counted: a process that
  * only has those (a launcher, a helper) is no rank. */

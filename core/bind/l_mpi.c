@@ -5,6 +5,8 @@
  *   mpi.send_model(dest, trace, provenance_json) → bytes   (the model file format, model_file.h)
  *   mpi.recv_model(src|-1) → trace, provenance_json, from, bytes
  *   mpi.allgather(string) → {string per rank, in rank order}
+ *   mpi.digest(trace, max_events, keep_partners) → digest, touch  (trace_digest.h; touch: the lane touches as
+ *     packed int64 pairs, for core.trace.merge's touch)
  *   mpi.share_done()  -- this rank handed its share to rank 0: its end is a clean exit (gf_mpi_share_done) */
 #include <stdlib.h>
 
@@ -12,6 +14,7 @@
 #include "l_trace.h"
 #include "l_util.h"
 #include "model_file.h"
+#include "trace_digest.h"
 
 static int l_rank(lua_State *L)
 {
@@ -126,6 +129,23 @@ static int l_allgather(lua_State *L)
     return rc == 0 ? 1 : gf_lua_raise(L, &err);
 }
 
+static int l_digest(lua_State *L)
+{
+    gf_trace *t = gf_lua_check_trace(L, 1);
+    lua_Integer max = luaL_checkinteger(L, 2);
+    int keep = lua_toboolean(L, 3);
+    gf_trace *d;
+    int64_t *touch;
+    size_t n;
+    gf_err err;
+    if (gf_trace_digest(t, max > 0 ? (size_t)max : 0, keep, &d, &touch, &n, &err) != 0)
+        return gf_lua_raise(L, &err);
+    gf_lua_push_trace(L, d);
+    lua_pushlstring(L, (const char *)touch, n * 2 * sizeof *touch);
+    free(touch);
+    return 2;
+}
+
 static int l_share_done(lua_State *L)
 {
     (void)L;
@@ -138,7 +158,8 @@ int gf_luaopen_mpi(lua_State *L)
     static const luaL_Reg fns[] = {
         {"rank", l_rank},           {"size", l_size},         {"send", l_send},
         {"recv", l_recv},           {"send_model", l_send_model}, {"recv_model", l_recv_model},
-        {"allgather", l_allgather}, {"share_done", l_share_done}, {NULL, NULL},
+        {"allgather", l_allgather}, {"share_done", l_share_done}, {"digest", l_digest},
+        {NULL, NULL},
     };
     luaL_newlib(L, fns);
     return 1;

@@ -11,7 +11,8 @@
  *   tr:kernel_stats([kind]), tr:launch_stats(late_ns), tr:gpu_idle(short_gap_ns) → lists of rows
  * Several reports (trace_ranks.c):
  *   core.trace.merge({tr...}, {offsets={ns...}, ranks={label...}, spec={{src=1, pid=, rank=1}...},
- *                    max_events=, keep_partners=}) → merged trace (src and rank 1-based; pid nil = default)
+ *                    max_events=, keep_partners= [, touch={string...}]}) → merged trace (src and rank 1-based;
+ *                    pid nil = default; touch: the sources are digests, core.mpi.digest, with these lane touches)
  *   core.trace.open_sqlite_workers({path...}, {workers=, scratch=, stacks=, keep_partners=}) → {trace...}
  *   core.trace.sqlite_meta(path, {ENV_NAME...}) → {session_start=, session_field=, host=, kv={[k]=v}}
  *   tr:processes() → {{pid=, events=, gpu_events=, devices={...}}...}, tr:ranks() → {label...}
@@ -397,10 +398,33 @@ static int l_merge(lua_State *L)
     }
     lua_Integer max = gf_opt_int_field(L, 2, "max_events", 0);
     int keep = gf_opt_bool_field(L, 2, "keep_partners", 1);
+    /* digests (core.mpi.digest): touch[i] = source i's lane touches, packed int64 pairs */
+    lua_getfield(L, 2, "touch");
+    int digests = lua_istable(L, -1), oom = 0;
+    int64_t **touch = digests ? calloc((size_t)ns + 1, sizeof *touch) : NULL;
+    size_t *ntouch = digests ? calloc((size_t)ns + 1, sizeof *ntouch) : NULL;
+    oom = digests && (!touch || !ntouch);
+    for (lua_Integer i = 0; !oom && digests && i < ns; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        size_t len = 0;
+        const char *p = lua_tolstring(L, -1, &len);
+        if ((touch[i] = malloc(len + 1)) && p)
+            memcpy(touch[i], p, len);
+        oom = !touch[i];
+        ntouch[i] = len / (2 * sizeof(int64_t));
+        lua_pop(L, 1);
+    }
     ud *u = new_ud(L);
     gf_err err;
-    int rc = gf_trace_merge(u->t, src, (size_t)ns, off, labels, nr, sp, (size_t)nsp, max > 0 ? (size_t)max : 0,
-                            keep, &err);
+    int rc = oom ? gf_errf(&err, GF_EXIT_ERROR, "merge: out of memory")
+             : !touch ? gf_trace_merge(u->t, src, (size_t)ns, off, labels, nr, sp, (size_t)nsp, max > 0 ? (size_t)max : 0,
+                                     keep, &err)
+                    : gf_trace_merge_digests(u->t, src, (size_t)ns, off, labels, nr, sp, (size_t)nsp,
+                                             max > 0 ? (size_t)max : 0, keep, (const int64_t *const *)touch, ntouch, &err);
+    for (lua_Integer i = 0; touch && i < ns; i++)
+        free(touch[i]);
+    free(touch);
+    free(ntouch);
     free(src);
     free(off);
     free(labels);

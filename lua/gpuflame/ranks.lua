@@ -204,19 +204,40 @@ local function share(reports, owner, w)
   return mine
 end
 
--- Under MPI: every rank opens its share; ranks other than 0 send each model to rank 0 and end; rank 0
--- receives them. → workers
+-- A bounded merge (max_events > 0): each report becomes its digest where it is opened (core.mpi.digest,
+-- core/trace_digest.h): its longest max_events events and their launches, with what the merge computes from
+-- every event (counts, launch flame, first-seen order of strings, stacks and lanes); its processes are
+-- listed from the whole model first. The merge of the digests writes the page of the whole models.
+local function digest_reports(reports, idx, w, opts)
+  local keep = opts.keep_partners ~= false
+  for _, i in ipairs(idx) do
+    local r = reports[i]
+    r.processes = r.trace:processes()
+    r.trace, r.touch = w.mpi.digest(r.trace, opts.max_events, keep)
+  end
+  collectgarbage()
+end
+
+-- Under MPI: every rank opens its share; ranks other than 0 send each model (a digest when the merge is
+-- bounded) to rank 0 and end; rank 0 receives them. → workers
 local function gather_models(reports, owner, w, s, opts)
   local mine = share(reports, owner, w)
-  local workers = mpi.guard(w, open_reports, reports, mine, s, opts)
+  local digests = (opts.max_events or 0) > 0
+  local workers = mpi.guard(w, function()
+    local n = open_reports(reports, mine, s, opts)
+    if digests then digest_reports(reports, mine, w, opts) end
+    return n
+  end)
+  local what = digests and string.format("digest(s) of the %d longest events", opts.max_events) or "model(s)"
   if w.rank ~= 0 then
     local sent = 0
     for _, i in ipairs(mine) do
       local r = reports[i]
-      sent = sent + w.mpi.send_model(0, r.trace, mpi.pack({ index = i, meta = r.meta, file = r.file }))
+      sent = sent + w.mpi.send_model(0, r.trace, mpi.pack({ index = i, meta = r.meta, file = r.file,
+        processes = r.processes, touch = r.touch }))
       r.trace = nil
     end
-    log.info("rank %d: sent %d model(s) to rank 0: %s", w.rank, #mine, mpi.bytes(sent))
+    log.info("rank %d: sent %d %s to rank 0: %s", w.rank, #mine, what, mpi.bytes(sent))
     mpi.finish()
   end
   local bytes, count = {}, {}
@@ -224,12 +245,12 @@ local function gather_models(reports, owner, w, s, opts)
     local tr, text, from, n = w.mpi.recv_model(-1)
     local h = mpi.unpack(text)
     local r = reports[h.index]
-    r.trace, r.meta, r.file = tr, h.meta, h.file
+    r.trace, r.meta, r.file, r.processes, r.touch = tr, h.meta, h.file, h.processes, h.touch
     bytes[from] = (bytes[from] or 0) + n
     count[from] = (count[from] or 0) + 1
   end
   for k = 1, w.size - 1 do
-    log.info("rank %d: %d report(s), %s of models received", k, count[k] or 0, mpi.bytes(bytes[k] or 0))
+    log.info("rank %d: %d report(s), %s of %s received", k, count[k] or 0, mpi.bytes(bytes[k] or 0), what)
   end
   return workers
 end
@@ -271,15 +292,17 @@ function M.load(paths, opts)
   end
   local notes
   reports, notes = related_reports(reports, opts)
-  local traces = {}
+  local traces, touch = {}, {}
   for i, r in ipairs(reports) do
-    traces[i] = r.trace
-    r.processes = r.trace:processes()
+    traces[i], touch[i] = r.trace, r.touch
+    r.processes = r.processes or r.trace:processes()
   end
   local offsets, warnings, t0 = offsets_of(reports)
   local ranks, labels, spec = M.label_ranks(reports, s)
   local merged = core.trace.merge(traces, { offsets = offsets, ranks = labels, spec = spec,
-    max_events = opts.max_events or 0, keep_partners = opts.keep_partners ~= false })
+    max_events = opts.max_events or 0, keep_partners = opts.keep_partners ~= false,
+    touch = #reports > 0 and reports[1].touch and touch or nil })
+  for _, r in ipairs(reports) do r.touch = nil end
   for _, r in ipairs(reports) do r.trace = nil end
   for _, wr in ipairs(warnings) do merged:warn(wr); log.warn("%s", wr) end
   for _, n in ipairs(notes) do merged:warn(n) end

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gf-test: slow
 # Multi-report commands under MPI (issue 27; docs/MPI.md): bin/gpuflame-mpi under mpirun -np 3 and -np 1
-# gives, byte for byte, what one gpuflame process gives for rank-skew --json, timeline -o (also --max-events),
+# gives, byte for byte, what one gpuflame process gives for rank-skew --json, timeline -o (also --max-events N,
+# where the ranks send digests: several N, reports with launch stacks, model files),
 # stats, export, over reports and over model files;
 # reports round-robin, or per rank with --local PATTERN; model files; a failing rank ends the job naming
 # the rank and the file (never a hang); rank-skew moves only summaries. Skipped, by name, without OpenMPI.
@@ -76,11 +77,58 @@ check "-np 1 stats: every file byte for byte" diff -r "$TMP/s1" "$TMP/s1np"
 # the model files named one by one, as the reports are (a directory input names the page after itself)
 mpi 3 timeline "$TMP"/models/rank{0,1,2,3,4}.gfmodel -o "$TMP/np3m.html"
 check "-np 3 timeline over model files: the one-process page of the reports" cmp -s "$TMP/one.html" "$TMP/np3m.html"
-run_gf -q timeline --max-events 60 "${R[@]}" -o "$TMP/one60.html"
-for np in 3 1; do
-  mpi "$np" timeline --max-events 60 "${R[@]}" -o "$TMP/np${np}_60.html"
-  check "-np $np timeline --max-events 60: the one-process page byte for byte" cmp -s "$TMP/one60.html" "$TMP/np${np}_60.html"
+# a bounded timeline: each rank sends digests (its reports' N longest events, their launches, and what the
+# merge computes from every event), rank 0 merges them into the page one process writes from whole models
+page_nums() { # PAGE: "total shown" from the page's data
+  grep -o '"total":[0-9]*,"shown":[0-9]*' "$1" | head -1 | sed 's/"total":\([0-9]*\),"shown":\([0-9]*\)/\1 \2/'
+}
+for n in 1 60 333 100000; do
+  run_gf -q timeline --max-events "$n" "${R[@]}" -o "$TMP/one$n.html"
+  for np in 3 1; do
+    mpi "$np" timeline --max-events "$n" "${R[@]}" -o "$TMP/np${np}_$n.html"
+    check "-np $np timeline --max-events $n: the one-process page byte for byte" cmp -s "$TMP/one$n.html" "$TMP/np${np}_$n.html"
+  done
+  mpi 3 timeline --max-events "$n" "$TMP"/models/rank{0,1,2,3,4}.gfmodel -o "$TMP/np3m_$n.html"
+  check "-np 3 timeline --max-events $n over model files: the one-process page of the reports" \
+    cmp -s "$TMP/one$n.html" "$TMP/np3m_$n.html"
 done
+read -r total shown < <(page_nums "$TMP/one60.html")
+check "--max-events 60 drops events (${shown:-?} of ${total:-?} shown)" test "${shown:-0}" -lt "${total:-0}"
+# launch backtraces (CUDA_CALLCHAINS): the page's stacks and launch flame are ordered by first sight over
+# every event, which the digests carry; three generated reports of 2,000-4,000 kernels
+G=$TOP/bench/gen_trace_sqlite.py
+mkdir -p "$TMP/st"
+python3 "$G" "$TMP/st/a.sqlite" 3000 40; python3 "$G" "$TMP/st/b.sqlite" 2000 25; python3 "$G" "$TMP/st/c.sqlite" 4000 60
+S=("$TMP"/st/a.sqlite "$TMP"/st/b.sqlite "$TMP"/st/c.sqlite)
+said() { printf '%s\n' "$1" | grep -o '[0-9]* of [0-9]* events (longest kept), [0-9]* lanes'; }
+for n in 7 100 2500; do
+  run_gf timeline --max-events "$n" "${S[@]}" -o "$TMP/st1_$n.html"; said1=$(said "$err")
+  for np in 3 1; do
+    mpi "$np" timeline --max-events "$n" "${S[@]}" -o "$TMP/st${np}_$n.html"
+    check "-np $np timeline --max-events $n, reports with launch stacks: the one-process page" \
+      cmp -s "$TMP/st1_$n.html" "$TMP/st${np}_$n.html"
+    check_eq "-np $np timeline --max-events $n: the same counts of events and lanes" "$said1" "$(said "$err")"
+  done
+done
+# the trace exporters' --max-events takes the same path (their launch stacks are the merge's flame)
+for f in chrome-trace launch-stacks; do
+  run_gf -q export -f "$f" --max-events 50 "${S[@]}" -o "$TMP/ex1.$f"
+  mpi 3 -v export -f "$f" --max-events 50 "${S[@]}" -o "$TMP/ex3.$f"
+  check "-np 3 export -f $f --max-events 50: the one-process file byte for byte" cmp -s "$TMP/ex1.$f" "$TMP/ex3.$f"
+  check_contains "-np 3 export -f $f --max-events 50: digests were sent" "$err" "digest(s) of the 50 longest events"
+done
+check_contains "the stacked reports' page has a launch flame" "$(cat "$TMP/st1_100.html")" '"launchFlame":{"unit":"ns"'
+mpi 3 -v timeline --max-events 100 "${S[@]}" -o "$TMP/st3_100.html"
+check_contains "-np 3 --max-events 100: rank 1 says what it sent" "$err" "rank 1: sent 1 digest(s) of the 100 longest events to rank 0: "
+kib() { # "N KiB" / "N MiB" / "N B" after "rank 2: 1 report(s), " in $err, before WHAT → KiB
+  printf '%s\n' "$err" | sed -n "s/.*rank 2: 1 report(s), \([0-9.]*\) \([KM]*i*B\) of $1.*/\1 \2/p" |
+    awk '{ print $2 == "MiB" ? $1 * 1024 : $2 == "B" ? $1 / 1024 : $1 }'
+}
+dig=$(kib digest)
+mpi 3 -v timeline "${S[@]}" -o "$TMP/st3_all.html"
+whole=$(kib model)
+check "rank 2 sends less with --max-events 100 (${dig:-?} KiB) than its whole model (${whole:-?} KiB)" \
+  awk -v d="${dig:-0}" -v w="${whole:-0}" 'BEGIN { exit !(d > 0 && w > 0 && d < w / 2) }'
 
 # --local: each rank reads the reports only it sees (node-local disks), %q{VAR} from its environment
 for r in 0 1 2; do mkdir -p "$TMP/local/$r"; done

@@ -1,6 +1,7 @@
 /* Several reports (issue 14): a saved model loads back equal (trace_io.c), worker processes import the
  * same models as one process (trace_workers.c), a failing report is named, and merging shifts clocks and
- * groups lanes by rank (trace_ranks.c). Real fixture exports where they are present. */
+ * groups lanes by rank (trace_ranks.c); the merge of digests writes the timeline the merge of whole models
+ * writes (trace_digest.c). Real fixture exports where they are present. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "fs.h"
 #include "tap.h"
 #include "trace.h"
+#include "trace_digest.h"
 #include "trace_io.h"
 #include "trace_ranks.h"
 #include "trace_sqlite.h"
@@ -216,6 +218,95 @@ static void test_merge(void)
     gf_trace_free(src[1]);
 }
 
+/* The timeline JSON of t (malloc'd), NULL on failure. */
+static char *timeline_json(const gf_trace *t, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    gf_timeline_opts o = {"t", 0, "busiest", 0, 8, 0};
+    gf_err err;
+    int rc = f ? gf_trace_write_timeline_json(t, f, &o, &err) : -1;
+    if (f)
+        fclose(f);
+    if (rc != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Each source a digest (saved and loaded back, as MPI sends it), merged: the page of the whole models'
+ * merge for every N, with one rank per (source, process) as gpuflame.ranks labels them. */
+static void test_digests(const char *const *paths, size_t n)
+{
+    enum { MAXS = 8, MAXR = 64 };
+    gf_err err;
+    gf_trace *src[MAXS];
+    gf_rank_spec spec[MAXR];
+    const char *labels[MAXR];
+    char lab[MAXR][16];
+    int64_t offset[MAXS];
+    size_t ns = 0, nr = 0, events = 0;
+    for (size_t i = 0; i < n && ns < MAXS; i++) {
+        if (!(src[ns] = import(paths[i], &err)))
+            continue;
+        gf_proc_info *p;
+        size_t np;
+        if (gf_trace_processes(src[ns], &p, &np, &err) != 0)
+            np = 0, p = NULL;
+        for (size_t k = 0; k < np && nr < MAXR; k++, nr++) {
+            spec[nr] = (gf_rank_spec){ns, p[k].pid, (int32_t)nr};
+            snprintf(lab[nr], sizeof lab[nr], "r%zu", nr);
+            labels[nr] = lab[nr];
+        }
+        free(p);
+        offset[ns] = (int64_t)ns * 1000000;
+        events += src[ns++]->n;
+    }
+    static const size_t max[] = {1, 7, 40, 333, 5000};
+    for (size_t k = 0; k < sizeof max / sizeof max[0]; k++) {
+        gf_trace *whole = gf_trace_new(), *m = gf_trace_new(), *dg[MAXS];
+        int64_t *touch[MAXS];
+        size_t nt[MAXS], sent = 0;
+        int ok = gf_trace_merge(whole, src, ns, offset, labels, nr, spec, nr, max[k], 1, &err) == 0;
+        for (size_t i = 0; i < ns; i++) {
+            gf_trace *d = NULL;
+            touch[i] = NULL;
+            ok = ok && gf_trace_digest(src[i], max[k], 1, &d, &touch[i], &nt[i], &err) == 0;
+            dg[i] = d ? round_trip(d, &err) : NULL;
+            gf_trace_free(d);
+            ok = ok && dg[i];
+            sent += dg[i] ? dg[i]->n : 0;
+        }
+        ok = ok && gf_trace_merge_digests(m, dg, ns, offset, labels, nr, spec, nr, max[k], 1,
+                                          (const int64_t *const *)touch, nt, &err) == 0;
+        size_t la = 0, lb = 0;
+        char *a = ok ? timeline_json(whole, &la) : NULL, *b = ok ? timeline_json(m, &lb) : NULL;
+        char name[160];
+        snprintf(name, sizeof name, "digests, --max-events %zu: the timeline of the whole models' merge (%zu of %zu "
+                 "events sent, %zu shown)", max[k], sent, events, whole->n);
+        CHECK(name, a && b && la == lb && memcmp(a, b, la) == 0);
+        snprintf(name, sizeof name, "digests, --max-events %zu: the counts, launches, lanes and flame of every event",
+                 max[k]);
+        CHECK(name, ok && m->total == whole->total && memcmp(m->total_kind, whole->total_kind, sizeof m->total_kind) == 0 &&
+                        m->launches_with_stack == whole->launches_with_stack && m->nlanes == whole->nlanes &&
+                        m->nflame == whole->nflame && m->nstacks == whole->nstacks);
+        if (max[k] == 40) {
+            CHECK("digests of 40 events send fewer events than the reports hold", sent < events);
+        }
+        free(a);
+        free(b);
+        for (size_t i = 0; i < ns; i++) {
+            gf_trace_free(dg[i]);
+            free(touch[i]);
+        }
+        gf_trace_free(whole);
+        gf_trace_free(m);
+    }
+    for (size_t i = 0; i < ns; i++)
+        gf_trace_free(src[i]);
+}
+
 int main(void)
 {
     test_load_refuses();
@@ -238,5 +329,6 @@ int main(void)
     }
     test_fixtures_round_trip(paths, n);
     test_workers(paths, n);
+    test_digests(paths, n);
     return tap_done();
 }

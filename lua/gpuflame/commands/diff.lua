@@ -12,7 +12,8 @@ cmd.spec = {
     "[--title T] [--min-fraction F]",
   summary = "differential GPU flamegraph and regression verdict between two captures",
   description = "BEFORE and AFTER are anything gpuflame reads: capture directories, .nsys-rep/.qdrep reports\n" ..
-    "(exported through nsys), SQLite exports, cuda_gpu_kern_sum CSVs or folded stacks; each is imported once.\n" ..
+    "(exported through nsys), SQLite exports, model files (gpuflame import), cuda_gpu_kern_sum CSVs or folded stacks;\n" ..
+    "each is imported once.\n" ..
     "Exports and reports are compared as hierarchical GPU stacks (process;NVTX ranges;launch call;kernel, in ns;\n" ..
     "--levels), so the flamegraph shows which range changed; --group-by nvtx ranks NVTX ranges instead of kernels.\n" ..
     "Kernels match by demangled name (policy diff.normalize_name can normalise). The page (-o, default\n" ..

@@ -1,6 +1,7 @@
 -- Input loader: "side" (one side of `gpuflame diff`, docs/DIFF.md): a capture directory, an SQLite export,
--- an .nsys-rep, a kernel/API summary CSV or folded stacks, imported once into a collapse table plus what
--- the input says about its capture. SQLite exports and reports give the hierarchical GPU stacks
+-- an .nsys-rep, a model file (gpuflame import: as its report), a kernel/API summary CSV or folded stacks,
+-- imported once into a collapse table plus what the input says about its capture. SQLite exports, reports
+-- and model files give the hierarchical GPU stacks
 -- (gpuflame.flamegraph, policy flamegraph.levels) and their leaves (kernels, copies, memsets) with
 -- instances; stats CSVs the flat kernel totals. Also: whether a path is an NVTX analysis (analysis.json).
 local core = require("gpuflame.core")
@@ -142,10 +143,16 @@ function M.load_side(path, ctx, opts)
   local info = inputs.resolve(file, ctx, opts)
   local policy = ctx.policy()
   local side = { input = path, file = file, dir = via_dir, from_rep = info.from_rep, unit = "ns", scale = 1 }
-  if info.type == "sqlite" then
+  if info.type == "sqlite" or info.type == "model" then
     side.source = "sqlite"
     side.kind = "kernels"
-    side.meta = core.sqlite_meta.read(info.path)
+    if info.type == "model" then -- its provenance holds the export's core.sqlite_meta view (docs/MODEL_FORMAT.md)
+      local _, prov = require("gpuflame.model").open(info.path)
+      side.meta = prov.capture
+      side.model = info.path
+    else
+      side.meta = core.sqlite_meta.read(info.path)
+    end
     local fg = require("gpuflame.flamegraph")
     side.stacks = fg.from_trace(fg.load_trace({ info.path }, policy), policy)
     if not side.stacks then
@@ -202,7 +209,8 @@ end
 
 -- Launch stacks of a side (SQLite exports with CUDA_CALLCHAINS rows), GPU-work leaves only.
 function M.load_launch_stacks(side)
-  local tr = core.trace.open_sqlite(side.sqlite, { max_events = 1, keep_partners = false })
+  local tr = side.model and require("gpuflame.model").open(side.model)
+    or core.trace.open_sqlite(side.sqlite, { max_events = 1, keep_partners = false })
   local s = core.stacks.new()
   tr:launch_stacks(s, true)
   return s
@@ -210,7 +218,7 @@ end
 
 -- The registry's interface: a side from an input resolve() already recognised.
 function M.accepts(info)
-  return info.type == "sqlite" or info.type == "csv" or info.type == "folded"
+  return info.type == "sqlite" or info.type == "model" or info.type == "csv" or info.type == "folded"
 end
 
 function M.load(path, _, ctx, opts)

@@ -1,6 +1,6 @@
--- Input loader: "stacks" (the collapse table) from a kern/api summary CSV (flat), a folded file or an
--- SQLite export (the hierarchical GPU stacks, policy flamegraph.levels; an export without GPU operations:
--- flat totals by SQL, policy flamegraph.sqlite_sources).
+-- Input loader: "stacks" (the collapse table) from a kern/api summary CSV (flat), a folded file, an SQLite
+-- export or a model file (gpuflame import) (the hierarchical GPU stacks, policy flamegraph.levels; an export
+-- without GPU operations: flat totals by SQL, policy flamegraph.sqlite_sources, over a model's export tables).
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local flamegraph = require("gpuflame.flamegraph")
@@ -10,7 +10,7 @@ local nsys = require("gpuflame.nsys")
 local SUMMARY = { cuda_gpu_kern_sum = true, cuda_api_sum = true }
 
 local function accepts(info, ctx)
-  if info.type == "folded" or info.type == "sqlite" then return true end
+  if info.type == "folded" or info.type == "sqlite" or info.type == "model" then return true end
   return info.type == "csv" and SUMMARY[nsys.canonical_report(info.report, ctx.policy())] == true
 end
 
@@ -38,15 +38,35 @@ local function load_folded(path, info)
     two_columns = info and info.two_columns or nil }
 end
 
+-- A model file without GPU operations: the flat totals of the export's tables it carries (as an export's),
+-- NO_DATA when imported without them (--no-stats).
+local function from_model_tables(path, policy)
+  local tmp = core.fs.mkdtemp()
+  local db = tmp .. "/tables.sqlite"
+  local ok, res, meta = pcall(function()
+    if not core.model.tables(path, db) then
+      errors.raise(errors.NO_DATA, "%s: no GPU operations, and no export tables to total (imported with --no-stats)",
+        path)
+    end
+    return flamegraph.from_sqlite(db, policy)
+  end)
+  core.fs.remove_tree(tmp)
+  if not ok then error(res, 0) end
+  if meta then meta.source = path end
+  return res, meta
+end
+
 local function load(path, info, ctx)
   local policy = ctx.policy()
   local stacks, meta
   if info.type == "folded" then
     stacks, meta = load_folded(path, info)
-  elseif info.type == "sqlite" then
+  elseif info.type == "sqlite" or info.type == "model" then
     stacks = flamegraph.from_trace(flamegraph.load_trace({ path }, policy), policy)
     if stacks then
       meta = { source = path, report = "gpu", stacks = stacks:count(), unit_ns = 1 }
+    elseif info.type == "model" then
+      stacks, meta = from_model_tables(path, policy)
     else
       stacks, meta = flamegraph.from_sqlite(path, policy)
     end

@@ -1,4 +1,4 @@
--- Input loader: "trace" (the CPU/GPU timeline model, core.trace) from an SQLite export or one
+-- Input loader: "trace" (the CPU/GPU timeline model, core.trace) from an SQLite export, a model file or one
 -- cuda_gpu_trace / cuda_api_trace CSV. Exporters that accept "trace" (chrome-trace, launch-stacks)
 -- get every event unless --max-events N is given.
 local nsys = require("gpuflame.nsys")
@@ -6,7 +6,7 @@ local nsys = require("gpuflame.nsys")
 local TRACE = { cuda_gpu_trace = true, cuda_api_trace = true }
 
 local function accepts(info, ctx)
-  if info.type == "sqlite" then return true end
+  if info.type == "sqlite" or info.type == "model" then return true end
   return info.type == "csv" and TRACE[nsys.canonical_report(info.report, ctx.policy())] == true
 end
 

@@ -41,7 +41,7 @@ local function one_input(spec, ctx)
   local resolved = inputs.resolve(input, ctx, { nsys = spec.nsys })
   local stacks = inputs.load_for(resolved.path, { "stacks" }, ctx, { nsys = spec.nsys })
   local fdoc
-  if resolved.type == "sqlite" and ctx.policy().findings.pages then
+  if (resolved.type == "sqlite" or resolved.type == "model") and ctx.policy().findings.pages then
     fdoc = findings_document(input, resolved.path, ctx)
   end
   return stacks, fdoc
