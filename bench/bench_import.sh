@@ -5,14 +5,15 @@
 #   the floor:  the sqlite3 shell stepping every row of the tables the import reads and decoding the
 #               columns it reads (bench/floor_query.py: one total() per column; nothing sorted or written);
 #   gpuflame:   the import alone (bench/import_only.lua), timeline, findings, stats -r nvtx_pushpop_trace,
-#               run rank-skew;
+#               stats -r nvtx_gpu_proj_trace, run rank-skew;
 # and the bounded runs (issue 29 item 6): timeline --max-events 20000 of the 2M + 2M trace CSVs
 # (bench/gen_trace_csv.py) and of the export, with RSS per kept event.
 # Each case: median of BENCH_RUNS (default 3) wall times, its CPU seconds and peak RSS; MB/s of the export
 # (file bytes / wall); the ratio to the floor's median wall in the same run, and of CPU seconds (the fairer
 # figure on a shared machine).
 # BENCH_BEFORE=/path/to/old/gpuflame runs every gpuflame case with that binary too, interleaved (before/after
-# in one run, under the same load).
+# in one run, under the same load). BENCH_IMPORT_REF=1 adds the Python reference of the bounded CSV timeline
+# (bench/ref_timeline.py: about 50 CPU-seconds and 2.5 GB), for the "10x the reference" ratio.
 set -eu
 top=${GF_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 gf=${GPUFLAME_BIN:-$top/bin/gpuflame}
@@ -61,6 +62,12 @@ case_ "import alone (run import_only.lua)" "$dbmb" - {gf} -q run "$top/bench/imp
 case_ "timeline" "$dbmb" - {gf} -q timeline "$db" -o "$out/import_tl.html"
 case_ "findings" "$dbmb" - {gf} -q findings -f csv "$db" -o "$out/import_fd"
 case_ "stats -r nvtx_pushpop_trace" "$dbmb" - {gf} -q stats -r nvtx_pushpop_trace "$db" -o "$out/import_st"
+case_ "stats -r nvtx_gpu_proj_trace" "$dbmb" - {gf} -q stats -r nvtx_gpu_proj_trace "$db" -o "$out/import_pj"
 case_ "run rank-skew" "$dbmb" - {gf} -q run rank-skew "$db"
 case_ "timeline --max-events 20000 (export)" "$dbmb" 20000 {gf} -q timeline --max-events 20000 "$db" -o "$out/import_tl20k.html"
 case_ "timeline --max-events 20000 (2M+2M CSV)" "$csvmb" 20000 {gf} -q timeline --max-events 20000 "$csv/cuda_gpu_trace.csv" "$csv/cuda_api_trace.csv" -o "$out/import_csv20k.html"
+if [ "${BENCH_IMPORT_REF:-}" = 1 ]; then
+  read -r w c r < <(median python3 "$top/bench/ref_timeline.py" "$csv/cuda_gpu_trace.csv" "$csv/cuda_api_trace.csv" \
+    "$top/tests/trace/templates/timeline.html" "$out/import_csvref.html")
+  echo "RESULT|python reference: bounded 2M+2M CSV timeline (bench/ref_timeline.py)|$w|$r|-|cpu $c s; $(awk -v m="$csvmb" -v w="$w" 'BEGIN { printf "%.0f", m / w }') MB/s"
+fi

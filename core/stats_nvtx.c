@@ -293,6 +293,58 @@ static int cmp_tree(const void *x, const void *y, void *arg)
     return a->rowid < b->rowid ? -1 : a->rowid > b->rowid;
 }
 
+enum { MAX_SPLIT_THREADS = 64 };
+
+/* Index of gtid among g[0..ng), -1 when absent; *last: the previous answer, tried first (a thread's ranges
+ * come in runs). */
+static int thread_slot(const int64_t *g, size_t ng, int64_t gtid, size_t *last)
+{
+    if (*last < ng && g[*last] == gtid)
+        return (int)*last;
+    for (size_t i = 0; i < ng; i++)
+        if (g[i] == gtid)
+            return (int)(*last = i);
+    return -1;
+}
+
+/* s->ord in cmp_tree order. cmp_tree is a total order (rowid breaks ties), so any sort gives the same
+ * one; the ranges come in table order with each thread's mostly in order already, so they are split by
+ * thread (a stable counting pass) and a thread's ranges sorted only when they are out of order (issue 29:
+ * this sort was a top cost of nvtx_gpu_proj_trace). Many threads: one qsort. */
+static void tree_order(gf_snv_set *s)
+{
+    const gf_snv_range *R = s->r;
+    int64_t g[MAX_SPLIT_THREADS];
+    size_t ng = 0, last = 0, pos[MAX_SPLIT_THREADS + 1] = {0};
+    for (size_t i = 0; i < s->n; i++) {
+        if (thread_slot(g, ng, R[i].gtid, &last) >= 0)
+            continue;
+        if (ng == MAX_SPLIT_THREADS) {
+            for (size_t k = 0; k < s->n; k++)
+                s->ord[k] = (int32_t)k;
+            qsort_r(s->ord, s->n, sizeof *s->ord, cmp_tree, s->r);
+            return;
+        }
+        size_t k = ng++; /* kept ascending */
+        for (; k > 0 && g[k - 1] > R[i].gtid; k--)
+            g[k] = g[k - 1];
+        g[k] = R[i].gtid;
+    }
+    for (size_t i = 0; i < s->n; i++)
+        pos[thread_slot(g, ng, R[i].gtid, &last) + 1]++;
+    for (size_t t = 1; t <= ng; t++)
+        pos[t] += pos[t - 1];
+    for (size_t i = 0; i < s->n; i++)
+        s->ord[pos[thread_slot(g, ng, R[i].gtid, &last)]++] = (int32_t)i;
+    for (size_t t = 0, lo = 0; t < ng; lo = pos[t++]) { /* pos[t]: now one past thread t's ranges */
+        size_t k = lo + 1;
+        while (k < pos[t] && cmp_tree(&s->ord[k - 1], &s->ord[k], s->r) < 0)
+            k++;
+        if (k < pos[t])
+            qsort_r(s->ord + lo, pos[t] - lo, sizeof *s->ord, cmp_tree, s->r);
+    }
+}
+
 /* Levels from the parents, in s->ord order (a parent sorts before its children); members of a group of
  * identical ranges (each other's parents) and what hangs below them: -1 */
 static void levels(gf_snv_set *s)
@@ -323,10 +375,7 @@ int gf_snv_tree(gf_snv_set *s, gf_err *err)
         free(tied);
         return oom(err);
     }
-    for (size_t i = 0; i < s->n; i++)
-        s->ord[i] = (int32_t)i;
-    if (s->n > 1) /* qsort wants a non-NULL base even for 0 elements */
-        qsort_r(s->ord, s->n, sizeof *s->ord, cmp_tree, s->r);
+    tree_order(s);
     gf_snv_range *R = s->r;
     size_t nact = 0;
     int64_t cur = 0;

@@ -50,6 +50,51 @@ static int cmp_call_time(const void *x, const void *y)
     return a->end < b->end ? -1 : a->end > b->end;
 }
 
+enum { MAX_RUNS = 16 };
+
+/* Sorts base (n entries of sz bytes) stably by cmp, as glibc's qsort (a merge sort) did here: the tables
+ * arrive as a few runs already in order (kernels, memcpys and memsets each by correlation id; the runtime
+ * calls by start), which are merged instead (issue 29: the sorts were the top cost of
+ * nvtx_gpu_proj_trace). More runs: qsort. -1 on OOM. */
+static int sort_runs(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+    char *b = base;
+    size_t cut[MAX_RUNS + 1], nr = 0;
+    cut[nr++] = 0;
+    for (size_t i = 1; i < n; i++)
+        if (cmp(b + (i - 1) * sz, b + i * sz) > 0) {
+            if (nr == MAX_RUNS) {
+                qsort(base, n, sz, cmp);
+                return 0;
+            }
+            cut[nr++] = i;
+        }
+    if (nr == 1)
+        return 0;
+    char *tmp = malloc(n * sz);
+    if (!tmp)
+        return -1;
+    cut[nr] = n;
+    while (nr > 1) { /* merge runs 2k and 2k+1, ties from the left one (stable) */
+        size_t w = 0;
+        for (size_t r = 0; r < nr; r += 2) {
+            size_t lo = cut[r], mid = cut[r + 1], hi = r + 2 <= nr ? cut[r + 2] : n; /* cut[nr] == n */
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                memcpy(tmp + o++ * sz, cmp(b + j * sz, b + i * sz) < 0 ? b + j++ * sz : b + i++ * sz, sz);
+            memcpy(tmp + o * sz, b + i * sz, (mid - i) * sz);
+            o += mid - i;
+            memcpy(tmp + o * sz, b + j * sz, (hi - j) * sz);
+            cut[w++] = lo;
+        }
+        memcpy(b, tmp, n * sz);
+        nr = w;
+        cut[nr] = n;
+    }
+    free(tmp);
+    return 0;
+}
+
 typedef struct vec {
     void *p;
     size_t n, cap, sz;
@@ -117,8 +162,10 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
         return ret;
     }
     opkey *op = ops.p;
-    if (ops.n > 1) /* qsort wants a non-NULL base even for 0 elements */
-        qsort(op, ops.n, sizeof *op, cmp_opkey);
+    if (sort_runs(op, ops.n, sizeof *op, cmp_opkey) != 0) {
+        free(ops.p);
+        return oom(err);
+    }
     /* one entry per (gpid, corr): min(start), max(end) */
     size_t w = 0;
     for (size_t i = 0; i < ops.n; i++) {
@@ -144,6 +191,7 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
     }
     int rc;
     int64_t n = 0;
+    size_t next = 0;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
         if ((++n & 0xffff) == 0 && gf_stats_interrupted(err)) {
             ret = -1;
@@ -152,7 +200,13 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
         if (gf_sqlq_null(&q, 0) || gf_sqlq_null(&q, 1) || gf_sqlq_null(&q, 2) || gf_sqlq_null(&q, 3))
             continue;
         opkey key = {gf_sqlq_i64(&q, 3, 0) & (int64_t)0xFFFFFFFFFF000000ll, gf_sqlq_i64(&q, 2, 0), 0, 0, -1};
-        opkey *hit = bsearch(&key, op, ops.n, sizeof *op, cmp_opkey);
+        /* calls come in start order, which is mostly correlation-id order: try the group after the last
+         * one found before searching (groups are unique, so either finds the same) */
+        opkey *hit = next < ops.n && cmp_opkey(&key, &op[next]) == 0
+                         ? &op[next]
+                         : bsearch(&key, op, ops.n, sizeof *op, cmp_opkey);
+        if (hit)
+            next = (size_t)(hit - op) + 1;
         if (!hit)
             continue;
         call *c = vec_push(calls);
@@ -226,8 +280,8 @@ static int counted_before(const call *c, const int32_t *dord, const call *x, con
 static int project(gf_snv_set *s, vec *calls, size_t ngrp, gf_err *err)
 {
     call *c = calls->p;
-    if (calls->n > 1) /* qsort wants a non-NULL base even for 0 elements */
-        qsort(c, calls->n, sizeof *c, cmp_call_time);
+    if (sort_runs(c, calls->n, sizeof *c, cmp_call_time) != 0)
+        return oom(err);
     int32_t *dord = NULL;
     if (mark_dups(c, calls->n, ngrp, &dord, err) != 0)
         return -1;

@@ -199,8 +199,9 @@ static int flame_add(gf_trace_build *b, int32_t stack, int32_t leaf, int gpu, in
 
 /* The event columns resized to n entries (realloc: contents kept; on failure the ones already resized stay
  * valid and owned by t, so gf_trace_free releases them). Entries from `fill_from` on are about to be written
- * in full: their pages are mapped now (gf_mem_prefault); SIZE_MAX: none. */
-static int resize_events_for(gf_trace *t, size_t n, size_t fill_from)
+ * in full: their pages are mapped now (gf_mem_prefault); SIZE_MAX: none. A keep-all build has no seq column
+ * until finish (its arrival order is the index): with_seq 0 leaves seq alone. */
+static int resize_events_for(gf_trace *t, size_t n, size_t fill_from, int with_seq)
 {
     size_t m = n ? n : 1;
     void **cols[] = {(void **)&t->start, (void **)&t->dur,   (void **)&t->corr,   (void **)&t->lane,
@@ -208,7 +209,8 @@ static int resize_events_for(gf_trace *t, size_t n, size_t fill_from)
                      (void **)&t->kind,  (void **)&t->seq};
     size_t elem[] = {sizeof *t->start, sizeof *t->dur,    sizeof *t->corr, sizeof *t->lane, sizeof *t->name,
                      sizeof *t->stack, sizeof *t->pid,    sizeof *t->detail, sizeof *t->kind, sizeof *t->seq};
-    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+    size_t ncols = sizeof cols / sizeof cols[0] - (with_seq ? 0 : 1);
+    for (size_t c = 0; c < ncols; c++) {
         void *q = realloc(*cols[c], m * elem[c]);
         if (!q)
             return -1;
@@ -219,9 +221,9 @@ static int resize_events_for(gf_trace *t, size_t n, size_t fill_from)
     return 0;
 }
 
-static int resize_events(gf_trace *t, size_t n)
+static int resize_events(gf_trace *t, size_t n, int with_seq)
 {
-    return resize_events_for(t, n, SIZE_MAX);
+    return resize_events_for(t, n, SIZE_MAX, with_seq);
 }
 
 _Static_assert(sizeof(gf_detail) == 96, "gf_detail has no padding: details are hashed and compared as bytes");
@@ -263,7 +265,7 @@ static int append_kept(gf_trace *t, const gf_event *e, const gf_detail *d, gf_er
         return gf_errf(err, GF_EXIT_ERROR, "trace: more than %u events", (unsigned)UINT32_MAX);
     if (b->n == b->cap) {
         size_t nc = b->cap ? b->cap * 2 : 1024;
-        if (resize_events(t, nc) != 0)
+        if (resize_events(t, nc, 0) != 0)
             return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
         b->cap = nc;
     }
@@ -276,7 +278,7 @@ static int append_kept(gf_trace *t, const gf_event *e, const gf_detail *d, gf_er
     t->stack[i] = e->stack;
     t->pid[i] = e->pid;
     t->kind[i] = e->kind;
-    t->seq[i] = (uint32_t)b->nseq++;
+    b->nseq++; /* seq[i] == i: written at finish */
     t->detail[i] = d ? intern_detail(b, d) : -1;
     if (d && t->detail[i] < 0)
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
@@ -293,7 +295,7 @@ int gf_trace_reserve(gf_trace *t, size_t n, gf_err *err)
     if (n <= b->cap)
         return 0;
     /* every reserved slot is written next */
-    if (resize_events_for(t, n, b->n) != 0)
+    if (resize_events_for(t, n, b->n, 0) != 0)
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (reserving %zu events)", n);
     b->cap = n;
     return 0;
@@ -317,7 +319,7 @@ static int to_rows(gf_trace *t)
                               .has_detail = di >= 0};
         if (di >= 0)
             b->det[i] = b->cdet[di];
-        b->seq[i] = t->seq[i];
+        b->seq[i] = i;
     }
     gf_trace_free_events(t);
     free(b->cdet);
@@ -428,6 +430,16 @@ int gf_trace_reorder_added(gf_trace *t, size_t from, const uint32_t *ord, gf_err
     permute(t->kind + from, sizeof *t->kind, ord, n, tmp);
     free(tmp);
     return 0;
+}
+
+/* Puts column col (n entries of elem bytes) in the order ord, through tmp (n * 8 bytes). */
+static void permute(void *col, size_t elem, const uint32_t *ord, size_t n, void *tmp)
+{
+    const char *src = col;
+    char *dst = tmp;
+    for (size_t k = 0; k < n; k++)
+        memcpy(dst + k * elem, src + (size_t)ord[k] * elem, elem);
+    memcpy(col, tmp, n * elem);
 }
 
 int gf_trace_set_added_detail(gf_trace *t, size_t i, const gf_detail *d, gf_err *err)
@@ -642,197 +654,24 @@ static int32_t *order_lanes(gf_trace *t)
     return lmap;
 }
 
-static int cmp_order_cols(const void *a, const void *b, void *trace)
-{
-    const gf_trace *t = trace;
-    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-    if (t->start[i] != t->start[j])
-        return t->start[i] < t->start[j] ? -1 : 1;
-    if (t->kind[i] != t->kind[j])
-        return t->kind[i] < t->kind[j] ? -1 : 1;
-    return t->seq[i] < t->seq[j] ? -1 : t->seq[i] > t->seq[j];
-}
-
-enum { MAX_MERGED_RUNS = 64 };
-
-/* The sorted runs being merged: cur[r] is the next event of run r, end[r] one past its last; heap holds
- * the runs with events left, the one whose next event comes first at the root. */
-typedef struct run_merge {
-    const gf_trace *t;
-    size_t cur[MAX_MERGED_RUNS], end[MAX_MERGED_RUNS], heap[MAX_MERGED_RUNS], hn;
-} run_merge;
-
-static int head_less(const run_merge *m, size_t x, size_t y)
-{
-    uint32_t a = (uint32_t)m->cur[x], b = (uint32_t)m->cur[y];
-    return cmp_order_cols(&a, &b, (void *)m->t) < 0;
-}
-
-static void sift_run(run_merge *m, size_t p)
-{
-    for (;;) {
-        size_t l = 2 * p + 1, best = p;
-        if (l < m->hn && head_less(m, m->heap[l], m->heap[best]))
-            best = l;
-        if (l + 1 < m->hn && head_less(m, m->heap[l + 1], m->heap[best]))
-            best = l + 1;
-        if (best == p)
-            return;
-        size_t x = m->heap[p];
-        m->heap[p] = m->heap[best];
-        m->heap[best] = x;
-        p = best;
-    }
-}
-
-/* ord = the events in (start, kind, arrival) order when they arrived as a few sorted runs: an export's
- * tables are each in start order (NVTX in start order per thread), and a merge of finished traces adds each
- * source's events in that order, so the runs are merged. Returns 0 merged into ord, 1 one run (in order
- * already: ord untouched, nothing to move), 2 too many runs to merge (ord untouched: radix_order sorts). */
-static int order_events(const gf_trace *t, size_t n, uint32_t *ord)
-{
-    run_merge m;
-    m.t = t;
-    m.hn = 0;
-    for (size_t k = 0; k < n && m.hn <= MAX_MERGED_RUNS; k++) {
-        uint32_t a = (uint32_t)k - 1, b = (uint32_t)k;
-        if (k > 0 && cmp_order_cols(&a, &b, (void *)t) <= 0)
-            continue;
-        if (m.hn < MAX_MERGED_RUNS)
-            m.cur[m.hn] = k;
-        m.hn++;
-    }
-    if (m.hn <= 1)
-        return 1;
-    if (m.hn > MAX_MERGED_RUNS)
-        return 2;
-    for (size_t r = 0; r < m.hn; r++) {
-        m.end[r] = r + 1 < m.hn ? m.cur[r + 1] : n;
-        m.heap[r] = r;
-    }
-    for (size_t i = m.hn / 2; i-- > 0;)
-        sift_run(&m, i);
-    for (size_t k = 0; k < n; k++) {
-        size_t r = m.heap[0];
-        ord[k] = (uint32_t)m.cur[r]++;
-        if (m.cur[r] == m.end[r])
-            m.heap[0] = m.heap[--m.hn];
-        sift_run(&m, 0);
-    }
-    return 0;
-}
-
-enum { RADIX_BITS = 11, RADIX_SIZE = 1 << RADIX_BITS };
-
-/* The keep-all columns in (start, kind, arrival) order when they came in any order: a stable LSD radix
- * sort (start is an integer), first by kind, then by the 11-bit digits of start - min(start) that vary.
- * Arrival breaks ties because a keep-all build appends in arrival order (seq[i] == i). The starts travel
- * with the indices, so each pass reads its keys in sequence; the sorted starts replace t->start (its old
- * buffer becomes *scratch, n entries like it). Returns the permutation (malloc'd), NULL on OOM. Scratch:
- * 8 bytes per event besides *scratch and the result. */
-static uint32_t *radix_order(gf_trace *t, size_t n, int64_t **scratch)
-{
-    uint32_t *oa = malloc(n * sizeof *oa), *ob = malloc(n * sizeof *ob);
-    size_t *cnt = malloc(RADIX_SIZE * sizeof *cnt);
-    if (!oa || !ob || !cnt) {
-        free(oa);
-        free(ob);
-        free(cnt);
-        return NULL;
-    }
-    int64_t *ka = *scratch, *kb = t->start, mn = INT64_MAX, mx = INT64_MIN;
-    size_t kc[GF_EV_NKINDS + 1] = {0};
-    for (size_t i = 0; i < n; i++) {
-        kc[t->kind[i] + 1]++;
-        mn = t->start[i] < mn ? t->start[i] : mn;
-        mx = t->start[i] > mx ? t->start[i] : mx;
-    }
-    for (int k = 1; k <= GF_EV_NKINDS; k++)
-        kc[k] += kc[k - 1];
-    for (size_t i = 0; i < n; i++) {
-        size_t pos = kc[t->kind[i]]++;
-        ka[pos] = t->start[i];
-        oa[pos] = (uint32_t)i;
-    }
-    uint64_t range = (uint64_t)mx - (uint64_t)mn;
-    for (unsigned shift = 0; shift < 64 && (range >> shift); shift += RADIX_BITS) {
-        memset(cnt, 0, RADIX_SIZE * sizeof *cnt);
-        for (size_t i = 0; i < n; i++)
-            cnt[(((uint64_t)ka[i] - (uint64_t)mn) >> shift) & (RADIX_SIZE - 1)]++;
-        size_t sum = 0, top = 0;
-        for (size_t d = 0; d < RADIX_SIZE; d++) {
-            size_t c = cnt[d];
-            top = c > top ? c : top;
-            cnt[d] = sum;
-            sum += c;
-        }
-        if (top == n) /* every key has this digit */
-            continue;
-        for (size_t i = 0; i < n; i++) {
-            size_t pos = cnt[(((uint64_t)ka[i] - (uint64_t)mn) >> shift) & (RADIX_SIZE - 1)]++;
-            kb[pos] = ka[i];
-            ob[pos] = oa[i];
-        }
-        int64_t *k = ka;
-        ka = kb, kb = k;
-        uint32_t *o = oa;
-        oa = ob, ob = o;
-    }
-    free(cnt);
-    free(ob);
-    t->start = ka; /* the sorted starts; the other buffer is the scratch */
-    *scratch = kb;
-    return oa;
-}
-
-/* Puts column col (n entries of elem bytes) in the order ord, through tmp (n * 8 bytes). */
-static void permute(void *col, size_t elem, const uint32_t *ord, size_t n, void *tmp)
-{
-    const char *src = col;
-    char *dst = tmp;
-    for (size_t k = 0; k < n; k++)
-        memcpy(dst + k * elem, src + (size_t)ord[k] * elem, elem);
-    memcpy(col, tmp, n * elem);
-}
-
-/* Keep-all: the columns are already the model's; sort them in place, one column at a time (peak: the
- * columns plus 12 bytes per event; 20 while a radix sort runs). The distinct details become the trace's. */
+/* Keep-all: the columns are already the model's; they are put in order in place (trace_order.c), and the
+ * order found becomes the seq column (peak: the finished model plus one 8-byte column). The distinct
+ * details become the trace's. */
 static int finish_kept(gf_trace *t, const int32_t *lmap)
 {
     gf_trace_build *b = t->b;
     size_t n = b->n;
-    if (resize_events(t, n) != 0) /* give back the doubling's slack before the sort's scratch */
+    if (resize_events(t, n, 0) != 0) /* give back the doubling's slack before the order's array */
         return -1;
-    int64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
     uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
-    if (!tmp || !ord) {
-        free(tmp);
+    if (!ord)
+        return -1;
+    if (gf_trace_order_kept(t, n, ord) == 0 && gf_trace_permute_kept(t, ord, n) != 0) {
         free(ord);
         return -1;
     }
-    int how = order_events(t, n, ord);
-    if (how == 2) { /* too many runs: sorted, start with them */
-        free(ord);
-        if (!(ord = radix_order(t, n, &tmp))) {
-            free(tmp);
-            return -1;
-        }
-    }
-    if (how != 1) {
-        if (how == 0)
-            permute(t->start, sizeof *t->start, ord, n, tmp);
-        permute(t->dur, sizeof *t->dur, ord, n, tmp);
-        permute(t->corr, sizeof *t->corr, ord, n, tmp);
-        permute(t->lane, sizeof *t->lane, ord, n, tmp);
-        permute(t->name, sizeof *t->name, ord, n, tmp);
-        permute(t->stack, sizeof *t->stack, ord, n, tmp);
-        permute(t->pid, sizeof *t->pid, ord, n, tmp);
-        permute(t->detail, sizeof *t->detail, ord, n, tmp);
-        permute(t->kind, sizeof *t->kind, ord, n, tmp);
-        permute(t->seq, sizeof *t->seq, ord, n, tmp);
-    }
-    free(ord);
-    free(tmp);
+    free(t->seq);
+    t->seq = ord; /* arrival order: the index each event had */
     for (size_t k = 0; k < n; k++)
         t->lane[k] = t->lane[k] >= 0 ? lmap[t->lane[k]] : -1;
     t->details = b->cdet ? b->cdet : malloc(sizeof *t->details);
@@ -856,7 +695,7 @@ static int finish_rows(gf_trace *t, size_t n, const int32_t *lmap)
     for (size_t i = 0; i < n; i++)
         ndet += b->ev[i].has_detail;
     t->details = malloc((ndet ? ndet : 1) * sizeof *t->details);
-    if (resize_events(t, n) != 0 || !t->details) {
+    if (resize_events(t, n, 1) != 0 || !t->details) {
         free(ord);
         return -1;
     }

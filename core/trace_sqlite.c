@@ -863,6 +863,8 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
         goto done;
     if (gf_trace_devices_from_contexts(t, m.db, path, err) != 0)
         goto done;
+    sqlite3_close(m.db); /* its page cache is not needed for the finish, the import's memory peak */
+    m.db = NULL;
     ret = gf_trace_finish(t, err);
 done:
     if (m.db)

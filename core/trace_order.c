@@ -1,0 +1,223 @@
+/* Putting a keep-all build's columns in (start, kind, arrival) order at finish with less than a second
+ * copy of them: the order is found on a permutation array alone (a merge of the few sorted runs an export's
+ * tables arrive in, else an in-place MSD radix sort on start), and the columns are then gathered one at a
+ * time through one spare column per width. The permutation itself becomes the model's seq column (a
+ * keep-all build's arrival order is its index). Peak: the model plus one 8-byte column, where a scratch
+ * column, a radix sort's keys beside its indices and a separate seq cost 16 bytes per event more (issue 29:
+ * the finish was the import's memory peak). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_build.h"
+
+/* Keep-all columns: arrival order is the index (seq is only written at finish). */
+static int cmp_order_cols(const void *a, const void *b, void *trace)
+{
+    const gf_trace *t = trace;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    if (t->start[i] != t->start[j])
+        return t->start[i] < t->start[j] ? -1 : 1;
+    if (t->kind[i] != t->kind[j])
+        return t->kind[i] < t->kind[j] ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+enum { MAX_MERGED_RUNS = 64 };
+
+/* The sorted runs being merged: cur[r] is the next event of run r, end[r] one past its last; heap holds
+ * the runs with events left, the one whose next event comes first at the root. */
+typedef struct run_merge {
+    const gf_trace *t;
+    size_t cur[MAX_MERGED_RUNS], end[MAX_MERGED_RUNS], heap[MAX_MERGED_RUNS], hn;
+} run_merge;
+
+static int head_less(const run_merge *m, size_t x, size_t y)
+{
+    uint32_t a = (uint32_t)m->cur[x], b = (uint32_t)m->cur[y];
+    return cmp_order_cols(&a, &b, (void *)m->t) < 0;
+}
+
+static void sift_run(run_merge *m, size_t p)
+{
+    for (;;) {
+        size_t l = 2 * p + 1, best = p;
+        if (l < m->hn && head_less(m, m->heap[l], m->heap[best]))
+            best = l;
+        if (l + 1 < m->hn && head_less(m, m->heap[l + 1], m->heap[best]))
+            best = l + 1;
+        if (best == p)
+            return;
+        size_t x = m->heap[p];
+        m->heap[p] = m->heap[best];
+        m->heap[best] = x;
+        p = best;
+    }
+}
+
+/* ord = the events in order when they arrived as a few sorted runs: an export's tables are each in start
+ * order (NVTX in start order per thread), and a merge of finished traces adds each source's events in that
+ * order. Returns 0 merged into ord, 1 one run (in order already: ord untouched), 2 too many runs. */
+static int merge_runs(const gf_trace *t, size_t n, uint32_t *ord)
+{
+    run_merge m;
+    m.t = t;
+    m.hn = 0;
+    for (size_t k = 0; k < n && m.hn <= MAX_MERGED_RUNS; k++) {
+        uint32_t a = (uint32_t)k - 1, b = (uint32_t)k;
+        if (k > 0 && cmp_order_cols(&a, &b, (void *)t) <= 0)
+            continue;
+        if (m.hn < MAX_MERGED_RUNS)
+            m.cur[m.hn] = k;
+        m.hn++;
+    }
+    if (m.hn <= 1)
+        return 1;
+    if (m.hn > MAX_MERGED_RUNS)
+        return 2;
+    for (size_t r = 0; r < m.hn; r++) {
+        m.end[r] = r + 1 < m.hn ? m.cur[r + 1] : n;
+        m.heap[r] = r;
+    }
+    for (size_t i = m.hn / 2; i-- > 0;)
+        sift_run(&m, i);
+    for (size_t k = 0; k < n; k++) {
+        size_t r = m.heap[0];
+        ord[k] = (uint32_t)m.cur[r]++;
+        if (m.cur[r] == m.end[r])
+            m.heap[0] = m.heap[--m.hn];
+        sift_run(&m, 0);
+    }
+    return 0;
+}
+
+enum { MSD_BITS = 8, MSD_SIZE = 1 << MSD_BITS, MSD_SMALL = 48 };
+
+static void insertion_sort(const gf_trace *t, uint32_t *a, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        uint32_t v = a[i];
+        size_t j = i;
+        while (j > 0 && cmp_order_cols(&v, &a[j - 1], (void *)t) < 0) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = v;
+    }
+}
+
+#define DIGIT(i) ((size_t)((((uint64_t)t->start[i] - mn) >> shift) & (MSD_SIZE - 1)))
+
+/* An American flag sort of the indices a[0..n) on the bits of start - mn from `shift` down (8 at a time;
+ * shift < 0: the starts are all equal). The full key (start, kind, index) is unique, so an unstable sort
+ * gives the one order a stable sort would. In place: no memory but the recursion's counts. */
+static void msd_sort(const gf_trace *t, uint32_t *a, size_t n, uint64_t mn, int shift)
+{
+    if (n <= MSD_SMALL) {
+        insertion_sort(t, a, n);
+        return;
+    }
+    if (shift < 0) {
+        qsort_r(a, n, sizeof *a, cmp_order_cols, (void *)t);
+        return;
+    }
+    size_t cnt[MSD_SIZE] = {0}, head[MSD_SIZE], tail[MSD_SIZE], sum = 0;
+    for (size_t i = 0; i < n; i++)
+        cnt[DIGIT(a[i])]++;
+    for (size_t d = 0; d < MSD_SIZE; d++) {
+        head[d] = sum;
+        sum += cnt[d];
+        tail[d] = sum;
+    }
+    for (size_t d = 0; d < MSD_SIZE; d++)
+        while (head[d] < tail[d]) {
+            uint32_t v = a[head[d]];
+            size_t e = DIGIT(v);
+            while (e != d) { /* carry v to its bucket, taking the one there along */
+                uint32_t w = a[head[e]];
+                a[head[e]++] = v;
+                v = w;
+                e = DIGIT(v);
+            }
+            a[head[d]++] = v;
+        }
+    /* the last digit may overlap bits already sorted: harmless, they are equal within a bucket */
+    int next = shift == 0 ? -1 : shift >= MSD_BITS ? shift - MSD_BITS : 0;
+    for (size_t d = 0; d < MSD_SIZE; d++)
+        if (cnt[d] > 1)
+            msd_sort(t, a + tail[d] - cnt[d], cnt[d], mn, next);
+}
+
+#undef DIGIT
+
+int gf_trace_order_kept(const gf_trace *t, size_t n, uint32_t *ord)
+{
+    int how = merge_runs(t, n, ord);
+    if (how == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        ord[i] = (uint32_t)i;
+    if (how == 1)
+        return 1;
+    int64_t mn = INT64_MAX, mx = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        mn = t->start[i] < mn ? t->start[i] : mn;
+        mx = t->start[i] > mx ? t->start[i] : mx;
+    }
+    uint64_t range = (uint64_t)mx - (uint64_t)mn;
+    int top = range ? 63 - __builtin_clzll(range) : -1; /* highest bit that varies */
+    int shift = top < 0 ? -1 : top >= MSD_BITS - 1 ? top - (MSD_BITS - 1) : 0;
+    msd_sort(t, ord, n, (uint64_t)mn, shift);
+    return 0;
+}
+
+/* Column *col (n entries of elem bytes) in the order ord, gathered into *spare (n entries), which then
+ * becomes the column; the old column is the next spare. A gather reads independent entries (the CPU keeps
+ * many misses in flight); following the permutation's cycles in place saved the spare but made each step
+ * wait for the last (pointer chasing: 3 s of the 6.6M-event import's 8). */
+static void gather(void **col, void **spare, size_t elem, const uint32_t *ord, size_t n)
+{
+    const char *src = *col;
+    char *dst = *spare;
+    switch (elem) {
+    case 8:
+        for (size_t k = 0; k < n; k++)
+            ((int64_t *)(void *)dst)[k] = ((const int64_t *)(const void *)src)[ord[k]];
+        break;
+    case 4:
+        for (size_t k = 0; k < n; k++)
+            ((int32_t *)(void *)dst)[k] = ((const int32_t *)(const void *)src)[ord[k]];
+        break;
+    default:
+        for (size_t k = 0; k < n; k++)
+            memcpy(dst + k * elem, src + (size_t)ord[k] * elem, elem);
+    }
+    void *old = *col;
+    *col = *spare;
+    *spare = old;
+}
+
+int gf_trace_permute_kept(gf_trace *t, const uint32_t *ord, size_t n)
+{
+    struct {
+        void **col;
+        size_t elem;
+    } cols[] = {{(void **)&t->start, sizeof *t->start}, {(void **)&t->dur, sizeof *t->dur},
+                {(void **)&t->corr, sizeof *t->corr},   {(void **)&t->lane, sizeof *t->lane},
+                {(void **)&t->name, sizeof *t->name},   {(void **)&t->stack, sizeof *t->stack},
+                {(void **)&t->pid, sizeof *t->pid},     {(void **)&t->detail, sizeof *t->detail},
+                {(void **)&t->kind, sizeof *t->kind}}; /* widest first: one spare per width */
+    void *spare = NULL;
+    size_t width = 0;
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+        if (cols[c].elem != width) {
+            free(spare);
+            width = cols[c].elem;
+            if (!(spare = malloc((n ? n : 1) * width)))
+                return -1;
+        }
+        gather(cols[c].col, &spare, width, ord, n);
+    }
+    free(spare);
+    return 0;
+}
