@@ -113,7 +113,7 @@ end
 
 function A:save() save_state(self.c, self.state) end
 
-function agent.new(ctx, c, opts)
+function agent.new(c, opts, ctx)
   local self = setmetatable({ ctx = ctx, c = c, opts = opts or {} }, A)
   self.p = ctx.policy()
   self.state = agent.load_state(c)
