@@ -175,7 +175,8 @@ end
 -- model.policy (the effective policy: gpu_time.communication for gpuflame.gpu_time),
 -- model.tables (which tables the export has), and every core.trace_findings primitive as a method.
 function M.model(tr, source, pol)
-  local m = { trace = tr, source = source, policy = pol, tables = core.trace_findings.tables(tr) }
+  local m = { trace = tr, source = source, policy = require("gpuflame.policy").need(pol, "findings.model"),
+    tables = core.trace_findings.tables(tr) }
   if not m.tables.known then
     -- trace CSVs: no tables to probe; a kind of event counts as its table
     local c = tr:totals()

@@ -34,7 +34,7 @@ function fg.from_csv(path, report, opts, policy)
   local nsys = require("gpuflame.nsys")
   local canon = nsys.canonical_report(report, need(policy, "flamegraph.from_csv"))
   local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
-  local cols = columns.find_all(reader, canon, { "name", "total" }, { policy = policy })
+  local cols = columns.find_all(reader, canon, { "name", "total" }, nil, policy)
   local unit = policy.flamegraph.unit_ns
   local stacks, st = core.stacks.from_summary_csv(reader, cols.name, cols.total,
     { prefix = fg.prefix(canon, policy), unit_ns = unit, bad_weight = policy.flamegraph.bad_weight })
@@ -53,7 +53,7 @@ function fg.stream_csv(path, report, out, opts, policy)
   local nsys = require("gpuflame.nsys")
   local canon = nsys.canonical_report(report, need(policy, "flamegraph.stream_csv"))
   local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
-  local cols = columns.find_all(reader, canon, { "name", "total" }, { policy = policy })
+  local cols = columns.find_all(reader, canon, { "name", "total" }, nil, policy)
   local unit = policy.flamegraph.unit_ns
   local meta = opts.meta and core.json.encode({ generator = "gpuflame", report = canon, unit_ns = unit,
     countname = policy.flamegraph.countname }) or nil

@@ -17,7 +17,8 @@ M.extra_columns = {
 }
 
 local function spec(report, key, policy)
-  local over = policy and policy.columns and policy.columns[report]
+  local set = require("gpuflame.policy").need(policy, "trace.csv_columns").columns -- unset by default
+  local over = set and set[report]
   if over and over[key] then return over[key] end
   local extra = M.extra_columns[report]
   if extra and extra[key] then return extra[key] end

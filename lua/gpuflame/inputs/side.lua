@@ -88,7 +88,7 @@ local function read_summary_csv(path, report, info, policy)
   local columns = require("gpuflame.columns")
   local reader = core.csv.open(path, { skip_preamble = info.preamble, header_hint = info.preamble and "Name" or nil })
   local ok, res = pcall(function()
-    local cols = columns.find_all(reader, report, { "name", "total" }, { policy = policy })
+    local cols = columns.find_all(reader, report, { "name", "total" }, nil, policy)
     local inst = columns.spec(report, "instances", policy)
     local ic = inst and columns.pick(reader, inst) or nil
     local byname, list = {}, {}
