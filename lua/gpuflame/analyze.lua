@@ -63,7 +63,7 @@ local function strip(s) return (s or ""):match("^%s*(.-)%s*$") end
 -- Finds nsys through the discovery policy and returns path, version string (raw `--version` output,
 -- stripped; `unknown` when the probe failed).
 function analyze.find_nsys(explicit, policy)
-  local r = discover.run(require("gpuflame.policy").need(policy, "analyze.find_nsys"), { explicit = explicit })
+  local r = discover.run({ explicit = explicit }, require("gpuflame.policy").need(policy, "analyze.find_nsys"))
   if not r.chosen then
     for _, t in ipairs(r.tried) do log.debug("nsys candidate %s rejected: %s", t.path, t.reason or "?") end
     errors.raise(errors.NO_NSYS, "%s", analyze.NOT_FOUND)

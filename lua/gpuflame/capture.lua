@@ -29,7 +29,7 @@ local capture = {}
 
 function capture.find_nsys(explicit, policy)
   local discover = require("gpuflame.discover")
-  local info = discover.find(need(policy, "capture.find_nsys"), { explicit = explicit })
+  local info = discover.find({ explicit = explicit }, need(policy, "capture.find_nsys"))
   return info
 end
 

@@ -85,7 +85,7 @@ end
 
 -- The foreground loop: waits for the workload to appear (registers it), passes signals on, and ends the
 -- whole tree when the workload does not end within live.signal_grace after one.
-local function supervise(p, h, entry)
+local function supervise(h, entry, p)
   local lv = p.live
   local _, t0 = core.sys.now()
   local deadline, registered
@@ -142,7 +142,7 @@ function live.launch(opts, ctx)
     launcher_pid = me, launcher_start = procfs.start(me), started = core.sys.isotime() }
   local h = core.proc.spawn({ argv = argv, env = nsys_args.workload_env(nil, p), stdout = "inherit", stderr = "inherit",
     stdin_null = false, keep_on_interrupt = true, parent_death_signal = 15, kill_grace = p.capture.kill_grace })
-  local ok, r, registered = pcall(core.host.holding_interrupts, supervise, p, h, entry)
+  local ok, r, registered = pcall(core.host.holding_interrupts, supervise, h, entry, p)
   sessions.release(name, lock, p)
   if not ok then
     pcall(h.terminate, h)
@@ -189,7 +189,7 @@ end
 
 -- The window itself, with interrupts held: start, wait, stop (always, once started). Returns the
 -- interrupt that arrived (0 when none).
-local function run_window(p, state, e, w, duration)
+local function run_window(state, e, w, duration, p)
   local lv = p.live
   local prefix = state.dir .. "/" .. p.capture.output_name
   if not wait_until(w.planned) then return core.host.interrupted(), false end
@@ -253,7 +253,7 @@ function live.window(opts, ctx)
   state.live = { e, w, duration }
   local lock = sessions.open_window(e, { since = "(waiting for " .. core.sys.isotime(w.planned) .. ")", out = dir,
     pid = core.proc.getpid() }, p)
-  local ok, sig, started = pcall(core.host.holding_interrupts, run_window, p, state, e, w, duration)
+  local ok, sig, started = pcall(core.host.holding_interrupts, run_window, state, e, w, duration, p)
   lock:release()
   state.window = window_summary(e, w, duration)
   if not ok then error(sig, 0) end
