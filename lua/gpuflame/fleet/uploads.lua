@@ -39,7 +39,7 @@ function A:deliver_capture(job, errs, any_ok, gpu_ok)
     self:complete(job.command_id, "failed", #errs > 0 and table.concat(errs, "; ") or "the capture produced nothing to upload", job.started)
     return
   end
-  local okd, items, _, dropped = pcall(deliver.submit, p, self.c, pl)
+  local okd, items, _, dropped = pcall(deliver.submit, self.c, pl, p)
   if not okd then
     self:complete(job.command_id, "failed", errors.wrap(items).msg, job.started)
     return
