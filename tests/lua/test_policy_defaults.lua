@@ -97,6 +97,26 @@ t.raises("nsys.canonical_report without a policy is an error", function()
 end, "nsys.canonical_report: internal error")
 t.raises("views.timeline.settings(nil, nil) is an error", function() require("gpuflame.views.timeline").settings(nil, nil) end,
   "views.timeline.settings: internal error")
+-- the policy is the last parameter (docs/CONVENTIONS.md): left out, with its optional parameters before it
+-- given or not, each of these fails naming itself before doing any work
+for _, c in ipairs({
+  { "flamegraph.load_trace", function() fg.load_trace({ "x.sqlite" }, nil) end },
+  { "flamegraph.from_csv", function() fg.from_csv("x.csv", "cuda_gpu_kern_sum", {}) end },
+  { "capture.new_state", function() require("gpuflame.capture").new_state(".", { path = "nsys" }) end },
+  { "capture.find_nsys", function() require("gpuflame.capture").find_nsys("/no/nsys") end },
+  { "stats.write", function() require("gpuflame.stats").write("x.sqlite", { "cuda_gpu_kern_sum" }, {}) end },
+  { "exports.get", function() require("gpuflame.exports").get("x.nsys-rep", {}) end },
+  { "nsys_args.profile", function() require("gpuflame.nsys_args").profile({ nsys = "nsys", prefix = "p" }) end },
+  { "nsys_args.workload_env", function() require("gpuflame.nsys_args").workload_env({}) end },
+  { "findings.analyze", function() require("gpuflame.findings").analyze(nil, "x", nil, nil) end },
+  { "gpu_time.breakdown", function() require("gpuflame.gpu_time").breakdown(nil, nil, true) end },
+  { "columns.spec", function() require("gpuflame.columns").spec("cuda_gpu_kern_sum", "name") end },
+  { "sessions.dir", function() require("gpuflame.sessions").get("job-1") end },
+  { "trace.load_reports", function() require("gpuflame.trace").load_reports({ "x.sqlite" }, {}, {}, {}, nil) end },
+}) do
+  t.raises(c[1] .. " without the policy (last) is an error", c[2], c[1] .. ": internal error: called without the " ..
+    "effective policy")
+end
 t.raises("trace.load without opts.policy is an error", function() require("gpuflame.trace").load({ "x.sqlite" }, {}) end,
   "trace.load (opts.policy): internal error")
 local po = fg.page_options({}, D)
