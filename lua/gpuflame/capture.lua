@@ -34,8 +34,8 @@ function capture.find_nsys(explicit, policy)
 end
 
 function capture.new_state(dir, nsys, policy)
-  return { dir = dir, policy = need(policy, "capture.new_state"), nsys = nsys, commands = {}, warnings = {}, reports_tried = {},
-    artifacts = {}, status = "running", started = core.sys.isotime() }
+  return { dir = dir, policy = need(policy, "capture.new_state"), nsys = nsys, commands = {}, warnings = {},
+    reports_tried = {}, artifacts = {}, status = "running", started = core.sys.isotime() }
 end
 
 function capture.warn(state, fmt, ...)

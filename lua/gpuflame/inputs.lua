@@ -220,8 +220,8 @@ function inputs.resolve(path, opts, ctx)
   return info
 end
 
--- load_for(path, accepts, opts, ctx) → model, kind (a loader's load(path, info, opts, ctx)). The first kind in `accepts` that a loader can
--- produce from this input wins.
+-- load_for(path, accepts, opts, ctx) → model, kind. The first kind in `accepts` that a loader can
+-- produce from this input wins (its load(path, info, opts, ctx)).
 function inputs.load_for(path, accepts, opts, ctx)
   local info = inputs.resolve(path, opts, ctx)
   for _, kind in ipairs(accepts) do
