@@ -4,14 +4,14 @@
 -- The child is its own process group; nsys and the workload are the child's children (their own
 -- group, made by the capture library), and a cancel kills the whole tree (fleet/agent.lua).
 --
--- A backend is { name, wanted(p, job) → bool, start(p, job) → handle, finish(p, job, handle) → result }
+-- A backend is { name, wanted(job, p) → bool, start(job, p) → handle, finish(job, handle, p) → result }
 -- with result = { ok = bool, error = msg|nil, files = {...} }.
 local core = require("gpuflame.core")
 local log = require("gpuflame.log")
 
 local B = { name = "nsys" }
 
-function B.wanted(p, job)
+function B.wanted(job, p)
   return job.enable_nsys == true and p.backends.nsys.enabled
 end
 
@@ -34,7 +34,7 @@ function B.argv(job)
   return argv
 end
 
-function B.start(p, job)
+function B.start(job, p)
   local argv = B.argv(job)
   log.debug("nsys backend: %s", table.concat(argv, " "))
   return core.proc.spawn({
@@ -47,7 +47,7 @@ end
 local EXIT = { [3] = "nsys not found", [4] = "capture failed", [5] = "no data in the capture", [6] = "bad input",
   [130] = "interrupted" }
 
-function B.finish(p, job, h)
+function B.finish(job, h, p)
   local r = h:result()
   if r.ok then return { ok = true } end
   local logpath = job.dir .. "/" .. p.outputs.nsys_backend_log

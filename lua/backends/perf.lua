@@ -8,7 +8,7 @@ local log = require("gpuflame.log")
 
 local B = { name = "perf" }
 
-function B.wanted(p, job)
+function B.wanted(job, p)
   return p.backends.perf.enabled == true and job.perf ~= false
 end
 
@@ -16,7 +16,7 @@ local function perf_bin(p)
   return p.backends.perf.path or core.fs.which("perf") or "perf" -- path unset: perf on PATH
 end
 
-function B.start(p, job)
+function B.start(job, p)
   local cfg = p.backends.perf
   local argv = { perf_bin(p), "record", "-F", tostring(cfg.frequency) }
   for _, a in ipairs(cfg.args) do argv[#argv + 1] = a end
@@ -37,7 +37,7 @@ function B.fold(path)
   return core.stacks.from_perf_script(path)
 end
 
-function B.finish(p, job, h)
+function B.finish(job, h, p)
   local r = h:result()
   local data = job.dir .. "/" .. p.outputs.perf_data
   if not r.ok and not core.fs.stat(data) then

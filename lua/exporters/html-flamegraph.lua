@@ -6,10 +6,10 @@ return {
   description = "self-contained interactive flamegraph page",
   accepts = { "stacks" },
   write = function(stacks, out, opts, ctx)
-    local o = flamegraph.page_options(ctx.policy(), {
+    local o = flamegraph.page_options({
       title = opts.title, subtitle = opts.input and opts.input:match("[^/]+$"),
       stacks_countname = flamegraph.countname_of(stacks),
-    })
+    }, ctx.policy())
     flamegraph.render(stacks, out, o)
   end,
 }

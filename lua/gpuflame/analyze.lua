@@ -62,8 +62,8 @@ local function strip(s) return (s or ""):match("^%s*(.-)%s*$") end
 
 -- Finds nsys through the discovery policy and returns path, version string (raw `--version` output,
 -- stripped; `unknown` when the probe failed).
-function analyze.find_nsys(policy, explicit)
-  local r = discover.run(policy, { explicit = explicit })
+function analyze.find_nsys(explicit, policy)
+  local r = discover.run({ explicit = explicit }, require("gpuflame.policy").need(policy, "analyze.find_nsys"))
   if not r.chosen then
     for _, t in ipairs(r.tried) do log.debug("nsys candidate %s rejected: %s", t.path, t.reason or "?") end
     errors.raise(errors.NO_NSYS, "%s", analyze.NOT_FOUND)
@@ -159,7 +159,7 @@ end
 -- run's SQLite export (docs/REPORTS.md) — trace.sqlite beside trace.nsys-rep, made by one `nsys export`
 -- when absent or older than the report, or used as it is when there is no report. Returns the nsys
 -- version text to record (the nsys that exported, else the one discovery finds, else "unknown").
-function analyze.export_reports(run_dir, trace, paths, schema, policy, opts)
+function analyze.export_reports(run_dir, trace, paths, schema, opts, policy)
   local stats = require("gpuflame.stats")
   local sqlite = analyze.join(run_dir, "trace.sqlite")
   local tst, sst = core.fs.stat(trace), core.fs.stat(sqlite)
@@ -171,14 +171,14 @@ function analyze.export_reports(run_dir, trace, paths, schema, policy, opts)
   if fresh then
     log.debug("analyze: reading the existing export %s", sqlite)
     if not version then
-      local ok, _, v = pcall(analyze.find_nsys, policy, opts.nsys)
+      local ok, _, v = pcall(analyze.find_nsys, opts.nsys, policy)
       version = ok and v or "unknown"
     end
   else
-    local nsys, v, parsed = analyze.find_nsys(policy, opts.nsys)
+    local nsys, v, parsed = analyze.find_nsys(opts.nsys, policy)
     version = version or v
     log.progress("analyze", "running nsys export --type sqlite")
-    stats.export_for(trace, policy, { out = sqlite, force = true, nsys_info = { path = nsys, version = parsed } })
+    stats.export_for(trace, { out = sqlite, force = true, nsys_info = { path = nsys, version = parsed } }, policy)
     log.progress_done()
   end
   core.fs.mkdirp(analyze.join(run_dir, "stats"))
@@ -186,7 +186,7 @@ function analyze.export_reports(run_dir, trace, paths, schema, policy, opts)
   local reports, files = reports_for(schema), {}
   for _, r in ipairs(reports) do files[r] = paths[r] end
   log.progress("analyze", "writing %s from %s", table.concat(reports, ", "), sqlite)
-  local res = stats.write(sqlite, reports, policy, { paths = files, format = "csv", mem_bytes = schema == 2 })
+  local res = stats.write(sqlite, reports, { paths = files, format = "csv", mem_bytes = schema == 2 }, policy)
   log.progress_done()
   for _, r in ipairs(res) do
     if r.skipped then log.warn("gpuflame stats: SKIPPED: %s", r.skipped) end
@@ -226,12 +226,12 @@ function analyze.run(opts, policy)
   if opts.no_export then
     log.debug("analyze: --no-export: reading the existing CSVs in %s", analyze.join(run_dir, "stats"))
   elseif source == "export" then
-    version = analyze.export_reports(run_dir, trace, paths, schema, policy, opts)
+    version = analyze.export_reports(run_dir, trace, paths, schema, opts, policy)
   else
     local tst = core.fs.stat(trace)
     if not tst or tst.type ~= "file" then errors.raise(errors.INPUT, "Nsight trace does not exist: %s", trace) end
     local nsys, parsed
-    nsys, version, parsed = analyze.find_nsys(policy, opts.nsys)
+    nsys, version, parsed = analyze.find_nsys(opts.nsys, policy)
     if opts.nsys_version then version = opts.nsys_version end
     local eopts = setmetatable({ schema_version = schema }, { __index = aopts })
     analyze.export(nsys, version, run_dir, paths, eopts, names_for(reports_for(schema), parsed, policy))

@@ -2,39 +2,40 @@
 -- → folded stacks → flamegraph page, with summary.json. Every step is a function the timeline view,
 -- the NVTX harness and the fleet agent can call on their own:
 --
---   capture.find_nsys(policy, explicit)                 → nsys info {path, version}   (exit 3 if none)
+--   capture.find_nsys(explicit, policy)                 → nsys info {path, version}   (exit 3 if none)
 --   capture.profile(state, {workload, duration, stacks}) → report path             (exit 4 on failure)
 --   capture.stats(state, reports)                       → {report, csv, stacks, tried}  (exit 5 if none)
---   capture.export_sqlite(nsys, rep, out, policy [, state]) → {ok, path, why}
---   capture.run(opts, policy)                           → result (see below); writes summary.json
+--   capture.export_sqlite(nsys, rep, out, state|nil, policy) → {ok, path, why}
+--   capture.run(opts, ctx)                              → result (see below); writes summary.json
 --   capture.views(state, opts, ctx)                     → the views, findings.json, summary.json of
 --                                                         state.report (also a live window's, gpuflame.live)
 --
 -- The argv and environment nsys gets are built in gpuflame.nsys_args.
 --
 -- `state` is the result table being built: {dir, policy, nsys, commands = {}, warnings = {},
--- reports_tried = {}, artifacts = {}}; capture.new_state(dir, policy, nsys) makes one. Every external
+-- reports_tried = {}, artifacts = {}}; capture.new_state(dir, nsys, policy) makes one. Every external
 -- command run through capture.command is recorded there (argv redacted, exit code, status, seconds).
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local nsys_args = require("gpuflame.nsys_args")
 local nsys_mod = require("gpuflame.nsys")
+local need = require("gpuflame.policy").need
 
 local capture = {}
 
 -- `policy` is always an effective policy (policy.effective: the default policy with the --policy files
 -- merged over it), so every field of policies/default.lua is there; no defaults are repeated here.
 
-function capture.find_nsys(policy, explicit)
+function capture.find_nsys(explicit, policy)
   local discover = require("gpuflame.discover")
-  local info = discover.find(policy, { explicit = explicit })
+  local info = discover.find({ explicit = explicit }, need(policy, "capture.find_nsys"))
   return info
 end
 
-function capture.new_state(dir, policy, nsys)
-  return { dir = dir, policy = policy, nsys = nsys, commands = {}, warnings = {}, reports_tried = {},
-    artifacts = {}, status = "running", started = core.sys.isotime() }
+function capture.new_state(dir, nsys, policy)
+  return { dir = dir, policy = need(policy, "capture.new_state"), nsys = nsys, commands = {}, warnings = {},
+    reports_tried = {}, artifacts = {}, status = "running", started = core.sys.isotime() }
 end
 
 function capture.warn(state, fmt, ...)
@@ -142,11 +143,11 @@ function capture.profile(state, o)
   local c = policy.capture
   local prefix = state.dir .. "/" .. c.output_name
   local duration = o.duration or c.duration
-  local argv = nsys_args.profile(policy, { nsys = state.nsys.path, prefix = prefix, workload = o.workload,
-    duration = duration, stacks = o.stacks })
+  local argv = nsys_args.profile({ nsys = state.nsys.path, prefix = prefix, workload = o.workload,
+    duration = duration, stacks = o.stacks }, policy)
   local timeout = duration + c.timeout_extra
   log.debug("nsys profile: %s", table.concat(redact_argv(argv), " "))
-  local res = capture.command(state, "profile", argv, { env = nsys_args.workload_env(policy), timeout = timeout,
+  local res = capture.command(state, "profile", argv, { env = nsys_args.workload_env(nil, policy), timeout = timeout,
     label = (o.workload and #o.workload > 0) and ("nsys profile " .. o.workload[1]) or "nsys profile (sleep session)",
     decided_markers = c.decided_markers, decided_grace = c.decided_grace })
   local out = (res.stdout or "") .. (res.stderr or "")
@@ -290,7 +291,7 @@ function capture.stats(state, reports, optional)
     local csv, why, name, skipped = capture.stats_report(state, report, base)
     local stacks
     if csv then
-      local ok, res = errors.try(fg.from_csv, csv, report, policy)
+      local ok, res = errors.try(fg.from_csv, csv, report, nil, policy)
       if not ok then
         why = res.msg
       elseif res:count() == 0 then
@@ -328,9 +329,10 @@ function capture.stats(state, reports, optional)
 end
 
 -- nsys export --type sqlite (§6.4). Returns {ok, path, why}.
-function capture.export_sqlite(nsys, rep, out, policy, state)
+function capture.export_sqlite(nsys, rep, out, state, policy)
+  need(policy, "capture.export_sqlite")
   if not state then
-    state = capture.new_state(out:match("^(.*)/[^/]*$") or ".", policy, nsys)
+    state = capture.new_state(out:match("^(.*)/[^/]*$") or ".", nsys, policy)
     state.no_summary = true
   end
   local argv = { nsys.path, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", out, rep }
@@ -417,16 +419,17 @@ local function timeline_stage(state, opts, ctx)
   return view.from_capture(state, opts, ctx)
 end
 
--- run(opts, policy [, ctx]) → state. opts: {workload = argv list|nil, duration, out, nsys, timeline,
+-- run(opts, ctx) → state. opts: {workload = argv list|nil, duration, out, nsys, timeline,
 -- stacks, title, countname, inverted, minwidth, colors}
-function capture.run(opts, policy, ctx)
+function capture.run(opts, ctx)
+  local policy = need(ctx.policy(), "capture.run")
   local c = policy.capture
-  local found, nsys = errors.try(capture.find_nsys, policy, opts.nsys)
+  local found, nsys = errors.try(capture.find_nsys, opts.nsys, policy)
   if core.host.interrupted() ~= 0 then errors.raise(errors.INTERRUPTED, "interrupted while looking for nsys") end
   if not found then errors.reraise(nsys) end
   local dir = opts.out or os.date(c.out_dir)
   core.fs.mkdirp(dir)
-  local state = capture.new_state(dir, policy, nsys)
+  local state = capture.new_state(dir, nsys, policy)
   state.workload = opts.workload
   if not opts.workload or #opts.workload == 0 then
     capture.warn(state, "No workload given; capturing a duration-bounded sleep session of %d s (the result " ..

@@ -18,13 +18,13 @@ function M.export_trace(state, make)
   if not db or not core.fs.stat(db) then
     if not make then return nil, "the capture has no SQLite export" end
     local res = capture().export_sqlite(state.nsys, state.report, state.dir .. "/" .. state.policy.outputs.sqlite,
-      state.policy, state)
+      state, state.policy)
     if not res.ok then return nil, "nsys export --type sqlite failed: " .. res.why end
     db = res.path
     state.artifacts.sqlite = db
   end
   if state.whole and state.whole.sqlite == db then return state.whole.trace end
-  local tr = require("gpuflame.flamegraph").load_trace({ db }, state.policy)
+  local tr = require("gpuflame.flamegraph").load_trace({ db }, nil, state.policy)
   state.whole = { sqlite = db, trace = tr }
   return tr
 end
@@ -33,7 +33,7 @@ end
 -- of the whole trace tr of the export db, for summary.json's gpu_time
 function M.set_gpu_time(state, db, tr)
   local gpu_time = require("gpuflame.gpu_time")
-  local doc = gpu_time.document(gpu_time.breakdown(tr, nil, state.policy), state.policy)
+  local doc = gpu_time.document(gpu_time.breakdown(tr, nil, nil, state.policy), state.policy)
   doc.source = db
   state.gpu_time = doc
 end
@@ -99,9 +99,9 @@ function M.flamegraph_stage(state, page)
     policy.flamegraph.folded_metadata and stacks:meta() or nil)
   local html = state.dir .. "/" .. policy.outputs.flamegraph
   page = page or {}
-  local o = fg.page_options(policy, { title = page.title, countname = page.countname, inverted = page.inverted,
+  local o = fg.page_options({ title = page.title, countname = page.countname, inverted = page.inverted,
     minwidth = page.minwidth, colors = page.colors, subtitle = page.subtitle, findings = how.findings,
-    stacks_countname = how.countname })
+    stacks_countname = how.countname }, policy)
   if not page.subtitle then
     o.subtitle = string.format("%s via %s", state.report and state.report:match("[^/]+$") or "",
       how.levels and ("its export (" .. how.levels .. "; ns)") or how.report)

@@ -73,7 +73,8 @@ columns.reports.nvtxsum = columns.reports.nvtx_sum
 
 -- The spec for (report, key), a policy override (policy.columns[report][key]) winning.
 function columns.spec(report, key, policy)
-  local over = policy and policy.columns and policy.columns[report]
+  local set = require("gpuflame.policy").need(policy, "columns.spec").columns -- unset by default
+  local over = set and set[report]
   if over and over[key] then return over[key] end
   local r = columns.reports[report]
   if not r then errors.raise(errors.ERROR, "columns: unknown report '%s'", tostring(report)) end
@@ -113,11 +114,11 @@ local function describe(spec)
   return table.concat(parts, ", ")
 end
 
--- find(reader, report, key, {required=true, policy=P}) → index or nil. A missing required column raises
+-- find(reader, report, key, {required=true}|nil, policy) → index or nil. A missing required column raises
 -- a bad-input error naming the report, the file and the columns it has.
-function columns.find(reader, report, key, opts)
+function columns.find(reader, report, key, opts, policy)
   opts = opts or {}
-  local spec = columns.spec(report, key, opts.policy)
+  local spec = columns.spec(report, key, policy)
   if not spec then errors.raise(errors.ERROR, "columns: report '%s' has no column key '%s'", report, key) end
   local i = columns.pick(reader, spec)
   if not i and opts.required ~= false then
@@ -127,10 +128,10 @@ function columns.find(reader, report, key, opts)
   return i
 end
 
--- find_all(reader, report, {"name", "total"}, opts) → { name = i, total = j }
-function columns.find_all(reader, report, keys, opts)
+-- find_all(reader, report, {"name", "total"}, opts|nil, policy) → { name = i, total = j }
+function columns.find_all(reader, report, keys, opts, policy)
   local out = {}
-  for _, k in ipairs(keys) do out[k] = columns.find(reader, report, k, opts) end
+  for _, k in ipairs(keys) do out[k] = columns.find(reader, report, k, opts, policy) end
   return out
 end
 

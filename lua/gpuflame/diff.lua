@@ -12,7 +12,7 @@ M.SCHEMA = "gpuflame.diff/1"
 local NULL = core.json.null
 local array = core.json.array
 
-local function need(policy, where) return require("gpuflame.policy").need(policy, where) end
+local need = require("gpuflame.policy").need
 
 -- ratios and shares in the JSON are rounded to 1e-6 so the output is stable across platforms
 local function r6(x)

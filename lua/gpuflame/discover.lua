@@ -83,8 +83,8 @@ local function expand(entry, p, opts)
   return out, true
 end
 
--- run(policy, {explicit = path}) → {chosen = info|nil, tried = {info...}}
-function discover.run(p, opts)
+-- run({explicit = path}|nil, policy) → {chosen = info|nil, tried = {info...}}
+function discover.run(opts, p)
   opts = opts or {}
   local tried, seen = {}, {}
   local timeout = p.discover.version_timeout
@@ -222,9 +222,9 @@ discover.NOT_FOUND_HINT = "nsys (NVIDIA Nsight Systems) was not found. Install N
   "(nsys is never bundled with gpuflame), or point to it with --nsys PATH or NSYS_PATH=/path/to/nsys. " ..
   "Run `gpuflame discover -v` to see every place that was searched."
 
--- find(policy, opts) → info; raises exit 3 when nothing usable was found.
-function discover.find(p, opts)
-  local r = discover.run(p, opts)
+-- find(opts|nil, policy) → info; raises exit 3 when nothing usable was found.
+function discover.find(opts, p)
+  local r = discover.run(opts, p)
   if not r.chosen then errors.raise(errors.NO_NSYS, "%s", discover.NOT_FOUND_HINT) end
   return r.chosen, r
 end

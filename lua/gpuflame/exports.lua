@@ -11,14 +11,12 @@ local log = require("gpuflame.log")
 
 local M = {}
 
-local function need(policy, where)
-  return require("gpuflame.policy").need(policy, where).exports
-end
+local need = require("gpuflame.policy").need
 
 -- The cache directory: exports.cache_dir, else $XDG_CACHE_HOME/gpuflame/exports, else
 -- ~/.cache/gpuflame/exports; nil when none can be named (no HOME).
 function M.dir(policy)
-  local e = need(policy, "exports.dir")
+  local e = need(policy, "exports.dir").exports
   if e.cache_dir ~= "" then return e.cache_dir end
   local xdg = os.getenv("XDG_CACHE_HOME")
   if xdg and xdg:match("^/") then return xdg .. "/gpuflame/exports" end
@@ -60,7 +58,7 @@ function M.evict(dir, max_bytes, keep, stale)
 end
 
 local function export_to(rep, out, nsys_info, policy)
-  local res = require("gpuflame.capture").export_sqlite(nsys_info, rep, out, policy)
+  local res = require("gpuflame.capture").export_sqlite(nsys_info, rep, out, nil, policy)
   if not res.ok then
     errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed: %s", rep, res.why)
   end
@@ -74,7 +72,7 @@ end
 
 -- exports.beside: <report file name>.sqlite beside the report (report1.nsys-rep.sqlite, so that
 -- report1.qdrep's export is another file), reused while it is not older than the report.
-local function beside(rep, nsys_info, policy, opts)
+local function beside(rep, nsys_info, opts, policy)
   local path = rep .. ".sqlite"
   local rt, ct = mtime(rep), mtime(path)
   if not opts.force and rt and ct and ct >= rt then
@@ -92,15 +90,15 @@ local function usable_dir(dir)
   return st and st.type == "directory" and pcall(function() core.fs.remove_tree(core.fs.mkdtemp(dir .. "/.tmp-")) end)
 end
 
--- get(report, policy, opts) → export path, {ran = nsys exported now, nsys = nsys_info, tmpdir = a
+-- get(report, opts, policy) → export path, {ran = nsys exported now, nsys = nsys_info, tmpdir = a
 -- temporary directory to remove, or nil}.
 -- opts: nsys (explicit nsys path), nsys_info (already found), force (export again), cleanup (a list the
 -- temporary directory is appended to: inputs.cleanup removes ctx.cleanup).
-function M.get(rep, policy, opts)
+function M.get(rep, opts, policy)
   opts = opts or {}
-  local e = need(policy, "exports.get")
-  local nsys_info = opts.nsys_info or require("gpuflame.capture").find_nsys(policy, opts.nsys)
-  if e.beside then return beside(rep, nsys_info, policy, opts) end
+  local e = need(policy, "exports.get").exports
+  local nsys_info = opts.nsys_info or require("gpuflame.capture").find_nsys(opts.nsys, policy)
+  if e.beside then return beside(rep, nsys_info, opts, policy) end
   local dir = M.dir(policy)
   if not usable_dir(dir) then
     local tmp = core.fs.mkdtemp("/tmp/gpuflame-export-")

@@ -149,9 +149,9 @@ local function convert(rule, key, v, from)
   return v
 end
 
--- options(rule, policy, args) → the effective options: the rule's defaults, then the policy's
+-- options(rule, args, policy) → the effective options: the rule's defaults, then the policy's
 -- findings.options[<rule>], then the command line's -r rule:key=value.
-function M.options(rule, pol, args)
+function M.options(rule, args, pol)
   require("gpuflame.policy").need(pol, "findings.options")
   local o = {}
   for k, v in pairs(M.COMMON_DEFAULTS) do o[k] = v end
@@ -175,7 +175,8 @@ end
 -- model.policy (the effective policy: gpu_time.communication for gpuflame.gpu_time),
 -- model.tables (which tables the export has), and every core.trace_findings primitive as a method.
 function M.model(tr, source, pol)
-  local m = { trace = tr, source = source, policy = pol, tables = core.trace_findings.tables(tr) }
+  local m = { trace = tr, source = source, policy = require("gpuflame.policy").need(pol, "findings.model"),
+    tables = core.trace_findings.tables(tr) }
   if not m.tables.known then
     -- trace CSVs: no tables to probe; a kind of event counts as its table
     local c = tr:totals()
@@ -281,7 +282,7 @@ function M.select(specs, pol)
   return sel
 end
 
--- analyze(tr, source, specs, pol) → results (one per selected rule, in order). Rules and their options
+-- analyze(tr, source, specs, plan|nil, pol) → results (one per selected rule, in order). Rules and their options
 -- are checked before any runs (a usage error names the rule and the option).
 -- plan(specs, pol) → { {rule=, opts=, text=} | {name=, error=, text=} }: a rule that does not load
 -- (a syntax error, a bad table) is kept as an error result so the others still run; an unknown rule
@@ -291,7 +292,7 @@ function M.plan(specs, pol)
   for _, s in ipairs(M.select(specs, pol)) do
     local ok, rule = errors.try(M.load, s.name)
     if ok then
-      plan[#plan + 1] = { rule = rule, opts = M.options(rule, pol, s.args), text = s.text }
+      plan[#plan + 1] = { rule = rule, opts = M.options(rule, s.args, pol), text = s.text }
     elseif rule.code == errors.USAGE or rule.code == errors.INTERRUPTED then
       error(rule, 0)
     else
@@ -301,7 +302,8 @@ function M.plan(specs, pol)
   return plan
 end
 
-function M.analyze(tr, source, specs, pol, plan)
+function M.analyze(tr, source, specs, plan, pol)
+  require("gpuflame.policy").need(pol, "findings.analyze")
   plan = plan or M.plan(specs, pol)
   local model = M.model(tr, source, pol)
   local budget = require("gpuflame.policy").need(pol, "findings.analyze").findings.rule_budget
@@ -358,7 +360,7 @@ function M.capture_stage(state)
     else
       local tr, why = capture.export_trace(state, true) -- the export's whole trace, imported once
       if not tr then errors.raise(errors.INPUT, "%s", why) end
-      results = M.analyze(tr, (state.artifacts.sqlite:match("([^/]+)$")), nil, pol)
+      results = M.analyze(tr, (state.artifacts.sqlite:match("([^/]+)$")), nil, nil, pol)
     end
     local path = state.dir .. "/" .. pol.outputs.findings
     core.fs.write_atomic(path, require("gpuflame.findings.document").format_json(results, state.report))

@@ -15,9 +15,7 @@ fg.PALETTES = page.palettes()
 
 local SQL_REPORT = { kernels = "cuda_gpu_kern_sum", api = "cuda_api_sum" }
 
-local function need(policy, where)
-  return require("gpuflame.policy").need(policy, where)
-end
+local need = require("gpuflame.policy").need
 
 function fg.prefix(report, policy)
   local fp = need(policy, "flamegraph.prefix").flamegraph
@@ -29,14 +27,14 @@ local function set_meta(stacks, meta)
   stacks:set_meta(core.json.encode(meta))
 end
 
--- from_csv(path, report, policy, {skip_preamble=bool}) → stacks, info
+-- from_csv(path, report, {skip_preamble=bool}, policy) → stacks, info
 -- report: cuda_gpu_kern_sum / cuda_api_sum (either era's name). Rows follow docs/spec/STUDIO.md §6.5.
-function fg.from_csv(path, report, policy, opts)
+function fg.from_csv(path, report, opts, policy)
   opts = opts or {}
   local nsys = require("gpuflame.nsys")
   local canon = nsys.canonical_report(report, need(policy, "flamegraph.from_csv"))
   local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
-  local cols = columns.find_all(reader, canon, { "name", "total" }, { policy = policy })
+  local cols = columns.find_all(reader, canon, { "name", "total" }, nil, policy)
   local unit = policy.flamegraph.unit_ns
   local stacks, st = core.stacks.from_summary_csv(reader, cols.name, cols.total,
     { prefix = fg.prefix(canon, policy), unit_ns = unit, bad_weight = policy.flamegraph.bad_weight })
@@ -47,15 +45,15 @@ function fg.from_csv(path, report, policy, opts)
   return stacks, info
 end
 
--- stream_csv(path, report, policy, out, {skip_preamble=, meta=bool}) → stats: the same rows written
+-- stream_csv(path, report, out, {skip_preamble=, meta=bool}, policy) → stats: the same rows written
 -- straight to folded lines (out = path or "-"), without building the table (constant memory); with meta,
 -- stats.meta is the metadata JSON (for a sidecar or stderr: never inside the folded lines).
-function fg.stream_csv(path, report, policy, out, opts)
+function fg.stream_csv(path, report, out, opts, policy)
   opts = opts or {}
   local nsys = require("gpuflame.nsys")
   local canon = nsys.canonical_report(report, need(policy, "flamegraph.stream_csv"))
   local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
-  local cols = columns.find_all(reader, canon, { "name", "total" }, { policy = policy })
+  local cols = columns.find_all(reader, canon, { "name", "total" }, nil, policy)
   local unit = policy.flamegraph.unit_ns
   local meta = opts.meta and core.json.encode({ generator = "gpuflame", report = canon, unit_ns = unit,
     countname = policy.flamegraph.countname }) or nil
@@ -108,7 +106,7 @@ function fg.parse_levels(text)
 end
 
 -- A command's --levels (and --by-rank: a rank level under the process) into the effective policy.
-function fg.apply_level_options(ctx, opts)
+function fg.apply_level_options(opts, ctx)
   local p = ctx.policy().flamegraph
   if opts.levels then p.levels = fg.parse_levels(opts.levels) end
   if opts.by_rank then
@@ -156,20 +154,21 @@ function fg.from_trace(tr, policy)
   return stacks
 end
 
--- load_trace(paths, policy, {nsys=, ranks=bool}) → the whole trace of exports / reports (every event).
-function fg.load_trace(paths, policy, opts)
+-- load_trace(paths, {nsys=, ranks=bool}, policy) → the whole trace of exports / reports (every event).
+function fg.load_trace(paths, opts, policy)
   opts = opts or {}
+  need(policy, "flamegraph.load_trace")
   return require("gpuflame.trace").load(paths, { max_events = 0, ranks = opts.ranks, policy = policy, nsys = opts.nsys,
     keep_partners = true, stacks = fg.wants_callchain(policy), allow_unrelated = opts.allow_unrelated })
 end
 
--- from_reports(paths, policy, {nsys=, allow_unrelated=}) → stacks, clock: the hierarchical stacks of several
+-- from_reports(paths, {nsys=, allow_unrelated=}, policy) → stacks, clock: the hierarchical stacks of several
 -- SQLite exports / reports (one per rank; merged by gpuflame.trace); the rank level (policy, --by-rank) puts each
 -- under its rank. clock: the sentence stating the clock alignment of the merge (also in the metadata).
-function fg.from_reports(paths, policy, opts)
+function fg.from_reports(paths, opts, policy)
   opts = opts or {}
-  local tr, info = fg.load_trace(paths, need(policy, "flamegraph.from_reports"), { ranks = true, nsys = opts.nsys,
-    allow_unrelated = opts.allow_unrelated })
+  local tr, info = fg.load_trace(paths, { ranks = true, nsys = opts.nsys, allow_unrelated = opts.allow_unrelated },
+    need(policy, "flamegraph.from_reports"))
   local stacks = fg.from_trace(tr, policy)
   if not stacks then
     errors.raise(errors.NO_DATA, "%s: no GPU kernels in these reports", table.concat(paths, ", "))
@@ -191,7 +190,7 @@ function fg.countname_of(stacks)
 end
 
 -- Page options from policy, overridden by the command line (title, countname, inverted, minwidth, colors).
-function fg.page_options(policy, over)
+function fg.page_options(over, policy)
   local p = need(policy, "flamegraph.page_options").flamegraph
   over = over or {}
   local function pick(k)

@@ -21,11 +21,11 @@ M.PARTS = {
   { key = "idle", label = "idle", field = "idle_ns" },
 }
 
--- breakdown(tr, win, pol [, by_rank]) → rows, capture: per device (per (rank, device) with by_rank; a
+-- breakdown(tr, win, by_rank|nil, pol) → rows, capture: per device (per (rank, device) with by_rank; a
 -- row's .rank is then the rank's label), each row {device, device_name, rank, ops, first, last, span,
 -- busy, idle, kernel_busy, compute, comm, copy, h2d, d2h, d2d, p2p, memset, overlap} in ns; capture =
 -- {first=, last=}, the span of every event. win: nsys's filter window or nil.
-function M.breakdown(tr, win, pol, by_rank)
+function M.breakdown(tr, win, by_rank, pol)
   require("gpuflame.policy").need(pol, "gpu_time.breakdown")
   local comm = pol.gpu_time.communication
   local rows, cap = core.trace_findings.busy(tr, win, #comm > 0 and { like = comm } or nil, by_rank and true or false)

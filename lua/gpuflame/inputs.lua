@@ -201,33 +201,33 @@ end
 
 -- An .nsys-rep is exported to SQLite through nsys (found by discovery), once, into the export cache
 -- (gpuflame.exports; a temporary directory when there is none, removed by inputs.cleanup).
-local function export_rep(path, ctx, opts)
+local function export_rep(path, opts, ctx)
   ctx.cleanup = ctx.cleanup or {}
-  local sqlite = require("gpuflame.exports").get(path, ctx.policy(), { nsys = opts and opts.nsys, cleanup = ctx.cleanup })
+  local sqlite = require("gpuflame.exports").get(path, { nsys = opts and opts.nsys, cleanup = ctx.cleanup }, ctx.policy())
   log.debug("the export of %s: %s", path, sqlite)
   return sqlite
 end
 
--- resolve(path, ctx, opts) → info as detect, with an .nsys-rep's SQLite export from the export cache
+-- resolve(path, opts, ctx) → info as detect, with an .nsys-rep's SQLite export from the export cache
 -- (info.path is the export, info.from_rep the report; a temporary directory is removed by inputs.cleanup(ctx)).
-function inputs.resolve(path, ctx, opts)
+function inputs.resolve(path, opts, ctx)
   local info = inputs.detect(path)
   if info.type == "nsys-rep" then
-    local sqlite = export_rep(path, ctx, opts)
+    local sqlite = export_rep(path, opts, ctx)
     info = inputs.detect(sqlite)
     info.from_rep = path
   end
   return info
 end
 
--- load_for(path, accepts, ctx, opts) → model, kind. The first kind in `accepts` that a loader can
--- produce from this input wins.
-function inputs.load_for(path, accepts, ctx, opts)
-  local info = inputs.resolve(path, ctx, opts)
+-- load_for(path, accepts, opts, ctx) → model, kind. The first kind in `accepts` that a loader can
+-- produce from this input wins (its load(path, info, opts, ctx)).
+function inputs.load_for(path, accepts, opts, ctx)
+  local info = inputs.resolve(path, opts, ctx)
   for _, kind in ipairs(accepts) do
     for _, l in ipairs(inputs.loaders()) do
       if l.kind == kind and l.accepts(info, ctx) then
-        return l.load(info.path, info, ctx, opts or {}), kind
+        return l.load(info.path, info, opts or {}, ctx), kind
       end
     end
   end

@@ -85,7 +85,7 @@ end
 
 -- The foreground loop: waits for the workload to appear (registers it), passes signals on, and ends the
 -- whole tree when the workload does not end within live.signal_grace after one.
-local function supervise(p, h, entry)
+local function supervise(h, entry, p)
   local lv = p.live
   local _, t0 = core.sys.now()
   local deadline, registered
@@ -95,7 +95,7 @@ local function supervise(p, h, entry)
       local pid, start = find_workload(h:pid())
       if pid then
         entry.pid, entry.pid_start = pid, start
-        sessions.register(p, entry)
+        sessions.register(entry, p)
         registered = true
         log.info("launch: session %s: workload pid %d under nsys launch; capture windows with " ..
           "`gpuflame capture --session %s --duration S`", entry.name, pid, entry.name)
@@ -130,20 +130,20 @@ end
 -- opts: {session, service, nsys, stacks, workload}
 function live.launch(opts, ctx)
   local p = ctx.policy()
-  local nsys = capture.find_nsys(p, opts.nsys)
+  local nsys = capture.find_nsys(opts.nsys, p)
   local name = sessions.check_name(opts.session or ("gf-" .. core.proc.getpid()))
-  local lock = sessions.claim(p, name)
-  local argv = nsys_args.launch(p, { nsys = nsys.path, session = name, workload = opts.workload, stacks = opts.stacks })
+  local lock = sessions.claim(name, p)
+  local argv = nsys_args.launch({ nsys = nsys.path, session = name, workload = opts.workload, stacks = opts.stacks }, p)
   log.debug("launch: %s", table.concat(argv, " "))
   local me = core.proc.getpid()
   local entry = { name = name, service = opts.service or "", command = opts.workload, host = core.sys.hostname(),
     nsys = { path = nsys.path, version = nsys.version and nsys.version.string or core.json.null },
     flags = { table.unpack(argv, 3, #argv - #opts.workload) }, stacks = opts.stacks == true,
     launcher_pid = me, launcher_start = procfs.start(me), started = core.sys.isotime() }
-  local h = core.proc.spawn({ argv = argv, env = nsys_args.workload_env(p), stdout = "inherit", stderr = "inherit",
+  local h = core.proc.spawn({ argv = argv, env = nsys_args.workload_env(nil, p), stdout = "inherit", stderr = "inherit",
     stdin_null = false, keep_on_interrupt = true, parent_death_signal = 15, kill_grace = p.capture.kill_grace })
-  local ok, r, registered = pcall(core.host.holding_interrupts, supervise, p, h, entry)
-  sessions.release(p, name, lock)
+  local ok, r, registered = pcall(core.host.holding_interrupts, supervise, h, entry, p)
+  sessions.release(name, lock, p)
   if not ok then
     pcall(h.terminate, h)
     error(r, 0)
@@ -189,11 +189,11 @@ end
 
 -- The window itself, with interrupts held: start, wait, stop (always, once started). Returns the
 -- interrupt that arrived (0 when none).
-local function run_window(p, state, e, w, duration)
+local function run_window(state, e, w, duration, p)
   local lv = p.live
   local prefix = state.dir .. "/" .. p.capture.output_name
   if not wait_until(w.planned) then return core.host.interrupted(), false end
-  local argv = nsys_args.start(p, { nsys = state.nsys.path, session = e.name, prefix = prefix, stacks = e.stacks })
+  local argv = nsys_args.start({ nsys = state.nsys.path, session = e.name, prefix = prefix, stacks = e.stacks }, p)
   w.start_called = wall()
   local res = capture.command(state, "start", argv, { timeout = lv.start_timeout, label = "nsys start " .. e.name,
     keep_on_interrupt = true })
@@ -202,7 +202,7 @@ local function run_window(p, state, e, w, duration)
     if not sessions.alive(e) then fail(state, errors.CAPTURE, "session %s: its workload (pid %s) has ended", e.name, e.pid) end
     fail(state, errors.CAPTURE, "session %s: nsys start %s %s: %s", e.name, res.status, tostring(res.code), nsys_said(res))
   end
-  sessions.note_window(p, { name = e.name, since = core.sys.isotime(w.started), out = state.dir, pid = core.proc.getpid() })
+  sessions.note_window({ name = e.name, since = core.sys.isotime(w.started), out = state.dir, pid = core.proc.getpid() }, p)
   wait_until(w.started + duration)
   local sig = core.host.interrupted()
   core.host.clear_interrupt() -- nsys stop runs to its end even so: the session must be capturable again
@@ -210,8 +210,8 @@ local function run_window(p, state, e, w, duration)
   res = capture.command(state, "stop", { state.nsys.path, "stop", "--session=" .. e.name },
     { timeout = lv.stop_timeout, label = "nsys stop " .. e.name, keep_on_interrupt = true })
   w.stopped = wall()
-  sessions.note_window(p, { name = e.name, since = core.sys.isotime(w.started), stopped = core.sys.isotime(w.stopped),
-    out = state.dir })
+  sessions.note_window({ name = e.name, since = core.sys.isotime(w.started), stopped = core.sys.isotime(w.stopped),
+    out = state.dir }, p)
   if (res.status ~= "exited" or res.code ~= 0) and sessions.alive(e) then
     capture.warn(state, "session %s: nsys stop %s %s: %s", e.name, res.status, tostring(res.code), nsys_said(res))
   end
@@ -243,17 +243,17 @@ function live.window(opts, ctx)
     if t < now then log.warn("--at %s has passed (%.3f s ago); the window starts now", opts.at, now - t) end
     w.planned = t
   end
-  local e = sessions.get(p, opts.session)
+  local e = sessions.get(opts.session, p)
   local dir = opts.out or os.date(p.capture.out_dir)
   core.fs.mkdirp(dir)
   -- the nsys the session runs under; discovery (its version, its importer) waits until after the window,
   -- so that an --at instant is met
-  local state = capture.new_state(dir, p, { path = e.nsys.path })
+  local state = capture.new_state(dir, { path = e.nsys.path }, p)
   state.workload = e.command
   state.live = { e, w, duration }
-  local lock = sessions.open_window(p, e, { since = "(waiting for " .. core.sys.isotime(w.planned) .. ")", out = dir,
-    pid = core.proc.getpid() })
-  local ok, sig, started = pcall(core.host.holding_interrupts, run_window, p, state, e, w, duration)
+  local lock = sessions.open_window(e, { since = "(waiting for " .. core.sys.isotime(w.planned) .. ")", out = dir,
+    pid = core.proc.getpid() }, p)
+  local ok, sig, started = pcall(core.host.holding_interrupts, run_window, state, e, w, duration, p)
   lock:release()
   state.window = window_summary(e, w, duration)
   if not ok then error(sig, 0) end
@@ -263,7 +263,7 @@ function live.window(opts, ctx)
     capture.write_summary(state)
     errors.raise(errors.INTERRUPTED, "session %s: %s. Kept: %s", e.name, state.error, capture.kept_list(state))
   end
-  local found, nsys = errors.try(capture.find_nsys, p, e.nsys.path)
+  local found, nsys = errors.try(capture.find_nsys, e.nsys.path, p)
   if not found then fail(state, nsys.code, "%s", nsys.msg) end
   state.nsys = nsys
   local prefix = dir .. "/" .. p.capture.output_name

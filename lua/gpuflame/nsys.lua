@@ -35,9 +35,7 @@ function nsys.compare(a, b)
 end
 
 -- Report names per version live in policy (nsys.report_eras): the effective policy is required.
-local function need(policy, where)
-  return require("gpuflame.policy").need(policy, where)
-end
+local need = require("gpuflame.policy").need
 
 local function parse_since(s)
   local parts = {}

@@ -3,10 +3,10 @@
 -- built from the effective policy (capture.*, live.*); the policy's capture.build_args hook sees the
 -- profile argv last.
 --
---   nsys_args.profile(policy, {nsys, prefix, workload, duration, stacks})  → argv
---   nsys_args.launch(policy, {nsys, session, workload, stacks})            → argv
---   nsys_args.start(policy, {nsys, session, prefix, stacks})               → argv
---   nsys_args.workload_env(policy [, env])                                 → env table
+--   nsys_args.profile({nsys, prefix, workload, duration, stacks}, policy)  → argv
+--   nsys_args.launch({nsys, session, workload, stacks}, policy)            → argv
+--   nsys_args.start({nsys, session, prefix, stacks}, policy)               → argv
+--   nsys_args.workload_env(env|nil, policy)                                → env table
 local core = require("gpuflame.core")
 local policy_mod = require("gpuflame.policy")
 
@@ -17,8 +17,8 @@ local function push(argv, ...)
 end
 
 -- §6.2: restore <VAR> from <VAR>_ORIG, else drop path elements containing a bundler pattern.
-function A.workload_env(policy, env)
-  local c = policy.capture
+function A.workload_env(env, policy)
+  local c = policy_mod.need(policy, "nsys_args.workload_env").capture
   local e = {}
   for k, v in pairs(env or core.proc.environ()) do e[k] = v end
   local rules = c.env
@@ -52,7 +52,7 @@ function A.session_seconds(duration)
 end
 
 -- The sampling flags: what `nsys profile` and `nsys start` take (`nsys launch` only traces).
-local function sampling(policy, argv, stacks)
+local function sampling(argv, stacks, policy)
   local c = policy.capture
   if stacks then
     push(argv, "-s", c.stacks.sample, "-b", c.stacks.backtrace)
@@ -63,10 +63,10 @@ local function sampling(policy, argv, stacks)
 end
 
 -- §6.3: the nsys profile argv. o = {nsys, prefix, workload (list or nil), duration, stacks}
-function A.profile(policy, o)
-  local c = policy.capture
+function A.profile(o, policy)
+  local c = policy_mod.need(policy, "nsys_args.profile").capture
   local argv = { o.nsys, "profile", "-o", o.prefix, "--force-overwrite=true", "-t", c.trace }
-  sampling(policy, argv, o.stacks)
+  sampling(argv, o.stacks, policy)
   if o.stacks then push(argv, "--cudabacktrace=" .. c.stacks.cudabacktrace) end
   for _, a in ipairs(c.extra_args) do argv[#argv + 1] = a end
   if o.workload and #o.workload > 0 then
@@ -84,7 +84,8 @@ end
 
 -- nsys launch: the workload ready to be profiled, collection off. The trace flags are capture's
 -- (capture.trace); sampling belongs to `nsys start`. o = {nsys, session, workload, stacks}
-function A.launch(policy, o)
+function A.launch(o, policy)
+  policy_mod.need(policy, "nsys_args.launch")
   local argv = { o.nsys, "launch", "--session-new=" .. o.session, "-t", policy.capture.trace }
   if o.stacks then push(argv, "--cudabacktrace=" .. policy.capture.stacks.cudabacktrace) end
   for _, a in ipairs(policy.live.launch_args) do argv[#argv + 1] = a end
@@ -93,9 +94,10 @@ function A.launch(policy, o)
 end
 
 -- nsys start: one window of a launched session, written to PREFIX. o = {nsys, session, prefix, stacks}
-function A.start(policy, o)
+function A.start(o, policy)
+  policy_mod.need(policy, "nsys_args.start")
   local argv = { o.nsys, "start", "--session=" .. o.session, "-o", o.prefix, "--force-overwrite=true" }
-  sampling(policy, argv, o.stacks)
+  sampling(argv, o.stacks, policy)
   for _, a in ipairs(policy.live.start_args) do argv[#argv + 1] = a end
   return argv
 end

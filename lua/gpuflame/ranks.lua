@@ -259,7 +259,7 @@ end
 -- captures that cannot be one job are refused unless opts.allow_unrelated), from their metadata once opened
 -- (a model file's provenance, an export's tables; under MPI gathered at rank 0). → kept reports, notes
 local function related_reports(reports, opts)
-  local kept, notes = require("gpuflame.related").check(reports, opts.policy, { allow_unrelated = opts.allow_unrelated })
+  local kept, notes = require("gpuflame.related").check(reports, { allow_unrelated = opts.allow_unrelated }, opts.policy)
   for _, n in ipairs(notes) do log.info("%s", n) end
   return kept, notes
 end
@@ -333,7 +333,7 @@ local function report_stats(tr, processes, pol)
   -- each process's devices' time breakdown (docs/SEMANTICS.md), as over the merged trace
   local pid_of = {}
   for _, p in ipairs(processes) do pid_of[tostring(p.pid)] = p.pid end
-  for _, d in ipairs(require("gpuflame.gpu_time").breakdown(one, nil, pol, true)) do
+  for _, d in ipairs(require("gpuflame.gpu_time").breakdown(one, nil, true, pol)) do
     local row = by_pid[pid_of[d.rank]]
     if row then d.rank = nil; table.insert(row.devices, d) end
   end

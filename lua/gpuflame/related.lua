@@ -47,12 +47,12 @@ local function same_capture_note(first, it)
   return string.format("%s and %s are the same file: counted once", first.path, it.path)
 end
 
--- check(items, policy, opts) → kept, notes
+-- check(items, opts, policy) → kept, notes
 --   items: { {path = the input as the user named it, meta = core.trace.sqlite_meta of its export}, ... } in
 --   input order; policy: the effective policy (its ranks table); opts.allow_unrelated: merge anyway.
 --   kept: the items that are distinct captures (the first of each), in input order; notes: one sentence per
 --   input left out. Raises INPUT (exit 6) naming two inputs that cannot be one job.
-function M.check(items, policy, opts)
+function M.check(items, opts, policy)
   local s = require("gpuflame.policy").need(policy, "related.check").ranks
   local kept, notes, first = {}, {}, {}
   for _, it in ipairs(items) do

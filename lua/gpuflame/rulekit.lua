@@ -77,7 +77,7 @@ end
 -- busy, idle or utilization: the findings panels show it beside the verdict (docs/SEMANTICS.md)
 function K.breakdown(model, win)
   local gpu_time = require("gpuflame.gpu_time")
-  return gpu_time.document(gpu_time.breakdown(model.trace, win, model.policy), model.policy)
+  return gpu_time.document(gpu_time.breakdown(model.trace, win, nil, model.policy), model.policy)
 end
 
 function K.pct(a, b)

@@ -14,7 +14,7 @@ local S = {}
 
 -- The registry directory from policy; created 0700 (it says which jobs run and what they run).
 function S.dir(policy)
-  local d = policy.live.registry_dir
+  local d = require("gpuflame.policy").need(policy, "sessions.dir").live.registry_dir
   if d == "" then
     local run = os.getenv("XDG_RUNTIME_DIR")
     if run and run ~= "" then
@@ -98,9 +98,9 @@ function S.list(policy)
   return out, dir
 end
 
--- get(policy, name) → the running session's entry; exit 4 naming the session when there is none or its
+-- get(name, policy) → the running session's entry; exit 4 naming the session when there is none or its
 -- workload has ended (the stale entry is removed).
-function S.get(policy, name)
+function S.get(name, policy)
   local dir = S.dir(policy)
   S.check_name(name)
   local e = read_entry(path(dir, name, ".json"))
@@ -116,8 +116,8 @@ function S.get(policy, name)
   return e, dir
 end
 
--- claim(policy, name) → lock handle for `launch`; exit 2 when a live session holds the name.
-function S.claim(policy, name)
+-- claim(name, policy) → lock handle for `launch`; exit 2 when a live session holds the name.
+function S.claim(name, policy)
   local dir = S.dir(policy)
   S.check_name(name)
   local h = core.lock.try(path(dir, name, ".lock"))
@@ -126,20 +126,20 @@ function S.claim(policy, name)
   return h
 end
 
-function S.register(policy, entry)
+function S.register(entry, policy)
   core.fs.write_atomic(path(S.dir(policy), entry.name, ".json"), core.json.encode(entry, { pretty = true }) .. "\n")
 end
 
--- release(policy, name, lock): the session has ended; its entry, files and launch lock go.
-function S.release(policy, name, lock)
+-- release(name, lock, policy): the session has ended; its entry, files and launch lock go.
+function S.release(name, lock, policy)
   local dir = S.dir(policy)
   forget(dir, name)
   os.remove(path(dir, name, ".lock"))
   lock:release()
 end
 
--- open_window(policy, entry, info) → lock handle; exit 4 when a window is already open on the session.
-function S.open_window(policy, e, info)
+-- open_window(entry, info, policy) → lock handle; exit 4 when a window is already open on the session.
+function S.open_window(e, info, policy)
   local dir = S.dir(policy)
   local h = core.lock.try(path(dir, e.name, ".window"))
   if not h then
@@ -148,11 +148,11 @@ function S.open_window(policy, e, info)
       e.name, w and w.since or "?", w and w.out or "?")
   end
   info.name = e.name
-  S.note_window(policy, info)
+  S.note_window(info, policy)
   return h
 end
 
-function S.note_window(policy, info)
+function S.note_window(info, policy)
   core.fs.write_atomic(path(S.dir(policy), info.name, ".window.json"), core.json.encode(info) .. "\n")
 end
 

@@ -5,6 +5,7 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local need = require("gpuflame.policy").need
 
 local stats = {}
 
@@ -60,29 +61,31 @@ end
 -- again when opts.force. opts.out: export to this path instead (analyze's run directory). opts.cleanup: a
 -- list that gets a temporary directory to remove (inputs.cleanup removes ctx.cleanup).
 -- Returns the export's path and whether nsys ran (then also the nsys used).
-function stats.export_for(rep, policy, opts)
+function stats.export_for(rep, opts, policy)
   opts = opts or {}
+  need(policy, "stats.export_for")
   if not opts.out then
-    local path, how = require("gpuflame.exports").get(rep, policy, opts)
+    local path, how = require("gpuflame.exports").get(rep, opts, policy)
     return path, how.ran, how.nsys
   end
   local capture = require("gpuflame.capture")
-  local nsys_info = opts.nsys_info or capture.find_nsys(policy, opts.nsys)
+  local nsys_info = opts.nsys_info or capture.find_nsys(opts.nsys, policy)
   log.info("stats: exporting %s to %s", rep, opts.out)
-  local res = capture.export_sqlite(nsys_info, rep, opts.out, policy)
+  local res = capture.export_sqlite(nsys_info, rep, opts.out, nil, policy)
   if not res.ok then
     errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed: %s", rep, res.why)
   end
   return res.path, true, nsys_info
 end
 
--- write(sqlite, reports, policy, opts) → list of {report=, given=, path=, rows=, skipped=}
+-- write(sqlite, reports, opts, policy) → list of {report=, given=, path=, rows=, skipped=}
 -- reports: list of specs ("cuda_gpu_kern_sum", "nvtx_pushpop_trace", "cuda_gpu_kern_sum:base", ...);
 -- opts: {prefix = PATH | "-", format = "csv"|"json", mem_bytes = bool, paths = {spec → file}, name = what
 -- messages call the export (a model file whose tables sqlite is)}.
 -- With prefix "-" every report goes to stdout followed by one blank line (nsys's `-o -` shape without
 -- its `Processing [...]` line); a skipped report writes nothing there (a 0-byte file with a prefix).
-function stats.write(sqlite, reports, policy, opts)
+function stats.write(sqlite, reports, opts, policy)
+  need(policy, "stats.write")
   local parsed = {}
   for i, spec in ipairs(reports) do parsed[i] = stats.parse_report(spec, policy) end
   local db = core.stats.open(sqlite, opts.name)
@@ -111,14 +114,14 @@ function stats.capture_report(state, report, base)
   local name = require("gpuflame.nsys").canonical_report(report, state.policy)
   local sqlite = state.artifacts.sqlite
   if not sqlite or not core.fs.stat(sqlite) then
-    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/capture.sqlite", state.policy, state)
+    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/capture.sqlite", state, state.policy)
     if not res.ok then return nil, "nsys export --type sqlite failed: " .. res.why, name end
     sqlite = res.path
     state.artifacts.sqlite = sqlite
   end
   local path = state.dir .. "/" .. base .. "_" .. name .. ".csv"
-  local ok, res = errors.try(stats.write, sqlite, { name }, state.policy,
-    { paths = { [name] = path }, format = "csv" })
+  local ok, res = errors.try(stats.write, sqlite, { name },
+    { paths = { [name] = path }, format = "csv" }, state.policy)
   if not ok then return nil, res.msg, name end
   local r = res[1]
   if r.skipped then

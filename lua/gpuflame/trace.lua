@@ -17,7 +17,8 @@ M.extra_columns = {
 }
 
 local function spec(report, key, policy)
-  local over = policy and policy.columns and policy.columns[report]
+  local set = require("gpuflame.policy").need(policy, "trace.csv_columns").columns -- unset by default
+  local over = set and set[report]
   if over and over[key] then return over[key] end
   local extra = M.extra_columns[report]
   if extra and extra[key] then return extra[key] end
@@ -71,14 +72,15 @@ end
 -- An .nsys-rep's SQLite export, from the export cache (gpuflame.exports); the second value is a temporary
 -- directory to remove when there was no cache directory (nil otherwise).
 function M.export_rep(path, opts)
-  local db, how = require("gpuflame.exports").get(path, opts.policy, { nsys = opts.nsys })
+  local db, how = require("gpuflame.exports").get(path, { nsys = opts.nsys }, opts.policy)
   return db, how.tmpdir
 end
 
 -- Several reports (SQLite exports, .nsys-rep, model files) merged into one model with ranks (gpuflame.ranks);
 -- owner: under MPI, the MPI rank that opens each report. what: "load" (the merged trace) or "rank_stats"
 -- (only the per-rank statistics: what gpuflame.ranks.rank_stats returns).
-function M.load_reports(reports, owner, opts, policy, load_opts, what)
+function M.load_reports(reports, owner, opts, load_opts, what, policy)
+  require("gpuflame.policy").need(policy, "trace.load_reports")
   local tmpdirs = {}
   local ok, tr, info = pcall(require("gpuflame.ranks")[what or "load"], reports, {
     policy = policy, max_events = load_opts.max_events, keep_partners = load_opts.keep_partners,
@@ -103,7 +105,7 @@ function M.load_mpi(paths, owner, opts, policy)
   if keep == nil then keep = policy.timeline.keep_partners end
   local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true,
     cpu = policy.timeline.cpu }
-  return M.load_reports(paths, owner, opts, policy, load_opts, opts.what)
+  return M.load_reports(paths, owner, opts, load_opts, opts.what, policy)
 end
 
 -- rank_stats(paths, opts) → rows, info: trace:rank_stats over the merged reports, each row with its
@@ -123,7 +125,7 @@ function M.rank_stats(paths, opts)
     r.devices = {}
     by_label[r.label] = r
   end
-  for _, d in ipairs(require("gpuflame.gpu_time").breakdown(tr, nil, policy, true)) do
+  for _, d in ipairs(require("gpuflame.gpu_time").breakdown(tr, nil, true, policy)) do
     local r = by_label[d.rank]
     if r then d.rank = nil; table.insert(r.devices, d) end
   end
@@ -189,7 +191,7 @@ function M.load(paths, opts)
     return tr, db, tmpdir
   end
   if #reports > 1 or (#reports == 1 and opts.ranks) then
-    return M.load_reports(reports, {}, opts, policy, load_opts)
+    return M.load_reports(reports, {}, opts, load_opts, nil, policy)
   end
   if sqlite or rep or model then
     local tr, _, tmpdir = load_one(sqlite or rep or model, load_opts)

@@ -22,7 +22,7 @@ local gap = p.timeline.short_gap_ns
 local tr = trace.load(inputs, { max_events = 0, policy = p })
 local rows = tr:gpu_idle(gap)
 local gpu_time = require("gpuflame.gpu_time")
-local devices = gpu_time.breakdown(tr, nil, p)
+local devices = gpu_time.breakdown(tr, nil, nil, p)
 
 if json then
   local out = core.json.array({})

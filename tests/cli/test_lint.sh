@@ -65,4 +65,33 @@ check_eq "no defaults() outside lua/gpuflame/policy.lua (lua/, policies/, bench/
 if command -v ldd >/dev/null 2>&1 && [ -x "$GF" ]; then
   check "the gpuflame binary does not link libcurl" bash -c "! ldd '$GF' | grep -q libcurl"
 fi
+
+
+# ctx (or policy) is the last parameter of a Lua function, and required (docs/CONVENTIONS.md "Policy values"):
+# a parameter named ctx, policy or pol anywhere else in a signature under lua/ is found. The checker is first
+# shown to catch it on a planted tree (one-line and multi-line signatures, a method), and to pass a comment,
+# a ctx that is last and a name that only contains ctx.
+cplant=$GF_TMP/cplant
+mkdir -p "$cplant/lua/gpuflame"
+cat >"$cplant/lua/gpuflame/x.lua" <<'LUA'
+local M = {}
+-- M.old(policy, a) was the signature once: comments do not count
+function M.ok(a, opts, ctx) return a, opts, ctx end
+function M.bad(policy, a) return policy, a end
+local function spread(a,
+                      ctx,
+                      b)
+  return a, ctx, b
+end
+function M:method(pol, x) return pol, x, spread end
+M.anon = function(ctx_name, ctx) return ctx_name, ctx end
+return M
+LUA
+res=$(python3 tests/lib/lua_ctx_last.py "$cplant/lua")
+check_eq "ctx-last checker: policy/ctx/pol before another parameter is found, with its line" \
+  "$cplant/lua/gpuflame/x.lua:4: M.bad(policy, a)
+$cplant/lua/gpuflame/x.lua:5: spread(a, ctx, b)
+$cplant/lua/gpuflame/x.lua:10: M:method(pol, x)" "$res"
+if res=$(python3 tests/lib/lua_ctx_last.py lua); then ok "ctx (or policy) is the last parameter of every function in lua/"
+else not_ok "ctx (or policy) is the last parameter of every function in lua/" "$res"; fi
 t_done

@@ -2,6 +2,7 @@
 local t = dofile((os.getenv("GF_TOP") or ".") .. "/tests/lib/t.lua")
 local core = require("gpuflame.core")
 local columns = require("gpuflame.columns")
+local P = require("gpuflame.policy").effective({}) -- the column lookups take the effective policy
 
 local tmp = t.tmp()
 local function write(name, text)
@@ -15,7 +16,7 @@ local p = write("old.csv", "Time(%),Total Time (ns),Instances,Average,Minimum,Ma
   "60.0,300,3,100.0,90,110,\"k<float>, x\"\n")
 local r = core.csv.open(p)
 t.eq("columns", "Time(%),Total Time (ns),Instances,Average,Minimum,Maximum,Name", table.concat(r:columns(), ","))
-local idx = columns.find_all(r, "cuda_gpu_kern_sum", { "name", "total" })
+local idx = columns.find_all(r, "cuda_gpu_kern_sum", { "name", "total" }, nil, P)
 t.eq("name column by alias", 7, idx.name)
 t.eq("total column by alias", 2, idx.total)
 t.check("next", r:next())
@@ -28,21 +29,24 @@ r:close()
 
 -- weight fallbacks (§6.5): a header containing total+ns, then one containing time
 r = core.csv.open(write("w.csv", "Kernel,Elapsed time,GPU total ns\nk,1,2\n"))
-t.eq("total+ns fallback", 3, columns.find(r, "cuda_gpu_kern_sum", "total"))
-t.eq("exact name wins over last", 1, columns.find(r, "cuda_gpu_kern_sum", "name"))
+t.eq("total+ns fallback", 3, columns.find(r, "cuda_gpu_kern_sum", "total", nil, P))
+t.eq("exact name wins over last", 1, columns.find(r, "cuda_gpu_kern_sum", "name", nil, P))
 r:close()
 r = core.csv.open(write("w2.csv", "a,Elapsed time,b\nk,1,2\n"))
-t.eq("time fallback", 2, columns.find(r, "cuda_gpu_kern_sum", "total"))
-t.eq("name falls back to the last column", 3, columns.find(r, "cuda_gpu_kern_sum", "name"))
+t.eq("time fallback", 2, columns.find(r, "cuda_gpu_kern_sum", "total", nil, P))
+t.eq("name falls back to the last column", 3, columns.find(r, "cuda_gpu_kern_sum", "name", nil, P))
 r:close()
 
 r = core.csv.open(write("missing.csv", "Start (ns),Name\n1,a\n"))
 t.raises("missing required column names report, file and columns", function()
-  columns.find(r, "cuda_gpu_trace", "duration")
+  columns.find(r, "cuda_gpu_trace", "duration", nil, P)
 end, "missing.csv: cuda_gpu_trace report has no duration column (looked for 'Duration (ns)', 'Duration', " ..
   "a name containing 'duration'; the file has: Start (ns), Name)")
-t.eq("policy override wins", 2, columns.find(r, "cuda_gpu_trace", "duration",
-  { policy = { columns = { cuda_gpu_trace = { duration = { exact = { "Name" } } } } } }))
+t.eq("policy override wins", 2, columns.find(r, "cuda_gpu_trace", "duration", nil,
+  { columns = { cuda_gpu_trace = { duration = { exact = { "Name" } } } } }))
+t.raises("columns.find without the effective policy is an error", function()
+  columns.find(r, "cuda_gpu_trace", "name")
+end, "columns.spec: internal error: called without the effective policy")
 r:close()
 
 r = core.csv.open(write("bad.csv", "x,y\n1,abc\n"))

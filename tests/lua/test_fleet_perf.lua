@@ -27,10 +27,10 @@ p.backends.perf.frequency = 25 -- few samples: `perf script` symbolisation is th
 -- so kernel frames are in the profile however loaded the machine is
 local busy = core.proc.spawn({ argv = { "dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=100000000" } })
 local job = { dir = dir, duration = 1 }
-t.eq("backend wanted when enabled by policy", true, perf.wanted(p, job))
-local h = perf.start(p, job)
+t.eq("backend wanted when enabled by policy", true, perf.wanted(job, p))
+local h = perf.start(job, p)
 h:wait()
-local res = perf.finish(p, job, h)
+local res = perf.finish(job, h, p)
 busy:terminate()
 t.check("real perf capture finished ok", res.ok, res.error)
 local st = core.fs.stat(dir .. "/cpu.folded")

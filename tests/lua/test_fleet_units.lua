@@ -73,7 +73,7 @@ t.check("the header line has no raw newline", not first:find("\n", 1, true))
 
 -- tags from policy (§4.2) and a fleet's tags function
 local p = policy.effective({})
-local function tags(ctx) return table.concat(deliver.tags(p, ctx), ",") end
+local function tags(ctx) return table.concat(deliver.tags(ctx, p), ",") end
 t.eq("flamegraph upload: nsys-cuda", "nsys-cuda", tags({ gpu = true }))
 t.eq("timeline: nsys-cuda,nsys-timeline", "nsys-cuda,nsys-timeline", tags({ gpu = true, timeline = true }))
 t.eq("timeline + stacks", "nsys-cuda,nsys-timeline,nsys-stacks", tags({ gpu = true, timeline = true, stacks = true }))

@@ -51,12 +51,12 @@ t.raises("missing file", function() inputs.detect(tmp .. "/nope") end, "no such 
 -- the loader registry: a new kind is one more loader
 inputs.register({ kind = "demo", accepts = function(info) return info.type == "folded" end,
   load = function(path) return "loaded " .. path end })
-local model, kind = inputs.load_for(tmp .. "/c.txt", { "nothing", "demo" }, { policy = function() return {} end })
+local model, kind = inputs.load_for(tmp .. "/c.txt", { "nothing", "demo" }, nil, { policy = function() return {} end })
 t.eq("registered loader used", "loaded " .. tmp .. "/c.txt", model)
 t.eq("registered kind returned", "demo", kind)
 if exists(F .. "/gprofiler/GPU_TRACE_CSV.csv") then
   t.raises("no loader for the kind", function()
-    inputs.load_for(F .. "/gprofiler/GPU_TRACE_CSV.csv", { "demo" }, { policy = function() return {} end })
+    inputs.load_for(F .. "/gprofiler/GPU_TRACE_CSV.csv", { "demo" }, nil, { policy = function() return {} end })
   end, "a cuda_gpu_trace CSV cannot be used here (needs: demo)")
 end
 return t.done()

@@ -37,37 +37,37 @@ core.fs.write_atomic(tmp .. "/p.lua", string.format('return { extends = "default
 local p = policy.effective({ tmp .. "/p.lua" })
 local dir = sessions.dir(p)
 t.eq("registry created private (0700)", 448, core.fs.stat(dir).mode & 511)
-t.raises("a name that is no file name is refused", function() sessions.claim(p, "../x") end, "session name")
-t.raises("a name nsys would refuse is refused", function() sessions.claim(p, "1abc") end, "session name")
-local lock = sessions.claim(p, "job-1")
-t.raises("one launch per name", function() sessions.claim(p, "job-1") end, "already running")
+t.raises("a name that is no file name is refused", function() sessions.claim("../x", p) end, "session name")
+t.raises("a name nsys would refuse is refused", function() sessions.claim("1abc", p) end, "session name")
+local lock = sessions.claim("job-1", p)
+t.raises("one launch per name", function() sessions.claim("job-1", p) end, "already running")
 local me = core.proc.getpid()
 local e = { name = "job-1", command = { "./job" }, pid = me, pid_start = procfs.start(me), launcher_pid = me,
   launcher_start = procfs.start(me), started = "2026-12-02T07:00:00+00:00" }
-sessions.register(p, e)
+sessions.register(e, p)
 local list = sessions.list(p)
 t.eq("listed, waiting", "job-1 waiting", list[1] and (list[1].name .. " " .. list[1].state))
-local got = sessions.get(p, "job-1")
-local w = sessions.open_window(p, got, { since = "2026-12-02T07:00:01+00:00", out = "w1" })
+local got = sessions.get("job-1", p)
+local w = sessions.open_window(got, { since = "2026-12-02T07:00:01+00:00", out = "w1" }, p)
 t.eq("capturing while a window is open", "capturing", sessions.list(p)[1].state)
-t.raises("a second window is refused, naming the open one", function() sessions.open_window(p, got, { out = "w2" }) end,
+t.raises("a second window is refused, naming the open one", function() sessions.open_window(got, { out = "w2" }, p) end,
   "a window is already open (since 2026-12-02T07:00:01+00:00, into w1)")
 w:release()
 t.eq("waiting again once the window is closed", "waiting", sessions.list(p)[1].state)
-sessions.release(p, "job-1", lock)
+sessions.release("job-1", lock, p)
 t.eq("released: not listed", 0, #sessions.list(p))
 t.check("released: no file left", #(core.fs.listdir(dir) or {}) == 0, table.concat(core.fs.listdir(dir) or {}, " "))
 -- an entry whose launching gpuflame is gone (killed with SIGKILL): a pid that is ours with another start time
 local dead = { name = "job-2", command = { "./job" }, pid = me, pid_start = procfs.start(me), launcher_pid = me,
   launcher_start = "1", started = "2026-12-02T07:00:00+00:00" }
-sessions.register(p, dead)
-t.raises("capturing an ended session: exit 4 naming it", function() sessions.get(p, "job-2") end,
+sessions.register(dead, p)
+t.raises("capturing an ended session: exit 4 naming it", function() sessions.get("job-2", p) end,
   "session job-2: its workload (pid " .. me .. ", ./job) has ended")
-sessions.register(p, dead)
+sessions.register(dead, p)
 list = sessions.list(p)
 t.eq("sessions lists it once as ended", "job-2 ended", list[1] and (list[1].name .. " " .. list[1].state))
 t.eq("... and removes it", 0, #sessions.list(p))
-local ok, err = pcall(sessions.get, p, "never")
+local ok, err = pcall(sessions.get, "never", p)
 t.check("an unknown session: exit 4 naming it", not ok and err.code == 4 and err.msg:find("session never: not running", 1, true),
   err and err.msg)
 return t.done()

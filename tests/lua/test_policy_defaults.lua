@@ -90,16 +90,36 @@ t.check("no `policy.x or <literal>` fallbacks in lua/ (" .. scanned .. " files)"
 -- library functions take the effective policy: called without one is a programming error, never a
 -- silent fall back to the defaults (which would ignore the --policy files)
 local fg = require("gpuflame.flamegraph")
-t.raises("flamegraph.page_options(nil) is an error", function() fg.page_options(nil, {}) end,
+t.raises("flamegraph.page_options({}, nil) is an error", function() fg.page_options({}, nil) end,
   "flamegraph.page_options: internal error: called without the effective policy")
 t.raises("nsys.canonical_report without a policy is an error", function()
   require("gpuflame.nsys").canonical_report("gputrace")
 end, "nsys.canonical_report: internal error")
-t.raises("views.timeline.settings(nil) is an error", function() require("gpuflame.views.timeline").settings(nil) end,
+t.raises("views.timeline.settings(nil, nil) is an error", function() require("gpuflame.views.timeline").settings(nil, nil) end,
   "views.timeline.settings: internal error")
+-- the policy is the last parameter (docs/CONVENTIONS.md): left out, with its optional parameters before it
+-- given or not, each of these fails naming itself before doing any work
+for _, c in ipairs({
+  { "flamegraph.load_trace", function() fg.load_trace({ "x.sqlite" }, nil) end },
+  { "flamegraph.from_csv", function() fg.from_csv("x.csv", "cuda_gpu_kern_sum", {}) end },
+  { "capture.new_state", function() require("gpuflame.capture").new_state(".", { path = "nsys" }) end },
+  { "capture.find_nsys", function() require("gpuflame.capture").find_nsys("/no/nsys") end },
+  { "stats.write", function() require("gpuflame.stats").write("x.sqlite", { "cuda_gpu_kern_sum" }, {}) end },
+  { "exports.get", function() require("gpuflame.exports").get("x.nsys-rep", {}) end },
+  { "nsys_args.profile", function() require("gpuflame.nsys_args").profile({ nsys = "nsys", prefix = "p" }) end },
+  { "nsys_args.workload_env", function() require("gpuflame.nsys_args").workload_env({}) end },
+  { "findings.analyze", function() require("gpuflame.findings").analyze(nil, "x", nil, nil) end },
+  { "gpu_time.breakdown", function() require("gpuflame.gpu_time").breakdown(nil, nil, true) end },
+  { "columns.spec", function() require("gpuflame.columns").spec("cuda_gpu_kern_sum", "name") end },
+  { "sessions.dir", function() require("gpuflame.sessions").get("job-1") end },
+  { "trace.load_reports", function() require("gpuflame.trace").load_reports({ "x.sqlite" }, {}, {}, {}, nil) end },
+}) do
+  t.raises(c[1] .. " without the policy (last) is an error", c[2], c[1] .. ": internal error: called without the " ..
+    "effective policy")
+end
 t.raises("trace.load without opts.policy is an error", function() require("gpuflame.trace").load({ "x.sqlite" }, {}) end,
   "trace.load (opts.policy): internal error")
-local po = fg.page_options(D, {})
+local po = fg.page_options({}, D)
 t.check("flamegraph.page_options(defaults): the default policy's page settings", po.title == D.flamegraph.title and
   po.countname == D.flamegraph.countname and po.minwidth == D.flamegraph.minwidth and po.colors == D.flamegraph.colors)
 t.eq("flamegraph.prefix of an unlisted report: flamegraph.other_prefix", D.flamegraph.other_prefix,
@@ -120,7 +140,7 @@ t.check("defaults(): a merged copy is a plain writable table, the view unchanged
   D.outputs.summary == "summary.json" and D.nsys.report_eras[1].names.cuda_gpu_kern_sum == nil
   and copy.nsys.report_eras[1].names.cuda_gpu_kern_sum == "k" and getmetatable(copy.outputs) == nil)
 t.check("defaults(): a merged copy validates", (schema.validate(policy.merge(D, {}), "copy")))
-local s2 = require("gpuflame.views.timeline").settings(policy.merge(D, { timeline = { keep_partners = false } }))
+local s2 = require("gpuflame.views.timeline").settings(nil, policy.merge(D, { timeline = { keep_partners = false } }))
 t.eq("timeline.settings: keep_partners = false is kept (not turned into nil)", false, s2.keep_partners)
 
 -- retried statuses come from the policy

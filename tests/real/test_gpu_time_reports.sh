@@ -37,7 +37,7 @@ if have_fixture "$rel"; then
   cat >"$TMP/views.lua" <<EOF
 local ctx = require("gpuflame.cli").script_context()
 local capture = require("gpuflame.capture")
-local state = capture.new_state("$C", ctx.policy(), capture.find_nsys(ctx.policy(), "$REAL_NSYS"))
+local state = capture.new_state("$C", capture.find_nsys("$REAL_NSYS", ctx.policy()), ctx.policy())
 state.report = "$C/capture.nsys-rep"
 capture.views(state, {}, ctx)
 EOF

@@ -35,7 +35,7 @@ function cmd.run(opts, ctx)
     end
   end
   require("gpuflame.core").fs.mkdirp(c.state_dir, 448)
-  return agent.new(ctx, c, opts):run()
+  return agent.new(c, opts, ctx):run()
 end
 
 return cmd

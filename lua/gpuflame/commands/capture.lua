@@ -61,7 +61,7 @@ function cmd.run(opts, ctx)
       workload = #workload > 0 and workload or nil, duration = opts.duration, out = opts.out, nsys = opts.nsys,
       timeline = opts.timeline, stacks = opts.stacks, title = opts.title, countname = opts.countname,
       inverted = opts.inverted, minwidth = opts.minwidth, colors = opts.colors,
-    }, ctx.policy(), ctx)
+    }, ctx)
   end
   local a = state.artifacts
   log.info("capture: %s", state.dir)

@@ -27,18 +27,18 @@ function cmd.run(opts, ctx)
   if opts.unit_ns then
     ctx.policy().flamegraph.unit_ns = opts.unit_ns
   end
-  require("gpuflame.flamegraph").apply_level_options(ctx, opts)
+  require("gpuflame.flamegraph").apply_level_options(opts, ctx)
   -- a summary CSV streams straight to folded lines (constant memory, the reference's row order)
   local info = inputs.detect(input)
   local nsys = require("gpuflame.nsys")
   local report = info.type == "csv" and nsys.canonical_report(info.report, ctx.policy())
   if report == "cuda_gpu_kern_sum" or report == "cuda_api_sum" then
-    local st = require("gpuflame.flamegraph").stream_csv(input, report, ctx.policy(), "-",
-      { skip_preamble = info.preamble, meta = opts.metadata == true })
+    local st = require("gpuflame.flamegraph").stream_csv(input, report, "-",
+      { skip_preamble = info.preamble, meta = opts.metadata == true }, ctx.policy())
     if st.meta then io.stderr:write(st.meta, "\n") end
     return 0
   end
-  local ok, res = errors.try(inputs.load_for, input, { "stacks" }, ctx, { nsys = opts.nsys })
+  local ok, res = errors.try(inputs.load_for, input, { "stacks" }, { nsys = opts.nsys }, ctx)
   inputs.cleanup(ctx)
   if not ok then errors.reraise(res) end
   res:write_folded("-", { meta = false })

@@ -55,11 +55,11 @@ function cmd.run(opts, ctx)
   local policy = ctx.policy()
   local dp = policy.diff
   if opts.group_by then dp.group_by = opts.group_by end
-  require("gpuflame.flamegraph").apply_level_options(ctx, opts)
+  require("gpuflame.flamegraph").apply_level_options(opts, ctx)
   local out = opts.out or (not opts.json and policy.outputs.diff or nil)
   local ok, res = errors.try(function()
-    local b = side.load_side(pb, ctx, { nsys = opts.nsys })
-    local a = side.load_side(pa, ctx, { nsys = opts.nsys })
+    local b = side.load_side(pb, { nsys = opts.nsys }, ctx)
+    local a = side.load_side(pa, { nsys = opts.nsys }, ctx)
     local D, L, d = diff.compare(b, a, policy)
     d.verdict = diff.verdict(d, policy)
     if opts.folded then

@@ -15,7 +15,7 @@ cmd.spec = {
 }
 
 function cmd.run(opts, ctx)
-  local r = discover.run(ctx.policy(), { explicit = opts.nsys })
+  local r = discover.run({ explicit = opts.nsys }, ctx.policy())
   if opts.json then
     local out = { chosen = core.json.null, tried = core.json.array({}) }
     for _, t in ipairs(r.tried) do

@@ -40,7 +40,7 @@ function cmd.run(opts, ctx)
   local input = opts.positional[1]
   if not input then errors.raise(errors.USAGE, "export needs an INPUT file") end
   if not opts.out then errors.raise(errors.USAGE, "export needs -o FILE") end
-  require("gpuflame.flamegraph").apply_level_options(ctx, opts)
+  require("gpuflame.flamegraph").apply_level_options(opts, ctx)
   local e = exporters.load(opts.format)
   local model, kind
   local takes = {}
@@ -61,7 +61,7 @@ function cmd.run(opts, ctx)
       stacks = require("gpuflame.flamegraph").wants_callchain(policy) }), "trace"
   end
   if not model then
-    model, kind = require("gpuflame.inputs").load_for(input, e.accepts, ctx, opts)
+    model, kind = require("gpuflame.inputs").load_for(input, e.accepts, opts, ctx)
   end
   log.debug("export: %s as %s via %s", input, kind, e.origin)
   e.write(model, opts.out, { kind = kind, input = input, inputs = opts.positional, title = opts.title,

@@ -40,7 +40,7 @@ function cmd.run(opts, ctx)
     errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)")
   end
   local out = opts.out or ctx.policy().outputs.flamegraph
-  flamegraph.apply_level_options(ctx, opts)
+  flamegraph.apply_level_options(opts, ctx)
   local page = require("gpuflame.views.flamegraph").build({
     inputs = opts.positional, out = out, nsys = opts.nsys, by_rank = opts.by_rank,
     allow_unrelated = opts.allow_unrelated, title = opts.title, countname = opts.countname,

@@ -57,7 +57,7 @@ local function outputs(paths, out)
   return files, out
 end
 
-local function import_one(path, file, policy, opts)
+local function import_one(path, file, opts, policy)
   local kind = trace.classify(path, policy)
   if kind ~= "sqlite" and kind ~= "nsys-rep" then
     errors.raise(errors.INPUT, "%s: not a report to import (%s); give an nsys .sqlite export or an .nsys-rep",
@@ -85,7 +85,7 @@ function cmd.run(opts, ctx)
   local w = mpi.world()
   mpi.guard(w, function()
     for i, p in ipairs(paths) do
-      if (owner[i] or 0) == w.rank then import_one(p, files[i], policy, opts) end
+      if (owner[i] or 0) == w.rank then import_one(p, files[i], opts, policy) end
     end
   end)
   return 0

@@ -45,7 +45,7 @@ cmd.spec = {
 local function export_of(input, opts, ctx)
   local info = inputs.detect(input)
   if info.type == "nsys-rep" then
-    return (stats.export_for(input, ctx.policy(), { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup }))
+    return (stats.export_for(input, { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup }, ctx.policy()))
   elseif info.type == "model" then
     return require("gpuflame.model").stats_db(input, ctx.cleanup), input -- messages name the model
   elseif info.type ~= "sqlite" then
@@ -75,7 +75,7 @@ local function input_jobs(positional, prefix, opts, ctx)
       kept[i] = { path = p, db = db, name = name, meta = require("gpuflame.core").trace.sqlite_meta(db, {}) }
     end
     local notes
-    kept, notes = require("gpuflame.related").check(kept, ctx.policy(), { allow_unrelated = opts.allow_unrelated })
+    kept, notes = require("gpuflame.related").check(kept, { allow_unrelated = opts.allow_unrelated }, ctx.policy())
     for _, n in ipairs(notes) do log.warn("%s", n) end
   end
   local jobs, seen = {}, {}
@@ -93,12 +93,12 @@ end
 
 -- Writes one input's reports; true when any had rows. at: write under this prefix instead of job.prefix
 -- (an MPI rank's private directory) and return the files, {path = final path, data = bytes} each.
-local function write_input(job, reports, fmt, opts, ctx, at)
+local function write_input(job, reports, fmt, opts, at, ctx)
   local input = job.input
   local sqlite, name = job.sqlite, job.name
   if not sqlite then sqlite, name = export_of(input, opts, ctx) end
-  local ok, res = errors.try(stats.write, sqlite, reports, ctx.policy(),
-    { prefix = at or job.prefix, format = fmt.format, mem_bytes = fmt.mem_bytes, name = name })
+  local ok, res = errors.try(stats.write, sqlite, reports,
+    { prefix = at or job.prefix, format = fmt.format, mem_bytes = fmt.mem_bytes, name = name }, ctx.policy())
   if not ok then errors.reraise(res) end
   local any, files = false, {}
   for _, r in ipairs(res) do
@@ -122,14 +122,14 @@ end
 -- Under MPI (gpuflame-mpi, several ranks, several inputs): each rank writes its inputs' reports into a
 -- private directory and sends the files to rank 0, which writes them under their names (atomically), so
 -- the output is the one-process run's byte for byte. → true when any report had rows
-local function write_mpi(jobs, owner, reports, fmt, opts, ctx, w)
+local function write_mpi(jobs, owner, reports, fmt, opts, w, ctx)
   local core = require("gpuflame.core")
   local tmp = core.fs.mkdtemp()
   local any, files = false, {}
   local ok, err = errors.try(mpi.guard, w, function()
     for i, job in ipairs(jobs) do
       if (owner[i] or 0) == w.rank then
-        local a, f = write_input(job, reports, fmt, opts, ctx, tmp .. "/" .. i)
+        local a, f = write_input(job, reports, fmt, opts, tmp .. "/" .. i, ctx)
         any = any or a
         for _, x in ipairs(f) do files[#files + 1] = x end
       end
@@ -185,11 +185,11 @@ function cmd.run(opts, ctx)
     end
     local w = mpi.world()
     if w.size > 1 and #jobs > 1 then
-      any = write_mpi(jobs, owner, reports, fmt, opts, ctx, w)
+      any = write_mpi(jobs, owner, reports, fmt, opts, w, ctx)
     else
       if w.rank ~= 0 then mpi.finish() end -- one input: rank 0 alone writes it
       for _, job in ipairs(jobs) do
-        any = write_input(job, reports, fmt, opts, ctx) or any
+        any = write_input(job, reports, fmt, opts, nil, ctx) or any
       end
     end
   end)

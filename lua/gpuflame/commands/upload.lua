@@ -47,7 +47,7 @@ function cmd.run(opts, ctx)
       log.info("upload: another uploader holds %s; nothing to do", c.spool_dir)
       return 0
     end
-    local stats = deliver.drain(p, c, { journal = true })
+    local stats = deliver.drain(c, { journal = true }, p)
     log.info("upload: %d delivered, %d failed, %d rejected, %d left", stats.delivered, stats.failed, stats.rejected,
       stats.left)
     lock:release()
@@ -59,9 +59,9 @@ function cmd.run(opts, ctx)
     if not st then errors.raise(errors.INPUT, "%s: no such file or directory", a) end
     local pl
     if st.type == "directory" then
-      pl = payload.from_dir(p, a)
+      pl = payload.from_dir(a, nil, p)
     else
-      pl = payload.from_files(p, { a })
+      pl = payload.from_files({ a })
     end
     if opts.stacks then pl.stacks = true end
     pl.mem_avg = payload.mem_used_percent()
@@ -69,10 +69,10 @@ function cmd.run(opts, ctx)
       errors.raise(errors.NO_DATA, "%s: nothing to upload (no %s, %s, %s or %s)", a, p.outputs.timeline,
         p.outputs.flamegraph, p.outputs.gpu_folded, p.outputs.cpu_folded)
     end
-    local items = deliver.submit(p, c, pl)
+    local items = deliver.submit(c, pl, p)
     log.debug("upload: %s → %d spooled deliveries", a, #items)
   end
-  local stats = deliver.drain(p, c, { wait = true })
+  local stats = deliver.drain(c, { wait = true }, p)
   log.info("upload: %d delivered, %d failed, %d rejected, %d left in %s (%.1f s)", stats.delivered, stats.failed,
     stats.rejected, stats.left, c.spool_dir, core.sys.now() - start_wall)
   if stats.left > 0 then

@@ -234,7 +234,7 @@ end
 function M.page(tr, input, pol)
   require("gpuflame.policy").need(pol, "findings.page")
   local log = require("gpuflame.log")
-  local ok, results = errors.try(require("gpuflame.findings").analyze, tr, input, nil, pol)
+  local ok, results = errors.try(require("gpuflame.findings").analyze, tr, input, nil, nil, pol)
   if not ok then
     if results.code == errors.INTERRUPTED then error(results, 0) end
     log.warn("findings for the page: %s", results.msg)

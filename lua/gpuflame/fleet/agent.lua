@@ -113,7 +113,7 @@ end
 
 function A:save() save_state(self.c, self.state) end
 
-function agent.new(ctx, c, opts)
+function agent.new(c, opts, ctx)
   local self = setmetatable({ ctx = ctx, c = c, opts = opts or {} }, A)
   self.p = ctx.policy()
   self.state = agent.load_state(c)
@@ -238,7 +238,7 @@ function A:on_command(id, pc)
 end
 
 -- The capture length a command asks for, in whole seconds; refused when absurd (policy agent.max_duration).
-function agent.command_duration(p, value)
+function agent.command_duration(value, p)
   if value == nil or value == null then return math.floor(p.agent.default_duration) end
   local d = tonumber(value)
   local maxd = p.agent.max_duration
@@ -254,7 +254,7 @@ end
 
 -- A command's start_at (RFC 3339, @EPOCH, +Ns, or a number of epoch seconds): every host of a job starts
 -- its window at that instant. → the --at instant (@EPOCH) and the seconds until then (0 without one).
-function agent.command_start_at(p, value)
+function agent.command_start_at(value, p)
   if value == nil or value == null or value == "" then return nil, 0 end
   local at = type(value) == "number" and string.format("@%.6f", value) or tostring(value)
   local now = core.sys.now()
@@ -274,7 +274,7 @@ function A:start_job(id, cc)
     enable_nsys = cc.enable_nsys == true, timeline = cc.nsys_timeline == true,
     stacks = cc.nsys_timeline == true and cc.nsys_timeline_stacks == true,
     nsys_path = type(cc.nsys_path) == "string" and cc.nsys_path ~= "" and cc.nsys_path or nil,
-    duration = agent.command_duration(p, cc.duration),
+    duration = agent.command_duration(cc.duration, p),
     self = self.self_exe, policy_files = self.ctx.globals.policy_files, env = child_env(self.c),
   }
   local target = cc.nsys_session
@@ -282,18 +282,18 @@ function A:start_job(id, cc)
     if cc.nsys_workload ~= nil and cc.nsys_workload ~= null and cc.nsys_workload ~= "" then
       errors.raise(errors.USAGE, "refused: a command names nsys_session or nsys_workload, not both")
     end
-    local e = allow.session_target(p, target, { command_id = id, hostname = self.c.hostname })
+    local e = allow.session_target(target, { command_id = id, hostname = self.c.hostname }, p)
     job.session, job.enable_nsys = e.name, true
-    job.at, job.wait = agent.command_start_at(p, cc.start_at)
+    job.at, job.wait = agent.command_start_at(cc.start_at, p)
     log.info("command %s: a window of live session %s (pid %s, allowed by local policy)%s", id, e.name,
       tostring(e.pid), job.at and (" at " .. job.at) or "")
   elseif cc.nsys_workload ~= nil and cc.nsys_workload ~= null and cc.nsys_workload ~= "" then
     local argv, why
     if type(cc.nsys_workload) == "table" then argv = cc.nsys_workload else argv, why = shlex.split(tostring(cc.nsys_workload)) end
     if not argv then errors.raise(errors.INPUT, "cannot split nsys_workload: %s", why) end
-    local allowed, reason = allow.workload(p, argv, { command_id = id, hostname = self.c.hostname })
+    local allowed, reason = allow.workload(argv, { command_id = id, hostname = self.c.hostname }, p)
     if not allowed then errors.raise(errors.USAGE, "refused: %s", reason) end
-    job.workload = allow.privilege_drop(p, argv)
+    job.workload = allow.privilege_drop(argv, p)
     log.info("command %s: running remote workload (allowed by local policy): %s", id, table.concat(job.workload, " "))
   end
   local caps = self.c.state_dir .. "/captures"
@@ -303,7 +303,7 @@ function A:start_job(id, cc)
   job.handles = {}
   local wanted = {}
   for _, b in ipairs(backends(p)) do
-    if b.wanted(p, job) then wanted[#wanted + 1] = b end
+    if b.wanted(job, p) then wanted[#wanted + 1] = b end
   end
   if #wanted == 0 then
     errors.raise(errors.USAGE, "nothing to capture: enable_nsys is not set and no other backend is enabled by policy")
@@ -317,7 +317,7 @@ function A:start_job(id, cc)
   save_state(self.c, self.state)
   local ok, err = pcall(function()
     for _, b in ipairs(wanted) do
-      local h = b.start(p, job)
+      local h = b.start(job, p)
       job.handles[#job.handles + 1] = { backend = b, h = h }
       e.procs[#e.procs + 1] = { pid = h:pid(), start = journal.proc_start(h:pid()) or "?", backend = b.name }
       log.info("command %s: %s backend started (%d s)", id, b.name, job.duration)
@@ -375,7 +375,7 @@ function A:poll_job()
   local errs, any_ok, gpu_ok = {}, false, false
   if job.adopted then errs, any_ok, gpu_ok = self:adopted_result(job) end
   for _, e in ipairs(job.handles) do
-    local okf, res = pcall(e.backend.finish, p, job, e.h)
+    local okf, res = pcall(e.backend.finish, job, e.h, p)
     if not okf then res = { ok = false, error = errors.wrap(res).msg } end
     if res.ok then
       any_ok = true

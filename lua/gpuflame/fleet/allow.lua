@@ -2,9 +2,11 @@
 -- allow-list of remote workloads and the privilege drop they run under (agent.remote_workloads), and
 -- which running live sessions it may capture windows of (agent.remote_sessions, docs/LIVE.md).
 --
---   allow.workload(p, argv, ctx)          → true | false, reason
---   allow.privilege_drop(p, argv)         → argv (prefixed with setpriv when policy names a user)
---   allow.session_target(p, target, ctx)  → the session's registry entry | raises USAGE with the reason
+--   allow.workload(argv, caller, p)          → true | false, reason
+--   allow.privilege_drop(argv, p)            → argv (prefixed with setpriv when policy names a user)
+--   allow.session_target(target, caller, p)  → the session's registry entry | raises USAGE with the reason
+-- p: the effective policy (required, last); caller: what the policy's decide functions are told
+-- ({command_id, hostname}), or nil.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local policy = require("gpuflame.policy")
@@ -23,11 +25,11 @@ local function matches(patterns, text)
   return false
 end
 
-function allow.workload(p, argv, ctx)
+function allow.workload(argv, caller, p)
   local rw = p.agent.remote_workloads
   local line = table.concat(argv, " ")
   if type(rw.decide) == "function" then
-    local ok, why = policy.call(p, rw.decide, argv, line, ctx or {})
+    local ok, why = policy.call(p, rw.decide, argv, line, caller or {})
     if ok then return true end
     return false, why or "refused by the policy's agent.remote_workloads.decide"
   end
@@ -49,7 +51,7 @@ function allow.workload(p, argv, ctx)
 end
 
 -- The workload runs unprivileged while nsys, which needs root to trace it, keeps its rights.
-function allow.privilege_drop(p, argv)
+function allow.privilege_drop(argv, p)
   local rw = p.agent.remote_workloads
   if rw.run_as == "" then return argv end
   local setpriv = core.fs.which("setpriv")
@@ -69,12 +71,12 @@ function allow.privilege_drop(p, argv)
 end
 
 -- Is the Studio allowed to capture this session (a registry entry)? true | false, reason
-function allow.session(p, e, ctx)
+function allow.session(e, caller, p)
   local rs = p.agent.remote_sessions
   local line = table.concat(e.command or {}, " ")
   if type(rs.decide) == "function" then
     local ok, why = policy.call(p, rs.decide, { name = e.name, service = e.service, command = e.command, pid = e.pid },
-      ctx or {})
+      caller or {})
     if ok then return true end
     return false, why or "refused by the policy's agent.remote_sessions.decide"
   end
@@ -88,7 +90,7 @@ end
 
 -- A command's nsys_session: a session name, or {name = ..., service = ..., command = GLOB}. Exactly one
 -- running session must match, and policy must allow it.
-function allow.session_target(p, target, ctx)
+function allow.session_target(target, caller, p)
   local want = type(target) == "table" and target or { name = tostring(target) }
   local function is_str(v) return type(v) == "string" and v ~= "" end
   if not (is_str(want.name) or is_str(want.service) or is_str(want.command)) then
@@ -109,7 +111,7 @@ function allow.session_target(p, target, ctx)
   if #hits > 1 then
     errors.raise(errors.USAGE, "refused: %d sessions match %s (%s); name one", #hits, what, table.concat(names, ", "))
   end
-  local ok, why = allow.session(p, hits[1], ctx)
+  local ok, why = allow.session(hits[1], caller, p)
   if not ok then errors.raise(errors.USAGE, "refused: %s", why) end
   return hits[1]
 end

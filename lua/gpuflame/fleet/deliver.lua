@@ -33,17 +33,17 @@ end
 
 -- Tags (docs/spec/STUDIO.md §4.2): names from policy.upload.tag_names, then the policy's `tags`
 -- function (if any) may add, remove or reorder them; it runs under the policy time budget.
-function deliver.tags(p, ctx)
+function deliver.tags(what, p)
   local names = p.upload.tag_names
   local tags = {}
-  if ctx.gpu then tags[#tags + 1] = names.gpu end
-  if ctx.gpu and ctx.timeline then tags[#tags + 1] = names.timeline end
-  if ctx.gpu and ctx.stacks then tags[#tags + 1] = names.stacks end
-  if ctx.perf and names.perf ~= "" then tags[#tags + 1] = names.perf end
-  if ctx.session and names.session ~= "" then tags[#tags + 1] = names.session .. ":" .. ctx.session end
-  if ctx.window and names.window ~= "" then tags[#tags + 1] = names.window .. ":" .. ctx.window end
+  if what.gpu then tags[#tags + 1] = names.gpu end
+  if what.gpu and what.timeline then tags[#tags + 1] = names.timeline end
+  if what.gpu and what.stacks then tags[#tags + 1] = names.stacks end
+  if what.perf and names.perf ~= "" then tags[#tags + 1] = names.perf end
+  if what.session and names.session ~= "" then tags[#tags + 1] = names.session .. ":" .. what.session end
+  if what.window and names.window ~= "" then tags[#tags + 1] = names.window .. ":" .. what.window end
   if type(p.tags) == "function" then
-    local res = policy.call(p, p.tags, ctx, tags)
+    local res = policy.call(p, p.tags, what, tags)
     if type(res) == "table" then tags = res end
   end
   local clean, seen = {}, {}
@@ -55,7 +55,7 @@ function deliver.tags(p, ctx)
 end
 
 -- Which page becomes flamegraph_html: the first kind in policy.upload.prefer that exists.
-function deliver.choose_html(p, payload)
+function deliver.choose_html(payload, p)
   for _, kind in ipairs(p.upload.prefer) do
     local path = payload.html and payload.html[kind]
     if path and core.fs.stat(path) then return kind, path end
@@ -85,18 +85,18 @@ end
 
 -- Builds the Studio upload for a payload: returns {gz = bytes, meta = {...}, html_kind, tags} or
 -- raises DELIVERY when it cannot be made to fit the size limit (policy.upload.oversize steps).
-function deliver.studio_item(p, cfg, payload)
+function deliver.studio_item(cfg, payload, p)
   local up = p.upload
   local limit = up.max_compressed_bytes
-  local kind, html_path = deliver.choose_html(p, payload)
+  local kind, html_path = deliver.choose_html(payload, p)
   local folded = read_opt(payload.cpu_folded) or read_opt(payload.folded) or ""
   local function build(hkind, hpath, with_html)
-    local tags = deliver.tags(p, {
+    local tags = deliver.tags({
       gpu = payload.gpu == true, timeline = hkind == "timeline", stacks = payload.stacks == true and hkind == "timeline",
       perf = payload.cpu_folded ~= nil, hostname = cfg.hostname, service = cfg.service, command = payload.command,
       session = payload.session, window = payload.window,
       html = hkind, artifacts = payload.artifacts,
-    })
+    }, p)
     local header = studio.header({
       hostname = cfg.hostname, service = cfg.service, tags = tags, api_version = cfg.api_version,
       perf_mode = up.perf_mode, html = with_html and hpath and core.fs.read(hpath) or nil,
@@ -155,7 +155,7 @@ end
 -- Writes a payload's deliveries ahead into the spool (and runs dir sinks at once). Returns the
 -- list of spooled item paths, the list of dir copies made, and the metadata of items the spool cap
 -- dropped ({name = meta}).
-function deliver.submit(p, cfg, payload)
+function deliver.submit(cfg, payload, p)
   local items, copies = {}, {}
   local vars = { hostname = cfg.hostname, service = cfg.service or "", time = os.date("!%Y%m%dT%H%M%SZ"),
     command = payload.command or "" }
@@ -165,7 +165,7 @@ function deliver.submit(p, cfg, payload)
       if not cfg.server then
         log.warn("deliver: sink %d (studio) skipped: no server configured (--server, config file, GPUFLAME_SERVER)", i)
       else
-        local it = deliver.studio_item(p, cfg, payload)
+        local it = deliver.studio_item(cfg, payload, p)
         items[#items + 1] = spool.put(cfg.spool_dir, {
           sink = "studio", server = cfg.server, api_version = cfg.api_version, label = payload.label,
           command_id = payload.command_id, tags = core.json.array(it.tags), html = it.html_kind or core.json.null,
@@ -176,7 +176,7 @@ function deliver.submit(p, cfg, payload)
       local files = {}
       local which = sink.artifact or p.deliver.http_sink.artifact
       if which == "html" then
-        local _, path = deliver.choose_html(p, payload)
+        local _, path = deliver.choose_html(payload, p)
         files[#files + 1] = path
       elseif which == "folded" then
         files[#files + 1] = payload.cpu_folded or payload.folded
@@ -303,13 +303,13 @@ function deliver.lock(cfg)
   return core.lock.try(cfg.spool_dir .. "/.uploader.lock")
 end
 
--- drain(p, cfg, opts) sends spooled items oldest first.
+-- drain(cfg, opts, p) sends spooled items oldest first.
 --   opts.wait = true: each item gets up to deliver.retry.count attempts with backoff sleeps (CLI);
 --   otherwise one attempt per due item (agent tick), the next one scheduled with backoff.
 --   opts.on_delivered(meta, result), opts.on_exhausted(meta, result, attempts) callbacks;
 --   opts.journal = true writes each outcome for the agent instead (see journal above).
 -- Returns {delivered = n, failed = n, rejected = n, left = n items still in the spool}.
-function deliver.drain(p, cfg, opts)
+function deliver.drain(cfg, opts, p)
   opts = opts or {}
   local retry = p.deliver.retry
   local stats = { delivered = 0, failed = 0, rejected = 0, left = 0 }

@@ -31,8 +31,8 @@ local function timeline_inputs(dir, groups)
   return nil
 end
 
--- from_dir(p, dir, extra) → payload table for deliver.submit.
-function payload.from_dir(p, dir, extra)
+-- from_dir(dir, extra|nil, p) → payload table for deliver.submit.
+function payload.from_dir(dir, extra, p)
   local names = p.outputs
   local pl = { dir = dir, html = {}, artifacts = {}, label = extra and extra.label or dir }
   local summary
@@ -97,8 +97,8 @@ function payload.from_dir(p, dir, extra)
   return pl
 end
 
--- from_files(p, files) → payload for loose artifacts given on the command line.
-function payload.from_files(_, files)
+-- from_files(files) → payload for loose artifacts given on the command line.
+function payload.from_files(files)
   local pl = { html = {}, artifacts = {}, label = table.concat(files, " ") }
   for _, f in ipairs(files) do
     local base = f:match("([^/]+)$")

@@ -28,18 +28,18 @@ end
 -- restarted agent looks in the spool for its items before it spools them again (A:recover).
 function A:deliver_capture(job, errs, any_ok, gpu_ok)
   local p = self.p
-  local pl = payload.from_dir(p, job.dir, {
+  local pl = payload.from_dir(job.dir, {
     command_id = job.command_id, command = job.command_id, label = "command " .. job.command_id,
     start_time = job.start_wall, end_time = core.sys.isotime(),
     cpu_avg = job.cpu0 and payload.cpu_avg(job.cpu0, payload.cpu_sample()), mem_avg = payload.mem_used_percent(),
-  })
+  }, p)
   if job.stacks then pl.stacks = true end
   if not gpu_ok then pl.html, pl.folded, pl.gpu = {}, nil, false end
   if not any_ok or (next(pl.html) == nil and not pl.folded and not pl.cpu_folded) then
     self:complete(job.command_id, "failed", #errs > 0 and table.concat(errs, "; ") or "the capture produced nothing to upload", job.started)
     return
   end
-  local okd, items, _, dropped = pcall(deliver.submit, p, self.c, pl)
+  local okd, items, _, dropped = pcall(deliver.submit, self.c, pl, p)
   if not okd then
     self:complete(job.command_id, "failed", errors.wrap(items).msg, job.started)
     return

@@ -13,7 +13,7 @@ local M = { kind = "side" }
 M.KERNEL_PREFIX = "gpu;nsys;cuda_kernel"
 M.API_PREFIX = "gpu;nsys;cuda_api"
 
-local function need(policy, where) return require("gpuflame.policy").need(policy, where) end
+local need = require("gpuflame.policy").need
 
 local function join(dir, name) return (dir:sub(-1) == "/" and dir or dir .. "/") .. name end
 
@@ -89,7 +89,7 @@ local function read_summary_csv(path, report, info, policy)
   local columns = require("gpuflame.columns")
   local reader = core.csv.open(path, { skip_preamble = info.preamble, header_hint = info.preamble and "Name" or nil })
   local ok, res = pcall(function()
-    local cols = columns.find_all(reader, report, { "name", "total" }, { policy = policy })
+    local cols = columns.find_all(reader, report, { "name", "total" }, nil, policy)
     local inst = columns.spec(report, "instances", policy)
     local ic = inst and columns.pick(reader, inst) or nil
     local byname, list = {}, {}
@@ -127,10 +127,10 @@ local function side_stacks_from_kernels(kernels, prefix)
   return s
 end
 
--- load_side(path, ctx, opts) → side (path: a file or a capture directory):
+-- load_side(path, opts, ctx) → side (path: a file or a capture directory):
 --   {input, file, source = "sqlite"|"csv"|"folded", from_rep, kind = "kernels"|"api"|"folded",
 --    unit = "ns"|"count", scale, stacks, kernels = {{name, total_ns, count}}|nil, meta = {...}|nil}
-function M.load_side(path, ctx, opts)
+function M.load_side(path, opts, ctx)
   local inputs = require("gpuflame.inputs")
   local st = core.fs.stat(path)
   if not st then errors.raise(errors.INPUT, "%s: no such file or directory", path) end
@@ -140,7 +140,7 @@ function M.load_side(path, ctx, opts)
     via_dir = path
     log.info("%s: reading %s", path, file:match("[^/]+$"))
   end
-  local info = inputs.resolve(file, ctx, opts)
+  local info = inputs.resolve(file, opts, ctx)
   local policy = ctx.policy()
   local side = { input = path, file = file, dir = via_dir, from_rep = info.from_rep, unit = "ns", scale = 1 }
   if info.type == "sqlite" or info.type == "model" then
@@ -154,7 +154,7 @@ function M.load_side(path, ctx, opts)
       side.meta = core.sqlite_meta.read(info.path)
     end
     local fg = require("gpuflame.flamegraph")
-    side.stacks = fg.from_trace(fg.load_trace({ info.path }, policy), policy)
+    side.stacks = fg.from_trace(fg.load_trace({ info.path }, nil, policy), policy)
     if not side.stacks then
       errors.raise(errors.NO_DATA, "%s: no GPU kernels, copies or memsets in this export", path)
     end
@@ -221,8 +221,8 @@ function M.accepts(info)
   return info.type == "sqlite" or info.type == "model" or info.type == "csv" or info.type == "folded"
 end
 
-function M.load(path, _, ctx, opts)
-  return M.load_side(path, ctx, opts)
+function M.load(path, _, opts, ctx)
+  return M.load_side(path, opts, ctx)
 end
 
 return M

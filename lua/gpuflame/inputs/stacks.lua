@@ -56,13 +56,13 @@ local function from_model_tables(path, policy)
   return res, meta
 end
 
-local function load(path, info, ctx)
+local function load(path, info, _, ctx)
   local policy = ctx.policy()
   local stacks, meta
   if info.type == "folded" then
     stacks, meta = load_folded(path, info)
   elseif info.type == "sqlite" or info.type == "model" then
-    stacks = flamegraph.from_trace(flamegraph.load_trace({ path }, policy), policy)
+    stacks = flamegraph.from_trace(flamegraph.load_trace({ path }, nil, policy), policy)
     if stacks then
       meta = { source = path, report = "gpu", stacks = stacks:count(), unit_ns = 1 }
     elseif info.type == "model" then
@@ -71,7 +71,7 @@ local function load(path, info, ctx)
       stacks, meta = flamegraph.from_sqlite(path, policy)
     end
   else
-    stacks, meta = flamegraph.from_csv(path, info.report, policy, { skip_preamble = info.preamble })
+    stacks, meta = flamegraph.from_csv(path, info.report, { skip_preamble = info.preamble }, policy)
     if stacks:count() == 0 then
       errors.raise(errors.NO_DATA, "%s: %s has no rows", path, info.report)
     end

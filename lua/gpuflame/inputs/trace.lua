@@ -10,7 +10,7 @@ local function accepts(info, ctx)
   return info.type == "csv" and TRACE[nsys.canonical_report(info.report, ctx.policy())] == true
 end
 
-local function load(path, _, ctx, opts)
+local function load(path, _, opts, ctx)
   local trace = require("gpuflame.trace")
   local policy = ctx.policy()
   return (trace.load({ path }, { max_events = opts.max_events or 0, keep_partners = policy.timeline.keep_partners,

@@ -38,8 +38,8 @@ local function one_input(spec, ctx)
     return nil, nil, { differential = true, stacks = D:count(), before = b, after = a }
   end
   -- an .nsys-rep is exported once: the stacks and the findings read the same export
-  local resolved = inputs.resolve(input, ctx, { nsys = spec.nsys })
-  local stacks = inputs.load_for(resolved.path, { "stacks" }, ctx, { nsys = spec.nsys })
+  local resolved = inputs.resolve(input, { nsys = spec.nsys }, ctx)
+  local stacks = inputs.load_for(resolved.path, { "stacks" }, { nsys = spec.nsys }, ctx)
   local fdoc
   if (resolved.type == "sqlite" or resolved.type == "model") and ctx.policy().findings.pages then
     fdoc = findings_document(input, resolved.path, ctx)
@@ -59,20 +59,20 @@ function M.build(spec, ctx)
   local ok, res = errors.try(function()
     local stacks, fdoc, clock, diffpage
     if several or spec.by_rank then
-      stacks, clock = flamegraph.from_reports(spec.inputs, ctx.policy(), { nsys = spec.nsys,
-        allow_unrelated = spec.allow_unrelated })
+      stacks, clock = flamegraph.from_reports(spec.inputs, { nsys = spec.nsys,
+        allow_unrelated = spec.allow_unrelated }, ctx.policy())
     elseif st and st.type == "file" then
       stacks, fdoc, diffpage = one_input(spec, ctx)
       if diffpage then return diffpage end
     else
-      stacks = inputs.load_for(inputs.resolve(input, ctx, { nsys = spec.nsys }).path, { "stacks" }, ctx,
-        { nsys = spec.nsys })
+      stacks = inputs.load_for(inputs.resolve(input, { nsys = spec.nsys }, ctx).path, { "stacks" },
+        { nsys = spec.nsys }, ctx)
     end
-    local o = flamegraph.page_options(ctx.policy(), {
+    local o = flamegraph.page_options({
       title = spec.title, countname = spec.countname, inverted = spec.inverted, minwidth = spec.minwidth,
       colors = spec.colors, subtitle = (input and input:match("[^/]+$") or "") .. (clock and (" · " .. clock) or ""),
       findings = fdoc, stacks_countname = flamegraph.countname_of(stacks),
-    })
+    }, ctx.policy())
     flamegraph.render(stacks, spec.out, o)
     return { stacks = stacks:count(), total = stacks:total(),
       countname = spec.countname or flamegraph.countname_of(stacks) or ctx.policy().flamegraph.countname }

@@ -19,9 +19,9 @@ local V = {}
 
 V.NO_EVENTS_WARNING = "nsys timeline requested but no trace events; falling back to GPU flamegraph"
 
--- settings(policy, over): the page settings from policy.timeline (the effective policy, required),
+-- settings(over|nil, policy): the page settings from policy.timeline (the effective policy, required),
 -- max_events, keep_partners and title overridden by the command line.
-function V.settings(policy, over)
+function V.settings(over, policy)
   local tp = require("gpuflame.policy").need(policy, "views.timeline.settings").timeline
   over = over or {}
   local keep = over.keep_partners
@@ -58,14 +58,14 @@ function V.render(tr, out, s, fdoc)
     s.template, s.flame_min_fraction)
 end
 
--- load(inputs, s, policy, extra) → trace, results, findings_doc. With policy findings.pages the whole
+-- load(inputs, s, extra, on_whole|nil, policy) → trace, results, findings_doc. With policy findings.pages the whole
 -- trace is imported, the policy's rules run over it, and it is then trimmed to the page's max_events
 -- (gf_trace_trim gives the events a trimming import keeps); otherwise the import trims as it reads. A
 -- bounded run (--max-events, as the agent's upload retrim asks) always trims as it reads, so its memory
 -- follows N and not the input: its findings panel says why it has no findings. on_whole(tr), when given,
 -- sees the whole trace before it is trimmed (capture's time breakdown).
-local function load_for_page(inputs, s, policy, extra, on_whole)
-  local pages = policy.findings.pages
+local function load_for_page(inputs, s, extra, on_whole, policy)
+  local pages = require("gpuflame.policy").need(policy, "views.timeline.load").findings.pages
   local whole = pages and not s.bounded
   local o = { max_events = whole and 0 or s.max_events, keep_partners = s.keep_partners, policy = policy }
   for k, v in pairs(extra) do o[k] = v end
@@ -113,15 +113,15 @@ local function flamegraph_fallback(spec, warnings, ctx)
   if not sqlite then errors.raise(errors.NO_DATA, "no trace events in %s", table.concat(spec.inputs, ", ")) end
   local policy = ctx.policy()
   local stacks = fg.from_sqlite(sqlite, policy)
-  fg.render(stacks, spec.out, fg.page_options(policy, {}))
+  fg.render(stacks, spec.out, fg.page_options({}, policy))
   return { kind = "flamegraph", path = spec.out, warnings = warnings }
 end
 
 function V.build(spec, ctx)
   local policy = ctx.policy()
-  local s = V.settings(policy, { max_events = spec.max_events, title = spec.title, keep_partners = spec.keep_partners })
-  local tr, _, fdoc = load_for_page(spec.inputs, s, policy, { stacks = spec.stacks, ctx = ctx, nsys = spec.nsys,
-    allow_unrelated = spec.allow_unrelated })
+  local s = V.settings({ max_events = spec.max_events, title = spec.title, keep_partners = spec.keep_partners }, policy)
+  local tr, _, fdoc = load_for_page(spec.inputs, s, { stacks = spec.stacks, ctx = ctx, nsys = spec.nsys,
+    allow_unrelated = spec.allow_unrelated }, nil, policy)
   local warnings = tr:warnings()
   if tr:count() == 0 then
     log.warn("%s", V.NO_EVENTS_WARNING)
@@ -147,10 +147,10 @@ function V.from_capture(state, opts, ctx)
   local capture = require("gpuflame.capture")
   local policy = state.policy
   local tp = policy.timeline
-  local s = V.settings(policy)
+  local s = V.settings(nil, policy)
   local inputs, source = {}, (opts.stacks or tp.source == "sqlite") and "sqlite" or "csv"
   if source == "sqlite" then
-    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/" .. policy.outputs.sqlite, policy, state)
+    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/" .. policy.outputs.sqlite, state, policy)
     if not res.ok then
       capture.warn(state, "nsys export --type sqlite failed (%s); no timeline", res.why)
       return false
@@ -166,8 +166,8 @@ function V.from_capture(state, opts, ctx)
     end
     if #inputs == 0 then return false end
   end
-  local tr, results, fdoc = load_for_page(inputs, s, policy, { stacks = opts.stacks, ctx = ctx },
-    source == "sqlite" and function(whole) capture.set_gpu_time(state, inputs[1], whole) end or nil)
+  local tr, results, fdoc = load_for_page(inputs, s, { stacks = opts.stacks, ctx = ctx },
+    source == "sqlite" and function(whole) capture.set_gpu_time(state, inputs[1], whole) end or nil, policy)
   if tr:count() == 0 then return false end
   -- the capture's findings stage (findings.json) reuses these results when they come from its export
   if results and source == "sqlite" then state.page_findings = { sqlite = inputs[1], results = results } end

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""One way to reach policy (docs/CONVENTIONS.md "Policy values"): in a Lua function's parameter list, a
+parameter named ctx, policy or pol is the last one.
+
+  lua_ctx_last.py DIR...   every *.lua under each DIR
+
+Prints one offender per line (FILE:LINE: name(params)) and exits 1 when there is any. Every `function`
+keyword counts (`function M.f(`, `local function f(`, `f = function(`, methods), its parameter list may span
+lines; comments are skipped, so a comment may show an old signature.
+"""
+import os
+import re
+import sys
+
+NAMES = {'ctx', 'policy', 'pol'}
+SIGNATURE = re.compile(r'\bfunction\b\s*([A-Za-z_][\w.:]*)?\s*\(([^)]*)\)')
+LONG_COMMENT = re.compile(r'--\[(=*)\[.*?\]\1\]', re.S)
+
+
+def code_of(text):
+    """text without its comments; line numbers kept."""
+    text = LONG_COMMENT.sub(lambda m: '\n' * m.group(0).count('\n'), text)
+    out = []
+    for line in text.split('\n'):
+        quote, i, cut = None, 0, len(line)
+        while i < len(line):
+            c = line[i]
+            if quote:
+                if c == '\\':
+                    i += 1
+                elif c == quote:
+                    quote = None
+            elif c in '"\'':
+                quote = c
+            elif line.startswith('--', i):
+                cut = i
+                break
+            i += 1
+        out.append(line[:cut])
+    return '\n'.join(out)
+
+
+def offenders(root):
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if not name.endswith('.lua'):
+                continue
+            path = os.path.join(dirpath, name)
+            with open(path, encoding='utf-8', errors='replace') as f:
+                code = code_of(f.read())
+            for m in SIGNATURE.finditer(code):
+                params = [p.strip() for p in m.group(2).split(',') if p.strip()]
+                if any(p in NAMES for p in params[:-1]):
+                    line = code.count('\n', 0, m.start()) + 1
+                    yield f'{path}:{line}: {m.group(1) or "function"}({", ".join(params)})'
+
+
+def main(argv):
+    bad = [o for root in argv[1:] for o in offenders(root)]
+    for o in bad:
+        print(o)
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
