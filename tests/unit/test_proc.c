@@ -57,7 +57,9 @@ static void daemon_cases(void)
     gf_proc *p;
     gf_proc_opts o;
     char script[512];
-    const char *pidfile = "/tmp/gf-test-proc-daemon.pid";
+    /* this process's own file: the plain and the sanitizer builds' test_proc run side by side (tests/run) */
+    char pidfile[64];
+    snprintf(pidfile, sizeof pidfile, "/tmp/gf-test-proc-daemon.%ld.pid", (long)getpid());
 
     /* 1. Timeout: the leader and a daemon it started that ignores SIGTERM both end. */
     unlink(pidfile);
