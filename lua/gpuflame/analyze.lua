@@ -236,7 +236,7 @@ function analyze.run(opts, policy)
     local eopts = setmetatable({ schema_version = schema }, { __index = aopts })
     analyze.export(nsys, version, run_dir, paths, eopts, names_for(reports_for(schema), parsed, policy))
   end
-  -- Reports of nsys < 2023.1 name default-domain ranges without the ':' prefix (NSYS_VERSIONS.md).
+  -- Reports of nsys < 2023.1 name default-domain ranges without the ':' prefix (docs/NSYS_VERSIONS.md).
   local parsed_version = nsys_mod.parse_version(version)
   local legacy_names = parsed_version ~= nil and not nsys_mod.uses_new_report_names(parsed_version, policy)
   -- gpuflame's own reports (source "export") always have the current names, whatever nsys exported

@@ -60,6 +60,23 @@ check_eq "defaults() checker: a call outside policy.lua is found, comments and p
   "$(defaults_users "$dplant")"
 res=$(defaults_users .)
 check_eq "no defaults() outside lua/gpuflame/policy.lua (lua/, policies/, bench/)" "" "$res"
+# Every document the code cites exists (issue 23 item 6): a `NAME.md` in a comment or string of core/, lua/,
+# templates/, policies/ or bench/ is a path from the top (docs/…, README.md) or a file in docs/ or docs/spec/.
+missing_docs() { # ROOT: "file:line: NAME.md" for each cited document that is not there
+  local root=$1
+  (cd "$root" && grep -rnoE '[A-Za-z0-9_./-]*[A-Z][A-Z_]*\.md' core lua templates policies bench 2>/dev/null) |
+    while IFS=: read -r f n doc; do
+      case "$doc" in [A-Z]*_RULE.md|BASE.md) continue ;; esac # findings' output names (BASE_RULE.md), not documents
+      [ -f "$root/$doc" ] || [ -f "$root/docs/$doc" ] || [ -f "$root/docs/spec/$doc" ] || echo "$f:$n: $doc"
+    done
+}
+cplant=$GF_TMP/cplant
+mkdir -p "$cplant/lua" "$cplant/docs/spec"
+: >"$cplant/docs/spec/NSYS.md"; : >"$cplant/docs/LIVE.md"
+printf -- '-- see docs/spec/NSYS.md and LIVE.md\n-- and STUDIO_PROTOCOL.md\n' >"$cplant/lua/x.lua"
+check_eq "cited-docs checker: a cited document that is absent is found, present ones are not" "lua/x.lua:2: STUDIO_PROTOCOL.md" \
+  "$(missing_docs "$cplant")"
+check_eq "every document cited in core/, lua/, templates/, policies/ and bench/ exists" "" "$(missing_docs .)"
 # libcurl is loaded on the first HTTP request (core/http.c), not linked: linked, its ~30 libraries cost
 # every start about 30 ms of CPU (docs/PERFORMANCE.md, "Start-up")
 if command -v ldd >/dev/null 2>&1 && [ -x "$GF" ]; then

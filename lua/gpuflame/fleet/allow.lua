@@ -1,4 +1,4 @@
--- What the Studio may make this host run, decided by local policy only (STUDIO_PROTOCOL.md §7): the
+-- What the Studio may make this host run, decided by local policy only (docs/spec/STUDIO.md §7): the
 -- allow-list of remote workloads and the privilege drop they run under (agent.remote_workloads), and
 -- which running live sessions it may capture windows of (agent.remote_sessions, docs/LIVE.md).
 --

@@ -1,4 +1,4 @@
--- The page of `gpuflame flamegraph` (templates/flamegraph.html, docs/VIEWS.md): the GPU stacks of one
+-- The page of `gpuflame flamegraph` (templates/flamegraph.html, docs/PAGES.md): the GPU stacks of one
 -- input or of several reports (merged, or a rank frame each), with the findings panel of an export; a
 -- two-column folded file gives the differential page instead.
 local core = require("gpuflame.core")
