@@ -2,7 +2,8 @@
 # gf-test: no-gpuflame
 # tests/run itself, on a planted tree: two passes (--pass) share one queue, the second's names carry its
 # label, a SAN=1 pass leaves out browser files and files marked no-gpuflame, one file's passes never run
-# at once (nor two files of one lane), --fuzz adds a job per fuzz target, a failing file fails the run,
+# at once (nor two files of one lane), --fuzz adds a job per fuzz target (niced, in places of their own
+# beside the -j files), a failing file fails the run,
 # and a missing environment file is a usage error (exit 2).
 . "$(dirname "$0")/../lib/t.sh"
 
@@ -34,12 +35,18 @@ printf 'console.log("ok - page");\n' >"$T/tests/browser/test_page.mjs"
 printf '#!/bin/sh\necho "ok - unit in $0"\n' >"$T/b1/tests/test_u"; cp "$T/b1/tests/test_u" "$T/b2/tests/test_u"
 chmod +x "$T/b1/tests/test_u" "$T/b2/tests/test_u"
 : >"$T/tests/fuzz/fuzz_alpha.c"; : >"$T/tests/fuzz/fuzz_beta.c"
-printf '#!/usr/bin/env bash\necho "ok - fuzz $1 for $2 s"\n' >"$T/tests/fuzz/smoke.sh"
+# a fuzz target: one at a time (GF_FUZZ_JOBS=1), and it says its niceness
+cat >"$T/tests/fuzz/smoke.sh" <<'SH'
+#!/usr/bin/env bash
+mkdir "$RUNNER_SHARED/fuzz_pool" 2>/dev/null || { echo "not ok - fuzz $1: another fuzz target is running"; exit 1; }
+touch "$RUNNER_SHARED/fuzz_started"; sleep 1; rmdir "$RUNNER_SHARED/fuzz_pool"
+echo "ok - fuzz $1 for $2 s at nice $(nice)"
+SH
 printf "GPUFLAME_BIN='/plain/gpuflame'\nGF_BUILD='%s'\nSAN=''\n" "$T/b1" >"$T/b1/test.env"
 printf "GPUFLAME_BIN='/san/gpuflame'\nGF_BUILD='%s'\nSAN='1'\n" "$T/b2" >"$T/b2/test.env"
 export RUNNER_SHARED=$TMP/shared
 
-out=$(cd "$T" && CI= GF_TEST_JOBS=4 tests/run --pass "=$T/b1/test.env" --pass "san=$T/b2/test.env" --fuzz 3 2>&1)
+out=$(cd "$T" && CI= GF_TEST_JOBS=4 GF_FUZZ_JOBS=1 tests/run --pass "=$T/b1/test.env" --pass "san=$T/b2/test.env" --fuzz 3 2>&1)
 rc=$?
 check_eq "two passes and the fuzz smoke: exit 0" 0 "$rc"
 check_eq "two passes and the fuzz smoke: the closing line" "11 passed, 0 failed, 1 skipped" "$(tail -n 1 <<<"$out")"
@@ -53,6 +60,17 @@ check_contains "the plain pass runs in its environment" "$(cat "$logs/tests_cli_
 check_contains "the second pass runs in its environment" "$(cat "$logs/san_tests_cli_test_a.sh.log" 2>&1)" "ok - a ran with GPUFLAME_BIN=/san/gpuflame SAN=1"
 check_contains "a fuzz target is a job" "$out" "fuzz:alpha "
 check_contains "every fuzz target is a job" "$out" "fuzz:beta "
+check_contains "a fuzz target runs at nice 19" "$(cat "$logs/fuzz_alpha.log" 2>&1)" "ok - fuzz alpha for 3 s at nice 19"
+
+# the fuzz targets have places of their own: with -j 1, a file still runs beside one
+cat >"$T/tests/cli/test_w.sh" <<'SH'
+#!/usr/bin/env bash
+for _ in $(seq 50); do [ -e "$RUNNER_SHARED/fuzz_started" ] && { echo "ok - w ran beside a fuzz target"; exit 0; }; sleep 0.1; done
+echo "not ok - w: no fuzz target ran beside this file"
+SH
+rm -f "$RUNNER_SHARED/fuzz_started"
+out=$(cd "$T" && CI= GF_TEST_JOBS=1 GF_FUZZ_JOBS=1 tests/run --pass "=$T/b1/test.env" --fuzz 3 test_w 2>&1)
+check_eq "-j 1 and a fuzz target: the file runs beside it, not after" "3 passed, 0 failed, 0 skipped" "$(tail -n 1 <<<"$out")"
 
 printf '#!/usr/bin/env bash\necho "not ok - b: planted failure"\nexit 1\n' >"$T/tests/cli/test_b.sh"
 out=$(cd "$T" && tests/run --pass "=$T/b1/test.env" test_b 2>&1)

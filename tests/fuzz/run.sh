@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make fuzz: builds each tests/fuzz/fuzz_*.c with libFuzzer against build-fuzz/lib/libgpuflame.a and
-# runs it for SECONDS on a corpus seeded from the real fixtures and tests/fuzz/regressions/<name>/.
+# runs it for SECONDS (FUZZ_CPU=1: until it has used SECONDS of CPU time) on a corpus seeded from the real fixtures and tests/fuzz/regressions/<name>/.
 # A crash fails the run; its input is copied to tests/fuzz/regressions/<name>/ so that `make test`
 # replays it from then on (commit it with the fix).
 # Usage: tests/fuzz/run.sh SECONDS [TARGET...]   (FUZZ_JOBS targets at a time, default one per core)
@@ -39,6 +39,17 @@ if [ "$build_only" = 1 ]; then
   for t in "${targets[@]}"; do build_one "$t" || { echo "fuzz $t: build failed" >&2; exit 1; }; done
   exit 0
 fi
+# stop_at_cpu PID SECONDS: asks the fuzzer to stop (SIGUSR1: libFuzzer ends the run as it does at
+# -max_total_time, with its final stats and status 0) once it has used SECONDS of CPU time, user + system
+stop_at_cpu() { local pid=$1 ticks=$(( $2 * $(getconf CLK_TCK) )) st
+  while read -r -a st <"/proc/$pid/stat" 2>/dev/null; do
+    # field 3 the state (Z: it ended, not yet waited for), 14 and 15 utime and stime; the name (field 2)
+    # of a fuzz target has no spaces
+    [ "${st[2]}" = Z ] && return
+    if [ $(( st[13] + st[14] )) -ge "$ticks" ]; then kill -USR1 "$pid" 2>/dev/null; return; fi
+    sleep 1
+  done
+}
 fuzz_one() { local t=$1 bin="$out/fuzz_$1" corpus="$out/corpus/$1" log="$out/fuzz_$1.log" rc execs
   {
   build_one "$t" || { echo "fuzz $t: build failed"; echo 1 >"$logs/$t.rc"; return; }
@@ -48,9 +59,14 @@ fuzz_one() { local t=$1 bin="$out/fuzz_$1" corpus="$out/corpus/$1" log="$out/fuz
   # CI sets FUZZ_SEED so its smoke run is reproducible; local runs explore with random seeds.
   [ -n "${FUZZ_SEED:-}" ] && seed=(-seed="$FUZZ_SEED")
   [ -f "tests/fuzz/dict/$t.dict" ] && dict=(-dict="tests/fuzz/dict/$t.dict")
-  echo "fuzz $t: ${secs}s, corpus $(ls "$corpus" | wc -l) files"
-  "$bin" "$corpus" "${dict[@]}" "${seed[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
-    -artifact_prefix="$out/crashes/$t-" -print_final_stats=1 >"$log" 2>&1
+  echo "fuzz $t: ${secs} s$([ "${FUZZ_CPU:-0}" = 1 ] && echo " of CPU"), corpus $(ls "$corpus" | wc -l) files"
+  local limit=$secs
+  [ "${FUZZ_CPU:-0}" = 1 ] && limit=$((secs * 20)) # a CPU budget: the wall-clock limit only bounds a starved run
+  "$bin" "$corpus" "${dict[@]}" "${seed[@]}" -max_total_time="$limit" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
+    -artifact_prefix="$out/crashes/$t-" -print_final_stats=1 >"$log" 2>&1 &
+  local pid=$!
+  [ "${FUZZ_CPU:-0}" = 1 ] && stop_at_cpu "$pid" "$secs"
+  wait "$pid"
   rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
   echo "fuzz $t: exit $rc, ${execs:-?} executions"
