@@ -61,7 +61,7 @@ fuzz_one() { local t=$1 bin="$out/fuzz_$1" corpus="$out/corpus/$1" log="$out/fuz
   [ -f "tests/fuzz/dict/$t.dict" ] && dict=(-dict="tests/fuzz/dict/$t.dict")
   echo "fuzz $t: ${secs} s$([ "${FUZZ_CPU:-0}" = 1 ] && echo " of CPU"), corpus $(ls "$corpus" | wc -l) files"
   local limit=$secs
-  [ "${FUZZ_CPU:-0}" = 1 ] && limit=$((secs * 20)) # a CPU budget: the wall-clock limit only bounds a starved run
+  [ "${FUZZ_CPU:-0}" = 1 ] && limit=$((secs * 40)) # a CPU budget: the wall-clock limit only bounds a starved run
   "$bin" "$corpus" "${dict[@]}" "${seed[@]}" -max_total_time="$limit" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
     -artifact_prefix="$out/crashes/$t-" -print_final_stats=1 >"$log" 2>&1 &
   local pid=$!
@@ -69,6 +69,11 @@ fuzz_one() { local t=$1 bin="$out/fuzz_$1" corpus="$out/corpus/$1" log="$out/fuz
   wait "$pid"
   rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+  if [ "$rc" = 0 ] && [ "${FUZZ_CPU:-0}" = 1 ] && ! grep -q 'exiting as requested' "$log"; then
+    # it ran out of wall-clock time before its CPU budget: less fuzzing than asked for, so not a pass
+    echo "fuzz $t: stopped at the wall-clock cap of $limit s before using $secs s of CPU (the machine was too busy)"
+    rc=1
+  fi
   echo "fuzz $t: exit $rc, ${execs:-?} executions"
   if [ $rc -ne 0 ]; then
     tail -n 30 "$log"
