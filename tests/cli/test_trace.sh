@@ -81,10 +81,10 @@ for f in "$FIX"/real/*/*.sqlite; do
     check_contains "$tag: --stacks warns about missing backtraces" "$err" "no launch backtraces in this capture"
     check_contains "$tag: the warning is in the page data" "$w" "CUDA_CALLCHAINS absent"
   fi
-  python3 "$TT/check_sqlite.py" "$TMP/s.html" "$f" "$tag"
+  memo_check python3 "$TT/check_sqlite.py" "$TMP/s.html" "$f" "$tag"
   run_gf -q export --format chrome-trace "$f" -o "$TMP/c.json"
   check_eq "$tag: chrome-trace export exits 0" 0 "$rc"
-  python3 "$TT/check_chrome.py" "$TMP/c.json" "$tag"
+  memo_check python3 "$TT/check_chrome.py" "$TMP/c.json" "$tag"
 done
 [ "$n" -gt 0 ] || skip "real SQLite exports" "fixtures absent"
 

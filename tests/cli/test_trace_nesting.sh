@@ -67,7 +67,7 @@ for shift in 0 1; do
     "kD@3200 row=0 stack=cudaLaunchKernel (libcudart.so.11) < launch_d() (app) < main (app)"
   run_gf -q export --format chrome-trace "$TMP/p$shift.sqlite" -o "$TMP/p$shift.json"
   check_eq "$tag: chrome-trace exits 0" 0 "$rc"
-  python3 "$TT/check_chrome.py" "$TMP/p$shift.json" "$tag" flows
+  memo_check python3 "$TT/check_chrome.py" "$TMP/p$shift.json" "$tag" flows
   res=$(python3 - "$TMP/p$shift.json" <<'PY'
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
@@ -143,5 +143,5 @@ PY
 check_contains "pipit: wrapper calls on row 0, the calls they wrap on row 1" "$res" "rows_ok=True"
 check_contains "pipit: the CPU lane has 2 rows" "$res" "depth=[2]"
 run_gf -q export --format chrome-trace "$F" -o "$TMP/pipit.json"
-python3 "$TT/check_chrome.py" "$TMP/pipit.json" "pipit" flows
+memo_check python3 "$TT/check_chrome.py" "$TMP/pipit.json" "pipit" flows
 t_done

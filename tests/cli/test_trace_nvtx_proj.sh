@@ -21,9 +21,9 @@ for rel in real/nvfuser/report1.sqlite real/cs336-jsun012/result.sqlite real/cs3
   check_eq "$rel: nvtx_gpu_proj_trace runs" 0 "$rc"
   run_gf export --format chrome-trace "$FIX/$rel" -o "$d/chrome.json"
   check_eq "$rel: chrome-trace export" 0 "$rc"
-  python3 "$TT/check_proj.py" "$d/chrome.json" "$d/proj.csv" "$rel: chrome" || _t_failed=$((_t_failed + 1))
-  python3 "$TT/check_chrome.py" "$d/chrome.json" "$rel: chrome with projections" | grep -v '^ok' | sed 's/^/    /'
-  check "$rel: the export with projections is a valid Chrome trace" python3 "$TT/check_chrome.py" "$d/chrome.json" x
+  memo_check python3 "$TT/check_proj.py" "$d/chrome.json" "$d/proj.csv" "$rel: chrome" || _t_failed=$((_t_failed + 1))
+  memo_check python3 "$TT/check_chrome.py" "$d/chrome.json" "$rel: chrome with projections" | grep -v '^ok' | sed 's/^/    /'
+  check "$rel: the export with projections is a valid Chrome trace" memo_check python3 "$TT/check_chrome.py" "$d/chrome.json" x
   run_gf -q timeline "$FIX/$rel" -o "$d/page.html"
   check_eq "$rel: timeline page" 0 "$rc"
   python3 "$TT/check_page_proj.py" "$d/page.html" "$d/proj.csv" "$rel: page" || _t_failed=$((_t_failed + 1))

@@ -14,6 +14,44 @@ skip() { echo "skip - $1: $2"; }
 
 # check NAME CONDITION-COMMAND...
 check() { local n=$1; shift; if "$@"; then ok "$n"; else not_ok "$n" "failed: $*"; fi; }
+# memo_check CMD ARG...: runs a checker that is a pure function of its arguments and of the files and
+# directories they name (python3 tests/trace/check_sqlite.py PAGE EXPORT TAG: SQL over the export against
+# gpuflame's output), or replays its stdout, stderr and status 0 from an earlier run of the same check over
+# the same bytes in this run of the suite ($GF_CHECK_MEMO, set by tests/run). The sanitizer pass's outputs
+# equal the plain pass's byte for byte, so it checks them by that identity instead of running the Python
+# again; a different byte anywhere (or a failed first check) runs the checker. A checker must not start
+# gpuflame, read the environment, or write what a later check reads. In a directory, `*.log` files
+# (nsys's messages) are compared with the directory's own path taken out.
+memo_check() {
+  local memo=${GF_CHECK_MEMO:-} key a rc
+  [ -n "$memo" ] && [ -d "$memo" ] || { "$@"; return; }
+  key=$({
+    for a in "$@"; do
+      if [ -f "$a" ]; then printf 'f %s\n' "$(sha256sum <"$a")"
+      elif [ -d "$a" ]; then
+        (cd "$a" && find . -type f | LC_ALL=C sort | while read -r f; do
+          case $f in *.log) printf 'l %s %s\n' "$f" "$(sed "s|$a|@DIR@|g" "$f" | sha256sum)" ;;
+                     *) printf 'd %s %s\n' "$f" "$(sha256sum <"$f")" ;; esac
+        done)
+      else printf 'a %s\n' "$a"; fi
+    done
+    # a Python checker's sibling modules (page_data.py, nvtx_tree.py) are part of it
+    [ "$1" = python3 ] && cat "$(dirname "$2")"/*.py
+  } | sha256sum | cut -c1-64)
+  if [ -f "$memo/$key.rc" ]; then
+    echo "# memo_check: ${2##*/}: the same bytes were checked earlier in this run; its result:"
+    cat "$memo/$key.out"; cat "$memo/$key.err" >&2; return 0
+  fi
+  local o=$memo/$key.out.$BASHPID e=$memo/$key.err.$BASHPID # (a redirection of a command is expanded in its child)
+  "$@" >"$o" 2>"$e"; rc=$?
+  cat "$o"; cat "$e" >&2
+  if [ "$rc" = 0 ]; then
+    mv "$o" "$memo/$key.out"; mv "$e" "$memo/$key.err"; echo 0 >"$memo/$key.rc"
+  else
+    rm -f "$o" "$e"
+  fi
+  return "$rc"
+}
 # check_eq NAME EXPECTED ACTUAL
 check_eq() { if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1" "expected [$2] got [$3]"; fi; }
 # check_contains NAME HAYSTACK NEEDLE

@@ -24,7 +24,7 @@ for rel in real/nvfuser/report1.sqlite real/cs336-jsun012/result.sqlite real/cs3
   fi
   run_gf export --format chrome-trace "$d/x.sqlite" -o "$d/chrome.json"
   check_eq "nvtx projection vs nsys: $rel: chrome-trace export" 0 "$rc"
-  python3 "$TT/check_proj.py" "$d/chrome.json" "$d/ns_nvtxgpuproj.csv" "nvtx projection vs nsys: $rel" ||
+  memo_check python3 "$TT/check_proj.py" "$d/chrome.json" "$d/ns_nvtxgpuproj.csv" "nvtx projection vs nsys: $rel" ||
     _t_failed=$((_t_failed + 1))
 done
 t_done

@@ -77,7 +77,7 @@ one_case() {
   # not kernels
   if [[ "$err" == *'"source":"sqlite:api"'* ]]; then out=; fi
   printf '%s\n' "$out" >"$d/gf/kernels.ns.folded"
-  python3 "$RT/oracle_check.py" "$d" "oracle $label" || _t_failed=$((_t_failed + 1))
+  memo_check python3 "$RT/oracle_check.py" "$d" "oracle $label" || _t_failed=$((_t_failed + 1))
 }
 
 n=0

@@ -56,7 +56,7 @@ one_case() {
       return
     fi
   done
-  python3 "$RT/stats_equal.py" "$d" "stats= $label" || _t_failed=$((_t_failed + 1))
+  memo_check python3 "$RT/stats_equal.py" "$d" "stats= $label" || _t_failed=$((_t_failed + 1))
 }
 
 n=0
