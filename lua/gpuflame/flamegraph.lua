@@ -158,8 +158,8 @@ end
 function fg.load_trace(paths, opts, policy)
   opts = opts or {}
   need(policy, "flamegraph.load_trace")
-  return require("gpuflame.trace").load(paths, { max_events = 0, ranks = opts.ranks, policy = policy, nsys = opts.nsys,
-    keep_partners = true, stacks = fg.wants_callchain(policy), allow_unrelated = opts.allow_unrelated })
+  return require("gpuflame.trace").load(paths, { max_events = 0, ranks = opts.ranks, nsys = opts.nsys,
+    keep_partners = true, stacks = fg.wants_callchain(policy), allow_unrelated = opts.allow_unrelated }, policy)
 end
 
 -- from_reports(paths, {nsys=, allow_unrelated=}, policy) → stacks, clock: the hierarchical stacks of several

@@ -258,8 +258,8 @@ end
 -- The reports that are distinct captures of one job (gpuflame.related: one capture given twice counts once,
 -- captures that cannot be one job are refused unless opts.allow_unrelated), from their metadata once opened
 -- (a model file's provenance, an export's tables; under MPI gathered at rank 0). → kept reports, notes
-local function related_reports(reports, opts)
-  local kept, notes = require("gpuflame.related").check(reports, { allow_unrelated = opts.allow_unrelated }, opts.policy)
+local function related_reports(reports, opts, policy)
+  local kept, notes = require("gpuflame.related").check(reports, { allow_unrelated = opts.allow_unrelated }, policy)
   for _, n in ipairs(notes) do log.info("%s", n) end
   return kept, notes
 end
@@ -271,15 +271,15 @@ local function reports_of(paths)
   return reports
 end
 
--- load(paths, opts) → merged trace, info {ranks=, reports=, offsets=, workers=, notes=, clock_alignment=}
+-- load(paths, opts, policy) → merged trace, info {ranks=, reports=, offsets=, workers=, notes=, clock_alignment=}
 --   paths: SQLite exports / .nsys-rep / model files (already expanded); opts: max_events, keep_partners,
---   stacks, policy (the effective policy, required: its ranks table), allow_unrelated (--allow-unrelated),
---   owner (under MPI: owner[i] is the MPI rank that opens paths[i]; gpuflame.mpi.inputs), export(path) →
---   the SQLite export of a report (gpuflame.trace supplies it: .nsys-rep through nsys)
+--   stacks, allow_unrelated (--allow-unrelated), owner (under MPI: owner[i] is the MPI rank that opens
+--   paths[i]; gpuflame.mpi.inputs), export(path) → the SQLite export of a report (gpuflame.trace supplies
+--   it: .nsys-rep through nsys); policy: the effective policy (required: its ranks table)
 -- One capture given twice is merged once (a note); captures that cannot be one job are refused
 -- (gpuflame.related) before the merge.
-function M.load(paths, opts)
-  local s = require("gpuflame.policy").need(opts.policy, "ranks.load (opts.policy)").ranks
+function M.load(paths, opts, policy)
+  local s = require("gpuflame.policy").need(policy, "ranks.load").ranks
   local reports = reports_of(paths)
   local w = mpi.world()
   local workers
@@ -291,7 +291,7 @@ function M.load(paths, opts)
     workers = open_reports(reports, all, s, opts)
   end
   local notes
-  reports, notes = related_reports(reports, opts)
+  reports, notes = related_reports(reports, opts, policy)
   local traces, touch = {}, {}
   for i, r in ipairs(reports) do
     traces[i], touch[i] = r.trace, r.touch
@@ -340,12 +340,12 @@ local function report_stats(tr, processes, pol)
   return by_pid
 end
 
--- rank_stats(paths, opts) → rows as trace:rank_stats gives them over the merged trace of paths (labels,
--- rank order, merged clock), computed where each report is opened: under MPI a rank sends rank 0 only
--- its reports' metadata and per-process statistics (kilobytes), never their events. opts: policy,
--- owner, export (as for load).
-function M.rank_stats(paths, opts)
-  local s = require("gpuflame.policy").need(opts.policy, "ranks.rank_stats (opts.policy)").ranks
+-- rank_stats(paths, opts, policy) → rows as trace:rank_stats gives them over the merged trace of paths
+-- (labels, rank order, merged clock), computed where each report is opened: under MPI a rank sends rank 0
+-- only its reports' metadata and per-process statistics (kilobytes), never their events. opts: owner,
+-- export (as for load); policy: the effective policy (required).
+function M.rank_stats(paths, opts, policy)
+  local s = require("gpuflame.policy").need(policy, "ranks.rank_stats").ranks
   local reports = reports_of(paths)
   local w = mpi.world()
   local mine = share(reports, opts.owner or {}, w)
@@ -358,7 +358,7 @@ function M.rank_stats(paths, opts)
       for _, i in ipairs(idx) do
         local r = reports[i]
         r.processes = r.trace:processes()
-        r.stats = report_stats(r.trace, r.processes, opts.policy)
+        r.stats = report_stats(r.trace, r.processes, policy)
         r.trace = nil
       end
       collectgarbage()
@@ -387,7 +387,7 @@ function M.rank_stats(paths, opts)
     log.info("rank %d: %d report(s), %s of summaries received", k, count[k] or 0, mpi.bytes(bytes[k] or 0))
   end
   local notes
-  reports, notes = related_reports(reports, opts)
+  reports, notes = related_reports(reports, opts, policy)
   local offsets, warnings = offsets_of(reports)
   for _, wr in ipairs(warnings) do log.warn("%s", wr) end
   local ranks = M.label_ranks(reports, s)

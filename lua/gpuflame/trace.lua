@@ -70,9 +70,10 @@ function M.csv_columns(path, report, policy)
 end
 
 -- An .nsys-rep's SQLite export, from the export cache (gpuflame.exports); the second value is a temporary
--- directory to remove when there was no cache directory (nil otherwise).
-function M.export_rep(path, opts)
-  local db, how = require("gpuflame.exports").get(path, { nsys = opts.nsys }, opts.policy)
+-- directory to remove when there was no cache directory (nil otherwise). opts: nsys.
+function M.export_rep(path, opts, policy)
+  require("gpuflame.policy").need(policy, "trace.export_rep")
+  local db, how = require("gpuflame.exports").get(path, { nsys = opts and opts.nsys }, policy)
   return db, how.tmpdir
 end
 
@@ -83,15 +84,15 @@ function M.load_reports(reports, owner, opts, load_opts, what, policy)
   require("gpuflame.policy").need(policy, "trace.load_reports")
   local tmpdirs = {}
   local ok, tr, info = pcall(require("gpuflame.ranks")[what or "load"], reports, {
-    policy = policy, max_events = load_opts.max_events, keep_partners = load_opts.keep_partners,
+    max_events = load_opts.max_events, keep_partners = load_opts.keep_partners,
     stacks = load_opts.stacks, cpu = load_opts.cpu, owner = owner, allow_unrelated = opts.allow_unrelated,
     export = function(p)
       if M.classify(p, policy) ~= "nsys-rep" then return p end
-      local db, tmp = M.export_rep(p, opts)
+      local db, tmp = M.export_rep(p, opts, policy)
       tmpdirs[#tmpdirs + 1] = tmp
       return db
     end,
-  })
+  }, policy)
   for _, d in ipairs(tmpdirs) do core.fs.remove_tree(d) end
   if not ok then error(tr, 0) end
   info.source, info.inputs = "sqlite", reports
@@ -108,17 +109,18 @@ function M.load_mpi(paths, owner, opts, policy)
   return M.load_reports(paths, owner, opts, load_opts, opts.what, policy)
 end
 
--- rank_stats(paths, opts) → rows, info: trace:rank_stats over the merged reports, each row with its
+-- rank_stats(paths, opts, policy) → rows, info: trace:rank_stats over the merged reports, each row with its
 -- devices' time breakdown (gpu_time.breakdown), with one process or (gpuflame-mpi) computed where each
--- report is opened and only the statistics moved (gpuflame.ranks). opts: policy, allow_unrelated.
-function M.rank_stats(paths, opts)
-  local policy = require("gpuflame.policy").need(opts.policy, "trace.rank_stats (opts.policy)")
-  local lo = { max_events = 0, ranks = true, policy = policy, allow_unrelated = opts.allow_unrelated }
+-- report is opened and only the statistics moved (gpuflame.ranks). opts: allow_unrelated; policy: the
+-- effective policy (required).
+function M.rank_stats(paths, opts, policy)
+  require("gpuflame.policy").need(policy, "trace.rank_stats")
+  local lo = { max_events = 0, ranks = true, allow_unrelated = opts and opts.allow_unrelated }
   if require("gpuflame.mpi").active() then
     lo.what = "rank_stats"
-    return M.load(paths, lo)
+    return M.load(paths, lo, policy)
   end
-  local tr, info = M.load(paths, lo)
+  local tr, info = M.load(paths, lo, policy)
   local rows = tr:rank_stats(policy.ranks.nccl_prefixes, policy.ranks.iteration_prefixes)
   local by_label = {}
   for _, r in ipairs(rows) do
@@ -132,16 +134,17 @@ function M.rank_stats(paths, opts)
   return rows, info
 end
 
--- load(paths, opts) → trace, info
+-- load(paths, opts, policy) → trace, info
 --   paths: one SQLite export / .nsys-rep / trace CSV pair, or several reports (files, directories, globs:
 --   gpuflame.ranks), merged into one model with ranks and aligned clocks
 --   opts: max_events (0 = all), keep_partners (nil: policy timeline.keep_partners), stacks (backtraces
---   requested), policy (the effective policy: required), ctx, nsys, ranks (true: build ranks even for one
---   report), allow_unrelated (several reports: merge captures that cannot be one job, gpuflame.related)
+--   requested), nsys, ranks (true: build ranks even for one report), allow_unrelated (several reports:
+--   merge captures that cannot be one job, gpuflame.related)
+--   policy: the effective policy (required)
 --   info: {source = "sqlite"|"csv", inputs = {...}, ranks = {...} (merged)}
-function M.load(paths, opts)
+function M.load(paths, opts, policy)
+  require("gpuflame.policy").need(policy, "trace.load")
   opts = opts or {}
-  local policy = require("gpuflame.policy").need(opts.policy, "trace.load (opts.policy)")
   if type(paths) == "string" then paths = { paths } end
   local mpi = require("gpuflame.mpi")
   local owner
@@ -181,7 +184,7 @@ function M.load(paths, opts)
       return tr
     end
     local tmpdir, db = nil, path
-    if M.classify(path, policy) == "nsys-rep" then db, tmpdir = M.export_rep(path, opts) end
+    if M.classify(path, policy) == "nsys-rep" then db, tmpdir = M.export_rep(path, opts, policy) end
     local ok, tr = pcall(core.trace.open_sqlite, db, lo)
     if not ok then
       if tmpdir then core.fs.remove_tree(tmpdir) end

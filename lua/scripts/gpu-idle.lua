@@ -19,7 +19,7 @@ end
 local p = ctx.policy()
 local gap = p.timeline.short_gap_ns
 
-local tr = trace.load(inputs, { max_events = 0, policy = p })
+local tr = trace.load(inputs, { max_events = 0 }, p)
 local rows = tr:gpu_idle(gap)
 local gpu_time = require("gpuflame.gpu_time")
 local devices = gpu_time.breakdown(tr, nil, nil, p)

@@ -17,7 +17,7 @@ end
 local p = ctx.policy()
 local late = p.timeline.late_launch_ns
 
-local tr = trace.load(inputs, { max_events = 0, policy = p })
+local tr = trace.load(inputs, { max_events = 0 }, p)
 local rows = tr:launch_stats(late)
 
 local function mean(total, n) return n > 0 and total / n or 0 end

@@ -42,7 +42,7 @@ local p = ctx.policy()
 local s = p.ranks
 
 -- under MPI (gpuflame-mpi) each rank computes its reports' statistics and rank 0 alone goes on from here
-local rows, info = trace.rank_stats(inputs, { policy = p, allow_unrelated = allow_unrelated })
+local rows, info = trace.rank_stats(inputs, { allow_unrelated = allow_unrelated }, p)
 local gpu_time = require("gpuflame.gpu_time")
 local by_label = {} -- rank label → its devices' breakdowns
 for _, r in ipairs(rows) do by_label[r.label] = r.devices end

@@ -20,7 +20,7 @@ if #inputs == 0 then
 end
 
 local ctx = require("gpuflame.cli").script_context() -- ctx.policy(): the effective policy (--policy files)
-local tr = trace.load(inputs, { max_events = 0, policy = ctx.policy() })
+local tr = trace.load(inputs, { max_events = 0 }, ctx.policy())
 local rows = tr:kernel_stats("kernel")
 local gpu_total = 0
 for _, r in ipairs(rows) do gpu_total = gpu_total + r.total end

@@ -109,6 +109,32 @@ check_eq "ctx-last checker: policy/ctx/pol before another parameter is found, wi
   "$cplant/lua/gpuflame/x.lua:4: M.bad(policy, a)
 $cplant/lua/gpuflame/x.lua:5: spread(a, ctx, b)
 $cplant/lua/gpuflame/x.lua:10: M:method(pol, x)" "$res"
-if res=$(python3 tests/lib/lua_ctx_last.py lua); then ok "ctx (or policy) is the last parameter of every function in lua/"
-else not_ok "ctx (or policy) is the last parameter of every function in lua/" "$res"; fi
+# The policy travels only as that last parameter, never inside an options table (issue 23 item 2): reading
+# `opts.policy` (any table's `.policy` or `["policy"]` field) under lua/ is found; only a capture's `state` and
+# a rule's `model`, which hold a session's policy, may be read so. The checker is first shown to catch it on a
+# planted tree, and to pass a comment, a string, a ctx.policy() call, state.policy and a policy_files field.
+oplant=$GF_TMP/oplant
+mkdir -p "$oplant/lua/gpuflame"
+cat >"$oplant/lua/gpuflame/y.lua" <<'LUA'
+local M = {}
+-- M.load(paths, opts) read opts.policy once: comments do not count
+function M.load(paths, opts, policy)
+  local p = opts.policy or policy
+  local q = opts["policy"]
+  local r = load_opts(paths).policy
+  local s = require("gpuflame.policy").need(policy, "M.load (opts.policy)")
+  return p, q, r, s, opts.ctx.policy(), opts.state.policy, opts.policy_files
+end
+function M.other(o, model) return o . policy, model.policy end
+return M
+LUA
+res=$(python3 tests/lib/lua_ctx_last.py "$oplant/lua")
+check_eq "options-policy checker: a table's policy read is found, with its line; holders, calls, comments and strings are not" \
+  "$oplant/lua/gpuflame/y.lua:4: opts.policy read (a table carrying the policy: pass the policy, or ctx, as the last argument)
+$oplant/lua/gpuflame/y.lua:5: opts[\"policy\"] read (a table carrying the policy: pass the policy, or ctx, as the last argument)
+$oplant/lua/gpuflame/y.lua:6: ).policy read (a table carrying the policy: pass the policy, or ctx, as the last argument)
+$oplant/lua/gpuflame/y.lua:10: o.policy read (a table carrying the policy: pass the policy, or ctx, as the last argument)" "$res"
+if res=$(python3 tests/lib/lua_ctx_last.py lua); then
+  ok "ctx (or policy) is the last parameter of every function in lua/, and no table carries the policy (no opts.policy)"
+else not_ok "ctx (or policy) is the last parameter of every function in lua/, and no table carries the policy (no opts.policy)" "$res"; fi
 t_done

@@ -33,7 +33,7 @@ check_eq "colliding labels get the report's file name" \
 
 cat > "$TMP/ranks.lua" <<'LUA'
 local ctx = require("gpuflame.cli").script_context()
-local tr, info = require("gpuflame.trace").load({ ... }, { ranks = true, policy = ctx.policy() })
+local tr, info = require("gpuflame.trace").load({ ... }, { ranks = true }, ctx.policy())
 for _, l in ipairs(tr:lanes()) do
   if l.kind == "gpu" then io.stdout:write(l.rank, " => ", l.device, "\n") end
 end

@@ -113,12 +113,29 @@ for _, c in ipairs({
   { "columns.spec", function() require("gpuflame.columns").spec("cuda_gpu_kern_sum", "name") end },
   { "sessions.dir", function() require("gpuflame.sessions").get("job-1") end },
   { "trace.load_reports", function() require("gpuflame.trace").load_reports({ "x.sqlite" }, {}, {}, {}, nil) end },
+  { "trace.load", function() require("gpuflame.trace").load({ "x.sqlite" }, {}) end },
+  { "trace.load", function() require("gpuflame.trace").load({ "x.sqlite" }) end },
+  { "trace.rank_stats", function() require("gpuflame.trace").rank_stats({ "x.sqlite" }, { allow_unrelated = true }) end },
+  { "trace.rank_stats", function() require("gpuflame.trace").rank_stats({ "x.sqlite" }) end },
+  { "trace.export_rep", function() require("gpuflame.trace").export_rep("x.nsys-rep", { nsys = "nsys" }) end },
+  { "ranks.load", function() require("gpuflame.ranks").load({ "x.sqlite" }, {}) end },
+  { "ranks.rank_stats", function() require("gpuflame.ranks").rank_stats({ "x.sqlite" }, {}) end },
 }) do
   t.raises(c[1] .. " without the policy (last) is an error", c[2], c[1] .. ": internal error: called without the " ..
     "effective policy")
 end
-t.raises("trace.load without opts.policy is an error", function() require("gpuflame.trace").load({ "x.sqlite" }, {}) end,
-  "trace.load (opts.policy): internal error")
+-- the policy travels as that last parameter only: one in the options table is not read (tests/cli/test_lint.sh
+-- keeps `opts.policy` out of lua/)
+for _, c in ipairs({
+  { "trace.load", function() require("gpuflame.trace").load({ "x.sqlite" }, { policy = D }) end },
+  { "trace.rank_stats", function() require("gpuflame.trace").rank_stats({ "x.sqlite" }, { policy = D }) end },
+  { "trace.export_rep", function() require("gpuflame.trace").export_rep("x.nsys-rep", { policy = D }) end },
+  { "ranks.load", function() require("gpuflame.ranks").load({ "x.sqlite" }, { policy = D }) end },
+  { "ranks.rank_stats", function() require("gpuflame.ranks").rank_stats({ "x.sqlite" }, { policy = D }) end },
+}) do
+  t.raises(c[1] .. " with the policy in its options table (not last) is an error", c[2], c[1] ..
+    ": internal error: called without the effective policy")
+end
 local po = fg.page_options({}, D)
 t.check("flamegraph.page_options(defaults): the default policy's page settings", po.title == D.flamegraph.title and
   po.countname == D.flamegraph.countname and po.minwidth == D.flamegraph.minwidth and po.colors == D.flamegraph.colors)

@@ -56,9 +56,8 @@ function cmd.run(opts, ctx)
   elseif several then
     local policy = ctx.policy()
     model, kind = require("gpuflame.trace").load(opts.positional, { max_events = opts.max_events or 0,
-      keep_partners = policy.timeline.keep_partners, policy = policy, ctx = ctx,
-      allow_unrelated = opts.allow_unrelated,
-      stacks = require("gpuflame.flamegraph").wants_callchain(policy) }), "trace"
+      keep_partners = policy.timeline.keep_partners, allow_unrelated = opts.allow_unrelated,
+      stacks = require("gpuflame.flamegraph").wants_callchain(policy) }, policy), "trace"
   end
   if not model then
     model, kind = require("gpuflame.inputs").load_for(input, e.accepts, opts, ctx)

@@ -60,7 +60,7 @@ function cmd.run(opts, ctx)
   local specs = findings.parse_specs(opts.rule)
   -- every rule and option is checked before the input is read
   local plan = findings.plan(specs, pol)
-  local tr = require("gpuflame.trace").load(inputs, { max_events = 0, policy = pol, nsys = opts.nsys })
+  local tr = require("gpuflame.trace").load(inputs, { max_events = 0, nsys = opts.nsys }, pol)
   local source = #inputs == 1 and findings.source_name(inputs[1]) or tr:source()
   local results = findings.analyze(tr, source, specs, plan, pol)
   local fmt = opts.format or "text"

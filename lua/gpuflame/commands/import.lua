@@ -64,7 +64,7 @@ local function import_one(path, file, opts, policy)
       path, kind == "model" and "already a gpuflame model file" or "not an nsys export")
   end
   local db, tmpdir = path, nil
-  if kind == "nsys-rep" then db, tmpdir = trace.export_rep(path, { policy = policy, nsys = opts.nsys }) end
+  if kind == "nsys-rep" then db, tmpdir = trace.export_rep(path, { nsys = opts.nsys }, policy) end
   local ok, err = errors.try(function()
     local tr = core.trace.open_sqlite(db, { max_events = 0, keep_partners = true, cpu = policy.timeline.cpu })
     if db ~= path then tr:source(path) end

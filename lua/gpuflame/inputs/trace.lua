@@ -14,7 +14,7 @@ local function load(path, _, opts, ctx)
   local trace = require("gpuflame.trace")
   local policy = ctx.policy()
   return (trace.load({ path }, { max_events = opts.max_events or 0, keep_partners = policy.timeline.keep_partners,
-    policy = policy, ctx = ctx, stacks = require("gpuflame.flamegraph").wants_callchain(policy) }))
+    stacks = require("gpuflame.flamegraph").wants_callchain(policy) }, policy))
 end
 
 return { kind = "trace", accepts = accepts, load = load }

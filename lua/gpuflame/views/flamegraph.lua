@@ -14,7 +14,7 @@ local M = {}
 local function findings_document(input, export_path, ctx)
   local findings = require("gpuflame.findings")
   local name = findings.source_name(input)
-  local ok, tr = errors.try(require("gpuflame.trace").load, { export_path }, { max_events = 0, policy = ctx.policy() })
+  local ok, tr = errors.try(require("gpuflame.trace").load, { export_path }, { max_events = 0 }, ctx.policy())
   if ok then
     local _, doc = require("gpuflame.findings.document").page(tr, name, ctx.policy())
     return doc

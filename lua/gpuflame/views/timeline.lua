@@ -67,9 +67,9 @@ end
 local function load_for_page(inputs, s, extra, on_whole, policy)
   local pages = require("gpuflame.policy").need(policy, "views.timeline.load").findings.pages
   local whole = pages and not s.bounded
-  local o = { max_events = whole and 0 or s.max_events, keep_partners = s.keep_partners, policy = policy }
+  local o = { max_events = whole and 0 or s.max_events, keep_partners = s.keep_partners }
   for k, v in pairs(extra) do o[k] = v end
-  local tr = trace.load(inputs, o)
+  local tr = trace.load(inputs, o, policy)
   -- NVTX ranges projected onto the GPU join the page's events once the rules have run over the import. A
   -- bounded run has none: the projection reads every NVTX range and GPU operation, the memory it must not use.
   local function proj()
@@ -120,7 +120,7 @@ end
 function V.build(spec, ctx)
   local policy = ctx.policy()
   local s = V.settings({ max_events = spec.max_events, title = spec.title, keep_partners = spec.keep_partners }, policy)
-  local tr, _, fdoc = load_for_page(spec.inputs, s, { stacks = spec.stacks, ctx = ctx, nsys = spec.nsys,
+  local tr, _, fdoc = load_for_page(spec.inputs, s, { stacks = spec.stacks, nsys = spec.nsys,
     allow_unrelated = spec.allow_unrelated }, nil, policy)
   local warnings = tr:warnings()
   if tr:count() == 0 then
@@ -142,8 +142,9 @@ function V.build(spec, ctx)
 end
 
 -- capture.run's timeline stage. Returns true when timeline.html was written, false when the capture has
--- no trace events (capture then warns and builds the flamegraph).
-function V.from_capture(state, opts, ctx)
+-- no trace events (capture then warns and builds the flamegraph). The capture's policy comes with state
+-- (state.policy); the ctx of the contract (gpuflame.capture) is not needed here.
+function V.from_capture(state, opts, _ctx)
   local capture = require("gpuflame.capture")
   local policy = state.policy
   local tp = policy.timeline
@@ -166,7 +167,7 @@ function V.from_capture(state, opts, ctx)
     end
     if #inputs == 0 then return false end
   end
-  local tr, results, fdoc = load_for_page(inputs, s, { stacks = opts.stacks, ctx = ctx },
+  local tr, results, fdoc = load_for_page(inputs, s, { stacks = opts.stacks },
     source == "sqlite" and function(whole) capture.set_gpu_time(state, inputs[1], whole) end or nil, policy)
   if tr:count() == 0 then return false end
   -- the capture's findings stage (findings.json) reuses these results when they come from its export
@@ -195,9 +196,8 @@ end
 -- gives the effective policy.
 function V.load(paths, opts, ctx)
   opts = opts or {}
-  local policy = ctx.policy()
   return trace.load(paths, { max_events = opts.max_events or 0, keep_partners = opts.keep_partners,
-    stacks = opts.stacks, policy = policy, ctx = ctx })
+    stacks = opts.stacks }, ctx.policy())
 end
 
 V.core = core
