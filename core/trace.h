@@ -244,8 +244,9 @@ long gf_topn_select(const int64_t *dur, size_t n, size_t k, uint8_t *keep);
  * same timeline JSON as one trimmed while importing (the timeline runs the findings on the whole trace). */
 int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err);
 
-/* Correlation: for each event the index of its partner (launch ↔ GPU work, same process), or -1. */
-int gf_trace_partners(const gf_trace *t, int64_t **partner, gf_err *err);
+/* Correlation: for each event the index of its partner (launch ↔ GPU work, same process), or -1. 4 bytes an
+ * event (a trace of more than INT32_MAX events is refused with an error, not wrapped). */
+int gf_trace_partners(const gf_trace *t, int32_t **partner, gf_err *err);
 
 /* The NVTX ranges of the SQLite export at sqlite_path projected onto the GPU (nsys's nvtx_gpu_proj_trace,
  * core/stats_nvtx_proj.c) added to a finished trace as NVTX events on lanes of their own (proj set), one

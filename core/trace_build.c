@@ -655,7 +655,7 @@ static int32_t *order_lanes(gf_trace *t)
 }
 
 /* Keep-all: the columns are already the model's; they are put in order in place (trace_order.c), and the
- * order found becomes the seq column (peak: the finished model plus one 8-byte column). The distinct
+ * order found becomes the seq column (peak: the finished model plus one 4-byte column). The distinct
  * details become the trace's. */
 static int finish_kept(gf_trace *t, const int32_t *lmap)
 {

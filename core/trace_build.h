@@ -56,7 +56,7 @@ static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
 /* Keep-all builds at finish (trace_order.c). gf_trace_order_kept fills ord[k] with the index of the k-th
  * event in (start, kind, arrival) order; returns 1 when they are in order already (ord the identity), 0
  * otherwise. gf_trace_permute_kept puts the n events' columns in the order ord, seq excepted, one column
- * at a time through a spare column of its width; -1 on OOM. */
+ * at a time through one 4-byte spare column (8-byte columns half by half); -1 on OOM. */
 int gf_trace_order_kept(const gf_trace *t, size_t n, uint32_t *ord);
 int gf_trace_permute_kept(gf_trace *t, const uint32_t *ord, size_t n);
 

@@ -18,7 +18,7 @@ typedef struct fl {
     const gf_gpu_flame_opts *o;
     gf_stacks *s;
     gf_err *err;
-    int64_t *partner;
+    int32_t *partner;
     int32_t *node;   /* per event: a launch's NVTX path node (-1: no range) */
     int32_t *tparent; /* NVTX path trie: node → parent node (-1: a root range) and frame */
     uint32_t *tframe;

@@ -635,7 +635,7 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
             first = 0;
         }
     }
-    int64_t *partner = NULL;
+    int32_t *partner = NULL;
     if (gf_trace_partners(t, &partner, err) != 0) {
         free(tr);
         free(row);

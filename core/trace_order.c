@@ -1,10 +1,10 @@
 /* Putting a keep-all build's columns in (start, kind, arrival) order at finish with less than a second
  * copy of them: the order is found on a permutation array alone (a merge of the few sorted runs an export's
  * tables arrive in, else an in-place MSD radix sort on start), and the columns are then gathered one at a
- * time through one spare column per width. The permutation itself becomes the model's seq column (a
- * keep-all build's arrival order is its index). Peak: the model plus one 8-byte column, where a scratch
- * column, a radix sort's keys beside its indices and a separate seq cost 16 bytes per event more (issue 29:
- * the finish was the import's memory peak). */
+ * time through one 4-byte spare column (the 8-byte ones half by half, in place). The permutation itself
+ * becomes the model's seq column (a keep-all build's arrival order is its index). Peak: the model plus one
+ * 4-byte column, where a scratch column, a radix sort's keys beside its indices and a separate seq cost 16
+ * bytes per event more, and an 8-byte spare 4 more (issue 29: the finish was the import's memory peak). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,10 +180,6 @@ static void gather(void **col, void **spare, size_t elem, const uint32_t *ord, s
     const char *src = *col;
     char *dst = *spare;
     switch (elem) {
-    case 8:
-        for (size_t k = 0; k < n; k++)
-            ((int64_t *)(void *)dst)[k] = ((const int64_t *)(const void *)src)[ord[k]];
-        break;
     case 4:
         for (size_t k = 0; k < n; k++)
             ((int32_t *)(void *)dst)[k] = ((const int32_t *)(const void *)src)[ord[k]];
@@ -197,27 +193,63 @@ static void gather(void **col, void **spare, size_t elem, const uint32_t *ord, s
     *spare = old;
 }
 
+static inline uint32_t ld32(const unsigned char *p, size_t i)
+{
+    uint32_t v;
+    memcpy(&v, p + 4 * i, 4);
+    return v;
+}
+
+static inline void st32(unsigned char *p, size_t i, uint32_t v)
+{
+    memcpy(p + 4 * i, &v, 4);
+}
+
+/* An 8-byte column in the order ord, in place, through a 4-byte spare (n entries): the low halves are
+ * gathered into the spare; the high halves are packed into the column's first half (entry i's high half
+ * moves from byte 8i to 4i: never over one not yet read) and gathered into its second half; the halves are
+ * then joined in ascending order (entry k, bytes [8k, 8k+8), covers only packed high halves numbered up to
+ * k, read already). Half the spare of a plain gather, for two sequential passes and a second gather from a
+ * half-sized array (issue 29: the finish's spare column was the import's memory peak). */
+static void gather_wide(int64_t *col, uint32_t *spare, const uint32_t *ord, size_t n)
+{
+    unsigned char *c = (unsigned char *)col;
+    for (size_t k = 0; k < n; k++)
+        spare[k] = (uint32_t)(uint64_t)col[ord[k]];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        memcpy(&v, c + 8 * i, 8);
+        st32(c, i, (uint32_t)(v >> 32));
+    }
+    for (size_t k = 0; k < n; k++)
+        st32(c, n + k, ld32(c, ord[k]));
+    for (size_t k = 0; k < n; k++) {
+        uint64_t v = (uint64_t)ld32(c, n + k) << 32 | spare[k];
+        memcpy(c + 8 * k, &v, 8);
+    }
+}
+
 int gf_trace_permute_kept(gf_trace *t, const uint32_t *ord, size_t n)
 {
-    struct {
-        void **col;
-        size_t elem;
-    } cols[] = {{(void **)&t->start, sizeof *t->start}, {(void **)&t->dur, sizeof *t->dur},
-                {(void **)&t->corr, sizeof *t->corr},   {(void **)&t->lane, sizeof *t->lane},
-                {(void **)&t->name, sizeof *t->name},   {(void **)&t->stack, sizeof *t->stack},
-                {(void **)&t->pid, sizeof *t->pid},     {(void **)&t->detail, sizeof *t->detail},
-                {(void **)&t->kind, sizeof *t->kind}}; /* widest first: one spare per width */
-    void *spare = NULL;
-    size_t width = 0;
-    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
-        if (cols[c].elem != width) {
-            free(spare);
-            width = cols[c].elem;
-            if (!(spare = malloc((n ? n : 1) * width)))
-                return -1;
-        }
-        gather(cols[c].col, &spare, width, ord, n);
-    }
-    free(spare);
+    _Static_assert(sizeof *t->start == 8 && sizeof *t->dur == 8 && sizeof *t->corr == 8, "8-byte columns");
+    _Static_assert(sizeof *t->lane == 4 && sizeof *t->name == 4 && sizeof *t->stack == 4 &&
+                       sizeof *t->pid == 4 && sizeof *t->detail == 4 && sizeof *t->kind == 1,
+                   "4- and 1-byte columns");
+    void **narrow[] = {(void **)&t->lane, (void **)&t->name, (void **)&t->stack, (void **)&t->pid,
+                       (void **)&t->detail};
+    uint32_t *spare = malloc((n ? n : 1) * sizeof *spare); /* peak: the model plus this 4-byte column */
+    if (!spare)
+        return -1;
+    gather_wide(t->start, spare, ord, n);
+    gather_wide(t->dur, spare, ord, n);
+    gather_wide(t->corr, spare, ord, n);
+    void *sp = spare;
+    for (size_t c = 0; c < sizeof narrow / sizeof narrow[0]; c++)
+        gather(narrow[c], &sp, 4, ord, n);
+    free(sp);
+    if (!(sp = malloc(n ? n : 1)))
+        return -1;
+    gather((void **)&t->kind, &sp, 1, ord, n);
+    free(sp);
     return 0;
 }

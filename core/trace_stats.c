@@ -66,7 +66,7 @@ static int cmp_launch(const void *a, const void *b, void *trace)
 
 int gf_trace_launch_stats(const gf_trace *t, int64_t late_ns, gf_launch_stat **out, size_t *n, gf_err *err)
 {
-    int64_t *p;
+    int32_t *p;
     if (gf_trace_partners(t, &p, err) != 0)
         return -1;
     gf_hmap idx;
@@ -131,7 +131,7 @@ oom:
 
 int gf_trace_gpu_idle(const gf_trace *t, int64_t short_gap_ns, gf_idle_stat **out, size_t *n, gf_err *err)
 {
-    int64_t *p;
+    int32_t *p;
     if (gf_trace_partners(t, &p, err) != 0)
         return -1;
     int32_t *slot = malloc((t->nlanes ? t->nlanes : 1) * sizeof *slot);

@@ -109,9 +109,11 @@ static int64_t find_launch(const gf_trace *t, const uint32_t *ids, size_t n, int
     return t->corr[i] == t->corr[g] && (by_corr || t->pid[i] == t->pid[g]) ? (int64_t)i : -1;
 }
 
-int gf_trace_partners(const gf_trace *t, int64_t **partner, gf_err *err)
+int gf_trace_partners(const gf_trace *t, int32_t **partner, gf_err *err)
 {
-    int64_t *p = malloc((t->n ? t->n : 1) * sizeof *p);
+    if (t->n > INT32_MAX)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: %zu events: launch partners are indexed by 32 bits", t->n);
+    int32_t *p = malloc((t->n ? t->n : 1) * sizeof *p);
     size_t nl = 0;
     for (size_t i = 0; i < t->n; i++)
         nl += t->kind[i] == GF_EV_API && t->corr[i] >= 0;
@@ -139,13 +141,13 @@ int gf_trace_partners(const gf_trace *t, int64_t **partner, gf_err *err)
                 continue;
             int64_t v = find_launch(t, ids, nl, pass, i);
             if (v >= 0)
-                p[i] = v;
+                p[i] = (int32_t)v;
         }
     }
     /* an API call links to the first GPU work it launched */
     for (size_t i = 0; i < t->n; i++)
         if (gf_ev_is_gpu_work(t->kind[i]) && p[i] >= 0 && p[p[i]] < 0)
-            p[p[i]] = (int64_t)i;
+            p[p[i]] = (int32_t)i;
     free(ids);
     *partner = p;
     return 0;
@@ -168,7 +170,7 @@ int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
     }
     if (keep_partners && !all) {
-        int64_t *p;
+        int32_t *p;
         if (gf_trace_partners(t, &p, err) != 0) {
             free(keep);
             return -1;

@@ -278,7 +278,7 @@ int main(void)
     CHECK("kernel inherits its launch's stack", t->stack[1] == s && t->stack[3] == -1);
     CHECK("launch flame: one entry weighted by the kernel's GPU time",
           t->nflame == 1 && t->flame[0].weight == 1000 && t->flame[0].gpu && t->flame[0].leaf == kn);
-    int64_t *p;
+    int32_t *p;
     gf_trace_partners(t, &p, &err);
     CHECK("partners link launch and kernel both ways", p[0] == 1 && p[1] == 0 && p[2] == 3 && p[3] == 2);
     free(p);
