@@ -13,6 +13,8 @@
 
 #include "stats.h"
 #include "stats_nvtx.h"
+
+#include "mem.h"
 #include "sqlite_export.h"
 
 static int oom(gf_err *err)
@@ -160,8 +162,12 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
     const char *types = sel == GF_SNV_SEL_PUSHPOP ? "eventType IN (59, 70)" : "eventType IN (59, 60, 70, 71)";
     char where[200];
     snprintf(where, sizeof where, "WHERE %s", types);
-    int64_t maxts;
-    if (max_ts(d, sel == GF_SNV_SEL_SUM ? "" : where, &maxts, err) != 0)
+    const char *mwhere = sel == GF_SNV_SEL_SUM ? "" : where;
+    int64_t maxts = 0;
+    /* the end of unended ranges: kept ranges learn it after the scan, and only when one is unended (a scan
+     * less); ranges handed to `each` need it at once */
+    size_t *open = NULL, nopen = 0, open_cap = 0;
+    if (each && max_ts(d, mwhere, &maxts, err) != 0)
         return -1;
     gf_hmap dom, cache; /* domains; (domain str id, textId) → fullname str id */
     gf_hmap_init(&dom);
@@ -197,6 +203,13 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
         x->rowid = gf_sqlq_i64(&q, 0, 0);
         x->start = gf_sqlq_i64(&q, 1, 0);
         x->end = gf_sqlq_null(&q, 2) ? maxts : gf_sqlq_i64(&q, 2, 0);
+        if (!each && gf_sqlq_null(&q, 2)) {
+            if (gf_grow((void **)&open, &open_cap, nopen + 1, sizeof *open, 64) != 0) {
+                ret = oom(err);
+                break;
+            }
+            open[nopen++] = s->n;
+        }
         int64_t et = gf_sqlq_i64(&q, 3, 59);
         x->style = (et == 60 || et == 71) ? GF_SNV_STARTEND : GF_SNV_PUSHPOP;
         x->gtid = gf_sqlq_i64(&q, 4, 0);
@@ -273,7 +286,14 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
     if (ret == 0 && rc != SQLITE_DONE)
         ret = gf_sqlite_fail(d->db, d->path, "NVTX_EVENTS", err);
     sqlite3_finalize(q.st);
+    if (ret == 0 && nopen) {
+        if (max_ts(d, mwhere, &maxts, err) != 0)
+            ret = -1;
+        for (size_t i = 0; ret == 0 && i < nopen; i++)
+            s->r[open[i]].end = maxts;
+    }
 out:
+    free(open);
     gf_hmap_free(&dom);
     gf_hmap_free(&cache);
     free(b.p);

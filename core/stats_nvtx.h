@@ -73,6 +73,23 @@ int gf_snv_present(gf_stats_db *d, gf_stats_res *res, gf_err *err, int *present)
  * (res->skipped then says why, as nsys does). 0, or -1 with err. */
 int gf_snv_projection(gf_stats_db *d, gf_stats_res *res, gf_snv_set *s, int *ok, gf_err *err);
 
+/* A CUDA call that launched GPU work, with the span of that work: start of its (process, correlation id)
+ * group's first-starting op (pmin, its deviceId pdev) to the latest end (pmax); grp numbers the groups
+ * 0..ngrp-1. dup and dfirst are the projection's own. */
+typedef struct gf_snv_call {
+    int64_t gtid, start, end, corr, pmin, pmax;
+    int32_t pdev;
+    int32_t grp;
+    int32_t dup, dfirst;
+} gf_snv_call;
+
+/* The same projection with the calls given instead of read from the export (core/trace_proj.c takes them
+ * from an imported trace that holds the export's rows): c[0..n) in RUNTIME row order, or already sorted by
+ * (globalTid, start, end) with ties in that order; the array is sorted and marked in place. The export
+ * still gives the ranges, and says (res) what nsys skips. */
+int gf_snv_projection_given(gf_stats_db *d, gf_stats_res *res, gf_snv_call *c, size_t n, size_t ngrp, gf_snv_set *s,
+                            int *ok, gf_err *err);
+
 /* "PushPop" / "StartEnd" */
 const char *gf_snv_style(int st);
 

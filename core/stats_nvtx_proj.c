@@ -24,13 +24,7 @@ typedef struct opkey {
     int32_t dev; /* deviceId of the op that starts first (-1: NULL) */
 } opkey;
 
-typedef struct call {
-    int64_t gtid, start, end, corr, pmin, pmax;
-    int32_t pdev;        /* deviceId of its first GPU op */
-    int32_t grp;         /* its GPU ops: their (process, correlation id) group */
-    int32_t dup, dfirst; /* with other calls of its group: its place in mark_dups' order and where the group
-                          * starts there; dup -1 when it is the only one */
-} call;
+typedef gf_snv_call call;
 
 static int cmp_opkey(const void *x, const void *y)
 {
@@ -277,13 +271,12 @@ static int counted_before(const call *c, const int32_t *dord, const call *x, con
 
 /* Projects the calls onto every range of their thread that encloses them (start <= call.start and
  * end >= call.end): sweep by start with the list of ranges that are still open. */
-static int project(gf_snv_set *s, vec *calls, size_t ngrp, gf_err *err)
+static int project(gf_snv_set *s, call *c, size_t nc, size_t ngrp, gf_err *err)
 {
-    call *c = calls->p;
-    if (sort_runs(c, calls->n, sizeof *c, cmp_call_time) != 0)
+    if (sort_runs(c, nc, sizeof *c, cmp_call_time) != 0)
         return oom(err);
     int32_t *dord = NULL;
-    if (mark_dups(c, calls->n, ngrp, &dord, err) != 0)
+    if (mark_dups(c, nc, ngrp, &dord, err) != 0)
         return -1;
     gf_snv_range *R = s->r;
     int32_t *act = malloc((s->n ? s->n : 1) * sizeof *act);
@@ -298,7 +291,7 @@ static int project(gf_snv_set *s, vec *calls, size_t ngrp, gf_err *err)
     }
     size_t ri = 0, nact = 0; /* s->ord is by (gtid, start, ...) */
     int64_t cur = INT64_MIN;
-    for (size_t k = 0; k < calls->n; k++) {
+    for (size_t k = 0; k < nc; k++) {
         if ((k & 0xffff) == 0xffff && gf_stats_interrupted(err)) {
             free(act);
             free(dord);
@@ -341,7 +334,9 @@ static int project(gf_snv_set *s, vec *calls, size_t ngrp, gf_err *err)
     return 0;
 }
 
-int gf_snv_projection(gf_stats_db *d, gf_stats_res *res, gf_snv_set *s, int *ok, gf_err *err)
+/* gf_snv_projection with the calls read from the export (given NULL) or given */
+static int projection(gf_stats_db *d, gf_stats_res *res, vec *given, size_t given_ngrp, gf_snv_set *s, int *ok,
+                      gf_err *err)
 {
     *ok = 0;
     int present = 0;
@@ -355,24 +350,46 @@ int gf_snv_projection(gf_stats_db *d, gf_stats_res *res, gf_snv_set *s, int *ok,
     if (!h)
         return gf_stats_skip(d, res, "does not contain CUDA API data.");
     vec calls = {NULL, 0, 0, sizeof(call)};
-    int has_ops;
-    size_t ngrp;
-    if (load_calls(d, &calls, &ngrp, &has_ops, err) != 0) {
+    int has_ops = 0;
+    size_t ngrp = given_ngrp;
+    if (given) { /* load_calls' test: any GPU op table */
+        static const char *const tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                             "CUPTI_ACTIVITY_KIND_MEMSET"};
+        for (int i = 0; i < 3; i++) {
+            int ht = gf_sqlite_has_table(d->db, tables[i]);
+            if (ht < 0)
+                return gf_sqlite_fail(d->db, d->path, tables[i], err);
+            has_ops |= ht;
+        }
+    } else if (load_calls(d, &calls, &ngrp, &has_ops, err) != 0) {
         free(calls.p);
         return -1;
     }
+    vec *cv = given ? given : &calls;
     if (!has_ops) {
         free(calls.p);
         return gf_stats_skip(d, res, "does not contain GPU operation data.");
     }
     if (gf_snv_load(d, s, GF_SNV_SEL_PROJ, err) != 0 || gf_snv_tree(s, err) != 0 ||
-        project(s, &calls, ngrp, err) != 0) {
+        project(s, cv->p, cv->n, ngrp, err) != 0) {
         free(calls.p);
         return -1;
     }
     free(calls.p);
     *ok = 1;
     return 0;
+}
+
+int gf_snv_projection(gf_stats_db *d, gf_stats_res *res, gf_snv_set *s, int *ok, gf_err *err)
+{
+    return projection(d, res, NULL, 0, s, ok, err);
+}
+
+int gf_snv_projection_given(gf_stats_db *d, gf_stats_res *res, gf_snv_call *c, size_t n, size_t ngrp, gf_snv_set *s,
+                            int *ok, gf_err *err)
+{
+    vec v = {c, n, n, sizeof *c};
+    return projection(d, res, &v, ngrp, s, ok, err);
 }
 
 static const gf_col proj_cols[] = {

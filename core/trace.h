@@ -163,6 +163,11 @@ typedef struct gf_trace {
     size_t ngraph_execs, graph_execs_cap;
     uint32_t tables;         /* GF_TABLE_* */
     int finished;
+    /* SQLite imports: every RUNTIME, KERNEL, MEMCPY and MEMSET row is an event holding what the NVTX projection
+     * joins on (no NULL there, plain globalPids, device ids 0..65535) and their globalTid / globalPid bits 48
+     * and up are all gid_hi (one host), so trace_proj.c can take the calls from the events themselves */
+    uint8_t calls_exact;
+    int64_t gid_hi;
     int any_pid; /* GPU events carry no pid (CSV): a launch is also found by correlation id alone */
     struct gf_trace_build *b; /* builder state, NULL after finish */
 } gf_trace;

@@ -12,6 +12,7 @@
 
 #include "stats.h"
 #include "stats_nvtx.h"
+#include "hmap.h"
 
 typedef struct pev {
     int64_t start, dur, rowid, pid, tid;
@@ -83,20 +84,179 @@ static int cmp_intern(const void *a, const void *b)
     return cmp_nesting(x, y);
 }
 
+/* (process, correlation id) of an event; 0 when the id is outside 0..UINT32_MAX */
+static uint64_t group_key(const gf_trace *t, size_t i, int *fits)
+{
+    int64_t c = t->corr[i];
+    *fits = c >= 0 && c <= (int64_t)UINT32_MAX;
+    return ((uint64_t)(uint32_t)t->pid[i] << 32) | (uint64_t)c; /* pid < 2^24: never GF_HMAP_EMPTY */
+}
+
+/* The calls' GPU work groups: (process, correlation id) → index, met in the trace's order (start, kind,
+ * table row), so a group's first op is the one that starts first, ties as kernels, memcpys, memsets, each in
+ * row order: the op load_calls (core/stats_nvtx_proj.c) keeps after its stable sort. 1: an op's id does not
+ * fit a key (the caller reads the export instead); -1 OOM. */
+static int op_groups(const gf_trace *t, gf_hmap *map, int64_t **gmin, int64_t **gmax, int32_t **gdev, size_t *ng)
+{
+    size_t cap = 0;
+    *ng = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (!gf_ev_is_gpu_work(t->kind[i]))
+            continue;
+        int fits, ins;
+        uint64_t key = group_key(t, i, &fits);
+        if (!fits)
+            return 1;
+        int64_t *v = gf_hmap_put(map, key, (int64_t)*ng, &ins);
+        if (!v)
+            return -1;
+        int64_t end = t->start[i] + t->dur[i];
+        if (!ins) {
+            if (end > (*gmax)[*v])
+                (*gmax)[*v] = end;
+            continue;
+        }
+        if (*ng == cap) {
+            size_t nc = cap ? cap * 2 : 4096;
+            int64_t *a = realloc(*gmin, nc * sizeof *a);
+            if (a)
+                *gmin = a;
+            int64_t *b = a ? realloc(*gmax, nc * sizeof *b) : NULL;
+            if (b)
+                *gmax = b;
+            int32_t *c = b ? realloc(*gdev, nc * sizeof *c) : NULL;
+            if (!c)
+                return -1;
+            *gdev = c;
+            cap = nc;
+        }
+        (*gmin)[*ng] = t->start[i];
+        (*gmax)[*ng] = end;
+        (*gdev)[*ng] = (int32_t)t->lanes[t->lane[i]].devnum;
+        (*ng)++;
+    }
+    return 0;
+}
+
+static int cmp_lane_gtid(const void *a, const void *b, void *arg)
+{
+    const gf_lane *L = arg;
+    const gf_lane *x = &L[*(const int32_t *)a], *y = &L[*(const int32_t *)b];
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The CUDA calls that launched GPU work, taken from the trace (t->calls_exact, nothing trimmed) instead of a
+ * second read of the export, in the order the projection sweeps them: by thread (globalTid), start, end,
+ * ties in RUNTIME row order (seq). *given 0: the trace cannot give them (the export is read). */
+static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t *ngrp, int *given, gf_err *err)
+{
+    *out = NULL;
+    *nc = *ngrp = 0;
+    *given = 0;
+    if (!t->calls_exact || t->n != t->total)
+        return 0;
+    gf_hmap map;
+    gf_hmap_init(&map);
+    int64_t *gmin = NULL, *gmax = NULL;
+    int32_t *gdev = NULL;
+    size_t ng = 0, *at = calloc(t->nlanes + 1, sizeof *at);
+    int32_t *lord = malloc((t->nlanes + 1) * sizeof *lord);
+    gf_snv_call *c = NULL;
+    int r = at && lord ? op_groups(t, &map, &gmin, &gmax, &gdev, &ng) : -1;
+    size_t n = 0;
+    for (size_t i = 0; r == 0 && i < t->n; i++) { /* the calls with GPU work, counted per lane */
+        int fits;
+        if (t->kind[i] == GF_EV_API && gf_hmap_get(&map, group_key(t, i, &fits)) && fits) {
+            at[t->lane[i]]++;
+            n++;
+        }
+    }
+    if (r == 0 && !(c = malloc((n ? n : 1) * sizeof *c)))
+        r = -1;
+    if (r == 0) { /* lanes in globalTid order (one host: gid_hi is common), then each lane's place */
+        for (size_t l = 0; l < t->nlanes; l++)
+            lord[l] = (int32_t)l;
+        qsort_r(lord, t->nlanes, sizeof *lord, cmp_lane_gtid, t->lanes);
+        size_t o = 0;
+        for (size_t k = 0; k < t->nlanes; k++) {
+            size_t cnt = at[lord[k]];
+            at[lord[k]] = o;
+            o += cnt;
+        }
+    }
+    for (size_t i = 0; r == 0 && i < t->n; i++) { /* in trace order: by start, then seq, within a lane */
+        int fits;
+        int64_t *g;
+        if (t->kind[i] != GF_EV_API || !(g = gf_hmap_get(&map, group_key(t, i, &fits))) || !fits)
+            continue;
+        const gf_lane *ln = &t->lanes[t->lane[i]];
+        gf_snv_call *x = &c[at[t->lane[i]]++];
+        x->gtid = t->gid_hi | (ln->pid << 24) | ln->tid;
+        x->start = t->start[i];
+        x->end = t->start[i] + t->dur[i];
+        x->corr = t->corr[i];
+        x->pmin = gmin[*g];
+        x->pmax = gmax[*g];
+        x->pdev = gdev[*g];
+        x->grp = (int32_t)*g;
+    }
+    for (size_t k = 1; r == 0 && k < n; k++) { /* equal starts of a thread by end (stable) */
+        if (c[k].gtid != c[k - 1].gtid || c[k].start != c[k - 1].start || c[k].end >= c[k - 1].end)
+            continue;
+        gf_snv_call x = c[k];
+        size_t j = k;
+        for (; j > 0 && c[j - 1].gtid == x.gtid && c[j - 1].start == x.start && c[j - 1].end > x.end; j--)
+            c[j] = c[j - 1];
+        c[j] = x;
+    }
+    gf_hmap_free(&map);
+    free(gmin);
+    free(gmax);
+    free(gdev);
+    free(at);
+    free(lord);
+    if (r < 0) {
+        free(c);
+        return oom(err);
+    }
+    if (r > 0) {
+        free(c);
+        return 0;
+    }
+    *out = c;
+    *nc = n;
+    *ngrp = ng;
+    *given = 1;
+    return 0;
+}
+
 /* The projected ranges of the export, names interned in t's table; the max longest when max > 0. */
 static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t *np, gf_err *err)
 {
     *out = NULL;
     *np = 0;
-    gf_stats_db *d = gf_stats_open(path, err);
-    if (!d)
+    gf_snv_call *calls = NULL;
+    size_t ncalls, ngrp;
+    int given;
+    if (trace_calls(t, &calls, &ncalls, &ngrp, &given, err) != 0)
         return -1;
+    gf_stats_db *d = gf_stats_open(path, err);
+    if (!d) {
+        free(calls);
+        return -1;
+    }
     gf_stats_res res;
     memset(&res, 0, sizeof res);
     gf_snv_set s;
     memset(&s, 0, sizeof s);
     gf_err_clear(err); /* the report code reads err->code after string look-ups (gf_stats_run does the same) */
-    int ok = 0, rc = d->has_stringids ? gf_snv_projection(d, &res, &s, &ok, err) : 0;
+    int ok = 0, rc = 0;
+    if (d->has_stringids)
+        rc = given ? gf_snv_projection_given(d, &res, calls, ncalls, ngrp, &s, &ok, err)
+                   : gf_snv_projection(d, &res, &s, &ok, err);
+    free(calls);
     size_t n = 0;
     for (size_t i = 0; rc == 0 && ok && i < s.n; i++)
         n += s.r[i].nops > 0;
@@ -270,52 +430,68 @@ done:
     return rc;
 }
 
-#define MERGE_COL(T, col, old_v, new_v)                                                                         \
-    do {                                                                                                    \
-        T *c_ = malloc(nn * sizeof *c_);                                                                     \
-        if (!c_)                                                                                            \
-            goto fail;                                                                                      \
-        for (size_t i_ = 0, k_ = 0, w_ = 0; w_ < nn; w_++) {                                                  \
-            if (k_ < np && (i_ >= t->n || pv[k_].start < t->start[i_])) {                                     \
-                c_[w_] = (new_v);                                                                           \
-                k_++;                                                                                       \
-            } else {                                                                                        \
-                c_[w_] = (old_v);                                                                           \
-                i_++;                                                                                       \
-            }                                                                                               \
-        }                                                                                                   \
-        cols[ncols].p = (void **)&t->col;                                                                   \
-        cols[ncols++].v = c_;                                                                               \
+#define GROW_COL(col)                                                                                      \
+    do {                                                                                                   \
+        void *c_ = realloc(t->col, nn * sizeof *t->col);                                                   \
+        if (!c_)                                                                                           \
+            goto fail;                                                                                     \
+        t->col = c_;                                                                                       \
     } while (0)
 
-/* The event columns with pv (in start order) merged in: an old event first when both start together. */
+#define MERGE_COL(col, new_v)                                                                              \
+    do {                                                                                                   \
+        for (size_t w_ = nn, i_ = n, k_ = np; w_-- > 0;) {                                                 \
+            if (isnew[w_]) {                                                                               \
+                k_--;                                                                                      \
+                t->col[w_] = (new_v);                                                                      \
+            } else {                                                                                       \
+                t->col[w_] = t->col[--i_];                                                                 \
+            }                                                                                              \
+        }                                                                                                  \
+    } while (0)
+
+/* The event columns with pv (in start order) merged in, an old event first when both start together. Each
+ * column grows in place and is filled from its end (an old event only moves up), so the peak is the grown
+ * model, not a second copy of it, and no column is written twice. */
 static int merge_events(gf_trace *t, const pev *pv, size_t np, gf_err *err)
 {
-    size_t nn = t->n + np;
-    struct {
-        void **p;
-        void *v;
-    } cols[10];
-    int ncols = 0;
-    MERGE_COL(int64_t, dur, t->dur[i_], pv[k_].dur);
-    MERGE_COL(int64_t, corr, t->corr[i_], -1);
-    MERGE_COL(int32_t, lane, t->lane[i_], pv[k_].lane);
-    MERGE_COL(int32_t, name, t->name[i_], pv[k_].name);
-    MERGE_COL(int32_t, stack, t->stack[i_], -1);
-    MERGE_COL(int32_t, pid, t->pid[i_], (int32_t)pv[k_].pid);
-    MERGE_COL(int32_t, detail, t->detail[i_], -1);
-    MERGE_COL(uint8_t, kind, t->kind[i_], GF_EV_NVTX);
-    MERGE_COL(uint32_t, seq, t->seq[i_], (uint32_t)pv[k_].rowid);
-    MERGE_COL(int64_t, start, t->start[i_], pv[k_].start); /* last: the others compare t->start */
-    for (int c = 0; c < ncols; c++) {
-        free(*cols[c].p);
-        *cols[c].p = cols[c].v;
+    size_t n = t->n, nn = n + np;
+    uint8_t *isnew = malloc(nn);
+    if (!isnew)
+        return oom(err);
+    for (size_t i = 0, k = 0, w = 0; w < nn; w++) {
+        isnew[w] = k < np && (i >= n || pv[k].start < t->start[i]);
+        if (isnew[w])
+            k++;
+        else
+            i++;
     }
+    /* all columns grown first: a failure leaves the trace as it was (larger columns, same n) */
+    GROW_COL(start);
+    GROW_COL(dur);
+    GROW_COL(corr);
+    GROW_COL(lane);
+    GROW_COL(name);
+    GROW_COL(stack);
+    GROW_COL(pid);
+    GROW_COL(detail);
+    GROW_COL(kind);
+    GROW_COL(seq);
+    MERGE_COL(start, pv[k_].start);
+    MERGE_COL(dur, pv[k_].dur);
+    MERGE_COL(corr, -1);
+    MERGE_COL(lane, pv[k_].lane);
+    MERGE_COL(name, pv[k_].name);
+    MERGE_COL(stack, -1);
+    MERGE_COL(pid, (int32_t)pv[k_].pid);
+    MERGE_COL(detail, -1);
+    MERGE_COL(kind, GF_EV_NVTX);
+    MERGE_COL(seq, (uint32_t)pv[k_].rowid);
+    free(isnew);
     t->n = nn;
     return 0;
 fail:
-    for (int c = 0; c < ncols; c++)
-        free(cols[c].v);
+    free(isnew);
     return oom(err);
 }
 

@@ -413,6 +413,30 @@ static int load_callchains(imp *m, int want)
 
 /* ---- event tables ---- */
 
+/* trace.h calls_exact: a globalTid or globalPid's bits 48 and up (host and VM) are those of the others */
+static void exact_hi(imp *m, int64_t gid)
+{
+    int64_t hi = (int64_t)((uint64_t)gid & ~(uint64_t)0xFFFFFFFFFFFFull);
+    if (!m->have_hi) {
+        m->have_hi = 1;
+        m->gid_hi = hi;
+    } else if (hi != m->gid_hi) {
+        m->calls_inexact = 1;
+    }
+}
+
+/* ... and a GPU op's row (start, end, deviceId, correlationId, globalPid in columns 0, 1, 2, 4, 5) is its
+ * event: the projection skips rows with a NULL among them, takes deviceId NULL as -1 and joins globalPid
+ * whole, where the event has 0, a lane's device (dev & 0xFFFF) and the pid bits */
+static void exact_op(imp *m, const query *q, const gf_event *e, int64_t gpid, int64_t dev)
+{
+    if ((e->start == 0 && gf_sqlq_null(q, 0)) || (e->dur == 0 && gf_sqlq_null(q, 1)) ||
+        (e->corr == -1 && gf_sqlq_null(q, 4)) || (gpid == 0 && gf_sqlq_null(q, 5)) || (gpid & 0xFFFFFF) != 0 ||
+        dev < 0 || dev > 0xFFFF || (dev == 0 && gf_sqlq_null(q, 2)))
+        m->calls_inexact = 1;
+    exact_hi(m, gpid);
+}
+
 static int import_runtime(imp *m, int partner_pass)
 {
     static const char *const cols[] = {"start", "end", "globalTid", "correlationId", "nameId", "callchainId"};
@@ -430,6 +454,10 @@ static int import_runtime(imp *m, int partner_pass)
         e.pid = (int32_t)((gtid >> 24) & 0xFFFFFF);
         e.kind = GF_EV_API;
         e.stack = -1;
+        if ((e.start == 0 && gf_sqlq_null(&q, 0)) || (e.dur == 0 && gf_sqlq_null(&q, 1)) ||
+            (gtid == 0 && gf_sqlq_null(&q, 2)) || (e.corr == -1 && gf_sqlq_null(&q, 3)))
+            m->calls_inexact = 1;
+        exact_hi(m, gtid);
         if (m->ncc && !gf_sqlq_null(&q, 5))
             e.stack = cc_get(m, gf_sqlq_i64(&q, 5, 0) + m->ccshift);
         int32_t raw;
@@ -465,9 +493,11 @@ static int import_kernels(imp *m)
         e.start = gf_sqlq_i64(&q, 0, 0);
         e.dur = gf_sqlq_i64(&q, 1, e.start) - e.start;
         e.corr = gf_sqlq_i64(&q, 4, -1);
-        e.pid = (int32_t)((gf_sqlq_i64(&q, 5, 0) >> 24) & 0xFFFFFF);
+        int64_t gpid = gf_sqlq_i64(&q, 5, 0), dev = gf_sqlq_i64(&q, 2, 0);
+        e.pid = (int32_t)((gpid >> 24) & 0xFFFFFF);
         e.kind = GF_EV_KERNEL;
         e.stack = -1;
+        exact_op(m, &q, &e, gpid, dev);
         int32_t nm = str_of(m, gf_sqlq_i64(&q, 6, -1));
         if (nm < 0)
             nm = str_of(m, gf_sqlq_i64(&q, 7, -1));
@@ -476,7 +506,7 @@ static int import_kernels(imp *m)
             return oom(m);
         }
         e.name = nm;
-        if ((e.lane = gpu_lane(m, 0, gf_sqlq_i64(&q, 2, 0), gf_sqlq_i64(&q, 3, -1))) < 0) {
+        if ((e.lane = gpu_lane(m, 0, dev, gf_sqlq_i64(&q, 3, -1))) < 0) {
             sqlite3_finalize(q.st);
             return -1;
         }
@@ -582,9 +612,11 @@ static int import_copies(imp *m, int memset_table)
         e.start = gf_sqlq_i64(&q, 0, 0);
         e.dur = gf_sqlq_i64(&q, 1, e.start) - e.start;
         e.corr = gf_sqlq_i64(&q, 4, -1);
-        e.pid = (int32_t)((gf_sqlq_i64(&q, 5, 0) >> 24) & 0xFFFFFF);
+        int64_t gpid = gf_sqlq_i64(&q, 5, 0), dev = gf_sqlq_i64(&q, 2, 0);
+        e.pid = (int32_t)((gpid >> 24) & 0xFFFFFF);
         e.kind = memset_table ? GF_EV_MEMSET : GF_EV_MEMCPY;
         e.stack = -1;
+        exact_op(m, &q, &e, gpid, dev);
         gf_detail_clear(&d);
         d.bytes = gf_sqlq_i64(&q, 6, -1);
         if (memset_table) {
@@ -604,7 +636,7 @@ static int import_copies(imp *m, int memset_table)
             e.name = names[k];
             d.copy = labels[k];
         }
-        if ((e.lane = gpu_lane(m, 0, gf_sqlq_i64(&q, 2, 0), gf_sqlq_i64(&q, 3, -1))) < 0) {
+        if ((e.lane = gpu_lane(m, 0, dev, gf_sqlq_i64(&q, 3, -1))) < 0) {
             sqlite3_finalize(q.st);
             return -1;
         }
@@ -866,6 +898,8 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     sqlite3_close(m.db); /* its page cache is not needed for the finish, the import's memory peak */
     m.db = NULL;
     ret = gf_trace_finish(t, err);
+    t->calls_exact = !m.calls_inexact;
+    t->gid_hi = m.gid_hi;
 done:
     if (m.db)
         sqlite3_close(m.db);

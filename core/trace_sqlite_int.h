@@ -28,6 +28,9 @@ typedef struct imp {
     size_t ncc;
     int ccshift;      /* added to RUNTIME.callchainId (sqlite_callchain.h) */
     int32_t *fc_mod, *fc_frame; /* symbol StringIds id → (module, frame) of its last use */
+    int calls_inexact; /* a row the NVTX projection would read otherwise than its event (trace.h calls_exact) */
+    int have_hi;
+    int64_t gid_hi;
 } imp;
 
 /* trace_sqlite.c: StringIds id → strtab id (-1 none); the NVTX or CPU lane of a thread (-1: err filled);
