@@ -1,10 +1,13 @@
 /* NVTX ranges projected onto the GPU as timeline events (trace.h gf_trace_add_nvtx_proj).
  *
- * The projection is nsys's nvtx_gpu_proj_trace, computed by core/stats_nvtx_proj.c over the SQLite export
- * (so the events equal that report's rows: name, projected start and duration, RangeId). Each projected
- * range becomes an NVTX event on a lane of its own per (device of its first GPU op, launching thread),
- * placed right after that device's stream lanes, so the pages and the Chrome export show it under the
- * device. The finished trace's event columns are merged with the new events (both in start order). */
+ * The projection is nsys's nvtx_gpu_proj_trace, computed by core/stats_nvtx_proj.c (so the events equal that
+ * report's rows: name, projected start and duration, RangeId). The NVTX ranges come from the SQLite export;
+ * the CUDA calls and their GPU work come from the trace itself when the import says its events are those
+ * rows exactly (trace.h calls_exact; issue 29: the second read of the export was a third of the timeline's
+ * time), else from the export too. Each projected range becomes an NVTX event on a lane of its own per
+ * (device of its first GPU op, launching thread), placed right after that device's stream lanes, so the
+ * pages and the Chrome export show it under the device. The new events are merged into the finished
+ * trace's columns in place (both in start order). */
 #include "trace.h"
 
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 #include "stats.h"
 #include "stats_nvtx.h"
 #include "hmap.h"
+#include "mem.h"
 
 typedef struct pev {
     int64_t start, dur, rowid, pid, tid;
@@ -36,22 +40,6 @@ static int cmp_nesting(const pev *x, const pev *y)
     if (x->oend != y->oend)
         return x->oend > y->oend ? -1 : 1;
     return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
-}
-
-static int cmp_group(const void *a, const void *b)
-{
-    const pev *x = a, *y = b;
-    if (x->dev != y->dev)
-        return x->dev < y->dev ? -1 : 1;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->dur != y->dur)
-        return x->dur > y->dur ? -1 : 1;
-    return cmp_nesting(x, y);
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -84,36 +72,146 @@ static int cmp_intern(const void *a, const void *b)
     return cmp_nesting(x, y);
 }
 
-/* (process, correlation id) of an event; 0 when the id is outside 0..UINT32_MAX */
-static uint64_t group_key(const gf_trace *t, size_t i, int *fits)
+static int cmp_intern_p(const void *a, const void *b)
 {
-    int64_t c = t->corr[i];
-    *fits = c >= 0 && c <= (int64_t)UINT32_MAX;
-    return ((uint64_t)(uint32_t)t->pid[i] << 32) | (uint64_t)c; /* pid < 2^24: never GF_HMAP_EMPTY */
+    return cmp_intern(*(const pev *const *)a, *(const pev *const *)b);
 }
 
-/* The calls' GPU work groups: (process, correlation id) → index, met in the trace's order (start, kind,
- * table row), so a group's first op is the one that starts first, ties as kernels, memcpys, memsets, each in
- * row order: the op load_calls (core/stats_nvtx_proj.c) keeps after its stable sort. 1: an op's id does not
- * fit a key (the caller reads the export instead); -1 OOM. */
-static int op_groups(const gf_trace *t, gf_hmap *map, int64_t **gmin, int64_t **gmax, int32_t **gdev, size_t *ng)
+/* Names into t's table as if interned in cmp_intern order (which decides the ids of names new to the table:
+ * not the export's row order), sorting only the ranges whose name is new. -1 on OOM. */
+static int intern_names(gf_trace *t, pev *pv, size_t k)
+{
+    size_t nnew = 0;
+    for (size_t i = 0; i < k; i++)
+        nnew += (pv[i].name = gf_strtab_find(t->str, pv[i].nm, pv[i].nl)) < 0;
+    if (!nnew)
+        return 0;
+    pev **q = malloc(nnew * sizeof *q);
+    if (!q)
+        return -1;
+    for (size_t i = 0, j = 0; i < k; i++)
+        if (pv[i].name < 0)
+            q[j++] = &pv[i];
+    qsort(q, nnew, sizeof *q, cmp_intern_p);
+    int rc = 0;
+    for (size_t j = 0; rc == 0 && j < nnew; j++)
+        if ((q[j]->name = gf_strtab_intern(t->str, q[j]->nm, q[j]->nl)) < 0)
+            rc = -1;
+    free(q);
+    return rc;
+}
+
+/* (process, correlation id) → the calls' GPU work group: a table over the ids' span when they are dense
+ * (CUPTI numbers the calls of a process 1, 2, 3, ...) and the processes few, else a hash map. */
+enum { GIDX_PIDS = 16 };
+typedef struct gidx {
+    int32_t pid[GIDX_PIDS];
+    size_t npid, span;
+    int64_t cmin;
+    int32_t *dense; /* [pid slot * span + corr - cmin] → group or -1; NULL: map */
+    gf_hmap map;
+} gidx;
+
+static int fits_key(int64_t corr)
+{
+    return corr >= 0 && corr <= (int64_t)UINT32_MAX;
+}
+
+static int pid_slot(const gidx *g, int32_t pid)
+{
+    for (size_t i = 0; i < g->npid; i++)
+        if (g->pid[i] == pid)
+            return (int)i;
+    return -1;
+}
+
+/* Sizes g over the trace's GPU ops. 1: an op's id does not fit a key (the caller reads the export); -1 OOM. */
+static int gidx_init(gidx *g, const gf_trace *t)
+{
+    memset(g, 0, sizeof *g);
+    gf_hmap_init(&g->map);
+    int64_t cmin = INT64_MAX, cmax = INT64_MIN;
+    size_t nops = 0;
+    int many = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (!gf_ev_is_gpu_work(t->kind[i]))
+            continue;
+        int64_t c = t->corr[i];
+        if (!fits_key(c))
+            return 1;
+        nops++;
+        cmin = c < cmin ? c : cmin;
+        cmax = c > cmax ? c : cmax;
+        if (!many && pid_slot(g, t->pid[i]) < 0) {
+            if (g->npid == GIDX_PIDS)
+                many = 1;
+            else
+                g->pid[g->npid++] = t->pid[i];
+        }
+    }
+    if (!nops || many || (uint64_t)(cmax - cmin + 1) * g->npid > 2 * (uint64_t)nops + 4096)
+        return 0;
+    g->cmin = cmin;
+    g->span = (size_t)(cmax - cmin + 1);
+    g->dense = malloc(g->span * g->npid * sizeof *g->dense);
+    if (!g->dense)
+        return -1;
+    memset(g->dense, 0xff, g->span * g->npid * sizeof *g->dense);
+    return 0;
+}
+
+static void gidx_free(gidx *g)
+{
+    free(g->dense);
+    gf_hmap_free(&g->map);
+}
+
+/* The group of event i's (pid, corr); with add, a new one numbered next when absent (*added set). -1 none,
+ * -2 OOM. */
+static int64_t gidx_find(gidx *g, const gf_trace *t, size_t i, int add, int64_t next, int *added)
+{
+    int64_t c = t->corr[i];
+    *added = 0;
+    if (!fits_key(c))
+        return -1;
+    if (g->dense) {
+        int s = pid_slot(g, t->pid[i]);
+        if (s < 0 || c < g->cmin || c - g->cmin >= (int64_t)g->span)
+            return -1;
+        int32_t *v = &g->dense[(size_t)s * g->span + (size_t)(c - g->cmin)];
+        if (*v < 0 && add) {
+            *v = (int32_t)next;
+            *added = 1;
+        }
+        return *v;
+    }
+    uint64_t key = ((uint64_t)(uint32_t)t->pid[i] << 32) | (uint64_t)c; /* pid < 2^24: never GF_HMAP_EMPTY */
+    if (!add) {
+        int64_t *v = gf_hmap_get(&g->map, key);
+        return v ? *v : -1;
+    }
+    int64_t *v = gf_hmap_put(&g->map, key, next, added);
+    return v ? *v : -2;
+}
+
+/* The groups, met in the trace's order (start, kind, table row), so a group's first op is the one that starts
+ * first, ties as kernels, memcpys, memsets, each in row order: the op load_calls (core/stats_nvtx_proj.c)
+ * keeps after its stable sort. -1 OOM. */
+static int op_groups(const gf_trace *t, gidx *gi, int64_t **gmin, int64_t **gmax, int32_t **gdev, size_t *ng)
 {
     size_t cap = 0;
     *ng = 0;
     for (size_t i = 0; i < t->n; i++) {
         if (!gf_ev_is_gpu_work(t->kind[i]))
             continue;
-        int fits, ins;
-        uint64_t key = group_key(t, i, &fits);
-        if (!fits)
-            return 1;
-        int64_t *v = gf_hmap_put(map, key, (int64_t)*ng, &ins);
-        if (!v)
-            return -1;
+        int ins;
+        int64_t v = gidx_find(gi, t, i, 1, (int64_t)*ng, &ins);
+        if (v < 0)
+            return -1; /* every op's id fits (gidx_init) */
         int64_t end = t->start[i] + t->dur[i];
         if (!ins) {
-            if (end > (*gmax)[*v])
-                (*gmax)[*v] = end;
+            if (end > (*gmax)[v])
+                (*gmax)[v] = end;
             continue;
         }
         if (*ng == cap) {
@@ -157,18 +255,18 @@ static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t 
     *given = 0;
     if (!t->calls_exact || t->n != t->total)
         return 0;
-    gf_hmap map;
-    gf_hmap_init(&map);
+    gidx gi;
     int64_t *gmin = NULL, *gmax = NULL;
     int32_t *gdev = NULL;
     size_t ng = 0, *at = calloc(t->nlanes + 1, sizeof *at);
     int32_t *lord = malloc((t->nlanes + 1) * sizeof *lord);
     gf_snv_call *c = NULL;
-    int r = at && lord ? op_groups(t, &map, &gmin, &gmax, &gdev, &ng) : -1;
+    int r = gidx_init(&gi, t), dummy;
+    if (r == 0)
+        r = at && lord ? op_groups(t, &gi, &gmin, &gmax, &gdev, &ng) : -1;
     size_t n = 0;
     for (size_t i = 0; r == 0 && i < t->n; i++) { /* the calls with GPU work, counted per lane */
-        int fits;
-        if (t->kind[i] == GF_EV_API && gf_hmap_get(&map, group_key(t, i, &fits)) && fits) {
+        if (t->kind[i] == GF_EV_API && gidx_find(&gi, t, i, 0, 0, &dummy) >= 0) {
             at[t->lane[i]]++;
             n++;
         }
@@ -187,9 +285,8 @@ static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t 
         }
     }
     for (size_t i = 0; r == 0 && i < t->n; i++) { /* in trace order: by start, then seq, within a lane */
-        int fits;
-        int64_t *g;
-        if (t->kind[i] != GF_EV_API || !(g = gf_hmap_get(&map, group_key(t, i, &fits))) || !fits)
+        int64_t g;
+        if (t->kind[i] != GF_EV_API || (g = gidx_find(&gi, t, i, 0, 0, &dummy)) < 0)
             continue;
         const gf_lane *ln = &t->lanes[t->lane[i]];
         gf_snv_call *x = &c[at[t->lane[i]]++];
@@ -197,10 +294,10 @@ static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t 
         x->start = t->start[i];
         x->end = t->start[i] + t->dur[i];
         x->corr = t->corr[i];
-        x->pmin = gmin[*g];
-        x->pmax = gmax[*g];
-        x->pdev = gdev[*g];
-        x->grp = (int32_t)*g;
+        x->pmin = gmin[g];
+        x->pmax = gmax[g];
+        x->pdev = gdev[g];
+        x->grp = (int32_t)g;
     }
     for (size_t k = 1; r == 0 && k < n; k++) { /* equal starts of a thread by end (stable) */
         if (c[k].gtid != c[k - 1].gtid || c[k].start != c[k - 1].start || c[k].end >= c[k - 1].end)
@@ -211,7 +308,7 @@ static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t 
             c[j] = c[j - 1];
         c[j] = x;
     }
-    gf_hmap_free(&map);
+    gidx_free(&gi);
     free(gmin);
     free(gmax);
     free(gdev);
@@ -288,9 +385,8 @@ static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t 
         e->nm = nm ? nm : "";
         e->nl = nm ? nl : 0;
     }
-    if (rc == 0 && k > 1)
+    if (rc == 0 && max > 0 && k > max) { /* the longest max, as the page keeps its events (ties: cmp_intern) */
         qsort(pv, k, sizeof *pv, cmp_intern);
-    if (rc == 0 && max > 0 && k > max) { /* the longest max, as the page keeps its events */
         int64_t *dur = malloc(k * sizeof *dur);
         uint8_t *keep = calloc(k, 1);
         if (!dur || !keep) {
@@ -311,9 +407,8 @@ static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t 
         free(dur);
         free(keep);
     }
-    for (size_t i = 0; rc == 0 && i < k; i++) /* the export's strings live until it is closed */
-        if ((pv[i].name = gf_strtab_intern(t->str, pv[i].nm, pv[i].nl)) < 0)
-            rc = oom(err);
+    if (rc == 0 && intern_names(t, pv, k) != 0) /* the export's strings live until it is closed */
+        rc = oom(err);
     gf_snv_free(&s);
     gf_stats_close(d);
     if (rc != 0) {
@@ -356,21 +451,99 @@ static int make_lane(const gf_trace *t, const pev *e, int32_t device, gf_lane *l
     return ln->label < 0 ? -1 : 0;
 }
 
-/* Inserts one lane per (device, thread) of pv (sorted by cmp_group) after the last lane of its device
- * (after the last GPU lane, or the CPU lanes, for a device without one); remaps the events' lanes and sets
- * pv[k].lane. */
+typedef struct pgroup {
+    int32_t dev, lane;
+    int64_t pid, tid;
+    size_t first; /* a range of the group */
+} pgroup;
+
+static int cmp_pgroup(const void *a, const void *b)
+{
+    const pgroup *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The (device, thread) groups of pv, in that order (cmp_group's): *gid[k] is pv[k]'s group. -1 on OOM. */
+static int find_groups(const pev *pv, size_t np, pgroup **out, size_t *ng, int32_t **gid)
+{
+    gf_hmap map; /* hash of (dev, pid, tid) → groups with that hash */
+    gf_hmap_init(&map);
+    pgroup *g = NULL;
+    size_t n = 0, cap = 0;
+    int32_t *id = malloc((np ? np : 1) * sizeof *id), last = -1;
+    int rc = id ? 0 : -1;
+    for (size_t k = 0; rc == 0 && k < np; k++) {
+        const pev *e = &pv[k];
+        if (last >= 0 && g[last].dev == e->dev && g[last].pid == e->pid && g[last].tid == e->tid) {
+            id[k] = last;
+            continue;
+        }
+        uint64_t key = gf_hash_u64(((uint64_t)(uint32_t)e->dev << 48) ^ ((uint64_t)e->pid << 24) ^ (uint64_t)e->tid);
+        key = key == GF_HMAP_EMPTY ? 0 : key;
+        size_t pos = 0;
+        int64_t *v;
+        while ((v = gf_hmap_next(&map, key, &pos)))
+            if (g[*v].dev == e->dev && g[*v].pid == e->pid && g[*v].tid == e->tid)
+                break;
+        if (!v) {
+            if ((n == cap && gf_grow((void **)&g, &cap, n + 1, sizeof *g, 16) != 0) ||
+                gf_hmap_add(&map, key, (int64_t)n) != 0) {
+                rc = -1;
+                break;
+            }
+            g[n] = (pgroup){e->dev, -1, e->pid, e->tid, k};
+            last = (int32_t)n++;
+        } else {
+            last = (int32_t)*v;
+        }
+        id[k] = last;
+    }
+    gf_hmap_free(&map);
+    int32_t *rank = rc == 0 ? malloc((n ? n : 1) * sizeof *rank) : NULL;
+    if (rc == 0 && !rank)
+        rc = -1;
+    if (rc == 0) { /* sorted, and the ids follow their groups */
+        for (size_t i = 0; i < n; i++)
+            g[i].lane = (int32_t)i; /* the old index, for the moment */
+        qsort(g, n, sizeof *g, cmp_pgroup);
+        for (size_t i = 0; i < n; i++)
+            rank[g[i].lane] = (int32_t)i;
+        for (size_t k = 0; k < np; k++)
+            id[k] = rank[id[k]];
+        for (size_t i = 0; i < n; i++)
+            g[i].lane = -1;
+    }
+    free(rank);
+    if (rc != 0) {
+        free(g);
+        free(id);
+        return -1;
+    }
+    *out = g;
+    *ng = n;
+    *gid = id;
+    return 0;
+}
+
+/* Inserts one lane per (device, thread) of pv after the last lane of its device (after the last GPU lane, or
+ * the CPU lanes, for a device without one); remaps the events' lanes and sets pv[k].lane. */
 static int add_lanes(gf_trace *t, pev *pv, size_t np, gf_err *err)
 {
+    pgroup *grp = NULL;
     size_t ng = 0;
-    for (size_t k = 0; k < np; k++)
-        ng += k == 0 || pv[k - 1].dev != pv[k].dev || pv[k - 1].pid != pv[k].pid || pv[k - 1].tid != pv[k].tid;
-    size_t *gfirst = malloc((ng + 1) * sizeof *gfirst);
+    int32_t *gid = NULL;
+    if (find_groups(pv, np, &grp, &ng, &gid) != 0)
+        return oom(err);
     int64_t *after = malloc((ng + 1) * sizeof *after);
     int32_t *gdev = malloc((ng + 1) * sizeof *gdev);
     int32_t *lmap = malloc((t->nlanes + 1) * sizeof *lmap);
     gf_lane *nl = malloc((t->nlanes + ng + 1) * sizeof *nl);
     int rc = 0;
-    if (!gfirst || !after || !gdev || !lmap || !nl) {
+    if (!after || !gdev || !lmap || !nl) {
         rc = oom(err);
         goto done;
     }
@@ -381,21 +554,15 @@ static int add_lanes(gf_trace *t, pev *pv, size_t np, gf_err *err)
         else if (t->lanes[l].kind == GF_LANE_CPU)
             last_cpu = (int64_t)l;
     }
-    size_t g = 0;
-    for (size_t k = 0; k < np; k++) {
-        if (k && pv[k - 1].dev == pv[k].dev && pv[k - 1].pid == pv[k].pid && pv[k - 1].tid == pv[k].tid)
-            continue;
-        gfirst[g] = k;
+    for (size_t g = 0; g < ng; g++) {
         after[g] = last_gpu >= 0 ? last_gpu : last_cpu;
         gdev[g] = -1;
         for (size_t l = 0; l < t->nlanes; l++)
-            if (t->lanes[l].kind == GF_LANE_GPU && !t->lanes[l].proj && t->lanes[l].devnum == pv[k].dev) {
+            if (t->lanes[l].kind == GF_LANE_GPU && !t->lanes[l].proj && t->lanes[l].devnum == grp[g].dev) {
                 after[g] = (int64_t)l;
                 gdev[g] = t->lanes[l].device;
             }
-        g++;
     }
-    gfirst[ng] = np;
     size_t w = 0;
     for (int64_t l = -1; l < (int64_t)t->nlanes; l++) {
         if (l >= 0) {
@@ -405,15 +572,15 @@ static int add_lanes(gf_trace *t, pev *pv, size_t np, gf_err *err)
         for (size_t q = 0; q < ng; q++) { /* groups are in device order, so lanes of a device stay sorted */
             if (after[q] != l)
                 continue;
-            if (make_lane(t, &pv[gfirst[q]], gdev[q], &nl[w]) != 0) {
+            if (make_lane(t, &pv[grp[q].first], gdev[q], &nl[w]) != 0) {
                 rc = oom(err);
                 goto done;
             }
-            for (size_t k = gfirst[q]; k < gfirst[q + 1]; k++)
-                pv[k].lane = (int32_t)w;
-            w++;
+            grp[q].lane = (int32_t)w++;
         }
     }
+    for (size_t k = 0; k < np; k++)
+        pv[k].lane = grp[gid[k]].lane;
     for (size_t i = 0; i < t->n; i++)
         if (t->lane[i] >= 0)
             t->lane[i] = lmap[t->lane[i]];
@@ -422,7 +589,8 @@ static int add_lanes(gf_trace *t, pev *pv, size_t np, gf_err *err)
     nl = NULL;
     t->nlanes = t->lanes_cap = w;
 done:
-    free(gfirst);
+    free(grp);
+    free(gid);
     free(after);
     free(gdev);
     free(lmap);
@@ -511,12 +679,10 @@ int gf_trace_add_nvtx_proj(gf_trace *t, const char *sqlite_path, size_t max, siz
         free(pv);
         return 0;
     }
-    qsort(pv, np, sizeof *pv, cmp_group);
+    qsort(pv, np, sizeof *pv, cmp_start);
     int rc = add_lanes(t, pv, np, err);
-    if (rc == 0) {
-        qsort(pv, np, sizeof *pv, cmp_start);
+    if (rc == 0)
         rc = merge_events(t, pv, np, err);
-    }
     free(pv);
     if (rc == 0)
         *added = np;
