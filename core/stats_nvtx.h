@@ -85,10 +85,12 @@ typedef struct gf_snv_call {
 
 /* The same projection with the calls given instead of read from the export (core/trace_proj.c takes them
  * from an imported trace that holds the export's rows): c[0..n) in RUNTIME row order, or already sorted by
- * (globalTid, start, end) with ties in that order; the array is sorted and marked in place. The export
- * still gives the ranges, and says (res) what nsys skips. */
+ * (globalTid, start, end) with ties in that order; the array is sorted and marked in place. With
+ * ranges_given s holds the ranges too, as gf_snv_load and gf_snv_tree would leave them (ord filled; parent,
+ * level and nchild need not be: only the projection's fields are then meaningful); else the export gives
+ * them. The export still says (res) what nsys skips. */
 int gf_snv_projection_given(gf_stats_db *d, gf_stats_res *res, gf_snv_call *c, size_t n, size_t ngrp, gf_snv_set *s,
-                            int *ok, gf_err *err);
+                            int ranges_given, int *ok, gf_err *err);
 
 /* "PushPop" / "StartEnd" */
 const char *gf_snv_style(int st);

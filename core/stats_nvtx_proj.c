@@ -335,8 +335,8 @@ static int project(gf_snv_set *s, call *c, size_t nc, size_t ngrp, gf_err *err)
 }
 
 /* gf_snv_projection with the calls read from the export (given NULL) or given */
-static int projection(gf_stats_db *d, gf_stats_res *res, vec *given, size_t given_ngrp, gf_snv_set *s, int *ok,
-                      gf_err *err)
+static int projection(gf_stats_db *d, gf_stats_res *res, vec *given, size_t given_ngrp, gf_snv_set *s,
+                      int ranges_given, int *ok, gf_err *err)
 {
     *ok = 0;
     int present = 0;
@@ -370,7 +370,7 @@ static int projection(gf_stats_db *d, gf_stats_res *res, vec *given, size_t give
         free(calls.p);
         return gf_stats_skip(d, res, "does not contain GPU operation data.");
     }
-    if (gf_snv_load(d, s, GF_SNV_SEL_PROJ, err) != 0 || gf_snv_tree(s, err) != 0 ||
+    if ((!ranges_given && (gf_snv_load(d, s, GF_SNV_SEL_PROJ, err) != 0 || gf_snv_tree(s, err) != 0)) ||
         project(s, cv->p, cv->n, ngrp, err) != 0) {
         free(calls.p);
         return -1;
@@ -382,14 +382,14 @@ static int projection(gf_stats_db *d, gf_stats_res *res, vec *given, size_t give
 
 int gf_snv_projection(gf_stats_db *d, gf_stats_res *res, gf_snv_set *s, int *ok, gf_err *err)
 {
-    return projection(d, res, NULL, 0, s, ok, err);
+    return projection(d, res, NULL, 0, s, 0, ok, err);
 }
 
 int gf_snv_projection_given(gf_stats_db *d, gf_stats_res *res, gf_snv_call *c, size_t n, size_t ngrp, gf_snv_set *s,
-                            int *ok, gf_err *err)
+                            int ranges_given, int *ok, gf_err *err)
 {
     vec v = {c, n, n, sizeof *c};
-    return projection(d, res, &v, ngrp, s, ok, err);
+    return projection(d, res, &v, ngrp, s, ranges_given, ok, err);
 }
 
 static const gf_col proj_cols[] = {

@@ -55,6 +55,7 @@ void gf_trace_free_events(gf_trace *t)
     free(t->detail);
     free(t->kind);
     free(t->seq);
+    free(t->nvtx_rowid);
     free(t->details);
     t->seq = NULL;
     t->start = t->dur = t->corr = NULL;

@@ -168,6 +168,12 @@ typedef struct gf_trace {
      * and up are all gid_hi (one host), so trace_proj.c can take the calls from the events themselves */
     uint8_t calls_exact;
     int64_t gid_hi;
+    /* ... and its NVTX ranges, read in table order (trace_sqlite_nvtx.c) as the projection reads them (no NULL
+     * start, end, thread or text; one globalTid prefix gid_hi; domains named once): the range that arrived as
+     * event seq nvtx_seq0 + k is row nvtx_rowid[k] of NVTX_EVENTS (UINT32_MAX: ended on another thread, not
+     * projected). NULL when they are not so known. */
+    uint32_t *nvtx_rowid;
+    size_t nvtx_seq0, nvtx_nrid;
     int any_pid; /* GPU events carry no pid (CSV): a launch is also found by correlation id alone */
     struct gf_trace_build *b; /* builder state, NULL after finish */
 } gf_trace;

@@ -329,6 +329,85 @@ static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t 
     return 0;
 }
 
+/* The projection's NVTX ranges from the trace (t->nvtx_rowid: the import read them as gf_snv_load does), in
+ * gf_snv_tree's order (globalTid, start, end desc, rowid: the import's ORDER BY, which is seq order), named
+ * as gf_snv_load names them (domain ":" text) in *names. *given 0: the trace cannot give them. */
+static int trace_ranges(const gf_trace *t, gf_snv_set *s, gf_strtab **names, int *given, gf_err *err)
+{
+    *given = 0;
+    *names = NULL;
+    memset(s, 0, sizeof *s);
+    size_t n = t->nvtx_nrid;
+    if (!t->nvtx_rowid || !t->calls_exact || t->n != t->total || t->n >= UINT32_MAX)
+        return 0;
+    uint32_t *at = malloc((n ? n : 1) * sizeof *at); /* seq - nvtx_seq0 → event */
+    gf_hmap cache;                                    /* (domain, name) → name in *names */
+    gf_hmap_init(&cache);
+    gf_snv_buf b = {0};
+    gf_strtab *ns = gf_strtab_new();
+    int rc = at && ns ? 0 : -1;
+    size_t m = 0;
+    if (rc == 0) {
+        memset(at, 0xff, (n ? n : 1) * sizeof *at);
+        for (size_t i = 0; i < t->n; i++)
+            if (t->kind[i] == GF_EV_NVTX && t->seq[i] >= t->nvtx_seq0 && t->seq[i] - t->nvtx_seq0 < n)
+                at[t->seq[i] - t->nvtx_seq0] = (uint32_t)i;
+        for (size_t k = 0; k < n; k++) {
+            if (at[k] == UINT32_MAX)
+                goto out; /* not the import's ranges any more */
+            m += t->nvtx_rowid[k] != UINT32_MAX;
+        }
+        s->r = malloc((m ? m : 1) * sizeof *s->r);
+        s->ord = malloc((m ? m : 1) * sizeof *s->ord);
+        if (!s->r || !s->ord)
+            rc = -1;
+    }
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        if (t->nvtx_rowid[k] == UINT32_MAX)
+            continue;
+        size_t i = at[k];
+        const gf_lane *ln = &t->lanes[t->lane[i]];
+        int32_t dom = t->detail[i] >= 0 ? t->details[t->detail[i]].domain : -1;
+        gf_snv_range *x = &s->r[s->n];
+        memset(x, 0, sizeof *x);
+        x->start = t->start[i];
+        x->end = t->start[i] + t->dur[i];
+        x->gtid = t->gid_hi | (ln->pid << 24) | ln->tid;
+        x->rowid = t->nvtx_rowid[k];
+        x->parent = -1;
+        uint64_t key = ((uint64_t)(uint32_t)(dom + 1) << 32) | (uint32_t)t->name[i];
+        int64_t *v = gf_hmap_get(&cache, key);
+        if (v) {
+            x->name = (int32_t)*v;
+        } else {
+            size_t l = 0;
+            const char *p = dom >= 0 ? gf_strtab_get(t->str, dom, &l) : "";
+            b.len = 0;
+            int bad = gf_snv_put(&b, p, l) | gf_snv_put(&b, ":", 1);
+            p = gf_strtab_get(t->str, t->name[i], &l);
+            bad |= gf_snv_put(&b, p, l);
+            if (bad || (x->name = gf_strtab_intern(ns, b.p, b.len)) < 0 || !gf_hmap_put(&cache, key, x->name, NULL))
+                rc = -1;
+        }
+        s->ord[s->n] = (int32_t)s->n;
+        s->n++;
+    }
+    if (rc == 0) {
+        *given = 1;
+        *names = ns;
+        ns = NULL;
+    }
+out:
+    free(at);
+    free(b.p);
+    gf_hmap_free(&cache);
+    if (ns)
+        gf_strtab_free(ns);
+    if (!*given)
+        gf_snv_free(s);
+    return rc == 0 ? 0 : oom(err);
+}
+
 /* The projected ranges of the export, names interned in t's table; the max longest when max > 0. */
 static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t *np, gf_err *err)
 {
@@ -347,13 +426,18 @@ static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t 
     gf_stats_res res;
     memset(&res, 0, sizeof res);
     gf_snv_set s;
-    memset(&s, 0, sizeof s);
+    gf_strtab *names = NULL; /* the ranges' names when the trace gives them, else the export's d->str */
+    int ranges = 0, rc = 0, ok = 0;
     gf_err_clear(err); /* the report code reads err->code after string look-ups (gf_stats_run does the same) */
-    int ok = 0, rc = 0;
-    if (d->has_stringids)
-        rc = given ? gf_snv_projection_given(d, &res, calls, ncalls, ngrp, &s, &ok, err)
+    if (given && d->has_stringids)
+        rc = trace_ranges(t, &s, &names, &ranges, err);
+    else
+        memset(&s, 0, sizeof s);
+    if (rc == 0 && d->has_stringids)
+        rc = given ? gf_snv_projection_given(d, &res, calls, ncalls, ngrp, &s, ranges, &ok, err)
                    : gf_snv_projection(d, &res, &s, &ok, err);
     free(calls);
+    const gf_strtab *str = names ? names : d->str;
     size_t n = 0;
     for (size_t i = 0; rc == 0 && ok && i < s.n; i++)
         n += s.r[i].nops > 0;
@@ -366,7 +450,7 @@ static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t 
         if (!x->nops)
             continue;
         size_t nl;
-        const char *nm = gf_strtab_get(d->str, x->name, &nl);
+        const char *nm = gf_strtab_get(str, x->name, &nl);
         if (nm && nl > 0 && nm[0] == ':') { /* the default domain's ":name" is shown as the NVTX lanes show it */
             nm++;
             nl--;
@@ -411,6 +495,8 @@ static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t 
         rc = oom(err);
     gf_snv_free(&s);
     gf_stats_close(d);
+    if (names)
+        gf_strtab_free(names);
     if (rc != 0) {
         free(pv);
         return -1;

@@ -233,9 +233,26 @@ static int32_t cpu_lane(imp *m, int nvtx, int64_t gtid)
     return l;
 }
 
+/* trace.h calls_exact: a globalTid or globalPid's bits 48 and up (host and VM) are those of the others */
+static void exact_hi(imp *m, int64_t gid)
+{
+    int64_t hi = (int64_t)((uint64_t)gid & ~(uint64_t)0xFFFFFFFFFFFFull);
+    if (!m->have_hi) {
+        m->have_hi = 1;
+        m->gid_hi = hi;
+    } else if (hi != m->gid_hi) {
+        m->calls_inexact = 1;
+    }
+}
+
 int32_t gf_tsq_str_of(imp *m, int64_t id)
 {
     return str_of(m, id);
+}
+
+void gf_tsq_exact_hi(imp *m, int64_t gid)
+{
+    exact_hi(m, gid);
 }
 
 int32_t gf_tsq_cpu_lane(imp *m, int nvtx, int64_t gtid)
@@ -412,18 +429,6 @@ static int load_callchains(imp *m, int want)
 }
 
 /* ---- event tables ---- */
-
-/* trace.h calls_exact: a globalTid or globalPid's bits 48 and up (host and VM) are those of the others */
-static void exact_hi(imp *m, int64_t gid)
-{
-    int64_t hi = (int64_t)((uint64_t)gid & ~(uint64_t)0xFFFFFFFFFFFFull);
-    if (!m->have_hi) {
-        m->have_hi = 1;
-        m->gid_hi = hi;
-    } else if (hi != m->gid_hi) {
-        m->calls_inexact = 1;
-    }
-}
 
 /* ... and a GPU op's row (start, end, deviceId, correlationId, globalPid in columns 0, 1, 2, 4, 5) is its
  * event: the projection skips rows with a NULL among them, takes deviceId NULL as -1 and joins globalPid
@@ -900,6 +905,10 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     ret = gf_trace_finish(t, err);
     t->calls_exact = !m.calls_inexact;
     t->gid_hi = m.gid_hi;
+    if (m.calls_inexact || m.nvtx_inexact) { /* the ranges' rows need the calls' host prefix too */
+        free(t->nvtx_rowid);
+        t->nvtx_rowid = NULL;
+    }
 done:
     if (m.db)
         sqlite3_close(m.db);

@@ -29,6 +29,7 @@ typedef struct imp {
     int ccshift;      /* added to RUNTIME.callchainId (sqlite_callchain.h) */
     int32_t *fc_mod, *fc_frame; /* symbol StringIds id → (module, frame) of its last use */
     int calls_inexact; /* a row the NVTX projection would read otherwise than its event (trace.h calls_exact) */
+    int nvtx_inexact;  /* the same for NVTX_EVENTS (trace.h nvtx_rowid) */
     int have_hi;
     int64_t gid_hi;
 } imp;
@@ -37,6 +38,8 @@ typedef struct imp {
  * SELECT <cols> FROM table <tail> (1 prepared, 0 absent, -1 error); the statement finished (0 done, -1 a
  * database error); an out-of-memory error (-1). */
 int32_t gf_tsq_str_of(imp *m, int64_t id);
+/* trace.h calls_exact: notes a globalTid's bits 48 and up (they must be the same in every row) */
+void gf_tsq_exact_hi(imp *m, int64_t gid);
 int32_t gf_tsq_cpu_lane(imp *m, int nvtx, int64_t gtid);
 int gf_tsq_prepare(imp *m, gf_sqlq *q, const char *table, const char *const *cols, int ncols, int nreq,
                    const char *tail);

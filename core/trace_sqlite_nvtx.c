@@ -21,7 +21,7 @@
 #include "mem.h"
 
 enum { NULL_START = 1 << 8, NULL_END = 1 << 9 };
-enum { C_START, C_END, C_TYPE, C_TID, C_TEXT, C_TEXTID, C_DOMAIN, NCOLS };
+enum { C_START, C_END, C_TYPE, C_TID, C_TEXT, C_TEXTID, C_DOMAIN, NCOLS, C_ROWID = NCOLS, C_EGT };
 
 typedef struct nvscan {
     imp *m;
@@ -39,6 +39,9 @@ typedef struct nvscan {
     gf_hmap domains;  /* (pid, domainId) → strtab id of the domain's name */
     int64_t maxa, maxb; /* max(coalesce(end, start)), max(start) over every row */
     int havea, haveb;
+    int with_rid;       /* the query reads rowid and endGlobalTid (trace.h nvtx_rowid) */
+    uint32_t *rid;      /* the ranges' rowids (UINT32_MAX: ended on another thread), as they arrive */
+    size_t nrid, rid_cap;
 } nvscan;
 
 static void scan_free(nvscan *s)
@@ -50,6 +53,7 @@ static void scan_free(nvscan *s)
     free(s->trank);
     free(s->textmap);
     free(s->dom);
+    free(s->rid);
     if (s->text)
         gf_strtab_free(s->text);
 }
@@ -92,8 +96,27 @@ static int domain_row(nvscan *s, gf_sqlq *q, int64_t gtid)
     if (n < 0 && !gf_sqlq_null(q, C_TEXT))
         n = gf_strtab_intern(m->t->str, (const char *)sqlite3_column_text(q->st, q->idx[C_TEXT]),
                              (size_t)sqlite3_column_bytes(q->st, q->idx[C_TEXT]));
-    if (n >= 0 && !gf_hmap_put(&s->domains, ((uint64_t)pid << 32) ^ (uint64_t)gf_sqlq_i64(q, C_DOMAIN, 0), n, NULL))
+    int64_t dom = gf_sqlq_i64(q, C_DOMAIN, 0);
+    uint64_t key = ((uint64_t)pid << 32) ^ (uint64_t)dom;
+    /* the projection names a domain after its earliest row (by start) and joins on (pid, domainId) whole */
+    if (n < 0 || dom <= 0 || dom > (int64_t)UINT32_MAX || gf_hmap_get(&s->domains, key))
+        m->nvtx_inexact = 1;
+    if (n >= 0 && !gf_hmap_put(&s->domains, key, n, NULL))
         return -1;
+    return 0;
+}
+
+/* trace.h nvtx_rowid: the range's rowid (UINT32_MAX when it ended on another thread: the projection reads
+ * only `endGlobalTid IS NULL`); bad: a value the projection reads otherwise than this import. -1 on OOM. */
+static int exact_range(nvscan *s, gf_sqlq *q, int64_t gtid, int bad)
+{
+    int64_t rowid = sqlite3_column_int64(q->st, q->idx[C_ROWID]);
+    if (bad || rowid < 0 || rowid >= (int64_t)UINT32_MAX)
+        s->m->nvtx_inexact = 1;
+    gf_tsq_exact_hi(s->m, gtid);
+    if (gf_grow((void **)&s->rid, &s->rid_cap, s->nrid + 1, sizeof *s->rid, 1024) != 0)
+        return -1;
+    s->rid[s->nrid++] = gf_sqlq_null(q, C_EGT) ? (uint32_t)rowid : UINT32_MAX;
     return 0;
 }
 
@@ -127,6 +150,9 @@ static int range_row(nvscan *s, gf_sqlq *q, int64_t et, int64_t gtid, int tnull,
     if (gf_trace_add(t, &e, NULL, m->err) != 0)
         return -1;
     int64_t dom = gf_sqlq_i64(q, C_DOMAIN, 0);
+    if (s->with_rid && exact_range(s, q, gtid, tnull || snull || enull || nm == -1 || dom < 0 ||
+                                                  dom > (int64_t)UINT32_MAX) != 0)
+        return gf_tsq_oom(m);
     if (dom) {
         if (gf_grow((void **)&s->dom, &s->dom_cap, s->ndom + 1, sizeof *s->dom, 64) != 0)
             return gf_tsq_oom(m);
@@ -238,6 +264,17 @@ static int sort_block(nvscan *s)
             qsort_r(ord + lo, hi - lo, sizeof *ord, cmp_ord, s);
     }
     ret = gf_trace_reorder_added(t, s->from, ord, s->m->err);
+    if (ret == 0 && s->rid) { /* the rowids follow their ranges */
+        uint32_t *r = malloc((n ? n : 1) * sizeof *r);
+        if (!r) {
+            ret = gf_tsq_oom(s->m);
+            goto out;
+        }
+        for (size_t k = 0; k < n; k++)
+            r[k] = s->rid[ord[k]];
+        free(s->rid);
+        s->rid = r;
+    }
 out:
     free(byrank);
     free(at);
@@ -295,6 +332,26 @@ static int settle_block(nvscan *s, int64_t last)
     return 0;
 }
 
+/* The same query with rowid and endGlobalTid (NULL where the export lacks it) after the columns, for
+ * trace.h nvtx_rowid. 0, or -1 (q unchanged) when SQLite refuses it. */
+static int with_rowids(imp *m, gf_sqlq *q)
+{
+    int egt = gf_sqlite_has_column(m->db, "NVTX_EVENTS", "endGlobalTid");
+    char sql[300];
+    snprintf(sql, sizeof sql,
+             "SELECT \"start\", \"end\", \"eventType\", \"globalTid\", \"text\", \"textId\", \"domainId\", rowid, %s "
+             "FROM \"NVTX_EVENTS\"",
+             egt == 1 ? "\"endGlobalTid\"" : "NULL");
+    sqlite3_stmt *st;
+    if (egt < 0 || sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_finalize(q->st);
+    q->st = st;
+    for (int c = 0; c <= C_EGT; c++)
+        q->idx[c] = c;
+    return 0;
+}
+
 int gf_tsq_nvtx_table_order(imp *m)
 {
     static const char *const cols[] = {"start", "end", "eventType", "globalTid", "text", "textId", "domainId"};
@@ -315,6 +372,10 @@ int gf_tsq_nvtx_table_order(imp *m)
     s.m = m;
     s.from = gf_trace_added(t);
     s.null_thr = -1;
+    if (with_rowids(m, &q) == 0)
+        s.with_rid = 1;
+    else
+        m->nvtx_inexact = 1;
     gf_hmap_init(&s.thr);
     gf_hmap_init(&s.domains);
     if (!(s.text = gf_strtab_new())) {
@@ -329,6 +390,12 @@ int gf_tsq_nvtx_table_order(imp *m)
     int64_t last = s.havea && s.haveb ? (s.maxa > s.maxb ? s.maxa : s.maxb) : 0;
     if (r == 0 && (r = sort_block(&s)) == 0)
         r = settle_block(&s, last);
+    if (r == 0 && s.with_rid && !m->nvtx_inexact && s.nrid == gf_trace_added(t) - s.from) {
+        t->nvtx_rowid = s.rid;
+        t->nvtx_seq0 = s.from;
+        t->nvtx_nrid = s.nrid;
+        s.rid = NULL;
+    }
     scan_free(&s);
     return r;
 }
