@@ -495,37 +495,45 @@ static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t 
                    : gf_snv_projection(d, &res, &s, &ok, err);
     free(calls);
     const gf_strtab *str = names ? names : d->str;
-    size_t n = 0;
-    for (size_t i = 0; rc == 0 && ok && i < s.n; i++)
-        n += s.r[i].nops > 0;
-    pev *pv = n ? malloc(n * sizeof *pv) : NULL;
-    if (n && !pv)
-        rc = oom(err);
+    /* the projected ranges become pv in the ranges' own memory (range i gives pev k <= i, and a pev is no
+     * larger): the projection's peak holds them once. Both are copied as bytes, so the types never alias. */
+    _Static_assert(sizeof(pev) <= sizeof(gf_snv_range), "a projected range fits in its range's place");
+    char *mem = (char *)s.r;
     size_t k = 0;
-    for (size_t i = 0; rc == 0 && pv && i < s.n; i++) {
-        const gf_snv_range *x = &s.r[i];
-        if (!x->nops)
+    for (size_t i = 0; rc == 0 && ok && i < s.n; i++) {
+        gf_snv_range x;
+        memcpy(&x, mem + i * sizeof x, sizeof x);
+        if (!x.nops)
             continue;
         size_t nl;
-        const char *nm = gf_strtab_get(str, x->name, &nl);
+        const char *nm = gf_strtab_get(str, x.name, &nl);
         if (nm && nl > 0 && nm[0] == ':') { /* the default domain's ":name" is shown as the NVTX lanes show it */
             nm++;
             nl--;
         }
-        pev *e = &pv[k++];
-        e->start = x->pmin;
-        e->dur = x->pmax - x->pmin;
-        e->rowid = x->rowid;
-        e->ostart = x->start;
-        e->oend = x->end;
-        e->pid = (x->gtid >> 24) & 0xFFFFFF;
-        e->tid = x->gtid & 0xFFFFFF;
-        e->dev = x->pdev;
-        e->lane = -1;
-        e->name = -1;
-        e->nm = nm ? nm : "";
-        e->nl = nm ? nl : 0;
-        e->sid = x->name;
+        pev e;
+        memset(&e, 0, sizeof e);
+        e.start = x.pmin;
+        e.dur = x.pmax - x.pmin;
+        e.rowid = x.rowid;
+        e.ostart = x.start;
+        e.oend = x.end;
+        e.pid = (x.gtid >> 24) & 0xFFFFFF;
+        e.tid = x.gtid & 0xFFFFFF;
+        e.dev = x.pdev;
+        e.lane = -1;
+        e.name = -1;
+        e.nm = nm ? nm : "";
+        e.nl = nm ? nl : 0;
+        e.sid = x.name;
+        memcpy(mem + k++ * sizeof e, &e, sizeof e);
+    }
+    pev *pv = NULL;
+    if (rc == 0 && k) { /* pv owns the memory now: the unused tail goes back */
+        pv = realloc(mem, k * sizeof *pv);
+        pv = pv ? pv : (pev *)mem;
+        s.r = NULL;
+        s.n = 0;
     }
     if (rc == 0 && max > 0 && k > max) { /* the longest max, as the page keeps its events (ties: cmp_intern) */
         qsort(pv, k, sizeof *pv, cmp_intern);
@@ -742,6 +750,47 @@ done:
     return rc;
 }
 
+/* The projected events' own columns, in start order: pv (three times their size) is freed before the
+ * trace's columns grow. */
+typedef struct newev {
+    int64_t *start, *dur;
+    int32_t *lane, *name, *pid;
+    uint32_t *seq; /* RangeId */
+} newev;
+
+static void newev_free(newev *ne)
+{
+    free(ne->start);
+    free(ne->dur);
+    free(ne->lane);
+    free(ne->name);
+    free(ne->pid);
+    free(ne->seq);
+}
+
+static int take_events(const pev *pv, const uint32_t *ord, size_t np, newev *ne)
+{
+    size_t m = np ? np : 1;
+    ne->start = malloc(m * sizeof *ne->start);
+    ne->dur = malloc(m * sizeof *ne->dur);
+    ne->lane = malloc(m * sizeof *ne->lane);
+    ne->name = malloc(m * sizeof *ne->name);
+    ne->pid = malloc(m * sizeof *ne->pid);
+    ne->seq = malloc(m * sizeof *ne->seq);
+    if (!ne->start || !ne->dur || !ne->lane || !ne->name || !ne->pid || !ne->seq)
+        return -1;
+    for (size_t k = 0; k < np; k++) {
+        const pev *e = &pv[ord[k]];
+        ne->start[k] = e->start;
+        ne->dur[k] = e->dur;
+        ne->lane[k] = e->lane;
+        ne->name[k] = e->name;
+        ne->pid[k] = (int32_t)e->pid;
+        ne->seq[k] = (uint32_t)e->rowid;
+    }
+    return 0;
+}
+
 #define GROW_COL(col)                                                                                      \
     do {                                                                                                   \
         void *c_ = realloc(t->col, nn * sizeof *t->col);                                                   \
@@ -762,17 +811,17 @@ done:
         }                                                                                                  \
     } while (0)
 
-/* The event columns with pv (in start order: pv[ord[k]]) merged in, an old event first when both start together. Each
+/* The event columns with the new events (in start order) merged in, an old event first when both start together. Each
  * column grows in place and is filled from its end (an old event only moves up), so the peak is the grown
  * model, not a second copy of it, and no column is written twice. */
-static int merge_events(gf_trace *t, const pev *pv, const uint32_t *ord, size_t np, gf_err *err)
+static int merge_events(gf_trace *t, const newev *ne, size_t np, gf_err *err)
 {
     size_t n = t->n, nn = n + np;
     uint8_t *isnew = malloc(nn);
     if (!isnew)
         return oom(err);
     for (size_t i = 0, k = 0, w = 0; w < nn; w++) {
-        isnew[w] = k < np && (i >= n || pv[ord[k]].start < t->start[i]);
+        isnew[w] = k < np && (i >= n || ne->start[k] < t->start[i]);
         if (isnew[w])
             k++;
         else
@@ -789,16 +838,16 @@ static int merge_events(gf_trace *t, const pev *pv, const uint32_t *ord, size_t 
     GROW_COL(detail);
     GROW_COL(kind);
     GROW_COL(seq);
-    MERGE_COL(start, pv[ord[k_]].start);
-    MERGE_COL(dur, pv[ord[k_]].dur);
+    MERGE_COL(start, ne->start[k_]);
+    MERGE_COL(dur, ne->dur[k_]);
     MERGE_COL(corr, -1);
-    MERGE_COL(lane, pv[ord[k_]].lane);
-    MERGE_COL(name, pv[ord[k_]].name);
+    MERGE_COL(lane, ne->lane[k_]);
+    MERGE_COL(name, ne->name[k_]);
     MERGE_COL(stack, -1);
-    MERGE_COL(pid, (int32_t)pv[ord[k_]].pid);
+    MERGE_COL(pid, ne->pid[k_]);
     MERGE_COL(detail, -1);
     MERGE_COL(kind, GF_EV_NVTX);
-    MERGE_COL(seq, (uint32_t)pv[ord[k_]].rowid);
+    MERGE_COL(seq, ne->seq[k_]);
     free(isnew);
     t->n = nn;
     return 0;
@@ -824,11 +873,16 @@ int gf_trace_add_nvtx_proj(gf_trace *t, const char *sqlite_path, size_t max, siz
         return 0;
     }
     uint32_t *ord = NULL;
+    newev ne;
+    memset(&ne, 0, sizeof ne);
     int rc = sort_start(pv, np, &ord) != 0 ? oom(err) : add_lanes(t, pv, np, err);
-    if (rc == 0)
-        rc = merge_events(t, pv, ord, np, err);
+    if (rc == 0 && take_events(pv, ord, np, &ne) != 0)
+        rc = oom(err);
     free(ord);
     free(pv);
+    if (rc == 0)
+        rc = merge_events(t, &ne, np, err);
+    newev_free(&ne);
     if (rc == 0)
         *added = np;
     return rc;
