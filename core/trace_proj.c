@@ -79,37 +79,57 @@ static int cmp_intern_p(const void *a, const void *b)
 }
 
 /* Names into t's table as if interned in cmp_intern order (which decides the ids of names new to the table:
- * not the export's row order), sorting only the ranges whose name is new; each distinct name (sid, < nsid)
- * is looked up once. -1 on OOM. */
+ * not the export's row order). Each distinct name (sid, < nsid) is looked up once; a new one takes its id in
+ * the order of its first range by cmp_intern, so only the new names are sorted, not the ranges. -1 on OOM. */
 static int intern_names(gf_trace *t, pev *pv, size_t k, size_t nsid)
 {
-    int32_t *known = malloc((nsid ? nsid : 1) * sizeof *known); /* sid → id in t->str, -1 new, -2 not looked up */
-    if (!known)
-        return -1;
-    memset(known, 0xfe, (nsid ? nsid : 1) * sizeof *known);
-    size_t nnew = 0;
-    for (size_t i = 0; i < k; i++) {
-        int32_t *c = pv[i].sid >= 0 && (size_t)pv[i].sid < nsid ? &known[pv[i].sid] : NULL;
-        if (c && *c == -2)
-            *c = gf_strtab_find(t->str, pv[i].nm, pv[i].nl);
-        pv[i].name = c ? *c : gf_strtab_find(t->str, pv[i].nm, pv[i].nl);
-        nnew += pv[i].name < 0;
+    size_t ns = nsid ? nsid : 1;
+    int32_t *known = malloc(ns * sizeof *known); /* sid → id in t->str, -1 new, -2 not looked up */
+    size_t *first = malloc(ns * sizeof *first);  /* new sid → its first range by cmp_intern */
+    pev **q = NULL;
+    int rc = known && first ? 0 : -1;
+    size_t nnew = 0, nq = 0;
+    for (size_t i = 0; rc == 0 && i < ns; i++)
+        known[i] = -2;
+    for (size_t i = 0; rc == 0 && i < k; i++) {
+        int32_t sid = pv[i].sid;
+        if (sid < 0 || (size_t)sid >= nsid) { /* not from the table: on its own */
+            pv[i].name = gf_strtab_find(t->str, pv[i].nm, pv[i].nl);
+            nnew += pv[i].name < 0;
+            continue;
+        }
+        if (known[sid] == -2 && (known[sid] = gf_strtab_find(t->str, pv[i].nm, pv[i].nl)) < 0) {
+            first[sid] = i;
+            nnew++;
+        } else if (known[sid] == -1 && cmp_intern(&pv[i], &pv[first[sid]]) < 0) {
+            first[sid] = i;
+        }
+        pv[i].name = known[sid];
     }
-    free(known);
-    if (!nnew)
-        return 0;
-    pev **q = malloc(nnew * sizeof *q);
-    if (!q)
-        return -1;
-    for (size_t i = 0, j = 0; i < k; i++)
-        if (pv[i].name < 0)
-            q[j++] = &pv[i];
-    qsort(q, nnew, sizeof *q, cmp_intern_p);
-    int rc = 0;
-    for (size_t j = 0; rc == 0 && j < nnew; j++)
-        if ((q[j]->name = gf_strtab_intern(t->str, q[j]->nm, q[j]->nl)) < 0)
+    if (rc == 0 && nnew && !(q = malloc(nnew * sizeof *q)))
+        rc = -1;
+    for (size_t i = 0; rc == 0 && nnew && i < k; i++) {
+        int32_t sid = pv[i].sid;
+        if (sid < 0 || (size_t)sid >= nsid ? pv[i].name < 0 : known[sid] == -1 && first[sid] == i)
+            q[nq++] = &pv[i];
+    }
+    if (rc == 0 && nq > 1)
+        qsort(q, nq, sizeof *q, cmp_intern_p);
+    for (size_t j = 0; rc == 0 && j < nq; j++) {
+        int32_t id = gf_strtab_intern(t->str, q[j]->nm, q[j]->nl);
+        if (id < 0)
             rc = -1;
+        else if (q[j]->sid >= 0 && (size_t)q[j]->sid < nsid)
+            known[q[j]->sid] = id;
+        else
+            q[j]->name = id;
+    }
+    for (size_t i = 0; rc == 0 && nnew && i < k; i++)
+        if (pv[i].sid >= 0 && (size_t)pv[i].sid < nsid)
+            pv[i].name = known[pv[i].sid];
     free(q);
+    free(known);
+    free(first);
     return rc;
 }
 
