@@ -133,47 +133,77 @@ static int intern_names(gf_trace *t, pev *pv, size_t k, size_t nsid)
     return rc;
 }
 
-/* ord[0..n): pv's indices by cmp_start. The ranges come by thread and start and their projections mostly
- * keep that order, so the runs already in order are found and merged pairwise (a natural merge sort: a few
- * passes instead of qsort's 21 over 2M ranges); cmp_start is a total order, so the result is qsort's. */
+static int cmp_start_ix(const void *a, const void *b, void *arg)
+{
+    const pev *pv = arg;
+    return cmp_start(&pv[*(const uint32_t *)a], &pv[*(const uint32_t *)b]);
+}
+
+/* ord[0..n): pv's indices by cmp_start: an LSD radix sort of the projected starts (8-bit digits, only those
+ * that vary), then each run of equal starts by the rest of cmp_start (nested ranges share their first op).
+ * cmp_start is a total order, so the result is qsort's. -1 on OOM. */
 static int sort_start(const pev *pv, size_t n, uint32_t **out)
 {
     if (n >= UINT32_MAX)
         return -1;
-    uint32_t *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
-    size_t *cut = malloc((n + 2) * sizeof *cut), nr = 0;
-    if (!a || !b || !cut) {
+    size_t m = n ? n : 1;
+    uint32_t *a = malloc(m * sizeof *a), *b = malloc(m * sizeof *b);
+    uint64_t *ka = malloc(m * sizeof *ka), *kb = malloc(m * sizeof *kb);
+    if (!a || !b || !ka || !kb) {
         free(a);
         free(b);
-        free(cut);
+        free(ka);
+        free(kb);
         return -1;
     }
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        lo = pv[i].start < lo ? pv[i].start : lo;
+        hi = pv[i].start > hi ? pv[i].start : hi;
+    }
+    uint64_t span = n ? (uint64_t)hi - (uint64_t)lo : 0;
     for (size_t i = 0; i < n; i++) {
         a[i] = (uint32_t)i;
-        if (i == 0 || cmp_start(&pv[i - 1], &pv[i]) > 0)
-            cut[nr++] = i;
+        ka[i] = (uint64_t)pv[i].start - (uint64_t)lo;
     }
-    cut[nr] = n;
-    while (nr > 1) {
-        size_t w = 0;
-        for (size_t r = 0; r < nr; r += 2) {
-            size_t lo = cut[r], mid = cut[r + 1], hi = r + 2 <= nr ? cut[r + 2] : n, i = lo, j = mid, o = lo;
-            while (i < mid && j < hi)
-                b[o++] = cmp_start(&pv[a[j]], &pv[a[i]]) < 0 ? a[j++] : a[i++];
-            while (i < mid)
-                b[o++] = a[i++];
-            while (j < hi)
-                b[o++] = a[j++];
-            cut[w++] = lo;
+    for (unsigned sh = 0; sh < 64 && (span >> sh); sh += 8) {
+        size_t cnt[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            cnt[((ka[i] >> sh) & 0xff) + 1]++;
+        for (int d = 0; d < 256; d++)
+            cnt[d + 1] += cnt[d];
+        for (size_t i = 0; i < n; i++) {
+            size_t o = cnt[(ka[i] >> sh) & 0xff]++;
+            b[o] = a[i];
+            kb[o] = ka[i];
         }
         uint32_t *x = a;
         a = b;
         b = x;
-        nr = w;
-        cut[nr] = n;
+        uint64_t *y = ka;
+        ka = kb;
+        kb = y;
+    }
+    for (size_t i = 0; i < n;) { /* runs of one start */
+        size_t j = i + 1;
+        while (j < n && ka[j] == ka[i])
+            j++;
+        if (j - i > 16) {
+            qsort_r(a + i, j - i, sizeof *a, cmp_start_ix, (void *)pv);
+        } else {
+            for (size_t p = i + 1; p < j; p++) {
+                uint32_t v = a[p];
+                size_t q = p;
+                for (; q > i && cmp_start(&pv[v], &pv[a[q - 1]]) < 0; q--)
+                    a[q] = a[q - 1];
+                a[q] = v;
+            }
+        }
+        i = j;
     }
     free(b);
-    free(cut);
+    free(ka);
+    free(kb);
     *out = a;
     return 0;
 }
