@@ -164,14 +164,15 @@ typedef struct gf_trace {
     uint32_t tables;         /* GF_TABLE_* */
     int finished;
     /* SQLite imports: every RUNTIME, KERNEL, MEMCPY and MEMSET row is an event holding what the NVTX projection
-     * joins on (no NULL there, plain globalPids, device ids 0..65535) and their globalTid / globalPid bits 48
-     * and up are all gid_hi (one host), so trace_proj.c can take the calls from the events themselves */
+     * joins on (no NULL there, no end before its start, plain globalPids, device ids 0..65535) and their
+     * globalTid / globalPid bits 48 and up are all gid_hi (one host), so trace_proj.c can take the calls from
+     * the events themselves */
     uint8_t calls_exact;
     int64_t gid_hi;
     /* ... and its NVTX ranges, read in table order (trace_sqlite_nvtx.c) as the projection reads them (no NULL
-     * start, end, thread or text; one globalTid prefix gid_hi; domains named once): the range that arrived as
-     * event seq nvtx_seq0 + k is row nvtx_rowid[k] of NVTX_EVENTS (UINT32_MAX: ended on another thread, not
-     * projected). NULL when they are not so known. */
+     * start, end, thread or text, no end before its start; one globalTid prefix gid_hi; domains named once):
+     * the range that arrived as event seq nvtx_seq0 + k is row nvtx_rowid[k] of NVTX_EVENTS (UINT32_MAX:
+     * ended on another thread, not projected). NULL when they are not so known. */
     uint32_t *nvtx_rowid;
     size_t nvtx_seq0, nvtx_nrid;
     int any_pid; /* GPU events carry no pid (CSV): a launch is also found by correlation id alone */
@@ -263,8 +264,10 @@ int gf_trace_partners(const gf_trace *t, int32_t **partner, gf_err *err);
  * core/stats_nvtx_proj.c) added to a finished trace as NVTX events on lanes of their own (proj set), one
  * per (device, launching thread), each placed after its device's streams: a range spans its first to last
  * GPU op; its device is that of its first op; seq holds its RangeId. max > 0 keeps the max longest.
- * Nothing is added to merged traces (ranks) or when the export has no NVTX or CUDA data. *added: the
- * count. 0, or -1 with err. */
+ * Nothing is added to merged traces (ranks) or when the export has no NVTX or CUDA data. The CUDA calls,
+ * their GPU work and the ranges are taken from t itself when it holds the export's rows exactly
+ * (calls_exact, nvtx_rowid; nothing trimmed), else read from the export. *added: the count. 0, or -1 with
+ * err. */
 int gf_trace_add_nvtx_proj(gf_trace *t, const char *sqlite_path, size_t max, size_t *added, gf_err *err);
 
 /* Writers (trace_json.c). The timeline JSON follows docs/TIMELINE_DATA.md (compact, script-safe). */

@@ -431,11 +431,12 @@ static int load_callchains(imp *m, int want)
 /* ---- event tables ---- */
 
 /* ... and a GPU op's row (start, end, deviceId, correlationId, globalPid in columns 0, 1, 2, 4, 5) is its
- * event: the projection skips rows with a NULL among them, takes deviceId NULL as -1 and joins globalPid
- * whole, where the event has 0, a lane's device (dev & 0xFFFF) and the pid bits */
+ * event: the projection skips rows with a NULL among them, takes deviceId NULL as -1, joins globalPid whole
+ * and keeps an end before the start, where the event has 0, a lane's device (dev & 0xFFFF), the pid bits
+ * and duration 0 (gf_trace_add) */
 static void exact_op(imp *m, const query *q, const gf_event *e, int64_t gpid, int64_t dev)
 {
-    if ((e->start == 0 && gf_sqlq_null(q, 0)) || (e->dur == 0 && gf_sqlq_null(q, 1)) ||
+    if ((e->start == 0 && gf_sqlq_null(q, 0)) || e->dur < 0 || (e->dur == 0 && gf_sqlq_null(q, 1)) ||
         (e->corr == -1 && gf_sqlq_null(q, 4)) || (gpid == 0 && gf_sqlq_null(q, 5)) || (gpid & 0xFFFFFF) != 0 ||
         dev < 0 || dev > 0xFFFF || (dev == 0 && gf_sqlq_null(q, 2)))
         m->calls_inexact = 1;
@@ -459,7 +460,7 @@ static int import_runtime(imp *m, int partner_pass)
         e.pid = (int32_t)((gtid >> 24) & 0xFFFFFF);
         e.kind = GF_EV_API;
         e.stack = -1;
-        if ((e.start == 0 && gf_sqlq_null(&q, 0)) || (e.dur == 0 && gf_sqlq_null(&q, 1)) ||
+        if ((e.start == 0 && gf_sqlq_null(&q, 0)) || e.dur < 0 || (e.dur == 0 && gf_sqlq_null(&q, 1)) ||
             (gtid == 0 && gf_sqlq_null(&q, 2)) || (e.corr == -1 && gf_sqlq_null(&q, 3)))
             m->calls_inexact = 1;
         exact_hi(m, gtid);

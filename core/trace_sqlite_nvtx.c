@@ -150,7 +150,7 @@ static int range_row(nvscan *s, gf_sqlq *q, int64_t et, int64_t gtid, int tnull,
     if (gf_trace_add(t, &e, NULL, m->err) != 0)
         return -1;
     int64_t dom = gf_sqlq_i64(q, C_DOMAIN, 0);
-    if (s->with_rid && exact_range(s, q, gtid, tnull || snull || enull || nm == -1 || dom < 0 ||
+    if (s->with_rid && exact_range(s, q, gtid, tnull || snull || enull || e.dur < 0 || nm == -1 || dom < 0 ||
                                                   dom > (int64_t)UINT32_MAX) != 0)
         return gf_tsq_oom(m);
     if (dom) {

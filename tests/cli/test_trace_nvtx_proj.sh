@@ -29,6 +29,41 @@ for rel in real/nvfuser/report1.sqlite real/cs336-jsun012/result.sqlite real/cs3
   python3 "$TT/check_page_proj.py" "$d/page.html" "$d/proj.csv" "$rel: page" || _t_failed=$((_t_failed + 1))
 done
 
+# planted cases (issue 29): the page's projection takes the CUDA calls, their GPU work and the ranges from the
+# imported trace when the import says they are the export's rows exactly (trace.h calls_exact, nvtx_rowid),
+# and reads the export otherwise; either way its ranges are the report's rows (computed over the export; the
+# Chrome export's carry their RangeId).
+# Ranges that end on another thread, rowids with gaps and a named domain stay on the trace's path; an end
+# before its start, a NULL correlationId, a deviceId over 65535 and a domain named twice send it to the export.
+rel=real/nvfuser/report1.sqlite
+if have_fixture "$rel" && command -v sqlite3 >/dev/null; then
+  dom="UPDATE NVTX_EVENTS SET domainId = 7; INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, text, domainId) SELECT 0, NULL, 75, globalTid, 'domA', 7 FROM NVTX_EVENTS WHERE eventType = 59 LIMIT 1"
+  v=0
+  for sql in "UPDATE NVTX_EVENTS SET endGlobalTid = globalTid + 1 WHERE rowid % 5 = 0" \
+             "DELETE FROM NVTX_EVENTS WHERE rowid % 3 = 1" \
+             "$dom" \
+             "$dom; ${dom/'domA'/'domB'}" \
+             "UPDATE NVTX_EVENTS SET end = start - 1 WHERE rowid % 6 = 0" \
+             "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start - 10 WHERE rowid % 4 = 0" \
+             "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = NULL WHERE rowid % 7 = 0" \
+             "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 70000 WHERE rowid % 9 = 0"; do
+    v=$((v + 1))
+    cp "$FIX/$rel" "$TMP/planted$v.sqlite"
+    check "planted $v: the change applies" sqlite3 "$TMP/planted$v.sqlite" "$sql"
+    run_gf stats -r nvtx_gpu_proj_trace --format csv "$TMP/planted$v.sqlite"
+    printf '%s\n' "$out" >"$TMP/planted$v.csv"
+    check "planted $v ($sql): the report has rows" test "$(wc -l <"$TMP/planted$v.csv")" -gt 10
+    run_gf export --format chrome-trace "$TMP/planted$v.sqlite" -o "$TMP/planted$v.json"
+    check_eq "planted $v: chrome-trace export" 0 "$rc"
+    python3 "$TT/check_proj.py" "$TMP/planted$v.json" "$TMP/planted$v.csv" "planted $v: chrome (RangeId too)" ||
+      _t_failed=$((_t_failed + 1))
+    run_gf -q timeline "$TMP/planted$v.sqlite" -o "$TMP/planted$v.html"
+    check_eq "planted $v: timeline page" 0 "$rc"
+    python3 "$TT/check_page_proj.py" "$TMP/planted$v.html" "$TMP/planted$v.csv" "planted $v: page" ||
+      _t_failed=$((_t_failed + 1))
+  done
+fi
+
 # policy timeline.nvtx_projection = false: none
 rel=real/cs336-jsun012/result.sqlite
 if have_fixture "$rel"; then
