@@ -63,7 +63,8 @@ check_contains "a table without its columns: names file, table and column" "$err
   "$TMP/badcol.sqlite: table CUPTI_ACTIVITY_KIND_RUNTIME has no column start"
 run_gf stats -r nvtx_pushpop_trace "$TMP/badcol.sqlite"
 check_eq "NVTX_EVENTS without eventType: exit 6" 6 "$rc"
-check_contains "NVTX_EVENTS without eventType: names file and table" "$err" "$TMP/badcol.sqlite: NVTX_EVENTS"
+check_contains "NVTX_EVENTS without eventType (nor globalTid): names file, table and column" "$err" \
+  "$TMP/badcol.sqlite: table NVTX_EVENTS has no column"
 
 # --- absent and empty tables ---
 python3 - "$TMP/empty.sqlite" <<'PY'

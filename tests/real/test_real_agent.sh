@@ -35,7 +35,9 @@ completion_of() { studio_q "([r['body'] for r in recs if r['path'] == '/api/metr
 # until_running NAME [SLEEP]: the workload runs under nsys and nsys's agent daemon is up (bounded, 30 s)
 until_running() {
   local i; for i in $(seq 1 150); do
-    pgrep -f "gfreal_$1 1 1 ${2:-600}" >/dev/null && pgrep -f "profile-gfreal_$1" >/dev/null && return 0; sleep 0.2
+    # the workload's own process (-x: by name), not nsys's command line, which names it from the start: a
+    # capture whose agent is killed while nsys is still starting is another case than "mid-capture"
+    pgrep -x "gfreal_$1" >/dev/null && pgrep -f "profile-gfreal_$1" >/dev/null && return 0; sleep 0.2
   done; return 1
 }
 gone_within() { # gone_within NAME SECONDS
