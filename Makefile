@@ -145,7 +145,7 @@ test-env: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN) $(MPI_AUTO)
 	  echo "GF_CFLAGS='$(CFLAGS) $(LUA_CFLAGS)'"; echo "GF_PRIM_CFLAGS='$(CFLAGS)'"; \
 	  echo "GF_LDLIBS='$(LDLIBS) $(LDFLAGS)'"; echo "VALGRIND='$(VALGRIND)'"; echo "SAN='$(SAN)'"; } >$(TEST_ENV)
 
-# TEST_PASSES adds passes to the same queue: CI gives "--pass san=build-san/test.env --fuzz 43" (.ci/run).
+# TEST_PASSES adds passes to the same queue: CI gives "--pass san=build-san/test.env --fuzz 30" (.ci/run).
 test: test-env
 	$(Q)tests/run --pass =$(TEST_ENV) $(TEST_PASSES) $(TEST_JOBS) $(TESTS)
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make fuzz: builds each tests/fuzz/fuzz_*.c with libFuzzer against build-fuzz/lib/libgpuflame.a and
-# runs it for SECONDS (FUZZ_CPU=1: until it has used SECONDS of CPU time) on a corpus seeded from the real fixtures and tests/fuzz/regressions/<name>/.
+# runs it for SECONDS (FUZZ_CPU=1: until it has used SECONDS of CPU time) on a corpus seeded from the
+# real fixtures and tests/fuzz/regressions/<name>/.
 # A crash fails the run; its input is copied to tests/fuzz/regressions/<name>/ so that `make test`
 # replays it from then on (commit it with the fix).
 # Usage: tests/fuzz/run.sh SECONDS [TARGET...]   (FUZZ_JOBS targets at a time, default one per core)
