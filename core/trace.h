@@ -278,6 +278,7 @@ typedef struct gf_timeline_opts {
     int compress;              /* event columns raw-DEFLATE compressed (policy timeline.compress) */
     int64_t view_events;       /* busiest opening view: this many median GPU-work events wide (policy) */
     int64_t preview_min_events; /* pages with at least this many events carry a preview (0: never) */
+    int threads;               /* threads the writer may use (threads.h: 0 = one per CPU, 1 = this one) */
 } gf_timeline_opts;
 /* The page's data; with initial_view set it has "view", the opening window (trace_view.h). */
 int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err);

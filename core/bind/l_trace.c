@@ -1,6 +1,7 @@
 /* Binding: the Trace model (core/trace*.c).
  *
- *   local tr = core.trace.open_sqlite(path, {max_events=, keep_partners=, stacks=, cpu={osrt=, samples=, running=}})
+ *   local tr = core.trace.open_sqlite(path, {max_events=, keep_partners=, stacks=, cpu={osrt=, samples=, running=},
+ *                                           threads=})
  *   local tr = core.trace.open_csv({api=, gpu=, api_cols={start=1,...}, gpu_cols={...}, max_events=, keep_partners=})
  *   tr:count(), tr:total(), tr:counts(), tr:totals(), tr:lanes(), tr:warnings(), tr:warn(msg), tr:source(),
  *   tr:clock_alignment([text])
@@ -44,6 +45,7 @@ typedef struct ud {
     const char *initial_view; /* slots.initial_view (policy timeline.initial_view) or NULL */
     double flame_min;  /* launchFlame folding threshold (share of the total) */
     int compress;      /* slots.compress (policy timeline.compress) */
+    int threads;       /* slots.threads (policy limits.threads) */
     lua_Integer view_events, preview_min; /* slots.view_events, slots.preview_min_events (policy timeline.*) */
 } ud;
 
@@ -103,7 +105,11 @@ static void begin(lua_State *L, gf_trace *t, int opts)
 /* opts.cpu = {osrt=, samples=, running=, max_samples=} (policy timeline.cpu); absent: none */
 static gf_sqlite_opts sqlite_opts(lua_State *L, int idx)
 {
-    gf_sqlite_opts o = {gf_opt_bool_field(L, idx, "stacks", 0), {0, 0}};
+    gf_sqlite_opts o = {gf_opt_bool_field(L, idx, "stacks", 0), {0, 0}, 0};
+    lua_Integer threads = gf_opt_int_field(L, idx, "threads", 0);
+    if (threads < 0 || threads > 1024)
+        gf_lua_raisef(L, GF_EXIT_USAGE, "threads must be 0..1024");
+    o.threads = (int)threads;
     lua_getfield(L, idx, "cpu");
     if (lua_istable(L, -1)) {
         int t = lua_gettop(L);
@@ -767,14 +773,15 @@ static int m_flame(lua_State *L)
 static int timeline_writer(FILE *out, void *p, gf_err *err)
 {
     ud *u = p;
-    gf_timeline_opts o = {u->title, u->flame_min, u->initial_view, u->compress, u->view_events, u->preview_min};
+    gf_timeline_opts o = {u->title,       u->flame_min,   u->initial_view, u->compress,
+                          u->view_events, u->preview_min, u->threads};
     return gf_trace_write_timeline_json(u->t, out, &o, err);
 }
 
 static int timeline_preview_writer(FILE *out, void *p, gf_err *err)
 {
     ud *u = p;
-    gf_timeline_opts o = {u->title, u->flame_min, u->initial_view, 0, u->view_events, u->preview_min};
+    gf_timeline_opts o = {u->title, u->flame_min, u->initial_view, 0, u->view_events, u->preview_min, u->threads};
     return gf_trace_write_timeline_preview_json(u->t, out, &o, err);
 }
 
@@ -830,6 +837,10 @@ static int m_write_timeline(lua_State *L)
     /* 0: no preview, and a busiest view of the median event's width (the page clamps it to its minimum) */
     u->view_events = gf_opt_int_field(L, 4, "view_events", 0);
     u->preview_min = gf_opt_int_field(L, 4, "preview_min_events", 0);
+    lua_Integer threads = gf_opt_int_field(L, 4, "threads", 0);
+    if (threads < 0 || threads > 1024)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "write_timeline: threads must be 0..1024");
+    u->threads = (int)threads;
     u->flame_min = luaL_optnumber(L, 6, 0);
     gf_err err;
     int rc = gf_render_file(tname, tmpl, tl, slots, n, out, &err);
@@ -837,6 +848,7 @@ static int m_write_timeline(lua_State *L)
     u->initial_view = NULL;
     u->compress = 0;
     u->view_events = u->preview_min = 0;
+    u->threads = 0;
     u->flame_min = 0;
     if (rc != 0)
         return gf_lua_raise(L, &err);
@@ -846,7 +858,7 @@ static int m_write_timeline(lua_State *L)
 static int m_timeline_json(lua_State *L)
 {
     gf_trace *t = check(L);
-    gf_timeline_opts o = {luaL_checkstring(L, 2), luaL_optnumber(L, 3, 0), NULL, lua_toboolean(L, 4), 0, 0};
+    gf_timeline_opts o = {luaL_checkstring(L, 2), luaL_optnumber(L, 3, 0), NULL, lua_toboolean(L, 4), 0, 0, 0};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

@@ -344,6 +344,7 @@ S.tree = {
   },
   limits = {
     function_budget = S.num({ gt = 0 }),
+    threads = S.int({ min = 0, max = 1024 }),
   },
   custom = S.any(),
 }

@@ -105,7 +105,7 @@ function M.load_mpi(paths, owner, opts, policy)
   local keep = opts.keep_partners
   if keep == nil then keep = policy.timeline.keep_partners end
   local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true,
-    cpu = policy.timeline.cpu }
+    cpu = policy.timeline.cpu, threads = policy.limits.threads }
   return M.load_reports(paths, owner, opts, load_opts, opts.what, policy)
 end
 
@@ -172,7 +172,7 @@ function M.load(paths, opts, policy)
   local keep = opts.keep_partners
   if keep == nil then keep = policy.timeline.keep_partners end
   local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true,
-    cpu = policy.timeline.cpu }
+    cpu = policy.timeline.cpu, threads = policy.limits.threads }
   if #reports > 0 and (gpu or api) then
     errors.raise(errors.USAGE, "%s: trace CSVs cannot be merged with SQLite exports / reports; give one or the other",
       gpu or api)

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (t && gf_trace_begin(t, 100, 1, &err) == 0 && gf_trace_import_csv(t, api, &a, gpu, &g, &err) == 0) {
         FILE *devnull = fopen("/dev/null", "w");
         if (devnull) {
-            gf_timeline_opts to = {"fuzz", 0, NULL, (int)(size & 1), 0, 0}; /* both event encodings */
+            gf_timeline_opts to = {"fuzz", 0, NULL, (int)(size & 1), 0, 0, 0}; /* both event encodings */
             gf_trace_write_timeline_json(t, devnull, &to, &err);
             gf_trace_write_chrome(t, devnull, &err);
             fclose(devnull);

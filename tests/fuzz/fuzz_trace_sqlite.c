@@ -10,11 +10,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_write_file(data, size, ".sqlite");
     gf_trace *t = gf_trace_new();
     gf_err err;
-    gf_sqlite_opts o = {1, {GF_CPU_OSRT | GF_CPU_SAMPLES | GF_CPU_RUNNING, 64}};
+    gf_sqlite_opts o = {1, {GF_CPU_OSRT | GF_CPU_SAMPLES | GF_CPU_RUNNING, 64}, 0};
     if (t && gf_trace_begin(t, 0, 1, &err) == 0 && gf_trace_import_sqlite(t, path, &o, &err) == 0) {
         FILE *devnull = fopen("/dev/null", "w");
         if (devnull) {
-            gf_timeline_opts to = {"fuzz", 0.001, "busiest", (int)(size & 1), 200, 1}; /* both event encodings */
+            gf_timeline_opts to = {"fuzz", 0.001, "busiest", (int)(size & 1), 200, 1, 0}; /* both event encodings */
             gf_trace_write_timeline_json(t, devnull, &to, &err);
             gf_trace_write_timeline_preview_json(t, devnull, &to, &err);
             gf_trace_write_chrome(t, devnull, &err);

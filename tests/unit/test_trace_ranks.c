@@ -223,7 +223,7 @@ static char *timeline_json(const gf_trace *t, size_t *len)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
-    gf_timeline_opts o = {"t", 0, "busiest", 0, 8, 0};
+    gf_timeline_opts o = {"t", 0, "busiest", 0, 8, 0, 0};
     gf_err err;
     int rc = f ? gf_trace_write_timeline_json(t, f, &o, &err) : -1;
     if (f)

@@ -22,7 +22,8 @@ V.NO_EVENTS_WARNING = "nsys timeline requested but no trace events; falling back
 -- settings(over|nil, policy): the page settings from policy.timeline (the effective policy, required),
 -- max_events, keep_partners and title overridden by the command line.
 function V.settings(over, policy)
-  local tp = require("gpuflame.policy").need(policy, "views.timeline.settings").timeline
+  local pol = require("gpuflame.policy").need(policy, "views.timeline.settings")
+  local tp = pol.timeline
   over = over or {}
   local keep = over.keep_partners
   if keep == nil then keep = tp.keep_partners end
@@ -33,12 +34,13 @@ function V.settings(over, policy)
     view_events = tp.view_events,
     preview_min_events = tp.preview_min_events,
     compress = tp.compress,
+    threads = pol.limits.threads,
     keep_partners = keep,
     title = over.title or tp.title,
     template = tp.template,
     fallback = tp.fallback,
     flame_min_fraction = tp.flame_min_fraction,
-    communication = require("gpuflame.policy").need(policy, "views.timeline.settings").gpu_time.communication,
+    communication = pol.gpu_time.communication,
   }
 end
 
@@ -51,7 +53,7 @@ function V.render(tr, out, s, fdoc)
   end
   log.debug("timeline: template %s", origin)
   tr:write_timeline(tmpl, out, { title = s.title, initial_view = s.initial_view, compress = s.compress,
-    view_events = s.view_events, preview_min_events = s.preview_min_events,
+    threads = s.threads, view_events = s.view_events, preview_min_events = s.preview_min_events,
     findings = require("gpuflame.findings.document").page_slot(fdoc),
     -- the GPU time breakdown of the window in view (docs/SEMANTICS.md): which kernels are communication
     gputime = { json = core.json.encode({ communication = core.json.array(s.communication or {}) }) } },
