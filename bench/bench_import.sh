@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Import at the speed of SQLite (issue 29): an nsys SQLite export generated with the real schema
 # (tests/gen/big_export.py --ranges BENCH_IMPORT_RANGES, default 1,000,000: 1.0M kernels, 1.03M runtime
-# calls, 1.01M NVTX rows, 20k copies, 10k syncs; 168 MB), read by
+# calls, 1.01M NVTX rows, 20k copies, 10k syncs; 168 MB; BENCH_IMPORT_MIX=issue29 gives the tables issue 29's
+# proportions, and BENCH_IMPORT_RANGES=633300 its row counts: 633k kernels, 1.09M runtime calls, 3.09M NVTX
+# rows, 184k copies, 44k syncs, 278 MB), read by
 #   the floor:  the sqlite3 shell stepping every row of the tables the import reads and decoding the
 #               columns it reads (bench/floor_query.py: one total() per column; nothing sorted or written);
 #   gpuflame:   the import alone (bench/import_only.lua), timeline, findings, stats -r nvtx_pushpop_trace,
@@ -21,14 +23,16 @@ out=${BENCH_OUT:-$top/bench/out}
 runs=${BENCH_RUNS:-3}
 ranges=${BENCH_IMPORT_RANGES:-1000000}
 mkdir -p "$out"
+mix=${BENCH_IMPORT_MIX:-default}
 db=$out/import_$ranges.sqlite
-[ -s "$db" ] || nice python3 "$top/tests/gen/big_export.py" "$db" --ranges "$ranges" >/dev/null
+[ "$mix" = default ] || db=$out/import_${ranges}_$mix.sqlite
+[ -s "$db" ] || nice python3 "$top/tests/gen/big_export.py" "$db" --ranges "$ranges" --mix "$mix" >/dev/null
 csv=$out/csv2m
 [ -s "$csv/cuda_gpu_trace.csv" ] || nice python3 "$top/bench/gen_trace_csv.py" 2000000 "$csv" >/dev/null
 python3 "$top/bench/floor_query.py" "$db" >"$out/floor.sql"
 dbmb=$(awk -v b="$(stat -c %s "$db")" 'BEGIN { printf "%.1f", b / 1e6 }')
 csvmb=$(awk -v b="$(( $(stat -c %s "$csv/cuda_gpu_trace.csv") + $(stat -c %s "$csv/cuda_api_trace.csv") ))" 'BEGIN { printf "%.1f", b / 1e6 }')
-echo "# import benchmark ($(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)); export $dbmb MB, CSV $csvmb MB; median of $runs"
+echo "# import benchmark ($(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)); export $dbmb MB ($mix mix), CSV $csvmb MB; median of $runs"
 
 # median CMD... → "wall cpu rss_mb" of the run with the median wall time
 median() {
