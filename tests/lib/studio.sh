@@ -13,7 +13,9 @@ fi
 studio_start() {
   STUDIO_DIR=$1; shift
   mkdir -p "$STUDIO_DIR"
-  python3 "$TOP/tests/studio_server.py" --dir "$STUDIO_DIR" --max-seconds 300 "$@" >"$STUDIO_DIR.port" 2>"$STUDIO_DIR.err" &
+  # the interpreter itself in the background, not the python3 function: $! must be the server, or
+  # studio_stop kills only a subshell and the server lives on until --max-seconds
+  "$PY" "$TOP/tests/studio_server.py" --dir "$STUDIO_DIR" --max-seconds 300 "$@" >"$STUDIO_DIR.port" 2>"$STUDIO_DIR.err" &
   STUDIO_PID=$!
   local i
   for i in $(seq 1 100); do
