@@ -40,7 +40,7 @@ check_contains "discover: text names the importer" "$out" "importer:"
 
 # --- capture of a CPU-only program: no CUDA → exit 5, one clear message, report kept --------------
 start=$(date +%s)
-run_gf --policy "$POL" capture --nsys "$REAL_NSYS" --out "$TMP/cpu" -- "$BIN/gfreal_cpu" 3 3
+capture_gf "$TMP/cpu" --policy "$POL" capture --nsys "$REAL_NSYS" --out "$TMP/cpu" -- "$BIN/gfreal_cpu" 3 3
 check_eq "cpu-only capture: exit 5 (no CUDA data)" 5 "$rc"
 check_contains "cpu-only capture: says there is no CUDA activity" "$err" "holds no CUDA activity"
 check_eq "cpu-only capture: one error line" 1 "$(grep -c -v -E '^gpuflame: (warning|\[)' <<<"$err")"
@@ -52,7 +52,7 @@ echo "# cpu-only capture took $(( $(date +%s) - start )) s"
 
 # --- capture --timeline: the NVTX ranges of the threads are drawn from the export -------------------
 printf 'return { extends = "%s", timeline = { source = "sqlite" } }\n' "$POL" >"$TMP/tl.lua"
-run_gf --policy "$TMP/tl.lua" capture --timeline --nsys "$REAL_NSYS" --out "$TMP/tl" -- "$BIN/gfreal_timeline" 2 3
+capture_gf "$TMP/tl" --policy "$TMP/tl.lua" capture --timeline --nsys "$REAL_NSYS" --out "$TMP/tl" -- "$BIN/gfreal_timeline" 2 3
 check_eq "capture --timeline: exit 0" 0 "$rc"
 check "capture --timeline: page written" test -s "$TMP/tl/timeline.html"
 check_contains "capture --timeline: iteration ranges on the page" "$(cat "$TMP/tl/timeline.html")" "iteration 1"
