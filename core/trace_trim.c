@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hmap.h"
 #include "trace.h"
 
 typedef struct topn_heap {
@@ -109,31 +110,120 @@ static int64_t find_launch(const gf_trace *t, const uint32_t *ids, size_t n, int
     return t->corr[i] == t->corr[g] && (by_corr || t->pid[i] == t->pid[g]) ? (int64_t)i : -1;
 }
 
-int gf_trace_partners(const gf_trace *t, int32_t **partner, gf_err *err)
+/* CUPTI numbers each process's correlation ids 1, 2, 3, ...: when the launches' ids are that dense, GPU work
+ * finds its launch in a table indexed by (process, id) instead of by binary search in a sorted copy of the
+ * launches (a sort of every launch through an indirect comparison, then a random walk per GPU operation). */
+typedef struct corr_span {
+    int64_t pid, lo, hi;
+    uint64_t base;
+} corr_span;
+
+typedef struct span_set {
+    gf_hmap slot; /* pid → index in sp */
+    corr_span *sp;
+    size_t n, cap;
+    int64_t memo_pid; /* the last pid looked up, and its span's index (-1: no launch has that pid) */
+    int64_t memo;
+} span_set;
+
+static int64_t span_of(span_set *s, int64_t pid)
 {
-    if (t->n > INT32_MAX)
-        return gf_errf(err, GF_EXIT_ERROR, "trace: %zu events: launch partners are indexed by 32 bits", t->n);
-    int32_t *p = malloc((t->n ? t->n : 1) * sizeof *p);
-    size_t nl = 0;
-    for (size_t i = 0; i < t->n; i++)
-        nl += t->kind[i] == GF_EV_API && t->corr[i] >= 0;
-    uint32_t *ids = malloc((nl ? nl : 1) * sizeof *ids);
-    if (!p || !ids) {
-        free(p);
-        free(ids);
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    if (pid != s->memo_pid) {
+        int64_t *v = gf_hmap_get(&s->slot, (uint64_t)(uint32_t)pid);
+        s->memo_pid = pid;
+        s->memo = v ? *v : -1;
     }
-    nl = 0;
+    return s->memo;
+}
+
+/* The spans of the launches' ids per process: 1, or 0 when they are too sparse for a table of at most
+ * 2 entries a launch (plus 64K), -1 on OOM. */
+static int launch_spans(const gf_trace *t, size_t nl, span_set *s, uint64_t *total)
+{
     for (size_t i = 0; i < t->n; i++) {
-        p[i] = -1;
+        if (t->kind[i] != GF_EV_API || t->corr[i] < 0)
+            continue;
+        int ins;
+        int64_t *v = gf_hmap_put(&s->slot, (uint64_t)(uint32_t)t->pid[i], (int64_t)s->n, &ins);
+        if (!v)
+            return -1;
+        if (ins) {
+            if (s->n == s->cap) {
+                size_t cap = s->cap ? 2 * s->cap : 16;
+                corr_span *sp = realloc(s->sp, cap * sizeof *sp);
+                if (!sp)
+                    return -1;
+                s->sp = sp;
+                s->cap = cap;
+            }
+            s->sp[s->n++] = (corr_span){t->pid[i], t->corr[i], t->corr[i], 0};
+        }
+        corr_span *c = &s->sp[*v];
+        if (t->corr[i] < c->lo)
+            c->lo = t->corr[i];
+        if (t->corr[i] > c->hi)
+            c->hi = t->corr[i];
+    }
+    uint64_t limit = 2 * (uint64_t)nl + 65536;
+    *total = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        uint64_t w = (uint64_t)s->sp[k].hi - (uint64_t)s->sp[k].lo + 1;
+        if (w > limit || *total + w > limit)
+            return 0;
+        s->sp[k].base = *total;
+        *total += w;
+    }
+    return 1;
+}
+
+/* p[g] = the first launch (lowest index) of each GPU operation g with the same process and correlation id,
+ * as find_launch finds it: 1 done, 0 not dense (nothing written), -1 OOM. */
+static int dense_partners(const gf_trace *t, size_t nl, int32_t *p)
+{
+    span_set s = {.memo_pid = INT64_MIN, .memo = -1}; /* no pid is INT64_MIN: the first lookup misses */
+    gf_hmap_init(&s.slot);
+    uint64_t total = 0;
+    int32_t *tab = NULL;
+    int rc = launch_spans(t, nl, &s, &total);
+    if (rc == 1 && !(tab = malloc((total ? total : 1) * sizeof *tab)))
+        rc = -1;
+    if (rc == 1) {
+        memset(tab, 0xff, (total ? total : 1) * sizeof *tab);
+        for (size_t i = 0; i < t->n; i++) {
+            if (t->kind[i] != GF_EV_API || t->corr[i] < 0)
+                continue;
+            const corr_span *c = &s.sp[span_of(&s, t->pid[i])];
+            int32_t *slot = &tab[c->base + (uint64_t)(t->corr[i] - c->lo)];
+            if (*slot < 0)
+                *slot = (int32_t)i;
+        }
+        for (size_t i = 0; i < t->n; i++) {
+            if (!gf_ev_is_gpu_work(t->kind[i]) || t->corr[i] < 0)
+                continue;
+            int64_t k = span_of(&s, t->pid[i]);
+            const corr_span *c = k >= 0 ? &s.sp[k] : NULL;
+            if (c && t->corr[i] >= c->lo && t->corr[i] <= c->hi)
+                p[i] = tab[c->base + (uint64_t)(t->corr[i] - c->lo)];
+        }
+    }
+    free(tab);
+    free(s.sp);
+    gf_hmap_free(&s.slot);
+    return rc;
+}
+
+/* The launches sorted by (pid, corr, index), then by (corr, index) for GPU work without a process (CSV input),
+ * each GPU operation's launch found by binary search. 0, or -1 on OOM. */
+static int sorted_partners(const gf_trace *t, size_t nl, int any_pidless, int32_t *p)
+{
+    uint32_t *ids = malloc((nl ? nl : 1) * sizeof *ids);
+    if (!ids)
+        return -1;
+    nl = 0;
+    for (size_t i = 0; i < t->n; i++)
         if (t->kind[i] == GF_EV_API && t->corr[i] >= 0)
             ids[nl++] = (uint32_t)i;
-    }
-    /* GPU rows without a process (CSV input) find their launch by correlation id alone */
     launch_order by_pid = {t, 0}, by_corr = {t, 1};
-    int any_pidless = 0;
-    for (size_t i = 0; i < t->n && !any_pidless; i++)
-        any_pidless = gf_ev_is_gpu_work(t->kind[i]) && t->corr[i] >= 0 && t->pid[i] < 0;
     for (int pass = 0; pass < 1 + any_pidless; pass++) {
         qsort_r(ids, nl, sizeof *ids, cmp_launch, pass ? &by_corr : &by_pid);
         for (size_t i = 0; i < t->n; i++) {
@@ -144,11 +234,35 @@ int gf_trace_partners(const gf_trace *t, int32_t **partner, gf_err *err)
                 p[i] = (int32_t)v;
         }
     }
+    free(ids);
+    return 0;
+}
+
+int gf_trace_partners(const gf_trace *t, int32_t **partner, gf_err *err)
+{
+    if (t->n > INT32_MAX)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: %zu events: launch partners are indexed by 32 bits", t->n);
+    int32_t *p = malloc((t->n ? t->n : 1) * sizeof *p);
+    if (!p)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    size_t nl = 0;
+    int any_pidless = 0; /* GPU rows without a process (CSV input) find their launch by correlation id alone */
+    for (size_t i = 0; i < t->n; i++) {
+        p[i] = -1;
+        nl += t->kind[i] == GF_EV_API && t->corr[i] >= 0;
+        any_pidless |= gf_ev_is_gpu_work(t->kind[i]) && t->corr[i] >= 0 && t->pid[i] < 0;
+    }
+    int rc = any_pidless ? 0 : dense_partners(t, nl, p);
+    if (rc == 0)
+        rc = sorted_partners(t, nl, any_pidless, p);
+    if (rc < 0) {
+        free(p);
+        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    }
     /* an API call links to the first GPU work it launched */
     for (size_t i = 0; i < t->n; i++)
         if (gf_ev_is_gpu_work(t->kind[i]) && p[i] >= 0 && p[p[i]] < 0)
             p[p[i]] = (int32_t)i;
-    free(ids);
     *partner = p;
     return 0;
 }

@@ -38,6 +38,59 @@ static int cmp_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* Partners of a random trace against a brute-force search (the first launch with the same process and
+ * correlation id; a launch links back to the first GPU work it launched): dense ids (CUPTI's 1, 2, 3, ...:
+ * the table path) and ids spread over 2^40 (the sorted path), several processes, repeated and unmatched ids. */
+static void partners_vs_brute_force(void)
+{
+    for (int sparse = 0; sparse <= 1; sparse++) {
+        gf_err err;
+        gf_trace *t = gf_trace_new();
+        gf_trace_begin(t, 0, 1, &err);
+        int32_t cpu = gf_trace_lane(t, GF_LANE_CPU, 0, 42, 43, -1, -1, -1, &err);
+        int32_t gpu = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
+        int32_t nm = gf_strtab_intern_cstr(t->str, "x");
+        uint64_t r = 12345;
+        for (int i = 0; i < 3000; i++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            int api = (r >> 33) % 2, pid = 40 + (int)((r >> 40) % 3);
+            int64_t corr = (int64_t)((r >> 20) % 700) - 5; /* some < 0: no correlation id */
+            if (sparse && corr >= 0)
+                corr = corr << 40 | corr;
+            gf_event e = {.start = (int64_t)(r >> 50), .dur = 1 + (int64_t)((r >> 8) % 9), .corr = corr,
+                          .lane = api ? cpu : gpu, .name = nm, .stack = -1, .pid = pid,
+                          .kind = api ? GF_EV_API : GF_EV_KERNEL};
+            gf_trace_add(t, &e, NULL, &err);
+        }
+        gf_trace_finish(t, &err);
+        int32_t *p = NULL;
+        int rc = gf_trace_partners(t, &p, &err);
+        int ok = rc == 0, linked = 0;
+        int32_t *want = malloc(t->n * sizeof *want);
+        for (size_t g = 0; g < t->n; g++) {
+            want[g] = -1;
+            if (!gf_ev_is_gpu_work(t->kind[g]) || t->corr[g] < 0)
+                continue;
+            for (size_t i = 0; i < t->n && want[g] < 0; i++)
+                if (t->kind[i] == GF_EV_API && t->corr[i] == t->corr[g] && t->pid[i] == t->pid[g])
+                    want[g] = (int32_t)i;
+        }
+        for (size_t g = 0; g < t->n; g++)
+            if (gf_ev_is_gpu_work(t->kind[g]) && want[g] >= 0 && want[want[g]] < 0)
+                want[want[g]] = (int32_t)g;
+        for (size_t i = 0; ok && i < t->n; i++) {
+            ok = p[i] == want[i];
+            linked += want[i] >= 0;
+        }
+        CHECK(sparse ? "partners, sparse correlation ids (sorted launches) = brute force"
+                     : "partners, dense correlation ids (the table) = brute force",
+              ok && linked > 500);
+        free(want);
+        free(p);
+        gf_trace_free(t);
+    }
+}
+
 int main(void)
 {
     /* strtab */
@@ -287,5 +340,6 @@ int main(void)
     gf_trace_free(t);
     free(durs);
     free(sorted);
+    partners_vs_brute_force();
     return tap_done();
 }
