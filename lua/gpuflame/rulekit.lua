@@ -76,8 +76,27 @@ end
 -- document: every part by name, per device, in ns and as shares of the span), for a rule that speaks of
 -- busy, idle or utilization: the findings panels show it beside the verdict (docs/SEMANTICS.md)
 function K.breakdown(model, win)
-  local gpu_time = require("gpuflame.gpu_time")
-  return gpu_time.document(gpu_time.breakdown(model.trace, win, nil, model.policy), model.policy)
+  return require("gpuflame.gpu_time").document(K.device_times(model, win), model.policy)
+end
+
+-- device_times(model, win) → rows, capture: gpu_time.breakdown of the model's trace in that window (nil:
+-- all), computed once per model and window: five rules ask for the same whole-capture breakdown, each a
+-- pass over every event. The rows are copies, so a rule may change its own.
+local times_memo = setmetatable({}, { __mode = "k" })
+function K.device_times(model, win)
+  local memo = times_memo[model]
+  if not memo then memo = {}; times_memo[model] = memo end
+  local key = win and string.format("%d:%d:%d:%d", win.start, win["end"], win.pid or -1, win.tid or -1) or ""
+  if not memo[key] then
+    memo[key] = table.pack(require("gpuflame.gpu_time").breakdown(model.trace, win, nil, model.policy))
+  end
+  local rows, cap = {}, {}
+  for i, r in ipairs(memo[key][1]) do
+    rows[i] = {}
+    for k, v in pairs(r) do rows[i][k] = v end
+  end
+  for k, v in pairs(memo[key][2]) do cap[k] = v end
+  return rows, cap
 end
 
 function K.pct(a, b)

@@ -20,7 +20,7 @@ return {
     end
     local win, why = model:window(opts)
     if why then return { skipped = why } end
-    local devs, cap = gpu_time.breakdown(model.trace, win, nil, model.policy)
+    local devs, cap = kit.device_times(model, win)
     local rows, parts, worst = {}, {}, nil
     local what = opts.denominator == "span" and "device span" or "capture span"
     for i, d in ipairs(devs) do

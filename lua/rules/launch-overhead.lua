@@ -72,7 +72,7 @@ return {
         kit.plural(sum.kernels, "kernel")), "info"
     else
       local busy, span = 0, 0
-      devs = gpu_time.breakdown(model.trace, win, nil, model.policy)
+      devs = kit.device_times(model, win)
       for _, d in ipairs(devs) do
         busy, span = busy + d.busy, span + d.span
       end
