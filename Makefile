@@ -60,7 +60,7 @@ MPI_OBJ := $(O)/obj/mpi/gf_mpi.o $(O)/obj/bind/l_mpi.o
 # make test / make check build it too when mpicc is there (not under SAN=1: OpenMPI's own allocations
 # would be reported as leaks), and tests/cli/test_mpi.sh runs it; without mpicc nothing changes.
 MPI_AUTO := $(if $(filter 1,$(SAN)),,$(if $(shell command -v $(MPICC) 2>/dev/null),$(MPI_BIN),))
-.PHONY: unit fuzz fuzz-build all deps test-deps test-env test check demo bench fuzz clean lint soak mpi
+.PHONY: unit fuzz fuzz-build all deps test-deps test-env test check demo bench fuzz clean lint soak mpi tsan
 all: $(BIN) $(LIBA)
 
 # Installs missing Debian packages (as root) or prints the command to run; cached by a stamp file.
@@ -152,6 +152,12 @@ test: test-env
 # The edit-test loop: every test file not marked `gf-test: slow` (tests/run --quick), side by side.
 check: test-env
 	$(Q)tests/run --pass =$(TEST_ENV) --quick $(TEST_JOBS) $(TESTS)
+
+# The ThreadSanitizer build (build-tsan/bin/gpuflame) of the code that runs on several threads (policy
+# limits.threads): tests/cli/test_threads_tsan.sh runs it when it is there; CI builds it (.ci/run).
+tsan:
+	$(Q)$(MAKE) BUILD=build-tsan SAN= EXTRA_CFLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
+	  EXTRA_LDFLAGS=-fsanitize=thread all
 
 demo: $(BIN)
 	$(Q)tests/demo.sh $(abspath $(BIN))
