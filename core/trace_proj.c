@@ -9,6 +9,7 @@
  * pages and the Chrome export show it under the device. The new events are merged into the finished
  * trace's columns in place (both in start order). */
 #include "trace.h"
+#include "trace_proj.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -515,9 +516,36 @@ out:
     return rc == 0 ? 0 : oom(err);
 }
 
-/* The projected ranges of the export, names interned in t's table; the max longest when max > 0. */
-static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t *np, gf_err *err)
+/* The read-only half's result (trace_proj.h gf_proj_part): the projected ranges, their start order, and the
+ * tables their names point into until they are interned in the trace's (gf_proj_merge). */
+struct gf_proj_part {
+    pev *pv;
+    size_t np;
+    uint32_t *ord;      /* pv's indices by cmp_start */
+    gf_stats_db *d;     /* the export: its string table holds names when the trace gave no ranges */
+    gf_strtab *names;   /* the ranges' names when the trace gave them */
+    size_t nsid;        /* the names' table's count */
+};
+
+void gf_proj_free(gf_proj_part *p)
 {
+    if (!p)
+        return;
+    free(p->pv);
+    free(p->ord);
+    if (p->names)
+        gf_strtab_free(p->names);
+    if (p->d)
+        gf_stats_close(p->d);
+    free(p);
+}
+
+/* The projected ranges of the export (the max longest when max > 0) into p->pv, named in p->d's or p->names'
+ * table (both kept open for gf_proj_merge). Reads t, never writes it. */
+static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part *P, gf_err *err)
+{
+    pev **out = &P->pv;
+    size_t *np = &P->np;
     *out = NULL;
     *np = 0;
     gf_snv_call *calls = NULL;
@@ -607,16 +635,17 @@ static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t 
         free(dur);
         free(keep);
     }
-    if (rc == 0 && intern_names(t, pv, k, gf_strtab_count(str)) != 0) /* the export's strings live until it is closed */
-        rc = oom(err);
     gf_snv_free(&s);
-    gf_stats_close(d);
-    if (names)
-        gf_strtab_free(names);
     if (rc != 0) {
+        gf_stats_close(d);
+        if (names)
+            gf_strtab_free(names);
         free(pv);
         return -1;
     }
+    P->nsid = gf_strtab_count(str); /* the names live until gf_proj_free closes their tables */
+    P->d = d;
+    P->names = names;
     *out = pv;
     *np = k;
     return 0;
@@ -906,34 +935,64 @@ fail:
     return oom(err);
 }
 
-int gf_trace_add_nvtx_proj(gf_trace *t, const char *sqlite_path, size_t max, size_t *added, gf_err *err)
+int gf_proj_wanted(const gf_trace *t)
 {
-    *added = 0;
     if (!t->finished || t->nranks)
         return 0;
     for (size_t l = 0; l < t->nlanes; l++)
         if (t->lanes[l].proj)
             return 0; /* added already */
-    pev *pv;
-    size_t np;
-    if (collect(t, sqlite_path, max, &pv, &np, err) != 0)
+    return 1;
+}
+
+int gf_proj_read(const gf_trace *t, const char *sqlite_path, size_t max, gf_proj_part **out, gf_err *err)
+{
+    *out = NULL;
+    if (!gf_proj_wanted(t))
+        return 0;
+    gf_proj_part *p = calloc(1, sizeof *p);
+    if (!p)
+        return oom(err);
+    if (collect(t, sqlite_path, max, p, err) != 0) {
+        free(p);
         return -1;
-    if (np == 0) {
-        free(pv);
+    }
+    if (p->np && sort_start(p->pv, p->np, &p->ord) != 0) {
+        gf_proj_free(p);
+        return oom(err);
+    }
+    *out = p;
+    return 0;
+}
+
+int gf_proj_merge(gf_trace *t, gf_proj_part *p, size_t *added, gf_err *err)
+{
+    *added = 0;
+    if (!p || p->np == 0) {
+        gf_proj_free(p);
         return 0;
     }
-    uint32_t *ord = NULL;
+    size_t np = p->np;
     newev ne;
     memset(&ne, 0, sizeof ne);
-    int rc = sort_start(pv, np, &ord) != 0 ? oom(err) : add_lanes(t, pv, np, err);
-    if (rc == 0 && take_events(pv, ord, np, &ne) != 0)
+    /* the names' tables live until here: the export's strings until it is closed */
+    int rc = intern_names(t, p->pv, np, p->nsid) != 0 ? oom(err) : add_lanes(t, p->pv, np, err);
+    if (rc == 0 && take_events(p->pv, p->ord, np, &ne) != 0)
         rc = oom(err);
-    free(ord);
-    free(pv);
+    gf_proj_free(p);
     if (rc == 0)
         rc = merge_events(t, &ne, np, err);
     newev_free(&ne);
     if (rc == 0)
         *added = np;
     return rc;
+}
+
+int gf_trace_add_nvtx_proj(gf_trace *t, const char *sqlite_path, size_t max, size_t *added, gf_err *err)
+{
+    *added = 0;
+    gf_proj_part *p;
+    if (gf_proj_read(t, sqlite_path, max, &p, err) != 0)
+        return -1;
+    return gf_proj_merge(t, p, added, err);
 }
