@@ -4,7 +4,8 @@
  *   core.trace_proj.parallel(threads) → whether policy limits.threads gives the projection a thread of its own
  *   local job = core.trace_proj.start(tr, sqlite_path, max, threads) -- nil: threads resolve to 1 (no thread)
  *   local n = job:finish()   -- joins the thread, merges the events into tr (tr:add_nvtx_proj's result)
- *   job:close()              -- joins and frees (also __close and __gc): never a thread left running
+ *   job:close() → bool       -- joins and frees (also __close and __gc): never a thread left running; true
+ *                               when the job was still open (nothing merged)
  *
  * While the job runs it holds tr (core/bind/l_trace.h gf_lua_trace_hold): the methods that change a trace
  * raise an error, and a trace collected first joins the thread before it is freed. */
@@ -92,10 +93,14 @@ static int m_finish(lua_State *L)
     return 1;
 }
 
+/* close() → true when the job was still open (its thread joined, nothing merged), false when done already */
 static int m_close(lua_State *L)
 {
-    release(L, 1, luaL_checkudata(L, 1, JOB_MT));
-    return 0;
+    job_ud *u = luaL_checkudata(L, 1, JOB_MT);
+    int open = u->j != NULL;
+    release(L, 1, u);
+    lua_pushboolean(L, open);
+    return 1;
 }
 
 int gf_luaopen_trace_proj(lua_State *L)

@@ -270,7 +270,9 @@ end
 -- job:close(): the thread joined and its memory freed, nothing merged (also `local job <close>`, so a Lua
 -- error that unwinds past the job leaves no thread running).
 function ProjJob:close()
-  self.job:close()
+  if self.job:close() then
+    require("gpuflame.log").debug("NVTX projection closed before its merge: its thread joined, nothing added")
+  end
   if self.tmp then core.fs.remove_tree(self.tmp) end
   self.tmp = nil
 end
