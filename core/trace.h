@@ -278,6 +278,8 @@ typedef struct gf_nvtx_proj_job gf_nvtx_proj_job;
 gf_nvtx_proj_job *gf_trace_nvtx_proj_start(const gf_trace *t, const char *sqlite_path, size_t max, gf_err *err);
 int gf_trace_nvtx_proj_finish(gf_trace *t, gf_nvtx_proj_job *job, size_t *added, gf_err *err);
 void gf_trace_nvtx_proj_job_free(gf_nvtx_proj_job *job);
+/* After finish: the read half's wall time on its thread, and how long finish waited for it (seconds). */
+void gf_trace_nvtx_proj_times(const gf_nvtx_proj_job *job, double *read_s, double *wait_s);
 
 /* Writers (trace_json.c). The timeline JSON follows docs/TIMELINE_DATA.md (compact, script-safe). */
 typedef struct gf_timeline_opts {

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "trace_proj.h"
 
@@ -25,12 +26,22 @@ struct gf_nvtx_proj_job {
     int rc;      /* gf_proj_read's, with err */
     gf_err err;
     gf_proj_part *part;
+    double read_s, wait_s; /* the read half's wall time; finish's wait for it (gf_trace_nvtx_proj_times) */
 };
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static void *run(void *arg)
 {
     gf_nvtx_proj_job *j = arg;
+    double t0 = now_s();
     j->rc = gf_proj_read(j->t, j->path, j->max, &j->part, &j->err);
+    j->read_s = now_s() - t0;
     return NULL;
 }
 
@@ -65,7 +76,9 @@ static void join(gf_nvtx_proj_job *j)
 int gf_trace_nvtx_proj_finish(gf_trace *t, gf_nvtx_proj_job *j, size_t *added, gf_err *err)
 {
     *added = 0;
+    double t0 = now_s();
     join(j);
+    j->wait_s += now_s() - t0;
     if (j->done)
         return 0;
     j->done = 1;
@@ -78,6 +91,12 @@ int gf_trace_nvtx_proj_finish(gf_trace *t, gf_nvtx_proj_job *j, size_t *added, g
     gf_proj_part *p = j->part;
     j->part = NULL;
     return gf_proj_merge(t, p, added, err);
+}
+
+void gf_trace_nvtx_proj_times(const gf_nvtx_proj_job *j, double *read_s, double *wait_s)
+{
+    *read_s = j->read_s;
+    *wait_s = j->wait_s;
 }
 
 void gf_trace_nvtx_proj_job_free(gf_nvtx_proj_job *j)

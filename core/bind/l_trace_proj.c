@@ -3,7 +3,8 @@
  *
  *   core.trace_proj.parallel(threads) → whether policy limits.threads gives the projection a thread of its own
  *   local job = core.trace_proj.start(tr, sqlite_path, max, threads) -- nil: threads resolve to 1 (no thread)
- *   local n = job:finish()   -- joins the thread, merges the events into tr (tr:add_nvtx_proj's result)
+ *   local n, read_s, wait_s = job:finish() -- joins the thread, merges the events into tr (tr:add_nvtx_proj's
+ *                               result); the projection's wall seconds on its thread, finish's wait for it
  *   job:close() → bool       -- joins and frees (also __close and __gc): never a thread left running; true
  *                               when the job was still open (nothing merged)
  *
@@ -86,11 +87,15 @@ static int m_finish(lua_State *L)
     gf_err err;
     size_t added = 0;
     int rc = gf_trace_nvtx_proj_finish(t, u->j, &added, &err);
+    double read_s, wait_s;
+    gf_trace_nvtx_proj_times(u->j, &read_s, &wait_s);
     release(L, 1, u); /* joined: the trace is the caller's again */
     if (rc != 0)
         return gf_lua_raise(L, &err);
     lua_pushinteger(L, (lua_Integer)added);
-    return 1;
+    lua_pushnumber(L, read_s);
+    lua_pushnumber(L, wait_s);
+    return 3;
 }
 
 /* close() → true when the job was still open (its thread joined, nothing merged), false when done already */

@@ -262,8 +262,13 @@ ProjJob.__index = ProjJob
 
 -- job:finish() → n, add_nvtx_proj's result: the thread joined, its events merged into the trace.
 function ProjJob:finish()
-  local ok, n = pcall(self.job.finish, self.job)
+  local t0 = select(2, core.sys.now())
+  local ok, n, read_s, wait_s = pcall(self.job.finish, self.job)
   self:close()
+  if ok then
+    require("gpuflame.log").debug("NVTX projection: %.3f s on its thread, finish waited %.3f s, merged in %.3f s",
+      read_s, wait_s, select(2, core.sys.now()) - t0 - wait_s)
+  end
   return proj_outcome(self.trace, ok, n)
 end
 
