@@ -36,6 +36,23 @@ else
   skip "model file" "import failed: $err"
 fi
 
+# an export the projection cannot read: the thread's error becomes the same warning, the same page
+rel=real/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite
+if have_fixture "$rel" && command -v sqlite3 >/dev/null; then
+  cp "$FIX/$rel" "$G/damaged.sqlite"
+  sqlite3 "$G/damaged.sqlite" "ALTER TABLE NVTX_EVENTS RENAME COLUMN globalTid TO gtid_x"
+  run_gf --policy "$TMP/t1.lua" -q timeline "$G/damaged.sqlite" -o "$TMP/d1.html"
+  e1=$err
+  run_gf --policy "$TMP/t2.lua" -q timeline "$G/damaged.sqlite" -o "$TMP/d2.html"
+  check_eq "damaged NVTX table at threads = 2: the page is written" 0 "$rc"
+  check_contains "... with the warning naming the file and the column" "$err" \
+    "warning: NVTX ranges not projected onto the GPU: $G/damaged.sqlite: table NVTX_EVENTS has no column globalTid"
+  check_eq "... the same warnings as threads = 1" "$e1" "$err"
+  check "... and the same page" cmp -s "$TMP/d1.html" "$TMP/d2.html"
+else
+  skip "damaged NVTX table" "fixture or sqlite3 absent"
+fi
+
 # a rule that tries to change the trace while the thread reads it: refused, the rule fails, the page is written
 cat >"$TMP/path/rules/trimmer.lua" <<'LUA'
 return { name = "trimmer", options = {}, run = function(model)
