@@ -829,25 +829,7 @@ done:
     return rc;
 }
 
-/* The projected events' own columns, in start order: pv (three times their size) is freed before the
- * trace's columns grow. */
-typedef struct newev {
-    int64_t *start, *dur;
-    int32_t *lane, *name, *pid;
-    uint32_t *seq; /* RangeId */
-} newev;
-
-static void newev_free(newev *ne)
-{
-    free(ne->start);
-    free(ne->dur);
-    free(ne->lane);
-    free(ne->name);
-    free(ne->pid);
-    free(ne->seq);
-}
-
-static int take_events(const pev *pv, const uint32_t *ord, size_t np, newev *ne)
+static int take_events(const pev *pv, const uint32_t *ord, size_t np, gf_proj_newev *ne)
 {
     size_t m = np ? np : 1;
     ne->start = malloc(m * sizeof *ne->start);
@@ -868,71 +850,6 @@ static int take_events(const pev *pv, const uint32_t *ord, size_t np, newev *ne)
         ne->seq[k] = (uint32_t)e->rowid;
     }
     return 0;
-}
-
-#define GROW_COL(col)                                                                                      \
-    do {                                                                                                   \
-        void *c_ = realloc(t->col, nn * sizeof *t->col);                                                   \
-        if (!c_)                                                                                           \
-            goto fail;                                                                                     \
-        t->col = c_;                                                                                       \
-    } while (0)
-
-#define MERGE_COL(col, new_v)                                                                              \
-    do {                                                                                                   \
-        for (size_t w_ = nn, i_ = n, k_ = np; w_-- > 0;) {                                                 \
-            if (isnew[w_]) {                                                                               \
-                k_--;                                                                                      \
-                t->col[w_] = (new_v);                                                                      \
-            } else {                                                                                       \
-                t->col[w_] = t->col[--i_];                                                                 \
-            }                                                                                              \
-        }                                                                                                  \
-    } while (0)
-
-/* The event columns with the new events (in start order) merged in, an old event first when both start together. Each
- * column grows in place and is filled from its end (an old event only moves up), so the peak is the grown
- * model, not a second copy of it, and no column is written twice. */
-static int merge_events(gf_trace *t, const newev *ne, size_t np, gf_err *err)
-{
-    size_t n = t->n, nn = n + np;
-    uint8_t *isnew = malloc(nn);
-    if (!isnew)
-        return oom(err);
-    for (size_t i = 0, k = 0, w = 0; w < nn; w++) {
-        isnew[w] = k < np && (i >= n || ne->start[k] < t->start[i]);
-        if (isnew[w])
-            k++;
-        else
-            i++;
-    }
-    /* all columns grown first: a failure leaves the trace as it was (larger columns, same n) */
-    GROW_COL(start);
-    GROW_COL(dur);
-    GROW_COL(corr);
-    GROW_COL(lane);
-    GROW_COL(name);
-    GROW_COL(stack);
-    GROW_COL(pid);
-    GROW_COL(detail);
-    GROW_COL(kind);
-    GROW_COL(seq);
-    MERGE_COL(start, ne->start[k_]);
-    MERGE_COL(dur, ne->dur[k_]);
-    MERGE_COL(corr, -1);
-    MERGE_COL(lane, ne->lane[k_]);
-    MERGE_COL(name, ne->name[k_]);
-    MERGE_COL(stack, -1);
-    MERGE_COL(pid, ne->pid[k_]);
-    MERGE_COL(detail, -1);
-    MERGE_COL(kind, GF_EV_NVTX);
-    MERGE_COL(seq, ne->seq[k_]);
-    free(isnew);
-    t->n = nn;
-    return 0;
-fail:
-    free(isnew);
-    return oom(err);
 }
 
 int gf_proj_wanted(const gf_trace *t)
@@ -965,7 +882,7 @@ int gf_proj_read(const gf_trace *t, const char *sqlite_path, size_t max, gf_proj
     return 0;
 }
 
-int gf_proj_merge(gf_trace *t, gf_proj_part *p, size_t *added, gf_err *err)
+int gf_proj_merge(gf_trace *t, gf_proj_part *p, int threads, size_t *added, gf_err *err)
 {
     *added = 0;
     if (!p || p->np == 0) {
@@ -973,7 +890,7 @@ int gf_proj_merge(gf_trace *t, gf_proj_part *p, size_t *added, gf_err *err)
         return 0;
     }
     size_t np = p->np;
-    newev ne;
+    gf_proj_newev ne;
     memset(&ne, 0, sizeof ne);
     /* the names' tables live until here: the export's strings until it is closed */
     int rc = intern_names(t, p->pv, np, p->nsid) != 0 ? oom(err) : add_lanes(t, p->pv, np, err);
@@ -981,8 +898,8 @@ int gf_proj_merge(gf_trace *t, gf_proj_part *p, size_t *added, gf_err *err)
         rc = oom(err);
     gf_proj_free(p);
     if (rc == 0)
-        rc = merge_events(t, &ne, np, err);
-    newev_free(&ne);
+        rc = gf_proj_merge_events(t, &ne, np, threads, err);
+    gf_proj_newev_free(&ne);
     if (rc == 0)
         *added = np;
     return rc;
@@ -994,5 +911,5 @@ int gf_trace_add_nvtx_proj(gf_trace *t, const char *sqlite_path, size_t max, siz
     gf_proj_part *p;
     if (gf_proj_read(t, sqlite_path, max, &p, err) != 0)
         return -1;
-    return gf_proj_merge(t, p, added, err);
+    return gf_proj_merge(t, p, 1, added, err);
 }

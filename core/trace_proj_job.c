@@ -90,7 +90,7 @@ int gf_trace_nvtx_proj_finish(gf_trace *t, gf_nvtx_proj_job *j, size_t *added, g
     }
     gf_proj_part *p = j->part;
     j->part = NULL;
-    return gf_proj_merge(t, p, added, err);
+    return gf_proj_merge(t, p, 2, added, err);
 }
 
 void gf_trace_nvtx_proj_times(const gf_nvtx_proj_job *j, double *read_s, double *wait_s)
