@@ -76,6 +76,8 @@ static gf_trace *check_idle(lua_State *L)
 void gf_lua_trace_hold(lua_State *L, int idx, void (*join)(void *), void *arg)
 {
     ud *u = luaL_checkudata(L, idx, TRACE_MT);
+    if (join && u->join)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "trace is busy: its NVTX projection is still running");
     u->join = join;
     u->join_arg = arg;
 }

@@ -63,10 +63,12 @@ static int l_start(lua_State *L)
     luaL_setmetatable(L, JOB_MT);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1); /* the trace lives while the job does */
+    gf_lua_trace_hold(L, 1, join_hook, u); /* raises when another job holds it: nothing started yet */
     gf_err err;
-    if (!(u->j = gf_trace_nvtx_proj_start(t, path, (size_t)max, &err)))
+    if (!(u->j = gf_trace_nvtx_proj_start(t, path, (size_t)max, &err))) {
+        gf_lua_trace_hold(L, 1, NULL, NULL);
         return gf_lua_raise(L, &err);
-    gf_lua_trace_hold(L, 1, join_hook, u);
+    }
     return 1;
 }
 
