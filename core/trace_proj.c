@@ -7,7 +7,9 @@
  * time), else from the export too. Each projected range becomes an NVTX event on a lane of its own per
  * (device of its first GPU op, launching thread), placed right after that device's stream lanes, so the
  * pages and the Chrome export show it under the device. The new events are merged into the finished
- * trace's columns in place (both in start order). */
+ * trace's columns in place (both in start order; core/trace_proj_merge.c). In two halves (trace_proj.h):
+ * gf_proj_read only reads the trace, so the timeline runs it on a thread of its own beside the rules
+ * (core/trace_proj_job.c); gf_proj_merge changes the trace. */
 #include "trace.h"
 #include "trace_proj.h"
 
