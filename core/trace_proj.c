@@ -7,8 +7,11 @@
  * time), else from the export too. Each projected range becomes an NVTX event on a lane of its own per
  * (device of its first GPU op, launching thread), placed right after that device's stream lanes, so the
  * pages and the Chrome export show it under the device. The new events are merged into the finished
- * trace's columns in place (both in start order). */
+ * trace's columns in place (both in start order; core/trace_proj_merge.c). In two halves (trace_proj.h):
+ * gf_proj_read only reads the trace, so the timeline runs it on a thread of its own beside the rules
+ * (core/trace_proj_job.c); gf_proj_merge changes the trace. */
 #include "trace.h"
+#include "trace_proj.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -515,9 +518,36 @@ out:
     return rc == 0 ? 0 : oom(err);
 }
 
-/* The projected ranges of the export, names interned in t's table; the max longest when max > 0. */
-static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t *np, gf_err *err)
+/* The read-only half's result (trace_proj.h gf_proj_part): the projected ranges, their start order, and the
+ * tables their names point into until they are interned in the trace's (gf_proj_merge). */
+struct gf_proj_part {
+    pev *pv;
+    size_t np;
+    uint32_t *ord;      /* pv's indices by cmp_start */
+    gf_stats_db *d;     /* the export: its string table holds names when the trace gave no ranges */
+    gf_strtab *names;   /* the ranges' names when the trace gave them */
+    size_t nsid;        /* the names' table's count */
+};
+
+void gf_proj_free(gf_proj_part *p)
 {
+    if (!p)
+        return;
+    free(p->pv);
+    free(p->ord);
+    if (p->names)
+        gf_strtab_free(p->names);
+    if (p->d)
+        gf_stats_close(p->d);
+    free(p);
+}
+
+/* The projected ranges of the export (the max longest when max > 0) into p->pv, named in p->d's or p->names'
+ * table (both kept open for gf_proj_merge). Reads t, never writes it. */
+static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part *P, gf_err *err)
+{
+    pev **out = &P->pv;
+    size_t *np = &P->np;
     *out = NULL;
     *np = 0;
     gf_snv_call *calls = NULL;
@@ -607,16 +637,17 @@ static int collect(gf_trace *t, const char *path, size_t max, pev **out, size_t 
         free(dur);
         free(keep);
     }
-    if (rc == 0 && intern_names(t, pv, k, gf_strtab_count(str)) != 0) /* the export's strings live until it is closed */
-        rc = oom(err);
     gf_snv_free(&s);
-    gf_stats_close(d);
-    if (names)
-        gf_strtab_free(names);
     if (rc != 0) {
+        gf_stats_close(d);
+        if (names)
+            gf_strtab_free(names);
         free(pv);
         return -1;
     }
+    P->nsid = gf_strtab_count(str); /* the names live until gf_proj_free closes their tables */
+    P->d = d;
+    P->names = names;
     *out = pv;
     *np = k;
     return 0;
@@ -800,25 +831,7 @@ done:
     return rc;
 }
 
-/* The projected events' own columns, in start order: pv (three times their size) is freed before the
- * trace's columns grow. */
-typedef struct newev {
-    int64_t *start, *dur;
-    int32_t *lane, *name, *pid;
-    uint32_t *seq; /* RangeId */
-} newev;
-
-static void newev_free(newev *ne)
-{
-    free(ne->start);
-    free(ne->dur);
-    free(ne->lane);
-    free(ne->name);
-    free(ne->pid);
-    free(ne->seq);
-}
-
-static int take_events(const pev *pv, const uint32_t *ord, size_t np, newev *ne)
+static int take_events(const pev *pv, const uint32_t *ord, size_t np, gf_proj_newev *ne)
 {
     size_t m = np ? np : 1;
     ne->start = malloc(m * sizeof *ne->start);
@@ -841,99 +854,64 @@ static int take_events(const pev *pv, const uint32_t *ord, size_t np, newev *ne)
     return 0;
 }
 
-#define GROW_COL(col)                                                                                      \
-    do {                                                                                                   \
-        void *c_ = realloc(t->col, nn * sizeof *t->col);                                                   \
-        if (!c_)                                                                                           \
-            goto fail;                                                                                     \
-        t->col = c_;                                                                                       \
-    } while (0)
-
-#define MERGE_COL(col, new_v)                                                                              \
-    do {                                                                                                   \
-        for (size_t w_ = nn, i_ = n, k_ = np; w_-- > 0;) {                                                 \
-            if (isnew[w_]) {                                                                               \
-                k_--;                                                                                      \
-                t->col[w_] = (new_v);                                                                      \
-            } else {                                                                                       \
-                t->col[w_] = t->col[--i_];                                                                 \
-            }                                                                                              \
-        }                                                                                                  \
-    } while (0)
-
-/* The event columns with the new events (in start order) merged in, an old event first when both start together. Each
- * column grows in place and is filled from its end (an old event only moves up), so the peak is the grown
- * model, not a second copy of it, and no column is written twice. */
-static int merge_events(gf_trace *t, const newev *ne, size_t np, gf_err *err)
+int gf_proj_wanted(const gf_trace *t)
 {
-    size_t n = t->n, nn = n + np;
-    uint8_t *isnew = malloc(nn);
-    if (!isnew)
-        return oom(err);
-    for (size_t i = 0, k = 0, w = 0; w < nn; w++) {
-        isnew[w] = k < np && (i >= n || ne->start[k] < t->start[i]);
-        if (isnew[w])
-            k++;
-        else
-            i++;
-    }
-    /* all columns grown first: a failure leaves the trace as it was (larger columns, same n) */
-    GROW_COL(start);
-    GROW_COL(dur);
-    GROW_COL(corr);
-    GROW_COL(lane);
-    GROW_COL(name);
-    GROW_COL(stack);
-    GROW_COL(pid);
-    GROW_COL(detail);
-    GROW_COL(kind);
-    GROW_COL(seq);
-    MERGE_COL(start, ne->start[k_]);
-    MERGE_COL(dur, ne->dur[k_]);
-    MERGE_COL(corr, -1);
-    MERGE_COL(lane, ne->lane[k_]);
-    MERGE_COL(name, ne->name[k_]);
-    MERGE_COL(stack, -1);
-    MERGE_COL(pid, ne->pid[k_]);
-    MERGE_COL(detail, -1);
-    MERGE_COL(kind, GF_EV_NVTX);
-    MERGE_COL(seq, ne->seq[k_]);
-    free(isnew);
-    t->n = nn;
-    return 0;
-fail:
-    free(isnew);
-    return oom(err);
-}
-
-int gf_trace_add_nvtx_proj(gf_trace *t, const char *sqlite_path, size_t max, size_t *added, gf_err *err)
-{
-    *added = 0;
     if (!t->finished || t->nranks)
         return 0;
     for (size_t l = 0; l < t->nlanes; l++)
         if (t->lanes[l].proj)
             return 0; /* added already */
-    pev *pv;
-    size_t np;
-    if (collect(t, sqlite_path, max, &pv, &np, err) != 0)
+    return 1;
+}
+
+int gf_proj_read(const gf_trace *t, const char *sqlite_path, size_t max, gf_proj_part **out, gf_err *err)
+{
+    *out = NULL;
+    if (!gf_proj_wanted(t))
+        return 0;
+    gf_proj_part *p = calloc(1, sizeof *p);
+    if (!p)
+        return oom(err);
+    if (collect(t, sqlite_path, max, p, err) != 0) {
+        free(p);
         return -1;
-    if (np == 0) {
-        free(pv);
+    }
+    if (p->np && sort_start(p->pv, p->np, &p->ord) != 0) {
+        gf_proj_free(p);
+        return oom(err);
+    }
+    *out = p;
+    return 0;
+}
+
+int gf_proj_merge(gf_trace *t, gf_proj_part *p, int threads, size_t *added, gf_err *err)
+{
+    *added = 0;
+    if (!p || p->np == 0) {
+        gf_proj_free(p);
         return 0;
     }
-    uint32_t *ord = NULL;
-    newev ne;
+    size_t np = p->np;
+    gf_proj_newev ne;
     memset(&ne, 0, sizeof ne);
-    int rc = sort_start(pv, np, &ord) != 0 ? oom(err) : add_lanes(t, pv, np, err);
-    if (rc == 0 && take_events(pv, ord, np, &ne) != 0)
+    /* the names' tables live until here: the export's strings until it is closed */
+    int rc = intern_names(t, p->pv, np, p->nsid) != 0 ? oom(err) : add_lanes(t, p->pv, np, err);
+    if (rc == 0 && take_events(p->pv, p->ord, np, &ne) != 0)
         rc = oom(err);
-    free(ord);
-    free(pv);
+    gf_proj_free(p);
     if (rc == 0)
-        rc = merge_events(t, &ne, np, err);
-    newev_free(&ne);
+        rc = gf_proj_merge_events(t, &ne, np, threads, err);
+    gf_proj_newev_free(&ne);
     if (rc == 0)
         *added = np;
     return rc;
+}
+
+int gf_trace_add_nvtx_proj(gf_trace *t, const char *sqlite_path, size_t max, size_t *added, gf_err *err)
+{
+    *added = 0;
+    gf_proj_part *p;
+    if (gf_proj_read(t, sqlite_path, max, &p, err) != 0)
+        return -1;
+    return gf_proj_merge(t, p, 1, added, err);
 }

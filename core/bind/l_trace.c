@@ -47,6 +47,8 @@ typedef struct ud {
     int compress;      /* slots.compress (policy timeline.compress) */
     int threads;       /* slots.threads (policy limits.threads) */
     lua_Integer view_events, preview_min; /* slots.view_events, slots.preview_min_events (policy timeline.*) */
+    void (*join)(void *); /* gf_lua_trace_hold: a thread reads the trace until join(join_arg) */
+    void *join_arg;
 } ud;
 
 static ud *check_ud(lua_State *L)
@@ -62,6 +64,24 @@ static gf_trace *check(lua_State *L)
     return check_ud(L)->t;
 }
 
+/* The trace, for a method that changes it: never while a thread reads it (gf_lua_trace_hold). */
+static gf_trace *check_idle(lua_State *L)
+{
+    ud *u = check_ud(L);
+    if (u->join)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "trace is busy: its NVTX projection is still running");
+    return u->t;
+}
+
+void gf_lua_trace_hold(lua_State *L, int idx, void (*join)(void *), void *arg)
+{
+    ud *u = luaL_checkudata(L, idx, TRACE_MT);
+    if (join && u->join)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "trace is busy: its NVTX projection is still running");
+    u->join = join;
+    u->join_arg = arg;
+}
+
 gf_trace *gf_lua_check_trace(lua_State *L, int idx)
 {
     ud *u = luaL_checkudata(L, idx, TRACE_MT);
@@ -73,10 +93,7 @@ gf_trace *gf_lua_check_trace(lua_State *L, int idx)
 static ud *new_ud(lua_State *L)
 {
     ud *u = lua_newuserdatauv(L, sizeof *u, 0);
-    u->t = NULL;
-    u->title = NULL;
-    u->initial_view = NULL;
-    u->flame_min = 0;
+    memset(u, 0, sizeof *u);
     luaL_setmetatable(L, TRACE_MT);
     u->t = gf_trace_new();
     if (!u->t)
@@ -238,6 +255,9 @@ static int l_open_csv(lua_State *L)
 static int l_gc(lua_State *L)
 {
     ud *u = luaL_checkudata(L, 1, TRACE_MT);
+    if (u->join)
+        u->join(u->join_arg);
+    u->join = NULL;
     gf_trace_free(u->t);
     u->t = NULL;
     return 0;
@@ -365,7 +385,7 @@ static int l_merge(lua_State *L)
     for (lua_Integer i = 1; i <= ns; i++) {
         lua_rawgeti(L, 1, i);
         ud *u = luaL_testudata(L, -1, TRACE_MT);
-        src[i - 1] = u ? u->t : NULL;
+        src[i - 1] = u && !u->join ? u->t : NULL; /* never one a thread reads (gf_lua_trace_hold) */
         lua_pop(L, 1);
         if (!src[i - 1]) {
             free(src);
@@ -648,7 +668,7 @@ static int m_source(lua_State *L)
 
 static int m_trim(lua_State *L)
 {
-    gf_trace *t = check(L);
+    gf_trace *t = check_idle(L);
     lua_Integer n = luaL_checkinteger(L, 2);
     if (n < 0)
         return gf_lua_raisef(L, GF_EXIT_USAGE, "trim: N must be >= 0");
@@ -663,7 +683,7 @@ static int m_trim(lua_State *L)
  * (gf_trace_add_nvtx_proj; max 0 keeps them all) */
 static int m_add_nvtx_proj(lua_State *L)
 {
-    gf_trace *t = check(L);
+    gf_trace *t = check_idle(L);
     const char *path = luaL_checkstring(L, 2);
     lua_Integer max = luaL_checkinteger(L, 3);
     if (max < 0)

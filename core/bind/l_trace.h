@@ -12,4 +12,9 @@ gf_trace *gf_lua_check_trace(lua_State *L, int idx);
 /* Pushes a `core.trace` object that owns t (a finished trace; freed with the object). */
 void gf_lua_push_trace(lua_State *L, gf_trace *t);
 
+/* A job that reads the trace at idx on another thread (core/bind/l_trace_proj.c) holds it: while held, the
+ * methods that change a trace raise an error, and the trace's __gc first calls join(arg) so that no thread
+ * reads a freed trace. join NULL releases it; holding a trace held already raises an error. */
+void gf_lua_trace_hold(lua_State *L, int idx, void (*join)(void *), void *arg);
+
 #endif

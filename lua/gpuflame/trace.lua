@@ -215,6 +215,34 @@ function M.load(paths, opts, policy)
   return tr, { source = "csv", inputs = paths }
 end
 
+-- The export add_nvtx_proj projects from: a single SQLite export, or the tables a model file carries (in a
+-- temporary directory, tmp, for the caller to remove) → db, tmp | nil.
+local function proj_export(paths, policy)
+  if not policy.timeline.nvtx_projection then return nil end
+  if type(paths) == "string" then paths = { paths } end
+  local kind = #paths == 1 and M.classify(paths[1], policy)
+  if kind ~= "sqlite" and kind ~= "model" then return nil end
+  if kind == "sqlite" then return paths[1] end
+  local tmp = core.fs.mkdtemp()
+  local db = tmp .. "/tables.sqlite"
+  local okt, has = pcall(core.model.tables, paths[1], db)
+  if not (okt and has) then
+    core.fs.remove_tree(tmp)
+    return nil
+  end
+  return db, tmp
+end
+
+-- an export the projection cannot read (a damaged NVTX or CUDA table) keeps its timeline without it
+local function proj_outcome(tr, ok, n)
+  if ok then return n end
+  local e = errors.wrap(n)
+  if e.code == errors.INTERRUPTED then error(e, 0) end
+  tr:warn("NVTX ranges not projected onto the GPU: " .. e.msg)
+  require("gpuflame.log").warn("NVTX ranges not projected onto the GPU: %s", e.msg)
+  return 0
+end
+
 -- add_nvtx_proj(tr, paths, max, policy) → n: with policy timeline.nvtx_projection, the NVTX ranges of a
 -- single SQLite export projected onto the GPU (nsys's nvtx_gpu_proj_trace) added to tr as events on lanes
 -- of their own under their device (core gf_trace_add_nvtx_proj; the max longest when max > 0); a model file
@@ -222,29 +250,57 @@ end
 -- CSVs, several reports, a model imported with --no-stats, .nsys-rep (whose export is gone by then).
 function M.add_nvtx_proj(tr, paths, max, policy)
   require("gpuflame.policy").need(policy, "trace.add_nvtx_proj")
-  if not policy.timeline.nvtx_projection then return 0 end
-  if type(paths) == "string" then paths = { paths } end
-  local kind = #paths == 1 and M.classify(paths[1], policy)
-  if kind ~= "sqlite" and kind ~= "model" then return 0 end
-  local db, tmp = paths[1], nil
-  if kind == "model" then
-    tmp = core.fs.mkdtemp()
-    db = tmp .. "/tables.sqlite"
-    local okt, has = pcall(core.model.tables, paths[1], db)
-    if not (okt and has) then
-      core.fs.remove_tree(tmp)
-      return 0
-    end
-  end
-  -- an export the projection cannot read (a damaged NVTX or CUDA table) keeps its timeline without it
+  local db, tmp = proj_export(paths, policy)
+  if not db then return 0 end
   local ok, n = pcall(tr.add_nvtx_proj, tr, db, max or 0)
   if tmp then core.fs.remove_tree(tmp) end
-  if ok then return n end
-  local e = errors.wrap(n)
-  if e.code == errors.INTERRUPTED then error(e, 0) end
-  tr:warn("NVTX ranges not projected onto the GPU: " .. e.msg)
-  require("gpuflame.log").warn("NVTX ranges not projected onto the GPU: %s", e.msg)
-  return 0
+  return proj_outcome(tr, ok, n)
+end
+
+local ProjJob = {}
+ProjJob.__index = ProjJob
+
+-- job:finish() → n, add_nvtx_proj's result: the thread joined, its events merged into the trace.
+function ProjJob:finish()
+  local t0 = select(2, core.sys.now())
+  local ok, n, read_s, wait_s = pcall(self.job.finish, self.job)
+  self:close()
+  if ok then
+    require("gpuflame.log").debug("NVTX projection: %.3f s on its thread, finish waited %.3f s, merged in %.3f s",
+      read_s, wait_s, select(2, core.sys.now()) - t0 - wait_s)
+  end
+  return proj_outcome(self.trace, ok, n)
+end
+
+-- job:close(): the thread joined and its memory freed, nothing merged (also `local job <close>`, so a Lua
+-- error that unwinds past the job leaves no thread running).
+function ProjJob:close()
+  if self.job:close() then
+    require("gpuflame.log").debug("NVTX projection closed before its merge: its thread joined, nothing added")
+  end
+  if self.tmp then core.fs.remove_tree(self.tmp) end
+  self.tmp = nil
+end
+ProjJob.__close = ProjJob.close
+
+-- nvtx_proj_start(tr, paths, max, policy) → job | nil: add_nvtx_proj in two calls, the projection computed
+-- on a second thread in between (core.trace_proj, core/trace_proj_job.c) while the caller runs the rules;
+-- tr must not change until job:finish() (its changing methods raise meanwhile), whose events, lanes and
+-- names are add_nvtx_proj's. nil when there is nothing to project or policy limits.threads resolves to 1:
+-- the caller then calls add_nvtx_proj, which projects on the calling thread.
+function M.nvtx_proj_start(tr, paths, max, policy)
+  require("gpuflame.policy").need(policy, "trace.nvtx_proj_start")
+  local threads = policy.limits.threads
+  if not core.trace_proj.parallel(threads) then return nil end
+  local db, tmp = proj_export(paths, policy)
+  if not db then return nil end
+  local ok, job = pcall(core.trace_proj.start, tr, db, max or 0, threads)
+  if not (ok and job) then
+    if tmp then core.fs.remove_tree(tmp) end
+    if not ok then error(job, 0) end
+    return nil
+  end
+  return setmetatable({ job = job, trace = tr, tmp = tmp }, ProjJob)
 end
 
 return M

@@ -8,6 +8,18 @@
 # out; trace CSV inputs have none.
 . "$(dirname "$0")/../lib/t.sh"
 TT=$TOP/tests/trace
+# policy limits.threads: 1 projects in one call after the rules, 2 on a second thread while they run
+# (core/trace_proj_job.c); the pages must be byte-identical
+printf 'return { limits = { threads = 1 } }\n' >"$TMP/t1.lua"
+printf 'return { limits = { threads = 2 } }\n' >"$TMP/t2.lua"
+same_at_threads() { # name db page(written at the default, threads = 0: one per CPU)
+  run_gf --policy "$TMP/t1.lua" -q timeline "$2" -o "$3.t1"
+  check_eq "$1: timeline at threads = 1" 0 "$rc"
+  run_gf --policy "$TMP/t2.lua" -q timeline "$2" -o "$3.t2"
+  check_eq "$1: timeline at threads = 2" 0 "$rc"
+  check "$1: threads = 1 and 2 give byte-identical pages" cmp -s "$3.t1" "$3.t2"
+  check "$1: and the default's page" cmp -s "$3" "$3.t2"
+}
 
 n=0
 for rel in real/nvfuser/report1.sqlite real/cs336-jsun012/result.sqlite real/cs336-athrun0109/result.sqlite \
@@ -27,6 +39,7 @@ for rel in real/nvfuser/report1.sqlite real/cs336-jsun012/result.sqlite real/cs3
   run_gf -q timeline "$FIX/$rel" -o "$d/page.html"
   check_eq "$rel: timeline page" 0 "$rc"
   python3 "$TT/check_page_proj.py" "$d/page.html" "$d/proj.csv" "$rel: page" || _t_failed=$((_t_failed + 1))
+  same_at_threads "$rel" "$FIX/$rel" "$d/page.html"
 done
 
 # planted cases (issue 29): the page's projection takes the CUDA calls, their GPU work and the ranges from the
@@ -61,6 +74,7 @@ if have_fixture "$rel" && command -v sqlite3 >/dev/null; then
     check_eq "planted $v: timeline page" 0 "$rc"
     python3 "$TT/check_page_proj.py" "$TMP/planted$v.html" "$TMP/planted$v.csv" "planted $v: page" ||
       _t_failed=$((_t_failed + 1))
+    same_at_threads "planted $v" "$TMP/planted$v.sqlite" "$TMP/planted$v.html"
   done
 fi
 

@@ -96,10 +96,19 @@ local function load_for_page(inputs, s, extra, on_whole, policy)
       "the rules need every event, so run without --max-events (or gpuflame findings) for them.",
       s.max_events, s.max_events) }
   end
+  -- A trace the trim leaves as it is gets its projection computed on a second thread (policy limits.threads
+  -- permitting) while the rules and on_whole read it, merged once they are done; the page is the same. A
+  -- Lua error before the merge closes the job (<close>): its thread is joined, never left running.
+  local keep_all = s.max_events == 0 or tr:count() <= s.max_events
+  local job <close> = keep_all and trace.nvtx_proj_start(tr, inputs, s.max_events, policy) or nil
   local results, doc = require("gpuflame.findings.document").page(tr, name, policy)
   if on_whole then on_whole(tr) end
-  tr:trim(s.max_events, s.keep_partners)
-  proj()
+  if job then
+    job:finish()
+  else
+    tr:trim(s.max_events, s.keep_partners)
+    proj()
+  end
   return tr, results, doc
 end
 

@@ -1,0 +1,118 @@
+/* The projected NVTX events merged into a finished trace's columns (trace_proj.h gf_proj_merge_events; the
+ * last step of gf_proj_merge, core/trace_proj.c). Each column grows in place and is filled from its end (an
+ * old event only moves up), so the peak is the grown model, not a second copy of it, and no column is
+ * written twice. The columns are independent once grown: with threads >= 2 a second thread fills about half
+ * of their bytes (start, dur, corr) while the calling thread fills the rest; the result is the same. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+#include "trace_proj.h"
+
+void gf_proj_newev_free(gf_proj_newev *ne)
+{
+    free(ne->start);
+    free(ne->dur);
+    free(ne->lane);
+    free(ne->name);
+    free(ne->pid);
+    free(ne->seq);
+}
+
+#define GROW_COL(col)                                                                                      \
+    do {                                                                                                   \
+        void *c_ = realloc(t->col, nn * sizeof *t->col);                                                   \
+        if (!c_)                                                                                           \
+            goto fail;                                                                                     \
+        t->col = c_;                                                                                       \
+    } while (0)
+
+#define MERGE_COL(col, new_v)                                                                              \
+    do {                                                                                                   \
+        for (size_t w_ = nn, i_ = n, k_ = np; w_-- > 0;) {                                                 \
+            if (isnew[w_]) {                                                                               \
+                k_--;                                                                                      \
+                t->col[w_] = (new_v);                                                                      \
+            } else {                                                                                       \
+                t->col[w_] = t->col[--i_];                                                                 \
+            }                                                                                              \
+        }                                                                                                  \
+    } while (0)
+
+typedef struct mjob {
+    gf_trace *t;
+    const gf_proj_newev *ne;
+    const uint8_t *isnew; /* [w]: output position w takes a new event */
+    size_t n, np;
+} mjob;
+
+/* The columns of the first part: 24 bytes an event in three passes. */
+static void *merge_a(void *arg)
+{
+    const mjob *m = arg;
+    gf_trace *t = m->t;
+    const gf_proj_newev *ne = m->ne;
+    const uint8_t *isnew = m->isnew;
+    size_t n = m->n, np = m->np, nn = n + np;
+    MERGE_COL(start, ne->start[k_]);
+    MERGE_COL(dur, ne->dur[k_]);
+    MERGE_COL(corr, -1);
+    return NULL;
+}
+
+/* The others: 25 bytes an event in seven passes. */
+static void merge_b(const mjob *m)
+{
+    gf_trace *t = m->t;
+    const gf_proj_newev *ne = m->ne;
+    const uint8_t *isnew = m->isnew;
+    size_t n = m->n, np = m->np, nn = n + np;
+    MERGE_COL(lane, ne->lane[k_]);
+    MERGE_COL(name, ne->name[k_]);
+    MERGE_COL(stack, -1);
+    MERGE_COL(pid, ne->pid[k_]);
+    MERGE_COL(detail, -1);
+    MERGE_COL(kind, GF_EV_NVTX);
+    MERGE_COL(seq, ne->seq[k_]);
+}
+
+int gf_proj_merge_events(gf_trace *t, const gf_proj_newev *ne, size_t np, int threads, gf_err *err)
+{
+    size_t n = t->n, nn = n + np;
+    uint8_t *isnew = malloc(nn ? nn : 1);
+    if (!isnew)
+        return gf_errf(err, GF_EXIT_ERROR, "nvtx projection: out of memory");
+    for (size_t i = 0, k = 0, w = 0; w < nn; w++) { /* an old event first when both start together */
+        isnew[w] = k < np && (i >= n || ne->start[k] < t->start[i]);
+        if (isnew[w])
+            k++;
+        else
+            i++;
+    }
+    /* all columns grown first: a failure leaves the trace as it was (larger columns, same n) */
+    GROW_COL(start);
+    GROW_COL(dur);
+    GROW_COL(corr);
+    GROW_COL(lane);
+    GROW_COL(name);
+    GROW_COL(stack);
+    GROW_COL(pid);
+    GROW_COL(detail);
+    GROW_COL(kind);
+    GROW_COL(seq);
+    mjob m = {t, ne, isnew, n, np};
+    pthread_t th;
+    int two = threads >= 2 && pthread_create(&th, NULL, merge_a, &m) == 0;
+    if (!two)
+        merge_a(&m);
+    merge_b(&m);
+    if (two)
+        pthread_join(th, NULL);
+    free(isnew);
+    t->n = nn;
+    return 0;
+fail:
+    free(isnew);
+    return gf_errf(err, GF_EXIT_ERROR, "nvtx projection: out of memory");
+}
