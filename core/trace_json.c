@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jsonout.h"
+#include "threads.h"
 #include "stacks.h"
 #include "trace_pack.h"
 #include "trace_rows.h"
@@ -387,13 +388,20 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     double vs, ve;
     if (page_maps_init(t, &pm, NULL, 0) != 0)
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+    /* the event columns compress on workers (limits.threads) while the opening view and the head are written */
+    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, pm.row, o ? o->compress : 0, NULL, 0};
+    gf_pack_job *job;
+    if (gf_trace_pack_start(t, &packm, gf_threads_resolve(o ? o->threads : 1, 8), &job, err) != 0) {
+        page_maps_free(&pm);
+        return -1;
+    }
     if (opening_view(t, o, pm.t0, pm.span, &vs, &ve) != 0) {
+        gf_trace_pack_free(job);
         page_maps_free(&pm);
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
     }
     write_head(t, out, o, &pm, t->n, vs, ve);
-    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, pm.row, o ? o->compress : 0, NULL, 0};
-    if (gf_trace_write_packed(t, out, &packm, err) != 0) {
+    if (gf_trace_pack_write(job, out, err) != 0) {
         page_maps_free(&pm);
         return -1;
     }
@@ -465,7 +473,7 @@ int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_
     }
     write_head(t, out, o, &pm, t->n, vs, ve);
     gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, pm.row, 0, only, nonly};
-    rc = gf_trace_write_packed(t, out, &packm, err);
+    rc = gf_trace_write_packed(t, out, &packm, 1, err);
     if (rc == 0) {
         fputs(",\"stacks\":[],\"launchFlame\":null,\"warnings\":[]", out);
         write_source(t, out);

@@ -22,7 +22,19 @@ typedef struct gf_pack_maps {
     const uint32_t *only; /* when not NULL: only these events (ascending indices), e.g. a page's preview */
     size_t nonly;
 } gf_pack_maps;
-int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, gf_err *err);
+int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, int threads, gf_err *err);
+
+/* The same in two steps, so that the columns compress while the caller writes what comes before them:
+ * gf_trace_pack_start finds the unique details and, when m->deflate and threads > 1, starts threads - 1
+ * workers that compress the columns (the caller's thread takes the ones left when it reaches them);
+ * the maps that m points to must live until the job is written or freed. gf_trace_pack_write writes
+ * `"events":...` and always frees the job (joins its workers), errors included; gf_trace_pack_free stops,
+ * joins and frees a job that will not be written (NULL: nothing). The page is the same byte for byte at
+ * any thread count. */
+typedef struct gf_pack_job gf_pack_job;
+int gf_trace_pack_start(const gf_trace *t, const gf_pack_maps *m, int threads, gf_pack_job **job, gf_err *err);
+int gf_trace_pack_write(gf_pack_job *job, FILE *out, gf_err *err);
+void gf_trace_pack_free(gf_pack_job *job);
 
 /* Base64 (RFC 4648, with padding) of data, streamed to out. */
 void gf_base64_write(FILE *out, const unsigned char *data, size_t len);
