@@ -318,19 +318,29 @@ static int take_column(gf_pack_job *j)
     return j->next++;
 }
 
+/* Takes the next column not taken and compresses it into its slot; 0 when none was left. The caller holds
+ * j->mu, which is held again on return. */
+static int run_one(gf_pack_job *j)
+{
+    int c = take_column(j);
+    if (c < 0)
+        return 0;
+    pthread_mutex_unlock(&j->mu);
+    col_out o = {NULL, 0, 0, 1, 0};
+    compress_column(j, c, &o);
+    pthread_mutex_lock(&j->mu);
+    o.state = 2;
+    j->col[c] = o;
+    pthread_cond_broadcast(&j->cv);
+    return 1;
+}
+
 static void *worker(void *arg)
 {
     gf_pack_job *j = arg;
     pthread_mutex_lock(&j->mu);
-    for (int c; (c = take_column(j)) >= 0;) {
-        pthread_mutex_unlock(&j->mu);
-        col_out o = {NULL, 0, 0, 1, 0};
-        compress_column(j, c, &o);
-        pthread_mutex_lock(&j->mu);
-        o.state = 2;
-        j->col[c] = o;
-        pthread_cond_broadcast(&j->cv);
-    }
+    while (run_one(j))
+        ;
     pthread_mutex_unlock(&j->mu);
     return NULL;
 }
@@ -385,7 +395,8 @@ void gf_trace_pack_free(gf_pack_job *j)
     free(j);
 }
 
-/* Column c of the page: taken here if no worker has it yet, else waited for; written as base64. */
+/* Column c of the page, written as base64: the calling thread compresses columns not taken yet while it
+ * waits for c (with no workers it compresses them all, in order, one at a time). */
 static int write_column(gf_pack_job *j, int c, FILE *out)
 {
     if (!j->m.deflate) {
@@ -396,17 +407,11 @@ static int write_column(gf_pack_job *j, int c, FILE *out)
         free(piece);
         return 0;
     }
-    pthread_mutex_lock(&j->mu);
-    int mine = j->col[c].state == 0;
-    if (mine) { /* the columns before c are done: c is the next one */
-        take_column(j);
-        pthread_mutex_unlock(&j->mu);
-        compress_column(j, c, &j->col[c]);
-    } else {
-        while (j->col[c].state != 2)
+    pthread_mutex_lock(&j->mu); /* until column c is done, compress the next column not taken (c or a later one) */
+    while (j->col[c].state != 2)
+        if (!run_one(j))
             pthread_cond_wait(&j->cv, &j->mu);
-        pthread_mutex_unlock(&j->mu);
-    }
+    pthread_mutex_unlock(&j->mu);
     col_out *o = &j->col[c];
     if (o->failed)
         return -1;
