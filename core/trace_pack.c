@@ -170,6 +170,7 @@ static void write_detail(FILE *out, const gf_trace *t, const gf_detail *d)
 /* ---- event columns ---- */
 
 enum { C_START, C_DUR, C_LANE, C_CORR, C_NAME, C_STACK, C_KIND, C_DETAIL, NCOLS };
+_Static_assert((int)NCOLS == (int)GF_PACK_COLUMNS, "trace_pack.h counts the columns");
 static const char *const col_names[NCOLS] = {"start", "dur", "lane", "corr", "name", "stack", "kind", "detail"};
 
 /* Column c of event i as the number packed: start as a zigzag delta from the previous event, corr as 0
@@ -226,7 +227,8 @@ struct gf_pack_job {
     int32_t *umap;
     size_t *uniq, nuniq, ne;
     col_out col[NCOLS];
-    int next; /* the next column not taken (columns are taken in order) */
+    int next;      /* the next column not taken (columns are taken in order) */
+    int row_ready; /* m.row is known (the detail column needs it) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     pthread_t th[NCOLS];
@@ -309,10 +311,11 @@ static void compress_column(const gf_pack_job *j, int c, col_out *o)
     o->failed = !ok;
 }
 
-/* Takes the next column not taken (-1: none left); the caller holds j->mu. */
+/* Takes the next column not taken (-1: none left, or the detail column before its rows are known); the
+ * caller holds j->mu. */
 static int take_column(gf_pack_job *j)
 {
-    if (j->next >= NCOLS)
+    if (j->next >= NCOLS || (j->next == C_DETAIL && !j->row_ready))
         return -1;
     j->col[j->next].state = 1;
     return j->next++;
@@ -339,8 +342,9 @@ static void *worker(void *arg)
 {
     gf_pack_job *j = arg;
     pthread_mutex_lock(&j->mu);
-    while (run_one(j))
-        ;
+    while (j->next < NCOLS)
+        if (!run_one(j)) /* the detail column waits for its rows */
+            pthread_cond_wait(&j->cv, &j->mu);
     pthread_mutex_unlock(&j->mu);
     return NULL;
 }
@@ -364,6 +368,7 @@ int gf_trace_pack_start(const gf_trace *t, const gf_pack_maps *m, int threads, g
     j->t = t;
     j->m = *m;
     j->ne = events_written(t, m);
+    j->row_ready = !m->row_later;
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->cv, NULL);
     /* threads - 1 workers: the calling thread takes columns too once it reaches the events. Uncompressed
@@ -383,6 +388,7 @@ void gf_trace_pack_free(gf_pack_job *j)
         return;
     pthread_mutex_lock(&j->mu);
     j->next = NCOLS;
+    pthread_cond_broadcast(&j->cv);
     pthread_mutex_unlock(&j->mu);
     for (int w = 0; w < j->nth; w++)
         pthread_join(j->th[w], NULL);
@@ -421,8 +427,19 @@ static int write_column(gf_pack_job *j, int c, FILE *out)
     return 0;
 }
 
+void gf_trace_pack_set_row(gf_pack_job *j, const uint8_t *row)
+{
+    pthread_mutex_lock(&j->mu);
+    j->m.row = row;
+    j->row_ready = 1;
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+}
+
 int gf_trace_pack_write(gf_pack_job *j, FILE *out, gf_err *err)
 {
+    if (!j->row_ready) /* a caller that never handed them over: no rows rather than a wait for ever */
+        gf_trace_pack_set_row(j, NULL);
     const gf_trace *t = j->t;
     const gf_pack_maps *m = &j->m;
     size_t ne = j->ne, nuniq = j->nuniq;

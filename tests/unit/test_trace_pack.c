@@ -278,13 +278,14 @@ int main(void)
     free(co);
     free(pg);
 
-    /* two steps, freed before writing (an error between start and write): the workers are joined */
+    /* two steps, freed before writing (an error between start and write) while the workers wait for the
+     * detail column's rows, which never come: they are woken and joined */
     gf_pack_job *job = NULL;
     int32_t *ident = malloc((t->nlanes + NNAMES + 64 + gf_strtab_count(t->str)) * sizeof *ident);
     for (size_t i = 0; ident && i < t->nlanes + NNAMES + 64 + gf_strtab_count(t->str); i++)
         ident[i] = (int32_t)i;
-    gf_pack_maps m = {t->start[0], ident, ident, ident, NULL, 1, NULL, 0};
-    CHECK("a started job freed unwritten stops and joins its workers",
+    gf_pack_maps m = {t->start[0], ident, ident, ident, NULL, 1, NULL, 0, 1};
+    CHECK("a started job freed unwritten (its rows never handed over) wakes, stops and joins its workers",
           ident && gf_trace_pack_start(t, &m, 8, &job, &err) == 0 && (gf_trace_pack_free(job), 1));
     free(ident);
     gf_trace_free(t);
