@@ -1,4 +1,5 @@
-/* Packed timeline events and unique details (see trace_pack.h). */
+/* Packed timeline events and unique details (see trace_pack.h); the compressed columns are encoded on
+ * worker threads (limits.threads) and written in order. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
