@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jsonout.h"
+#include "threads.h"
 #include "stacks.h"
 #include "trace_pack.h"
 #include "trace_rows.h"
@@ -274,7 +275,22 @@ static int32_t sync_home(const gf_trace *t, const int32_t *lmap, size_t l)
     return -1;
 }
 
-static int page_maps_init(const gf_trace *t, page_maps *pm, const uint32_t *only, size_t nonly)
+/* The events' rows in their lanes and each lane's depth (what the page's lanes and detail column need). */
+static int page_rows(const gf_trace *t, page_maps *pm)
+{
+    if (gf_trace_lane_rows(t, &pm->row) != 0)
+        return -1;
+    for (size_t i = 0; i < t->n; i++) {
+        int32_t l = t->lane[i];
+        int rows = pm->row[i] + 1;
+        if (l >= 0 && rows > pm->depth[l])
+            pm->depth[l] = (uint8_t)rows;
+    }
+    return 0;
+}
+
+/* rows: also page_rows (else the caller calls it, e.g. while the columns compress). */
+static int page_maps_init(const gf_trace *t, page_maps *pm, const uint32_t *only, size_t nonly, int rows)
 {
     size_t nstr = gf_strtab_count(t->str), nw = only ? nonly : t->n;
     memset(pm, 0, sizeof *pm);
@@ -283,7 +299,7 @@ static int page_maps_init(const gf_trace *t, page_maps *pm, const uint32_t *only
     pm->smap = malloc((t->nstacks ? t->nstacks : 1) * sizeof *pm->smap);
     pm->order = malloc((nstr ? nstr : 1) * sizeof *pm->order);
     pm->depth = calloc(t->nlanes ? t->nlanes : 1, 1);
-    if (!pm->nmap || !pm->lmap || !pm->smap || !pm->order || !pm->depth || gf_trace_lane_rows(t, &pm->row) != 0) {
+    if (!pm->nmap || !pm->lmap || !pm->smap || !pm->order || !pm->depth || (rows && page_rows(t, pm) != 0)) {
         page_maps_free(pm);
         return -1;
     }
@@ -293,12 +309,8 @@ static int page_maps_init(const gf_trace *t, page_maps *pm, const uint32_t *only
     page_time(t, &pm->t0, &pm->span);
     for (size_t i = 0; i < t->n; i++) {
         int32_t l = t->lane[i];
-        if (l < 0)
-            continue;
-        pm->lmap[l] = 0;
-        int rows = pm->row[i] + 1;
-        if (rows > pm->depth[l])
-            pm->depth[l] = (uint8_t)rows;
+        if (l >= 0)
+            pm->lmap[l] = 0;
     }
     int32_t nl = 0, ns = 0;
     for (size_t l = 0; l < t->nlanes; l++)
@@ -385,15 +397,28 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
 {
     page_maps pm;
     double vs, ve;
-    if (page_maps_init(t, &pm, NULL, 0) != 0)
+    if (page_maps_init(t, &pm, NULL, 0, 0) != 0)
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
-    if (opening_view(t, o, pm.t0, pm.span, &vs, &ve) != 0) {
+    /* the event columns compress on workers (limits.threads) while the rows, the opening view and the head
+     * are found and written (the detail column waits for the rows) */
+    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, NULL, o ? o->compress : 0, NULL, 0, 1};
+    gf_pack_job *job;
+    if (gf_trace_pack_start(t, &packm, gf_threads_resolve(o ? o->threads : 1, GF_PACK_COLUMNS), &job, err) != 0) {
+        page_maps_free(&pm);
+        return -1;
+    }
+    int rc = page_rows(t, &pm);
+    if (rc == 0) {
+        gf_trace_pack_set_row(job, pm.row);
+        rc = opening_view(t, o, pm.t0, pm.span, &vs, &ve);
+    }
+    if (rc != 0) {
+        gf_trace_pack_free(job);
         page_maps_free(&pm);
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
     }
     write_head(t, out, o, &pm, t->n, vs, ve);
-    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, pm.row, o ? o->compress : 0, NULL, 0};
-    if (gf_trace_write_packed(t, out, &packm, err) != 0) {
+    if (gf_trace_pack_write(job, out, err) != 0) {
         page_maps_free(&pm);
         return -1;
     }
@@ -459,13 +484,13 @@ int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_
         return ferror(out) ? gf_errf(err, GF_EXIT_ERROR, "timeline: write failed") : 0;
     }
     page_maps pm;
-    if (!only || page_maps_init(t, &pm, only, nonly) != 0) {
+    if (!only || page_maps_init(t, &pm, only, nonly, 1) != 0) {
         free(only);
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
     }
     write_head(t, out, o, &pm, t->n, vs, ve);
-    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, pm.row, 0, only, nonly};
-    rc = gf_trace_write_packed(t, out, &packm, err);
+    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, pm.row, 0, only, nonly, 0};
+    rc = gf_trace_write_packed(t, out, &packm, 1, err);
     if (rc == 0) {
         fputs(",\"stacks\":[],\"launchFlame\":null,\"warnings\":[]", out);
         write_source(t, out);

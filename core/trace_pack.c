@@ -1,4 +1,6 @@
-/* Packed timeline events and unique details (see trace_pack.h). */
+/* Packed timeline events and unique details (see trace_pack.h); the compressed columns are encoded on
+ * worker threads (limits.threads) and written in order. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -31,35 +33,6 @@ void gf_base64_write(FILE *out, const unsigned char *d, size_t len)
         buf[k++] = '=';
     }
     fwrite(buf, 1, k, out);
-}
-
-/* Raw DEFLATE (no zlib header: the page's DecompressionStream("deflate-raw") and Python's
- * zlib.decompress(b, -15) read it) of in[0..len) into *out; level 1: most of the size for a fraction of
- * the time of the default level. Returns the compressed length, or 0 on error (OOM). */
-static size_t deflate_raw(const unsigned char *in, size_t len, unsigned char **out, size_t *cap)
-{
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return 0;
-    size_t need = deflateBound(&z, (uLong)len);
-    if (need > *cap) {
-        unsigned char *b = realloc(*out, need);
-        if (!b) {
-            deflateEnd(&z);
-            return 0;
-        }
-        *out = b;
-        *cap = need;
-    }
-    z.next_in = (Bytef *)in;
-    z.avail_in = (uInt)len;
-    z.next_out = *out;
-    z.avail_out = (uInt)*cap;
-    int rc = deflate(&z, Z_FINISH);
-    size_t n = z.total_out;
-    deflateEnd(&z);
-    return rc == Z_STREAM_END ? n : 0;
 }
 
 static size_t put_varint(unsigned char *p, uint64_t v)
@@ -198,6 +171,7 @@ static void write_detail(FILE *out, const gf_trace *t, const gf_detail *d)
 /* ---- event columns ---- */
 
 enum { C_START, C_DUR, C_LANE, C_CORR, C_NAME, C_STACK, C_KIND, C_DETAIL, NCOLS };
+_Static_assert((int)NCOLS == (int)GF_PACK_COLUMNS, "trace_pack.h counts the columns");
 static const char *const col_names[NCOLS] = {"start", "dur", "lane", "corr", "name", "stack", "kind", "detail"};
 
 /* Column c of event i as the number packed: start as a zigzag delta from the previous event, corr as 0
@@ -233,50 +207,258 @@ static uint64_t col_value(const gf_trace *t, const gf_pack_maps *m, const int32_
     }
 }
 
-int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, gf_err *err)
+/* ---- the columns' encoding: streamed in pieces, on worker threads when compressed ---- */
+
+enum { PIECE = 3 * 21845 }; /* bytes of varints handed on at a time (a multiple of 3: base64 streams them) */
+
+/* One column's bytes: its raw DEFLATE stream (no zlib header: the page's DecompressionStream("deflate-raw")
+ * and Python's zlib.decompress(b, -15) read it), level 1: most of the size for a fraction of the time of
+ * the default level. The stream is the same byte for byte however the input is cut into pieces (no
+ * flushes), so the page is the one the single-buffer compression wrote. */
+typedef struct col_out {
+    unsigned char *z;
+    size_t zlen, zcap;
+    int state; /* 0 not taken, 1 being encoded, 2 done */
+    int failed;
+} col_out;
+
+struct gf_pack_job {
+    const gf_trace *t;
+    gf_pack_maps m;
+    int32_t *umap;
+    size_t *uniq, nuniq, ne;
+    col_out col[NCOLS];
+    int next;      /* the next column not taken (columns are taken in order) */
+    int row_ready; /* m.row is known (the detail column needs it) */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t th[NCOLS];
+    int nth;
+};
+
+/* Encodes column c piece by piece, each piece passed to sink(piece, len, last, arg); stops at the first
+ * sink error. */
+static int encode_column(const gf_pack_job *j, int c, unsigned char *piece,
+                         int (*sink)(const unsigned char *, size_t, int, void *), void *arg)
 {
-    size_t nd = t->ndetails ? t->ndetails : 1, nuniq = 0;
-    int32_t *umap = malloc(nd * sizeof *umap);
-    size_t *uniq = malloc(nd * sizeof *uniq);
-    size_t ne = events_written(t, m);
-    unsigned char *buf = malloc((ne ? ne : 1) * 10);
-    if (!umap || !uniq || !buf || unique_details(t, m, umap, uniq, &nuniq) != 0) {
-        free(umap);
-        free(uniq);
-        free(buf);
+    size_t len = 0;
+    int64_t last_corr = 0;
+    for (size_t k = 0; k < j->ne; k++) {
+        len += put_varint(piece + len, col_value(j->t, &j->m, j->umap, j->nuniq, c, k, &last_corr));
+        if (len >= PIECE) {
+            size_t cut = PIECE; /* base64 needs pieces of 3 bytes: carry the rest over */
+            if (sink(piece, cut, 0, arg) != 0)
+                return -1;
+            memmove(piece, piece + cut, len - cut);
+            len -= cut;
+        }
+    }
+    return sink(piece, len, 1, arg);
+}
+
+static int sink_base64(const unsigned char *d, size_t len, int last, void *arg)
+{
+    (void)last;
+    gf_base64_write(arg, d, len);
+    return 0;
+}
+
+typedef struct zsink {
+    z_stream z;
+    col_out *o;
+} zsink;
+
+static int sink_deflate(const unsigned char *d, size_t len, int last, void *arg)
+{
+    z_stream *z = &((zsink *)arg)->z;
+    col_out *o = ((zsink *)arg)->o;
+    z->next_in = (Bytef *)d;
+    z->avail_in = (uInt)len;
+    for (;;) {
+        if (o->zlen == o->zcap) {
+            size_t nc = o->zcap ? o->zcap * 2 : 256 * 1024;
+            unsigned char *b = realloc(o->z, nc);
+            if (!b)
+                return -1;
+            o->z = b;
+            o->zcap = nc;
+        }
+        z->next_out = o->z + o->zlen;
+        z->avail_out = (uInt)(o->zcap - o->zlen);
+        int rc = deflate(z, last ? Z_FINISH : Z_NO_FLUSH);
+        o->zlen = o->zcap - z->avail_out;
+        if (rc == Z_STREAM_END)
+            return 0;
+        if (rc != Z_OK && rc != Z_BUF_ERROR)
+            return -1;
+        if (!last && z->avail_in == 0)
+            return 0;
+    }
+}
+
+/* Column c compressed into j->col[c] (its failed flag set on error: out of memory). */
+static void compress_column(const gf_pack_job *j, int c, col_out *o)
+{
+    unsigned char *piece = malloc(PIECE + 16);
+    zsink zs;
+    memset(&zs, 0, sizeof zs);
+    zs.o = o;
+    int ok = piece && deflateInit2(&zs.z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+    if (ok) {
+        ok = encode_column(j, c, piece, sink_deflate, &zs) == 0;
+        deflateEnd(&zs.z);
+    }
+    free(piece);
+    o->failed = !ok;
+}
+
+/* Takes the next column not taken (-1: none left, or the detail column before its rows are known); the
+ * caller holds j->mu. */
+static int take_column(gf_pack_job *j)
+{
+    if (j->next >= NCOLS || (j->next == C_DETAIL && !j->row_ready))
+        return -1;
+    j->col[j->next].state = 1;
+    return j->next++;
+}
+
+/* Takes the next column not taken and compresses it into its slot; 0 when none was left. The caller holds
+ * j->mu, which is held again on return. */
+static int run_one(gf_pack_job *j)
+{
+    int c = take_column(j);
+    if (c < 0)
+        return 0;
+    pthread_mutex_unlock(&j->mu);
+    col_out o = {NULL, 0, 0, 1, 0};
+    compress_column(j, c, &o);
+    pthread_mutex_lock(&j->mu);
+    o.state = 2;
+    j->col[c] = o;
+    pthread_cond_broadcast(&j->cv);
+    return 1;
+}
+
+static void *worker(void *arg)
+{
+    gf_pack_job *j = arg;
+    pthread_mutex_lock(&j->mu);
+    while (j->next < NCOLS)
+        if (!run_one(j)) /* the detail column waits for its rows */
+            pthread_cond_wait(&j->cv, &j->mu);
+    pthread_mutex_unlock(&j->mu);
+    return NULL;
+}
+
+int gf_trace_pack_start(const gf_trace *t, const gf_pack_maps *m, int threads, gf_pack_job **out, gf_err *err)
+{
+    gf_pack_job *j = calloc(1, sizeof *j);
+    size_t nd = t->ndetails ? t->ndetails : 1;
+    if (j) {
+        j->umap = malloc(nd * sizeof *j->umap);
+        j->uniq = malloc(nd * sizeof *j->uniq);
+    }
+    if (!j || !j->umap || !j->uniq || unique_details(t, m, j->umap, j->uniq, &j->nuniq) != 0) {
+        if (j) {
+            free(j->umap);
+            free(j->uniq);
+        }
+        free(j);
         return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
     }
+    j->t = t;
+    j->m = *m;
+    j->ne = events_written(t, m);
+    j->row_ready = !m->row_later;
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_cond_init(&j->cv, NULL);
+    /* threads - 1 workers: the calling thread takes columns too once it reaches the events. Uncompressed
+     * columns stream straight to the page (base64 of varints costs no more than copying them). */
+    int nw = m->deflate && threads > 1 ? (threads - 1 < NCOLS ? threads - 1 : NCOLS) : 0;
+    for (int w = 0; w < nw; w++)
+        if (pthread_create(&j->th[j->nth], NULL, worker, j) == 0)
+            j->nth++; /* a thread not started: the calling thread does its share */
+    *out = j;
+    return 0;
+}
+
+/* Stops the workers (no column is taken after this), joins them and frees the job. */
+void gf_trace_pack_free(gf_pack_job *j)
+{
+    if (!j)
+        return;
+    pthread_mutex_lock(&j->mu);
+    j->next = NCOLS;
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+    for (int w = 0; w < j->nth; w++)
+        pthread_join(j->th[w], NULL);
+    for (int c = 0; c < NCOLS; c++)
+        free(j->col[c].z);
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+    free(j->umap);
+    free(j->uniq);
+    free(j);
+}
+
+/* Column c of the page, written as base64: the calling thread compresses columns not taken yet while it
+ * waits for c (with no workers it compresses them all, in order, one at a time). */
+static int write_column(gf_pack_job *j, int c, FILE *out)
+{
+    if (!j->m.deflate) {
+        unsigned char *piece = malloc(PIECE + 16);
+        if (!piece)
+            return -1;
+        encode_column(j, c, piece, sink_base64, out);
+        free(piece);
+        return 0;
+    }
+    pthread_mutex_lock(&j->mu); /* until column c is done, compress the next column not taken (c or a later one) */
+    while (j->col[c].state != 2)
+        if (!run_one(j))
+            pthread_cond_wait(&j->cv, &j->mu);
+    pthread_mutex_unlock(&j->mu);
+    col_out *o = &j->col[c];
+    if (o->failed)
+        return -1;
+    gf_base64_write(out, o->z, o->zlen);
+    free(o->z);
+    o->z = NULL;
+    return 0;
+}
+
+void gf_trace_pack_set_row(gf_pack_job *j, const uint8_t *row)
+{
+    pthread_mutex_lock(&j->mu);
+    j->m.row = row;
+    j->row_ready = 1;
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+}
+
+int gf_trace_pack_write(gf_pack_job *j, FILE *out, gf_err *err)
+{
+    if (!j->row_ready) /* a caller that never handed them over: no rows rather than a wait for ever */
+        gf_trace_pack_set_row(j, NULL);
+    const gf_trace *t = j->t;
+    const gf_pack_maps *m = &j->m;
+    size_t ne = j->ne, nuniq = j->nuniq;
     fprintf(out, "\"events\":{\"n\":%zu,\"encoding\":\"%s\"", ne,
             m->deflate ? "varint-deflate-base64" : "varint-base64");
-    unsigned char *zbuf = NULL;
-    size_t zcap = 0;
     for (int c = 0; c < NCOLS; c++) {
-        size_t len = 0;
-        int64_t last_corr = 0;
-        for (size_t k = 0; k < ne; k++)
-            len += put_varint(buf + len, col_value(t, m, umap, nuniq, c, k, &last_corr));
         fprintf(out, ",\"%s\":\"", col_names[c]);
-        if (m->deflate) {
-            size_t zlen = deflate_raw(buf, len, &zbuf, &zcap);
-            if (zlen == 0 && len > 0) {
-                free(zbuf);
-                free(umap);
-                free(uniq);
-                free(buf);
-                return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory (compressing the %s column)", col_names[c]);
-            }
-            gf_base64_write(out, zbuf, zlen);
-        } else {
-            gf_base64_write(out, buf, len);
+        if (write_column(j, c, out) != 0) {
+            gf_trace_pack_free(j);
+            return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory (compressing the %s column)", col_names[c]);
         }
         putc('"', out);
     }
-    free(zbuf);
     fputs("},\"details\":[", out);
     for (size_t u = 0; u < nuniq; u++) {
         if (u)
             putc(',', out);
-        write_detail(out, t, &t->details[uniq[u]]);
+        write_detail(out, t, &t->details[j->uniq[u]]);
     }
     int maxrow = 0;
     for (size_t k = 0; m->row && k < ne; k++)
@@ -285,8 +467,14 @@ int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, g
     for (int r = 1; r <= maxrow; r++)
         fprintf(out, "%s{\"row\":%d}", nuniq || r > 1 ? "," : "", r);
     putc(']', out);
-    free(umap);
-    free(uniq);
-    free(buf);
+    gf_trace_pack_free(j);
     return 0;
+}
+
+int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, int threads, gf_err *err)
+{
+    gf_pack_job *j;
+    if (gf_trace_pack_start(t, m, threads, &j, err) != 0)
+        return -1;
+    return gf_trace_pack_write(j, out, err);
 }

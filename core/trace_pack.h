@@ -21,8 +21,25 @@ typedef struct gf_pack_maps {
     int deflate; /* each column's varints raw-DEFLATE compressed before base64 ("varint-deflate-base64") */
     const uint32_t *only; /* when not NULL: only these events (ascending indices), e.g. a page's preview */
     size_t nonly;
+    int row_later; /* gf_trace_pack_start only: row comes later, through gf_trace_pack_set_row */
 } gf_pack_maps;
-int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, gf_err *err);
+int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, int threads, gf_err *err);
+
+/* The same in two steps, so that the columns compress while the caller writes what comes before them:
+ * gf_trace_pack_start finds the unique details and, when m->deflate and threads > 1, starts threads - 1
+ * workers that compress the columns (the caller's thread takes the ones left when it reaches them);
+ * the maps that m points to must live until the job is written or freed. gf_trace_pack_write writes
+ * `"events":...` and always frees the job (joins its workers), errors included; gf_trace_pack_free stops,
+ * joins and frees a job that will not be written (NULL: nothing). The page is the same byte for byte at
+ * any thread count. */
+typedef struct gf_pack_job gf_pack_job;
+enum { GF_PACK_COLUMNS = 8 }; /* the columns (start, dur, lane, corr, name, stack, kind, detail): the most threads a job uses */
+int gf_trace_pack_start(const gf_trace *t, const gf_pack_maps *m, int threads, gf_pack_job **job, gf_err *err);
+/* Hands over the rows of a job started with m->row_later (the detail column waits for them); before
+ * gf_trace_pack_write. */
+void gf_trace_pack_set_row(gf_pack_job *job, const uint8_t *row);
+int gf_trace_pack_write(gf_pack_job *job, FILE *out, gf_err *err);
+void gf_trace_pack_free(gf_pack_job *job);
 
 /* Base64 (RFC 4648, with padding) of data, streamed to out. */
 void gf_base64_write(FILE *out, const unsigned char *data, size_t len);
