@@ -32,6 +32,7 @@ typedef struct imp {
     int nvtx_inexact;  /* the same for NVTX_EVENTS (trace.h nvtx_rowid) */
     int have_hi;
     int64_t gid_hi;
+    int threads;       /* 2: the big tables' rows are stepped on a reader thread (gf_sqlq_prefetch); 1: not */
 } imp;
 
 /* trace_sqlite.c: StringIds id → strtab id (-1 none); the NVTX or CPU lane of a thread (-1: err filled);
