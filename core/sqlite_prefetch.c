@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NCHUNK = 4, CHUNK_BYTES = 128 * 1024, MIN_ROWS = 64, MAX_ROWS = 4096 };
+enum { NCHUNK = 4, CHUNK_BYTES = 512 * 1024, MIN_ROWS = 64, MAX_ROWS = 16384 };
 
 typedef struct chunk {
     gf_sqlq_val *vals; /* rows × ncol */
@@ -35,6 +35,7 @@ struct gf_sqlq_pf {
     pthread_mutex_t mu;
     pthread_cond_t filled, freed;
     int nfull;         /* chunks filled and not yet released by the consumer (under mu) */
+    int rwait, cwait;  /* the reader waits for a free chunk, the consumer for a full one (under mu) */
     int stop;          /* the consumer stops early (under mu; read also as stop_hint) */
     atomic_int stop_hint;
     chunk ch[NCHUNK];
@@ -74,8 +75,11 @@ static int copy_row(struct gf_sqlq_pf *pf, chunk *c, gf_sqlq_val *v)
 {
     sqlite3_stmt *st = pf->st;
     for (int k = 0; k < pf->ncol; k++) {
-        v[k].type = sqlite3_column_type(st, k); /* first: the int64 reading converts nothing it reports */
-        v[k].i = v[k].type == SQLITE_NULL ? 0 : sqlite3_column_int64(st, k);
+        /* one call into the statement per column: its value read in place (this thread owns the connection),
+         * the type first (the int64 reading converts nothing that the type reports) */
+        sqlite3_value *val = sqlite3_column_value(st, k);
+        v[k].type = sqlite3_value_type(val);
+        v[k].i = v[k].type == SQLITE_NULL ? 0 : sqlite3_value_int64(val);
         v[k].off = UINT32_MAX;
         if (v[k].type != SQLITE_NULL && (pf->text >> k & 1)) {
             const char *p = (const char *)sqlite3_column_text(st, k);
@@ -92,8 +96,11 @@ static void *reader(void *arg)
     for (size_t k = 0;; k++) {
         chunk *c = &pf->ch[k % NCHUNK];
         pthread_mutex_lock(&pf->mu);
-        while (pf->nfull == NCHUNK && !pf->stop)
+        while (pf->nfull == NCHUNK && !pf->stop) {
+            pf->rwait = 1;
             pthread_cond_wait(&pf->freed, &pf->mu);
+            pf->rwait = 0;
+        }
         int stop = pf->stop;
         pthread_mutex_unlock(&pf->mu);
         if (stop)
@@ -119,7 +126,8 @@ static void *reader(void *arg)
         }
         pthread_mutex_lock(&pf->mu);
         pf->nfull++;
-        pthread_cond_signal(&pf->filled);
+        if (pf->cwait) /* a wake-up only for a consumer that sleeps: most handovers cost a lock */
+            pthread_cond_signal(&pf->filled);
         pthread_mutex_unlock(&pf->mu);
         if (c->last)
             return NULL;
@@ -221,10 +229,14 @@ int gf_sqlq_step(gf_sqlq *q)
         pthread_mutex_lock(&pf->mu);
         if (pf->cur) {
             pf->nfull--;
-            pthread_cond_signal(&pf->freed);
+            if (pf->rwait)
+                pthread_cond_signal(&pf->freed);
         }
-        while (pf->nfull == 0)
+        while (pf->nfull == 0) {
+            pf->cwait = 1;
             pthread_cond_wait(&pf->filled, &pf->mu);
+            pf->cwait = 0;
+        }
         pthread_mutex_unlock(&pf->mu);
         pf->cur = &pf->ch[pf->next++ % NCHUNK];
         pf->pos = 0;
