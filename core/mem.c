@@ -9,26 +9,78 @@
 #define PREFAULT_MIN ((size_t)64 << 10)
 #define HUGE_MIN ((size_t)4 << 20)
 
-void gf_mem_prefault(void *p, size_t len)
+/* The whole pages of [p, p + len) as [*lo, *hi); 0 when there are none worth a call. */
+static int whole_pages(void *p, size_t len, uintptr_t *lo, uintptr_t *hi)
 {
-    static size_t page;
-    if (!page) {
-        long ps = sysconf(_SC_PAGESIZE);
-        page = ps > 0 ? (size_t)ps : 4096;
-    }
+    long ps = sysconf(_SC_PAGESIZE);
+    size_t page = ps > 0 ? (size_t)ps : 4096;
     if (!p || len < PREFAULT_MIN)
-        return;
-    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
-    uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)(page - 1);
-    if (hi <= lo)
+        return 0;
+    *lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+    *hi = ((uintptr_t)p + len) & ~(uintptr_t)(page - 1);
+    return *hi > *lo;
+}
+
+void gf_mem_hint_huge(void *p, size_t len)
+{
+    uintptr_t lo, hi;
+    if (!whole_pages(p, len, &lo, &hi))
         return;
 #ifdef MADV_HUGEPAGE
     if (hi - lo >= HUGE_MIN)
         (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #endif
+}
+
+void gf_mem_populate(void *p, size_t len)
+{
+    uintptr_t lo, hi;
+    if (!whole_pages(p, len, &lo, &hi))
+        return;
 #ifdef MADV_POPULATE_WRITE
     (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 #endif
+}
+
+void gf_mem_prefault(void *p, size_t len)
+{
+    gf_mem_hint_huge(p, len);
+    gf_mem_populate(p, len);
+}
+
+enum { NSLICE = 64 };
+
+static void *populator(void *arg)
+{
+    gf_mem_populator *pp = arg;
+    for (size_t k = 0; k < NSLICE; k++)
+        for (int i = 0; i < pp->n; i++) {
+            if (atomic_load_explicit(&pp->stop, memory_order_relaxed))
+                return NULL;
+            size_t a = pp->len[i] * k / NSLICE, b = pp->len[i] * (k + 1) / NSLICE;
+            if (b > a) /* a slice's edges cut pages: whole_pages leaves them to the writer's faults */
+                gf_mem_populate((char *)pp->p[i] + a, b - a);
+        }
+    return NULL;
+}
+
+int gf_mem_populate_start(gf_mem_populator *pp)
+{
+    atomic_store(&pp->stop, 0);
+    pp->started = 0;
+    if (pthread_create(&pp->th, NULL, populator, pp) != 0)
+        return -1;
+    pp->started = 1;
+    return 0;
+}
+
+void gf_mem_populate_join(gf_mem_populator *pp)
+{
+    if (!pp->started)
+        return;
+    atomic_store(&pp->stop, 1);
+    pthread_join(pp->th, NULL);
+    pp->started = 0;
 }
 
 int gf_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)

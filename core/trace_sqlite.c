@@ -882,7 +882,18 @@ static int reserve_events(imp *m)
         if (rc != SQLITE_ROW)
             return db_fail(m, "count(*)");
     }
-    return gf_trace_reserve(m->t, n, m->err);
+    if (m->threads < 2 || !gf_trace_keeps_all(m->t))
+        return gf_trace_reserve(m->t, n, m->err);
+    /* the pages (~1 s of the kernel zeroing them for the 6.6M events of bench/out) mapped on a thread while
+     * this one reads the small tables and the reader steps the big ones; the writes that overtake it fault
+     * their own pages, as without a reserve */
+    m->pop.n = 0;
+    if (gf_trace_reserve_later(m->t, n, &m->pop, m->err) != 0)
+        return -1;
+    if (gf_mem_populate_start(&m->pop) != 0)
+        for (int i = 0; i < m->pop.n; i++)
+            gf_mem_populate(m->pop.p[i], m->pop.len[i]);
+    return 0;
 }
 
 int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *o, gf_err *err)
@@ -901,6 +912,7 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
         load_callchains(&m, o && o->stacks) != 0 || import_runtime(&m, 0) != 0 || import_kernels(&m) != 0 ||
         import_copies(&m, 0) != 0 || import_copies(&m, 1) != 0 || import_sync(&m) != 0 || import_nvtx(&m) != 0 ||
         import_overhead(&m) != 0 || import_graph_trace(&m) != 0 ||
+        (gf_mem_populate_join(&m.pop), 0) || /* before events beyond the reserve move the columns */
         gf_sqlite_import_cpu(m.db, path, t, o ? &o->cpu : NULL, err) != 0)
         goto done;
     if (o && o->stacks && m.ncc && t->launches_with_stack == 0)
@@ -919,6 +931,7 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
         t->nvtx_rowid = NULL;
     }
 done:
+    gf_mem_populate_join(&m.pop);
     if (m.db)
         sqlite3_close(m.db);
     free(m.sid);

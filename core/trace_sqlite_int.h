@@ -7,6 +7,7 @@
 
 #include "gf_err.h"
 #include "hmap.h"
+#include "mem.h"
 #include "sqlite_export.h"
 #include "trace.h"
 
@@ -33,6 +34,7 @@ typedef struct imp {
     int have_hi;
     int64_t gid_hi;
     int threads;       /* 2: the big tables' rows are stepped on a reader thread (gf_sqlq_prefetch); 1: not */
+    gf_mem_populator pop; /* threads 2, keep-all builds: the reserved columns mapped beside the import */
 } imp;
 
 /* trace_sqlite.c: StringIds id → strtab id (-1 none); the NVTX or CPU lane of a thread (-1: err filled);
