@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NCHUNK = 4, CHUNK_BYTES = 512 * 1024, MIN_ROWS = 64, MAX_ROWS = 16384 };
+/* A consumer that finds no row sleeps until NCHUNK - 1 chunks wait (or the last): on a busy machine each
+ * wake-up may wait for a core, so they are few (one per 7 chunks, ~6,000 kernel rows), and the reader,
+ * which is the slower side, still has a chunk to fill meanwhile. */
+enum { NCHUNK = 8, CHUNK_BYTES = 256 * 1024, MIN_ROWS = 64, MAX_ROWS = 16384 };
 
 typedef struct chunk {
     gf_sqlq_val *vals; /* rows × ncol */
@@ -35,7 +38,8 @@ struct gf_sqlq_pf {
     pthread_mutex_t mu;
     pthread_cond_t filled, freed;
     int nfull;         /* chunks filled and not yet released by the consumer (under mu) */
-    int rwait, cwait;  /* the reader waits for a free chunk, the consumer for a full one (under mu) */
+    int rwait, cwait;  /* the reader waits for a free chunk, the consumer for full ones (under mu) */
+    int ended;         /* the last chunk is among the full ones (under mu) */
     int stop;          /* the consumer stops early (under mu; read also as stop_hint) */
     atomic_int stop_hint;
     chunk ch[NCHUNK];
@@ -126,7 +130,8 @@ static void *reader(void *arg)
         }
         pthread_mutex_lock(&pf->mu);
         pf->nfull++;
-        if (pf->cwait) /* a wake-up only for a consumer that sleeps: most handovers cost a lock */
+        pf->ended = c->last;
+        if (pf->cwait && (pf->nfull >= NCHUNK - 1 || c->last)) /* most handovers cost a lock, no wake-up */
             pthread_cond_signal(&pf->filled);
         pthread_mutex_unlock(&pf->mu);
         if (c->last)
@@ -232,11 +237,12 @@ int gf_sqlq_step(gf_sqlq *q)
             if (pf->rwait)
                 pthread_cond_signal(&pf->freed);
         }
-        while (pf->nfull == 0) {
-            pf->cwait = 1;
-            pthread_cond_wait(&pf->filled, &pf->mu);
-            pf->cwait = 0;
-        }
+        if (pf->nfull == 0)
+            while (pf->nfull < NCHUNK - 1 && !pf->ended) {
+                pf->cwait = 1;
+                pthread_cond_wait(&pf->filled, &pf->mu);
+                pf->cwait = 0;
+            }
         pthread_mutex_unlock(&pf->mu);
         pf->cur = &pf->ch[pf->next++ % NCHUNK];
         pf->pos = 0;
