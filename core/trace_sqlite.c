@@ -742,7 +742,9 @@ static int import_nvtx(imp *m)
     gf_tsq_nest nest = {.tid = -1};
     gf_detail d;
     int32_t unnamed = gf_strtab_intern_cstr(m->t->str, "(unnamed)");
-    gf_sqlq_prefetch(&q, m->threads, 1u << 4); /* text */
+    /* not prefetched: SQLite's sorter does this ORDER BY's work at the first step, which a reader would not
+     * overlap, and its memory would sit in the reader thread's own malloc arena, beside the calling thread's
+     * (bounded builds, which read this query, keep their peak RSS: tests/cli/test_bounded_memory.sh) */
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t gtid = gf_sqlq_i64(&q, 3, 0);
         gf_event e;
