@@ -2,8 +2,6 @@
 #ifndef GF_MEM_H
 #define GF_MEM_H
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 
 /* Maps the whole pages of [p, p + len) in one call (MADV_POPULATE_WRITE; regions of 4 MiB or more are also
@@ -15,22 +13,19 @@ void gf_mem_prefault(void *p, size_t len);
 void gf_mem_hint_huge(void *p, size_t len);
 void gf_mem_populate(void *p, size_t len);
 
-/* gf_mem_populate of up to GF_MEM_NSPAN spans on a thread of its own, slice by slice across all the spans
- * (writers that fill several arrays side by side find the front of each mapped): it reads and writes no
- * memory (a system call maps the pages, which keep their contents), so its caller may write the spans
- * meanwhile, and may even free them (the call then fails, ignored). Start returns 0, or -1 (no thread:
- * nothing was done). Join stops it where it is and waits for it. */
+/* gf_mem_populate of up to GF_MEM_NSPAN spans a slice at a time, across all the spans (a writer that fills
+ * several arrays side by side finds the front of each mapped), for a thread that has time to spare (the
+ * SQLite import's while it waits for rows, sqlite_prefetch.c). The spans are written meanwhile, freely:
+ * mapping a page keeps its contents, and a page already written is skipped. Returns 1 while slices remain,
+ * then 0. Set p, len and n; zero the rest. */
 #define GF_MEM_NSPAN 12
 typedef struct gf_mem_populator {
     void *p[GF_MEM_NSPAN];
     size_t len[GF_MEM_NSPAN];
     int n;
-    int started;
-    atomic_int stop;
-    pthread_t th;
+    int next; /* the next slice */
 } gf_mem_populator;
-int gf_mem_populate_start(gf_mem_populator *pp);
-void gf_mem_populate_join(gf_mem_populator *pp);
+int gf_mem_populate_some(gf_mem_populator *pp);
 
 /* The one growth rule of core's arrays: makes *p hold at least need elements of elem bytes, doubling from
  * first (or the current *cap). Returns 0, or -1 (out of memory or a size that overflows) with *p and *cap

@@ -60,6 +60,9 @@ int gf_sqlite_fail(struct sqlite3 *db, const char *path, const char *what, gf_er
  * the statement and the connection: nothing else may use that connection meanwhile. threads < 2, or a
  * reader that cannot start: the calling thread steps the statement itself, as without this call. */
 void gf_sqlq_prefetch(gf_sqlq *q, int threads, uint64_t textcols);
+/* Work for the calling thread while it would wait for the reader: idle(arg) is called (one small piece of
+ * work each, without the connection) until it returns 0 or rows are there. Only with a reader. */
+void gf_sqlq_idle(gf_sqlq *q, int (*idle)(void *), void *arg);
 /* sqlite3_step for a query that may prefetch: SQLITE_ROW with the next row current, then the statement's
  * own last result (SQLITE_DONE, or the error after the rows before it, with the connection's error state
  * as the failed step left it: the reader has been joined). */

@@ -44,6 +44,8 @@ struct gf_sqlq_pf {
     atomic_int stop_hint;
     chunk ch[NCHUNK];
     /* the consumer's side */
+    int (*idle)(void *); /* its work while no row waits (NULL: none, or none left) */
+    void *idle_arg;
     size_t next;       /* the next chunk to take */
     chunk *cur;
     size_t pos;
@@ -173,6 +175,14 @@ void gf_sqlq_prefetch(gf_sqlq *q, int threads, uint64_t textcols)
     q->pf = pf;
 }
 
+void gf_sqlq_idle(gf_sqlq *q, int (*idle)(void *), void *arg)
+{
+    if (q->pf) {
+        q->pf->idle = idle;
+        q->pf->idle_arg = arg;
+    }
+}
+
 static int pf_start(gf_sqlq *q)
 {
     struct gf_sqlq_pf *pf = q->pf;
@@ -236,6 +246,12 @@ int gf_sqlq_step(gf_sqlq *q)
             pf->nfull--;
             if (pf->rwait)
                 pthread_cond_signal(&pf->freed);
+        }
+        while (pf->nfull == 0 && pf->idle) { /* no row yet: the caller's own work first */
+            pthread_mutex_unlock(&pf->mu);
+            if (!pf->idle(pf->idle_arg))
+                pf->idle = NULL;
+            pthread_mutex_lock(&pf->mu);
         }
         if (pf->nfull == 0)
             while (pf->nfull < NCHUNK - 1 && !pf->ended) {

@@ -276,6 +276,18 @@ int gf_tsq_oom(imp *m)
     return oom(m);
 }
 
+static int populate_some(void *arg)
+{
+    return gf_mem_populate_some(&((imp *)arg)->pop);
+}
+
+void gf_tsq_prefetch(imp *m, gf_sqlq *q, uint64_t textcols)
+{
+    gf_sqlq_prefetch(q, m->threads, textcols);
+    if (m->pop.n)
+        gf_sqlq_idle(q, populate_some, m);
+}
+
 static int32_t gpu_lane(imp *m, int sync, int64_t dev, int64_t stream)
 {
     if (stream == 0xFFFFFFFFll)
@@ -450,7 +462,7 @@ static int import_runtime(imp *m, int partner_pass)
     int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 6, 3, NULL);
     if (r <= 0)
         return r;
-    gf_sqlq_prefetch(&q, m->threads, 0);
+    gf_tsq_prefetch(m, &q, 0);
     int rc;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t gtid = gf_sqlq_i64(&q, 2, 0);
@@ -493,7 +505,7 @@ static int import_kernels(imp *m)
     int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 20, 2, NULL);
     if (r <= 0)
         return r;
-    gf_sqlq_prefetch(&q, m->threads, 0);
+    gf_tsq_prefetch(m, &q, 0);
     int rc;
     gf_detail d;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
@@ -613,7 +625,7 @@ static int import_copies(imp *m, int memset_table)
         gf_sqlq_finalize(&q);
         return oom(m);
     }
-    gf_sqlq_prefetch(&q, m->threads, 0); /* after load_enum: the connection is the reader's from here */
+    gf_tsq_prefetch(m, &q, 0); /* after load_enum: the connection is the reader's from here */
     int rc;
     gf_detail d;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
@@ -670,7 +682,7 @@ static int import_sync(imp *m)
         gf_sqlq_finalize(&q);
         return -1;
     }
-    gf_sqlq_prefetch(&q, m->threads, 0);
+    gf_tsq_prefetch(m, &q, 0);
     int rc;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         gf_event e;
@@ -886,16 +898,10 @@ static int reserve_events(imp *m)
     }
     if (m->threads < 2 || !gf_trace_keeps_all(m->t))
         return gf_trace_reserve(m->t, n, m->err);
-    /* the pages (~1 s of the kernel zeroing them for the 6.6M events of bench/out) mapped on a thread while
-     * this one reads the small tables and the reader steps the big ones; the writes that overtake it fault
+    /* the pages (~1 s of the kernel zeroing them for the 6.6M events of bench/out) mapped by this thread
+     * while it waits for the reader's rows (gf_tsq_prefetch), not first; the writes that overtake that fault
      * their own pages, as without a reserve */
-    m->pop.n = 0;
-    if (gf_trace_reserve_later(m->t, n, &m->pop, m->err) != 0)
-        return -1;
-    if (gf_mem_populate_start(&m->pop) != 0)
-        for (int i = 0; i < m->pop.n; i++)
-            gf_mem_populate(m->pop.p[i], m->pop.len[i]);
-    return 0;
+    return gf_trace_reserve_later(m->t, n, &m->pop, m->err);
 }
 
 int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *o, gf_err *err)
@@ -914,7 +920,6 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
         load_callchains(&m, o && o->stacks) != 0 || import_runtime(&m, 0) != 0 || import_kernels(&m) != 0 ||
         import_copies(&m, 0) != 0 || import_copies(&m, 1) != 0 || import_sync(&m) != 0 || import_nvtx(&m) != 0 ||
         import_overhead(&m) != 0 || import_graph_trace(&m) != 0 ||
-        (gf_mem_populate_join(&m.pop), 0) || /* before events beyond the reserve move the columns */
         gf_sqlite_import_cpu(m.db, path, t, o ? &o->cpu : NULL, err) != 0)
         goto done;
     if (o && o->stacks && m.ncc && t->launches_with_stack == 0)
@@ -933,7 +938,6 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
         t->nvtx_rowid = NULL;
     }
 done:
-    gf_mem_populate_join(&m.pop);
     if (m.db)
         sqlite3_close(m.db);
     free(m.sid);
