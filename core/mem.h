@@ -15,9 +15,10 @@ void gf_mem_populate(void *p, size_t len);
 
 /* gf_mem_populate of up to GF_MEM_NSPAN spans a slice at a time, across all the spans (a writer that fills
  * several arrays side by side finds the front of each mapped), for a thread that has time to spare (the
- * SQLite import's while it waits for rows, sqlite_prefetch.c). The spans are written meanwhile, freely:
- * mapping a page keeps its contents, and a page already written is skipped. Returns 1 while slices remain,
- * then 0. Set p, len and n; zero the rest. */
+ * SQLite import's while it waits for rows, sqlite_prefetch.c). The spans may be written meanwhile, or even
+ * moved by a realloc: mapping a page keeps its contents, a page already mapped is skipped, and memory no
+ * longer mapped makes the call fail (ignored). Returns 1 while slices remain, then 0. Set p, len and n;
+ * zero the rest. */
 #define GF_MEM_NSPAN 12
 typedef struct gf_mem_populator {
     void *p[GF_MEM_NSPAN];
