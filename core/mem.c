@@ -9,26 +9,58 @@
 #define PREFAULT_MIN ((size_t)64 << 10)
 #define HUGE_MIN ((size_t)4 << 20)
 
-void gf_mem_prefault(void *p, size_t len)
+/* The whole pages of [p, p + len) as [*lo, *hi); 0 when there are none worth a call. */
+static int whole_pages(void *p, size_t len, uintptr_t *lo, uintptr_t *hi)
 {
-    static size_t page;
-    if (!page) {
-        long ps = sysconf(_SC_PAGESIZE);
-        page = ps > 0 ? (size_t)ps : 4096;
-    }
+    long ps = sysconf(_SC_PAGESIZE);
+    size_t page = ps > 0 ? (size_t)ps : 4096;
     if (!p || len < PREFAULT_MIN)
-        return;
-    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
-    uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)(page - 1);
-    if (hi <= lo)
+        return 0;
+    *lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+    *hi = ((uintptr_t)p + len) & ~(uintptr_t)(page - 1);
+    return *hi > *lo;
+}
+
+void gf_mem_hint_huge(void *p, size_t len)
+{
+    uintptr_t lo, hi;
+    if (!whole_pages(p, len, &lo, &hi))
         return;
 #ifdef MADV_HUGEPAGE
     if (hi - lo >= HUGE_MIN)
         (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #endif
+}
+
+void gf_mem_populate(void *p, size_t len)
+{
+    uintptr_t lo, hi;
+    if (!whole_pages(p, len, &lo, &hi))
+        return;
 #ifdef MADV_POPULATE_WRITE
     (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 #endif
+}
+
+void gf_mem_prefault(void *p, size_t len)
+{
+    gf_mem_hint_huge(p, len);
+    gf_mem_populate(p, len);
+}
+
+enum { NSLICE = 256 }; /* of 325 MB of columns: ~1.3 MB, a few ms of the kernel zeroing pages */
+
+int gf_mem_populate_some(gf_mem_populator *pp)
+{
+    if (pp->next >= NSLICE)
+        return 0;
+    size_t k = (size_t)pp->next++;
+    for (int i = 0; i < pp->n; i++) {
+        size_t a = pp->len[i] * k / NSLICE, b = pp->len[i] * (k + 1) / NSLICE;
+        if (b > a) /* a slice's edges cut pages: whole_pages leaves those to the writer's faults */
+            gf_mem_populate((char *)pp->p[i] + a, b - a);
+    }
+    return pp->next < NSLICE;
 }
 
 int gf_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)

@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gf_err.h"
 
@@ -13,10 +14,24 @@
 
 #define GF_SQLQ_MAXCOL 24
 
+/* One buffered value of a prefetched row (sqlite_prefetch.c): its type, its int64 reading, and for the
+ * columns read as text the offset in the chunk's text arena of a uint32 length and the bytes (UINT32_MAX:
+ * none). */
+typedef struct gf_sqlq_val {
+    int64_t i;
+    uint32_t off;
+    int32_t type;
+} gf_sqlq_val;
+
+struct gf_sqlq_pf;
+
 typedef struct gf_sqlq {
     struct sqlite3_stmt *st;
     int idx[GF_SQLQ_MAXCOL]; /* per requested column: result position, or -1 when the column is absent */
     const char *table;
+    const gf_sqlq_val *row;  /* prefetching: the current row's values (NULL: read the statement) */
+    const char *text;        /* prefetching: the current row's text arena */
+    struct gf_sqlq_pf *pf;   /* the row reader (NULL: gf_sqlq_step is sqlite3_step) */
 } gf_sqlq;
 
 /* Opens path read-only and immutable (nothing is ever written to the user's file, no lock, no journal);
@@ -37,6 +52,24 @@ int gf_sqlite_prepare_cols(struct sqlite3 *db, const char *path, gf_sqlq *q, con
  * not a database or is damaged says so). Returns -1. */
 int gf_sqlite_fail(struct sqlite3 *db, const char *path, const char *what, gf_err *err);
 
+/* Row prefetching (sqlite_prefetch.c): with threads >= 2 (policy limits.threads, resolved), a reader thread
+ * steps the statement and copies each row's values into chunks of rows handed over through a small bounded
+ * queue, while the caller turns the rows before them into events. textcols: a bit per requested column
+ * (1 << i) that is read with gf_sqlq_text. Call after the last other use of the connection before the loop;
+ * from the first gf_sqlq_step until gf_sqlq_finalize (or the step that returns the end), the reader owns
+ * the statement and the connection: nothing else may use that connection meanwhile. threads < 2, or a
+ * reader that cannot start: the calling thread steps the statement itself, as without this call. */
+void gf_sqlq_prefetch(gf_sqlq *q, int threads, uint64_t textcols);
+/* Work for the calling thread while it would wait for the reader: idle(arg) is called (one small piece of
+ * work each, without the connection) until it returns 0 or rows are there. Only with a reader. */
+void gf_sqlq_idle(gf_sqlq *q, int (*idle)(void *), void *arg);
+/* sqlite3_step for a query that may prefetch: SQLITE_ROW with the next row current, then the statement's
+ * own last result (SQLITE_DONE, or the error after the rows before it, with the connection's error state
+ * as the failed step left it: the reader has been joined). */
+int gf_sqlq_step(gf_sqlq *q);
+/* Stops and joins the reader (if any) and finalizes the statement; q->st is NULL after. */
+void gf_sqlq_finalize(gf_sqlq *q);
+
 /* Column i of the current row (i as requested from gf_sqlite_prepare_cols): def when the column is
  * absent from the table or NULL in this row. */
 static inline int64_t gf_sqlq_i64(const gf_sqlq *q, int i, int64_t def)
@@ -44,13 +77,46 @@ static inline int64_t gf_sqlq_i64(const gf_sqlq *q, int i, int64_t def)
     int c = q->idx[i];
     if (c < 0)
         return def;
+    if (q->row)
+        return q->row[c].type == SQLITE_NULL ? def : q->row[c].i;
     int64_t v = sqlite3_column_int64(q->st, c); /* NULL reads as 0: only then is the type asked */
     return v == 0 && sqlite3_column_type(q->st, c) == SQLITE_NULL ? def : v;
 }
 
+/* The SQLite type of column i in the current row (SQLITE_NULL when the column is absent). */
+static inline int gf_sqlq_type(const gf_sqlq *q, int i)
+{
+    int c = q->idx[i];
+    if (c < 0)
+        return SQLITE_NULL;
+    return q->row ? q->row[c].type : sqlite3_column_type(q->st, c);
+}
+
 static inline int gf_sqlq_null(const gf_sqlq *q, int i)
 {
-    return q->idx[i] < 0 || sqlite3_column_type(q->st, q->idx[i]) == SQLITE_NULL;
+    return gf_sqlq_type(q, i) == SQLITE_NULL;
+}
+
+/* Column i as text (sqlite3_column_text and _bytes): NULL when absent or NULL (or, prefetching, not one
+ * of the textcols). */
+static inline const char *gf_sqlq_text(const gf_sqlq *q, int i, size_t *len)
+{
+    int c = q->idx[i];
+    *len = 0;
+    if (c < 0)
+        return NULL;
+    if (q->row) {
+        if (q->row[c].off == UINT32_MAX)
+            return NULL;
+        const char *p = q->text + q->row[c].off;
+        uint32_t n;
+        memcpy(&n, p, sizeof n);
+        *len = n;
+        return p + sizeof n;
+    }
+    const char *p = (const char *)sqlite3_column_text(q->st, c);
+    *len = (size_t)sqlite3_column_bytes(q->st, c);
+    return p;
 }
 
 #endif

@@ -201,6 +201,10 @@ int32_t gf_trace_stack(gf_trace *t, const int32_t *frames, size_t n);
 /* Room for n events in all (a hint: when the count is known in advance, as in a merge, the columns are
  * sized once and mapped in one go instead of doubling). Bounded builds reserve at most their max. */
 int gf_trace_reserve(gf_trace *t, size_t n, gf_err *err);
+/* gf_trace_reserve whose new room is offered huge pages but not mapped: its spans are added to *later
+ * (mem.h; later->n set by the caller), for the caller to map, e.g. on a thread beside the import. */
+struct gf_mem_populator;
+int gf_trace_reserve_later(gf_trace *t, size_t n, struct gf_mem_populator *later, gf_err *err);
 /* Adds one event (d may be NULL). */
 int gf_trace_add(gf_trace *t, const gf_event *e, const gf_detail *d, gf_err *err);
 /* Importers that read a table out of the model's arrival order (trace_sqlite_nvtx.c): in a keep-all build

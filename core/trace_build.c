@@ -201,7 +201,7 @@ static int flame_add(gf_trace_build *b, int32_t stack, int32_t leaf, int gpu, in
  * valid and owned by t, so gf_trace_free releases them). Entries from `fill_from` on are about to be written
  * in full: their pages are mapped now (gf_mem_prefault); SIZE_MAX: none. A keep-all build has no seq column
  * until finish (its arrival order is the index): with_seq 0 leaves seq alone. */
-static int resize_events_for(gf_trace *t, size_t n, size_t fill_from, int with_seq)
+static int resize_events_for(gf_trace *t, size_t n, size_t fill_from, int with_seq, gf_mem_populator *later)
 {
     size_t m = n ? n : 1;
     void **cols[] = {(void **)&t->start, (void **)&t->dur,   (void **)&t->corr,   (void **)&t->lane,
@@ -215,15 +215,20 @@ static int resize_events_for(gf_trace *t, size_t n, size_t fill_from, int with_s
         if (!q)
             return -1;
         *cols[c] = q;
-        if (fill_from < n)
+        if (fill_from < n && later && later->n < GF_MEM_NSPAN) { /* huge pages offered now, mapped later */
+            gf_mem_hint_huge((char *)q + fill_from * elem[c], (n - fill_from) * elem[c]);
+            later->p[later->n] = (char *)q + fill_from * elem[c];
+            later->len[later->n++] = (n - fill_from) * elem[c];
+        } else if (fill_from < n) {
             gf_mem_prefault((char *)q + fill_from * elem[c], (n - fill_from) * elem[c]);
+        }
     }
     return 0;
 }
 
 static int resize_events(gf_trace *t, size_t n, int with_seq)
 {
-    return resize_events_for(t, n, SIZE_MAX, with_seq);
+    return resize_events_for(t, n, SIZE_MAX, with_seq, NULL);
 }
 
 _Static_assert(sizeof(gf_detail) == 96, "gf_detail has no padding: details are hashed and compared as bytes");
@@ -285,7 +290,7 @@ static int append_kept(gf_trace *t, const gf_event *e, const gf_detail *d, gf_er
     return 0;
 }
 
-int gf_trace_reserve(gf_trace *t, size_t n, gf_err *err)
+int gf_trace_reserve_later(gf_trace *t, size_t n, gf_mem_populator *later, gf_err *err)
 {
     gf_trace_build *b = t->b;
     if (!b || b->rows || n <= b->cap)
@@ -295,10 +300,15 @@ int gf_trace_reserve(gf_trace *t, size_t n, gf_err *err)
     if (n <= b->cap)
         return 0;
     /* every reserved slot is written next */
-    if (resize_events_for(t, n, b->n, 0) != 0)
+    if (resize_events_for(t, n, b->n, 0, later) != 0)
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (reserving %zu events)", n);
     b->cap = n;
     return 0;
+}
+
+int gf_trace_reserve(gf_trace *t, size_t n, gf_err *err)
+{
+    return gf_trace_reserve_later(t, n, NULL, err);
 }
 
 /* A bounded build (max_events > 0) met its max+1st event: the columns become a heap of rows, from which

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "threads.h"
 
 
 #define MAX_CALLCHAIN_ID (1 << 26)
@@ -60,8 +61,7 @@ static int prepare(imp *m, query *q, const char *table, const char *const *cols,
 
 static int step_fail(imp *m, query *q, int rc)
 {
-    sqlite3_finalize(q->st);
-    q->st = NULL;
+    gf_sqlq_finalize(q);
     return rc == SQLITE_DONE ? 0 : db_fail(m, q->table);
 }
 
@@ -88,13 +88,13 @@ static int load_strings(imp *m)
     if (r <= 0)
         return r;
     if (sqlite3_prepare_v2(m->db, "SELECT max(id) FROM StringIds", -1, &mx, NULL) != SQLITE_OK) {
-        sqlite3_finalize(q.st);
+        gf_sqlq_finalize(&q);
         return db_fail(m, "StringIds");
     }
     int64_t maxid = sqlite3_step(mx) == SQLITE_ROW ? sqlite3_column_int64(mx, 0) : -1;
     sqlite3_finalize(mx);
     if (maxid < 0 || maxid > 200000000) {
-        sqlite3_finalize(q.st);
+        gf_sqlq_finalize(&q);
         return maxid < 0 ? 0 : gf_errf(m->err, GF_EXIT_INPUT, "%s: StringIds: implausible id %lld", m->path,
                                        (long long)maxid);
     }
@@ -102,26 +102,26 @@ static int load_strings(imp *m)
     m->sid = malloc((size_t)m->nsid * sizeof *m->sid);
     m->apiname = malloc((size_t)m->nsid * sizeof *m->apiname);
     if (!m->sid || !m->apiname) {
-        sqlite3_finalize(q.st);
+        gf_sqlq_finalize(&q);
         return oom(m);
     }
     memset(m->sid, 0xff, (size_t)m->nsid * sizeof *m->sid);
     for (int64_t i = 0; i < m->nsid; i++)
         m->apiname[i] = -2;
     int rc;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(q.st, 0);
         const char *v = (const char *)sqlite3_column_text(q.st, 1);
         if (id < 0 || id >= m->nsid || !v)
             continue;
         int32_t s = gf_strtab_intern(m->t->str, v, (size_t)sqlite3_column_bytes(q.st, 1));
         if (s < 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return oom(m);
         }
         m->sid[id] = s;
     }
-    sqlite3_finalize(q.st);
+    gf_sqlq_finalize(&q);
     return rc == SQLITE_DONE ? 0 : db_fail(m, "StringIds");
 }
 
@@ -150,14 +150,14 @@ static int load_threads(imp *m)
     if (r <= 0)
         return r;
     int rc;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int32_t s = str_of(m, gf_sqlq_i64(&q, 1, -1));
         if (s >= 0 && !gf_hmap_put(&m->tname, (uint64_t)gf_sqlq_i64(&q, 0, 0), s, NULL)) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return oom(m);
         }
     }
-    sqlite3_finalize(q.st);
+    gf_sqlq_finalize(&q);
     return rc == SQLITE_DONE ? 0 : db_fail(m, "ThreadNames");
 }
 
@@ -171,29 +171,29 @@ static int load_devices(imp *m)
         return r;
     int rc;
     if (r > 0) {
-        while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+        while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
             const char *v = (const char *)sqlite3_column_text(q.st, 1);
             int32_t s = gf_strtab_intern_cstr(m->t->str, v ? v : "GPU");
             if (s < 0 || !gf_hmap_put(&m->gpuname, (uint64_t)gf_sqlq_i64(&q, 0, 0), s, NULL)) {
-                sqlite3_finalize(q.st);
+                gf_sqlq_finalize(&q);
                 return oom(m);
             }
         }
-        sqlite3_finalize(q.st);
+        gf_sqlq_finalize(&q);
         if (rc != SQLITE_DONE)
             return db_fail(m, "TARGET_INFO_GPU");
     }
     r = prepare(m, &q, "TARGET_INFO_CUDA_DEVICE", ccols, 2, 2, NULL);
     if (r <= 0)
         return r;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int ins;
         if (!gf_hmap_put(&m->cudadev, (uint64_t)gf_sqlq_i64(&q, 1, 0), gf_sqlq_i64(&q, 0, 0), &ins)) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return oom(m);
         }
     }
-    sqlite3_finalize(q.st);
+    gf_sqlq_finalize(&q);
     return rc == SQLITE_DONE ? 0 : db_fail(m, "TARGET_INFO_CUDA_DEVICE");
 }
 
@@ -276,6 +276,18 @@ int gf_tsq_oom(imp *m)
     return oom(m);
 }
 
+static int populate_some(void *arg)
+{
+    return gf_mem_populate_some(&((imp *)arg)->pop);
+}
+
+void gf_tsq_prefetch(imp *m, gf_sqlq *q, uint64_t textcols)
+{
+    gf_sqlq_prefetch(q, m->threads, textcols);
+    if (m->pop.n)
+        gf_sqlq_idle(q, populate_some, m);
+}
+
 static int32_t gpu_lane(imp *m, int sync, int64_t dev, int64_t stream)
 {
     if (stream == 0xFFFFFFFFll)
@@ -310,13 +322,13 @@ static int callchains_in_order(imp *m)
         return r;
     int64_t pid = INT64_MIN, pdepth = INT64_MIN;
     int rc, ordered = 1;
-    while (ordered && (rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    while (ordered && (rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t id = gf_sqlq_i64(&q, 0, -1), depth = gf_sqlq_i64(&q, 1, -1);
         ordered = id > pid || (id == pid && depth >= pdepth); /* equal rows: table order either way */
         pid = id, pdepth = depth;
     }
     if (!ordered)
-        return sqlite3_finalize(q.st), 0;
+        return gf_sqlq_finalize(&q), 0;
     return step_fail(m, &q, rc) == 0 ? 1 : -1;
 }
 
@@ -340,7 +352,7 @@ static int load_callchains(imp *m, int want)
     m->fc_mod = malloc((size_t)(m->nsid ? m->nsid : 1) * sizeof *m->fc_mod);
     m->fc_frame = malloc((size_t)(m->nsid ? m->nsid : 1) * sizeof *m->fc_frame);
     if (!m->fc_mod || !m->fc_frame) {
-        sqlite3_finalize(q.st);
+        gf_sqlq_finalize(&q);
         return oom(m);
     }
     memset(m->fc_frame, 0xff, (size_t)(m->nsid ? m->nsid : 1) * sizeof *m->fc_frame);
@@ -351,7 +363,7 @@ static int load_callchains(imp *m, int want)
     int rc, ret = 0;
     char buf[2048];
     for (;;) {
-        rc = sqlite3_step(q.st);
+        rc = gf_sqlq_step(&q);
         int64_t id = rc == SQLITE_ROW ? gf_sqlq_i64(&q, 0, -1) : -2;
         if (id != cur && cur >= 0 && nfr) {
             int32_t s = gf_trace_stack(m->t, fr, nfr);
@@ -418,7 +430,7 @@ static int load_callchains(imp *m, int want)
     }
     if (ret == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
         ret = db_fail(m, "CUDA_CALLCHAINS");
-    sqlite3_finalize(q.st);
+    gf_sqlq_finalize(&q);
     free(fr);
     gf_hmap_free(&fcache);
     m->ccshift = ret == 0 && rows ? gf_sqlite_callchain_shift(m->db) : 0;
@@ -450,8 +462,9 @@ static int import_runtime(imp *m, int partner_pass)
     int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 6, 3, NULL);
     if (r <= 0)
         return r;
+    gf_tsq_prefetch(m, &q, 0);
     int rc;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t gtid = gf_sqlq_i64(&q, 2, 0);
         gf_event e;
         e.start = gf_sqlq_i64(&q, 0, 0);
@@ -468,14 +481,14 @@ static int import_runtime(imp *m, int partner_pass)
             e.stack = cc_get(m, gf_sqlq_i64(&q, 5, 0) + m->ccshift);
         int32_t raw;
         if ((e.lane = cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, gf_sqlq_i64(&q, 4, -1), &raw)) < 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return e.lane < 0 ? -1 : oom(m);
         }
         int bad = partner_pass ? gf_trace_add_partner(m->t, &e, m->err) : gf_trace_add(m->t, &e, NULL, m->err);
         if (bad == 0 && !partner_pass && gf_trace_note_raw_name(m->t, e.name, raw) != 0)
             bad = oom(m);
         if (bad != 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return -1;
         }
     }
@@ -492,9 +505,10 @@ static int import_kernels(imp *m)
     int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 20, 2, NULL);
     if (r <= 0)
         return r;
+    gf_tsq_prefetch(m, &q, 0);
     int rc;
     gf_detail d;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         gf_event e;
         e.start = gf_sqlq_i64(&q, 0, 0);
         e.dur = gf_sqlq_i64(&q, 1, e.start) - e.start;
@@ -508,12 +522,12 @@ static int import_kernels(imp *m)
         if (nm < 0)
             nm = str_of(m, gf_sqlq_i64(&q, 7, -1));
         if (nm < 0 && (nm = gf_strtab_intern_cstr(m->t->str, "?")) < 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return oom(m);
         }
         e.name = nm;
         if ((e.lane = gpu_lane(m, 0, dev, gf_sqlq_i64(&q, 3, -1))) < 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return -1;
         }
         gf_detail_clear(&d);
@@ -528,7 +542,7 @@ static int import_kernels(imp *m)
         d.graph_node = gf_sqlq_i64(&q, 18, -1);
         d.graph = gf_sqlq_i64(&q, 19, -1);
         if (gf_trace_add(m->t, &e, &d, m->err) != 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return -1;
         }
     }
@@ -557,11 +571,11 @@ static int load_enum(imp *m, const char *table, const char *const *fb, int nfb, 
     if (r <= 0)
         return r;
     int rc;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t id = gf_sqlq_i64(&q, 0, -1);
         const char *v = (const char *)sqlite3_column_text(q.st, 1);
         if (id >= 0 && id < nout && v && (out[id] = gf_strtab_intern_cstr(m->t->str, v)) < 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return oom(m);
         }
     }
@@ -593,7 +607,7 @@ static int import_copies(imp *m, int memset_table)
     int32_t labels[64], names[64];
     if (!memset_table) {
         if (load_enum(m, "ENUM_CUDA_MEMCPY_OPER", copy_fallback, 14, labels, 64) != 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return -1;
         }
         for (int i = 0; i < 64; i++) {
@@ -601,19 +615,20 @@ static int import_copies(imp *m, int memset_table)
             snprintf(buf, sizeof buf, "[CUDA memcpy %s]",
                      labels[i] >= 0 ? gf_strtab_get(m->t->str, labels[i], NULL) : "Unknown");
             if ((names[i] = gf_strtab_intern_cstr(m->t->str, buf)) < 0) {
-                sqlite3_finalize(q.st);
+                gf_sqlq_finalize(&q);
                 return oom(m);
             }
         }
     }
     int32_t msname = gf_strtab_intern_cstr(m->t->str, "[CUDA memset]");
     if (msname < 0) {
-        sqlite3_finalize(q.st);
+        gf_sqlq_finalize(&q);
         return oom(m);
     }
+    gf_tsq_prefetch(m, &q, 0); /* after load_enum: the connection is the reader's from here */
     int rc;
     gf_detail d;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         gf_event e;
         e.start = gf_sqlq_i64(&q, 0, 0);
         e.dur = gf_sqlq_i64(&q, 1, e.start) - e.start;
@@ -643,11 +658,11 @@ static int import_copies(imp *m, int memset_table)
             d.copy = labels[k];
         }
         if ((e.lane = gpu_lane(m, 0, dev, gf_sqlq_i64(&q, 3, -1))) < 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return -1;
         }
         if (gf_trace_add(m->t, &e, &d, m->err) != 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return -1;
         }
     }
@@ -664,11 +679,12 @@ static int import_sync(imp *m)
         return r;
     int32_t labels[16];
     if (load_enum(m, "ENUM_CUPTI_SYNC_TYPE", sync_fallback, 5, labels, 16) != 0) {
-        sqlite3_finalize(q.st);
+        gf_sqlq_finalize(&q);
         return -1;
     }
+    gf_tsq_prefetch(m, &q, 0);
     int rc;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         gf_event e;
         e.start = gf_sqlq_i64(&q, 0, 0);
         e.dur = gf_sqlq_i64(&q, 1, e.start) - e.start;
@@ -679,11 +695,11 @@ static int import_sync(imp *m)
         int64_t st = gf_sqlq_i64(&q, 6, 0);
         e.name = labels[st >= 0 && st < 16 && labels[st] >= 0 ? st : 0];
         if ((e.lane = gpu_lane(m, 1, gf_sqlq_i64(&q, 2, 0), gf_sqlq_i64(&q, 3, -1))) < 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return -1;
         }
         if (gf_trace_add(m->t, &e, NULL, m->err) != 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return -1;
         }
     }
@@ -704,14 +720,15 @@ static int import_nvtx(imp *m)
     if (r <= 0)
         return r;
     int rc;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t pid = (gf_sqlq_i64(&q, 0, 0) >> 24) & 0xFFFFFF;
         int32_t s = str_of(m, gf_sqlq_i64(&q, 2, -1));
-        if (s < 0 && !gf_sqlq_null(&q, 3))
-            s = gf_strtab_intern(m->t->str, (const char *)sqlite3_column_text(q.st, q.idx[3]),
-                                 (size_t)sqlite3_column_bytes(q.st, q.idx[3]));
+        size_t len;
+        const char *txt;
+        if (s < 0 && (txt = gf_sqlq_text(&q, 3, &len)))
+            s = gf_strtab_intern(m->t->str, txt, len);
         if (s >= 0 && !gf_hmap_put(&domains, ((uint64_t)pid << 32) ^ (uint64_t)gf_sqlq_i64(&q, 1, 0), s, NULL)) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             gf_hmap_free(&domains);
             return oom(m);
         }
@@ -737,7 +754,10 @@ static int import_nvtx(imp *m)
     gf_tsq_nest nest = {.tid = -1};
     gf_detail d;
     int32_t unnamed = gf_strtab_intern_cstr(m->t->str, "(unnamed)");
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    /* not prefetched: SQLite's sorter does this ORDER BY's work at the first step, which a reader would not
+     * overlap, and its memory would sit in the reader thread's own malloc arena, beside the calling thread's
+     * (bounded builds, which read this query, keep their peak RSS: tests/cli/test_bounded_memory.sh) */
+    while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t gtid = gf_sqlq_i64(&q, 3, 0);
         gf_event e;
         e.start = gf_sqlq_i64(&q, 0, 0);
@@ -751,9 +771,10 @@ static int import_nvtx(imp *m)
         /* the registered string (textId) wins over inline text, as nsys's reports name a range
          * (nvtxpptrace.py / nvtxgpuproj.py: `WHEN sid.value NOT NULL THEN sid.value ... ELSE e.text`) */
         int32_t nm = str_of(m, gf_sqlq_i64(&q, 5, -1));
-        if (nm < 0 && !gf_sqlq_null(&q, 4))
-            nm = gf_strtab_intern(m->t->str, (const char *)sqlite3_column_text(q.st, q.idx[4]),
-                                  (size_t)sqlite3_column_bytes(q.st, q.idx[4]));
+        size_t len;
+        const char *txt;
+        if (nm < 0 && (txt = gf_sqlq_text(&q, 4, &len)))
+            nm = gf_strtab_intern(m->t->str, txt, len);
         e.name = nm >= 0 ? nm : unnamed;
         gf_detail_clear(&d);
         int64_t dom = gf_sqlq_i64(&q, 6, 0);
@@ -765,12 +786,12 @@ static int import_nvtx(imp *m)
         if (et == 59 || et == 70) /* push/pop: nesting level on this thread */
             d.nvtx_level = gf_tsq_nest_level(&nest, gtid, end);
         if ((e.lane = cpu_lane(m, 1, gtid)) < 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             gf_hmap_free(&domains);
             return -1;
         }
         if (gf_trace_add(m->t, &e, &d, m->err) != 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             gf_hmap_free(&domains);
             return -1;
         }
@@ -789,12 +810,12 @@ static int import_overhead(imp *m)
         return r;
     int rc;
     uint32_t seq = 0;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t gtid = gf_sqlq_i64(&q, 2, 0);
         gf_overhead o = {gf_sqlq_i64(&q, 0, 0), gf_sqlq_i64(&q, 1, 0), (int32_t)((gtid >> 24) & 0xFFFFFF),
                          (int32_t)(gtid & 0xFFFFFF), str_of(m, gf_sqlq_i64(&q, 3, -1)), seq++};
         if (gf_trace_add_overhead(m->t, &o) != 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return oom(m);
         }
     }
@@ -811,12 +832,12 @@ static int import_graph_trace(imp *m)
     if (r <= 0)
         return r;
     int rc;
-    while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
+    while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         gf_graph_exec g = {gf_sqlq_i64(&q, 0, 0), gf_sqlq_i64(&q, 1, 0), gf_sqlq_i64(&q, 5, -1), gf_sqlq_i64(&q, 7, -1),
                            gf_sqlq_i64(&q, 8, -1), (int32_t)((gf_sqlq_i64(&q, 6, 0) >> 24) & 0xFFFFFF),
                            (int32_t)gf_sqlq_i64(&q, 2, -1), (int32_t)gf_sqlq_i64(&q, 3, -1), gf_sqlq_i64(&q, 4, -1)};
         if (gf_trace_add_graph_exec(m->t, &g) != 0) {
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return oom(m);
         }
     }
@@ -875,7 +896,12 @@ static int reserve_events(imp *m)
         if (rc != SQLITE_ROW)
             return db_fail(m, "count(*)");
     }
-    return gf_trace_reserve(m->t, n, m->err);
+    if (m->threads < 2 || !gf_trace_keeps_all(m->t))
+        return gf_trace_reserve(m->t, n, m->err);
+    /* the pages (~1 s of the kernel zeroing them for the 6.6M events of bench/out) mapped by this thread
+     * while it waits for the reader's rows (gf_tsq_prefetch), not first; the writes that overtake that fault
+     * their own pages, as without a reserve */
+    return gf_trace_reserve_later(m->t, n, &m->pop, m->err);
 }
 
 int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *o, gf_err *err)
@@ -885,6 +911,7 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     m.path = path;
     m.t = t;
     m.err = err;
+    m.threads = gf_threads_resolve(o ? o->threads : 0, 2); /* 2: this thread and the row reader */
     if (gf_sqlite_open_export(path, &m.db, err) != 0)
         return -1;
     int ret = -1;

@@ -7,6 +7,7 @@
 
 #include "gf_err.h"
 #include "hmap.h"
+#include "mem.h"
 #include "sqlite_export.h"
 #include "trace.h"
 
@@ -32,6 +33,8 @@ typedef struct imp {
     int nvtx_inexact;  /* the same for NVTX_EVENTS (trace.h nvtx_rowid) */
     int have_hi;
     int64_t gid_hi;
+    int threads;       /* 2: the big tables' rows are stepped on a reader thread (gf_sqlq_prefetch); 1: not */
+    gf_mem_populator pop; /* threads 2, keep-all builds: the reserved columns, mapped while rows are awaited */
 } imp;
 
 /* trace_sqlite.c: StringIds id → strtab id (-1 none); the NVTX or CPU lane of a thread (-1: err filled);
@@ -45,6 +48,8 @@ int gf_tsq_prepare(imp *m, gf_sqlq *q, const char *table, const char *const *col
                    const char *tail);
 int gf_tsq_step_fail(imp *m, gf_sqlq *q, int rc);
 int gf_tsq_oom(imp *m);
+/* gf_sqlq_prefetch for the import's big tables, with gf_sqlq_idle mapping the reserved columns' pages */
+void gf_tsq_prefetch(imp *m, gf_sqlq *q, uint64_t textcols);
 
 /* The nesting level of push/pop ranges, met in (thread, start, end desc) order: the enclosing ranges are those
  * that contain this one (start <= its start, by that order, and end >= its end), as nvtxpptrace.py finds

@@ -93,9 +93,10 @@ static int domain_row(nvscan *s, gf_sqlq *q, int64_t gtid)
     imp *m = s->m;
     int64_t pid = (gtid >> 24) & 0xFFFFFF;
     int32_t n = gf_tsq_str_of(m, gf_sqlq_i64(q, C_TEXTID, -1));
-    if (n < 0 && !gf_sqlq_null(q, C_TEXT))
-        n = gf_strtab_intern(m->t->str, (const char *)sqlite3_column_text(q->st, q->idx[C_TEXT]),
-                             (size_t)sqlite3_column_bytes(q->st, q->idx[C_TEXT]));
+    size_t len;
+    const char *txt;
+    if (n < 0 && (txt = gf_sqlq_text(q, C_TEXT, &len)))
+        n = gf_strtab_intern(m->t->str, txt, len);
     int64_t dom = gf_sqlq_i64(q, C_DOMAIN, 0);
     uint64_t key = ((uint64_t)pid << 32) ^ (uint64_t)dom;
     /* the projection names a domain after its earliest row (by start) and joins on (pid, domainId) whole */
@@ -110,7 +111,7 @@ static int domain_row(nvscan *s, gf_sqlq *q, int64_t gtid)
  * only `endGlobalTid IS NULL`); bad: a value the projection reads otherwise than this import. -1 on OOM. */
 static int exact_range(nvscan *s, gf_sqlq *q, int64_t gtid, int bad)
 {
-    int64_t rowid = sqlite3_column_int64(q->st, q->idx[C_ROWID]);
+    int64_t rowid = gf_sqlq_i64(q, C_ROWID, 0);
     if (bad || rowid < 0 || rowid >= (int64_t)UINT32_MAX)
         s->m->nvtx_inexact = 1;
     gf_tsq_exact_hi(s->m, gtid);
@@ -130,16 +131,17 @@ static int range_row(nvscan *s, gf_sqlq *q, int64_t et, int64_t gtid, int tnull,
     if (th < 0)
         return th == -2 ? 1 : gf_tsq_oom(m);
     int32_t nm = gf_tsq_str_of(m, gf_sqlq_i64(q, C_TEXTID, -1));
-    if (nm < 0 && !gf_sqlq_null(q, C_TEXT)) {
-        int32_t k = gf_strtab_intern(s->text, (const char *)sqlite3_column_text(q->st, q->idx[C_TEXT]),
-                                     (size_t)sqlite3_column_bytes(q->st, q->idx[C_TEXT]));
+    size_t len;
+    const char *txt;
+    if (nm < 0 && (txt = gf_sqlq_text(q, C_TEXT, &len))) {
+        int32_t k = gf_strtab_intern(s->text, txt, len);
         if (k < 0)
             return gf_tsq_oom(m);
         nm = -(k + 2);
     }
-    int64_t end = enull ? 0 : sqlite3_column_int64(q->st, q->idx[C_END]);
+    int64_t end = enull ? 0 : gf_sqlq_i64(q, C_END, 0);
     gf_event e;
-    e.start = snull ? 0 : sqlite3_column_int64(q->st, q->idx[C_START]);
+    e.start = snull ? 0 : gf_sqlq_i64(q, C_START, 0);
     e.dur = end - e.start; /* an open range's is set once the last timestamp is known */
     e.corr = enull ? INT64_MAX : end;
     e.lane = th;
@@ -166,17 +168,16 @@ static int range_row(nvscan *s, gf_sqlq *q, int64_t et, int64_t gtid, int tnull,
 static int scan(nvscan *s, gf_sqlq *q)
 {
     int rc;
-    while ((rc = sqlite3_step(q->st)) == SQLITE_ROW) {
-        sqlite3_stmt *st = q->st;
-        int ts = sqlite3_column_type(st, q->idx[C_START]), te = sqlite3_column_type(st, q->idx[C_END]);
-        int ty = sqlite3_column_type(st, q->idx[C_TYPE]), tt = sqlite3_column_type(st, q->idx[C_TID]);
+    while ((rc = gf_sqlq_step(q)) == SQLITE_ROW) {
+        int ts = gf_sqlq_type(q, C_START), te = gf_sqlq_type(q, C_END);
+        int ty = gf_sqlq_type(q, C_TYPE), tt = gf_sqlq_type(q, C_TID);
         if ((ts != SQLITE_INTEGER && ts != SQLITE_NULL) || (te != SQLITE_INTEGER && te != SQLITE_NULL) ||
             (ty != SQLITE_INTEGER && ty != SQLITE_NULL) || (tt != SQLITE_INTEGER && tt != SQLITE_NULL))
             return 1;
         int snull = ts == SQLITE_NULL, enull = te == SQLITE_NULL;
-        int64_t start = snull ? 0 : sqlite3_column_int64(st, q->idx[C_START]);
+        int64_t start = snull ? 0 : gf_sqlq_i64(q, C_START, 0);
         if (!enull || !snull) {
-            int64_t a = enull ? start : sqlite3_column_int64(st, q->idx[C_END]);
+            int64_t a = enull ? start : gf_sqlq_i64(q, C_END, 0);
             s->maxa = s->havea && s->maxa > a ? s->maxa : a;
             s->havea = 1;
         }
@@ -186,8 +187,8 @@ static int scan(nvscan *s, gf_sqlq *q)
         }
         if (ty == SQLITE_NULL)
             continue;
-        int64_t et = sqlite3_column_int64(st, q->idx[C_TYPE]);
-        int64_t gtid = tt == SQLITE_NULL ? 0 : sqlite3_column_int64(st, q->idx[C_TID]);
+        int64_t et = gf_sqlq_i64(q, C_TYPE, 0);
+        int64_t gtid = tt == SQLITE_NULL ? 0 : gf_sqlq_i64(q, C_TID, 0);
         int r = 0;
         if (et == 75)
             r = domain_row(s, q, gtid) != 0 ? gf_tsq_oom(s->m) : 0;
@@ -345,7 +346,7 @@ static int with_rowids(imp *m, gf_sqlq *q)
     sqlite3_stmt *st;
     if (egt < 0 || sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
-    sqlite3_finalize(q->st);
+    sqlite3_finalize(q->st); /* not yet prefetching */
     q->st = st;
     for (int c = 0; c <= C_EGT; c++)
         q->idx[c] = c;
@@ -364,7 +365,7 @@ int gf_tsq_nvtx_table_order(imp *m)
         return r < 0 ? -1 : 1;
     for (int c = 0; c < NCOLS; c++)
         if (q.idx[c] < 0) { /* an unusual table: the old queries say what they say about it */
-            sqlite3_finalize(q.st);
+            gf_sqlq_finalize(&q);
             return 1;
         }
     nvscan s;
@@ -379,12 +380,13 @@ int gf_tsq_nvtx_table_order(imp *m)
     gf_hmap_init(&s.thr);
     gf_hmap_init(&s.domains);
     if (!(s.text = gf_strtab_new())) {
-        sqlite3_finalize(q.st);
+        gf_sqlq_finalize(&q);
         return gf_tsq_oom(m);
     }
+    gf_tsq_prefetch(m, &q, 1u << C_TEXT); /* the connection is the reader's until q ends */
     r = scan(&s, &q);
     if (q.st)
-        sqlite3_finalize(q.st);
+        gf_sqlq_finalize(&q);
     if (r == 1)
         gf_trace_drop_added(t, s.from); /* the old path reads it again, from the start */
     int64_t last = s.havea && s.haveb ? (s.maxa > s.maxb ? s.maxa : s.maxb) : 0;
