@@ -191,10 +191,8 @@ static int l_open_sqlite_workers(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         ud *u = lua_newuserdatauv(L, sizeof *u, 0);
+        memset(u, 0, sizeof *u); /* every field, the hold's join included, starts empty */
         u->t = out[i];
-        u->title = NULL;
-        u->initial_view = NULL;
-        u->flame_min = 0;
         luaL_setmetatable(L, TRACE_MT);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
