@@ -298,7 +298,7 @@ static int m_totals(lua_State *L)
     return 1;
 }
 
-static void push_str(lua_State *L, gf_trace *t, int32_t id)
+void gf_lua_trace_str(lua_State *L, const gf_trace *t, int32_t id)
 {
     size_t len;
     const char *s = gf_strtab_get(t->str, id, &len);
@@ -310,16 +310,16 @@ static void push_lane(lua_State *L, gf_trace *t, size_t l)
     const gf_lane *ln = &t->lanes[l];
     lua_createtable(L, 0, 8);
     if (ln->rank >= 0 && (size_t)ln->rank < t->nranks) {
-        push_str(L, t, t->rank_label[ln->rank]);
+        gf_lua_trace_str(L, t, t->rank_label[ln->rank]);
         lua_setfield(L, -2, "rank");
     }
-    push_str(L, t, ln->label);
+    gf_lua_trace_str(L, t, ln->label);
     lua_setfield(L, -2, "label");
     lua_pushstring(L, gf_lane_kind_names[ln->kind]);
     lua_setfield(L, -2, "kind");
     if (ln->kind == GF_LANE_GPU) {
         if (ln->device >= 0) {
-            push_str(L, t, ln->device);
+            gf_lua_trace_str(L, t, ln->device);
             lua_setfield(L, -2, "device");
         }
         lua_pushinteger(L, ln->stream);
@@ -336,7 +336,7 @@ static void push_lane(lua_State *L, gf_trace *t, size_t l)
         lua_pushinteger(L, ln->tid);
         lua_setfield(L, -2, "tid");
         if (ln->tname >= 0) {
-            push_str(L, t, ln->tname);
+            gf_lua_trace_str(L, t, ln->tname);
             lua_setfield(L, -2, "thread");
         }
     }
@@ -349,9 +349,7 @@ static lua_Integer ptr_len(lua_State *L, int idx)
     return lua_type(L, idx) == LUA_TTABLE ? (lua_Integer)luaL_len(L, idx) : 0;
 }
 
-/* a list of strings at table field `key` (or at idx when key is NULL) → malloc'd array of borrowed
- * pointers (valid while the table is on the stack) */
-static const char **str_list(lua_State *L, int idx, size_t *n)
+const char **gf_lua_str_list(lua_State *L, int idx, size_t *n)
 {
     *n = 0;
     if (lua_type(L, idx) != LUA_TTABLE)
@@ -401,7 +399,7 @@ static int l_merge(lua_State *L)
     lua_getfield(L, 2, "ranks");
     int ranks_idx = lua_gettop(L);
     size_t nr;
-    const char **labels = str_list(L, ranks_idx, &nr);
+    const char **labels = gf_lua_str_list(L, ranks_idx, &nr);
     lua_getfield(L, 2, "spec");
     int spec_idx = lua_gettop(L);
     lua_Integer nsp = ptr_len(L, spec_idx);
@@ -465,7 +463,7 @@ static int l_sqlite_meta(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     size_t ne;
-    const char **names = str_list(L, 2, &ne);
+    const char **names = gf_lua_str_list(L, 2, &ne);
     gf_capture_meta m;
     gf_err err;
     int rc = gf_sqlite_capture_meta(path, names, ne, &m, &err);
@@ -495,115 +493,14 @@ static int l_sqlite_meta(lua_State *L)
     return 1;
 }
 
-static int m_processes(lua_State *L)
-{
-    gf_trace *t = check(L);
-    gf_proc_info *p;
-    size_t n;
-    gf_err err;
-    if (gf_trace_processes(t, &p, &n, &err) != 0)
-        return gf_lua_raise(L, &err);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 0, 4);
-        gf_lua_setint(L, "pid", p[i].pid);
-        gf_lua_setint(L, "events", (lua_Integer)p[i].events);
-        gf_lua_setint(L, "gpu_events", (lua_Integer)p[i].gpu_events);
-        lua_createtable(L, 8, 0);
-        for (int k = 0, j = 0; k < 8; k++)
-            if (p[i].devices[k] >= 0) {
-                push_str(L, t, p[i].devices[k]);
-                lua_rawseti(L, -2, ++j);
-            }
-        lua_setfield(L, -2, "devices");
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    free(p);
-    return 1;
-}
-
 static int m_ranks(lua_State *L)
 {
     gf_trace *t = check(L);
     lua_createtable(L, (int)t->nranks, 0);
     for (size_t r = 0; r < t->nranks; r++) {
-        push_str(L, t, t->rank_label[r]);
+        gf_lua_trace_str(L, t, t->rank_label[r]);
         lua_rawseti(L, -2, (lua_Integer)r + 1);
     }
-    return 1;
-}
-
-static int m_rank_stats(lua_State *L)
-{
-    gf_trace *t = check(L);
-    size_t nn, ni;
-    const char **nccl = str_list(L, 2, &nn);
-    const char **iter = str_list(L, 3, &ni);
-    gf_rank_stat *s;
-    gf_err err;
-    int n = gf_trace_rank_stats(t, nccl, nn, iter, ni, &s, &err);
-    free(nccl);
-    free(iter);
-    if (n < 0)
-        return gf_lua_raise(L, &err);
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
-        const gf_rank_stat *r = &s[i];
-        lua_createtable(L, 0, 10);
-        if (r->rank >= 0)
-            push_str(L, t, t->rank_label[r->rank]);
-        else
-            lua_pushstring(L, t->source ? t->source : "?");
-        lua_setfield(L, -2, "label");
-        gf_lua_setint(L, "first", r->first);
-        gf_lua_setint(L, "last", r->last);
-        gf_lua_setint(L, "busy", r->busy_ns);
-        gf_lua_setint(L, "idle", r->idle_ns);
-        gf_lua_setint(L, "kernel", r->kernel_ns);
-        gf_lua_setint(L, "nccl", r->nccl_ns);
-        gf_lua_setint(L, "kernels", (lua_Integer)r->kernels);
-        lua_createtable(L, (int)r->niters, 0);
-        for (size_t k = 0; k < r->niters; k++) {
-            lua_createtable(L, 0, 5);
-            push_str(L, t, r->iters[k].name);
-            lua_setfield(L, -2, "name");
-            gf_lua_setint(L, "start", r->iters[k].start);
-            gf_lua_setint(L, "dur", r->iters[k].dur);
-            gf_lua_setint(L, "compute", r->iters[k].compute_ns);
-            gf_lua_setint(L, "nccl", r->iters[k].nccl_ns);
-            lua_rawseti(L, -2, (lua_Integer)k + 1);
-        }
-        lua_setfield(L, -2, "iterations");
-        lua_rawseti(L, -2, i + 1);
-    }
-    gf_rank_stats_free(s, (size_t)n);
-    return 1;
-}
-
-static int kind_arg(lua_State *L, int idx, int def);
-
-static int m_rank_kernel_totals(lua_State *L)
-{
-    gf_trace *t = check(L);
-    gf_rank_total *v;
-    size_t n;
-    gf_err err;
-    if (gf_trace_rank_kernel_totals(t, kind_arg(L, 2, GF_EV_KERNEL), &v, &n, &err) != 0)
-        return gf_lua_raise(L, &err);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 0, 4);
-        if (v[i].rank >= 0) {
-            push_str(L, t, t->rank_label[v[i].rank]);
-            lua_setfield(L, -2, "rank");
-        }
-        push_str(L, t, v[i].name);
-        lua_setfield(L, -2, "name");
-        gf_lua_setint(L, "total", v[i].total_ns);
-        gf_lua_setint(L, "count", (lua_Integer)v[i].count);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    free(v);
     return 1;
 }
 
@@ -699,7 +596,7 @@ static void push_stack(lua_State *L, gf_trace *t, int32_t s)
     size_t a = t->stack_off[s], b = t->stack_off[s + 1];
     lua_createtable(L, (int)(b - a), 0);
     for (size_t f = a; f < b; f++) {
-        push_str(L, t, t->frames[f]);
+        gf_lua_trace_str(L, t, t->frames[f]);
         lua_rawseti(L, -2, (lua_Integer)(f - a) + 1);
     }
 }
@@ -719,7 +616,7 @@ static int m_event(lua_State *L)
     lua_setfield(L, -2, "dur");
     lua_pushstring(L, gf_ev_kind_names[t->kind[k]]);
     lua_setfield(L, -2, "kind");
-    push_str(L, t, t->name[k]);
+    gf_lua_trace_str(L, t, t->name[k]);
     lua_setfield(L, -2, "name");
     lua_pushinteger(L, t->lane[k] + 1);
     lua_setfield(L, -2, "lane");
@@ -750,11 +647,11 @@ static int m_event(lua_State *L)
             lua_setfield(L, -2, "block");
         }
         if (d->copy >= 0) {
-            push_str(L, t, d->copy);
+            gf_lua_trace_str(L, t, d->copy);
             lua_setfield(L, -2, "copy");
         }
         if (d->domain >= 0) {
-            push_str(L, t, d->domain);
+            gf_lua_trace_str(L, t, d->domain);
             lua_setfield(L, -2, "domain");
         }
         if (d->nvtx_level >= 0) {
@@ -931,98 +828,6 @@ static int m_launch_stacks(lua_State *L)
     return 0;
 }
 
-static int kind_arg(lua_State *L, int idx, int def)
-{
-    const char *k = luaL_optstring(L, idx, NULL);
-    if (!k)
-        return def;
-    for (int i = 0; i < GF_EV_NKINDS; i++)
-        if (strcmp(k, gf_ev_kind_names[i]) == 0)
-            return i;
-    return gf_lua_raisef(L, GF_EXIT_USAGE, "unknown event kind '%s'", k);
-}
-
-static int m_kernel_stats(lua_State *L)
-{
-    gf_trace *t = check(L);
-    int kind = kind_arg(L, 2, GF_EV_KERNEL);
-    gf_name_stat *s;
-    size_t n;
-    gf_err err;
-    if (gf_trace_name_stats(t, kind, &s, &n, &err) != 0)
-        return gf_lua_raise(L, &err);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 0, 6);
-        push_str(L, t, s[i].name);
-        lua_setfield(L, -2, "name");
-        gf_lua_setint(L, "count", (lua_Integer)s[i].count);
-        gf_lua_setint(L, "total", s[i].total);
-        gf_lua_setint(L, "min", s[i].min);
-        gf_lua_setint(L, "max", s[i].max);
-        lua_pushnumber(L, (lua_Number)s[i].total / (lua_Number)s[i].count);
-        lua_setfield(L, -2, "mean");
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    free(s);
-    return 1;
-}
-
-static int m_launch_stats(lua_State *L)
-{
-    gf_trace *t = check(L);
-    gf_launch_stat *s;
-    size_t n;
-    gf_err err;
-    if (gf_trace_launch_stats(t, luaL_checkinteger(L, 2), &s, &n, &err) != 0) /* policy timeline.late_launch_ns */
-        return gf_lua_raise(L, &err);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 0, 10);
-        push_str(L, t, s[i].name);
-        lua_setfield(L, -2, "name");
-        gf_lua_setint(L, "kernels", (lua_Integer)s[i].kernels);
-        gf_lua_setint(L, "launched", (lua_Integer)s[i].launched);
-        gf_lua_setint(L, "kernel_total", s[i].kernel_total);
-        gf_lua_setint(L, "api_total", s[i].api_total);
-        gf_lua_setint(L, "api_max", s[i].api_max);
-        gf_lua_setint(L, "delay_total", s[i].delay_total);
-        gf_lua_setint(L, "delay_max", s[i].delay_max);
-        gf_lua_setint(L, "shorter_than_launch", (lua_Integer)s[i].shorter_than_launch);
-        gf_lua_setint(L, "late", (lua_Integer)s[i].late);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    free(s);
-    return 1;
-}
-
-static int m_gpu_idle(lua_State *L)
-{
-    gf_trace *t = check(L);
-    gf_idle_stat *s;
-    size_t n;
-    gf_err err;
-    if (gf_trace_gpu_idle(t, luaL_checkinteger(L, 2), &s, &n, &err) != 0) /* policy timeline.short_gap_ns */
-        return gf_lua_raise(L, &err);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 0, 10);
-        push_str(L, t, t->lanes[s[i].lane].label);
-        lua_setfield(L, -2, "lane");
-        gf_lua_setint(L, "ops", (lua_Integer)s[i].ops);
-        gf_lua_setint(L, "span", s[i].span);
-        gf_lua_setint(L, "busy", s[i].busy);
-        gf_lua_setint(L, "idle", s[i].idle);
-        gf_lua_setint(L, "host_wait", s[i].host_wait);
-        gf_lua_setint(L, "kernel_wait", s[i].kernel_wait);
-        gf_lua_setint(L, "other", s[i].other);
-        gf_lua_setint(L, "gaps", (lua_Integer)s[i].gaps);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    free(s);
-    return 1;
-}
-
 int gf_luaopen_trace(lua_State *L)
 {
     static const luaL_Reg methods[] = {
@@ -1044,17 +849,14 @@ int gf_luaopen_trace(lua_State *L)
         {"write_chrome_trace", m_write_chrome},
         {"write_launch_folded", m_write_folded},
         {"launch_stacks", m_launch_stacks},
-        {"kernel_stats", m_kernel_stats},
-        {"launch_stats", m_launch_stats},
-        {"gpu_idle", m_gpu_idle},
-        {"processes", m_processes},
         {"ranks", m_ranks},
-        {"rank_stats", m_rank_stats},
-        {"rank_kernel_totals", m_rank_kernel_totals},
         {NULL, NULL},
     };
     gf_new_class(L, TRACE_MT, methods, l_gc);
     luaL_getmetatable(L, TRACE_MT);
+    lua_getfield(L, -1, "__index");
+    luaL_setfuncs(L, gf_lua_trace_stats, 0); /* the statistics methods (l_trace_stats.c) */
+    lua_pop(L, 1);
     lua_pushlightuserdata(L, (void *)&timeline_ref);
     lua_setfield(L, -2, GF_SLOT_WRITER_FIELD);
     lua_pop(L, 1);

@@ -2,6 +2,7 @@
 #ifndef GF_L_TRACE_H
 #define GF_L_TRACE_H
 
+#include <lauxlib.h>
 #include <lua.h>
 
 #include "trace.h"
@@ -16,5 +17,13 @@ void gf_lua_push_trace(lua_State *L, gf_trace *t);
  * methods that change a trace raise an error, and the trace's __gc first calls join(arg) so that no thread
  * reads a freed trace. join NULL releases it; holding a trace held already raises an error. */
 void gf_lua_trace_hold(lua_State *L, int idx, void (*join)(void *), void *arg);
+
+/* String id of t's table pushed as a Lua string. */
+void gf_lua_trace_str(lua_State *L, const gf_trace *t, int32_t id);
+/* The strings of the list at idx (not a table: NULL, *n = 0) as a malloc'd array of borrowed pointers,
+ * valid while the table is on the stack. */
+const char **gf_lua_str_list(lua_State *L, int idx, size_t *n);
+/* The statistics methods of the class (l_trace_stats.c). */
+extern const luaL_Reg gf_lua_trace_stats[];
 
 #endif
