@@ -18,6 +18,7 @@
 #include "gf_err.h"
 #include "stacks.h"
 #include "trace.h"
+#include "trace_steps.h"
 
 enum { GF_FL_PROCESS = 0, GF_FL_RANK, GF_FL_DEVICE, GF_FL_STREAM, GF_FL_NVTX, GF_FL_CALLCHAIN, GF_FL_API,
        GF_FL_KERNEL, GF_FL_NLEVELS };
@@ -28,6 +29,7 @@ typedef struct gf_gpu_flame_opts {
     size_t nlevels;
     int startend;         /* start/end ranges make NVTX frames too (push/pop ranges always do) */
     const char *nolaunch; /* the frame of GPU work whose launch call is not in the capture */
+    const gf_step_win *step; /* NULL, or only the GPU work launched inside this step (trace_steps.h) */
 } gf_gpu_flame_opts;
 
 /* Adds one stack per GPU operation of a finished trace to s (weights in ns, instances counted, frame kinds
