@@ -154,6 +154,35 @@ function fg.from_trace(tr, policy)
   return stacks
 end
 
+-- from_trace_step(tr, which, marker, policy) → stacks, step, doc: the hierarchical stacks of the GPU work launched
+-- inside one step (`--step N|median|slowest`; gpuflame.steps: its steps found by policy steps.markers or the
+-- Lua pattern marker), that step (as `steps --json` gives it) and the steps document; NO_DATA when the step
+-- launched no GPU work.
+function fg.from_trace_step(tr, which, marker, policy)
+  need(policy, "flamegraph.from_trace_step")
+  local steps = require("gpuflame.steps")
+  local doc, wins = steps.document(tr, policy, marker)
+  local s, w = steps.pick(doc, wins, which)
+  local o = fg.level_options(policy)
+  o.step = { start = w.start, ["end"] = w["end"], pid = w.pid, rank = w.rank }
+  local stacks = core.stacks.new()
+  core.trace_flame.stacks(tr, stacks, o)
+  if stacks:count() == 0 then
+    errors.raise(errors.NO_DATA, "%s: step %d (%s) launched no GPU work", tr:source() or "input", s.index, s.name)
+  end
+  set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
+    levels = table.concat(policy.flamegraph.levels, ","),
+    step = { index = s.index, name = s.name, start_ns = s.start_ns, end_ns = s.end_ns, pick = tostring(which),
+      rule = doc.rule_text } })
+  return stacks, s, doc
+end
+
+-- step_label(step, which) → "step 3 (ProfilerStep#3, the median step)": how the outputs name the step
+function fg.step_label(s, which)
+  local how = (which == "median" or which == "slowest") and (", the " .. which .. " step") or ""
+  return string.format("step %d (%s%s)", s.index, s.name, how)
+end
+
 -- load_trace(paths, {nsys=, ranks=bool}, policy) → the whole trace of exports / reports (every event).
 function fg.load_trace(paths, opts, policy)
   opts = opts or {}
