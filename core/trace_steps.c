@@ -225,7 +225,7 @@ int gf_steps_nvtx(const gf_trace *t, const gf_step_win *w, size_t nw, gf_step_na
             if (!is_range(t, i) || t->start[i] + t->dur[i] > m->end)
                 continue;
             const gf_lane *l = &t->lanes[t->lane[i]];
-            if (l->pid != m->pid || l->tid != m->tid || l->rank != m->rank)
+            if (t->pid[i] != m->pid || l->tid != m->tid || l->rank != m->rank)
                 continue;
             int32_t lv = ev_level(t, i);
             int want = m->level >= 0 ? lv == m->level + 1
@@ -300,8 +300,8 @@ int gf_steps_nvtx_ranges(const gf_trace *t, const int32_t *names, size_t nnames,
         const gf_lane *l = &t->lanes[t->lane[i]];
         if (gf_grow((void **)&out, &cap, no + 1, sizeof *out, 64) != 0)
             goto fail;
-        out[no++] = (gf_nvtx_range){t->start[i], t->start[i] + t->dur[i], l->pid, l->tid, t->name[i], l->rank,
-                                    ev_level(t, i)};
+        out[no++] = (gf_nvtx_range){t->start[i], t->start[i] + t->dur[i], l->pid, l->tid, t->pid[i], t->name[i],
+                                    l->rank, ev_level(t, i)};
     }
     gf_hmap_free(&want);
     *rows = out;

@@ -19,7 +19,9 @@
 
 typedef struct gf_step_win {
     int64_t start, end; /* the marker range's own start and end (ns, the export's clock) */
-    int64_t pid, tid;   /* the marker's process and thread */
+    int64_t pid;        /* the marker event's process as correlation uses it (gf_trace.pid: in merged traces the
+                         * rank's index, else the process id) */
+    int64_t tid;        /* the marker's thread (its lane's) */
     int32_t rank;       /* the marker lane's rank (merged traces), -1 = none */
     int32_t level;      /* the marker's push/pop nesting level (-1: a start/end range) */
 } gf_step_win;
@@ -61,7 +63,8 @@ typedef struct gf_nvtx_name {
 int gf_steps_nvtx_names(const gf_trace *t, gf_nvtx_name **rows, size_t *n, gf_err *err);
 
 typedef struct gf_nvtx_range {
-    int64_t start, end, pid, tid;
+    int64_t start, end, pid, tid; /* pid, tid: the lane's (the process and thread ids the export names) */
+    int64_t proc;                 /* the event's gf_trace.pid, for gf_step_win.pid */
     int32_t name, rank, level;
 } gf_nvtx_range;
 

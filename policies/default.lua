@@ -329,7 +329,7 @@ return {
     -- outliers: steps whose duration is more than outlier_mad scaled MADs (1.4826 x the median absolute
     -- deviation) and more than outlier_min_share of the median away from the median (warm-up steps excluded)
     outlier_mad = 3,
-    outlier_min_share = 0.05,
+    outlier_min_share = 0.1,
     top = 5,            -- top kernels and NVTX ranges listed per step
   },
 

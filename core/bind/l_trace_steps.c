@@ -1,11 +1,12 @@
 /* Binding: steps over a core.trace object (core/trace_steps.c, issue 40).
  *
- *   win = {start=, ["end"]=, pid=, tid=, rank= (index, -1 none), level= (-1: start/end range)}
+ *   win = {start=, ["end"]=, pid= (the range's proc), tid=, rank= (index, -1 none), level= (-1: start/end range)}
  *   core.trace_steps.compute(tr, {win...}, {comm LIKE patterns}) → per step {kernels, copies, memsets, launches,
  *       kernel_ns, devices = {{device, device_name, ops, first, last, busy, idle, compute, comm, copy, h2d, d2h,
  *       d2d, p2p, memset, overlap}...}, kernels = {{name, count, total}...}, nvtx = {{name, count, total}...}}
  *   core.trace_steps.nvtx_names(tr) → {{name, id, rank, rank_label, pid, tid, level, count, total}...}
- *   core.trace_steps.nvtx_ranges(tr, {id...}) → {{start, ["end"], pid, tid, name, rank, rank_label, level}...}
+ *   core.trace_steps.nvtx_ranges(tr, {id...}) → {{start, ["end"], pid, tid, proc, name, rank, rank_label, level}...}
+ *       pid, tid: the lane's; proc: the process correlation uses (the rank's index in merged traces)
  * rank: the rank's index (-1 none); rank_label: its label, absent without ranks. */
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,7 @@ static int l_nvtx_ranges(lua_State *L)
         gf_lua_setint(L, "end", r[k].end);
         gf_lua_setint(L, "pid", r[k].pid);
         gf_lua_setint(L, "tid", r[k].tid);
+        gf_lua_setint(L, "proc", r[k].proc);
         gf_lua_setint(L, "level", r[k].level);
         gf_lua_trace_str(L, t, r[k].name);
         lua_setfield(L, -2, "name");

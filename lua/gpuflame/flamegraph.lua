@@ -164,7 +164,7 @@ function fg.from_trace_step(tr, which, marker, policy)
   local doc, wins = steps.document(tr, policy, marker)
   local s, w = steps.pick(doc, wins, which)
   local o = fg.level_options(policy)
-  o.step = { start = w.start, ["end"] = w["end"], pid = w.pid, rank = w.rank }
+  o.step = { start = w.start, ["end"] = w["end"], pid = w.proc, rank = w.rank }
   local stacks = core.stacks.new()
   core.trace_flame.stacks(tr, stacks, o)
   if stacks:count() == 0 then

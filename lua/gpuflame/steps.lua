@@ -218,7 +218,11 @@ end
 -- measure(tr, wins, policy) → steps (JSON-ready tables in wins' order, index per process)
 function M.measure(tr, wins, policy)
   local p = need(policy, "steps.measure").steps
-  local res = core.trace_steps.compute(tr, wins, policy.gpu_time.communication)
+  local cw = {} -- the C windows: the process as correlation knows it (the rank's index in merged traces)
+  for k, w in ipairs(wins) do
+    cw[k] = { start = w.start, ["end"] = w["end"], pid = w.proc, tid = w.tid, rank = w.rank, level = w.level }
+  end
+  local res = core.trace_steps.compute(tr, cw, policy.gpu_time.communication)
   local steps, idx = {}, {}
   for k, w in ipairs(wins) do
     local r = res[k]
@@ -274,16 +278,24 @@ local function summarize(steps, p)
   return {
     steps = #steps, counted = #counted, warmup = nwarm, warmup_included = with_warmup,
     median_ns = med, p90_ns = p90(d), max_ns = slowest and slowest.duration_ns or 0,
-    slowest = slowest and slowest.index or core.json.null, noise_ns = noise, outliers = outliers,
+    slowest = slowest and slowest.index or core.json.null, slowest_rank = slowest and slowest.rank or core.json.null,
+    slowest_pid = slowest and slowest.pid or core.json.null, noise_ns = noise, outliers = outliers,
     median_gpu_span_ns = median(g),
   }
 end
 
--- step k of every process side by side: the slowest and its margin over the next, above the noise floor
--- (the scaled MAD of every counted step's duration) or not
-local function across(groups, order, noise)
-  local n = math.huge
-  for _, pk in ipairs(order) do n = math.min(n, #groups[pk]) end
+-- step k of every process side by side. The slowest rank of a step is the one whose GPU work computed longest
+-- in it (compute_ns summed over its devices: the others wait for it in their collectives, so the steps' own
+-- lengths hardly differ); its margin is over the next rank; the noise floor is the largest scaled MAD of one
+-- rank's compute_ns over its counted steps (the step-to-step jitter of the rank views).
+local function across(groups, order)
+  local n, noise = math.huge, 0
+  for _, pk in ipairs(order) do
+    n = math.min(n, #groups[pk])
+    local c = {}
+    for _, s in ipairs(groups[pk]) do if not s.warmup then c[#c + 1] = s.compute_ns end end
+    noise = math.max(noise, smad(c))
+  end
   local out = core.json.array({})
   for k = 1, n do
     local row = { index = k - 1, ranks = core.json.array({}) }
@@ -294,10 +306,10 @@ local function across(groups, order, noise)
         gpu_span_ns = s.gpu_span_ns, compute_ns = s.compute_ns, communication_ns = s.communication_ns }
       sorted[#sorted + 1] = s
     end
-    table.sort(sorted, function(a, b) return a.duration_ns > b.duration_ns end)
+    table.sort(sorted, function(a, b) return a.compute_ns > b.compute_ns end)
     local slow, next_ = sorted[1], sorted[2]
-    row.slowest = { rank = slow.rank, pid = slow.pid }
-    row.margin_ns = next_ and slow.duration_ns - next_.duration_ns or 0
+    row.slowest = { rank = slow.rank, pid = slow.pid, compute_ns = slow.compute_ns }
+    row.margin_ns = next_ and slow.compute_ns - next_.compute_ns or 0
     row.noise_ns = noise
     row.above_noise = row.margin_ns > noise
     out[#out + 1] = row
@@ -328,7 +340,7 @@ function M.document(tr, policy, marker)
   end
   local doc = { rule = rule, rule_text = M.rule_text(rule), source = tr:source() or core.json.null,
     definitions = gpu_time.DEFINITIONS_DOC, steps = core.json.array({}), summary = summary,
-    processes = per, ranks = #order > 1 and across(groups, order, summary.noise_ns) or core.json.array({}) }
+    processes = per, ranks = #order > 1 and across(groups, order) or core.json.array({}) }
   for k, s in ipairs(steps) do
     s._proc, s._rank_index = nil, nil
     doc.steps[k] = s

@@ -16,6 +16,8 @@
     (m.warmup_included ? '(every step is warm-up: counted)' : '(left out)') + '; ' + m.outliers.length +
     ' outlier(s)' + (m.outliers.length ? ': ' + m.outliers.join(', ') : '');
   document.getElementById('inputs').textContent = (D.inputs || []).length ? 'inputs: ' + D.inputs.join(', ') : '';
+  // one process: no rank column
+  if (!(D.processes || []).length) document.getElementById('steps').className = 'one-process';
   var max = 1;
   D.steps.forEach(function (s) { max = Math.max(max, s.duration_ns, s.gpu_span_ns); });
   var tb = document.querySelector('#steps tbody');
@@ -51,7 +53,8 @@
     var rb = document.querySelector('#ranks tbody');
     D.ranks.forEach(function (r) {
       var tr = el('tr');
-      [String(r.index), typeof r.slowest.rank === 'string' ? r.slowest.rank : 'pid ' + r.slowest.pid, ms(r.margin_ns),
+      [String(r.index), (typeof r.slowest.rank === 'string' ? r.slowest.rank : 'pid ' + r.slowest.pid) + ' (compute ' +
+        ms(r.slowest.compute_ns) + ' ms)', ms(r.margin_ns),
         r.above_noise ? 'yes' : 'no (noise ' + ms(r.noise_ns) + ' ms)'].forEach(function (t, i) {
         tr.appendChild(el('td', i === 2 ? 'num' : '', t));
       });
