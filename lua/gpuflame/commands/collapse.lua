@@ -50,7 +50,7 @@ function cmd.run(opts, ctx)
   local info = inputs.detect(input)
   local nsys = require("gpuflame.nsys")
   local report = info.type == "csv" and nsys.canonical_report(info.report, ctx.policy())
-  if report == "cuda_gpu_kern_sum" or report == "cuda_api_sum" then
+  if (report == "cuda_gpu_kern_sum" or report == "cuda_api_sum") and not opts.step then
     local st = require("gpuflame.flamegraph").stream_csv(input, report, "-",
       { skip_preamble = info.preamble, meta = opts.metadata == true }, ctx.policy())
     if st.meta then io.stderr:write(st.meta, "\n") end
