@@ -129,6 +129,10 @@ function gfTimeline(D, cols, mode) {
     return lk === 'cpu' ? 'cuda_api' : lk === 'nvtx' ? 'nvtx' : 'kernel';
   }
   function eventName(i) { var s = names[NM[i]]; return s == null ? '?' : String(s); }
+  // NVTX names grouped by policy nvtx.group (D.nameGroups: name index → group): search and panel use them
+  var NG = D.nameGroups && typeof D.nameGroups === 'object' ? D.nameGroups : {}, groupSize = {};
+  Object.keys(NG).forEach(function (j) { var g = String(NG[j]); groupSize[g] = (groupSize[g] || 0) + 1; });
+  function nameGroup(j) { return Object.prototype.hasOwnProperty.call(NG, j) ? String(NG[j]) : null; }
   function laneKind(l) { return lanes[l] ? lanes[l].kind : 'gpu'; }
 
   // ---------------------------------------------------------------- formatting
@@ -709,6 +713,8 @@ function gfTimeline(D, cols, mode) {
       ['kind', KIND_LABEL[kindName(i)] || kindName(i)],
       ['start', '+' + fmtDur(S[i])], ['duration', fmtDur(DU[i])]];
     if (CR[i] >= 0) rows.push(['CorrID', String(CR[i])]);
+    var grp = nameGroup(NM[i]);
+    if (grp != null) rows.push(['group', grp + ' (policy nvtx.group: ' + groupSize[grp] + (groupSize[grp] === 1 ? ' raw name' : ' raw names') + ' on this page)']);
     if (lanes[LN[i]] && lanes[LN[i]].proj) rows.push(['projected', 'from the first to the last GPU op launched inside this NVTX range (nvtx_gpu_proj_trace)']);
     var d = DT[i] >= 0 ? details[DT[i]] : null;
     if (d) {
@@ -1068,7 +1074,10 @@ function gfTimeline(D, cols, mode) {
       test = function (s) { return s.toLowerCase().indexOf(low) >= 0; };
     }
     nameMatch = new Uint8Array(names.length);
-    for (var j = 0; j < names.length; j++) nameMatch[j] = test(String(names[j])) ? 1 : 0;
+    for (var j = 0; j < names.length; j++) {
+      var gj = nameGroup(j);
+      nameMatch[j] = test(String(names[j])) || (gj != null && test(gj)) ? 1 : 0;
+    }
     setFlameSearch(test);
     for (var i = 0; i < n; i++) if (nameMatch[NM[i]]) matches.push(i);
     qcount.textContent = matches.length ? matches.length + (matches.length === 1 ? ' match' : ' matches') : 'no match';
