@@ -231,7 +231,7 @@ int gf_steps_nvtx(const gf_trace *t, const gf_step_win *w, size_t nw, gf_step_na
             int want = m->level >= 0 ? lv == m->level + 1
                                      : lv <= 0 && !(t->start[i] == m->start && t->start[i] + t->dur[i] == m->end);
             if (want)
-                rc = sums_add(&s, (int32_t)k, t->name[i], t->dur[i]);
+                rc = sums_add(&s, (int32_t)k, gf_trace_nvtx_group(t, t->name[i]), t->dur[i]);
         }
     }
     return sums_done(&s, rc, rows, n, err);

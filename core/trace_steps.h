@@ -49,7 +49,8 @@ typedef struct gf_step_name {
 int gf_steps_kernels(const gf_trace *t, const int32_t *ev_step, gf_step_name **rows, size_t *n, gf_err *err);
 
 /* NVTX ranges one level below each step's marker on the marker's thread (push/pop ranges nested in it), or
- * (a start/end marker) the outermost ranges of its thread inside it, per (step, name). */
+ * (a start/end marker) the outermost ranges of its thread inside it, per (step, name as policy nvtx.group
+ * groups it: gf_trace_nvtx_group). */
 int gf_steps_nvtx(const gf_trace *t, const gf_step_win *w, size_t nw, gf_step_name **rows, size_t *n, gf_err *err);
 
 typedef struct gf_nvtx_name {
