@@ -46,8 +46,8 @@ check_eq "train: summary median, p90, max, slowest (warm-up left out)" "[1000000
   "$(j "$TMP/train.json" "[d['summary'][k] for k in ('median_ns', 'p90_ns', 'max_ns', 'slowest', 'counted')]")"
 check_eq "train: top kernel of step 5" "ampere_sgemm_128x64_tn 4 12000000" \
   "$(j "$TMP/train.json" "' '.join(str(d['steps'][5]['top_kernels'][0][k]) for k in ('name', 'count', 'total_ns'))")"
-check_contains "train: top NVTX ranges one level below the marker" \
-  "$(j "$TMP/train.json" "d['steps'][1]['top_nvtx'][0]['name']")" "aten::mm, seq = "
+check_eq "train: top NVTX ranges one level below the marker, grouped by policy nvtx.group (4 emit_nvtx calls)" \
+  "aten::mm 4" "$(j "$TMP/train.json" "d['steps'][1]['top_nvtx'][0]['name'] + ' ' + str(d['steps'][1]['top_nvtx'][0]['count'])")"
 
 # text output
 run_gf steps "$DB"
