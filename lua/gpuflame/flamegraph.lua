@@ -161,7 +161,7 @@ end
 function fg.from_trace_step(tr, which, marker, policy)
   need(policy, "flamegraph.from_trace_step")
   local steps = require("gpuflame.steps")
-  local doc, wins = steps.document(tr, policy, marker)
+  local doc, wins = steps.document(tr, marker, policy)
   local s, w = steps.pick(doc, wins, which)
   local o = fg.level_options(policy)
   o.step = { start = w.start, ["end"] = w["end"], pid = w.proc, rank = w.rank }

@@ -5,7 +5,7 @@
 --     fallback: the repeating range of the main thread) and how they were found
 --   measure(tr, windows, policy) → steps: per step the GPU work its launch calls started inside it, per device
 --     in docs/SEMANTICS.md's breakdown (core.trace_steps, in C), kernels, launches, top kernels and ranges
---   document(tr, policy, marker) → the `steps --json` document (rule, steps, summary, ranks), the windows
+--   document(tr, marker, policy) → the `steps --json` document (rule, steps, summary, ranks), the windows
 --   pick(doc, wins, which) → the step `--step N|median|slowest` names, and its window
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
@@ -317,8 +317,8 @@ local function across(groups, order)
   return out
 end
 
--- document(tr, policy, marker) → the `steps --json` document, and the windows (in the steps' order)
-function M.document(tr, policy, marker)
+-- document(tr, marker, policy) → the `steps --json` document, and the windows (in the steps' order)
+function M.document(tr, marker, policy)
   local p = need(policy, "steps.document").steps
   local wins, rule = M.find(tr, marker, policy)
   local steps = M.measure(tr, wins, policy)

@@ -7,12 +7,12 @@
   // textContent.
   var D = gfPage.json('st-data');
   var el = gfPage.el;
-  function ms(ns) { return (ns / 1e6).toFixed(3); }
+  function stepMs(ns) { return (ns / 1e6).toFixed(3); }
   function sum(s, f) { return s.devices.reduce(function (a, d) { return a + d[f]; }, 0); }
   document.getElementById('rule').textContent = 'Steps: ' + String(D.rule_text);
   var m = D.summary;
-  document.getElementById('summary').textContent = m.steps + ' steps; median ' + ms(m.median_ns) + ' ms, p90 ' +
-    ms(m.p90_ns) + ' ms, max ' + ms(m.max_ns) + ' ms (step ' + m.slowest + '); ' + m.warmup + ' warm-up ' +
+  document.getElementById('summary').textContent = m.steps + ' steps; median ' + stepMs(m.median_ns) + ' ms, p90 ' +
+    stepMs(m.p90_ns) + ' ms, max ' + stepMs(m.max_ns) + ' ms (step ' + m.slowest + '); ' + m.warmup + ' warm-up ' +
     (m.warmup_included ? '(every step is warm-up: counted)' : '(left out)') + '; ' + m.outliers.length +
     ' outlier(s)' + (m.outliers.length ? ': ' + m.outliers.join(', ') : '');
   document.getElementById('inputs').textContent = (D.inputs || []).length ? 'inputs: ' + D.inputs.join(', ') : '';
@@ -40,11 +40,11 @@
     tr.appendChild(el('td', 'num', String(s.index)));
     tr.appendChild(el('td', null, String(s.name) + flags));
     tr.appendChild(bar);
-    [ms(s.duration_ns), ms(s.gpu_span_ns), ms(s.compute_ns), ms(s.communication_ns), ms(sum(s, 'copy_ns')), ms(idle),
+    [stepMs(s.duration_ns), stepMs(s.gpu_span_ns), stepMs(s.compute_ns), stepMs(s.communication_ns), stepMs(sum(s, 'copy_ns')), stepMs(idle),
       String(s.kernels)].forEach(function (x) { tr.appendChild(el('td', 'num', x)); });
     var k = s.top_kernels[0];
     var kt = el('td', 'kern', k ? String(k.name) : '');
-    if (k) kt.title = String(k.name) + ': ' + ms(k.total_ns) + ' ms in ' + k.count + ' launches';
+    if (k) kt.title = String(k.name) + ': ' + stepMs(k.total_ns) + ' ms in ' + k.count + ' launches';
     tr.appendChild(kt);
     tb.appendChild(tr);
   });
@@ -54,8 +54,8 @@
     D.ranks.forEach(function (r) {
       var tr = el('tr');
       [String(r.index), (typeof r.slowest.rank === 'string' ? r.slowest.rank : 'pid ' + r.slowest.pid) + ' (compute ' +
-        ms(r.slowest.compute_ns) + ' ms)', ms(r.margin_ns),
-        r.above_noise ? 'yes' : 'no (noise ' + ms(r.noise_ns) + ' ms)'].forEach(function (t, i) {
+        stepMs(r.slowest.compute_ns) + ' ms)', stepMs(r.margin_ns),
+        r.above_noise ? 'yes' : 'no (noise ' + stepMs(r.noise_ns) + ' ms)'].forEach(function (t, i) {
         tr.appendChild(el('td', i === 2 ? 'num' : '', t));
       });
       rb.appendChild(tr);

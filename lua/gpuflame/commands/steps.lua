@@ -74,7 +74,7 @@ function cmd.run(opts, ctx)
   end
   if opts.html == "" then errors.raise(errors.USAGE, "--html needs a FILE") end
   local tr = cmd.load(paths, opts, ctx)
-  local doc = steps.document(tr, ctx.policy(), opts.marker)
+  local doc = steps.document(tr, opts.marker, ctx.policy())
   if opts.html then
     require("gpuflame.views.steps").build({ document = doc, inputs = paths, out = opts.html }, ctx)
     log.info("wrote %s (%d steps)", opts.html, #doc.steps)
