@@ -333,6 +333,17 @@ return {
     top = 5,            -- top kernels and NVTX ranges listed per step
   },
 
+  -- The critical path of a step (`gpuflame critical-path`, docs/SEMANTICS.md "Critical path", docs/CRITICAL_PATH.md).
+  critical_path = {
+    -- blocking calls (SQLite LIKE patterns over the calls' display names, case-insensitive): the host waits in
+    -- them for GPU work, so their end waits for the GPU work that ended last before they returned
+    blocking = { "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
+      "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+      "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cuMemcpyDtoH%",
+      "cuMemcpyHtoD%", "cuMemcpyDtoD%" },
+    top = 10, -- items of the path listed per step in the text output (the JSON lists them all)
+  },
+
   -- The time breakdown of a GPU (docs/SEMANTICS.md): gpu-busy, gpu-idle, rank-skew, report, summary.json.
   gpu_time = {
     -- kernels that are communication (SQLite LIKE patterns, case-insensitive); every other kernel is compute
