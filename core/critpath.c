@@ -16,7 +16,7 @@ int gf_cp_oom(gf_err *err)
     return gf_errf(err, GF_EXIT_ERROR, "critical path: out of memory");
 }
 
-static int32_t add_point(gf_cp_graph *g, int64_t t, int32_t ev)
+static int32_t add_point(gf_cp_graph *g, int64_t t, int32_t ev, int32_t win)
 {
     if (g->np == g->pcap) {
         size_t cap = g->pcap;
@@ -25,10 +25,14 @@ static int32_t add_point(gf_cp_graph *g, int64_t t, int32_t ev)
         cap = g->pcap;
         if (gf_grow((void **)&g->pev, &cap, g->np + 1, sizeof *g->pev, 1024) != 0)
             return -1;
+        cap = g->pcap;
+        if (gf_grow((void **)&g->pwin, &cap, g->np + 1, sizeof *g->pwin, 1024) != 0)
+            return -1;
         g->pcap = cap;
     }
     g->tobs[g->np] = t;
     g->pev[g->np] = ev;
+    g->pwin[g->np] = win;
     return (int32_t)g->np++;
 }
 
@@ -76,6 +80,7 @@ void gf_cp_free(gf_cp_graph *g)
 {
     free(g->tobs);
     free(g->pev);
+    free(g->pwin);
     free(g->src);
     free(g->dst);
     free(g->lag);
@@ -162,10 +167,10 @@ static int select_events(bld *b, gf_err *err)
         lo = b->w[k].start < lo ? b->w[k].start : lo;
         hi = b->w[k].end > hi ? b->w[k].end : hi;
     }
-    if ((g->root = add_point(g, lo, -1)) < 0 || (g->sink = add_point(g, hi, -1)) < 0)
+    if ((g->root = add_point(g, lo, -1, -1)) < 0 || (g->sink = add_point(g, hi, -1, -1)) < 0)
         return gf_cp_oom(err);
     for (size_t k = 0; k < b->nw; k++) {
-        if ((b->wroot[k] = add_point(g, b->w[k].start, -1)) < 0 || (b->wsink[k] = add_point(g, b->w[k].end, -1)) < 0)
+        if ((b->wroot[k] = add_point(g, b->w[k].start, -1, (int32_t)k)) < 0 || (b->wsink[k] = add_point(g, b->w[k].end, -1, (int32_t)k)) < 0)
             return gf_cp_oom(err);
         if (gf_cp_edge(g, g->root, b->wroot[k], 0, GF_CP_IDLE, -1, -1, 0) != 0 ||
             gf_cp_edge(g, b->wsink[k], g->sink, 0, GF_CP_IDLE, -1, -1, 0) != 0)
@@ -180,13 +185,18 @@ static int select_events(bld *b, gf_err *err)
         if (gf_grow((void **)&b->ev, &b->evcap, b->nev + 1, sizeof *b->ev, 1024) != 0)
             return gf_cp_oom(err);
         b->ev[b->nev++] = i;
-        int32_t s = add_point(g, t->start[i], (int32_t)i);
-        if (s < 0 || add_point(g, t->start[i] + t->dur[i], (int32_t)i) < 0)
+        int32_t s = add_point(g, t->start[i], (int32_t)i, k);
+        if (s < 0 || add_point(g, t->start[i] + t->dur[i], (int32_t)i, k) < 0)
             return gf_cp_oom(err);
         if (!gf_hmap_put(&b->base, (uint64_t)i, s, NULL) || !gf_hmap_put(&b->winof, (uint64_t)i, k, NULL))
             return gf_cp_oom(err);
     }
     return 0;
+}
+
+int gf_cp_like(const gf_like_set *s, const gf_trace *t, size_t i)
+{
+    return like_any(s, ev_name(t, i));
 }
 
 int gf_cp_is_blocking(const bld *b, size_t i)

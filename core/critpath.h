@@ -6,12 +6,14 @@
  * time + lag). Edges: an event's duration; host order on one thread (calls and NVTX range boundaries in time
  * order, the gaps between them host code); launch (call start → its GPU work's start); stream order (GPU work
  * → the next on its stream); synchronisation (the GPU work that ended last before a blocking call returned →
- * the call's end); across windows (ranks), the k-th collective kernel of a name on every rank → the end of
+ * the call's end); cross-stream events (the GPU work launched last on a thread before its event record → the
+ * first GPU work on another stream that thread launched after a stream wait: the export names neither the
+ * event's stream nor the waiting stream, so this is the thread's order); across windows (ranks), the k-th collective kernel of a name on every rank → the end of
  * that instance on every other rank. Each window has a root (its start) and a sink (its end); one root and
  * one sink above them all.
  *
- * Every edge first gets a minimal lag (the event's duration; the host code between two marks; 0 for a
- * dependency); then each point's binding in-edge (the latest release, T(src) + minimal lag, ties to the later
+ * Every edge first gets a minimal lag (the event's duration; the host code between two marks; a launch call's
+ * duration for its launch edge; 0 for another dependency; never more than observed); then each point's binding in-edge (the latest release, T(src) + minimal lag, ties to the later
  * source, then the lower edge) gets the observed remainder as its lag, so the longest path reproduces the
  * observed times and ends at the step's end: its length is the step's span. A what-if scales lags and runs the
  * longest path again (gf_cp_longest): only edges change, nothing else is guessed. */
@@ -35,6 +37,7 @@ typedef struct gf_cp_graph {
     size_t np, ne, pcap, ecap;
     int64_t *tobs;  /* per point: its observed time */
     int32_t *pev;   /* per point: its event (-1: a root or sink) */
+    int32_t *pwin;  /* per point: its window (-1: the root and sink above them all) */
     int32_t *src, *dst;
     int64_t *lag, *minlag;
     int32_t *item;  /* the event the edge's time belongs to (-1: none) */
@@ -48,6 +51,8 @@ typedef struct gf_cp_graph {
 typedef struct gf_cp_opts {
     const gf_like_set *comm;     /* collective kernels (display names) */
     const gf_like_set *blocking; /* blocking calls (display names) */
+    const gf_like_set *record;   /* calls recording a CUDA event (cudaEventRecord) */
+    const gf_like_set *wait;     /* calls making a stream wait for an event (cudaStreamWaitEvent) */
 } gf_cp_opts;
 
 /* The graph of windows w[0..nw) (one per rank/process; pid < 0: any process of the rank; tid < 0: no marker

@@ -212,6 +212,54 @@ static void call_ranges(bld *b)
     }
 }
 
+/* cross-stream events, by each thread's order: record captures the GPU work the thread launched last, a stream
+ * wait makes the next GPU work the thread launches on another stream wait for it */
+static int event_edges(bld *b)
+{
+    const gf_trace *t = b->t;
+    gf_hmap last, captured, pending; /* thread lane → event */
+    gf_hmap_init(&last);
+    gf_hmap_init(&captured);
+    gf_hmap_init(&pending);
+    int rc = 0;
+    for (size_t j = 0; j < b->nev && rc == 0; j++) {
+        size_t c = b->ev[j];
+        if (t->kind[c] != GF_EV_API)
+            continue;
+        uint64_t th = (uint64_t)(uint32_t)t->lane[c];
+        int32_t p = b->partner[c];
+        int64_t *v;
+        if (p >= 0 && gf_cp_spoint(b, (size_t)p) >= 0) {
+            v = gf_hmap_get(&pending, th);
+            if (v && *v >= 0 && t->lanes[t->lane[*v]].stream != t->lanes[t->lane[p]].stream) {
+                rc = gf_cp_edge(b->g, gf_cp_spoint(b, (size_t)*v) + 1, gf_cp_spoint(b, (size_t)p), 0, GF_CP_QUEUE, p,
+                                -1, 0);
+                *v = -1;
+            }
+            if (!gf_hmap_put(&last, th, 0, NULL))
+                rc = -1;
+            else
+                *gf_hmap_get(&last, th) = p;
+        } else if (gf_cp_like(b->o->record, t, c)) {
+            v = gf_hmap_get(&last, th);
+            if (!gf_hmap_put(&captured, th, 0, NULL))
+                rc = -1;
+            else
+                *gf_hmap_get(&captured, th) = v ? *v : -1;
+        } else if (gf_cp_like(b->o->wait, t, c)) {
+            v = gf_hmap_get(&captured, th);
+            if (!gf_hmap_put(&pending, th, 0, NULL))
+                rc = -1;
+            else
+                *gf_hmap_get(&pending, th) = v ? *v : -1;
+        }
+    }
+    gf_hmap_free(&last);
+    gf_hmap_free(&captured);
+    gf_hmap_free(&pending);
+    return rc;
+}
+
 int gf_cp_gpu_edges(bld *b, gf_err *err)
 {
     const gf_trace *t = b->t;
@@ -226,7 +274,8 @@ int gf_cp_gpu_edges(bld *b, gf_err *err)
         if (!gf_ev_is_gpu_work(t->kind[i]))
             continue;
         int32_t s = gf_cp_spoint(b, i), p = b->partner[i];
-        if (p >= 0 && gf_cp_edge(g, gf_cp_spoint(b, (size_t)p), s, 0, GF_CP_LAUNCH, p, -1, 0) != 0)
+        /* launch: the work starts no earlier than its call returns, or than observed where it started before */
+        if (p >= 0 && gf_cp_edge(g, gf_cp_spoint(b, (size_t)p), s, t->dur[p], GF_CP_LAUNCH, p, -1, 0) != 0)
             rc = -1;
         int ins;
         int64_t *l = gf_hmap_put(&last, (uint64_t)(uint32_t)t->lane[i], -1, &ins);
@@ -244,6 +293,8 @@ int gf_cp_gpu_edges(bld *b, gf_err *err)
     }
     free(byend);
     if (rc != 0)
+        return gf_cp_oom(err);
+    if (event_edges(b) != 0)
         return gf_cp_oom(err);
     if (b->nw > 1 && comm_groups(b, err) != 0)
         return -1;

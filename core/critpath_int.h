@@ -34,6 +34,7 @@ int32_t gf_cp_spoint(const bld *b, size_t i);
 int gf_cp_is_range(const gf_trace *t, size_t i);
 int gf_cp_is_blocking(const bld *b, size_t i);
 int gf_cp_is_comm(const bld *b, size_t i);
+int gf_cp_like(const gf_like_set *s, const gf_trace *t, size_t i);
 int gf_cp_edge(gf_cp_graph *g, int32_t s, int32_t d, int64_t minlag, int cls, int32_t item, int32_t range, int isdur);
 int gf_cp_host_order(bld *b, mark *m, size_t nm, gf_err *err);
 int gf_cp_gpu_edges(bld *b, gf_err *err);

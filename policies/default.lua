@@ -341,6 +341,11 @@ return {
       "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
       "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cuMemcpyDtoH%",
       "cuMemcpyHtoD%", "cuMemcpyDtoD%" },
+    -- calls recording a CUDA event, and calls making a stream wait for one (LIKE patterns): the export names
+    -- neither stream, so the edge runs from the GPU work the thread launched last before the record to the
+    -- first GPU work it launches on another stream after the wait
+    event_record = { "cudaEventRecord%", "cuEventRecord%" },
+    stream_wait = { "cudaStreamWaitEvent%", "cuStreamWaitEvent%" },
     top = 10, -- items of the path listed per step in the text output (the JSON lists them all)
   },
 

@@ -1,15 +1,16 @@
 /* Binding: the critical path of steps (core/critpath.h, issue 44).
  *
- *   core.critpath.run(tr, groups, comm, blocking, rules) → per group {span=, length=, dropped=, points=, edges=,
+ *   core.critpath.run(tr, groups, comm, blocking, rules, record, wait) → per group {span=, length=, dropped=, points=, edges=,
  *       path = {item...}, what_if = {length=, path = {item...}} (with rules)}
  *   groups: {{win...}...}, one group per step (a window per rank/process: {start=, ["end"]= (absent: the
  *       capture's first start, last end), pid= (proc; -1: any), tid=
  *       (-1: no marker thread), rank= (index, -1 none)}); comm, blocking: LIKE patterns over display names;
+ *   record, wait: LIKE patterns of the calls recording an event and making a stream wait for one;
  *   rules: {{classes = mask (bit per part, in gf_cp_class_names' order), name = kernel name|nil, nvtx = range
  *       name|nil, factor = F}...}
- *   item: {part=, kind= ("call", "kernel", "copy", "memset", "nvtx", "host", "idle"), name=, ns=, rank=,
- *       rank_label=, from=, to=}: consecutive path edges of one part, kind, name and rank merged; from/to the
- *       observed times (what_if: the what-if's); src_rank: the rank the first edge came from, where it differs */
+ *   item: {part=, kind= ("call", "kernel", "copy", "memset", "nvtx", "host", "idle"), name=, ns=, win=, from=,
+ *       to=}: consecutive path edges of one part, kind, name and window merged (win: the group's window, 1-based);
+ *       from/to the times on the path; src_win: a collective's end waiting for another window's start */
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,10 +73,13 @@ static const char *item_kind(const gf_trace *t, int32_t item, int cls)
     }
 }
 
-static int32_t edge_rank(const gf_trace *t, const gf_cp_graph *g, int32_t e)
+/* the window an edge's time happened on: its item's, else its target's, else its source's */
+static int32_t edge_win(const gf_cp_graph *g, int32_t e)
 {
-    int32_t ev = g->item[e] >= 0 ? g->item[e] : g->pev[g->dst[e]] >= 0 ? g->pev[g->dst[e]] : g->pev[g->src[e]];
-    return ev >= 0 && t->lane[ev] >= 0 ? t->lanes[t->lane[ev]].rank : -1;
+    int32_t w = g->pwin[g->dst[e]];
+    if (g->item[e] >= 0 && g->pev[g->dst[e]] != g->item[e] && g->pev[g->src[e]] == g->item[e])
+        w = g->pwin[g->src[e]];
+    return w >= 0 ? w : g->pwin[g->src[e]];
 }
 
 /* the path's items (consecutive edges of one part, kind, name and rank merged) as a list at the top */
@@ -86,13 +90,13 @@ static void push_path(lua_State *L, const gf_trace *t, const gf_cp_graph *g, con
     size_t out = 0;
     int64_t at = g->tobs[g->root];
     for (size_t a = 0, z; a < n; a = z) {
-        int32_t e = p[a], rank = edge_rank(t, g, e);
+        int32_t e = p[a], rank = edge_win(g, e);
         int32_t nm = g->item[e] >= 0 ? t->name[g->item[e]] : -1;
         int64_t ns = 0, from = at;
         for (z = a; z < n; z++) {
             int32_t f = p[z];
             if (g->cls[f] != g->cls[e] || (g->item[f] >= 0 ? t->name[g->item[f]] : -1) != nm ||
-                edge_rank(t, g, f) != rank || strcmp(item_kind(t, g->item[f], g->cls[f]),
+                edge_win(g, f) != rank || strcmp(item_kind(t, g->item[f], g->cls[f]),
                                                      item_kind(t, g->item[e], g->cls[e])) != 0)
                 break;
             ns += lag[f];
@@ -112,15 +116,10 @@ static void push_path(lua_State *L, const gf_trace *t, const gf_cp_graph *g, con
         gf_lua_setint(L, "ns", ns);
         gf_lua_setint(L, "from", from);
         gf_lua_setint(L, "to", at);
-        gf_lua_setint(L, "rank", rank);
-        int32_t sev = g->pev[g->src[e]];
-        int32_t srank = sev >= 0 && t->lane[sev] >= 0 ? t->lanes[t->lane[sev]].rank : rank;
-        if (srank != rank) /* a collective's end waiting for another rank's start */
-            gf_lua_setint(L, "src_rank", srank);
-        if (rank >= 0 && (size_t)rank < t->nranks) {
-            gf_lua_trace_str(L, t, t->rank_label[rank]);
-            lua_setfield(L, -2, "rank_label");
-        }
+        gf_lua_setint(L, "win", rank + 1);
+        int32_t sw = g->pwin[g->src[e]];
+        if (g->cls[e] == GF_CP_COMM && sw >= 0 && sw != rank) /* a collective's end waiting for another rank */
+            gf_lua_setint(L, "src_win", sw + 1);
         lua_rawseti(L, -2, (lua_Integer)++out);
     }
 }
@@ -186,8 +185,10 @@ static int l_run(lua_State *L)
     gf_cp_rule *r = read_rules(L, 5, t, &nr);
     const char **comm = gf_lua_str_list(L, 3, &nc);
     const char **blk = gf_lua_str_list(L, 4, &nb);
-    gf_like_set cs = {comm, nc, NULL, 0}, bs = {blk, nb, NULL, 0};
-    gf_cp_opts o = {&cs, &bs};
+    size_t nrec = 0, nwait = 0;
+    const char **rec = gf_lua_str_list(L, 6, &nrec), **wait = gf_lua_str_list(L, 7, &nwait);
+    gf_like_set cs = {comm, nc, NULL, 0}, bs = {blk, nb, NULL, 0}, rs = {rec, nrec, NULL, 0}, ws = {wait, nwait, NULL, 0};
+    gf_cp_opts o = {&cs, &bs, &rs, &ws};
     gf_err err;
     int32_t *partner = NULL;
     int rc = gf_trace_partners(t, &partner, &err);
@@ -206,6 +207,8 @@ static int l_run(lua_State *L)
     free(partner);
     free(comm);
     free(blk);
+    free(rec);
+    free(wait);
     if (rc != 0)
         return gf_lua_raise(L, &err);
     return 1;

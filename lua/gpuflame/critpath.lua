@@ -64,9 +64,9 @@ local function capture_group(tr, window)
   local ranks = tr:ranks()
   local wins = {}
   if #ranks == 0 then
-    wins[1] = { start = a, ["end"] = b, pid = -1, tid = -1, rank = -1 }
+    wins[1] = { start = a, ["end"] = b, pid = -1, tid = -1, rank = -1, label = "all" }
   else
-    for r = 1, #ranks do wins[r] = { start = a, ["end"] = b, pid = -1, tid = -1, rank = r - 1 } end
+    for r = 1, #ranks do wins[r] = { start = a, ["end"] = b, pid = -1, tid = -1, rank = r - 1, label = ranks[r] } end
   end
   return { { index = 0, name = window and ("window " .. window) or "the capture", windows = wins } }
 end
@@ -93,7 +93,8 @@ function M.groups(tr, opts, policy)
         order[#order + 1] = g
       end
       local w = wins[k]
-      g.windows[#g.windows + 1] = { start = w.start, ["end"] = w["end"], pid = w.proc, tid = w.tid, rank = w.rank }
+      g.windows[#g.windows + 1] = { start = w.start, ["end"] = w["end"], pid = w.proc, tid = w.tid, rank = w.rank,
+        label = w.rank_label or ("pid " .. w.pid) }
     end
   end
   return order, doc.rule_text
@@ -113,7 +114,7 @@ local function on_path(path, multi)
     local o = by[key]
     if not o then
       o = { kind = it.kind, name = label(it), ns = 0 }
-      if multi then o.rank = it.rank_label or it.rank end
+      if multi then o.rank = it.rank end
       by[key] = o
       list[#list + 1] = o
     end
@@ -139,7 +140,7 @@ end
 local function gating(path)
   local stretches, per, waits = core.json.array({}), {}, core.json.array({})
   for _, it in ipairs(path) do
-    local r = it.rank_label or it.rank
+    local r = it.rank
     local last = stretches[#stretches]
     if last and last.rank == r then
       last.to_ns, last.ns = it.to, last.ns + it.ns
@@ -148,8 +149,7 @@ local function gating(path)
     end
     if it.part ~= "idle" and it.part ~= "communication" then per[r] = (per[r] or 0) + it.ns end
     if it.part == "communication" and it.src_rank then
-      waits[#waits + 1] = { collective = it.name, waiting_rank = r, late_rank = it.src_late_label or it.src_rank,
-        at_ns = it.from }
+      waits[#waits + 1] = { collective = it.name, waiting_rank = r, late_rank = it.src_rank, at_ns = it.from }
     end
   end
   local best
@@ -168,11 +168,11 @@ local function gating(path)
     stretch = stretch or core.json.null, stretches = stretches, waits = waits }
 end
 
--- a rank index → its label, for the waits
-local function label_ranks(tr, path)
-  local labels = tr:ranks()
+-- the items' windows as their ranks' labels (or "pid N")
+local function label_ranks(g, path)
   for _, it in ipairs(path) do
-    if it.src_rank then it.src_late_label = labels[it.src_rank + 1] or it.src_rank end
+    it.rank = g.windows[it.win] and g.windows[it.win].label or "?"
+    if it.src_win then it.src_rank = g.windows[it.src_win] and g.windows[it.src_win].label or "?" end
   end
 end
 
@@ -184,20 +184,20 @@ function M.document(tr, opts, policy)
   local cw = {}
   for k, g in ipairs(groups) do cw[k] = g.windows end
   local res = core.critpath.run(tr, cw, policy.gpu_time.communication, policy.critical_path.blocking,
-    #rules > 0 and rules or nil)
+    #rules > 0 and rules or nil, policy.critical_path.event_record, policy.critical_path.stream_wait)
   local doc = { source = tr:source() or core.json.null, rule = rule, steps = core.json.array({}),
     what_if = #rules > 0 and { rules = core.json.array({}), note = M.NOTE } or nil }
   for _, r in ipairs(rules) do doc.what_if.rules[#doc.what_if.rules + 1] = r.text end
   for k, g in ipairs(groups) do
     local r = res[k]
     local multi = #g.windows > 1
-    label_ranks(tr, r.path)
+    label_ranks(g, r.path)
     local s = { index = g.index, name = g.name, warmup = g.warmup or false, start_ns = r.start, span_ns = r.span,
       length_ns = r.length, parts = parts(r.path), on_path = on_path(r.path, multi),
       ranks = #g.windows, graph = { points = r.points, edges = r.edges, dropped_edges = r.dropped } }
     if multi then s.gating = gating(r.path) end
     if r.what_if then
-      label_ranks(tr, r.what_if.path)
+      label_ranks(g, r.what_if.path)
       local before = {}
       for _, it in ipairs(s.on_path) do before[it.kind .. "\0" .. it.name] = true end
       local now = on_path(r.what_if.path, multi)
