@@ -425,6 +425,7 @@ return {
     analysis = "analysis.json",        -- `analyze`'s result in the run directory (docs/spec/NVTX_ANALYSIS.md's
                                        -- name); `report`, `compare` and `diff` look for it there
     diff = "diff.html",                -- `gpuflame diff` page when -o is not given
+    steps = "steps.json",              -- `analyze --from-export` without a manifest: the steps document
   },
 
   limits = {

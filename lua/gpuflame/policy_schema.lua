@@ -339,6 +339,7 @@ S.tree = {
     nsys_backend_log = S.filename(), perf_backend_log = S.filename(), perf_data = S.filename(),
     perf_script = S.filename(), report = S.filename(), findings = S.filename(), analysis = S.filename(),
     diff = S.filename(),
+    steps = S.filename(),
   },
   -- findings rules (lua/gpuflame/findings.lua): options[rule][key] are checked against the rule itself
   findings = {

@@ -143,6 +143,7 @@ function gfTimeline(D, cols, mode) {
   T.drawn = drawn;
 
   // ---------------------------------------------------------------- the page's parts
+  gfTimelineSteps(T);
   gfTimelineDraw(T);
   gfTimelineMinimap(T);
   gfTimelineSelect(T);
