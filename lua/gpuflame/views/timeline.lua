@@ -163,7 +163,7 @@ function V.build(spec, ctx)
     errors.raise(errors.NO_DATA, "%s", warnings[1] or "no launch backtraces in the capture")
   end
   for _, w in ipairs(warnings) do log.warn("%s", w) end
-  V.render(tr, spec.out, s, fdoc)
+  V.render(tr, spec.out, s, fdoc, policy)
   return {
     kind = "timeline", path = spec.out, shown = tr:count(), total = tr:total(), lanes = #tr:lanes(),
     warnings = warnings, flame_total = fl.total, launches_with_stack = fl.launches, trace = tr,
@@ -207,7 +207,7 @@ function V.from_capture(state, opts, _ctx)
     errors.raise(errors.NO_DATA, "--stacks: no launch backtraces in the capture (policy stacks.missing = error)")
   end
   local out = state.dir .. "/" .. policy.outputs.timeline
-  V.render(tr, out, s, fdoc)
+  V.render(tr, out, s, fdoc, policy)
   state.artifacts.timeline = out
   if fl.entries > 0 then
     local folded = state.dir .. "/" .. policy.outputs.launch_folded
