@@ -283,8 +283,13 @@ return {
   -- A rank is a (report, process) pair.
   ranks = {
     -- rank label: the first of these variables in the report's captured environment (META_DATA_CAPTURE),
-    -- formatted with label_format; else "<host> pid <pid>". Colliding labels get the report's file name.
+    -- formatted with label_format; else the two below; else "<host> pid <pid>". Colliding labels get the
+    -- report's file name.
     label_env = { "RANK", "OMPI_COMM_WORLD_RANK", "LOCAL_RANK" },
+    -- then (docs/SEMANTICS.md "Rank names") a thread name (nsys's MPI tracing names rank N's main thread
+    -- `MPI Rank N`), then an NVTX range or mark of the process: Lua patterns whose first capture is the rank
+    thread_rank_patterns = { "^MPI Rank (%d+)$" },
+    marker_rank_patterns = { "^NCCL rank (%d+)", "^NVSHMEM PE (%d+)" },
     label_format = "rank %s",
     nccl_prefixes = { "nccl", "void nccl" },      -- kernels counted as NCCL time (name prefix)
     iteration_prefixes = { "step", "iteration", "iter", "train_step", "ProfilerStep" }, -- NVTX iteration ranges

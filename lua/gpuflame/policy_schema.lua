@@ -290,6 +290,8 @@ S.tree = {
   },
   ranks = {
     label_env = S.list(S.str()),
+    thread_rank_patterns = S.list(S.str()),
+    marker_rank_patterns = S.list(S.str()),
     label_format = S.str(),
     nccl_prefixes = S.list(S.str()),
     iteration_prefixes = S.list(S.str()),
