@@ -10,8 +10,8 @@ META_DATA_CAPTURE with a synthetic environment: only RANK-like variables and PAT
       everybody when the slowest rank arrives; NVTX ranges "step i" around each step.
       --thread-names: rank k's main thread is named `MPI Rank <(k + SHIFT) % N>` (nsys's MPI tracing; --name-shift
       SHIFT, default 0); --markers: each rank's process has an NVTX range `NCCL rank <(k + SHIFT) % N>` first.
-      --noise-ns NS (no steps, --steps 0 implied): each rank runs one 35 us kernel every 10 ms for 75 ms (GPUs
-      99.9 % idle), rank --slow's kernels NS longer (2350: the 2.35 us of issue 41, within noise).
+      --noise-ns NS (no steps, --steps 0 implied): each rank runs a 5 us kernel every 12.5 ms, 35 us of compute
+      over 75 ms (GPUs 99.95 % idle), rank --slow's first kernel NS longer (2350: the 2.35 us of issue 41).
   rank_exports.py multi OUT.sqlite
       one export, two processes (pids 2001, 2002) on two GPUs (device 0 and 1), no rank variables.
 """
@@ -114,8 +114,8 @@ def job(a):
     t = BASE_EPOCH + 50_000_000  # absolute: every rank's step starts together
     if a.noise_ns is not None:
         for r, (e, pid, dev) in enumerate(exports):
-            for k in range(8):
-                e.kernel(pid, dev, 7, COMPUTE[0], t + k * 10_000_000, 35_000 + (a.noise_ns if r == a.slow else 0))
+            for k in range(7):  # 35 us of compute over 75 ms
+                e.kernel(pid, dev, 7, COMPUTE[0], t + k * 12_500_000, 5_000 + (a.noise_ns if r == a.slow and k == 0 else 0))
         a.steps = 0
     for step in range(a.steps):
         ends = []
