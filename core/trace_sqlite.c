@@ -672,13 +672,16 @@ static int import_copies(imp *m, int memset_table)
 static int import_sync(imp *m)
 {
     static const char *const cols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                                       "syncType"};
+                                       "syncType", "contextId"};
     query q;
-    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, 7, 2, NULL);
+    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, 8, 2, NULL);
     if (r <= 0)
         return r;
     int32_t labels[16];
-    if (load_enum(m, "ENUM_CUPTI_SYNC_TYPE", sync_fallback, 5, labels, 16) != 0) {
+    gf_devctx dc; /* each row under its (process, context)'s device (trace_devctx.h) */
+    if (gf_devctx_load(&dc, m->db, m->path, m->err) != 0 ||
+        load_enum(m, "ENUM_CUPTI_SYNC_TYPE", sync_fallback, 5, labels, 16) != 0) {
+        gf_devctx_free(&dc);
         gf_sqlq_finalize(&q);
         return -1;
     }
@@ -694,16 +697,19 @@ static int import_sync(imp *m)
         e.stack = -1;
         int64_t st = gf_sqlq_i64(&q, 6, 0);
         e.name = labels[st >= 0 && st < 16 && labels[st] >= 0 ? st : 0];
-        if ((e.lane = gpu_lane(m, 1, gf_sqlq_i64(&q, 2, 0), gf_sqlq_i64(&q, 3, -1))) < 0) {
-            gf_sqlq_finalize(&q);
-            return -1;
-        }
-        if (gf_trace_add(m->t, &e, NULL, m->err) != 0) {
+        int64_t ctx = gf_sqlq_i64(&q, 7, -1), dev = gf_sqlq_i64(&q, 2, 0);
+        dev = gf_devctx_device(&dc, gf_sqlq_i64(&q, 5, 0), ctx, ctx >= 0, dev);
+        if ((e.lane = gpu_lane(m, 1, dev, gf_sqlq_i64(&q, 3, -1))) < 0 || gf_trace_add(m->t, &e, NULL, m->err) != 0) {
+            gf_devctx_free(&dc);
             gf_sqlq_finalize(&q);
             return -1;
         }
     }
-    return step_fail(m, &q, rc);
+    r = step_fail(m, &q, rc);
+    if (r == 0)
+        r = gf_devctx_warn(&dc, m->t, m->err);
+    gf_devctx_free(&dc);
+    return r;
 }
 
 static int import_nvtx(imp *m)
@@ -925,8 +931,6 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     if (o && o->stacks && m.ncc && t->launches_with_stack == 0)
         gf_trace_warn(t, "no launch backtraces in this capture (no CUDA call has a callchainId)");
     if (gf_trace_partner_pass_needed(t) && import_runtime(&m, 1) != 0)
-        goto done;
-    if (gf_trace_devices_from_contexts(t, m.db, path, err) != 0)
         goto done;
     sqlite3_close(m.db); /* its page cache is not needed for the finish, the import's memory peak */
     m.db = NULL;
