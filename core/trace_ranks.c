@@ -443,7 +443,7 @@ int gf_trace_rank_stats(const gf_trace *t, const char *const *nccl_prefixes, siz
                 if (c & 1)
                     rs->nccl_ns += t->dur[i];
             }
-        } else if (t->kind[i] == GF_EV_NVTX && (c & 2)) {
+        } else if (t->kind[i] == GF_EV_NVTX && (c & 2) && !gf_ev_is_nvtx_mark(t, i)) { /* ranges, not marks */
             /* outermost matching ranges only: skip one inside the previous kept range */
             if (rs->niters) {
                 const gf_rank_iter *p = &rs->iters[rs->niters - 1];

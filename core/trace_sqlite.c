@@ -752,7 +752,8 @@ static int import_nvtx(imp *m)
         sqlite3_finalize(mx);
     }
     r = prepare(m, &q, "NVTX_EVENTS", cols, 7, 4,
-                "WHERE eventType IN (59, 60, 70, 71) ORDER BY globalTid, start, coalesce(end, 9223372036854775807) DESC");
+                "WHERE eventType IN (59, 60, 70, 71, 34) ORDER BY globalTid, start, "
+                "coalesce(end, CASE eventType WHEN 34 THEN start ELSE 9223372036854775807 END) DESC");
     if (r <= 0) {
         gf_hmap_free(&domains);
         return r;
@@ -767,13 +768,13 @@ static int import_nvtx(imp *m)
         int64_t gtid = gf_sqlq_i64(&q, 3, 0);
         gf_event e;
         e.start = gf_sqlq_i64(&q, 0, 0);
-        int64_t end = gf_sqlq_i64(&q, 1, last);
+        int64_t et = gf_sqlq_i64(&q, 2, 59);
+        int64_t end = et == 34 ? e.start : gf_sqlq_i64(&q, 1, last); /* a mark: a point in time */
         e.dur = end - e.start;
         e.corr = -1;
         e.pid = (int32_t)((gtid >> 24) & 0xFFFFFF);
         e.kind = GF_EV_NVTX;
         e.stack = -1;
-        int64_t et = gf_sqlq_i64(&q, 2, 59);
         /* the registered string (textId) wins over inline text, as nsys's reports name a range
          * (nvtxpptrace.py / nvtxgpuproj.py: `WHEN sid.value NOT NULL THEN sid.value ... ELSE e.text`) */
         int32_t nm = str_of(m, gf_sqlq_i64(&q, 5, -1));
@@ -791,6 +792,8 @@ static int import_nvtx(imp *m)
         }
         if (et == 59 || et == 70) /* push/pop: nesting level on this thread */
             d.nvtx_level = gf_tsq_nest_level(&nest, gtid, end);
+        else if (et == 34)
+            d.nvtx_level = GF_NVTX_MARK;
         if ((e.lane = cpu_lane(m, 1, gtid)) < 0) {
             gf_sqlq_finalize(&q);
             gf_hmap_free(&domains);
@@ -885,7 +888,7 @@ static int reserve_events(imp *m)
         "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME", "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL",
         "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY", "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET",
         "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-        "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71)"};
+        "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71, 34)"};
     static const uint32_t bit[] = {GF_TABLE_RUNTIME, GF_TABLE_KERNEL, GF_TABLE_MEMCPY,
                                    GF_TABLE_MEMSET,  GF_TABLE_SYNC,   GF_TABLE_NVTX};
     size_t n = 0;
