@@ -68,6 +68,18 @@ mkdir -p "$TMP/models"
 run_gf -q run "$TMP/labels.lua" "$TMP/models"
 check_eq "model files: the same labels from thread names" "3000=rank 1,3001=rank 2,3002=rank 3,3003=rank 0" "$out"
 
+# under MPI (docs/MPI.md) rank 0 labels the ranks from the summaries it receives: the same labels
+MPIGF=${GPUFLAME_MPI_BIN:-$(dirname "$GF")/gpuflame-mpi}
+if command -v mpirun >/dev/null 2>&1 && [ -x "$MPIGF" ]; then
+  run_gf -q run rank-skew --json "$TMP/mark"
+  one=$out
+  mout=$(OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 120 mpirun --allow-run-as-root --oversubscribe \
+    --bind-to none -np 2 "$MPIGF" -q run rank-skew --json "$TMP/mark" 2>/dev/null)
+  check_eq "gpuflame-mpi -np 2: rank-skew labels the ranks from their markers as one process does" "$one" "$mout"
+else
+  skip "rank names under MPI" "no mpirun or no $MPIGF (make mpi)"
+fi
+
 # the policy decides the patterns: none → host and pid
 printf 'return { ranks = { thread_rank_patterns = {}, marker_rank_patterns = {} } }\n' >"$TMP/nopat.lua"
 run_gf -q --policy "$TMP/nopat.lua" run "$TMP/labels.lua" "$TMP/thr/rank0.sqlite"
