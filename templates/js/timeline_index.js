@@ -92,6 +92,10 @@ function gfTimelineIndex(T, cols) {
     return lk === 'cpu' ? 'cuda_api' : lk === 'nvtx' ? 'nvtx' : 'kernel';
   }
   function eventName(i) { var s = names[NM[i]]; return s == null ? '?' : String(s); }
+  // NVTX names grouped by policy nvtx.group (D.nameGroups: name index -> group): search and tooltip use them
+  var NG = D.nameGroups && typeof D.nameGroups === 'object' ? D.nameGroups : {}, groupSize = {};
+  Object.keys(NG).forEach(function (j) { var g = String(NG[j]); groupSize[g] = (groupSize[g] || 0) + 1; });
+  function nameGroup(j) { return Object.prototype.hasOwnProperty.call(NG, j) ? String(NG[j]) : null; }
   function laneKind(l) { return lanes[l] ? lanes[l].kind : 'gpu'; }
 
   // ---------------------------------------------------------------- index
@@ -281,6 +285,7 @@ function gfTimelineIndex(T, cols) {
   T.lanes = lanes; T.names = names; T.kinds = kinds; T.details = details; T.stacks = stacks;
   T.n = n; T.fullSpan = fullSpan;
   T.S = S; T.DU = DU; T.LN = LN; T.CR = CR; T.NM = NM; T.ST = ST; T.KD = KD; T.DT = DT;
+  T.nameGroup = nameGroup; T.groupSize = groupSize;
   T.kindName = kindName; T.eventName = eventName; T.laneKind = laneKind; T.rawLane = rawLane; T.isGpuWork = isGpuWork;
   T.laneEv = laneEv; T.laneMaxEnd = laneMaxEnd; T.nvtxLevel = nvtxLevel; T.laneDepth = laneDepth;
   T.groups = groups; T.laneTop = laneTop; T.laneHt = laneHt; T.isSync = isSync; T.syncBand = syncBand;

@@ -159,7 +159,10 @@ function gfTimelineInput(T) {
       test = function (s) { return s.toLowerCase().indexOf(low) >= 0; };
     }
     var nameMatch = T.nameMatch = new Uint8Array(names.length);
-    for (var j = 0; j < names.length; j++) nameMatch[j] = test(String(names[j])) ? 1 : 0;
+    for (var j = 0; j < names.length; j++) { // the raw name, or its group (policy nvtx.group)
+      var gj = T.nameGroup(j);
+      nameMatch[j] = test(String(names[j])) || (gj != null && test(gj)) ? 1 : 0;
+    }
     T.setFlameSearch(test);
     for (var i = 0; i < n; i++) if (nameMatch[NM[i]]) matches.push(i);
     qcount.textContent = matches.length ? matches.length + (matches.length === 1 ? ' match' : ' matches') : 'no match';
