@@ -104,6 +104,12 @@ check_eq "ranks: the margin is rank 1's compute minus rank 0's" \
   "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print([y["compute_ns"] - x["compute_ns"] for x, y in zip(a["steps"], b["steps"])])' "$TMP/rank0.json" "$TMP/rank1.json")" \
   "$(j "$TMP/ranks.json" "[r['margin_ns'] for r in d['ranks']]")"
 
+python3 "$TOP/tests/gen/rank_exports.py" job "$TMP/even" --ranks 2 --steps 5 # no slow rank: jitter only
+run_gf steps --json "$TMP/even/rank0.sqlite" "$TMP/even/rank1.sqlite"
+printf '%s\n' "$out" >"$TMP/even.json"
+check_eq "ranks without a slow one: no step's slowest rank is above rank-skew's noise floor" "0" \
+  "$(j "$TMP/even.json" "sum(1 for r in d['ranks'] if r['above_noise'])")"
+
 # --- the real cs336 export: Warm-up Step N ---
 rel=real/cs336-jsun012/result.sqlite
 if have_fixture "$rel"; then
