@@ -285,12 +285,19 @@ static int host_marks(bld *b, gf_err *err)
 static int root_edges(bld *b, gf_err *err)
 {
     gf_cp_graph *g = b->g;
+    int rc = 0;
+    for (size_t j = 0; j < b->nev && rc == 0; j++) {
+        size_t i = b->ev[j];
+        int k = (int)*gf_hmap_get(&b->winof, (uint64_t)i);
+        int32_t e = gf_cp_spoint(b, i) + 1;
+        if (b->w[k].tid < 0 && g->tobs[e] <= g->tobs[b->wsink[k]]) /* what ends after the window is not waited for */
+            rc = gf_cp_edge(g, e, b->wsink[k], 0, GF_CP_IDLE, -1, -1, 0);
+    }
     uint8_t *has = calloc(g->np ? g->np : 1, 1);
     if (!has)
         return gf_cp_oom(err);
     for (size_t e = 0; e < g->ne; e++)
         has[g->dst[e]] = 1;
-    int rc = 0;
     for (size_t p = 0; p < g->np && rc == 0; p++) {
         if (has[p] || (int32_t)p == g->root)
             continue;
@@ -304,12 +311,6 @@ static int root_edges(bld *b, gf_err *err)
                     k = (int)w;
         int64_t off = g->tobs[p] - g->tobs[b->wroot[k]];
         rc = gf_cp_edge(g, b->wroot[k], (int32_t)p, off, GF_CP_IDLE, -1, -1, 0);
-    }
-    for (size_t j = 0; j < b->nev && rc == 0; j++) {
-        size_t i = b->ev[j];
-        int k = (int)*gf_hmap_get(&b->winof, (uint64_t)i);
-        if (b->w[k].tid < 0)
-            rc = gf_cp_edge(g, gf_cp_spoint(b, i) + 1, b->wsink[k], 0, GF_CP_IDLE, -1, -1, 0);
     }
     free(has);
     return rc ? gf_cp_oom(err) : 0;

@@ -136,7 +136,6 @@ static int run_group(lua_State *L, const gf_trace *t, const int32_t *partner, gf
             w[k].end = w[k].start;
             for (size_t i = 0; i < t->n; i++)
                 w[k].end = t->start[i] + t->dur[i] > w[k].end ? t->start[i] + t->dur[i] : w[k].end;
-            w[k].end++;
         }
     }
     if (gf_cp_build(t, partner, w, nw, o, &g, err) != 0)

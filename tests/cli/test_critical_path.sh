@@ -49,6 +49,15 @@ cp_json kernel --what-if 'kind=compute:0'
 check_eq "kernel-bound: no compute → the host's 250 us remain" "250000" \
   "$(j "$TMP/kernel.json" "d['steps'][0]['what_if']['length_ns']")"
 
+s1=$(j "$TMP/kernel.json" "'%d:%d' % (d['steps'][1]['start_ns'], d['steps'][1]['start_ns'] + d['steps'][1]['span_ns'])")
+run_gf critical-path --json "$TMP/kernel.sqlite" --window "$s1"
+printf '%s\n' "$out" >"$TMP/window.json"
+# no steps: the range `step 1` is an ordinary range of the window, the host code in it (100 us before the first
+# call, 50 us after the sync) on the path as the range's
+check_eq "--window (step 1's): host 150 us in range step 1, launch 20 us, compute 8 ms, sync 10 us" \
+  "[150000, 20000, 0, 8000000, 0, 10000, 0, 0] 150000" \
+  "$(j "$TMP/window.json" "str([$PARTS for s in d['steps']][0]) + ' ' + str([i['ns'] for i in d['steps'][0]['on_path'] if i == dict(kind='nvtx', name='step 1', ns=i['ns'])][0])")"
+
 cp_json sync
 check_eq "sync wait: parts (host 3 ms, launch 30 us, copy 3 ms, sync 15 us)" \
   "[3000000, 30000, 0, 0, 3000000, 15000, 0, 0]" "$(j "$TMP/sync.json" "[$PARTS for s in d['steps']][1]")"
