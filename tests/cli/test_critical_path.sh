@@ -85,6 +85,14 @@ cp_json ranks --what-if 'kernel=fwd:0.5'
 check_eq "ranks: fwd x0.5 → 1.5 ms shorter (the late rank's fwd), pid 400 still gates" "[(2180000, 'pid 400'), (2180000, 'pid 400'), (2180000, 'pid 400'), (2180000, 'pid 400')]" \
   "$(j "$TMP/ranks.json" "[(s['what_if']['length_ns'], s['what_if']['gating']['rank']) for s in d['steps']]")"
 
+run_gf critical-path "$TMP/ranks.sqlite" --html "$TMP/cp.html"
+check_eq "--html: exit 0" 0 "$rc"
+check_eq "--html: the page carries the document (4 steps, gated by pid 400)" "4 pid 400" \
+  "$(python3 -c 'import html, json, re, sys
+t = open(sys.argv[1]).read()
+d = json.loads(html.unescape(re.search(r"<script id=\"cp-data\" type=\"application/json\">(.*?)</script>", t, re.S).group(1)))
+print(len(d["steps"]), d["steps"][0]["gating"]["rank"])' "$TMP/cp.html")"
+
 for v in host kernel sync event ranks; do
   check_eq "$v: parts sum to length_ns, length_ns <= span_ns" "True" \
     "$(j "$TMP/$v.json" "all(sum(s['parts'].values()) == s['length_ns'] <= s['span_ns'] and sum(i['ns'] for i in s['on_path']) == s['length_ns'] for s in d['steps'])")"

@@ -9,7 +9,7 @@ local cmd = {}
 
 cmd.spec = {
   usage = "critical-path INPUT... [--step N|median|slowest] [--marker PATTERN] [--window START:END] [--json] " ..
-    "[--what-if kernel=NAME:F|nvtx=NAME:F|kind=PART:F]...",
+    "[--html FILE] [--what-if kernel=NAME:F|nvtx=NAME:F|kind=PART:F]...",
   summary = "the critical path of each step: what sets its length, by part, item and rank; what-if edits",
   description = "The graph of a step: its CUDA calls, kernels, copies, memsets and NVTX ranges, joined by host\n" ..
     "order, launches, stream order, synchronisation and (several ranks) collectives, which end when the last\n" ..
@@ -24,6 +24,7 @@ cmd.spec = {
     { "what-if", arg = "SPEC", multi = true, help = "kernel=NAME:F, nvtx=NAME:F or kind=PART:F: scale those " ..
       "items by F (0 removes them) and find the path again (repeatable)" },
     { "json", help = "print the JSON document instead of the table" },
+    { "html", arg = "FILE", help = "also write a page: a bar per step stacked by the path's parts, its longest items" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
     { "allow-unrelated", help = "several reports: accept captures that cannot be one job (policy ranks.max_start_gap_s)" },
   },
@@ -73,10 +74,15 @@ function cmd.run(opts, ctx)
   if opts.window and (opts.step or opts.marker) then
     errors.raise(errors.USAGE, "--window goes without --step and --marker")
   end
+  if opts.html == "" then errors.raise(errors.USAGE, "--html needs a FILE") end
   critpath.parse_what_if(opts.what_if) -- usage errors before the import
   local tr = require("gpuflame.trace").load(paths, { max_events = 0, keep_partners = true, nsys = opts.nsys,
     ranks = #paths > 1 or nil, allow_unrelated = opts.allow_unrelated }, ctx.policy())
   local doc = critpath.document(tr, opts, ctx.policy())
+  if opts.html then
+    require("gpuflame.views.critical_path").build({ document = doc, inputs = paths, out = opts.html }, ctx)
+    require("gpuflame.log").info("wrote %s (%d steps)", opts.html, #doc.steps)
+  end
   if opts.json then
     io.stdout:write(core.json.encode(doc), "\n")
   else
