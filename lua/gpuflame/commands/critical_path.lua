@@ -49,9 +49,9 @@ local function text(doc, top)
     end
     if s.gating then
       local g = s.gating
-      out[#out + 1] = string.format("  gated by rank %s (%s of its own work on the path)", tostring(g.rank), ms(g.ns))
+      out[#out + 1] = string.format("  gated by %s (%s of its own work on the path)", tostring(g.rank), ms(g.ns))
       for _, w in ipairs(g.waits) do
-        out[#out + 1] = string.format("  rank %s waited for rank %s in %s", tostring(w.waiting_rank),
+        out[#out + 1] = string.format("  %s waited for %s in %s", tostring(w.waiting_rank),
           tostring(w.late_rank), w.collective or "?")
       end
     end
