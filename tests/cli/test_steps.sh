@@ -133,6 +133,17 @@ else
   skip "cs336 steps" "fixture absent ($FIX/$rel)"
 fi
 
+# --- the fallback on a real export: the user's `saxpy` ranges, not the MPI domain's wrappers around them ---
+rel=real/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite
+if have_fixture "$rel"; then
+  run_gf steps --json "$FIX/$rel"
+  printf '%s\n' "$out" >"$TMP/pipit.json"
+  check_eq "pipit: the fallback takes the default domain's repeating range" "fallback ['saxpy'] 5" \
+    "$(j "$TMP/pipit.json" "d['rule']['kind'] + ' ' + str(d['rule']['names']) + ' ' + str(len(d['steps']))")"
+  python3 "$CHECK" "$FIX/$rel" "$TMP/pipit.json" 'saxpy' "${COMM[@]}" >/dev/null
+  check_eq "pipit: its steps equal SQL over the export" 0 "$?"
+fi
+
 # --- --step of collapse, flamegraph, diff ---
 run_gf collapse --step 5 "$DB"
 check_eq "collapse --step 5: exit 0" 0 "$rc"
