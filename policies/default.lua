@@ -313,9 +313,9 @@ return {
   steps = {
     -- NVTX ranges that are steps, in order of preference: Lua patterns over the range's text (anchored;
     -- %d+ the step number). The first marker that matches at least min_repeats ranges of one thread wins;
-    -- without one, the fallback: the range name (digits as N) of the main thread that repeats at least
-    -- min_repeats times at the outermost level where one does (at most fallback_depth levels down),
-    -- covering the most time.
+    -- without one, the fallback: the range name (digits as N) of the main thread (default NVTX domain)
+    -- that repeats at least min_repeats times at the outermost level where one does (at most
+    -- fallback_depth levels down), covering the most time.
     markers = {
       { pattern = "^ProfilerStep#%d+$", convention = "PyTorch profiler (ProfilerStep#N)" },
       { pattern = "^[Ss]tep[ _#:%-]*%d+$", convention = "step N" },
