@@ -155,14 +155,21 @@ function M.compare(wb, wa, policy)
     normalised = core.json.array(normalised(wb, wa, wc, p.threshold)) }
 end
 
-local function num(v)
-  if math.type(v) == "integer" then return tostring(v) end
+local function num(v, bytes)
+  if bytes and v >= 1024 then
+    local u, x = "KiB", v / 1024
+    if x >= 1024 then u, x = "MiB", x / 1024 end
+    if x >= 1024 then u, x = "GiB", x / 1024 end
+    return string.format(x == math.floor(x) and "%d %s" or "%.1f %s", x, u)
+  end
+  if v == math.floor(v) then return string.format("%d", v) end
   return string.format("%.1f", v)
 end
 
--- One sentence per work change: "bytes copied Host-to-Device: 131072 → 2097152 (+1500.0%)".
+-- One sentence per work change: "bytes copied Host-to-Device: 128 KiB → 2 MiB (+1500.0%)".
 function M.change_text(c)
-  return string.format("%s: %s → %s%s", c.what, num(c.before), num(c.after),
+  local bytes = c.what:match("^bytes ") ~= nil
+  return string.format("%s: %s → %s%s", c.what, num(c.before, bytes), num(c.after, bytes),
     c.change ~= NULL and string.format(" (%+.1f%%)", c.change * 100) or "")
 end
 
