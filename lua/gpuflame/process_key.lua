@@ -74,12 +74,12 @@ local function processes_of(tr)
   return kept
 end
 
--- list(tr, kv, policy, {merged = bool}) → {{pid=, rank=, name=, key=, display=}...} for
+-- list(tr, kv, {merged = bool} | nil, policy) → {{pid=, rank=, name=, key=, display=}...} for
 -- core.trace_flame.stacks's processes option; {} when the policy keys processes by pid. kv: the export's
 -- core.trace.sqlite_meta(...).kv, or nil. merged: tr merges several reports (one rank each): the same
 -- program's processes of all ranks share their key (the ranks summed; the rank level, --by-rank, parts
 -- them), and only processes of one rank are told apart.
-function M.list(tr, kv, policy, opts)
+function M.list(tr, kv, opts, policy)
   local p = need(policy, "process_key.list").diff
   local mode = p.process_key
   if mode == "pid" then return {} end

@@ -160,9 +160,9 @@ function M.load_side(path, opts, ctx)
     local fg = require("gpuflame.flamegraph")
     local tr = fg.load_trace({ info.path }, nil, policy)
     -- processes known by what they are (policy diff.process_key), the work done (diff.work)
-    side.processes = require("gpuflame.process_key").list(tr, kv, policy)
+    side.processes = require("gpuflame.process_key").list(tr, kv, nil, policy)
     side.work = require("gpuflame.diff_work").summary(tr, policy)
-    side.stacks = fg.from_trace(tr, policy, side.processes)
+    side.stacks = fg.from_trace(tr, side.processes, policy)
     if not side.stacks then
       errors.raise(errors.NO_DATA, "%s: no GPU kernels, copies or memsets in this export", path)
     end
