@@ -37,7 +37,8 @@ local function launched(kv)
   return out
 end
 
--- The processes of a trace: {rank = 0-based merged rank or nil, rank_label=, pid=, thread=}, one per (rank, pid).
+-- The processes of a trace with GPU work: {rank = 0-based merged rank or nil, rank_label=, pid=, thread=},
+-- one per (rank, pid); the busiest first.
 local function processes_of(tr)
   local idx = {}
   for i, l in ipairs(tr:ranks()) do idx[l] = i - 1 end
@@ -52,13 +53,18 @@ local function processes_of(tr)
     end
     if thread and not p.thread then p.thread = thread end
   end
+  -- a merged trace's events carry their rank's index as pid (core/trace_ranks.c: a rank is one process of
+  -- one report); its lanes keep the process's own pid, which names its main thread
+  local merged = #tr:ranks() > 0
   for _, l in ipairs(tr:lanes()) do
-    if l.pid and l.pid >= 0 then add(l.rank, l.pid, (l.tid == l.pid and l.kind == "cpu") and l.thread or nil) end
+    local main = (l.tid == l.pid and l.kind == "cpu") and l.thread or nil
+    if merged and l.rank and idx[l.rank] then add(l.rank, idx[l.rank], main)
+    elseif not merged and l.pid and l.pid >= 0 then add(nil, l.pid, main) end
   end
   local gpu = {}
   for _, p in ipairs(tr:processes()) do
     gpu[p.pid] = p.gpu_events
-    if #tr:ranks() == 0 then add(nil, p.pid) end
+    if not merged then add(nil, p.pid) end
   end
   -- only processes with GPU work have a process frame; the busiest first (they keep the plain key)
   local kept = {}

@@ -105,4 +105,15 @@ done
 run_gf diff mpi1.sqlite mpi2.sqlite --json --folded mpi.folded
 check_eq "MPI Rank N threads: roots are the ranks, on both sides" "0|rank 0|rank 1" \
   "$(awk '$(NF-1) == 0 || $NF == 0' mpi.folded | wc -l)|$(cut -d';' -f1 mpi.folded | sort -u | paste -sd'|')"
+
+# --- multi-report views: the process frames of merged reports are the executable, not a pid ---
+python3 "$TOP/tests/gen/rank_exports.py" job job --ranks 2 >/dev/null
+run_gf -q flamegraph job -o job.html
+names() { python3 -c 'import json,re,sys; print("|".join(json.loads("[" + re.search(r"\"names\":\[(.*?)\]", open(sys.argv[1]).read()).group(1) + "]")))' "$1"; }
+n=$(names job.html)
+check_contains "multi-report flamegraph: the ranks' processes are one python3 frame" "|$n|" "|python3|"
+check_not_contains "... not 'pid 0' / 'pid 1'" "|$n|" "|pid "
+run_gf -q flamegraph --by-rank job -o jobr.html
+n=$(names jobr.html)
+check_contains "--by-rank: the rank frames part them" "|$n|" "|rank 1|"
 t_done
