@@ -378,12 +378,12 @@ return {
     group_by = "kernel",     -- the ranked table's rows: "kernel" (the stacks' leaves) or "nvtx" (NVTX ranges; `--group-by`)
     title = "GPU time diff",
     -- A process is known by what it is, not its pid, so two runs of one program line up (docs/DIFF.md):
-    -- "auto" its rank when the capture gives one, else its executable (processes of one capture sharing
-    -- it told apart by their command line's hash); "executable"; "command" (executable + command-line
-    -- hash); "pid" (the process frames of before: "<name> [<pid>]"); or function(p) → key, p = {pid=,
-    -- rank=, executable=, thread=, args_hash=}. Also names the process frames of multi-report flamegraphs.
+    -- "auto" its rank when the capture gives one (ranks.label_env, ranks.thread_rank_patterns), else
+    -- its executable (processes of one capture sharing it told apart by their command line's hash);
+    -- "executable"; "command" (executable + command-line hash); "pid" (the process frames of before:
+    -- "<name> [<pid>]"); or function(p) → key, p = {pid=, rank=, executable=, thread=, args_hash=}.
+    -- Also names the process frames of multi-report flamegraphs.
     process_key = "auto",
-    rank_thread_names = { "^MPI Rank (%d+)$" }, -- main-thread names that give a rank (nsys's MPI tracing)
     -- Comparable or not (docs/DIFF.md): the work of the two captures compared before the verdict; a
     -- difference beyond these makes the verdict "not comparable" (exit 11).
     work = {

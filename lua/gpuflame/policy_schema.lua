@@ -322,7 +322,6 @@ S.tree = {
     title = S.str(),
     -- process frames by what a process is (lua/gpuflame/process_key.lua), or function(p) → key
     process_key = S.either(S.str({ oneof = { "auto", "executable", "command", "pid" } }), S.fn()),
-    rank_thread_names = S.list(S.str()),
     -- comparable or not (lua/gpuflame/diff_work.lua)
     work = {
       bytes_tolerance = S.num({ min = 0 }),

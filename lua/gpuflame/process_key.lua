@@ -3,7 +3,7 @@
 -- the pid kept for display. The key (policy diff.process_key):
 --   "auto"        its rank when the capture gives one (the rank of a merged multi-report trace, the process's
 --                 rank variable among ranks.label_env in META_DATA_CAPTURE, a main thread named as in
---                 diff.rank_thread_names such as nsys's "MPI Rank N"), else its executable (its main
+--                 ranks.thread_rank_patterns such as nsys's "MPI Rank N"), else its executable (its main
 --                 thread's name, else the PROCESSES name; without directories: either can be the command
 --                 as typed, which is never printed whole); processes of one capture that would share a key are
 --                 told apart by the hash of their command line, then by " #k" (k >= 2) in order of GPU
@@ -97,13 +97,15 @@ function M.list(tr, kv, opts, policy)
     local l = proc_env[x.pid] or { env = {} }
     x.args_hash = l.args_hash
     local pname = (kv or {})["PROCESSES:" .. x.pid]
-    if x.thread and not x.thread:match("^MPI Rank") and x.thread ~= "" then pname = x.thread end
+    local rank_thread = false
+    for _, pat in ipairs(policy.ranks.thread_rank_patterns) do rank_thread = rank_thread or (x.thread or ""):match(pat) end
+    if x.thread and not rank_thread and x.thread ~= "" then pname = x.thread end
     x.executable = pname and pname:match("([^/]+)/*$")
     local rank
     for _, var in ipairs(merged and {} or policy.ranks.label_env) do
       if not rank and l.env[var] and l.env[var] ~= "" then rank = string.format(fmt, l.env[var]) end
     end
-    for _, pat in ipairs(merged and {} or p.rank_thread_names) do
+    for _, pat in ipairs(merged and {} or policy.ranks.thread_rank_patterns) do
       local n = not rank and x.thread and x.thread:match(pat)
       if n then rank = string.format(fmt, n) end
     end
