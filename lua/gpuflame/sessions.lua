@@ -122,8 +122,8 @@ end
 -- get(name, policy) → the running session's entry; exit 4 naming the session when there is none or its
 -- workload has ended (the stale entry is removed).
 function S.get(name, policy)
-  local dir = S.dir(policy)
   S.check_name(name)
+  local dir = S.dir(policy)
   local e = read_entry(path(dir, name, ".json"))
   if not e then
     errors.raise(errors.CAPTURE, "session %s: not running (no entry in %s: it has ended, or was never launched; " ..
@@ -139,8 +139,8 @@ end
 
 -- claim(name, policy) → lock handle for `launch`; exit 2 when a live session holds the name.
 function S.claim(name, policy)
-  local dir = S.dir(policy)
   S.check_name(name)
+  local dir = S.dir(policy)
   local h = core.lock.try(path(dir, name, ".lock"))
   if not h then errors.raise(errors.USAGE, "session %s is already running (%s)", name, path(dir, name, ".json")) end
   for _, ext in ipairs({ ".json", ".window.json" }) do os.remove(path(dir, name, ext)) end -- an earlier one's
