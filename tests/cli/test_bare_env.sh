@@ -96,6 +96,17 @@ if [ "$(id -u)" = 0 ]; then
     echo "fake report" >"$W/out/r.nsys-rep"; chmod 644 "$W/out/r.nsys-rep"
     bare -- flamegraph "$W/out/r.nsys-rep" -o "$W/out/f.html"
     check_eq "user: flamegraph of a report in a bare environment (no HOME: no export cache): exit 0" 0 "$rc"
+    # the agent as a user in a bare environment: /var/lib/gpuflame is root's; its state goes to the private
+    # state directory (no HOME, no XDG_STATE_HOME)
+    echo tok >"$W/out/tok"; chown 65534 "$W/out/tok"; chmod 600 "$W/out/tok"
+    env -i PATH="$BARE_PATH" TMPDIR="$W/tmp" "${AS[@]}" "$GF" agent --server http://127.0.0.1:9 --service bare \
+      --token-file "$W/out/tok" --interval 1 >"$W/agent.out" 2>"$W/agent.err" &
+    ap=$!; LPIDS+=("$ap")
+    for i in $(seq 1 150); do [ -s "$W/tmp/gpuflame-65534/agent/state.json" ] && break; kill -0 "$ap" 2>/dev/null || break; sleep 0.2; done
+    kill -TERM "$ap" 2>/dev/null; wait "$ap"
+    check_eq "user: the agent in a bare environment stops cleanly on SIGTERM" 0 "$?"
+    check "user: the agent's state in the private state directory" test -s "$W/tmp/gpuflame-65534/agent/state.json"
+    check_eq "user: the agent's state directory is private" "65534 700" "$(owner_mode "$W/tmp/gpuflame-65534/agent")"
     AS=()
   else
     skip "user: bare environment" "setpriv missing, or user 65534 cannot run $GF"
