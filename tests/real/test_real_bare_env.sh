@@ -61,10 +61,18 @@ fi
 check "bare capture: no nsys process of the job remains" gone_within 30
 
 # --- launch, sessions, a --timeline window ----------------------------------------------------------------
-env -i PATH="$BARE_PATH" "$GF" launch --session "$S" -- "$JOB" "$TMP/l.log" "$TMP/l.stop" 120 7 >"$TMP/l.out" 2>"$TMP/l.err" &
-LPID=$!
-for i in $(seq 1 300); do bare sessions --json; [[ " $(names) " == *" $S:waiting "* ]] && break
-  kill -0 "$LPID" 2>/dev/null || break; sleep 0.2; done
+# nsys 2022.4 fails to start now and then under load (sem_open, tests/real/lib.sh nsys_startup_failed): no
+# gpuflame behaviour is tested then, so such a launch is tried once more
+for try in 1 2; do
+  env -i PATH="$BARE_PATH" "$GF" launch --session "$S" -- "$JOB" "$TMP/l.log" "$TMP/l.stop" 120 7 >"$TMP/l.out" 2>"$TMP/l.err" &
+  LPID=$!
+  for i in $(seq 1 300); do bare sessions --json; [[ " $(names) " == *" $S:waiting "* ]] && break
+    kill -0 "$LPID" 2>/dev/null || break; sleep 0.2; done
+  [[ " $(names) " == *" $S:waiting "* ]] && break
+  kill -0 "$LPID" 2>/dev/null || wait "$LPID"
+  nsys_startup_failed "$(cat "$TMP/l.err")" && [ "$try" = 1 ] || break
+  echo "# launch: nsys failed to start (nsys 2022.4 under load); once more"
+done
 check_contains "bare launch: sessions lists it, waiting" " $(names) " " $S:waiting "
 check_contains "bare sessions: root's registry is /run/gpuflame/sessions" "$out" '"registry": "/run/gpuflame/sessions"'
 [[ " $(names) " == *" $S:waiting "* ]] || echo "# launch said: $(tail -c 600 "$TMP/l.err")"
