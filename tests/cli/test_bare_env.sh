@@ -52,7 +52,7 @@ live() {
 }
 
 if [ "$(id -u)" = 0 ]; then
-  live root /run/gpuflame/sessions 0
+  live root /run/gpuflame/sessions 0 TMPDIR="$W/tmp" # root's registry is under /run whatever TMPDIR is
   check_eq "root: XDG_RUNTIME_DIR, when set, is used even so" "$W/tmp/gpuflame/sessions" \
     "$(bare XDG_RUNTIME_DIR="$W/tmp" -- sessions --json; registry)"
   # someone placed the directory first: refused, naming why; nothing is written into it
@@ -84,6 +84,7 @@ if [ "$(id -u)" = 0 ]; then
   if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$GF"; then
     AS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
     live user "$W/tmp/gpuflame-65534/sessions" 65534 TMPDIR="$W/tmp"
+    [ -e /tmp/gpuflame-65534 ] || trap 'for p in "${LPIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$W" /tmp/gpuflame-65534' EXIT
     bare -- sessions --json # no TMPDIR: /tmp
     check_eq "user: no TMPDIR: the registry under /tmp, named by uid" "0 /tmp/gpuflame-65534/sessions" "$rc $(registry)"
     mkdir -p "$W/t2"; chmod 1777 "$W/t2"; ln -s "$W/elsewhere" "$W/t2/gpuflame-65534"
