@@ -96,8 +96,9 @@ return {
   -- Live sessions (docs/LIVE.md): `gpuflame launch` runs a job under `nsys launch` (collection off) and
   -- registers it; `gpuflame capture --session NAME` captures windows of it; `gpuflame sessions` lists them.
   live = {
-    -- the session registry, private to the user (0700); "" = $XDG_RUNTIME_DIR/gpuflame/sessions, else
-    -- /tmp/gpuflame-<uid>/sessions. A DaemonSet shares one directory between jobs and the agent.
+    -- the session registry, private to the user (0700, checked); "" = $XDG_RUNTIME_DIR/gpuflame/sessions,
+    -- else /run/gpuflame/sessions for root, else <$TMPDIR or /tmp>/gpuflame-<uid>/sessions (docs/LIVE.md).
+    -- A DaemonSet shares one directory between jobs and the agent.
     registry_dir = "",
     ready_timeout = 30,       -- seconds `launch` waits for nsys to start the workload
     start_timeout = 60,       -- seconds `nsys start` may run
