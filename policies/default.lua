@@ -5,6 +5,10 @@ return {
     -- Sources in the order they are tried; the first candidate whose `nsys --version` parses wins.
     -- Within one glob source the newest version wins (sorted by version number, not as strings).
     order = { "explicit", "env", "path", "cuda", "opt", "target", "distro", "nsight-compute" },
+    -- "order": the first source above with a usable nsys gives it; "newest": every source is looked at
+    -- and the newest version found wins (a fleet host with several installs reads the newest reports).
+    -- A usable --nsys wins either way.
+    prefer = "order",
     sources = {
       cuda = { "/usr/local/cuda*/bin/nsys" },
       opt = { "/opt/nvidia/nsight-systems/*/bin/nsys" },

@@ -5,7 +5,7 @@
 --   capture.find_nsys(explicit, policy)                 → nsys info {path, version}   (exit 3 if none)
 --   capture.profile(state, {workload, duration, stacks}) → report path             (exit 4 on failure)
 --   capture.stats(state, reports)                       → {report, csv, stacks, tried}  (exit 5 if none)
---   capture.export_sqlite(nsys, rep, out, state|nil, policy) → {ok, path, why}
+--   capture.export_sqlite(nsys, rep, out, state|nil, policy) → {ok, path, why, newer}
 --   capture.run(opts, ctx)                              → result (see below); writes summary.json
 --   capture.views(state, opts, ctx)                     → the views, findings.json, summary.json of
 --                                                         state.report (also a live window's, gpuflame.live)
@@ -328,7 +328,8 @@ function capture.stats(state, reports, optional)
     table.concat(lines, "; "))
 end
 
--- nsys export --type sqlite (§6.4). Returns {ok, path, why}.
+-- nsys export --type sqlite (§6.4). Returns {ok, path, why}; on failure `newer` is the message when the
+-- report was recorded by an nsys newer than this one (nsys.newer_report).
 function capture.export_sqlite(nsys, rep, out, state, policy)
   need(policy, "capture.export_sqlite")
   if not state then
@@ -339,8 +340,10 @@ function capture.export_sqlite(nsys, rep, out, state, policy)
   local res = capture.command(state, "export sqlite", argv,
     { timeout = policy.flamegraph.export_timeout, label = "nsys export --type sqlite" })
   if res.status ~= "exited" or res.code ~= 0 then
+    -- a report recorded by a newer nsys: said so, with the versions (nsys's own words stay in `why`)
     return { ok = false, why = string.format("%s (exit %s): %s", res.status, tostring(res.code),
-      nsys_mod.clean_text(first_line(res.stderr) or first_line(res.stdout) or "no output")) }
+      nsys_mod.clean_text(first_line(res.stderr) or first_line(res.stdout) or "no output")),
+      newer = res.status == "exited" and nsys_mod.newer_report(rep, nsys) or nil }
   end
   local path = out:match("%.sqlite$") and out or (out .. ".sqlite")
   local st = core.fs.stat(path)

@@ -99,6 +99,7 @@ end
 S.tree = {
   discover = {
     order = S.list(S.str()),
+    prefer = S.str({ oneof = { "order", "newest" } }),
     sources = S.map(S.list(S.str())),
     env_var = S.str(),
     version_timeout = S.num({ gt = 0 }),
