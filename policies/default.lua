@@ -77,6 +77,13 @@ return {
     -- many seconds later is stopped (with everything it started) instead of waiting for the timeout.
     decided_grace = 15,
     decided_markers = { "skipping importation of the QDSTRM file" },
+    -- nsys 2022.4 now and then dies before it starts the workload (its launcher: QuadDCommon/ProcessWaiter
+    -- "sem_open: No such file or directory", "Agent launcher failed"). Recognised by these texts in its
+    -- output, when nsys wrote nothing and the workload was never seen running, `capture`, `launch` and the
+    -- agent try again up to start_retries more times, start_backoff seconds later (doubled each time).
+    start_retries = 2,
+    start_backoff = 2,
+    start_failure_markers = { "sem_open", "ProcessWaiter", "QuadDCommon", "Agent launcher failed" },
     output_name = "capture",
     -- Where the views' stats CSVs come from: "export" runs one `nsys export` and gpuflame writes the same
     -- CSVs (docs/REPORTS.md; the SQLite export also feeds the timeline and findings.json); "stats" runs

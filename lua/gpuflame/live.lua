@@ -59,24 +59,6 @@ local function wall() return (core.sys.now()) end
 -- ---------------------------------------------------------------------------------------------
 -- launch
 
--- The workload nsys started: a child of nsys-launcher (in the tree under `nsys launch`) that is not
--- nsys's own output tee. nil until it runs.
-local function find_workload(launch_pid)
-  local stack = { launch_pid }
-  while #stack > 0 do
-    local pid = table.remove(stack)
-    local me = procfs.stat(pid)
-    local launcher = pid ~= launch_pid and me and me.comm == "nsys-launcher"
-    for _, st in ipairs(me and procfs.children(pid) or {}) do
-      if launcher and st.comm ~= "nsys-tee" then
-        return st.pid, st.start
-      end
-      stack[#stack + 1] = st.pid
-    end
-  end
-  return nil
-end
-
 local function exit_status(r)
   if r.status == "exited" then return r.code end
   if r.signal and r.signal > 0 then return 128 + r.signal end
@@ -92,7 +74,7 @@ local function supervise(h, entry, p)
   while not h:poll(100) do
     local _, now = core.sys.now()
     if not registered then
-      local pid, start = find_workload(h:pid())
+      local pid, start = require("gpuflame.nsys_retry").find_workload(h:pid())
       if pid then
         entry.pid, entry.pid_start = pid, start
         sessions.register(entry, p)
@@ -140,14 +122,35 @@ function live.launch(opts, ctx)
     nsys = { path = nsys.path, version = nsys.version and nsys.version.string or core.json.null },
     flags = { table.unpack(argv, 3, #argv - #opts.workload) }, stacks = opts.stacks == true,
     launcher_pid = me, launcher_start = procfs.start(me), started = core.sys.isotime() }
-  local h = core.proc.spawn({ argv = argv, env = nsys_args.workload_env(nil, p), stdout = "inherit", stderr = "inherit",
-    stdin_null = false, keep_on_interrupt = true, parent_death_signal = 15, kill_grace = p.capture.kill_grace })
-  local ok, r, registered = pcall(core.host.holding_interrupts, supervise, h, entry, p)
-  sessions.release(name, lock, p)
-  if not ok then
-    pcall(h.terminate, h)
-    error(r, 0)
+  -- nsys's stderr (and the job's) is passed on as it comes and kept, so that a launcher failure of nsys is
+  -- recognised and tried again (gpuflame.nsys_retry); the job's stdout is its own
+  local retry = require("gpuflame.nsys_retry")
+  local try, ok, r, registered = 0, nil, nil, nil
+  while true do
+    try = try + 1
+    local h = core.proc.spawn({ argv = argv, env = nsys_args.workload_env(nil, p), stdout = "inherit", stderr = "tee",
+      capture_limit = p.capture.output_tail, stdin_null = false, keep_on_interrupt = true, parent_death_signal = 15,
+      kill_grace = p.capture.kill_grace })
+    ok, r, registered = pcall(core.host.holding_interrupts, supervise, h, entry, p)
+    if not ok then
+      sessions.release(name, lock, p)
+      pcall(h.terminate, h)
+      error(r, 0)
+    end
+    local said = not registered and ((r.status == "exited" and r.code ~= 0) or r.status == "signaled") and
+      retry.said((r.stderr or "") .. "\n" .. (r.stdout or ""), p)
+    if not said then break end
+    if not retry.again(try, p) then
+      sessions.release(name, lock, p)
+      errors.raise(errors.CAPTURE, "launch: %s", retry.final(try, said))
+    end
+    log.warn("launch: nsys failed to start (try %d of %d): %s; trying again", try, p.capture.start_retries + 1, said)
+    if not retry.backoff(try, p) then
+      sessions.release(name, lock, p)
+      errors.raise(errors.INTERRUPTED, "launch: interrupted while waiting to start nsys again")
+    end
   end
+  sessions.release(name, lock, p)
   for _, l in ipairs(r.leftovers or {}) do log.info("launch: ended %s, which nsys left running", l) end
   if not registered then
     if r.status ~= "exited" then
