@@ -111,8 +111,16 @@ return {
     -- /tmp/gpuflame-<uid>/sessions. A DaemonSet shares one directory between jobs and the agent.
     registry_dir = "",
     ready_timeout = 30,       -- seconds `launch` waits for nsys to start the workload
-    start_timeout = 60,       -- seconds `nsys start` may run
-    stop_timeout = 300,       -- seconds `nsys stop` may run (it writes the window's raw capture)
+    -- The bounds of a window's nsys calls (measured here: start 0.8–2.3 s, stop 2–7 s for a 2 s window;
+    -- nsys 2022.4 sometimes hangs in either). A call past its bound is ended with what it started and the
+    -- window fails naming it. `nsys stop` writes the window's raw capture, so its bound grows with the window:
+    -- stop_timeout + stop_timeout_per_s × the window's seconds.
+    start_timeout = 30,
+    stop_timeout = 30,
+    stop_timeout_per_s = 2,
+    -- a failed window's raw capture that nsys left in its temp directory (/tmp/nsys-report-XXXX.qdstrm) is
+    -- removed; true moves it into the window's --out directory instead
+    keep_failed_raw = false,
     control_timeout = 20,     -- seconds `nsys sessions list` / `nsys shutdown` may run
     -- after `launch` passes SIGINT/SIGTERM on to the workload, the seconds it gets to end before the
     -- whole tree (nsys included) is ended

@@ -182,12 +182,35 @@ end
 
 local window_summary
 
+-- A failed window: what nsys left in its temp directory is removed (or kept, live.keep_failed_raw), and the
+-- message says so.
 local function fail(state, code, fmt, ...)
   if state.live then state.window = window_summary(table.unpack(state.live)) end
   state.status = "failed"
   state.error = string.format(fmt, ...)
+  local cleaned = require("gpuflame.nsys_temp").clean(state, true, state.policy)
+  if cleaned ~= "" then state.error = state.error .. "; " .. cleaned end
   capture.write_summary(state)
   errors.raise(code, "%s", state.error)
+end
+
+-- The bound of `nsys stop` for a window of `duration` seconds: it writes (and imports) the window's capture.
+local function stop_bound(duration, p)
+  return p.live.stop_timeout + p.live.stop_timeout_per_s * duration
+end
+
+-- A bounded nsys call of a window; notes the temporary files nsys names (gpuflame.nsys_temp).
+local function window_call(state, step, argv, timeout, name)
+  local res = capture.command(state, step, argv, { timeout = timeout, label = "nsys " .. step .. " " .. name,
+    keep_on_interrupt = true })
+  require("gpuflame.nsys_temp").note(state, res)
+  return res
+end
+
+-- "`nsys stop` hung: it had not returned after 34 s (policy …); it was ended with every process it started"
+local function hung(step, res, bound, why)
+  return string.format("`nsys %s` hung: it had not returned after %.0f s (%s); it was ended with every process " ..
+    "it started", step, res.elapsed or bound, why)
 end
 
 -- The window itself, with interrupts held: start, wait, stop (always, once started). Returns the
@@ -198,9 +221,14 @@ local function run_window(state, e, w, duration, p)
   if not wait_until(w.planned) then return core.host.interrupted(), false end
   local argv = nsys_args.start({ nsys = state.nsys.path, session = e.name, prefix = prefix, stacks = e.stacks }, p)
   w.start_called = wall()
-  local res = capture.command(state, "start", argv, { timeout = lv.start_timeout, label = "nsys start " .. e.name,
-    keep_on_interrupt = true })
+  local res = window_call(state, "start", argv, lv.start_timeout, e.name)
   w.started = wall()
+  if res.status == "timeout" then
+    -- collection may be on: a bounded stop closes it, so that the session can be captured again
+    window_call(state, "stop", { state.nsys.path, "stop", "--session=" .. e.name }, stop_bound(0, p), e.name)
+    fail(state, errors.CAPTURE, "session %s: %s. Kept: %s", e.name, hung("start", res, lv.start_timeout,
+      string.format("policy live.start_timeout = %g s", lv.start_timeout)), capture.kept_list(state))
+  end
   if res.status ~= "exited" or res.code ~= 0 then
     if not sessions.alive(e) then fail(state, errors.CAPTURE, "session %s: its workload (pid %s) has ended", e.name, e.pid) end
     fail(state, errors.CAPTURE, "session %s: nsys start %s %s: %s", e.name, res.status, tostring(res.code), nsys_said(res))
@@ -210,12 +238,16 @@ local function run_window(state, e, w, duration, p)
   local sig = core.host.interrupted()
   core.host.clear_interrupt() -- nsys stop runs to its end even so: the session must be capturable again
   w.stop_called = wall()
-  res = capture.command(state, "stop", { state.nsys.path, "stop", "--session=" .. e.name },
-    { timeout = lv.stop_timeout, label = "nsys stop " .. e.name, keep_on_interrupt = true })
+  local bound = stop_bound(duration, p)
+  res = window_call(state, "stop", { state.nsys.path, "stop", "--session=" .. e.name }, bound, e.name)
   w.stopped = wall()
+  if res.status == "timeout" then
+    w.stop_hung = hung("stop", res, bound, string.format("policy live.stop_timeout %g s + live.stop_timeout_per_s " ..
+      "%g s × the %g s window", lv.stop_timeout, lv.stop_timeout_per_s, duration))
+  end
   sessions.note_window({ name = e.name, since = core.sys.isotime(w.started), stopped = core.sys.isotime(w.stopped),
     out = state.dir }, p)
-  if (res.status ~= "exited" or res.code ~= 0) and sessions.alive(e) then
+  if res.status ~= "timeout" and (res.status ~= "exited" or res.code ~= 0) and sessions.alive(e) then
     capture.warn(state, "session %s: nsys stop %s %s: %s", e.name, res.status, tostring(res.code), nsys_said(res))
   end
   return sig, true
@@ -263,9 +295,12 @@ function live.window(opts, ctx)
   if sig ~= 0 then
     state.status = "interrupted"
     state.error = started and "interrupted during the window; it was stopped" or "interrupted before the window started"
+    local cleaned = require("gpuflame.nsys_temp").clean(state, true, p)
+    if cleaned ~= "" then state.error = state.error .. "; " .. cleaned end
     capture.write_summary(state)
     errors.raise(errors.INTERRUPTED, "session %s: %s. Kept: %s", e.name, state.error, capture.kept_list(state))
   end
+  if w.stop_hung then fail(state, errors.CAPTURE, "session %s: %s. Kept: %s", e.name, w.stop_hung, capture.kept_list(state)) end
   local found, nsys = errors.try(capture.find_nsys, e.nsys.path, p)
   if not found then fail(state, nsys.code, "%s", nsys.msg) end
   state.nsys = nsys
@@ -279,6 +314,7 @@ function live.window(opts, ctx)
     fail(state, errors.CAPTURE, "session %s: nsys stop wrote no report (looked for %s.nsys-rep)", e.name, prefix)
   end
   state.report, state.artifacts.report = rep, rep
+  require("gpuflame.nsys_temp").clean(state, false, p)
   log.info("session %s: window %s → %s (started %.3f s after the planned instant)", e.name,
     core.sys.isotime(w.started), dir, w.started - w.planned)
   return capture.views(state, opts, ctx)

@@ -127,6 +127,8 @@ S.tree = {
     ready_timeout = S.num({ gt = 0 }),
     start_timeout = S.num({ gt = 0 }),
     stop_timeout = S.num({ gt = 0 }),
+    stop_timeout_per_s = S.num({ min = 0 }),
+    keep_failed_raw = S.bool(),
     control_timeout = S.num({ gt = 0 }),
     signal_grace = S.num({ gt = 0 }),
     max_wait = S.num({ gt = 0 }),
