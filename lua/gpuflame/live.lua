@@ -125,7 +125,7 @@ function live.launch(opts, ctx)
   -- nsys's stderr (and the job's) is passed on as it comes and kept, so that a launcher failure of nsys is
   -- recognised and tried again (gpuflame.nsys_retry); the job's stdout is its own
   local retry = require("gpuflame.nsys_retry")
-  local try, ok, r, registered = 0, nil, nil, nil
+  local try, ok, r, registered = 0
   while true do
     try = try + 1
     local h = core.proc.spawn({ argv = argv, env = nsys_args.workload_env(nil, p), stdout = "inherit", stderr = "tee",

@@ -85,12 +85,12 @@ end
 function R.run(state, prefix, logpath, fail, try_once)
   local capture = require("gpuflame.capture")
   local policy = state.policy
-  local logs, try, res, out = {}, 0, nil, nil
+  local logs, try = {}, 0
   while true do
     try = try + 1
     local watch = R.watcher(core.proc.getpid())
-    res = try_once(watch.poll)
-    out = (res.stdout or "") .. (res.stderr or "")
+    local res = try_once(watch.poll)
+    local out = (res.stdout or "") .. (res.stderr or "")
     logs[#logs + 1] = out
     local failed = (res.status == "exited" and res.code ~= 0) or res.status == "signaled"
     local said = failed and not watch.seen and not capture.find_report(prefix) and not capture.find_qdstrm(prefix) and
