@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib/studio.sh"
 if ! have_fixture real/test-cuda/report1.sqlite; then skip "live bounds" "fixtures absent"; t_done; fi
 unset FAKE_NSYS_FAIL FAKE_NSYS_VERSION
-export NSYS_PATH=$FAKE_NSYS FAKE_NSYS_SESSIONS=$TMP/fake-sessions XDG_RUNTIME_DIR=$TMP/run TMPDIR=$TMP/tmp
+export NSYS_PATH=$FAKE_NSYS FAKE_NSYS_STATE=$TMP/fake-sessions XDG_RUNTIME_DIR=$TMP/run TMPDIR=$TMP/tmp
 mkdir -p "$XDG_RUNTIME_DIR" "$TMPDIR"
 printf 'return { extends = "default", live = { start_timeout = 2, stop_timeout = 2, stop_timeout_per_s = 1 },
   capture = { kill_grace = 1 } }\n' >"$TMP/b.lua"

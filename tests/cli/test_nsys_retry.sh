@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib/t.sh"
 if ! have_fixture gprofiler/KERN_CSV.csv; then skip "nsys retry" "fixtures absent"; t_done; fi
 unset NSYS_PATH FAKE_NSYS_FAIL FAKE_NSYS_VERSION FAKE_NSYS_FAIL_TIMES FAKE_NSYS_COUNTER
-export FAKE_NSYS_LOG=$TMP/nsys.log FAKE_NSYS_SESSIONS=$TMP/fake-sessions XDG_RUNTIME_DIR=$TMP/run
+export FAKE_NSYS_LOG=$TMP/nsys.log FAKE_NSYS_STATE=$TMP/fake-sessions XDG_RUNTIME_DIR=$TMP/run
 mkdir -p "$XDG_RUNTIME_DIR"
 printf 'return { extends = "default", capture = { start_backoff = 0.1 } }\n' >"$TMP/fast.lua"
 calls() { grep -c "\"$1\"" "$FAKE_NSYS_LOG" 2>/dev/null || true; } # nsys calls of a subcommand so far
