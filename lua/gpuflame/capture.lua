@@ -152,6 +152,8 @@ function capture.profile(state, o)
   local function fail(fmt, ...)
     state.status = "failed"
     state.error = string.format(fmt, ...)
+    local cleaned = require("gpuflame.nsys_temp").clean(state, true, policy) -- what nsys left in its temp dir
+    if cleaned ~= "" then state.error = state.error .. "; " .. cleaned end
     capture.write_summary(state)
     errors.raise(errors.CAPTURE, "%s", state.error)
   end

@@ -90,6 +90,7 @@ function R.run(state, prefix, logpath, fail, try_once)
     try = try + 1
     local watch = R.watcher(core.proc.getpid())
     local res = try_once(watch.poll)
+    require("gpuflame.nsys_temp").note(state, res)
     local out = (res.stdout or "") .. (res.stderr or "")
     logs[#logs + 1] = out
     local failed = (res.status == "exited" and res.code ~= 0) or res.status == "signaled"

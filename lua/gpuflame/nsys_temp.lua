@@ -1,9 +1,9 @@
--- What a live window's nsys calls leave outside the window's directory (docs/LIVE.md "Bounds"): nsys
--- writes the window's raw capture into its temp directory (`Generating '/tmp/nsys-report-3e57.qdstrm'`) and
--- imports it from there; a window that fails (a hung `nsys stop`, a job that ended) leaves it there. The
--- paths are the ones nsys itself printed during this window, so nothing of another window is touched. At
--- the end of a window they are removed, or moved into the window's --out directory when policy
--- live.keep_failed_raw asks (a failed window only).
+-- What nsys calls leave outside a capture's directory (docs/LIVE.md "Bounds of the nsys calls"): nsys
+-- writes the raw capture into its temp directory (`Generating '/tmp/nsys-report-3e57.qdstrm'`) and imports
+-- it from there; a live window or a capture that fails (a hung `nsys stop`, a job that ended, a profile past
+-- its timeout) leaves it there. The paths are the ones nsys itself printed for this capture, so nothing of
+-- another is touched. At the end of a window (and when a capture fails) they are removed, or moved into its
+-- --out directory when policy live.keep_failed_raw asks (a failed one only).
 local core = require("gpuflame.core")
 local log = require("gpuflame.log")
 

@@ -64,6 +64,15 @@ check_contains "... named, with its bound" "$err" \
   "session ${S}c: \`nsys start\` hung: it had not returned after 2 s (policy live.start_timeout = 2 s)"
 check_eq "... no nsys start process is left" "" "$(nsys_of start "${S}c")"
 
+# --- a plain capture whose nsys profile never ends: what nsys named in its temp directory goes too ---------
+printf 'return { capture = { timeout_extra = 1 } }\n' >"$TMP/short.lua"
+FAKE_NSYS_FAIL=profile:stuck run_gf --policy "$TMP/b.lua" --policy "$TMP/short.lua" capture --nsys "$FAKE_NSYS" \
+  --duration 1 --out "$TMP/stuck" -- sleep 1
+check_eq "nsys profile stuck after writing its raw capture: exit 4" 4 "$rc"
+check_contains "... past its bound" "$err" "nsys profile did not finish within 2 s"
+check_contains "... the raw capture nsys named is removed" "$err" "removed nsys's temporary $TMPDIR/nsys-report-"
+check_eq "... nothing of nsys left in the temp directory" 0 "$(raw_left)"
+
 # --- the agent reports such a window failed, with the reason ----------------------------------------------
 check "a fourth session" launch "${S}d"
 TOKEN="lb-$(date +%s%N)-secret"
