@@ -355,6 +355,24 @@ return {
     missing = "warn",        -- no CUDA_CALLCHAINS rows: "warn" (timeline without stacks) or "error" (exit 5)
   },
 
+  -- NVTX range names as gpuflame's own views show them (docs/POLICY.md "nvtx"; never `stats`): named rule
+  -- sets applied in the order of their names, each an ordered list of {Lua pattern, replacement} given to
+  -- string.gsub. A fleet adds a set under a name of its own (`nvtx = { group = { ["50-mine"] = {...} } }`
+  -- merges with these) or turns one off with an empty list.
+  nvtx = {
+    group = {
+      -- PyTorch's torch.autograd.profiler.emit_nvtx: "aten::view, seq = 12, op_id = 314290, sizes = [[2, 3]],
+      -- input_op_ids = [(1, 0)]" -> "aten::view" (its suffixes come in this order; sizes and input_op_ids last)
+      ["10-pytorch-emit_nvtx"] = {
+        { ", sizes = %[.*$", "" },
+        { ", input_op_ids = %[.*$", "" },
+        { ", op_id = %d+$", "" },
+        { ", seq = %-?%d+$", "" },
+      },
+    },
+    raw_examples = 3,   -- a grouped frame's tooltip / panel lists at most this many of the raw names it merges
+  },
+
   -- gpuflame diff BEFORE AFTER (docs/DIFF.md): the regression verdict and how kernels are matched.
   diff = {
     threshold = 0.05,        -- regression when total GPU time grows by more than this (5%)

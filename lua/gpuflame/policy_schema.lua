@@ -348,6 +348,20 @@ S.tree = {
       end
     end }),
   },
+  nvtx = {
+    group = S.map({ kind = "rules", check = function(v)
+      if type(v) ~= "table" then return "must be a list of {pattern, replacement}" end
+      for k, r in pairs(v) do
+        if math.type(k) ~= "integer" then return "must be a list of {pattern, replacement}" end
+        if type(r) ~= "table" or type(r[1]) ~= "string" or type(r[2]) ~= "string" then
+          return "[" .. k .. "] must be {pattern, replacement} (two strings: a Lua pattern and its string.gsub replacement)"
+        end
+        local ok, e = pcall(string.gsub, "", r[1], r[2])
+        if not ok then return "[" .. k .. "] " .. tostring(e) end
+      end
+    end }),
+    raw_examples = S.int({ min = 0 }),
+  },
   limits = {
     function_budget = S.num({ gt = 0 }),
     threads = S.int({ min = 0, max = 1024 }),
