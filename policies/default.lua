@@ -302,12 +302,23 @@ return {
   -- A rank is a (report, process) pair.
   ranks = {
     -- rank label: the first of these variables in the report's captured environment (META_DATA_CAPTURE),
-    -- formatted with label_format; else "<host> pid <pid>". Colliding labels get the report's file name.
+    -- formatted with label_format; else the two below; else "<host> pid <pid>". Colliding labels get the
+    -- report's file name.
     label_env = { "RANK", "OMPI_COMM_WORLD_RANK", "LOCAL_RANK" },
+    -- then (docs/SEMANTICS.md "Rank names") a thread name (nsys's MPI tracing names rank N's main thread
+    -- `MPI Rank N`), then an NVTX range or mark of the process: Lua patterns whose first capture is the rank
+    thread_rank_patterns = { "^MPI Rank (%d+)$" },
+    marker_rank_patterns = { "^NCCL rank (%d+)", "^NVSHMEM PE (%d+)" },
     label_format = "rank %s",
     nccl_prefixes = { "nccl", "void nccl" },      -- kernels counted as NCCL time (name prefix)
     iteration_prefixes = { "step", "iteration", "iter", "train_step", "ProfilerStep" }, -- NVTX iteration ranges
-    straggler_threshold = 0.05, -- rank-skew: a rank is a straggler when this much (share) above the median
+    -- rank-skew (docs/SEMANTICS.md "Stragglers and the noise floor"): a rank's lag behind the median of the other
+    -- ranks makes it a straggler only above all of: this share of that median, noise_floor_ns, noise_floor_share
+    -- of the job's GPU span (or of the iteration's median duration), and straggler_mad_k × 1.4826 × their MAD
+    straggler_threshold = 0.05,
+    noise_floor_ns = 50000,
+    noise_floor_share = 0.01,
+    straggler_mad_k = 3,
     workers = 0,                -- worker processes importing reports at once (0 = one per CPU, or 1 per MPI rank
                                 -- under gpuflame-mpi with several ranks; 1 = in this process)
     -- inputs that cannot be one job are refused (exit 6) unless --allow-unrelated: captures whose session
@@ -385,6 +396,26 @@ return {
     min_fraction = 0,        -- page: leave out flame subtrees below this share of both totals (0 = keep all)
     group_by = "kernel",     -- the ranked table's rows: "kernel" (the stacks' leaves) or "nvtx" (NVTX ranges; `--group-by`)
     title = "GPU time diff",
+    -- A process is known by what it is, not its pid, so two runs of one program line up (docs/DIFF.md):
+    -- "auto" its rank when the capture gives one (ranks.label_env, ranks.thread_rank_patterns), else
+    -- its executable (processes of one capture sharing it told apart by their command line's hash);
+    -- "executable"; "command" (executable + command-line hash); "pid" (the process frames of before:
+    -- "<name> [<pid>]"); or function(p) → key, p = {pid=, rank=, executable=, thread=, args_hash=}.
+    -- Also names the process frames of multi-report flamegraphs.
+    process_key = "auto",
+    -- Comparable or not (docs/DIFF.md): the work of the two captures compared before the verdict; a
+    -- difference beyond these makes the verdict "not comparable" (exit 11).
+    work = {
+      bytes_tolerance = 0.10,     -- bytes per copy direction (and set by memsets) differ by more than 10%
+      instances_tolerance = 0.25, -- instances of a kernel found on both sides
+      launch_tolerance = 0.25,    -- its mean blocks per instance or threads per block
+      nvtx_tolerance = 0.25,      -- ranges of an NVTX name found on both sides
+      min_share = 0.02,           -- kernels: at least this share of each side's kernel time (smaller
+                                  -- ones, and kernels an optimisation swapped, say nothing of the input);
+                                  -- copy directions: of either side's bytes
+      nvtx_depth = 0,             -- NVTX push/pop ranges nested at most this deep (0: outermost only)
+      nvtx_fold_numbers = true,   -- "step 12" and "step 13" count as one name, "step #"
+    },
   },
 
   -- File names gpuflame writes: inside a capture directory (capture, the agent's backends; `upload` looks

@@ -143,12 +143,15 @@ function fg.gpu_ops(tr)
   return (c.kernel or 0) + (c.memcpy or 0) + (c.memset or 0)
 end
 
--- from_trace(tr, policy) → stacks: the hierarchical stacks (weights in ns), or nil when tr has no GPU work.
-function fg.from_trace(tr, policy)
+-- from_trace(tr, processes, policy) → stacks: the hierarchical stacks (weights in ns), or nil when tr has no
+-- GPU work. processes: the process frames by name (gpuflame.process_key.list), or nil: "<name> [<pid>]".
+function fg.from_trace(tr, processes, policy)
   need(policy, "flamegraph.from_trace")
   if fg.gpu_ops(tr) == 0 then return nil end
   local stacks = core.stacks.new()
-  local raw = core.trace_flame.stacks(tr, stacks, fg.level_options(policy))
+  local o = fg.level_options(policy)
+  o.processes = processes
+  local raw = core.trace_flame.stacks(tr, stacks, o)
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
     levels = table.concat(policy.flamegraph.levels, ","), nvtx_raw = fg.raw_summary(raw, policy) })
   return stacks
@@ -186,7 +189,9 @@ function fg.from_reports(paths, opts, policy)
   opts = opts or {}
   local tr, info = fg.load_trace(paths, { ranks = true, nsys = opts.nsys, allow_unrelated = opts.allow_unrelated },
     need(policy, "flamegraph.from_reports"))
-  local stacks = fg.from_trace(tr, policy)
+  -- a process is known by its executable, not its pid: one program's processes of every rank share a frame
+  local procs = require("gpuflame.process_key").list(tr, nil, { merged = #tr:ranks() > 0 }, policy)
+  local stacks = fg.from_trace(tr, procs, policy)
   if not stacks then
     errors.raise(errors.NO_DATA, "%s: no GPU kernels in these reports", table.concat(paths, ", "))
   end
