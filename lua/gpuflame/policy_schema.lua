@@ -99,6 +99,7 @@ end
 S.tree = {
   discover = {
     order = S.list(S.str()),
+    prefer = S.str({ oneof = { "order", "newest" } }),
     sources = S.map(S.list(S.str())),
     env_var = S.str(),
     version_timeout = S.num({ gt = 0 }),
@@ -126,6 +127,8 @@ S.tree = {
     ready_timeout = S.num({ gt = 0 }),
     start_timeout = S.num({ gt = 0 }),
     stop_timeout = S.num({ gt = 0 }),
+    stop_timeout_per_s = S.num({ min = 0 }),
+    keep_failed_raw = S.bool(),
     control_timeout = S.num({ gt = 0 }),
     signal_grace = S.num({ gt = 0 }),
     max_wait = S.num({ gt = 0 }),
@@ -146,6 +149,9 @@ S.tree = {
     import_timeout = S.num({ gt = 0 }),
     decided_grace = S.num({ gt = 0 }),
     decided_markers = S.list(S.str()),
+    start_retries = S.int({ min = 0, max = 10 }),
+    start_backoff = S.num({ min = 0 }),
+    start_failure_markers = S.list(S.str()),
     output_name = S.str(),
     out_dir = S.str(),
     extra_args = S.list(S.str()),
