@@ -4,6 +4,7 @@
 #include "linein.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,4 +142,17 @@ int gf_linein_next(gf_linein *r, int timeout_ms, const char **line, size_t *len,
             r->eof = 1;
         r->end += (size_t)n;
     }
+}
+
+int gf_linein_claim_stdout(gf_err *err)
+{
+    int fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0)
+        return gf_errf(err, GF_EXIT_ERROR, "cannot duplicate stdout: %s", strerror(errno));
+    if (dup2(2, 1) < 0) {
+        int e = errno;
+        close(fd);
+        return gf_errf(err, GF_EXIT_ERROR, "cannot point stdout at stderr: %s", strerror(e));
+    }
+    return fd;
 }

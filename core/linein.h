@@ -27,4 +27,9 @@ int gf_linein_next(gf_linein *r, int timeout_ms, const char **line, size_t *len,
 /* Bytes buffered and not yet returned (a test hook: 0 after a line has been discarded and returned). */
 size_t gf_linein_buffered(const gf_linein *r);
 
+/* The protocol's own copy of stdout: returns a duplicate of fd 1 and points fd 1 at stderr, so that nothing
+ * else the process prints (a library, a child process) can corrupt the protocol stream. -1 and err on
+ * failure. */
+int gf_linein_claim_stdout(gf_err *err);
+
 #endif

@@ -1,5 +1,9 @@
-/* Binding: the line reader (core/linein.h). core.linein.open(fd, max_line) → reader;
+/* Binding: the line reader (core/linein.h). core.linein.open(fd, max_line) → reader; claim_stdout() → the
+ * protocol's stdout as a Lua file (fd 1 then goes to stderr);
  * reader:next(timeout_ms) → line | nil, "timeout" | "eof" | "too long" | "interrupted" (a read error raises). */
+#include <stdio.h>
+#include <unistd.h>
+
 #include "l_util.h"
 #include "linein.h"
 
@@ -57,11 +61,37 @@ static int m_close(lua_State *L)
     return 0;
 }
 
+static int close_stream(lua_State *L)
+{
+    luaL_Stream *p = luaL_checkudata(L, 1, LUA_FILEHANDLE);
+    return luaL_fileresult(L, fclose(p->f) == 0, NULL);
+}
+
+/* claim_stdout() → a Lua file handle on the protocol's copy of stdout (fd 1 then goes to stderr). */
+static int l_claim_stdout(lua_State *L)
+{
+    gf_err err = {0};
+    luaL_Stream *p = lua_newuserdatauv(L, sizeof *p, 0);
+    p->closef = NULL;
+    luaL_setmetatable(L, LUA_FILEHANDLE);
+    fflush(stdout);
+    int fd = gf_linein_claim_stdout(&err);
+    if (fd < 0)
+        return gf_lua_raise(L, &err);
+    p->f = fdopen(fd, "w");
+    if (!p->f) {
+        close(fd);
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "cannot open the protocol stream");
+    }
+    p->closef = close_stream;
+    return 1;
+}
+
 int gf_luaopen_linein(lua_State *L)
 {
     static const luaL_Reg methods[] = {{"next", m_next}, {"close", m_close}, {NULL, NULL}};
     gf_new_class(L, LINEIN_MT, methods, m_close);
-    static const luaL_Reg fns[] = {{"open", l_open}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"open", l_open}, {"claim_stdout", l_claim_stdout}, {NULL, NULL}};
     luaL_newlib(L, fns);
     return 1;
 }

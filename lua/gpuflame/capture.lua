@@ -74,6 +74,7 @@ local function run_recorded(state, step, argv, o)
   while not h:poll(200) do
     local r = h:result()
     local sec = math.floor(r.elapsed)
+    log.progress_tick(step, string.format("%s (%s)", o.label or step, fmt_elapsed(r.elapsed)))
     if log.is_tty and sec ~= last then
       last = sec
       log.progress(step, "%s (%s)", o.label or step, fmt_elapsed(r.elapsed))

@@ -1,0 +1,68 @@
+-- MCP tool diff: two captures compared as `gpuflame diff BEFORE AFTER --json` compares them (gpuflame.diff, the
+-- same verdict and numbers): the verdict object, the totals, the caveats and the top changes (paged lists cut
+-- to `limit`).
+local common = require("gpuflame.mcp.common")
+local diff = require("gpuflame.diff")
+
+local function head(list, n)
+  local out = common.array({})
+  for i = 1, math.min(#(list or {}), n) do out[i] = list[i] end
+  return out
+end
+
+return {
+  name = "diff",
+  title = "Compare two captures",
+  description = "Compares BEFORE and AFTER (captures, exports, reports, model files): the regression verdict " ..
+    "(policy diff.threshold, diff.kernel_threshold), total GPU time before/after, caveats that make the " ..
+    "comparison unfair, and the largest kernel (or NVTX range, group_by: nvtx) changes, new and vanished ones.",
+  inputSchema = {
+    type = "object",
+    properties = {
+      before = common.input_schema,
+      after = common.input_schema,
+      group_by = { type = "string", enum = { "kernel", "nvtx" }, description = "rank kernels (default) or NVTX ranges" },
+      limit = { type = "integer", minimum = 1, description = "changes listed (default policy mcp.page_size)" },
+    },
+    required = { "before", "after" },
+    additionalProperties = false,
+  },
+  outputSchema = {
+    type = "object",
+    properties = {
+      verdict = { type = "object", properties = { regression = { type = "boolean" } }, required = { "regression" } },
+      total = { type = "object" },
+      kernels = { type = "array" },
+      new = { type = "array" },
+      vanished = { type = "array" },
+      caveats = { type = "array" },
+      counts = { type = "object" },
+    },
+    required = { "verdict", "total", "kernels" },
+  },
+  run = function(args, tk)
+    local pol = tk:policy()
+    local rb = tk:input(args.before, "before")
+    local ra = tk:input(args.after, "after")
+    local p = {}
+    for k, v in pairs(pol) do p[k] = v end
+    p.diff = {}
+    for k, v in pairs(pol.diff) do p.diff[k] = v end
+    if args.group_by then p.diff.group_by = args.group_by end
+    local side = require("gpuflame.inputs.side")
+    local ctx = { policy = function() return p end, globals = tk.ctx.globals, cleanup = tk.ctx.cleanup }
+    tk:progress("importing " .. rb)
+    local b = side.load_side(rb, {}, ctx)
+    tk:progress("importing " .. ra)
+    local a = side.load_side(ra, {}, ctx)
+    tk:progress("comparing")
+    local _, _, d = diff.compare(b, a, p)
+    d.verdict = diff.verdict(d, p)
+    local n = args.limit or pol.mcp.page_size
+    local out = {}
+    for k, v in pairs(d) do out[k] = v end
+    out.counts = { kernels = #d.kernels, new = #d.new, vanished = #d.vanished }
+    out.kernels, out.new, out.vanished = head(d.kernels, n), head(d.new, n), head(d.vanished, n)
+    return out
+  end,
+}
