@@ -91,7 +91,7 @@ end
 
 local function type_ok(v, ty)
   if ty == "string" then return type(v) == "string"
-  elseif ty == "integer" then return math.type(v) == "integer"
+  elseif ty == "integer" then return math.type(v) == "integer" or math.tointeger(v) ~= nil
   elseif ty == "number" then return type(v) == "number"
   elseif ty == "boolean" then return type(v) == "boolean"
   elseif ty == "array" then return type(v) == "table" and (getmetatable(v) ~= nil or next(v) == nil)
@@ -144,7 +144,13 @@ end
 function M.check_args(t, args)
   local e = check(args, t.inputSchema, "arguments")
   if e then return e end
-  for k, v in pairs(args) do if v == NULL then args[k] = nil end end
+  local props = t.inputSchema.properties or {}
+  for k, v in pairs(args) do
+    if v == NULL then args[k] = nil
+    elseif math.type(v) == "float" and type(props[k]) == "table" and props[k].type == "integer" then
+      args[k] = math.tointeger(v) -- 2^53 and above arrive as floats from the JSON reader
+    end
+  end
   return nil
 end
 
