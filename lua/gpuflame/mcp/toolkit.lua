@@ -120,7 +120,7 @@ end
 
 local function exporting(tk, real, info)
   if info.type == "nsys-rep" then
-    tk:progress("exporting " .. real .. " through nsys (once: kept in the export cache shared with the CLI)")
+    tk:progress("the SQLite export of " .. real .. " (nsys export once, then the export cache shared with the CLI)")
   end
 end
 
