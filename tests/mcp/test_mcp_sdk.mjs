@@ -28,6 +28,7 @@ try {
   sdk = {
     ...(await import('@modelcontextprotocol/sdk/client/index.js')),
     ...(await import('@modelcontextprotocol/sdk/client/stdio.js')),
+    ...(await import('@modelcontextprotocol/sdk/types.js')),
   };
 } catch (e) {
   skip('mcp sdk client', `@modelcontextprotocol/sdk is not installed in tests/node_modules (${e.code || e})`);
@@ -166,6 +167,24 @@ try {
   notOk('mcp sdk client', `${e && e.stack || e}; server stderr: ${stderr.slice(-800)}`);
 } finally {
   await client.close().catch(() => {});
+}
+
+// ---- the client's roots (no --root): only files under them are readable ----------------------------------
+{
+  const t2 = new sdk.StdioClientTransport({ command: GF, args: ['mcp'], env: ENV, stderr: 'pipe' });
+  const c2 = new sdk.Client({ name: 'gpuflame-roots-test', version: '1' }, { capabilities: { roots: { listChanged: true } } });
+  c2.setRequestHandler(sdk.ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file://' + path.join(REAL, 'nvfuser').split('/').map(encodeURIComponent).join('/'), name: 'nvfuser' }] }));
+  try {
+    await c2.connect(t2);
+    const inside = await c2.callTool({ name: 'kernels', arguments: { input: 'report1.sqlite', limit: 1 } });
+    check('client roots: a file under the client\'s root is read (relative to it)', !inside.isError && inside.structuredContent.kernels.length === 1, JSON.stringify(inside).slice(0, 300));
+    const outside = await c2.callTool({ name: 'kernels', arguments: { input: F(CS) } });
+    check('client roots: a file outside them is refused by the roots rule', outside.isError && /roots rule/.test(outside.content[0].text), JSON.stringify(outside));
+  } catch (e) {
+    notOk('client roots', e && e.stack || e);
+  } finally {
+    await c2.close().catch(() => {});
+  }
 }
 
 // ---- hostile lines on a raw pipe -----------------------------------------------------------------------
