@@ -55,7 +55,7 @@ try {
   const s = server([]);
   await s.wait((m) => m.id === 0, 'initialize');
   s.send({ id: 5, method: 'tools/call', params: { name: 'kernels', arguments: { input: path.basename(REP) }, _meta: { progressToken: 'p5' } } });
-  const prog = await s.wait((m) => m.method === 'notifications/progress' && m.params.progressToken === 'p5' && /nsys export/.test(m.params.message || ''), 'progress during the export');
+  const prog = await s.wait((m) => m.method === 'notifications/progress' && m.params.progressToken === 'p5' && /nsys export --type sqlite \(/.test(m.params.message || ''), 'progress during the export');
   check('progress notifications while nsys exports the report (the request\'s progressToken)', prog.params.progress > 0, JSON.stringify(prog));
   check('the export is running', exporting().length > 0, 'no nsys export process');
   s.send({ method: 'notifications/cancelled', params: { requestId: 5, reason: 'test' } });

@@ -212,12 +212,36 @@ function Server:dispatch(msg)
   if not h then return self:fail(id, M.METHOD_NOT_FOUND, "method not found: " .. msg.method) end
   local meta = type(params._meta) == "table" and params._meta or nil
   local ok, err = pcall(h, self, id, params, meta)
+  self.running = nil
   if not ok then
+    if self:interrupted(err) then return end
     local e = errors.wrap(err)
-    if e.code == errors.INTERRUPTED and core.host.interrupted() ~= 0 then errors.reraise(e) end
     log.error("mcp: %s: internal error: %s", msg.method, e.msg)
     self:fail(id, M.INTERNAL, "internal error: " .. e.msg)
   end
+end
+
+-- An error that is the interrupt: a signal (re-raised: the server stops) or the client's cancellation that
+-- reached the hook after its call had ended (cleared: true).
+function Server:interrupted(err)
+  local e = errors.wrap(err)
+  if e.code ~= errors.INTERRUPTED then return false end
+  if self.cancelling then
+    self.cancelling = false
+    core.host.clear_interrupt()
+    return true
+  end
+  if core.host.interrupted() ~= 0 then errors.reraise(e) end
+  return false
+end
+
+-- route/dispatch under protection: whatever goes wrong in one message is that message's error reply.
+function Server:safely(fn, ...)
+  local ok, err = pcall(fn, self, ...)
+  if ok or self:interrupted(err) then return end
+  local e = errors.wrap(err)
+  log.error("mcp: internal error: %s", e.msg)
+  pcall(self.fail, self, nil, M.INTERNAL, "internal error: " .. e.msg)
 end
 
 -- One line from the client. early: read while a tool works or while roots are awaited: only pings,
@@ -233,6 +257,7 @@ function Server:route(line, early)
     if msg.method == "notifications/cancelled" and r and type(msg.params) == "table" and
       msg.params.requestId == r.id then
       r.cancelled = true
+      self.cancelling = true
       core.host.set_interrupt() -- the running step (an nsys export) stops; the hook raises exit 130
       return
     end
@@ -276,11 +301,11 @@ end
 function Server:run()
   local max = self.ctx.policy().mcp.max_request_bytes
   while true do
-    while #self.queue > 0 do self:dispatch(table.remove(self.queue, 1)) end
+    while #self.queue > 0 do self:safely(self.dispatch, table.remove(self.queue, 1)) end
     if self.eof then break end
     local line, why = self.reader:next(-1)
     if line then
-      self:route(line, false)
+      self:safely(self.route, line, false)
     elseif why == "too long" then
       self:fail(nil, M.INVALID_REQUEST, string.format("request longer than %d bytes (policy mcp.max_request_bytes)", max))
     elseif why == "eof" then

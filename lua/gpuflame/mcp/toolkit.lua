@@ -239,11 +239,12 @@ function M.call(st, tool, args, run)
     if type(e) == "table" then return e end
     return { msg = tostring(e), trace = debug.traceback(tostring(e), 2) }
   end, args, tk, ctx)
-  require("gpuflame.inputs").cleanup(ctx)
-  if run.cancelled then
+  if run.cancelled then -- first: the interrupt the cancellation set must not reach the hook again
     core.host.clear_interrupt()
-    return nil, true
+    st.server.cancelling = false
   end
+  require("gpuflame.inputs").cleanup(ctx)
+  if run.cancelled then return nil, true end
   if not ok then
     local mt = getmetatable(res)
     if mt and mt.__name == TOOL_ERROR then return tool_error(res.msg) end
