@@ -83,6 +83,7 @@ void gf_trace_free(gf_trace *t)
     free(t->rank_label);
     gf_hmap_free(&t->raw_names);
     gf_hmap_free(&t->raw_by_seq);
+    gf_hmap_free(&t->nvtx_group);
     free(t->overhead);
     free(t->graph_execs);
     gf_strtab_free(t->str);

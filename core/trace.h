@@ -157,6 +157,7 @@ typedef struct gf_trace {
     /* for the findings rules (SQLite exports) */
     gf_hmap raw_names;       /* API name id → the name its first call was recorded under (cudaMemcpy_v3020) */
     gf_hmap raw_by_seq;      /* API event seq → its recorded name, where that is not raw_names' (trace_rawnames.c) */
+    gf_hmap nvtx_group;      /* NVTX name id → the id of its grouped name (policy nvtx.group; trace_nvtx_group.c) */
     gf_overhead *overhead;   /* PROFILER_OVERHEAD rows, in table order */
     size_t noverhead, overhead_cap;
     gf_graph_exec *graph_execs;
@@ -248,6 +249,21 @@ int gf_trace_note_raw_name(gf_trace *t, int32_t name, int32_t raw);
 int32_t gf_trace_raw_name(const gf_trace *t, int32_t name);
 /* The name event i was recorded under. */
 int32_t gf_trace_event_raw_name(const gf_trace *t, size_t i);
+
+/* NVTX names grouped by policy (core/trace_nvtx_group.c; the patterns are decided in Lua, policy nvtx.group).
+ * gf_trace_nvtx_name_ids: the distinct name ids of the NVTX events (malloc'd, ascending). gf_trace_set_nvtx_group:
+ * raw[k] is shown as text[k] (len[k] bytes, interned) in gpuflame's own views; replaces any earlier map.
+ * gf_trace_nvtx_group: the id an NVTX name is shown under (itself when not grouped). */
+int gf_trace_nvtx_name_ids(const gf_trace *t, int32_t **ids, size_t *n, gf_err *err);
+int gf_trace_set_nvtx_group(gf_trace *t, const int32_t *raw, const char *const *text, const size_t *len, size_t n,
+                            gf_err *err);
+static inline int32_t gf_trace_nvtx_group(const gf_trace *t, int32_t name)
+{
+    if (!t->nvtx_group.n)
+        return name;
+    int64_t *v = gf_hmap_get(&t->nvtx_group, (uint64_t)(uint32_t)name);
+    return v ? (int32_t)*v : name;
+}
 int gf_trace_add_overhead(gf_trace *t, const gf_overhead *o);
 int gf_trace_add_graph_exec(gf_trace *t, const gf_graph_exec *g);
 

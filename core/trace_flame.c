@@ -58,7 +58,29 @@ static uint32_t str_frame(fl *f, int32_t sid, int kind)
     return frame_for(f, 1, ((uint64_t)kind << 32) | (uint32_t)sid, s ? s : "?", kind);
 }
 
-/* An NVTX range's frame: "domain:name" as nsys's NVTX reports name it. */
+/* A grouped trace (nvtx_group): raw name id raw is behind NVTX frame id. */
+static int note_raw(fl *f, uint32_t id, int32_t raw)
+{
+    gf_flame_raw *r = f->o->raw;
+    if (!r || !f->t->nvtx_group.n)
+        return 0;
+    if (r->n == r->cap) {
+        size_t nc = r->cap ? r->cap * 2 : 64;
+        uint32_t *a = realloc(r->frame, nc * sizeof *a);
+        if (a)
+            r->frame = a;
+        int32_t *b = a ? realloc(r->name, nc * sizeof *b) : NULL;
+        if (!b)
+            return -1;
+        r->name = b;
+        r->cap = nc;
+    }
+    r->frame[r->n] = id;
+    r->name[r->n++] = raw;
+    return 0;
+}
+
+/* An NVTX range's frame: "domain:name" as nsys's NVTX reports name it (the name grouped: nvtx_group). */
 static uint32_t nvtx_frame(fl *f, size_t i)
 {
     const gf_detail *d = detail_of(f->t, i);
@@ -68,7 +90,7 @@ static uint32_t nvtx_frame(fl *f, size_t i)
     int64_t *v = gf_hmap_get(&f->names, k);
     if (v)
         return (uint32_t)*v;
-    const char *nm = gf_strtab_get(f->t->str, f->t->name[i], NULL);
+    const char *nm = gf_strtab_get(f->t->str, gf_trace_nvtx_group(f->t, f->t->name[i]), NULL);
     const char *dn = dom >= 0 ? gf_strtab_get(f->t->str, dom, NULL) : NULL;
     size_t a = dn ? strlen(dn) + 1 : 0, b = strlen(nm);
     char *buf = malloc(a + b + 1);
@@ -82,7 +104,7 @@ static uint32_t nvtx_frame(fl *f, size_t i)
     uint32_t id = gf_stacks_intern(f->s, buf, a + b);
     free(buf);
     if (id == UINT32_MAX || gf_stacks_set_frame_kind(f->s, id, GF_FRAME_NVTX) != 0 ||
-        !gf_hmap_put(&f->names, k, id, NULL))
+        !gf_hmap_put(&f->names, k, id, NULL) || note_raw(f, id, f->t->name[i]) != 0)
         return UINT32_MAX;
     return id;
 }
@@ -371,6 +393,9 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
         rc = oom(&f);
         goto done;
     }
+    int32_t *in_step = NULL;
+    if (o->step && (rc = gf_steps_assign(t, o->step, 1, &in_step, err)) != 0)
+        goto done;
     int want_nvtx = 0;
     for (size_t li = 0; li < o->nlevels; li++)
         want_nvtx |= o->levels[li] == GF_FL_NVTX;
@@ -384,7 +409,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
     for (size_t i = 0; i < t->n; i++) {
         if (evs)
             evs[i] = -1;
-        if (!gf_ev_is_gpu_work(t->kind[i]))
+        if (!gf_ev_is_gpu_work(t->kind[i]) || (in_step && in_step[i] < 0))
             continue;
         long k = stack_of(&f, i);
         if (k < 0) {
@@ -408,6 +433,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
             evs[i] = (int32_t)idx;
     }
 done:
+    free(in_step);
     free(f.partner);
     free(f.node);
     free(f.tparent);

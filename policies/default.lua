@@ -297,6 +297,42 @@ return {
     single_node = false,
   },
 
+  -- Steps: the iterations of a training or benchmark loop found in a capture (`gpuflame steps`, `--step` of
+  -- collapse, flamegraph and diff; docs/SEMANTICS.md "Steps", docs/STEPS.md).
+  steps = {
+    -- NVTX ranges that are steps, in order of preference: Lua patterns over the range's text (anchored;
+    -- %d+ the step number). The first marker that matches at least min_repeats ranges of one thread wins;
+    -- without one, the fallback: the range name (digits as N) of the main thread that repeats at least
+    -- min_repeats times at the outermost level where one does (at most fallback_depth levels down),
+    -- covering the most time.
+    markers = {
+      { pattern = "^ProfilerStep#%d+$", convention = "PyTorch profiler (ProfilerStep#N)" },
+      { pattern = "^[Ss]tep[ _#:%-]*%d+$", convention = "step N" },
+      { pattern = "^[Ii]teration[ _#:%-]*%d+$", convention = "iteration N" },
+      { pattern = "^[Ii]ter[ _#:%-]*%d+$", convention = "iter N" },
+      { pattern = "^[Ww]arm%-?up [Ss]tep[ _#:%-]*%d+$", convention = "Warm-up Step N" },
+      { pattern = "^[Tt]rain[ _][Ss]tep[ _#:%-]*%d+$", convention = "train step N" },
+      { pattern = "^[Bb]atch[ _#:%-]*%d+$", convention = "batch N" },
+      { pattern = "^train_step$", convention = "train_step (Megatron-LM, JAX/Flax loops)" },
+      { pattern = "^training_step$", convention = "training_step (Lightning, NeMo)" },
+      { pattern = "^%[%w+%][%w_]*%.training_step$", convention = "[Strategy]….training_step (Lightning profiler)" },
+      { pattern = "^run_training_batch$", convention = "run_training_batch (Lightning)" },
+      { pattern = "^[%w_]*Engine%.train_batch$", convention = "Engine.train_batch (DeepSpeed)" },
+      { pattern = "^accelerate[%.:_ ][Ss]tep[ _#:%-]*%d+$", convention = "accelerate step N (Hugging Face Accelerate)" },
+    },
+    min_repeats = 3,    -- a marker or the fallback needs this many ranges of one thread
+    fallback_depth = 4, -- the fallback looks this many nesting levels down (0: top-level ranges only)
+    -- warm-up steps, flagged and left out of the summary: names matching one of these Lua patterns, and the
+    -- first warmup_steps steps of each process
+    warmup_patterns = { "[Ww]arm%-?[Uu]p" },
+    warmup_steps = 1,
+    -- outliers: steps whose duration is more than outlier_mad scaled MADs (1.4826 x the median absolute
+    -- deviation) and more than outlier_min_share of the median away from the median (warm-up steps excluded)
+    outlier_mad = 3,
+    outlier_min_share = 0.1,
+    top = 5,            -- top kernels and NVTX ranges listed per step
+  },
+
   -- The time breakdown of a GPU (docs/SEMANTICS.md): gpu-busy, gpu-idle, rank-skew, report, summary.json.
   gpu_time = {
     -- kernels that are communication (SQLite LIKE patterns, case-insensitive); every other kernel is compute
@@ -334,6 +370,24 @@ return {
   -- Launch backtraces (capture --stacks; flags in capture.stacks).
   stacks = {
     missing = "warn",        -- no CUDA_CALLCHAINS rows: "warn" (timeline without stacks) or "error" (exit 5)
+  },
+
+  -- NVTX range names as gpuflame's own views show them (docs/POLICY.md "nvtx"; never `stats`): named rule
+  -- sets applied in the order of their names, each an ordered list of {Lua pattern, replacement} given to
+  -- string.gsub. A fleet adds a set under a name of its own (`nvtx = { group = { ["50-mine"] = {...} } }`
+  -- merges with these) or turns one off with an empty list.
+  nvtx = {
+    group = {
+      -- PyTorch's torch.autograd.profiler.emit_nvtx: "aten::view, seq = 12, op_id = 314290, sizes = [[2, 3]],
+      -- input_op_ids = [(1, 0)]" -> "aten::view" (its suffixes come in this order; sizes and input_op_ids last)
+      ["10-pytorch-emit_nvtx"] = {
+        { ", sizes = %[.*$", "" },
+        { ", input_op_ids = %[.*$", "" },
+        { ", op_id = %d+$", "" },
+        { ", seq = %-?%d+$", "" },
+      },
+    },
+    raw_examples = 3,   -- a grouped frame's tooltip / panel lists at most this many of the raw names it merges
   },
 
   -- gpuflame diff BEFORE AFTER (docs/DIFF.md): the regression verdict and how kernels are matched.

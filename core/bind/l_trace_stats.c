@@ -81,7 +81,7 @@ static int m_rank_stats(lua_State *L)
         lua_createtable(L, (int)r->niters, 0);
         for (size_t k = 0; k < r->niters; k++) {
             lua_createtable(L, 0, 5);
-            gf_lua_trace_str(L, t, r->iters[k].name);
+            gf_lua_trace_str(L, t, gf_trace_nvtx_group(t, r->iters[k].name)); /* policy nvtx.group */
             lua_setfield(L, -2, "name");
             gf_lua_setint(L, "start", r->iters[k].start);
             gf_lua_setint(L, "dur", r->iters[k].dur);

@@ -148,10 +148,56 @@ function fg.from_trace(tr, policy)
   need(policy, "flamegraph.from_trace")
   if fg.gpu_ops(tr) == 0 then return nil end
   local stacks = core.stacks.new()
-  core.trace_flame.stacks(tr, stacks, fg.level_options(policy))
+  local raw = core.trace_flame.stacks(tr, stacks, fg.level_options(policy))
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
-    levels = table.concat(policy.flamegraph.levels, ",") })
+    levels = table.concat(policy.flamegraph.levels, ","), nvtx_raw = fg.raw_summary(raw, policy) })
   return stacks
+end
+
+-- from_trace_step(tr, which, marker, policy) → stacks, step, doc: the hierarchical stacks of the GPU work launched
+-- inside one step (`--step N|median|slowest`; gpuflame.steps: its steps found by policy steps.markers or the
+-- Lua pattern marker), that step (as `steps --json` gives it) and the steps document; NO_DATA when the step
+-- launched no GPU work.
+function fg.from_trace_step(tr, which, marker, policy)
+  need(policy, "flamegraph.from_trace_step")
+  local steps = require("gpuflame.steps")
+  local doc, wins = steps.document(tr, marker, policy)
+  local s, w = steps.pick(doc, wins, which)
+  local o = fg.level_options(policy)
+  o.step = { start = w.start, ["end"] = w["end"], pid = w.proc, rank = w.rank }
+  local stacks = core.stacks.new()
+  local raw = core.trace_flame.stacks(tr, stacks, o)
+  if stacks:count() == 0 then
+    errors.raise(errors.NO_DATA, "%s: step %d (%s) launched no GPU work", tr:source() or "input", s.index, s.name)
+  end
+  set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
+    levels = table.concat(policy.flamegraph.levels, ","), nvtx_raw = fg.raw_summary(raw, policy),
+    step = { index = s.index, name = s.name, start_ns = s.start_ns, end_ns = s.end_ns, pick = tostring(which),
+      rule = doc.rule_text } })
+  return stacks, s, doc
+end
+
+-- step_label(step, which) → "step 3 (ProfilerStep#3, the median step)": how the outputs name the step
+function fg.step_label(s, which)
+  local how = (which == "median" or which == "slowest") and (", the " .. which .. " step") or ""
+  return string.format("step %d (%s%s)", s.index, s.name, how)
+end
+
+-- The raw NVTX names behind grouped frames (policy nvtx.group) as the metadata and the page keep them:
+-- {[frame] = {n = raw names merged, raw = {the first nvtx.raw_examples of them}}}, only for frames that
+-- merge several names or show one differently; nil when there is none.
+function fg.raw_summary(raw, policy)
+  local k = need(policy, "flamegraph.raw_summary").nvtx.raw_examples
+  local out, any = {}, false
+  for frame, list in pairs(raw or {}) do
+    if #list > 1 or frame:sub(-#list[1]) ~= list[1] then
+      local ex = {}
+      for i = 1, math.min(k, #list) do ex[i] = list[i] end
+      out[frame] = { n = #list, raw = core.json.array(ex) }
+      any = true
+    end
+  end
+  return any and out or nil
 end
 
 -- load_trace(paths, {nsys=, ranks=bool}, policy) → the whole trace of exports / reports (every event).
@@ -208,10 +254,16 @@ function fg.page_options(over, policy)
   }
 end
 
+-- The stacks' metadata field `key` (a table), or nil.
+local function meta_field(stacks, key)
+  local ok, m = pcall(core.json.decode, stacks:meta() or "")
+  return ok and type(m) == "table" and type(m[key]) == "table" and m[key] or nil
+end
+
 local function page_slots(stacks, o)
   local conf = core.json.encode({
     countname = o.countname, inverted = o.inverted, minwidth = o.minwidth, colors = o.colors,
-    title = o.title, subtitle = o.subtitle,
+    title = o.title, subtitle = o.subtitle, nvtx_raw = meta_field(stacks, "nvtx_raw"),
   })
   return { title = o.title, subtitle = o.subtitle, data = { data = stacks }, config = { json = conf },
     findings = require("gpuflame.findings.document").page_slot(o.findings) }

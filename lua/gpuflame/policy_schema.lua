@@ -306,6 +306,22 @@ S.tree = {
     max_start_gap_s = S.num({ min = 0 }),
     single_node = S.bool(),
   },
+  -- steps (lua/gpuflame/steps.lua, docs/STEPS.md)
+  steps = {
+    markers = S.list({ kind = "marker", check = function(v)
+      if type(v) ~= "table" or type(v.pattern) ~= "string" or type(v.convention) ~= "string" then
+        return "must be a table {pattern = \"Lua pattern\", convention = \"what it is\"}"
+      end
+      if not pcall(string.find, "", v.pattern) then return "pattern is not a valid Lua pattern" end
+    end }),
+    min_repeats = S.int({ min = 1 }),
+    fallback_depth = S.int({ min = 0 }),
+    warmup_patterns = S.list(S.str()),
+    warmup_steps = S.int({ min = 0 }),
+    outlier_mad = S.num({ min = 0 }),
+    outlier_min_share = S.num({ min = 0 }),
+    top = S.int({ min = 0 }),
+  },
   -- the time breakdown of a GPU (docs/SEMANTICS.md)
   gpu_time = {
     communication = S.list(S.str()),
@@ -349,6 +365,20 @@ S.tree = {
         end
       end
     end }),
+  },
+  nvtx = {
+    group = S.map({ kind = "rules", check = function(v)
+      if type(v) ~= "table" then return "must be a list of {pattern, replacement}" end
+      for k, r in pairs(v) do
+        if math.type(k) ~= "integer" then return "must be a list of {pattern, replacement}" end
+        if type(r) ~= "table" or type(r[1]) ~= "string" or type(r[2]) ~= "string" then
+          return "[" .. k .. "] must be {pattern, replacement} (two strings: a Lua pattern and its string.gsub replacement)"
+        end
+        local ok, e = pcall(string.gsub, "", r[1], r[2])
+        if not ok then return "[" .. k .. "] " .. tostring(e) end
+      end
+    end }),
+    raw_examples = S.int({ min = 0 }),
   },
   limits = {
     function_budget = S.num({ gt = 0 }),

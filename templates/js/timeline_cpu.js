@@ -2,7 +2,7 @@
 // (kind "osrt", on their thread's lane), CPU samples ("cpu_sample", zero-length events on the thread's
 // "samples" sub-lane, drawn as a density row whose stack the panel shows on click) and running intervals
 // ("cpu_running", on the thread's "running" sub-lane). Their colours come from templates/palettes.json
-// (parts "timeline-osrt", "timeline-cpu-sample", "timeline-cpu-running"); js/timeline.js draws the
+// (parts "timeline-osrt", "timeline-cpu-sample", "timeline-cpu-running"); js/timeline_draw.js draws the
 // lanes and asks this module for colours, labels, legend entries, sub-lane heights and density weights.
 var gfTimelineCpu = (function () {
   'use strict';

@@ -3,7 +3,8 @@
  * onto a device, sync bands, the time breakdown of a window per device (docs/SEMANTICS.md: compute,
  * communication, copy, memset, idle; the numbers of `gpuflame findings -r gpu-busy`) and a kernel's NVTX
  * path (the flamegraph's: push/pop ranges of the launching thread that enclose the launch call). Functions
- * over the page's columns, called by timeline.js.
+ * over the page's columns, called by the page's parts (js/timeline_index.js, timeline_draw.js,
+ * timeline_select.js, timeline.js).
  */
 var gfGpu = (function () {
   'use strict';

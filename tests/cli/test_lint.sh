@@ -40,6 +40,27 @@ else
 fi
 if res=$(python3 tests/lib/c_layout.py long-functions core 150); then ok "no C function in core/ over 150 lines"; else not_ok "no C function in core/ over 150 lines" "$res"; fi
 
+# File sizes (issue 39, docs/CONVENTIONS.md): no C file over 1,000 lines, no Lua module over 500, no page
+# source (templates/js/*.js, templates/css/*.css) over 800. The checker is first shown to catch a long file.
+too_long() { # LIMIT FILE...: "FILE: N lines (max LIMIT)" for each FILE over LIMIT lines
+  local limit=$1; shift
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    local nl; nl=$(wc -l <"$f")
+    [ "$nl" -gt "$limit" ] && echo "$f: $nl lines (max $limit)"
+  done
+  return 0
+}
+seq 801 >"$plant/long.js"; seq 800 >"$plant/ok.js"
+check_eq "size checker: an 801-line file is found, an 800-line one is not" "$plant/long.js: 801 lines (max 800)" \
+  "$(too_long 800 "$plant/long.js" "$plant/ok.js")"
+res=$(too_long 1000 $(find core -name '*.c' | sort))
+check_eq "no C file in core/ over 1,000 lines" "" "$res"
+res=$(too_long 500 $(find lua -name '*.lua' | sort))
+check_eq "no Lua module in lua/ over 500 lines" "" "$res"
+res=$(too_long 800 templates/js/*.js templates/css/*.css)
+check_eq "no page source (templates/js/*.js, templates/css/*.css) over 800 lines" "" "$res"
+
 # One way to reach policy (issue 23): code gets the command's effective policy (ctx.policy(), or a policy
 # argument); `defaults()` (the default policy alone, which ignores --policy files) appears nowhere but in
 # lua/gpuflame/policy.lua. Comments do not count. The checker is first shown to catch it on a planted tree.

@@ -1,5 +1,5 @@
 // ESLint's settings for the page code (templates/js/*.js; tests/cli/test_page_js.sh runs it): plain
-// browser scripts that share one page, so the modules' globals (gfPage, gfFlame, gfFindings, gfGpu, gfTimelineCpu) are known,
+// browser scripts that share one page, so the modules' globals (gfPage, gfFlame, gfFindings, gfGpu, gfTimelineCpu, the timeline's parts gfTimeline*) are known,
 // and the mistakes that break a page quietly (an undefined or unused name, a redeclaration) are errors.
 const browser = Object.fromEntries(['window', 'document', 'location', 'history', 'console', 'navigator', 'performance',
   'setTimeout', 'clearTimeout', 'requestAnimationFrame', 'atob', 'Blob', 'Response', 'DecompressionStream', 'Image',
@@ -9,7 +9,9 @@ export default [{
   languageOptions: {
     ecmaVersion: 2022,
     sourceType: 'script',
-    globals: { ...browser, gfPage: 'readonly', gfFlame: 'readonly', gfFindings: 'readonly', gfGpu: 'readonly', gfTimelineCpu: 'readonly' },
+    globals: { ...browser, gfPage: 'readonly', gfFlame: 'readonly', gfFindings: 'readonly', gfGpu: 'readonly', gfTimelineCpu: 'readonly',
+      gfTimelineIndex: 'readonly', gfTimelineDraw: 'readonly', gfTimelineMinimap: 'readonly', gfTimelineSelect: 'readonly',
+      gfTimelineInput: 'readonly', gfTimelineFlame: 'readonly', gfTimelineFindings: 'readonly' },
   },
   rules: {
     'no-undef': 'error',

@@ -129,7 +129,9 @@ end
 
 -- load_side(path, opts, ctx) → side (path: a file or a capture directory):
 --   {input, file, source = "sqlite"|"csv"|"folded", from_rep, kind = "kernels"|"api"|"folded",
---    unit = "ns"|"count", scale, stacks, kernels = {{name, total_ns, count}}|nil, meta = {...}|nil}
+--    unit = "ns"|"count", scale, stacks, kernels = {{name, total_ns, count}}|nil, meta = {...}|nil,
+--    step = {index, name, start_ns, end_ns, duration_ns, pick, steps, rule, median_ns}|nil}
+--   opts: nsys, step (N|"median"|"slowest": only the GPU work launched inside that step), marker
 function M.load_side(path, opts, ctx)
   local inputs = require("gpuflame.inputs")
   local st = core.fs.stat(path)
@@ -154,7 +156,17 @@ function M.load_side(path, opts, ctx)
       side.meta = core.sqlite_meta.read(info.path)
     end
     local fg = require("gpuflame.flamegraph")
-    side.stacks = fg.from_trace(fg.load_trace({ info.path }, nil, policy), policy)
+    local tr = fg.load_trace({ info.path }, nil, policy)
+    if opts and opts.step then -- one step's GPU work (gpuflame.steps)
+      tr:source(path)
+      local s, doc
+      side.stacks, s, doc = fg.from_trace_step(tr, opts.step, opts.marker, policy)
+      side.step = { index = s.index, name = s.name, start_ns = s.start_ns, end_ns = s.end_ns,
+        duration_ns = s.duration_ns, pick = tostring(opts.step), steps = #doc.steps, rule = doc.rule_text,
+        median_ns = doc.summary.median_ns }
+    else
+      side.stacks = fg.from_trace(tr, policy)
+    end
     if not side.stacks then
       errors.raise(errors.NO_DATA, "%s: no GPU kernels, copies or memsets in this export", path)
     end
@@ -163,6 +175,9 @@ function M.load_side(path, opts, ctx)
       side.kernels[#side.kernels + 1] = { name = l.name, total_ns = l.weight, count = l.count }
     end
     side.sqlite = info.path
+  elseif opts and opts.step then
+    errors.raise(errors.USAGE, "%s: --step needs an SQLite export, an .nsys-rep, a model file or a capture directory " ..
+      "holding one (steps are NVTX ranges of a trace)", path)
   elseif info.type == "csv" then
     local nsys = require("gpuflame.nsys")
     local report = nsys.canonical_report(info.report, policy)
