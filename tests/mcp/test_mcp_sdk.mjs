@@ -1,6 +1,6 @@
 // `gpuflame mcp` driven by the official TypeScript SDK's client over stdio (@modelcontextprotocol/sdk) on the
 // real fixtures: the nine tools listed with both schemas; summary, kernels, nvtx_ranges, findings, diff,
-// rank_skew and stats equal to the CLI's JSON for the same input (and timeline_window's kernels counted
+// rank_skew, stats and steps equal to the CLI's JSON for the same input (and timeline_window's kernels counted
 // independently with sqlite3); paths outside the roots refused (absolute, '..', a symlink); hostile lines
 // answered with JSON-RPC errors while the server keeps answering; a tool dropped in as a Lua file listed
 // and called without a rebuild or a restart; and the MCP Inspector's CLI mode when it is installed.
@@ -133,8 +133,11 @@ try {
   check('timeline_window: kinds [kernel] over the whole capture counts the export\'s kernels (sqlite3)', tw.total === nk, `${tw.total} vs ${nk}`);
   check('timeline_window: events in start order, in the window', tw.events.length === 5 && tw.events.every((e, i) => e.kind === 'kernel' && (i === 0 || e.start_ns >= tw.events[i - 1].start_ns)), JSON.stringify(tw.events[0]));
 
-  const st = await call('steps', { input: CS });
-  check('steps: an honest "not available" tool error', st.isError && /not available/.test(st.content[0].text), JSON.stringify(st));
+  const scli = cli(['steps', '--json', F(CS)]);
+  const sm = body(await call('steps', { input: CS, limit: 1000 }));
+  same('steps: the steps, rule and summary = steps --json', [sm.steps, sm.rule, sm.summary, sm.ranks], [scli.steps, scli.rule, scli.summary, scli.ranks]);
+  const sp = body(await call('steps', { input: CS, limit: 2 }));
+  check('steps: paged (limit 2 of all, a next_cursor)', sp.steps.length === Math.min(2, scli.steps.length) && sp.total === scli.steps.length && (scli.steps.length <= 2 || sp.next_cursor), JSON.stringify(sp).slice(0, 200));
   check('progress notifications reach the client (summary imports a capture)', progress.length > 0 && progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress), JSON.stringify(progress));
 
   // ---- the roots rule ------------------------------------------------------------------------------------
