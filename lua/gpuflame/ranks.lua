@@ -324,6 +324,7 @@ local function report_stats(tr, processes, pol)
     spec[k] = { src = 1, pid = p.pid, rank = k }
   end
   local one = core.trace.merge({ tr }, { offsets = { 0 }, ranks = labels, spec = spec, max_events = 0 })
+  require("gpuflame.nvtx_group").apply(one, pol) -- iteration names as the other views name them (nvtx.group)
   local rows = one:rank_stats(s.nccl_prefixes, s.iteration_prefixes)
   local by_pid = {}
   for k, p in ipairs(processes) do
