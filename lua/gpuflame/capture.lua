@@ -111,13 +111,18 @@ local function run_recorded(state, step, argv, o)
   return res
 end
 
+-- The error that says what was kept is raised while interrupts are still held: raised after, the hook could
+-- turn the pending signal into a bare "interrupted" in the instructions between (it did, by chance of where
+-- its instruction count fell).
 function capture.command(state, step, argv, o)
-  local res, kept = core.host.holding_interrupts(run_recorded, state, step, argv, o or {})
-  if kept then
-    errors.raise(errors.INTERRUPTED, "interrupted during %s; stopped nsys and the workload's process group. " ..
-      "Kept: %s", step, kept)
-  end
-  return res
+  return core.host.holding_interrupts(function()
+    local res, kept = run_recorded(state, step, argv, o or {})
+    if kept then
+      errors.raise(errors.INTERRUPTED, "interrupted during %s; stopped nsys and the workload's process group. " ..
+        "Kept: %s", step, kept)
+    end
+    return res
+  end)
 end
 
 function capture.kept_list(state)
