@@ -14,6 +14,11 @@ const char *const gf_ev_kind_names[GF_EV_NKINDS] = {"cuda_api", "kernel", "memcp
                                                       "osrt", "cpu_sample", "cpu_running"};
 const char *const gf_lane_kind_names[3] = {"cpu", "gpu", "nvtx"};
 
+int gf_ev_is_nvtx_mark(const gf_trace *t, size_t i)
+{
+    return t->kind[i] == GF_EV_NVTX && t->detail[i] >= 0 && t->details[t->detail[i]].nvtx_level == GF_NVTX_MARK;
+}
+
 void gf_detail_clear(gf_detail *d)
 {
     for (int i = 0; i < 3; i++)

@@ -48,7 +48,7 @@ typedef struct gf_detail {
     int32_t regs;
     int32_t copy;       /* strtab id: "Host-to-Device", ... */
     int32_t domain;     /* strtab id: NVTX domain name */
-    int32_t nvtx_level; /* push/pop nesting depth, 0 = outermost */
+    int32_t nvtx_level; /* push/pop nesting depth, 0 = outermost; GF_NVTX_MARK: an NVTX mark */
     int64_t bytes;
     int64_t smem_static, smem_dynamic;
     /* GPU work from SQLite exports (the findings rules read them) */
@@ -62,6 +62,13 @@ typedef struct gf_detail {
 } gf_detail;
 
 void gf_detail_clear(gf_detail *d);
+
+/* An NVTX mark (NVTX_EVENTS eventType 34, a point in time): an NVTX event of duration 0 whose detail's
+ * nvtx_level is GF_NVTX_MARK. Drawn and exported like a range; never a range to the rules, the iterations
+ * of rank-skew, the NVTX opening view, the flamegraph's NVTX frames or the projection onto the GPU. */
+#define GF_NVTX_MARK (-2)
+struct gf_trace;
+int gf_ev_is_nvtx_mark(const struct gf_trace *t, size_t i);
 
 /* One event as the importers hand it over. */
 typedef struct gf_event {

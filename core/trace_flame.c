@@ -136,7 +136,7 @@ static int32_t trie_child(fl *f, int32_t parent, uint32_t frame)
 
 static int is_range(const fl *f, size_t i)
 {
-    if (f->t->kind[i] != GF_EV_NVTX)
+    if (f->t->kind[i] != GF_EV_NVTX || gf_ev_is_nvtx_mark(f->t, i))
         return 0;
     const gf_detail *d = detail_of(f->t, i);
     return (d && d->nvtx_level >= 0) || f->o->startend; /* push/pop ranges carry their nesting level */

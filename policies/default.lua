@@ -283,12 +283,23 @@ return {
   -- A rank is a (report, process) pair.
   ranks = {
     -- rank label: the first of these variables in the report's captured environment (META_DATA_CAPTURE),
-    -- formatted with label_format; else "<host> pid <pid>". Colliding labels get the report's file name.
+    -- formatted with label_format; else the two below; else "<host> pid <pid>". Colliding labels get the
+    -- report's file name.
     label_env = { "RANK", "OMPI_COMM_WORLD_RANK", "LOCAL_RANK" },
+    -- then (docs/SEMANTICS.md "Rank names") a thread name (nsys's MPI tracing names rank N's main thread
+    -- `MPI Rank N`), then an NVTX range or mark of the process: Lua patterns whose first capture is the rank
+    thread_rank_patterns = { "^MPI Rank (%d+)$" },
+    marker_rank_patterns = { "^NCCL rank (%d+)", "^NVSHMEM PE (%d+)" },
     label_format = "rank %s",
     nccl_prefixes = { "nccl", "void nccl" },      -- kernels counted as NCCL time (name prefix)
     iteration_prefixes = { "step", "iteration", "iter", "train_step", "ProfilerStep" }, -- NVTX iteration ranges
-    straggler_threshold = 0.05, -- rank-skew: a rank is a straggler when this much (share) above the median
+    -- rank-skew (docs/SEMANTICS.md "Stragglers and the noise floor"): a rank's lag behind the median of the other
+    -- ranks makes it a straggler only above all of: this share of that median, noise_floor_ns, noise_floor_share
+    -- of the job's GPU span (or of the iteration's median duration), and straggler_mad_k × 1.4826 × their MAD
+    straggler_threshold = 0.05,
+    noise_floor_ns = 50000,
+    noise_floor_share = 0.01,
+    straggler_mad_k = 3,
     workers = 0,                -- worker processes importing reports at once (0 = one per CPU, or 1 per MPI rank
                                 -- under gpuflame-mpi with several ranks; 1 = in this process)
     -- inputs that cannot be one job are refused (exit 6) unless --allow-unrelated: captures whose session
@@ -425,6 +436,7 @@ return {
     analysis = "analysis.json",        -- `analyze`'s result in the run directory (docs/spec/NVTX_ANALYSIS.md's
                                        -- name); `report`, `compare` and `diff` look for it there
     diff = "diff.html",                -- `gpuflame diff` page when -o is not given
+    steps = "steps.json",              -- `analyze --from-export` without a manifest: the steps document
   },
 
   -- `gpuflame mcp`, the Model Context Protocol server (docs/MCP.md): what its tools may read, run and return.

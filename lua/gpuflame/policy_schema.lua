@@ -298,10 +298,15 @@ S.tree = {
   },
   ranks = {
     label_env = S.list(S.str()),
+    thread_rank_patterns = S.list(S.str()),
+    marker_rank_patterns = S.list(S.str()),
     label_format = S.str(),
     nccl_prefixes = S.list(S.str()),
     iteration_prefixes = S.list(S.str()),
     straggler_threshold = S.num({ min = 0 }),
+    noise_floor_ns = S.int({ min = 0 }),
+    noise_floor_share = S.num({ min = 0, max = 1 }),
+    straggler_mad_k = S.num({ min = 0 }),
     workers = S.int({ min = 0 }),
     max_start_gap_s = S.num({ min = 0 }),
     single_node = S.bool(),
@@ -347,6 +352,7 @@ S.tree = {
     nsys_backend_log = S.filename(), perf_backend_log = S.filename(), perf_data = S.filename(),
     perf_script = S.filename(), report = S.filename(), findings = S.filename(), analysis = S.filename(),
     diff = S.filename(),
+    steps = S.filename(),
   },
   -- findings rules (lua/gpuflame/findings.lua): options[rule][key] are checked against the rule itself
   findings = {

@@ -286,32 +286,32 @@ end
 
 -- step k of every process side by side. The slowest rank of a step is the one whose GPU work computed longest
 -- in it (compute_ns summed over its devices: the others wait for it in their collectives, so the steps' own
--- lengths hardly differ); its margin is over the next rank; the noise floor is the largest scaled MAD of one
--- rank's compute_ns over its counted steps (the step-to-step jitter of the rank views).
-local function across(groups, order)
-  local n, noise = math.huge, 0
-  for _, pk in ipairs(order) do
-    n = math.min(n, #groups[pk])
-    local c = {}
-    for _, s in ipairs(groups[pk]) do if not s.warmup then c[#c + 1] = s.compute_ns end end
-    noise = math.max(noise, smad(c))
-  end
+-- lengths hardly differ); its margin is its lag, compute minus the median of the other ranks', and whether it
+-- is above noise is rank-skew's noise floor (gpuflame.stragglers, policy ranks.*, docs/SEMANTICS.md
+-- "Stragglers and the noise floor"), the reference being the step's median duration over the ranks.
+local function across(groups, order, policy)
+  local st = require("gpuflame.stragglers")
+  local n = math.huge
+  for _, pk in ipairs(order) do n = math.min(n, #groups[pk]) end
   local out = core.json.array({})
   for k = 1, n do
     local row = { index = k - 1, ranks = core.json.array({}) }
-    local sorted = {}
-    for _, pk in ipairs(order) do
+    local values, durs, slow = {}, {}, 1
+    for j, pk in ipairs(order) do
       local s = groups[pk][k]
       row.ranks[#row.ranks + 1] = { rank = s.rank, pid = s.pid, name = s.name, duration_ns = s.duration_ns,
         gpu_span_ns = s.gpu_span_ns, compute_ns = s.compute_ns, communication_ns = s.communication_ns }
-      sorted[#sorted + 1] = s
+      values[j], durs[j] = s.compute_ns, s.duration_ns
+      if s.compute_ns > values[slow] then slow = j end
     end
-    table.sort(sorted, function(a, b) return a.compute_ns > b.compute_ns end)
-    local slow, next_ = sorted[1], sorted[2]
-    row.slowest = { rank = slow.rank, pid = slow.pid, compute_ns = slow.compute_ns }
-    row.margin_ns = next_ and slow.compute_ns - next_.compute_ns or 0
-    row.noise_ns = noise
-    row.above_noise = row.margin_ns > noise
+    local x = st.lag(values, slow, st.median(durs), policy.ranks)
+    local s = groups[order[slow]][k]
+    row.slowest = { rank = s.rank, pid = s.pid, compute_ns = s.compute_ns }
+    row.margin_ns = x.lag
+    row.others_median_ns = x.median
+    row.noise_ns = math.floor(x.floor)
+    row.floor_part = x.why
+    row.above_noise = x.above
     out[#out + 1] = row
   end
   return out
@@ -340,7 +340,7 @@ function M.document(tr, marker, policy)
   end
   local doc = { rule = rule, rule_text = M.rule_text(rule), source = tr:source() or core.json.null,
     definitions = gpu_time.DEFINITIONS_DOC, steps = core.json.array({}), summary = summary,
-    processes = per, ranks = #order > 1 and across(groups, order) or core.json.array({}) }
+    processes = per, ranks = #order > 1 and across(groups, order, policy) or core.json.array({}) }
   for k, s in ipairs(steps) do
     s._proc, s._rank_index = nil, nil
     doc.steps[k] = s

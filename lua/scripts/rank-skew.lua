@@ -12,10 +12,13 @@
 --   kernel_ns  sum of kernel durations; nccl_ns: of kernels named with a policy ranks.nccl_prefixes prefix
 --   iterations NVTX ranges named with a ranks.iteration_prefixes prefix (outermost), in order: per
 --              iteration its duration and the rank's compute (non-NCCL kernel) time inside it
--- The straggler of an iteration is the rank with the most compute time in it (the others wait for it in
--- NCCL); a rank is named a straggler when it is the slowest in at least half of the iterations and its
--- median distance from the median rank exceeds ranks.straggler_threshold; without iterations, when its
--- compute time (kernel_ns - nccl_ns) exceeds the median by that share.
+-- The slowest rank of an iteration is the one with the most compute time in it (the others wait for it in
+-- NCCL); its lag is its compute minus the median of the other ranks', and counts only above the noise floor
+-- (gpuflame.stragglers: policy ranks.noise_floor_ns, noise_floor_share of the iteration's median duration,
+-- straggler_mad_k × the others' MAD, straggler_threshold × their median). A rank is a straggler when it is the
+-- slowest above the noise floor in at least half of the iterations; without iterations, when its compute time
+-- (kernel_ns - nccl_ns) lags the others' median above the floor (the share then of the job's GPU span).
+-- Otherwise the verdict is "no straggler" with the largest gap and why it is not one (docs/SEMANTICS.md).
 --   devices    per device of the rank, its time breakdown (docs/SEMANTICS.md: compute, communication,
 --              copy by direction, memset, overlap, idle, in ns; communication = policy gpu_time.communication)
 -- Times print in ms everywhere in the text output (gpuflame.gpu_time.ms); JSON carries integer ns.

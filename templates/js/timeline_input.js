@@ -30,6 +30,8 @@ function gfTimelineInput(T) {
     }
     var gk = T.groupAtY(gy);
     if (gk >= 0) { T.toggleGroup(gk); e.preventDefault(); return; }
+    var qk = T.quietAtY(gy);
+    if (qk >= 0) { T.toggleQuiet(qk); e.preventDefault(); return; }
     // Shift+drag measures a time range instead of panning (shown with its duration; F zooms to it)
     drag = { x: e.clientX, vs: T.vs, ve: T.ve, moved: false, measure: e.shiftKey };
     e.preventDefault(); // no text selection while dragging; so move keyboard focus off the search box by hand
@@ -62,7 +64,7 @@ function gfTimelineInput(T) {
     if (e.target === mainC) {
       var rr = mainC.getBoundingClientRect(), ey = e.clientY - rr.top;
       mainC.style.cursor = Math.abs(e.clientX - rr.left - T.LABEL_W) <= 4 && ey >= AXIS_H ? 'col-resize'
-        : T.groupAtY(ey) >= 0 ? 'pointer' : '';
+        : T.groupAtY(ey) >= 0 || T.quietAtY(ey) >= 0 ? 'pointer' : '';
       var l = T.laneAtLabel(e.clientX, e.clientY);
       if (l >= 0) {
         if (T.hover >= 0) { T.hover = -1; T.requestDraw(); }
@@ -121,6 +123,8 @@ function gfTimelineInput(T) {
       case '-': case '_': case 's': case 'S': T.zoomAt((T.vs + T.ve) / 2, 1.25); break;
       case 'n': case 'N': T.step(1); break;
       case 'p': case 'P': T.step(-1); break;
+      case '[': if (!T.gotoStep(-1)) done = false; break; // the capture's steps (js/timeline_steps.js)
+      case ']': if (!T.gotoStep(1)) done = false; break;
       case '0': T.setView(0, fullSpan); break;
       case 'f': case 'F': T.fitSelection(); break;
       case '/': openSearch(); break;

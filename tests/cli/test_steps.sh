@@ -104,6 +104,12 @@ check_eq "ranks: the margin is rank 1's compute minus rank 0's" \
   "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print([y["compute_ns"] - x["compute_ns"] for x, y in zip(a["steps"], b["steps"])])' "$TMP/rank0.json" "$TMP/rank1.json")" \
   "$(j "$TMP/ranks.json" "[r['margin_ns'] for r in d['ranks']]")"
 
+python3 "$TOP/tests/gen/rank_exports.py" job "$TMP/even" --ranks 2 --steps 5 # no slow rank: jitter only
+run_gf steps --json "$TMP/even/rank0.sqlite" "$TMP/even/rank1.sqlite"
+printf '%s\n' "$out" >"$TMP/even.json"
+check_eq "ranks without a slow one: no step's slowest rank is above rank-skew's noise floor" "0" \
+  "$(j "$TMP/even.json" "sum(1 for r in d['ranks'] if r['above_noise'])")"
+
 # --- the real cs336 export: Warm-up Step N ---
 rel=real/cs336-jsun012/result.sqlite
 if have_fixture "$rel"; then
@@ -144,6 +150,29 @@ run_gf diff --step median --json "$DB" "$TMP/noisy.sqlite"
 check_contains "diff --step median: the sides name their steps (BEFORE)" "$out" '"name": "ProfilerStep#1"'
 check_contains "diff --step median: the sides name their steps (AFTER: the 10.0 ms Batch 4)" "$out" '"name": "Batch 4"'
 check_not_contains "diff --step median: no capture-length caveat" "$out" "Different capture lengths"
+
+# --- findings name the step their rows fall in: each planted copy starts 3 ms into its step ---
+run_gf findings -r cuda-async-memcpy -f json "$DB"
+printf '%s\n' "$out" >"$TMP/findings.json"
+check_eq "findings: the pageable copies' finding names the step of each row" "[(0, 'ProfilerStep#0', 1), (1, 'ProfilerStep#1', 1), (2, 'ProfilerStep#2', 1), (3, 'ProfilerStep#3', 1), (4, 'ProfilerStep#4', 1), (5, 'ProfilerStep#5', 1), (6, 'ProfilerStep#6', 1), (7, 'ProfilerStep#7', 1)]" \
+  "$(j "$TMP/findings.json" "[(e['index'], e['name'], e['rows']) for e in d['findings'][0]['steps']]")"
+run_gf findings -r cuda-async-memcpy "$DB"
+check_contains "findings text: the steps named under the verdict" "$out" "in step 0 (ProfilerStep#0: 1 row), step 1 (ProfilerStep#1: 1 row)"
+python3 "$TOP/tests/gen/busy_export.py" copybound "$TMP/nosteps.sqlite"
+run_gf findings -r cuda-async-memcpy -f json "$TMP/nosteps.sqlite"
+check_not_contains "findings without steps in the capture: no steps field" "$out" '"steps"'
+
+# --- analyze --from-export without a manifest falls back to the steps ---
+mkdir -p "$TMP/run"
+cp "$DB" "$TMP/run/trace.sqlite"
+run_gf analyze --run-dir "$TMP/run" --from-export
+check_eq "analyze --from-export without manifest.yaml: exit 0" 0 "$rc"
+check_eq "analyze --from-export without manifest.yaml: writes the steps" "Wrote steps: $TMP/run/steps.json" "$out"
+check_contains "analyze --from-export without manifest.yaml: says so" "$err" "no manifest: the steps found in the capture"
+check_eq "analyze fallback: the steps document, as steps --json gives it" "$(j "$TMP/train.json" "[(s['start_ns'], s['compute_ns']) for s in d['steps']]")" \
+  "$(j "$TMP/run/steps.json" "[(s['start_ns'], s['compute_ns']) for s in d['steps']]")"
+run_gf analyze --run-dir "$TMP/run"
+check_eq "analyze without --from-export and without manifest.yaml: still the spec's error (exit 6)" 6 "$rc"
 
 # --- the page ---
 run_gf steps --html "$TMP/steps.html" "$DB"

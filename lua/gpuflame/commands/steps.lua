@@ -60,9 +60,9 @@ local function text(doc)
     #m.outliers > 0 and (": " .. table.concat(m.outliers, ", ")) or "")
   for _, r in ipairs(doc.ranks) do
     local sl = r.slowest
-    out[#out + 1] = string.format("step %d: slowest %s (compute %s), %s more than the next%s", r.index,
-      type(sl.rank) == "string" and sl.rank or ("pid " .. sl.pid), gpu_time.ms(sl.compute_ns), gpu_time.ms(r.margin_ns),
-      r.above_noise and "" or " (within the noise floor " .. gpu_time.ms(r.noise_ns) .. ")")
+    out[#out + 1] = string.format("step %d: slowest %s (compute %s), %s more than the others' median; %s",
+      r.index, type(sl.rank) == "string" and sl.rank or ("pid " .. sl.pid), gpu_time.ms(sl.compute_ns),
+      gpu_time.ms(r.margin_ns), (r.above_noise and "above" or "within") .. " the noise floor " .. gpu_time.ms(r.noise_ns))
   end
   return table.concat(out, "\n") .. "\n"
 end

@@ -44,9 +44,26 @@ function V.settings(over, policy)
   }
 end
 
--- render(tr, out, settings [, findings_doc]) writes the page atomically; findings_doc (findings.page)
--- fills the findings panel ({{json:findings}}; null: no panel).
-function V.render(tr, out, s, fdoc)
+-- The steps of the capture for the page's axis ({{json:steps}}, js/timeline_steps.js): {rule, steps = [{index,
+-- name, rank, start, end}]} (the trace's ns), or null when it has none (gpuflame.steps).
+local function steps_slot(tr, policy)
+  local ok, wins, rule = errors.try(require("gpuflame.steps").find, tr, nil, policy)
+  if not ok then
+    if wins.code == errors.INTERRUPTED then error(wins, 0) end
+    return { json = "null" }
+  end
+  local list, idx = {}, {}
+  for k, w in ipairs(wins) do
+    local pk = w.rank .. "/" .. w.pid
+    idx[pk] = (idx[pk] or -1) + 1
+    list[k] = { index = idx[pk], name = w.name, rank = w.rank_label, start = w.start, ["end"] = w["end"] }
+  end
+  return { json = core.json.encode({ rule = require("gpuflame.steps").rule_text(rule), steps = core.json.array(list) }) }
+end
+
+-- render(tr, out, settings [, findings_doc [, policy]]) writes the page atomically; findings_doc (findings.page)
+-- fills the findings panel ({{json:findings}}; null: no panel); with policy the capture's steps mark the axis.
+function V.render(tr, out, s, fdoc, policy)
   local tmpl, origin = page.find(s.template)
   if not tmpl then
     errors.raise(errors.ERROR, "timeline template %s not found on the search path", s.template)
@@ -56,7 +73,8 @@ function V.render(tr, out, s, fdoc)
     threads = s.threads, view_events = s.view_events, preview_min_events = s.preview_min_events,
     findings = require("gpuflame.findings.document").page_slot(fdoc),
     -- the GPU time breakdown of the window in view (docs/SEMANTICS.md): which kernels are communication
-    gputime = { json = core.json.encode({ communication = core.json.array(s.communication or {}) }) } },
+    gputime = { json = core.json.encode({ communication = core.json.array(s.communication or {}) }) },
+    steps = policy and steps_slot(tr, policy) or { json = "null" } },
     s.template, s.flame_min_fraction)
 end
 
@@ -145,7 +163,7 @@ function V.build(spec, ctx)
     errors.raise(errors.NO_DATA, "%s", warnings[1] or "no launch backtraces in the capture")
   end
   for _, w in ipairs(warnings) do log.warn("%s", w) end
-  V.render(tr, spec.out, s, fdoc)
+  V.render(tr, spec.out, s, fdoc, policy)
   return {
     kind = "timeline", path = spec.out, shown = tr:count(), total = tr:total(), lanes = #tr:lanes(),
     warnings = warnings, flame_total = fl.total, launches_with_stack = fl.launches, trace = tr,
@@ -189,7 +207,7 @@ function V.from_capture(state, opts, _ctx)
     errors.raise(errors.NO_DATA, "--stacks: no launch backtraces in the capture (policy stacks.missing = error)")
   end
   local out = state.dir .. "/" .. policy.outputs.timeline
-  V.render(tr, out, s, fdoc)
+  V.render(tr, out, s, fdoc, policy)
   state.artifacts.timeline = out
   if fl.entries > 0 then
     local folded = state.dir .. "/" .. policy.outputs.launch_folded
