@@ -107,7 +107,8 @@ function handlers.initialize(s, id, params)
   if type(params.protocolVersion) ~= "string" then
     return s:fail(id, M.INVALID_PARAMS, "initialize: params.protocolVersion must be a string")
   end
-  s.client_caps = type(params.capabilities) == "table" and params.capabilities or {}
+  s.client_caps = is_object(params.capabilities) and params.capabilities or {}
+  if not is_object(s.client_caps.roots) then s.client_caps.roots = nil end -- roots offered: an object
   s.client_info = type(params.clientInfo) == "table" and params.clientInfo or {}
   s.version = pick_version(params.protocolVersion)
   log.info("mcp: initialize from %s (protocol %s, answering %s)", tostring(s.client_info.name or "?"),
@@ -158,7 +159,8 @@ end
 local METHODS = { initialize = handlers.initialize, ping = handlers.ping, ["tools/list"] = handlers.tools_list,
   ["tools/call"] = handlers.tools_call }
 
--- Client requests a server without the capability answers with "method not found".
+-- Notifications the server acts on; others are ignored (a notification never gets a reply). Requests for
+-- a capability the server does not declare (resources, prompts, logging) get "method not found".
 local NOTIFICATIONS = {
   ["notifications/initialized"] = function(s)
     s.initialized = true
