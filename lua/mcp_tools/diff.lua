@@ -42,8 +42,13 @@ return {
   },
   run = function(args, tk)
     local pol = tk:policy()
-    local rb = tk:input(args.before, "before")
-    local ra = tk:input(args.after, "after")
+    local function side_file(path, what)
+      local real, info = tk:input(path, what, true)
+      if info.type == "directory" then return tk:dir_capture(real) end
+      return real
+    end
+    local rb = side_file(args.before, "before")
+    local ra = side_file(args.after, "after")
     local p = {}
     for k, v in pairs(pol) do p[k] = v end
     p.diff = {}

@@ -13,7 +13,7 @@ return {
     type = "object",
     properties = {
       inputs = { type = "array", items = common.input_schema, minItems = 1, maxItems = 1024,
-        description = "one capture per rank (or one capture with several processes)" },
+        description = "one capture per rank (or one capture with several processes); a directory: its reports" },
       allow_unrelated = { type = "boolean", description = "accept captures that cannot be one job" },
     },
     required = { "inputs" },
@@ -33,7 +33,14 @@ return {
   },
   run = function(args, tk)
     local reals = {}
-    for i, p in ipairs(args.inputs) do reals[i] = tk:input(p, "inputs[" .. (i - 1) .. "]") end
+    for i, p in ipairs(args.inputs) do
+      local real, info = tk:input(p, "inputs[" .. (i - 1) .. "]", true)
+      if info.type == "directory" then
+        for _, f in ipairs(tk:dir_files(real)) do reals[#reals + 1] = f end
+      else
+        reals[#reals + 1] = real
+      end
+    end
     tk:progress("importing " .. #reals .. " capture(s)")
     local rs = require("gpuflame.rank_skew").analyze(reals, { allow_unrelated = args.allow_unrelated }, tk:policy())
     return rs.document

@@ -146,6 +146,15 @@ try {
     const r = await call('kernels', { input });
     check(`${what} is refused with a tool error naming the rule`, r.isError && /roots rule/.test(r.content[0].text), JSON.stringify(r));
   }
+  // a directory leads to files: each is held to the rule (a capture directory's summary.json, a report in it)
+  fs.mkdirSync(path.join(ROOT2, 'cap'), { recursive: true });
+  fs.writeFileSync(path.join(ROOT2, 'cap', 'summary.json'), JSON.stringify({ artifacts: { sqlite: '/etc/passwd' } }));
+  const dcap = await call('diff', { before: path.join(ROOT2, 'cap'), after: CS });
+  check('diff: a capture directory whose summary.json names a file outside the roots is refused', dcap.isError && /roots rule/.test(dcap.content[0].text), JSON.stringify(dcap));
+  const rdir = await call('rank_skew', { inputs: [ROOT2] });
+  check('rank_skew: a directory whose report is a symlink leading out is refused', rdir.isError && /roots rule/.test(rdir.content[0].text), JSON.stringify(rdir));
+  const kdir = await call('kernels', { input: 'nvfuser' });
+  check('kernels: a directory is not a capture file (a tool error)', kdir.isError && /directory/.test(kdir.content[0].text), JSON.stringify(kdir));
   let threw = '';
   try { await call('kernels', { input: 42 }); } catch (e) { threw = String(e); }
   check('a wrong argument type is a JSON-RPC invalid-params error', /-32602|Invalid/.test(threw), threw);

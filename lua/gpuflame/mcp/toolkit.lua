@@ -107,15 +107,36 @@ function Tk:progress(message)
 end
 
 -- tk:input(path) → the real path of an input under the roots (else a tool error naming the rule), and
--- what it is (gpuflame.inputs.detect).
-function Tk:input(path, what)
+-- what it is (gpuflame.inputs.detect). A directory is refused unless allow_dir: a tool that takes one checks
+-- the files it leads to (tk:dir_files, tk:dir_capture) with this rule again.
+function Tk:input(path, what, allow_dir)
   local real, why = M.resolve(path, self.st.server:roots())
   if not real then self:fail("%s%s", what and (what .. ": ") or "", why) end
+  local st = core.fs.stat(real)
+  if st and st.type == "directory" then
+    if not allow_dir then self:fail("%s%s is a directory: give a capture file (an export, a report, a model file)",
+      what and (what .. ": ") or "", path) end
+    return real, { type = "directory" }
+  end
   local info = require("gpuflame.inputs").detect(real)
   if (info.type == "nsys-rep") and not self:policy().mcp.export_reports then
     self:fail("refused: %s is a report and policy mcp.export_reports is false (give its SQLite export)", path)
   end
   return real, info
+end
+
+-- tk:dir_files(dir) → the reports a directory holds (as `run rank-skew DIR` finds them), each checked
+-- against the roots (a symlink in the directory leading out is refused)
+function Tk:dir_files(dir)
+  local out = {}
+  for i, f in ipairs(require("gpuflame.ranks").expand({ dir })) do out[i] = (self:input(f, dir)) end
+  return out
+end
+
+-- tk:dir_capture(dir) → the file of a capture directory `diff` reads (its summary.json's artifacts first),
+-- checked against the roots (an artifact path leading out is refused)
+function Tk:dir_capture(dir)
+  return (self:input(require("gpuflame.inputs.side").pick_from_dir(dir), dir))
 end
 
 local function exporting(tk, real, info)
