@@ -17,7 +17,8 @@ return {
   name = "timeline_window",
   title = "Events in a time window",
   description = "The events of a capture that start in [start_ns, end_ns) on the capture's clock (as in the " ..
-    "timeline): kind (kernel, memcpy, memset, cuda_api, nvtx, sync, ...), name, start_ns, dur_ns, lane, pid; " ..
+    "timeline): kind (kernel, memcpy, memset, cuda_api, sync, nvtx, osrt, cpu_sample, cpu_running), name, " ..
+    "start_ns, dur_ns, lane, pid; " ..
     "in start order, paged with limit/cursor. kinds filters by kind. The result gives the capture's first and " ..
     "last event times.",
   inputSchema = {
@@ -26,7 +27,8 @@ return {
       input = common.input_schema,
       start_ns = { type = "integer", minimum = 0 },
       end_ns = { type = "integer", minimum = 0 },
-      kinds = { type = "array", maxItems = 32, items = { type = "string", maxLength = 64 } },
+      kinds = { type = "array", maxItems = 32, items = { type = "string", enum = { "kernel", "memcpy", "memset",
+        "cuda_api", "sync", "nvtx", "osrt", "cpu_sample", "cpu_running" } }, description = "only these kinds" },
       limit = common.limit_schema,
       cursor = common.cursor_schema,
     },
