@@ -71,6 +71,9 @@ try {
   check('the cancelled request gets no reply', !s.msgs.some((m) => m.id === 5), JSON.stringify(s.msgs.filter((m) => m.id === 5)));
   const left = exporting();
   check('the nsys export was stopped', left.length === 0, left.join('; '));
+  const cacheDir = path.join(TMP, 'cache/gpuflame/exports');
+  const tmpLeft = fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).filter((n) => n.startsWith('.tmp-') || n.endsWith('.sqlite')) : [];
+  check('the cancelled export left nothing in the export cache', tmpLeft.length === 0, tmpLeft.join(', '));
   s.p.stdin.end();
   const code = await new Promise((res) => s.p.on('close', res));
   check('the server ends with exit 0 when stdin closes', code === 0, `exit ${code}`);
