@@ -22,10 +22,11 @@ static int32_t ev_level(const gf_trace *t, size_t i)
     return t->detail[i] >= 0 ? t->details[t->detail[i]].nvtx_level : -1;
 }
 
-/* an NVTX range on a thread's NVTX lane (not one projected onto a GPU) */
+/* an NVTX range on a thread's NVTX lane (not one projected onto a GPU, not a mark) */
 static int is_range(const gf_trace *t, size_t i)
 {
-    return t->kind[i] == GF_EV_NVTX && t->lane[i] >= 0 && t->lanes[t->lane[i]].kind == GF_LANE_NVTX;
+    return t->kind[i] == GF_EV_NVTX && t->lane[i] >= 0 && t->lanes[t->lane[i]].kind == GF_LANE_NVTX &&
+           ev_level(t, i) != GF_NVTX_MARK;
 }
 
 typedef struct win_order {

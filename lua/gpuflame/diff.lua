@@ -277,7 +277,7 @@ local function side_summary(side, rows, order, total)
     kernels = #order,
     instances = (known and #order > 0) and inst or NULL,
     meta = meta_view(side),
-    step = side.step or NULL, -- --step: the step whose GPU work this side is (docs/DIFF.md)
+    step = side.step, -- --step: the step whose GPU work this side is (docs/DIFF.md); absent without --step
   }
 end
 

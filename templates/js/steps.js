@@ -12,7 +12,8 @@
   document.getElementById('rule').textContent = 'Steps: ' + String(D.rule_text);
   var m = D.summary;
   document.getElementById('summary').textContent = m.steps + ' steps; median ' + stepMs(m.median_ns) + ' ms, p90 ' +
-    stepMs(m.p90_ns) + ' ms, max ' + stepMs(m.max_ns) + ' ms (step ' + m.slowest + '); ' + m.warmup + ' warm-up ' +
+    stepMs(m.p90_ns) + ' ms, max ' + stepMs(m.max_ns) + ' ms (step ' + m.slowest +
+    (typeof m.slowest_rank === 'string' ? ' of ' + m.slowest_rank : '') + '); ' + m.warmup + ' warm-up ' +
     (m.warmup_included ? '(every step is warm-up: counted)' : '(left out)') + '; ' + m.outliers.length +
     ' outlier(s)' + (m.outliers.length ? ': ' + m.outliers.join(', ') : '');
   document.getElementById('inputs').textContent = (D.inputs || []).length ? 'inputs: ' + D.inputs.join(', ') : '';

@@ -49,6 +49,15 @@ check_eq "train: top kernel of step 5" "ampere_sgemm_128x64_tn 4 12000000" \
 check_eq "train: top NVTX ranges one level below the marker, grouped by policy nvtx.group (4 emit_nvtx calls)" \
   "aten::mm 4" "$(j "$TMP/train.json" "d['steps'][1]['top_nvtx'][0]['name'] + ' ' + str(d['steps'][1]['top_nvtx'][0]['count'])")"
 
+# NVTX marks (eventType 34, no end) named like steps are points, not steps
+cp "$DB" "$TMP/marks.sqlite"
+sqlite3 "$TMP/marks.sqlite" "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId)
+  SELECT start + 1000, NULL, 34, 'ProfilerStep#' || (100 + rowid), globalTid, 0 FROM NVTX_EVENTS
+  WHERE text LIKE 'ProfilerStep#%'"
+run_gf steps --json "$TMP/marks.sqlite"
+check_eq "NVTX marks named like steps: still the 8 ranges" 8 \
+  "$(python3 -c 'import json,sys; print(len(json.load(sys.stdin)["steps"]))' <<<"$out")"
+
 # text output
 run_gf steps "$DB"
 check_contains "text: the rule" "$out" "steps: NVTX ranges matching ^ProfilerStep#%d+\$ (PyTorch profiler (ProfilerStep#N))"

@@ -56,7 +56,8 @@ local function text(doc)
   local m = doc.summary
   out[#out + 1] = string.format("summary: %d steps (%d warm-up %s), median %s, p90 %s, max %s (step %s); " ..
     "%d outlier(s)%s", m.steps, m.warmup, m.warmup_included and "included: every step is warm-up" or "left out",
-    gpu_time.ms(m.median_ns), gpu_time.ms(m.p90_ns), gpu_time.ms(m.max_ns), tostring(m.slowest), #m.outliers,
+    gpu_time.ms(m.median_ns), gpu_time.ms(m.p90_ns), gpu_time.ms(m.max_ns),
+    tostring(m.slowest) .. (multi and type(m.slowest_rank) == "string" and (" of " .. m.slowest_rank) or ""), #m.outliers,
     #m.outliers > 0 and (": " .. table.concat(m.outliers, ", ")) or "")
   for _, r in ipairs(doc.ranks) do
     local sl = r.slowest
