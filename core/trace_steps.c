@@ -238,11 +238,16 @@ int gf_steps_nvtx(const gf_trace *t, const gf_step_win *w, size_t nw, gf_step_na
     return sums_done(&s, rc, rows, n, err);
 }
 
-static uint64_t name_key(int32_t rank, int64_t pid, int64_t tid, int32_t level, int32_t name)
+static int32_t ev_domain(const gf_trace *t, size_t i)
+{
+    return t->detail[i] >= 0 ? t->details[t->detail[i]].domain : -1;
+}
+
+static uint64_t name_key(int32_t rank, int64_t pid, int64_t tid, int32_t level, int32_t domain, int32_t name)
 {
     uint64_t h = gf_hash_u64((uint64_t)pid ^ gf_hash_u64((uint64_t)tid));
     h = gf_hash_u64(h ^ ((uint64_t)(uint32_t)rank << 32 | (uint32_t)level));
-    h = gf_hash_u64(h ^ (uint32_t)name);
+    h = gf_hash_u64(h ^ ((uint64_t)(uint32_t)domain << 32 | (uint32_t)name));
     return h == GF_HMAP_EMPTY ? 0 : h;
 }
 
@@ -256,20 +261,21 @@ int gf_steps_nvtx_names(const gf_trace *t, gf_nvtx_name **rows, size_t *n, gf_er
         if (!is_range(t, i))
             continue;
         const gf_lane *l = &t->lanes[t->lane[i]];
-        int32_t lv = ev_level(t, i);
-        uint64_t key = name_key(l->rank, l->pid, l->tid, lv, t->name[i]);
+        int32_t lv = ev_level(t, i), dom = ev_domain(t, i);
+        uint64_t key = name_key(l->rank, l->pid, l->tid, lv, dom, t->name[i]);
         size_t pos = 0;
         int64_t *v;
         gf_nvtx_name *hit = NULL;
         while (!hit && (v = gf_hmap_next(&idx, key, &pos)) != NULL) {
             gf_nvtx_name *r = &out[*v];
-            if (r->name == t->name[i] && r->rank == l->rank && r->pid == l->pid && r->tid == l->tid && r->level == lv)
+            if (r->name == t->name[i] && r->rank == l->rank && r->pid == l->pid && r->tid == l->tid && r->level == lv &&
+                r->domain == dom)
                 hit = r;
         }
         if (!hit) {
             if (gf_grow((void **)&out, &cap, no + 1, sizeof *out, 64) != 0 || gf_hmap_add(&idx, key, (int64_t)no) != 0)
                 goto fail;
-            out[no] = (gf_nvtx_name){t->name[i], l->rank, l->pid, l->tid, lv, 0, 0};
+            out[no] = (gf_nvtx_name){t->name[i], l->rank, dom, l->pid, l->tid, lv, 0, 0};
             hit = &out[no++];
         }
         hit->count++;

@@ -55,12 +55,13 @@ int gf_steps_nvtx(const gf_trace *t, const gf_step_win *w, size_t nw, gf_step_na
 
 typedef struct gf_nvtx_name {
     int32_t name, rank;  /* strtab id; rank index or -1 */
+    int32_t domain;      /* strtab id of the range's named domain, -1 for the default domain */
     int64_t pid, tid;
     int32_t level;       /* push/pop nesting level, -1 for start/end ranges */
     int64_t count, total; /* ranges, sum of their durations */
 } gf_nvtx_name;
 
-/* The NVTX ranges summed per (rank, process, thread, level, name), in order of first appearance. */
+/* The NVTX ranges summed per (rank, process, thread, level, domain, name), in order of first appearance. */
 int gf_steps_nvtx_names(const gf_trace *t, gf_nvtx_name **rows, size_t *n, gf_err *err);
 
 typedef struct gf_nvtx_range {

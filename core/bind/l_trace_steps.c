@@ -4,7 +4,8 @@
  *   core.trace_steps.compute(tr, {win...}, {comm LIKE patterns}) → per step {kernels, copies, memsets, launches,
  *       kernel_ns, devices = {{device, device_name, ops, first, last, busy, idle, compute, comm, copy, h2d, d2h,
  *       d2d, p2p, memset, overlap}...}, kernels = {{name, count, total}...}, nvtx = {{name, count, total}...}}
- *   core.trace_steps.nvtx_names(tr) → {{name, id, rank, rank_label, pid, tid, level, count, total}...}
+ *   core.trace_steps.nvtx_names(tr) → {{name, id, rank, rank_label, pid, tid, level, domain (named domains
+ *       only), count, total}...}
  *   core.trace_steps.nvtx_ranges(tr, {id...}) → {{start, ["end"], pid, tid, proc, name, rank, rank_label, level}...}
  *       pid, tid: the lane's; proc: the process correlation uses (the rank's index in merged traces)
  * rank: the rank's index (-1 none); rank_label: its label, absent without ranks. */
@@ -159,6 +160,10 @@ static int l_nvtx_names(lua_State *L)
         gf_lua_setint(L, "pid", r[k].pid);
         gf_lua_setint(L, "tid", r[k].tid);
         gf_lua_setint(L, "level", r[k].level);
+        if (r[k].domain >= 0) {
+            gf_lua_trace_str(L, t, r[k].domain);
+            lua_setfield(L, -2, "domain");
+        }
         gf_lua_setint(L, "count", r[k].count);
         gf_lua_setint(L, "total", r[k].total);
         lua_rawseti(L, -2, (lua_Integer)k + 1);

@@ -62,11 +62,13 @@ end
 local function shape(name) return (name:gsub("%d+", "N")) end
 
 -- fallback rule: per process, its main thread (the thread whose id is the process id when it has ranges, else
--- the one with the most), the outermost level (at most fallback_depth down) where a name shape repeats at least
--- min_repeats times; of those, the one covering the most time
+-- the one with the most), its ranges of the default domain (a named domain is a library's: MPI, cuBLAS), the
+-- outermost level (at most fallback_depth down) where a name shape repeats at least min_repeats times; of
+-- those, the one covering the most time
 local function by_fallback(tr, names, p)
   local threads, procs = {}, {}
   for _, r in ipairs(names) do
+    if r.domain then goto continue end -- a library's own domain (MPI, cuBLAS, ...): not the user's loop
     local k = thread_key(r)
     local t = threads[k]
     if not t then
@@ -78,6 +80,7 @@ local function by_fallback(tr, names, p)
     end
     t.count = t.count + r.count
     table.insert(t.rows, r)
+    ::continue::
   end
   local chosen, pick_names = {}, {}
   local pkeys = {}
@@ -121,7 +124,7 @@ local function by_fallback(tr, names, p)
   local rows = {}
   for _, r in ipairs(names) do
     local c = chosen[thread_key(r)]
-    if c and math.max(r.level, 0) == c.depth and shape(r.name) == c.shape then rows[#rows + 1] = r end
+    if c and not r.domain and math.max(r.level, 0) == c.depth and shape(r.name) == c.shape then rows[#rows + 1] = r end
   end
   local wins = ranges_of(tr, rows, function(g)
     local c = chosen[thread_key(g)]

@@ -133,6 +133,17 @@ else
   skip "cs336 steps" "fixture absent ($FIX/$rel)"
 fi
 
+# --- the fallback on a real export: the user's `saxpy` ranges, not the MPI domain's wrappers around them ---
+rel=real/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite
+if have_fixture "$rel"; then
+  run_gf steps --json "$FIX/$rel"
+  printf '%s\n' "$out" >"$TMP/pipit.json"
+  check_eq "pipit: the fallback takes the default domain's repeating range" "fallback ['saxpy'] 5" \
+    "$(j "$TMP/pipit.json" "d['rule']['kind'] + ' ' + str(d['rule']['names']) + ' ' + str(len(d['steps']))")"
+  python3 "$CHECK" "$FIX/$rel" "$TMP/pipit.json" 'saxpy' "${COMM[@]}" >/dev/null
+  check_eq "pipit: its steps equal SQL over the export" 0 "$?"
+fi
+
 # --- --step of collapse, flamegraph, diff ---
 run_gf collapse --step 5 "$DB"
 check_eq "collapse --step 5: exit 0" 0 "$rc"
@@ -159,6 +170,10 @@ run_gf diff --step median --json "$DB" "$TMP/noisy.sqlite"
 check_contains "diff --step median: the sides name their steps (BEFORE)" "$out" '"name": "ProfilerStep#1"'
 check_contains "diff --step median: the sides name their steps (AFTER: the 10.0 ms Batch 4)" "$out" '"name": "Batch 4"'
 check_not_contains "diff --step median: no capture-length caveat" "$out" "Different capture lengths"
+# the work of one step each (4 GEMMs, a helper kernel, a copy, a memset; the same in both): comparable
+run_gf diff --step median --json "$DB" "$TMP/noisy.sqlite"
+check_eq "diff --step median: the steps' work compared: comparable, kernel instances of one step" "True True 4" \
+  "$(python3 -c 'import json,sys; d=json.load(sys.stdin); v=d["verdict"]; print(v["work_compared"], v["comparable"], [k for k in d["kernels"] if k["name"].startswith("ampere")][0]["before"]["instances"])' <<<"$out" 2>&1)"
 
 # --- findings name the step their rows fall in: each planted copy starts 3 ms into its step ---
 run_gf findings -r cuda-async-memcpy -f json "$DB"

@@ -34,6 +34,8 @@ if have_fixture reports/aiprof/baseline_nvtx.nsys-rep && have_fixture reports/ai
   check_contains "aiprof diff --step median: compares one step of each" \
     "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["before"]["step"]["pick"], d["after"]["step"]["pick"], d["before"]["step"]["name"][:6])' "$TMP/diff.json")" "median median Batch "
   check_not_contains "aiprof diff --step median: no capture-length caveat" "$out" "Different capture lengths"
+  check_eq "aiprof diff --step median: the two steps' work compared, and comparable" "True True" \
+    "$(python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["verdict"]; print(v["work_compared"], v["comparable"])' "$TMP/diff.json")"
   # the step's totals are those of the step's own GPU work (SQL: kernels, copies, memsets launched in it)
   want=$(python3 - "$XDG_CACHE_HOME" "$A/baseline_nvtx.nsys-rep" "$TMP/diff.json" <<'PY'
 import glob, hashlib, json, sqlite3, sys

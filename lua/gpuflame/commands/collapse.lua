@@ -34,7 +34,7 @@ local function step_stacks(input, opts, ctx)
   end
   local tr = fg.load_trace({ info.path }, { nsys = opts.nsys }, ctx.policy())
   tr:source(input)
-  local stacks, s = fg.from_trace_step(tr, opts.step, opts.marker, ctx.policy())
+  local stacks, s = fg.from_trace_step(tr, opts.step, opts.marker, nil, ctx.policy())
   require("gpuflame.log").info("%s: %s, %s to %s ns", input, fg.step_label(s, opts.step), s.start_ns, s.end_ns)
   return stacks
 end

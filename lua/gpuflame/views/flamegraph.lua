@@ -69,7 +69,7 @@ function M.build(spec, ctx)
       if not several and input then tr:source(input) end
       clock = info and info.clock_alignment
       local s
-      stacks, s = flamegraph.from_trace_step(tr, spec.step, spec.marker, ctx.policy())
+      stacks, s = flamegraph.from_trace_step(tr, spec.step, spec.marker, nil, ctx.policy())
       step = flamegraph.step_label(s, spec.step)
     elseif several or spec.by_rank then
       stacks, clock = flamegraph.from_reports(spec.inputs, { nsys = spec.nsys,
