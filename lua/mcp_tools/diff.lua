@@ -1,8 +1,7 @@
--- MCP tool diff: two captures compared as `gpuflame diff BEFORE AFTER --json` compares them (gpuflame.diff, the
--- same verdict and numbers): the verdict object, the totals, the caveats and the top changes (paged lists cut
+-- MCP tool diff: two captures compared as `gpuflame diff BEFORE AFTER --json` compares them (the command's own
+-- compare: the same verdict and numbers): the verdict object, the totals, the caveats and the top changes (paged lists cut
 -- to `limit`).
 local common = require("gpuflame.mcp.common")
-local diff = require("gpuflame.diff")
 
 local function head(list, n)
   local out = common.array({})
@@ -23,6 +22,9 @@ return {
       after = common.input_schema,
       group_by = { type = "string", enum = { "kernel", "nvtx" }, description = "rank kernels (default) or NVTX ranges" },
       limit = { type = "integer", minimum = 1, description = "changes listed (default policy mcp.page_size)" },
+      step = { type = "string", maxLength = 32, description = "compare one step of each side: median, slowest or " ..
+        "an index (the steps tool lists them)" },
+      marker = { type = "string", maxLength = 256, description = "with step: the steps' NVTX ranges (a Lua pattern)" },
     },
     required = { "before", "after" },
     additionalProperties = false,
@@ -54,15 +56,10 @@ return {
     p.diff = {}
     for k, v in pairs(pol.diff) do p.diff[k] = v end
     if args.group_by then p.diff.group_by = args.group_by end
-    local side = require("gpuflame.inputs.side")
     local ctx = { policy = function() return p end, globals = tk.ctx.globals, cleanup = tk.ctx.cleanup }
-    tk:progress("importing " .. rb)
-    local b = side.load_side(rb, {}, ctx)
-    tk:progress("importing " .. ra)
-    local a = side.load_side(ra, {}, ctx)
-    tk:progress("comparing")
-    local _, _, d = diff.compare(b, a, p)
-    d.verdict = diff.verdict(d, p)
+    if args.marker and not args.step then tk:fail("marker goes with step") end
+    tk:progress("importing and comparing " .. rb .. " and " .. ra)
+    local _, _, d = require("gpuflame.commands.diff").compare(rb, ra, { step = args.step, marker = args.marker }, ctx)
     local n = args.limit or pol.mcp.page_size
     local out = {}
     for k, v in pairs(d) do out[k] = v end

@@ -49,7 +49,7 @@ try { fs.symlinkSync('/etc/passwd', path.join(ROOT2, 'escape.sqlite')); } catch 
 const ENV = { ...process.env, GPUFLAME_PATH: LUA, XDG_CACHE_HOME: path.join(TMP, 'cache'), HOME: TMP };
 const cli = (args) => {
   const r = spawnSync(GF, ['-q', ...args], { env: ENV, encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status !== 0 && r.status !== 10) throw new Error(`gpuflame ${args.join(' ')}: exit ${r.status}: ${r.stderr}`);
+  if (r.status !== 0 && r.status !== 10 && r.status !== 11) throw new Error(`gpuflame ${args.join(' ')}: exit ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 };
 const F = (f) => path.join(REAL, f);
