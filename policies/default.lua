@@ -96,8 +96,9 @@ return {
   -- Live sessions (docs/LIVE.md): `gpuflame launch` runs a job under `nsys launch` (collection off) and
   -- registers it; `gpuflame capture --session NAME` captures windows of it; `gpuflame sessions` lists them.
   live = {
-    -- the session registry, private to the user (0700); "" = $XDG_RUNTIME_DIR/gpuflame/sessions, else
-    -- /tmp/gpuflame-<uid>/sessions. A DaemonSet shares one directory between jobs and the agent.
+    -- the session registry, private to the user (0700, checked); "" = $XDG_RUNTIME_DIR/gpuflame/sessions,
+    -- else /run/gpuflame/sessions for root, else <$TMPDIR or /tmp>/gpuflame-<uid>/sessions (docs/LIVE.md).
+    -- A DaemonSet shares one directory between jobs and the agent.
     registry_dir = "",
     ready_timeout = 30,       -- seconds `launch` waits for nsys to start the workload
     start_timeout = 60,       -- seconds `nsys start` may run
@@ -342,6 +343,22 @@ return {
     outlier_mad = 3,
     outlier_min_share = 0.1,
     top = 5,            -- top kernels and NVTX ranges listed per step
+  },
+
+  -- The critical path of a step (`gpuflame critical-path`, docs/SEMANTICS.md "Critical path", docs/CRITICAL_PATH.md).
+  critical_path = {
+    -- blocking calls (SQLite LIKE patterns over the calls' display names, case-insensitive): the host waits in
+    -- them for GPU work, so their end waits for the GPU work that ended last before they returned
+    blocking = { "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
+      "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+      "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cuMemcpyDtoH%",
+      "cuMemcpyHtoD%", "cuMemcpyDtoD%" },
+    -- calls recording a CUDA event, and calls making a stream wait for one (LIKE patterns): the export names
+    -- neither stream, so the edge runs from the GPU work the thread launched last before the record to the
+    -- first GPU work it launches on another stream after the wait
+    event_record = { "cudaEventRecord%", "cuEventRecord%" },
+    stream_wait = { "cudaStreamWaitEvent%", "cuStreamWaitEvent%" },
+    top = 10, -- items of the path listed per step in the text output (the JSON lists them all)
   },
 
   -- The time breakdown of a GPU (docs/SEMANTICS.md): gpu-busy, gpu-idle, rank-skew, report, summary.json.

@@ -327,6 +327,13 @@ S.tree = {
     outlier_min_share = S.num({ min = 0 }),
     top = S.int({ min = 0 }),
   },
+  -- the critical path of a step (lua/gpuflame/critpath.lua, docs/CRITICAL_PATH.md)
+  critical_path = {
+    blocking = S.list(S.str()),
+    event_record = S.list(S.str()),
+    stream_wait = S.list(S.str()),
+    top = S.int({ min = 0 }),
+  },
   -- the time breakdown of a GPU (docs/SEMANTICS.md)
   gpu_time = {
     communication = S.list(S.str()),

@@ -8,7 +8,8 @@
 --         warnings = {...}, flame_total = ns }
 -- capture.lua hands --timeline/--stacks captures to V.from_capture(state, opts, ctx): trace CSVs from
 -- `nsys stats` (policy timeline.source = "csv", the reference) or the SQLite export (source "sqlite",
--- and always with --stacks); warnings go to state.warnings (summary.json).
+-- always with --stacks, and when the CSVs hold no CUDA events: a CPU-side capture's NVTX, OS runtime and
+-- CPU samples are only in the export); warnings go to state.warnings (summary.json).
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
@@ -170,6 +171,31 @@ function V.build(spec, ctx)
   }
 end
 
+-- The capture's SQLite export as the page's input (nil when nsys could not export: warned).
+local function capture_export(state, policy)
+  local capture = require("gpuflame.capture")
+  local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/" .. policy.outputs.sqlite, state, policy)
+  if not res.ok then
+    capture.warn(state, "nsys export --type sqlite failed (%s); no timeline", res.why)
+    return nil
+  end
+  state.artifacts.sqlite = res.path
+  return res.path
+end
+
+-- The stats trace CSVs (source "csv"): the inputs that nsys wrote.
+local function capture_csvs(state, tp)
+  local capture = require("gpuflame.capture")
+  local inputs = {}
+  for _, rep in ipairs(tp.reports) do
+    local csv, why, name, skipped = capture.stats_report(state, rep, tp.output_names[rep] or rep)
+    state.reports_tried[#state.reports_tried + 1] = { report = name, ok = csv ~= nil, why = why, csv = csv,
+      skipped = skipped }
+    if csv then inputs[#inputs + 1] = csv end
+  end
+  return inputs
+end
+
 -- capture.run's timeline stage. Returns true when timeline.html was written, false when the capture has
 -- no trace events (capture then warns and builds the flamegraph). The capture's policy comes with state
 -- (state.policy); the ctx of the contract (gpuflame.capture) is not needed here.
@@ -178,26 +204,27 @@ function V.from_capture(state, opts, _ctx)
   local policy = state.policy
   local tp = policy.timeline
   local s = V.settings(nil, policy)
-  local inputs, source = {}, (opts.stacks or tp.source == "sqlite") and "sqlite" or "csv"
-  if source == "sqlite" then
-    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/" .. policy.outputs.sqlite, state, policy)
-    if not res.ok then
-      capture.warn(state, "nsys export --type sqlite failed (%s); no timeline", res.why)
-      return false
-    end
-    inputs[1] = res.path
-    state.artifacts.sqlite = res.path
-  else
-    for _, rep in ipairs(tp.reports) do
-      local csv, why, name, skipped = capture.stats_report(state, rep, tp.output_names[rep] or rep)
-      state.reports_tried[#state.reports_tried + 1] = { report = name, ok = csv ~= nil, why = why, csv = csv,
-        skipped = skipped }
-      if csv then inputs[#inputs + 1] = csv end
-    end
-    if #inputs == 0 then return false end
+  local source = (opts.stacks or tp.source == "sqlite") and "sqlite" or "csv"
+  local inputs = source == "csv" and capture_csvs(state, tp) or {}
+  local tr, results, fdoc
+  if #inputs > 0 then
+    tr, results, fdoc = load_for_page(inputs, s, { stacks = opts.stacks }, nil, policy)
+    if tr:count() == 0 then tr = nil end
   end
-  local tr, results, fdoc = load_for_page(inputs, s, { stacks = opts.stacks },
-    source == "sqlite" and function(whole) capture.set_gpu_time(state, inputs[1], whole) end or nil, policy)
+  if not tr then
+    -- the stats trace CSVs hold CUDA activity only: a capture with NVTX, OS runtime or CPU samples and no
+    -- CUDA (a CPU-side job) is drawn from its SQLite export, which holds them (docs/LIVE.md)
+    if source == "csv" then
+      log.info("timeline: the nsys stats trace reports hold no CUDA events; drawing the SQLite export " ..
+        "(NVTX, OS runtime, CPU samples)")
+      source = "sqlite"
+    end
+    local db = capture_export(state, policy)
+    if not db then return false end
+    inputs = { db }
+    tr, results, fdoc = load_for_page(inputs, s, { stacks = opts.stacks },
+      function(whole) capture.set_gpu_time(state, db, whole) end, policy)
+  end
   if tr:count() == 0 then return false end
   -- the capture's findings stage (findings.json) reuses these results when they come from its export
   if results and source == "sqlite" then state.page_findings = { sqlite = inputs[1], results = results } end
