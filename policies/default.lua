@@ -495,6 +495,16 @@ return {
     steps = "steps.json",              -- `analyze --from-export` without a manifest: the steps document
   },
 
+  -- `gpuflame mcp`, the Model Context Protocol server (docs/MCP.md): what its tools may read, run and return.
+  mcp = {
+    max_request_bytes = 1048576,  -- a request line longer than this is refused (JSON-RPC error), not read
+    max_result_bytes = 262144,    -- a tool result's JSON over this is cut (lists shortened, a note says so)
+    page_size = 50,               -- rows per page of the list tools when the request gives no limit
+    max_page_size = 1000,         -- the largest `limit` a request may ask for
+    export_reports = true,        -- .nsys-rep/.qdrep inputs may be exported through nsys (the export cache)
+    run_programs = false,         -- true: tools may run other programs (captures, workloads); none bundled does
+  },
+
   limits = {
     function_budget = 10, -- seconds any policy function may run before it is stopped
     -- threads one command may use at once: the SQLite import steps rows on a second thread, the timeline

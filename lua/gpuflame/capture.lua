@@ -75,6 +75,7 @@ local function run_recorded(state, step, argv, o)
     local r = h:result()
     if o.watch then o.watch(r.elapsed) end
     local sec = math.floor(r.elapsed)
+    log.progress_tick(step, string.format("%s (%s)", o.label or step, fmt_elapsed(r.elapsed)))
     if log.is_tty and sec ~= last then
       last = sec
       log.progress(step, "%s (%s)", o.label or step, fmt_elapsed(r.elapsed))
@@ -111,13 +112,18 @@ local function run_recorded(state, step, argv, o)
   return res
 end
 
+-- The error that says what was kept is raised while interrupts are still held: raised after, the hook could
+-- turn the pending signal into a bare "interrupted" in the instructions between (it did, by chance of where
+-- its instruction count fell).
 function capture.command(state, step, argv, o)
-  local res, kept = core.host.holding_interrupts(run_recorded, state, step, argv, o or {})
-  if kept then
-    errors.raise(errors.INTERRUPTED, "interrupted during %s; stopped nsys and the workload's process group. " ..
-      "Kept: %s", step, kept)
-  end
-  return res
+  return core.host.holding_interrupts(function()
+    local res, kept = run_recorded(state, step, argv, o or {})
+    if kept then
+      errors.raise(errors.INTERRUPTED, "interrupted during %s; stopped nsys and the workload's process group. " ..
+        "Kept: %s", step, kept)
+    end
+    return res
+  end)
 end
 
 function capture.kept_list(state)

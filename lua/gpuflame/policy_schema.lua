@@ -106,6 +106,14 @@ S.tree = {
     importer_dirs = S.list(S.str()),
     importer_sources = S.list(S.str()),
   },
+  mcp = {
+    max_request_bytes = S.int({ min = 1024, max = 1073741824 }),
+    max_result_bytes = S.int({ min = 1024 }),
+    page_size = S.int({ min = 1 }),
+    max_page_size = S.int({ min = 1 }),
+    export_reports = S.bool(),
+    run_programs = S.bool(),
+  },
   exports = {
     cache_dir = S.str(),
     cache_max_mb = S.int({ min = 1 }),

@@ -44,6 +44,21 @@ cmd.spec = {
 
 local function base(p) return (p:gsub("/+$", "")):match("[^/]+$") or p end
 
+-- compare(pb, pa, so, ctx) → D, L, d, b, a: both sides loaded (so: the side options nsys, step, marker),
+-- compared, the processes paired, the verdict decided and the work compared: the `--json` document d.
+-- The MCP tool diff calls it too, so its document is this command's.
+function cmd.compare(pb, pa, so, ctx)
+  local side = require("gpuflame.inputs.side")
+  local policy = ctx.policy()
+  local b = side.load_side(pb, so, ctx)
+  local a = side.load_side(pa, so, ctx)
+  local D, L, d = diff.compare(b, a, policy)
+  d.processes = require("gpuflame.process_key").pairs(b.processes, a.processes)
+  d.verdict = diff.verdict(d, policy)
+  require("gpuflame.diff_work").apply(d, b.work, a.work, policy)
+  return D, L, d, b, a
+end
+
 function cmd.run(opts, ctx)
   local pb, pa = opts.positional[1], opts.positional[2]
   if not pb or not pa or opts.positional[3] then
@@ -65,13 +80,7 @@ function cmd.run(opts, ctx)
   require("gpuflame.flamegraph").apply_level_options(opts, ctx)
   local out = opts.out or (not opts.json and policy.outputs.diff or nil)
   local ok, res = errors.try(function()
-    local so = { nsys = opts.nsys, step = opts.step, marker = opts.marker }
-    local b = side.load_side(pb, so, ctx)
-    local a = side.load_side(pa, so, ctx)
-    local D, L, d = diff.compare(b, a, policy)
-    d.processes = require("gpuflame.process_key").pairs(b.processes, a.processes)
-    d.verdict = diff.verdict(d, policy)
-    require("gpuflame.diff_work").apply(d, b.work, a.work, policy)
+    local D, L, d, b, a = cmd.compare(pb, pa, { nsys = opts.nsys, step = opts.step, marker = opts.marker }, ctx)
     if opts.folded then
       D:write_folded(opts.folded)
       require("gpuflame.sidecar").write(opts.folded, diff.folded_meta(d))
