@@ -168,6 +168,85 @@ static void on_row(int term, void *ud)
     c->cur_f0 = c->nf;
 }
 
+/* Fast path for one whole line (s[n-1] == '\n') met between rows: splits it without libcsv when every
+ * field is either unquoted without quotes or CR, or quoted from its first byte to a closing quote that is
+ * followed by the delimiter or the line end — what libcsv (options 0, no space trimming) yields too. Any
+ * other line (a quote inside an unquoted field, text after a closing quote, a quoted field running onto
+ * the next line, a CR before the line end) returns 0 with nothing queued, and libcsv parses it. */
+static const unsigned char fast_stop[256] = {[','] = 1, ['"'] = 1, ['\r'] = 1};
+
+static int fast_line(gf_csv *c, const char *s, size_t n)
+{
+    size_t end = n - 1;
+    if (end && s[end - 1] == '\r')
+        end--;
+    if (end == 0)
+        return 1; /* an empty line: libcsv reports no row */
+    if (c->blen + end + 1 > c->bcap) {
+        char *b = grow(c->bytes, &c->bcap, c->blen + end + 1, 1);
+        if (!b)
+            return 0;
+        c->bytes = b;
+    }
+    /* The line is copied once and split in place: separators become NULs, quoted fields are unescaped
+     * towards the left (w <= r throughout). */
+    size_t nf0 = c->nf, base = c->blen, r = 0, w = 0;
+    char *d = c->bytes + base;
+    memcpy(d, s, end);
+    for (;;) {
+        size_t f0 = w;
+        if (r < end && d[r] == '"') {
+            for (r++;;) {
+                const char *q = memchr(d + r, '"', end - r);
+                if (!q)
+                    goto fallback; /* the quoted field goes on past this line */
+                size_t k = (size_t)(q - (d + r));
+                if (w != r)
+                    memmove(d + w, d + r, k);
+                w += k;
+                r += k + 1;
+                if (r < end && d[r] == '"') { /* "" stands for one quote */
+                    d[w++] = '"';
+                    r++;
+                    continue;
+                }
+                break;
+            }
+        } else {
+            size_t i = r;
+            while (i < end && !fast_stop[(unsigned char)d[i]])
+                i++;
+            if (w != r)
+                memmove(d + w, d + r, i - r);
+            w += i - r;
+            r = i;
+        }
+        if (r < end && d[r] != ',')
+            goto fallback;
+        if (c->nf >= c->fcap) {
+            fld *f = grow(c->flds, &c->fcap, c->nf + 1, sizeof *f);
+            if (!f)
+                goto fallback;
+            c->flds = f;
+        }
+        d[w] = '\0';
+        c->flds[c->nf].off = base + f0;
+        c->flds[c->nf].len = w - f0;
+        c->nf++;
+        w++;
+        if (r >= end)
+            break;
+        r++;
+    }
+    c->blen = base + w;
+    on_row(0, c);
+    return !c->oom;
+fallback:
+    c->nf = nf0;
+    c->blen = base;
+    return 0;
+}
+
 /* Drops the rows already handed out, keeping the fields of the row in progress. */
 static void compact(gf_csv *c)
 {
@@ -280,6 +359,10 @@ static int segment(gf_csv *c, const char *s, size_t n, gf_err *err)
             return 0;
         }
         c->row_start = c->line;
+        if (nl && fast_line(c, s, n)) {
+            c->line++;
+            return 0;
+        }
     }
     if (feed(c, s, n, err) != 0)
         return -1;
