@@ -4,7 +4,9 @@
  * The file is read in 64 KiB chunks; each chunk is fed to libcsv one line segment at a time so the
  * reader knows the file line where each row starts (a quoted field may span lines). Completed rows
  * queue up in one arena (bytes + field offsets) that is recycled once they are all handed out, so
- * memory stays at about one chunk whatever the file size. */
+ * memory stays at about one chunk whatever the file size. A whole line that starts between rows is split
+ * here without libcsv when its fields are plain (fast_line: one copy, split in place; the result is the
+ * one libcsv gives), which reads nsys stats CSVs several times faster; any other line goes to libcsv. */
 #define GF_CSV_LIBCSV
 #include <stddef.h>
 #include <stdint.h>
