@@ -292,6 +292,9 @@ static uint32_t process_frame(fl *f, const gf_lane *gl, int64_t pid)
     int64_t *v = gf_hmap_get(&f->names, ((uint64_t)3 << 56) ^ gf_hash_u64(key));
     if (v)
         return (uint32_t)*v;
+    for (size_t i = 0; i < f->o->nproc; i++)
+        if (f->o->proc_pid[i] == pid && f->o->proc_rank[i] == gl->rank)
+            return frame_for(f, 3, key, f->o->proc_name[i], GF_FRAME_PROCESS);
     const char *pname = NULL;
     for (size_t l = 0; l < t->nlanes && !pname; l++) /* the main thread's name names the process */
         if (t->lanes[l].kind == GF_LANE_CPU && t->lanes[l].pid == pid && t->lanes[l].tid == pid &&
@@ -393,6 +396,9 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
         rc = oom(&f);
         goto done;
     }
+    int32_t *in_step = NULL;
+    if (o->step && (rc = gf_steps_assign(t, o->step, 1, &in_step, err)) != 0)
+        goto done;
     int want_nvtx = 0;
     for (size_t li = 0; li < o->nlevels; li++)
         want_nvtx |= o->levels[li] == GF_FL_NVTX;
@@ -406,7 +412,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
     for (size_t i = 0; i < t->n; i++) {
         if (evs)
             evs[i] = -1;
-        if (!gf_ev_is_gpu_work(t->kind[i]))
+        if (!gf_ev_is_gpu_work(t->kind[i]) || (in_step && in_step[i] < 0))
             continue;
         long k = stack_of(&f, i);
         if (k < 0) {
@@ -430,6 +436,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
             evs[i] = (int32_t)idx;
     }
 done:
+    free(in_step);
     free(f.partner);
     free(f.node);
     free(f.tparent);

@@ -5,6 +5,10 @@ return {
     -- Sources in the order they are tried; the first candidate whose `nsys --version` parses wins.
     -- Within one glob source the newest version wins (sorted by version number, not as strings).
     order = { "explicit", "env", "path", "cuda", "opt", "target", "distro", "nsight-compute" },
+    -- "order": the first source above with a usable nsys gives it; "newest": every source is looked at
+    -- and the newest version found wins (a fleet host with several installs reads the newest reports).
+    -- A usable --nsys wins either way.
+    prefer = "order",
     sources = {
       cuda = { "/usr/local/cuda*/bin/nsys" },
       opt = { "/opt/nvidia/nsight-systems/*/bin/nsys" },
@@ -73,6 +77,13 @@ return {
     -- many seconds later is stopped (with everything it started) instead of waiting for the timeout.
     decided_grace = 15,
     decided_markers = { "skipping importation of the QDSTRM file" },
+    -- nsys 2022.4 now and then dies before it starts the workload (its launcher: QuadDCommon/ProcessWaiter
+    -- "sem_open: No such file or directory", "Agent launcher failed"). Recognised by these texts in its
+    -- output, when nsys wrote nothing and the workload was never seen running, `capture`, `launch` and the
+    -- agent try again up to start_retries more times, start_backoff seconds later (doubled each time).
+    start_retries = 2,
+    start_backoff = 2,
+    start_failure_markers = { "sem_open", "ProcessWaiter", "QuadDCommon", "Agent launcher failed" },
     output_name = "capture",
     -- Where the views' stats CSVs come from: "export" runs one `nsys export` and gpuflame writes the same
     -- CSVs (docs/REPORTS.md; the SQLite export also feeds the timeline and findings.json); "stats" runs
@@ -96,12 +107,21 @@ return {
   -- Live sessions (docs/LIVE.md): `gpuflame launch` runs a job under `nsys launch` (collection off) and
   -- registers it; `gpuflame capture --session NAME` captures windows of it; `gpuflame sessions` lists them.
   live = {
-    -- the session registry, private to the user (0700); "" = $XDG_RUNTIME_DIR/gpuflame/sessions, else
-    -- /tmp/gpuflame-<uid>/sessions. A DaemonSet shares one directory between jobs and the agent.
+    -- the session registry, private to the user (0700, checked); "" = $XDG_RUNTIME_DIR/gpuflame/sessions,
+    -- else /run/gpuflame/sessions for root, else <$TMPDIR or /tmp>/gpuflame-<uid>/sessions (docs/LIVE.md).
+    -- A DaemonSet shares one directory between jobs and the agent.
     registry_dir = "",
     ready_timeout = 30,       -- seconds `launch` waits for nsys to start the workload
-    start_timeout = 60,       -- seconds `nsys start` may run
-    stop_timeout = 300,       -- seconds `nsys stop` may run (it writes the window's raw capture)
+    -- The bounds of a window's nsys calls (measured here: start 0.8–2.3 s, stop 2–7 s for a 2 s window;
+    -- nsys 2022.4 sometimes hangs in either). A call past its bound is ended with what it started and the
+    -- window fails naming it. `nsys stop` writes the window's raw capture, so its bound grows with the window:
+    -- stop_timeout + stop_timeout_per_s × the window's seconds.
+    start_timeout = 30,
+    stop_timeout = 30,
+    stop_timeout_per_s = 2,
+    -- a failed window's raw capture that nsys left in its temp directory (/tmp/nsys-report-XXXX.qdstrm) is
+    -- removed; true moves it into the window's --out directory instead
+    keep_failed_raw = false,
     control_timeout = 20,     -- seconds `nsys sessions list` / `nsys shutdown` may run
     -- after `launch` passes SIGINT/SIGTERM on to the workload, the seconds it gets to end before the
     -- whole tree (nsys included) is ended
@@ -308,6 +328,58 @@ return {
     single_node = false,
   },
 
+  -- Steps: the iterations of a training or benchmark loop found in a capture (`gpuflame steps`, `--step` of
+  -- collapse, flamegraph and diff; docs/SEMANTICS.md "Steps", docs/STEPS.md).
+  steps = {
+    -- NVTX ranges that are steps, in order of preference: Lua patterns over the range's text (anchored;
+    -- %d+ the step number). The first marker that matches at least min_repeats ranges of one thread wins;
+    -- without one, the fallback: the range name (digits as N) of the main thread (default NVTX domain)
+    -- that repeats at least min_repeats times at the outermost level where one does (at most
+    -- fallback_depth levels down), covering the most time.
+    markers = {
+      { pattern = "^ProfilerStep#%d+$", convention = "PyTorch profiler (ProfilerStep#N)" },
+      { pattern = "^[Ss]tep[ _#:%-]*%d+$", convention = "step N" },
+      { pattern = "^[Ii]teration[ _#:%-]*%d+$", convention = "iteration N" },
+      { pattern = "^[Ii]ter[ _#:%-]*%d+$", convention = "iter N" },
+      { pattern = "^[Ww]arm%-?up [Ss]tep[ _#:%-]*%d+$", convention = "Warm-up Step N" },
+      { pattern = "^[Tt]rain[ _][Ss]tep[ _#:%-]*%d+$", convention = "train step N" },
+      { pattern = "^[Bb]atch[ _#:%-]*%d+$", convention = "batch N" },
+      { pattern = "^train_step$", convention = "train_step (Megatron-LM, JAX/Flax loops)" },
+      { pattern = "^training_step$", convention = "training_step (Lightning, NeMo)" },
+      { pattern = "^%[%w+%][%w_]*%.training_step$", convention = "[Strategy]….training_step (Lightning profiler)" },
+      { pattern = "^run_training_batch$", convention = "run_training_batch (Lightning)" },
+      { pattern = "^[%w_]*Engine%.train_batch$", convention = "Engine.train_batch (DeepSpeed)" },
+      { pattern = "^accelerate[%.:_ ][Ss]tep[ _#:%-]*%d+$", convention = "accelerate step N (Hugging Face Accelerate)" },
+    },
+    min_repeats = 3,    -- a marker or the fallback needs this many ranges of one thread
+    fallback_depth = 4, -- the fallback looks this many nesting levels down (0: top-level ranges only)
+    -- warm-up steps, flagged and left out of the summary: names matching one of these Lua patterns, and the
+    -- first warmup_steps steps of each process
+    warmup_patterns = { "[Ww]arm%-?[Uu]p" },
+    warmup_steps = 1,
+    -- outliers: steps whose duration is more than outlier_mad scaled MADs (1.4826 x the median absolute
+    -- deviation) and more than outlier_min_share of the median away from the median (warm-up steps excluded)
+    outlier_mad = 3,
+    outlier_min_share = 0.1,
+    top = 5,            -- top kernels and NVTX ranges listed per step
+  },
+
+  -- The critical path of a step (`gpuflame critical-path`, docs/SEMANTICS.md "Critical path", docs/CRITICAL_PATH.md).
+  critical_path = {
+    -- blocking calls (SQLite LIKE patterns over the calls' display names, case-insensitive): the host waits in
+    -- them for GPU work, so their end waits for the GPU work that ended last before they returned
+    blocking = { "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
+      "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+      "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cuMemcpyDtoH%",
+      "cuMemcpyHtoD%", "cuMemcpyDtoD%" },
+    -- calls recording a CUDA event, and calls making a stream wait for one (LIKE patterns): the export names
+    -- neither stream, so the edge runs from the GPU work the thread launched last before the record to the
+    -- first GPU work it launches on another stream after the wait
+    event_record = { "cudaEventRecord%", "cuEventRecord%" },
+    stream_wait = { "cudaStreamWaitEvent%", "cuStreamWaitEvent%" },
+    top = 10, -- items of the path listed per step in the text output (the JSON lists them all)
+  },
+
   -- The time breakdown of a GPU (docs/SEMANTICS.md): gpu-busy, gpu-idle, rank-skew, report, summary.json.
   gpu_time = {
     -- kernels that are communication (SQLite LIKE patterns, case-insensitive); every other kernel is compute
@@ -377,6 +449,26 @@ return {
     min_fraction = 0,        -- page: leave out flame subtrees below this share of both totals (0 = keep all)
     group_by = "kernel",     -- the ranked table's rows: "kernel" (the stacks' leaves) or "nvtx" (NVTX ranges; `--group-by`)
     title = "GPU time diff",
+    -- A process is known by what it is, not its pid, so two runs of one program line up (docs/DIFF.md):
+    -- "auto" its rank when the capture gives one (ranks.label_env, ranks.thread_rank_patterns), else
+    -- its executable (processes of one capture sharing it told apart by their command line's hash);
+    -- "executable"; "command" (executable + command-line hash); "pid" (the process frames of before:
+    -- "<name> [<pid>]"); or function(p) → key, p = {pid=, rank=, executable=, thread=, args_hash=}.
+    -- Also names the process frames of multi-report flamegraphs.
+    process_key = "auto",
+    -- Comparable or not (docs/DIFF.md): the work of the two captures compared before the verdict; a
+    -- difference beyond these makes the verdict "not comparable" (exit 11).
+    work = {
+      bytes_tolerance = 0.10,     -- bytes per copy direction (and set by memsets) differ by more than 10%
+      instances_tolerance = 0.25, -- instances of a kernel found on both sides
+      launch_tolerance = 0.25,    -- its mean blocks per instance or threads per block
+      nvtx_tolerance = 0.25,      -- ranges of an NVTX name found on both sides
+      min_share = 0.02,           -- kernels: at least this share of each side's kernel time (smaller
+                                  -- ones, and kernels an optimisation swapped, say nothing of the input);
+                                  -- copy directions: of either side's bytes
+      nvtx_depth = 0,             -- NVTX push/pop ranges nested at most this deep (0: outermost only)
+      nvtx_fold_numbers = true,   -- "step 12" and "step 13" count as one name, "step #"
+    },
   },
 
   -- File names gpuflame writes: inside a capture directory (capture, the agent's backends; `upload` looks
@@ -400,6 +492,17 @@ return {
     analysis = "analysis.json",        -- `analyze`'s result in the run directory (docs/spec/NVTX_ANALYSIS.md's
                                        -- name); `report`, `compare` and `diff` look for it there
     diff = "diff.html",                -- `gpuflame diff` page when -o is not given
+    steps = "steps.json",              -- `analyze --from-export` without a manifest: the steps document
+  },
+
+  -- `gpuflame mcp`, the Model Context Protocol server (docs/MCP.md): what its tools may read, run and return.
+  mcp = {
+    max_request_bytes = 1048576,  -- a request line longer than this is refused (JSON-RPC error), not read
+    max_result_bytes = 262144,    -- a tool result's JSON over this is cut (lists shortened, a note says so)
+    page_size = 50,               -- rows per page of the list tools when the request gives no limit
+    max_page_size = 1000,         -- the largest `limit` a request may ask for
+    export_reports = true,        -- .nsys-rep/.qdrep inputs may be exported through nsys (the export cache)
+    run_programs = false,         -- true: tools may run other programs (captures, workloads); none bundled does
   },
 
   limits = {

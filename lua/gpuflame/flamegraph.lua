@@ -143,15 +143,49 @@ function fg.gpu_ops(tr)
   return (c.kernel or 0) + (c.memcpy or 0) + (c.memset or 0)
 end
 
--- from_trace(tr, policy) → stacks: the hierarchical stacks (weights in ns), or nil when tr has no GPU work.
-function fg.from_trace(tr, policy)
+-- from_trace(tr, processes, policy) → stacks: the hierarchical stacks (weights in ns), or nil when tr has no
+-- GPU work. processes: the process frames by name (gpuflame.process_key.list), or nil: "<name> [<pid>]".
+function fg.from_trace(tr, processes, policy)
   need(policy, "flamegraph.from_trace")
   if fg.gpu_ops(tr) == 0 then return nil end
   local stacks = core.stacks.new()
-  local raw = core.trace_flame.stacks(tr, stacks, fg.level_options(policy))
+  local o = fg.level_options(policy)
+  o.processes = processes
+  local raw = core.trace_flame.stacks(tr, stacks, o)
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
     levels = table.concat(policy.flamegraph.levels, ","), nvtx_raw = fg.raw_summary(raw, policy) })
   return stacks
+end
+
+-- from_trace_step(tr, which, marker, processes, policy) → stacks, step, doc, win: the hierarchical stacks of the
+-- GPU work launched inside one step (`--step N|median|slowest`; gpuflame.steps: its steps found by policy
+-- steps.markers or the Lua pattern marker; processes: as from_trace's, or nil), that step (as `steps --json`
+-- gives it), the steps document and the step's window for C ({start, end, pid, rank}); NO_DATA when the step
+-- launched no GPU work.
+function fg.from_trace_step(tr, which, marker, processes, policy)
+  need(policy, "flamegraph.from_trace_step")
+  local steps = require("gpuflame.steps")
+  local doc, wins = steps.document(tr, marker, policy)
+  local s, w = steps.pick(doc, wins, which)
+  local o = fg.level_options(policy)
+  o.step = { start = w.start, ["end"] = w["end"], pid = w.proc, rank = w.rank }
+  o.processes = processes
+  local stacks = core.stacks.new()
+  local raw = core.trace_flame.stacks(tr, stacks, o)
+  if stacks:count() == 0 then
+    errors.raise(errors.NO_DATA, "%s: step %d (%s) launched no GPU work", tr:source() or "input", s.index, s.name)
+  end
+  set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
+    levels = table.concat(policy.flamegraph.levels, ","), nvtx_raw = fg.raw_summary(raw, policy),
+    step = { index = s.index, name = s.name, start_ns = s.start_ns, end_ns = s.end_ns, pick = tostring(which),
+      rule = doc.rule_text } })
+  return stacks, s, doc, o.step
+end
+
+-- step_label(step, which) → "step 3 (ProfilerStep#3, the median step)": how the outputs name the step
+function fg.step_label(s, which)
+  local how = (which == "median" or which == "slowest") and (", the " .. which .. " step") or ""
+  return string.format("step %d (%s%s)", s.index, s.name, how)
 end
 
 -- The raw NVTX names behind grouped frames (policy nvtx.group) as the metadata and the page keep them:
@@ -186,7 +220,9 @@ function fg.from_reports(paths, opts, policy)
   opts = opts or {}
   local tr, info = fg.load_trace(paths, { ranks = true, nsys = opts.nsys, allow_unrelated = opts.allow_unrelated },
     need(policy, "flamegraph.from_reports"))
-  local stacks = fg.from_trace(tr, policy)
+  -- a process is known by its executable, not its pid: one program's processes of every rank share a frame
+  local procs = require("gpuflame.process_key").list(tr, nil, { merged = #tr:ranks() > 0 }, policy)
+  local stacks = fg.from_trace(tr, procs, policy)
   if not stacks then
     errors.raise(errors.NO_DATA, "%s: no GPU kernels in these reports", table.concat(paths, ", "))
   end

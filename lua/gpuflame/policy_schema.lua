@@ -99,11 +99,20 @@ end
 S.tree = {
   discover = {
     order = S.list(S.str()),
+    prefer = S.str({ oneof = { "order", "newest" } }),
     sources = S.map(S.list(S.str())),
     env_var = S.str(),
     version_timeout = S.num({ gt = 0 }),
     importer_dirs = S.list(S.str()),
     importer_sources = S.list(S.str()),
+  },
+  mcp = {
+    max_request_bytes = S.int({ min = 1024, max = 1073741824 }),
+    max_result_bytes = S.int({ min = 1024 }),
+    page_size = S.int({ min = 1 }),
+    max_page_size = S.int({ min = 1 }),
+    export_reports = S.bool(),
+    run_programs = S.bool(),
   },
   exports = {
     cache_dir = S.str(),
@@ -126,6 +135,8 @@ S.tree = {
     ready_timeout = S.num({ gt = 0 }),
     start_timeout = S.num({ gt = 0 }),
     stop_timeout = S.num({ gt = 0 }),
+    stop_timeout_per_s = S.num({ min = 0 }),
+    keep_failed_raw = S.bool(),
     control_timeout = S.num({ gt = 0 }),
     signal_grace = S.num({ gt = 0 }),
     max_wait = S.num({ gt = 0 }),
@@ -146,6 +157,9 @@ S.tree = {
     import_timeout = S.num({ gt = 0 }),
     decided_grace = S.num({ gt = 0 }),
     decided_markers = S.list(S.str()),
+    start_retries = S.int({ min = 0, max = 10 }),
+    start_backoff = S.num({ min = 0 }),
+    start_failure_markers = S.list(S.str()),
     output_name = S.str(),
     out_dir = S.str(),
     extra_args = S.list(S.str()),
@@ -303,6 +317,29 @@ S.tree = {
     max_start_gap_s = S.num({ min = 0 }),
     single_node = S.bool(),
   },
+  -- steps (lua/gpuflame/steps.lua, docs/STEPS.md)
+  steps = {
+    markers = S.list({ kind = "marker", check = function(v)
+      if type(v) ~= "table" or type(v.pattern) ~= "string" or type(v.convention) ~= "string" then
+        return "must be a table {pattern = \"Lua pattern\", convention = \"what it is\"}"
+      end
+      if not pcall(string.find, "", v.pattern) then return "pattern is not a valid Lua pattern" end
+    end }),
+    min_repeats = S.int({ min = 1 }),
+    fallback_depth = S.int({ min = 0 }),
+    warmup_patterns = S.list(S.str()),
+    warmup_steps = S.int({ min = 0 }),
+    outlier_mad = S.num({ min = 0 }),
+    outlier_min_share = S.num({ min = 0 }),
+    top = S.int({ min = 0 }),
+  },
+  -- the critical path of a step (lua/gpuflame/critpath.lua, docs/CRITICAL_PATH.md)
+  critical_path = {
+    blocking = S.list(S.str()),
+    event_record = S.list(S.str()),
+    stream_wait = S.list(S.str()),
+    top = S.int({ min = 0 }),
+  },
   -- the time breakdown of a GPU (docs/SEMANTICS.md)
   gpu_time = {
     communication = S.list(S.str()),
@@ -320,6 +357,18 @@ S.tree = {
     min_fraction = S.num({ min = 0, max = 1 }),
     group_by = S.str({ oneof = { "kernel", "nvtx" } }),
     title = S.str(),
+    -- process frames by what a process is (lua/gpuflame/process_key.lua), or function(p) → key
+    process_key = S.either(S.str({ oneof = { "auto", "executable", "command", "pid" } }), S.fn()),
+    -- comparable or not (lua/gpuflame/diff_work.lua)
+    work = {
+      bytes_tolerance = S.num({ min = 0 }),
+      instances_tolerance = S.num({ min = 0 }),
+      launch_tolerance = S.num({ min = 0 }),
+      nvtx_tolerance = S.num({ min = 0 }),
+      min_share = S.num({ min = 0, max = 1 }),
+      nvtx_depth = S.int({ min = 0 }),
+      nvtx_fold_numbers = S.bool(),
+    },
   },
   -- file names gpuflame writes (capture directories; default -o of flamegraph, timeline, report --html)
   outputs = {
@@ -328,6 +377,7 @@ S.tree = {
     nsys_backend_log = S.filename(), perf_backend_log = S.filename(), perf_data = S.filename(),
     perf_script = S.filename(), report = S.filename(), findings = S.filename(), analysis = S.filename(),
     diff = S.filename(),
+    steps = S.filename(),
   },
   -- findings rules (lua/gpuflame/findings.lua): options[rule][key] are checked against the rule itself
   findings = {

@@ -9,7 +9,7 @@ local cmd = {}
 
 cmd.spec = {
   usage = "diff BEFORE AFTER [-o diff.html] [--json] [--folded FILE] [--group-by kernel|nvtx] [--levels LIST] " ..
-    "[--title T] [--min-fraction F]",
+    "[--title T] [--min-fraction F] [--step median|slowest|N [--marker PATTERN]]",
   summary = "differential GPU flamegraph and regression verdict between two captures",
   description = "BEFORE and AFTER are anything gpuflame reads: capture directories, .nsys-rep/.qdrep reports\n" ..
     "(exported through nsys), SQLite exports, model files (gpuflame import), cuda_gpu_kern_sum CSVs or folded stacks;\n" ..
@@ -19,8 +19,11 @@ cmd.spec = {
     "Kernels match by demangled name (policy diff.normalize_name can normalise). The page (-o, default\n" ..
     "diff.html) shows the ranked kernel changes, both captures' metadata with every difference that makes\n" ..
     "the comparison unfair, and the differential flamegraph. --json prints the comparison (docs/DIFF.md) on\n" ..
-    "stdout and writes a page only with -o. Exit 0: no regression; 10: regression (policy diff.threshold,\n" ..
-    "diff.kernel_threshold, or diff.verdict). NVTX analyses (analysis.json) are compared with `compare`.",
+    "stdout and writes a page only with -o. Processes match by rank or executable, not pid (policy\n" ..
+    "diff.process_key). Before the verdict the work of both captures is compared (bytes per copy direction,\n" ..
+    "kernel instances and launch sizes, NVTX ranges; policy diff.work). Exit 0: no regression; 10: regression\n" ..
+    "(policy diff.threshold, diff.kernel_threshold, or diff.verdict); 11: not comparable (the work differs).\n" ..
+    "NVTX analyses (analysis.json) are compared with `compare`.",
   options = {
     { "out", short = "o", arg = "FILE", help = "the page (default diff.html; with --json only when given)" },
     { "json", help = "print the comparison as JSON on stdout (schema: docs/DIFF.md)" },
@@ -33,10 +36,28 @@ cmd.spec = {
     { "levels", arg = "LIST", help = "frames of the GPU stacks (exports, reports), outermost first, of: process, " ..
       "rank, device, stream, nvtx, callchain, api, kernel (policy flamegraph.levels)" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
+    { "step", arg = "N", help = "compare one step of each side (exports, reports): median (the step of median " ..
+      "length; makes runs of different lengths comparable), slowest, or an index (`gpuflame steps`)" },
+    { "marker", arg = "PATTERN", help = "with --step: the steps are the NVTX ranges matching this Lua pattern" },
   },
 }
 
 local function base(p) return (p:gsub("/+$", "")):match("[^/]+$") or p end
+
+-- compare(pb, pa, so, ctx) → D, L, d, b, a: both sides loaded (so: the side options nsys, step, marker),
+-- compared, the processes paired, the verdict decided and the work compared: the `--json` document d.
+-- The MCP tool diff calls it too, so its document is this command's.
+function cmd.compare(pb, pa, so, ctx)
+  local side = require("gpuflame.inputs.side")
+  local policy = ctx.policy()
+  local b = side.load_side(pb, so, ctx)
+  local a = side.load_side(pa, so, ctx)
+  local D, L, d = diff.compare(b, a, policy)
+  d.processes = require("gpuflame.process_key").pairs(b.processes, a.processes)
+  d.verdict = diff.verdict(d, policy)
+  require("gpuflame.diff_work").apply(d, b.work, a.work, policy)
+  return D, L, d, b, a
+end
 
 function cmd.run(opts, ctx)
   local pb, pa = opts.positional[1], opts.positional[2]
@@ -52,23 +73,23 @@ function cmd.run(opts, ctx)
     errors.raise(errors.USAGE, "%s is an NVTX analysis (analysis.json) and %s is not: diff compares two captures, " ..
       "`gpuflame compare` two analyses", ab and pb or pa, ab and pa or pb)
   end
+  if opts.marker and not opts.step then errors.raise(errors.USAGE, "--marker goes with --step") end
   local policy = ctx.policy()
   local dp = policy.diff
   if opts.group_by then dp.group_by = opts.group_by end
   require("gpuflame.flamegraph").apply_level_options(opts, ctx)
   local out = opts.out or (not opts.json and policy.outputs.diff or nil)
   local ok, res = errors.try(function()
-    local b = side.load_side(pb, { nsys = opts.nsys }, ctx)
-    local a = side.load_side(pa, { nsys = opts.nsys }, ctx)
-    local D, L, d = diff.compare(b, a, policy)
-    d.verdict = diff.verdict(d, policy)
+    local D, L, d, b, a = cmd.compare(pb, pa, { nsys = opts.nsys, step = opts.step, marker = opts.marker }, ctx)
     if opts.folded then
       D:write_folded(opts.folded)
       require("gpuflame.sidecar").write(opts.folded, diff.folded_meta(d))
     end
     if out then
       local title = opts.title or dp.title
-      require("gpuflame.views.diff").render(D, L, d, out, { title = title, subtitle = base(pb) .. " → " .. base(pa),
+      local function st(x) return x.step and string.format(" (step %d, %s)", x.step.index, x.step.name) or "" end
+      require("gpuflame.views.diff").render(D, L, d, out, { title = title,
+        subtitle = base(pb) .. st(b) .. " → " .. base(pa) .. st(a),
         min_fraction = opts.min_fraction or dp.min_fraction })
     end
     return d

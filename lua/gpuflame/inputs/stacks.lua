@@ -62,7 +62,7 @@ local function load(path, info, _, ctx)
   if info.type == "folded" then
     stacks, meta = load_folded(path, info)
   elseif info.type == "sqlite" or info.type == "model" then
-    stacks = flamegraph.from_trace(flamegraph.load_trace({ path }, nil, policy), policy)
+    stacks = flamegraph.from_trace(flamegraph.load_trace({ path }, nil, policy), nil, policy)
     if stacks then
       meta = { source = path, report = "gpu", stacks = stacks:count(), unit_ns = 1 }
     elseif info.type == "model" then
