@@ -33,7 +33,7 @@ int gf_out_open(gf_out *out, const char *path, gf_err *err)
     out->final_path = strdup(path);
     if (!out->tmp_path || !out->final_path) {
         gf_out_abort(out);
-        return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+        return gf_oom(err, path);
     }
     snprintf(out->tmp_path, n, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, base);
     int fd = mkstemp(out->tmp_path);
@@ -153,7 +153,7 @@ int gf_read_file(const char *path, char **data, size_t *len, gf_err *err)
     char *buf = malloc(cap + 1);
     if (!buf) {
         fclose(fp);
-        return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+        return gf_oom(err, path);
     }
     for (;;) {
         if (n == cap) {
@@ -166,7 +166,7 @@ int gf_read_file(const char *path, char **data, size_t *len, gf_err *err)
             if (!nb) {
                 free(buf);
                 fclose(fp);
-                return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+                return gf_oom(err, path);
             }
             buf = nb;
             cap *= 2;
@@ -217,7 +217,7 @@ char *gf_mkdtemp(const char *prefix, gf_err *err)
 {
     char *tmpl = dup_printf(prefix, "XXXXXX", "");
     if (!tmpl) {
-        gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        gf_oom(err, NULL);
         return NULL;
     }
     if (!mkdtemp(tmpl)) {
@@ -311,14 +311,14 @@ int gf_glob(const char *pattern, char ***matches, size_t *count, gf_err *err)
     char **v = calloc(g.gl_pathc ? g.gl_pathc : 1, sizeof *v);
     if (!v) {
         globfree(&g);
-        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        return gf_oom(err, NULL);
     }
     for (size_t i = 0; i < g.gl_pathc; i++) {
         v[i] = strdup(g.gl_pathv[i]);
         if (!v[i]) {
             gf_free_strv(v, i);
             globfree(&g);
-            return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+            return gf_oom(err, NULL);
         }
     }
     *count = g.gl_pathc;

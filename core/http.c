@@ -217,7 +217,7 @@ static char *build_url(const char *url, const char *const *query, gf_err *err)
     }
     return out;
 oom:
-    gf_errf(err, GF_EXIT_ERROR, "out of memory");
+    gf_oom(err, NULL);
     return NULL;
 }
 
@@ -265,7 +265,7 @@ int gf_gunzip(const void *data, size_t len, size_t max_out, char **out, size_t *
     char *buf = malloc(cap + 1);
     if (!buf) {
         inflateEnd(&zs);
-        return gf_errf(err, GF_EXIT_ERROR, "gunzip: out of memory");
+        return gf_oom(err, "gunzip");
     }
     zs.next_in = (Bytef *)(uintptr_t)data;
     zs.avail_in = (uInt)len;
@@ -279,7 +279,7 @@ int gf_gunzip(const void *data, size_t len, size_t max_out, char **out, size_t *
             if (!nb) {
                 inflateEnd(&zs);
                 free(buf);
-                return gf_errf(err, GF_EXIT_ERROR, "gunzip: out of memory");
+                return gf_oom(err, "gunzip");
             }
             buf = nb;
         }

@@ -430,7 +430,7 @@ static int read_kern_sum(gf_nvtx *nv, gf_csv *c, const char *path, gf_hmap *idx,
             return -1;
         gf_nvtx_kern *kn = list_slot(idx, id, (void **)&nv->kern, &nv->nkern, &cap, sizeof *nv->kern);
         if (!kn)
-            return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+            return gf_oom(err, NULL);
         kn->name = id;
         kn->inst += inst;
         kn->ns += ns;
@@ -467,7 +467,7 @@ static int read_transfers(gf_nvtx *nv, gf_csv *c, const char *path, gf_hmap *idx
             return -1;
         gf_nvtx_xfer *x = list_slot(idx, (uint64_t)s << 32 | d, (void **)&nv->xfer, &nv->nxfer, &cap, sizeof *nv->xfer);
         if (!x)
-            return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+            return gf_oom(err, NULL);
         x->src = s;
         x->dst = d;
         x->n += 1;

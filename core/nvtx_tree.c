@@ -347,7 +347,7 @@ static int walk_from(gf_nvtx_walk *w, gf_nvtx_trie *t, size_t r, uint32_t *out, 
         size_t node = w->stack[--sp];
         base = gf_nvtx_trie_child(t, base, W_NAME(w, node));
         if (base == UINT32_MAX)
-            return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+            return gf_oom(err, NULL);
         w->wpath[node] = base;
         w->state[node] = W_DONE;
     }
@@ -363,7 +363,7 @@ int gf_nvtx_scoped(gf_nvtx_walk *w, gf_nvtx_trie *t, size_t r, uint32_t *out, gf
     if (p == 0)
         p = gf_nvtx_trie_child(t, 0, W_NAME(w, r));
     if (p == UINT32_MAX)
-        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        return gf_oom(err, NULL);
     *out = p;
     return 0;
 }

@@ -160,7 +160,7 @@ int gf_proc_spawn(gf_proc **out, const gf_proc_opts *o, gf_err *err)
     gf_proc *p = calloc(1, sizeof *p);
     if (!p) {
         free(exe);
-        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        return gf_oom(err, NULL);
     }
     p->fds[0] = p->fds[1] = -1;
     size_t limit = o->capture_limit ? o->capture_limit : (1u << 20);

@@ -131,7 +131,7 @@ int gf_sqlite_totals(const char *path, int what, gf_name_total **out, size_t *n,
             cap = cap ? cap * 2 : 64;
             gf_name_total *q = realloc(v, cap * sizeof *q);
             if (!q) {
-                rc = gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+                rc = gf_oom(err, path);
                 break;
             }
             v = q;
@@ -146,7 +146,7 @@ int gf_sqlite_totals(const char *path, int what, gf_name_total **out, size_t *n,
         v[*n].total_ns = sqlite3_column_int64(st, 2);
         v[*n].count = sqlite3_column_int64(st, 3);
         if (!v[*n].name) {
-            rc = gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+            rc = gf_oom(err, path);
             break;
         }
         if (what == GF_SQL_API)

@@ -254,7 +254,7 @@ static int read_rank_meta(sqlite3 *db, const char *path, const char *const *env_
     ret = 0;
     goto done;
 oom:
-    gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+    gf_oom(err, path);
 done:
     return ret;
 }

@@ -69,7 +69,7 @@ int gf_stackdiff_add(gf_stackdiff *d, int side, const gf_stacks *s, const char *
     size_t nf = gf_stacks_nframes(s), ns = gf_stacks_count(s);
     uint32_t *fmap = malloc((nf ? nf : 1) * 2 * sizeof *fmap);
     if (!fmap)
-        return gf_errf(err, GF_EXIT_ERROR, "stackdiff: out of memory");
+        return gf_oom(err, "stackdiff");
     uint32_t *lmap = fmap + nf;
     memset(fmap, 0xff, (nf ? nf : 1) * 2 * sizeof *fmap);
     int rc = 0;
@@ -80,7 +80,7 @@ int gf_stackdiff_add(gf_stackdiff *d, int side, const gf_stacks *s, const char *
         if (depth > d->bufcap) {
             uint32_t *b = realloc(d->buf, depth * sizeof *b);
             if (!b) {
-                rc = gf_errf(err, GF_EXIT_ERROR, "stackdiff: out of memory");
+                rc = gf_oom(err, "stackdiff");
                 break;
             }
             d->buf = b;
@@ -97,7 +97,7 @@ int gf_stackdiff_add(gf_stackdiff *d, int side, const gf_stacks *s, const char *
                     len = strlen(name);
                 map[f] = gf_stacks_intern(d->u, name, len);
                 if (map[f] == UINT32_MAX) {
-                    rc = gf_errf(err, GF_EXIT_ERROR, "stackdiff: out of memory");
+                    rc = gf_oom(err, "stackdiff");
                     break;
                 }
             }
@@ -120,7 +120,7 @@ int gf_stackdiff_add(gf_stackdiff *d, int side, const gf_stacks *s, const char *
             break;
         }
         if (grow_weights(d, idx + 1) != 0) {
-            rc = gf_errf(err, GF_EXIT_ERROR, "stackdiff: out of memory");
+            rc = gf_oom(err, "stackdiff");
             break;
         }
         d->w[side][idx] += sw;
@@ -272,7 +272,7 @@ int gf_stackdiff_write_tree_json(const gf_stackdiff *d, FILE *out, double min_fr
     size_t tn = 0, tcap = 0;
     int rc = 0;
     if (!names || !rank || !order || !path || !newid) {
-        rc = gf_errf(err, GF_EXIT_ERROR, "differential flamegraph: out of memory");
+        rc = gf_oom(err, "differential flamegraph");
         goto done;
     }
     for (uint32_t i = 0; i < nf; i++)
@@ -298,7 +298,7 @@ int gf_stackdiff_write_tree_json(const gf_stackdiff *d, FILE *out, double min_fr
                 size_t nc = tcap ? tcap * 2 : 4096;
                 dnode *q = realloc(t, nc * sizeof *q);
                 if (!q) {
-                    rc = gf_errf(err, GF_EXIT_ERROR, "differential flamegraph: out of memory");
+                    rc = gf_oom(err, "differential flamegraph");
                     goto done;
                 }
                 t = q;

@@ -39,12 +39,12 @@ typedef struct fold {
 static int push_id(fold *f, uint32_t id, gf_err *err)
 {
     if (id == UINT32_MAX)
-        return gf_errf(err, GF_EXIT_ERROR, "perf fold: out of memory");
+        return gf_oom(err, "perf fold");
     if (f->n == f->cap) {
         size_t nc = f->cap ? f->cap * 2 : 128;
         uint32_t *p = realloc(f->ids, nc * sizeof *p);
         if (!p)
-            return gf_errf(err, GF_EXIT_ERROR, "perf fold: out of memory");
+            return gf_oom(err, "perf fold");
         f->ids = p;
         f->cap = nc;
     }
@@ -118,7 +118,7 @@ static int scratch(fold *f, size_t need, gf_err *err)
         nc *= 2;
     char *p = realloc(f->nb, nc);
     if (!p)
-        return gf_errf(err, GF_EXIT_ERROR, "perf fold: out of memory");
+        return gf_oom(err, "perf fold");
     f->nb = p;
     f->nbcap = nc;
     return 0;
@@ -294,7 +294,7 @@ static int next_line(reader *r, const char **l, size_t *n, gf_err *err)
             size_t nc = r->cap ? r->cap * 2 : CHUNK;
             char *p = realloc(r->buf, nc);
             if (!p)
-                return gf_errf(err, GF_EXIT_ERROR, "perf fold: out of memory");
+                return gf_oom(err, "perf fold");
             r->buf = p;
             r->cap = nc;
         }

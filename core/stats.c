@@ -42,14 +42,14 @@ gf_stats_db *gf_stats_open(const char *path, gf_err *err)
 {
     gf_stats_db *d = calloc(1, sizeof *d);
     if (!d) {
-        gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        gf_oom(err, NULL);
         return NULL;
     }
     gf_hmap_init(&d->sid);
     d->path = strdup(path);
     d->str = gf_strtab_new();
     if (!d->path || !d->str) {
-        gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        gf_oom(err, NULL);
         gf_stats_close(d);
         return NULL;
     }
@@ -105,7 +105,7 @@ const char *gf_stats_string(gf_stats_db *d, int64_t id, int32_t *sid, size_t *le
             const char *t = (const char *)sqlite3_column_text(d->sid_st, 0);
             s = gf_strtab_intern(d->str, t ? t : "", t ? (size_t)sqlite3_column_bytes(d->sid_st, 0) : 0);
             if (s < 0) {
-                gf_errf(err, GF_EXIT_ERROR, "out of memory");
+                gf_oom(err, NULL);
                 return NULL;
             }
         } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
@@ -115,7 +115,7 @@ const char *gf_stats_string(gf_stats_db *d, int64_t id, int32_t *sid, size_t *le
         sqlite3_reset(d->sid_st);
         v = gf_hmap_put(&d->sid, (uint64_t)id, s + 1, NULL);
         if (!v) {
-            gf_errf(err, GF_EXIT_ERROR, "out of memory");
+            gf_oom(err, NULL);
             return NULL;
         }
     }
@@ -186,7 +186,7 @@ int gf_stats_enum(gf_stats_db *d, const char *table, int32_t *out, int nout, gf_
         int nfb = oper ? 14 : 8;
         for (int i = 0; i < nfb && i < nout; i++)
             if ((out[i] = gf_strtab_intern_cstr(d->str, fb[i])) < 0)
-                return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+                return gf_oom(err, NULL);
         return 0;
     }
     int rc;
@@ -195,7 +195,7 @@ int gf_stats_enum(gf_stats_db *d, const char *table, int32_t *out, int nout, gf_
         const char *v = (const char *)sqlite3_column_text(q.st, 1);
         if (id >= 0 && id < nout && v && (out[id] = gf_strtab_intern_cstr(d->str, v)) < 0) {
             sqlite3_finalize(q.st);
-            return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+            return gf_oom(err, NULL);
         }
     }
     sqlite3_finalize(q.st);
@@ -669,7 +669,7 @@ int gf_tab_finish(gf_tab *t, gf_err *err)
     free(t->buf);
     t->buf = NULL;
     if (t->err)
-        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        return gf_oom(err, NULL);
     return 0;
 }
 

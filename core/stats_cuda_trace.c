@@ -9,11 +9,6 @@
 #include "stats.h"
 #include "sqlite_export.h"
 
-static int oom(gf_err *err)
-{
-    return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-}
-
 static void int_or_null(gf_tab *t, const gf_sqlq *q, int i)
 {
     if (gf_sqlq_null(q, i))
@@ -117,7 +112,7 @@ static int load_gpus(gf_stats_db *d, gpus *g, gf_err *err)
                 g->name = nn;
             if (!ni || !nn) {
                 sqlite3_finalize(q.st);
-                return oom(err);
+                return gf_oom(err, NULL);
             }
         }
         g->id[g->n] = gf_sqlq_i64(&q, 0, INT64_MIN);
@@ -127,7 +122,7 @@ static int load_gpus(gf_stats_db *d, gpus *g, gf_err *err)
             s = gf_strtab_intern(d->str, v ? v : "", v ? (size_t)sqlite3_column_bytes(q.st, q.idx[1]) : 0);
             if (s < 0) {
                 sqlite3_finalize(q.st);
-                return oom(err);
+                return gf_oom(err, NULL);
             }
         }
         g->name[g->n++] = s;
@@ -319,7 +314,7 @@ int gf_rep_gpu_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
         gf_stats_enum(d, "ENUM_CUDA_MEM_KIND", s.kind, GF_NCOPYKIND, err) != 0)
         goto done;
     if ((s.memset_name = gf_strtab_intern_cstr(d->str, "[CUDA memset]")) < 0) {
-        oom(err);
+        gf_oom(err, NULL);
         goto done;
     }
     for (int i = 0; i < GF_NCOPYKIND; i++) {
@@ -329,7 +324,7 @@ int gf_rep_gpu_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
         char buf[400];
         int n = snprintf(buf, sizeof buf, "[CUDA memcpy %s]", gf_strtab_get(d->str, s.oper[i], NULL));
         if ((s.opname[i] = gf_strtab_intern(d->str, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1)) < 0) {
-            oom(err);
+            gf_oom(err, NULL);
             goto done;
         }
     }
@@ -437,7 +432,7 @@ static int load_thread_names(gf_stats_db *d, tname **out, size_t *nout, gf_err *
             if (!nt) {
                 sqlite3_finalize(q.st);
                 free(tn);
-                return oom(err);
+                return gf_oom(err, NULL);
             }
             tn = nt;
         }
@@ -523,12 +518,12 @@ int gf_rep_api_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
                 if (s) {
                     gf_stats_api_name(s, len, &nl);
                     if ((nm = gf_strtab_intern(d->str, s, nl)) < 0) {
-                        ret = oom(err);
+                        ret = gf_oom(err, NULL);
                         break;
                     }
                 }
                 if (!gf_hmap_put(&apin, (uint64_t)id, nm + 1, NULL)) {
-                    ret = oom(err);
+                    ret = gf_oom(err, NULL);
                     break;
                 }
             }

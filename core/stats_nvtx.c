@@ -17,11 +17,6 @@
 #include "mem.h"
 #include "sqlite_export.h"
 
-static int oom(gf_err *err)
-{
-    return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-}
-
 void gf_snv_free(gf_snv_set *s)
 {
     free(s->r);
@@ -87,12 +82,12 @@ static int load_domains(gf_stats_db *d, gf_hmap *dom, gf_err *err)
             s = gf_strtab_intern(d->str, t ? t : "", t ? (size_t)sqlite3_column_bytes(q.st, q.idx[3]) : 0);
             if (s < 0) {
                 sqlite3_finalize(q.st);
-                return oom(err);
+                return gf_oom(err, NULL);
             }
         }
         if (!gf_hmap_put(dom, k, s, NULL)) {
             sqlite3_finalize(q.st);
-            return oom(err);
+            return gf_oom(err, NULL);
         }
     }
     sqlite3_finalize(q.st);
@@ -192,7 +187,7 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
             size_t nc = s->cap ? s->cap * 2 : 1024;
             gf_snv_range *nr = realloc(s->r, nc * sizeof *nr);
             if (!nr) {
-                ret = oom(err);
+                ret = gf_oom(err, NULL);
                 break;
             }
             s->r = nr;
@@ -205,7 +200,7 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
         x->end = gf_sqlq_null(&q, 2) ? maxts : gf_sqlq_i64(&q, 2, 0);
         if (!each && gf_sqlq_null(&q, 2)) {
             if (gf_grow((void **)&open, &open_cap, nopen + 1, sizeof *open, 64) != 0) {
-                ret = oom(err);
+                ret = gf_oom(err, NULL);
                 break;
             }
             open[nopen++] = s->n;
@@ -263,14 +258,14 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
                 bad |= gf_snv_put(&b, t, (size_t)sqlite3_column_bytes(q.st, 6));
         }
         if (bad || (x->name = gf_strtab_intern(d->str, b.p, b.len)) < 0) {
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
             break;
         }
         if (tsid >= 0) {
             int64_t tid = gf_sqlq_i64(&q, 5, 0);
             if ((tid >> 40) == 0 &&
                 !gf_hmap_put(&cache, ((uint64_t)(uint32_t)(dname + 1) << 40) ^ (uint64_t)tid, x->name, NULL)) {
-                ret = oom(err);
+                ret = gf_oom(err, NULL);
                 break;
             }
         }
@@ -393,7 +388,7 @@ int gf_snv_tree(gf_snv_set *s, gf_err *err)
     if (!s->ord || !act || !tied) {
         free(act);
         free(tied);
-        return oom(err);
+        return gf_oom(err, NULL);
     }
     tree_order(s);
     gf_snv_range *R = s->r;
@@ -589,7 +584,7 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
         else
             gf_tab_null(&t);
         if (gf_snv_range_stack(&s, s.ord[k], &b, &path) != 0) {
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
             break;
         }
         gf_tab_text(&t, b.p ? b.p : "", b.len);
@@ -600,7 +595,7 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
         nm = gf_strtab_get(d->str, x->name, &nl);
         bad |= gf_snv_put(&nt, nm, nl);
         if (bad) {
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
             break;
         }
         gf_tab_text(&t, nt.p, nt.len);
@@ -669,7 +664,7 @@ static int sum_range(void *arg, const gf_snv_range *x, gf_err *err)
     gf_sums *g = arg;
     gf_sumgrp *gr = gf_sums_get(g, ((uint64_t)(uint32_t)x->name << 1) | x->style, NULL);
     if (!gr || gf_agg_add(&gr->a, x->end - x->start) != 0)
-        return oom(err);
+        return gf_oom(err, NULL);
     gr->name = x->name;
     gr->style = x->style;
     return 0;
@@ -689,7 +684,7 @@ int gf_rep_nvtx_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_
     gf_snv_free(&s);
     int32_t *ord = ret == 0 ? gf_snv_group_order(d, &g) : NULL;
     if (ret == 0 && !ord)
-        ret = oom(err);
+        ret = gf_oom(err, NULL);
     int64_t grand = 0;
     for (size_t i = 0; i < g.n; i++)
         grand += g.g[i].a.sum;

@@ -47,7 +47,7 @@ static int context_devices(sqlite3 *db, const char *path, gf_hmap *map, gf_err *
             int64_t *v = gf_hmap_put(map, ctx_key(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)), dev, &ins);
             if (!v) {
                 sqlite3_finalize(st);
-                return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+                return gf_oom(err, NULL);
             }
             if (!ins && *v != dev)
                 *v = AMBIGUOUS;
@@ -131,7 +131,7 @@ int gf_trace_devices_from_contexts(gf_trace *t, struct sqlite3 *db, const char *
     lane_fix *fix = malloc((t->nlanes ? t->nlanes : 1) * sizeof *fix);
     int ret = -1;
     if (!fix) {
-        gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        gf_oom(err, NULL);
         goto out;
     }
     for (size_t i = 0; i < t->nlanes; i++)
@@ -171,7 +171,7 @@ int gf_trace_devices_from_contexts(gf_trace *t, struct sqlite3 *db, const char *
                              "%lld synchronization row%s recorded a device other than their context's, in lanes "
                              "shared with contexts of other devices: left under the recorded device",
                              (long long)mixed, mixed == 1 ? "" : "s");
-    ret = bad ? gf_errf(err, GF_EXIT_ERROR, "out of memory") : 0;
+    ret = bad ? gf_oom(err, NULL) : 0;
 out:
     free(fix);
     gf_hmap_free(&ctxdev);

@@ -9,11 +9,6 @@
 #include "trace_findings.h"
 #include "mem.h"
 
-static inline int oom(gf_err *err)
-{
-    return gf_errf(err, GF_EXIT_ERROR, "findings: out of memory");
-}
-
 static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     return gf_grow(p, cap, need, elem, 16);

@@ -173,7 +173,7 @@ fail:
     free(lane_end);
     free(delays);
     free(s);
-    return oom(err);
+    return gf_oom(err, "findings");
 }
 
 /* ---- CUDA graphs ---- */
@@ -197,7 +197,7 @@ int gf_find_graphs(const gf_trace *t, const gf_fwin *w, const gf_like_set *launc
 {
     name_memo m;
     if (memo_init(&m, t) != 0)
-        return oom(err);
+        return gf_oom(err, "findings");
     gf_hmap calls, byg, seen;
     gf_hmap_init(&calls);
     gf_hmap_init(&byg);
@@ -301,7 +301,7 @@ fail:
     gf_hmap_free(&byg);
     gf_hmap_free(&seen);
     free(s);
-    return oom(err);
+    return gf_oom(err, "findings");
 }
 
 /* ---- busy time from merged intervals ---- */
@@ -476,7 +476,7 @@ int gf_find_busy(const gf_trace *t, const gf_fwin *w, const gf_like_set *comm, i
     gf_busy_row *out = malloc((na ? na : 1) * sizeof *out);
     if (!out) {
         free(acc);
-        return oom(err);
+        return gf_oom(err, "findings");
     }
     for (size_t k = 0; k < na; k++)
         busy_row_out(&out[k], &acc[k]);
@@ -490,7 +490,7 @@ fail:
     gf_hmap_free(&idx);
     free(memo.v);
     free(acc);
-    return oom(err);
+    return gf_oom(err, "findings");
 }
 
 /* ---- kernels by name per (process, device) ---- */
@@ -513,7 +513,7 @@ int gf_find_kernel_match(const gf_trace *t, const gf_fwin *w, const gf_like_set 
 {
     name_memo m;
     if (memo_init(&m, t) != 0)
-        return oom(err);
+        return gf_oom(err, "findings");
     gf_hmap idx;
     gf_hmap_init(&idx);
     match_acc *acc = NULL;
@@ -563,7 +563,7 @@ int gf_find_kernel_match(const gf_trace *t, const gf_fwin *w, const gf_like_set 
     gf_match_row *out = malloc((na ? na : 1) * sizeof *out);
     if (!out) {
         free(acc);
-        return oom(err);
+        return gf_oom(err, "findings");
     }
     size_t no = 0;
     for (size_t k = 0; k < na; k++) {
@@ -582,5 +582,5 @@ fail:
     free(m.v);
     gf_hmap_free(&idx);
     free(acc);
-    return oom(err);
+    return gf_oom(err, "findings");
 }

@@ -29,11 +29,6 @@ typedef struct fl {
     size_t idcap;
 } fl;
 
-static int oom(fl *f)
-{
-    return gf_errf(f->err, GF_EXIT_ERROR, "flamegraph: out of memory");
-}
-
 static const gf_detail *detail_of(const gf_trace *t, size_t i)
 {
     return t->detail[i] >= 0 ? &t->details[t->detail[i]] : NULL;
@@ -149,7 +144,7 @@ static int sweep_thread(fl *f, const uint32_t *calls, size_t nc, uint32_t *range
         free(act);
         free(path);
         free(prev);
-        return oom(f);
+        return gf_oom(f->err, "flamegraph");
     }
     size_t na = 0, ri = 0, np = 0;
     int32_t prev_node = -1;
@@ -176,7 +171,7 @@ static int sweep_thread(fl *f, const uint32_t *calls, size_t nc, uint32_t *range
                 node = fr == UINT32_MAX ? -2 : trie_child(f, node, fr);
             }
             if (node < -1) {
-                rc = oom(f);
+                rc = gf_oom(f->err, "flamegraph");
                 break;
             }
             memcpy(prev, path, n * sizeof *path);
@@ -203,7 +198,7 @@ static int nvtx_paths(fl *f)
     gf_hmap_init(&nvtx_lane);
     int rc = 0;
     if (!cnt || !ev || !launch) {
-        rc = oom(f);
+        rc = gf_oom(f->err, "flamegraph");
         goto done;
     }
     for (size_t i = 0; i < t->n; i++) {
@@ -218,7 +213,7 @@ static int nvtx_paths(fl *f)
         cnt[l + 1] += cnt[l];
     size_t *fill = malloc(nl * sizeof *fill);
     if (!fill) {
-        rc = oom(f);
+        rc = gf_oom(f->err, "flamegraph");
         goto done;
     }
     memcpy(fill, cnt, nl * sizeof *fill);
@@ -228,7 +223,7 @@ static int nvtx_paths(fl *f)
     free(fill);
     for (size_t l = 0; l < t->nlanes; l++)
         if (t->lanes[l].kind == GF_LANE_NVTX && !gf_hmap_put(&nvtx_lane, thread_key(&t->lanes[l]), (int64_t)l, NULL)) {
-            rc = oom(f);
+            rc = gf_oom(f->err, "flamegraph");
             goto done;
         }
     for (size_t l = 0; l < t->nlanes && rc == 0; l++) {
@@ -368,7 +363,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
     if (ev_stack)
         evs = malloc((t->n ? t->n : 1) * sizeof *evs);
     if (!f.node || (ev_stack && !evs)) {
-        rc = oom(&f);
+        rc = gf_oom(f.err, "flamegraph");
         goto done;
     }
     int want_nvtx = 0;
@@ -388,14 +383,14 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
             continue;
         long k = stack_of(&f, i);
         if (k < 0) {
-            rc = oom(&f);
+            rc = gf_oom(f.err, "flamegraph");
             goto done;
         }
         if (k == 0) { /* no level had a frame for it (levels = {"nvtx"} outside every range): counted as its leaf */
             size_t z = 0;
             int kind = t->kind[i] == GF_EV_KERNEL ? GF_FRAME_KERNEL : GF_FRAME_COPY;
             if (push_id(&f, &z, str_frame(&f, t->name[i], kind)) != 0) {
-                rc = oom(&f);
+                rc = gf_oom(f.err, "flamegraph");
                 goto done;
             }
             k = 1;
@@ -472,7 +467,7 @@ static int write_evented(void *ctx, FILE *out, gf_err *err)
         free(cnt);
         free(fill);
         free(evi);
-        return gf_errf(err, GF_EXIT_ERROR, "speedscope: out of memory");
+        return gf_oom(err, "speedscope");
     }
     for (size_t i = 0; i < t->n && left > 0; i++) /* the earliest max_events operations, bucketed by stream */
         if (c->evs[i] >= 0) {
@@ -505,7 +500,7 @@ int gf_trace_write_gpu_speedscope(const gf_trace *t, const gf_gpu_flame_opts *o,
     gf_stacks *s = gf_stacks_new();
     int32_t *evs = NULL;
     if (!s)
-        return gf_errf(err, GF_EXIT_ERROR, "speedscope: out of memory");
+        return gf_oom(err, "speedscope");
     int rc = gf_trace_gpu_stacks(t, o, s, &evs, err);
     if (rc == 0) {
         ev_ctx c = {t, s, evs, max_events};

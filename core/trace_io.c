@@ -294,7 +294,7 @@ gf_trace *gf_trace_load(FILE *f, uint64_t max_bytes, gf_err *err)
     }
     gf_trace *t = gf_trace_new();
     if (!t) {
-        gf_errf(err, GF_EXIT_ERROR, "trace load: out of memory");
+        gf_oom(err, "trace load");
         return NULL;
     }
     get_strings(&r, t);

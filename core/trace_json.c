@@ -398,7 +398,7 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     page_maps pm;
     double vs, ve;
     if (page_maps_init(t, &pm, NULL, 0, 0) != 0)
-        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+        return gf_oom(err, "timeline");
     /* the event columns compress on workers (limits.threads) while the rows, the opening view and the head
      * are found and written (the detail column waits for the rows) */
     gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, NULL, o ? o->compress : 0, NULL, 0, 1};
@@ -415,7 +415,7 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     if (rc != 0) {
         gf_trace_pack_free(job);
         page_maps_free(&pm);
-        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+        return gf_oom(err, "timeline");
     }
     write_head(t, out, o, &pm, t->n, vs, ve);
     if (gf_trace_pack_write(job, out, err) != 0) {
@@ -439,7 +439,7 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     fputs("],\"launchFlame\":", out);
     if (write_launch_flame(t, out, pm.nmap, gf_strtab_count(t->str), o ? o->flame_min_fraction : 0) != 0) {
         page_maps_free(&pm);
-        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+        return gf_oom(err, "timeline");
     }
     fputs(",\"warnings\":[", out);
     for (size_t w = 0; w < t->nwarnings; w++) {
@@ -486,7 +486,7 @@ int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_
     page_maps pm;
     if (!only || page_maps_init(t, &pm, only, nonly, 1) != 0) {
         free(only);
-        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+        return gf_oom(err, "timeline");
     }
     write_head(t, out, o, &pm, t->n, vs, ve);
     gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, pm.row, 0, only, nonly, 0};
@@ -623,7 +623,7 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
     uint8_t *row = NULL;
     if (!tr || gf_trace_lane_rows(t, &row) != 0) {
         free(tr);
-        return gf_errf(err, GF_EXIT_ERROR, "chrome-trace: out of memory");
+        return gf_oom(err, "chrome-trace");
     }
     /* overlapping calls of a CPU thread are not properly nested X events of one track: each nesting row
      * is a track of its own (NVTX push/pop ranges nest properly and stay on their lane's track) */
@@ -819,7 +819,7 @@ int gf_trace_launch_stacks(const gf_trace *t, gf_stacks *s, int gpu_only, gf_err
         if (depth > idcap) {
             uint32_t *q = realloc(ids, depth * sizeof *q);
             if (!q) {
-                rc = gf_errf(err, GF_EXIT_ERROR, "launch stacks: out of memory");
+                rc = gf_oom(err, "launch stacks");
                 break;
             }
             ids = q;
@@ -830,7 +830,7 @@ int gf_trace_launch_stacks(const gf_trace *t, gf_stacks *s, int gpu_only, gf_err
             size_t len = 0;
             if (put_frame(&buf, &len, &cap, gf_strtab_get(t->str, t->frames[f], NULL), NULL) != 0 ||
                 (ids[k++] = gf_stacks_intern(s, buf, len)) == UINT32_MAX) {
-                rc = gf_errf(err, GF_EXIT_ERROR, "launch stacks: out of memory");
+                rc = gf_oom(err, "launch stacks");
                 break;
             }
         }
@@ -839,7 +839,7 @@ int gf_trace_launch_stacks(const gf_trace *t, gf_stacks *s, int gpu_only, gf_err
         size_t len = 0;
         if (put_frame(&buf, &len, &cap, gf_strtab_get(t->str, fe->leaf, NULL), fe->gpu ? "_[G]" : NULL) != 0 ||
             (ids[k++] = gf_stacks_intern(s, buf, len)) == UINT32_MAX) {
-            rc = gf_errf(err, GF_EXIT_ERROR, "launch stacks: out of memory");
+            rc = gf_oom(err, "launch stacks");
             break;
         }
         if (gf_stacks_add_ids(s, ids, k, fe->weight, err) != 0)

@@ -364,7 +364,7 @@ int gf_trace_pack_start(const gf_trace *t, const gf_pack_maps *m, int threads, g
             free(j->uniq);
         }
         free(j);
-        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+        return gf_oom(err, "timeline");
     }
     j->t = t;
     j->m = *m;

@@ -30,11 +30,6 @@ typedef struct pev {
     size_t nl;
 } pev;
 
-static int oom(gf_err *err)
-{
-    return gf_errf(err, GF_EXIT_ERROR, "nvtx projection: out of memory");
-}
-
 /* Ranges that project onto the same span: the enclosing one first, as they nest on their thread, then the
  * export's row order (equal ranges only) */
 static int cmp_nesting(const pev *x, const pev *y)
@@ -426,7 +421,7 @@ static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t 
     free(lord);
     if (r < 0) {
         free(c);
-        return oom(err);
+        return gf_oom(err, "nvtx projection");
     }
     if (r > 0) {
         free(c);
@@ -515,7 +510,7 @@ out:
         gf_strtab_free(ns);
     if (!*given)
         gf_snv_free(s);
-    return rc == 0 ? 0 : oom(err);
+    return rc == 0 ? 0 : gf_oom(err, "nvtx projection");
 }
 
 /* The read-only half's result (trace_proj.h gf_proj_part): the projected ranges, their start order, and the
@@ -620,12 +615,12 @@ static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part
         int64_t *dur = malloc(k * sizeof *dur);
         uint8_t *keep = calloc(k, 1);
         if (!dur || !keep) {
-            rc = oom(err);
+            rc = gf_oom(err, "nvtx projection");
         } else {
             for (size_t i = 0; i < k; i++)
                 dur[i] = pv[i].dur;
             if (gf_topn_select(dur, k, max, keep) < 0) {
-                rc = oom(err);
+                rc = gf_oom(err, "nvtx projection");
             } else {
                 size_t w = 0;
                 for (size_t i = 0; i < k; i++)
@@ -770,14 +765,14 @@ static int add_lanes(gf_trace *t, pev *pv, size_t np, gf_err *err)
     size_t ng = 0;
     int32_t *gid = NULL;
     if (find_groups(pv, np, &grp, &ng, &gid) != 0)
-        return oom(err);
+        return gf_oom(err, "nvtx projection");
     int64_t *after = malloc((ng + 1) * sizeof *after);
     int32_t *gdev = malloc((ng + 1) * sizeof *gdev);
     int32_t *lmap = malloc((t->nlanes + 1) * sizeof *lmap);
     gf_lane *nl = malloc((t->nlanes + ng + 1) * sizeof *nl);
     int rc = 0;
     if (!after || !gdev || !lmap || !nl) {
-        rc = oom(err);
+        rc = gf_oom(err, "nvtx projection");
         goto done;
     }
     int64_t last_gpu = -1, last_cpu = -1;
@@ -806,7 +801,7 @@ static int add_lanes(gf_trace *t, pev *pv, size_t np, gf_err *err)
             if (after[q] != l)
                 continue;
             if (make_lane(t, &pv[grp[q].first], gdev[q], &nl[w]) != 0) {
-                rc = oom(err);
+                rc = gf_oom(err, "nvtx projection");
                 goto done;
             }
             grp[q].lane = (int32_t)w++;
@@ -871,14 +866,14 @@ int gf_proj_read(const gf_trace *t, const char *sqlite_path, size_t max, gf_proj
         return 0;
     gf_proj_part *p = calloc(1, sizeof *p);
     if (!p)
-        return oom(err);
+        return gf_oom(err, "nvtx projection");
     if (collect(t, sqlite_path, max, p, err) != 0) {
         free(p);
         return -1;
     }
     if (p->np && sort_start(p->pv, p->np, &p->ord) != 0) {
         gf_proj_free(p);
-        return oom(err);
+        return gf_oom(err, "nvtx projection");
     }
     *out = p;
     return 0;
@@ -895,9 +890,9 @@ int gf_proj_merge(gf_trace *t, gf_proj_part *p, int threads, size_t *added, gf_e
     gf_proj_newev ne;
     memset(&ne, 0, sizeof ne);
     /* the names' tables live until here: the export's strings until it is closed */
-    int rc = intern_names(t, p->pv, np, p->nsid) != 0 ? oom(err) : add_lanes(t, p->pv, np, err);
+    int rc = intern_names(t, p->pv, np, p->nsid) != 0 ? gf_oom(err, "nvtx projection") : add_lanes(t, p->pv, np, err);
     if (rc == 0 && take_events(p->pv, p->ord, np, &ne) != 0)
-        rc = oom(err);
+        rc = gf_oom(err, "nvtx projection");
     gf_proj_free(p);
     if (rc == 0)
         rc = gf_proj_merge_events(t, &ne, np, threads, err);

@@ -50,7 +50,7 @@ gf_nvtx_proj_job *gf_trace_nvtx_proj_start(const gf_trace *t, const char *sqlite
     gf_nvtx_proj_job *j = calloc(1, sizeof *j);
     if (!j || !(j->path = strdup(sqlite_path))) {
         free(j);
-        gf_errf(err, GF_EXIT_ERROR, "nvtx projection: out of memory");
+        gf_oom(err, "nvtx projection");
         return NULL;
     }
     j->t = t;

@@ -82,7 +82,7 @@ int gf_proj_merge_events(gf_trace *t, const gf_proj_newev *ne, size_t np, int th
     size_t n = t->n, nn = n + np;
     uint8_t *isnew = malloc(nn ? nn : 1);
     if (!isnew)
-        return gf_errf(err, GF_EXIT_ERROR, "nvtx projection: out of memory");
+        return gf_oom(err, "nvtx projection");
     for (size_t i = 0, k = 0, w = 0; w < nn; w++) { /* an old event first when both start together */
         isnew[w] = k < np && (i >= n || ne->start[k] < t->start[i]);
         if (isnew[w])
@@ -114,5 +114,5 @@ int gf_proj_merge_events(gf_trace *t, const gf_proj_newev *ne, size_t np, int th
     return 0;
 fail:
     free(isnew);
-    return gf_errf(err, GF_EXIT_ERROR, "nvtx projection: out of memory");
+    return gf_oom(err, "nvtx projection");
 }

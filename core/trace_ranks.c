@@ -69,7 +69,7 @@ static int32_t dst_lane(gf_trace *d, msrc *m, gf_hmap *lanes, int32_t l, int64_t
     if (sl->tname >= 0)
         gf_trace_lane_set_thread_name(d, nl, map_str(d, m, sl->tname));
     if (!gf_hmap_put(lanes, key, nl, NULL))
-        return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory"), -1;
+        return gf_oom(err, "merge"), -1;
     return nl;
 }
 
@@ -93,10 +93,10 @@ static int make_event(gf_trace *d, msrc *m, gf_hmap *lanes, size_t i, gf_event *
     if (sl && e->lane < 0)
         return -1;
     if ((e->name = map_str(d, m, s->name[i])) < 0)
-        return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+        return gf_oom(err, "merge");
     e->stack = s->stack[i] >= 0 ? map_stack(d, m, s->stack[i]) : -1;
     if (e->stack == -3)
-        return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+        return gf_oom(err, "merge");
     if (s->detail[i] < 0)
         return 0;
     *dt = s->details[s->detail[i]];
@@ -111,10 +111,10 @@ static int digest_prelude(gf_trace *d, msrc *m, gf_hmap *lanes, const int64_t *t
 {
     for (size_t k = 0; k < m->nstr; k++)
         if (map_str(d, m, (int32_t)k) < 0)
-            return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+            return gf_oom(err, "merge");
     for (size_t k = 0; k < m->s->nstacks; k++)
         if (map_stack(d, m, (int32_t)k) < 0)
-            return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+            return gf_oom(err, "merge");
     for (size_t k = 0; k < ntouch; k++) {
         int64_t l = touch[2 * k];
         if (l < 0 || (size_t)l >= m->s->nlanes)
@@ -139,7 +139,7 @@ static int digest_aggregates(gf_trace *d, msrc *ms, size_t nsrc, gf_err *err)
             const gf_flame_entry *fe = &s->flame[e];
             int32_t st = map_stack(d, &ms[i], fe->stack), leaf = map_str(d, &ms[i], fe->leaf);
             if (st < 0 || leaf < 0 || gf_trace_add_flame(d, st, leaf, fe->gpu, fe->weight) != 0)
-                return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+                return gf_oom(err, "merge");
         }
     }
     return 0;
@@ -246,7 +246,7 @@ static int merge_impl(gf_trace *dst, gf_trace *const *src, size_t nsrc, const in
     ret = gf_trace_finish(dst, err);
     goto done;
 oom:
-    gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+    gf_oom(err, "merge");
 done:
     for (size_t i = 0; ms && i < nsrc; i++) {
         free(ms[i].str);
@@ -328,7 +328,7 @@ int gf_trace_processes(const gf_trace *t, gf_proc_info **out, size_t *n, gf_err 
 oom:
     gf_hmap_free(&idx);
     free(p);
-    return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    return gf_oom(err, "trace");
 }
 
 static int has_prefix(const char *s, const char *const *pre, size_t n)
@@ -469,7 +469,7 @@ oom:
     free(open);
     free(icap);
     free(cls);
-    return gf_errf(err, GF_EXIT_ERROR, "rank stats: out of memory");
+    return gf_oom(err, "rank stats");
 }
 
 static int cmp_total(const void *a, const void *b)
@@ -520,5 +520,5 @@ int gf_trace_rank_kernel_totals(const gf_trace *t, int kind, gf_rank_total **out
 oom:
     gf_hmap_free(&idx);
     free(v);
-    return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    return gf_oom(err, "trace");
 }

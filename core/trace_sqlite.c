@@ -65,11 +65,6 @@ static int step_fail(imp *m, query *q, int rc)
     return rc == SQLITE_DONE ? 0 : db_fail(m, q->table);
 }
 
-static int oom(imp *m)
-{
-    return gf_errf(m->err, GF_EXIT_ERROR, "%s: out of memory", m->path);
-}
-
 static int32_t str_of(imp *m, int64_t id)
 {
     if (id < 0 || id >= m->nsid)
@@ -103,7 +98,7 @@ static int load_strings(imp *m)
     m->apiname = malloc((size_t)m->nsid * sizeof *m->apiname);
     if (!m->sid || !m->apiname) {
         gf_sqlq_finalize(&q);
-        return oom(m);
+        return gf_oom(m->err, m->path);
     }
     memset(m->sid, 0xff, (size_t)m->nsid * sizeof *m->sid);
     for (int64_t i = 0; i < m->nsid; i++)
@@ -117,7 +112,7 @@ static int load_strings(imp *m)
         int32_t s = gf_strtab_intern(m->t->str, v, (size_t)sqlite3_column_bytes(q.st, 1));
         if (s < 0) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
         m->sid[id] = s;
     }
@@ -154,7 +149,7 @@ static int load_threads(imp *m)
         int32_t s = str_of(m, gf_sqlq_i64(&q, 1, -1));
         if (s >= 0 && !gf_hmap_put(&m->tname, (uint64_t)gf_sqlq_i64(&q, 0, 0), s, NULL)) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
     }
     gf_sqlq_finalize(&q);
@@ -176,7 +171,7 @@ static int load_devices(imp *m)
             int32_t s = gf_strtab_intern_cstr(m->t->str, v ? v : "GPU");
             if (s < 0 || !gf_hmap_put(&m->gpuname, (uint64_t)gf_sqlq_i64(&q, 0, 0), s, NULL)) {
                 gf_sqlq_finalize(&q);
-                return oom(m);
+                return gf_oom(m->err, m->path);
             }
         }
         gf_sqlq_finalize(&q);
@@ -190,7 +185,7 @@ static int load_devices(imp *m)
         int ins;
         if (!gf_hmap_put(&m->cudadev, (uint64_t)gf_sqlq_i64(&q, 1, 0), gf_sqlq_i64(&q, 0, 0), &ins)) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
     }
     gf_sqlq_finalize(&q);
@@ -229,7 +224,7 @@ static int32_t cpu_lane(imp *m, int nvtx, int64_t gtid)
     if (tn)
         gf_trace_lane_set_thread_name(m->t, l, (int32_t)*tn);
     if (!gf_hmap_put(&m->cpulane, key, l, NULL))
-        return oom(m), -1;
+        return gf_oom(m->err, m->path), -1;
     return l;
 }
 
@@ -271,11 +266,6 @@ int gf_tsq_step_fail(imp *m, gf_sqlq *q, int rc)
     return step_fail(m, q, rc);
 }
 
-int gf_tsq_oom(imp *m)
-{
-    return oom(m);
-}
-
 static int populate_some(void *arg)
 {
     return gf_mem_populate_some(&((imp *)arg)->pop);
@@ -298,12 +288,12 @@ static int32_t gpu_lane(imp *m, int sync, int64_t dev, int64_t stream)
         return (int32_t)*v;
     int32_t dn = device_name(m, dev);
     if (dn < 0)
-        return oom(m), -1;
+        return gf_oom(m->err, m->path), -1;
     int32_t l = gf_trace_lane(m->t, GF_LANE_GPU, sync, -1, -1, dn, dev, stream, m->err);
     if (l < 0)
         return -1;
     if (!gf_hmap_put(&m->gpulane, key, l, NULL))
-        return oom(m), -1;
+        return gf_oom(m->err, m->path), -1;
     return l;
 }
 
@@ -353,7 +343,7 @@ static int load_callchains(imp *m, int want)
     m->fc_frame = malloc((size_t)(m->nsid ? m->nsid : 1) * sizeof *m->fc_frame);
     if (!m->fc_mod || !m->fc_frame) {
         gf_sqlq_finalize(&q);
-        return oom(m);
+        return gf_oom(m->err, m->path);
     }
     memset(m->fc_frame, 0xff, (size_t)(m->nsid ? m->nsid : 1) * sizeof *m->fc_frame);
     int32_t *fr = NULL;
@@ -368,7 +358,7 @@ static int load_callchains(imp *m, int want)
         if (id != cur && cur >= 0 && nfr) {
             int32_t s = gf_trace_stack(m->t, fr, nfr);
             if (s < 0 || cc_set(m, cur, s) != 0) {
-                ret = oom(m);
+                ret = gf_oom(m->err, m->path);
                 break;
             }
             nfr = 0;
@@ -409,7 +399,7 @@ static int load_callchains(imp *m, int want)
                                       : snprintf(buf, sizeof buf, "%s", symtxt);
             f = gf_strtab_intern(m->t->str, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
             if (f < 0 || (ssym >= 0 && !gf_hmap_put(&fcache, key, f, NULL))) {
-                ret = oom(m);
+                ret = gf_oom(m->err, m->path);
                 break;
             }
         }
@@ -421,7 +411,7 @@ static int load_callchains(imp *m, int want)
             capfr = capfr ? capfr * 2 : 64;
             int32_t *nf = realloc(fr, capfr * sizeof *nf);
             if (!nf) {
-                ret = oom(m);
+                ret = gf_oom(m->err, m->path);
                 break;
             }
             fr = nf;
@@ -482,11 +472,11 @@ static int import_runtime(imp *m, int partner_pass)
         int32_t raw;
         if ((e.lane = cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, gf_sqlq_i64(&q, 4, -1), &raw)) < 0) {
             gf_sqlq_finalize(&q);
-            return e.lane < 0 ? -1 : oom(m);
+            return e.lane < 0 ? -1 : gf_oom(m->err, m->path);
         }
         int bad = partner_pass ? gf_trace_add_partner(m->t, &e, m->err) : gf_trace_add(m->t, &e, NULL, m->err);
         if (bad == 0 && !partner_pass && gf_trace_note_raw_name(m->t, e.name, raw) != 0)
-            bad = oom(m);
+            bad = gf_oom(m->err, m->path);
         if (bad != 0) {
             gf_sqlq_finalize(&q);
             return -1;
@@ -523,7 +513,7 @@ static int import_kernels(imp *m)
             nm = str_of(m, gf_sqlq_i64(&q, 7, -1));
         if (nm < 0 && (nm = gf_strtab_intern_cstr(m->t->str, "?")) < 0) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
         e.name = nm;
         if ((e.lane = gpu_lane(m, 0, dev, gf_sqlq_i64(&q, 3, -1))) < 0) {
@@ -564,7 +554,7 @@ static int load_enum(imp *m, const char *table, const char *const *fb, int nfb, 
         out[i] = -1;
     for (int i = 0; i < nfb && i < nout; i++)
         if ((out[i] = gf_strtab_intern_cstr(m->t->str, fb[i])) < 0)
-            return oom(m);
+            return gf_oom(m->err, m->path);
     static const char *const cols[] = {"id", "label"};
     query q;
     int r = prepare(m, &q, table, cols, 2, 2, NULL);
@@ -576,7 +566,7 @@ static int load_enum(imp *m, const char *table, const char *const *fb, int nfb, 
         const char *v = (const char *)sqlite3_column_text(q.st, 1);
         if (id >= 0 && id < nout && v && (out[id] = gf_strtab_intern_cstr(m->t->str, v)) < 0) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
     }
     return step_fail(m, &q, rc);
@@ -616,14 +606,14 @@ static int import_copies(imp *m, int memset_table)
                      labels[i] >= 0 ? gf_strtab_get(m->t->str, labels[i], NULL) : "Unknown");
             if ((names[i] = gf_strtab_intern_cstr(m->t->str, buf)) < 0) {
                 gf_sqlq_finalize(&q);
-                return oom(m);
+                return gf_oom(m->err, m->path);
             }
         }
     }
     int32_t msname = gf_strtab_intern_cstr(m->t->str, "[CUDA memset]");
     if (msname < 0) {
         gf_sqlq_finalize(&q);
-        return oom(m);
+        return gf_oom(m->err, m->path);
     }
     gf_tsq_prefetch(m, &q, 0); /* after load_enum: the connection is the reader's from here */
     int rc;
@@ -730,7 +720,7 @@ static int import_nvtx(imp *m)
         if (s >= 0 && !gf_hmap_put(&domains, ((uint64_t)pid << 32) ^ (uint64_t)gf_sqlq_i64(&q, 1, 0), s, NULL)) {
             gf_sqlq_finalize(&q);
             gf_hmap_free(&domains);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
     }
     if (step_fail(m, &q, rc) != 0) {
@@ -816,7 +806,7 @@ static int import_overhead(imp *m)
                          (int32_t)(gtid & 0xFFFFFF), str_of(m, gf_sqlq_i64(&q, 3, -1)), seq++};
         if (gf_trace_add_overhead(m->t, &o) != 0) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
     }
     return step_fail(m, &q, rc);
@@ -838,7 +828,7 @@ static int import_graph_trace(imp *m)
                            (int32_t)gf_sqlq_i64(&q, 2, -1), (int32_t)gf_sqlq_i64(&q, 3, -1), gf_sqlq_i64(&q, 4, -1)};
         if (gf_trace_add_graph_exec(m->t, &g) != 0) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
     }
     return step_fail(m, &q, rc);

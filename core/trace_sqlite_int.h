@@ -47,7 +47,6 @@ int32_t gf_tsq_cpu_lane(imp *m, int nvtx, int64_t gtid);
 int gf_tsq_prepare(imp *m, gf_sqlq *q, const char *table, const char *const *cols, int ncols, int nreq,
                    const char *tail);
 int gf_tsq_step_fail(imp *m, gf_sqlq *q, int rc);
-int gf_tsq_oom(imp *m);
 /* gf_sqlq_prefetch for the import's big tables, with gf_sqlq_idle mapping the reserved columns' pages */
 void gf_tsq_prefetch(imp *m, gf_sqlq *q, uint64_t textcols);
 

@@ -129,14 +129,14 @@ static int range_row(nvscan *s, gf_sqlq *q, int64_t et, int64_t gtid, int tnull,
     gf_trace *t = m->t;
     int32_t th = thread_of(s, gtid, tnull);
     if (th < 0)
-        return th == -2 ? 1 : gf_tsq_oom(m);
+        return th == -2 ? 1 : gf_oom(m->err, m->path);
     int32_t nm = gf_tsq_str_of(m, gf_sqlq_i64(q, C_TEXTID, -1));
     size_t len;
     const char *txt;
     if (nm < 0 && (txt = gf_sqlq_text(q, C_TEXT, &len))) {
         int32_t k = gf_strtab_intern(s->text, txt, len);
         if (k < 0)
-            return gf_tsq_oom(m);
+            return gf_oom(m->err, m->path);
         nm = -(k + 2);
     }
     int64_t end = enull ? 0 : gf_sqlq_i64(q, C_END, 0);
@@ -154,10 +154,10 @@ static int range_row(nvscan *s, gf_sqlq *q, int64_t et, int64_t gtid, int tnull,
     int64_t dom = gf_sqlq_i64(q, C_DOMAIN, 0);
     if (s->with_rid && exact_range(s, q, gtid, tnull || snull || enull || e.dur < 0 || nm == -1 || dom < 0 ||
                                                   dom > (int64_t)UINT32_MAX) != 0)
-        return gf_tsq_oom(m);
+        return gf_oom(m->err, m->path);
     if (dom) {
         if (gf_grow((void **)&s->dom, &s->dom_cap, s->ndom + 1, sizeof *s->dom, 64) != 0)
-            return gf_tsq_oom(m);
+            return gf_oom(m->err, m->path);
         s->dom[s->ndom] = dom;
         t->detail[gf_trace_added(t) - 1] = (int32_t)s->ndom++;
     }
@@ -191,7 +191,7 @@ static int scan(nvscan *s, gf_sqlq *q)
         int64_t gtid = tt == SQLITE_NULL ? 0 : gf_sqlq_i64(q, C_TID, 0);
         int r = 0;
         if (et == 75)
-            r = domain_row(s, q, gtid) != 0 ? gf_tsq_oom(s->m) : 0;
+            r = domain_row(s, q, gtid) != 0 ? gf_oom(s->m->err, s->m->path) : 0;
         else if (et == 59 || et == 60 || et == 70 || et == 71)
             r = range_row(s, q, et, gtid, tt == SQLITE_NULL, snull, enull);
         if (r != 0)
@@ -243,7 +243,7 @@ static int sort_block(nvscan *s)
     s->trank = malloc((s->nthr ? s->nthr : 1) * sizeof *s->trank);
     int ret;
     if (!byrank || !at || !ord || !s->trank) {
-        ret = gf_tsq_oom(s->m);
+        ret = gf_oom(s->m->err, s->m->path);
         goto out;
     }
     for (size_t k = 0; k < s->nthr; k++)
@@ -268,7 +268,7 @@ static int sort_block(nvscan *s)
     if (ret == 0 && s->rid) { /* the rowids follow their ranges */
         uint32_t *r = malloc((n ? n : 1) * sizeof *r);
         if (!r) {
-            ret = gf_tsq_oom(s->m);
+            ret = gf_oom(s->m->err, s->m->path);
             goto out;
         }
         for (size_t k = 0; k < n; k++)
@@ -292,7 +292,7 @@ static int settle_block(nvscan *s, int64_t last)
     size_t ntext = gf_strtab_count(s->text);
     s->textmap = malloc((ntext ? ntext : 1) * sizeof *s->textmap);
     if (unnamed < 0 || !s->textmap)
-        return gf_tsq_oom(m);
+        return gf_oom(m->err, m->path);
     memset(s->textmap, 0xff, (ntext ? ntext : 1) * sizeof *s->textmap);
     gf_tsq_nest nest = {.tid = -1};
     gf_detail d;
@@ -308,7 +308,7 @@ static int settle_block(nvscan *s, int64_t last)
                 size_t len;
                 const char *txt = gf_strtab_get(s->text, k, &len);
                 if ((s->textmap[k] = gf_strtab_intern(t->str, txt, len)) < 0)
-                    return gf_tsq_oom(m);
+                    return gf_oom(m->err, m->path);
             }
             nm = s->textmap[k];
         }
@@ -381,7 +381,7 @@ int gf_tsq_nvtx_table_order(imp *m)
     gf_hmap_init(&s.domains);
     if (!(s.text = gf_strtab_new())) {
         gf_sqlq_finalize(&q);
-        return gf_tsq_oom(m);
+        return gf_oom(m->err, m->path);
     }
     gf_tsq_prefetch(m, &q, 1u << C_TEXT); /* the connection is the reader's until q ends */
     r = scan(&s, &q);

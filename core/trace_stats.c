@@ -52,7 +52,7 @@ int gf_trace_name_stats(const gf_trace *t, int kind, gf_name_stat **out, size_t 
 oom:
     gf_hmap_free(&idx);
     free(s);
-    return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    return gf_oom(err, "trace");
 }
 
 static int cmp_launch(const void *a, const void *b, void *trace)
@@ -126,7 +126,7 @@ oom:
     gf_hmap_free(&idx);
     free(p);
     free(s);
-    return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    return gf_oom(err, "trace");
 }
 
 int gf_trace_gpu_idle(const gf_trace *t, int64_t short_gap_ns, gf_idle_stat **out, size_t *n, gf_err *err)
@@ -142,7 +142,7 @@ int gf_trace_gpu_idle(const gf_trace *t, int64_t short_gap_ns, gf_idle_stat **ou
         free(slot);
         free(s);
         free(cur_end);
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     }
     size_t ns = 0;
     for (size_t l = 0; l < t->nlanes; l++) {
@@ -159,7 +159,7 @@ int gf_trace_gpu_idle(const gf_trace *t, int64_t short_gap_ns, gf_idle_stat **ou
         free(slot);
         free(s);
         free(cur_end);
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     }
     /* events are in start order: walk each lane keeping the end of the busy interval so far */
     for (size_t i = 0; i < t->n; i++) {

@@ -244,7 +244,7 @@ int gf_trace_partners(const gf_trace *t, int32_t **partner, gf_err *err)
         return gf_errf(err, GF_EXIT_ERROR, "trace: %zu events: launch partners are indexed by 32 bits", t->n);
     int32_t *p = malloc((t->n ? t->n : 1) * sizeof *p);
     if (!p)
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     size_t nl = 0;
     int any_pidless = 0; /* GPU rows without a process (CSV input) find their launch by correlation id alone */
     for (size_t i = 0; i < t->n; i++) {
@@ -257,7 +257,7 @@ int gf_trace_partners(const gf_trace *t, int32_t **partner, gf_err *err)
         rc = sorted_partners(t, nl, any_pidless, p);
     if (rc < 0) {
         free(p);
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     }
     /* an API call links to the first GPU work it launched */
     for (size_t i = 0; i < t->n; i++)
@@ -276,12 +276,12 @@ int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err
         return 0;
     uint8_t *keep = malloc(t->n ? t->n : 1);
     if (!keep)
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     if (all)
         memset(keep, 1, t->n);
     else if (gf_topn_select(t->dur, t->n, max_events, keep) < 0) {
         free(keep);
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     }
     if (keep_partners && !all) {
         int32_t *p;
@@ -301,7 +301,7 @@ int gf_trace_trim(gf_trace *t, size_t max_events, int keep_partners, gf_err *err
         free(keep);
         free(nd);
         free(renum);
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     }
     for (size_t d = 0; d < t->ndetails; d++)
         renum[d] = -1;

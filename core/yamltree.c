@@ -735,7 +735,7 @@ gf_yv *gf_yaml_load_string(const char *text, size_t len, const char *name, int *
     c.err = err;
     *status = GF_YAML_OK;
     if (!yaml_parser_initialize(&p)) {
-        gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", name);
+        gf_oom(err, name);
         *status = GF_YAML_INVALID;
         return NULL;
     }
