@@ -1,4 +1,5 @@
 #include "fs.h"
+#include "mem.h"
 #include "interrupt.h"
 
 #include <dirent.h>
@@ -149,8 +150,8 @@ int gf_read_file(const char *path, char **data, size_t *len, gf_err *err)
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return gf_errf(err, GF_EXIT_INPUT, "%s: cannot read: %s", path, strerror(errno));
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap + 1);
+    size_t cap = 65536, n = 0, bcap = cap + 1; /* the buffer: cap bytes and a terminator */
+    char *buf = malloc(bcap);
     if (!buf) {
         fclose(fp);
         return gf_oom(err, path);
@@ -162,14 +163,12 @@ int gf_read_file(const char *path, char **data, size_t *len, gf_err *err)
                 fclose(fp);
                 return gf_errf(err, GF_EXIT_INPUT, "%s: file too large", path);
             }
-            char *nb = realloc(buf, cap * 2 + 1);
-            if (!nb) {
+            if (GF_GROW(buf, bcap, bcap + 1, 0) != 0) {
                 free(buf);
                 fclose(fp);
                 return gf_oom(err, path);
             }
-            buf = nb;
-            cap *= 2;
+            cap = bcap - 1;
         }
         size_t r = fread(buf + n, 1, cap - n, fp);
         n += r;

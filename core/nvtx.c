@@ -3,6 +3,7 @@
  * analysis.json writer (nvtx_json.c). The rows come from nvtx_reports.c, the trees from nvtx_tree.c,
  * the groups and summaries from nvtx_stats.c. */
 #include "nvtx.h"
+#include "mem.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -369,10 +370,8 @@ static int add_warning(gf_nvtx_result *res, const char *fmt, const char *a)
 {
     size_t n = strlen(fmt) + (a ? strlen(a) : 0) + 1;
     char *w = malloc(n);
-    char **nw = realloc(res->warnings, (res->nwarnings + 1) * sizeof *nw);
-    if (nw)
-        res->warnings = nw;
-    if (!w || !nw) {
+    int bad = GF_RESIZE(res->warnings, res->nwarnings + 1);
+    if (!w || bad) {
         free(w);
         return -1;
     }
@@ -445,14 +444,9 @@ static int index_set_warnings(actx *c, int64_t *tmp)
             p++;
         if (p < c->nit && c->idx[p] == k)
             continue;
-        if (nm == capm) {
-            capm = capm ? capm * 2 : 64;
-            int64_t *nmiss = realloc(miss, capm * sizeof *nmiss);
-            if (!nmiss) {
-                rc = -1;
-                break;
-            }
-            miss = nmiss;
+        if (GF_GROW(miss, capm, nm + 1, 64) != 0) {
+            rc = -1;
+            break;
         }
         miss[nm++] = k;
     }

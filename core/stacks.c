@@ -360,15 +360,10 @@ int gf_stacks_set_frame_kind(gf_stacks *s, uint32_t id, int kind)
     if (id >= s->nframes)
         return -1;
     if (id >= s->fkcap) {
-        size_t nc = s->fkcap ? s->fkcap : 64;
-        while (nc <= id)
-            nc *= 2;
-        uint8_t *k = realloc(s->fkind, nc);
-        if (!k)
+        size_t old = s->fkcap;
+        if (GF_GROW(s->fkind, s->fkcap, (size_t)id + 1, 64) != 0)
             return -1;
-        memset(k + s->fkcap, 0, nc - s->fkcap);
-        s->fkind = k;
-        s->fkcap = nc;
+        memset(s->fkind + old, 0, s->fkcap - old);
     }
     s->fkind[id] = (uint8_t)kind;
     return 0;

@@ -1,6 +1,7 @@
 /* The report table, the open export, the cell writer and the numbers shared by core/stats_*.c.
  * The rules (script and line they come from) are in docs/REPORTS.md. */
 #include "stats.h"
+#include "mem.h"
 #include "interrupt.h"
 
 #include <math.h>
@@ -371,14 +372,8 @@ double gf_sqlite_round(double r, int n)
 
 int gf_agg_add(gf_agg *a, int64_t x)
 {
-    if ((size_t)a->n == a->cap) {
-        size_t nc = a->cap ? a->cap * 2 : 8;
-        int64_t *nv = realloc(a->v, nc * sizeof *nv);
-        if (!nv)
-            return -1;
-        a->v = nv;
-        a->cap = nc;
-    }
+    if (GF_GROW(a->v, a->cap, (size_t)a->n + 1, 8) != 0)
+        return -1;
     a->v[a->n] = x;
     if (a->n == 0 || x < a->min)
         a->min = x;
@@ -439,17 +434,9 @@ int gf_agg_median(gf_agg *a, int64_t *iv, double *dv)
 
 static void tab_put(gf_tab *t, const char *s, size_t n)
 {
-    if (t->len + n + 1 > t->cap) {
-        size_t nc = t->cap ? t->cap : 256;
-        while (t->len + n + 1 > nc)
-            nc *= 2;
-        char *nb = realloc(t->buf, nc);
-        if (!nb) {
-            t->err = 1;
-            return;
-        }
-        t->buf = nb;
-        t->cap = nc;
+    if (GF_GROW(t->buf, t->cap, t->len + n + 1, 256) != 0) {
+        t->err = 1;
+        return;
     }
     memcpy(t->buf + t->len, s, n);
     t->len += n;
@@ -700,14 +687,8 @@ gf_sumgrp *gf_sums_get(gf_sums *s, uint64_t key, int *isnew)
         *isnew = ins;
     if (!ins)
         return &s->g[*v];
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 16;
-        gf_sumgrp *ng = realloc(s->g, nc * sizeof *ng);
-        if (!ng)
-            return NULL;
-        s->g = ng;
-        s->cap = nc;
-    }
+    if (GF_GROW(s->g, s->cap, s->n + 1, 16) != 0)
+        return NULL;
     gf_sumgrp *g = &s->g[s->n++];
     memset(g, 0, sizeof *g);
     g->key = (int64_t)key;

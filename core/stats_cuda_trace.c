@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "mem.h"
 #include "sqlite_export.h"
 
 static void int_or_null(gf_tab *t, const gf_sqlq *q, int i)
@@ -102,18 +103,11 @@ static int load_gpus(gf_stats_db *d, gpus *g, gf_err *err)
     int rc;
     size_t cap = 0;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-        if (g->n == cap) {
-            cap = cap ? cap * 2 : 8;
-            int64_t *ni = realloc(g->id, cap * sizeof *ni);
-            if (ni)
-                g->id = ni;
-            int32_t *nn = realloc(g->name, cap * sizeof *nn);
-            if (nn)
-                g->name = nn;
-            if (!ni || !nn) {
-                sqlite3_finalize(q.st);
-                return gf_oom(err, NULL);
-            }
+        void **const cols[] = {(void **)&g->id, (void **)&g->name};
+        const size_t elem[] = {sizeof *g->id, sizeof *g->name};
+        if (gf_grow_cols(cols, elem, 2, &cap, g->n + 1, 8) != 0) {
+            sqlite3_finalize(q.st);
+            return gf_oom(err, NULL);
         }
         g->id[g->n] = gf_sqlq_i64(&q, 0, INT64_MIN);
         int32_t s = -1;
@@ -426,15 +420,10 @@ static int load_thread_names(gf_stats_db *d, tname **out, size_t *nout, gf_err *
     while (r > 0 && (rc = sqlite3_step(q.st)) == SQLITE_ROW) {
         if (gf_sqlq_null(&q, 0))
             continue;
-        if (ntn == cap) {
-            cap = cap ? cap * 2 : 64;
-            tname *nt = realloc(tn, cap * sizeof *nt);
-            if (!nt) {
-                sqlite3_finalize(q.st);
-                free(tn);
-                return gf_oom(err, NULL);
-            }
-            tn = nt;
+        if (GF_GROW(tn, cap, ntn + 1, 64) != 0) {
+            sqlite3_finalize(q.st);
+            free(tn);
+            return gf_oom(err, NULL);
         }
         tname *x = &tn[ntn];
         x->row = ntn++;

@@ -96,16 +96,8 @@ static int load_domains(gf_stats_db *d, gf_hmap *dom, gf_err *err)
 
 int gf_snv_put(gf_snv_buf *b, const char *s, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (b->len + n + 1 > nc)
-            nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np)
-            return -1;
-        b->p = np;
-        b->cap = nc;
-    }
+    if (GF_GROW(b->p, b->cap, b->len + n + 1, 256) != 0)
+        return -1;
     memcpy(b->p + b->len, s, n);
     b->len += n;
     return 0;
@@ -183,15 +175,9 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
             ret = -1;
             break;
         }
-        if (s->n == s->cap) {
-            size_t nc = s->cap ? s->cap * 2 : 1024;
-            gf_snv_range *nr = realloc(s->r, nc * sizeof *nr);
-            if (!nr) {
-                ret = gf_oom(err, NULL);
-                break;
-            }
-            s->r = nr;
-            s->cap = nc;
+        if (GF_GROW(s->r, s->cap, s->n + 1, 1024) != 0) {
+            ret = gf_oom(err, NULL);
+            break;
         }
         gf_snv_range *x = &s->r[s->n];
         memset(x, 0, sizeof *x);
@@ -472,16 +458,8 @@ int gf_snv_tree(gf_snv_set *s, gf_err *err)
 int gf_snv_range_stack(const gf_snv_set *s, int32_t i, gf_snv_buf *b, gf_snv_path *pb)
 {
     size_t depth = (size_t)s->r[i].level + 1;
-    if (depth > pb->cap) {
-        size_t nc = pb->cap ? pb->cap : 64;
-        while (nc < depth)
-            nc *= 2;
-        int32_t *np = realloc(pb->p, nc * sizeof *np);
-        if (!np)
-            return -1;
-        pb->p = np;
-        pb->cap = nc;
-    }
+    if (GF_GROW(pb->p, pb->cap, depth, 64) != 0)
+        return -1;
     size_t n = 0;
     for (int32_t p = i; p >= 0 && n < depth; p = s->r[p].parent)
         pb->p[n++] = p;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "mem.h"
 #include "stats_nvtx.h"
 #include "sqlite_export.h"
 
@@ -91,14 +92,8 @@ typedef struct vec {
 
 static void *vec_push(vec *v)
 {
-    if (v->n == v->cap) {
-        size_t nc = v->cap ? v->cap * 2 : 1024;
-        void *np = realloc(v->p, nc * v->sz);
-        if (!np)
-            return NULL;
-        v->p = np;
-        v->cap = nc;
-    }
+    if (gf_grow(&v->p, &v->cap, v->n + 1, v->sz, 1024) != 0)
+        return NULL;
     return (char *)v->p + v->sz * v->n++;
 }
 
@@ -502,14 +497,9 @@ int gf_rep_nvtx_gpu_proj_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, 
         if (isnew) {
             gr->name = x->name;
             gr->style = x->style;
-            if (g.n > pcap) {
-                pcap = pcap ? pcap * 2 : 64;
-                pjgrp *np = realloc(pg, pcap * sizeof *np);
-                if (!np) {
-                    ret = gf_oom(err, NULL);
-                    break;
-                }
-                pg = np;
+            if (GF_GROW(pg, pcap, g.n, 64) != 0) {
+                ret = gf_oom(err, NULL);
+                break;
             }
             memset(&pg[gr - g.g], 0, sizeof *pg);
         }

@@ -2,6 +2,7 @@
  * rows that are not timeline events (profiler overhead, graph executions). The builder is trace_build.c,
  * trimming a finished trace trace_trim.c. */
 #include "trace.h"
+#include "mem.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -99,11 +100,9 @@ int gf_trace_warn(gf_trace *t, const char *fmt, ...)
     for (size_t i = 0; i < t->nwarnings; i++)
         if (strcmp(t->warnings[i], buf) == 0)
             return 0;
-    char **w = realloc(t->warnings, (t->nwarnings + 1) * sizeof *w);
-    if (!w)
+    if (GF_RESIZE(t->warnings, t->nwarnings + 1) != 0)
         return -1;
-    t->warnings = w;
-    if (!(w[t->nwarnings] = strdup(buf)))
+    if (!(t->warnings[t->nwarnings] = strdup(buf)))
         return -1;
     t->nwarnings++;
     return 0;

@@ -211,10 +211,9 @@ static int resize_events_for(gf_trace *t, size_t n, size_t fill_from, int with_s
                      sizeof *t->stack, sizeof *t->pid,    sizeof *t->detail, sizeof *t->kind, sizeof *t->seq};
     size_t ncols = sizeof cols / sizeof cols[0] - (with_seq ? 0 : 1);
     for (size_t c = 0; c < ncols; c++) {
-        void *q = realloc(*cols[c], m * elem[c]);
-        if (!q)
+        if (gf_resize(cols[c], m, elem[c]) != 0)
             return -1;
-        *cols[c] = q;
+        void *q = *cols[c];
         if (fill_from < n && later && later->n < GF_MEM_NSPAN) { /* huge pages offered now, mapped later */
             gf_mem_hint_huge((char *)q + fill_from * elem[c], (n - fill_from) * elem[c]);
             later->p[later->n] = (char *)q + fill_from * elem[c];
@@ -782,16 +781,7 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
     size_t n = b->n + b->nextra;
     if (b->nextra) {
         if (n > b->cap) {
-            gf_event *ev = realloc(b->ev, n * sizeof *ev);
-            gf_detail *dt = ev ? realloc(b->det, n * sizeof *dt) : NULL;
-            if (ev)
-                b->ev = ev;
-            if (dt)
-                b->det = dt;
-            uint64_t *sq = dt ? realloc(b->seq, n * sizeof *sq) : NULL;
-            if (sq)
-                b->seq = sq;
-            if (!ev || !dt || !sq)
+            if (GF_RESIZE(b->ev, n) != 0 || GF_RESIZE(b->det, n) != 0 || GF_RESIZE(b->seq, n) != 0)
                 return gf_oom(err, "trace");
             b->cap = n;
         }

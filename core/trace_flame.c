@@ -2,6 +2,7 @@
  * path of each launch found by a sweep per thread, stacks aggregated in the collapse table; and its
  * speedscope file with one evented profile per stream. */
 #include "trace_flame.h"
+#include "mem.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -91,17 +92,10 @@ static int32_t trie_child(fl *f, int32_t parent, uint32_t frame)
         return -2;
     if (!ins)
         return (int32_t)*v;
-    if (f->tn == f->tcap) {
-        size_t nc = f->tcap ? f->tcap * 2 : 256;
-        int32_t *p = realloc(f->tparent, nc * sizeof *p);
-        if (p)
-            f->tparent = p;
-        uint32_t *q = p ? realloc(f->tframe, nc * sizeof *q) : NULL;
-        if (!q)
-            return -2;
-        f->tframe = q;
-        f->tcap = nc;
-    }
+    void **const cols[] = {(void **)&f->tparent, (void **)&f->tframe};
+    const size_t elem[] = {sizeof *f->tparent, sizeof *f->tframe};
+    if (gf_grow_cols(cols, elem, 2, &f->tcap, f->tn + 1, 256) != 0)
+        return -2;
     f->tparent[f->tn] = parent;
     f->tframe[f->tn] = frame;
     return (int32_t)f->tn++;
@@ -246,14 +240,8 @@ static int push_id(fl *f, size_t *k, uint32_t id)
 {
     if (id == UINT32_MAX)
         return -1;
-    if (*k == f->idcap) {
-        size_t nc = f->idcap ? f->idcap * 2 : 64;
-        uint32_t *p = realloc(f->ids, nc * sizeof *p);
-        if (!p)
-            return -1;
-        f->ids = p;
-        f->idcap = nc;
-    }
+    if (GF_GROW(f->ids, f->idcap, *k + 1, 64) != 0)
+        return -1;
     f->ids[(*k)++] = id;
     return 0;
 }

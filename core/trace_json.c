@@ -2,6 +2,7 @@
  * (Perfetto / chrome://tracing, Kineto-style ac2g flows) and folded launch stacks. All stream to a
  * FILE*; nothing is built in memory first. */
 #include "trace.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,14 +45,8 @@ static int64_t fnode_get(ftree *tr, int32_t parent, int32_t frame)
         return -1;
     if (!ins)
         return *v;
-    if (tr->len == tr->cap) {
-        size_t nc = tr->cap ? tr->cap * 2 : 1024;
-        fnode *q = realloc(tr->n, nc * sizeof *q);
-        if (!q)
-            return -1;
-        tr->n = q;
-        tr->cap = nc;
-    }
+    if (GF_GROW(tr->n, tr->cap, tr->len + 1, 1024) != 0)
+        return -1;
     fnode *x = &tr->n[tr->len];
     x->frame = frame;
     x->parent = parent;
@@ -783,16 +778,8 @@ int gf_trace_write_launch_folded(const gf_trace *t, FILE *out, gf_err *err)
 static int put_frame(char **buf, size_t *len, size_t *cap, const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = suffix ? strlen(suffix) : 0;
-    if (*len + n + m + 1 > *cap) {
-        size_t c = *cap ? *cap : 256;
-        while (c < *len + n + m + 1)
-            c *= 2;
-        char *q = realloc(*buf, c);
-        if (!q)
-            return -1;
-        *buf = q;
-        *cap = c;
-    }
+    if (gf_grow((void **)buf, cap, *len + n + m + 1, 1, 256) != 0)
+        return -1;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         (*buf)[(*len)++] = c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c;
@@ -816,14 +803,9 @@ int gf_trace_launch_stacks(const gf_trace *t, gf_stacks *s, int gpu_only, gf_err
         if (gpu_only && !fe->gpu)
             continue;
         size_t a = t->stack_off[fe->stack], b = t->stack_off[fe->stack + 1], depth = b - a + 1;
-        if (depth > idcap) {
-            uint32_t *q = realloc(ids, depth * sizeof *q);
-            if (!q) {
-                rc = gf_oom(err, "launch stacks");
-                break;
-            }
-            ids = q;
-            idcap = depth;
+        if (GF_GROW(ids, idcap, depth, 64) != 0) {
+            rc = gf_oom(err, "launch stacks");
+            break;
         }
         size_t k = 0;
         for (size_t f = b; f-- > a;) {

@@ -319,20 +319,10 @@ static int op_groups(const gf_trace *t, gidx *gi, int64_t **gmin, int64_t **gmax
                 (*gmax)[v] = end;
             continue;
         }
-        if (*ng == cap) {
-            size_t nc = cap ? cap * 2 : 4096;
-            int64_t *a = realloc(*gmin, nc * sizeof *a);
-            if (a)
-                *gmin = a;
-            int64_t *b = a ? realloc(*gmax, nc * sizeof *b) : NULL;
-            if (b)
-                *gmax = b;
-            int32_t *c = b ? realloc(*gdev, nc * sizeof *c) : NULL;
-            if (!c)
-                return -1;
-            *gdev = c;
-            cap = nc;
-        }
+        void **const cols[] = {(void **)gmin, (void **)gmax, (void **)gdev};
+        const size_t elem[] = {sizeof **gmin, sizeof **gmax, sizeof **gdev};
+        if (gf_grow_cols(cols, elem, 3, &cap, *ng + 1, 4096) != 0)
+            return -1;
         (*gmin)[*ng] = t->start[i];
         (*gmax)[*ng] = end;
         (*gdev)[*ng] = (int32_t)t->lanes[t->lane[i]].devnum;
@@ -605,8 +595,8 @@ static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part
     }
     pev *pv = NULL;
     if (rc == 0 && k) { /* pv owns the memory now: the unused tail goes back */
-        pv = realloc(mem, k * sizeof *pv);
-        pv = pv ? pv : (pev *)mem;
+        (void)gf_resize((void **)&mem, k, sizeof *pv); /* kept as it was when the shrink fails */
+        pv = (pev *)mem;
         s.r = NULL;
         s.n = 0;
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "trace.h"
+#include "mem.h"
 #include "trace_proj.h"
 
 void gf_proj_newev_free(gf_proj_newev *ne)
@@ -22,10 +23,8 @@ void gf_proj_newev_free(gf_proj_newev *ne)
 
 #define GROW_COL(col)                                                                                      \
     do {                                                                                                   \
-        void *c_ = realloc(t->col, nn * sizeof *t->col);                                                   \
-        if (!c_)                                                                                           \
+        if (GF_RESIZE(t->col, nn) != 0)                                                                    \
             goto fail;                                                                                     \
-        t->col = c_;                                                                                       \
     } while (0)
 
 #define MERGE_COL(col, new_v)                                                                              \

@@ -1,4 +1,5 @@
 #include "trace_ranks.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -293,13 +294,8 @@ int gf_trace_processes(const gf_trace *t, gf_proc_info **out, size_t *n, gf_err 
         if (!v)
             goto oom;
         if (ins) {
-            if (np == cap) {
-                cap = cap ? cap * 2 : 8;
-                gf_proc_info *q = realloc(p, cap * sizeof *q);
-                if (!q)
-                    goto oom;
-                p = q;
-            }
+            if (GF_GROW(p, cap, np + 1, 8) != 0)
+                goto oom;
             memset(&p[np], 0, sizeof p[np]);
             p[np].pid = pid;
             for (int k = 0; k < 8; k++)
@@ -412,13 +408,8 @@ int gf_trace_rank_stats(const gf_trace *t, const char *const *nccl_prefixes, siz
                 if (t->start[i] < p->start + p->dur && t->start[i] + t->dur[i] <= p->start + p->dur)
                     continue;
             }
-            if (rs->niters == icap[r]) {
-                icap[r] = icap[r] ? icap[r] * 2 : 16;
-                gf_rank_iter *q = realloc(rs->iters, icap[r] * sizeof *q);
-                if (!q)
-                    goto oom;
-                rs->iters = q;
-            }
+            if (GF_GROW(rs->iters, icap[r], (size_t)rs->niters + 1, 16) != 0)
+                goto oom;
             rs->iters[rs->niters++] = (gf_rank_iter){nm, t->start[i], t->dur[i], 0, 0};
         }
     }
@@ -499,13 +490,8 @@ int gf_trace_rank_kernel_totals(const gf_trace *t, int kind, gf_rank_total **out
         if (!p)
             goto oom;
         if (ins) {
-            if (nv == cap) {
-                cap = cap ? cap * 2 : 64;
-                gf_rank_total *q = realloc(v, cap * sizeof *q);
-                if (!q)
-                    goto oom;
-                v = q;
-            }
+            if (GF_GROW(v, cap, nv + 1, 64) != 0)
+                goto oom;
             v[nv++] = (gf_rank_total){r, t->name[i], 0, 0};
         }
         v[*p].total_ns += t->dur[i];

@@ -3,6 +3,7 @@
  * (callchain id → stack, (pid, correlation id) → launch in trace_build.c): no quadratic scans, and nothing is
  * ever written to the user's file (opened read-only and immutable). */
 #include "trace_sqlite.h"
+#include "mem.h"
 #include "trace_sqlite_int.h"
 #include "trace_devctx.h"
 #include "sqlite_export.h"
@@ -25,15 +26,10 @@ static int cc_set(imp *m, int64_t id, int32_t stack)
     if (id < 0 || id >= MAX_CALLCHAIN_ID)
         return 0; /* not representable: the launch simply shows no stack */
     if ((size_t)id >= m->ncc) {
-        size_t nc = m->ncc ? m->ncc : 1024;
-        while (nc <= (size_t)id)
-            nc *= 2;
-        int32_t *q = realloc(m->cc, nc * sizeof *q);
-        if (!q)
+        size_t old = m->ncc;
+        if (GF_GROW(m->cc, m->ncc, (size_t)id + 1, 1024) != 0)
             return -1;
-        memset(q + m->ncc, 0xff, (nc - m->ncc) * sizeof *q);
-        m->cc = q;
-        m->ncc = nc;
+        memset(m->cc + old, 0xff, (m->ncc - old) * sizeof *m->cc);
     }
     m->cc[id] = stack;
     return 0;
@@ -407,14 +403,9 @@ static int load_callchains(imp *m, int want)
             m->fc_frame[sym] = f;
             m->fc_mod[sym] = smod;
         }
-        if (nfr == capfr) {
-            capfr = capfr ? capfr * 2 : 64;
-            int32_t *nf = realloc(fr, capfr * sizeof *nf);
-            if (!nf) {
-                ret = gf_oom(m->err, m->path);
-                break;
-            }
-            fr = nf;
+        if (GF_GROW(fr, capfr, nfr + 1, 64) != 0) {
+            ret = gf_oom(m->err, m->path);
+            break;
         }
         fr[nfr++] = f;
     }

@@ -74,12 +74,10 @@ static int32_t thread_of(nvscan *s, int64_t gtid, int isnull)
         if (!ins)
             return s->last_thr = (int32_t)*v;
     }
-    if (s->nthr >= INT32_MAX || gf_grow((void **)&s->tgtid, &s->thr_cap, s->nthr + 1, sizeof *s->tgtid, 16) != 0)
+    void **const cols[] = {(void **)&s->tgtid, (void **)&s->tnull};
+    const size_t elem[] = {sizeof *s->tgtid, sizeof *s->tnull};
+    if (s->nthr >= INT32_MAX || gf_grow_cols(cols, elem, 2, &s->thr_cap, s->nthr + 1, 16) != 0)
         return -1;
-    uint8_t *nn = realloc(s->tnull, s->thr_cap);
-    if (!nn)
-        return -1;
-    s->tnull = nn;
     s->tgtid[s->nthr] = gtid;
     s->tnull[s->nthr] = (uint8_t)isnull;
     if (isnull)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hmap.h"
+#include "mem.h"
 #include "trace.h"
 
 typedef struct topn_heap {
@@ -148,14 +149,8 @@ static int launch_spans(const gf_trace *t, size_t nl, span_set *s, uint64_t *tot
         if (!v)
             return -1;
         if (ins) {
-            if (s->n == s->cap) {
-                size_t cap = s->cap ? 2 * s->cap : 16;
-                corr_span *sp = realloc(s->sp, cap * sizeof *sp);
-                if (!sp)
-                    return -1;
-                s->sp = sp;
-                s->cap = cap;
-            }
+            if (GF_GROW(s->sp, s->cap, s->n + 1, 16) != 0)
+                return -1;
             s->sp[s->n++] = (corr_span){t->pid[i], t->corr[i], t->corr[i], 0};
         }
         corr_span *c = &s->sp[*v];

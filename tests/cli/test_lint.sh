@@ -61,6 +61,28 @@ check_eq "no Lua module in lua/ over 500 lines" "" "$res"
 res=$(too_long 800 templates/js/*.js templates/css/*.css)
 check_eq "no page source (templates/js/*.js, templates/css/*.css) over 800 lines" "" "$res"
 
+# One growth rule (issue 39 item 3): arrays in core/ grow through mem.h (gf_grow, GF_GROW, gf_grow_cols,
+# gf_resize). A realloc call, or a capacity doubled by hand (`cap * 2`, `nc *= 2`), is allowed only at the
+# sites listed: the hash tables, the allocators handed to libraries, and two sizes gf_grow cannot take.
+# The counter is first shown to catch both forms on a planted file.
+hand_grown() { # FILE...: "FILE COUNT" for each file with realloc calls or hand-doubled capacities
+  grep -cE '(^|[^_[:alnum:]])realloc\(|[a-z_]*(cap|nc)[a-z_]* \*= ?2\b|[a-z_]*cap[a-z_]* \* 2\b' "$@" /dev/null |
+    grep -v ':0$' | grep -v '^/dev/null' | sed 's/:\([0-9]*\)$/ \1/' | sort
+}
+printf 'void *f(void *p, size_t cap)\n{\n    size_t nc = cap ? cap * 2 : 8;\n    return realloc(p, nc);\n}\nstatic void *geo_realloc(void *p);\n' >"$plant/g.c"
+check_eq "growth counter: a realloc and a hand-doubled capacity are counted" "$plant/g.c 2" "$(hand_grown "$plant/g.c")"
+grown_allowed="core/csv.c 2
+core/hmap.c 1
+core/host/host.c 1
+core/http.c 1
+core/stacks.c 1
+core/trace_build.c 1"
+# core/csv.c: libcsv's realloc hook (a capacity header, doubled); core/hmap.c, core/stacks.c (rehash): hash
+# tables; core/host/host.c: Lua's allocator; core/http.c: gunzip's buffer, doubled up to the output limit;
+# core/trace_build.c: the model's event columns, doubled through resize_events (which maps their pages)
+check_eq "arrays in core/ grow through mem.h: no realloc or hand-doubled capacity outside the allowed sites" \
+  "$grown_allowed" "$(hand_grown $(find core -name '*.c' -o -name '*.h' | grep -v '^core/mem\.[ch]$' | sort))"
+
 # One way to reach policy (issue 23): code gets the command's effective policy (ctx.policy(), or a policy
 # argument); `defaults()` (the default policy alone, which ignores --policy files) appears nowhere but in
 # lua/gpuflame/policy.lua. Comments do not count. The checker is first shown to catch it on a planted tree.
