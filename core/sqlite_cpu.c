@@ -11,6 +11,7 @@
 
 #include "hmap.h"
 #include "mem.h"
+#include "trace_build.h"
 
 typedef struct cpu {
     sqlite3 *db;

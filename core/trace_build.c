@@ -2,13 +2,17 @@
  * build's min-heap of the longest events, the partner pass, and gf_trace_finish, where the model is
  * finished (events in start order, lanes in display order and labelled, the launch-stack flame). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mem.h"
+#include "trace.h"
 #include "trace_build.h"
+#include "trace_build_int.h"
+#include "trace_order.h"
 
-void gf_trace_build_free(gf_trace_build *b)
+static void gf_trace_build_free(gf_trace_build *b)
 {
     if (!b)
         return;
@@ -33,6 +37,7 @@ int gf_trace_begin(gf_trace *t, size_t max_events, int keep_partners, gf_err *er
     if (t->b || t->finished)
         return gf_errf(err, GF_EXIT_ERROR, "trace: already built");
     t->b = calloc(1, sizeof *t->b);
+    t->b_free = gf_trace_build_free;
     if (!t->b)
         return gf_oom(err, "trace");
     t->b->max = max_events;

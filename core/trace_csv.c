@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "trace_build.h"
 
 void gf_trace_csv_cols_init(gf_trace_csv_cols *c)
 {

@@ -2,11 +2,13 @@
  * gpu-starv and gpu-low-util, following nsys 2022.4's SQL step by step; the comments name the statement
  * each step reproduces (rules/<rule>.py; gpustats.py builds the GPU operation table). Ties of an ORDER BY
  * ... LIMIT are broken by table order (gf_trace.seq), as SQLite's stable sorter does. */
-#include "trace_findings.h"
+#include "trace_findings_nsys.h"
 #include "trace_findings_int.h"
+#include "trace_rawnames.h"
 
 #include <math.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,8 +1,10 @@
 /* gpuflame's own findings primitives (findings.h): launch overhead per kernel name, CUDA graphs, busy
  * time from merged intervals per device, kernels by name per (process, device). No nsys rule to follow:
  * docs/RULES.md defines what each computes. */
-#include "trace_findings.h"
+#include "trace_findings_own.h"
 #include "trace_findings_int.h"
+#include "trace.h"
+#include "trace_rawnames.h"
 
 #include <math.h>
 #include <sqlite3.h>

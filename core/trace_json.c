@@ -13,6 +13,7 @@
 #include "trace_pack.h"
 #include "trace_rows.h"
 #include "trace_view.h"
+#include "trace_json.h"
 
 static void jstr(FILE *out, const gf_trace *t, int32_t id)
 {

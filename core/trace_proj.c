@@ -20,6 +20,8 @@
 #include "stats_nvtx.h"
 #include "hmap.h"
 #include "mem.h"
+#include "trace_proj_merge.h"
+#include "trace_trim.h"
 
 typedef struct pev {
     int64_t start, dur, rowid, pid, tid;

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "trace_proj.h"
+#include "trace_proj_job.h"
 
 struct gf_nvtx_proj_job {
     const gf_trace *t;

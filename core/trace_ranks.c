@@ -1,6 +1,8 @@
 #include "trace_ranks.h"
 #include "mem.h"
+#include "trace_build.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,7 +4,11 @@
  * ever written to the user's file (opened read-only and immutable). */
 #include "trace_sqlite.h"
 #include "mem.h"
+#include "trace.h"
+#include "trace_build.h"
+#include "trace_sqlite_imp.h"
 #include "trace_sqlite_int.h"
+#include "trace_sqlite_nvtx.h"
 #include "trace_devctx.h"
 #include "sqlite_export.h"
 #include "sqlite_callchain.h"
@@ -17,6 +21,7 @@
 
 #include "stats.h"
 #include "threads.h"
+#include "trace_rawnames.h"
 
 
 #define MAX_CALLCHAIN_ID (1 << 26)
@@ -42,32 +47,6 @@ static inline int32_t cc_get(const imp *m, int64_t id)
 
 typedef gf_sqlq query;
 
-static int db_fail(imp *m, const char *what)
-{
-    return gf_sqlite_fail(m->db, m->path, what, m->err);
-}
-
-/* Prepares SELECT <the columns that exist> FROM table <tail>. Returns 1 prepared, 0 table absent or a
- * required column (the first nreq) missing, -1 error. */
-static int prepare(imp *m, query *q, const char *table, const char *const *cols, int ncols, int nreq,
-                   const char *tail)
-{
-    return gf_sqlite_prepare_cols(m->db, m->path, q, table, cols, ncols, nreq, tail, m->err);
-}
-
-static int step_fail(imp *m, query *q, int rc)
-{
-    gf_sqlq_finalize(q);
-    return rc == SQLITE_DONE ? 0 : db_fail(m, q->table);
-}
-
-static int32_t str_of(imp *m, int64_t id)
-{
-    if (id < 0 || id >= m->nsid)
-        return -1;
-    return m->sid[id];
-}
-
 /* ---- StringIds, threads, devices ---- */
 
 static int load_strings(imp *m)
@@ -75,12 +54,12 @@ static int load_strings(imp *m)
     static const char *const cols[] = {"id", "value"};
     query q;
     sqlite3_stmt *mx;
-    int r = prepare(m, &q, "StringIds", cols, 2, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "StringIds", cols, 2, 2, NULL);
     if (r <= 0)
         return r;
     if (sqlite3_prepare_v2(m->db, "SELECT max(id) FROM StringIds", -1, &mx, NULL) != SQLITE_OK) {
         gf_sqlq_finalize(&q);
-        return db_fail(m, "StringIds");
+        return gf_tsq_db_fail(m, "StringIds");
     }
     int64_t maxid = sqlite3_step(mx) == SQLITE_ROW ? sqlite3_column_int64(mx, 0) : -1;
     sqlite3_finalize(mx);
@@ -113,7 +92,7 @@ static int load_strings(imp *m)
         m->sid[id] = s;
     }
     gf_sqlq_finalize(&q);
-    return rc == SQLITE_DONE ? 0 : db_fail(m, "StringIds");
+    return rc == SQLITE_DONE ? 0 : gf_tsq_db_fail(m, "StringIds");
 }
 
 /* The display name: cudaLaunchKernel_v7000 → cudaLaunchKernel by the reports' rule (gf_stats_api_name);
@@ -137,19 +116,19 @@ static int load_threads(imp *m)
 {
     static const char *const cols[] = {"globalTid", "nameId"};
     query q;
-    int r = prepare(m, &q, "ThreadNames", cols, 2, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "ThreadNames", cols, 2, 2, NULL);
     if (r <= 0)
         return r;
     int rc;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
-        int32_t s = str_of(m, gf_sqlq_i64(&q, 1, -1));
+        int32_t s = gf_tsq_str_of(m, gf_sqlq_i64(&q, 1, -1));
         if (s >= 0 && !gf_hmap_put(&m->tname, (uint64_t)gf_sqlq_i64(&q, 0, 0), s, NULL)) {
             gf_sqlq_finalize(&q);
             return gf_oom(m->err, m->path);
         }
     }
     gf_sqlq_finalize(&q);
-    return rc == SQLITE_DONE ? 0 : db_fail(m, "ThreadNames");
+    return rc == SQLITE_DONE ? 0 : gf_tsq_db_fail(m, "ThreadNames");
 }
 
 static int load_devices(imp *m)
@@ -157,7 +136,7 @@ static int load_devices(imp *m)
     static const char *const gcols[] = {"id", "name"};
     static const char *const ccols[] = {"gpuId", "cudaId"};
     query q;
-    int r = prepare(m, &q, "TARGET_INFO_GPU", gcols, 2, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "TARGET_INFO_GPU", gcols, 2, 2, NULL);
     if (r < 0)
         return r;
     int rc;
@@ -172,9 +151,9 @@ static int load_devices(imp *m)
         }
         gf_sqlq_finalize(&q);
         if (rc != SQLITE_DONE)
-            return db_fail(m, "TARGET_INFO_GPU");
+            return gf_tsq_db_fail(m, "TARGET_INFO_GPU");
     }
-    r = prepare(m, &q, "TARGET_INFO_CUDA_DEVICE", ccols, 2, 2, NULL);
+    r = gf_tsq_prepare(m, &q, "TARGET_INFO_CUDA_DEVICE", ccols, 2, 2, NULL);
     if (r <= 0)
         return r;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
@@ -185,7 +164,7 @@ static int load_devices(imp *m)
         }
     }
     gf_sqlq_finalize(&q);
-    return rc == SQLITE_DONE ? 0 : db_fail(m, "TARGET_INFO_CUDA_DEVICE");
+    return rc == SQLITE_DONE ? 0 : gf_tsq_db_fail(m, "TARGET_INFO_CUDA_DEVICE");
 }
 
 static int32_t device_name(imp *m, int64_t dev)
@@ -204,74 +183,6 @@ static int32_t device_name(imp *m, int64_t dev)
     if (s >= 0 && !gf_hmap_put(&m->devname, (uint64_t)dev, s, NULL))
         return -1;
     return s;
-}
-
-static int32_t cpu_lane(imp *m, int nvtx, int64_t gtid)
-{
-    uint64_t key = ((uint64_t)gtid << 1) | (uint64_t)nvtx;
-    int64_t *v = gf_hmap_get(&m->cpulane, key);
-    if (v)
-        return (int32_t)*v;
-    int64_t pid = (gtid >> 24) & 0xFFFFFF, tid = gtid & 0xFFFFFF;
-    int32_t l = gf_trace_lane(m->t, nvtx ? GF_LANE_NVTX : GF_LANE_CPU, 0, pid, tid, -1, -1, -1, m->err);
-    if (l < 0)
-        return -1;
-    int64_t *tn = gf_hmap_get(&m->tname, (uint64_t)gtid);
-    if (tn)
-        gf_trace_lane_set_thread_name(m->t, l, (int32_t)*tn);
-    if (!gf_hmap_put(&m->cpulane, key, l, NULL))
-        return gf_oom(m->err, m->path), -1;
-    return l;
-}
-
-/* trace.h calls_exact: a globalTid or globalPid's bits 48 and up (host and VM) are those of the others */
-static void exact_hi(imp *m, int64_t gid)
-{
-    int64_t hi = (int64_t)((uint64_t)gid & ~(uint64_t)0xFFFFFFFFFFFFull);
-    if (!m->have_hi) {
-        m->have_hi = 1;
-        m->gid_hi = hi;
-    } else if (hi != m->gid_hi) {
-        m->calls_inexact = 1;
-    }
-}
-
-int32_t gf_tsq_str_of(imp *m, int64_t id)
-{
-    return str_of(m, id);
-}
-
-void gf_tsq_exact_hi(imp *m, int64_t gid)
-{
-    exact_hi(m, gid);
-}
-
-int32_t gf_tsq_cpu_lane(imp *m, int nvtx, int64_t gtid)
-{
-    return cpu_lane(m, nvtx, gtid);
-}
-
-int gf_tsq_prepare(imp *m, gf_sqlq *q, const char *table, const char *const *cols, int ncols, int nreq,
-                   const char *tail)
-{
-    return prepare(m, q, table, cols, ncols, nreq, tail);
-}
-
-int gf_tsq_step_fail(imp *m, gf_sqlq *q, int rc)
-{
-    return step_fail(m, q, rc);
-}
-
-static int populate_some(void *arg)
-{
-    return gf_mem_populate_some(&((imp *)arg)->pop);
-}
-
-void gf_tsq_prefetch(imp *m, gf_sqlq *q, uint64_t textcols)
-{
-    gf_sqlq_prefetch(q, m->threads, textcols);
-    if (m->pop.n)
-        gf_sqlq_idle(q, populate_some, m);
 }
 
 static int32_t gpu_lane(imp *m, int sync, int64_t dev, int64_t stream)
@@ -303,7 +214,7 @@ static int callchains_in_order(imp *m)
 {
     static const char *const cols[] = {"id", "stackDepth"};
     query q;
-    int r = prepare(m, &q, "CUDA_CALLCHAINS", cols, 2, 2, "NOT INDEXED"); /* not its (id, stackDepth) key */
+    int r = gf_tsq_prepare(m, &q, "CUDA_CALLCHAINS", cols, 2, 2, "NOT INDEXED"); /* not its (id, stackDepth) key */
     if (r <= 0)
         return r;
     int64_t pid = INT64_MIN, pdepth = INT64_MIN;
@@ -315,7 +226,7 @@ static int callchains_in_order(imp *m)
     }
     if (!ordered)
         return gf_sqlq_finalize(&q), 0;
-    return step_fail(m, &q, rc) == 0 ? 1 : -1;
+    return gf_tsq_step_fail(m, &q, rc) == 0 ? 1 : -1;
 }
 
 static int load_callchains(imp *m, int want)
@@ -324,7 +235,7 @@ static int load_callchains(imp *m, int want)
     query q;
     int r = callchains_in_order(m);
     if (r >= 0)
-        r = prepare(m, &q, "CUDA_CALLCHAINS", cols, 6, 2, r ? "NOT INDEXED" : "ORDER BY id, stackDepth");
+        r = gf_tsq_prepare(m, &q, "CUDA_CALLCHAINS", cols, 6, 2, r ? "NOT INDEXED" : "ORDER BY id, stackDepth");
     if (r < 0)
         return r;
     if (r == 0) {
@@ -364,7 +275,7 @@ static int load_callchains(imp *m, int want)
         cur = id;
         rows++;
         int64_t sym = gf_sqlq_i64(&q, 2, -1), mod = gf_sqlq_i64(&q, 3, -1);
-        int32_t ssym = str_of(m, sym), smod = str_of(m, mod);
+        int32_t ssym = gf_tsq_str_of(m, sym), smod = gf_tsq_str_of(m, mod);
         int32_t f = -1;
         uint64_t key = ((uint64_t)(uint32_t)(ssym + 1) << 32) | (uint32_t)(smod + 1);
         if (ssym >= 0 && m->fc_frame[sym] >= 0 && m->fc_mod[sym] == smod) {
@@ -410,7 +321,7 @@ static int load_callchains(imp *m, int want)
         fr[nfr++] = f;
     }
     if (ret == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
-        ret = db_fail(m, "CUDA_CALLCHAINS");
+        ret = gf_tsq_db_fail(m, "CUDA_CALLCHAINS");
     gf_sqlq_finalize(&q);
     free(fr);
     gf_hmap_free(&fcache);
@@ -433,14 +344,14 @@ static void exact_op(imp *m, const query *q, const gf_event *e, int64_t gpid, in
         (e->corr == -1 && gf_sqlq_null(q, 4)) || (gpid == 0 && gf_sqlq_null(q, 5)) || (gpid & 0xFFFFFF) != 0 ||
         dev < 0 || dev > 0xFFFF || (dev == 0 && gf_sqlq_null(q, 2)))
         m->calls_inexact = 1;
-    exact_hi(m, gpid);
+    gf_tsq_exact_hi(m, gpid);
 }
 
 static int import_runtime(imp *m, int partner_pass)
 {
     static const char *const cols[] = {"start", "end", "globalTid", "correlationId", "nameId", "callchainId"};
     query q;
-    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 6, 3, NULL);
+    int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 6, 3, NULL);
     if (r <= 0)
         return r;
     gf_tsq_prefetch(m, &q, 0);
@@ -457,11 +368,11 @@ static int import_runtime(imp *m, int partner_pass)
         if ((e.start == 0 && gf_sqlq_null(&q, 0)) || e.dur < 0 || (e.dur == 0 && gf_sqlq_null(&q, 1)) ||
             (gtid == 0 && gf_sqlq_null(&q, 2)) || (e.corr == -1 && gf_sqlq_null(&q, 3)))
             m->calls_inexact = 1;
-        exact_hi(m, gtid);
+        gf_tsq_exact_hi(m, gtid);
         if (m->ncc && !gf_sqlq_null(&q, 5))
             e.stack = cc_get(m, gf_sqlq_i64(&q, 5, 0) + m->ccshift);
         int32_t raw;
-        if ((e.lane = cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, gf_sqlq_i64(&q, 4, -1), &raw)) < 0) {
+        if ((e.lane = gf_tsq_cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, gf_sqlq_i64(&q, 4, -1), &raw)) < 0) {
             gf_sqlq_finalize(&q);
             return e.lane < 0 ? -1 : gf_oom(m->err, m->path);
         }
@@ -473,7 +384,7 @@ static int import_runtime(imp *m, int partner_pass)
             return -1;
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 static int import_kernels(imp *m)
@@ -483,7 +394,7 @@ static int import_kernels(imp *m)
                                        "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
                                        "contextId", "graphNodeId", "graphId"};
     query q;
-    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 20, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 20, 2, NULL);
     if (r <= 0)
         return r;
     gf_tsq_prefetch(m, &q, 0);
@@ -499,9 +410,9 @@ static int import_kernels(imp *m)
         e.kind = GF_EV_KERNEL;
         e.stack = -1;
         exact_op(m, &q, &e, gpid, dev);
-        int32_t nm = str_of(m, gf_sqlq_i64(&q, 6, -1));
+        int32_t nm = gf_tsq_str_of(m, gf_sqlq_i64(&q, 6, -1));
         if (nm < 0)
-            nm = str_of(m, gf_sqlq_i64(&q, 7, -1));
+            nm = gf_tsq_str_of(m, gf_sqlq_i64(&q, 7, -1));
         if (nm < 0 && (nm = gf_strtab_intern_cstr(m->t->str, "?")) < 0) {
             gf_sqlq_finalize(&q);
             return gf_oom(m->err, m->path);
@@ -527,7 +438,7 @@ static int import_kernels(imp *m)
             return -1;
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 static const char *const copy_fallback[] = {"Unknown", "Host-to-Device", "Device-to-Host", "Host-to-Array",
@@ -548,7 +459,7 @@ static int load_enum(imp *m, const char *table, const char *const *fb, int nfb, 
             return gf_oom(m->err, m->path);
     static const char *const cols[] = {"id", "label"};
     query q;
-    int r = prepare(m, &q, table, cols, 2, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, table, cols, 2, 2, NULL);
     if (r <= 0)
         return r;
     int rc;
@@ -560,7 +471,7 @@ static int load_enum(imp *m, const char *table, const char *const *fb, int nfb, 
             return gf_oom(m->err, m->path);
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 static int8_t small_kind(const query *q, int i)
@@ -582,7 +493,7 @@ static int import_copies(imp *m, int memset_table)
                                         "bytes", "contextId", "memKind"};
     query q;
     const char *table = memset_table ? "CUPTI_ACTIVITY_KIND_MEMSET" : "CUPTI_ACTIVITY_KIND_MEMCPY";
-    int r = memset_table ? prepare(m, &q, table, scols, 9, 2, NULL) : prepare(m, &q, table, ccols, 13, 2, NULL);
+    int r = memset_table ? gf_tsq_prepare(m, &q, table, scols, 9, 2, NULL) : gf_tsq_prepare(m, &q, table, ccols, 13, 2, NULL);
     if (r <= 0)
         return r;
     int32_t labels[64], names[64];
@@ -647,7 +558,7 @@ static int import_copies(imp *m, int memset_table)
             return -1;
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 static int import_sync(imp *m)
@@ -655,7 +566,7 @@ static int import_sync(imp *m)
     static const char *const cols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
                                        "syncType"};
     query q;
-    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, 7, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, 7, 2, NULL);
     if (r <= 0)
         return r;
     int32_t labels[16];
@@ -684,7 +595,7 @@ static int import_sync(imp *m)
             return -1;
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 static int import_nvtx(imp *m)
@@ -697,13 +608,13 @@ static int import_nvtx(imp *m)
     query q;
     gf_hmap domains; /* (pid, domainId) → strtab id */
     gf_hmap_init(&domains);
-    r = prepare(m, &q, "NVTX_EVENTS", dcols, 5, 2, "WHERE eventType = 75");
+    r = gf_tsq_prepare(m, &q, "NVTX_EVENTS", dcols, 5, 2, "WHERE eventType = 75");
     if (r <= 0)
         return r;
     int rc;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t pid = (gf_sqlq_i64(&q, 0, 0) >> 24) & 0xFFFFFF;
-        int32_t s = str_of(m, gf_sqlq_i64(&q, 2, -1));
+        int32_t s = gf_tsq_str_of(m, gf_sqlq_i64(&q, 2, -1));
         size_t len;
         const char *txt;
         if (s < 0 && (txt = gf_sqlq_text(&q, 3, &len)))
@@ -714,7 +625,7 @@ static int import_nvtx(imp *m)
             return gf_oom(m->err, m->path);
         }
     }
-    if (step_fail(m, &q, rc) != 0) {
+    if (gf_tsq_step_fail(m, &q, rc) != 0) {
         gf_hmap_free(&domains);
         return -1;
     }
@@ -726,7 +637,7 @@ static int import_nvtx(imp *m)
             last = sqlite3_column_int64(mx, 0);
         sqlite3_finalize(mx);
     }
-    r = prepare(m, &q, "NVTX_EVENTS", cols, 7, 4,
+    r = gf_tsq_prepare(m, &q, "NVTX_EVENTS", cols, 7, 4,
                 "WHERE eventType IN (59, 60, 70, 71) ORDER BY globalTid, start, coalesce(end, 9223372036854775807) DESC");
     if (r <= 0) {
         gf_hmap_free(&domains);
@@ -751,7 +662,7 @@ static int import_nvtx(imp *m)
         int64_t et = gf_sqlq_i64(&q, 2, 59);
         /* the registered string (textId) wins over inline text, as nsys's reports name a range
          * (nvtxpptrace.py / nvtxgpuproj.py: `WHEN sid.value NOT NULL THEN sid.value ... ELSE e.text`) */
-        int32_t nm = str_of(m, gf_sqlq_i64(&q, 5, -1));
+        int32_t nm = gf_tsq_str_of(m, gf_sqlq_i64(&q, 5, -1));
         size_t len;
         const char *txt;
         if (nm < 0 && (txt = gf_sqlq_text(&q, 4, &len)))
@@ -766,7 +677,7 @@ static int import_nvtx(imp *m)
         }
         if (et == 59 || et == 70) /* push/pop: nesting level on this thread */
             d.nvtx_level = gf_tsq_nest_level(&nest, gtid, end);
-        if ((e.lane = cpu_lane(m, 1, gtid)) < 0) {
+        if ((e.lane = gf_tsq_cpu_lane(m, 1, gtid)) < 0) {
             gf_sqlq_finalize(&q);
             gf_hmap_free(&domains);
             return -1;
@@ -778,7 +689,7 @@ static int import_nvtx(imp *m)
         }
     }
     gf_hmap_free(&domains);
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 /* PROFILER_OVERHEAD (the profiler's own work, which nsys's GPU rules count as GPU time) */
@@ -786,7 +697,7 @@ static int import_overhead(imp *m)
 {
     static const char *const cols[] = {"start", "end", "globalTid", "nameId"};
     query q;
-    int r = prepare(m, &q, "PROFILER_OVERHEAD", cols, 4, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "PROFILER_OVERHEAD", cols, 4, 2, NULL);
     if (r <= 0)
         return r;
     int rc;
@@ -794,13 +705,13 @@ static int import_overhead(imp *m)
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t gtid = gf_sqlq_i64(&q, 2, 0);
         gf_overhead o = {gf_sqlq_i64(&q, 0, 0), gf_sqlq_i64(&q, 1, 0), (int32_t)((gtid >> 24) & 0xFFFFFF),
-                         (int32_t)(gtid & 0xFFFFFF), str_of(m, gf_sqlq_i64(&q, 3, -1)), seq++};
+                         (int32_t)(gtid & 0xFFFFFF), gf_tsq_str_of(m, gf_sqlq_i64(&q, 3, -1)), seq++};
         if (gf_trace_add_overhead(m->t, &o) != 0) {
             gf_sqlq_finalize(&q);
             return gf_oom(m->err, m->path);
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 /* CUPTI_ACTIVITY_KIND_GRAPH_TRACE: graphs traced as a whole (--cuda-graph-trace=graph) */
@@ -809,7 +720,7 @@ static int import_graph_trace(imp *m)
     static const char *const cols[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
                                        "globalPid", "graphId", "graphExecId"};
     query q;
-    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", cols, 9, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", cols, 9, 2, NULL);
     if (r <= 0)
         return r;
     int rc;
@@ -822,7 +733,7 @@ static int import_graph_trace(imp *m)
             return gf_oom(m->err, m->path);
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 static int probe_tables(imp *m)
@@ -845,7 +756,7 @@ static int probe_tables(imp *m)
     for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
         int h = gf_sqlite_has_table(m->db, tabs[i].name);
         if (h < 0)
-            return db_fail(m, tabs[i].name);
+            return gf_tsq_db_fail(m, tabs[i].name);
         if (h)
             m->t->tables |= tabs[i].bit;
     }
@@ -875,7 +786,7 @@ static int reserve_events(imp *m)
             n += (size_t)sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
         if (rc != SQLITE_ROW)
-            return db_fail(m, "count(*)");
+            return gf_tsq_db_fail(m, "count(*)");
     }
     if (m->threads < 2 || !gf_trace_keeps_all(m->t))
         return gf_trace_reserve(m->t, n, m->err);

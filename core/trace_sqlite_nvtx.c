@@ -12,13 +12,18 @@
  * While a range waits for the sort its columns hold: corr = coalesce(end, INT64_MAX) (the sort key), lane =
  * the thread's ordinal, name = a StringIds name, -1 (none) or -(k + 2) for the k-th distinct inline text,
  * stack = eventType | NULL_START | NULL_END, detail = index of its domainId in dom[] or -1. */
+#include "trace_build.h"
+#include "trace_sqlite_imp.h"
 #include "trace_sqlite_int.h"
+#include "trace_sqlite_nvtx.h"
 
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mem.h"
+#include "trace.h"
 
 enum { NULL_START = 1 << 8, NULL_END = 1 << 9 };
 enum { C_START, C_END, C_TYPE, C_TID, C_TEXT, C_TEXTID, C_DOMAIN, NCOLS, C_ROWID = NCOLS, C_EGT };

@@ -11,6 +11,7 @@
 
 #include "trace_io.h"
 #include "trace_workers.h"
+#include "trace_build.h"
 
 typedef struct slot {
     pid_t pid; /* 0: free */

@@ -36,6 +36,10 @@
 #include "trace_workers.h"
 #include "log.h"
 #include "l_trace.h"
+#include "trace_build.h"
+#include "trace_json.h"
+#include "trace_proj.h"
+#include "trace_trim.h"
 
 #define TRACE_MT "gpuflame.trace"
 
