@@ -1,5 +1,5 @@
-/* The Trace builder (trace.h, "Building"): lanes, stacks and events as the importers add them, the bounded
- * build's min-heap of the longest events, the partner pass, and gf_trace_finish, where the model is
+/* The Trace builder (trace_build.h; trace.h, "Building"): lanes, stacks and events as the importers add
+ * them, the bounded build's min-heap of the longest events, the partner pass, and gf_trace_finish, where the model is
  * finished (events in start order, lanes in display order and labelled, the launch-stack flame). */
 #include <stdint.h>
 #include <stdio.h>

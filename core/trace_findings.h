@@ -1,8 +1,9 @@
 /* Findings primitives (docs/RULES.md): the computations behind the rules in lua/rules/, over a finished
- * Trace. This header: the time filter, name patterns and NVTX range lookup they share (core/trace_findings.c);
- * the rules' own are trace_findings_nsys.h (nsys's rules) and trace_findings_own.h (gpuflame's). Six reproduce the rules of NVIDIA's `nsys analyze` row for row (nsys 2022.4's rules/<rule>.py and
+ * Trace. Six reproduce the rules of NVIDIA's `nsys analyze` row for row (nsys 2022.4's rules/<rule>.py and
  * gpustats.py/nsysstats.py, SQLite semantics included: ties, NULLs, row limits, float rounding); the
  * others are gpuflame's own. A rule (Lua) chooses thresholds and words; C does every loop over events.
+ * This header: the time filter, name patterns and NVTX range lookup they share (core/trace_findings.c);
+ * the rules' own are trace_findings_nsys.h (nsys's rules) and trace_findings_own.h (gpuflame's).
  *
  * Time filter (gf_fwin) = nsysstats.py filter_time_range: a row is kept when it overlaps [start, end)
  * as (start >= S && start < E) || (end >= S && end < E) || (start < S && end >= E); with an NVTX range

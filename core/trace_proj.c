@@ -1,9 +1,9 @@
-/* NVTX ranges projected onto the GPU as timeline events (trace.h gf_trace_add_nvtx_proj).
+/* NVTX ranges projected onto the GPU as timeline events (trace_proj.h gf_trace_add_nvtx_proj).
  *
  * The projection is nsys's nvtx_gpu_proj_trace, computed by core/stats_nvtx_proj.c (so the events equal that
  * report's rows: name, projected start and duration, RangeId). The NVTX ranges come from the SQLite export;
  * the CUDA calls and their GPU work come from the trace itself when the import says its events are those
- * rows exactly (trace.h calls_exact; issue 29: the second read of the export was a third of the timeline's
+ * rows exactly (trace_types.h calls_exact; issue 29: the second read of the export was a third of the timeline's
  * time), else from the export too. Each projected range becomes an NVTX event on a lane of its own per
  * (device of its first GPU op, launching thread), placed right after that device's stream lanes, so the
  * pages and the Chrome export show it under the device. The new events are merged into the finished

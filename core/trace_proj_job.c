@@ -1,4 +1,4 @@
-/* The timeline's NVTX projection on a second thread while the rules run on the calling one (trace.h
+/* The timeline's NVTX projection on a second thread while the rules run on the calling one (trace_proj_job.h
  * gf_trace_nvtx_proj_start/finish): the thread runs the projection's read-only half (trace_proj.h
  * gf_proj_read: the calls, GPU work and ranges read from the trace, the export's tables, the sweep and the
  * sort, all in its own memory); finish joins it and merges on the calling thread (gf_proj_merge), so the

@@ -9,7 +9,6 @@
 
 #include "trace.h"
 #include "mem.h"
-#include "trace_proj.h"
 #include "trace_proj_merge.h"
 
 void gf_proj_newev_free(gf_proj_newev *ne)

@@ -16,7 +16,7 @@ static inline int32_t gf_tsq_str_of(imp *m, int64_t id)
     return m->sid[id];
 }
 
-/* trace.h calls_exact: a globalTid or globalPid's bits 48 and up (host and VM) are those of the others */
+/* trace_types.h calls_exact: a globalTid or globalPid's bits 48 and up (host and VM) are those of the others */
 static inline void gf_tsq_exact_hi(imp *m, int64_t gid)
 {
     int64_t hi = (int64_t)((uint64_t)gid & ~(uint64_t)0xFFFFFFFFFFFFull);

@@ -30,8 +30,8 @@ typedef struct imp {
     size_t ncc;
     int ccshift;      /* added to RUNTIME.callchainId (sqlite_callchain.h) */
     int32_t *fc_mod, *fc_frame; /* symbol StringIds id → (module, frame) of its last use */
-    int calls_inexact; /* a row the NVTX projection would read otherwise than its event (trace.h calls_exact) */
-    int nvtx_inexact;  /* the same for NVTX_EVENTS (trace.h nvtx_rowid) */
+    int calls_inexact; /* a row the NVTX projection would read otherwise than its event (trace_types.h calls_exact) */
+    int nvtx_inexact;  /* the same for NVTX_EVENTS (trace_types.h nvtx_rowid) */
     int have_hi;
     int64_t gid_hi;
     int threads;       /* 2: the big tables' rows are stepped on a reader thread (gf_sqlq_prefetch); 1: not */

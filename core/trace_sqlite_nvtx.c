@@ -44,7 +44,7 @@ typedef struct nvscan {
     gf_hmap domains;  /* (pid, domainId) → strtab id of the domain's name */
     int64_t maxa, maxb; /* max(coalesce(end, start)), max(start) over every row */
     int havea, haveb;
-    int with_rid;       /* the query reads rowid and endGlobalTid (trace.h nvtx_rowid) */
+    int with_rid;       /* the query reads rowid and endGlobalTid (trace_types.h nvtx_rowid) */
     uint32_t *rid;      /* the ranges' rowids (UINT32_MAX: ended on another thread), as they arrive */
     size_t nrid, rid_cap;
 } nvscan;
@@ -110,7 +110,7 @@ static int domain_row(nvscan *s, gf_sqlq *q, int64_t gtid)
     return 0;
 }
 
-/* trace.h nvtx_rowid: the range's rowid (UINT32_MAX when it ended on another thread: the projection reads
+/* trace_types.h nvtx_rowid: the range's rowid (UINT32_MAX when it ended on another thread: the projection reads
  * only `endGlobalTid IS NULL`); bad: a value the projection reads otherwise than this import. -1 on OOM. */
 static int exact_range(nvscan *s, gf_sqlq *q, int64_t gtid, int bad)
 {
@@ -337,7 +337,7 @@ static int settle_block(nvscan *s, int64_t last)
 }
 
 /* The same query with rowid and endGlobalTid (NULL where the export lacks it) after the columns, for
- * trace.h nvtx_rowid. 0, or -1 (q unchanged) when SQLite refuses it. */
+ * trace_types.h nvtx_rowid. 0, or -1 (q unchanged) when SQLite refuses it. */
 static int with_rowids(imp *m, gf_sqlq *q)
 {
     int egt = gf_sqlite_has_column(m->db, "NVTX_EVENTS", "endGlobalTid");

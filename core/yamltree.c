@@ -9,7 +9,7 @@
 #include <yaml.h>
 
 #include "fs.h"
-#include "pyjson.h"
+#include "jsonout.h"
 
 #define MAX_NODES 1000000 /* alias expansion bound ("billion laughs") */
 #define MAX_DEPTH 256

@@ -83,6 +83,28 @@ core/trace_build.c 1"
 check_eq "arrays in core/ grow through mem.h: no realloc or hand-doubled capacity outside the allowed sites" \
   "$grown_allowed" "$(hand_grown $(find core -name '*.c' -o -name '*.h' | grep -v '^core/mem\.[ch]$' | sort))"
 
+# No circles in core/ (issue 39 item 4): a file and its header are one unit, and no unit includes its way back
+# to itself; in the trace_* family each header declares only what its own .c defines (types headers and
+# private ones declare no function), so no split half calls back into its parent. The checkers are first shown
+# to catch both on a planted tree. Known circle outside the family: nvtx.h holds the NVTX analysis's types and
+# API, which nvtx_json.h includes for the types.
+iplant=$GF_TMP/iplant
+mkdir -p "$iplant"
+printf '#include "b.h"\n' >"$iplant/a.c"; printf '#include "a.h"\n' >"$iplant/b.c"
+printf 'int a(void);\n' >"$iplant/a.h"; printf 'int b(void);\n' >"$iplant/b.h"
+printf '#include "trace_types.h"\nint trace_x_run(int n);\nint trace_y_run(void);\nstatic inline int ok(void) { return 0; }\n' >"$iplant/trace_x.h"
+printf 'typedef int gf_t;\nvoid trace_types_init(gf_t *t);\n' >"$iplant/trace_types.h"
+printf '#include "trace_x.h"\nint trace_x_run(int n)\n{\n    return n;\n}\n' >"$iplant/trace_x.c"
+printf '#include "trace_x.h"\nint trace_y_run(void)\n{\n    return 1;\n}\n' >"$iplant/trace_y.c"
+check_eq "include checker: a circle of two units is found" "a -> b -> a" "$(python3 tests/lib/c_includes.py cycles "$iplant")"
+check_eq "include checker: a header declaring another file's function, or a types header declaring one, is found" \
+  "$iplant/trace_types.h:2: trace_types_init is defined in no trace file
+$iplant/trace_x.h:3: trace_y_run is defined in trace_y.c" "$(python3 tests/lib/c_includes.py own-api "$iplant" trace)"
+check_eq "no include circle among core/'s files and headers (but nvtx -> nvtx_json)" "nvtx -> nvtx_json -> nvtx" \
+  "$(python3 tests/lib/c_includes.py cycles core)"
+if res=$(python3 tests/lib/c_includes.py own-api core trace); then ok "each trace_* header declares only its own file's functions"
+else not_ok "each trace_* header declares only its own file's functions" "$res"; fi
+
 # One way to reach policy (issue 23): code gets the command's effective policy (ctx.policy(), or a policy
 # argument); `defaults()` (the default policy alone, which ignores --policy files) appears nowhere but in
 # lua/gpuflame/policy.lua. Comments do not count. The checker is first shown to catch it on a planted tree.
