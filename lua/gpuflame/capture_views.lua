@@ -69,7 +69,7 @@ local function flamegraph_stacks(state)
       tr.msg)
     tr = nil
   end
-  local stacks = tr and fg.from_trace(tr, policy)
+  local stacks = tr and fg.from_trace(tr, nil, policy)
   if not stacks then
     local got = capture().stats(state)
     return got.stacks, { report = got.name, unit_ns = policy.flamegraph.unit_ns }

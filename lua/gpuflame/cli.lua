@@ -94,7 +94,9 @@ end
 
 -- The command's context: ctx.policy() is the one way to the effective policy (policies/default.lua with
 -- the --policy files, and those of the embedding API, merged over it; loaded once per context). Library
--- functions take it (or ctx) as a required argument; ctx comes last in their signatures.
+-- functions take it (or ctx) as a required argument; ctx comes last in their signatures. ctx.reload_policy()
+-- reads the files again (a long-running agent on SIGHUP): the new policy, or an error with the previous one
+-- kept. Command-line overrides are passed explicitly (e.g. flamegraph.settings), never written into it.
 function cli.context(globals)
   local ctx = { globals = globals or { policy_files = {} } }
   function ctx.policy()
@@ -102,6 +104,10 @@ function cli.context(globals)
       local policy = require("gpuflame.policy")
       ctx._policy = policy.effective(ctx.globals.policy_files)
     end
+    return ctx._policy
+  end
+  function ctx.reload_policy()
+    ctx._policy = require("gpuflame.policy").effective(ctx.globals.policy_files)
     return ctx._policy
   end
   return ctx

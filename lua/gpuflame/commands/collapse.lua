@@ -24,21 +24,18 @@ cmd.spec = {
 function cmd.run(opts, ctx)
   local input = opts.positional[1]
   if not input then errors.raise(errors.USAGE, "collapse needs an INPUT file (see --help)") end
-  if opts.unit_ns then
-    ctx.policy().flamegraph.unit_ns = opts.unit_ns
-  end
-  require("gpuflame.flamegraph").apply_level_options(opts, ctx)
+  local fs = require("gpuflame.flamegraph").settings(opts, ctx.policy()) -- --levels, --unit-ns
   -- a summary CSV streams straight to folded lines (constant memory, the reference's row order)
   local info = inputs.detect(input)
   local nsys = require("gpuflame.nsys")
   local report = info.type == "csv" and nsys.canonical_report(info.report, ctx.policy())
   if report == "cuda_gpu_kern_sum" or report == "cuda_api_sum" then
     local st = require("gpuflame.flamegraph").stream_csv(input, report, "-",
-      { skip_preamble = info.preamble, meta = opts.metadata == true }, ctx.policy())
+      { skip_preamble = info.preamble, meta = opts.metadata == true, flame = fs }, ctx.policy())
     if st.meta then io.stderr:write(st.meta, "\n") end
     return 0
   end
-  local ok, res = errors.try(inputs.load_for, input, { "stacks" }, { nsys = opts.nsys }, ctx)
+  local ok, res = errors.try(inputs.load_for, input, { "stacks" }, { nsys = opts.nsys, flame = fs }, ctx)
   inputs.cleanup(ctx)
   if not ok then errors.reraise(res) end
   res:write_folded("-", { meta = false })

@@ -54,13 +54,12 @@ function cmd.run(opts, ctx)
   end
   local policy = ctx.policy()
   local dp = policy.diff
-  if opts.group_by then dp.group_by = opts.group_by end
-  require("gpuflame.flamegraph").apply_level_options(opts, ctx)
+  local fs = require("gpuflame.flamegraph").settings(opts, policy) -- --levels
   local out = opts.out or (not opts.json and policy.outputs.diff or nil)
   local ok, res = errors.try(function()
-    local b = side.load_side(pb, { nsys = opts.nsys }, ctx)
-    local a = side.load_side(pa, { nsys = opts.nsys }, ctx)
-    local D, L, d = diff.compare(b, a, policy)
+    local b = side.load_side(pb, { nsys = opts.nsys, flame = fs }, ctx)
+    local a = side.load_side(pa, { nsys = opts.nsys, flame = fs }, ctx)
+    local D, L, d = diff.compare(b, a, { group_by = opts.group_by }, policy)
     d.verdict = diff.verdict(d, policy)
     if opts.folded then
       D:write_folded(opts.folded)

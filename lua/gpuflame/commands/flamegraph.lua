@@ -40,9 +40,9 @@ function cmd.run(opts, ctx)
     errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)")
   end
   local out = opts.out or ctx.policy().outputs.flamegraph
-  flamegraph.apply_level_options(opts, ctx)
   local page = require("gpuflame.views.flamegraph").build({
     inputs = opts.positional, out = out, nsys = opts.nsys, by_rank = opts.by_rank,
+    flame = flamegraph.settings(opts, ctx.policy()), -- --levels, --by-rank
     allow_unrelated = opts.allow_unrelated, title = opts.title, countname = opts.countname,
     inverted = opts.inverted or nil, minwidth = opts.minwidth, colors = opts.colors,
   }, ctx)

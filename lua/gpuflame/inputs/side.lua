@@ -127,7 +127,8 @@ local function side_stacks_from_kernels(kernels, prefix)
   return s
 end
 
--- load_side(path, opts, ctx) → side (path: a file or a capture directory):
+-- load_side(path, opts, ctx) → side (path: a file or a capture directory; opts: nsys, flame = the command's
+-- stack settings, flamegraph.settings):
 --   {input, file, source = "sqlite"|"csv"|"folded", from_rep, kind = "kernels"|"api"|"folded",
 --    unit = "ns"|"count", scale, stacks, kernels = {{name, total_ns, count}}|nil, meta = {...}|nil}
 function M.load_side(path, opts, ctx)
@@ -154,7 +155,8 @@ function M.load_side(path, opts, ctx)
       side.meta = core.sqlite_meta.read(info.path)
     end
     local fg = require("gpuflame.flamegraph")
-    side.stacks = fg.from_trace(fg.load_trace({ info.path }, nil, policy), policy)
+    local fs = opts and opts.flame -- the command's stack settings (flamegraph.settings), else the policy's
+    side.stacks = fg.from_trace(fg.load_trace({ info.path }, { flame = fs }, policy), fs, policy)
     if not side.stacks then
       errors.raise(errors.NO_DATA, "%s: no GPU kernels, copies or memsets in this export", path)
     end
