@@ -202,4 +202,31 @@ $oplant/lua/gpuflame/y.lua:10: o.policy read (a table carrying the policy: pass 
 if res=$(python3 tests/lib/lua_ctx_last.py lua); then
   ok "ctx (or policy) is the last parameter of every function in lua/, and no table carries the policy (no opts.policy)"
 else not_ok "ctx (or policy) is the last parameter of every function in lua/, and no table carries the policy (no opts.policy)" "$res"; fi
+# One style of override (issue 39 item 5): command-line overrides are passed explicitly (flamegraph.settings, a
+# view's spec), never written into the policy table; only the context sets ctx._policy. The checker is first
+# shown to catch a direct write, a write through a local alias and ctx._policy, and to pass reads, a local
+# named like a field, a comment and a string.
+wplant=$GF_TMP/wplant
+mkdir -p "$wplant/gpuflame"
+cat >"$wplant/gpuflame/w.lua" <<'LUA'
+local M = {}
+function M.run(opts, ctx)
+  ctx.policy().flamegraph.unit_ns = opts.unit_ns
+  local p = ctx.policy().flamegraph
+  p.levels = { "kernel" }
+  local levels = p.levels
+  local s = "ctx.policy().diff.group_by = 1" -- policy.diff.group_by = opts.group_by
+  self.ctx._policy = nil
+  return levels, s, opts.policy_files
+end
+return M
+LUA
+check_eq "policy-write checker: a write, a write through an alias and ctx._policy are found; reads, comments and strings are not" \
+  "$wplant/gpuflame/w.lua:3: writes ctx.policy().flamegraph.unit_ns into the policy
+$wplant/gpuflame/w.lua:5: writes p.levels into the policy
+$wplant/gpuflame/w.lua:8: sets ctx._policy (reach the policy through ctx.policy() / ctx.reload_policy())" \
+  "$(python3 tests/lib/lua_policy_writes.py "$wplant")"
+if res=$(python3 tests/lib/lua_policy_writes.py lua); then ok "no Lua code writes into the effective policy (overrides are passed explicitly)"
+else not_ok "no Lua code writes into the effective policy (overrides are passed explicitly)" "$res"; fi
+
 t_done
