@@ -186,17 +186,24 @@ static int add(cpu *c, gf_event *e, int64_t gtid, int sub, int kind)
     return gf_trace_add(c->t, e, NULL, c->err);
 }
 
+/* The name of an OSRT_API row that is not a call (eventClass other than 27, TRACE_PROCESS_EVENT_OS_RUNTIME): the
+ * zero-length marks where OS runtime tracing of a thread starts (31) and finishes (32), ENUM_NSYS_EVENT_CLASS's
+ * labels; they are kept, so that the page and the exports hold every row of the table (issue 41). */
+static int32_t class_name(cpu *c, int64_t cls)
+{
+    char buf[48];
+    snprintf(buf, sizeof buf, cls == 31 ? "OSRT start" : cls == 32 ? "OSRT finish" : "OSRT event class %lld",
+             (long long)cls);
+    return gf_strtab_intern_cstr(c->t->str, buf);
+}
+
 static int import_osrt(cpu *c)
 {
-    static const char *const cols[] = {"start", "end", "globalTid", "nameId", "callchainId"};
+    static const char *const cols[] = {"start", "end", "globalTid", "nameId", "callchainId", "eventClass"};
     gf_sqlq q;
-    int ev = gf_sqlite_has_column(c->db, "OSRT_API", "eventClass");
-    if (ev < 0)
-        return fail(c, "OSRT_API");
     if (load_chains(c, "OSRT_CALLCHAINS") != 0)
         return -1;
-    int r = gf_sqlite_prepare_cols(c->db, c->path, &q, "OSRT_API", cols, 5, 4, ev ? "WHERE eventClass = 27" : NULL,
-                                   c->err);
+    int r = gf_sqlite_prepare_cols(c->db, c->path, &q, "OSRT_API", cols, 6, 4, NULL, c->err);
     if (r <= 0)
         return r;
     int rc;
@@ -208,7 +215,8 @@ static int import_osrt(cpu *c)
             e.dur = 0;
         int64_t *cc = gf_sqlq_null(&q, 4) ? NULL : gf_hmap_get(&c->chains, (uint64_t)gf_sqlq_i64(&q, 4, 0));
         e.stack = cc ? (int32_t)(uint32_t)*cc : -1;
-        e.name = str_of(c, gf_sqlq_i64(&q, 3, -1));
+        int64_t cls = gf_sqlq_i64(&q, 5, 27);
+        e.name = cls == 27 ? str_of(c, gf_sqlq_i64(&q, 3, -1)) : class_name(c, cls);
         if (e.name == -1 && (e.name = gf_strtab_intern_cstr(c->t->str, "?")) < 0)
             e.name = -2, gf_oom(c->err, c->path);
         if (e.name == -2 || add(c, &e, gf_sqlq_i64(&q, 2, 0), GF_SUB_CALLS, GF_EV_OSRT) != 0) {

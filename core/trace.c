@@ -15,6 +15,11 @@ const char *const gf_ev_kind_names[GF_EV_NKINDS] = {"cuda_api", "kernel", "memcp
                                                       "osrt", "cpu_sample", "cpu_running"};
 const char *const gf_lane_kind_names[3] = {"cpu", "gpu", "nvtx"};
 
+int gf_ev_is_nvtx_mark(const gf_trace *t, size_t i)
+{
+    return t->kind[i] == GF_EV_NVTX && t->detail[i] >= 0 && t->details[t->detail[i]].nvtx_level == GF_NVTX_MARK;
+}
+
 void gf_detail_clear(gf_detail *d)
 {
     for (int i = 0; i < 3; i++)
@@ -85,6 +90,7 @@ void gf_trace_free(gf_trace *t)
     free(t->rank_label);
     gf_hmap_free(&t->raw_names);
     gf_hmap_free(&t->raw_by_seq);
+    gf_hmap_free(&t->nvtx_group);
     free(t->overhead);
     free(t->graph_execs);
     gf_strtab_free(t->str);

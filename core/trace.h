@@ -16,6 +16,8 @@ extern const char *const gf_ev_kind_names[GF_EV_NKINDS]; /* "cuda_api", "kernel"
 extern const char *const gf_lane_kind_names[3];          /* "cpu", "gpu", "nvtx" */
 
 void gf_detail_clear(gf_detail *d);
+/* 1 when event i is an NVTX mark (trace_types.h GF_NVTX_MARK). */
+int gf_ev_is_nvtx_mark(const gf_trace *t, size_t i);
 gf_trace *gf_trace_new(void);
 void gf_trace_free(gf_trace *t);
 int gf_trace_warn(gf_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,17 +1,34 @@
-/* Each event on its own device: sync lanes moved to the device of their rows' contexts, a step on the
- * Trace model after an SQLite export's rows are loaded (core/trace_devctx.c). */
+/* Each event on its own device: every synchronization row of every (process, context) pair put under the
+ * device its context's kernels, copies and memsets ran on, as the SQLite importer reads the rows
+ * (core/trace_devctx.c). */
 #ifndef GF_TRACE_DEVCTX_H
 #define GF_TRACE_DEVCTX_H
 
+#include <stdint.h>
+
 #include "gf_err.h"
+#include "hmap.h"
 #include "trace.h"
 
 struct sqlite3;
 
-/* Before gf_trace_finish of a trace imported from db (path for messages): a GPU sync lane whose rows'
- * contexts (globalPid, contextId) ran their kernels, copies and memsets on another device is moved to that
- * device, with one warning in t->warnings. Returns 0, or -1 with err filled (a database error names path
- * and table). */
-int gf_trace_devices_from_contexts(gf_trace *t, struct sqlite3 *db, const char *path, gf_err *err);
+typedef struct gf_devctx {
+    gf_hmap map;        /* (globalPid, contextId) → deviceId of its GPU work, or ambiguous */
+    int64_t moved;      /* rows put under another device than recorded */
+    int64_t mixed;      /* rows whose context ran work on several devices (left as recorded) */
+    int64_t ctx, pid, from, to; /* the first moved row's context, process and devices, for the warning */
+    int64_t onto[8];    /* the distinct devices rows were moved onto (the first 8), for the warning */
+    int nonto;
+} gf_devctx;
+
+/* The devices of the contexts in db (path for messages): over CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY, _MEMSET.
+ * 0, or -1 with err filled (a database error names path and table). gf_devctx_free in every case. */
+int gf_devctx_load(gf_devctx *d, struct sqlite3 *db, const char *path, gf_err *err);
+/* The device a synchronization row of process gpid (globalPid) and context ctx (has_ctx 0: NULL) recorded on
+ * device recorded belongs on: its context's, when the context ran its work on one device; else recorded. */
+int64_t gf_devctx_device(gf_devctx *d, int64_t gpid, int64_t ctx, int has_ctx, int64_t recorded);
+/* One warning in t->warnings saying which rows moved (and which stayed for being ambiguous). 0, or -1 (OOM). */
+int gf_devctx_warn(gf_devctx *d, gf_trace *t, gf_err *err);
+void gf_devctx_free(gf_devctx *d);
 
 #endif

@@ -103,7 +103,7 @@ int gf_find_nvtx_range(const gf_trace *t, const char *spec, int64_t *start, int6
 {
     size_t sl = strlen(spec);
     for (size_t i = 0; i < t->n; i++) { /* start order: the first match is ORDER BY start LIMIT 1 */
-        if (t->kind[i] != GF_EV_NVTX)
+        if (t->kind[i] != GF_EV_NVTX || gf_ev_is_nvtx_mark(t, i)) /* nsys's query reads ranges only */
             continue;
         size_t nl;
         const char *nm = gf_strtab_get(t->str, t->name[i], &nl);

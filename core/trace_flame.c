@@ -54,7 +54,22 @@ static uint32_t str_frame(fl *f, int32_t sid, int kind)
     return frame_for(f, 1, ((uint64_t)kind << 32) | (uint32_t)sid, s ? s : "?", kind);
 }
 
-/* An NVTX range's frame: "domain:name" as nsys's NVTX reports name it. */
+/* A grouped trace (nvtx_group): raw name id raw is behind NVTX frame id. */
+static int note_raw(fl *f, uint32_t id, int32_t raw)
+{
+    gf_flame_raw *r = f->o->raw;
+    if (!r || !f->t->nvtx_group.n)
+        return 0;
+    void **const cols[] = {(void **)&r->frame, (void **)&r->name};
+    const size_t elem[] = {sizeof *r->frame, sizeof *r->name};
+    if (gf_grow_cols(cols, elem, 2, &r->cap, r->n + 1, 64) != 0)
+        return -1;
+    r->frame[r->n] = id;
+    r->name[r->n++] = raw;
+    return 0;
+}
+
+/* An NVTX range's frame: "domain:name" as nsys's NVTX reports name it (the name grouped: nvtx_group). */
 static uint32_t nvtx_frame(fl *f, size_t i)
 {
     const gf_detail *d = detail_of(f->t, i);
@@ -64,7 +79,7 @@ static uint32_t nvtx_frame(fl *f, size_t i)
     int64_t *v = gf_hmap_get(&f->names, k);
     if (v)
         return (uint32_t)*v;
-    const char *nm = gf_strtab_get(f->t->str, f->t->name[i], NULL);
+    const char *nm = gf_strtab_get(f->t->str, gf_trace_nvtx_group(f->t, f->t->name[i]), NULL);
     const char *dn = dom >= 0 ? gf_strtab_get(f->t->str, dom, NULL) : NULL;
     size_t a = dn ? strlen(dn) + 1 : 0, b = strlen(nm);
     char *buf = malloc(a + b + 1);
@@ -78,7 +93,7 @@ static uint32_t nvtx_frame(fl *f, size_t i)
     uint32_t id = gf_stacks_intern(f->s, buf, a + b);
     free(buf);
     if (id == UINT32_MAX || gf_stacks_set_frame_kind(f->s, id, GF_FRAME_NVTX) != 0 ||
-        !gf_hmap_put(&f->names, k, id, NULL))
+        !gf_hmap_put(&f->names, k, id, NULL) || note_raw(f, id, f->t->name[i]) != 0)
         return UINT32_MAX;
     return id;
 }
@@ -103,7 +118,7 @@ static int32_t trie_child(fl *f, int32_t parent, uint32_t frame)
 
 static int is_range(const fl *f, size_t i)
 {
-    if (f->t->kind[i] != GF_EV_NVTX)
+    if (f->t->kind[i] != GF_EV_NVTX || gf_ev_is_nvtx_mark(f->t, i))
         return 0;
     const gf_detail *d = detail_of(f->t, i);
     return (d && d->nvtx_level >= 0) || f->o->startend; /* push/pop ranges carry their nesting level */

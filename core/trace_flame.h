@@ -6,7 +6,8 @@
  * NVTX path: the ranges on the launching thread (same process and thread id) that contain the whole
  * launch call (start <= call start, end >= call end), outermost first (start ascending, then end
  * descending): nsys's nvtx_kern_sum attributes a kernel to exactly these ranges (nvtxkernsum.py), so the
- * (range, kernel) sums of the stacks equal its Total Time. Names are `domain:name` as nsys prints them.
+ * (range, kernel) sums of the stacks equal its Total Time. Names are `domain:name` as nsys prints them,
+ * the name grouped by the trace's map when it has one (gf_trace_nvtx_group: sums then add up per group).
  * GPU work whose launch is not in the capture sits under its process in one named frame; levels that
  * have nothing for an operation (no ranks, no NVTX, no backtrace) add no frame. */
 #ifndef GF_TRACE_FLAME_H
@@ -23,11 +24,21 @@ enum { GF_FL_PROCESS = 0, GF_FL_RANK, GF_FL_DEVICE, GF_FL_STREAM, GF_FL_NVTX, GF
        GF_FL_KERNEL, GF_FL_NLEVELS };
 extern const char *const gf_flame_level_names[GF_FL_NLEVELS]; /* "process", "rank", ... */
 
+/* The raw NVTX names behind the NVTX frames when the trace's names are grouped (policy nvtx.group,
+ * gf_trace_set_nvtx_group): pair k says raw name id name[k] is shown as frame id frame[k] of the stacks.
+ * Arrays malloc'd (the caller frees them); one pair per distinct raw name on a launch's path. */
+typedef struct gf_flame_raw {
+    uint32_t *frame;
+    int32_t *name;
+    size_t n, cap;
+} gf_flame_raw;
+
 typedef struct gf_gpu_flame_opts {
     const int *levels; /* GF_FL_*, outermost first */
     size_t nlevels;
     int startend;         /* start/end ranges make NVTX frames too (push/pop ranges always do) */
     const char *nolaunch; /* the frame of GPU work whose launch call is not in the capture */
+    gf_flame_raw *raw;    /* optional: receives the raw names of grouped NVTX frames (NULL: not kept) */
 } gf_gpu_flame_opts;
 
 /* Adds one stack per GPU operation of a finished trace to s (weights in ns, instances counted, frame kinds

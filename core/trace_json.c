@@ -368,7 +368,20 @@ static void write_head(const gf_trace *t, FILE *out, const gf_timeline_opts *o, 
             putc(',', out);
         jstr(out, t, pm->order[i]);
     }
-    fputs("],", out);
+    putc(']', out);
+    if (t->nvtx_group.n) { /* NVTX names grouped by policy nvtx.group: page name index → grouped name */
+        fputs(",\"nameGroups\":{", out);
+        int any = 0;
+        for (int32_t i = 0; i < pm->nn; i++) {
+            int32_t g = gf_trace_nvtx_group(t, pm->order[i]);
+            if (g == pm->order[i])
+                continue;
+            fprintf(out, "%s\"%d\":", any++ ? "," : "", (int)i);
+            jstr(out, t, g);
+        }
+        putc('}', out);
+    }
+    putc(',', out);
 }
 
 static void write_source(const gf_trace *t, FILE *out)
@@ -672,7 +685,8 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
         }
         fputs(first ? "{\"ph\":\"X\",\"name\":" : ",{\"ph\":\"X\",\"name\":", out);
         first = 0;
-        jstr(out, t, t->name[i]);
+        int32_t shown = t->kind[i] == GF_EV_NVTX ? gf_trace_nvtx_group(t, t->name[i]) : t->name[i];
+        jstr(out, t, shown); /* an NVTX range under its grouped name (policy nvtx.group), the raw one in args */
         int proj = t->lanes[l].proj; /* an NVTX range projected onto the GPU (trace_proj.c): seq is its RangeId */
         fprintf(out, ",\"cat\":\"%s\",\"pid\":%lld,\"tid\":%lld,\"ts\":",
                 proj ? "nvtx_gpu_proj" : gf_ev_kind_names[t->kind[i]], (long long)tr[l].pid,
@@ -687,8 +701,13 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
             af = 0;
         }
         if (t->corr[i] >= 0) {
-            fprintf(out, "\"correlation\":%lld", (long long)t->corr[i]);
+            fprintf(out, "%s\"correlation\":%lld", af ? "" : ",", (long long)t->corr[i]);
             af = 0;
+        }
+        if (shown != t->name[i]) {
+            fputs(af ? "\"raw name\":" : ",\"raw name\":", out);
+            af = 0;
+            jstr(out, t, t->name[i]);
         }
         if (t->detail[i] >= 0) {
             const gf_detail *d = &t->details[t->detail[i]];

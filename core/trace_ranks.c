@@ -278,7 +278,35 @@ int gf_trace_merge_digests(gf_trace *dst, gf_trace *const *src, size_t nsrc, con
                       ntouch, err);
 }
 
-int gf_trace_processes(const gf_trace *t, gf_proc_info **out, size_t *n, gf_err *err)
+/* id into the first free slot of v[GF_PROC_NAMES] unless it is there already */
+static void add_name(int32_t *v, int32_t id)
+{
+    for (int k = 0; k < GF_PROC_NAMES; k++) {
+        if (v[k] == id)
+            return;
+        if (v[k] < 0) {
+            v[k] = id;
+            return;
+        }
+    }
+}
+
+static int prefixed(const gf_trace *t, int32_t id, const char *const *pre, size_t npre)
+{
+    if (id < 0 || npre == 0)
+        return 0;
+    size_t len;
+    const char *s = gf_strtab_get(t->str, id, &len);
+    for (size_t i = 0; s && i < npre; i++) {
+        size_t pl = pre[i] ? strlen(pre[i]) : 0;
+        if (pl <= len && memcmp(s, pre[i], pl) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int gf_trace_processes(const gf_trace *t, const char *const *prefixes, size_t nprefixes, gf_proc_info **out,
+                       size_t *n, gf_err *err)
 {
     gf_hmap idx;
     gf_hmap_init(&idx);
@@ -302,10 +330,14 @@ int gf_trace_processes(const gf_trace *t, gf_proc_info **out, size_t *n, gf_err 
             p[np].pid = pid;
             for (int k = 0; k < 8; k++)
                 p[np].devices[k] = -1;
+            for (int k = 0; k < GF_PROC_NAMES; k++)
+                p[np].threads[k] = p[np].markers[k] = -1;
             np++;
         }
         gf_proc_info *q = &p[*v];
         q->events++;
+        if (t->kind[i] == GF_EV_NVTX && prefixed(t, t->name[i], prefixes, nprefixes))
+            add_name(q->markers, t->name[i]);
         if (gf_ev_is_gpu_work(t->kind[i])) {
             q->gpu_events++;
             int32_t dev = l >= 0 ? t->lanes[l].device : -1;
@@ -318,6 +350,12 @@ int gf_trace_processes(const gf_trace *t, gf_proc_info **out, size_t *n, gf_err 
                 }
             }
         }
+    }
+    for (size_t l = 0; l < t->nlanes; l++) { /* the threads of each process, in lane order */
+        const gf_lane *ln = &t->lanes[l];
+        int64_t *v = ln->kind != GF_LANE_GPU && ln->pid >= 0 ? gf_hmap_get(&idx, (uint64_t)ln->pid) : NULL;
+        if (v && prefixed(t, ln->tname, prefixes, nprefixes))
+            add_name(p[*v].threads, ln->tname);
     }
     gf_hmap_free(&idx);
     *out = p;
@@ -403,7 +441,7 @@ int gf_trace_rank_stats(const gf_trace *t, const char *const *nccl_prefixes, siz
                 if (c & 1)
                     rs->nccl_ns += t->dur[i];
             }
-        } else if (t->kind[i] == GF_EV_NVTX && (c & 2)) {
+        } else if (t->kind[i] == GF_EV_NVTX && (c & 2) && !gf_ev_is_nvtx_mark(t, i)) { /* ranges, not marks */
             /* outermost matching ranges only: skip one inside the previous kept range */
             if (rs->niters) {
                 const gf_rank_iter *p = &rs->iters[rs->niters - 1];

@@ -31,13 +31,19 @@ int gf_trace_merge_digests(gf_trace *dst, gf_trace *const *src, size_t nsrc, con
 
 /* The processes seen in a finished trace: pid, events, GPU-work events, and (for GPU work) the device
  * lanes' device names. The CPU side (OS runtime calls, samples, running) is not counted: a process that
- * only has those (a launcher, a helper) is no rank. */
+ * only has those (a launcher, a helper) is no rank. What may name its rank (lua/gpuflame/rank_names.lua):
+ * the distinct names of its threads (its lanes' ThreadNames, in lane order) and of its NVTX ranges and marks
+ * that start with one of prefixes[0..nprefixes) (none when nprefixes is 0), the first GF_PROC_NAMES of each. */
+#define GF_PROC_NAMES 8
 typedef struct gf_proc_info {
     int64_t pid;
     uint64_t events, gpu_events;
-    int32_t devices[8]; /* strtab ids of distinct device names, -1 = unused */
+    int32_t devices[8];              /* strtab ids of distinct device names, -1 = unused */
+    int32_t threads[GF_PROC_NAMES];  /* strtab ids of distinct thread names with a prefix, -1 = unused */
+    int32_t markers[GF_PROC_NAMES];  /* strtab ids of distinct NVTX names with a prefix, -1 = unused */
 } gf_proc_info;
-int gf_trace_processes(const gf_trace *t, gf_proc_info **out, size_t *n, gf_err *err);
+int gf_trace_processes(const gf_trace *t, const char *const *prefixes, size_t nprefixes, gf_proc_info **out,
+                       size_t *n, gf_err *err);
 
 /* Per-rank statistics over a merged trace (ranks with no events still appear). */
 typedef struct gf_rank_iter {

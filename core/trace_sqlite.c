@@ -564,13 +564,16 @@ static int import_copies(imp *m, int memset_table)
 static int import_sync(imp *m)
 {
     static const char *const cols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                                       "syncType"};
+                                       "syncType", "contextId"};
     query q;
-    int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, 7, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, 8, 2, NULL);
     if (r <= 0)
         return r;
     int32_t labels[16];
-    if (load_enum(m, "ENUM_CUPTI_SYNC_TYPE", sync_fallback, 5, labels, 16) != 0) {
+    gf_devctx dc; /* each row under its (process, context)'s device (trace_devctx.h) */
+    if (gf_devctx_load(&dc, m->db, m->path, m->err) != 0 ||
+        load_enum(m, "ENUM_CUPTI_SYNC_TYPE", sync_fallback, 5, labels, 16) != 0) {
+        gf_devctx_free(&dc);
         gf_sqlq_finalize(&q);
         return -1;
     }
@@ -586,16 +589,19 @@ static int import_sync(imp *m)
         e.stack = -1;
         int64_t st = gf_sqlq_i64(&q, 6, 0);
         e.name = labels[st >= 0 && st < 16 && labels[st] >= 0 ? st : 0];
-        if ((e.lane = gpu_lane(m, 1, gf_sqlq_i64(&q, 2, 0), gf_sqlq_i64(&q, 3, -1))) < 0) {
-            gf_sqlq_finalize(&q);
-            return -1;
-        }
-        if (gf_trace_add(m->t, &e, NULL, m->err) != 0) {
+        int64_t ctx = gf_sqlq_i64(&q, 7, -1), dev = gf_sqlq_i64(&q, 2, 0);
+        dev = gf_devctx_device(&dc, gf_sqlq_i64(&q, 5, 0), ctx, ctx >= 0, dev);
+        if ((e.lane = gpu_lane(m, 1, dev, gf_sqlq_i64(&q, 3, -1))) < 0 || gf_trace_add(m->t, &e, NULL, m->err) != 0) {
+            gf_devctx_free(&dc);
             gf_sqlq_finalize(&q);
             return -1;
         }
     }
-    return gf_tsq_step_fail(m, &q, rc);
+    r = gf_tsq_step_fail(m, &q, rc);
+    if (r == 0)
+        r = gf_devctx_warn(&dc, m->t, m->err);
+    gf_devctx_free(&dc);
+    return r;
 }
 
 static int import_nvtx(imp *m)
@@ -638,7 +644,8 @@ static int import_nvtx(imp *m)
         sqlite3_finalize(mx);
     }
     r = gf_tsq_prepare(m, &q, "NVTX_EVENTS", cols, 7, 4,
-                "WHERE eventType IN (59, 60, 70, 71) ORDER BY globalTid, start, coalesce(end, 9223372036854775807) DESC");
+                "WHERE eventType IN (59, 60, 70, 71, 34) ORDER BY globalTid, start, "
+                "coalesce(end, CASE eventType WHEN 34 THEN start ELSE 9223372036854775807 END) DESC");
     if (r <= 0) {
         gf_hmap_free(&domains);
         return r;
@@ -653,13 +660,13 @@ static int import_nvtx(imp *m)
         int64_t gtid = gf_sqlq_i64(&q, 3, 0);
         gf_event e;
         e.start = gf_sqlq_i64(&q, 0, 0);
-        int64_t end = gf_sqlq_i64(&q, 1, last);
+        int64_t et = gf_sqlq_i64(&q, 2, 59);
+        int64_t end = et == 34 ? e.start : gf_sqlq_i64(&q, 1, last); /* a mark: a point in time */
         e.dur = end - e.start;
         e.corr = -1;
         e.pid = (int32_t)((gtid >> 24) & 0xFFFFFF);
         e.kind = GF_EV_NVTX;
         e.stack = -1;
-        int64_t et = gf_sqlq_i64(&q, 2, 59);
         /* the registered string (textId) wins over inline text, as nsys's reports name a range
          * (nvtxpptrace.py / nvtxgpuproj.py: `WHEN sid.value NOT NULL THEN sid.value ... ELSE e.text`) */
         int32_t nm = gf_tsq_str_of(m, gf_sqlq_i64(&q, 5, -1));
@@ -677,6 +684,8 @@ static int import_nvtx(imp *m)
         }
         if (et == 59 || et == 70) /* push/pop: nesting level on this thread */
             d.nvtx_level = gf_tsq_nest_level(&nest, gtid, end);
+        else if (et == 34)
+            d.nvtx_level = GF_NVTX_MARK;
         if ((e.lane = gf_tsq_cpu_lane(m, 1, gtid)) < 0) {
             gf_sqlq_finalize(&q);
             gf_hmap_free(&domains);
@@ -771,7 +780,7 @@ static int reserve_events(imp *m)
         "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME", "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL",
         "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY", "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET",
         "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-        "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71)"};
+        "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71, 34)"};
     static const uint32_t bit[] = {GF_TABLE_RUNTIME, GF_TABLE_KERNEL, GF_TABLE_MEMCPY,
                                    GF_TABLE_MEMSET,  GF_TABLE_SYNC,   GF_TABLE_NVTX};
     size_t n = 0;
@@ -817,8 +826,6 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     if (o && o->stacks && m.ncc && t->launches_with_stack == 0)
         gf_trace_warn(t, "no launch backtraces in this capture (no CUDA call has a callchainId)");
     if (gf_trace_partner_pass_needed(t) && import_runtime(&m, 1) != 0)
-        goto done;
-    if (gf_trace_devices_from_contexts(t, m.db, path, err) != 0)
         goto done;
     sqlite3_close(m.db); /* its page cache is not needed for the finish, the import's memory peak */
     m.db = NULL;

@@ -112,7 +112,7 @@ static int domain_row(nvscan *s, gf_sqlq *q, int64_t gtid)
 
 /* trace_types.h nvtx_rowid: the range's rowid (UINT32_MAX when it ended on another thread: the projection reads
  * only `endGlobalTid IS NULL`); bad: a value the projection reads otherwise than this import. -1 on OOM. */
-static int exact_range(nvscan *s, gf_sqlq *q, int64_t gtid, int bad)
+static int exact_range(nvscan *s, gf_sqlq *q, int64_t gtid, int mark, int bad)
 {
     int64_t rowid = gf_sqlq_i64(q, C_ROWID, 0);
     if (bad || rowid < 0 || rowid >= (int64_t)UINT32_MAX)
@@ -120,7 +120,7 @@ static int exact_range(nvscan *s, gf_sqlq *q, int64_t gtid, int bad)
     gf_tsq_exact_hi(s->m, gtid);
     if (gf_grow((void **)&s->rid, &s->rid_cap, s->nrid + 1, sizeof *s->rid, 1024) != 0)
         return -1;
-    s->rid[s->nrid++] = gf_sqlq_null(q, C_EGT) ? (uint32_t)rowid : UINT32_MAX;
+    s->rid[s->nrid++] = gf_sqlq_null(q, C_EGT) && !mark ? (uint32_t)rowid : UINT32_MAX; /* marks: not projected */
     return 0;
 }
 
@@ -142,9 +142,9 @@ static int range_row(nvscan *s, gf_sqlq *q, int64_t et, int64_t gtid, int tnull,
             return gf_oom(m->err, m->path);
         nm = -(k + 2);
     }
-    int64_t end = enull ? 0 : gf_sqlq_i64(q, C_END, 0);
     gf_event e;
     e.start = snull ? 0 : gf_sqlq_i64(q, C_START, 0);
+    int64_t end = et == 34 ? e.start : enull ? 0 : gf_sqlq_i64(q, C_END, 0); /* a mark: a point in time */
     e.dur = end - e.start; /* an open range's is set once the last timestamp is known */
     e.corr = enull ? INT64_MAX : end;
     e.lane = th;
@@ -155,8 +155,8 @@ static int range_row(nvscan *s, gf_sqlq *q, int64_t et, int64_t gtid, int tnull,
     if (gf_trace_add(t, &e, NULL, m->err) != 0)
         return -1;
     int64_t dom = gf_sqlq_i64(q, C_DOMAIN, 0);
-    if (s->with_rid && exact_range(s, q, gtid, tnull || snull || enull || e.dur < 0 || nm == -1 || dom < 0 ||
-                                                  dom > (int64_t)UINT32_MAX) != 0)
+    if (s->with_rid && exact_range(s, q, gtid, et == 34, tnull || snull || enull || e.dur < 0 || nm == -1 || dom < 0 ||
+                                                            dom > (int64_t)UINT32_MAX) != 0)
         return gf_oom(m->err, m->path);
     if (dom) {
         if (gf_grow((void **)&s->dom, &s->dom_cap, s->ndom + 1, sizeof *s->dom, 64) != 0)
@@ -197,6 +197,8 @@ static int scan(nvscan *s, gf_sqlq *q)
             r = domain_row(s, q, gtid) != 0 ? gf_oom(s->m->err, s->m->path) : 0;
         else if (et == 59 || et == 60 || et == 70 || et == 71)
             r = range_row(s, q, et, gtid, tt == SQLITE_NULL, snull, enull);
+        else if (et == 34) /* an NVTX mark (trace.h GF_NVTX_MARK) */
+            r = range_row(s, q, et, gtid, tt == SQLITE_NULL, snull, 0);
         if (r != 0)
             return r;
     }
@@ -323,6 +325,8 @@ static int settle_block(nvscan *s, int64_t last)
         }
         if (et == 59 || et == 70) /* push/pop: nesting level on this thread */
             d.nvtx_level = gf_tsq_nest_level(&nest, gtid, end);
+        else if (et == 34)
+            d.nvtx_level = GF_NVTX_MARK;
         int32_t lane = gf_tsq_cpu_lane(m, 1, gtid);
         if (lane < 0)
             return -1;

@@ -41,7 +41,7 @@ typedef struct gf_detail {
     int32_t regs;
     int32_t copy;       /* strtab id: "Host-to-Device", ... */
     int32_t domain;     /* strtab id: NVTX domain name */
-    int32_t nvtx_level; /* push/pop nesting depth, 0 = outermost */
+    int32_t nvtx_level; /* push/pop nesting depth, 0 = outermost; GF_NVTX_MARK: an NVTX mark */
     int64_t bytes;
     int64_t smem_static, smem_dynamic;
     /* GPU work from SQLite exports (the findings rules read them) */
@@ -53,6 +53,12 @@ typedef struct gf_detail {
     int8_t src_kind, dst_kind; /* memcpy srcKind / dstKind (0 pageable, 1 pinned, ...; -1 = NULL, 127 = other) */
     int8_t mem_kind;           /* memset memKind (-1 = NULL) */
 } gf_detail;
+
+/* An NVTX mark (NVTX_EVENTS eventType 34, a point in time): an NVTX event of duration 0 whose detail's
+ * nvtx_level is GF_NVTX_MARK (gf_ev_is_nvtx_mark, trace.h). Drawn and exported like a range; never a range to
+ * the rules, the iterations of rank-skew, the NVTX opening view, the flamegraph's NVTX frames or the
+ * projection onto the GPU. */
+#define GF_NVTX_MARK (-2)
 
 /* One event as the importers hand it over. */
 typedef struct gf_event {
@@ -148,6 +154,7 @@ typedef struct gf_trace {
     /* for the findings rules (SQLite exports) */
     gf_hmap raw_names;       /* API name id → the name its first call was recorded under (cudaMemcpy_v3020) */
     gf_hmap raw_by_seq;      /* API event seq → its recorded name, where that is not raw_names' (trace_rawnames.c) */
+    gf_hmap nvtx_group;      /* NVTX name id → the id of its grouped name (policy nvtx.group; trace_nvtx_group.c) */
     gf_overhead *overhead;   /* PROFILER_OVERHEAD rows, in table order */
     size_t noverhead, overhead_cap;
     gf_graph_exec *graph_execs;

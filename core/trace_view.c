@@ -92,7 +92,7 @@ int gf_trace_opening_view(const gf_trace *t, const char *how, int64_t width_even
         return 0;
     if (how && strcmp(how, "nvtx") == 0)
         for (size_t i = 0; i < t->n; i++) {
-            if (t->kind[i] != GF_EV_NVTX || gf_trace_event_level(t, i) != 0)
+            if (t->kind[i] != GF_EV_NVTX || gf_trace_event_level(t, i) != 0 || gf_ev_is_nvtx_mark(t, i))
                 continue;
             double pad = (double)t->dur[i] * 0.02 > MIN_SPAN / 2 ? (double)t->dur[i] * 0.02 : MIN_SPAN / 2;
             *vs = (double)(t->start[i] - t0) - pad;

@@ -283,12 +283,23 @@ return {
   -- A rank is a (report, process) pair.
   ranks = {
     -- rank label: the first of these variables in the report's captured environment (META_DATA_CAPTURE),
-    -- formatted with label_format; else "<host> pid <pid>". Colliding labels get the report's file name.
+    -- formatted with label_format; else the two below; else "<host> pid <pid>". Colliding labels get the
+    -- report's file name.
     label_env = { "RANK", "OMPI_COMM_WORLD_RANK", "LOCAL_RANK" },
+    -- then (docs/SEMANTICS.md "Rank names") a thread name (nsys's MPI tracing names rank N's main thread
+    -- `MPI Rank N`), then an NVTX range or mark of the process: Lua patterns whose first capture is the rank
+    thread_rank_patterns = { "^MPI Rank (%d+)$" },
+    marker_rank_patterns = { "^NCCL rank (%d+)", "^NVSHMEM PE (%d+)" },
     label_format = "rank %s",
     nccl_prefixes = { "nccl", "void nccl" },      -- kernels counted as NCCL time (name prefix)
     iteration_prefixes = { "step", "iteration", "iter", "train_step", "ProfilerStep" }, -- NVTX iteration ranges
-    straggler_threshold = 0.05, -- rank-skew: a rank is a straggler when this much (share) above the median
+    -- rank-skew (docs/SEMANTICS.md "Stragglers and the noise floor"): a rank's lag behind the median of the other
+    -- ranks makes it a straggler only above all of: this share of that median, noise_floor_ns, noise_floor_share
+    -- of the job's GPU span (or of the iteration's median duration), and straggler_mad_k × 1.4826 × their MAD
+    straggler_threshold = 0.05,
+    noise_floor_ns = 50000,
+    noise_floor_share = 0.01,
+    straggler_mad_k = 3,
     workers = 0,                -- worker processes importing reports at once (0 = one per CPU, or 1 per MPI rank
                                 -- under gpuflame-mpi with several ranks; 1 = in this process)
     -- inputs that cannot be one job are refused (exit 6) unless --allow-unrelated: captures whose session
@@ -334,6 +345,24 @@ return {
   -- Launch backtraces (capture --stacks; flags in capture.stacks).
   stacks = {
     missing = "warn",        -- no CUDA_CALLCHAINS rows: "warn" (timeline without stacks) or "error" (exit 5)
+  },
+
+  -- NVTX range names as gpuflame's own views show them (docs/POLICY.md "nvtx"; never `stats`): named rule
+  -- sets applied in the order of their names, each an ordered list of {Lua pattern, replacement} given to
+  -- string.gsub. A fleet adds a set under a name of its own (`nvtx = { group = { ["50-mine"] = {...} } }`
+  -- merges with these) or turns one off with an empty list.
+  nvtx = {
+    group = {
+      -- PyTorch's torch.autograd.profiler.emit_nvtx: "aten::view, seq = 12, op_id = 314290, sizes = [[2, 3]],
+      -- input_op_ids = [(1, 0)]" -> "aten::view" (its suffixes come in this order; sizes and input_op_ids last)
+      ["10-pytorch-emit_nvtx"] = {
+        { ", sizes = %[.*$", "" },
+        { ", input_op_ids = %[.*$", "" },
+        { ", op_id = %d+$", "" },
+        { ", seq = %-?%d+$", "" },
+      },
+    },
+    raw_examples = 3,   -- a grouped frame's tooltip / panel lists at most this many of the raw names it merges
   },
 
   -- gpuflame diff BEFORE AFTER (docs/DIFF.md): the regression verdict and how kernels are matched.

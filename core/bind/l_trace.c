@@ -4,7 +4,7 @@
  *                                           threads=})
  *   local tr = core.trace.open_csv({api=, gpu=, api_cols={start=1,...}, gpu_cols={...}, max_events=, keep_partners=})
  *   tr:count(), tr:total(), tr:counts(), tr:totals(), tr:lanes(), tr:warnings(), tr:warn(msg), tr:source(),
- *   tr:clock_alignment([text])
+ *   tr:clock_alignment([text]), tr:nvtx_names() → {[id] = text}, tr:set_nvtx_groups({[id] = text}) (gpuflame.nvtx_group)
  *   tr:trim(n [, keep_partners]), tr:event(i), tr:flame() → {total=, entries=, stacks=, launches=}
  *   tr:write_timeline(template_text, out_path, slots, template_name [, flame_min])  -- slot data = the JSON;
  *     slots.title is required (policy timeline.title)
@@ -20,6 +20,7 @@
  *   tr:rank_stats({nccl prefix...}, {iteration prefix...}) → per rank rows (see trace_ranks.h)
  *   tr:rank_kernel_totals([kind]) → {{rank=label|nil, name=, total=, count=}...}
  * A trace is also a render slot: core.render.render(t, {data = {data = tr}}, out). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,6 +301,68 @@ static int m_totals(lua_State *L)
         lua_setfield(L, -2, gf_ev_kind_names[k]);
     }
     return 1;
+}
+
+/* tr:nvtx_names() → {[name id] = text} of the NVTX ranges; tr:set_nvtx_groups({[name id] = grouped text})
+ * (policy nvtx.group, applied in Lua: gpuflame.nvtx_group) */
+static int m_nvtx_names(lua_State *L)
+{
+    gf_trace *t = check(L);
+    int32_t *ids;
+    size_t n;
+    gf_err err;
+    if (gf_trace_nvtx_name_ids(t, &ids, &n, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, 0, n > INT_MAX ? INT_MAX : (int)n);
+    for (size_t k = 0; k < n; k++) {
+        gf_lua_trace_str(L, t, ids[k]);
+        lua_rawseti(L, -2, ids[k]);
+    }
+    free(ids);
+    return 1;
+}
+
+static int m_set_nvtx_groups(lua_State *L)
+{
+    gf_trace *t = check_idle(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t n = 0, k = 0;
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        n++;
+        lua_pop(L, 1);
+    }
+    int32_t *raw = malloc((n ? n : 1) * sizeof *raw);
+    const char **text = malloc((n ? n : 1) * sizeof *text);
+    size_t *len = malloc((n ? n : 1) * sizeof *len);
+    if (!raw || !text || !len) {
+        free(raw);
+        free(text);
+        free(len);
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "nvtx groups: out of memory");
+    }
+    lua_pushnil(L);
+    while (lua_next(L, 2) && k < n) {
+        if (!lua_isinteger(L, -2) || lua_type(L, -1) != LUA_TSTRING || lua_tointeger(L, -2) < 0 ||
+            lua_tointeger(L, -2) > INT32_MAX) {
+            free(raw);
+            free(text);
+            free(len);
+            return gf_lua_raisef(L, GF_EXIT_USAGE, "set_nvtx_groups: expects {[name id] = grouped text}");
+        }
+        raw[k] = (int32_t)lua_tointeger(L, -2);
+        text[k] = lua_tolstring(L, -1, &len[k]);
+        k++;
+        lua_pop(L, 1);
+    }
+    gf_err err;
+    int rc = gf_trace_set_nvtx_group(t, raw, text, len, k, &err);
+    free(raw);
+    free(text);
+    free(len);
+    if (rc != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
 }
 
 void gf_lua_trace_str(lua_State *L, const gf_trace *t, int32_t id)
@@ -854,6 +917,8 @@ int gf_luaopen_trace(lua_State *L)
         {"write_launch_folded", m_write_folded},
         {"launch_stacks", m_launch_stacks},
         {"ranks", m_ranks},
+        {"nvtx_names", m_nvtx_names},
+        {"set_nvtx_groups", m_set_nvtx_groups},
         {NULL, NULL},
     };
     gf_new_class(L, TRACE_MT, methods, l_gc);

@@ -1,10 +1,12 @@
 /* Binding: the hierarchical GPU flamegraph over a trace (core/trace_flame.c).
  *
  *   core.trace_flame.stacks(tr, S, {levels = {"process", "nvtx", ...}, startend = bool, nolaunch = "..."})
- *     adds tr's GPU operations to the Stacks S (weights in ns, instances, frame kinds)
+ *     adds tr's GPU operations to the Stacks S (weights in ns, instances, frame kinds); returns the raw names
+ *     behind each NVTX frame of a grouped trace ({[frame text] = {raw text, ...}}; {} when not grouped)
  *   core.trace_flame.write_speedscope(tr, path, {levels = ..., startend =, nolaunch =, name =, max_events =})
  *     speedscope's file: the sampled profile of the same stacks, then an evented profile per stream
  * Every option is required (policy flamegraph.levels, .nvtx_startend, .nolaunch_frame, .speedscope_events). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fs.h"
@@ -44,6 +46,7 @@ static void check_opts(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
     o->levels = lv;
     o->nlevels = n;
     o->nolaunch = gf_req_string_field(L, idx, "nolaunch");
+    o->raw = NULL;
 }
 
 static int l_stacks(lua_State *L)
@@ -53,10 +56,33 @@ static int l_stacks(lua_State *L)
     int lv[GF_FL_NLEVELS];
     gf_gpu_flame_opts o;
     check_opts(L, 3, &o, lv);
+    gf_flame_raw raw = {NULL, NULL, 0, 0};
+    o.raw = &raw;
     gf_err err;
-    if (gf_trace_gpu_stacks(t, &o, s, NULL, &err) != 0)
+    if (gf_trace_gpu_stacks(t, &o, s, NULL, &err) != 0) {
+        free(raw.frame);
+        free(raw.name);
         return gf_lua_raise(L, &err);
-    return 0;
+    }
+    lua_createtable(L, 0, 0); /* {[frame text] = {raw name, ...}} in first-seen order */
+    for (size_t k = 0; k < raw.n; k++) {
+        size_t len;
+        const char *fr = gf_stacks_frame(s, raw.frame[k], &len);
+        lua_pushlstring(L, fr, len);
+        if (lua_rawget(L, -2) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_createtable(L, 1, 0);
+            lua_pushlstring(L, fr, len);
+            lua_pushvalue(L, -2);
+            lua_rawset(L, -4);
+        }
+        gf_lua_trace_str(L, t, raw.name[k]);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+        lua_pop(L, 1);
+    }
+    free(raw.frame);
+    free(raw.name);
+    return 1;
 }
 
 static int l_write_speedscope(lua_State *L)

@@ -22,13 +22,27 @@ static int kind_arg(lua_State *L, int idx, int def)
     return gf_lua_raisef(L, GF_EXIT_USAGE, "unknown event kind '%s'", k);
 }
 
+static void push_names(lua_State *L, gf_trace *t, const int32_t *v)
+{
+    lua_createtable(L, GF_PROC_NAMES, 0);
+    for (int k = 0; k < GF_PROC_NAMES && v[k] >= 0; k++) {
+        gf_lua_trace_str(L, t, v[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+}
+
+/* tr:processes([prefixes]) → {{pid=, events=, gpu_events=, devices={...}, threads={...}, markers={...}}...}:
+ * threads and markers are the process's thread and NVTX names that start with one of prefixes */
 static int m_processes(lua_State *L)
 {
     gf_trace *t = gf_lua_check_trace(L, 1);
     gf_proc_info *p;
-    size_t n;
+    size_t n, npre;
     gf_err err;
-    if (gf_trace_processes(t, &p, &n, &err) != 0)
+    const char **pre = gf_lua_str_list(L, 2, &npre);
+    int rc = gf_trace_processes(t, pre, npre, &p, &n, &err);
+    free(pre);
+    if (rc != 0)
         return gf_lua_raise(L, &err);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
@@ -43,6 +57,10 @@ static int m_processes(lua_State *L)
                 lua_rawseti(L, -2, ++j);
             }
         lua_setfield(L, -2, "devices");
+        push_names(L, t, p[i].threads);
+        lua_setfield(L, -2, "threads");
+        push_names(L, t, p[i].markers);
+        lua_setfield(L, -2, "markers");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     free(p);
@@ -81,7 +99,7 @@ static int m_rank_stats(lua_State *L)
         lua_createtable(L, (int)r->niters, 0);
         for (size_t k = 0; k < r->niters; k++) {
             lua_createtable(L, 0, 5);
-            gf_lua_trace_str(L, t, r->iters[k].name);
+            gf_lua_trace_str(L, t, gf_trace_nvtx_group(t, r->iters[k].name)); /* policy nvtx.group */
             lua_setfield(L, -2, "name");
             gf_lua_setint(L, "start", r->iters[k].start);
             gf_lua_setint(L, "dur", r->iters[k].dur);

@@ -159,10 +159,27 @@ function fg.from_trace(tr, fs, policy)
   fs = fs or fg.settings(nil, need(policy, "flamegraph.from_trace"))
   if fg.gpu_ops(tr) == 0 then return nil end
   local stacks = core.stacks.new()
-  core.trace_flame.stacks(tr, stacks, fg.level_options(fs, policy))
+  local raw = core.trace_flame.stacks(tr, stacks, fg.level_options(fs, policy))
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
-    levels = table.concat(fs.levels, ",") })
+    levels = table.concat(fs.levels, ","), nvtx_raw = fg.raw_summary(raw, policy) })
   return stacks
+end
+
+-- The raw NVTX names behind grouped frames (policy nvtx.group) as the metadata and the page keep them:
+-- {[frame] = {n = raw names merged, raw = {the first nvtx.raw_examples of them}}}, only for frames that
+-- merge several names or show one differently; nil when there is none.
+function fg.raw_summary(raw, policy)
+  local k = need(policy, "flamegraph.raw_summary").nvtx.raw_examples
+  local out, any = {}, false
+  for frame, list in pairs(raw or {}) do
+    if #list > 1 or frame:sub(-#list[1]) ~= list[1] then
+      local ex = {}
+      for i = 1, math.min(k, #list) do ex[i] = list[i] end
+      out[frame] = { n = #list, raw = core.json.array(ex) }
+      any = true
+    end
+  end
+  return any and out or nil
 end
 
 -- load_trace(paths, {nsys=, ranks=bool, flame=}, policy) → the whole trace of exports / reports (every event),
@@ -221,10 +238,16 @@ function fg.page_options(over, policy)
   }
 end
 
+-- The stacks' metadata field `key` (a table), or nil.
+local function meta_field(stacks, key)
+  local ok, m = pcall(core.json.decode, stacks:meta() or "")
+  return ok and type(m) == "table" and type(m[key]) == "table" and m[key] or nil
+end
+
 local function page_slots(stacks, o)
   local conf = core.json.encode({
     countname = o.countname, inverted = o.inverted, minwidth = o.minwidth, colors = o.colors,
-    title = o.title, subtitle = o.subtitle,
+    title = o.title, subtitle = o.subtitle, nvtx_raw = meta_field(stacks, "nvtx_raw"),
   })
   return { title = o.title, subtitle = o.subtitle, data = { data = stacks }, config = { json = conf },
     findings = require("gpuflame.findings.document").page_slot(o.findings) }

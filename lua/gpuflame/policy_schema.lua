@@ -290,10 +290,15 @@ S.tree = {
   },
   ranks = {
     label_env = S.list(S.str()),
+    thread_rank_patterns = S.list(S.str()),
+    marker_rank_patterns = S.list(S.str()),
     label_format = S.str(),
     nccl_prefixes = S.list(S.str()),
     iteration_prefixes = S.list(S.str()),
     straggler_threshold = S.num({ min = 0 }),
+    noise_floor_ns = S.int({ min = 0 }),
+    noise_floor_share = S.num({ min = 0, max = 1 }),
+    straggler_mad_k = S.num({ min = 0 }),
     workers = S.int({ min = 0 }),
     max_start_gap_s = S.num({ min = 0 }),
     single_node = S.bool(),
@@ -341,6 +346,20 @@ S.tree = {
         end
       end
     end }),
+  },
+  nvtx = {
+    group = S.map({ kind = "rules", check = function(v)
+      if type(v) ~= "table" then return "must be a list of {pattern, replacement}" end
+      for k, r in pairs(v) do
+        if math.type(k) ~= "integer" then return "must be a list of {pattern, replacement}" end
+        if type(r) ~= "table" or type(r[1]) ~= "string" or type(r[2]) ~= "string" then
+          return "[" .. k .. "] must be {pattern, replacement} (two strings: a Lua pattern and its string.gsub replacement)"
+        end
+        local ok, e = pcall(string.gsub, "", r[1], r[2])
+        if not ok then return "[" .. k .. "] " .. tostring(e) end
+      end
+    end }),
+    raw_examples = S.int({ min = 0 }),
   },
   limits = {
     function_budget = S.num({ gt = 0 }),

@@ -7,6 +7,7 @@ local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local model = require("gpuflame.model")
 local mpi = require("gpuflame.mpi")
+local rank_names = require("gpuflame.rank_names")
 
 local M = {}
 
@@ -45,44 +46,6 @@ function M.expand(paths)
   return out
 end
 
--- The rank variable of a process from the report's META_DATA_CAPTURE: PROCESS_n whose PID is pid, or,
--- when the report traced a single GPU process, the one launched process that has the variable (the
--- launched process is often a wrapper such as a shell or torchrun's child).
-local function env_rank(meta, pid, single, names)
-  local kv = meta.kv or {}
-  local by_proc = {}
-  for k, v in pairs(kv) do
-    local n, rest = k:match("^PROCESS_(%d+):(.+)$")
-    if n then
-      by_proc[n] = by_proc[n] or { env = {} }
-      if rest == "PID" then by_proc[n].pid = tonumber(v)
-      else
-        local var = rest:match("^ENV:(.+)$")
-        if var then by_proc[n].env[var] = v end
-      end
-    end
-  end
-  local function pick(env)
-    for _, name in ipairs(names) do
-      if env[name] and env[name] ~= "" then return env[name], name end
-    end
-  end
-  for _, p in pairs(by_proc) do
-    if p.pid == pid then
-      local v, name = pick(p.env)
-      if v then return v, name end
-    end
-  end
-  if single then
-    local found, fname, count = nil, nil, 0
-    for _, p in pairs(by_proc) do
-      local v, name = pick(p.env)
-      if v then found, fname, count = v, name, count + 1 end
-    end
-    if count == 1 then return found, fname end
-  end
-end
-
 -- label_ranks(reports, settings) → ranks (ordered list of {label, report, pid, ...}), spec for core.trace.merge
 -- reports[i] = {path=, meta=, processes=}
 function M.label_ranks(reports, s)
@@ -91,11 +54,13 @@ function M.label_ranks(reports, s)
     local gpu_procs = 0
     for _, p in ipairs(r.processes) do if p.gpu_events > 0 then gpu_procs = gpu_procs + 1 end end
     for _, p in ipairs(r.processes) do
-      local v, var = env_rank(r.meta, p.pid, gpu_procs <= 1 and p.gpu_events > 0, s.label_env)
+      -- docs/SEMANTICS.md "Rank names": the environment, a thread name, an NVTX marker, else host and pid
+      local v, source, what = rank_names.rank(r.meta, p, gpu_procs <= 1 and p.gpu_events > 0, s)
       local label
       if v then label = string.format(s.label_format, v)
       else label = string.format("%s pid %d", r.meta.host or "?", p.pid) end
-      ranks[#ranks + 1] = { label = label, report = i, file = r.file or basename(r.path), pid = p.pid, env = v, env_var = var,
+      ranks[#ranks + 1] = { label = label, report = i, file = r.file or basename(r.path), pid = p.pid, env = v,
+        env_var = source == "env" and what or nil, source = source or "pid", named_by = what,
         host = r.meta.host, devices = p.devices, gpu_events = p.gpu_events, events = p.events }
     end
   end
@@ -208,11 +173,11 @@ end
 -- core/trace_digest.h): its longest max_events events and their launches, with what the merge computes from
 -- every event (counts, launch flame, first-seen order of strings, stacks and lanes); its processes are
 -- listed from the whole model first. The merge of the digests writes the page of the whole models.
-local function digest_reports(reports, idx, w, opts)
+local function digest_reports(reports, idx, w, s, opts)
   local keep = opts.keep_partners ~= false
   for _, i in ipairs(idx) do
     local r = reports[i]
-    r.processes = r.trace:processes()
+    r.processes = r.trace:processes(rank_names.prefixes(s))
     r.trace, r.touch = w.mpi.digest(r.trace, opts.max_events, keep)
   end
   collectgarbage()
@@ -225,7 +190,7 @@ local function gather_models(reports, owner, w, s, opts)
   local digests = (opts.max_events or 0) > 0
   local workers = mpi.guard(w, function()
     local n = open_reports(reports, mine, s, opts)
-    if digests then digest_reports(reports, mine, w, opts) end
+    if digests then digest_reports(reports, mine, w, s, opts) end
     return n
   end)
   local what = digests and string.format("digest(s) of the %d longest events", opts.max_events) or "model(s)"
@@ -295,7 +260,7 @@ function M.load(paths, opts, policy)
   local traces, touch = {}, {}
   for i, r in ipairs(reports) do
     traces[i], touch[i] = r.trace, r.touch
-    r.processes = r.processes or r.trace:processes()
+    r.processes = r.processes or r.trace:processes(rank_names.prefixes(s))
   end
   local offsets, warnings, t0 = offsets_of(reports)
   local ranks, labels, spec = M.label_ranks(reports, s)
@@ -324,6 +289,7 @@ local function report_stats(tr, processes, pol)
     spec[k] = { src = 1, pid = p.pid, rank = k }
   end
   local one = core.trace.merge({ tr }, { offsets = { 0 }, ranks = labels, spec = spec, max_events = 0 })
+  require("gpuflame.nvtx_group").apply(one, pol) -- iteration names as the other views name them (nvtx.group)
   local rows = one:rank_stats(s.nccl_prefixes, s.iteration_prefixes)
   local by_pid = {}
   for k, p in ipairs(processes) do
@@ -357,7 +323,7 @@ function M.rank_stats(paths, opts, policy)
       open_reports(reports, idx, s, opts)
       for _, i in ipairs(idx) do
         local r = reports[i]
-        r.processes = r.trace:processes()
+        r.processes = r.trace:processes(rank_names.prefixes(s))
         r.stats = report_stats(r.trace, r.processes, policy)
         r.trace = nil
       end

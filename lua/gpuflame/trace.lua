@@ -142,8 +142,7 @@ end
 --   merge captures that cannot be one job, gpuflame.related)
 --   policy: the effective policy (required)
 --   info: {source = "sqlite"|"csv", inputs = {...}, ranks = {...} (merged)}
-function M.load(paths, opts, policy)
-  require("gpuflame.policy").need(policy, "trace.load")
+local function load_inputs(paths, opts, policy)
   opts = opts or {}
   if type(paths) == "string" then paths = { paths } end
   local mpi = require("gpuflame.mpi")
@@ -213,6 +212,15 @@ function M.load(paths, opts, policy)
     tr:warn("no launch backtraces: trace CSVs carry none (launch stacks need the SQLite export of a --stacks capture)")
   end
   return tr, { source = "csv", inputs = paths }
+end
+
+-- (the doc above) The trace's NVTX names are grouped by policy nvtx.group (gpuflame.nvtx_group) in every view
+-- built from it; its raw names stay (tooltips, panels, `stats` never sees the grouping).
+function M.load(paths, opts, policy)
+  require("gpuflame.policy").need(policy, "trace.load")
+  local tr, info = load_inputs(paths, opts, policy)
+  if type(tr) == "userdata" then require("gpuflame.nvtx_group").apply(tr, policy) end
+  return tr, info
 end
 
 -- The export add_nvtx_proj projects from: a single SQLite export, or the tables a model file carries (in a

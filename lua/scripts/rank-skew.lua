@@ -12,10 +12,13 @@
 --   kernel_ns  sum of kernel durations; nccl_ns: of kernels named with a policy ranks.nccl_prefixes prefix
 --   iterations NVTX ranges named with a ranks.iteration_prefixes prefix (outermost), in order: per
 --              iteration its duration and the rank's compute (non-NCCL kernel) time inside it
--- The straggler of an iteration is the rank with the most compute time in it (the others wait for it in
--- NCCL); a rank is named a straggler when it is the slowest in at least half of the iterations and its
--- median distance from the median rank exceeds ranks.straggler_threshold; without iterations, when its
--- compute time (kernel_ns - nccl_ns) exceeds the median by that share.
+-- The slowest rank of an iteration is the one with the most compute time in it (the others wait for it in
+-- NCCL); its lag is its compute minus the median of the other ranks', and counts only above the noise floor
+-- (gpuflame.stragglers: policy ranks.noise_floor_ns, noise_floor_share of the iteration's median duration,
+-- straggler_mad_k × the others' MAD, straggler_threshold × their median). A rank is a straggler when it is the
+-- slowest above the noise floor in at least half of the iterations; without iterations, when its compute time
+-- (kernel_ns - nccl_ns) lags the others' median above the floor (the share then of the job's GPU span).
+-- Otherwise the verdict is "no straggler" with the largest gap and why it is not one (docs/SEMANTICS.md).
 --   devices    per device of the rank, its time breakdown (docs/SEMANTICS.md: compute, communication,
 --              copy by direction, memset, overlap, idle, in ns; communication = policy gpu_time.communication)
 -- Times print in ms everywhere in the text output (gpuflame.gpu_time.ms); JSON carries integer ns.
@@ -51,74 +54,104 @@ for _, r in ipairs(rows) do
   if r.kernels > 0 or r.busy > 0 then gpu_rows[#gpu_rows + 1] = r end
 end
 
-local function median(v)
-  local c = {}
-  for i, x in ipairs(v) do c[i] = x end
-  table.sort(c)
-  local n = #c
-  if n == 0 then return 0 end
-  if n % 2 == 1 then return c[(n + 1) // 2] end
-  return (c[n // 2] + c[n // 2 + 1]) / 2
-end
+local st = require("gpuflame.stragglers")
+local median = st.median
 
--- iterations: the k-th iteration of every rank is the same step
+-- iterations: the k-th iteration of every rank is the same step; its slowest rank lags the median of the
+-- others, above the noise floor or not (gpuflame.stragglers, docs/SEMANTICS.md)
 local niter = math.huge
 for _, r in ipairs(gpu_rows) do niter = math.min(niter, #r.iterations) end
 if niter == math.huge then niter = 0 end
-local iters, slow_count, dist = {}, {}, {}
+local iters, slow_count, dist, lags = {}, {}, {}, {}
+local gap -- the largest lag seen: {label=, x=, iteration=}
 for k = 1, niter do
   local compute, durs = {}, {}
-  local best, bestv = nil, -1
-  for _, r in ipairs(gpu_rows) do
+  local best = 1
+  for i, r in ipairs(gpu_rows) do
     local it = r.iterations[k]
-    compute[#compute + 1] = it.compute
-    durs[#durs + 1] = it.dur
-    if it.compute > bestv then best, bestv = r, it.compute end
+    compute[i] = it.compute
+    durs[i] = it.dur
+    if it.compute > compute[best] then best = i end
   end
-  local med = median(compute)
-  local d = bestv - med
-  iters[k] = { index = k, name = gpu_rows[1].iterations[k].name, slowest = best.label, slowest_compute_ns = bestv,
-    median_compute_ns = med, distance_ns = d, distance_share = med > 0 and d / med or 0, median_dur_ns = median(durs) }
-  slow_count[best.label] = (slow_count[best.label] or 0) + 1
-  dist[best.label] = dist[best.label] or {}
-  table.insert(dist[best.label], med > 0 and d / med or 0)
+  local ref = median(durs)
+  local x = st.lag(compute, best, ref, s)
+  local label = gpu_rows[best].label
+  iters[k] = { index = k, name = gpu_rows[1].iterations[k].name, slowest = label, slowest_compute_ns = x.value,
+    median_compute_ns = x.median, distance_ns = x.lag, distance_share = x.share, median_dur_ns = ref,
+    above_noise = x.above, noise_floor_ns = math.floor(x.floor) }
+  if x.above then
+    slow_count[label] = (slow_count[label] or 0) + 1
+    dist[label] = dist[label] or {}
+    lags[label] = lags[label] or {}
+    table.insert(dist[label], x.share)
+    table.insert(lags[label], x.lag)
+  end
+  if not gap or x.lag > gap.x.lag then gap = { label = label, x = x, iteration = k } end
 end
 
 local stragglers = {}
 if niter > 0 then
   for _, r in ipairs(gpu_rows) do
     local c = slow_count[r.label] or 0
-    local share = median(dist[r.label] or {})
-    if c * 2 >= niter and share > s.straggler_threshold then
-      stragglers[#stragglers + 1] = { label = r.label, slowest_in = c, iterations = niter, median_distance_share = share }
+    if c > 0 and c * 2 >= niter then
+      stragglers[#stragglers + 1] = { label = r.label, slowest_in = c, iterations = niter,
+        median_distance_share = median(dist[r.label]), median_lag_ns = math.floor(median(lags[r.label])) }
     end
   end
 else
-  local compute = {}
-  for i, r in ipairs(gpu_rows) do compute[i] = r.kernel - r.nccl end
-  local med = median(compute)
+  -- without iterations: each rank's compute time against the other ranks', the reference being the job's span
+  local compute, first, last = {}, math.huge, -math.huge
   for i, r in ipairs(gpu_rows) do
-    local share = med > 0 and (compute[i] - med) / med or 0
-    if share > s.straggler_threshold then
-      stragglers[#stragglers + 1] = { label = r.label, compute_ns = compute[i], median_compute_ns = med,
-        median_distance_share = share }
-    end
+    compute[i] = r.kernel - r.nccl
+    if r.kernels > 0 or r.busy > 0 then first, last = math.min(first, r.first), math.max(last, r.last) end
   end
+  local span = last > first and last - first or 0
+  for i, r in ipairs(gpu_rows) do
+    local x = st.lag(compute, i, span, s)
+    if x.above then
+      stragglers[#stragglers + 1] = { label = r.label, compute_ns = x.value, median_compute_ns = x.median,
+        median_distance_share = x.share, lag_ns = x.lag }
+    end
+    if not gap or x.lag > gap.x.lag then gap = { label = r.label, x = x, span = span } end
+  end
+end
+
+-- the largest gap in words, and why it is not a straggler (docs/SEMANTICS.md)
+local function gap_text()
+  local x = gap.x
+  local what
+  if gap.iteration then
+    local it = iters[gap.iteration]
+    what = string.format("the largest gap is %s in iteration %d (%s): %s more compute than the median of the " ..
+      "other ranks %s (%+.1f%%)", gap.label, gap.iteration, it.name, gpu_time.ms(math.floor(x.lag)),
+      gpu_time.ms(math.floor(x.median)), 100 * x.share)
+  else
+    what = string.format("the largest gap is %s: compute %s, %s above the median of the other ranks %s (%+.1f%%)",
+      gap.label, gpu_time.ms(x.value), gpu_time.ms(math.floor(x.lag)), gpu_time.ms(math.floor(x.median)),
+      100 * x.share)
+  end
+  local ref_what = gap.iteration and "the iteration's median duration" or
+    ("the job's GPU span " .. gpu_time.ms(gap.span or 0))
+  if not x.above then
+    return what .. ", within noise: not above " .. st.floor_text(x, ref_what, s, gpu_time.ms)
+  end
+  return string.format("%s, above the noise floor, but %s is the slowest above it in only %d of %d iterations " ..
+    "(a straggler is, in at least half)", what, gap.label, slow_count[gap.label] or 0, niter)
 end
 
 local function verdict()
   if #gpu_rows < 2 then return string.format("%d rank(s) with GPU work: nothing to compare", #gpu_rows) end
-  if #stragglers == 0 then
-    return string.format("no straggler: no rank is more than %.0f%% above the median", 100 * s.straggler_threshold)
-  end
+  if #stragglers == 0 then return "no straggler: " .. gap_text() end
   local parts = {}
   for _, x in ipairs(stragglers) do
     if x.iterations then
       parts[#parts + 1] = string.format("%s (slowest in %d of %d iterations, median %.1f%% more compute than the " ..
-        "median rank)", x.label, x.slowest_in, x.iterations, 100 * x.median_distance_share)
+        "median of the other ranks, above the noise floor)", x.label, x.slowest_in, x.iterations,
+        100 * x.median_distance_share)
     else
-      parts[#parts + 1] = string.format("%s (compute %s, %.1f%% above the median %s)", x.label,
-        gpu_time.ms(x.compute_ns), 100 * x.median_distance_share, gpu_time.ms(math.floor(x.median_compute_ns)))
+      parts[#parts + 1] = string.format("%s (compute %s, %.1f%% above the median of the other ranks %s, above the " ..
+        "noise floor)", x.label, gpu_time.ms(x.compute_ns), 100 * x.median_distance_share,
+        gpu_time.ms(math.floor(x.median_compute_ns)))
     end
   end
   return "straggler" .. (#parts > 1 and "s: " or ": ") .. table.concat(parts, "; ")
@@ -137,14 +170,18 @@ local function document()
     out[#out + 1] = { label = r.label, busy_ns = r.busy, idle_ns = r.idle, kernel_ns = r.kernel, nccl_ns = r.nccl,
       kernels = r.kernels, iterations = its, devices = devs }
   end
-  local st = core.json.array({})
-  for k, x in ipairs(stragglers) do st[k] = x end
+  local sl = core.json.array({})
+  for k, x in ipairs(stragglers) do sl[k] = x end
   local it = core.json.array({})
   for k, x in ipairs(iters) do it[k] = x end
   local notes = core.json.array({})
   for k, n in ipairs(info.notes or {}) do notes[k] = n end
-  return { ranks = out, stragglers = st, iterations = it, verdict = verdict(), threshold = s.straggler_threshold,
-    clock_alignment = info.clock_alignment, notes = notes }
+  local noise = { noise_floor_ns = s.noise_floor_ns, noise_floor_share = s.noise_floor_share,
+    straggler_mad_k = s.straggler_mad_k, straggler_threshold = s.straggler_threshold }
+  local largest = gap and { label = gap.label, lag_ns = math.floor(gap.x.lag), floor_ns = math.floor(gap.x.floor),
+    floor_part = gap.x.why, above_noise = gap.x.above, iteration = gap.iteration } or nil
+  return { ranks = out, stragglers = sl, iterations = it, verdict = verdict(), threshold = s.straggler_threshold,
+    noise = noise, largest_gap = largest, clock_alignment = info.clock_alignment, notes = notes }
 end
 
 if html then

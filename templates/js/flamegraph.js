@@ -28,6 +28,12 @@
     }
     return gfFlame.color(palette, s);
   }
+  // NVTX frames grouped by policy nvtx.group: {frame: {n: raw names merged, raw: [first few]}} (absent: none)
+  var RAW = C.nvtx_raw && typeof C.nvtx_raw === 'object' ? C.nvtx_raw : null;
+  function rawOf(k) {
+    var r = RAW && kindOf(k) === 'nvtx' && Object.prototype.hasOwnProperty.call(RAW, R.nameOf(k)) ? RAW[R.nameOf(k)] : null;
+    return r && typeof r.n === 'number' ? { n: r.n, raw: Array.isArray(r.raw) ? r.raw.map(String) : [] } : null;
+  }
   var canvas = $('fg'), tip = $('tip');
   function fmt(v) { return Math.round(v).toLocaleString(); }
   function pct(a, b) { return b > 0 ? (100 * a / b).toFixed(2) + '%' : '0%'; }
@@ -51,6 +57,13 @@
         tip.appendChild(el('br'));
         tip.appendChild(document.createTextNode((kt ? kt + (ic != null ? ': ' : '') : '') + (ic != null ? fmt(ic) +
           (ic === 1 ? ' instance' : ' instances') + (ic > 0 ? ', mean ' + fmt(Math.round(val[k] / ic)) + ' ' + countname : '') : '')));
+      }
+      var rw = rawOf(k);
+      if (rw) {
+        tip.appendChild(el('br'));
+        tip.appendChild(document.createTextNode('groups ' + fmt(rw.n) + (rw.n === 1 ? ' raw NVTX name' : ' raw NVTX names') +
+          ' (policy nvtx.group)' + (rw.raw.length ? (rw.n > rw.raw.length ? ', e.g.:' : ':') : '')));
+        rw.raw.forEach(function (r) { tip.appendChild(el('br')); tip.appendChild(el('i', null, r)); });
       }
       gfPage.placeTip(tip, ev.clientX, ev.clientY);
     },
@@ -98,10 +111,11 @@
   // for tests and scripting: the state and where a frame is drawn
   window.gpuflame = {
     state: function () { var z = R.zoom(); return { zoom: z, zoomName: z ? R.nameOf(z) : null, search: ctl.query(), matched: $('matched').textContent, nodes: n - 1 }; },
-    // the frames as drawn: [{name, kind, depth (1 = under the root), value, count}] (kind/count: "" / null for folded inputs)
+    // the frames as drawn: [{name, kind, depth (1 = under the root), value, count, raw}] (kind/count: "" / null for folded
+    // inputs; raw: {n, raw: [...]} for an NVTX frame grouped by policy nvtx.group, else null)
     frames: function () {
       var out = [];
-      for (var k = 1; k < n; k++) out.push({ name: R.nameOf(k), kind: kindOf(k), depth: T.dep[k], value: val[k], count: countOf(k) });
+      for (var k = 1; k < n; k++) out.push({ name: R.nameOf(k), kind: kindOf(k), depth: T.dep[k], value: val[k], count: countOf(k), raw: rawOf(k) });
       return out;
     },
     frameRect: function (name) {

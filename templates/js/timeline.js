@@ -23,7 +23,10 @@
  *                                events that are NVTX ranges projected onto the GPU (in inPage, not in total)
  *   window.__gf.lod()         -> number of lanes drawn from level-of-detail summaries in the last frame
  *   window.__gf.typedBytes()  -> bytes in the page's typed arrays (events, indexes, LOD summaries)
- *   window.__gf.groups()      -> [{label, lanes, collapsed, y}] lane groups (header row at canvas y)
+ *   window.__gf.groups()      -> [{label, lanes, collapsed, y, kind, quiet, quietThreads, quietAll, quietY, showQuiet}]
+ *                                lane groups in the writer's order (header row at canvas y; GPU groups are laid out
+ *                                first; quiet: lanes folded into the row at quietY, of threads with nothing in the
+ *                                opening window; quietAll: the group folded for that), toggleQuiet(k) shows them
  *   window.__gf.toggleGroup(k), window.__gf.labelWidth() -> fold/unfold group k; label column width (px)
  *   window.__gf.laneY(l)      -> {top, h} of lane l on the main canvas (CSS px), or null when folded
  *   window.__gf.findings()    -> [{rule, severity, text, targets, window: {start, end} | null}] of the findings
@@ -200,8 +203,15 @@ function gfTimeline(D, cols, mode) {
       lod.forEach(function (L) { if (L) { L.levels.forEach(add); add(L.long); add(L.longMaxEnd); } });
       return b;
     },
-    groups: function () { return groups.map(function (g) { return { label: g.key, lanes: g.last - g.first + 1, collapsed: g.collapsed, y: g.top }; }); },
+    groups: function () {
+      return groups.map(function (g) {
+        return { label: g.key, lanes: g.last - g.first + 1, collapsed: g.collapsed, y: g.top, kind: lanes[g.first].kind,
+          quiet: g.quiet ? g.quiet.length : 0, quietThreads: g.quietThreads || 0, quietAll: !!g.quietAll,
+          quietY: g.quietTop, showQuiet: !!g.showQuiet };
+      });
+    },
     toggleGroup: function (k) { T.toggleGroup(k); },
+    toggleQuiet: function (k) { T.toggleQuiet(k); },
     labelWidth: function () { return T.LABEL_W; },
     findings: function () { return T.findingList(); },
     showFinding: function (i, k) { return T.showFinding(i, k); },
@@ -259,7 +269,7 @@ function gfTimeline(D, cols, mode) {
     buildHeader();
     $('count-info').textContent = 'loading all ' + (D.total != null ? D.total : n) + ' events…';
     T.layoutPage();
-    if (n) initialView();
+    if (n) { initialView(); T.foldQuiet(T.vs, T.ve); T.layoutPage(); }
     return;
   }
   buildHeader();
@@ -272,7 +282,7 @@ function gfTimeline(D, cols, mode) {
   }
   if (!n) { mainC.hidden = true; miniC.hidden = true; $('empty').hidden = false; }
   T.layoutPage();
-  if (n) initialView();
+  if (n) { initialView(); T.foldQuiet(T.vs, T.ve); T.layoutPage(); } // the GPU on the first screen (js/timeline_index.js)
   if (T.hasFlame()) T.flamePath();
   T.renderStackPanel();
   on(window, 'resize', T.layoutPage);

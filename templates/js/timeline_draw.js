@@ -103,8 +103,14 @@ function gfTimelineDraw(T) {
       c.fillStyle = '#2a2d35'; c.fillRect(0, g.top, T.cssW, GROUP_H);
       c.fillStyle = '#e6e8ee';
       var nl = g.last - g.first + 1;
-      c.fillText(fitMiddle((g.collapsed ? '▸ ' : '▾ ') + g.key + (nl > 1 || g.collapsed ? ' (' + nl + ' lane' + (nl > 1 ? 's' : '') + ')' : ''),
-        T.cssW - 12, cw), 6, g.top + GROUP_H / 2);
+      c.fillText(fitMiddle((g.collapsed ? '▸ ' : '▾ ') + g.key + (nl > 1 || g.collapsed ? ' (' + nl + ' lane' + (nl > 1 ? 's' : '') + ')' : '') +
+        (g.collapsed && g.quietAll ? ' · nothing in the opening window' : ''), T.cssW - 12, cw), 6, g.top + GROUP_H / 2);
+      if (g.quietTop < 0) return; // the row of its threads with nothing in the opening window (js/timeline_index.js)
+      c.fillStyle = '#1f2126'; c.fillRect(0, g.quietTop, T.cssW, T.QUIET_H);
+      c.fillStyle = '#9aa0ae';
+      c.fillText(fitMiddle((g.showQuiet ? '▾ ' : '▸ ') + g.quietThreads + ' thread' + (g.quietThreads > 1 ? 's' : '') +
+        ' with nothing in the opening window (' + (g.showQuiet ? 'click to fold' : 'click to show') + ')', T.cssW - 12, cw),
+        14, g.quietTop + T.QUIET_H / 2);
     });
     for (var l = 0; l < lanes.length; l++) {
       var y = laneTop[l], h = laneHt[l];
@@ -245,7 +251,7 @@ function gfTimelineDraw(T) {
     if (T.partner >= 0) { // launch -> GPU work arrow, from the CPU call's start to the kernel's start
       var a = laneKind(LN[T.sel]) === 'cpu' ? T.sel : T.partner, b = a === T.sel ? T.partner : T.sel;
       var x1 = xOf(S[a]), y1 = laneTop[LN[a]] + laneHt[LN[a]] / 2;
-      var x2 = xOf(S[b]), y2 = laneTop[LN[b]] + (LN[b] > LN[a] ? 3 : laneHt[LN[b]] - 3);
+      var x2 = xOf(S[b]), y2 = laneTop[LN[b]] + (laneTop[LN[b]] > laneTop[LN[a]] ? 3 : laneHt[LN[b]] - 3);
       c.strokeStyle = COL.sel; c.fillStyle = COL.sel; c.lineWidth = 1.5;
       c.beginPath(); c.moveTo(x1, y1); c.lineTo(x2, y2); c.stroke();
       var ang = Math.atan2(y2 - y1, x2 - x1);

@@ -92,6 +92,10 @@ function gfTimelineIndex(T, cols) {
     return lk === 'cpu' ? 'cuda_api' : lk === 'nvtx' ? 'nvtx' : 'kernel';
   }
   function eventName(i) { var s = names[NM[i]]; return s == null ? '?' : String(s); }
+  // NVTX names grouped by policy nvtx.group (D.nameGroups: name index -> group): search and tooltip use them
+  var NG = D.nameGroups && typeof D.nameGroups === 'object' ? D.nameGroups : {}, groupSize = {};
+  Object.keys(NG).forEach(function (j) { var g = String(NG[j]); groupSize[g] = (groupSize[g] || 0) + 1; });
+  function nameGroup(j) { return Object.prototype.hasOwnProperty.call(NG, j) ? String(NG[j]) : null; }
   function laneKind(l) { return lanes[l] ? lanes[l].kind : 'gpu'; }
 
   // ---------------------------------------------------------------- index
@@ -135,35 +139,78 @@ function gfTimelineIndex(T, cols) {
     if (!g || g.key !== ln.group) groups.push(g = { key: ln.group, first: l, last: l, collapsed: false, top: 0 });
     g.last = l;
   });
+  // The GPU on the first screen (issue 41, docs/TIMELINE_PAGE.md): the groups of GPU lanes (a device's
+  // streams, the NVTX ranges projected onto it) are laid out first, then the CPU and NVTX groups in the
+  // writer's order; lane indices keep the writer's order, gorder/disp are the display order of groups/lanes.
+  // A CPU group's threads with nothing in the opening window fold into one row (g.quiet: their lanes), a
+  // group whose threads all have nothing there folds whole (foldQuiet, once the opening view is known).
+  var QUIET_H = 16;
+  var gorder = groups.map(function (g, k) { return k; }), disp = [];
+  function gpuGroup(g) { return lanes[g.first].kind === 'gpu'; }
+  gorder.sort(function (a, b) { return (gpuGroup(groups[b]) - gpuGroup(groups[a])) || a - b; });
+  gorder.forEach(function (k) { for (var l = groups[k].first; l <= groups[k].last; l++) disp.push(l); });
   var laneTop = new Float64Array(lanes.length + 1), laneHt = new Float64Array(lanes.length);
   function computeGeometry() {
     var y = AXIS_H;
-    groups.forEach(function (g) {
+    gorder.forEach(function (k) {
+      var g = groups[k], hide = g.quiet && !g.showQuiet ? g.quietSet : null;
       g.top = y; y += GROUP_H;
       for (var l = g.first; l <= g.last; l++) {
         laneTop[l] = y;
-        laneHt[l] = g.collapsed ? 0 : lanes[l].band ? SYNC_H : lanes[l].sub ? gfTimelineCpu.laneHeight(lanes[l].sub)
+        laneHt[l] = g.collapsed || (hide && hide[l]) ? 0 : lanes[l].band ? SYNC_H : lanes[l].sub ? gfTimelineCpu.laneHeight(lanes[l].sub)
           : laneDepth[l] > 1 ? laneDepth[l] * NVTX_ROW + 4 : LANE_H;
         y += laneHt[l];
       }
+      g.quietTop = -1;
+      if (g.quiet && !g.collapsed) { g.quietTop = y; y += QUIET_H; }
     });
     laneTop[lanes.length] = y;
   }
   computeGeometry();
   function laneAtY(y) { // lane under canvas y, or -1 (a group header, a folded lane, outside)
     if (y < AXIS_H || y >= laneTop[lanes.length] || !lanes.length) return -1;
-    var lo = 0, hi = lanes.length - 1;
-    while (lo < hi) { var m = (lo + hi + 1) >> 1; if (laneTop[m] <= y) lo = m; else hi = m - 1; }
-    return y < laneTop[lo] + laneHt[lo] ? lo : -1;
+    var lo = 0, hi = disp.length - 1; // tops do not decrease in display order
+    while (lo < hi) { var m = (lo + hi + 1) >> 1; if (laneTop[disp[m]] <= y) lo = m; else hi = m - 1; }
+    var l = disp[lo];
+    return y < laneTop[l] + laneHt[l] ? l : -1;
   }
   function groupAtY(y) { // group whose header row is at canvas y, or -1
     for (var k = 0; k < groups.length; k++) if (y >= groups[k].top && y < groups[k].top + GROUP_H) return k;
+    return -1;
+  }
+  function quietAtY(y) { // group whose row of folded threads is at canvas y, or -1
+    for (var k = 0; k < groups.length; k++) if (groups[k].quietTop >= 0 && y >= groups[k].quietTop && y < groups[k].quietTop + QUIET_H) return k;
     return -1;
   }
   function toggleGroup(k) {
     groups[k].collapsed = !groups[k].collapsed;
     computeGeometry();
     T.layoutPage();
+  }
+  function toggleQuiet(k) {
+    groups[k].showQuiet = !groups[k].showQuiet;
+    computeGeometry();
+    T.layoutPage();
+  }
+  // A thread (its calls lane and its samples and running rows) has something in [vs, ve] when one of its
+  // lanes has an event overlapping it (a call that spans the window counts: the thread waits in it).
+  function foldQuiet(vs, ve) {
+    var busy = {};
+    function key(l) { var L = (D.lanes || [])[l] || {}; return [L.rank, L.pid, L.tid].join(':'); }
+    for (var l = 0; l < lanes.length; l++) {
+      if (lanes[l].kind !== 'cpu') continue;
+      var p = firstReaching(l, vs);
+      if (p < laneEv[l].length && S[laneEv[l][p]] <= ve) busy[key(l)] = 1;
+    }
+    groups.forEach(function (g) {
+      if (lanes[g.first].kind !== 'cpu') return;
+      var q = [], set = {}, threads = {};
+      for (var l = g.first; l <= g.last; l++) if (!busy[key(l)]) { q.push(l); set[l] = 1; threads[key(l)] = 1; }
+      if (!q.length) return;
+      if (q.length === g.last - g.first + 1) { g.collapsed = true; g.quietAll = true; return; }
+      g.quiet = q; g.quietSet = set; g.quietThreads = Object.keys(threads).length;
+    });
+    computeGeometry();
   }
   function firstReaching(l, t) { // first position p in lane l with prefix max end >= t
     var a = laneMaxEnd[l], lo = 0, hi = a.length;
@@ -238,10 +285,12 @@ function gfTimelineIndex(T, cols) {
   T.lanes = lanes; T.names = names; T.kinds = kinds; T.details = details; T.stacks = stacks;
   T.n = n; T.fullSpan = fullSpan;
   T.S = S; T.DU = DU; T.LN = LN; T.CR = CR; T.NM = NM; T.ST = ST; T.KD = KD; T.DT = DT;
+  T.nameGroup = nameGroup; T.groupSize = groupSize;
   T.kindName = kindName; T.eventName = eventName; T.laneKind = laneKind; T.rawLane = rawLane; T.isGpuWork = isGpuWork;
   T.laneEv = laneEv; T.laneMaxEnd = laneMaxEnd; T.nvtxLevel = nvtxLevel; T.laneDepth = laneDepth;
   T.groups = groups; T.laneTop = laneTop; T.laneHt = laneHt; T.isSync = isSync; T.syncBand = syncBand;
-  T.laneAtY = laneAtY; T.groupAtY = groupAtY; T.toggleGroup = toggleGroup;
+  T.laneAtY = laneAtY; T.groupAtY = groupAtY; T.toggleGroup = toggleGroup; T.quietAtY = quietAtY;
+  T.toggleQuiet = toggleQuiet; T.foldQuiet = foldQuiet; T.gorder = gorder; T.QUIET_H = QUIET_H;
   T.firstReaching = firstReaching; T.firstReachingIn = firstReachingIn; T.lod = lod;
   T.firstStartAtOrAfter = firstStartAtOrAfter; T.partnerOf = partnerOf;
 }

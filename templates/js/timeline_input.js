@@ -30,6 +30,8 @@ function gfTimelineInput(T) {
     }
     var gk = T.groupAtY(gy);
     if (gk >= 0) { T.toggleGroup(gk); e.preventDefault(); return; }
+    var qk = T.quietAtY(gy);
+    if (qk >= 0) { T.toggleQuiet(qk); e.preventDefault(); return; }
     // Shift+drag measures a time range instead of panning (shown with its duration; F zooms to it)
     drag = { x: e.clientX, vs: T.vs, ve: T.ve, moved: false, measure: e.shiftKey };
     e.preventDefault(); // no text selection while dragging; so move keyboard focus off the search box by hand
@@ -62,7 +64,7 @@ function gfTimelineInput(T) {
     if (e.target === mainC) {
       var rr = mainC.getBoundingClientRect(), ey = e.clientY - rr.top;
       mainC.style.cursor = Math.abs(e.clientX - rr.left - T.LABEL_W) <= 4 && ey >= AXIS_H ? 'col-resize'
-        : T.groupAtY(ey) >= 0 ? 'pointer' : '';
+        : T.groupAtY(ey) >= 0 || T.quietAtY(ey) >= 0 ? 'pointer' : '';
       var l = T.laneAtLabel(e.clientX, e.clientY);
       if (l >= 0) {
         if (T.hover >= 0) { T.hover = -1; T.requestDraw(); }
@@ -157,7 +159,10 @@ function gfTimelineInput(T) {
       test = function (s) { return s.toLowerCase().indexOf(low) >= 0; };
     }
     var nameMatch = T.nameMatch = new Uint8Array(names.length);
-    for (var j = 0; j < names.length; j++) nameMatch[j] = test(String(names[j])) ? 1 : 0;
+    for (var j = 0; j < names.length; j++) { // the raw name, or its group (policy nvtx.group)
+      var gj = T.nameGroup(j);
+      nameMatch[j] = test(String(names[j])) || (gj != null && test(gj)) ? 1 : 0;
+    }
     T.setFlameSearch(test);
     for (var i = 0; i < n; i++) if (nameMatch[NM[i]]) matches.push(i);
     qcount.textContent = matches.length ? matches.length + (matches.length === 1 ? ' match' : ' matches') : 'no match';

@@ -62,6 +62,8 @@ function gfTimelineSelect(T) {
       ['kind', KIND_LABEL[kindName(i)] || kindName(i)],
       ['start', '+' + fmtDur(S[i])], ['duration', fmtDur(DU[i])]];
     if (CR[i] >= 0) rows.push(['CorrID', String(CR[i])]);
+    var grp = T.nameGroup(NM[i]), gn = grp != null ? T.groupSize[grp] : 0;
+    if (grp != null) rows.push(['group', grp + ' (policy nvtx.group: ' + gn + (gn === 1 ? ' raw name' : ' raw names') + ' on this page)']);
     if (lanes[LN[i]] && lanes[LN[i]].proj) rows.push(['projected', 'from the first to the last GPU op launched inside this NVTX range (nvtx_gpu_proj_trace)']);
     var d = DT[i] >= 0 ? details[DT[i]] : null;
     if (d) {

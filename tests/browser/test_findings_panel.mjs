@@ -93,6 +93,11 @@ async function timelinePanel() {
   const { page, log } = await openGuarded(browser, file, tlReady);
   const D = await pageData(page);
   const F = await page.evaluate(() => window.__gf.findings());
+  // the timeline opens with the panel folded to its summary line (issue 41: the GPU on the first screen);
+  // a click on the summary opens it
+  const folded = await page.evaluate(() => !document.getElementById('findings').open);
+  check('tile_8x8: the panel opens folded to its summary line', folded && await page.isVisible('#findings-summary'));
+  await page.click('#findings-summary');
   const P = await panel(page);
   const idx = (rule) => F.findIndex((f) => f.rule === rule);
   const cli = (rule) => CLI.find((f) => f.rule === rule);
@@ -267,6 +272,7 @@ end }
     injected: document.querySelectorAll('img, [onerror]').length, scripts: document.scripts.length }));
   {
     const { page, log } = await openGuarded(browser, tl, tlReady);
+    await page.click('#findings-summary'); // the timeline's panel opens folded (issue 41)
     const F = await page.evaluate(() => window.__gf.findings());
     const e = F.findIndex((f) => f.rule === 'evil');
     check('hostile rule (timeline): listed, its verdict as the exact text', e >= 0 && F[e].text === H && F[e].severity === 'warning', JSON.stringify(F).slice(0, 300));

@@ -9,7 +9,7 @@ DB=$TMP/dc.sqlite
 python3 "$TOP/tests/gen/device_context_export.py" "$DB"
 
 # sync rows per (device of their context, stream), from the export alone
-want=$(python3 - "$DB" <<'PY'
+oracle() { python3 - "$1" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute("""
@@ -21,7 +21,8 @@ wrong = db.execute("""SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION s
   (SELECT deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE k.globalPid = s.globalPid AND k.contextId = s.contextId LIMIT 1)""").fetchone()[0]
 print(" ".join("dev%d/stream%d=%d" % r for r in rows), "wrong=%d" % wrong)
 PY
-)
+}
+want=$(oracle "$DB")
 check_eq "oracle: the planted export (4 sync rows of context 2 on GPU 1, 3 of them recorded as device 0)" \
   "dev0/stream7=3 dev1/stream21=4 wrong=3" "$want"
 
@@ -30,7 +31,7 @@ check_eq "timeline: renders" 0 "$rc"
 check_contains "timeline: says once which rows moved and why" "$err" \
   "3 synchronization rows recorded a device other than their context's (e.g. context 2 of pid 4100: device 0, whose kernels and copies ran on device 1)"
 check_eq "timeline: one warning about it" 1 "$(grep -c 'synchronization rows recorded' <<<"$err")"
-got=$(python3 - "$TMP/dc.html" <<'PY'
+page_sync() { python3 - "$1" <<'PY'
 import sys; sys.path.insert(0, "tests/trace"); import page_data, re, collections
 d = page_data.load(sys.argv[1])
 sync = d["kinds"].index("sync")
@@ -46,13 +47,14 @@ lanes = held
 print(" ".join("dev%d/stream%d=%d" % (k[0], k[2], v) for k, v in sorted(c.items()) if k[0] == k[1]),
       "lanes=%d" % len(lanes))
 PY
-)
+}
+got=$(page_sync "$TMP/dc.html")
 check_eq "timeline: each sync row under its context's device, on the lane of its stream there" \
   "${want% wrong=*} lanes=2" "$got"
 
 run_gf export -f chrome-trace "$DB" -o "$TMP/dc.json"
 check_eq "chrome trace: written" 0 "$rc"
-got=$(python3 - "$TMP/dc.json" <<'PY'
+chrome_sync() { python3 - "$1" <<'PY'
 import json, re, sys, collections
 ev = json.load(open(sys.argv[1]))
 ev = ev["traceEvents"] if isinstance(ev, dict) else ev
@@ -67,7 +69,25 @@ for e in ev:
 print(" ".join("dev%d/stream%d=%d" % (k[0], k[1], v) for k, v in sorted(c.items()) if k[0] == k[2]),
       "tracks=%d" % len(c))
 PY
-)
+}
+got=$(chrome_sync "$TMP/dc.json")
 check_eq "chrome trace: each sync row in its context's GPU process, one track per device" \
   "${want% wrong=*} tracks=2" "$got"
+
+# --- every (process, context) pair on its device (issue 41 item 5): four MPI ranks in one export, each
+# process driving context 1 on its own GPU, stream 7 everywhere; every sync row records device 0 ---
+R=$TMP/ranks.sqlite
+python3 "$TOP/tests/gen/device_context_export.py" --ranks 4 "$R"
+want=$(oracle "$R")
+check_eq "oracle: 4 ranks, 5 sync rows each under its own GPU, 15 recorded as device 0 wrongly" \
+  "dev0/stream7=5 dev1/stream7=5 dev2/stream7=5 dev3/stream7=5 wrong=15" "$want"
+run_gf timeline "$R" -o "$TMP/ranks.html"
+check_eq "4 ranks: timeline renders" 0 "$rc"
+check_contains "4 ranks: says which rows moved" "$err" "15 synchronization rows recorded a device other than their context's"
+check_not_contains "4 ranks: no row left under the recorded device" "$err" "left under the recorded device"
+check_eq "4 ranks: timeline draws each rank's sync rows under its own GPU" "${want% wrong=*} lanes=4" \
+  "$(page_sync "$TMP/ranks.html")"
+run_gf export -f chrome-trace "$R" -o "$TMP/ranks.json"
+check_eq "4 ranks: chrome trace puts each rank's sync rows in its GPU's process" "${want% wrong=*} tracks=4" \
+  "$(chrome_sync "$TMP/ranks.json")"
 t_done

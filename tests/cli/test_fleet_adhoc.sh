@@ -187,8 +187,8 @@ LUA
   check_eq "oversize timeline upload: exit 0" 0 "$rc"
   check_contains "the re-trim is logged" "$err" "timeline re-trimmed to"
   # the page renders "showing <shown> of <total> events (longest kept)" from its embedded data
-  check_eq "the uploaded page is a re-trimmed timeline (shown < total 7037 in its data: 4871 CUDA and NVTX events, the CPU side's 2166)" "True" \
-    "$(studio_q '(lambda h: __import__("re").search(r"\"total\":7037\b", h) is not None and int(__import__("re").search(r"\"shown\":(\d+)", h).group(1)) <= 3000)(profiles()[-1]["body"]["_header"]["flamegraph_html"])')"
+  check_eq "the uploaded page is a re-trimmed timeline (shown < total 7040 in its data: 4871 CUDA and NVTX events, the CPU side's 2169)" "True" \
+    "$(studio_q '(lambda h: __import__("re").search(r"\"total\":7040\b", h) is not None and int(__import__("re").search(r"\"shown\":(\d+)", h).group(1)) <= 3000)(profiles()[-1]["body"]["_header"]["flamegraph_html"])')"
   check_eq "still tagged as a timeline" "nsys-cuda,nsys-timeline" \
     "$(studio_q 'profiles()[-1]["body"]["_header"]["metadata"]["run_arguments"]["perf_events"]')"
   check_eq "within the limit" "True" "$(studio_q "len(raw(profiles()[-1])) <= $limit")"

@@ -67,7 +67,7 @@ if have_fixture "$SHEET"; then
   run_gf --policy "$P/gap1.lua" timeline "$DB" -o "$TMP/tl100.html" --max-events 100
   check_eq "--max-events 100: no findings, a note saying why" "[] True" \
     "$(q "$TMP/tl100.html" gf-findings "str(d['findings']) + ' ' + str('--max-events 100' in d['note'])")"
-  check_eq "--max-events 100: 100 longest events plus launch partners of 7037 (4871 CUDA and NVTX events, the CPU side's 2166)" "True 7037" \
+  check_eq "--max-events 100: 100 longest events plus launch partners of 7040 (4871 CUDA and NVTX events, the CPU side's 2169)" "True 7040" \
     "$(q "$TMP/tl100.html" gf-data "str(100 <= d['shown'] < 200) + ' ' + str(d['total'])")"
   # the page's events of a whole import trimmed (local_max_events) are those of the trimming import
   printf 'return { timeline = { local_max_events = 100 }, findings = { options = { ["gpu-starv"] = { gap = 1 } } } }\n' >"$P/max100.lua"

@@ -27,7 +27,7 @@ for f in real/parallel-sheet-simulator/tile_8x8.sqlite real/nussinov-gpu/report3
 done
 
 # A planted export with known answers: an OS runtime call whose nameId has no string ("?", as osrt_sum's LEFT
-# JOIN gives NULL), one of another eventClass (not imported), a sample without callchain ("CPU sample"), a sample
+# JOIN gives NULL), a zero-length mark of eventClass 31 (kept: OSRT start), a sample without callchain ("CPU sample"), a sample
 # whose chain is 2 frames (named by depth 0, the innermost), a thread whose sched-in repeats (the interval starts
 # at the first), a sched-out without sched-in, a thread with scheduling rows only (no lane: no running row).
 G=$((100 * 16777216 + 100)); H=$((100 * 16777216 + 101)); J=$((100 * 16777216 + 102))
@@ -56,13 +56,14 @@ ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") in 
 for e in sorted(ev, key=lambda e: (e["cat"], e["ts"])):
     print("%s|%s|%s|%d|%d|%s" % (e["cat"], e["name"], e["ph"], round(e["ts"] * 1000), round(e.get("dur", 0) * 1000),
           ",".join(e.get("args", {}).get("stack", []))))' "$TMP/plant.json")
-check_eq "planted: OS runtime calls (eventClass 27; a name missing from StringIds is ?), samples (a missing callchain: CPU sample; else the innermost frame, the stack innermost first), running (first sched-in to sched-out; threads with a lane only)" \
+check_eq "planted: OS runtime calls (eventClass 27; a name missing from StringIds is ?; the eventClass 31 mark kept, zero-length), samples (a missing callchain: CPU sample; else the innermost frame, the stack innermost first), running (first sched-in to sched-out; threads with a lane only)" \
 "cpu_running|running|X|900|4300|
 cpu_running|running|X|2500|1000|
 cpu_sample|CPU sample|i|2000|0|
 cpu_sample|inner_fn (libapp.so)|i|3000|0|inner_fn (libapp.so),outer_fn (libapp.so)
 osrt|pthread_mutex_lock|X|1000|4000|
-osrt|?|X|6000|500|" "$res"
+osrt|?|X|6000|500|
+osrt|OSRT start|X|7000|0|" "$res"
 run_gf -q timeline "$TMP/plant.sqlite" -o "$TMP/plant.html"
 res=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[2]); import page_data
 d = page_data.load(sys.argv[1]); print(" ".join("%s%s" % (l["label"], "") for l in d["lanes"]))' "$TMP/plant.html" "$TOP/tests/trace")
@@ -86,7 +87,7 @@ if have_fixture "$TILE"; then
   printf 'return { timeline = { cpu = { osrt = true, samples = false, running = false } } }\n' >"$TMP/osrt.lua"
   run_gf -q --policy "$TMP/osrt.lua" timeline "$FIX/$TILE" -o "$TMP/osrt.html"
   check_eq "policy timeline.cpu.osrt alone: the calls, no samples or running rows" \
-    "cuda_api=2448 kernel=2402 memcpy=19 osrt=1022 sync=2 total=5893 shown=5893" "$(kinds "$TMP/osrt.html")"
+    "cuda_api=2448 kernel=2402 memcpy=19 osrt=1025 sync=2 total=5896 shown=5896" "$(kinds "$TMP/osrt.html")"
   # bounded pages: the CPU side counts toward --max-events like any event (longest kept: samples, zero
   # long, go first), and the page's total counts them all
   # (without the launch partners of kept GPU work, which a page keeps beyond the cap)
@@ -94,14 +95,14 @@ if have_fixture "$TILE"; then
   run_gf -q --policy "$TMP/nopartners.lua" timeline "$FIX/$TILE" --max-events 3000 -o "$TMP/b.html"
   check_eq "--max-events 3000: exit 0" 0 "$rc"
   got=$(kinds "$TMP/b.html")
-  check_contains "--max-events 3000: 3000 events shown of all 7037 (CPU side counted)" "$got" "total=7037 shown=3000"
+  check_contains "--max-events 3000: 3000 events shown of all 7040 (CPU side counted)" "$got" "total=7040 shown=3000"
   check_not_contains "--max-events 3000: zero-length samples are the first left out" "$got" "cpu_sample="
   # policy timeline.cpu.max_samples: at most that many samples, evenly spread; the page counts them all and says so
   printf 'return { timeline = { cpu = { max_samples = 100 } } }\n' >"$TMP/cap.lua"
   run_gf --policy "$TMP/cap.lua" timeline "$FIX/$TILE" -o "$TMP/cap.html"
   check_eq "max_samples 100: exit 0" 0 "$rc"
-  check_contains "max_samples 100: 100 samples in the page, the page's total counts all 7037 events" \
-    "$(kinds "$TMP/cap.html")" "cpu_running=221 cpu_sample=100 cuda_api=2448 kernel=2402 memcpy=19 osrt=1022 sync=2 total=7037 shown=6214"
+  check_contains "max_samples 100: 100 samples in the page, the page's total counts all 7040 events" \
+    "$(kinds "$TMP/cap.html")" "cpu_running=221 cpu_sample=100 cuda_api=2448 kernel=2402 memcpy=19 osrt=1025 sync=2 total=7040 shown=6217"
   check_contains "max_samples 100: the warning names both counts" "$err" \
     "CPU samples: 923 in the export, 100 of them kept, evenly spread (policy timeline.cpu.max_samples)"
   spread=$(python3 -c 'import sys, sqlite3; sys.path.insert(0, sys.argv[3]); import page_data

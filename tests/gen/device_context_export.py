@@ -9,6 +9,10 @@ says device 1 (so the corrected lane meets one that already exists). Known answe
   GPU 1: kernels and sync rows of context 2 only: SYNC1 sync rows on stream 21 (SYNC1 - 1 recorded as GPU 0)
 
 usage: device_context_export.py OUT.sqlite
+       device_context_export.py --ranks N OUT.sqlite
+  N processes of an MPI job in one export (issue 41 item 5): rank r is pid 5000+r, drives context 1 (the
+  same contextId in every process) on GPU r, stream 7 (the same stream id everywhere); every sync row of
+  every rank records device 0. Rank r has RANK_SYNC sync rows, all of which belong on GPU r.
 """
 import importlib.util
 import os
@@ -26,7 +30,56 @@ GPID = (1 << 48) | (PID << 24)
 GTID = GPID | PID
 
 
+RANK_SYNC = 5
+
+
+def ranks(n, out):
+    if os.path.exists(out):
+        os.remove(out)
+    db = sqlite3.connect(out)
+    db.executescript(_sample.SCHEMA)
+    strings = {}
+
+    def sid(s):
+        if s not in strings:
+            strings[s] = len(strings) + 1
+            db.execute("INSERT INTO StringIds VALUES (?, ?)", (strings[s], s))
+        return strings[s]
+
+    db.execute("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_NAME', 'gpuflame device-from-context export (synthetic)')")
+    db.execute("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.2')")
+    ncol = len([r for r in db.execute("PRAGMA table_info(TARGET_INFO_GPU)")])
+    for dev in range(n):
+        row = [0, dev, "Tesla V100-SXM2-16GB", "0000:%02x:00.0" % (0x04 + dev)] + [None] * (ncol - 4)
+        db.execute("INSERT INTO TARGET_INFO_GPU VALUES (%s)" % ",".join("?" * ncol), row)
+    launch, sync, kname = sid("cudaLaunchKernel"), sid("cudaDeviceSynchronize"), sid("saxpy")
+    corr = 1
+    for r in range(n):
+        pid = 5000 + r
+        gpid, gtid = (1 << 48) | (pid << 24), (1 << 48) | (pid << 24) | pid
+        db.execute("INSERT INTO PROCESSES VALUES (?, ?, ?)", (gpid, pid, "app"))
+        db.execute("INSERT INTO ThreadNames VALUES (?, ?, ?)", (sid("MPI Rank %d" % r), 0, gtid))
+        t = 1_000_000 + 7_000 * r
+        for i in range(RANK_SYNC):
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 0, ?, ?, ?, 0, NULL)",
+                       (t, t + 4000, gtid, corr, launch))
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, ?, 1, NULL, 7, ?, ?, ?, ?, NULL, 1, 0, "
+                       "64, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, ?, 0, NULL, 1)",
+                       (t + 6000, t + 36000, r, corr, gpid, kname, kname, corr))
+            corr += 1
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 0, ?, ?, ?, 0, NULL)",
+                       (t + 5000, t + 37000, gtid, corr, sync))
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (?, ?, 0, 1, NULL, 7, ?, ?, 3, 0)",
+                       (t + 6000, t + 36500, corr, gpid))
+            corr += 1
+            t += 100_000
+    db.commit()
+    db.close()
+
+
 def main():
+    if sys.argv[1] == "--ranks":
+        return ranks(int(sys.argv[2]), sys.argv[3])
     out = sys.argv[1]
     if os.path.exists(out):
         os.remove(out)

@@ -8,6 +8,10 @@ META_DATA_CAPTURE with a synthetic environment: only RANK-like variables and PAT
       session starts k * NS later; absolute times are shared, so aligned clocks line the steps up).
       Every step: compute kernels (rank R's F times longer), then an NCCL all-reduce that ends for
       everybody when the slowest rank arrives; NVTX ranges "step i" around each step.
+      --thread-names: rank k's main thread is named `MPI Rank <(k + SHIFT) % N>` (nsys's MPI tracing; --name-shift
+      SHIFT, default 0); --markers: each rank's process has an NVTX range `NCCL rank <(k + SHIFT) % N>` first.
+      --noise-ns NS (no steps, --steps 0 implied): each rank runs a 5 us kernel every 12.5 ms, 35 us of compute
+      over 75 ms (GPUs 99.95 % idle), rank --slow's first kernel NS longer (2350: the 2.35 us of issue 41).
   rank_exports.py multi OUT.sqlite
       one export, two processes (pids 2001, 2002) on two GPUs (device 0 and 1), no rank variables.
 """
@@ -60,10 +64,10 @@ class Export:
             self.db.execute("INSERT INTO StringIds VALUES (?, ?)", (self.strings[s], s))
         return self.strings[s]
 
-    def process(self, pid, name, env=None, index=None):
+    def process(self, pid, name, env=None, index=None, thread=None):
         gtid = (pid << 24) | pid
         self.db.execute("INSERT INTO PROCESSES VALUES (?, ?, ?)", (pid << 24, pid, name))
-        self.db.execute("INSERT INTO ThreadNames VALUES (?, 0, ?)", (self.sid(name), gtid))
+        self.db.execute("INSERT INTO ThreadNames VALUES (?, 0, ?)", (self.sid(thread or name), gtid))
         if index is not None:
             rows = [("PROCESS_%d:PID" % index, str(pid)), ("PROCESS_%d:COMMAND" % index, name),
                     ("PROCESS_%d:ENVIRONMENT_VARIABLE" % index, "PATH=/usr/bin:/bin")]
@@ -101,9 +105,18 @@ def job(a):
         e = Export(os.path.join(a.outdir, "rank%d.sqlite" % r), BASE_EPOCH + r * a.skew_ns,
                    "node%d" % (r // 2), ["NVIDIA H100 80GB HBM3"] * 2)
         pid = 3000 + r
-        e.process(pid, "python3", None if a.no_env else {"RANK": r, "LOCAL_RANK": r % 2, "WORLD_SIZE": n}, 0)
+        named = (r + a.name_shift) % n
+        e.process(pid, "python3", None if a.no_env else {"RANK": r, "LOCAL_RANK": r % 2, "WORLD_SIZE": n}, 0,
+                  "MPI Rank %d" % named if a.thread_names else None)
+        if a.markers:
+            e.nvtx(pid, "NCCL rank %d" % named, BASE_EPOCH + 40_000_000, BASE_EPOCH + 40_001_000)
         exports.append((e, pid, r % 2))
     t = BASE_EPOCH + 50_000_000  # absolute: every rank's step starts together
+    if a.noise_ns is not None:
+        for r, (e, pid, dev) in enumerate(exports):
+            for k in range(7):  # 35 us of compute over 75 ms
+                e.kernel(pid, dev, 7, COMPUTE[0], t + k * 12_500_000, 5_000 + (a.noise_ns if r == a.slow and k == 0 else 0))
+        a.steps = 0
     for step in range(a.steps):
         ends = []
         for r, (e, pid, dev) in enumerate(exports):
@@ -146,6 +159,10 @@ def main():
     j.add_argument("--steps", type=int, default=5)
     j.add_argument("--skew-ns", type=int, default=3_000_000)
     j.add_argument("--no-env", action="store_true")
+    j.add_argument("--thread-names", action="store_true")
+    j.add_argument("--markers", action="store_true")
+    j.add_argument("--name-shift", type=int, default=0)
+    j.add_argument("--noise-ns", type=int, default=None)
     m = sub.add_parser("multi")
     m.add_argument("out")
     a = ap.parse_args()

@@ -9,6 +9,11 @@ occurrence) and whose leaf is K are summed; the sum must equal nsys's `nvtx_kern
 (R, K) summed over PID/TID (rows whose range is None are kernels outside every range: not compared).
 Copies and memsets (leaves `[CUDA mem...`) are not kernels and are left out.
 
+gpuflame groups NVTX names by policy nvtx.group (issue 40); its default drops the suffixes PyTorch's emit_nvtx
+appends (`, seq = N`, `, op_id = N`, `, sizes = [...]`, `, input_op_ids = [...]`). nsys's ranges are grouped
+here the same way by a regular expression of this file's own, and nsys's rows summed per grouped range: the
+sum over the raw ranges that group to R. No frame of the folded stacks may keep such a suffix.
+
 nsys's query joins a kernel to every CUPTI_ACTIVITY_KIND_RUNTIME row of its correlation id, so where a
 capture records each launch twice (nsys 2022.2 with --cudabacktrace: `cudaLaunchKernel` and
 `cudaLaunchKernel_v7000`, one correlation id) its Total Time counts each kernel twice. That multiplicity is
@@ -16,9 +21,20 @@ read from the export here by SQL; when it is the same for every kernel, nsys's t
 (and said so); when it varies, the case fails. Prints one ok / not ok line.
 """
 import csv
+import re
 import sqlite3
 import sys
 from collections import defaultdict
+
+
+# emit_nvtx: name[, seq = N][, op_id = N][, sizes = [...]][, input_op_ids = [...]] (torch's getNvtxStr order)
+EMIT_NVTX = re.compile(r"(?:, seq = -?[0-9]+)?(?:, op_id = [0-9]+)?(?:, sizes = \[.*)?(?:, input_op_ids = \[.*)?$")
+SUFFIX_LEFT = re.compile(r", (?:seq|op_id) = [0-9]+|, (?:sizes|input_op_ids) = \[")
+
+
+def group(name):
+    g = EMIT_NVTX.sub("", name, count=1)
+    return g if g else name
 
 
 def nsys_totals(path):
@@ -31,8 +47,14 @@ def nsys_totals(path):
     for r in rows[1:]:
         if len(r) != len(head) or r[ri] in ("None", ""):
             continue
-        out[(r[ri].replace(";", ","), r[ki].replace(";", ","))] += int(r[ti])
+        out[(group(r[ri].replace(";", ",")), r[ki].replace(";", ","))] += int(r[ti])
     return out
+
+
+def raw_range_names(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {r["NVTX Range"] for r in rows if r.get("NVTX Range") not in (None, "", "None")}
 
 
 def folded_totals(path):
@@ -65,6 +87,7 @@ def multiplicity(db):
 def main():
     label, ns_csv, folded, db = sys.argv[1:5]
     ns, gf = nsys_totals(ns_csv), folded_totals(folded)
+    raw_ranges = raw_range_names(ns_csv)
     mult = multiplicity(db)
     note = ""
     if len(mult) > 1:
@@ -78,13 +101,19 @@ def main():
     if not ns:
         print(f"not ok - {label}: nsys's nvtx_kern_sum has no kernel inside a range")
         return 1
+    left = sorted({r for r, _ in gf if SUFFIX_LEFT.search(r)})
+    if left:
+        print(f"not ok - {label}: {len(left)} NVTX frames keep an emit_nvtx suffix; first: {left[0][:120]!r}")
+        return 1
     bad = [(k, ns.get(k), gf.get(k)) for k in sorted(set(ns) | set(gf)) if ns.get(k, 0) != gf.get(k, 0)]
     if bad:
         k, a, b = bad[0]
         print(f"not ok - {label}: {len(bad)} of {len(set(ns) | set(gf))} (range, kernel) totals differ; first: "
               f"{k[0]!r} / {k[1][:80]!r}: nsys {a}, gpuflame {b}{note}")
         return 1
-    print(f"ok - {label}: {len(ns)} (range, kernel) totals equal to nsys nvtx_kern_sum, "
+    grouped = f" ({len(raw_ranges)} raw ranges grouped to {len({r for r, _ in ns})})" if len(raw_ranges) != len(
+        {r for r, _ in ns}) else ""
+    print(f"ok - {label}: {len(ns)} (range, kernel) totals equal to nsys nvtx_kern_sum{grouped}, "
           f"{sum(ns.values())} ns{note}")
     return 0
 

@@ -77,6 +77,23 @@ if have_fixture "$rep"; then
   else not_ok "nvtx_kern_sum $rep: nsys export" "exit $rrc: $(tail -c 300 <<<"$rerr")"; fi
 fi
 
+# PyTorch emit_nvtx names (issue 40): the aiprof report, ~19k `aten::…, seq = N` ranges, given as the report;
+# its NVTX frames are the grouped names (policy nvtx.group) and each grouped (range, kernel) total is the sum of
+# nsys's rows whose ranges group to it (nvtx_kern_check.py groups them with its own regular expression)
+rep=reports/aiprof/baseline_nvtx.nsys-rep
+if have_fixture "$rep"; then
+  d=$W/aiprof; mkdir -p "$d"; cp "$FIX/$rep" "$d/"
+  rnsys export --type sqlite --force-overwrite=true -o "$d/x.sqlite" "$d/baseline_nvtx.nsys-rep"
+  if [ "$rrc" -eq 0 ] && has_nvtx_kernels "$d/x.sqlite"; then
+    one_case "$rep" "$d" "$d/baseline_nvtx.nsys-rep"
+    raw=$(sqlite3 "$d/x.sqlite" "SELECT count(DISTINCT coalesce(text, (SELECT value FROM StringIds WHERE id = textId)))
+      FROM NVTX_EVENTS WHERE eventType = 59")
+    frames=$(sed 's/ [0-9]*$//' "$d/gf.folded" | tr ';' '\n' | sort -u | grep -c ', seq = ') || true
+    if [ "$frames" -eq 0 ] && [ "$raw" -gt 1000 ]; then ok "nvtx_kern_sum $rep: no \`seq = \` frame left ($raw raw names)"
+    else not_ok "nvtx_kern_sum $rep: grouped frames" "$frames frames with ', seq = ' ($raw raw names)"; fi
+  else not_ok "nvtx_kern_sum $rep: nsys export" "exit $rrc: $(tail -c 300 <<<"$rerr")"; fi
+fi
+
 # planted NVTX edge cases on the dlprof export (as tests/real/test_stats_equal.sh derives them)
 src=reports/dlprof/nsys_profile.sqlite
 if have_fixture "$src"; then

@@ -1,6 +1,8 @@
 """The CPU side of a timeline (issue 25) against SQL on the export: prints one `name|expected|got` line per
 check for tests/cli/test_timeline_cpu.sh. Expected values come from the export alone (sqlite3, the queries
-nsys's own reports use: osrt_sum counts OSRT_API rows of eventClass 27, names LEFT JOINed from StringIds);
+nsys's own reports use: osrt_sum counts OSRT_API rows of eventClass 27, names LEFT JOINed from StringIds; the
+rows of eventClass 31 and 32, zero-length marks where a thread's OS runtime tracing starts and finishes, are
+events too, named `OSRT start` and `OSRT finish`: issue 41);
 got values from gpuflame's Chrome trace and timeline page.
 
 usage: check_cpu_side.py EXPORT CHROME_JSON PAGE_HTML"""
@@ -32,23 +34,24 @@ def main(db, chrome, page):
     exp = {}
     if has(c, "OSRT_API"):
         for name, num, total in c.execute(
-                "SELECT ids.value, count(*), sum(o.end - o.start) FROM OSRT_API o "
-                "LEFT JOIN StringIds ids ON ids.id = o.nameId WHERE o.eventClass = 27 GROUP BY 1"):
-            exp[name if name is not None else "?"] = (num, total)
+                "SELECT CASE o.eventClass WHEN 27 THEN ifnull(ids.value, '?') WHEN 31 THEN 'OSRT start' "
+                "WHEN 32 THEN 'OSRT finish' ELSE 'OSRT event class ' || o.eventClass END, count(*), "
+                "sum(o.end - o.start) FROM OSRT_API o LEFT JOIN StringIds ids ON ids.id = o.nameId GROUP BY 1"):
+            exp[name] = (num, total)
     got = collections.defaultdict(lambda: [0, 0])
     for e in osrt:
         g = got[e["name"]]
         g[0] += 1
         g[1] += round(e["dur"] * 1000)
-    check("chrome: osrt events (X) = OSRT_API rows of eventClass 27", sum(v[0] for v in exp.values()), len(osrt))
-    check("chrome: osrt calls and total ns per name = osrt_sum's", sorted((k, v[0], v[1]) for k, v in exp.items()),
+    check("chrome: osrt events (X) = OSRT_API rows", sum(v[0] for v in exp.values()), len(osrt))
+    check("chrome: osrt calls and total ns per name = osrt_sum's (and the start/finish marks)", sorted((k, v[0], v[1]) for k, v in exp.items()),
           sorted((k, v[0], v[1]) for k, v in got.items()))
     check("chrome: every osrt event is a complete event", len(osrt), sum(e["ph"] == "X" for e in osrt))
     # each call on its thread's track: (pid, tid) of its globalTid
     thr = collections.Counter()
     if has(c, "OSRT_API"):
         for pid, tid, n in c.execute("SELECT (globalTid >> 24) & 16777215, globalTid & 16777215, count(*) FROM OSRT_API "
-                                     "WHERE eventClass = 27 GROUP BY 1, 2"):
+                                     "GROUP BY 1, 2"):
             thr[(pid, tid)] = n
     check("chrome: osrt calls per thread track (pid, tid of globalTid)", sorted(thr.items()),
           sorted(collections.Counter((e["pid"], e["tid"]) for e in osrt).items()))
@@ -69,7 +72,7 @@ def main(db, chrome, page):
     d = page_data.load(page)
     kinds = d["kinds"]
     cnt = collections.Counter(kinds[r[6]] for r in d["events"])
-    check("page: osrt events = OSRT_API rows of eventClass 27", sum(v[0] for v in exp.values()), cnt.get("osrt", 0))
+    check("page: osrt events = OSRT_API rows", sum(v[0] for v in exp.values()), cnt.get("osrt", 0))
     check("page: cpu_sample events = COMPOSITE_EVENTS rows", n, cnt.get("cpu_sample", 0))
     lanes = d["lanes"]
     bad = [r for r in d["events"] if kinds[r[6]] == "cpu_sample" and lanes[r[2]].get("sub") != "samples"]

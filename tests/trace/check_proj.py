@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The NVTX GPU projection of a chrome-trace export equals an nvtx_gpu_proj_trace CSV (gpuflame's or the
 real nsys's `stats --format csv`): one "cat": "nvtx_gpu_proj" X event per row, args.range_id = RangeId,
-name = Name, ts/dur = Projected Start/Duration (µs with ns decimals), on a track of a GPU process.
+name = Name (args "raw name" where policy nvtx.group renamed it), ts/dur = Projected Start/Duration (µs with ns
+decimals), on a track of a GPU process.
 Usage: check_proj.py CHROME.json PROJ.csv TAG. Prints ok/not ok lines; exits 1 on a failure."""
 import csv
 import json
@@ -31,7 +32,8 @@ procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"]
 got = {}
 for e in ev:
     if e.get("cat") == "nvtx_gpu_proj" and e["ph"] == "X":
-        got[e["args"]["range_id"]] = (norm(e["name"]), ns(e["ts"]), ns(e["dur"]), e["pid"])
+        # a name grouped by policy nvtx.group (issue 40) keeps the range's own name in args "raw name"
+        got[e["args"]["range_id"]] = (norm(e["args"].get("raw name", e["name"])), ns(e["ts"]), ns(e["dur"]), e["pid"])
 lines = [ln for ln in open(proj_csv, encoding="utf-8") if ln.strip()]
 start = next((i for i, ln in enumerate(lines) if ln.startswith("Name,")), None)
 want = {}

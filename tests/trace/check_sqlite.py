@@ -33,10 +33,10 @@ expected = {
     "memcpy": count("CUPTI_ACTIVITY_KIND_MEMCPY"),
     "memset": count("CUPTI_ACTIVITY_KIND_MEMSET"),
     "sync": count("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"),
-    "nvtx": count("NVTX_EVENTS", "WHERE eventType IN (59, 60, 70, 71)"),
+    "nvtx": count("NVTX_EVENTS", "WHERE eventType IN (59, 60, 70, 71, 34)"),  # ranges and marks (issue 41)
     # the CPU side (issue 25): osrt_sum's rows, one sample per COMPOSITE_EVENTS row, and a running interval
     # per sched-in directly followed by a sched-out, for the threads the page has a lane of
-    "osrt": count("OSRT_API", "WHERE eventClass = 27"),
+    "osrt": count("OSRT_API", ""),  # every row: the calls (eventClass 27) and the start/finish marks (31, 32)
     "cpu_sample": count("COMPOSITE_EVENTS"),
     "cpu_running": 0,
 }

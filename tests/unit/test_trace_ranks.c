@@ -255,7 +255,7 @@ static void test_digests(const char *const *paths, size_t n)
             continue;
         gf_proc_info *p;
         size_t np;
-        if (gf_trace_processes(src[ns], &p, &np, &err) != 0)
+        if (gf_trace_processes(src[ns], NULL, 0, &p, &np, &err) != 0)
             np = 0, p = NULL;
         for (size_t k = 0; k < np && nr < MAXR; k++, nr++) {
             spec[nr] = (gf_rank_spec){ns, p[k].pid, (int32_t)nr};
