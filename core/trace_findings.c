@@ -4,6 +4,7 @@
  * sorter is stable, a temp b-tree adds a sequence number), and inserts in table (rowid) order:
  * gf_trace.seq keeps that order. */
 #include "trace_findings.h"
+#include "trace.h"
 
 #include <math.h>
 #include <sqlite3.h>

@@ -10,6 +10,7 @@
 
 #include "hmap.h"
 #include "jsonout.h"
+#include "trace_nvtx_group.h"
 
 const char *const gf_flame_level_names[GF_FL_NLEVELS] = {"process", "rank", "device", "stream",
                                                          "nvtx",    "callchain", "api", "kernel"};

@@ -14,6 +14,7 @@
 #include "trace_rows.h"
 #include "trace_view.h"
 #include "trace_json.h"
+#include "trace_nvtx_group.h"
 
 static void jstr(FILE *out, const gf_trace *t, int32_t id)
 {

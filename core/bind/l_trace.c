@@ -41,6 +41,7 @@
 #include "trace_json.h"
 #include "trace_proj.h"
 #include "trace_trim.h"
+#include "trace_nvtx_group.h"
 
 #define TRACE_MT "gpuflame.trace"
 
