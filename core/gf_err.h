@@ -16,6 +16,7 @@
     X(INPUT, 6)                                                                                             \
     X(DELIVERY, 7)                                                                                          \
     X(REGRESSION, 10)                                                                                       \
+    X(NOT_COMPARABLE, 11)                                                                                   \
     X(INTERRUPTED, 130)
 
 enum {

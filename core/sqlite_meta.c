@@ -113,6 +113,60 @@ static int meta_kv(gf_capture_meta *mt, const char *k, const char *v)
     return 0;
 }
 
+/* "PROCESS_<n>:ARGS_HASH" kv entries: per launched process n, the first 16 hex digits of SHA-256 over its
+ * META_DATA_CAPTURE COMMAND and ARGUMENT_<k> values (table order, each followed by a NUL byte), so a process
+ * is known by its executable and arguments without them leaving this file. */
+static int process_args_hashes(sqlite3 *db, gf_capture_meta *mt)
+{
+    if (!has_table(db, "META_DATA_CAPTURE"))
+        return 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT name, value FROM META_DATA_CAPTURE WHERE name GLOB 'PROCESS_[0-9]*:COMMAND' OR "
+                           "name GLOB 'PROCESS_[0-9]*:ARGUMENT_[0-9]*' ORDER BY rowid",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    struct acc {
+        long n;
+        gf_sha256 c;
+    } *a = NULL;
+    size_t na = 0;
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        const char *k = (const char *)sqlite3_column_text(st, 0);
+        long n = k ? strtol(k + 8, NULL, 10) : -1;
+        size_t i = 0;
+        while (i < na && a[i].n != n)
+            i++;
+        if (i == na) {
+            if (GF_RESIZE(a, na + 1) != 0) {
+                rc = -1;
+                break;
+            }
+            a[na].n = n;
+            gf_sha256_init(&a[na].c);
+            na++;
+        }
+        const void *v = sqlite3_column_blob(st, 1);
+        int len = sqlite3_column_bytes(st, 1);
+        if (v && len > 0)
+            gf_sha256_update(&a[i].c, v, (size_t)len);
+        gf_sha256_update(&a[i].c, "", 1);
+    }
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < na && rc == 0; i++) {
+        unsigned char d[32];
+        char hex[17], key[64];
+        gf_sha256_final(&a[i].c, d);
+        for (int j = 0; j < 8; j++)
+            snprintf(hex + 2 * j, 3, "%02x", d[j]);
+        snprintf(key, sizeof key, "PROCESS_%ld:ARGS_HASH", a[i].n);
+        rc = meta_kv(mt, key, hex);
+    }
+    free(a);
+    return rc;
+}
+
 /* "2026-04-29T20:31:39" (UTC) → epoch ns; -1 when malformed */
 static int64_t parse_utc(const char *s)
 {
@@ -251,6 +305,8 @@ static int read_rank_meta(sqlite3 *db, const char *path, const char *const *env_
             sqlite3_finalize(q.st);
         }
     }
+    if (process_args_hashes(db, mt) != 0)
+        goto oom;
     ret = 0;
     goto done;
 oom:

@@ -41,7 +41,9 @@ typedef struct gf_capture_meta {
     /* selected name/value pairs:
      *   "PROCESS_<n>:PID"         META_DATA_CAPTURE: the pid of the launched process n
      *   "PROCESS_<n>:ENV:<NAME>"  META_DATA_CAPTURE: its environment variable NAME, only for NAMEs in env_names
-     *   "PROCESSES:<pid>"         PROCESSES: process name */
+     *   "PROCESS_<n>:ARGS_HASH"   META_DATA_CAPTURE: 16 hex digits of SHA-256 over its COMMAND and ARGUMENT_<k>
+ *                             values (each followed by a NUL byte): the command line itself never leaves C
+ *   "PROCESSES:<pid>"         PROCESSES: process name */
     gf_sqlite_kv *kv;
     size_t nkv;
 } gf_capture_meta;

@@ -269,6 +269,9 @@ static uint32_t process_frame(fl *f, const gf_lane *gl, int64_t pid)
     int64_t *v = gf_hmap_get(&f->names, ((uint64_t)3 << 56) ^ gf_hash_u64(key));
     if (v)
         return (uint32_t)*v;
+    for (size_t i = 0; i < f->o->nproc; i++)
+        if (f->o->proc_pid[i] == pid && f->o->proc_rank[i] == gl->rank)
+            return frame_for(f, 3, key, f->o->proc_name[i], GF_FRAME_PROCESS);
     const char *pname = NULL;
     for (size_t l = 0; l < t->nlanes && !pname; l++) /* the main thread's name names the process */
         if (t->lanes[l].kind == GF_LANE_CPU && t->lanes[l].pid == pid && t->lanes[l].tid == pid &&

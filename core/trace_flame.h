@@ -38,6 +38,13 @@ typedef struct gf_gpu_flame_opts {
     size_t nlevels;
     int startend;         /* start/end ranges make NVTX frames too (push/pop ranges always do) */
     const char *nolaunch; /* the frame of GPU work whose launch call is not in the capture */
+    /* optional process frames named by the caller (a process known by what it is, not its pid: diff,
+     * multi-report views): process i of rank proc_rank[i] (-1: none) and pid proc_pid[i] is proc_name[i];
+     * other processes are "<main thread name> [<pid>]", else "pid <pid>" */
+    const int64_t *proc_pid;
+    const int32_t *proc_rank;
+    const char *const *proc_name;
+    size_t nproc;
     gf_flame_raw *raw;    /* optional: receives the raw names of grouped NVTX frames (NULL: not kept) */
 } gf_gpu_flame_opts;
 

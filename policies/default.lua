@@ -377,6 +377,26 @@ return {
     min_fraction = 0,        -- page: leave out flame subtrees below this share of both totals (0 = keep all)
     group_by = "kernel",     -- the ranked table's rows: "kernel" (the stacks' leaves) or "nvtx" (NVTX ranges; `--group-by`)
     title = "GPU time diff",
+    -- A process is known by what it is, not its pid, so two runs of one program line up (docs/DIFF.md):
+    -- "auto" its rank when the capture gives one (ranks.label_env, ranks.thread_rank_patterns), else
+    -- its executable (processes of one capture sharing it told apart by their command line's hash);
+    -- "executable"; "command" (executable + command-line hash); "pid" (the process frames of before:
+    -- "<name> [<pid>]"); or function(p) → key, p = {pid=, rank=, executable=, thread=, args_hash=}.
+    -- Also names the process frames of multi-report flamegraphs.
+    process_key = "auto",
+    -- Comparable or not (docs/DIFF.md): the work of the two captures compared before the verdict; a
+    -- difference beyond these makes the verdict "not comparable" (exit 11).
+    work = {
+      bytes_tolerance = 0.10,     -- bytes per copy direction (and set by memsets) differ by more than 10%
+      instances_tolerance = 0.25, -- instances of a kernel found on both sides
+      launch_tolerance = 0.25,    -- its mean blocks per instance or threads per block
+      nvtx_tolerance = 0.25,      -- ranges of an NVTX name found on both sides
+      min_share = 0.02,           -- kernels: at least this share of each side's kernel time (smaller
+                                  -- ones, and kernels an optimisation swapped, say nothing of the input);
+                                  -- copy directions: of either side's bytes
+      nvtx_depth = 0,             -- NVTX push/pop ranges nested at most this deep (0: outermost only)
+      nvtx_fold_numbers = true,   -- "step 12" and "step 13" count as one name, "step #"
+    },
   },
 
   -- File names gpuflame writes: inside a capture directory (capture, the agent's backends; `upload` looks

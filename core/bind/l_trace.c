@@ -17,6 +17,7 @@
  *   core.trace.open_sqlite_workers({path...}, {workers=, scratch=, stacks=, keep_partners=}) → {trace...}
  *   core.trace.sqlite_meta(path, {ENV_NAME...}) → {session_start=, session_field=, host=, kv={[k]=v}}
  *   tr:processes() → {{pid=, events=, gpu_events=, devices={...}}...}, tr:ranks() → {label...}
+ *   tr:work([nvtx_depth]) → per kernel name, copy direction, memset, NVTX name: count, total_ns, bytes, blocks, threads
  *   tr:rank_stats({nccl prefix...}, {iteration prefix...}) → per rank rows (see trace_ranks.h)
  *   tr:rank_kernel_totals([kind]) → {{rank=label|nil, name=, total=, count=}...}
  * A trace is also a render slot: core.render.render(t, {data = {data = tr}}, out). */

@@ -1,6 +1,7 @@
 /* Binding: the hierarchical GPU flamegraph over a trace (core/trace_flame.c).
  *
- *   core.trace_flame.stacks(tr, S, {levels = {"process", "nvtx", ...}, startend = bool, nolaunch = "..."})
+ *   core.trace_flame.stacks(tr, S, {levels = {"process", "nvtx", ...}, startend = bool, nolaunch = "...",
+ *                                   processes = {{pid=, rank=, name=}...} (optional: process frames by name)})
  *     adds tr's GPU operations to the Stacks S (weights in ns, instances, frame kinds); returns the raw names
  *     behind each NVTX frame of a grouped trace ({[frame text] = {raw text, ...}}; {} when not grouped)
  *   core.trace_flame.write_speedscope(tr, path, {levels = ..., startend =, nolaunch =, name =, max_events =})
@@ -46,6 +47,38 @@ static void check_opts(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
     o->levels = lv;
     o->nlevels = n;
     o->nolaunch = gf_req_string_field(L, idx, "nolaunch");
+    o->proc_pid = NULL;
+    o->proc_rank = NULL;
+    o->proc_name = NULL;
+    o->nproc = 0;
+    lua_getfield(L, idx, "processes"); /* optional: {{pid=, rank=(0-based, or absent), name=}...} */
+    if (lua_istable(L, -1)) {
+        size_t np = lua_rawlen(L, -1);
+        /* one userdata holds the three arrays (freed by the GC, also when a field raises); it stays on the
+         * stack while the caller's call runs (the names are anchored by the opts table) */
+        size_t sz = np * (sizeof(int64_t) + sizeof(int32_t) + sizeof(char *)) + 1;
+        char *mem = lua_newuserdatauv(L, sz, 0);
+        lua_insert(L, -2);
+        int64_t *pid = (int64_t *)(void *)mem;
+        const char **name = (const char **)(void *)(mem + np * sizeof(int64_t));
+        int32_t *rank = (int32_t *)(void *)(mem + np * (sizeof(int64_t) + sizeof(char *)));
+        for (size_t i = 0; i < np; i++) {
+            lua_rawgeti(L, -1, (lua_Integer)i + 1);
+            if (!lua_istable(L, -1))
+                gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: processes[%zu] must be a table", i + 1);
+            pid[i] = gf_req_int_field(L, -1, "pid");
+            lua_getfield(L, -1, "rank");
+            rank[i] = lua_isinteger(L, -1) ? (int32_t)lua_tointeger(L, -1) : -1;
+            lua_pop(L, 1);
+            name[i] = gf_req_string_field(L, -1, "name");
+            lua_pop(L, 1);
+        }
+        o->proc_pid = pid;
+        o->proc_rank = rank;
+        o->proc_name = name;
+        o->nproc = np;
+    }
+    lua_pop(L, 1);
     o->raw = NULL;
 }
 

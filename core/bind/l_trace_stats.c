@@ -1,5 +1,5 @@
 /* The Trace userdata's statistics methods (core/trace_stats.c, trace_ranks.c): kernel_stats, launch_stats,
- * gpu_idle, processes, rank_stats, rank_kernel_totals. l_trace.c adds them to the class (gf_lua_trace_stats);
+ * gpu_idle, processes, work, rank_stats, rank_kernel_totals. l_trace.c adds them to the class (gf_lua_trace_stats);
  * this file is not a module of its own. */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 #include "trace_ranks.h"
 #include "trace_stats.h"
 #include "trace_nvtx_group.h"
+#include "trace_work.h"
 
 static int kind_arg(lua_State *L, int idx, int def)
 {
@@ -140,6 +141,39 @@ static int m_rank_kernel_totals(lua_State *L)
     return 1;
 }
 
+/* tr:work(nvtx_depth) → {{kind = "kernel"|"copy"|"memset"|"nvtx", name=, count=, total_ns=, bytes=, blocks=,
+ * threads=}...}: the work the capture did (core/trace_work.h) */
+static int m_work(lua_State *L)
+{
+    gf_trace *t = gf_lua_check_trace(L, 1);
+    static const char *const kinds[] = {"kernel", "copy", "memset", "nvtx"};
+    int depth = (int)luaL_optinteger(L, 2, 0);
+    gf_work_row *w;
+    size_t n;
+    gf_err err;
+    if (gf_trace_work(t, depth, &w, &n, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 7);
+        lua_pushstring(L, kinds[w[i].kind]);
+        lua_setfield(L, -2, "kind");
+        if (w[i].name >= 0)
+            gf_lua_trace_str(L, t, w[i].name);
+        else
+            lua_pushstring(L, "?");
+        lua_setfield(L, -2, "name");
+        gf_lua_setint(L, "count", w[i].count);
+        gf_lua_setint(L, "total_ns", w[i].total_ns);
+        gf_lua_setint(L, "bytes", w[i].bytes);
+        gf_lua_setint(L, "blocks", w[i].blocks);
+        gf_lua_setint(L, "threads", w[i].threads);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(w);
+    return 1;
+}
+
 static int m_kernel_stats(lua_State *L)
 {
     gf_trace *t = gf_lua_check_trace(L, 1);
@@ -226,6 +260,7 @@ const luaL_Reg gf_lua_trace_stats[] = {
     {"launch_stats", m_launch_stats},
     {"gpu_idle", m_gpu_idle},
     {"processes", m_processes},
+    {"work", m_work},
     {"rank_stats", m_rank_stats},
     {"rank_kernel_totals", m_rank_kernel_totals},
     {NULL, NULL},

@@ -469,6 +469,9 @@ end
 
 -- One line per verdict for the terminal.
 function M.verdict_text(v)
+  if v.comparable == false then
+    return "verdict: NOT COMPARABLE (exit " .. v.exit_code .. "): " .. table.concat(v.reasons, "; ")
+  end
   if not v.regression then return "verdict: no regression (exit 0)" end
   return "verdict: REGRESSION (exit " .. v.exit_code .. "): " .. table.concat(v.reasons, "; ")
 end

@@ -153,13 +153,17 @@ function fg.gpu_ops(tr)
   return (c.kernel or 0) + (c.memcpy or 0) + (c.memset or 0)
 end
 
--- from_trace(tr, fs, policy) → stacks: the hierarchical stacks (weights in ns) of the levels of fs
--- (fg.settings; nil: the policy's), or nil when tr has no GPU work.
-function fg.from_trace(tr, fs, policy)
-  fs = fs or fg.settings(nil, need(policy, "flamegraph.from_trace"))
+-- from_trace(tr, {flame=, processes=} or nil, policy) → stacks: the hierarchical stacks (weights in ns), or nil
+-- when tr has no GPU work. flame: the stacks' settings (fg.settings; nil: the policy's levels). processes: the
+-- process frames by name (gpuflame.process_key.list), or nil: "<name> [<pid>]".
+function fg.from_trace(tr, opts, policy)
+  opts = opts or {}
+  local fs = opts.flame or fg.settings(nil, need(policy, "flamegraph.from_trace"))
   if fg.gpu_ops(tr) == 0 then return nil end
   local stacks = core.stacks.new()
-  local raw = core.trace_flame.stacks(tr, stacks, fg.level_options(fs, policy))
+  local o = fg.level_options(fs, policy)
+  o.processes = opts.processes
+  local raw = core.trace_flame.stacks(tr, stacks, o)
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
     levels = table.concat(fs.levels, ","), nvtx_raw = fg.raw_summary(raw, policy) })
   return stacks
@@ -199,7 +203,9 @@ function fg.from_reports(paths, opts, policy)
   opts = opts or {}
   local tr, info = fg.load_trace(paths, { ranks = true, nsys = opts.nsys, allow_unrelated = opts.allow_unrelated,
     flame = opts.flame }, need(policy, "flamegraph.from_reports"))
-  local stacks = fg.from_trace(tr, opts.flame, policy)
+  -- a process is known by its executable, not its pid: one program's processes of every rank share a frame
+  local procs = require("gpuflame.process_key").list(tr, nil, { merged = #tr:ranks() > 0 }, policy)
+  local stacks = fg.from_trace(tr, { flame = opts.flame, processes = procs }, policy)
   if not stacks then
     errors.raise(errors.NO_DATA, "%s: no GPU kernels in these reports", table.concat(paths, ", "))
   end

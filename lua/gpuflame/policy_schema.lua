@@ -320,6 +320,18 @@ S.tree = {
     min_fraction = S.num({ min = 0, max = 1 }),
     group_by = S.str({ oneof = { "kernel", "nvtx" } }),
     title = S.str(),
+    -- process frames by what a process is (lua/gpuflame/process_key.lua), or function(p) → key
+    process_key = S.either(S.str({ oneof = { "auto", "executable", "command", "pid" } }), S.fn()),
+    -- comparable or not (lua/gpuflame/diff_work.lua)
+    work = {
+      bytes_tolerance = S.num({ min = 0 }),
+      instances_tolerance = S.num({ min = 0 }),
+      launch_tolerance = S.num({ min = 0 }),
+      nvtx_tolerance = S.num({ min = 0 }),
+      min_share = S.num({ min = 0, max = 1 }),
+      nvtx_depth = S.int({ min = 0 }),
+      nvtx_fold_numbers = S.bool(),
+    },
   },
   -- file names gpuflame writes (capture directories; default -o of flamegraph, timeline, report --html)
   outputs = {

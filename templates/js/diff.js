@@ -31,7 +31,12 @@
   // ---- verdict, caveats, captures, totals ----
   var V = M.verdict;
   var vEl = $("verdict");
-  if (V) {
+  if (V && V.comparable === false) {
+    vEl.textContent = "NOT COMPARABLE (exit " + V.exit_code + ")";
+    vEl.className = "warn";
+    vEl.title = "the captures did different work (policy diff.work): compare the normalised figures below";
+    (V.reasons || []).forEach(function (r) { $("reasons").appendChild(el("li", null, r)); });
+  } else if (V) {
     vEl.textContent = V.regression ? "REGRESSION (exit " + V.exit_code + ")" : "no regression (exit " + V.exit_code + ")";
     vEl.className = V.regression ? "bad" : "good";
     (V.reasons || []).forEach(function (r) { $("reasons").appendChild(el("li", null, r)); });
@@ -44,6 +49,46 @@
   if (!cav.length) $("caveats").appendChild(el("li", null, M.read_back ? "A differential folded file carries no capture metadata." :
     "None found: same GPUs, drivers, Nsight Systems version, command line (hash) and host, and capture lengths within tolerance.")).style.color = "var(--muted)";
   cav.forEach(function (c) { $("caveats").appendChild(el("li", null, c.message)); });
+
+  // ---- the work each capture did, the figures that still compare, the processes ----
+  function fmtW(what, v) {
+    if (v === null || v === undefined) return "\u2014";
+    if (/^bytes /.test(what)) {
+      var u = ["B", "KiB", "MiB", "GiB", "TiB"], i = 0;
+      while (Math.abs(v) >= 1024 && i < u.length - 1) { v /= 1024; i++; }
+      return (i ? (Math.round(v * 10) / 10).toLocaleString() : v.toLocaleString()) + " " + u[i];
+    }
+    return (Math.round(v * 10) / 10).toLocaleString();
+  }
+  var WC = (V && V.work_changes) || [];
+  if (V && V.work_compared === false) $("worknote").textContent = "(not compared: an input without a trace)";
+  else if (!WC.length) $("worknote").textContent = V ? "(the same work on both sides, within policy diff.work)" : "";
+  var wtb = $("work").tBodies[0];
+  WC.forEach(function (c) {
+    var tr = el("tr"), nt = td(c.what, "name");
+    tr.appendChild(nt); tr.appendChild(td(fmtW(c.what, c.before), "n")); tr.appendChild(td(fmtW(c.what, c.after), "n"));
+    tr.appendChild(td(c.change === null ? "\u2014" : fmtP(c.change, true), "n"));
+    wtb.appendChild(tr);
+  });
+  $("work").style.display = WC.length ? "" : "none";
+  var NF = M.normalised || [], ntb = $("normalised").tBodies[0];
+  function fmtU(v, unit) { return v === null || v === undefined ? "\u2014" : (v < 10 ? v.toPrecision(3) : Math.round(v).toLocaleString()) + " " + unit; }
+  NF.forEach(function (f) {
+    var tr = el("tr");
+    tr.appendChild(td(f.what, "name")); tr.appendChild(td(fmtU(f.before, f.unit), "n")); tr.appendChild(td(fmtU(f.after, f.unit), "n"));
+    tr.appendChild(td(f.change === null ? "\u2014" : fmtP(f.change, true), "n"));
+    var dt = td(""); dt.appendChild(el("span", "tag " + f.direction, f.direction)); tr.appendChild(dt);
+    ntb.appendChild(tr);
+  });
+  $("normwrap").style.display = NF.length ? "" : "none";
+  var PR = M.processes || [], ptb = $("processes").tBodies[0];
+  function pids(l) { return l && l.length ? l.map(function (p) { return "pid " + p; }).join(", ") : "\u2014"; }
+  PR.forEach(function (p) {
+    var tr = el("tr");
+    tr.appendChild(td(p.key, "name")); tr.appendChild(td(pids(p.before))); tr.appendChild(td(pids(p.after)));
+    ptb.appendChild(tr);
+  });
+  $("procwrap").style.display = PR.length ? "" : "none";
 
   var B = M.before || {}, A = M.after || {};
   var mb = B.meta || {}, ma = A.meta || {};

@@ -4,7 +4,7 @@
 // fragment, the ranked table, hostile names inert, no network, launch-stack view when both sides have
 // backtraces.
 import { chromium } from "playwright-core";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { writeFileSync, existsSync, readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -57,7 +57,9 @@ const g2 = spawnSync("python3", [`${top}/tests/gen/sample_export.py`, `${tmp}/s2
 if (g1.status === 0 && g2.status === 0) {
   spawnSync("sqlite3", [`${tmp}/s2.sqlite`, "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE demangledName IN (SELECT id FROM StringIds WHERE value LIKE '%nccl%')"]);
   page2 = `${tmp}/diff-launch.html`;
-  execFileSync(bin, ["-q", "diff", `${tmp}/s1.sqlite`, `${tmp}/s2.sqlite`, "-o", page2]);
+  // 20 steps against 12: the work differs, so the verdict is "not comparable" (exit 11; docs/DIFF.md)
+  const r2 = spawnSync(bin, ["-q", "diff", `${tmp}/s1.sqlite`, `${tmp}/s2.sqlite`, "-o", page2], { encoding: "utf8" });
+  check("20 steps against 12: not comparable, exit 11", r2.status === 11, `${r2.status} ${r2.stderr}`);
 }
 
 const browser = await chromium.launch({
@@ -199,6 +201,10 @@ try {
   if (page2) {
     const o3 = await open(page2);
     check("launch view enabled when both sides have backtraces", !(await o3.page.isDisabled("#v-launch")));
+    const wk = await o3.page.evaluate(() => ({ verdict: document.getElementById("verdict").textContent,
+      work: [...document.querySelectorAll("#work tbody tr")].map((tr) => tr.cells[0].textContent) }));
+    check("not comparable: the verdict says so and the work table names the steps",
+      wk.verdict === "NOT COMPARABLE (exit 11)" && wk.work.includes("NVTX ranges step #"), JSON.stringify(wk));
     await o3.page.click("#v-launch");
     st = await o3.page.evaluate(() => window.gpuflameDiff.state());
     check("launch view: stacks ending in kernels", st.view === "launch" && (await o3.page.evaluate(() => location.hash)).includes("view=launch"),

@@ -19,8 +19,11 @@ cmd.spec = {
     "Kernels match by demangled name (policy diff.normalize_name can normalise). The page (-o, default\n" ..
     "diff.html) shows the ranked kernel changes, both captures' metadata with every difference that makes\n" ..
     "the comparison unfair, and the differential flamegraph. --json prints the comparison (docs/DIFF.md) on\n" ..
-    "stdout and writes a page only with -o. Exit 0: no regression; 10: regression (policy diff.threshold,\n" ..
-    "diff.kernel_threshold, or diff.verdict). NVTX analyses (analysis.json) are compared with `compare`.",
+    "stdout and writes a page only with -o. Processes match by rank or executable, not pid (policy\n" ..
+    "diff.process_key). Before the verdict the work of both captures is compared (bytes per copy direction,\n" ..
+    "kernel instances and launch sizes, NVTX ranges; policy diff.work). Exit 0: no regression; 10: regression\n" ..
+    "(policy diff.threshold, diff.kernel_threshold, or diff.verdict); 11: not comparable (the work differs).\n" ..
+    "NVTX analyses (analysis.json) are compared with `compare`.",
   options = {
     { "out", short = "o", arg = "FILE", help = "the page (default diff.html; with --json only when given)" },
     { "json", help = "print the comparison as JSON on stdout (schema: docs/DIFF.md)" },
@@ -60,7 +63,9 @@ function cmd.run(opts, ctx)
     local b = side.load_side(pb, { nsys = opts.nsys, flame = fs }, ctx)
     local a = side.load_side(pa, { nsys = opts.nsys, flame = fs }, ctx)
     local D, L, d = diff.compare(b, a, { group_by = opts.group_by }, policy)
+    d.processes = require("gpuflame.process_key").pairs(b.processes, a.processes)
     d.verdict = diff.verdict(d, policy)
+    require("gpuflame.diff_work").apply(d, b.work, a.work, policy)
     if opts.folded then
       D:write_folded(opts.folded)
       require("gpuflame.sidecar").write(opts.folded, diff.folded_meta(d))

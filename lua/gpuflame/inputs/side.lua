@@ -130,7 +130,8 @@ end
 -- load_side(path, opts, ctx) → side (path: a file or a capture directory; opts: nsys, flame = the command's
 -- stack settings, flamegraph.settings):
 --   {input, file, source = "sqlite"|"csv"|"folded", from_rep, kind = "kernels"|"api"|"folded",
---    unit = "ns"|"count", scale, stacks, kernels = {{name, total_ns, count}}|nil, meta = {...}|nil}
+--    unit = "ns"|"count", scale, stacks, kernels = {{name, total_ns, count}}|nil, meta = {...}|nil,
+--    processes = gpuflame.process_key.list's | nil, work = gpuflame.diff_work.summary's | nil (exports only)}
 function M.load_side(path, opts, ctx)
   local inputs = require("gpuflame.inputs")
   local st = core.fs.stat(path)
@@ -147,16 +148,23 @@ function M.load_side(path, opts, ctx)
   if info.type == "sqlite" or info.type == "model" then
     side.source = "sqlite"
     side.kind = "kernels"
+    local kv
     if info.type == "model" then -- its provenance holds the export's core.sqlite_meta view (docs/MODEL_FORMAT.md)
       local _, prov = require("gpuflame.model").open(info.path)
       side.meta = prov.capture
       side.model = info.path
+      kv = prov.meta and prov.meta.kv
     else
       side.meta = core.sqlite_meta.read(info.path)
+      kv = core.trace.sqlite_meta(info.path, policy.ranks.label_env).kv
     end
     local fg = require("gpuflame.flamegraph")
     local fs = opts and opts.flame -- the command's stack settings (flamegraph.settings), else the policy's
-    side.stacks = fg.from_trace(fg.load_trace({ info.path }, { flame = fs }, policy), fs, policy)
+    local tr = fg.load_trace({ info.path }, { flame = fs }, policy)
+    -- processes known by what they are (policy diff.process_key), the work done (diff.work)
+    side.processes = require("gpuflame.process_key").list(tr, kv, nil, policy)
+    side.work = require("gpuflame.diff_work").summary(tr, policy)
+    side.stacks = fg.from_trace(tr, { flame = fs, processes = side.processes }, policy)
     if not side.stacks then
       errors.raise(errors.NO_DATA, "%s: no GPU kernels, copies or memsets in this export", path)
     end

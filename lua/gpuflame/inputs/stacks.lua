@@ -64,7 +64,7 @@ local function load(path, info, opts, ctx)
   if info.type == "folded" then
     stacks, meta = load_folded(path, info)
   elseif info.type == "sqlite" or info.type == "model" then
-    stacks = flamegraph.from_trace(flamegraph.load_trace({ path }, { flame = fs }, policy), fs, policy)
+    stacks = flamegraph.from_trace(flamegraph.load_trace({ path }, { flame = fs }, policy), { flame = fs }, policy)
     if stacks then
       meta = { source = path, report = "gpu", stacks = stacks:count(), unit_ns = 1 }
     elseif info.type == "model" then
