@@ -403,6 +403,48 @@ int gf_check_trusted(const char *path, gf_err *err)
                    path, shown, why);
 }
 
+int gf_private_dir(const char *path, gf_err *err)
+{
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return gf_errf(err, GF_EXIT_ERROR, "%s: cannot create the private directory: %s", path, strerror(errno));
+    /* opened without following a symlink, then checked and tightened through the descriptor: what is
+     * checked is what is used, whatever is renamed in the meantime */
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    char why[160] = "";
+    unsigned uid = (unsigned)geteuid();
+    if (fd < 0) {
+        int e = errno;
+        struct stat lst;
+        if (lstat(path, &lst) != 0)
+            return gf_errf(err, GF_EXIT_ERROR, "%s: %s", path, strerror(e));
+        if (S_ISLNK(lst.st_mode))
+            snprintf(why, sizeof why, "it is a symbolic link");
+        else if (!S_ISDIR(lst.st_mode))
+            snprintf(why, sizeof why, "it is not a directory");
+        else if ((unsigned)lst.st_uid != uid)
+            snprintf(why, sizeof why, "it is owned by uid %u, not by this user (uid %u)", (unsigned)lst.st_uid, uid);
+        else
+            return gf_errf(err, GF_EXIT_ERROR, "%s: %s", path, strerror(e));
+    } else if (fstat(fd, &st) != 0) {
+        snprintf(why, sizeof why, "fstat: %s", strerror(errno));
+    } else if ((unsigned)st.st_uid != uid) {
+        snprintf(why, sizeof why, "it is owned by uid %u, not by this user (uid %u)", (unsigned)st.st_uid, uid);
+    } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(why, sizeof why, "its mode is %04o: others could have placed files in it (want 0700)",
+                 (unsigned)(st.st_mode & 07777));
+    } else if ((st.st_mode & 077) && fchmod(fd, 0700) != 0) {
+        snprintf(why, sizeof why, "its mode is %04o and chmod 0700 failed: %s", (unsigned)(st.st_mode & 07777),
+                 strerror(errno));
+    }
+    if (fd >= 0)
+        close(fd);
+    if (!why[0])
+        return 0;
+    return gf_errf(err, GF_EXIT_ERROR, "%s: refusing to keep private state there: %s. Remove it, or name another "
+                   "directory (docs/LIVE.md, \"Where state lives\")", path, why);
+}
+
 int gf_require_trusted(const char *path, gf_err *err)
 {
     if (geteuid() != 0)

@@ -31,6 +31,10 @@ int gf_write_atomic(const char *path, const void *data, size_t len, gf_err *err)
 /* Reads a whole file; *data is NUL-terminated and must be freed. */
 int gf_read_file(const char *path, char **data, size_t *len, gf_err *err);
 int gf_mkdir_p(const char *path, int mode, gf_err *err);
+/* A directory private to this user (sessions, locks): created 0700 when missing; an existing one must be a
+ * directory, not a symlink (opened O_NOFOLLOW), owned by the effective uid, and writable by nobody else;
+ * group/other read or search bits (a hostPath's 0755) are removed (fchmod 0700). The parent must exist. Returns 0, or -1 with err naming the path and why it was refused (exit 1). */
+int gf_private_dir(const char *path, gf_err *err);
 /* Creates a fresh directory from a template prefix ("/tmp/gpuflame-"); returns a malloc'd path. */
 char *gf_mkdtemp(const char *prefix, gf_err *err);
 /* Removes a file or a whole directory tree. Missing paths are not an error. */

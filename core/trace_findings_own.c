@@ -422,8 +422,9 @@ static void busy_row_out(gf_busy_row *r, const busy_acc *a)
     r->overlap = r->compute + merge_total(&a->m[BK_XFER]) - merge_total(&a->m[BK_ACTIVE]);
 }
 
-int gf_find_busy(const gf_trace *t, const gf_fwin *w, const gf_like_set *comm, int by_rank, gf_busy_row **rows,
-                 size_t *n, int64_t *span_first, int64_t *span_last, gf_err *err)
+/* gf_find_busy, and with group (one entry per event, -1: left out) per (group, device) without a window */
+static int busy_scan(const gf_trace *t, const gf_fwin *w, const gf_like_set *comm, int by_rank, const int32_t *group,
+                     gf_busy_row **rows, size_t *n, int64_t *span_first, int64_t *span_last, gf_err *err)
 {
     gf_hmap idx;
     gf_hmap_init(&idx);
@@ -439,6 +440,8 @@ int gf_find_busy(const gf_trace *t, const gf_fwin *w, const gf_like_set *comm, i
         int gpu = gf_ev_is_gpu_work(k);
         if (gf_ev_is_cpu_side(k)) /* the span is the CUDA/NVTX events' whatever the page imports */
             continue;
+        if (group && (!gpu || group[i] < 0))
+            continue;
         if (gpu ? !gf_fwin_gpu(w, s, e, t->pid[i])
                 : !gf_fwin_cpu(w, s, e, t->pid[i], k == GF_EV_API || k == GF_EV_NVTX ? lane_tid(t, i) : -1))
             continue;
@@ -450,7 +453,7 @@ int gf_find_busy(const gf_trace *t, const gf_fwin *w, const gf_like_set *comm, i
         if (!gpu)
             continue;
         int64_t dev = lane_dev(t, i);
-        int32_t rank = by_rank && t->lane[i] >= 0 ? t->lanes[t->lane[i]].rank : -1;
+        int32_t rank = group ? group[i] : by_rank && t->lane[i] >= 0 ? t->lanes[t->lane[i]].rank : -1;
         int ins;
         uint64_t key = (uint64_t)(dev + 1) | (uint64_t)(uint32_t)(rank + 1) << 40;
         int64_t *v = gf_hmap_put(&idx, key, (int64_t)na, &ins);
@@ -493,6 +496,19 @@ fail:
     free(memo.v);
     free(acc);
     return gf_oom(err, "findings");
+}
+
+int gf_find_busy(const gf_trace *t, const gf_fwin *w, const gf_like_set *comm, int by_rank, gf_busy_row **rows,
+                 size_t *n, int64_t *span_first, int64_t *span_last, gf_err *err)
+{
+    return busy_scan(t, w, comm, by_rank, NULL, rows, n, span_first, span_last, err);
+}
+
+int gf_find_busy_groups(const gf_trace *t, const gf_like_set *comm, const int32_t *group, gf_busy_row **rows,
+                        size_t *n, gf_err *err)
+{
+    int64_t f, l;
+    return busy_scan(t, NULL, comm, 0, group, rows, n, &f, &l, err);
 }
 
 /* ---- kernels by name per (process, device) ---- */

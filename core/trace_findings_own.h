@@ -76,6 +76,12 @@ typedef struct gf_busy_row {
 int gf_find_busy(const gf_trace *t, const gf_fwin *w, const gf_like_set *comm, int by_rank, gf_busy_row **rows,
                  size_t *n, int64_t *span_first, int64_t *span_last, gf_err *err);
 
+/* The same per (group, device) over the GPU work of the events whose group[i] >= 0 (one entry per event; the
+ * others left out), without a time window: a row's rank field holds its group. The steps of issue 40
+ * (core/trace_steps.c) are the groups. */
+int gf_find_busy_groups(const gf_trace *t, const gf_like_set *comm, const int32_t *group, gf_busy_row **rows,
+                        size_t *n, gf_err *err);
+
 typedef struct gf_match_row {
     int32_t pid;
     int64_t device;

@@ -373,6 +373,9 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
         rc = gf_oom(f.err, "flamegraph");
         goto done;
     }
+    int32_t *in_step = NULL;
+    if (o->step && (rc = gf_steps_assign(t, o->step, 1, &in_step, err)) != 0)
+        goto done;
     int want_nvtx = 0;
     for (size_t li = 0; li < o->nlevels; li++)
         want_nvtx |= o->levels[li] == GF_FL_NVTX;
@@ -386,7 +389,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
     for (size_t i = 0; i < t->n; i++) {
         if (evs)
             evs[i] = -1;
-        if (!gf_ev_is_gpu_work(t->kind[i]))
+        if (!gf_ev_is_gpu_work(t->kind[i]) || (in_step && in_step[i] < 0))
             continue;
         long k = stack_of(&f, i);
         if (k < 0) {
@@ -410,6 +413,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
             evs[i] = (int32_t)idx;
     }
 done:
+    free(in_step);
     free(f.partner);
     free(f.node);
     free(f.tparent);

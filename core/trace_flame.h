@@ -19,6 +19,7 @@
 #include "gf_err.h"
 #include "stacks.h"
 #include "trace.h"
+#include "trace_steps.h"
 
 enum { GF_FL_PROCESS = 0, GF_FL_RANK, GF_FL_DEVICE, GF_FL_STREAM, GF_FL_NVTX, GF_FL_CALLCHAIN, GF_FL_API,
        GF_FL_KERNEL, GF_FL_NLEVELS };
@@ -38,6 +39,7 @@ typedef struct gf_gpu_flame_opts {
     size_t nlevels;
     int startend;         /* start/end ranges make NVTX frames too (push/pop ranges always do) */
     const char *nolaunch; /* the frame of GPU work whose launch call is not in the capture */
+    const gf_step_win *step; /* NULL, or only the GPU work launched inside this step (trace_steps.h) */
     /* optional process frames named by the caller (a process known by what it is, not its pid: diff,
      * multi-report views): process i of rank proc_rank[i] (-1: none) and pid proc_pid[i] is proc_name[i];
      * other processes are "<main thread name> [<pid>]", else "pid <pid>" */

@@ -15,7 +15,17 @@ static int64_t dims(const int32_t v[3])
     return p;
 }
 
-int gf_trace_work(const gf_trace *t, int nvtx_depth, gf_work_row **out, size_t *n, gf_err *err)
+/* the NVTX range i inside step (its process and rank, contained in its window) */
+static int in_window(const gf_trace *t, size_t i, const gf_step_win *step)
+{
+    int32_t rank = t->lane[i] >= 0 ? t->lanes[t->lane[i]].rank : -1;
+    return t->pid[i] == step->pid && rank == step->rank && t->start[i] >= step->start &&
+           t->start[i] + t->dur[i] <= step->end;
+}
+
+/* gf_trace_work, and with step (in_step: gf_steps_assign's for it) that step's GPU work and NVTX ranges only */
+static int work_scan(const gf_trace *t, int nvtx_depth, const gf_step_win *step, const int32_t *in_step,
+                     gf_work_row **out, size_t *n, gf_err *err)
 {
     gf_hmap idx;
     gf_hmap_init(&idx);
@@ -27,6 +37,8 @@ int gf_trace_work(const gf_trace *t, int nvtx_depth, gf_work_row **out, size_t *
         int k = t->kind[i], wk;
         const gf_detail *d = t->detail[i] >= 0 ? &t->details[t->detail[i]] : NULL;
         int32_t name = t->name[i];
+        if (step && (gf_ev_is_gpu_work(k) ? in_step[i] < 0 : k != GF_EV_NVTX || !in_window(t, i, step)))
+            continue;
         if (k == GF_EV_KERNEL)
             wk = GF_WORK_KERNEL;
         else if (k == GF_EV_MEMCPY) {
@@ -72,4 +84,20 @@ oom:
     gf_hmap_free(&idx);
     free(r);
     return gf_oom(err, "work summary");
+}
+
+int gf_trace_work(const gf_trace *t, int nvtx_depth, gf_work_row **out, size_t *n, gf_err *err)
+{
+    return work_scan(t, nvtx_depth, NULL, NULL, out, n, err);
+}
+
+int gf_trace_work_step(const gf_trace *t, int nvtx_depth, const gf_step_win *step, gf_work_row **out, size_t *n,
+                       gf_err *err)
+{
+    int32_t *in_step = NULL;
+    if (gf_steps_assign(t, step, 1, &in_step, err) != 0)
+        return -1;
+    int rc = work_scan(t, nvtx_depth, step, in_step, out, n, err);
+    free(in_step);
+    return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "gf_err.h"
 #include "trace.h"
+#include "trace_steps.h"
 
 enum { GF_WORK_KERNEL = 0, GF_WORK_COPY, GF_WORK_MEMSET, GF_WORK_NVTX };
 
@@ -25,5 +26,9 @@ typedef struct gf_work_row {
 
 /* Fills *out (malloc'd; first-seen order) with one row per (kind, name). */
 int gf_trace_work(const gf_trace *t, int nvtx_depth, gf_work_row **out, size_t *n, gf_err *err);
+/* The same over one step (trace_steps.h): the GPU work launched inside it, the NVTX ranges of its process inside
+ * its window (`diff --step`). */
+int gf_trace_work_step(const gf_trace *t, int nvtx_depth, const gf_step_win *step, gf_work_row **out, size_t *n,
+                       gf_err *err);
 
 #endif

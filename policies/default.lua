@@ -96,8 +96,9 @@ return {
   -- Live sessions (docs/LIVE.md): `gpuflame launch` runs a job under `nsys launch` (collection off) and
   -- registers it; `gpuflame capture --session NAME` captures windows of it; `gpuflame sessions` lists them.
   live = {
-    -- the session registry, private to the user (0700); "" = $XDG_RUNTIME_DIR/gpuflame/sessions, else
-    -- /tmp/gpuflame-<uid>/sessions. A DaemonSet shares one directory between jobs and the agent.
+    -- the session registry, private to the user (0700, checked); "" = $XDG_RUNTIME_DIR/gpuflame/sessions,
+    -- else /run/gpuflame/sessions for root, else <$TMPDIR or /tmp>/gpuflame-<uid>/sessions (docs/LIVE.md).
+    -- A DaemonSet shares one directory between jobs and the agent.
     registry_dir = "",
     ready_timeout = 30,       -- seconds `launch` waits for nsys to start the workload
     start_timeout = 60,       -- seconds `nsys start` may run
@@ -308,6 +309,42 @@ return {
     single_node = false,
   },
 
+  -- Steps: the iterations of a training or benchmark loop found in a capture (`gpuflame steps`, `--step` of
+  -- collapse, flamegraph and diff; docs/SEMANTICS.md "Steps", docs/STEPS.md).
+  steps = {
+    -- NVTX ranges that are steps, in order of preference: Lua patterns over the range's text (anchored;
+    -- %d+ the step number). The first marker that matches at least min_repeats ranges of one thread wins;
+    -- without one, the fallback: the range name (digits as N) of the main thread (default NVTX domain)
+    -- that repeats at least min_repeats times at the outermost level where one does (at most
+    -- fallback_depth levels down), covering the most time.
+    markers = {
+      { pattern = "^ProfilerStep#%d+$", convention = "PyTorch profiler (ProfilerStep#N)" },
+      { pattern = "^[Ss]tep[ _#:%-]*%d+$", convention = "step N" },
+      { pattern = "^[Ii]teration[ _#:%-]*%d+$", convention = "iteration N" },
+      { pattern = "^[Ii]ter[ _#:%-]*%d+$", convention = "iter N" },
+      { pattern = "^[Ww]arm%-?up [Ss]tep[ _#:%-]*%d+$", convention = "Warm-up Step N" },
+      { pattern = "^[Tt]rain[ _][Ss]tep[ _#:%-]*%d+$", convention = "train step N" },
+      { pattern = "^[Bb]atch[ _#:%-]*%d+$", convention = "batch N" },
+      { pattern = "^train_step$", convention = "train_step (Megatron-LM, JAX/Flax loops)" },
+      { pattern = "^training_step$", convention = "training_step (Lightning, NeMo)" },
+      { pattern = "^%[%w+%][%w_]*%.training_step$", convention = "[Strategy]….training_step (Lightning profiler)" },
+      { pattern = "^run_training_batch$", convention = "run_training_batch (Lightning)" },
+      { pattern = "^[%w_]*Engine%.train_batch$", convention = "Engine.train_batch (DeepSpeed)" },
+      { pattern = "^accelerate[%.:_ ][Ss]tep[ _#:%-]*%d+$", convention = "accelerate step N (Hugging Face Accelerate)" },
+    },
+    min_repeats = 3,    -- a marker or the fallback needs this many ranges of one thread
+    fallback_depth = 4, -- the fallback looks this many nesting levels down (0: top-level ranges only)
+    -- warm-up steps, flagged and left out of the summary: names matching one of these Lua patterns, and the
+    -- first warmup_steps steps of each process
+    warmup_patterns = { "[Ww]arm%-?[Uu]p" },
+    warmup_steps = 1,
+    -- outliers: steps whose duration is more than outlier_mad scaled MADs (1.4826 x the median absolute
+    -- deviation) and more than outlier_min_share of the median away from the median (warm-up steps excluded)
+    outlier_mad = 3,
+    outlier_min_share = 0.1,
+    top = 5,            -- top kernels and NVTX ranges listed per step
+  },
+
   -- The time breakdown of a GPU (docs/SEMANTICS.md): gpu-busy, gpu-idle, rank-skew, report, summary.json.
   gpu_time = {
     -- kernels that are communication (SQLite LIKE patterns, case-insensitive); every other kernel is compute
@@ -420,6 +457,7 @@ return {
     analysis = "analysis.json",        -- `analyze`'s result in the run directory (docs/spec/NVTX_ANALYSIS.md's
                                        -- name); `report`, `compare` and `diff` look for it there
     diff = "diff.html",                -- `gpuflame diff` page when -o is not given
+    steps = "steps.json",              -- `analyze --from-export` without a manifest: the steps document
   },
 
   limits = {

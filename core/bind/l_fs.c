@@ -86,6 +86,15 @@ static int l_mkdirp(lua_State *L)
     return 0;
 }
 
+/* private_dir(path): created 0700, or an existing one checked (gf_private_dir); raises when refused */
+static int l_private_dir(lua_State *L)
+{
+    gf_err err;
+    if (gf_private_dir(luaL_checkstring(L, 1), &err) != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
 static int l_mkdtemp(lua_State *L)
 {
     const char *prefix = luaL_optstring(L, 1, NULL);
@@ -255,7 +264,7 @@ int gf_luaopen_fs(lua_State *L)
         {"write_atomic", l_write_atomic}, {"read", l_read}, {"remove_tree", l_remove_tree},
         {"listdir", l_listdir}, {"rename", l_rename},   {"getcwd", l_getcwd},
         {"copy", l_copy},       {"chmod", l_chmod},     {"trusted", l_trusted},
-        {"require_trusted", l_require_trusted}, {"touch", l_touch},
+        {"require_trusted", l_require_trusted}, {"touch", l_touch}, {"private_dir", l_private_dir},
         {NULL, NULL}};
     luaL_newlib(L, fns);
     return 1;

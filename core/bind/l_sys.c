@@ -66,10 +66,18 @@ static int l_isatty(lua_State *L)
     return 1;
 }
 
+/* The effective user id (a private directory's name and owner; root's state lives under /run) */
+static int l_uid(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)geteuid());
+    return 1;
+}
+
 int gf_luaopen_sys(lua_State *L)
 {
     static const luaL_Reg fns[] = {{"hostname", l_hostname}, {"now", l_now},       {"isotime", l_isotime},
-                                   {"sleep", l_sleep},       {"isatty", l_isatty}, {NULL, NULL}};
+                                   {"sleep", l_sleep},       {"isatty", l_isatty},
+                                   {"uid", l_uid},           {NULL, NULL}};
     luaL_newlib(L, fns);
     return 1;
 }

@@ -1,9 +1,11 @@
 /* Binding: the hierarchical GPU flamegraph over a trace (core/trace_flame.c).
  *
  *   core.trace_flame.stacks(tr, S, {levels = {"process", "nvtx", ...}, startend = bool, nolaunch = "...",
+ *                                   step = nil | {start=, ["end"]=, pid=, rank=},
  *                                   processes = {{pid=, rank=, name=}...} (optional: process frames by name)})
- *     adds tr's GPU operations to the Stacks S (weights in ns, instances, frame kinds); returns the raw names
- *     behind each NVTX frame of a grouped trace ({[frame text] = {raw text, ...}}; {} when not grouped)
+ *     adds tr's GPU operations to the Stacks S (weights in ns, instances, frame kinds); with step, only those
+ *     launched inside it (core/trace_steps.h); returns the raw names behind each NVTX frame of a grouped
+ *     trace ({[frame text] = {raw text, ...}}; {} when not grouped)
  *   core.trace_flame.write_speedscope(tr, path, {levels = ..., startend =, nolaunch =, name =, max_events =})
  *     speedscope's file: the sampled profile of the same stacks, then an evented profile per stream
  * Every option is required (policy flamegraph.levels, .nvtx_startend, .nolaunch_frame, .speedscope_events). */
@@ -47,6 +49,7 @@ static void check_opts(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
     o->levels = lv;
     o->nlevels = n;
     o->nolaunch = gf_req_string_field(L, idx, "nolaunch");
+    o->step = NULL;
     o->proc_pid = NULL;
     o->proc_rank = NULL;
     o->proc_name = NULL;
@@ -82,6 +85,19 @@ static void check_opts(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
     o->raw = NULL;
 }
 
+/* the optional step = {start=, ["end"]=, pid=, rank=} of opts at idx into *w (o->step set when given) */
+static void check_step(lua_State *L, int idx, gf_gpu_flame_opts *o, gf_step_win *w)
+{
+    lua_getfield(L, idx, "step");
+    int top = lua_gettop(L);
+    if (lua_istable(L, top)) {
+        *w = (gf_step_win){gf_req_int_field(L, top, "start"), gf_req_int_field(L, top, "end"),
+                           gf_req_int_field(L, top, "pid"), -1, (int32_t)gf_opt_int_field(L, top, "rank", -1), -1};
+        o->step = w;
+    }
+    lua_pop(L, 1);
+}
+
 static int l_stacks(lua_State *L)
 {
     gf_trace *t = gf_lua_check_trace(L, 1);
@@ -89,6 +105,8 @@ static int l_stacks(lua_State *L)
     int lv[GF_FL_NLEVELS];
     gf_gpu_flame_opts o;
     check_opts(L, 3, &o, lv);
+    gf_step_win w;
+    check_step(L, 3, &o, &w);
     gf_flame_raw raw = {NULL, NULL, 0, 0};
     o.raw = &raw;
     gf_err err;

@@ -141,7 +141,7 @@ static int m_rank_kernel_totals(lua_State *L)
     return 1;
 }
 
-/* tr:work(nvtx_depth) → {{kind = "kernel"|"copy"|"memset"|"nvtx", name=, count=, total_ns=, bytes=, blocks=,
+/* tr:work(nvtx_depth [, step]) → {{kind = "kernel"|"copy"|"memset"|"nvtx", name=, count=, total_ns=, bytes=, blocks=,
  * threads=}...}: the work the capture did (core/trace_work.h) */
 static int m_work(lua_State *L)
 {
@@ -151,7 +151,15 @@ static int m_work(lua_State *L)
     gf_work_row *w;
     size_t n;
     gf_err err;
-    if (gf_trace_work(t, depth, &w, &n, &err) != 0)
+    int rc;
+    if (lua_istable(L, 3)) { /* a step {start=, ["end"]=, pid=, rank=}: its work alone */
+        gf_step_win st = {gf_req_int_field(L, 3, "start"), gf_req_int_field(L, 3, "end"), gf_req_int_field(L, 3, "pid"),
+                          -1, (int32_t)gf_opt_int_field(L, 3, "rank", -1), -1};
+        rc = gf_trace_work_step(t, depth, &st, &w, &n, &err);
+    } else {
+        rc = gf_trace_work(t, depth, &w, &n, &err);
+    }
+    if (rc != 0)
         return gf_lua_raise(L, &err);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {

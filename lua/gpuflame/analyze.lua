@@ -159,7 +159,9 @@ end
 -- run's SQLite export (docs/REPORTS.md) — trace.sqlite beside trace.nsys-rep, made by one `nsys export`
 -- when absent or older than the report, or used as it is when there is no report. Returns the nsys
 -- version text to record (the nsys that exported, else the one discovery finds, else "unknown").
-function analyze.export_reports(run_dir, trace, paths, schema, opts, policy)
+-- ensure_export(run_dir, trace, opts, policy) → DIR/trace.sqlite (one `nsys export` of trace.nsys-rep when absent
+-- or older), the nsys version
+local function ensure_export(run_dir, trace, opts, policy)
   local stats = require("gpuflame.stats")
   local sqlite = analyze.join(run_dir, "trace.sqlite")
   local tst, sst = core.fs.stat(trace), core.fs.stat(sqlite)
@@ -181,6 +183,12 @@ function analyze.export_reports(run_dir, trace, paths, schema, opts, policy)
     stats.export_for(trace, { out = sqlite, force = true, nsys_info = { path = nsys, version = parsed } }, policy)
     log.progress_done()
   end
+  return sqlite, version
+end
+
+function analyze.export_reports(run_dir, trace, paths, schema, opts, policy)
+  local stats = require("gpuflame.stats")
+  local sqlite, version = ensure_export(run_dir, trace, opts, policy)
   core.fs.mkdirp(analyze.join(run_dir, "stats"))
   for _, p in pairs(paths) do os.remove(p) end
   local reports, files = reports_for(schema), {}
@@ -192,6 +200,20 @@ function analyze.export_reports(run_dir, trace, paths, schema, opts, policy)
     if r.skipped then log.warn("gpuflame stats: SKIPPED: %s", r.skipped) end
   end
   return version
+end
+
+-- A run directory without manifest.yaml analysed from its export: the steps found in the capture (gpuflame.steps,
+-- docs/STEPS.md) written as DIR/<outputs.steps> instead of analysis.json → result {path=, warnings=, steps=true}
+local function steps_fallback(run_dir, trace, manifest_file, opts, policy)
+  local sqlite = ensure_export(run_dir, trace, opts, policy)
+  local tr = require("gpuflame.trace").load({ sqlite }, { max_events = 0, keep_partners = true }, policy)
+  tr:source(analyze.portable(trace, run_dir))
+  local doc = require("gpuflame.steps").document(tr, nil, policy)
+  local out = analyze.join(run_dir, policy.outputs.steps)
+  core.fs.write_atomic(out, core.json.encode(doc) .. "\n")
+  return { path = out, steps = true, nsteps = #doc.steps, warnings = { string.format(
+    "%s: no manifest: the steps found in the capture (%s) instead of the NVTX run analysis", manifest_file,
+    doc.rule_text) } }
 end
 
 -- run{run_dir=, no_export=, nsys=, nsys_version=, schema_version=, source=} → result {path=, warnings=, ...}
@@ -213,6 +235,9 @@ function analyze.run(opts, policy)
   local source = opts.source or aopts.source
   if source ~= "stats" and source ~= "export" then
     errors.raise(errors.USAGE, "analyze.source must be \"stats\" or \"export\" (got %q)", tostring(source))
+  end
+  if source == "export" and not opts.no_export and not core.fs.stat(manifest_file) then
+    return steps_fallback(run_dir, trace, manifest_file, opts, policy)
   end
   -- §12 manifest errors, before anything else; the spec's text is kept and the file named when it
   -- does not say which ("Manifest must define a string capture_range.")

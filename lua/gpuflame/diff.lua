@@ -225,12 +225,19 @@ function M.caveats(b, a, policy)
     end
     local db, da = mb.duration_ns, ma.duration_ns
     local tol = policy.diff.duration_tolerance
+    if b.step and a.step then
+      db, da = nil, nil -- one step of each: the captures' lengths do not matter
+    end
     if db and da and db > 0 and da > 0 and math.abs(da - db) / math.max(da, db) > tol then
       add("duration_ns", db, da, string.format("Different capture lengths (%s vs %s, %s): absolute totals " ..
         "compare different amounts of work; the page's normalised view (share of total GPU time) is fairer.",
         M.ns(db), M.ns(da), pct((da - db) / db, true)))
     elseif (db == nil) ~= (da == nil) then
       add("duration_ns", db, da, "Only one export records its capture length.")
+    end
+    if (b.step == nil) ~= (a.step == nil) then
+      add("step", b.step and b.step.name or NULL, a.step and a.step.name or NULL,
+        "One side is one step, the other the whole capture.")
     end
     if mb.command_hash ~= ma.command_hash then
       add("command_hash", mb.command_hash and ("sha256:" .. mb.command_hash:sub(1, 16)),
@@ -270,6 +277,7 @@ local function side_summary(side, rows, order, total)
     kernels = #order,
     instances = (known and #order > 0) and inst or NULL,
     meta = meta_view(side),
+    step = side.step, -- --step: the step whose GPU work this side is (docs/DIFF.md); absent without --step
   }
 end
 

@@ -20,9 +20,15 @@ end
 -- total_ns, blocks, threads}}, nvtx = {[name] = count}, kernel_ns}: the work of a trace (core/trace_work.h).
 -- Memsets are the direction "memset"; NVTX names have their numbers folded to "#" (diff.work.nvtx_fold_numbers).
 function M.summary(tr, policy)
+  return M.step_summary(tr, nil, policy)
+end
+
+-- step_summary(tr, step|nil, policy) → the same over one step ({start=, ["end"]=, pid=, rank=}: the GPU work
+-- launched inside it and the NVTX ranges of its process inside it; `diff --step`, gpuflame.steps)
+function M.step_summary(tr, step, policy)
   local p = need(policy, "diff_work.summary").diff.work
   local w = { copies = {}, kernels = {}, nvtx = {}, kernel_ns = 0 }
-  for _, r in ipairs(tr:work(p.nvtx_depth)) do
+  for _, r in ipairs(tr:work(p.nvtx_depth, step)) do
     if r.kind == "kernel" then
       w.kernels[r.name] = { count = r.count, total_ns = r.total_ns, blocks = r.blocks, threads = r.threads }
       w.kernel_ns = w.kernel_ns + r.total_ns

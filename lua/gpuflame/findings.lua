@@ -318,6 +318,7 @@ function M.analyze(tr, source, specs, plan, pol)
     r.spec = p.text
     results[#results + 1] = r
   end
+  require("gpuflame.findings.in_steps").annotate(tr, results, pol) -- the steps the rows fall in
   return results
 end
 

@@ -169,6 +169,38 @@ function fg.from_trace(tr, opts, policy)
   return stacks
 end
 
+-- from_trace_step(tr, which, marker, {flame=, processes=} or nil, policy) → stacks, step, doc, win: the
+-- hierarchical stacks of the GPU work launched inside one step (`--step N|median|slowest`; gpuflame.steps: its
+-- steps found by policy steps.markers or the Lua pattern marker; flame, processes: as from_trace's), that step (as `steps --json`
+-- gives it), the steps document and the step's window for C ({start, end, pid, rank}); NO_DATA when the step
+-- launched no GPU work.
+function fg.from_trace_step(tr, which, marker, opts, policy)
+  opts = opts or {}
+  local fs = opts.flame or fg.settings(nil, need(policy, "flamegraph.from_trace_step"))
+  local steps = require("gpuflame.steps")
+  local doc, wins = steps.document(tr, marker, policy)
+  local s, w = steps.pick(doc, wins, which)
+  local o = fg.level_options(fs, policy)
+  o.step = { start = w.start, ["end"] = w["end"], pid = w.proc, rank = w.rank }
+  o.processes = opts.processes
+  local stacks = core.stacks.new()
+  local raw = core.trace_flame.stacks(tr, stacks, o)
+  if stacks:count() == 0 then
+    errors.raise(errors.NO_DATA, "%s: step %d (%s) launched no GPU work", tr:source() or "input", s.index, s.name)
+  end
+  set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
+    levels = table.concat(fs.levels, ","), nvtx_raw = fg.raw_summary(raw, policy),
+    step = { index = s.index, name = s.name, start_ns = s.start_ns, end_ns = s.end_ns, pick = tostring(which),
+      rule = doc.rule_text } })
+  return stacks, s, doc, o.step
+end
+
+-- step_label(step, which) → "step 3 (ProfilerStep#3, the median step)": how the outputs name the step
+function fg.step_label(s, which)
+  local how = (which == "median" or which == "slowest") and (", the " .. which .. " step") or ""
+  return string.format("step %d (%s%s)", s.index, s.name, how)
+end
+
 -- The raw NVTX names behind grouped frames (policy nvtx.group) as the metadata and the page keep them:
 -- {[frame] = {n = raw names merged, raw = {the first nvtx.raw_examples of them}}}, only for frames that
 -- merge several names or show one differently; nil when there is none.

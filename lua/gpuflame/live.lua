@@ -130,8 +130,8 @@ end
 -- opts: {session, service, nsys, stacks, workload}
 function live.launch(opts, ctx)
   local p = ctx.policy()
+  local name = sessions.check_name(opts.session or ("gf-" .. core.proc.getpid())) -- usage before discovery
   local nsys = capture.find_nsys(opts.nsys, p)
-  local name = sessions.check_name(opts.session or ("gf-" .. core.proc.getpid()))
   local lock = sessions.claim(name, p)
   local argv = nsys_args.launch({ nsys = nsys.path, session = name, workload = opts.workload, stacks = opts.stacks }, p)
   log.debug("launch: %s", table.concat(argv, " "))
@@ -243,6 +243,7 @@ function live.window(opts, ctx)
     if t < now then log.warn("--at %s has passed (%.3f s ago); the window starts now", opts.at, now - t) end
     w.planned = t
   end
+  sessions.check_name(opts.session) -- a usage error before the registry is looked at
   local e = sessions.get(opts.session, p)
   local dir = opts.out or os.date(p.capture.out_dir)
   core.fs.mkdirp(dir)

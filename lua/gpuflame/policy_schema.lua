@@ -303,6 +303,22 @@ S.tree = {
     max_start_gap_s = S.num({ min = 0 }),
     single_node = S.bool(),
   },
+  -- steps (lua/gpuflame/steps.lua, docs/STEPS.md)
+  steps = {
+    markers = S.list({ kind = "marker", check = function(v)
+      if type(v) ~= "table" or type(v.pattern) ~= "string" or type(v.convention) ~= "string" then
+        return "must be a table {pattern = \"Lua pattern\", convention = \"what it is\"}"
+      end
+      if not pcall(string.find, "", v.pattern) then return "pattern is not a valid Lua pattern" end
+    end }),
+    min_repeats = S.int({ min = 1 }),
+    fallback_depth = S.int({ min = 0 }),
+    warmup_patterns = S.list(S.str()),
+    warmup_steps = S.int({ min = 0 }),
+    outlier_mad = S.num({ min = 0 }),
+    outlier_min_share = S.num({ min = 0 }),
+    top = S.int({ min = 0 }),
+  },
   -- the time breakdown of a GPU (docs/SEMANTICS.md)
   gpu_time = {
     communication = S.list(S.str()),
@@ -340,6 +356,7 @@ S.tree = {
     nsys_backend_log = S.filename(), perf_backend_log = S.filename(), perf_data = S.filename(),
     perf_script = S.filename(), report = S.filename(), findings = S.filename(), analysis = S.filename(),
     diff = S.filename(),
+    steps = S.filename(),
   },
   -- findings rules (lua/gpuflame/findings.lua): options[rule][key] are checked against the rule itself
   findings = {

@@ -12,19 +12,40 @@ local procfs = require("gpuflame.procfs")
 
 local S = {}
 
--- The registry directory from policy; created 0700 (it says which jobs run and what they run).
+-- state_dir() → the directory of this user's live state (docs/LIVE.md, "Where state lives"), private
+-- (0700, owned by the user, checked: core.fs.private_dir): $XDG_RUNTIME_DIR/gpuflame when that variable
+-- names a directory, else /run/gpuflame for root, else <$TMPDIR or /tmp>/gpuflame-<uid>.
+function S.state_dir()
+  local run = os.getenv("XDG_RUNTIME_DIR")
+  local d
+  if run and run:match("^/") then
+    d = run .. "/gpuflame"
+  else
+    local uid = core.sys.uid()
+    local st = uid == 0 and core.fs.stat("/run")
+    if st and st.type == "directory" then
+      d = "/run/gpuflame"
+    else
+      local tmp = os.getenv("TMPDIR")
+      d = (tmp and tmp:match("^/") and tmp:gsub("/+$", "") or "/tmp") .. "/gpuflame-" .. uid
+    end
+  end
+  core.fs.private_dir(d)
+  return d
+end
+
+-- The registry directory: policy live.registry_dir (its parents created), else <state_dir>/sessions;
+-- private either way (it says which jobs run and what they run).
 function S.dir(policy)
   local d = require("gpuflame.policy").need(policy, "sessions.dir").live.registry_dir
   if d == "" then
-    local run = os.getenv("XDG_RUNTIME_DIR")
-    if run and run ~= "" then
-      d = run .. "/gpuflame/sessions"
-    else
-      local uid = (procfs.read("self", "status") or ""):match("\nUid:%s+(%d+)") or "0"
-      d = "/tmp/gpuflame-" .. uid .. "/sessions"
-    end
+    d = S.state_dir() .. "/sessions"
+  else
+    d = d:gsub("(.)/+$", "%1")
+    local parent = d:match("^(.*)/[^/]+$")
+    if parent and parent ~= "" then core.fs.mkdirp(parent, 448) end
   end
-  core.fs.mkdirp(d, 448)
+  core.fs.private_dir(d)
   return d
 end
 
@@ -101,8 +122,8 @@ end
 -- get(name, policy) → the running session's entry; exit 4 naming the session when there is none or its
 -- workload has ended (the stale entry is removed).
 function S.get(name, policy)
-  local dir = S.dir(policy)
   S.check_name(name)
+  local dir = S.dir(policy)
   local e = read_entry(path(dir, name, ".json"))
   if not e then
     errors.raise(errors.CAPTURE, "session %s: not running (no entry in %s: it has ended, or was never launched; " ..
@@ -118,8 +139,8 @@ end
 
 -- claim(name, policy) → lock handle for `launch`; exit 2 when a live session holds the name.
 function S.claim(name, policy)
-  local dir = S.dir(policy)
   S.check_name(name)
+  local dir = S.dir(policy)
   local h = core.lock.try(path(dir, name, ".lock"))
   if not h then errors.raise(errors.USAGE, "session %s is already running (%s)", name, path(dir, name, ".json")) end
   for _, ext in ipairs({ ".json", ".window.json" }) do os.remove(path(dir, name, ext)) end -- an earlier one's

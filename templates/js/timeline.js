@@ -12,6 +12,7 @@
  *   window.__gf.eventPoint(i) -> {x, y} client coordinates inside event i's bar, or null if not in view
  *   window.__gf.flamePoint(n) -> {x, y} client coordinates inside the first drawn frame named n, or null
  *   window.__gf.setView(s, e) -> sets the visible window (clamped like user input)
+ *   window.__gf.steps()       -> {rule, count, current}: the capture's steps on the axis (js/timeline_steps.js)
  *   window.__gf.range()       -> {start, end} of the Shift+drag measured range, or null
  *   window.__gf.lastDrawMs()  -> duration of the last main-canvas draw in ms
  *   window.__gf.firstDrawAt   -> performance.now() when the page's first frame finished drawing: the
@@ -146,6 +147,7 @@ function gfTimeline(D, cols, mode) {
   T.drawn = drawn;
 
   // ---------------------------------------------------------------- the page's parts
+  gfTimelineSteps(T);
   gfTimelineDraw(T);
   gfTimelineMinimap(T);
   gfTimelineSelect(T);
@@ -175,6 +177,7 @@ function gfTimeline(D, cols, mode) {
     },
     flamePoint: function (name) { return T.flamePoint(name); },
     setView: function (s, e) { setView(s, e); },
+    steps: function () { return T.stepsInfo(); },
     laneY: function (l) { return laneHt[l] ? { top: laneTop[l], h: laneHt[l] } : null; },
     range: function () { return T.range ? { start: T.range.a, end: T.range.b } : null; },
     lastDrawMs: function () { return T.lastDrawMs; },

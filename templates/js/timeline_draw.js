@@ -85,6 +85,7 @@ function gfTimelineDraw(T) {
       if (x + 3 + c.measureText(lab).width > T.cssW) continue; // would be cut at the right edge
       c.fillStyle = '#9aa0ae'; c.fillText(lab, x + 3, AXIS_H / 2);
     }
+    if (T.drawStepMarks) T.drawStepMarks(c); // the capture's steps (js/timeline_steps.js)
   }
   // With many lanes the page scrolls and the canvas's own axis leaves the screen: a copy of it then
   // sticks to the top of the viewport over the lanes.

@@ -123,6 +123,8 @@ function gfTimelineInput(T) {
       case '-': case '_': case 's': case 'S': T.zoomAt((T.vs + T.ve) / 2, 1.25); break;
       case 'n': case 'N': T.step(1); break;
       case 'p': case 'P': T.step(-1); break;
+      case '[': if (!T.gotoStep(-1)) done = false; break; // the capture's steps (js/timeline_steps.js)
+      case ']': if (!T.gotoStep(1)) done = false; break;
       case '0': T.setView(0, fullSpan); break;
       case 'f': case 'F': T.fitSelection(); break;
       case '/': openSearch(); break;

@@ -175,6 +175,7 @@ function gfTimelineSelect(T) {
     box.appendChild(document.createTextNode(lines.length ? ' · ' + lines.join(' · ') : ': no GPU work'));
     var c = pageCounts();
     if (c.shown < c.total) box.appendChild(document.createTextNode(' (over the events on the page: the longest ' + c.shown + ' of ' + c.total + ')'));
+    box.title = box.textContent; // the line is one line high (timeline.css): the whole text on hover
   }
   function scheduleGpuTime() { clearTimeout(gpuTimer); gpuTimer = setTimeout(renderGpuTime, 100); }
   function renderStackPanel() {

@@ -34,13 +34,51 @@ check_eq "--stacks with callchains: summary counts the backtraced launches" "4" 
   "$(summary "$TMP/c3" 'd["timeline"]["launches_with_stack"]')"
 python3 "$TT/check_stacks.py" "$TMP/c3/timeline.html" "$TMP/cc.json" "capture --stacks"
 
-FAKE_NSYS_FAIL="stats@cuda_gpu_trace:skipped,stats@cuda_api_trace:skipped" \
+# A CPU-side capture (issue 38): NVTX ranges and OS runtime calls, no CUDA activity (the nsys stats trace
+# and summary reports all SKIPPED, as nsys says of such a report). --timeline draws the export's NVTX ranges
+# (exit 0; every range of the export, by SQL); without --timeline there is no GPU view: exit 5, as before.
+plant() { # SOURCE OUT TABLE-PATTERN...: a copy of an export with the rows of the matching tables deleted
+  python3 - "$@" <<'PY'
+import shutil, sqlite3, sys
+shutil.copyfile(sys.argv[1], sys.argv[2]); db = sqlite3.connect(sys.argv[2])
+for pat in sys.argv[3:]:
+    for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name LIKE ?", (pat,)).fetchall():
+        db.execute('DELETE FROM "%s"' % t)
+db.commit()
+PY
+}
+
+# no trace events at all: the stats trace CSVs skipped and an export whose event tables are empty
+plant "$FIX/real/test-cuda/report1.sqlite" "$TMP/none.sqlite" 'CUPTI%' 'CUDA%' NVTX_EVENTS OSRT_API COMPOSITE_EVENTS SCHED_EVENTS
+FAKE_NSYS_SQLITE=$TMP/none.sqlite FAKE_NSYS_FAIL="stats@cuda_gpu_trace:skipped,stats@cuda_api_trace:skipped" \
   run_gf --lua-path "$TT" --policy "$STATS_POL" capture --timeline --out "$TMP/c4" -- /bin/true
 check_eq "no trace events: exit 0" 0 "$rc"
 check "no trace events: flamegraph fallback written" test -s "$TMP/c4/flamegraph.html"
 check "no trace events: no timeline.html" test ! -e "$TMP/c4/timeline.html"
 check_contains "no trace events: the reference warning" "$(summary "$TMP/c4" 'd["warnings"]')" \
   "nsys timeline requested but no trace events; falling back to GPU flamegraph"
+
+ALL_SKIPPED="stats@cuda_gpu_trace:skipped,stats@cuda_api_trace:skipped,stats@cuda_gpu_kern_sum:skipped,stats@cuda_api_sum:skipped"
+if have_fixture real/cuda-learning/report1.sqlite; then
+  plant "$FIX/real/cuda-learning/report1.sqlite" "$TMP/cpu.sqlite" 'CUPTI%' 'CUDA%'
+  FAKE_NSYS_SQLITE=$TMP/cpu.sqlite FAKE_NSYS_FAIL=$ALL_SKIPPED \
+    run_gf --lua-path "$TT" --policy "$STATS_POL" capture --timeline --out "$TMP/c5" -- /bin/true
+  check_eq "CPU-side capture --timeline: exit 0" 0 "$rc"
+  check "CPU-side capture --timeline: timeline.html written" test -s "$TMP/c5/timeline.html"
+  check_not_contains "CPU-side capture --timeline: no fallback warning" "$err" "falling back"
+  check_eq "CPU-side capture --timeline: drawn from the SQLite export" sqlite "$(summary "$TMP/c5" 'd["timeline"]["source"]')"
+  check_eq "CPU-side capture --timeline: the page's NVTX ranges are the export's (SQL)" \
+    "$(sqlite3 "$TMP/cpu.sqlite" "SELECT coalesce(e.text, s.value) FROM NVTX_EVENTS e LEFT JOIN StringIds s ON e.textId = s.id
+       WHERE e.end IS NOT NULL ORDER BY 1")" \
+    "$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import page_data
+d = page_data.load(sys.argv[2]); k = d["kinds"].index("nvtx")
+print("\n".join(sorted(d["names"][e[4]] for e in d["events"] if e[6] == k)))' "$TT" "$TMP/c5/timeline.html" 2>&1)"
+  FAKE_NSYS_SQLITE=$TMP/cpu.sqlite FAKE_NSYS_FAIL=$ALL_SKIPPED \
+    run_gf --lua-path "$TT" --policy "$STATS_POL" capture --out "$TMP/c6" -- /bin/true
+  check_eq "CPU-side capture without --timeline: exit 5 (no GPU view)" 5 "$rc"
+else
+  skip "CPU-side capture --timeline" "fixture real/cuda-learning/report1.sqlite absent"
+fi
 # gpuflame timeline on an .nsys-rep: exported to SQLite through nsys first
 echo "fake report" >"$TMP/r.nsys-rep"
 run_gf --lua-path "$TT" timeline "$TMP/r.nsys-rep" -o "$TMP/rep.html"

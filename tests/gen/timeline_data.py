@@ -343,6 +343,8 @@ def fill(template, data, title, findings=None):
             out.append(script_safe_json(findings))
         elif slot == "json:gputime":  # the GPU time breakdown's settings: none, so no communication kernels
             out.append("null")
+        elif slot == "json:steps":  # the capture's steps on the axis: none
+            out.append("null")
         else:
             out.append(template[j:k + 2])
         i = k + 2

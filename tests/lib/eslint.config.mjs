@@ -11,7 +11,8 @@ export default [{
     sourceType: 'script',
     globals: { ...browser, gfPage: 'readonly', gfFlame: 'readonly', gfFindings: 'readonly', gfGpu: 'readonly', gfTimelineCpu: 'readonly',
       gfTimelineIndex: 'readonly', gfTimelineDraw: 'readonly', gfTimelineMinimap: 'readonly', gfTimelineSelect: 'readonly',
-      gfTimelineInput: 'readonly', gfTimelineFlame: 'readonly', gfTimelineFindings: 'readonly' },
+      gfTimelineInput: 'readonly', gfTimelineFlame: 'readonly', gfTimelineFindings: 'readonly',
+      gfTimelineSteps: 'readonly' },
   },
   rules: {
     'no-undef': 'error',

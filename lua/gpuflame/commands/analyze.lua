@@ -16,7 +16,9 @@ cmd.spec = {
     "--no-export reads existing DIR/stats/*.csv and needs no nsys (the version is then `unknown`).\n" ..
     "--from-export (policy analyze.source = \"export\"): gpuflame writes those CSVs itself from DIR/trace.sqlite\n" ..
     "(one `nsys export` of trace.nsys-rep when absent or older; docs/REPORTS.md), much faster than nsys stats\n" ..
-    "on large runs; analysis.json's provenance then says \"source\": \"export\".",
+    "on large runs; analysis.json's provenance then says \"source\": \"export\". Without manifest.yaml,\n" ..
+    "--from-export falls back to the steps found in the capture (`gpuflame steps`): DIR/steps.json (policy\n" ..
+    "outputs.steps) instead of analysis.json.",
   options = {
     { "run-dir", arg = "DIR", help = "the profiling run directory" },
     { "no-export", help = "analyse the CSVs already in DIR/stats/ without running nsys" },
@@ -45,7 +47,7 @@ function cmd.run(opts, ctx)
     nsys_version = opts.nsys_version, schema_version = opts.schema_version,
     source = opts.from_export and "export" or nil }, ctx.policy())
   for _, w in ipairs(res.warnings) do log.warn("%s", w) end
-  io.stdout:write("Wrote analysis: ", res.path, "\n")
+  io.stdout:write(res.steps and "Wrote steps: " or "Wrote analysis: ", res.path, "\n")
   return 0
 end
 

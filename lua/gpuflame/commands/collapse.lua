@@ -5,7 +5,7 @@ local inputs = require("gpuflame.inputs")
 local cmd = {}
 
 cmd.spec = {
-  usage = "collapse INPUT [--metadata] [--unit-ns N]",
+  usage = "collapse INPUT [--metadata] [--unit-ns N] [--step N|median|slowest [--marker PATTERN]]",
   summary = "print INPUT as folded stacks (flamegraph.pl / inferno / speedscope input)",
   description = "One line per stack: frames joined by ';', a space, the count. SQLite exports and .nsys-rep\n" ..
     "reports give the hierarchical GPU stacks (one per kernel, memcpy and memset; frames = --levels, policy\n" ..
@@ -18,8 +18,26 @@ cmd.spec = {
     { "levels", arg = "LIST", help = "frames of the GPU stacks, outermost first, of: process, rank, device, " ..
       "stream, nvtx, callchain, api, kernel (policy flamegraph.levels)" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
+    { "step", arg = "N", help = "exports and reports: only the GPU work launched inside step N (its index in " ..
+      "`gpuflame steps`), or the median or slowest step" },
+    { "marker", arg = "PATTERN", help = "with --step: the steps are the NVTX ranges matching this Lua pattern" },
   },
 }
+
+-- --step: the stacks of one step's GPU work (exports, reports, model files)
+local function step_stacks(input, opts, fs, ctx)
+  local fg = require("gpuflame.flamegraph")
+  local info = inputs.resolve(input, { nsys = opts.nsys }, ctx)
+  if info.type ~= "sqlite" and info.type ~= "model" then
+    errors.raise(errors.USAGE, "%s: --step needs an SQLite export, an .nsys-rep or a model file (steps are NVTX " ..
+      "ranges of a trace)", input)
+  end
+  local tr = fg.load_trace({ info.path }, { nsys = opts.nsys, flame = fs }, ctx.policy())
+  tr:source(input)
+  local stacks, s = fg.from_trace_step(tr, opts.step, opts.marker, { flame = fs }, ctx.policy())
+  require("gpuflame.log").info("%s: %s, %s to %s ns", input, fg.step_label(s, opts.step), s.start_ns, s.end_ns)
+  return stacks
+end
 
 function cmd.run(opts, ctx)
   local input = opts.positional[1]
@@ -29,13 +47,19 @@ function cmd.run(opts, ctx)
   local info = inputs.detect(input)
   local nsys = require("gpuflame.nsys")
   local report = info.type == "csv" and nsys.canonical_report(info.report, ctx.policy())
-  if report == "cuda_gpu_kern_sum" or report == "cuda_api_sum" then
+  if (report == "cuda_gpu_kern_sum" or report == "cuda_api_sum") and not opts.step then
     local st = require("gpuflame.flamegraph").stream_csv(input, report, "-",
       { skip_preamble = info.preamble, meta = opts.metadata == true, flame = fs }, ctx.policy())
     if st.meta then io.stderr:write(st.meta, "\n") end
     return 0
   end
-  local ok, res = errors.try(inputs.load_for, input, { "stacks" }, { nsys = opts.nsys, flame = fs }, ctx)
+  if opts.marker and not opts.step then errors.raise(errors.USAGE, "--marker goes with --step") end
+  local ok, res
+  if opts.step then
+    ok, res = errors.try(step_stacks, input, opts, fs, ctx)
+  else
+    ok, res = errors.try(inputs.load_for, input, { "stacks" }, { nsys = opts.nsys, flame = fs }, ctx)
+  end
   inputs.cleanup(ctx)
   if not ok then errors.reraise(res) end
   res:write_folded("-", { meta = false })

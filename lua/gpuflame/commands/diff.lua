@@ -9,7 +9,7 @@ local cmd = {}
 
 cmd.spec = {
   usage = "diff BEFORE AFTER [-o diff.html] [--json] [--folded FILE] [--group-by kernel|nvtx] [--levels LIST] " ..
-    "[--title T] [--min-fraction F]",
+    "[--title T] [--min-fraction F] [--step median|slowest|N [--marker PATTERN]]",
   summary = "differential GPU flamegraph and regression verdict between two captures",
   description = "BEFORE and AFTER are anything gpuflame reads: capture directories, .nsys-rep/.qdrep reports\n" ..
     "(exported through nsys), SQLite exports, model files (gpuflame import), cuda_gpu_kern_sum CSVs or folded stacks;\n" ..
@@ -36,6 +36,9 @@ cmd.spec = {
     { "levels", arg = "LIST", help = "frames of the GPU stacks (exports, reports), outermost first, of: process, " ..
       "rank, device, stream, nvtx, callchain, api, kernel (policy flamegraph.levels)" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
+    { "step", arg = "N", help = "compare one step of each side (exports, reports): median (the step of median " ..
+      "length; makes runs of different lengths comparable), slowest, or an index (`gpuflame steps`)" },
+    { "marker", arg = "PATTERN", help = "with --step: the steps are the NVTX ranges matching this Lua pattern" },
   },
 }
 
@@ -55,13 +58,15 @@ function cmd.run(opts, ctx)
     errors.raise(errors.USAGE, "%s is an NVTX analysis (analysis.json) and %s is not: diff compares two captures, " ..
       "`gpuflame compare` two analyses", ab and pb or pa, ab and pa or pb)
   end
+  if opts.marker and not opts.step then errors.raise(errors.USAGE, "--marker goes with --step") end
   local policy = ctx.policy()
   local dp = policy.diff
   local fs = require("gpuflame.flamegraph").settings(opts, policy) -- --levels
   local out = opts.out or (not opts.json and policy.outputs.diff or nil)
   local ok, res = errors.try(function()
-    local b = side.load_side(pb, { nsys = opts.nsys, flame = fs }, ctx)
-    local a = side.load_side(pa, { nsys = opts.nsys, flame = fs }, ctx)
+    local so = { nsys = opts.nsys, step = opts.step, marker = opts.marker, flame = fs }
+    local b = side.load_side(pb, so, ctx)
+    local a = side.load_side(pa, so, ctx)
     local D, L, d = diff.compare(b, a, { group_by = opts.group_by }, policy)
     d.processes = require("gpuflame.process_key").pairs(b.processes, a.processes)
     d.verdict = diff.verdict(d, policy)
@@ -72,7 +77,9 @@ function cmd.run(opts, ctx)
     end
     if out then
       local title = opts.title or dp.title
-      require("gpuflame.views.diff").render(D, L, d, out, { title = title, subtitle = base(pb) .. " → " .. base(pa),
+      local function st(x) return x.step and string.format(" (step %d, %s)", x.step.index, x.step.name) or "" end
+      require("gpuflame.views.diff").render(D, L, d, out, { title = title,
+        subtitle = base(pb) .. st(b) .. " → " .. base(pa) .. st(a),
         min_fraction = opts.min_fraction or dp.min_fraction })
     end
     return d

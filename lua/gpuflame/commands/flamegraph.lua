@@ -7,7 +7,7 @@ local cmd = {}
 
 cmd.spec = {
   usage = "flamegraph INPUT... [-o FILE] [--levels LIST] [--by-rank] [--title T] [--countname U] [--inverted] " ..
-    "[--minwidth PX] [--colors P]",
+    "[--minwidth PX] [--colors P] [--step N|median|slowest [--marker PATTERN]]",
   summary = "draw a self-contained GPU flamegraph page from a stats CSV, folded file, SQLite export or .nsys-rep",
   description = "INPUT is recognised by content: an SQLite export or an .nsys-rep (exported through nsys) gives the\n" ..
     "hierarchical GPU flamegraph: one stack per kernel, memcpy and memset, weighted by its GPU time in ns,\n" ..
@@ -31,6 +31,9 @@ cmd.spec = {
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
     { "by-rank", help = "several reports (or processes): a `rank N` frame per rank under the root" },
     { "allow-unrelated", help = "several reports: accept captures that cannot be one job (policy ranks.max_start_gap_s)" },
+    { "step", arg = "N", help = "exports and reports: only the GPU work launched inside step N (its index in " ..
+      "`gpuflame steps`), or the median or slowest step" },
+    { "marker", arg = "PATTERN", help = "with --step: the steps are the NVTX ranges matching this Lua pattern" },
   },
 }
 
@@ -39,11 +42,13 @@ function cmd.run(opts, ctx)
   if not input and require("gpuflame.mpi").local_pattern() == nil then
     errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)")
   end
+  if opts.marker and not opts.step then errors.raise(errors.USAGE, "--marker goes with --step") end
   local out = opts.out or ctx.policy().outputs.flamegraph
   local page = require("gpuflame.views.flamegraph").build({
     inputs = opts.positional, out = out, nsys = opts.nsys, by_rank = opts.by_rank,
     flame = flamegraph.settings(opts, ctx.policy()), -- --levels, --by-rank
-    allow_unrelated = opts.allow_unrelated, title = opts.title, countname = opts.countname,
+    allow_unrelated = opts.allow_unrelated, step = opts.step, marker = opts.marker, title = opts.title,
+    countname = opts.countname,
     inverted = opts.inverted or nil, minwidth = opts.minwidth, colors = opts.colors,
   }, ctx)
   if page.differential then

@@ -26,6 +26,7 @@ function M.to_table(r)
     o.diagnosis = r.diagnosis -- launch-overhead: "launch-bound" | "queue-bound" | "none" (docs/SEMANTICS.md)
     o.decided_by = r.decided_by
     o.breakdown = r.breakdown -- rules that speak of busy/idle: the devices' time by its parts (gpuflame.gpu_time)
+    o.steps = r.steps -- the steps the rows fall in (gpuflame.findings.in_steps), when the capture has steps
     local cols = {}
     for i, c in ipairs(r.columns) do cols[i] = col_name(c) end
     o.columns = core.json.array(cols)
@@ -211,6 +212,7 @@ function M.page_data(results, input)
     else
       o.severity, o.text, o.advice, o.diagnosis = r.severity, r.verdict, r.advice, r.diagnosis
       o.breakdown = r.breakdown
+      o.steps = r.steps and core.json.array(r.steps) or nil
       local lines = M.busy_lines(r)
       if lines then o.busy = core.json.array(lines) end -- the panel's lines, formatted once (gpuflame.gpu_time)
       o.rows = #r.rows

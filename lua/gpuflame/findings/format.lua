@@ -61,6 +61,8 @@ function M.format_md(results, input)
       .. md_escape(r.error or r.skipped or r.verdict) .. "\n"
     local lines = require("gpuflame.gpu_time").lines(r.breakdown) -- busy/idle by its parts (docs/SEMANTICS.md)
     if lines then out[#out + 1] = "\n" .. md_escape(table.concat(lines, "; ")) .. " (docs/SEMANTICS.md)\n" end
+    local st = require("gpuflame.findings.in_steps").text(r)
+    if st then out[#out + 1] = "\n" .. md_escape(st) .. "\n" end
     if not r.error and not r.skipped and #r.rows > 0 then
       local hdr, sep = {}, {}
       for i, c in ipairs(r.columns) do
@@ -87,6 +89,8 @@ function M.format_text(results, max_rows)
     for _, l in ipairs(require("gpuflame.gpu_time").lines(r.breakdown) or {}) do -- busy/idle by its parts
       out[#out + 1] = "    " .. l .. "\n"
     end
+    local st = require("gpuflame.findings.in_steps").text(r) -- the steps the rows fall in
+    if st then out[#out + 1] = "    " .. st .. "\n" end
     if not r.error and not r.skipped and #r.rows > 0 then
       local w, cells = {}, {}
       for i, c in ipairs(r.columns) do w[i] = #col_name(c) end

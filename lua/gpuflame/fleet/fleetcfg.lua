@@ -85,7 +85,7 @@ function cfg.load(opts, p)
   c.interval = tonumber(c.interval) or agent.interval
   c.hostname = c.hostname or core.sys.hostname()
   c.api_server = c.api_server or c.server
-  c.state_dir = c.state_dir or agent.state_dir
+  c.state_dir = c.state_dir or cfg.default_state_dir(agent.state_dir)
   c.spool_dir = c.spool_dir or (p.deliver.spool.dir ~= "" and p.deliver.spool.dir) or (c.state_dir .. "/spool")
   c.api_version = c.api_version or p.upload.api_version
   c.ca_bundle = c.ca_bundle or p.upload.ca_bundle
@@ -100,6 +100,19 @@ function cfg.load(opts, p)
     errors.raise(errors.USAGE, "server must be an http:// or https:// URL (got %s)", c.server)
   end
   return c
+end
+
+-- The state directory when none is given (flag, GPUFLAME_STATE_DIR, config): policy agent.state_dir; for
+-- a user who cannot create it (an agent not run as root: /var/lib is root's), $XDG_STATE_HOME/gpuflame,
+-- else ~/.local/state/gpuflame, else <the live state directory>/agent (docs/DEPLOY.md, "Where state lives").
+function cfg.default_state_dir(dir)
+  if core.sys.uid() == 0 or pcall(core.fs.mkdirp, dir, 448) then return dir end
+  local xdg, home = os.getenv("XDG_STATE_HOME"), os.getenv("HOME")
+  local d = xdg and xdg:match("^/") and xdg .. "/gpuflame"
+    or home and home:match("^/") and home .. "/.local/state/gpuflame"
+    or require("gpuflame.sessions").state_dir() .. "/agent"
+  log.info("agent: %s cannot be created by this user (uid %d); state in %s", dir, core.sys.uid(), d)
+  return d
 end
 
 return cfg

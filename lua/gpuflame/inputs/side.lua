@@ -131,7 +131,9 @@ end
 -- stack settings, flamegraph.settings):
 --   {input, file, source = "sqlite"|"csv"|"folded", from_rep, kind = "kernels"|"api"|"folded",
 --    unit = "ns"|"count", scale, stacks, kernels = {{name, total_ns, count}}|nil, meta = {...}|nil,
---    processes = gpuflame.process_key.list's | nil, work = gpuflame.diff_work.summary's | nil (exports only)}
+--    processes = gpuflame.process_key.list's | nil, work = gpuflame.diff_work.summary's | nil (exports only),
+--    step = {index, name, start_ns, end_ns, duration_ns, pick, steps, rule, median_ns}|nil}
+--   opts: nsys, step (N|"median"|"slowest": only the GPU work launched inside that step), marker
 function M.load_side(path, opts, ctx)
   local inputs = require("gpuflame.inputs")
   local st = core.fs.stat(path)
@@ -163,8 +165,19 @@ function M.load_side(path, opts, ctx)
     local tr = fg.load_trace({ info.path }, { flame = fs }, policy)
     -- processes known by what they are (policy diff.process_key), the work done (diff.work)
     side.processes = require("gpuflame.process_key").list(tr, kv, nil, policy)
-    side.work = require("gpuflame.diff_work").summary(tr, policy)
-    side.stacks = fg.from_trace(tr, { flame = fs, processes = side.processes }, policy)
+    if opts and opts.step then -- one step's GPU work (gpuflame.steps), and the work of that step alone
+      tr:source(path)
+      local s, doc, win
+      side.stacks, s, doc, win = fg.from_trace_step(tr, opts.step, opts.marker,
+        { flame = fs, processes = side.processes }, policy)
+      side.step = { index = s.index, name = s.name, start_ns = s.start_ns, end_ns = s.end_ns,
+        duration_ns = s.duration_ns, pick = tostring(opts.step), steps = #doc.steps, rule = doc.rule_text,
+        median_ns = doc.summary.median_ns }
+      side.work = require("gpuflame.diff_work").step_summary(tr, win, policy)
+    else
+      side.work = require("gpuflame.diff_work").summary(tr, policy)
+      side.stacks = fg.from_trace(tr, { flame = fs, processes = side.processes }, policy)
+    end
     if not side.stacks then
       errors.raise(errors.NO_DATA, "%s: no GPU kernels, copies or memsets in this export", path)
     end
@@ -173,6 +186,9 @@ function M.load_side(path, opts, ctx)
       side.kernels[#side.kernels + 1] = { name = l.name, total_ns = l.weight, count = l.count }
     end
     side.sqlite = info.path
+  elseif opts and opts.step then
+    errors.raise(errors.USAGE, "%s: --step needs an SQLite export, an .nsys-rep, a model file or a capture directory " ..
+      "holding one (steps are NVTX ranges of a trace)", path)
   elseif info.type == "csv" then
     local nsys = require("gpuflame.nsys")
     local report = nsys.canonical_report(info.report, policy)

@@ -50,16 +50,29 @@ end
 -- build(spec, ctx) writes spec.out and returns what the page holds: {stacks = N, total = N, countname = U}
 -- or, for a two-column folded input, {differential = true, stacks = N, before = N, after = N}.
 -- spec: inputs (paths; none with an MPI --local pattern), out, nsys, by_rank, allow_unrelated, flame (the
--- stacks' settings, flamegraph.settings: --levels, --by-rank; nil: the policy's), and the page options
--- title, countname, inverted, minwidth, colors (nil: policy flamegraph.*).
+-- stacks' settings, flamegraph.settings: --levels, --by-rank; nil: the policy's), step and marker (only the
+-- GPU work launched inside that step: --step N|median|slowest, gpuflame.steps), and the page options title,
+-- countname, inverted, minwidth, colors (nil: policy flamegraph.*).
 function M.build(spec, ctx)
   local input = spec.inputs[1]
   local st = input and core.fs.stat(input)
   local several = require("gpuflame.mpi").local_pattern() ~= nil or spec.inputs[2] ~= nil
     or (st and st.type == "directory") or (not st and input:find("[%*%?%[]"))
   local ok, res = errors.try(function()
-    local stacks, fdoc, clock, diffpage
-    if several or spec.by_rank then
+    local stacks, fdoc, clock, diffpage, step
+    if spec.step then -- one step's GPU work (gpuflame.steps), of one input or of several reports merged
+      local paths = {}
+      for k, p in ipairs(spec.inputs) do
+        paths[k] = several and p or inputs.resolve(p, { nsys = spec.nsys }, ctx).path
+      end
+      local tr, info = flamegraph.load_trace(paths, { nsys = spec.nsys, ranks = several or spec.by_rank,
+        allow_unrelated = spec.allow_unrelated, flame = spec.flame }, ctx.policy())
+      if not several and input then tr:source(input) end
+      clock = info and info.clock_alignment
+      local s
+      stacks, s = flamegraph.from_trace_step(tr, spec.step, spec.marker, { flame = spec.flame }, ctx.policy())
+      step = flamegraph.step_label(s, spec.step)
+    elseif several or spec.by_rank then
       stacks, clock = flamegraph.from_reports(spec.inputs, { nsys = spec.nsys,
         allow_unrelated = spec.allow_unrelated, flame = spec.flame }, ctx.policy())
     elseif st and st.type == "file" then
@@ -71,7 +84,8 @@ function M.build(spec, ctx)
     end
     local o = flamegraph.page_options({
       title = spec.title, countname = spec.countname, inverted = spec.inverted, minwidth = spec.minwidth,
-      colors = spec.colors, subtitle = (input and input:match("[^/]+$") or "") .. (clock and (" · " .. clock) or ""),
+      colors = spec.colors, subtitle = (input and input:match("[^/]+$") or "") .. (step and (" · " .. step) or "") ..
+        (clock and (" · " .. clock) or ""),
       findings = fdoc, stacks_countname = flamegraph.countname_of(stacks),
     }, ctx.policy())
     flamegraph.render(stacks, spec.out, o)

@@ -8,7 +8,8 @@
 --         warnings = {...}, flame_total = ns }
 -- capture.lua hands --timeline/--stacks captures to V.from_capture(state, opts, ctx): trace CSVs from
 -- `nsys stats` (policy timeline.source = "csv", the reference) or the SQLite export (source "sqlite",
--- and always with --stacks); warnings go to state.warnings (summary.json).
+-- always with --stacks, and when the CSVs hold no CUDA events: a CPU-side capture's NVTX, OS runtime and
+-- CPU samples are only in the export); warnings go to state.warnings (summary.json).
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
@@ -44,9 +45,26 @@ function V.settings(over, policy)
   }
 end
 
--- render(tr, out, settings [, findings_doc]) writes the page atomically; findings_doc (findings.page)
--- fills the findings panel ({{json:findings}}; null: no panel).
-function V.render(tr, out, s, fdoc)
+-- The steps of the capture for the page's axis ({{json:steps}}, js/timeline_steps.js): {rule, steps = [{index,
+-- name, rank, start, end}]} (the trace's ns), or null when it has none (gpuflame.steps).
+local function steps_slot(tr, policy)
+  local ok, wins, rule = errors.try(require("gpuflame.steps").find, tr, nil, policy)
+  if not ok then
+    if wins.code == errors.INTERRUPTED then error(wins, 0) end
+    return { json = "null" }
+  end
+  local list, idx = {}, {}
+  for k, w in ipairs(wins) do
+    local pk = w.rank .. "/" .. w.pid
+    idx[pk] = (idx[pk] or -1) + 1
+    list[k] = { index = idx[pk], name = w.name, rank = w.rank_label, start = w.start, ["end"] = w["end"] }
+  end
+  return { json = core.json.encode({ rule = require("gpuflame.steps").rule_text(rule), steps = core.json.array(list) }) }
+end
+
+-- render(tr, out, settings [, findings_doc [, policy]]) writes the page atomically; findings_doc (findings.page)
+-- fills the findings panel ({{json:findings}}; null: no panel); with policy the capture's steps mark the axis.
+function V.render(tr, out, s, fdoc, policy)
   local tmpl, origin = page.find(s.template)
   if not tmpl then
     errors.raise(errors.ERROR, "timeline template %s not found on the search path", s.template)
@@ -56,7 +74,8 @@ function V.render(tr, out, s, fdoc)
     threads = s.threads, view_events = s.view_events, preview_min_events = s.preview_min_events,
     findings = require("gpuflame.findings.document").page_slot(fdoc),
     -- the GPU time breakdown of the window in view (docs/SEMANTICS.md): which kernels are communication
-    gputime = { json = core.json.encode({ communication = core.json.array(s.communication or {}) }) } },
+    gputime = { json = core.json.encode({ communication = core.json.array(s.communication or {}) }) },
+    steps = policy and steps_slot(tr, policy) or { json = "null" } },
     s.template, s.flame_min_fraction)
 end
 
@@ -145,11 +164,36 @@ function V.build(spec, ctx)
     errors.raise(errors.NO_DATA, "%s", warnings[1] or "no launch backtraces in the capture")
   end
   for _, w in ipairs(warnings) do log.warn("%s", w) end
-  V.render(tr, spec.out, s, fdoc)
+  V.render(tr, spec.out, s, fdoc, policy)
   return {
     kind = "timeline", path = spec.out, shown = tr:count(), total = tr:total(), lanes = #tr:lanes(),
     warnings = warnings, flame_total = fl.total, launches_with_stack = fl.launches, trace = tr,
   }
+end
+
+-- The capture's SQLite export as the page's input (nil when nsys could not export: warned).
+local function capture_export(state, policy)
+  local capture = require("gpuflame.capture")
+  local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/" .. policy.outputs.sqlite, state, policy)
+  if not res.ok then
+    capture.warn(state, "nsys export --type sqlite failed (%s); no timeline", res.why)
+    return nil
+  end
+  state.artifacts.sqlite = res.path
+  return res.path
+end
+
+-- The stats trace CSVs (source "csv"): the inputs that nsys wrote.
+local function capture_csvs(state, tp)
+  local capture = require("gpuflame.capture")
+  local inputs = {}
+  for _, rep in ipairs(tp.reports) do
+    local csv, why, name, skipped = capture.stats_report(state, rep, tp.output_names[rep] or rep)
+    state.reports_tried[#state.reports_tried + 1] = { report = name, ok = csv ~= nil, why = why, csv = csv,
+      skipped = skipped }
+    if csv then inputs[#inputs + 1] = csv end
+  end
+  return inputs
 end
 
 -- capture.run's timeline stage. Returns true when timeline.html was written, false when the capture has
@@ -160,26 +204,27 @@ function V.from_capture(state, opts, _ctx)
   local policy = state.policy
   local tp = policy.timeline
   local s = V.settings(nil, policy)
-  local inputs, source = {}, (opts.stacks or tp.source == "sqlite") and "sqlite" or "csv"
-  if source == "sqlite" then
-    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/" .. policy.outputs.sqlite, state, policy)
-    if not res.ok then
-      capture.warn(state, "nsys export --type sqlite failed (%s); no timeline", res.why)
-      return false
-    end
-    inputs[1] = res.path
-    state.artifacts.sqlite = res.path
-  else
-    for _, rep in ipairs(tp.reports) do
-      local csv, why, name, skipped = capture.stats_report(state, rep, tp.output_names[rep] or rep)
-      state.reports_tried[#state.reports_tried + 1] = { report = name, ok = csv ~= nil, why = why, csv = csv,
-        skipped = skipped }
-      if csv then inputs[#inputs + 1] = csv end
-    end
-    if #inputs == 0 then return false end
+  local source = (opts.stacks or tp.source == "sqlite") and "sqlite" or "csv"
+  local inputs = source == "csv" and capture_csvs(state, tp) or {}
+  local tr, results, fdoc
+  if #inputs > 0 then
+    tr, results, fdoc = load_for_page(inputs, s, { stacks = opts.stacks }, nil, policy)
+    if tr:count() == 0 then tr = nil end
   end
-  local tr, results, fdoc = load_for_page(inputs, s, { stacks = opts.stacks },
-    source == "sqlite" and function(whole) capture.set_gpu_time(state, inputs[1], whole) end or nil, policy)
+  if not tr then
+    -- the stats trace CSVs hold CUDA activity only: a capture with NVTX, OS runtime or CPU samples and no
+    -- CUDA (a CPU-side job) is drawn from its SQLite export, which holds them (docs/LIVE.md)
+    if source == "csv" then
+      log.info("timeline: the nsys stats trace reports hold no CUDA events; drawing the SQLite export " ..
+        "(NVTX, OS runtime, CPU samples)")
+      source = "sqlite"
+    end
+    local db = capture_export(state, policy)
+    if not db then return false end
+    inputs = { db }
+    tr, results, fdoc = load_for_page(inputs, s, { stacks = opts.stacks },
+      function(whole) capture.set_gpu_time(state, db, whole) end, policy)
+  end
   if tr:count() == 0 then return false end
   -- the capture's findings stage (findings.json) reuses these results when they come from its export
   if results and source == "sqlite" then state.page_findings = { sqlite = inputs[1], results = results } end
@@ -189,7 +234,7 @@ function V.from_capture(state, opts, _ctx)
     errors.raise(errors.NO_DATA, "--stacks: no launch backtraces in the capture (policy stacks.missing = error)")
   end
   local out = state.dir .. "/" .. policy.outputs.timeline
-  V.render(tr, out, s, fdoc)
+  V.render(tr, out, s, fdoc, policy)
   state.artifacts.timeline = out
   if fl.entries > 0 then
     local folded = state.dir .. "/" .. policy.outputs.launch_folded

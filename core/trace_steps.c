@@ -1,0 +1,323 @@
+/* Steps: the GPU work each step launched, counted and summed per step (trace_steps.h). */
+#include "trace_steps.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hmap.h"
+#include "mem.h"
+#include "trace.h"
+#include "trace_nvtx_group.h"
+
+static int oom(gf_err *err)
+{
+    return gf_errf(err, GF_EXIT_ERROR, "steps: out of memory");
+}
+
+static int32_t ev_rank(const gf_trace *t, size_t i)
+{
+    return t->lane[i] >= 0 ? t->lanes[t->lane[i]].rank : -1;
+}
+
+static int32_t ev_level(const gf_trace *t, size_t i)
+{
+    return t->detail[i] >= 0 ? t->details[t->detail[i]].nvtx_level : -1;
+}
+
+/* an NVTX range on a thread's NVTX lane (not one projected onto a GPU, not a mark) */
+static int is_range(const gf_trace *t, size_t i)
+{
+    return t->kind[i] == GF_EV_NVTX && t->lane[i] >= 0 && t->lanes[t->lane[i]].kind == GF_LANE_NVTX &&
+           ev_level(t, i) != GF_NVTX_MARK;
+}
+
+typedef struct win_order {
+    const gf_step_win *w;
+} win_order;
+
+static int cmp_group(const gf_step_win *a, int32_t rank, int64_t pid)
+{
+    if (a->rank != rank)
+        return a->rank < rank ? -1 : 1;
+    if (a->pid != pid)
+        return a->pid < pid ? -1 : 1;
+    return 0;
+}
+
+static int cmp_win(const void *x, const void *y, void *ctx)
+{
+    const gf_step_win *w = ((const win_order *)ctx)->w;
+    const gf_step_win *a = &w[*(const uint32_t *)x], *b = &w[*(const uint32_t *)y];
+    int c = cmp_group(a, b->rank, b->pid);
+    if (c)
+        return c;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+/* the window (index into w) holding time s on (rank, pid): the last started among those holding it, or -1.
+ * ord: windows sorted by (rank, pid, start); maxend[k]: the latest end of ord[0..k] within its group. */
+static int32_t find_win(const gf_step_win *w, const uint32_t *ord, const int64_t *maxend, size_t nw, int32_t rank,
+                        int64_t pid, int64_t s)
+{
+    size_t lo = 0, hi = nw; /* first position after every window of the group starting at or before s */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const gf_step_win *m = &w[ord[mid]];
+        int c = cmp_group(m, rank, pid);
+        if (c < 0 || (c == 0 && m->start <= s))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo; k-- > 0;) {
+        const gf_step_win *m = &w[ord[k]];
+        if (cmp_group(m, rank, pid) != 0 || maxend[k] <= s)
+            break;
+        if (s < m->end)
+            return (int32_t)ord[k];
+    }
+    return -1;
+}
+
+int gf_steps_assign(const gf_trace *t, const gf_step_win *w, size_t nw, int32_t **ev_step, gf_err *err)
+{
+    if (nw > INT32_MAX)
+        return gf_errf(err, GF_EXIT_USAGE, "steps: too many steps (%zu)", nw);
+    int32_t *p = NULL;
+    if (gf_trace_partners(t, &p, err) != 0)
+        return -1;
+    int32_t *out = malloc((t->n ? t->n : 1) * sizeof *out);
+    uint32_t *ord = malloc((nw ? nw : 1) * sizeof *ord);
+    int64_t *maxend = malloc((nw ? nw : 1) * sizeof *maxend);
+    if (!out || !ord || !maxend) {
+        free(p);
+        free(out);
+        free(ord);
+        free(maxend);
+        return oom(err);
+    }
+    for (size_t k = 0; k < nw; k++)
+        ord[k] = (uint32_t)k;
+    win_order wo = {w};
+    qsort_r(ord, nw, sizeof *ord, cmp_win, &wo);
+    for (size_t k = 0; k < nw; k++) {
+        const gf_step_win *m = &w[ord[k]];
+        int same = k > 0 && cmp_group(&w[ord[k - 1]], m->rank, m->pid) == 0;
+        maxend[k] = same && maxend[k - 1] > m->end ? maxend[k - 1] : m->end;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        out[i] = -1;
+        if (!gf_ev_is_gpu_work(t->kind[i]) || p[i] < 0 || t->kind[p[i]] != GF_EV_API)
+            continue;
+        size_t c = (size_t)p[i];
+        out[i] = find_win(w, ord, maxend, nw, ev_rank(t, c), t->pid[c], t->start[c]);
+    }
+    free(p);
+    free(ord);
+    free(maxend);
+    *ev_step = out;
+    return 0;
+}
+
+int gf_steps_count(const gf_trace *t, const int32_t *ev_step, size_t nw, gf_step_count *out, gf_err *err)
+{
+    memset(out, 0, (nw ? nw : 1) * sizeof *out);
+    int32_t *p = NULL;
+    if (gf_trace_partners(t, &p, err) != 0)
+        return -1;
+    uint8_t *seen = calloc(t->n ? t->n : 1, 1);
+    if (!seen) {
+        free(p);
+        return oom(err);
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        int32_t s = ev_step[i];
+        if (s < 0 || (size_t)s >= nw)
+            continue;
+        gf_step_count *c = &out[s];
+        if (t->kind[i] == GF_EV_KERNEL) {
+            c->kernels++;
+            c->kernel_ns += t->dur[i];
+        } else if (t->kind[i] == GF_EV_MEMCPY) {
+            c->copies++;
+        } else {
+            c->memsets++;
+        }
+        if (p[i] >= 0 && !seen[p[i]]) {
+            seen[p[i]] = 1;
+            c->launches++;
+        }
+    }
+    free(seen);
+    free(p);
+    return 0;
+}
+
+/* per (step, name) sums in a growing array, found through a map of step << 32 | name */
+typedef struct name_sums {
+    gf_hmap idx;
+    gf_step_name *rows;
+    size_t n, cap;
+} name_sums;
+
+static int sums_add(name_sums *s, int32_t step, int32_t name, int64_t dur)
+{
+    int ins;
+    uint64_t key = (uint64_t)(uint32_t)step << 32 | (uint32_t)name;
+    int64_t *v = gf_hmap_put(&s->idx, key, (int64_t)s->n, &ins);
+    if (!v)
+        return -1;
+    if (ins) {
+        if (gf_grow((void **)&s->rows, &s->cap, s->n + 1, sizeof *s->rows, 64) != 0)
+            return -1;
+        s->rows[s->n] = (gf_step_name){step, name, 0, 0};
+        s->n++;
+    }
+    s->rows[*v].count++;
+    s->rows[*v].total += dur;
+    return 0;
+}
+
+static int sums_done(name_sums *s, int rc, gf_step_name **rows, size_t *n, gf_err *err)
+{
+    gf_hmap_free(&s->idx);
+    if (rc != 0) {
+        free(s->rows);
+        return oom(err);
+    }
+    *rows = s->rows;
+    *n = s->n;
+    return 0;
+}
+
+int gf_steps_kernels(const gf_trace *t, const int32_t *ev_step, gf_step_name **rows, size_t *n, gf_err *err)
+{
+    name_sums s = {0};
+    gf_hmap_init(&s.idx);
+    int rc = 0;
+    for (size_t i = 0; i < t->n && rc == 0; i++)
+        if (ev_step[i] >= 0 && t->kind[i] == GF_EV_KERNEL)
+            rc = sums_add(&s, ev_step[i], t->name[i], t->dur[i]);
+    return sums_done(&s, rc, rows, n, err);
+}
+
+/* the first event starting at or after s (events are in start order) */
+static size_t first_at(const gf_trace *t, int64_t s)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->start[mid] < s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int gf_steps_nvtx(const gf_trace *t, const gf_step_win *w, size_t nw, gf_step_name **rows, size_t *n, gf_err *err)
+{
+    name_sums s = {0};
+    gf_hmap_init(&s.idx);
+    int rc = 0;
+    for (size_t k = 0; k < nw && rc == 0; k++) {
+        const gf_step_win *m = &w[k];
+        for (size_t i = first_at(t, m->start); i < t->n && t->start[i] < m->end && rc == 0; i++) {
+            if (!is_range(t, i) || t->start[i] + t->dur[i] > m->end)
+                continue;
+            const gf_lane *l = &t->lanes[t->lane[i]];
+            if (t->pid[i] != m->pid || l->tid != m->tid || l->rank != m->rank)
+                continue;
+            int32_t lv = ev_level(t, i);
+            int want = m->level >= 0 ? lv == m->level + 1
+                                     : lv <= 0 && !(t->start[i] == m->start && t->start[i] + t->dur[i] == m->end);
+            if (want)
+                rc = sums_add(&s, (int32_t)k, gf_trace_nvtx_group(t, t->name[i]), t->dur[i]);
+        }
+    }
+    return sums_done(&s, rc, rows, n, err);
+}
+
+static int32_t ev_domain(const gf_trace *t, size_t i)
+{
+    return t->detail[i] >= 0 ? t->details[t->detail[i]].domain : -1;
+}
+
+static uint64_t name_key(int32_t rank, int64_t pid, int64_t tid, int32_t level, int32_t domain, int32_t name)
+{
+    uint64_t h = gf_hash_u64((uint64_t)pid ^ gf_hash_u64((uint64_t)tid));
+    h = gf_hash_u64(h ^ ((uint64_t)(uint32_t)rank << 32 | (uint32_t)level));
+    h = gf_hash_u64(h ^ ((uint64_t)(uint32_t)domain << 32 | (uint32_t)name));
+    return h == GF_HMAP_EMPTY ? 0 : h;
+}
+
+int gf_steps_nvtx_names(const gf_trace *t, gf_nvtx_name **rows, size_t *n, gf_err *err)
+{
+    gf_hmap idx;
+    gf_hmap_init(&idx);
+    gf_nvtx_name *out = NULL;
+    size_t no = 0, cap = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (!is_range(t, i))
+            continue;
+        const gf_lane *l = &t->lanes[t->lane[i]];
+        int32_t lv = ev_level(t, i), dom = ev_domain(t, i);
+        uint64_t key = name_key(l->rank, l->pid, l->tid, lv, dom, t->name[i]);
+        size_t pos = 0;
+        int64_t *v;
+        gf_nvtx_name *hit = NULL;
+        while (!hit && (v = gf_hmap_next(&idx, key, &pos)) != NULL) {
+            gf_nvtx_name *r = &out[*v];
+            if (r->name == t->name[i] && r->rank == l->rank && r->pid == l->pid && r->tid == l->tid && r->level == lv &&
+                r->domain == dom)
+                hit = r;
+        }
+        if (!hit) {
+            if (gf_grow((void **)&out, &cap, no + 1, sizeof *out, 64) != 0 || gf_hmap_add(&idx, key, (int64_t)no) != 0)
+                goto fail;
+            out[no] = (gf_nvtx_name){t->name[i], l->rank, dom, l->pid, l->tid, lv, 0, 0};
+            hit = &out[no++];
+        }
+        hit->count++;
+        hit->total += t->dur[i];
+    }
+    gf_hmap_free(&idx);
+    *rows = out;
+    *n = no;
+    return 0;
+fail:
+    gf_hmap_free(&idx);
+    free(out);
+    return oom(err);
+}
+
+int gf_steps_nvtx_ranges(const gf_trace *t, const int32_t *names, size_t nnames, gf_nvtx_range **rows, size_t *n,
+                         gf_err *err)
+{
+    gf_hmap want;
+    gf_hmap_init(&want);
+    gf_nvtx_range *out = NULL;
+    size_t no = 0, cap = 0;
+    for (size_t k = 0; k < nnames; k++)
+        if (!gf_hmap_put(&want, (uint32_t)names[k], 1, NULL))
+            goto fail;
+    for (size_t i = 0; i < t->n; i++) {
+        if (!is_range(t, i) || !gf_hmap_get(&want, (uint32_t)t->name[i]))
+            continue;
+        const gf_lane *l = &t->lanes[t->lane[i]];
+        if (gf_grow((void **)&out, &cap, no + 1, sizeof *out, 64) != 0)
+            goto fail;
+        out[no++] = (gf_nvtx_range){t->start[i], t->start[i] + t->dur[i], l->pid, l->tid, t->pid[i], t->name[i],
+                                    l->rank, ev_level(t, i)};
+    }
+    gf_hmap_free(&want);
+    *rows = out;
+    *n = no;
+    return 0;
+fail:
+    gf_hmap_free(&want);
+    free(out);
+    return oom(err);
+}

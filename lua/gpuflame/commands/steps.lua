@@ -1,0 +1,91 @@
+-- gpuflame steps: the iterations of a training or benchmark loop found in a capture, each with the GPU work it
+-- launched (lua/gpuflame/steps.lua, docs/STEPS.md)
+local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
+local steps = require("gpuflame.steps")
+local gpu_time = require("gpuflame.gpu_time")
+
+local cmd = {}
+
+cmd.spec = {
+  usage = "steps INPUT... [--marker PATTERN] [--json] [--html FILE]",
+  summary = "find the steps (iterations) in a capture: per step its time, GPU work and breakdown",
+  description = "Steps are NVTX ranges: those matching policy steps.markers (ProfilerStep#N, `step 12`,\n" ..
+    "`iteration 3`, `Warm-up Step 2`, train_step, ...) or --marker (a Lua pattern), else the range that repeats\n" ..
+    "on the main thread. A step's GPU work is every kernel, copy and memset whose launch call starts inside it\n" ..
+    "on its process; per device its compute, communication, copy, memset and idle time (docs/SEMANTICS.md).\n" ..
+    "Warm-up steps are flagged and left out of the summary; outliers are flagged by a MAD rule (policy\n" ..
+    "steps). Several reports (or processes): step k of every rank side by side, the slowest with its margin.",
+  options = {
+    { "marker", arg = "PATTERN", help = "the steps are the NVTX ranges whose text matches this Lua pattern " ..
+      "(e.g. '^Batch %d+$')" },
+    { "json", help = "print the JSON document (rule, steps, summary, ranks) instead of the table" },
+    { "html", arg = "FILE", help = "also write a page: a bar per step, stacked by the time breakdown" },
+    { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
+    { "allow-unrelated", help = "several reports: accept captures that cannot be one job (policy ranks.max_start_gap_s)" },
+  },
+}
+
+-- load(paths, opts, ctx) → trace: every event of the inputs (several reports merged with ranks)
+function cmd.load(paths, opts, ctx)
+  return (require("gpuflame.trace").load(paths, { max_events = 0, keep_partners = true, nsys = opts.nsys,
+    ranks = #paths > 1 or nil, allow_unrelated = opts.allow_unrelated }, ctx.policy()))
+end
+
+local function ms(ns) return string.format("%.3f", ns / 1e6) end
+
+local function text(doc)
+  local out = {}
+  out[#out + 1] = "steps: " .. doc.rule_text
+  local multi = #doc.processes > 0
+  out[#out + 1] = string.format("%s%5s  %-24s %12s %12s %12s %12s %10s %10s %10s %8s %8s  %s",
+    multi and string.format("%-14s ", "rank/pid") or "", "#", "name", "start ms", "dur ms", "gpu span ms",
+    "compute ms", "comm ms", "copy ms", "idle ms", "kernels", "launches", "flags")
+  for _, s in ipairs(doc.steps) do
+    local copy, idle = 0, 0
+    for _, d in ipairs(s.devices) do copy, idle = copy + d.copy_ns, idle + d.idle_ns end
+    local flags = {}
+    if s.warmup then flags[#flags + 1] = "warm-up" end
+    if s.outlier then flags[#flags + 1] = "OUTLIER" end
+    local who = multi and string.format("%-14s ", type(s.rank) == "string" and s.rank or ("pid " .. s.pid)) or ""
+    local name = #s.name > 24 and (s.name:sub(1, 23) .. "…") or s.name
+    out[#out + 1] = string.format("%s%5d  %-24s %12s %12s %12s %12s %10s %10s %10s %8d %8d  %s", who, s.index, name,
+      ms(s.start_ns), ms(s.duration_ns), ms(s.gpu_span_ns), ms(s.compute_ns), ms(s.communication_ns), ms(copy),
+      ms(idle), s.kernels, s.launches, table.concat(flags, ","))
+  end
+  local m = doc.summary
+  out[#out + 1] = string.format("summary: %d steps (%d warm-up %s), median %s, p90 %s, max %s (step %s); " ..
+    "%d outlier(s)%s", m.steps, m.warmup, m.warmup_included and "included: every step is warm-up" or "left out",
+    gpu_time.ms(m.median_ns), gpu_time.ms(m.p90_ns), gpu_time.ms(m.max_ns),
+    tostring(m.slowest) .. (multi and type(m.slowest_rank) == "string" and (" of " .. m.slowest_rank) or ""), #m.outliers,
+    #m.outliers > 0 and (": " .. table.concat(m.outliers, ", ")) or "")
+  for _, r in ipairs(doc.ranks) do
+    local sl = r.slowest
+    out[#out + 1] = string.format("step %d: slowest %s (compute %s), %s more than the others' median; %s",
+      r.index, type(sl.rank) == "string" and sl.rank or ("pid " .. sl.pid), gpu_time.ms(sl.compute_ns),
+      gpu_time.ms(r.margin_ns), (r.above_noise and "above" or "within") .. " the noise floor " .. gpu_time.ms(r.noise_ns))
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+function cmd.run(opts, ctx)
+  local paths = opts.positional
+  if #paths == 0 and require("gpuflame.mpi").local_pattern() == nil then
+    errors.raise(errors.USAGE, "steps needs an INPUT (see --help)")
+  end
+  if opts.html == "" then errors.raise(errors.USAGE, "--html needs a FILE") end
+  local tr = cmd.load(paths, opts, ctx)
+  local doc = steps.document(tr, opts.marker, ctx.policy())
+  if opts.html then
+    require("gpuflame.views.steps").build({ document = doc, inputs = paths, out = opts.html }, ctx)
+    log.info("wrote %s (%d steps)", opts.html, #doc.steps)
+  end
+  if opts.json then
+    io.stdout:write(require("gpuflame.core").json.encode(doc), "\n")
+  else
+    io.stdout:write(text(doc))
+  end
+  return 0
+end
+
+return cmd

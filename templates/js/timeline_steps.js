@@ -1,0 +1,54 @@
+/*
+ * The steps of the capture on the timeline page (js/timeline.js; docs/STEPS.md, docs/TIMELINE_PAGE.md
+ * "Steps"): each step (gpuflame.steps: the NVTX ranges of the loop's iterations) marked on the time axis as a
+ * band with its index, and `[` / `]` to go to the previous / next step (the view fits the step; the first
+ * press goes to the step at or after the view's centre). Data: the gf-steps element, {rule, steps:
+ * [{index, name, rank, start, end}]} in the trace's ns (data.t0 subtracted here), or null.
+ * gfTimelineSteps(T) adds drawStepMarks(ctx), gotoStep(delta) and stepsInfo() to T.
+ */
+function gfTimelineSteps(T) {
+  'use strict';
+  var el = document.getElementById('gf-steps');
+  var SD = el ? gfPage.json('gf-steps') : null;
+  var T0 = +T.D.t0 || 0, list = [];
+  if (SD && SD.steps) {
+    list = SD.steps.map(function (s) { return { a: s.start - T0, b: s.end - T0, index: s.index, name: String(s.name),
+      rank: s.rank }; });
+  }
+  var cur = -1;
+  // bands on the axis (the canvas's own and the floating copy): alternating shades, the index where it fits
+  function drawStepMarks(c) {
+    if (!list.length) return;
+    var h = T.AXIS_H, w = T.ve - T.vs;
+    c.save();
+    c.beginPath(); c.rect(T.LABEL_W, 0, T.plotW, h); c.clip();
+    c.font = '10px system-ui, sans-serif'; c.textBaseline = 'top';
+    for (var k = 0; k < list.length; k++) {
+      var s = list[k];
+      if (s.b < T.vs || s.a > T.ve) continue;
+      var x0 = T.LABEL_W + (s.a - T.vs) * T.plotW / w, x1 = T.LABEL_W + (s.b - T.vs) * T.plotW / w;
+      c.fillStyle = k === cur ? 'rgba(242,142,43,0.55)' : (s.index % 2 ? 'rgba(78,121,167,0.35)' : 'rgba(118,183,178,0.35)');
+      c.fillRect(x0, 0, Math.max(1, x1 - x0), 4);
+      if (x1 - x0 > 18) { c.fillStyle = '#c9ccd4'; c.fillText(String(s.index), x0 + 2, 5); }
+    }
+    c.restore();
+  }
+  function gotoStep(delta) {
+    if (!list.length) return null;
+    if (cur < 0) {
+      var mid = (T.vs + T.ve) / 2;
+      cur = 0;
+      while (cur < list.length - 1 && list[cur].b <= mid) cur++;
+      if (delta < 0 && cur > 0 && list[cur].a > mid) cur--;
+    } else {
+      cur = Math.max(0, Math.min(list.length - 1, cur + delta));
+    }
+    var s = list[cur], pad = (s.b - s.a) * 0.02;
+    T.setView(s.a - pad, s.b + pad);
+    T.requestDraw();
+    return { index: s.index, name: s.name, rank: s.rank, current: cur };
+  }
+  T.drawStepMarks = drawStepMarks;
+  T.gotoStep = gotoStep;
+  T.stepsInfo = function () { return { rule: SD ? SD.rule : null, count: list.length, current: cur }; };
+}

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# `gpuflame steps` (issue 40; docs/SEMANTICS.md "Steps", docs/STEPS.md), checked without gpuflame's code: the
+# steps' start and end, and per step and device compute, communication, copy, memset, idle and span, the kernel
+# and launch counts, equal SQL over the export (tests/real/steps_check.py: the marker ranges from NVTX_EVENTS,
+# the GPU work joined to CUPTI_ACTIVITY_KIND_RUNTIME by correlation id and process, its own union of
+# intervals) to the ns, on planted exports (tests/gen/steps_export.py: steps of known lengths, a slow step, a
+# warm-up, ProfilerStep#N under an Epoch range and above per-op ranges, a helper thread, another process) whose
+# numbers are also known by construction, and on the real cs336 export (`Warm-up Step N`); several ranks
+# (tests/gen/rank_exports.py: rank 1 computes 1.5x longer) side by side; the fallback rule; --step of collapse,
+# flamegraph and diff; the --html page's structure.
+. "$(dirname "$0")/../lib/t.sh"
+
+GEN=$TOP/tests/gen/steps_export.py
+CHECK=$TOP/tests/real/steps_check.py
+COMM=('%nccl%' '%nvshmem%' '%allreduce%' '%all_reduce%' '%allgather%' '%all_gather%' '%reducescatter%'
+      '%reduce_scatter%' '%alltoall%' '%all_to_all%') # policy gpu_time.communication's default
+
+# j FILE EXPR: EXPR (Python) over the JSON document in FILE (d)
+j() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# --- planted: ProfilerStep#N, known by construction ---
+DB=$TMP/train.sqlite
+python3 "$GEN" train "$DB"
+run_gf steps --json "$DB"
+check_eq "train: exit 0" 0 "$rc"
+printf '%s\n' "$out" >"$TMP/train.json"
+res=$(python3 "$CHECK" "$DB" "$TMP/train.json" 'ProfilerStep#\d+' "${COMM[@]}")
+check_eq "train: every step's start, end and per-device parts equal SQL over the export" 0 "$?"
+check_eq "train: 8 steps checked" 8 "$(grep -c ': ok ' <<<"$res")"
+check_eq "train: the rule names the marker" "marker ^ProfilerStep#%d+\$" "$(j "$TMP/train.json" "d['rule']['kind'] + ' ' + d['rule']['pattern']")"
+check_eq "train: steps in time order, index 0..7" "[0, 1, 2, 3, 4, 5, 6, 7]" "$(j "$TMP/train.json" "[s['index'] for s in d['steps']]")"
+check_eq "train: durations as planted (ms)" "[25.0, 10.0, 10.0, 10.0, 10.0, 30.0, 10.0, 10.0]" \
+  "$(j "$TMP/train.json" "[s['duration_ns'] / 1e6 for s in d['steps']]")"
+# step 1: GEMMs [0.3,1.3) [2.75,3.75) [5.2,6.2) [10.1,11.1) ms after its start, the helper thread's [5,7):
+# compute 5 ms; the H2D copy 0.5 ms, the memset 0.1 ms; span 10.8 ms (its last kernel runs after the step)
+check_eq "train: step 1 as planted (compute, copy, memset, span, idle, kernels, launches)" \
+  "[5000000, 500000, 100000, 10800000, 5700000, 5, 7]" \
+  "$(j "$TMP/train.json" "[d['steps'][1]['devices'][0][k] for k in ('compute_ns', 'copy_ns', 'memset_ns', 'span_ns', 'idle_ns')] + [d['steps'][1]['kernels'], d['steps'][1]['launches']]")"
+check_eq "train: step 5 (3 ms GEMMs): compute 14 ms" 14000000 "$(j "$TMP/train.json" "d['steps'][5]['compute_ns']")"
+check_eq "train: only device 0 (the other process's kernel is not the step's)" "True" \
+  "$(j "$TMP/train.json" "[[x['device'] for x in s['devices']] for s in d['steps']] == [[0]] * 8")"
+check_eq "train: step 0 is warm-up, the rest not" "[True, False, False, False, False, False, False, False]" \
+  "$(j "$TMP/train.json" "[s['warmup'] for s in d['steps']]")"
+check_eq "train: step 5 is the one outlier" "[5]" "$(j "$TMP/train.json" "d['summary']['outliers']")"
+check_eq "train: summary median, p90, max, slowest (warm-up left out)" "[10000000, 30000000, 30000000, 5, 7]" \
+  "$(j "$TMP/train.json" "[d['summary'][k] for k in ('median_ns', 'p90_ns', 'max_ns', 'slowest', 'counted')]")"
+check_eq "train: top kernel of step 5" "ampere_sgemm_128x64_tn 4 12000000" \
+  "$(j "$TMP/train.json" "' '.join(str(d['steps'][5]['top_kernels'][0][k]) for k in ('name', 'count', 'total_ns'))")"
+check_eq "train: top NVTX ranges one level below the marker, grouped by policy nvtx.group (4 emit_nvtx calls)" \
+  "aten::mm 4" "$(j "$TMP/train.json" "d['steps'][1]['top_nvtx'][0]['name'] + ' ' + str(d['steps'][1]['top_nvtx'][0]['count'])")"
+
+# NVTX marks (eventType 34, no end) named like steps are points, not steps
+cp "$DB" "$TMP/marks.sqlite"
+sqlite3 "$TMP/marks.sqlite" "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId)
+  SELECT start + 1000, NULL, 34, 'ProfilerStep#' || (100 + rowid), globalTid, 0 FROM NVTX_EVENTS
+  WHERE text LIKE 'ProfilerStep#%'"
+run_gf steps --json "$TMP/marks.sqlite"
+check_eq "NVTX marks named like steps: still the 8 ranges" 8 \
+  "$(python3 -c 'import json,sys; print(len(json.load(sys.stdin)["steps"]))' <<<"$out")"
+
+# text output
+run_gf steps "$DB"
+check_contains "text: the rule" "$out" "steps: NVTX ranges matching ^ProfilerStep#%d+\$ (PyTorch profiler (ProfilerStep#N))"
+check_contains "text: the summary" "$out" "summary: 8 steps (1 warm-up left out), median 10.000 ms, p90 30.000 ms, max 30.000 ms (step 5); 1 outlier(s): 5"
+
+# --- jitter only: no outlier; Batch N found by policy ---
+python3 "$GEN" noisy "$TMP/noisy.sqlite"
+run_gf steps --json "$TMP/noisy.sqlite"
+printf '%s\n' "$out" >"$TMP/noisy.json"
+check_eq "noisy: Batch N steps, no outlier" "batch N []" "$(j "$TMP/noisy.json" "d['rule']['convention'] + ' ' + str(d['summary']['outliers'])")"
+python3 "$CHECK" "$TMP/noisy.sqlite" "$TMP/noisy.json" 'Batch \d+' "${COMM[@]}" >/dev/null
+check_eq "noisy: equals SQL" 0 "$?"
+
+# --- the fallback: no marker in the policy ---
+P=$TMP/policies; mkdir -p "$P"; chmod 755 "$P"
+printf 'return { steps = { markers = {} } }\n' >"$P/nomarkers.lua"
+run_gf --policy "$P/nomarkers.lua" steps --json "$DB"
+printf '%s\n' "$out" >"$TMP/fb.json"
+check_eq "fallback: the repeating range under the one Epoch range (level 1), not the per-op ranges" \
+  "fallback ['ProfilerStep#N'] 1 8" "$(j "$TMP/fb.json" "d['rule']['kind'] + ' ' + str(d['rule']['names']) + ' ' + str(d['rule']['depth']) + ' ' + str(len(d['steps']))")"
+python3 "$CHECK" "$DB" "$TMP/fb.json" 'ProfilerStep#\d+' "${COMM[@]}" >/dev/null
+check_eq "fallback: the same steps, equal to SQL" 0 "$?"
+run_gf steps --marker '^aten::mm' --json "$DB"
+check_eq "--marker: a Lua pattern chooses the ranges" 32 "$(python3 -c 'import json,sys; print(len(json.load(sys.stdin)["steps"]))' <<<"$out")"
+run_gf steps --marker '^nothing' "$DB"
+check_eq "--marker matching nothing: exit 5 (no data)" 5 "$rc"
+check_contains "--marker matching nothing: says so" "$err" "no steps: no NVTX range matches --marker ^nothing"
+run_gf steps --marker '[' "$DB"
+check_eq "--marker not a pattern: exit 2" 2 "$rc"
+run_gf steps "$TOP/tests/cases/data/nonexistent.sqlite"
+check_eq "missing input: exit 6" 6 "$rc"
+
+# --- several ranks: rank 1 computes 1.5x longer in every step ---
+python3 "$TOP/tests/gen/rank_exports.py" job "$TMP/job" --ranks 2 --slow 1 --factor 1.5 --steps 5
+run_gf steps --json "$TMP/job/rank0.sqlite" "$TMP/job/rank1.sqlite"
+check_eq "ranks: exit 0" 0 "$rc"
+printf '%s\n' "$out" >"$TMP/ranks.json"
+check_eq "ranks: 5 steps per rank, side by side" "5 ['rank 0', 'rank 1']" \
+  "$(j "$TMP/ranks.json" "str(len(d['ranks'])) + ' ' + str([r['rank'] for r in d['ranks'][0]['ranks']])")"
+check_eq "ranks: rank 1 slowest in every step, above the noise floor (each)" "5" \
+  "$(j "$TMP/ranks.json" "sum(1 for r in d['ranks'] if r['slowest']['rank'] == 'rank 1' and r['above_noise'])")"
+# the margin equals the compute difference SQL gives for each rank's step (each export alone)
+for r in 0 1; do
+  run_gf steps --json "$TMP/job/rank$r.sqlite"
+  printf '%s\n' "$out" >"$TMP/rank$r.json"
+  python3 "$CHECK" "$TMP/job/rank$r.sqlite" "$TMP/rank$r.json" 'step \d+' "${COMM[@]}" >/dev/null
+  check_eq "ranks: rank $r alone equals SQL (its NCCL kernel is communication)" 0 "$?"
+done
+check_eq "ranks: the merged steps' compute equals each export's" \
+  "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print([s["compute_ns"] for s in a["steps"] + b["steps"]])' "$TMP/rank0.json" "$TMP/rank1.json")" \
+  "$(j "$TMP/ranks.json" "[s['compute_ns'] for s in d['steps']]")"
+check_eq "ranks: the margin is rank 1's compute minus rank 0's" \
+  "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print([y["compute_ns"] - x["compute_ns"] for x, y in zip(a["steps"], b["steps"])])' "$TMP/rank0.json" "$TMP/rank1.json")" \
+  "$(j "$TMP/ranks.json" "[r['margin_ns'] for r in d['ranks']]")"
+
+python3 "$TOP/tests/gen/rank_exports.py" job "$TMP/even" --ranks 2 --steps 5 # no slow rank: jitter only
+run_gf steps --json "$TMP/even/rank0.sqlite" "$TMP/even/rank1.sqlite"
+printf '%s\n' "$out" >"$TMP/even.json"
+check_eq "ranks without a slow one: no step's slowest rank is above rank-skew's noise floor" "0" \
+  "$(j "$TMP/even.json" "sum(1 for r in d['ranks'] if r['above_noise'])")"
+
+# --- the real cs336 export: Warm-up Step N ---
+rel=real/cs336-jsun012/result.sqlite
+if have_fixture "$rel"; then
+  run_gf steps --json "$FIX/$rel"
+  printf '%s\n' "$out" >"$TMP/cs.json"
+  res=$(python3 "$CHECK" "$FIX/$rel" "$TMP/cs.json" 'Warm-up Step \d+' "${COMM[@]}")
+  check_eq "cs336: the steps equal SQL over the export" 0 "$?"
+  check_eq "cs336: 5 steps checked" 5 "$(grep -c ': ok ' <<<"$res")"
+  check_eq "cs336: every step is warm-up: counted in the summary, and said so" "True 5" \
+    "$(j "$TMP/cs.json" "str(d['summary']['warmup_included']) + ' ' + str(d['summary']['counted'])")"
+else
+  skip "cs336 steps" "fixture absent ($FIX/$rel)"
+fi
+
+# --- the fallback on a real export: the user's `saxpy` ranges, not the MPI domain's wrappers around them ---
+rel=real/pipit/saxpy-mpi-cuda_nsys_perlmutter0.sqlite
+if have_fixture "$rel"; then
+  run_gf steps --json "$FIX/$rel"
+  printf '%s\n' "$out" >"$TMP/pipit.json"
+  check_eq "pipit: the fallback takes the default domain's repeating range" "fallback ['saxpy'] 5" \
+    "$(j "$TMP/pipit.json" "d['rule']['kind'] + ' ' + str(d['rule']['names']) + ' ' + str(len(d['steps']))")"
+  python3 "$CHECK" "$FIX/$rel" "$TMP/pipit.json" 'saxpy' "${COMM[@]}" >/dev/null
+  check_eq "pipit: its steps equal SQL over the export" 0 "$?"
+fi
+
+# --- --step of collapse, flamegraph, diff ---
+run_gf collapse --step 5 "$DB"
+check_eq "collapse --step 5: exit 0" 0 "$rc"
+check_eq "collapse --step 5: the step's GPU time (12 ms of GEMMs, 2 ms helper, copy, memset)" 14600000 \
+  "$(awk '{s += $NF} END {print s}' <<<"$out")"
+check_not_contains "collapse --step 5: no other step's work" "$out" "ProfilerStep#4"
+check_not_contains "collapse --step 5: no other process's work" "$out" "other_process_kernel"
+run_gf collapse --step slowest "$DB"
+check_contains "collapse --step slowest: step 5" "$out" "ProfilerStep#5;"
+run_gf collapse --step median "$DB"
+check_contains "collapse --step median: a 10 ms step (the first: step 1)" "$out" "ProfilerStep#1;"
+check_contains "collapse --step median: says which step" "$err" "step 1 (ProfilerStep#1, the median step)"
+run_gf collapse --step 99 "$DB"
+check_eq "collapse --step 99: usage error" 2 "$rc"
+if have_fixture gprofiler/KERN_CSV.csv; then
+  run_gf collapse --step 0 "$FIX/gprofiler/KERN_CSV.csv"
+  check_eq "collapse --step on a stats CSV: usage error" 2 "$rc"
+  check_contains "collapse --step on a stats CSV: says why" "$err" "--step needs an SQLite export"
+fi
+run_gf flamegraph --step slowest -o "$TMP/fg.html" "$DB"
+check_eq "flamegraph --step slowest: exit 0" 0 "$rc"
+check_contains "flamegraph --step: the subtitle names the step" "$(<"$TMP/fg.html")" "step 5 (ProfilerStep#5, the slowest step)"
+run_gf diff --step median --json "$DB" "$TMP/noisy.sqlite"
+check_contains "diff --step median: the sides name their steps (BEFORE)" "$out" '"name": "ProfilerStep#1"'
+check_contains "diff --step median: the sides name their steps (AFTER: the 10.0 ms Batch 4)" "$out" '"name": "Batch 4"'
+check_not_contains "diff --step median: no capture-length caveat" "$out" "Different capture lengths"
+# the work of one step each (4 GEMMs, a helper kernel, a copy, a memset; the same in both): comparable
+run_gf diff --step median --json "$DB" "$TMP/noisy.sqlite"
+check_eq "diff --step median: the steps' work compared: comparable, kernel instances of one step" "True True 4" \
+  "$(python3 -c 'import json,sys; d=json.load(sys.stdin); v=d["verdict"]; print(v["work_compared"], v["comparable"], [k for k in d["kernels"] if k["name"].startswith("ampere")][0]["before"]["instances"])' <<<"$out" 2>&1)"
+
+# --- findings name the step their rows fall in: each planted copy starts 3 ms into its step ---
+run_gf findings -r cuda-async-memcpy -f json "$DB"
+printf '%s\n' "$out" >"$TMP/findings.json"
+check_eq "findings: the pageable copies' finding names the step of each row" "[(0, 'ProfilerStep#0', 1), (1, 'ProfilerStep#1', 1), (2, 'ProfilerStep#2', 1), (3, 'ProfilerStep#3', 1), (4, 'ProfilerStep#4', 1), (5, 'ProfilerStep#5', 1), (6, 'ProfilerStep#6', 1), (7, 'ProfilerStep#7', 1)]" \
+  "$(j "$TMP/findings.json" "[(e['index'], e['name'], e['rows']) for e in d['findings'][0]['steps']]")"
+run_gf findings -r cuda-async-memcpy "$DB"
+check_contains "findings text: the steps named under the verdict" "$out" "in step 0 (ProfilerStep#0: 1 row), step 1 (ProfilerStep#1: 1 row)"
+python3 "$TOP/tests/gen/busy_export.py" copybound "$TMP/nosteps.sqlite"
+run_gf findings -r cuda-async-memcpy -f json "$TMP/nosteps.sqlite"
+check_not_contains "findings without steps in the capture: no steps field" "$out" '"steps"'
+
+# --- analyze --from-export without a manifest falls back to the steps ---
+mkdir -p "$TMP/run"
+cp "$DB" "$TMP/run/trace.sqlite"
+run_gf analyze --run-dir "$TMP/run" --from-export
+check_eq "analyze --from-export without manifest.yaml: exit 0" 0 "$rc"
+check_eq "analyze --from-export without manifest.yaml: writes the steps" "Wrote steps: $TMP/run/steps.json" "$out"
+check_contains "analyze --from-export without manifest.yaml: says so" "$err" "no manifest: the steps found in the capture"
+check_eq "analyze fallback: the steps document, as steps --json gives it" "$(j "$TMP/train.json" "[(s['start_ns'], s['compute_ns']) for s in d['steps']]")" \
+  "$(j "$TMP/run/steps.json" "[(s['start_ns'], s['compute_ns']) for s in d['steps']]")"
+run_gf analyze --run-dir "$TMP/run"
+check_eq "analyze without --from-export and without manifest.yaml: still the spec's error (exit 6)" 6 "$rc"
+
+# --- the page ---
+run_gf steps --html "$TMP/steps.html" "$DB"
+check_eq "steps --html: exit 0" 0 "$rc"
+check_contains "steps --html: the document in the page" "$(<"$TMP/steps.html")" '"rule_text":'
+t_done

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Writes SQLite exports (the real nsys schema, through findings_export.py's Export) whose steps are known by
+construction (docs/SEMANTICS.md "Steps"), for tests/cli/test_steps.sh.
+
+usage: steps_export.py VARIANT OUT.sqlite
+
+  train     one process (pid 300) on device 0, an `Epoch 0` range around 8 `ProfilerStep#N` ranges (push/pop,
+            level 1) of 10 ms each, except ProfilerStep#0 (warm-up, 25 ms) and ProfilerStep#5 (the slow one,
+            30 ms); steps start 2 ms apart (a gap between steps). Inside every step, at level 2, 4 ranges
+            `aten::mm, seq = N, op_id = N` (emit_nvtx's per-call names), each launching one GEMM of 1 ms on
+            stream 7 (launch call 5 us, the kernel 200 us after the call starts); step 5's kernels last 3 ms.
+            Then one H2D copy of 500 us and one memset of 100 us per step. The last kernel of each step is
+            launched 100 us before the step ends and runs after it: it still belongs to the step. A helper
+            thread (tid 301) of the same process launches one 2 ms kernel inside every step (it belongs to
+            the step: same process). Another process (pid 400) launches a 5 ms kernel inside step 3's
+            window on device 1 (not the step's). One kernel has no launch call in the capture (no step).
+  noisy     like train, with ranges named `Batch N` instead of ProfilerStep#N and no Epoch range; the
+            steps' lengths 10, 10.2, 9.9, 10.1, 10, 10.3, 9.8, 10 ms (jitter only: no outlier).
+"""
+import importlib.util
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("findings_export", os.path.join(HERE, "findings_export.py"))
+_fx = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_fx)
+Export, US, MS, T0 = _fx.Export, _fx.US, _fx.MS, _fx.T0
+
+GEMM = "ampere_sgemm_128x64_tn"
+P, HELPER, OTHER = 300, 301, 400
+
+
+def steps(x, name, lengths, epoch):
+    x.process(P, (HELPER,))
+    x.process(OTHER)
+    t = T0
+    if epoch:
+        x.nvtx(P, P, "Epoch 0", T0 - 1 * MS, T0 + sum(lengths) + 2 * MS * len(lengths) + 1 * MS)
+    op = 100
+    for i, length in enumerate(lengths):
+        s, e = t, t + length
+        x.nvtx(P, P, name % i, s, e)
+        k = 3 * MS if i == 5 else 1 * MS
+        for j in range(4):
+            call = s + 100 * US + j * (length - 200 * US) // 4
+            if j == 3:
+                call = e - 100 * US
+            op += 1
+            x.nvtx(P, P, "aten::mm, seq = %d, op_id = %d" % (op, op), call - 10 * US, call + 10 * US)
+            x.kernel(P, 0, 1, 7, call + 200 * US, k, GEMM, api=5 * US, lead=200 * US)
+        x.copy(P, 0, 1, 8, s + 3 * MS, 500 * US, "cudaMemcpyAsync_v3020", 1 << 20, 1, 0, 2)
+        x.set(P, 0, 1, 8, s + 4 * MS, 100 * US, "cudaMemsetAsync_v3020", 4096, 2)
+        x.kernel(P, 0, 1, 9, s + 5 * MS, 2 * MS, "helper_kernel", tid=HELPER, lead=1 * MS)
+        if i == 3:
+            x.kernel(OTHER, 1, 2, 7, s + 2 * MS, 5 * MS, "other_process_kernel", lead=1 * MS)
+        t = e + 2 * MS
+    x.kernel(P, 0, 1, 7, t + 1 * MS, 1 * MS, "unlaunched_kernel", launch=False, corr=999999)
+
+
+def main():
+    variant, out = sys.argv[1], sys.argv[2]
+    x = Export(out)
+    if variant == "train":
+        steps(x, "ProfilerStep#%d", [25 * MS, 10 * MS, 10 * MS, 10 * MS, 10 * MS, 30 * MS, 10 * MS, 10 * MS], True)
+    elif variant == "noisy":
+        steps(x, "Batch %d", [int(v * MS) for v in (10, 10.2, 9.9, 10.1, 10, 10.3, 9.8, 10)], False)
+    else:
+        sys.exit("unknown variant " + variant)
+    x.finish()
+
+
+main()

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Checks `gpuflame steps --json` against SQL over the export, computed here without gpuflame's code.
+
+usage: steps_check.py EXPORT.sqlite STEPS.json REGEX [LIKE_PATTERN...]
+
+The steps are the NVTX_EVENTS ranges (text inline, else StringIds through textId) whose text matches REGEX
+(Python, whole text), ordered by (process, start); on each thread only those at the outermost nesting among
+the matches are kept (a match inside another match of the same thread is left out). A step's GPU work: the
+rows of CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY and _MEMSET joined to CUPTI_ACTIVITY_KIND_RUNTIME on
+correlationId and process (globalPid = globalTid with its low 24 bits cleared), whose runtime call starts in
+[step start, step end) and whose process is the marker's. Per device (deviceId): compute = the union of the
+intervals of the kernels whose name (demangledName, else shortName) is LIKE none of the patterns (SQLite's
+LIKE), communication = of the others, copy = of the copies, memset = of the memsets, span = last end - first
+start, idle = span - the union of everything. Also the kernel count and the distinct launch calls. Every
+number must equal the document's to the ns. Prints one line per step checked; exits 1 on a difference.
+"""
+import json
+import re
+import sqlite3
+import sys
+
+
+def union(iv):
+    tot, cs, ce = 0, None, None
+    for s, e in sorted(iv):
+        if ce is None or s > ce:
+            if ce is not None:
+                tot += ce - cs
+            cs, ce = s, e
+        elif e > ce:
+            ce = e
+    return tot + (ce - cs if ce is not None else 0)
+
+
+def main():
+    path, doc_path, rx = sys.argv[1], sys.argv[2], re.compile(sys.argv[3])
+    likes = sys.argv[4:]
+    db = sqlite3.connect("file:%s?mode=ro&immutable=1" % path, uri=True)
+    tabs = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    strings = dict(db.execute("SELECT id, value FROM StringIds"))
+    ranges = []
+    for start, end, text, tid_id, gtid in db.execute(
+            "SELECT start, end, text, textId, globalTid FROM NVTX_EVENTS WHERE end IS NOT NULL"):
+        t = text if text is not None else strings.get(tid_id)
+        if t is not None and rx.fullmatch(t):
+            ranges.append((gtid >> 24, gtid, start, end, t))
+    # on each thread, drop a match that lies inside another match
+    kept = []
+    for r in ranges:
+        inside = any(o is not r and o[1] == r[1] and o[2] <= r[2] and r[3] <= o[3] and (o[2], -o[3]) < (r[2], -r[3])
+                     for o in ranges)
+        if not inside:
+            kept.append(r)
+    kept.sort(key=lambda r: (r[0], r[2], -r[3]))
+    # GPU work with its launch call (same correlation id and process)
+    calls = {}
+    for start, gtid, corr, rowid in db.execute(
+            "SELECT start, globalTid, correlationId, rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME"):
+        calls[(gtid >> 24, corr)] = (start, rowid)
+    ops = []
+    def comm_of(name):
+        if not likes or name is None:
+            return False
+        return db.execute("SELECT " + " OR ".join("? LIKE ?" for _ in likes),
+                          [x for p in likes for x in (name, p)]).fetchone()[0] == 1
+    if "CUPTI_ACTIVITY_KIND_KERNEL" in tabs:
+        for s, e, dev, corr, gpid, dn, sn in db.execute(
+                "SELECT start, end, deviceId, correlationId, globalPid, demangledName, shortName "
+                "FROM CUPTI_ACTIVITY_KIND_KERNEL"):
+            name = strings.get(dn) if dn is not None else strings.get(sn)
+            ops.append((s, e, dev, corr, gpid >> 24, "comm" if comm_of(name) else "compute"))
+    for tab, kind in (("CUPTI_ACTIVITY_KIND_MEMCPY", "copy"), ("CUPTI_ACTIVITY_KIND_MEMSET", "memset")):
+        if tab in tabs:
+            for s, e, dev, corr, gpid in db.execute(
+                    "SELECT start, end, deviceId, correlationId, globalPid FROM %s" % tab):
+                ops.append((s, e, dev, corr, gpid >> 24, kind))
+    doc = json.load(open(doc_path))
+    steps = doc["steps"]
+    bad = 0
+    if len(steps) != len(kept):
+        print("steps: %d in the document, %d by SQL" % (len(steps), len(kept)))
+        sys.exit(1)
+    for k, (pid, gtid, start, end, text) in enumerate(kept):
+        st = steps[k]
+        mine = []
+        launches = set()
+        for s, e, dev, corr, opid, kind in ops:
+            c = calls.get((opid, corr))
+            if c is None or opid != pid or not (start <= c[0] < end):
+                continue
+            mine.append((s, e, dev, kind))
+            launches.add(c[1])
+        want = {"start_ns": start, "end_ns": end, "name": text, "pid": gtid >> 24 & 0xFFFFFF,
+                "kernels": sum(1 for m in mine if m[3] in ("compute", "comm")), "launches": len(launches)}
+        devs = {}
+        for dev in sorted({m[2] for m in mine}):
+            d = [m for m in mine if m[2] == dev]
+            span = max(m[1] for m in d) - min(m[0] for m in d)
+            devs[dev] = {"device": dev, "span_ns": span,
+                         "compute_ns": union([(m[0], m[1]) for m in d if m[3] == "compute"]),
+                         "communication_ns": union([(m[0], m[1]) for m in d if m[3] == "comm"]),
+                         "copy_ns": union([(m[0], m[1]) for m in d if m[3] == "copy"]),
+                         "memset_ns": union([(m[0], m[1]) for m in d if m[3] == "memset"]),
+                         "idle_ns": span - union([(m[0], m[1]) for m in d])}
+        diffs = []
+        for key, v in want.items():
+            if st.get(key) != v:
+                diffs.append("%s: gpuflame %r, SQL %r" % (key, st.get(key), v))
+        got = {d["device"]: d for d in st["devices"]}
+        if sorted(got) != sorted(devs):
+            diffs.append("devices: gpuflame %r, SQL %r" % (sorted(got), sorted(devs)))
+        for dev, w in devs.items():
+            for key, v in w.items():
+                if dev in got and got[dev].get(key) != v:
+                    diffs.append("device %s %s: gpuflame %r, SQL %r" % (dev, key, got[dev].get(key), v))
+        if diffs:
+            bad += 1
+            print("step %d (%s): %s" % (k, text, "; ".join(diffs)))
+        else:
+            print("step %d (%s): ok (%d devices, %d kernels)" % (k, text, len(devs), want["kernels"]))
+    sys.exit(1 if bad else 0)
+
+
+main()

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# gf-test: slow
+# Real-nsys tier of `gpuflame steps` (issue 40): on the real reports with step markers (nersc-dl: `step N` in
+# two nsys eras, .nsys-rep and .qdrep; aiprof: `Batch N` above ~20k per-op PyTorch ranges, so the level must
+# be picked), `steps --json REPORT` (exported by the real nsys into this file's export cache, never beside the
+# fixture) gives steps whose start, end and per-device compute, copy, memset, idle and span equal SQL over
+# nsys's own export (tests/real/steps_check.py, sharing nothing with gpuflame), to the ns; `diff --step median`
+# of aiprof's two runs (different lengths) compares one step of each without the capture-length caveat.
+. "$(dirname "$0")/../lib/t.sh"
+. "$(dirname "$0")/lib.sh"
+real_nsys_or_skip "real nsys: steps of the reports"
+COMM=('%nccl%' '%nvshmem%' '%allreduce%' '%all_reduce%' '%allgather%' '%all_gather%' '%reducescatter%'
+      '%reduce_scatter%' '%alltoall%' '%all_to_all%') # policy gpu_time.communication's default
+export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$TMP/xdg-cache}
+
+for c in "nersc-dl/baseline.nsys-rep:step \\d+:59" "nersc-dl/dali_amp_apex_jit.qdrep:step \\d+:29" \
+         "aiprof/baseline_nvtx.nsys-rep:Batch \\d+:59" "aiprof/thirdOptimization.nsys-rep:Batch \\d+:59"; do
+  rel=reports/${c%%:*} rest=${c#*:}; rx=${rest%:*} n=${rest##*:}
+  name=$(basename "$rel")
+  if ! have_fixture "$rel"; then skip "steps $rel" "fixture absent ($FIX)"; continue; fi
+  run_gf steps --nsys "$REAL_NSYS" --json "$FIX/$rel"
+  check_eq "$name: steps exit 0" 0 "$rc"
+  printf '%s\n' "$out" >"$TMP/$name.json"
+  db=$(ls "$XDG_CACHE_HOME"/gpuflame/exports/"$(sha256sum <"$FIX/$rel" | cut -c1-64)"-*.sqlite 2>/dev/null | head -1)
+  check "$name: nsys's export is in the export cache" test -f "$db"
+  res=$(python3 "$TOP/tests/real/steps_check.py" "$db" "$TMP/$name.json" "$rx" "${COMM[@]}" 2>&1)
+  check_eq "$name: every step's start, end and per-device parts equal SQL over nsys's export" 0 "$?"
+  check_eq "$name: $n steps checked" "$n" "$(grep -c ': ok ' <<<"$res")"
+done
+A=$FIX/reports/aiprof
+if have_fixture reports/aiprof/baseline_nvtx.nsys-rep && have_fixture reports/aiprof/thirdOptimization.nsys-rep; then
+  run_gf diff --nsys "$REAL_NSYS" --step median --json "$A/baseline_nvtx.nsys-rep" "$A/thirdOptimization.nsys-rep"
+  printf '%s\n' "$out" >"$TMP/diff.json"
+  check_contains "aiprof diff --step median: compares one step of each" \
+    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["before"]["step"]["pick"], d["after"]["step"]["pick"], d["before"]["step"]["name"][:6])' "$TMP/diff.json")" "median median Batch "
+  check_not_contains "aiprof diff --step median: no capture-length caveat" "$out" "Different capture lengths"
+  check_eq "aiprof diff --step median: the two steps' work compared, and comparable" "True True" \
+    "$(python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["verdict"]; print(v["work_compared"], v["comparable"])' "$TMP/diff.json")"
+  # the step's totals are those of the step's own GPU work (SQL: kernels, copies, memsets launched in it)
+  want=$(python3 - "$XDG_CACHE_HOME" "$A/baseline_nvtx.nsys-rep" "$TMP/diff.json" <<'PY'
+import glob, hashlib, json, sqlite3, sys
+d = json.load(open(sys.argv[3]))["before"]["step"]
+h = hashlib.sha256(open(sys.argv[2], "rb").read()).hexdigest()
+db = sqlite3.connect(glob.glob(sys.argv[1] + "/gpuflame/exports/" + h + "-*.sqlite")[0])
+tot = 0
+for tab in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"):
+    tot += db.execute("SELECT coalesce(sum(g.end - g.start), 0) FROM %s g JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "
+                      "ON r.correlationId = g.correlationId AND (r.globalTid >> 24) = (g.globalPid >> 24) "
+                      "WHERE r.start >= ? AND r.start < ?" % tab, (d["start_ns"], d["end_ns"])).fetchone()[0]
+print(tot)
+PY
+)
+  check_eq "aiprof diff --step median: BEFORE's total is the step's GPU time by SQL" "$want" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["before_ns"])' "$TMP/diff.json")"
+fi
+t_done
