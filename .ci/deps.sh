@@ -40,14 +40,15 @@ fi
 if [ "$kind" = test ]; then
   top=$(cd "$(dirname "$0")/.." && pwd)
   if [ ! -d "$top/tests/node_modules/playwright-core" ] || [ ! -d "$top/tests/node_modules/speedscope" ] ||
-     [ ! -d "$top/tests/node_modules/eslint" ]; then
-    echo "deps: npm install playwright-core, speedscope, eslint (tests/node_modules)" >&2
+     [ ! -d "$top/tests/node_modules/eslint" ] || [ ! -d "$top/tests/node_modules/@modelcontextprotocol/sdk" ] ||
+     [ ! -d "$top/tests/node_modules/@modelcontextprotocol/inspector" ]; then
+    echo "deps: npm install playwright-core, speedscope, eslint, the MCP SDK and Inspector (tests/node_modules)" >&2
     npmlog=$(mktemp)
     if ! (cd "$top/tests" && npm install --no-audit --no-fund) >"$npmlog" 2>&1; then
       echo "deps: npm install failed; npm said:" >&2
       grep -E 'npm (ERR|error)' "$npmlog" | grep -v -E 'error +at |^npm error +[a-z]+: ' | head -n 6 | sed 's/^/deps:   /' >&2 || tail -n 12 "$npmlog" >&2
       cat >&2 <<'MSG'
-deps: the browser tests need tests/node_modules (playwright-core, speedscope; eslint for the page code) from the npm registry.
+deps: the browser and MCP tests need tests/node_modules (playwright-core, speedscope; eslint for the page code; @modelcontextprotocol/sdk and inspector) from the npm registry.
 deps: behind a proxy set HTTPS_PROXY (or `npm config set proxy`); a TLS-intercepting proxy needs its CA in
 deps: NODE_EXTRA_CA_CERTS. Then run `make test` again. Meanwhile every other test runs and the browser
 deps: tests report this cause by name (skipped locally, failed under CI=true).

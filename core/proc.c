@@ -26,6 +26,7 @@ typedef struct ringbuf {
 struct gf_proc {
     pid_t pid;
     int fds[2]; /* stdout, stderr read ends (-1 when not captured or closed) */
+    int tee[2]; /* GF_IO_TEE: what is read is also written to gpuflame's fd 1 / 2 */
     ringbuf bufs[2];
     enum gf_proc_status status;
     int exit_code, term_signal;
@@ -120,6 +121,7 @@ static int open_redirect(enum gf_io mode, const char *path, int target, int capt
         fd = open("/dev/null", O_WRONLY);
         break;
     case GF_IO_CAPTURE:
+    case GF_IO_TEE:
         fd = capture_wr;
         break;
     case GF_IO_FILE:
@@ -163,7 +165,8 @@ int gf_proc_spawn(gf_proc **out, const gf_proc_opts *o, gf_err *err)
     const char *paths[2] = {o->out_path, o->err_path};
     int child_fds[2] = {0, 0};
     for (int i = 0; i < 2; i++) {
-        if (modes[i] == GF_IO_CAPTURE && pipe2(pipes[i], O_CLOEXEC) != 0) {
+        p->tee[i] = modes[i] == GF_IO_TEE;
+        if ((modes[i] == GF_IO_CAPTURE || modes[i] == GF_IO_TEE) && pipe2(pipes[i], O_CLOEXEC) != 0) {
             gf_errf(err, GF_EXIT_ERROR, "pipe: %s", strerror(errno));
             goto fail;
         }
@@ -240,7 +243,7 @@ int gf_proc_spawn(gf_proc **out, const gf_proc_opts *o, gf_err *err)
     p->pid = pid;
     track(pid);
     for (int i = 0; i < 2; i++) {
-        if (modes[i] == GF_IO_CAPTURE) {
+        if (modes[i] == GF_IO_CAPTURE || modes[i] == GF_IO_TEE) {
             close(pipes[i][1]);
             p->fds[i] = pipes[i][0];
             fcntl(p->fds[i], F_SETFL, O_NONBLOCK);
@@ -281,6 +284,20 @@ fail:
     return -1;
 }
 
+/* Passes output on (GF_IO_TEE); a stream gpuflame cannot write to only loses the copy. */
+static void write_all(int fd, const char *b, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, b, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        b += w;
+        n -= (size_t)w;
+    }
+}
+
 static void drain(gf_proc *p, int wait_ms)
 {
     struct pollfd pfd[2];
@@ -310,6 +327,8 @@ static void drain(gf_proc *p, int wait_ms)
             ssize_t r = read(p->fds[i], buf, sizeof buf);
             if (r > 0) {
                 ring_append(&p->bufs[i], buf, (size_t)r);
+                if (p->tee[i])
+                    write_all(i + 1, buf, (size_t)r);
                 continue;
             }
             if (r == 0 || (errno != EAGAIN && errno != EINTR)) {

@@ -7,7 +7,9 @@
 #include <sys/types.h>
 #include "gf_err.h"
 
-enum gf_io { GF_IO_INHERIT, GF_IO_NULL, GF_IO_CAPTURE, GF_IO_FILE, GF_IO_STDOUT /* stderr only */ };
+/* GF_IO_TEE: captured, and also written to gpuflame's own stream of the same name as it arrives (`launch`
+ * passes nsys's output on and still recognises what nsys said) */
+enum gf_io { GF_IO_INHERIT, GF_IO_NULL, GF_IO_CAPTURE, GF_IO_FILE, GF_IO_STDOUT /* stderr only */, GF_IO_TEE };
 enum gf_proc_status { GF_PROC_RUNNING, GF_PROC_EXITED, GF_PROC_SIGNALED, GF_PROC_TIMEOUT, GF_PROC_INTERRUPTED,
                       GF_PROC_KILLED };
 

@@ -5,6 +5,10 @@ return {
     -- Sources in the order they are tried; the first candidate whose `nsys --version` parses wins.
     -- Within one glob source the newest version wins (sorted by version number, not as strings).
     order = { "explicit", "env", "path", "cuda", "opt", "target", "distro", "nsight-compute" },
+    -- "order": the first source above with a usable nsys gives it; "newest": every source is looked at
+    -- and the newest version found wins (a fleet host with several installs reads the newest reports).
+    -- A usable --nsys wins either way.
+    prefer = "order",
     sources = {
       cuda = { "/usr/local/cuda*/bin/nsys" },
       opt = { "/opt/nvidia/nsight-systems/*/bin/nsys" },
@@ -73,6 +77,13 @@ return {
     -- many seconds later is stopped (with everything it started) instead of waiting for the timeout.
     decided_grace = 15,
     decided_markers = { "skipping importation of the QDSTRM file" },
+    -- nsys 2022.4 now and then dies before it starts the workload (its launcher: QuadDCommon/ProcessWaiter
+    -- "sem_open: No such file or directory", "Agent launcher failed"). Recognised by these texts in its
+    -- output, when nsys wrote nothing and the workload was never seen running, `capture`, `launch` and the
+    -- agent try again up to start_retries more times, start_backoff seconds later (doubled each time).
+    start_retries = 2,
+    start_backoff = 2,
+    start_failure_markers = { "sem_open", "ProcessWaiter", "QuadDCommon", "Agent launcher failed" },
     output_name = "capture",
     -- Where the views' stats CSVs come from: "export" runs one `nsys export` and gpuflame writes the same
     -- CSVs (docs/REPORTS.md; the SQLite export also feeds the timeline and findings.json); "stats" runs
@@ -101,8 +112,16 @@ return {
     -- A DaemonSet shares one directory between jobs and the agent.
     registry_dir = "",
     ready_timeout = 30,       -- seconds `launch` waits for nsys to start the workload
-    start_timeout = 60,       -- seconds `nsys start` may run
-    stop_timeout = 300,       -- seconds `nsys stop` may run (it writes the window's raw capture)
+    -- The bounds of a window's nsys calls (measured here: start 0.8–2.3 s, stop 2–7 s for a 2 s window;
+    -- nsys 2022.4 sometimes hangs in either). A call past its bound is ended with what it started and the
+    -- window fails naming it. `nsys stop` writes the window's raw capture, so its bound grows with the window:
+    -- stop_timeout + stop_timeout_per_s × the window's seconds.
+    start_timeout = 30,
+    stop_timeout = 30,
+    stop_timeout_per_s = 2,
+    -- a failed window's raw capture that nsys left in its temp directory (/tmp/nsys-report-XXXX.qdstrm) is
+    -- removed; true moves it into the window's --out directory instead
+    keep_failed_raw = false,
     control_timeout = 20,     -- seconds `nsys sessions list` / `nsys shutdown` may run
     -- after `launch` passes SIGINT/SIGTERM on to the workload, the seconds it gets to end before the
     -- whole tree (nsys included) is ended
@@ -345,6 +364,22 @@ return {
     top = 5,            -- top kernels and NVTX ranges listed per step
   },
 
+  -- The critical path of a step (`gpuflame critical-path`, docs/SEMANTICS.md "Critical path", docs/CRITICAL_PATH.md).
+  critical_path = {
+    -- blocking calls (SQLite LIKE patterns over the calls' display names, case-insensitive): the host waits in
+    -- them for GPU work, so their end waits for the GPU work that ended last before they returned
+    blocking = { "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
+      "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+      "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cuMemcpyDtoH%",
+      "cuMemcpyHtoD%", "cuMemcpyDtoD%" },
+    -- calls recording a CUDA event, and calls making a stream wait for one (LIKE patterns): the export names
+    -- neither stream, so the edge runs from the GPU work the thread launched last before the record to the
+    -- first GPU work it launches on another stream after the wait
+    event_record = { "cudaEventRecord%", "cuEventRecord%" },
+    stream_wait = { "cudaStreamWaitEvent%", "cuStreamWaitEvent%" },
+    top = 10, -- items of the path listed per step in the text output (the JSON lists them all)
+  },
+
   -- The time breakdown of a GPU (docs/SEMANTICS.md): gpu-busy, gpu-idle, rank-skew, report, summary.json.
   gpu_time = {
     -- kernels that are communication (SQLite LIKE patterns, case-insensitive); every other kernel is compute
@@ -458,6 +493,16 @@ return {
                                        -- name); `report`, `compare` and `diff` look for it there
     diff = "diff.html",                -- `gpuflame diff` page when -o is not given
     steps = "steps.json",              -- `analyze --from-export` without a manifest: the steps document
+  },
+
+  -- `gpuflame mcp`, the Model Context Protocol server (docs/MCP.md): what its tools may read, run and return.
+  mcp = {
+    max_request_bytes = 1048576,  -- a request line longer than this is refused (JSON-RPC error), not read
+    max_result_bytes = 262144,    -- a tool result's JSON over this is cut (lists shortened, a note says so)
+    page_size = 50,               -- rows per page of the list tools when the request gives no limit
+    max_page_size = 1000,         -- the largest `limit` a request may ask for
+    export_reports = true,        -- .nsys-rep/.qdrep inputs may be exported through nsys (the export cache)
+    run_programs = false,         -- true: tools may run other programs (captures, workloads); none bundled does
   },
 
   limits = {

@@ -117,6 +117,15 @@ static int l_clear_interrupt(lua_State *L)
     return 0;
 }
 
+/* The interrupt flag raised on purpose (the MCP server's notifications/cancelled): the running process step
+ * stops its child and the hook raises exit 130, as for SIGINT; the caller clears it afterwards. */
+static int l_set_interrupt(lua_State *L)
+{
+    lua_Integer sig = luaL_optinteger(L, 1, SIGINT);
+    gf_interrupted = (sig_atomic_t)(sig > 0 ? sig : SIGINT);
+    return 0;
+}
+
 static int l_take_hangup(lua_State *L)
 {
     lua_pushboolean(L, gf_take_hangup());
@@ -129,7 +138,7 @@ int gf_luaopen_host(lua_State *L)
         {"resource", l_resource},   {"cpus", l_cpus},   {"list", l_list},
         {"dirs", l_dirs},           {"add_dir", l_add_dir},
         {"with_budget", l_with_budget}, {"interrupted", l_interrupted},
-        {"clear_interrupt", l_clear_interrupt}, {"holding_interrupts", l_holding_interrupts}, {"take_hangup", l_take_hangup},
+        {"clear_interrupt", l_clear_interrupt}, {"set_interrupt", l_set_interrupt}, {"holding_interrupts", l_holding_interrupts}, {"take_hangup", l_take_hangup},
         {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_pushliteral(L, GPUFLAME_VERSION);

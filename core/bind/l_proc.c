@@ -25,6 +25,8 @@ static enum gf_io io_mode(lua_State *L, const char *v, int is_err)
         return GF_IO_NULL;
     if (!strcmp(v, "file"))
         return GF_IO_FILE;
+    if (!strcmp(v, "tee"))
+        return GF_IO_TEE;
     if (is_err && !strcmp(v, "stdout"))
         return GF_IO_STDOUT;
     gf_lua_raisef(L, GF_EXIT_USAGE, "process runner: unknown output mode '%s'", v);

@@ -127,6 +127,9 @@ function analyze.export(nsys, version, run_dir, paths, aopts, names)
   if not res.ok then
     local details = strip(res.stderr)
     if details == "" then details = strip(res.stdout) end
+    local newer = res.status == "exited" and nsys_mod.newer_report(argv[#argv], { path = nsys,
+      version = aopts.nsys_parsed })
+    if newer then details = details .. " (" .. argv[#argv] .. ": " .. newer .. ")" end
     local code = res.code
     if res.status ~= "exited" then code = -(res.signal or 0) end
     errors.raise(errors.ERROR, "`nsys stats` failed with exit code %d using %s: %s", code, version, details)
@@ -258,7 +261,7 @@ function analyze.run(opts, policy)
     local nsys, parsed
     nsys, version, parsed = analyze.find_nsys(opts.nsys, policy)
     if opts.nsys_version then version = opts.nsys_version end
-    local eopts = setmetatable({ schema_version = schema }, { __index = aopts })
+    local eopts = setmetatable({ schema_version = schema, nsys_parsed = parsed }, { __index = aopts })
     analyze.export(nsys, version, run_dir, paths, eopts, names_for(reports_for(schema), parsed, policy))
   end
   -- Reports of nsys < 2023.1 name default-domain ranges without the ':' prefix (docs/NSYS_VERSIONS.md).

@@ -5,7 +5,7 @@
 --   capture.find_nsys(explicit, policy)                 → nsys info {path, version}   (exit 3 if none)
 --   capture.profile(state, {workload, duration, stacks}) → report path             (exit 4 on failure)
 --   capture.stats(state, reports)                       → {report, csv, stacks, tried}  (exit 5 if none)
---   capture.export_sqlite(nsys, rep, out, state|nil, policy) → {ok, path, why}
+--   capture.export_sqlite(nsys, rep, out, state|nil, policy) → {ok, path, why, newer}
 --   capture.run(opts, ctx)                              → result (see below); writes summary.json
 --   capture.views(state, opts, ctx)                     → the views, findings.json, summary.json of
 --                                                         state.report (also a live window's, gpuflame.live)
@@ -73,7 +73,9 @@ local function run_recorded(state, step, argv, o)
   local last, decided_at, stopped_decided = -1, nil, false
   while not h:poll(200) do
     local r = h:result()
+    if o.watch then o.watch(r.elapsed) end
     local sec = math.floor(r.elapsed)
+    log.progress_tick(step, string.format("%s (%s)", o.label or step, fmt_elapsed(r.elapsed)))
     if log.is_tty and sec ~= last then
       last = sec
       log.progress(step, "%s (%s)", o.label or step, fmt_elapsed(r.elapsed))
@@ -110,13 +112,18 @@ local function run_recorded(state, step, argv, o)
   return res
 end
 
+-- The error that says what was kept is raised while interrupts are still held: raised after, the hook could
+-- turn the pending signal into a bare "interrupted" in the instructions between (it did, by chance of where
+-- its instruction count fell).
 function capture.command(state, step, argv, o)
-  local res, kept = core.host.holding_interrupts(run_recorded, state, step, argv, o or {})
-  if kept then
-    errors.raise(errors.INTERRUPTED, "interrupted during %s; stopped nsys and the workload's process group. " ..
-      "Kept: %s", step, kept)
-  end
-  return res
+  return core.host.holding_interrupts(function()
+    local res, kept = run_recorded(state, step, argv, o or {})
+    if kept then
+      errors.raise(errors.INTERRUPTED, "interrupted during %s; stopped nsys and the workload's process group. " ..
+        "Kept: %s", step, kept)
+    end
+    return res
+  end)
 end
 
 function capture.kept_list(state)
@@ -147,21 +154,21 @@ function capture.profile(state, o)
     duration = duration, stacks = o.stacks }, policy)
   local timeout = duration + c.timeout_extra
   log.debug("nsys profile: %s", table.concat(redact_argv(argv), " "))
-  local res = capture.command(state, "profile", argv, { env = nsys_args.workload_env(nil, policy), timeout = timeout,
-    label = (o.workload and #o.workload > 0) and ("nsys profile " .. o.workload[1]) or "nsys profile (sleep session)",
-    decided_markers = c.decided_markers, decided_grace = c.decided_grace })
-  local out = (res.stdout or "") .. (res.stderr or "")
   local logpath = state.dir .. "/" .. policy.outputs.profile_log
-  -- nsys's output as lines (its \r progress bars one per line), not-printable bytes escaped
-  local text = tail(out, policy.capture.output_tail):gsub("\r\n", "\n"):gsub("\r", "\n")
-  core.fs.write_atomic(logpath, core.log.escape(log.redact(text), true))
-  state.artifacts.profile_log = logpath
   local function fail(fmt, ...)
     state.status = "failed"
     state.error = string.format(fmt, ...)
+    local cleaned = require("gpuflame.nsys_temp").clean(state, true, policy) -- what nsys left in its temp dir
+    if cleaned ~= "" then state.error = state.error .. "; " .. cleaned end
     capture.write_summary(state)
     errors.raise(errors.CAPTURE, "%s", state.error)
   end
+  -- nsys's transient start-up failures are tried again (gpuflame.nsys_retry); the log keeps every try
+  local res, out = require("gpuflame.nsys_retry").run(state, prefix, logpath, fail, function(watch)
+    return capture.command(state, "profile", argv, { env = nsys_args.workload_env(nil, policy), timeout = timeout,
+      label = (o.workload and #o.workload > 0) and ("nsys profile " .. o.workload[1]) or "nsys profile (sleep session)",
+      decided_markers = c.decided_markers, decided_grace = c.decided_grace, watch = watch })
+  end)
   if res.stopped_after_decided then
     capture.warn(state, "nsys profile had skipped the import but did not exit within %g s; it was stopped " ..
       "with every process it started", c.decided_grace)
@@ -174,7 +181,7 @@ function capture.profile(state, o)
   elseif res.code ~= 0 then
     -- nsys exits with the workload's status (143 when its --duration stopped the workload): a report it
     -- wrote is still the capture; without one the status is the failure.
-    local raw = capture.find_report(prefix) or core.fs.stat(prefix .. ".qdstrm")
+    local raw = capture.find_report(prefix) or capture.find_qdstrm(prefix)
     if not raw then
       fail("nsys profile exited with status %d; last output: %s", res.code, nsys_mod.clean_text(tail(out, 300)))
     end
@@ -193,18 +200,28 @@ function capture.profile(state, o)
   return rep
 end
 
+-- <prefix>.qdstrm, else the first <prefix>*.qdstrm: nsys's raw capture, left when it did not import it
+function capture.find_qdstrm(prefix)
+  if core.fs.stat(prefix .. ".qdstrm") then return prefix .. ".qdstrm" end
+  local m = core.fs.glob(prefix .. "*.qdstrm")
+  table.sort(m)
+  return m[1]
+end
+
+-- nsys-profile.log: nsys's output of each try as lines (its \r progress bars one per line), not-printable
+-- bytes escaped, secrets redacted
+function capture.write_log(path, texts, policy)
+  local text = tail(table.concat(texts, "\n"), policy.capture.output_tail):gsub("\r\n", "\n"):gsub("\r", "\n")
+  core.fs.write_atomic(path, core.log.escape(log.redact(text), true))
+end
+
 -- nsys left its raw capture (<prefix>.qdstrm) because it did not find QdstrmImporter (Debian's split
 -- layout): import it with the one discover found (policy capture.qdstrm), or fail naming the fix.
 -- Returns the report path, nil when there is no .qdstrm either.
 function capture.import_qdstrm(state, prefix, fail)
   local c = state.policy.capture
-  local raw = prefix .. ".qdstrm"
-  if not core.fs.stat(raw) then
-    local m = core.fs.glob(prefix .. "*.qdstrm")
-    table.sort(m)
-    raw = m[1]
-    if not raw then return nil end
-  end
+  local raw = capture.find_qdstrm(prefix)
+  if not raw then return nil end
   state.artifacts.qdstrm = raw
   local imp = state.nsys.importer or {}
   if c.qdstrm ~= "import" or not imp.ok then
@@ -328,7 +345,8 @@ function capture.stats(state, reports, optional)
     table.concat(lines, "; "))
 end
 
--- nsys export --type sqlite (§6.4). Returns {ok, path, why}.
+-- nsys export --type sqlite (§6.4). Returns {ok, path, why}; on failure `newer` is the message when the
+-- report was recorded by an nsys newer than this one (nsys.newer_report).
 function capture.export_sqlite(nsys, rep, out, state, policy)
   need(policy, "capture.export_sqlite")
   if not state then
@@ -339,8 +357,10 @@ function capture.export_sqlite(nsys, rep, out, state, policy)
   local res = capture.command(state, "export sqlite", argv,
     { timeout = policy.flamegraph.export_timeout, label = "nsys export --type sqlite" })
   if res.status ~= "exited" or res.code ~= 0 then
+    -- a report recorded by a newer nsys: said so, with the versions (nsys's own words stay in `why`)
     return { ok = false, why = string.format("%s (exit %s): %s", res.status, tostring(res.code),
-      nsys_mod.clean_text(first_line(res.stderr) or first_line(res.stdout) or "no output")) }
+      nsys_mod.clean_text(first_line(res.stderr) or first_line(res.stdout) or "no output")),
+      newer = res.status == "exited" and nsys_mod.newer_report(rep, nsys) or nil }
   end
   local path = out:match("%.sqlite$") and out or (out .. ".sqlite")
   local st = core.fs.stat(path)

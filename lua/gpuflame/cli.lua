@@ -97,8 +97,9 @@ end
 -- functions take it (or ctx) as a required argument; ctx comes last in their signatures. ctx.reload_policy()
 -- reads the files again (a long-running agent on SIGHUP): the new policy, or an error with the previous one
 -- kept. Command-line overrides are passed explicitly (e.g. flamegraph.settings), never written into it.
-function cli.context(globals)
-  local ctx = { globals = globals or { policy_files = {} } }
+-- cli.context(globals, loaded) starts a context on a policy already loaded (the MCP server's calls).
+function cli.context(globals, loaded)
+  local ctx = { globals = globals or { policy_files = {} }, _policy = loaded }
   function ctx.policy()
     if not ctx._policy then
       local policy = require("gpuflame.policy")

@@ -83,12 +83,19 @@ local function expand(entry, p, opts)
   return out, true
 end
 
--- run({explicit = path}|nil, policy) → {chosen = info|nil, tried = {info...}}
+-- run({explicit = path, all = bool}|nil, policy) → {chosen = info|nil, tried = {info...}, found = {info...}}
+-- Policy discover.prefer: "order" — the first source of discover.order with a usable nsys gives it (within a
+-- glob source the newest version); "newest" — every source is looked at and the newest version wins (the
+-- earlier source on a tie). A usable --nsys wins either way. opts.all: every source is looked at even when
+-- the choice is made, so that `found` lists every usable nsys with its version (`gpuflame discover`).
 function discover.run(opts, p)
   opts = opts or {}
-  local tried, seen = {}, {}
+  local tried, seen, found = {}, {}, {}
   local timeout = p.discover.version_timeout
+  local newest = p.discover.prefer == "newest"
+  local chosen
   for _, entry in ipairs(p.discover.order) do
+    if chosen and not opts.all and (not newest or chosen.source == "explicit") then break end
     local cands, is_glob = expand(entry, p, opts)
     if cands == nil then
       log.warn("discover: unknown source %q in discover.order (skipped)", entry)
@@ -118,6 +125,8 @@ function discover.run(opts, p)
         info.source = entry
         tried[#tried + 1] = info
         if info.ok then
+          info.usable = true
+          found[#found + 1] = info
           if not best or nsys.compare(info.version, best.version) > 0 then
             if best then best.ok, best.reason = false, "a newer version was found in the same location" end
             best = info
@@ -134,13 +143,24 @@ function discover.run(opts, p)
       end
     end
     if best then
-      best.reason = nil
-      best.chosen = true
-      best.importer = discover.check_install(best, p)
-      return { chosen = best, tried = tried }
+      if not chosen then
+        chosen = best
+      elseif newest and chosen.source ~= "explicit" and nsys.compare(best.version, chosen.version) > 0 then
+        chosen.ok, chosen.reason = false, "older than " .. best.path .. " (discover.prefer = \"newest\")"
+        chosen = best
+      else
+        best.ok = false
+        best.reason = newest and chosen.source ~= "explicit" and ("not newer than " .. chosen.path) or
+          (chosen.path .. " comes first" .. (chosen.source == "explicit" and " (--nsys)" or " in discover.order"))
+      end
     end
   end
-  return { chosen = nil, tried = tried }
+  if chosen then
+    chosen.reason = nil
+    chosen.chosen = true
+    chosen.importer = discover.check_install(chosen, p)
+  end
+  return { chosen = chosen, tried = tried, found = found }
 end
 
 local function dirname(p) return p:match("^(.*)/[^/]*$") or "." end

@@ -59,10 +59,17 @@ end
 
 local function export_to(rep, out, nsys_info, policy)
   local res = require("gpuflame.capture").export_sqlite(nsys_info, rep, out, nil, policy)
-  if not res.ok then
-    errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed: %s", rep, res.why)
-  end
+  if not res.ok then M.raise_failed(rep, res) end
   return res.path
+end
+
+-- The error of a failed `nsys export` of `rep` (exit 6, an unreadable input): the versions when the report
+-- is newer than the nsys, nsys's own words in any case.
+function M.raise_failed(rep, res)
+  if res.newer then
+    errors.raise(errors.INPUT, "%s: %s. nsys export said: %s", rep, res.newer, res.why)
+  end
+  errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed: %s", rep, res.why)
 end
 
 local function mtime(path)

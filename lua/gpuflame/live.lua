@@ -59,24 +59,6 @@ local function wall() return (core.sys.now()) end
 -- ---------------------------------------------------------------------------------------------
 -- launch
 
--- The workload nsys started: a child of nsys-launcher (in the tree under `nsys launch`) that is not
--- nsys's own output tee. nil until it runs.
-local function find_workload(launch_pid)
-  local stack = { launch_pid }
-  while #stack > 0 do
-    local pid = table.remove(stack)
-    local me = procfs.stat(pid)
-    local launcher = pid ~= launch_pid and me and me.comm == "nsys-launcher"
-    for _, st in ipairs(me and procfs.children(pid) or {}) do
-      if launcher and st.comm ~= "nsys-tee" then
-        return st.pid, st.start
-      end
-      stack[#stack + 1] = st.pid
-    end
-  end
-  return nil
-end
-
 local function exit_status(r)
   if r.status == "exited" then return r.code end
   if r.signal and r.signal > 0 then return 128 + r.signal end
@@ -92,7 +74,7 @@ local function supervise(h, entry, p)
   while not h:poll(100) do
     local _, now = core.sys.now()
     if not registered then
-      local pid, start = find_workload(h:pid())
+      local pid, start = require("gpuflame.nsys_retry").find_workload(h:pid())
       if pid then
         entry.pid, entry.pid_start = pid, start
         sessions.register(entry, p)
@@ -140,14 +122,35 @@ function live.launch(opts, ctx)
     nsys = { path = nsys.path, version = nsys.version and nsys.version.string or core.json.null },
     flags = { table.unpack(argv, 3, #argv - #opts.workload) }, stacks = opts.stacks == true,
     launcher_pid = me, launcher_start = procfs.start(me), started = core.sys.isotime() }
-  local h = core.proc.spawn({ argv = argv, env = nsys_args.workload_env(nil, p), stdout = "inherit", stderr = "inherit",
-    stdin_null = false, keep_on_interrupt = true, parent_death_signal = 15, kill_grace = p.capture.kill_grace })
-  local ok, r, registered = pcall(core.host.holding_interrupts, supervise, h, entry, p)
-  sessions.release(name, lock, p)
-  if not ok then
-    pcall(h.terminate, h)
-    error(r, 0)
+  -- nsys's stderr (and the job's) is passed on as it comes and kept, so that a launcher failure of nsys is
+  -- recognised and tried again (gpuflame.nsys_retry); the job's stdout is its own
+  local retry = require("gpuflame.nsys_retry")
+  local try, ok, r, registered = 0
+  while true do
+    try = try + 1
+    local h = core.proc.spawn({ argv = argv, env = nsys_args.workload_env(nil, p), stdout = "inherit", stderr = "tee",
+      capture_limit = p.capture.output_tail, stdin_null = false, keep_on_interrupt = true, parent_death_signal = 15,
+      kill_grace = p.capture.kill_grace })
+    ok, r, registered = pcall(core.host.holding_interrupts, supervise, h, entry, p)
+    if not ok then
+      sessions.release(name, lock, p)
+      pcall(h.terminate, h)
+      error(r, 0)
+    end
+    local said = not registered and ((r.status == "exited" and r.code ~= 0) or r.status == "signaled") and
+      retry.said((r.stderr or "") .. "\n" .. (r.stdout or ""), p)
+    if not said then break end
+    if not retry.again(try, p) then
+      sessions.release(name, lock, p)
+      errors.raise(errors.CAPTURE, "launch: %s", retry.final(try, said))
+    end
+    log.warn("launch: nsys failed to start (try %d of %d): %s; trying again", try, p.capture.start_retries + 1, said)
+    if not retry.backoff(try, p) then
+      sessions.release(name, lock, p)
+      errors.raise(errors.INTERRUPTED, "launch: interrupted while waiting to start nsys again")
+    end
   end
+  sessions.release(name, lock, p)
   for _, l in ipairs(r.leftovers or {}) do log.info("launch: ended %s, which nsys left running", l) end
   if not registered then
     if r.status ~= "exited" then
@@ -179,12 +182,35 @@ end
 
 local window_summary
 
+-- A failed window: what nsys left in its temp directory is removed (or kept, live.keep_failed_raw), and the
+-- message says so.
 local function fail(state, code, fmt, ...)
   if state.live then state.window = window_summary(table.unpack(state.live)) end
   state.status = "failed"
   state.error = string.format(fmt, ...)
+  local cleaned = require("gpuflame.nsys_temp").clean(state, true, state.policy)
+  if cleaned ~= "" then state.error = state.error .. "; " .. cleaned end
   capture.write_summary(state)
   errors.raise(code, "%s", state.error)
+end
+
+-- The bound of `nsys stop` for a window of `duration` seconds: it writes (and imports) the window's capture.
+local function stop_bound(duration, p)
+  return p.live.stop_timeout + p.live.stop_timeout_per_s * duration
+end
+
+-- A bounded nsys call of a window; notes the temporary files nsys names (gpuflame.nsys_temp).
+local function window_call(state, step, argv, timeout, name)
+  local res = capture.command(state, step, argv, { timeout = timeout, label = "nsys " .. step .. " " .. name,
+    keep_on_interrupt = true })
+  require("gpuflame.nsys_temp").note(state, res)
+  return res
+end
+
+-- "`nsys stop` hung: it had not returned after 34 s (policy …); it was ended with every process it started"
+local function hung(step, res, bound, why)
+  return string.format("`nsys %s` hung: it had not returned after %.0f s (%s); it was ended with every process " ..
+    "it started", step, res.elapsed or bound, why)
 end
 
 -- The window itself, with interrupts held: start, wait, stop (always, once started). Returns the
@@ -195,9 +221,14 @@ local function run_window(state, e, w, duration, p)
   if not wait_until(w.planned) then return core.host.interrupted(), false end
   local argv = nsys_args.start({ nsys = state.nsys.path, session = e.name, prefix = prefix, stacks = e.stacks }, p)
   w.start_called = wall()
-  local res = capture.command(state, "start", argv, { timeout = lv.start_timeout, label = "nsys start " .. e.name,
-    keep_on_interrupt = true })
+  local res = window_call(state, "start", argv, lv.start_timeout, e.name)
   w.started = wall()
+  if res.status == "timeout" then
+    -- collection may be on: a bounded stop closes it, so that the session can be captured again
+    window_call(state, "stop", { state.nsys.path, "stop", "--session=" .. e.name }, stop_bound(0, p), e.name)
+    fail(state, errors.CAPTURE, "session %s: %s. Kept: %s", e.name, hung("start", res, lv.start_timeout,
+      string.format("policy live.start_timeout = %g s", lv.start_timeout)), capture.kept_list(state))
+  end
   if res.status ~= "exited" or res.code ~= 0 then
     if not sessions.alive(e) then fail(state, errors.CAPTURE, "session %s: its workload (pid %s) has ended", e.name, e.pid) end
     fail(state, errors.CAPTURE, "session %s: nsys start %s %s: %s", e.name, res.status, tostring(res.code), nsys_said(res))
@@ -207,12 +238,16 @@ local function run_window(state, e, w, duration, p)
   local sig = core.host.interrupted()
   core.host.clear_interrupt() -- nsys stop runs to its end even so: the session must be capturable again
   w.stop_called = wall()
-  res = capture.command(state, "stop", { state.nsys.path, "stop", "--session=" .. e.name },
-    { timeout = lv.stop_timeout, label = "nsys stop " .. e.name, keep_on_interrupt = true })
+  local bound = stop_bound(duration, p)
+  res = window_call(state, "stop", { state.nsys.path, "stop", "--session=" .. e.name }, bound, e.name)
   w.stopped = wall()
+  if res.status == "timeout" then
+    w.stop_hung = hung("stop", res, bound, string.format("policy live.stop_timeout %g s + live.stop_timeout_per_s " ..
+      "%g s × the %g s window", lv.stop_timeout, lv.stop_timeout_per_s, duration))
+  end
   sessions.note_window({ name = e.name, since = core.sys.isotime(w.started), stopped = core.sys.isotime(w.stopped),
     out = state.dir }, p)
-  if (res.status ~= "exited" or res.code ~= 0) and sessions.alive(e) then
+  if res.status ~= "timeout" and (res.status ~= "exited" or res.code ~= 0) and sessions.alive(e) then
     capture.warn(state, "session %s: nsys stop %s %s: %s", e.name, res.status, tostring(res.code), nsys_said(res))
   end
   return sig, true
@@ -261,9 +296,12 @@ function live.window(opts, ctx)
   if sig ~= 0 then
     state.status = "interrupted"
     state.error = started and "interrupted during the window; it was stopped" or "interrupted before the window started"
+    local cleaned = require("gpuflame.nsys_temp").clean(state, true, p)
+    if cleaned ~= "" then state.error = state.error .. "; " .. cleaned end
     capture.write_summary(state)
     errors.raise(errors.INTERRUPTED, "session %s: %s. Kept: %s", e.name, state.error, capture.kept_list(state))
   end
+  if w.stop_hung then fail(state, errors.CAPTURE, "session %s: %s. Kept: %s", e.name, w.stop_hung, capture.kept_list(state)) end
   local found, nsys = errors.try(capture.find_nsys, e.nsys.path, p)
   if not found then fail(state, nsys.code, "%s", nsys.msg) end
   state.nsys = nsys
@@ -277,6 +315,7 @@ function live.window(opts, ctx)
     fail(state, errors.CAPTURE, "session %s: nsys stop wrote no report (looked for %s.nsys-rep)", e.name, prefix)
   end
   state.report, state.artifacts.report = rep, rep
+  require("gpuflame.nsys_temp").clean(state, false, p)
   log.info("session %s: window %s → %s (started %.3f s after the planned instant)", e.name,
     core.sys.isotime(w.started), dir, w.started - w.planned)
   return capture.views(state, opts, ctx)

@@ -40,6 +40,20 @@ function log.progress_done()
   end
 end
 
+-- A listener of long steps (gpuflame mcp: progress notifications and the client's cancellations while nsys
+-- exports): progress_sink(fn) sets it and returns the previous one; progress_tick(step, text) calls it, about
+-- every 200 ms of a running step (capture's process runner).
+local sink
+function log.progress_sink(fn)
+  local old = sink
+  sink = fn
+  return old
+end
+
+function log.progress_tick(step, text)
+  if sink then sink(step, text) end
+end
+
 log.is_tty = tty
 
 return log

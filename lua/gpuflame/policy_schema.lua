@@ -99,11 +99,20 @@ end
 S.tree = {
   discover = {
     order = S.list(S.str()),
+    prefer = S.str({ oneof = { "order", "newest" } }),
     sources = S.map(S.list(S.str())),
     env_var = S.str(),
     version_timeout = S.num({ gt = 0 }),
     importer_dirs = S.list(S.str()),
     importer_sources = S.list(S.str()),
+  },
+  mcp = {
+    max_request_bytes = S.int({ min = 1024, max = 1073741824 }),
+    max_result_bytes = S.int({ min = 1024 }),
+    page_size = S.int({ min = 1 }),
+    max_page_size = S.int({ min = 1 }),
+    export_reports = S.bool(),
+    run_programs = S.bool(),
   },
   exports = {
     cache_dir = S.str(),
@@ -126,6 +135,8 @@ S.tree = {
     ready_timeout = S.num({ gt = 0 }),
     start_timeout = S.num({ gt = 0 }),
     stop_timeout = S.num({ gt = 0 }),
+    stop_timeout_per_s = S.num({ min = 0 }),
+    keep_failed_raw = S.bool(),
     control_timeout = S.num({ gt = 0 }),
     signal_grace = S.num({ gt = 0 }),
     max_wait = S.num({ gt = 0 }),
@@ -146,6 +157,9 @@ S.tree = {
     import_timeout = S.num({ gt = 0 }),
     decided_grace = S.num({ gt = 0 }),
     decided_markers = S.list(S.str()),
+    start_retries = S.int({ min = 0, max = 10 }),
+    start_backoff = S.num({ min = 0 }),
+    start_failure_markers = S.list(S.str()),
     output_name = S.str(),
     out_dir = S.str(),
     extra_args = S.list(S.str()),
@@ -317,6 +331,13 @@ S.tree = {
     warmup_steps = S.int({ min = 0 }),
     outlier_mad = S.num({ min = 0 }),
     outlier_min_share = S.num({ min = 0 }),
+    top = S.int({ min = 0 }),
+  },
+  -- the critical path of a step (lua/gpuflame/critpath.lua, docs/CRITICAL_PATH.md)
+  critical_path = {
+    blocking = S.list(S.str()),
+    event_record = S.list(S.str()),
+    stream_wait = S.list(S.str()),
     top = S.int({ min = 0 }),
   },
   -- the time breakdown of a GPU (docs/SEMANTICS.md)

@@ -72,9 +72,7 @@ function stats.export_for(rep, opts, policy)
   local nsys_info = opts.nsys_info or capture.find_nsys(opts.nsys, policy)
   log.info("stats: exporting %s to %s", rep, opts.out)
   local res = capture.export_sqlite(nsys_info, rep, opts.out, nil, policy)
-  if not res.ok then
-    errors.raise(errors.INPUT, "%s: nsys export --type sqlite failed: %s", rep, res.why)
-  end
+  if not res.ok then require("gpuflame.exports").raise_failed(rep, res) end
   return res.path, true, nsys_info
 end
 

@@ -80,6 +80,35 @@ LUA
 run_gf_env PATH="$base_path" -- --policy "$TMP/fleet.lua" discover --json
 check_contains "fleet policy order with a literal path" "$out" '"version": "2024.6.2.225"'
 
+# Every nsys found is listed with its version (issue 38: fleets mix versions), not only the chosen one:
+# PATH's 2026.1.3 is chosen by discover.order, and the cuda and /opt installs (found by the globs above) are
+# listed too. The expected list is what this file installed.
+disc --json
+found=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join("%s:%s:%s" % (f["source"], f["version"], f["chosen"]) for f in d["found"]))' <<<"$out")
+check_eq "discover --json: every nsys found, with its version and source, the chosen one marked" \
+  "path:2026.1.3.425:True cuda:2023.4.4.54:False opt:2025.10.2.11:False opt:2025.6.1.154:False opt:2024.6.2.225:False" "$found"
+disc
+check_contains "discover: the nsys found listed with versions" "$out" "  2023.4.4.54  $TMP/cuda-12.4/bin/nsys [cuda]"
+
+# discover.prefer = "newest": the newest version anywhere wins over the order of the sources; a usable
+# --nsys still wins
+mk_nsys "$TMP/opt/nvidia/nsight-systems/2027.1.1/bin/nsys" "NVIDIA Nsight Systems version 2027.1.1.5-1"
+cat >"$TMP/newest.lua" <<LUA
+return { extends = "$TMP/sources.lua", discover = { prefer = "newest" } }
+LUA
+run_gf_env PATH="$base_path" -- --policy "$TMP/newest.lua" discover --json
+check_contains "prefer newest: /opt's 2027.1.1 wins over PATH's 2026.1.3" "$out" '"version": "2027.1.1.5"'
+check_contains "prefer newest: PATH's is explained" "$out" "older than $TMP/opt/nvidia/nsight-systems/2027.1.1/bin/nsys"
+disc --json
+check_contains "prefer order (the default): PATH's 2026.1.3 still wins" "$out" '"source": "path"'
+run_gf_env PATH="$base_path" -- --policy "$TMP/newest.lua" discover --json --nsys "$TMP/explicit/nsys"
+check_contains "prefer newest: a usable --nsys still wins" "$out" '"version": "2025.1.1.0"'
+run_gf_env PATH="$base_path" -- --policy "$TMP/newest.lua" capture --out "$TMP/cap" --nsys "$TMP/garbage/nsys" \
+  --duration 1 -- /bin/true
+check_contains "prefer newest: a capture runs the newest (summary.json; the stand-in then refuses to profile)" \
+  "$(cat "$TMP/cap/summary.json")" "\"path\": \"$TMP/opt/nvidia/nsight-systems/2027.1.1/bin/nsys\""
+rm -rf "$TMP/opt/nvidia/nsight-systems/2027.1.1"
+
 disc
 check_contains "text output names the chosen nsys" "$out" "nsys: $TMP/pathbin/nsys"
 check_contains "text output lists candidates" "$out" "candidates tried:"

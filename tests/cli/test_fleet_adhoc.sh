@@ -107,6 +107,22 @@ check_eq "nsys failure reported failed" "failed" "$(completion_of bad1 status)"
 check_contains "with the capture's reason" "$(completion_of bad1 error_message)" "nsys capture exit 4 (capture failed)"
 stop_agent
 
+# --- nsys fails to start once (its launcher's sem_open failure): the agent's capture tries again ------------
+FAKE_NSYS_FAIL=profile:launcher-fail FAKE_NSYS_FAIL_TIMES=1 FAKE_NSYS_COUNTER=$TMP/retry.count start_agent a2r
+queue retry1 '{"command_type": "start", "duration": 2, "enable_nsys": true, "nsys_workload": "sleep 0.5"}'
+check "retry1 reported" reported retry1
+check_eq "an nsys that failed to start once: the capture completed" "completed" "$(completion_of retry1 status)"
+check_eq "... nsys failed once (the fake's count)" 1 "$(wc -l <"$TMP/retry.count")"
+check_contains "... the capture's log keeps what nsys said" "$(cat "$(capdir retry1)/nsys-profile.log")" \
+  "--- try 1: nsys failed to start ---"
+stop_agent
+FAKE_NSYS_FAIL=profile:launcher-fail start_agent a2s
+queue retry2 '{"command_type": "start", "duration": 2, "enable_nsys": true, "nsys_workload": "sleep 0.5"}'
+check "retry2 reported" reported retry2 60
+check_eq "an nsys that never starts: reported failed" "failed" "$(completion_of retry2 status)"
+check_contains "... saying so" "$(completion_of retry2 error_message)" "nsys failed to start (3 tries)"
+stop_agent
+
 # --- perf in parallel with nsys ---------------------------------------------------------------------------
 cat >"$TMP/perf-on.lua" <<'LUA'
 return { backends = { perf = { enabled = true } } }

@@ -70,3 +70,28 @@ capture_gf() { local outdir=$1; shift; run_gf "$@"
     echo "# nsys failed to start (exit $rc: $(grep -o 'SystemException[^]]*\|Agent launcher failed' <<<"$err" | head -1)); once more"
     rm -rf "$outdir"; sleep 2; run_gf "$@"
   fi; }
+
+# A report recorded by an nsys newer than the real one (issue 38, reports/alcf-2023: nsys 2023.4.4). From
+# 2023.4 on the report's first line names the nsys that recorded it ("NVIDIA Tegra Profiler Report
+# 2023@4@4@54-234433681190v0."); before, it says "Report 1." (and none of those fixtures is newer than 2022.4).
+# report_newer_than_nsys FILE: 0 when FILE is such a report; sets NEWER_V and REAL_V ("Y.R.P").
+report_newer_than_nsys() {
+  NEWER_V=$(head -c 96 "$1" | LC_ALL=C sed -n 's/^NVIDIA Tegra Profiler Report \([0-9]\{4\}\)@\([0-9]*\)@\([0-9]*\)@.*/\1.\2.\3/p' | head -n 1)
+  [ -n "$NEWER_V" ] || return 1
+  REAL_V=$("$REAL_NSYS" --version | sed -n 's/.*[Vv]ersion \([0-9]\{4\}\.[0-9]*\.[0-9]*\).*/\1/p' | head -n 1)
+  [ "$NEWER_V" != "$REAL_V" ] && [ "$(printf '%s\n%s\n' "$NEWER_V" "$REAL_V" | sort -V | tail -n 1)" = "$NEWER_V" ]
+}
+# newer_refused LABEL FILE GPUFLAME-ARGS...: FILE (a copy) is newer than the real nsys: nsys's own export fails
+# ("Version number is invalid"), and gpuflame given it exits 6 (an unreadable input) naming both versions.
+newer_refused() {
+  local label=$1 file=$2; shift 2
+  rnsys export --type sqlite --force-overwrite=true -o "$file.nsys.sqlite" "$file"
+  if [ "$rrc" -eq 0 ]; then
+    not_ok "$label: nsys $REAL_V reads a report of $NEWER_V" "exit 0 (update report_newer_than_nsys)"; return
+  fi
+  ok "$label: nsys $REAL_V cannot read this report of nsys $NEWER_V (its export exits $rrc)"
+  run_gf "$@" --nsys "$REAL_NSYS" "$file"
+  check_eq "$label: gpuflame $1 exits 6 (an unreadable input)" 6 "$rc"
+  check_contains "$label: gpuflame $1 names both versions and the fix" "$err" \
+    "recorded by nsys $NEWER_V; the nsys used here ($REAL_V, $REAL_NSYS) cannot read newer reports: use an nsys ≥ ${NEWER_V%.*}"
+}

@@ -204,6 +204,18 @@ pair exportdamaged
 head -c 5000 "$FIX/$REP" >"$TMP/exportdamaged/real/damaged.nsys-rep"; cp "$TMP/exportdamaged/real/damaged.nsys-rep" "$TMP/exportdamaged/fake/"
 both exportdamaged FAKE_NSYS_FAIL=export:damaged-input -- export --type sqlite --force-overwrite true --output out.sqlite damaged.nsys-rep
 same_shape exportdamaged rc out err files
+# a report recorded by a newer nsys (2023.4.4: its first line names that version): "Version number is invalid"
+NEWER=reports/alcf-2023/lineprofiling_seq_parallel_fp32-ranks8-nodes2-T1_0.nsys-rep
+if have_fixture "$NEWER"; then
+  pair exportnewer "$NEWER"
+  both exportnewer -- export --type sqlite --force-overwrite true --output out.sqlite "${NEWER##*/}"
+  same_shape exportnewer rc out err files
+  pair statsnewer "$NEWER"
+  both statsnewer -- stats --report gpukernsum "${S[@]}" "${NEWER##*/}"
+  same_shape statsnewer rc out err files
+else
+  skip "exportnewer" "fixture absent: $NEWER"
+fi
 
 # ---- nsys profile of a tiny CPU program -----------------------------------------------------------------------
 IMPORTER=

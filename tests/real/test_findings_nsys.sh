@@ -93,6 +93,8 @@ for src in "${inputs[@]}"; do
   rel=${src#"$FIX/"}
   [ "$rel" = "$src" ] && rel=generated/$b
   label=${rel%/*}/$b
+  # a report recorded by a newer nsys than this one: refused, by nsys and by gpuflame (exit 6)
+  if report_newer_than_nsys "$d/$b"; then newer_refused "$label" "$d/$b" findings -f csv; continue; fi
   # (1) the default rules; nsys exports a report to <stem>.sqlite beside it on the way
   both "$label" "$d" "$b" "$d/$b"
   db=$d/$b

@@ -93,6 +93,8 @@ for rel in "${inputs[@]}"; do
       mv "$d/$base" "$d/x.sqlite"
       one_case "$rel" "$d" "$d/x.sqlite" ;;
     *)
+      # a report recorded by a newer nsys than this one: refused, by nsys and by gpuflame (exit 6)
+      if report_newer_than_nsys "$d/$base"; then newer_refused "oracle $rel" "$d/$base" collapse --metadata --levels kernel; continue; fi
       rnsys export --type sqlite --force-overwrite=true -o "$d/x.sqlite" "$d/$base"
       if [ "$rrc" -ne 0 ] || [ ! -s "$d/x.sqlite" ]; then
         not_ok "oracle $rel: nsys export --type sqlite" "exit $rrc: $(tail -c 300 <<<"$rerr")"

@@ -3,6 +3,7 @@
 # Real-nsys tier, fleet agent: a capture the Studio asked for runs the real nsys; a `stop` command and a
 # SIGTERM to the agent mid-capture end nsys, its agent daemon and the workload — nothing survives; an
 # agent SIGKILLed mid-capture is restarted, adopts the capture, waits for it and reports it once (issue 28).
+# nsys 2022.4 failing to start (sem_open …) is retried by gpuflame itself (issue 38), not by this file.
 . "$(dirname "$0")/../lib/t.sh"
 . "$(dirname "$0")/../lib/studio.sh"
 . "$(dirname "$0")/lib.sh"
@@ -80,4 +81,7 @@ check_eq "... reported once" 1 "$(studio_q "sum(1 for r in recs if r['path'] == 
 check "SIGKILL mid-capture: nothing of nsys or the workload survives" gone_within agkill 10
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null; AGENT_PID=
 echo "# survivors (should be none): $(survivors agstop) $(survivors agterm) $(survivors agkill)"
+# nsys 2022.4's launcher failure (sem_open, "Agent launcher failed") is not retried here: gpuflame's capture
+# tries again itself (capture.start_retries, docs/RELIABILITY.md); how often it did in this run:
+echo "# nsys failed to start $(cat "$TMP"/state/captures/*/nsys-profile.log 2>/dev/null | grep -c '^--- try [0-9]*: nsys failed to start' || true) time(s) in these captures; gpuflame tried again each time"
 t_done

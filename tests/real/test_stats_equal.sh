@@ -72,6 +72,8 @@ for rel in "${inputs[@]}"; do
       mv "$d/$base" "$d/x.sqlite"
       one_case "$rel" "$d" "$d/x.sqlite" ;;
     *)
+      # a report recorded by a newer nsys than this one: refused, by nsys and by gpuflame (exit 6)
+      if report_newer_than_nsys "$d/$base"; then newer_refused "stats equal $rel" "$d/$base" stats -r cuda_gpu_kern_sum -o "$d/gf"; continue; fi
       rnsys export --type sqlite --force-overwrite=true -o "$d/x.sqlite" "$d/$base"
       if [ "$rrc" -ne 0 ] || [ ! -s "$d/x.sqlite" ]; then
         not_ok "stats equal $rel: nsys export --type sqlite" "exit $rrc: $(tail -c 300 <<<"$rerr")"

@@ -122,6 +122,42 @@ static void daemon_cases(void)
     unlink(pidfile);
 }
 
+/* GF_IO_TEE: stderr is captured and also written to our own stderr as it arrives (here a file). */
+static void tee_case(void)
+{
+    char path[] = "/tmp/gf-test-tee-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK("tee: temp file", fd >= 0);
+    if (fd < 0)
+        return;
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    gf_proc_opts o;
+    memset(&o, 0, sizeof o);
+    const char *argv[] = {"sh", "-c", "echo out; echo nsys said >&2; exit 1", NULL};
+    o.argv = argv;
+    o.out = GF_IO_CAPTURE;
+    o.err = GF_IO_TEE;
+    gf_proc *p = NULL;
+    gf_err err;
+    int rc = gf_proc_spawn(&p, &o, &err);
+    if (rc == 0)
+        gf_proc_wait(p);
+    dup2(saved, 2);
+    close(saved);
+    char buf[64] = {0};
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    close(fd);
+    unlink(path);
+    size_t len;
+    CHECK("tee: stderr kept", rc == 0 && strcmp(gf_proc_output(p, 2, &len), "nsys said\n") == 0);
+    CHECK("tee: stderr passed on as it came", n > 0 && strcmp(buf, "nsys said\n") == 0);
+    CHECK("tee: stdout only captured", rc == 0 && strcmp(gf_proc_output(p, 1, &len), "out\n") == 0);
+    if (rc == 0)
+        gf_proc_free(p);
+}
+
 int main(void)
 {
     gf_err err;
@@ -211,6 +247,7 @@ int main(void)
         CHECK("capture limit keeps the last bytes", n == 100 && strstr(s, "line1999\n") != NULL);
         gf_proc_free(p);
     }
+    tee_case();
     daemon_cases();
     return tap_done();
 }

@@ -44,6 +44,22 @@ cmd.spec = {
 
 local function base(p) return (p:gsub("/+$", "")):match("[^/]+$") or p end
 
+-- compare(pb, pa, so, ctx) → D, L, d, b, a: both sides loaded (so: the side options nsys, step, marker, flame;
+-- group_by: --group-by, nil for policy diff.group_by),
+-- compared, the processes paired, the verdict decided and the work compared: the `--json` document d.
+-- The MCP tool diff calls it too, so its document is this command's.
+function cmd.compare(pb, pa, so, ctx)
+  local side = require("gpuflame.inputs.side")
+  local policy = ctx.policy()
+  local b = side.load_side(pb, so, ctx)
+  local a = side.load_side(pa, so, ctx)
+  local D, L, d = diff.compare(b, a, { group_by = so.group_by }, policy)
+  d.processes = require("gpuflame.process_key").pairs(b.processes, a.processes)
+  d.verdict = diff.verdict(d, policy)
+  require("gpuflame.diff_work").apply(d, b.work, a.work, policy)
+  return D, L, d, b, a
+end
+
 function cmd.run(opts, ctx)
   local pb, pa = opts.positional[1], opts.positional[2]
   if not pb or not pa or opts.positional[3] then
@@ -64,13 +80,8 @@ function cmd.run(opts, ctx)
   local fs = require("gpuflame.flamegraph").settings(opts, policy) -- --levels
   local out = opts.out or (not opts.json and policy.outputs.diff or nil)
   local ok, res = errors.try(function()
-    local so = { nsys = opts.nsys, step = opts.step, marker = opts.marker, flame = fs }
-    local b = side.load_side(pb, so, ctx)
-    local a = side.load_side(pa, so, ctx)
-    local D, L, d = diff.compare(b, a, { group_by = opts.group_by }, policy)
-    d.processes = require("gpuflame.process_key").pairs(b.processes, a.processes)
-    d.verdict = diff.verdict(d, policy)
-    require("gpuflame.diff_work").apply(d, b.work, a.work, policy)
+    local D, L, d, b, a = cmd.compare(pb, pa, { nsys = opts.nsys, step = opts.step, marker = opts.marker,
+      flame = fs, group_by = opts.group_by }, ctx)
     if opts.folded then
       D:write_folded(opts.folded)
       require("gpuflame.sidecar").write(opts.folded, diff.folded_meta(d))

@@ -7,7 +7,7 @@ local cmd = {}
 
 cmd.spec = {
   usage = "discover [--nsys PATH] [--json]",
-  summary = "find nsys the way a capture would and explain every candidate",
+  summary = "find nsys the way a capture would, list every nsys found with its version, explain every candidate",
   options = {
     { "nsys", arg = "PATH", help = "try this nsys first" },
     { "json", help = "print the result as JSON" },
@@ -15,9 +15,13 @@ cmd.spec = {
 }
 
 function cmd.run(opts, ctx)
-  local r = discover.run({ explicit = opts.nsys }, ctx.policy())
+  local r = discover.run({ explicit = opts.nsys, all = true }, ctx.policy())
   if opts.json then
-    local out = { chosen = core.json.null, tried = core.json.array({}) }
+    local out = { chosen = core.json.null, tried = core.json.array({}), found = core.json.array({}) }
+    for _, t in ipairs(r.found) do
+      out.found[#out.found + 1] = { path = t.path, resolved = t.resolved or core.json.null, source = t.source,
+        version = t.version.string, family = t.version.family, chosen = t.chosen == true }
+    end
     for _, t in ipairs(r.tried) do
       local v = t.version
       out.tried[#out.tried + 1] = {
@@ -52,6 +56,12 @@ function cmd.run(opts, ctx)
       else
         io.stdout:write(string.format("importer: missing — %s\n  fix: %s\n", imp.reason or "?", imp.fix or "?"))
       end
+    end
+    io.stdout:write("nsys found:\n")
+    if #r.found == 0 then io.stdout:write("  (none)\n") end
+    for _, t in ipairs(r.found) do
+      io.stdout:write(string.format("  %s  %s [%s]%s\n", t.version.string, t.path, t.source,
+        t.chosen and " (chosen)" or ""))
     end
     io.stdout:write("candidates tried:\n")
     if #r.tried == 0 then io.stdout:write("  (none: no source in discover.order produced a path)\n") end

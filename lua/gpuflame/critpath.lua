@@ -1,0 +1,217 @@
+-- The critical path of each step (issue 44; docs/SEMANTICS.md "Critical path", docs/CRITICAL_PATH.md): the
+-- chain of dependent host code, calls, launches, GPU work, waits and collectives that sets a step's length,
+-- its time by part, the items on it, the rank that gates it, and what-if edits of the graph.
+--
+--   parse_what_if(specs) → rules for core.critpath (USAGE error naming a bad spec)
+--   groups(tr, opts, policy) → the windows per step ({index, name, windows}), how they were found
+--   document(tr, opts, policy) → the `critical-path --json` document
+local core = require("gpuflame.core")
+local errors = require("gpuflame.errors")
+local steps = require("gpuflame.steps")
+
+local need = require("gpuflame.policy").need
+
+local M = {}
+
+M.PARTS = { "host", "launch", "queue", "compute", "copy", "sync", "communication", "idle" }
+local BIT = {}
+for i, p in ipairs(M.PARTS) do BIT[p] = 1 << (i - 1) end
+
+M.NOTE = "what-if: only the graph is edited (the named items' lags scaled, every other edge as observed, a " ..
+  "dependency that did not bind assumed to need no time of its own); nothing else about the run is modelled"
+
+-- 'kernel=NAME:F', 'nvtx=NAME:F', 'kind=PART:F' → {classes, name|nvtx, factor, text}
+function M.parse_what_if(specs)
+  local rules = {}
+  for _, spec in ipairs(specs or {}) do
+    local what, rest = spec:match("^(%a+)=(.+)$")
+    local name, f = (rest or ""):match("^(.*):([%d%.eE+-]+)$")
+    local factor = tonumber(f)
+    if not what or not name or name == "" or not factor or factor < 0 then
+      errors.raise(errors.USAGE, "--what-if %s: give kernel=NAME:F, nvtx=NAME:F or kind=PART:F (F >= 0, 0 removes)",
+        spec)
+    end
+    local r = { factor = factor, text = spec }
+    if what == "kernel" then
+      r.classes, r.name = BIT.compute | BIT.communication, name
+    elseif what == "nvtx" then
+      r.classes, r.nvtx = (1 << #M.PARTS) - 1, name
+    elseif what == "kind" then
+      if not BIT[name] then
+        errors.raise(errors.USAGE, "--what-if %s: kind is one of %s", spec, table.concat(M.PARTS, ", "))
+      end
+      r.classes = BIT[name]
+    else
+      errors.raise(errors.USAGE, "--what-if %s: kernel=, nvtx= or kind=", spec)
+    end
+    rules[#rules + 1] = r
+  end
+  return rules
+end
+
+-- --window START:END (ns on the export's clock) → start, end
+local function parse_window(s)
+  local a, b = s:match("^(%-?%d+):(%-?%d+)$")
+  a, b = tonumber(a), tonumber(b)
+  if not a or not b or b <= a then errors.raise(errors.USAGE, "--window %s: give START_NS:END_NS, END after START", s) end
+  return a, b
+end
+
+-- windows of the whole capture (or --window), one per rank, any process, no marker thread
+local function capture_group(tr, window)
+  local a, b
+  if window then a, b = parse_window(window) end
+  local ranks = tr:ranks()
+  local wins = {}
+  if #ranks == 0 then
+    wins[1] = { start = a, ["end"] = b, pid = -1, tid = -1, rank = -1, label = "all" }
+  else
+    for r = 1, #ranks do wins[r] = { start = a, ["end"] = b, pid = -1, tid = -1, rank = r - 1, label = ranks[r] } end
+  end
+  return { { index = 0, name = window and ("window " .. window) or "the capture", windows = wins } }
+end
+
+-- groups(tr, opts, policy) → {{index, name, windows}...}, rule text
+function M.groups(tr, opts, policy)
+  if opts.window then return capture_group(tr, opts.window), "--window " .. opts.window end
+  local ok, doc, wins = pcall(steps.document, tr, opts.marker, policy)
+  if not ok then
+    if type(doc) == "table" and doc.code == errors.NO_DATA and not opts.marker and not opts.step then
+      return capture_group(tr), "no steps (" .. tostring(doc.msg) .. "): the whole capture"
+    end
+    error(doc, 0)
+  end
+  local want
+  if opts.step then want = steps.pick(doc, wins, opts.step).index end
+  local by, order = {}, {}
+  for k, s in ipairs(doc.steps) do
+    if want == nil or s.index == want then
+      local g = by[s.index]
+      if not g then
+        g = { index = s.index, name = s.name, windows = {}, warmup = s.warmup }
+        by[s.index] = g
+        order[#order + 1] = g
+      end
+      local w = wins[k]
+      g.windows[#g.windows + 1] = { start = w.start, ["end"] = w["end"], pid = w.proc, tid = w.tid, rank = w.rank,
+        label = w.rank_label or ("pid " .. w.pid) }
+    end
+  end
+  return order, doc.rule_text
+end
+
+local function label(it)
+  if it.kind == "host" then return "host code (outside NVTX ranges)" end
+  if it.kind == "idle" then return "idle (no recorded dependency)" end
+  return it.name or "?"
+end
+
+-- the path's items summed per (kind, name, rank), longest first
+local function on_path(path, multi)
+  local by, list = {}, core.json.array({})
+  for _, it in ipairs(path) do
+    local key = it.kind .. "\0" .. label(it) .. "\0" .. (multi and it.rank or "")
+    local o = by[key]
+    if not o then
+      o = { kind = it.kind, name = label(it), ns = 0 }
+      if multi then o.rank = it.rank end
+      by[key] = o
+      list[#list + 1] = o
+    end
+    o.ns = o.ns + it.ns
+  end
+  table.sort(list, function(a, b)
+    if a.ns ~= b.ns then return a.ns > b.ns end
+    if a.kind ~= b.kind then return a.kind < b.kind end
+    return a.name < b.name
+  end)
+  return list
+end
+
+local function parts(path)
+  local p = {}
+  for _, name in ipairs(M.PARTS) do p[name .. "_ns"] = 0 end
+  for _, it in ipairs(path) do p[it.part .. "_ns"] = p[it.part .. "_ns"] + it.ns end
+  return p
+end
+
+-- several ranks: the stretches of the path on one rank, the rank holding most of the path's own work (not
+-- idle, not communication), and the collectives where a rank waited for a later one
+local function gating(path)
+  local stretches, per, waits = core.json.array({}), {}, core.json.array({})
+  for _, it in ipairs(path) do
+    local r = it.rank
+    local last = stretches[#stretches]
+    if last and last.rank == r then
+      last.to_ns, last.ns = it.to, last.ns + it.ns
+    else
+      stretches[#stretches + 1] = { rank = r, from_ns = it.from, to_ns = it.to, ns = it.ns }
+    end
+    if it.part ~= "idle" and it.part ~= "communication" then per[r] = (per[r] or 0) + it.ns end
+    if it.part == "communication" and it.src_rank then
+      waits[#waits + 1] = { collective = it.name, waiting_rank = r, late_rank = it.src_rank, at_ns = it.from }
+    end
+  end
+  local best
+  for r, ns in pairs(per) do
+    if not best or ns > best.ns or (ns == best.ns and tostring(r) < tostring(best.rank)) then
+      best = { rank = r, ns = ns }
+    end
+  end
+  local stretch
+  if best then
+    for _, s in ipairs(stretches) do
+      if s.rank == best.rank and (not stretch or s.ns > stretch.ns) then stretch = s end
+    end
+  end
+  return { rank = best and best.rank or core.json.null, ns = best and best.ns or 0,
+    stretch = stretch or core.json.null, stretches = stretches, waits = waits }
+end
+
+-- the items' windows as their ranks' labels (or "pid N")
+local function label_ranks(g, path)
+  for _, it in ipairs(path) do
+    it.rank = g.windows[it.win] and g.windows[it.win].label or "?"
+    if it.src_win then it.src_rank = g.windows[it.src_win] and g.windows[it.src_win].label or "?" end
+  end
+end
+
+-- document(tr, opts, policy) → the `critical-path --json` document
+function M.document(tr, opts, policy)
+  need(policy, "critpath.document")
+  local groups, rule = M.groups(tr, opts, policy)
+  local rules = M.parse_what_if(opts.what_if)
+  local cw = {}
+  for k, g in ipairs(groups) do cw[k] = g.windows end
+  local res = core.critpath.run(tr, cw, policy.gpu_time.communication, policy.critical_path.blocking,
+    #rules > 0 and rules or nil, policy.critical_path.event_record, policy.critical_path.stream_wait)
+  local doc = { source = tr:source() or core.json.null, rule = rule, steps = core.json.array({}),
+    what_if = #rules > 0 and { rules = core.json.array({}), note = M.NOTE } or nil }
+  for _, r in ipairs(rules) do doc.what_if.rules[#doc.what_if.rules + 1] = r.text end
+  for k, g in ipairs(groups) do
+    local r = res[k]
+    local multi = #g.windows > 1
+    label_ranks(g, r.path)
+    local s = { index = g.index, name = g.name, warmup = g.warmup or false, start_ns = r.start, span_ns = r.span,
+      length_ns = r.length, parts = parts(r.path), on_path = on_path(r.path, multi),
+      ranks = #g.windows, graph = { points = r.points, edges = r.edges, dropped_edges = r.dropped } }
+    if multi then s.gating = gating(r.path) end
+    if r.what_if then
+      label_ranks(g, r.what_if.path)
+      local before = {}
+      for _, it in ipairs(s.on_path) do before[it.kind .. "\0" .. it.name] = true end
+      local now = on_path(r.what_if.path, multi)
+      local new = core.json.array({})
+      for _, it in ipairs(now) do
+        if not before[it.kind .. "\0" .. it.name] then new[#new + 1] = it end
+      end
+      s.what_if = { length_ns = r.what_if.length, saved_ns = r.length - r.what_if.length,
+        parts = parts(r.what_if.path), on_path = now, newly_critical = new }
+      if multi then s.what_if.gating = gating(r.what_if.path) end
+    end
+    doc.steps[#doc.steps + 1] = s
+  end
+  return doc
+end
+
+return M

@@ -1,0 +1,115 @@
+-- nsys's transient start-up failures (docs/RELIABILITY.md "nsys's own failures"): nsys 2022.4 now and then
+-- dies before it starts the workload, with a launcher error (`QuadDCommon … SystemException … sem_open: No
+-- such file or directory` from its ProcessWaiter, or "Agent launcher failed"). `capture` (and the agent,
+-- which runs `gpuflame capture`) and `launch` try once more then, per policy capture.start_retries, after a
+-- short back-off. A try is only repeated when all of these hold, so a workload that itself fails is never
+-- run again:
+--   * nsys's output contains one of capture.start_failure_markers;
+--   * nsys wrote nothing (no report, no raw capture) / `launch` never had a workload to register;
+--   * the workload was never seen running (a child of nsys-launcher, nsys's process that starts it).
+local core = require("gpuflame.core")
+local need = require("gpuflame.policy").need
+local procfs = require("gpuflame.procfs")
+
+local R = {}
+
+-- The workload nsys started below `root` (a pid): a child of an nsys-launcher that is not nsys's output
+-- tee. Returns its pid and start time, or nil while there is none. One pass over /proc.
+function R.find_workload(root)
+  local kids = {}
+  for _, st in ipairs(procfs.all()) do
+    if st.state ~= "Z" and st.ppid then
+      kids[st.ppid] = kids[st.ppid] or {}
+      table.insert(kids[st.ppid], st)
+    end
+  end
+  local stack = { { pid = root } }
+  while #stack > 0 do
+    local me = table.remove(stack)
+    local launcher = me.pid ~= root and me.comm == "nsys-launcher"
+    for _, st in ipairs(kids[me.pid] or {}) do
+      if launcher and st.comm ~= "nsys-tee" then return st.pid, st.start end
+      stack[#stack + 1] = st
+    end
+  end
+  return nil
+end
+
+-- The line of nsys's output that says it failed to start (a marker of capture.start_failure_markers in it),
+-- cleaned for a message; nil when nsys said no such thing.
+function R.said(text, policy)
+  local c = need(policy, "nsys_retry.said").capture
+  for line in tostring(text or ""):gmatch("[^\r\n]+") do
+    for _, m in ipairs(c.start_failure_markers) do
+      if line:find(m, 1, true) then return require("gpuflame.nsys").clean_text(line, 300) end
+    end
+  end
+  return nil
+end
+
+-- Whether a failed try is repeated: try (1-based) is the one that just failed.
+function R.again(try, policy)
+  return try <= need(policy, "nsys_retry.again").capture.start_retries
+end
+
+-- The back-off before try+1: capture.start_backoff seconds, doubled after each further failure. Returns false
+-- when an interrupt (SIGINT/SIGTERM) arrived while waiting.
+function R.backoff(try, policy)
+  local wait = need(policy, "nsys_retry.backoff").capture.start_backoff * 2 ^ (try - 1)
+  local t0 = core.sys.now()
+  while core.sys.now() - t0 < wait do
+    if core.host.interrupted() ~= 0 then return false end
+    core.sys.sleep(math.min(0.1, wait))
+  end
+  return core.host.interrupted() == 0
+end
+
+-- The final failure's message: "nsys failed to start (N tries): <what nsys said the last time>".
+function R.final(tries, said)
+  return string.format("nsys failed to start (%d %s): %s", tries, tries == 1 and "try" or "tries", said)
+end
+
+-- A watcher for a run's poll loop (every 0.2 s): it looks for the workload below `root` until it has seen it
+-- (one pass over /proc each time). w.seen tells.
+function R.watcher(root)
+  local w = { seen = false }
+  function w.poll()
+    if not w.seen and R.find_workload(root) then w.seen = true end
+  end
+  return w
+end
+
+-- run(state, prefix, logpath, fail, try_once) → the last try's result and output: `nsys profile` tried until
+-- it starts (or capture.start_retries are used up: then fail(message) with "nsys failed to start (N tries)").
+-- try_once(watch) runs one try with watch as its poll callback. The log at logpath keeps every try's output.
+function R.run(state, prefix, logpath, fail, try_once)
+  local capture = require("gpuflame.capture")
+  local policy = state.policy
+  local logs, try = {}, 0
+  while true do
+    try = try + 1
+    local watch = R.watcher(core.proc.getpid())
+    local res = try_once(watch.poll)
+    require("gpuflame.nsys_temp").note(state, res)
+    local out = (res.stdout or "") .. (res.stderr or "")
+    logs[#logs + 1] = out
+    local failed = (res.status == "exited" and res.code ~= 0) or res.status == "signaled"
+    local said = failed and not watch.seen and not capture.find_report(prefix) and not capture.find_qdstrm(prefix) and
+      R.said(out, policy)
+    if said or #logs > 1 then
+      logs[#logs] = string.format("--- try %d%s ---\n%s", try, said and ": nsys failed to start" or "", logs[#logs])
+    end
+    capture.write_log(logpath, logs, policy)
+    state.artifacts.profile_log = logpath
+    if not said then return res, out end
+    if not R.again(try, policy) then fail("%s (log: %s)", R.final(try, said), logpath) end
+    capture.warn(state, "nsys failed to start (try %d of %d): %s; trying again", try,
+      policy.capture.start_retries + 1, said)
+    if not R.backoff(try, policy) then
+      require("gpuflame.errors").raise(require("gpuflame.errors").INTERRUPTED,
+        "interrupted while waiting to start nsys again; kept: %s", capture.kept_list(state))
+    end
+  end
+end
+
+return R

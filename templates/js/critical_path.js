@@ -1,0 +1,50 @@
+// The critical path page (templates/critical_path.html, `gpuflame critical-path --html`): a bar per step, as long
+// as its path, split into the path's parts; the longest items on it, the gating rank, the what-if length.
+(function () {
+  'use strict';
+  // Data: the `gpuflame critical-path --json` document (docs/CRITICAL_PATH.md) and the inputs. Strings reach the
+  // page through textContent.
+  var D = gfPage.json('cp-data');
+  var el = gfPage.el;
+  var PARTS = [['host', 'var(--host)'], ['launch', 'var(--launch)'], ['queue', 'var(--queue)'],
+    ['compute', 'var(--compute)'], ['copy', 'var(--copy)'], ['sync', 'var(--sync)'],
+    ['communication', 'var(--comm)'], ['idle', 'var(--idle)']];
+  function pathMs(ns) { return (ns / 1e6).toFixed(3); }
+  document.getElementById('rule').textContent = 'Steps: ' + String(D.rule);
+  document.getElementById('inputs').textContent = (D.inputs || []).length ? 'inputs: ' + D.inputs.join(', ') : '';
+  var lg = document.getElementById('legend');
+  PARTS.forEach(function (p) {
+    var s = el('span'), sw = el('span', 'sw'); sw.style.background = p[1];
+    s.appendChild(sw); s.appendChild(document.createTextNode(p[0] + ' ')); lg.appendChild(s);
+  });
+  if (D.what_if) {
+    document.getElementById('whatif').textContent = 'What-if ' + D.what_if.rules.join(', ') + ': ' + String(D.what_if.note);
+  }
+  var max = 1;
+  D.steps.forEach(function (s) { max = Math.max(max, s.length_ns); });
+  var tb = document.querySelector('#steps tbody');
+  D.steps.forEach(function (s) {
+    var tr = el('tr', s.warmup ? 'warmup' : '');
+    var bar = el('td', 'bar');
+    PARTS.forEach(function (p) {
+      var ns = s.parts[p[0] + '_ns'];
+      if (!ns) return;
+      var d = el('div'); d.style.width = (100 * ns / max).toFixed(3) + '%'; d.style.background = p[1];
+      d.title = p[0] + ': ' + pathMs(ns) + ' ms'; bar.appendChild(d);
+    });
+    tr.appendChild(el('td', 'num', String(s.index)));
+    tr.appendChild(el('td', null, String(s.name) + (s.warmup ? ' (warm-up)' : '')));
+    tr.appendChild(bar);
+    tr.appendChild(el('td', 'num', pathMs(s.length_ns)));
+    var items = el('td', 'items');
+    s.on_path.slice(0, 4).forEach(function (i) {
+      var d = el('div', null, pathMs(i.ns) + ' ms ' + i.kind + ' ' + String(i.name) + (i.rank ? ' [' + i.rank + ']' : ''));
+      d.title = String(i.name); items.appendChild(d);
+    });
+    tr.appendChild(items);
+    var g = s.gating;
+    tr.appendChild(el('td', null, g ? String(g.rank) + (g.waits.length ? ' (' + g.waits.length + ' collective wait(s))' : '') : ''));
+    tr.appendChild(el('td', 'num', s.what_if ? pathMs(s.what_if.length_ns) : ''));
+    tb.appendChild(tr);
+  });
+})();

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# `gpuflame critical-path` (issue 44; docs/SEMANTICS.md "Critical path", docs/CRITICAL_PATH.md), checked without
+# gpuflame's code: planted exports whose path is known by construction (tests/gen/critpath_export.py: a
+# host-bound step, a kernel-bound step, a sync wait, two streams joined by an event, two ranks where one arrives
+# late at an all-reduce), and on the real cs336 export (`Warm-up Step N`) an independent longest path
+# (tests/real/critpath_check.py: its own SQL and its own graph code) with equal lengths, parts and on-path items;
+# the invariants: the path is no longer than the step, shortening an item off the path changes nothing,
+# shortening an item on it by d shortens the path by at most d.
+. "$(dirname "$0")/../lib/t.sh"
+
+GEN=$TOP/tests/gen/critpath_export.py
+CHECK=$TOP/tests/real/critpath_check.py
+
+# j FILE EXPR: EXPR (Python) over the JSON document in FILE (d)
+j() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+cp_json() { # VARIANT [ARGS...] → $TMP/VARIANT.json
+  local v=$1
+  shift
+  [ -f "$TMP/$v.sqlite" ] || python3 "$GEN" "$v" "$TMP/$v.sqlite"
+  run_gf critical-path --json "$TMP/$v.sqlite" "$@"
+  printf '%s\n' "$out" >"$TMP/$v.json"
+}
+
+PARTS="[s['parts'][p + '_ns'] for p in ('host', 'launch', 'queue', 'compute', 'copy', 'sync', 'communication', 'idle')]"
+KINDS="sorted(set((i['kind'], i['name']) for i in d['steps'][1]['on_path']))"
+
+cp_json host
+check_eq "host-bound: exit 0" 0 "$rc"
+check_eq "host-bound: 4 steps, length = span (10 ms)" "[(10000000, 10000000), (10000000, 10000000), (10000000, 10000000), (10000000, 10000000)]" \
+  "$(j "$TMP/host.json" "[(s['span_ns'], s['length_ns']) for s in d['steps']]")"
+check_eq "host-bound: host code and the three 5 us calls; no kernel" "[9985000, 15000, 0, 0, 0, 0, 0, 0]" \
+  "$(j "$TMP/host.json" "[$PARTS for s in d['steps']][1]")"
+cp_json host --what-if 'kernel=tiny_kernel:0.5'
+check_eq "host-bound: halving the off-path kernel changes nothing" "[10000000, 10000000, 10000000, 10000000]" \
+  "$(j "$TMP/host.json" "[s['what_if']['length_ns'] for s in d['steps']]")"
+check_eq "host-bound: the what-if says it only edits the graph" "True" "$(j "$TMP/host.json" "'graph' in d['what_if']['note']")"
+
+cp_json kernel
+check_eq "kernel-bound: parts (host 150 us, launch 20 us, compute 8 ms, sync 10 us)" \
+  "[150000, 20000, 0, 8000000, 0, 10000, 0, 0]" "$(j "$TMP/kernel.json" "[$PARTS for s in d['steps']][2]")"
+check_eq "kernel-bound: gemm_big 8 ms on the path" "8000000" \
+  "$(j "$TMP/kernel.json" "[i['ns'] for i in d['steps'][0]['on_path'] if i['name'] == 'gemm_big'][0]")"
+cp_json kernel --what-if 'kernel=gemm_big:0.5'
+check_eq "kernel-bound: gemm_big x0.5 → 4 ms shorter (by at most the 4 ms taken off)" "[4180000, 4180000, 4180000, 4180000]" \
+  "$(j "$TMP/kernel.json" "[s['what_if']['length_ns'] for s in d['steps']]")"
+cp_json kernel --what-if 'kind=compute:0'
+# no compute: the calls and host code up to the sync's start at 200 us, and the 50 us after it
+check_eq "kernel-bound: no compute → the host's 250 us remain" "250000" \
+  "$(j "$TMP/kernel.json" "d['steps'][0]['what_if']['length_ns']")"
+
+s1=$(j "$TMP/kernel.json" "'%d:%d' % (d['steps'][1]['start_ns'], d['steps'][1]['start_ns'] + d['steps'][1]['span_ns'])")
+run_gf critical-path --json "$TMP/kernel.sqlite" --window "$s1"
+printf '%s\n' "$out" >"$TMP/window.json"
+# no steps: the range `step 1` is an ordinary range of the window, the host code in it (100 us before the first
+# call, 50 us after the sync) on the path as the range's
+check_eq "--window (step 1's): host 150 us in range step 1, launch 20 us, compute 8 ms, sync 10 us" \
+  "[150000, 20000, 0, 8000000, 0, 10000, 0, 0] 150000" \
+  "$(j "$TMP/window.json" "str([$PARTS for s in d['steps']][0]) + ' ' + str([i['ns'] for i in d['steps'][0]['on_path'] if i == dict(kind='nvtx', name='step 1', ns=i['ns'])][0])")"
+
+cp_json sync
+check_eq "sync wait: parts (host 3 ms, launch 30 us, copy 3 ms, sync 15 us)" \
+  "[3000000, 30000, 0, 0, 3000000, 15000, 0, 0]" "$(j "$TMP/sync.json" "[$PARTS for s in d['steps']][1]")"
+check_eq "sync wait: length = span 6.045 ms" "[6045000, 6045000, 6045000, 6045000]" "$(j "$TMP/sync.json" "[s['length_ns'] for s in d['steps']]")"
+
+cp_json event
+check_eq "event: producer (5 ms) and consumer (1 ms + its 5 us after the event) on the path" \
+  "[5000000, 1005000]" "$(j "$TMP/event.json" "[i['ns'] for i in d['steps'][1]['on_path'] if i['kind'] == 'kernel']")"
+check_eq "event: parts (host 150 us, launch 20 us, queue 5 us, compute 6 ms, sync 10 us)" \
+  "[150000, 20000, 5000, 6000000, 0, 10000, 0, 0]" "$(j "$TMP/event.json" "[$PARTS for s in d['steps']][1]")"
+cp_json event --what-if 'kernel=producer:0.5'
+check_eq "event: producer x0.5 → the path 2.5 ms shorter" "[3685000, 3685000, 3685000, 3685000]" \
+  "$(j "$TMP/event.json" "[s['what_if']['length_ns'] for s in d['steps']]")"
+
+cp_json ranks
+check_eq "ranks: one entry per step for both ranks" "[2, 2, 2, 2]" "$(j "$TMP/ranks.json" "[s['ranks'] for s in d['steps']]")"
+check_eq "ranks: the late rank gates every step" "['pid 400', 'pid 400', 'pid 400', 'pid 400']" \
+  "$(j "$TMP/ranks.json" "[s['gating']['rank'] for s in d['steps']]")"
+check_eq "ranks: pid 300 waited for pid 400 in the all-reduce" \
+  "[('ncclKernel_AllReduce_RING_LL_Sum_float', 'pid 300', 'pid 400')]" \
+  "$(j "$TMP/ranks.json" "[(w['collective'], w['waiting_rank'], w['late_rank']) for w in d['steps'][1]['gating']['waits']]")"
+check_eq "ranks: parts (host 150 us, launch 20 us, compute 3 ms, sync 10 us, communication 500 us)" \
+  "[150000, 20000, 0, 3000000, 0, 10000, 500000, 0]" "$(j "$TMP/ranks.json" "[$PARTS for s in d['steps']][1]")"
+cp_json ranks --what-if 'kernel=fwd:0.5'
+check_eq "ranks: fwd x0.5 → 1.5 ms shorter (the late rank's fwd), pid 400 still gates" "[(2180000, 'pid 400'), (2180000, 'pid 400'), (2180000, 'pid 400'), (2180000, 'pid 400')]" \
+  "$(j "$TMP/ranks.json" "[(s['what_if']['length_ns'], s['what_if']['gating']['rank']) for s in d['steps']]")"
+
+run_gf critical-path "$TMP/ranks.sqlite" --html "$TMP/cp.html"
+check_eq "--html: exit 0" 0 "$rc"
+check_eq "--html: the page carries the document (4 steps, gated by pid 400)" "4 pid 400" \
+  "$(python3 -c 'import html, json, re, sys
+t = open(sys.argv[1]).read()
+d = json.loads(html.unescape(re.search(r"<script id=\"cp-data\" type=\"application/json\">(.*?)</script>", t, re.S).group(1)))
+print(len(d["steps"]), d["steps"][0]["gating"]["rank"])' "$TMP/cp.html")"
+
+for v in host kernel sync event ranks; do
+  check_eq "$v: parts sum to length_ns, length_ns <= span_ns" "True" \
+    "$(j "$TMP/$v.json" "all(sum(s['parts'].values()) == s['length_ns'] <= s['span_ns'] and sum(i['ns'] for i in s['on_path']) == s['length_ns'] for s in d['steps'])")"
+done
+
+run_gf critical-path --json "$TMP/kernel.sqlite" --what-if 'kernel=gemm_big'
+check_eq "a what-if without a factor: usage error (2)" 2 "$rc"
+
+# --- the real cs336 export: an independent longest path ---
+rel=real/cs336-jsun012/result.sqlite
+if [ -f "$FIX/$rel" ]; then
+  run_gf critical-path --json "$FIX/$rel"
+  printf '%s\n' "$out" >"$TMP/cs336.json"
+  python3 "$CHECK" "$FIX/$rel" 'Warm-up Step \d+' >"$TMP/cs336.ref.json"
+  cmp=$(python3 - "$TMP/cs336.json" "$TMP/cs336.ref.json" <<'PY'
+import json, sys
+d, ref = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+import re
+def norm(kind, name):  # copies and memsets by kind; calls without their _vNNNN (gpuflame keeps some)
+    return (kind, "" if kind in ("copy", "memset", "host", "idle") else re.sub(r"_v\d+$", "", name))
+bad = []
+for s, r in zip(d["steps"], ref):
+    mine = {}
+    for i in s["on_path"]:
+        mine[norm(i["kind"], i["name"])] = mine.get(norm(i["kind"], i["name"]), 0) + i["ns"]
+    theirs = {}
+    for k, v in r["items"].items():
+        kind, name = k.split("\t", 1)
+        theirs[norm(kind, name)] = theirs.get(norm(kind, name), 0) + v
+    if (s["span_ns"], s["length_ns"], s["parts"]) != (r["span_ns"], r["length_ns"], r["parts"]) or mine != theirs:
+        bad.append(s["name"])
+print("%d %d %s" % (len(d["steps"]), len(ref), ",".join(bad) or "-"))
+PY
+)
+  check_eq "cs336: every step's span, length, parts and on-path items equal the independent computation" "5 5 -" "$cmp"
+  k=$(j "$TMP/cs336.json" "sorted(d['steps'][2]['on_path'], key=lambda i: -i['ns'] if i['kind'] == 'kernel' else 0)[0]['name']")
+  off=$(j "$TMP/cs336.json" "len(d['steps'])")
+  run_gf critical-path --json "$FIX/$rel" --what-if "kernel=$k:0.5"
+  printf '%s\n' "$out" >"$TMP/cs336.wi.json"
+  python3 "$CHECK" "$FIX/$rel" 'Warm-up Step \d+' --what-if-kernel "$k" 0.5 >"$TMP/cs336.wi.ref.json"
+  check_eq "cs336: what-if (the top kernel x0.5) lengths equal the independent computation" \
+    "$(j "$TMP/cs336.wi.ref.json" "[s['what_if_length_ns'] for s in d]")" \
+    "$(j "$TMP/cs336.wi.json" "[s['what_if']['length_ns'] for s in d['steps']]")"
+  check_eq "cs336: shortening an on-path kernel by d shortens each path by at most d (and never lengthens it)" "True" \
+    "$(j "$TMP/cs336.wi.json" "all(0 <= s['what_if']['saved_ns'] <= sum(i['ns'] for i in s['on_path'] if i['kind'] == 'kernel' and i['name'] == '''$k''') * 0.5 + 1000 for s in d['steps'])")"
+  check_eq "cs336: steps where that kernel is off the path keep their length" "True" \
+    "$(j "$TMP/cs336.wi.json" "all(s['what_if']['saved_ns'] == 0 for s in d['steps'] if not any(i['kind'] == 'kernel' and i['name'] == '''$k''' for i in s['on_path']))")"
+  check_eq "cs336: $off steps" 5 "$off"
+else
+  skip "cs336 critical path" "fixture absent ($FIX/$rel)"
+fi
+t_done
