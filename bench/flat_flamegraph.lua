@@ -4,6 +4,6 @@
 local export, out = ...
 local fg = require("gpuflame.flamegraph")
 local policy = require("gpuflame.cli").script_context().policy()
-local stacks = fg.from_sqlite(export, policy)
+local stacks = fg.from_sqlite(export, nil, policy)
 fg.render(stacks, out, fg.page_options({ subtitle = "flat" }, policy))
 return 0

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "critpath.h"
+#include "trace_nvtx_group.h"
 
 int gf_cp_longest(size_t np, size_t ne, const int32_t *src, const int32_t *dst, const int64_t *lag, int64_t root_t,
                   int64_t *T, int32_t *pred, gf_err *err)

@@ -362,7 +362,7 @@ static int segment(gf_csv *c, const char *s, size_t n, gf_err *err)
     if (c->in_preamble) {
         char *b = grow(c->pre, &c->pre_cap, c->pre_len + n + 1, 1);
         if (!b)
-            return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", c->disp);
+            return gf_oom(err, c->disp);
         c->pre = b;
         memcpy(c->pre + c->pre_len, s, n);
         c->pre_len += n;
@@ -422,7 +422,7 @@ static int fill(gf_csv *c, gf_err *err)
                     return gf_errf(err, GF_EXIT_INPUT, "%s: CSV parse failed at end of file: %s", c->disp,
                                    csv_strerror(csv_error(&c->p)));
                 if (c->oom)
-                    return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", c->disp);
+                    return gf_oom(err, c->disp);
                 continue;
             }
             if (c->at_start) {
@@ -455,7 +455,7 @@ int gf_csv_open(gf_csv **out, const char *path, const gf_csv_opts *opts, gf_err 
     *out = NULL;
     gf_csv *c = calloc(1, sizeof *c);
     if (!c)
-        return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+        return gf_oom(err, path);
     c->path = strdup(path);
     c->disp = strdup(opts && opts->display_name ? opts->display_name : path);
     c->chunk = malloc(CHUNK);
@@ -470,7 +470,7 @@ int gf_csv_open(gf_csv **out, const char *path, const gf_csv_opts *opts, gf_err 
     c->in_preamble = c->skip_preamble;
     if (!c->path || !c->disp || !c->chunk || (opts && opts->header_hint && !c->hint)) {
         gf_csv_close(c);
-        return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+        return gf_oom(err, path);
     }
     if (csv_init_geo(&c->p) != 0) {
         gf_csv_close(c);
@@ -506,7 +506,7 @@ int gf_csv_open(gf_csv **out, const char *path, const gf_csv_opts *opts, gf_err 
     c->cols = calloc(h->nf ? h->nf : 1, sizeof *c->cols);
     if (!c->cols) {
         gf_csv_close(c);
-        return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+        return gf_oom(err, path);
     }
     c->ncols = h->nf;
     for (size_t i = 0; i < h->nf; i++) {
@@ -521,7 +521,7 @@ int gf_csv_open(gf_csv **out, const char *path, const gf_csv_opts *opts, gf_err 
         c->cols[i] = strndup(s, n);
         if (!c->cols[i]) {
             gf_csv_close(c);
-            return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+            return gf_oom(err, path);
         }
     }
     if (c->hint && !c->skip_preamble) {

@@ -1,4 +1,5 @@
 #include "fs.h"
+#include "mem.h"
 #include "interrupt.h"
 
 #include <dirent.h>
@@ -33,7 +34,7 @@ int gf_out_open(gf_out *out, const char *path, gf_err *err)
     out->final_path = strdup(path);
     if (!out->tmp_path || !out->final_path) {
         gf_out_abort(out);
-        return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+        return gf_oom(err, path);
     }
     snprintf(out->tmp_path, n, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, base);
     int fd = mkstemp(out->tmp_path);
@@ -149,11 +150,11 @@ int gf_read_file(const char *path, char **data, size_t *len, gf_err *err)
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return gf_errf(err, GF_EXIT_INPUT, "%s: cannot read: %s", path, strerror(errno));
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap + 1);
+    size_t cap = 65536, n = 0, bcap = cap + 1; /* the buffer: cap bytes and a terminator */
+    char *buf = malloc(bcap);
     if (!buf) {
         fclose(fp);
-        return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+        return gf_oom(err, path);
     }
     for (;;) {
         if (n == cap) {
@@ -162,14 +163,12 @@ int gf_read_file(const char *path, char **data, size_t *len, gf_err *err)
                 fclose(fp);
                 return gf_errf(err, GF_EXIT_INPUT, "%s: file too large", path);
             }
-            char *nb = realloc(buf, cap * 2 + 1);
-            if (!nb) {
+            if (GF_GROW(buf, bcap, bcap + 1, 0) != 0) {
                 free(buf);
                 fclose(fp);
-                return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+                return gf_oom(err, path);
             }
-            buf = nb;
-            cap *= 2;
+            cap = bcap - 1;
         }
         size_t r = fread(buf + n, 1, cap - n, fp);
         n += r;
@@ -217,7 +216,7 @@ char *gf_mkdtemp(const char *prefix, gf_err *err)
 {
     char *tmpl = dup_printf(prefix, "XXXXXX", "");
     if (!tmpl) {
-        gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        gf_oom(err, NULL);
         return NULL;
     }
     if (!mkdtemp(tmpl)) {
@@ -311,14 +310,14 @@ int gf_glob(const char *pattern, char ***matches, size_t *count, gf_err *err)
     char **v = calloc(g.gl_pathc ? g.gl_pathc : 1, sizeof *v);
     if (!v) {
         globfree(&g);
-        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        return gf_oom(err, NULL);
     }
     for (size_t i = 0; i < g.gl_pathc; i++) {
         v[i] = strdup(g.gl_pathv[i]);
         if (!v[i]) {
             gf_free_strv(v, i);
             globfree(&g);
-            return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+            return gf_oom(err, NULL);
         }
     }
     *count = g.gl_pathc;

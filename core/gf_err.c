@@ -27,3 +27,10 @@ void gf_err_clear(gf_err *err)
         err->msg[0] = '\0';
     }
 }
+
+int gf_oom(gf_err *err, const char *what)
+{
+    if (what)
+        return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", what);
+    return gf_errf(err, GF_EXIT_ERROR, "%s", "out of memory");
+}

@@ -35,5 +35,8 @@ int gf_errf(gf_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int gf_verrf(gf_err *err, int code, const char *fmt, va_list ap);
 void gf_err_clear(gf_err *err);
+/* The one out-of-memory error: "WHAT: out of memory" ("out of memory" when what is NULL), code
+ * GF_EXIT_ERROR; returns -1. */
+int gf_oom(gf_err *err, const char *what);
 
 #endif

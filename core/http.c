@@ -1,4 +1,5 @@
 #include "http.h"
+#include "mem.h"
 
 #include <curl/curl.h>
 #include <dlfcn.h>
@@ -81,16 +82,8 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *ud)
         s->over = 1;
         return 0; /* makes libcurl stop with CURLE_WRITE_ERROR */
     }
-    if (s->len + n + 1 > s->cap) {
-        size_t nc = s->cap ? s->cap : 4096;
-        while (nc < s->len + n + 1)
-            nc *= 2;
-        char *nd = realloc(s->data, nc);
-        if (!nd)
-            return 0;
-        s->data = nd;
-        s->cap = nc;
-    }
+    if (GF_GROW(s->data, s->cap, s->len + n + 1, 4096) != 0)
+        return 0;
     memcpy(s->data + s->len, ptr, n);
     s->len += n;
     s->data[s->len] = '\0';
@@ -122,15 +115,9 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *ud)
         n--;
     if (n == 0 || h->n >= 512 || n > 16384)
         return size * nitems;
-    if (h->n == h->cap) {
-        size_t nc = h->cap ? h->cap * 2 : 16;
-        char **nv = realloc(h->v, nc * sizeof *nv);
-        if (!nv) {
-            h->broken = 1;
-            return 0;
-        }
-        h->v = nv;
-        h->cap = nc;
+    if (GF_GROW(h->v, h->cap, h->n + 1, 16) != 0) {
+        h->broken = 1;
+        return 0;
     }
     char *line = malloc(n + 1);
     if (!line) {
@@ -199,16 +186,11 @@ static char *build_url(const char *url, const char *const *query, gf_err *err)
             goto oom;
         }
         size_t need = len + strlen(k) + strlen(v) + 3;
-        if (need > cap) {
-            cap = need * 2;
-            char *no = realloc(out, cap);
-            if (!no) {
-                free(k);
-                free(v);
-                free(out);
-                goto oom;
-            }
-            out = no;
+        if (GF_GROW(out, cap, need, 0) != 0) {
+            free(k);
+            free(v);
+            free(out);
+            goto oom;
         }
         len += (size_t)sprintf(out + len, "%c%s=%s", first ? '?' : '&', k, v);
         first = 0;
@@ -217,7 +199,7 @@ static char *build_url(const char *url, const char *const *query, gf_err *err)
     }
     return out;
 oom:
-    gf_errf(err, GF_EXIT_ERROR, "out of memory");
+    gf_oom(err, NULL);
     return NULL;
 }
 
@@ -265,7 +247,7 @@ int gf_gunzip(const void *data, size_t len, size_t max_out, char **out, size_t *
     char *buf = malloc(cap + 1);
     if (!buf) {
         inflateEnd(&zs);
-        return gf_errf(err, GF_EXIT_ERROR, "gunzip: out of memory");
+        return gf_oom(err, "gunzip");
     }
     zs.next_in = (Bytef *)(uintptr_t)data;
     zs.avail_in = (uInt)len;
@@ -274,14 +256,13 @@ int gf_gunzip(const void *data, size_t len, size_t max_out, char **out, size_t *
         if (n == cap) {
             if (cap >= limit)
                 break;
-            cap = cap * 2 > limit ? limit : cap * 2;
-            char *nb = realloc(buf, cap + 1);
-            if (!nb) {
+            size_t nc = cap * 2 > limit ? limit : cap * 2; /* not gf_grow: the size stops at the limit */
+            if (gf_resize((void **)&buf, nc + 1, 1) != 0) {
                 inflateEnd(&zs);
                 free(buf);
-                return gf_errf(err, GF_EXIT_ERROR, "gunzip: out of memory");
+                return gf_oom(err, "gunzip");
             }
-            buf = nb;
+            cap = nc;
         }
         zs.next_out = (Bytef *)buf + n;
         zs.avail_out = (uInt)(cap - n);

@@ -1,4 +1,5 @@
 #include "jsonout.h"
+#include "mem.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -213,17 +214,9 @@ static void put(gf_jout *w, const char *s, size_t n)
         fwrite(s, 1, n, w->file);
         return;
     }
-    if (w->len + n + 1 > w->cap) {
-        size_t nc = w->cap ? w->cap : 4096;
-        while (w->len + n + 1 > nc)
-            nc *= 2;
-        char *nb = realloc(w->buf, nc);
-        if (!nb) {
-            w->failed = 1;
-            return;
-        }
-        w->buf = nb;
-        w->cap = nc;
+    if (GF_GROW(w->buf, w->cap, w->len + n + 1, 4096) != 0) {
+        w->failed = 1;
+        return;
     }
     memcpy(w->buf + w->len, s, n);
     w->len += n;

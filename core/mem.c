@@ -63,22 +63,62 @@ int gf_mem_populate_some(gf_mem_populator *pp)
     return pp->next < NSLICE;
 }
 
+/* The capacity gf_grow moves to: first (or cap) doubled until need fits, elem bytes each; 0 on overflow. */
+static size_t next_cap(size_t cap, size_t need, size_t elem, size_t first)
+{
+    size_t nc = cap ? cap : (first ? first : 1);
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2)
+            return 0;
+        nc *= 2;
+    }
+    if (elem && nc > SIZE_MAX / elem)
+        return 0;
+    return nc;
+}
+
 int gf_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
 {
     if (need <= *cap)
         return 0;
-    size_t nc = *cap ? *cap : first;
-    while (nc < need) {
-        if (nc > SIZE_MAX / 2)
-            return -1;
-        nc *= 2;
-    }
-    if (elem && nc > SIZE_MAX / elem)
+    size_t nc = next_cap(*cap, need, elem, first);
+    if (!nc)
         return -1;
     void *q = realloc(*p, nc * elem);
     if (!q)
         return -1;
     *p = q;
     *cap = nc;
+    return 0;
+}
+
+int gf_grow_cols(void **const cols[], const size_t elem[], size_t n, size_t *cap, size_t need, size_t first)
+{
+    if (need <= *cap)
+        return 0;
+    size_t maxe = 0;
+    for (size_t i = 0; i < n; i++)
+        maxe = elem[i] > maxe ? elem[i] : maxe;
+    size_t nc = next_cap(*cap, need, maxe, first);
+    if (!nc)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        void *q = realloc(*cols[i], nc * elem[i]);
+        if (!q)
+            return -1;
+        *cols[i] = q;
+    }
+    *cap = nc;
+    return 0;
+}
+
+int gf_resize(void **p, size_t n, size_t elem)
+{
+    if (!n || (elem && n > SIZE_MAX / elem))
+        return -1;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return -1;
+    *p = q;
     return 0;
 }

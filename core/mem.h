@@ -32,5 +32,14 @@ int gf_mem_populate_some(gf_mem_populator *pp);
  * first (or the current *cap). Returns 0, or -1 (out of memory or a size that overflows) with *p and *cap
  * unchanged. */
 int gf_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);
+/* gf_grow of a typed array: GF_GROW(arr, cap, need, first), cap a size_t lvalue. */
+#define GF_GROW(arr, cap, need, first) gf_grow((void **)&(arr), &(cap), (need), sizeof *(arr), (first))
+/* gf_grow of n arrays side by side (the columns of one table) to one capacity: *cols[i] holds elem[i]-byte
+ * elements. On failure the columns already moved keep their contents (and new size) and *cap is unchanged. */
+int gf_grow_cols(void **const cols[], const size_t elem[], size_t n, size_t *cap, size_t need, size_t first);
+/* gf_grow's exact sibling: makes *p hold exactly n (> 0) elements of elem bytes, for a size known in advance
+ * (a shrink, an append of a few entries). Returns 0, or -1 with *p unchanged. */
+int gf_resize(void **p, size_t n, size_t elem);
+#define GF_RESIZE(arr, n) gf_resize((void **)&(arr), (n), sizeof *(arr))
 
 #endif

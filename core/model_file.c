@@ -158,7 +158,7 @@ static int read_head(FILE *f, const char *name, uint64_t size, char **prov, uLon
         return damaged(err, name, "provenance length out of range");
     char *p = malloc((size_t)plen + 1);
     if (!p)
-        return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", name);
+        return gf_oom(err, name);
     if (fread(p, 1, (size_t)plen, f) != plen) {
         free(p);
         return damaged(err, name, "truncated provenance");
@@ -307,10 +307,10 @@ int gf_model_to_buffer(const gf_trace *t, const char *prov, size_t prov_len, cha
     *len = 0;
     FILE *f = open_memstream(buf, len);
     if (!f)
-        return gf_errf(err, GF_EXIT_ERROR, "model: out of memory");
+        return gf_oom(err, "model");
     int rc = gf_model_write(t, prov, prov_len, NULL, f, err);
     if (fclose(f) != 0 && rc == 0)
-        rc = gf_errf(err, GF_EXIT_ERROR, "model: out of memory");
+        rc = gf_oom(err, "model");
     if (rc != 0) {
         free(*buf);
         *buf = NULL;

@@ -67,7 +67,7 @@ static int copy_rows(sqlite3 *src, sqlite3 *dst, const char *table, const char *
     if (!is || sqlite3_prepare_v2(dst, is, -1, &ins, NULL) != SQLITE_OK) {
         free(is);
         sqlite3_finalize(sel);
-        return is ? dst_fail(dst, dest, table, err) : gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        return is ? dst_fail(dst, dest, table, err) : gf_oom(err, NULL);
     }
     free(is);
     int n = sqlite3_column_count(sel), rc;

@@ -3,6 +3,7 @@
  * analysis.json writer (nvtx_json.c). The rows come from nvtx_reports.c, the trees from nvtx_tree.c,
  * the groups and summaries from nvtx_stats.c. */
 #include "nvtx.h"
+#include "mem.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -65,11 +66,6 @@ static void ctx_free(actx *c)
         free(bufs[i]);
 }
 
-static int oom(actx *c)
-{
-    return gf_errf(c->err, GF_EXIT_ERROR, "out of memory during the NVTX analysis");
-}
-
 /* calloc of at least one element, so that empty tables still get a pointer */
 static void *zalloc(size_t n, size_t size)
 {
@@ -88,7 +84,7 @@ static int find_capture(actx *c)
 {
     int32_t id = gf_strtab_intern(c->nv->strs, c->cr->s, c->cr->len);
     if (id < 0)
-        return oom(c);
+        return gf_oom(c->err, "NVTX analysis");
     c->cap_name = (uint32_t)id;
     size_t ncap = 0;
     for (size_t i = 0; i < c->nh; i++)
@@ -147,7 +143,7 @@ static int host_iterations(actx *c)
 {
     const gf_nvtx_host_row *H = c->H, *C = &c->H[c->cap];
     if (!(c->hit = zalloc(c->nh, sizeof *c->hit)) || !(c->hharn = zalloc(c->nh, 1)) || !(c->hskip = zalloc(c->nh, 1)))
-        return oom(c);
+        return gf_oom(c->err, "NVTX analysis");
     for (size_t i = 0; i < c->nh; i++) {
         int64_t idx;
         size_t len;
@@ -161,11 +157,11 @@ static int host_iterations(actx *c)
     if (duplicate_iteration(c->hit, c->nhit, &dup))
         return gf_errf(c->err, GF_EXIT_INPUT, "Duplicate host range for iteration %lld.", (long long)dup);
     if (gf_nvtx_keymap_put(&c->harness, C->pid, C->tid, C->rid, -1))
-        return oom(c);
+        return gf_oom(c->err, "NVTX analysis");
     for (size_t k = 0; k < c->nhit; k++) {
         const gf_nvtx_host_row *h = &H[c->hit[k].row];
         if (gf_nvtx_keymap_put(&c->harness, h->pid, h->tid, h->rid, c->hit[k].index))
-            return oom(c);
+            return gf_oom(c->err, "NVTX analysis");
     }
     for (size_t i = 0; i < c->nh; i++) {
         int64_t v;
@@ -181,7 +177,7 @@ static int gpu_iterations(actx *c)
 {
     const gf_nvtx_gpu_row *G = c->G;
     if (!(c->git = zalloc(c->ng, sizeof *c->git)) || !(c->gharn = zalloc(c->ng, 1)) || !(c->gskip = zalloc(c->ng, 1)))
-        return oom(c);
+        return gf_oom(c->err, "NVTX analysis");
     gf_hmap seen; /* iteration indexes taken */
     gf_hmap_init(&seen);
     int rc = 0;
@@ -194,7 +190,7 @@ static int gpu_iterations(actx *c)
             continue;
         int ins;
         if (!gf_hmap_put(&seen, (uint64_t)v, 0, &ins))
-            rc = oom(c);
+            rc = gf_oom(c->err, "NVTX analysis");
         else if (!ins)
             rc = gf_errf(c->err, GF_EXIT_INPUT, "Duplicate GPU projection for iteration %lld.", (long long)v);
         c->git[c->ngit++] = (gf_nvtx_iter){v, i};
@@ -210,7 +206,7 @@ static int gpu_iterations(actx *c)
 static int iteration_union(actx *c)
 {
     if (!(c->idx = zalloc(c->nhit + c->ngit, sizeof *c->idx)))
-        return oom(c);
+        return gf_oom(c->err, "NVTX analysis");
     size_t a = 0, b = 0;
     while (a < c->nhit || b < c->ngit) {
         int64_t x;
@@ -242,7 +238,7 @@ static int scope_paths(actx *c)
     c->gstyle = zalloc(ng, sizeof *c->gstyle);
     c->stack = zalloc((nh > ng ? nh : ng) + 1, sizeof *c->stack);
     if (!c->hstate || !c->gstate || !c->hw || !c->gw || !c->hpath || !c->gpath || !c->gstyle || !c->stack)
-        return oom(c);
+        return gf_oom(c->err, "NVTX analysis");
     gf_nvtx_walk hwk = {nh, &H[0].pid, &H[0].tid, &H[0].rid, &H[0].parent, &H[0].has_parent, &H[0].name, sizeof *H,
                         &c->hkeys, c->hharn, c->hstate, c->hw, c->stack};
     for (size_t i = 0; i < nh; i++)
@@ -309,10 +305,10 @@ static int group_ranges(actx *c)
     if ((c->nhg = gf_nvtx_make_groups(c->hpath, NULL, c->hskip, c->nh, &c->hg, &c->horder)) == (size_t)-1 ||
         (c->ngg = gf_nvtx_make_groups(c->gpath, c->gstyle, c->gskip, c->ng, &c->gg, &c->gorder)) == (size_t)-1) {
         c->nhg = c->ngg = 0;
-        return oom(c);
+        return gf_oom(c->err, "NVTX analysis");
     }
     if (!(c->rank = gf_nvtx_trie_ranks(&c->trie)))
-        return oom(c);
+        return gf_oom(c->err, "NVTX analysis");
     gf_nvtx_sort_groups(c->hg, c->nhg, c->rank, c->nv->strs);
     gf_nvtx_sort_groups(c->gg, c->ngg, c->rank, c->nv->strs);
     return check_name_bytes(c);
@@ -374,10 +370,8 @@ static int add_warning(gf_nvtx_result *res, const char *fmt, const char *a)
 {
     size_t n = strlen(fmt) + (a ? strlen(a) : 0) + 1;
     char *w = malloc(n);
-    char **nw = realloc(res->warnings, (res->nwarnings + 1) * sizeof *nw);
-    if (nw)
-        res->warnings = nw;
-    if (!w || !nw) {
+    int bad = GF_RESIZE(res->warnings, res->nwarnings + 1);
+    if (!w || bad) {
         free(w);
         return -1;
     }
@@ -450,14 +444,9 @@ static int index_set_warnings(actx *c, int64_t *tmp)
             p++;
         if (p < c->nit && c->idx[p] == k)
             continue;
-        if (nm == capm) {
-            capm = capm ? capm * 2 : 64;
-            int64_t *nmiss = realloc(miss, capm * sizeof *nmiss);
-            if (!nmiss) {
-                rc = -1;
-                break;
-            }
-            miss = nmiss;
+        if (GF_GROW(miss, capm, nm + 1, 64) != 0) {
+            rc = -1;
+            break;
         }
         miss[nm++] = k;
     }
@@ -508,7 +497,7 @@ static int add_warnings(actx *c)
               add_warning(c->res, "GPU projection report does not contain capture range %s.", crr));
     free(tmp);
     free(crr);
-    return rc ? oom(c) : 0;
+    return rc ? gf_oom(c->err, "NVTX analysis") : 0;
 }
 
 /* ---- the analysis -------------------------------------------------------------------------------- */
@@ -520,7 +509,7 @@ static int write_json(actx *c)
                      .hit = c->hit, .git = c->git, .nhit = c->nhit, .ngit = c->ngit, .idx = c->idx, .nit = c->nit,
                      .record_count = c->nrec, .warnings = c->res->warnings, .nwarnings = c->res->nwarnings};
     if (!(c->res->json = gf_nvtx_json(&d, &c->res->json_len)))
-        return oom(c);
+        return gf_oom(c->err, "NVTX analysis");
     c->res->iterations = c->nit;
     c->res->host_iterations = c->nhit;
     c->res->gpu_iterations = c->ngit;
@@ -536,7 +525,7 @@ static int build_indexes(actx *c)
         gf_nvtx_rowidx_build(&c->gkeys, c->G, c->ng, sizeof *c->G, offsetof(gf_nvtx_gpu_row, pid),
                              offsetof(gf_nvtx_gpu_row, tid), offsetof(gf_nvtx_gpu_row, rid)) ||
         gf_nvtx_trie_init(&c->trie, c->nv->strs))
-        return oom(c);
+        return gf_oom(c->err, "NVTX analysis");
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* The NVTX session and its readers: the two NVTX reports (docs/spec/NVTX_ANALYSIS.md §5) and the CUDA
  * reports of schema 2 (§15), CSV → rows on libcsv (core/csv.c). */
 #include "nvtx_reports.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -193,15 +194,7 @@ static int parse_parent(reader *r, int col, int64_t *v, uint8_t *has)
 /* Makes room for one more row in *rows (n used of *cap); 0, or -1 on OOM. */
 static int reserve_row(void **rows, size_t n, size_t *cap, size_t size)
 {
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 1024;
-    void *nr = realloc(*rows, nc * size);
-    if (!nr)
-        return -1;
-    *rows = nr;
-    *cap = nc;
-    return 0;
+    return gf_grow(rows, cap, n + 1, size, 1024);
 }
 
 static int host_row(reader *r)
@@ -305,11 +298,8 @@ static void presize(gf_nvtx *nv, int gpu, off_t size)
     void **rows = gpu ? (void **)&nv->gpu : (void **)&nv->host;
     size_t *cap = gpu ? &nv->capgpu : &nv->caphost;
     if (want > *cap) {
-        void *nr = realloc(*rows, want * (gpu ? sizeof *nv->gpu : sizeof *nv->host));
-        if (nr) {
-            *rows = nr;
+        if (gf_resize(rows, want, gpu ? sizeof *nv->gpu : sizeof *nv->host) == 0)
             *cap = want;
-        }
     }
 }
 
@@ -396,14 +386,8 @@ static void *list_slot(gf_hmap *idx, uint64_t key, void **v, size_t *n, size_t *
     if (!at)
         return NULL;
     if (ins) {
-        if (*n == *cap) {
-            size_t nc = *cap ? *cap * 2 : 16;
-            void *p = realloc(*v, nc * size);
-            if (!p)
-                return NULL;
-            *v = p;
-            *cap = nc;
-        }
+        if (gf_grow(v, cap, *n + 1, size, 16) != 0)
+            return NULL;
         memset((char *)*v + *n * size, 0, size);
         ++*n;
     }
@@ -430,7 +414,7 @@ static int read_kern_sum(gf_nvtx *nv, gf_csv *c, const char *path, gf_hmap *idx,
             return -1;
         gf_nvtx_kern *kn = list_slot(idx, id, (void **)&nv->kern, &nv->nkern, &cap, sizeof *nv->kern);
         if (!kn)
-            return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+            return gf_oom(err, NULL);
         kn->name = id;
         kn->inst += inst;
         kn->ns += ns;
@@ -467,7 +451,7 @@ static int read_transfers(gf_nvtx *nv, gf_csv *c, const char *path, gf_hmap *idx
             return -1;
         gf_nvtx_xfer *x = list_slot(idx, (uint64_t)s << 32 | d, (void **)&nv->xfer, &nv->nxfer, &cap, sizeof *nv->xfer);
         if (!x)
-            return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+            return gf_oom(err, NULL);
         x->src = s;
         x->dst = d;
         x->n += 1;

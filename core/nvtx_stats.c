@@ -1,5 +1,6 @@
 /* Statistics of the NVTX analysis: groups and the duration summary (nvtx_stats.h). */
 #include "nvtx_stats.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,14 +30,9 @@ size_t gf_nvtx_make_groups(const uint32_t *path, const uint32_t *style, const ui
             break;
         }
         if (ins) {
-            if (ng == capg) {
-                gf_nvtx_group *ngp = realloc(g, capg * 2 * sizeof *ngp);
-                if (!ngp) {
-                    ng = (size_t)-1;
-                    break;
-                }
-                g = ngp;
-                capg *= 2;
+            if (GF_GROW(g, capg, ng + 1, 0) != 0) {
+                ng = (size_t)-1;
+                break;
             }
             g[ng++] = (gf_nvtx_group){path[i], st, 0, 0};
         }

@@ -1,5 +1,6 @@
 /* Range trees of the NVTX analysis: key map, row index, path trie, scope walk (nvtx_tree.h). */
 #include "nvtx_tree.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,14 +46,8 @@ int gf_nvtx_keymap_put(gf_nvtx_keymap *m, int64_t pid, int64_t tid, int64_t rid,
         e->val = val;
         return 0;
     }
-    if (m->n == m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 16;
-        gf_nvtx_kent *ne = realloc(m->e, nc * sizeof *ne);
-        if (!ne)
-            return -1;
-        m->e = ne;
-        m->cap = nc;
-    }
+    if (GF_GROW(m->e, m->cap, m->n + 1, 16) != 0)
+        return -1;
     if (gf_hmap_add(&m->h, h, (int64_t)m->n))
         return -1;
     m->e[m->n++] = (gf_nvtx_kent){pid, tid, rid, val};
@@ -186,24 +181,12 @@ void gf_nvtx_trie_free(gf_nvtx_trie *t)
 
 static int trie_grow(gf_nvtx_trie *t)
 {
-    if (t->cap > UINT32_MAX / 2)
+    void **const cols[] = {(void **)&t->parent, (void **)&t->name, (void **)&t->depth, (void **)&t->bytes};
+    const size_t elem[] = {sizeof *t->parent, sizeof *t->name, sizeof *t->depth, sizeof *t->bytes};
+    size_t cap = t->cap;
+    if (t->cap > UINT32_MAX / 2 || gf_grow_cols(cols, elem, 4, &cap, cap + 1, 16) != 0)
         return -1;
-    uint32_t nc = t->cap * 2;
-    uint32_t *a = realloc(t->parent, nc * sizeof *a);
-    if (!a)
-        return -1;
-    t->parent = a;
-    if (!(a = realloc(t->name, nc * sizeof *a)))
-        return -1;
-    t->name = a;
-    if (!(a = realloc(t->depth, nc * sizeof *a)))
-        return -1;
-    t->depth = a;
-    uint64_t *b = realloc(t->bytes, nc * sizeof *b);
-    if (!b)
-        return -1;
-    t->bytes = b;
-    t->cap = nc;
+    t->cap = (uint32_t)cap;
     return 0;
 }
 
@@ -347,7 +330,7 @@ static int walk_from(gf_nvtx_walk *w, gf_nvtx_trie *t, size_t r, uint32_t *out, 
         size_t node = w->stack[--sp];
         base = gf_nvtx_trie_child(t, base, W_NAME(w, node));
         if (base == UINT32_MAX)
-            return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+            return gf_oom(err, NULL);
         w->wpath[node] = base;
         w->state[node] = W_DONE;
     }
@@ -363,7 +346,7 @@ int gf_nvtx_scoped(gf_nvtx_walk *w, gf_nvtx_trie *t, size_t r, uint32_t *out, gf
     if (p == 0)
         p = gf_nvtx_trie_child(t, 0, W_NAME(w, r));
     if (p == UINT32_MAX)
-        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        return gf_oom(err, NULL);
     *out = p;
     return 0;
 }

@@ -1,4 +1,5 @@
 #include "proc.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,14 +41,8 @@ static size_t live_count, live_cap;
 
 static void track(pid_t pid)
 {
-    if (live_count == live_cap) {
-        size_t nc = live_cap ? live_cap * 2 : 16;
-        pid_t *grown = realloc(live_pids, nc * sizeof *grown);
-        if (!grown)
-            return; /* untracked: at worst it is treated as an orphan after its run */
-        live_pids = grown;
-        live_cap = nc;
-    }
+    if (GF_GROW(live_pids, live_cap, live_count + 1, 16) != 0)
+        return; /* untracked: at worst it is treated as an orphan after its run */
     live_pids[live_count++] = pid;
 }
 
@@ -109,16 +104,8 @@ static void ring_append(ringbuf *b, const char *src, size_t n)
         b->len -= drop;
         b->dropped += drop;
     }
-    if (b->len + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 4096;
-        while (nc < b->len + n + 1)
-            nc *= 2;
-        char *nd = realloc(b->data, nc);
-        if (!nd)
-            return;
-        b->data = nd;
-        b->cap = nc;
-    }
+    if (GF_GROW(b->data, b->cap, b->len + n + 1, 4096) != 0)
+        return;
     memcpy(b->data + b->len, src, n);
     b->len += n;
     b->data[b->len] = '\0';
@@ -162,7 +149,7 @@ int gf_proc_spawn(gf_proc **out, const gf_proc_opts *o, gf_err *err)
     gf_proc *p = calloc(1, sizeof *p);
     if (!p) {
         free(exe);
-        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        return gf_oom(err, NULL);
     }
     p->fds[0] = p->fds[1] = -1;
     size_t limit = o->capture_limit ? o->capture_limit : (1u << 20);

@@ -1,4 +1,5 @@
 #include "proctree.h"
+#include "mem.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -87,13 +88,8 @@ static pinfo *scan_all(size_t *n)
         pinfo pi;
         if (read_stat((pid_t)atoi(e->d_name), &pi, NULL, 0) != 0)
             continue;
-        if (*n == cap) {
-            pinfo *grown = realloc(all, cap * 2 * sizeof *all);
-            if (!grown)
-                break;
-            all = grown;
-            cap *= 2;
-        }
+        if (GF_GROW(all, cap, *n + 1, 0) != 0)
+            break;
         all[(*n)++] = pi;
     }
     closedir(d);

@@ -1,6 +1,7 @@
 /* HTML template renderer (see render.h). The template is checked completely (every slot present, every
  * "{{" closed) before anything is written, so a bad template never calls a writer. */
 #include "render.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -115,14 +116,9 @@ static long scan(const char *name, const char *t, size_t len, const gf_slot *slo
             free(r);
             return gf_errf(err, GF_EXIT_ERROR, "template %s: slot '%s' has no writer", name, slot->name);
         }
-        if (n == cap) {
-            cap *= 2;
-            ref *q = realloc(r, cap * sizeof *r);
-            if (!q) {
-                free(r);
-                return gf_errf(err, GF_EXIT_ERROR, "template %s: out of memory", name);
-            }
-            r = q;
+        if (GF_GROW(r, cap, n + 1, 0) != 0) {
+            free(r);
+            return gf_errf(err, GF_EXIT_ERROR, "template %s: out of memory", name);
         }
         r[n].start = s;
         r[n].end = b + 2;

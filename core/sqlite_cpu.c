@@ -11,6 +11,7 @@
 
 #include "hmap.h"
 #include "mem.h"
+#include "trace_build.h"
 
 typedef struct cpu {
     sqlite3 *db;
@@ -27,11 +28,6 @@ typedef struct cpu {
     int32_t *fr;        /* frames of the callchain being read */
     size_t nfr, capfr;
 } cpu;
-
-static int oom(cpu *c)
-{
-    return gf_errf(c->err, GF_EXIT_ERROR, "%s: out of memory", c->path);
-}
 
 static int fail(cpu *c, const char *what)
 {
@@ -59,12 +55,12 @@ static int32_t str_of(cpu *c, int64_t id)
     if (rc == SQLITE_ROW && sqlite3_column_type(c->strq, 0) != SQLITE_NULL) {
         const char *txt = (const char *)sqlite3_column_text(c->strq, 0);
         if ((s = gf_strtab_intern(c->t->str, txt ? txt : "", (size_t)sqlite3_column_bytes(c->strq, 0))) < 0)
-            return oom(c), -2;
+            return gf_oom(c->err, c->path), -2;
     } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
         return fail(c, "StringIds"), -2;
     }
     if (!gf_hmap_put(&c->sid, (uint64_t)id, s, NULL))
-        return oom(c), -2;
+        return gf_oom(c->err, c->path), -2;
     return s;
 }
 
@@ -80,7 +76,7 @@ static int load_thread_names(cpu *c)
         int32_t s = str_of(c, gf_sqlq_i64(&q, 1, -1));
         if (s == -2 || (s >= 0 && !gf_hmap_put(&c->tname, (uint64_t)gf_sqlq_i64(&q, 0, 0), s, NULL))) {
             sqlite3_finalize(q.st);
-            return s == -2 ? -1 : oom(c);
+            return s == -2 ? -1 : gf_oom(c->err, c->path);
         }
     }
     sqlite3_finalize(q.st);
@@ -102,7 +98,7 @@ static int32_t lane_of(cpu *c, int64_t gtid, int sub)
     if (tn && c->t->lanes[l].tname < 0)
         gf_trace_lane_set_thread_name(c->t, l, (int32_t)*tn);
     if (!gf_hmap_put(&c->lanes, key, l, NULL))
-        return oom(c), -1;
+        return gf_oom(c->err, c->path), -1;
     return l;
 }
 
@@ -132,7 +128,7 @@ static int32_t frame_of(cpu *c, const gf_sqlq *q)
                               : snprintf(buf, sizeof buf, "%s", symtxt);
     int32_t f = gf_strtab_intern(c->t->str, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
     if (f < 0 || (ssym >= 0 && !gf_hmap_put(&c->frames, key, f, NULL)))
-        return oom(c), -1;
+        return gf_oom(c->err, c->path), -1;
     return f;
 }
 
@@ -144,7 +140,7 @@ static int end_chain(cpu *c, int64_t id)
     int64_t val = ((int64_t)c->fr[0] << 32) | (uint32_t)s;
     c->nfr = 0;
     if (s < 0 || !gf_hmap_put(&c->chains, (uint64_t)id, val, NULL))
-        return oom(c);
+        return gf_oom(c->err, c->path);
     return 0;
 }
 
@@ -168,7 +164,7 @@ static int load_chains(cpu *c, const char *table)
         cur = id;
         int32_t f = frame_of(c, &q);
         if (f < 0 || gf_grow((void **)&c->fr, &c->capfr, c->nfr + 1, sizeof *c->fr, 64) != 0) {
-            ret = f < 0 ? -1 : oom(c);
+            ret = f < 0 ? -1 : gf_oom(c->err, c->path);
             break;
         }
         c->fr[c->nfr++] = f;
@@ -222,7 +218,7 @@ static int import_osrt(cpu *c)
         int64_t cls = gf_sqlq_i64(&q, 5, 27);
         e.name = cls == 27 ? str_of(c, gf_sqlq_i64(&q, 3, -1)) : class_name(c, cls);
         if (e.name == -1 && (e.name = gf_strtab_intern_cstr(c->t->str, "?")) < 0)
-            e.name = -2, oom(c);
+            e.name = -2, gf_oom(c->err, c->path);
         if (e.name == -2 || add(c, &e, gf_sqlq_i64(&q, 2, 0), GF_SUB_CALLS, GF_EV_OSRT) != 0) {
             sqlite3_finalize(q.st);
             return -1;
@@ -284,7 +280,7 @@ static int sample_stack(cpu *c, chain_cur *k, int64_t id, int want, int32_t *sta
             if (f < 0)
                 return -1;
             if (gf_grow((void **)&c->fr, &c->capfr, c->nfr + 1, sizeof *c->fr, 64) != 0)
-                return oom(c);
+                return gf_oom(c->err, c->path);
             c->fr[c->nfr++] = f;
         }
         if (cur_step(c, k) != 0)
@@ -294,7 +290,7 @@ static int sample_stack(cpu *c, chain_cur *k, int64_t id, int want, int32_t *sta
         return 0;
     *leaf = c->fr[0];
     if ((*stack = gf_trace_stack(c->t, c->fr, c->nfr)) < 0)
-        return oom(c);
+        return gf_oom(c->err, c->path);
     return 0;
 }
 
@@ -312,7 +308,7 @@ static int import_samples(cpu *c, int64_t max)
     if (r <= 0)
         return r;
     int32_t plain = gf_strtab_intern_cstr(c->t->str, "CPU sample");
-    int rc = SQLITE_DONE, ret = plain < 0 ? oom(c) : cur_open(c, &cur);
+    int rc = SQLITE_DONE, ret = plain < 0 ? gf_oom(c->err, c->path) : cur_open(c, &cur);
     while (ret == 0 && (rc = sqlite3_step(q.st)) == SQLITE_ROW) {
         int keep = !max || (k + 1) * max / n > k * max / n; /* evenly spread */
         int64_t gtid = gf_sqlq_i64(&q, 2, 0);
@@ -359,18 +355,18 @@ static int import_running(cpu *c)
         const gf_lane *ln = &c->t->lanes[l];
         if (ln->kind == GF_LANE_CPU && ln->pid >= 0 && ln->tid >= 0 &&
             !gf_hmap_put(&shown, (uint64_t)((ln->pid & 0xFFFFFF) << 24 | (ln->tid & 0xFFFFFF)), 1, NULL))
-            ret = oom(c);
+            ret = gf_oom(c->err, c->path);
     }
     int32_t name = gf_strtab_intern_cstr(c->t->str, "running");
     if (name < 0)
-        ret = oom(c);
+        ret = gf_oom(c->err, c->path);
     while (ret == 0 && (rc = sqlite3_step(q.st)) == SQLITE_ROW) {
         int64_t t = gf_sqlq_i64(&q, 0, 0), gtid = gf_sqlq_i64(&q, 2, 0);
         if (!gf_hmap_get(&shown, (uint64_t)(gtid & 0xFFFFFFFFFFFFll)))
             continue;
         int64_t *v = gf_hmap_put(&open, (uint64_t)gtid, -1, NULL);
         if (!v) {
-            ret = oom(c);
+            ret = gf_oom(c->err, c->path);
         } else if (gf_sqlq_i64(&q, 1, 0)) {
             if (*v < 0)
                 *v = t;

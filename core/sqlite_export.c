@@ -123,7 +123,7 @@ int gf_sqlite_open_export(const char *path, sqlite3 **db, gf_err *err)
         return gf_errf(err, GF_EXIT_INPUT, "%s: not an SQLite database (bad header)", path);
     char *uri = make_uri(path);
     if (!uri)
-        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        return gf_oom(err, NULL);
     int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
     free(uri);
     if (rc != SQLITE_OK) {

@@ -1,5 +1,6 @@
 /* Per-name totals from an nsys SQLite export (see sqlite_kernels.h). */
 #include "sqlite_kernels.h"
+#include "mem.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -127,14 +128,9 @@ int gf_sqlite_totals(const char *path, int what, gf_name_total **out, size_t *n,
     gf_name_total *v = NULL;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 64;
-            gf_name_total *q = realloc(v, cap * sizeof *q);
-            if (!q) {
-                rc = gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
-                break;
-            }
-            v = q;
+        if (GF_GROW(v, cap, *n + 1, 64) != 0) {
+            rc = gf_oom(err, path);
+            break;
         }
         const unsigned char *name = sqlite3_column_text(st, 1);
         char buf[64];
@@ -146,7 +142,7 @@ int gf_sqlite_totals(const char *path, int what, gf_name_total **out, size_t *n,
         v[*n].total_ns = sqlite3_column_int64(st, 2);
         v[*n].count = sqlite3_column_int64(st, 3);
         if (!v[*n].name) {
-            rc = gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+            rc = gf_oom(err, path);
             break;
         }
         if (what == GF_SQL_API)

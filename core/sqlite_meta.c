@@ -1,5 +1,6 @@
 /* Capture metadata from an nsys SQLite export, read once for every use (see sqlite_meta.h). */
 #include "sqlite_meta.h"
+#include "mem.h"
 
 #include <ctype.h>
 #include <sqlite3.h>
@@ -98,10 +99,9 @@ void gf_capture_meta_free(gf_capture_meta *m)
 
 static int meta_kv(gf_capture_meta *mt, const char *k, const char *v)
 {
-    gf_sqlite_kv *q = realloc(mt->kv, (mt->nkv + 1) * sizeof *q);
-    if (!q)
+    if (GF_RESIZE(mt->kv, mt->nkv + 1) != 0)
         return -1;
-    mt->kv = q;
+    gf_sqlite_kv *q = mt->kv;
     q[mt->nkv].key = strdup(k);
     q[mt->nkv].value = strdup(v ? v : "");
     if (!q[mt->nkv].key || !q[mt->nkv].value) {
@@ -139,12 +139,10 @@ static int process_args_hashes(sqlite3 *db, gf_capture_meta *mt)
         while (i < na && a[i].n != n)
             i++;
         if (i == na) {
-            struct acc *q = realloc(a, (na + 1) * sizeof *q);
-            if (!q) {
+            if (GF_RESIZE(a, na + 1) != 0) {
                 rc = -1;
                 break;
             }
-            a = q;
             a[na].n = n;
             gf_sha256_init(&a[na].c);
             na++;
@@ -312,7 +310,7 @@ static int read_rank_meta(sqlite3 *db, const char *path, const char *const *env_
     ret = 0;
     goto done;
 oom:
-    gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+    gf_oom(err, path);
 done:
     return ret;
 }
@@ -362,10 +360,9 @@ int gf_sqlite_capture_meta(const char *path, const char *const *env_names, size_
                 const unsigned char *n = sqlite3_column_text(st, 0);
                 const char *s = n ? (const char *)n : "";
                 size_t l = strlen(s);
-                char *g = realloc(m->gpus, len + l + 2);
-                if (!g)
+                if (GF_RESIZE(m->gpus, len + l + 2) != 0)
                     break;
-                m->gpus = g;
+                char *g = m->gpus;
                 if (len)
                     g[len++] = '\n';
                 memcpy(g + len, s, l);

@@ -7,6 +7,7 @@
  * connection's error state (which gf_sqlite_fail reads) is what the failed step left, as without the
  * reader. A consumer that stops early (gf_sqlq_finalize) stops the reader and joins it first. */
 #include "sqlite_export.h"
+#include "mem.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -57,16 +58,8 @@ static int arena_put(chunk *c, const char *p, uint32_t n, uint32_t *off)
     size_t need = c->alen + sizeof n + n + 1;
     if (need > UINT32_MAX)
         return -1;
-    if (need > c->acap) {
-        size_t nc = c->acap ? c->acap : 4096;
-        while (nc < need)
-            nc *= 2;
-        char *a = realloc(c->arena, nc);
-        if (!a)
-            return -1;
-        c->arena = a;
-        c->acap = nc;
-    }
+    if (GF_GROW(c->arena, c->acap, need, 4096) != 0)
+        return -1;
     *off = (uint32_t)c->alen;
     memcpy(c->arena + c->alen, &n, sizeof n);
     if (n)

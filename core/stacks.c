@@ -213,7 +213,7 @@ int gf_stacks_add_ids_at(gf_stacks *s, const uint32_t *ids, size_t depth, int64_
     if (s->total > INT64_MAX - weight)
         return gf_errf(err, GF_EXIT_INPUT, "the total weight exceeds 2^63-1");
     if ((s->nstacks + 1) * 2 > s->shcap && rehash(&s->shash, &s->shcap, s->shv, s->nstacks) != 0)
-        return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+        return gf_oom(err, "stacks");
     size_t mask = s->shcap - 1;
     size_t bytes = depth * sizeof(uint32_t);
     uint64_t hv = hash_bytes(ids, bytes, FNV0);
@@ -234,17 +234,17 @@ int gf_stacks_add_ids_at(gf_stacks *s, const uint32_t *ids, size_t depth, int64_
     }
     uint32_t *ni = grow(s->ids, &s->icap, s->ilen + depth, sizeof *ni);
     if (!ni)
-        return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+        return gf_oom(err, "stacks");
     s->ids = ni;
     size_t sc = s->scap;
     stack_rec *ns = grow(s->st, &sc, s->nstacks + 1, sizeof *ns);
     if (!ns)
-        return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+        return gf_oom(err, "stacks");
     s->st = ns;
     size_t sc2 = s->scap;
     uint64_t *nh = grow(s->shv, &sc2, s->nstacks + 1, sizeof *nh);
     if (!nh)
-        return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+        return gf_oom(err, "stacks");
     s->shv = nh;
     s->scap = sc;
     memcpy(s->ids + s->ilen, ids, bytes);
@@ -281,10 +281,10 @@ static int split_frames(gf_stacks *s, const char *str, size_t len, size_t *n, gf
         size_t fl = e ? (size_t)(e - (str + i)) : len - i;
         uint32_t *b = scratch(s, *n + 1);
         if (!b)
-            return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+            return gf_oom(err, "stacks");
         uint32_t id = intern_clean(s, str + i, fl);
         if (id == UINT32_MAX)
-            return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+            return gf_oom(err, "stacks");
         s->scratch[(*n)++] = id;
         i += fl + 1;
         if (!e)
@@ -301,7 +301,7 @@ int gf_stacks_add_prefixed(gf_stacks *s, const char *prefix, const char *leaf, s
         return -1;
     uint32_t id = gf_stacks_intern(s, leaf, leaf_len);
     if (id == UINT32_MAX || !scratch(s, n + 1))
-        return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+        return gf_oom(err, "stacks");
     s->scratch[n++] = id;
     return gf_stacks_add_ids(s, s->scratch, n, weight, err);
 }
@@ -360,15 +360,10 @@ int gf_stacks_set_frame_kind(gf_stacks *s, uint32_t id, int kind)
     if (id >= s->nframes)
         return -1;
     if (id >= s->fkcap) {
-        size_t nc = s->fkcap ? s->fkcap : 64;
-        while (nc <= id)
-            nc *= 2;
-        uint8_t *k = realloc(s->fkind, nc);
-        if (!k)
+        size_t old = s->fkcap;
+        if (GF_GROW(s->fkind, s->fkcap, (size_t)id + 1, 64) != 0)
             return -1;
-        memset(k + s->fkcap, 0, nc - s->fkcap);
-        s->fkind = k;
-        s->fkcap = nc;
+        memset(s->fkind + old, 0, s->fkcap - old);
     }
     s->fkind[id] = (uint8_t)kind;
     return 0;
@@ -497,7 +492,7 @@ int gf_stacks_read_folded2(gf_stacks *s, gf_stacks *s2, const char *path, gf_fol
             continue;
         if (line[a] == '#') {
             if (lineno == 1 && line[a + 1] == ' ' && line[a + 2] == '{' && gf_stacks_set_meta(s, line + a + 2) != 0) {
-                rc = gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+                rc = gf_oom(err, path);
                 break;
             }
             continue;
@@ -671,7 +666,7 @@ int gf_stacks_from_summary_csv_ex(gf_stacks *s, gf_csv *c, size_t name_col, size
         return -1;
     uint32_t *ids = malloc((np + 1) * sizeof *ids);
     if (!ids)
-        return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+        return gf_oom(err, "stacks");
     if (np)
         memcpy(ids, s->scratch, np * sizeof *ids);
     int rc;
@@ -691,7 +686,7 @@ int gf_stacks_from_summary_csv_ex(gf_stacks *s, gf_csv *c, size_t name_col, size
         ids[np] = gf_stacks_intern(s, name, nl);
         if (ids[np] == UINT32_MAX) {
             free(ids);
-            return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+            return gf_oom(err, "stacks");
         }
         if (gf_stacks_add_ids(s, ids, np + 1, cnt, err) != 0) {
             free(ids);
@@ -826,7 +821,7 @@ int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
     size_t tn = 0, tcap = 0;
     int rc = 0;
     if (!names || !rank || !order || !path) {
-        rc = gf_errf(err, GF_EXIT_ERROR, "flamegraph: out of memory");
+        rc = gf_oom(err, "flamegraph");
         goto done;
     }
     for (uint32_t i = 0; i < s->nframes; i++)
@@ -849,7 +844,7 @@ int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
         for (uint32_t d = common; d < r->depth; d++) {
             tnode *q = grow(t, &tcap, tn + 1, sizeof *t);
             if (!q) {
-                rc = gf_errf(err, GF_EXIT_ERROR, "flamegraph: out of memory");
+                rc = gf_oom(err, "flamegraph");
                 goto done;
             }
             t = q;

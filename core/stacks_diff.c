@@ -1,6 +1,7 @@
 /* Differential stacks (see stackdiff.h). The union is a gf_stacks table (frames and stacks interned, the
  * table's own weights unused); both sides' weights live in two arrays indexed by union stack. */
 #include "stacks_diff.h"
+#include "mem.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -43,19 +44,13 @@ void gf_stackdiff_free(gf_stackdiff *d)
 
 static int grow_weights(gf_stackdiff *d, size_t need)
 {
-    if (need <= d->wcap)
-        return 0;
-    size_t n = d->wcap ? d->wcap * 2 : 1024;
-    while (n < need)
-        n *= 2;
-    for (int s = 0; s < 2; s++) {
-        int64_t *p = realloc(d->w[s], n * sizeof *p);
-        if (!p)
-            return -1;
-        memset(p + d->wcap, 0, (n - d->wcap) * sizeof *p);
-        d->w[s] = p;
-    }
-    d->wcap = n;
+    size_t old = d->wcap;
+    void **const cols[] = {(void **)&d->w[0], (void **)&d->w[1]};
+    const size_t elem[] = {sizeof *d->w[0], sizeof *d->w[1]};
+    if (gf_grow_cols(cols, elem, 2, &d->wcap, need, 1024) != 0)
+        return -1;
+    for (int s = 0; s < 2; s++)
+        memset(d->w[s] + old, 0, (d->wcap - old) * sizeof *d->w[s]);
     return 0;
 }
 
@@ -69,7 +64,7 @@ int gf_stackdiff_add(gf_stackdiff *d, int side, const gf_stacks *s, const char *
     size_t nf = gf_stacks_nframes(s), ns = gf_stacks_count(s);
     uint32_t *fmap = malloc((nf ? nf : 1) * 2 * sizeof *fmap);
     if (!fmap)
-        return gf_errf(err, GF_EXIT_ERROR, "stackdiff: out of memory");
+        return gf_oom(err, "stackdiff");
     uint32_t *lmap = fmap + nf;
     memset(fmap, 0xff, (nf ? nf : 1) * 2 * sizeof *fmap);
     int rc = 0;
@@ -77,14 +72,9 @@ int gf_stackdiff_add(gf_stackdiff *d, int side, const gf_stacks *s, const char *
         size_t depth;
         int64_t w;
         const uint32_t *ids = gf_stacks_get(s, i, &depth, &w);
-        if (depth > d->bufcap) {
-            uint32_t *b = realloc(d->buf, depth * sizeof *b);
-            if (!b) {
-                rc = gf_errf(err, GF_EXIT_ERROR, "stackdiff: out of memory");
-                break;
-            }
-            d->buf = b;
-            d->bufcap = depth;
+        if (GF_GROW(d->buf, d->bufcap, depth, 64) != 0) {
+            rc = gf_oom(err, "stackdiff");
+            break;
         }
         for (size_t k = 0; k < depth; k++) {
             uint32_t f = ids[k];
@@ -97,7 +87,7 @@ int gf_stackdiff_add(gf_stackdiff *d, int side, const gf_stacks *s, const char *
                     len = strlen(name);
                 map[f] = gf_stacks_intern(d->u, name, len);
                 if (map[f] == UINT32_MAX) {
-                    rc = gf_errf(err, GF_EXIT_ERROR, "stackdiff: out of memory");
+                    rc = gf_oom(err, "stackdiff");
                     break;
                 }
             }
@@ -120,7 +110,7 @@ int gf_stackdiff_add(gf_stackdiff *d, int side, const gf_stacks *s, const char *
             break;
         }
         if (grow_weights(d, idx + 1) != 0) {
-            rc = gf_errf(err, GF_EXIT_ERROR, "stackdiff: out of memory");
+            rc = gf_oom(err, "stackdiff");
             break;
         }
         d->w[side][idx] += sw;
@@ -272,7 +262,7 @@ int gf_stackdiff_write_tree_json(const gf_stackdiff *d, FILE *out, double min_fr
     size_t tn = 0, tcap = 0;
     int rc = 0;
     if (!names || !rank || !order || !path || !newid) {
-        rc = gf_errf(err, GF_EXIT_ERROR, "differential flamegraph: out of memory");
+        rc = gf_oom(err, "differential flamegraph");
         goto done;
     }
     for (uint32_t i = 0; i < nf; i++)
@@ -294,15 +284,9 @@ int gf_stackdiff_write_tree_json(const gf_stackdiff *d, FILE *out, double min_fr
         while (prev && common < depth && common < prev_depth && prev[common] == ids[common])
             common++;
         for (size_t dd = common; dd < depth; dd++) {
-            if (tn == tcap) {
-                size_t nc = tcap ? tcap * 2 : 4096;
-                dnode *q = realloc(t, nc * sizeof *q);
-                if (!q) {
-                    rc = gf_errf(err, GF_EXIT_ERROR, "differential flamegraph: out of memory");
-                    goto done;
-                }
-                t = q;
-                tcap = nc;
+            if (GF_GROW(t, tcap, tn + 1, 4096) != 0) {
+                rc = gf_oom(err, "differential flamegraph");
+                goto done;
             }
             t[tn].frame = ids[dd];
             t[tn].depth = (uint32_t)dd;

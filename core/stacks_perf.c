@@ -2,6 +2,7 @@
  * fed by a buffered reader (files, pipes) or a memory splitter; frames are interned as they are read
  * and the sample's id list is reversed into one gf_stacks_add_ids call when the sample ends. */
 #include "stacks_perf.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -39,15 +40,9 @@ typedef struct fold {
 static int push_id(fold *f, uint32_t id, gf_err *err)
 {
     if (id == UINT32_MAX)
-        return gf_errf(err, GF_EXIT_ERROR, "perf fold: out of memory");
-    if (f->n == f->cap) {
-        size_t nc = f->cap ? f->cap * 2 : 128;
-        uint32_t *p = realloc(f->ids, nc * sizeof *p);
-        if (!p)
-            return gf_errf(err, GF_EXIT_ERROR, "perf fold: out of memory");
-        f->ids = p;
-        f->cap = nc;
-    }
+        return gf_oom(err, "perf fold");
+    if (GF_GROW(f->ids, f->cap, f->n + 1, 128) != 0)
+        return gf_oom(err, "perf fold");
     f->ids[f->n++] = id;
     return 0;
 }
@@ -111,17 +106,7 @@ static int header(fold *f, const char *l, size_t n, gf_err *err)
 
 static int scratch(fold *f, size_t need, gf_err *err)
 {
-    if (need <= f->nbcap)
-        return 0;
-    size_t nc = f->nbcap ? f->nbcap : 256;
-    while (nc < need)
-        nc *= 2;
-    char *p = realloc(f->nb, nc);
-    if (!p)
-        return gf_errf(err, GF_EXIT_ERROR, "perf fold: out of memory");
-    f->nb = p;
-    f->nbcap = nc;
-    return 0;
+    return GF_GROW(f->nb, f->nbcap, need, 256) != 0 ? gf_oom(err, "perf fold") : 0;
 }
 
 /* dso contains "kernel.kallsyms" (glibc's memmem is slow on short haystacks) */
@@ -291,12 +276,8 @@ static int next_line(reader *r, const char **l, size_t *n, gf_err *err)
             r->end = have;
         }
         if (r->cap - r->end < CHUNK / 2) {
-            size_t nc = r->cap ? r->cap * 2 : CHUNK;
-            char *p = realloc(r->buf, nc);
-            if (!p)
-                return gf_errf(err, GF_EXIT_ERROR, "perf fold: out of memory");
-            r->buf = p;
-            r->cap = nc;
+            if (GF_GROW(r->buf, r->cap, r->cap + 1, CHUNK) != 0)
+                return gf_oom(err, "perf fold");
         }
         size_t got = fread(r->buf + r->end, 1, r->cap - r->end, r->in);
         r->end += got;

@@ -45,7 +45,7 @@ oom:
     free(per_frame);
     free(order);
     free(seen);
-    return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+    return gf_oom(err, "stacks");
 }
 
 int gf_stacks_kind_sums(const gf_stacks *s, int kind, uint32_t **frames, int64_t **sums, size_t *n, int64_t outside[2],
@@ -98,5 +98,5 @@ oom:
     free(per);
     free(order);
     free(seen);
-    return gf_errf(err, GF_EXIT_ERROR, "stacks: out of memory");
+    return gf_oom(err, "stacks");
 }

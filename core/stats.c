@@ -1,6 +1,7 @@
 /* The report table, the open export, the cell writer and the numbers shared by core/stats_*.c.
  * The rules (script and line they come from) are in docs/REPORTS.md. */
 #include "stats.h"
+#include "mem.h"
 #include "interrupt.h"
 
 #include <math.h>
@@ -42,14 +43,14 @@ gf_stats_db *gf_stats_open(const char *path, gf_err *err)
 {
     gf_stats_db *d = calloc(1, sizeof *d);
     if (!d) {
-        gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        gf_oom(err, NULL);
         return NULL;
     }
     gf_hmap_init(&d->sid);
     d->path = strdup(path);
     d->str = gf_strtab_new();
     if (!d->path || !d->str) {
-        gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        gf_oom(err, NULL);
         gf_stats_close(d);
         return NULL;
     }
@@ -105,7 +106,7 @@ const char *gf_stats_string(gf_stats_db *d, int64_t id, int32_t *sid, size_t *le
             const char *t = (const char *)sqlite3_column_text(d->sid_st, 0);
             s = gf_strtab_intern(d->str, t ? t : "", t ? (size_t)sqlite3_column_bytes(d->sid_st, 0) : 0);
             if (s < 0) {
-                gf_errf(err, GF_EXIT_ERROR, "out of memory");
+                gf_oom(err, NULL);
                 return NULL;
             }
         } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
@@ -115,7 +116,7 @@ const char *gf_stats_string(gf_stats_db *d, int64_t id, int32_t *sid, size_t *le
         sqlite3_reset(d->sid_st);
         v = gf_hmap_put(&d->sid, (uint64_t)id, s + 1, NULL);
         if (!v) {
-            gf_errf(err, GF_EXIT_ERROR, "out of memory");
+            gf_oom(err, NULL);
             return NULL;
         }
     }
@@ -186,7 +187,7 @@ int gf_stats_enum(gf_stats_db *d, const char *table, int32_t *out, int nout, gf_
         int nfb = oper ? 14 : 8;
         for (int i = 0; i < nfb && i < nout; i++)
             if ((out[i] = gf_strtab_intern_cstr(d->str, fb[i])) < 0)
-                return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+                return gf_oom(err, NULL);
         return 0;
     }
     int rc;
@@ -195,7 +196,7 @@ int gf_stats_enum(gf_stats_db *d, const char *table, int32_t *out, int nout, gf_
         const char *v = (const char *)sqlite3_column_text(q.st, 1);
         if (id >= 0 && id < nout && v && (out[id] = gf_strtab_intern_cstr(d->str, v)) < 0) {
             sqlite3_finalize(q.st);
-            return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+            return gf_oom(err, NULL);
         }
     }
     sqlite3_finalize(q.st);
@@ -371,14 +372,8 @@ double gf_sqlite_round(double r, int n)
 
 int gf_agg_add(gf_agg *a, int64_t x)
 {
-    if ((size_t)a->n == a->cap) {
-        size_t nc = a->cap ? a->cap * 2 : 8;
-        int64_t *nv = realloc(a->v, nc * sizeof *nv);
-        if (!nv)
-            return -1;
-        a->v = nv;
-        a->cap = nc;
-    }
+    if (GF_GROW(a->v, a->cap, (size_t)a->n + 1, 8) != 0)
+        return -1;
     a->v[a->n] = x;
     if (a->n == 0 || x < a->min)
         a->min = x;
@@ -439,17 +434,9 @@ int gf_agg_median(gf_agg *a, int64_t *iv, double *dv)
 
 static void tab_put(gf_tab *t, const char *s, size_t n)
 {
-    if (t->len + n + 1 > t->cap) {
-        size_t nc = t->cap ? t->cap : 256;
-        while (t->len + n + 1 > nc)
-            nc *= 2;
-        char *nb = realloc(t->buf, nc);
-        if (!nb) {
-            t->err = 1;
-            return;
-        }
-        t->buf = nb;
-        t->cap = nc;
+    if (GF_GROW(t->buf, t->cap, t->len + n + 1, 256) != 0) {
+        t->err = 1;
+        return;
     }
     memcpy(t->buf + t->len, s, n);
     t->len += n;
@@ -669,7 +656,7 @@ int gf_tab_finish(gf_tab *t, gf_err *err)
     free(t->buf);
     t->buf = NULL;
     if (t->err)
-        return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+        return gf_oom(err, NULL);
     return 0;
 }
 
@@ -700,14 +687,8 @@ gf_sumgrp *gf_sums_get(gf_sums *s, uint64_t key, int *isnew)
         *isnew = ins;
     if (!ins)
         return &s->g[*v];
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? s->cap * 2 : 16;
-        gf_sumgrp *ng = realloc(s->g, nc * sizeof *ng);
-        if (!ng)
-            return NULL;
-        s->g = ng;
-        s->cap = nc;
-    }
+    if (GF_GROW(s->g, s->cap, s->n + 1, 16) != 0)
+        return NULL;
     gf_sumgrp *g = &s->g[s->n++];
     memset(g, 0, sizeof *g);
     g->key = (int64_t)key;

@@ -9,11 +9,6 @@
 #include "stats.h"
 #include "sqlite_export.h"
 
-static int oom(gf_err *err)
-{
-    return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-}
-
 static int step_done(gf_stats_db *d, gf_sqlq *q, int rc, gf_err *err)
 {
     sqlite3_finalize(q->st);
@@ -158,13 +153,13 @@ int gf_rep_kern_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_
             /* GROUP BY the name text: ids with the same text (or no text) share a group */
             g = gf_sums_get(&s, (uint64_t)(int64_t)sid, NULL);
             if (!g || !gf_hmap_put(&byid, (uint64_t)id, g - s.g, NULL)) {
-                ret = oom(err);
+                ret = gf_oom(err, NULL);
                 break;
             }
             g->name = sid;
         }
         if (gf_agg_add(&g->a, gf_sqlq_i64(&q, 1, 0) - gf_sqlq_i64(&q, 0, 0)) != 0) {
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
             break;
         }
     }
@@ -175,7 +170,7 @@ int gf_rep_kern_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_
     gf_hmap_free(&byid);
     if (ret == 0) {
         if (key_by_name(d, &s) != 0)
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
     }
     if (ret == 0)
         ret = write_time_sum(d, o, out, res, &s, "Instances", "Name", 0, err);
@@ -229,7 +224,7 @@ int gf_rep_api_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_r
         int64_t id = gf_sqlq_null(&q, 2) ? INT64_MIN : gf_sqlq_i64(&q, 2, 0);
         gf_sumgrp *g = gf_sums_get(&s, (uint64_t)id, NULL);
         if (!g || gf_agg_add(&g->a, gf_sqlq_i64(&q, 1, 0) - gf_sqlq_i64(&q, 0, 0)) != 0) {
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
             break;
         }
     }
@@ -251,7 +246,7 @@ int gf_rep_api_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_r
         size_t nl;
         gf_stats_api_name(v, len, &nl);
         if ((g->name = gf_strtab_intern(d->str, v, nl)) < 0)
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
     }
     if (ret == 0)
         ret = write_time_sum(d, o, out, res, &s, "Num Calls", "Name", 1, err);
@@ -281,7 +276,7 @@ static int memops(gf_stats_db *d, gf_sums *s, int size, int *found, gf_err *err)
         int32_t msname = gf_strtab_intern_cstr(d->str, "[CUDA memset]");
         if (msname < 0) {
             sqlite3_finalize(q.st);
-            return oom(err);
+            return gf_oom(err, NULL);
         }
         if (!table) {
             if (gf_stats_enum(d, "ENUM_CUDA_MEMCPY_OPER", labels, GF_NCOPYKIND, err) != 0) {
@@ -297,7 +292,7 @@ static int memops(gf_stats_db *d, gf_sums *s, int size, int *found, gf_err *err)
                 if ((names[i] = gf_strtab_intern(d->str, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1)) <
                     0) {
                     sqlite3_finalize(q.st);
-                    return oom(err);
+                    return gf_oom(err, NULL);
                 }
             }
         }
@@ -328,14 +323,14 @@ static int memops(gf_stats_db *d, gf_sums *s, int size, int *found, gf_err *err)
             gf_sumgrp *g = gf_sums_get(s, (uint64_t)(int64_t)name, NULL);
             if (!g || gf_agg_add(&g->a, v) != 0) {
                 sqlite3_finalize(q.st);
-                return oom(err);
+                return gf_oom(err, NULL);
             }
             g->name = name;
         }
         if (step_done(d, &q, rc, err) != 0)
             return -1;
     }
-    return key_by_name(d, s) == 0 ? 0 : oom(err);
+    return key_by_name(d, s) == 0 ? 0 : gf_oom(err, NULL);
 }
 
 int gf_rep_mem_time_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_res *res, gf_err *err)

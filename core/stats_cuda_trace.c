@@ -7,12 +7,8 @@
 #include <string.h>
 
 #include "stats.h"
+#include "mem.h"
 #include "sqlite_export.h"
-
-static int oom(gf_err *err)
-{
-    return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-}
 
 static void int_or_null(gf_tab *t, const gf_sqlq *q, int i)
 {
@@ -107,18 +103,11 @@ static int load_gpus(gf_stats_db *d, gpus *g, gf_err *err)
     int rc;
     size_t cap = 0;
     while ((rc = sqlite3_step(q.st)) == SQLITE_ROW) {
-        if (g->n == cap) {
-            cap = cap ? cap * 2 : 8;
-            int64_t *ni = realloc(g->id, cap * sizeof *ni);
-            if (ni)
-                g->id = ni;
-            int32_t *nn = realloc(g->name, cap * sizeof *nn);
-            if (nn)
-                g->name = nn;
-            if (!ni || !nn) {
-                sqlite3_finalize(q.st);
-                return oom(err);
-            }
+        void **const cols[] = {(void **)&g->id, (void **)&g->name};
+        const size_t elem[] = {sizeof *g->id, sizeof *g->name};
+        if (gf_grow_cols(cols, elem, 2, &cap, g->n + 1, 8) != 0) {
+            sqlite3_finalize(q.st);
+            return gf_oom(err, NULL);
         }
         g->id[g->n] = gf_sqlq_i64(&q, 0, INT64_MIN);
         int32_t s = -1;
@@ -127,7 +116,7 @@ static int load_gpus(gf_stats_db *d, gpus *g, gf_err *err)
             s = gf_strtab_intern(d->str, v ? v : "", v ? (size_t)sqlite3_column_bytes(q.st, q.idx[1]) : 0);
             if (s < 0) {
                 sqlite3_finalize(q.st);
-                return oom(err);
+                return gf_oom(err, NULL);
             }
         }
         g->name[g->n++] = s;
@@ -319,7 +308,7 @@ int gf_rep_gpu_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
         gf_stats_enum(d, "ENUM_CUDA_MEM_KIND", s.kind, GF_NCOPYKIND, err) != 0)
         goto done;
     if ((s.memset_name = gf_strtab_intern_cstr(d->str, "[CUDA memset]")) < 0) {
-        oom(err);
+        gf_oom(err, NULL);
         goto done;
     }
     for (int i = 0; i < GF_NCOPYKIND; i++) {
@@ -329,7 +318,7 @@ int gf_rep_gpu_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
         char buf[400];
         int n = snprintf(buf, sizeof buf, "[CUDA memcpy %s]", gf_strtab_get(d->str, s.oper[i], NULL));
         if ((s.opname[i] = gf_strtab_intern(d->str, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1)) < 0) {
-            oom(err);
+            gf_oom(err, NULL);
             goto done;
         }
     }
@@ -431,15 +420,10 @@ static int load_thread_names(gf_stats_db *d, tname **out, size_t *nout, gf_err *
     while (r > 0 && (rc = sqlite3_step(q.st)) == SQLITE_ROW) {
         if (gf_sqlq_null(&q, 0))
             continue;
-        if (ntn == cap) {
-            cap = cap ? cap * 2 : 64;
-            tname *nt = realloc(tn, cap * sizeof *nt);
-            if (!nt) {
-                sqlite3_finalize(q.st);
-                free(tn);
-                return oom(err);
-            }
-            tn = nt;
+        if (GF_GROW(tn, cap, ntn + 1, 64) != 0) {
+            sqlite3_finalize(q.st);
+            free(tn);
+            return gf_oom(err, NULL);
         }
         tname *x = &tn[ntn];
         x->row = ntn++;
@@ -523,12 +507,12 @@ int gf_rep_api_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats
                 if (s) {
                     gf_stats_api_name(s, len, &nl);
                     if ((nm = gf_strtab_intern(d->str, s, nl)) < 0) {
-                        ret = oom(err);
+                        ret = gf_oom(err, NULL);
                         break;
                     }
                 }
                 if (!gf_hmap_put(&apin, (uint64_t)id, nm + 1, NULL)) {
-                    ret = oom(err);
+                    ret = gf_oom(err, NULL);
                     break;
                 }
             }

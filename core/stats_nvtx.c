@@ -17,11 +17,6 @@
 #include "mem.h"
 #include "sqlite_export.h"
 
-static int oom(gf_err *err)
-{
-    return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-}
-
 void gf_snv_free(gf_snv_set *s)
 {
     free(s->r);
@@ -87,12 +82,12 @@ static int load_domains(gf_stats_db *d, gf_hmap *dom, gf_err *err)
             s = gf_strtab_intern(d->str, t ? t : "", t ? (size_t)sqlite3_column_bytes(q.st, q.idx[3]) : 0);
             if (s < 0) {
                 sqlite3_finalize(q.st);
-                return oom(err);
+                return gf_oom(err, NULL);
             }
         }
         if (!gf_hmap_put(dom, k, s, NULL)) {
             sqlite3_finalize(q.st);
-            return oom(err);
+            return gf_oom(err, NULL);
         }
     }
     sqlite3_finalize(q.st);
@@ -101,16 +96,8 @@ static int load_domains(gf_stats_db *d, gf_hmap *dom, gf_err *err)
 
 int gf_snv_put(gf_snv_buf *b, const char *s, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (b->len + n + 1 > nc)
-            nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np)
-            return -1;
-        b->p = np;
-        b->cap = nc;
-    }
+    if (GF_GROW(b->p, b->cap, b->len + n + 1, 256) != 0)
+        return -1;
     memcpy(b->p + b->len, s, n);
     b->len += n;
     return 0;
@@ -188,15 +175,9 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
             ret = -1;
             break;
         }
-        if (s->n == s->cap) {
-            size_t nc = s->cap ? s->cap * 2 : 1024;
-            gf_snv_range *nr = realloc(s->r, nc * sizeof *nr);
-            if (!nr) {
-                ret = oom(err);
-                break;
-            }
-            s->r = nr;
-            s->cap = nc;
+        if (GF_GROW(s->r, s->cap, s->n + 1, 1024) != 0) {
+            ret = gf_oom(err, NULL);
+            break;
         }
         gf_snv_range *x = &s->r[s->n];
         memset(x, 0, sizeof *x);
@@ -205,7 +186,7 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
         x->end = gf_sqlq_null(&q, 2) ? maxts : gf_sqlq_i64(&q, 2, 0);
         if (!each && gf_sqlq_null(&q, 2)) {
             if (gf_grow((void **)&open, &open_cap, nopen + 1, sizeof *open, 64) != 0) {
-                ret = oom(err);
+                ret = gf_oom(err, NULL);
                 break;
             }
             open[nopen++] = s->n;
@@ -263,14 +244,14 @@ static int load_ranges_cb(gf_stats_db *d, gf_snv_set *s, int sel, range_fn each,
                 bad |= gf_snv_put(&b, t, (size_t)sqlite3_column_bytes(q.st, 6));
         }
         if (bad || (x->name = gf_strtab_intern(d->str, b.p, b.len)) < 0) {
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
             break;
         }
         if (tsid >= 0) {
             int64_t tid = gf_sqlq_i64(&q, 5, 0);
             if ((tid >> 40) == 0 &&
                 !gf_hmap_put(&cache, ((uint64_t)(uint32_t)(dname + 1) << 40) ^ (uint64_t)tid, x->name, NULL)) {
-                ret = oom(err);
+                ret = gf_oom(err, NULL);
                 break;
             }
         }
@@ -393,7 +374,7 @@ int gf_snv_tree(gf_snv_set *s, gf_err *err)
     if (!s->ord || !act || !tied) {
         free(act);
         free(tied);
-        return oom(err);
+        return gf_oom(err, NULL);
     }
     tree_order(s);
     gf_snv_range *R = s->r;
@@ -477,16 +458,8 @@ int gf_snv_tree(gf_snv_set *s, gf_err *err)
 int gf_snv_range_stack(const gf_snv_set *s, int32_t i, gf_snv_buf *b, gf_snv_path *pb)
 {
     size_t depth = (size_t)s->r[i].level + 1;
-    if (depth > pb->cap) {
-        size_t nc = pb->cap ? pb->cap : 64;
-        while (nc < depth)
-            nc *= 2;
-        int32_t *np = realloc(pb->p, nc * sizeof *np);
-        if (!np)
-            return -1;
-        pb->p = np;
-        pb->cap = nc;
-    }
+    if (GF_GROW(pb->p, pb->cap, depth, 64) != 0)
+        return -1;
     size_t n = 0;
     for (int32_t p = i; p >= 0 && n < depth; p = s->r[p].parent)
         pb->p[n++] = p;
@@ -589,7 +562,7 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
         else
             gf_tab_null(&t);
         if (gf_snv_range_stack(&s, s.ord[k], &b, &path) != 0) {
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
             break;
         }
         gf_tab_text(&t, b.p ? b.p : "", b.len);
@@ -600,7 +573,7 @@ int gf_rep_nvtx_pushpop_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out,
         nm = gf_strtab_get(d->str, x->name, &nl);
         bad |= gf_snv_put(&nt, nm, nl);
         if (bad) {
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
             break;
         }
         gf_tab_text(&t, nt.p, nt.len);
@@ -669,7 +642,7 @@ static int sum_range(void *arg, const gf_snv_range *x, gf_err *err)
     gf_sums *g = arg;
     gf_sumgrp *gr = gf_sums_get(g, ((uint64_t)(uint32_t)x->name << 1) | x->style, NULL);
     if (!gr || gf_agg_add(&gr->a, x->end - x->start) != 0)
-        return oom(err);
+        return gf_oom(err, NULL);
     gr->name = x->name;
     gr->style = x->style;
     return 0;
@@ -689,7 +662,7 @@ int gf_rep_nvtx_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, gf_stats_
     gf_snv_free(&s);
     int32_t *ord = ret == 0 ? gf_snv_group_order(d, &g) : NULL;
     if (ret == 0 && !ord)
-        ret = oom(err);
+        ret = gf_oom(err, NULL);
     int64_t grand = 0;
     for (size_t i = 0; i < g.n; i++)
         grand += g.g[i].a.sum;

@@ -11,13 +11,9 @@
 #include <string.h>
 
 #include "stats.h"
+#include "mem.h"
 #include "stats_nvtx.h"
 #include "sqlite_export.h"
-
-static int oom(gf_err *err)
-{
-    return gf_errf(err, GF_EXIT_ERROR, "out of memory");
-}
 
 typedef struct opkey {
     int64_t gpid, corr, start, end;
@@ -96,14 +92,8 @@ typedef struct vec {
 
 static void *vec_push(vec *v)
 {
-    if (v->n == v->cap) {
-        size_t nc = v->cap ? v->cap * 2 : 1024;
-        void *np = realloc(v->p, nc * v->sz);
-        if (!np)
-            return NULL;
-        v->p = np;
-        v->cap = nc;
-    }
+    if (gf_grow(&v->p, &v->cap, v->n + 1, v->sz, 1024) != 0)
+        return NULL;
     return (char *)v->p + v->sz * v->n++;
 }
 
@@ -138,7 +128,7 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
                 continue;
             opkey *k = vec_push(&ops);
             if (!k) {
-                ret = oom(err);
+                ret = gf_oom(err, NULL);
                 break;
             }
             k->start = gf_sqlq_i64(&q, 0, 0);
@@ -158,7 +148,7 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
     opkey *op = ops.p;
     if (sort_runs(op, ops.n, sizeof *op, cmp_opkey) != 0) {
         free(ops.p);
-        return oom(err);
+        return gf_oom(err, NULL);
     }
     /* one entry per (gpid, corr): min(start), max(end) */
     size_t w = 0;
@@ -205,7 +195,7 @@ static int load_calls(gf_stats_db *d, vec *calls, size_t *ngrp, int *has_ops, gf
             continue;
         call *c = vec_push(calls);
         if (!c) {
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
             break;
         }
         c->gtid = gf_sqlq_i64(&q, 3, 0);
@@ -235,7 +225,7 @@ static int mark_dups(call *c, size_t n, size_t ngrp, int32_t **dord, gf_err *err
     if (!o || !end) {
         free(o);
         free(end);
-        return oom(err);
+        return gf_oom(err, NULL);
     }
     for (size_t i = 0; i < n; i++)
         end[c[i].grp]++;
@@ -274,7 +264,7 @@ static int counted_before(const call *c, const int32_t *dord, const call *x, con
 static int project(gf_snv_set *s, call *c, size_t nc, size_t ngrp, gf_err *err)
 {
     if (sort_runs(c, nc, sizeof *c, cmp_call_time) != 0)
-        return oom(err);
+        return gf_oom(err, NULL);
     int32_t *dord = NULL;
     if (mark_dups(c, nc, ngrp, &dord, err) != 0)
         return -1;
@@ -282,7 +272,7 @@ static int project(gf_snv_set *s, call *c, size_t nc, size_t ngrp, gf_err *err)
     int32_t *act = malloc((s->n ? s->n : 1) * sizeof *act);
     if (!act) {
         free(dord);
-        return oom(err);
+        return gf_oom(err, NULL);
     }
     for (size_t i = 0; i < s->n; i++) {
         R[i].pmin = INT64_MAX;
@@ -448,7 +438,7 @@ int gf_rep_nvtx_gpu_proj_trace(gf_stats_db *d, const gf_stats_opts *o, FILE *out
             gf_tab_null(&t);
         if (x->level >= 0) {
             if (gf_snv_range_stack(&s, (int32_t)i, &b, &path) != 0) {
-                ret = oom(err);
+                ret = gf_oom(err, NULL);
                 break;
             }
             gf_tab_text(&t, b.p ? b.p : "", b.len);
@@ -501,26 +491,21 @@ int gf_rep_nvtx_gpu_proj_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, 
         int isnew;
         gf_sumgrp *gr = gf_sums_get(&g, ((uint64_t)(uint32_t)x->name << 1) | x->style, &isnew);
         if (!gr) {
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
             break;
         }
         if (isnew) {
             gr->name = x->name;
             gr->style = x->style;
-            if (g.n > pcap) {
-                pcap = pcap ? pcap * 2 : 64;
-                pjgrp *np = realloc(pg, pcap * sizeof *np);
-                if (!np) {
-                    ret = oom(err);
-                    break;
-                }
-                pg = np;
+            if (GF_GROW(pg, pcap, g.n, 64) != 0) {
+                ret = gf_oom(err, NULL);
+                break;
             }
             memset(&pg[gr - g.g], 0, sizeof *pg);
         }
         pjgrp *p = &pg[gr - g.g];
         if (gf_agg_add(&gr->a, x->pmax - x->pmin) != 0) {
-            ret = oom(err);
+            ret = gf_oom(err, NULL);
             break;
         }
         p->range_total += x->end - x->start;
@@ -533,7 +518,7 @@ int gf_rep_nvtx_gpu_proj_sum(gf_stats_db *d, const gf_stats_opts *o, FILE *out, 
     }
     int32_t *ord = ret == 0 ? gf_snv_group_order(d, &g) : NULL;
     if (ret == 0 && !ord)
-        ret = oom(err);
+        ret = gf_oom(err, NULL);
     gf_tab t;
     gf_tab_begin(&t, out, o, pjs_cols, 14);
     for (size_t k = 0; ret == 0 && k < g.n; k++) {

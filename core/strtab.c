@@ -1,4 +1,5 @@
 #include "strtab.h"
+#include "mem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -116,38 +117,20 @@ int32_t gf_strtab_intern(gf_strtab *t, const char *s, size_t len)
             return -1;
         lookup(t, s, len, h, &slot);
     }
-    if (t->n == t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 256;
-        uint64_t *o = realloc(t->off, nc * sizeof *o);
-        if (!o)
-            return -1;
-        t->off = o;
-        uint32_t *l = realloc(t->len, nc * sizeof *l);
-        if (!l)
-            return -1;
-        t->len = l;
-        uint32_t *hh = realloc(t->hash, nc * sizeof *hh);
-        if (!hh)
-            return -1;
-        t->hash = hh;
-        t->cap = nc;
-    }
+    void **const cols[] = {(void **)&t->off, (void **)&t->len, (void **)&t->hash};
+    const size_t elem[] = {sizeof *t->off, sizeof *t->len, sizeof *t->hash};
+    if (gf_grow_cols(cols, elem, 3, &t->cap, t->n + 1, 256) != 0)
+        return -1;
     if (t->arena_len + len + 1 > t->arena_cap) {
         /* s may point into the arena itself (a substring of an interned string): keep its offset
          * across the realloc. */
         uintptr_t base = (uintptr_t)t->arena, at = (uintptr_t)s;
         int inside = t->arena && at >= base && at < base + t->arena_cap;
         size_t s_off = inside ? (size_t)(at - base) : 0;
-        size_t nc = t->arena_cap ? t->arena_cap : 4096;
-        while (nc < t->arena_len + len + 1)
-            nc *= 2;
-        char *a = realloc(t->arena, nc);
-        if (!a)
+        if (GF_GROW(t->arena, t->arena_cap, t->arena_len + len + 1, 4096) != 0)
             return -1;
-        t->arena = a;
-        t->arena_cap = nc;
         if (inside)
-            s = a + s_off;
+            s = t->arena + s_off;
     }
     memcpy(t->arena + t->arena_len, s, len);
     t->arena[t->arena_len + len] = '\0';

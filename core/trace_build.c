@@ -1,14 +1,18 @@
-/* The Trace builder (trace.h, "Building"): lanes, stacks and events as the importers add them, the bounded
- * build's min-heap of the longest events, the partner pass, and gf_trace_finish, where the model is
+/* The Trace builder (trace_build.h; trace.h, "Building"): lanes, stacks and events as the importers add
+ * them, the bounded build's min-heap of the longest events, the partner pass, and gf_trace_finish, where the model is
  * finished (events in start order, lanes in display order and labelled, the launch-stack flame). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mem.h"
+#include "trace.h"
 #include "trace_build.h"
+#include "trace_build_int.h"
+#include "trace_order.h"
 
-void gf_trace_build_free(gf_trace_build *b)
+static void gf_trace_build_free(gf_trace_build *b)
 {
     if (!b)
         return;
@@ -33,8 +37,9 @@ int gf_trace_begin(gf_trace *t, size_t max_events, int keep_partners, gf_err *er
     if (t->b || t->finished)
         return gf_errf(err, GF_EXIT_ERROR, "trace: already built");
     t->b = calloc(1, sizeof *t->b);
+    t->b_free = gf_trace_build_free;
     if (!t->b)
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     t->b->max = max_events;
     t->b->keep_partners = keep_partners;
     return 0;
@@ -77,7 +82,7 @@ int32_t gf_trace_lane_ranked(gf_trace *t, int32_t rank, int kind, int sync, int6
         int ins;
         int64_t *v = gf_hmap_put(&b->lane_map, h, (int64_t)t->nlanes, &ins);
         if (!v)
-            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory"), -1;
+            return gf_oom(err, "trace"), -1;
         if (ins)
             break;
         gf_lane *l = &t->lanes[*v];
@@ -89,7 +94,7 @@ int32_t gf_trace_lane_ranked(gf_trace *t, int32_t rank, int kind, int sync, int6
             h = 1;
     }
     if (grow((void **)&t->lanes, &t->lanes_cap, t->nlanes + 1, sizeof *t->lanes) != 0)
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory"), -1;
+        return gf_oom(err, "trace"), -1;
     gf_lane *l = &t->lanes[t->nlanes];
     memset(l, 0, sizeof *l);
     l->kind = (uint8_t)kind;
@@ -211,10 +216,9 @@ static int resize_events_for(gf_trace *t, size_t n, size_t fill_from, int with_s
                      sizeof *t->stack, sizeof *t->pid,    sizeof *t->detail, sizeof *t->kind, sizeof *t->seq};
     size_t ncols = sizeof cols / sizeof cols[0] - (with_seq ? 0 : 1);
     for (size_t c = 0; c < ncols; c++) {
-        void *q = realloc(*cols[c], m * elem[c]);
-        if (!q)
+        if (gf_resize(cols[c], m, elem[c]) != 0)
             return -1;
-        *cols[c] = q;
+        void *q = *cols[c];
         if (fill_from < n && later && later->n < GF_MEM_NSPAN) { /* huge pages offered now, mapped later */
             gf_mem_hint_huge((char *)q + fill_from * elem[c], (n - fill_from) * elem[c]);
             later->p[later->n] = (char *)q + fill_from * elem[c];
@@ -360,7 +364,7 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
         int ins;
         int64_t *v = gf_hmap_put(&b->api_map, pidcorr_key(e.pid, e.corr), (int64_t)b->napis, &ins);
         if (!v || grow((void **)&b->apis, &b->apis_cap, b->napis + 1, sizeof *b->apis) != 0)
-            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+            return gf_oom(err, "trace");
         if (ins) {
             b->apis[b->napis++] = (api_rec){e.dur, e.stack, e.name, 0};
             t->launches_with_stack++;
@@ -368,7 +372,7 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
         if (t->any_pid && e.pid >= 0) { /* CSV GPU rows carry no pid: find the launch by corr alone */
             int64_t *v2 = gf_hmap_put(&b->api_map, pidcorr_key(-1, e.corr), *v, &ins);
             if (!v2)
-                return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+                return gf_oom(err, "trace");
         }
     } else if (!b->given && gf_ev_is_gpu_work(e.kind) && e.corr >= 0 && b->napis) {
         int64_t *v = gf_hmap_get(&b->api_map, pidcorr_key(e.pid, e.corr));
@@ -378,7 +382,7 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
                 e.stack = a->stack;
             a->partnered = 1;
             if (flame_add(b, a->stack, e.name, 1, e.dur) != 0)
-                return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+                return gf_oom(err, "trace");
         }
     }
     if (b->collect && e.kind == GF_EV_API && e.corr >= 0 && gf_trace_add_partner(t, &e, err) != 0)
@@ -515,7 +519,7 @@ int gf_trace_collect_partners(gf_trace *t, gf_err *err)
         uint8_t kind = b->rows ? b->ev[i].kind : t->kind[i];
         int64_t corr = b->rows ? b->ev[i].corr : t->corr[i], pid = b->rows ? b->ev[i].pid : t->pid[i];
         if (gf_ev_is_gpu_work(kind) && corr >= 0 && !gf_hmap_put(&b->wanted, pidcorr_key(pid, corr), 0, NULL))
-            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+            return gf_oom(err, "trace");
     }
     b->collect = 1;
     return 0;
@@ -533,7 +537,7 @@ int gf_trace_add_partner(gf_trace *t, const gf_event *e, gf_err *err)
         return 0;
     *v = 1;
     if (grow((void **)&b->extra, &b->extra_cap, b->nextra + 1, sizeof *b->extra) != 0)
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     b->extra[b->nextra] = *e;
     b->extra[b->nextra].has_detail = 0;
     if (b->extra[b->nextra].dur < 0)
@@ -745,11 +749,11 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
     /* launches with a stack but no GPU partner weigh their own duration */
     for (size_t i = 0; i < b->napis; i++)
         if (!b->apis[i].partnered && flame_add(b, b->apis[i].stack, b->apis[i].name, 0, b->apis[i].dur) != 0)
-            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+            return gf_oom(err, "trace");
     t->nflame = 0;
     t->flame = malloc((b->flame_map.n ? b->flame_map.n : 1) * sizeof *t->flame);
     if (!t->flame)
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     for (size_t i = 0; i < b->flame_map.cap; i++)
         if (b->flame_map.keys[i] != GF_HMAP_EMPTY)
             t->flame[t->nflame++] = (gf_flame_entry){(int32_t)(b->flame_map.keys[i] >> 32),
@@ -782,23 +786,14 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
         gf_hmap_free(&gpu);
         gf_hmap_free(&api);
         if (bad)
-            return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+            return gf_oom(err, "trace");
         b->nextra = k;
     }
     size_t n = b->n + b->nextra;
     if (b->nextra) {
         if (n > b->cap) {
-            gf_event *ev = realloc(b->ev, n * sizeof *ev);
-            gf_detail *dt = ev ? realloc(b->det, n * sizeof *dt) : NULL;
-            if (ev)
-                b->ev = ev;
-            if (dt)
-                b->det = dt;
-            uint64_t *sq = dt ? realloc(b->seq, n * sizeof *sq) : NULL;
-            if (sq)
-                b->seq = sq;
-            if (!ev || !dt || !sq)
-                return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+            if (GF_RESIZE(b->ev, n) != 0 || GF_RESIZE(b->det, n) != 0 || GF_RESIZE(b->seq, n) != 0)
+                return gf_oom(err, "trace");
             b->cap = n;
         }
         for (size_t i = 0; i < b->nextra; i++) {
@@ -808,13 +803,13 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
     }
     int32_t *lmap = order_lanes(t);
     if (!lmap)
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     int rc = b->rows ? finish_rows(t, n, lmap) : finish_kept(t, lmap);
     free(lmap);
     if (rc != 0)
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     if (label_lanes(t) != 0)
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     gf_trace_build_free(b);
     t->b = NULL;
     t->finished = 1;

@@ -1,67 +1,65 @@
-/* The Trace builder's private state, shared by the model (trace.c: freeing a trace mid-build) and the builder
- * (trace_build.c). Not part of the public API: importers use trace.h. */
+/* Building a trace (core/trace_build.c): lanes, stacks and events added by the importers, the partner pass,
+ * and finish (trace.h tells the order of the calls). */
 #ifndef GF_TRACE_BUILD_H
 #define GF_TRACE_BUILD_H
 
+#include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "mem.h"
-#include "trace.h"
+#include "trace_types.h"
 
-/* A launch with a backtrace, for stack inheritance and the flamegraph's API-only weights. */
-typedef struct api_rec {
-    int64_t dur;
-    int32_t stack, name;
-    int partnered;
-} api_rec;
-
-typedef struct gf_trace_build {
-    size_t max;          /* 0 = keep all */
-    int rows;            /* max > 0 and more than max arrived: events moved from the columns to the heap */
-    int keep_partners;
-    gf_event *ev;        /* rows: a min-heap of the max events to keep (worse() at the root) */
-    gf_detail *det;      /* rows: parallel to ev, moved with the events */
-    uint64_t *seq;       /* rows: parallel to ev, arrival order, breaks ties */
-    gf_detail *cdet;     /* columns: the distinct details, in order of first arrival */
-    size_t ncdet, cdet_cap;
-    int32_t last_cdet;   /* columns: the cdet index the last event with details got */
-    gf_hmap cdet_map;    /* columns: detail hash → cdet index (multimap: hashes may collide) */
-    size_t n, cap;
-    uint64_t nseq;
-    gf_event *extra;     /* partners added in the partner pass */
-    gf_detail *extra_det;
-    size_t nextra, extra_cap;
-    gf_hmap wanted;      /* (pid, corr) → 0 wanted, 1 added */
-    int collect;         /* gf_trace_collect_partners was called */
-    int given;           /* gf_trace_set_given: counts, launches and flame come from the caller, not the events */
-    gf_hmap lane_map;    /* lane key hash → lane index */
-    gf_hmap stack_map;   /* frame-list hash → stack id */
-    gf_hmap api_map;     /* (pid, corr) → api_rec index (launches with a stack) */
-    api_rec *apis;
-    size_t napis, apis_cap;
-    gf_hmap flame_map;   /* (stack, leaf) → weight */
-} gf_trace_build;
-
-static inline uint64_t pidcorr_key(int64_t pid, int64_t corr)
-{
-    return ((uint64_t)(pid + 1) << 40) ^ ((uint64_t)corr & 0xFFFFFFFFFFull);
-}
-
-static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    return gf_grow(p, cap, need, elem, 64);
-}
-
-/* Keep-all builds at finish (trace_order.c). gf_trace_order_kept fills ord[k] with the index of the k-th
- * event in (start, kind, arrival) order; returns 1 when they are in order already (ord the identity), 0
- * otherwise. gf_trace_permute_kept puts the n events' columns in the order ord, seq excepted, one column
- * at a time through one 4-byte spare column (8-byte columns half by half); -1 on OOM. */
-int gf_trace_order_kept(const gf_trace *t, size_t n, uint32_t *ord);
-int gf_trace_permute_kept(gf_trace *t, const uint32_t *ord, size_t n);
-
-/* The builder's state and the event columns freed (trace.c / trace_build.c). */
-void gf_trace_build_free(gf_trace_build *b);
-void gf_trace_free_events(gf_trace *t);
+/* Starts building: max_events 0 keeps everything. */
+int gf_trace_begin(gf_trace *t, size_t max_events, int keep_partners, gf_err *err);
+/* Finds or adds a lane; returns its index or -1 (err filled). device: strtab id or -1. sync: on a GPU lane
+ * 1 for the synchronization lane; on a CPU lane the thread's sub-lane (GF_SUB_*); ignored on NVTX lanes. */
+int32_t gf_trace_lane(gf_trace *t, int kind, int sync, int64_t pid, int64_t tid, int32_t device, int64_t devnum,
+                      int64_t stream, gf_err *err);
+/* The same for a lane of one rank (merged traces): lanes of different ranks never merge. */
+int32_t gf_trace_lane_ranked(gf_trace *t, int32_t rank, int kind, int sync, int64_t pid, int64_t tid, int32_t device,
+                             int64_t devnum, int64_t stream, gf_err *err);
+void gf_trace_lane_set_thread_name(gf_trace *t, int32_t lane, int32_t tname);
+/* Finds or adds a stack (frame strtab ids, innermost first); returns its id or -1 on OOM. */
+int32_t gf_trace_stack(gf_trace *t, const int32_t *frames, size_t n);
+/* Room for n events in all (a hint: when the count is known in advance, as in a merge, the columns are
+ * sized once and mapped in one go instead of doubling). Bounded builds reserve at most their max. */
+int gf_trace_reserve(gf_trace *t, size_t n, gf_err *err);
+/* gf_trace_reserve whose new room is offered huge pages but not mapped: its spans are added to *later
+ * (mem.h; later->n set by the caller), for the caller to map, e.g. on a thread beside the import. */
+int gf_trace_reserve_later(gf_trace *t, size_t n, struct gf_mem_populator *later, gf_err *err);
+/* Adds one event (d may be NULL). */
+int gf_trace_add(gf_trace *t, const gf_event *e, const gf_detail *d, gf_err *err);
+/* Importers that read a table out of the model's arrival order (trace_sqlite_nvtx.c): in a keep-all build
+ * (gf_trace_keeps_all) the events added since `from` (gf_trace_added before them) are still the builder's
+ * columns, which the importer may rewrite in place (t->start[i] ... for from <= i < gf_trace_added(t));
+ * gf_trace_reorder_added puts them in the order ord (ord[k] = the old offset from `from` of the k-th; seq
+ * keeps arrival order, so they count as having arrived sorted), gf_trace_set_added_detail gives event i
+ * its details (interned as gf_trace_add would), gf_trace_drop_added forgets them (counts included). */
+int gf_trace_keeps_all(const gf_trace *t);
+/* 0 when a bounded build is full and an event of this duration would be dropped by gf_trace_add (its
+ * detail is then never read: importers may skip parsing it); 1 otherwise. */
+int gf_trace_may_keep(const gf_trace *t, int64_t dur);
+size_t gf_trace_added(const gf_trace *t);
+int gf_trace_reorder_added(gf_trace *t, size_t from, const uint32_t *ord, gf_err *err);
+int gf_trace_set_added_detail(gf_trace *t, size_t i, const gf_detail *d, gf_err *err);
+void gf_trace_drop_added(gf_trace *t, size_t from);
+/* A merge of digests (trace_digest.h): gf_trace_add no longer counts events, remembers launches or inherits
+ * stacks; the caller sets total, total_kind and launches_with_stack, and gives the launch flame's entries
+ * with gf_trace_add_flame (weights of equal (stack, leaf, gpu) are summed). Call right after begin. */
+void gf_trace_set_given(gf_trace *t);
+int gf_trace_add_flame(gf_trace *t, int32_t stack, int32_t leaf, int gpu, int64_t weight);
+/* After all events: 1 when keep_partners is on and some kept GPU work lacks its launch; the importer
+ * then offers the CUDA API events again through gf_trace_add_partner, which keeps only those wanted. */
+int gf_trace_partner_pass_needed(gf_trace *t);
+int gf_trace_add_partner(gf_trace *t, const gf_event *e, gf_err *err);
+/* Single-pass alternative for imports that read GPU work before the CUDA API calls (CSV: no stacks to
+ * inherit): after the GPU events, call this; the API events added afterwards that launched a GPU event
+ * still in the heap are set aside (at most max_events of them) and kept at finish when their GPU event
+ * survived. Returns 0 or -1 (OOM). */
+int gf_trace_collect_partners(gf_trace *t, gf_err *err);
+/* Sorts by start, builds the arrays and lane labels. */
+int gf_trace_finish(gf_trace *t, gf_err *err);
+/* seq of the event the last gf_trace_add took (kept or not), -1 before any; only while building. */
+int64_t gf_trace_last_seq(const gf_trace *t);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "trace_build.h"
 
 void gf_trace_csv_cols_init(gf_trace_csv_cols *c)
 {
@@ -198,7 +199,7 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
 oom:
     gf_hmap_free(&lanes);
     gf_csv_close(c);
-    return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+    return gf_oom(err, path);
 }
 
 /* "... (3)" → 3 */
@@ -309,7 +310,7 @@ oom:
     gf_hmap_free(&lanes);
     gf_hmap_free(&names);
     gf_csv_close(c);
-    return gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", path);
+    return gf_oom(err, path);
 }
 
 int gf_trace_import_csv(gf_trace *t, const char *api_path, const gf_trace_csv_cols *api, const char *gpu_path,

@@ -48,7 +48,7 @@ int gf_devctx_load(gf_devctx *d, sqlite3 *db, const char *path, gf_err *err)
             int64_t *v = gf_hmap_put(&d->map, ctx_key(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)), dev, &ins);
             if (!v) {
                 sqlite3_finalize(st);
-                return gf_errf(err, GF_EXIT_ERROR, "out of memory");
+                return gf_oom(err, NULL);
             }
             if (!ins && *v != dev)
                 *v = AMBIGUOUS;
@@ -101,7 +101,7 @@ int gf_devctx_warn(gf_devctx *d, gf_trace *t, gf_err *err)
                              "%lld synchronization row%s belong to contexts whose kernels and copies ran on several "
                              "devices: left under the recorded device",
                              (long long)d->mixed, d->mixed == 1 ? "" : "s");
-    return bad ? gf_errf(err, GF_EXIT_ERROR, "out of memory") : 0;
+    return bad ? gf_oom(err, NULL) : 0;
 }
 
 void gf_devctx_free(gf_devctx *d)

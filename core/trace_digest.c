@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "mem.h"
+#include "trace.h"
 #include "trace_build.h"
+#include "trace_build_int.h"
+#include "trace_trim.h"
 
 typedef struct dg {
     const gf_trace *s;

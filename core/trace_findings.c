@@ -4,7 +4,7 @@
  * sorter is stable, a temp b-tree adds a sequence number), and inserts in table (rowid) order:
  * gf_trace.seq keeps that order. */
 #include "trace_findings.h"
-#include "trace_findings_int.h"
+#include "trace.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -110,7 +110,7 @@ int gf_find_nvtx_range(const gf_trace *t, const char *spec, int64_t *start, int6
         const char *nm = gf_strtab_get(t->str, t->name[i], &nl);
         if (strcmp(nm, "(unnamed)") == 0 || nl > sl || memcmp(nm, spec, nl) != 0)
             continue;
-        const gf_detail *d = det(t, i);
+        const gf_detail *d = t->detail[i] >= 0 ? &t->details[t->detail[i]] : NULL;
         const char *rest = spec + nl;
         if (d && d->domain >= 0) {
             if (rest[0] != '@' || strcmp(rest + 1, gf_strtab_get(t->str, d->domain, NULL)) != 0)
@@ -121,7 +121,7 @@ int gf_find_nvtx_range(const gf_trace *t, const char *spec, int64_t *start, int6
         *start = t->start[i];
         *end = t->start[i] + t->dur[i];
         *pid = t->pid[i];
-        *tid = lane_tid(t, i);
+        *tid = t->lane[i] >= 0 ? (int32_t)t->lanes[t->lane[i]].tid : -1;
         return 1;
     }
     return 0;

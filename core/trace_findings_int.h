@@ -1,4 +1,4 @@
-/* Private to the findings primitives (findings.c, findings_nsys.c, findings_own.c): the helpers they
+/* Private to the rules' findings primitives (trace_findings_nsys.c, trace_findings_own.c): the helpers they
  * share. Not a public header: nothing outside those files includes it. */
 #ifndef GF_FINDINGS_INT_H
 #define GF_FINDINGS_INT_H
@@ -8,11 +8,6 @@
 
 #include "trace_findings.h"
 #include "mem.h"
-
-static inline int oom(gf_err *err)
-{
-    return gf_errf(err, GF_EXIT_ERROR, "findings: out of memory");
-}
 
 static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
 {

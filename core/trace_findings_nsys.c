@@ -2,11 +2,13 @@
  * gpu-starv and gpu-low-util, following nsys 2022.4's SQL step by step; the comments name the statement
  * each step reproduces (rules/<rule>.py; gpustats.py builds the GPU operation table). Ties of an ORDER BY
  * ... LIMIT are broken by table order (gf_trace.seq), as SQLite's stable sorter does. */
-#include "trace_findings.h"
+#include "trace_findings_nsys.h"
 #include "trace_findings_int.h"
+#include "trace_rawnames.h"
 
 #include <math.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +28,7 @@ int gf_find_api_calls(const gf_trace *t, const gf_fwin *w, const gf_like_set *na
 {
     name_memo m;
     if (memo_init(&m, t) != 0)
-        return oom(err);
+        return gf_oom(err, "findings");
     size_t *v = NULL, nv = 0, cap = 0;
     for (size_t i = 0; i < t->n; i++) {
         if (t->kind[i] != GF_EV_API || !memo_match(&m, t, names, gf_trace_event_raw_name(t, i)) ||
@@ -35,7 +37,7 @@ int gf_find_api_calls(const gf_trace *t, const gf_fwin *w, const gf_like_set *na
         if (grow((void **)&v, &cap, nv + 1, sizeof *v) != 0) {
             free(m.v);
             free(v);
-            return oom(err);
+            return gf_oom(err, "findings");
         }
         v[nv++] = i;
     }
@@ -125,7 +127,7 @@ int gf_find_copies(const gf_trace *t, const gf_fwin *w, const gf_copy_query *q, 
      * filtered, joined on correlationId alone), in table order */
     name_memo m;
     if (memo_init(&m, t) != 0)
-        return oom(err);
+        return gf_oom(err, "findings");
     gf_hmap head;
     gf_hmap_init(&head);
     size_t *api = NULL, napi = 0, capi = 0;
@@ -179,7 +181,7 @@ fail:
     free(next);
     free(out);
     gf_hmap_free(&head);
-    return oom(err);
+    return gf_oom(err, "findings");
 }
 
 /* ---- the GPU operation table of gpustats.py, per (process, device) ---- */
@@ -307,7 +309,7 @@ fail:
     gf_hmap_free(&idx);
 fail2:
     groups_free(G);
-    return oom(err);
+    return gf_oom(err, "findings");
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -512,7 +514,7 @@ int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_
         nout = (size_t)limit;
     if (stable_sort(out, nout, sizeof *out, cmp_gap) != 0) {
         free(out);
-        return oom(err);
+        return gf_oom(err, "findings");
     }
     if (limit >= 0 && (size_t)limit < nout)
         nout = (size_t)limit;
@@ -523,7 +525,7 @@ fail:
     free(starts);
     free(out);
     groups_free(&G);
-    return oom(err);
+    return gf_oom(err, "findings");
 }
 
 /* ---- gpu-low-util ---- */
@@ -717,5 +719,5 @@ fail:
     free(U);
     free(out);
     groups_free(&G);
-    return oom(err);
+    return gf_oom(err, "findings");
 }

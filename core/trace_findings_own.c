@@ -1,8 +1,10 @@
 /* gpuflame's own findings primitives (findings.h): launch overhead per kernel name, CUDA graphs, busy
  * time from merged intervals per device, kernels by name per (process, device). No nsys rule to follow:
  * docs/RULES.md defines what each computes. */
-#include "trace_findings.h"
+#include "trace_findings_own.h"
 #include "trace_findings_int.h"
+#include "trace.h"
+#include "trace_rawnames.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -173,7 +175,7 @@ fail:
     free(lane_end);
     free(delays);
     free(s);
-    return oom(err);
+    return gf_oom(err, "findings");
 }
 
 /* ---- CUDA graphs ---- */
@@ -197,7 +199,7 @@ int gf_find_graphs(const gf_trace *t, const gf_fwin *w, const gf_like_set *launc
 {
     name_memo m;
     if (memo_init(&m, t) != 0)
-        return oom(err);
+        return gf_oom(err, "findings");
     gf_hmap calls, byg, seen;
     gf_hmap_init(&calls);
     gf_hmap_init(&byg);
@@ -301,7 +303,7 @@ fail:
     gf_hmap_free(&byg);
     gf_hmap_free(&seen);
     free(s);
-    return oom(err);
+    return gf_oom(err, "findings");
 }
 
 /* ---- busy time from merged intervals ---- */
@@ -479,7 +481,7 @@ static int busy_scan(const gf_trace *t, const gf_fwin *w, const gf_like_set *com
     gf_busy_row *out = malloc((na ? na : 1) * sizeof *out);
     if (!out) {
         free(acc);
-        return oom(err);
+        return gf_oom(err, "findings");
     }
     for (size_t k = 0; k < na; k++)
         busy_row_out(&out[k], &acc[k]);
@@ -493,7 +495,7 @@ fail:
     gf_hmap_free(&idx);
     free(memo.v);
     free(acc);
-    return oom(err);
+    return gf_oom(err, "findings");
 }
 
 int gf_find_busy(const gf_trace *t, const gf_fwin *w, const gf_like_set *comm, int by_rank, gf_busy_row **rows,
@@ -529,7 +531,7 @@ int gf_find_kernel_match(const gf_trace *t, const gf_fwin *w, const gf_like_set 
 {
     name_memo m;
     if (memo_init(&m, t) != 0)
-        return oom(err);
+        return gf_oom(err, "findings");
     gf_hmap idx;
     gf_hmap_init(&idx);
     match_acc *acc = NULL;
@@ -579,7 +581,7 @@ int gf_find_kernel_match(const gf_trace *t, const gf_fwin *w, const gf_like_set 
     gf_match_row *out = malloc((na ? na : 1) * sizeof *out);
     if (!out) {
         free(acc);
-        return oom(err);
+        return gf_oom(err, "findings");
     }
     size_t no = 0;
     for (size_t k = 0; k < na; k++) {
@@ -598,5 +600,5 @@ fail:
     free(m.v);
     gf_hmap_free(&idx);
     free(acc);
-    return oom(err);
+    return gf_oom(err, "findings");
 }

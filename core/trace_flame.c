@@ -2,6 +2,7 @@
  * path of each launch found by a sweep per thread, stacks aggregated in the collapse table; and its
  * speedscope file with one evented profile per stream. */
 #include "trace_flame.h"
+#include "mem.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "hmap.h"
 #include "jsonout.h"
+#include "trace_nvtx_group.h"
 
 const char *const gf_flame_level_names[GF_FL_NLEVELS] = {"process", "rank", "device", "stream",
                                                          "nvtx",    "callchain", "api", "kernel"};
@@ -28,11 +30,6 @@ typedef struct fl {
     uint32_t *ids;
     size_t idcap;
 } fl;
-
-static int oom(fl *f)
-{
-    return gf_errf(f->err, GF_EXIT_ERROR, "flamegraph: out of memory");
-}
 
 static const gf_detail *detail_of(const gf_trace *t, size_t i)
 {
@@ -64,17 +61,10 @@ static int note_raw(fl *f, uint32_t id, int32_t raw)
     gf_flame_raw *r = f->o->raw;
     if (!r || !f->t->nvtx_group.n)
         return 0;
-    if (r->n == r->cap) {
-        size_t nc = r->cap ? r->cap * 2 : 64;
-        uint32_t *a = realloc(r->frame, nc * sizeof *a);
-        if (a)
-            r->frame = a;
-        int32_t *b = a ? realloc(r->name, nc * sizeof *b) : NULL;
-        if (!b)
-            return -1;
-        r->name = b;
-        r->cap = nc;
-    }
+    void **const cols[] = {(void **)&r->frame, (void **)&r->name};
+    const size_t elem[] = {sizeof *r->frame, sizeof *r->name};
+    if (gf_grow_cols(cols, elem, 2, &r->cap, r->n + 1, 64) != 0)
+        return -1;
     r->frame[r->n] = id;
     r->name[r->n++] = raw;
     return 0;
@@ -118,17 +108,10 @@ static int32_t trie_child(fl *f, int32_t parent, uint32_t frame)
         return -2;
     if (!ins)
         return (int32_t)*v;
-    if (f->tn == f->tcap) {
-        size_t nc = f->tcap ? f->tcap * 2 : 256;
-        int32_t *p = realloc(f->tparent, nc * sizeof *p);
-        if (p)
-            f->tparent = p;
-        uint32_t *q = p ? realloc(f->tframe, nc * sizeof *q) : NULL;
-        if (!q)
-            return -2;
-        f->tframe = q;
-        f->tcap = nc;
-    }
+    void **const cols[] = {(void **)&f->tparent, (void **)&f->tframe};
+    const size_t elem[] = {sizeof *f->tparent, sizeof *f->tframe};
+    if (gf_grow_cols(cols, elem, 2, &f->tcap, f->tn + 1, 256) != 0)
+        return -2;
     f->tparent[f->tn] = parent;
     f->tframe[f->tn] = frame;
     return (int32_t)f->tn++;
@@ -171,7 +154,7 @@ static int sweep_thread(fl *f, const uint32_t *calls, size_t nc, uint32_t *range
         free(act);
         free(path);
         free(prev);
-        return oom(f);
+        return gf_oom(f->err, "flamegraph");
     }
     size_t na = 0, ri = 0, np = 0;
     int32_t prev_node = -1;
@@ -198,7 +181,7 @@ static int sweep_thread(fl *f, const uint32_t *calls, size_t nc, uint32_t *range
                 node = fr == UINT32_MAX ? -2 : trie_child(f, node, fr);
             }
             if (node < -1) {
-                rc = oom(f);
+                rc = gf_oom(f->err, "flamegraph");
                 break;
             }
             memcpy(prev, path, n * sizeof *path);
@@ -225,7 +208,7 @@ static int nvtx_paths(fl *f)
     gf_hmap_init(&nvtx_lane);
     int rc = 0;
     if (!cnt || !ev || !launch) {
-        rc = oom(f);
+        rc = gf_oom(f->err, "flamegraph");
         goto done;
     }
     for (size_t i = 0; i < t->n; i++) {
@@ -240,7 +223,7 @@ static int nvtx_paths(fl *f)
         cnt[l + 1] += cnt[l];
     size_t *fill = malloc(nl * sizeof *fill);
     if (!fill) {
-        rc = oom(f);
+        rc = gf_oom(f->err, "flamegraph");
         goto done;
     }
     memcpy(fill, cnt, nl * sizeof *fill);
@@ -250,7 +233,7 @@ static int nvtx_paths(fl *f)
     free(fill);
     for (size_t l = 0; l < t->nlanes; l++)
         if (t->lanes[l].kind == GF_LANE_NVTX && !gf_hmap_put(&nvtx_lane, thread_key(&t->lanes[l]), (int64_t)l, NULL)) {
-            rc = oom(f);
+            rc = gf_oom(f->err, "flamegraph");
             goto done;
         }
     for (size_t l = 0; l < t->nlanes && rc == 0; l++) {
@@ -273,14 +256,8 @@ static int push_id(fl *f, size_t *k, uint32_t id)
 {
     if (id == UINT32_MAX)
         return -1;
-    if (*k == f->idcap) {
-        size_t nc = f->idcap ? f->idcap * 2 : 64;
-        uint32_t *p = realloc(f->ids, nc * sizeof *p);
-        if (!p)
-            return -1;
-        f->ids = p;
-        f->idcap = nc;
-    }
+    if (GF_GROW(f->ids, f->idcap, *k + 1, 64) != 0)
+        return -1;
     f->ids[(*k)++] = id;
     return 0;
 }
@@ -393,7 +370,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
     if (ev_stack)
         evs = malloc((t->n ? t->n : 1) * sizeof *evs);
     if (!f.node || (ev_stack && !evs)) {
-        rc = oom(&f);
+        rc = gf_oom(f.err, "flamegraph");
         goto done;
     }
     int32_t *in_step = NULL;
@@ -416,14 +393,14 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
             continue;
         long k = stack_of(&f, i);
         if (k < 0) {
-            rc = oom(&f);
+            rc = gf_oom(f.err, "flamegraph");
             goto done;
         }
         if (k == 0) { /* no level had a frame for it (levels = {"nvtx"} outside every range): counted as its leaf */
             size_t z = 0;
             int kind = t->kind[i] == GF_EV_KERNEL ? GF_FRAME_KERNEL : GF_FRAME_COPY;
             if (push_id(&f, &z, str_frame(&f, t->name[i], kind)) != 0) {
-                rc = oom(&f);
+                rc = gf_oom(f.err, "flamegraph");
                 goto done;
             }
             k = 1;
@@ -501,7 +478,7 @@ static int write_evented(void *ctx, FILE *out, gf_err *err)
         free(cnt);
         free(fill);
         free(evi);
-        return gf_errf(err, GF_EXIT_ERROR, "speedscope: out of memory");
+        return gf_oom(err, "speedscope");
     }
     for (size_t i = 0; i < t->n && left > 0; i++) /* the earliest max_events operations, bucketed by stream */
         if (c->evs[i] >= 0) {
@@ -534,7 +511,7 @@ int gf_trace_write_gpu_speedscope(const gf_trace *t, const gf_gpu_flame_opts *o,
     gf_stacks *s = gf_stacks_new();
     int32_t *evs = NULL;
     if (!s)
-        return gf_errf(err, GF_EXIT_ERROR, "speedscope: out of memory");
+        return gf_oom(err, "speedscope");
     int rc = gf_trace_gpu_stacks(t, o, s, &evs, err);
     if (rc == 0) {
         ev_ctx c = {t, s, evs, max_events};

@@ -210,14 +210,9 @@ static void get_strings(rd *r, gf_trace *t)
             r->failed = 1;
             break;
         }
-        if (len + 1 > cap) {
-            char *nb = realloc(buf, len + 1);
-            if (!nb) {
-                r->failed = 1;
-                break;
-            }
-            buf = nb;
-            cap = len + 1;
+        if (GF_GROW(buf, cap, len + 1, 64) != 0) {
+            r->failed = 1;
+            break;
         }
         get(r, buf, 1, len);
         /* ids are dense and in insertion order: interning in the saved order gives back the same ids */
@@ -294,7 +289,7 @@ gf_trace *gf_trace_load(FILE *f, uint64_t max_bytes, gf_err *err)
     }
     gf_trace *t = gf_trace_new();
     if (!t) {
-        gf_errf(err, GF_EXIT_ERROR, "trace load: out of memory");
+        gf_oom(err, "trace load");
         return NULL;
     }
     get_strings(&r, t);

@@ -2,6 +2,7 @@
  * (Perfetto / chrome://tracing, Kineto-style ac2g flows) and folded launch stacks. All stream to a
  * FILE*; nothing is built in memory first. */
 #include "trace.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include "trace_pack.h"
 #include "trace_rows.h"
 #include "trace_view.h"
+#include "trace_json.h"
+#include "trace_nvtx_group.h"
 
 static void jstr(FILE *out, const gf_trace *t, int32_t id)
 {
@@ -44,14 +47,8 @@ static int64_t fnode_get(ftree *tr, int32_t parent, int32_t frame)
         return -1;
     if (!ins)
         return *v;
-    if (tr->len == tr->cap) {
-        size_t nc = tr->cap ? tr->cap * 2 : 1024;
-        fnode *q = realloc(tr->n, nc * sizeof *q);
-        if (!q)
-            return -1;
-        tr->n = q;
-        tr->cap = nc;
-    }
+    if (GF_GROW(tr->n, tr->cap, tr->len + 1, 1024) != 0)
+        return -1;
     fnode *x = &tr->n[tr->len];
     x->frame = frame;
     x->parent = parent;
@@ -411,7 +408,7 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     page_maps pm;
     double vs, ve;
     if (page_maps_init(t, &pm, NULL, 0, 0) != 0)
-        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+        return gf_oom(err, "timeline");
     /* the event columns compress on workers (limits.threads) while the rows, the opening view and the head
      * are found and written (the detail column waits for the rows) */
     gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, NULL, o ? o->compress : 0, NULL, 0, 1};
@@ -428,7 +425,7 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     if (rc != 0) {
         gf_trace_pack_free(job);
         page_maps_free(&pm);
-        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+        return gf_oom(err, "timeline");
     }
     write_head(t, out, o, &pm, t->n, vs, ve);
     if (gf_trace_pack_write(job, out, err) != 0) {
@@ -452,7 +449,7 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     fputs("],\"launchFlame\":", out);
     if (write_launch_flame(t, out, pm.nmap, gf_strtab_count(t->str), o ? o->flame_min_fraction : 0) != 0) {
         page_maps_free(&pm);
-        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+        return gf_oom(err, "timeline");
     }
     fputs(",\"warnings\":[", out);
     for (size_t w = 0; w < t->nwarnings; w++) {
@@ -499,7 +496,7 @@ int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_
     page_maps pm;
     if (!only || page_maps_init(t, &pm, only, nonly, 1) != 0) {
         free(only);
-        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+        return gf_oom(err, "timeline");
     }
     write_head(t, out, o, &pm, t->n, vs, ve);
     gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, pm.row, 0, only, nonly, 0};
@@ -636,7 +633,7 @@ int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err)
     uint8_t *row = NULL;
     if (!tr || gf_trace_lane_rows(t, &row) != 0) {
         free(tr);
-        return gf_errf(err, GF_EXIT_ERROR, "chrome-trace: out of memory");
+        return gf_oom(err, "chrome-trace");
     }
     /* overlapping calls of a CPU thread are not properly nested X events of one track: each nesting row
      * is a track of its own (NVTX push/pop ranges nest properly and stay on their lane's track) */
@@ -802,16 +799,8 @@ int gf_trace_write_launch_folded(const gf_trace *t, FILE *out, gf_err *err)
 static int put_frame(char **buf, size_t *len, size_t *cap, const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = suffix ? strlen(suffix) : 0;
-    if (*len + n + m + 1 > *cap) {
-        size_t c = *cap ? *cap : 256;
-        while (c < *len + n + m + 1)
-            c *= 2;
-        char *q = realloc(*buf, c);
-        if (!q)
-            return -1;
-        *buf = q;
-        *cap = c;
-    }
+    if (gf_grow((void **)buf, cap, *len + n + m + 1, 1, 256) != 0)
+        return -1;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         (*buf)[(*len)++] = c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c;
@@ -835,21 +824,16 @@ int gf_trace_launch_stacks(const gf_trace *t, gf_stacks *s, int gpu_only, gf_err
         if (gpu_only && !fe->gpu)
             continue;
         size_t a = t->stack_off[fe->stack], b = t->stack_off[fe->stack + 1], depth = b - a + 1;
-        if (depth > idcap) {
-            uint32_t *q = realloc(ids, depth * sizeof *q);
-            if (!q) {
-                rc = gf_errf(err, GF_EXIT_ERROR, "launch stacks: out of memory");
-                break;
-            }
-            ids = q;
-            idcap = depth;
+        if (GF_GROW(ids, idcap, depth, 64) != 0) {
+            rc = gf_oom(err, "launch stacks");
+            break;
         }
         size_t k = 0;
         for (size_t f = b; f-- > a;) {
             size_t len = 0;
             if (put_frame(&buf, &len, &cap, gf_strtab_get(t->str, t->frames[f], NULL), NULL) != 0 ||
                 (ids[k++] = gf_stacks_intern(s, buf, len)) == UINT32_MAX) {
-                rc = gf_errf(err, GF_EXIT_ERROR, "launch stacks: out of memory");
+                rc = gf_oom(err, "launch stacks");
                 break;
             }
         }
@@ -858,7 +842,7 @@ int gf_trace_launch_stacks(const gf_trace *t, gf_stacks *s, int gpu_only, gf_err
         size_t len = 0;
         if (put_frame(&buf, &len, &cap, gf_strtab_get(t->str, fe->leaf, NULL), fe->gpu ? "_[G]" : NULL) != 0 ||
             (ids[k++] = gf_stacks_intern(s, buf, len)) == UINT32_MAX) {
-            rc = gf_errf(err, GF_EXIT_ERROR, "launch stacks: out of memory");
+            rc = gf_oom(err, "launch stacks");
             break;
         }
         if (gf_stacks_add_ids(s, ids, k, fe->weight, err) != 0)

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 
 #include "trace.h"
+#include "trace_nvtx_group.h"
+#include "mem.h"
 
 static int cmp_i32(const void *a, const void *b)
 {
@@ -26,14 +28,8 @@ int gf_trace_nvtx_name_ids(const gf_trace *t, int32_t **ids, size_t *n, gf_err *
             goto oom;
         if (!ins)
             continue;
-        if (k == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            int32_t *p = realloc(out, nc * sizeof *p);
-            if (!p)
-                goto oom;
-            out = p;
-            cap = nc;
-        }
+        if (GF_GROW(out, cap, k + 1, 64) != 0)
+            goto oom;
         out[k++] = t->name[i];
     }
     gf_hmap_free(&seen);
@@ -45,7 +41,7 @@ int gf_trace_nvtx_name_ids(const gf_trace *t, int32_t **ids, size_t *n, gf_err *
 oom:
     gf_hmap_free(&seen);
     free(out);
-    return gf_errf(err, GF_EXIT_ERROR, "nvtx names: out of memory");
+    return gf_oom(err, "nvtx names");
 }
 
 int gf_trace_set_nvtx_group(gf_trace *t, const int32_t *raw, const char *const *text, const size_t *len, size_t n,
@@ -61,7 +57,7 @@ int gf_trace_set_nvtx_group(gf_trace *t, const int32_t *raw, const char *const *
         int32_t id = gf_strtab_intern(t->str, text[k], len[k]);
         if (id < 0 || (id != raw[k] && !gf_hmap_put(&m, (uint64_t)(uint32_t)raw[k], id, NULL))) {
             gf_hmap_free(&m);
-            return gf_errf(err, GF_EXIT_ERROR, "nvtx groups: out of memory");
+            return gf_oom(err, "nvtx groups");
         }
     }
     gf_hmap_free(&t->nvtx_group);

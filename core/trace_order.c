@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_build.h"
+#include "trace_build_int.h"
+#include "trace_order.h"
 
 /* Keep-all columns: arrival order is the index (seq is only written at finish). */
 static int cmp_order_cols(const void *a, const void *b, void *trace)

@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include "hmap.h"
+#include "mem.h"
 #include "jsonout.h"
 #include "trace_pack.h"
 
@@ -275,14 +276,8 @@ static int sink_deflate(const unsigned char *d, size_t len, int last, void *arg)
     z->next_in = (Bytef *)d;
     z->avail_in = (uInt)len;
     for (;;) {
-        if (o->zlen == o->zcap) {
-            size_t nc = o->zcap ? o->zcap * 2 : 256 * 1024;
-            unsigned char *b = realloc(o->z, nc);
-            if (!b)
-                return -1;
-            o->z = b;
-            o->zcap = nc;
-        }
+        if (GF_GROW(o->z, o->zcap, o->zlen + 1, 256 * 1024) != 0)
+            return -1;
         z->next_out = o->z + o->zlen;
         z->avail_out = (uInt)(o->zcap - o->zlen);
         int rc = deflate(z, last ? Z_FINISH : Z_NO_FLUSH);
@@ -364,7 +359,7 @@ int gf_trace_pack_start(const gf_trace *t, const gf_pack_maps *m, int threads, g
             free(j->uniq);
         }
         free(j);
-        return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory");
+        return gf_oom(err, "timeline");
     }
     j->t = t;
     j->m = *m;

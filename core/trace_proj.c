@@ -1,9 +1,9 @@
-/* NVTX ranges projected onto the GPU as timeline events (trace.h gf_trace_add_nvtx_proj).
+/* NVTX ranges projected onto the GPU as timeline events (trace_proj.h gf_trace_add_nvtx_proj).
  *
  * The projection is nsys's nvtx_gpu_proj_trace, computed by core/stats_nvtx_proj.c (so the events equal that
  * report's rows: name, projected start and duration, RangeId). The NVTX ranges come from the SQLite export;
  * the CUDA calls and their GPU work come from the trace itself when the import says its events are those
- * rows exactly (trace.h calls_exact; issue 29: the second read of the export was a third of the timeline's
+ * rows exactly (trace_types.h calls_exact; issue 29: the second read of the export was a third of the timeline's
  * time), else from the export too. Each projected range becomes an NVTX event on a lane of its own per
  * (device of its first GPU op, launching thread), placed right after that device's stream lanes, so the
  * pages and the Chrome export show it under the device. The new events are merged into the finished
@@ -20,6 +20,8 @@
 #include "stats_nvtx.h"
 #include "hmap.h"
 #include "mem.h"
+#include "trace_proj_merge.h"
+#include "trace_trim.h"
 
 typedef struct pev {
     int64_t start, dur, rowid, pid, tid;
@@ -29,11 +31,6 @@ typedef struct pev {
     const char *nm; /* the name in the export's string table, until interned in the trace's */
     size_t nl;
 } pev;
-
-static int oom(gf_err *err)
-{
-    return gf_errf(err, GF_EXIT_ERROR, "nvtx projection: out of memory");
-}
 
 /* Ranges that project onto the same span: the enclosing one first, as they nest on their thread, then the
  * export's row order (equal ranges only) */
@@ -324,20 +321,10 @@ static int op_groups(const gf_trace *t, gidx *gi, int64_t **gmin, int64_t **gmax
                 (*gmax)[v] = end;
             continue;
         }
-        if (*ng == cap) {
-            size_t nc = cap ? cap * 2 : 4096;
-            int64_t *a = realloc(*gmin, nc * sizeof *a);
-            if (a)
-                *gmin = a;
-            int64_t *b = a ? realloc(*gmax, nc * sizeof *b) : NULL;
-            if (b)
-                *gmax = b;
-            int32_t *c = b ? realloc(*gdev, nc * sizeof *c) : NULL;
-            if (!c)
-                return -1;
-            *gdev = c;
-            cap = nc;
-        }
+        void **const cols[] = {(void **)gmin, (void **)gmax, (void **)gdev};
+        const size_t elem[] = {sizeof **gmin, sizeof **gmax, sizeof **gdev};
+        if (gf_grow_cols(cols, elem, 3, &cap, *ng + 1, 4096) != 0)
+            return -1;
         (*gmin)[*ng] = t->start[i];
         (*gmax)[*ng] = end;
         (*gdev)[*ng] = (int32_t)t->lanes[t->lane[i]].devnum;
@@ -426,7 +413,7 @@ static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t 
     free(lord);
     if (r < 0) {
         free(c);
-        return oom(err);
+        return gf_oom(err, "nvtx projection");
     }
     if (r > 0) {
         free(c);
@@ -515,7 +502,7 @@ out:
         gf_strtab_free(ns);
     if (!*given)
         gf_snv_free(s);
-    return rc == 0 ? 0 : oom(err);
+    return rc == 0 ? 0 : gf_oom(err, "nvtx projection");
 }
 
 /* The read-only half's result (trace_proj.h gf_proj_part): the projected ranges, their start order, and the
@@ -610,8 +597,8 @@ static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part
     }
     pev *pv = NULL;
     if (rc == 0 && k) { /* pv owns the memory now: the unused tail goes back */
-        pv = realloc(mem, k * sizeof *pv);
-        pv = pv ? pv : (pev *)mem;
+        (void)gf_resize((void **)&mem, k, sizeof *pv); /* kept as it was when the shrink fails */
+        pv = (pev *)mem;
         s.r = NULL;
         s.n = 0;
     }
@@ -620,12 +607,12 @@ static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part
         int64_t *dur = malloc(k * sizeof *dur);
         uint8_t *keep = calloc(k, 1);
         if (!dur || !keep) {
-            rc = oom(err);
+            rc = gf_oom(err, "nvtx projection");
         } else {
             for (size_t i = 0; i < k; i++)
                 dur[i] = pv[i].dur;
             if (gf_topn_select(dur, k, max, keep) < 0) {
-                rc = oom(err);
+                rc = gf_oom(err, "nvtx projection");
             } else {
                 size_t w = 0;
                 for (size_t i = 0; i < k; i++)
@@ -770,14 +757,14 @@ static int add_lanes(gf_trace *t, pev *pv, size_t np, gf_err *err)
     size_t ng = 0;
     int32_t *gid = NULL;
     if (find_groups(pv, np, &grp, &ng, &gid) != 0)
-        return oom(err);
+        return gf_oom(err, "nvtx projection");
     int64_t *after = malloc((ng + 1) * sizeof *after);
     int32_t *gdev = malloc((ng + 1) * sizeof *gdev);
     int32_t *lmap = malloc((t->nlanes + 1) * sizeof *lmap);
     gf_lane *nl = malloc((t->nlanes + ng + 1) * sizeof *nl);
     int rc = 0;
     if (!after || !gdev || !lmap || !nl) {
-        rc = oom(err);
+        rc = gf_oom(err, "nvtx projection");
         goto done;
     }
     int64_t last_gpu = -1, last_cpu = -1;
@@ -806,7 +793,7 @@ static int add_lanes(gf_trace *t, pev *pv, size_t np, gf_err *err)
             if (after[q] != l)
                 continue;
             if (make_lane(t, &pv[grp[q].first], gdev[q], &nl[w]) != 0) {
-                rc = oom(err);
+                rc = gf_oom(err, "nvtx projection");
                 goto done;
             }
             grp[q].lane = (int32_t)w++;
@@ -871,14 +858,14 @@ int gf_proj_read(const gf_trace *t, const char *sqlite_path, size_t max, gf_proj
         return 0;
     gf_proj_part *p = calloc(1, sizeof *p);
     if (!p)
-        return oom(err);
+        return gf_oom(err, "nvtx projection");
     if (collect(t, sqlite_path, max, p, err) != 0) {
         free(p);
         return -1;
     }
     if (p->np && sort_start(p->pv, p->np, &p->ord) != 0) {
         gf_proj_free(p);
-        return oom(err);
+        return gf_oom(err, "nvtx projection");
     }
     *out = p;
     return 0;
@@ -895,9 +882,9 @@ int gf_proj_merge(gf_trace *t, gf_proj_part *p, int threads, size_t *added, gf_e
     gf_proj_newev ne;
     memset(&ne, 0, sizeof ne);
     /* the names' tables live until here: the export's strings until it is closed */
-    int rc = intern_names(t, p->pv, np, p->nsid) != 0 ? oom(err) : add_lanes(t, p->pv, np, err);
+    int rc = intern_names(t, p->pv, np, p->nsid) != 0 ? gf_oom(err, "nvtx projection") : add_lanes(t, p->pv, np, err);
     if (rc == 0 && take_events(p->pv, p->ord, np, &ne) != 0)
-        rc = oom(err);
+        rc = gf_oom(err, "nvtx projection");
     gf_proj_free(p);
     if (rc == 0)
         rc = gf_proj_merge_events(t, &ne, np, threads, err);

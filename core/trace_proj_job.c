@@ -1,4 +1,4 @@
-/* The timeline's NVTX projection on a second thread while the rules run on the calling one (trace.h
+/* The timeline's NVTX projection on a second thread while the rules run on the calling one (trace_proj_job.h
  * gf_trace_nvtx_proj_start/finish): the thread runs the projection's read-only half (trace_proj.h
  * gf_proj_read: the calls, GPU work and ranges read from the trace, the export's tables, the sweep and the
  * sort, all in its own memory); finish joins it and merges on the calling thread (gf_proj_merge), so the
@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "trace_proj.h"
+#include "trace_proj_job.h"
 
 struct gf_nvtx_proj_job {
     const gf_trace *t;
@@ -50,7 +51,7 @@ gf_nvtx_proj_job *gf_trace_nvtx_proj_start(const gf_trace *t, const char *sqlite
     gf_nvtx_proj_job *j = calloc(1, sizeof *j);
     if (!j || !(j->path = strdup(sqlite_path))) {
         free(j);
-        gf_errf(err, GF_EXIT_ERROR, "nvtx projection: out of memory");
+        gf_oom(err, "nvtx projection");
         return NULL;
     }
     j->t = t;

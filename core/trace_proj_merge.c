@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "trace.h"
-#include "trace_proj.h"
+#include "mem.h"
+#include "trace_proj_merge.h"
 
 void gf_proj_newev_free(gf_proj_newev *ne)
 {
@@ -22,10 +23,8 @@ void gf_proj_newev_free(gf_proj_newev *ne)
 
 #define GROW_COL(col)                                                                                      \
     do {                                                                                                   \
-        void *c_ = realloc(t->col, nn * sizeof *t->col);                                                   \
-        if (!c_)                                                                                           \
+        if (GF_RESIZE(t->col, nn) != 0)                                                                    \
             goto fail;                                                                                     \
-        t->col = c_;                                                                                       \
     } while (0)
 
 #define MERGE_COL(col, new_v)                                                                              \
@@ -82,7 +81,7 @@ int gf_proj_merge_events(gf_trace *t, const gf_proj_newev *ne, size_t np, int th
     size_t n = t->n, nn = n + np;
     uint8_t *isnew = malloc(nn ? nn : 1);
     if (!isnew)
-        return gf_errf(err, GF_EXIT_ERROR, "nvtx projection: out of memory");
+        return gf_oom(err, "nvtx projection");
     for (size_t i = 0, k = 0, w = 0; w < nn; w++) { /* an old event first when both start together */
         isnew[w] = k < np && (i >= n || ne->start[k] < t->start[i]);
         if (isnew[w])
@@ -114,5 +113,5 @@ int gf_proj_merge_events(gf_trace *t, const gf_proj_newev *ne, size_t np, int th
     return 0;
 fail:
     free(isnew);
-    return gf_errf(err, GF_EXIT_ERROR, "nvtx projection: out of memory");
+    return gf_oom(err, "nvtx projection");
 }

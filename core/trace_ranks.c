@@ -1,5 +1,8 @@
 #include "trace_ranks.h"
+#include "mem.h"
+#include "trace_build.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,7 +72,7 @@ static int32_t dst_lane(gf_trace *d, msrc *m, gf_hmap *lanes, int32_t l, int64_t
     if (sl->tname >= 0)
         gf_trace_lane_set_thread_name(d, nl, map_str(d, m, sl->tname));
     if (!gf_hmap_put(lanes, key, nl, NULL))
-        return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory"), -1;
+        return gf_oom(err, "merge"), -1;
     return nl;
 }
 
@@ -93,10 +96,10 @@ static int make_event(gf_trace *d, msrc *m, gf_hmap *lanes, size_t i, gf_event *
     if (sl && e->lane < 0)
         return -1;
     if ((e->name = map_str(d, m, s->name[i])) < 0)
-        return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+        return gf_oom(err, "merge");
     e->stack = s->stack[i] >= 0 ? map_stack(d, m, s->stack[i]) : -1;
     if (e->stack == -3)
-        return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+        return gf_oom(err, "merge");
     if (s->detail[i] < 0)
         return 0;
     *dt = s->details[s->detail[i]];
@@ -111,10 +114,10 @@ static int digest_prelude(gf_trace *d, msrc *m, gf_hmap *lanes, const int64_t *t
 {
     for (size_t k = 0; k < m->nstr; k++)
         if (map_str(d, m, (int32_t)k) < 0)
-            return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+            return gf_oom(err, "merge");
     for (size_t k = 0; k < m->s->nstacks; k++)
         if (map_stack(d, m, (int32_t)k) < 0)
-            return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+            return gf_oom(err, "merge");
     for (size_t k = 0; k < ntouch; k++) {
         int64_t l = touch[2 * k];
         if (l < 0 || (size_t)l >= m->s->nlanes)
@@ -139,7 +142,7 @@ static int digest_aggregates(gf_trace *d, msrc *ms, size_t nsrc, gf_err *err)
             const gf_flame_entry *fe = &s->flame[e];
             int32_t st = map_stack(d, &ms[i], fe->stack), leaf = map_str(d, &ms[i], fe->leaf);
             if (st < 0 || leaf < 0 || gf_trace_add_flame(d, st, leaf, fe->gpu, fe->weight) != 0)
-                return gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+                return gf_oom(err, "merge");
         }
     }
     return 0;
@@ -246,7 +249,7 @@ static int merge_impl(gf_trace *dst, gf_trace *const *src, size_t nsrc, const in
     ret = gf_trace_finish(dst, err);
     goto done;
 oom:
-    gf_errf(err, GF_EXIT_ERROR, "merge: out of memory");
+    gf_oom(err, "merge");
 done:
     for (size_t i = 0; ms && i < nsrc; i++) {
         free(ms[i].str);
@@ -321,13 +324,8 @@ int gf_trace_processes(const gf_trace *t, const char *const *prefixes, size_t np
         if (!v)
             goto oom;
         if (ins) {
-            if (np == cap) {
-                cap = cap ? cap * 2 : 8;
-                gf_proc_info *q = realloc(p, cap * sizeof *q);
-                if (!q)
-                    goto oom;
-                p = q;
-            }
+            if (GF_GROW(p, cap, np + 1, 8) != 0)
+                goto oom;
             memset(&p[np], 0, sizeof p[np]);
             p[np].pid = pid;
             for (int k = 0; k < 8; k++)
@@ -366,7 +364,7 @@ int gf_trace_processes(const gf_trace *t, const char *const *prefixes, size_t np
 oom:
     gf_hmap_free(&idx);
     free(p);
-    return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    return gf_oom(err, "trace");
 }
 
 static int has_prefix(const char *s, const char *const *pre, size_t n)
@@ -450,13 +448,8 @@ int gf_trace_rank_stats(const gf_trace *t, const char *const *nccl_prefixes, siz
                 if (t->start[i] < p->start + p->dur && t->start[i] + t->dur[i] <= p->start + p->dur)
                     continue;
             }
-            if (rs->niters == icap[r]) {
-                icap[r] = icap[r] ? icap[r] * 2 : 16;
-                gf_rank_iter *q = realloc(rs->iters, icap[r] * sizeof *q);
-                if (!q)
-                    goto oom;
-                rs->iters = q;
-            }
+            if (GF_GROW(rs->iters, icap[r], (size_t)rs->niters + 1, 16) != 0)
+                goto oom;
             rs->iters[rs->niters++] = (gf_rank_iter){nm, t->start[i], t->dur[i], 0, 0};
         }
     }
@@ -507,7 +500,7 @@ oom:
     free(open);
     free(icap);
     free(cls);
-    return gf_errf(err, GF_EXIT_ERROR, "rank stats: out of memory");
+    return gf_oom(err, "rank stats");
 }
 
 static int cmp_total(const void *a, const void *b)
@@ -537,13 +530,8 @@ int gf_trace_rank_kernel_totals(const gf_trace *t, int kind, gf_rank_total **out
         if (!p)
             goto oom;
         if (ins) {
-            if (nv == cap) {
-                cap = cap ? cap * 2 : 64;
-                gf_rank_total *q = realloc(v, cap * sizeof *q);
-                if (!q)
-                    goto oom;
-                v = q;
-            }
+            if (GF_GROW(v, cap, nv + 1, 64) != 0)
+                goto oom;
             v[nv++] = (gf_rank_total){r, t->name[i], 0, 0};
         }
         v[*p].total_ns += t->dur[i];
@@ -558,5 +546,5 @@ int gf_trace_rank_kernel_totals(const gf_trace *t, int kind, gf_rank_total **out
 oom:
     gf_hmap_free(&idx);
     free(v);
-    return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+    return gf_oom(err, "trace");
 }

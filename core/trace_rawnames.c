@@ -7,6 +7,8 @@
  * both. So the first recorded name of each display name is kept per name (one entry per name), and only
  * a call recorded under another one is kept per event, by seq (none in an ordinary export). */
 #include "trace.h"
+#include "trace_build.h"
+#include "trace_rawnames.h"
 
 int gf_trace_note_raw_name(gf_trace *t, int32_t name, int32_t raw)
 {

@@ -3,7 +3,12 @@
  * (callchain id → stack, (pid, correlation id) → launch in trace_build.c): no quadratic scans, and nothing is
  * ever written to the user's file (opened read-only and immutable). */
 #include "trace_sqlite.h"
+#include "mem.h"
+#include "trace.h"
+#include "trace_build.h"
+#include "trace_sqlite_imp.h"
 #include "trace_sqlite_int.h"
+#include "trace_sqlite_nvtx.h"
 #include "trace_devctx.h"
 #include "sqlite_export.h"
 #include "sqlite_callchain.h"
@@ -16,6 +21,7 @@
 
 #include "stats.h"
 #include "threads.h"
+#include "trace_rawnames.h"
 
 
 #define MAX_CALLCHAIN_ID (1 << 26)
@@ -25,15 +31,10 @@ static int cc_set(imp *m, int64_t id, int32_t stack)
     if (id < 0 || id >= MAX_CALLCHAIN_ID)
         return 0; /* not representable: the launch simply shows no stack */
     if ((size_t)id >= m->ncc) {
-        size_t nc = m->ncc ? m->ncc : 1024;
-        while (nc <= (size_t)id)
-            nc *= 2;
-        int32_t *q = realloc(m->cc, nc * sizeof *q);
-        if (!q)
+        size_t old = m->ncc;
+        if (GF_GROW(m->cc, m->ncc, (size_t)id + 1, 1024) != 0)
             return -1;
-        memset(q + m->ncc, 0xff, (nc - m->ncc) * sizeof *q);
-        m->cc = q;
-        m->ncc = nc;
+        memset(m->cc + old, 0xff, (m->ncc - old) * sizeof *m->cc);
     }
     m->cc[id] = stack;
     return 0;
@@ -46,37 +47,6 @@ static inline int32_t cc_get(const imp *m, int64_t id)
 
 typedef gf_sqlq query;
 
-static int db_fail(imp *m, const char *what)
-{
-    return gf_sqlite_fail(m->db, m->path, what, m->err);
-}
-
-/* Prepares SELECT <the columns that exist> FROM table <tail>. Returns 1 prepared, 0 table absent or a
- * required column (the first nreq) missing, -1 error. */
-static int prepare(imp *m, query *q, const char *table, const char *const *cols, int ncols, int nreq,
-                   const char *tail)
-{
-    return gf_sqlite_prepare_cols(m->db, m->path, q, table, cols, ncols, nreq, tail, m->err);
-}
-
-static int step_fail(imp *m, query *q, int rc)
-{
-    gf_sqlq_finalize(q);
-    return rc == SQLITE_DONE ? 0 : db_fail(m, q->table);
-}
-
-static int oom(imp *m)
-{
-    return gf_errf(m->err, GF_EXIT_ERROR, "%s: out of memory", m->path);
-}
-
-static int32_t str_of(imp *m, int64_t id)
-{
-    if (id < 0 || id >= m->nsid)
-        return -1;
-    return m->sid[id];
-}
-
 /* ---- StringIds, threads, devices ---- */
 
 static int load_strings(imp *m)
@@ -84,12 +54,12 @@ static int load_strings(imp *m)
     static const char *const cols[] = {"id", "value"};
     query q;
     sqlite3_stmt *mx;
-    int r = prepare(m, &q, "StringIds", cols, 2, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "StringIds", cols, 2, 2, NULL);
     if (r <= 0)
         return r;
     if (sqlite3_prepare_v2(m->db, "SELECT max(id) FROM StringIds", -1, &mx, NULL) != SQLITE_OK) {
         gf_sqlq_finalize(&q);
-        return db_fail(m, "StringIds");
+        return gf_tsq_db_fail(m, "StringIds");
     }
     int64_t maxid = sqlite3_step(mx) == SQLITE_ROW ? sqlite3_column_int64(mx, 0) : -1;
     sqlite3_finalize(mx);
@@ -103,7 +73,7 @@ static int load_strings(imp *m)
     m->apiname = malloc((size_t)m->nsid * sizeof *m->apiname);
     if (!m->sid || !m->apiname) {
         gf_sqlq_finalize(&q);
-        return oom(m);
+        return gf_oom(m->err, m->path);
     }
     memset(m->sid, 0xff, (size_t)m->nsid * sizeof *m->sid);
     for (int64_t i = 0; i < m->nsid; i++)
@@ -117,12 +87,12 @@ static int load_strings(imp *m)
         int32_t s = gf_strtab_intern(m->t->str, v, (size_t)sqlite3_column_bytes(q.st, 1));
         if (s < 0) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
         m->sid[id] = s;
     }
     gf_sqlq_finalize(&q);
-    return rc == SQLITE_DONE ? 0 : db_fail(m, "StringIds");
+    return rc == SQLITE_DONE ? 0 : gf_tsq_db_fail(m, "StringIds");
 }
 
 /* The display name: cudaLaunchKernel_v7000 → cudaLaunchKernel by the reports' rule (gf_stats_api_name);
@@ -146,19 +116,19 @@ static int load_threads(imp *m)
 {
     static const char *const cols[] = {"globalTid", "nameId"};
     query q;
-    int r = prepare(m, &q, "ThreadNames", cols, 2, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "ThreadNames", cols, 2, 2, NULL);
     if (r <= 0)
         return r;
     int rc;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
-        int32_t s = str_of(m, gf_sqlq_i64(&q, 1, -1));
+        int32_t s = gf_tsq_str_of(m, gf_sqlq_i64(&q, 1, -1));
         if (s >= 0 && !gf_hmap_put(&m->tname, (uint64_t)gf_sqlq_i64(&q, 0, 0), s, NULL)) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
     }
     gf_sqlq_finalize(&q);
-    return rc == SQLITE_DONE ? 0 : db_fail(m, "ThreadNames");
+    return rc == SQLITE_DONE ? 0 : gf_tsq_db_fail(m, "ThreadNames");
 }
 
 static int load_devices(imp *m)
@@ -166,7 +136,7 @@ static int load_devices(imp *m)
     static const char *const gcols[] = {"id", "name"};
     static const char *const ccols[] = {"gpuId", "cudaId"};
     query q;
-    int r = prepare(m, &q, "TARGET_INFO_GPU", gcols, 2, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "TARGET_INFO_GPU", gcols, 2, 2, NULL);
     if (r < 0)
         return r;
     int rc;
@@ -176,25 +146,25 @@ static int load_devices(imp *m)
             int32_t s = gf_strtab_intern_cstr(m->t->str, v ? v : "GPU");
             if (s < 0 || !gf_hmap_put(&m->gpuname, (uint64_t)gf_sqlq_i64(&q, 0, 0), s, NULL)) {
                 gf_sqlq_finalize(&q);
-                return oom(m);
+                return gf_oom(m->err, m->path);
             }
         }
         gf_sqlq_finalize(&q);
         if (rc != SQLITE_DONE)
-            return db_fail(m, "TARGET_INFO_GPU");
+            return gf_tsq_db_fail(m, "TARGET_INFO_GPU");
     }
-    r = prepare(m, &q, "TARGET_INFO_CUDA_DEVICE", ccols, 2, 2, NULL);
+    r = gf_tsq_prepare(m, &q, "TARGET_INFO_CUDA_DEVICE", ccols, 2, 2, NULL);
     if (r <= 0)
         return r;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int ins;
         if (!gf_hmap_put(&m->cudadev, (uint64_t)gf_sqlq_i64(&q, 1, 0), gf_sqlq_i64(&q, 0, 0), &ins)) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
     }
     gf_sqlq_finalize(&q);
-    return rc == SQLITE_DONE ? 0 : db_fail(m, "TARGET_INFO_CUDA_DEVICE");
+    return rc == SQLITE_DONE ? 0 : gf_tsq_db_fail(m, "TARGET_INFO_CUDA_DEVICE");
 }
 
 static int32_t device_name(imp *m, int64_t dev)
@@ -215,79 +185,6 @@ static int32_t device_name(imp *m, int64_t dev)
     return s;
 }
 
-static int32_t cpu_lane(imp *m, int nvtx, int64_t gtid)
-{
-    uint64_t key = ((uint64_t)gtid << 1) | (uint64_t)nvtx;
-    int64_t *v = gf_hmap_get(&m->cpulane, key);
-    if (v)
-        return (int32_t)*v;
-    int64_t pid = (gtid >> 24) & 0xFFFFFF, tid = gtid & 0xFFFFFF;
-    int32_t l = gf_trace_lane(m->t, nvtx ? GF_LANE_NVTX : GF_LANE_CPU, 0, pid, tid, -1, -1, -1, m->err);
-    if (l < 0)
-        return -1;
-    int64_t *tn = gf_hmap_get(&m->tname, (uint64_t)gtid);
-    if (tn)
-        gf_trace_lane_set_thread_name(m->t, l, (int32_t)*tn);
-    if (!gf_hmap_put(&m->cpulane, key, l, NULL))
-        return oom(m), -1;
-    return l;
-}
-
-/* trace.h calls_exact: a globalTid or globalPid's bits 48 and up (host and VM) are those of the others */
-static void exact_hi(imp *m, int64_t gid)
-{
-    int64_t hi = (int64_t)((uint64_t)gid & ~(uint64_t)0xFFFFFFFFFFFFull);
-    if (!m->have_hi) {
-        m->have_hi = 1;
-        m->gid_hi = hi;
-    } else if (hi != m->gid_hi) {
-        m->calls_inexact = 1;
-    }
-}
-
-int32_t gf_tsq_str_of(imp *m, int64_t id)
-{
-    return str_of(m, id);
-}
-
-void gf_tsq_exact_hi(imp *m, int64_t gid)
-{
-    exact_hi(m, gid);
-}
-
-int32_t gf_tsq_cpu_lane(imp *m, int nvtx, int64_t gtid)
-{
-    return cpu_lane(m, nvtx, gtid);
-}
-
-int gf_tsq_prepare(imp *m, gf_sqlq *q, const char *table, const char *const *cols, int ncols, int nreq,
-                   const char *tail)
-{
-    return prepare(m, q, table, cols, ncols, nreq, tail);
-}
-
-int gf_tsq_step_fail(imp *m, gf_sqlq *q, int rc)
-{
-    return step_fail(m, q, rc);
-}
-
-int gf_tsq_oom(imp *m)
-{
-    return oom(m);
-}
-
-static int populate_some(void *arg)
-{
-    return gf_mem_populate_some(&((imp *)arg)->pop);
-}
-
-void gf_tsq_prefetch(imp *m, gf_sqlq *q, uint64_t textcols)
-{
-    gf_sqlq_prefetch(q, m->threads, textcols);
-    if (m->pop.n)
-        gf_sqlq_idle(q, populate_some, m);
-}
-
 static int32_t gpu_lane(imp *m, int sync, int64_t dev, int64_t stream)
 {
     if (stream == 0xFFFFFFFFll)
@@ -298,12 +195,12 @@ static int32_t gpu_lane(imp *m, int sync, int64_t dev, int64_t stream)
         return (int32_t)*v;
     int32_t dn = device_name(m, dev);
     if (dn < 0)
-        return oom(m), -1;
+        return gf_oom(m->err, m->path), -1;
     int32_t l = gf_trace_lane(m->t, GF_LANE_GPU, sync, -1, -1, dn, dev, stream, m->err);
     if (l < 0)
         return -1;
     if (!gf_hmap_put(&m->gpulane, key, l, NULL))
-        return oom(m), -1;
+        return gf_oom(m->err, m->path), -1;
     return l;
 }
 
@@ -317,7 +214,7 @@ static int callchains_in_order(imp *m)
 {
     static const char *const cols[] = {"id", "stackDepth"};
     query q;
-    int r = prepare(m, &q, "CUDA_CALLCHAINS", cols, 2, 2, "NOT INDEXED"); /* not its (id, stackDepth) key */
+    int r = gf_tsq_prepare(m, &q, "CUDA_CALLCHAINS", cols, 2, 2, "NOT INDEXED"); /* not its (id, stackDepth) key */
     if (r <= 0)
         return r;
     int64_t pid = INT64_MIN, pdepth = INT64_MIN;
@@ -329,7 +226,7 @@ static int callchains_in_order(imp *m)
     }
     if (!ordered)
         return gf_sqlq_finalize(&q), 0;
-    return step_fail(m, &q, rc) == 0 ? 1 : -1;
+    return gf_tsq_step_fail(m, &q, rc) == 0 ? 1 : -1;
 }
 
 static int load_callchains(imp *m, int want)
@@ -338,7 +235,7 @@ static int load_callchains(imp *m, int want)
     query q;
     int r = callchains_in_order(m);
     if (r >= 0)
-        r = prepare(m, &q, "CUDA_CALLCHAINS", cols, 6, 2, r ? "NOT INDEXED" : "ORDER BY id, stackDepth");
+        r = gf_tsq_prepare(m, &q, "CUDA_CALLCHAINS", cols, 6, 2, r ? "NOT INDEXED" : "ORDER BY id, stackDepth");
     if (r < 0)
         return r;
     if (r == 0) {
@@ -353,7 +250,7 @@ static int load_callchains(imp *m, int want)
     m->fc_frame = malloc((size_t)(m->nsid ? m->nsid : 1) * sizeof *m->fc_frame);
     if (!m->fc_mod || !m->fc_frame) {
         gf_sqlq_finalize(&q);
-        return oom(m);
+        return gf_oom(m->err, m->path);
     }
     memset(m->fc_frame, 0xff, (size_t)(m->nsid ? m->nsid : 1) * sizeof *m->fc_frame);
     int32_t *fr = NULL;
@@ -368,7 +265,7 @@ static int load_callchains(imp *m, int want)
         if (id != cur && cur >= 0 && nfr) {
             int32_t s = gf_trace_stack(m->t, fr, nfr);
             if (s < 0 || cc_set(m, cur, s) != 0) {
-                ret = oom(m);
+                ret = gf_oom(m->err, m->path);
                 break;
             }
             nfr = 0;
@@ -378,7 +275,7 @@ static int load_callchains(imp *m, int want)
         cur = id;
         rows++;
         int64_t sym = gf_sqlq_i64(&q, 2, -1), mod = gf_sqlq_i64(&q, 3, -1);
-        int32_t ssym = str_of(m, sym), smod = str_of(m, mod);
+        int32_t ssym = gf_tsq_str_of(m, sym), smod = gf_tsq_str_of(m, mod);
         int32_t f = -1;
         uint64_t key = ((uint64_t)(uint32_t)(ssym + 1) << 32) | (uint32_t)(smod + 1);
         if (ssym >= 0 && m->fc_frame[sym] >= 0 && m->fc_mod[sym] == smod) {
@@ -409,7 +306,7 @@ static int load_callchains(imp *m, int want)
                                       : snprintf(buf, sizeof buf, "%s", symtxt);
             f = gf_strtab_intern(m->t->str, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
             if (f < 0 || (ssym >= 0 && !gf_hmap_put(&fcache, key, f, NULL))) {
-                ret = oom(m);
+                ret = gf_oom(m->err, m->path);
                 break;
             }
         }
@@ -417,19 +314,14 @@ static int load_callchains(imp *m, int want)
             m->fc_frame[sym] = f;
             m->fc_mod[sym] = smod;
         }
-        if (nfr == capfr) {
-            capfr = capfr ? capfr * 2 : 64;
-            int32_t *nf = realloc(fr, capfr * sizeof *nf);
-            if (!nf) {
-                ret = oom(m);
-                break;
-            }
-            fr = nf;
+        if (GF_GROW(fr, capfr, nfr + 1, 64) != 0) {
+            ret = gf_oom(m->err, m->path);
+            break;
         }
         fr[nfr++] = f;
     }
     if (ret == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW)
-        ret = db_fail(m, "CUDA_CALLCHAINS");
+        ret = gf_tsq_db_fail(m, "CUDA_CALLCHAINS");
     gf_sqlq_finalize(&q);
     free(fr);
     gf_hmap_free(&fcache);
@@ -452,14 +344,14 @@ static void exact_op(imp *m, const query *q, const gf_event *e, int64_t gpid, in
         (e->corr == -1 && gf_sqlq_null(q, 4)) || (gpid == 0 && gf_sqlq_null(q, 5)) || (gpid & 0xFFFFFF) != 0 ||
         dev < 0 || dev > 0xFFFF || (dev == 0 && gf_sqlq_null(q, 2)))
         m->calls_inexact = 1;
-    exact_hi(m, gpid);
+    gf_tsq_exact_hi(m, gpid);
 }
 
 static int import_runtime(imp *m, int partner_pass)
 {
     static const char *const cols[] = {"start", "end", "globalTid", "correlationId", "nameId", "callchainId"};
     query q;
-    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 6, 3, NULL);
+    int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 6, 3, NULL);
     if (r <= 0)
         return r;
     gf_tsq_prefetch(m, &q, 0);
@@ -476,23 +368,23 @@ static int import_runtime(imp *m, int partner_pass)
         if ((e.start == 0 && gf_sqlq_null(&q, 0)) || e.dur < 0 || (e.dur == 0 && gf_sqlq_null(&q, 1)) ||
             (gtid == 0 && gf_sqlq_null(&q, 2)) || (e.corr == -1 && gf_sqlq_null(&q, 3)))
             m->calls_inexact = 1;
-        exact_hi(m, gtid);
+        gf_tsq_exact_hi(m, gtid);
         if (m->ncc && !gf_sqlq_null(&q, 5))
             e.stack = cc_get(m, gf_sqlq_i64(&q, 5, 0) + m->ccshift);
         int32_t raw;
-        if ((e.lane = cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, gf_sqlq_i64(&q, 4, -1), &raw)) < 0) {
+        if ((e.lane = gf_tsq_cpu_lane(m, 0, gtid)) < 0 || (e.name = api_name(m, gf_sqlq_i64(&q, 4, -1), &raw)) < 0) {
             gf_sqlq_finalize(&q);
-            return e.lane < 0 ? -1 : oom(m);
+            return e.lane < 0 ? -1 : gf_oom(m->err, m->path);
         }
         int bad = partner_pass ? gf_trace_add_partner(m->t, &e, m->err) : gf_trace_add(m->t, &e, NULL, m->err);
         if (bad == 0 && !partner_pass && gf_trace_note_raw_name(m->t, e.name, raw) != 0)
-            bad = oom(m);
+            bad = gf_oom(m->err, m->path);
         if (bad != 0) {
             gf_sqlq_finalize(&q);
             return -1;
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 static int import_kernels(imp *m)
@@ -502,7 +394,7 @@ static int import_kernels(imp *m)
                                        "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
                                        "contextId", "graphNodeId", "graphId"};
     query q;
-    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 20, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, 20, 2, NULL);
     if (r <= 0)
         return r;
     gf_tsq_prefetch(m, &q, 0);
@@ -518,12 +410,12 @@ static int import_kernels(imp *m)
         e.kind = GF_EV_KERNEL;
         e.stack = -1;
         exact_op(m, &q, &e, gpid, dev);
-        int32_t nm = str_of(m, gf_sqlq_i64(&q, 6, -1));
+        int32_t nm = gf_tsq_str_of(m, gf_sqlq_i64(&q, 6, -1));
         if (nm < 0)
-            nm = str_of(m, gf_sqlq_i64(&q, 7, -1));
+            nm = gf_tsq_str_of(m, gf_sqlq_i64(&q, 7, -1));
         if (nm < 0 && (nm = gf_strtab_intern_cstr(m->t->str, "?")) < 0) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
         e.name = nm;
         if ((e.lane = gpu_lane(m, 0, dev, gf_sqlq_i64(&q, 3, -1))) < 0) {
@@ -546,7 +438,7 @@ static int import_kernels(imp *m)
             return -1;
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 static const char *const copy_fallback[] = {"Unknown", "Host-to-Device", "Device-to-Host", "Host-to-Array",
@@ -564,10 +456,10 @@ static int load_enum(imp *m, const char *table, const char *const *fb, int nfb, 
         out[i] = -1;
     for (int i = 0; i < nfb && i < nout; i++)
         if ((out[i] = gf_strtab_intern_cstr(m->t->str, fb[i])) < 0)
-            return oom(m);
+            return gf_oom(m->err, m->path);
     static const char *const cols[] = {"id", "label"};
     query q;
-    int r = prepare(m, &q, table, cols, 2, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, table, cols, 2, 2, NULL);
     if (r <= 0)
         return r;
     int rc;
@@ -576,10 +468,10 @@ static int load_enum(imp *m, const char *table, const char *const *fb, int nfb, 
         const char *v = (const char *)sqlite3_column_text(q.st, 1);
         if (id >= 0 && id < nout && v && (out[id] = gf_strtab_intern_cstr(m->t->str, v)) < 0) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 static int8_t small_kind(const query *q, int i)
@@ -601,7 +493,7 @@ static int import_copies(imp *m, int memset_table)
                                         "bytes", "contextId", "memKind"};
     query q;
     const char *table = memset_table ? "CUPTI_ACTIVITY_KIND_MEMSET" : "CUPTI_ACTIVITY_KIND_MEMCPY";
-    int r = memset_table ? prepare(m, &q, table, scols, 9, 2, NULL) : prepare(m, &q, table, ccols, 13, 2, NULL);
+    int r = memset_table ? gf_tsq_prepare(m, &q, table, scols, 9, 2, NULL) : gf_tsq_prepare(m, &q, table, ccols, 13, 2, NULL);
     if (r <= 0)
         return r;
     int32_t labels[64], names[64];
@@ -616,14 +508,14 @@ static int import_copies(imp *m, int memset_table)
                      labels[i] >= 0 ? gf_strtab_get(m->t->str, labels[i], NULL) : "Unknown");
             if ((names[i] = gf_strtab_intern_cstr(m->t->str, buf)) < 0) {
                 gf_sqlq_finalize(&q);
-                return oom(m);
+                return gf_oom(m->err, m->path);
             }
         }
     }
     int32_t msname = gf_strtab_intern_cstr(m->t->str, "[CUDA memset]");
     if (msname < 0) {
         gf_sqlq_finalize(&q);
-        return oom(m);
+        return gf_oom(m->err, m->path);
     }
     gf_tsq_prefetch(m, &q, 0); /* after load_enum: the connection is the reader's from here */
     int rc;
@@ -666,7 +558,7 @@ static int import_copies(imp *m, int memset_table)
             return -1;
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 static int import_sync(imp *m)
@@ -674,7 +566,7 @@ static int import_sync(imp *m)
     static const char *const cols[] = {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
                                        "syncType", "contextId"};
     query q;
-    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, 8, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, 8, 2, NULL);
     if (r <= 0)
         return r;
     int32_t labels[16];
@@ -705,7 +597,7 @@ static int import_sync(imp *m)
             return -1;
         }
     }
-    r = step_fail(m, &q, rc);
+    r = gf_tsq_step_fail(m, &q, rc);
     if (r == 0)
         r = gf_devctx_warn(&dc, m->t, m->err);
     gf_devctx_free(&dc);
@@ -722,13 +614,13 @@ static int import_nvtx(imp *m)
     query q;
     gf_hmap domains; /* (pid, domainId) → strtab id */
     gf_hmap_init(&domains);
-    r = prepare(m, &q, "NVTX_EVENTS", dcols, 5, 2, "WHERE eventType = 75");
+    r = gf_tsq_prepare(m, &q, "NVTX_EVENTS", dcols, 5, 2, "WHERE eventType = 75");
     if (r <= 0)
         return r;
     int rc;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t pid = (gf_sqlq_i64(&q, 0, 0) >> 24) & 0xFFFFFF;
-        int32_t s = str_of(m, gf_sqlq_i64(&q, 2, -1));
+        int32_t s = gf_tsq_str_of(m, gf_sqlq_i64(&q, 2, -1));
         size_t len;
         const char *txt;
         if (s < 0 && (txt = gf_sqlq_text(&q, 3, &len)))
@@ -736,10 +628,10 @@ static int import_nvtx(imp *m)
         if (s >= 0 && !gf_hmap_put(&domains, ((uint64_t)pid << 32) ^ (uint64_t)gf_sqlq_i64(&q, 1, 0), s, NULL)) {
             gf_sqlq_finalize(&q);
             gf_hmap_free(&domains);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
     }
-    if (step_fail(m, &q, rc) != 0) {
+    if (gf_tsq_step_fail(m, &q, rc) != 0) {
         gf_hmap_free(&domains);
         return -1;
     }
@@ -751,7 +643,7 @@ static int import_nvtx(imp *m)
             last = sqlite3_column_int64(mx, 0);
         sqlite3_finalize(mx);
     }
-    r = prepare(m, &q, "NVTX_EVENTS", cols, 7, 4,
+    r = gf_tsq_prepare(m, &q, "NVTX_EVENTS", cols, 7, 4,
                 "WHERE eventType IN (59, 60, 70, 71, 34) ORDER BY globalTid, start, "
                 "coalesce(end, CASE eventType WHEN 34 THEN start ELSE 9223372036854775807 END) DESC");
     if (r <= 0) {
@@ -777,7 +669,7 @@ static int import_nvtx(imp *m)
         e.stack = -1;
         /* the registered string (textId) wins over inline text, as nsys's reports name a range
          * (nvtxpptrace.py / nvtxgpuproj.py: `WHEN sid.value NOT NULL THEN sid.value ... ELSE e.text`) */
-        int32_t nm = str_of(m, gf_sqlq_i64(&q, 5, -1));
+        int32_t nm = gf_tsq_str_of(m, gf_sqlq_i64(&q, 5, -1));
         size_t len;
         const char *txt;
         if (nm < 0 && (txt = gf_sqlq_text(&q, 4, &len)))
@@ -794,7 +686,7 @@ static int import_nvtx(imp *m)
             d.nvtx_level = gf_tsq_nest_level(&nest, gtid, end);
         else if (et == 34)
             d.nvtx_level = GF_NVTX_MARK;
-        if ((e.lane = cpu_lane(m, 1, gtid)) < 0) {
+        if ((e.lane = gf_tsq_cpu_lane(m, 1, gtid)) < 0) {
             gf_sqlq_finalize(&q);
             gf_hmap_free(&domains);
             return -1;
@@ -806,7 +698,7 @@ static int import_nvtx(imp *m)
         }
     }
     gf_hmap_free(&domains);
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 /* PROFILER_OVERHEAD (the profiler's own work, which nsys's GPU rules count as GPU time) */
@@ -814,7 +706,7 @@ static int import_overhead(imp *m)
 {
     static const char *const cols[] = {"start", "end", "globalTid", "nameId"};
     query q;
-    int r = prepare(m, &q, "PROFILER_OVERHEAD", cols, 4, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "PROFILER_OVERHEAD", cols, 4, 2, NULL);
     if (r <= 0)
         return r;
     int rc;
@@ -822,13 +714,13 @@ static int import_overhead(imp *m)
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t gtid = gf_sqlq_i64(&q, 2, 0);
         gf_overhead o = {gf_sqlq_i64(&q, 0, 0), gf_sqlq_i64(&q, 1, 0), (int32_t)((gtid >> 24) & 0xFFFFFF),
-                         (int32_t)(gtid & 0xFFFFFF), str_of(m, gf_sqlq_i64(&q, 3, -1)), seq++};
+                         (int32_t)(gtid & 0xFFFFFF), gf_tsq_str_of(m, gf_sqlq_i64(&q, 3, -1)), seq++};
         if (gf_trace_add_overhead(m->t, &o) != 0) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 /* CUPTI_ACTIVITY_KIND_GRAPH_TRACE: graphs traced as a whole (--cuda-graph-trace=graph) */
@@ -837,7 +729,7 @@ static int import_graph_trace(imp *m)
     static const char *const cols[] = {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
                                        "globalPid", "graphId", "graphExecId"};
     query q;
-    int r = prepare(m, &q, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", cols, 9, 2, NULL);
+    int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", cols, 9, 2, NULL);
     if (r <= 0)
         return r;
     int rc;
@@ -847,10 +739,10 @@ static int import_graph_trace(imp *m)
                            (int32_t)gf_sqlq_i64(&q, 2, -1), (int32_t)gf_sqlq_i64(&q, 3, -1), gf_sqlq_i64(&q, 4, -1)};
         if (gf_trace_add_graph_exec(m->t, &g) != 0) {
             gf_sqlq_finalize(&q);
-            return oom(m);
+            return gf_oom(m->err, m->path);
         }
     }
-    return step_fail(m, &q, rc);
+    return gf_tsq_step_fail(m, &q, rc);
 }
 
 static int probe_tables(imp *m)
@@ -873,7 +765,7 @@ static int probe_tables(imp *m)
     for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
         int h = gf_sqlite_has_table(m->db, tabs[i].name);
         if (h < 0)
-            return db_fail(m, tabs[i].name);
+            return gf_tsq_db_fail(m, tabs[i].name);
         if (h)
             m->t->tables |= tabs[i].bit;
     }
@@ -903,7 +795,7 @@ static int reserve_events(imp *m)
             n += (size_t)sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
         if (rc != SQLITE_ROW)
-            return db_fail(m, "count(*)");
+            return gf_tsq_db_fail(m, "count(*)");
     }
     if (m->threads < 2 || !gf_trace_keeps_all(m->t))
         return gf_trace_reserve(m->t, n, m->err);

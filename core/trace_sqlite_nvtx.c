@@ -12,13 +12,18 @@
  * While a range waits for the sort its columns hold: corr = coalesce(end, INT64_MAX) (the sort key), lane =
  * the thread's ordinal, name = a StringIds name, -1 (none) or -(k + 2) for the k-th distinct inline text,
  * stack = eventType | NULL_START | NULL_END, detail = index of its domainId in dom[] or -1. */
+#include "trace_build.h"
+#include "trace_sqlite_imp.h"
 #include "trace_sqlite_int.h"
+#include "trace_sqlite_nvtx.h"
 
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mem.h"
+#include "trace.h"
 
 enum { NULL_START = 1 << 8, NULL_END = 1 << 9 };
 enum { C_START, C_END, C_TYPE, C_TID, C_TEXT, C_TEXTID, C_DOMAIN, NCOLS, C_ROWID = NCOLS, C_EGT };
@@ -39,7 +44,7 @@ typedef struct nvscan {
     gf_hmap domains;  /* (pid, domainId) → strtab id of the domain's name */
     int64_t maxa, maxb; /* max(coalesce(end, start)), max(start) over every row */
     int havea, haveb;
-    int with_rid;       /* the query reads rowid and endGlobalTid (trace.h nvtx_rowid) */
+    int with_rid;       /* the query reads rowid and endGlobalTid (trace_types.h nvtx_rowid) */
     uint32_t *rid;      /* the ranges' rowids (UINT32_MAX: ended on another thread), as they arrive */
     size_t nrid, rid_cap;
 } nvscan;
@@ -74,12 +79,10 @@ static int32_t thread_of(nvscan *s, int64_t gtid, int isnull)
         if (!ins)
             return s->last_thr = (int32_t)*v;
     }
-    if (s->nthr >= INT32_MAX || gf_grow((void **)&s->tgtid, &s->thr_cap, s->nthr + 1, sizeof *s->tgtid, 16) != 0)
+    void **const cols[] = {(void **)&s->tgtid, (void **)&s->tnull};
+    const size_t elem[] = {sizeof *s->tgtid, sizeof *s->tnull};
+    if (s->nthr >= INT32_MAX || gf_grow_cols(cols, elem, 2, &s->thr_cap, s->nthr + 1, 16) != 0)
         return -1;
-    uint8_t *nn = realloc(s->tnull, s->thr_cap);
-    if (!nn)
-        return -1;
-    s->tnull = nn;
     s->tgtid[s->nthr] = gtid;
     s->tnull[s->nthr] = (uint8_t)isnull;
     if (isnull)
@@ -107,7 +110,7 @@ static int domain_row(nvscan *s, gf_sqlq *q, int64_t gtid)
     return 0;
 }
 
-/* trace.h nvtx_rowid: the range's rowid (UINT32_MAX when it ended on another thread: the projection reads
+/* trace_types.h nvtx_rowid: the range's rowid (UINT32_MAX when it ended on another thread: the projection reads
  * only `endGlobalTid IS NULL`); bad: a value the projection reads otherwise than this import. -1 on OOM. */
 static int exact_range(nvscan *s, gf_sqlq *q, int64_t gtid, int mark, int bad)
 {
@@ -129,14 +132,14 @@ static int range_row(nvscan *s, gf_sqlq *q, int64_t et, int64_t gtid, int tnull,
     gf_trace *t = m->t;
     int32_t th = thread_of(s, gtid, tnull);
     if (th < 0)
-        return th == -2 ? 1 : gf_tsq_oom(m);
+        return th == -2 ? 1 : gf_oom(m->err, m->path);
     int32_t nm = gf_tsq_str_of(m, gf_sqlq_i64(q, C_TEXTID, -1));
     size_t len;
     const char *txt;
     if (nm < 0 && (txt = gf_sqlq_text(q, C_TEXT, &len))) {
         int32_t k = gf_strtab_intern(s->text, txt, len);
         if (k < 0)
-            return gf_tsq_oom(m);
+            return gf_oom(m->err, m->path);
         nm = -(k + 2);
     }
     gf_event e;
@@ -154,10 +157,10 @@ static int range_row(nvscan *s, gf_sqlq *q, int64_t et, int64_t gtid, int tnull,
     int64_t dom = gf_sqlq_i64(q, C_DOMAIN, 0);
     if (s->with_rid && exact_range(s, q, gtid, et == 34, tnull || snull || enull || e.dur < 0 || nm == -1 || dom < 0 ||
                                                             dom > (int64_t)UINT32_MAX) != 0)
-        return gf_tsq_oom(m);
+        return gf_oom(m->err, m->path);
     if (dom) {
         if (gf_grow((void **)&s->dom, &s->dom_cap, s->ndom + 1, sizeof *s->dom, 64) != 0)
-            return gf_tsq_oom(m);
+            return gf_oom(m->err, m->path);
         s->dom[s->ndom] = dom;
         t->detail[gf_trace_added(t) - 1] = (int32_t)s->ndom++;
     }
@@ -191,7 +194,7 @@ static int scan(nvscan *s, gf_sqlq *q)
         int64_t gtid = tt == SQLITE_NULL ? 0 : gf_sqlq_i64(q, C_TID, 0);
         int r = 0;
         if (et == 75)
-            r = domain_row(s, q, gtid) != 0 ? gf_tsq_oom(s->m) : 0;
+            r = domain_row(s, q, gtid) != 0 ? gf_oom(s->m->err, s->m->path) : 0;
         else if (et == 59 || et == 60 || et == 70 || et == 71)
             r = range_row(s, q, et, gtid, tt == SQLITE_NULL, snull, enull);
         else if (et == 34) /* an NVTX mark (trace.h GF_NVTX_MARK) */
@@ -245,7 +248,7 @@ static int sort_block(nvscan *s)
     s->trank = malloc((s->nthr ? s->nthr : 1) * sizeof *s->trank);
     int ret;
     if (!byrank || !at || !ord || !s->trank) {
-        ret = gf_tsq_oom(s->m);
+        ret = gf_oom(s->m->err, s->m->path);
         goto out;
     }
     for (size_t k = 0; k < s->nthr; k++)
@@ -270,7 +273,7 @@ static int sort_block(nvscan *s)
     if (ret == 0 && s->rid) { /* the rowids follow their ranges */
         uint32_t *r = malloc((n ? n : 1) * sizeof *r);
         if (!r) {
-            ret = gf_tsq_oom(s->m);
+            ret = gf_oom(s->m->err, s->m->path);
             goto out;
         }
         for (size_t k = 0; k < n; k++)
@@ -294,7 +297,7 @@ static int settle_block(nvscan *s, int64_t last)
     size_t ntext = gf_strtab_count(s->text);
     s->textmap = malloc((ntext ? ntext : 1) * sizeof *s->textmap);
     if (unnamed < 0 || !s->textmap)
-        return gf_tsq_oom(m);
+        return gf_oom(m->err, m->path);
     memset(s->textmap, 0xff, (ntext ? ntext : 1) * sizeof *s->textmap);
     gf_tsq_nest nest = {.tid = -1};
     gf_detail d;
@@ -310,7 +313,7 @@ static int settle_block(nvscan *s, int64_t last)
                 size_t len;
                 const char *txt = gf_strtab_get(s->text, k, &len);
                 if ((s->textmap[k] = gf_strtab_intern(t->str, txt, len)) < 0)
-                    return gf_tsq_oom(m);
+                    return gf_oom(m->err, m->path);
             }
             nm = s->textmap[k];
         }
@@ -338,7 +341,7 @@ static int settle_block(nvscan *s, int64_t last)
 }
 
 /* The same query with rowid and endGlobalTid (NULL where the export lacks it) after the columns, for
- * trace.h nvtx_rowid. 0, or -1 (q unchanged) when SQLite refuses it. */
+ * trace_types.h nvtx_rowid. 0, or -1 (q unchanged) when SQLite refuses it. */
 static int with_rowids(imp *m, gf_sqlq *q)
 {
     int egt = gf_sqlite_has_column(m->db, "NVTX_EVENTS", "endGlobalTid");
@@ -385,7 +388,7 @@ int gf_tsq_nvtx_table_order(imp *m)
     gf_hmap_init(&s.domains);
     if (!(s.text = gf_strtab_new())) {
         gf_sqlq_finalize(&q);
-        return gf_tsq_oom(m);
+        return gf_oom(m->err, m->path);
     }
     gf_tsq_prefetch(m, &q, 1u << C_TEXT); /* the connection is the reader's until q ends */
     r = scan(&s, &q);

@@ -1,5 +1,7 @@
 #include "trace_stats.h"
 
+#include "mem.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,47 +14,60 @@ static int cmp_stat(const void *a, const void *b, void *trace)
     return strcmp(gf_strtab_get(t->str, x->name, NULL), gf_strtab_get(t->str, y->name, NULL));
 }
 
-int gf_trace_name_stats(const gf_trace *t, int kind, gf_name_stat **out, size_t *n, gf_err *err)
+/* The rows of the events of one kind, one per distinct name (elem bytes, zeroed when new), in first-seen
+ * order: add(row, t, i, isnew, arg) for each event i of that kind. 0, or -1 out of memory. */
+typedef void add_fn(void *row, const gf_trace *t, size_t i, int isnew, void *arg);
+static int rows_by_name(const gf_trace *t, int kind, size_t elem, add_fn *add, void *arg, void **out, size_t *n)
 {
     gf_hmap idx;
     gf_hmap_init(&idx);
-    gf_name_stat *s = NULL;
+    void *s = NULL;
     size_t ns = 0, cap = 0;
     for (size_t i = 0; i < t->n; i++) {
         if (t->kind[i] != kind)
             continue;
         int ins;
         int64_t *v = gf_hmap_put(&idx, (uint64_t)t->name[i], (int64_t)ns, &ins);
-        if (!v)
-            goto oom;
-        if (ins) {
-            if (ns == cap) {
-                cap = cap ? cap * 2 : 64;
-                gf_name_stat *q = realloc(s, cap * sizeof *q);
-                if (!q)
-                    goto oom;
-                s = q;
-            }
-            s[ns++] = (gf_name_stat){t->name[i], 0, 0, t->dur[i], t->dur[i]};
+        if (!v || (ins && gf_grow(&s, &cap, ns + 1, elem, 64) != 0)) {
+            gf_hmap_free(&idx);
+            free(s);
+            return -1;
         }
-        gf_name_stat *x = &s[*v];
-        x->count++;
-        x->total += t->dur[i];
-        if (t->dur[i] < x->min)
-            x->min = t->dur[i];
-        if (t->dur[i] > x->max)
-            x->max = t->dur[i];
+        if (ins)
+            memset((char *)s + ns++ * elem, 0, elem);
+        add((char *)s + (size_t)*v * elem, t, i, ins, arg);
     }
     gf_hmap_free(&idx);
-    if (ns)
-        qsort_r(s, ns, sizeof *s, cmp_stat, (void *)t);
     *out = s;
     *n = ns;
     return 0;
-oom:
-    gf_hmap_free(&idx);
-    free(s);
-    return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+}
+
+static void add_name_stat(void *row, const gf_trace *t, size_t i, int isnew, void *arg)
+{
+    gf_name_stat *x = row;
+    (void)arg;
+    if (isnew)
+        *x = (gf_name_stat){t->name[i], 0, 0, t->dur[i], t->dur[i]};
+    x->count++;
+    x->total += t->dur[i];
+    if (t->dur[i] < x->min)
+        x->min = t->dur[i];
+    if (t->dur[i] > x->max)
+        x->max = t->dur[i];
+}
+
+int gf_trace_name_stats(const gf_trace *t, int kind, gf_name_stat **out, size_t *n, gf_err *err)
+{
+    void *s;
+    size_t ns;
+    if (rows_by_name(t, kind, sizeof(gf_name_stat), add_name_stat, NULL, &s, &ns) != 0)
+        return gf_oom(err, "trace");
+    if (ns)
+        qsort_r(s, ns, sizeof(gf_name_stat), cmp_stat, (void *)t);
+    *out = s;
+    *n = ns;
+    return 0;
 }
 
 static int cmp_launch(const void *a, const void *b, void *trace)
@@ -64,69 +79,59 @@ static int cmp_launch(const void *a, const void *b, void *trace)
     return strcmp(gf_strtab_get(t->str, x->name, NULL), gf_strtab_get(t->str, y->name, NULL));
 }
 
+typedef struct launch_arg {
+    const int32_t *partner;
+    int64_t late_ns;
+} launch_arg;
+
+static void add_launch_stat(void *row, const gf_trace *t, size_t i, int isnew, void *arg)
+{
+    gf_launch_stat *x = row;
+    const launch_arg *la = arg;
+    if (isnew) {
+        x->name = t->name[i];
+        x->delay_max = INT64_MIN;
+    }
+    x->kernels++;
+    x->kernel_total += t->dur[i];
+    if (la->partner[i] < 0)
+        return;
+    size_t a = (size_t)la->partner[i];
+    int64_t api = t->dur[a], delay = t->start[i] - (t->start[a] + t->dur[a]);
+    x->launched++;
+    x->api_total += api;
+    if (api > x->api_max)
+        x->api_max = api;
+    x->delay_total += delay;
+    if (delay > x->delay_max)
+        x->delay_max = delay;
+    if (t->dur[i] < api)
+        x->shorter_than_launch++;
+    if (delay > la->late_ns)
+        x->late++;
+}
+
 int gf_trace_launch_stats(const gf_trace *t, int64_t late_ns, gf_launch_stat **out, size_t *n, gf_err *err)
 {
     int32_t *p;
     if (gf_trace_partners(t, &p, err) != 0)
         return -1;
-    gf_hmap idx;
-    gf_hmap_init(&idx);
-    gf_launch_stat *s = NULL;
-    size_t ns = 0, cap = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        if (t->kind[i] != GF_EV_KERNEL)
-            continue;
-        int ins;
-        int64_t *v = gf_hmap_put(&idx, (uint64_t)t->name[i], (int64_t)ns, &ins);
-        if (!v)
-            goto oom;
-        if (ins) {
-            if (ns == cap) {
-                cap = cap ? cap * 2 : 64;
-                gf_launch_stat *q = realloc(s, cap * sizeof *q);
-                if (!q)
-                    goto oom;
-                s = q;
-            }
-            memset(&s[ns], 0, sizeof s[ns]);
-            s[ns].name = t->name[i];
-            s[ns].delay_max = INT64_MIN;
-            ns++;
-        }
-        gf_launch_stat *x = &s[*v];
-        x->kernels++;
-        x->kernel_total += t->dur[i];
-        if (p[i] < 0)
-            continue;
-        size_t a = (size_t)p[i];
-        int64_t api = t->dur[a], delay = t->start[i] - (t->start[a] + t->dur[a]);
-        x->launched++;
-        x->api_total += api;
-        if (api > x->api_max)
-            x->api_max = api;
-        x->delay_total += delay;
-        if (delay > x->delay_max)
-            x->delay_max = delay;
-        if (t->dur[i] < api)
-            x->shorter_than_launch++;
-        if (delay > late_ns)
-            x->late++;
-    }
+    launch_arg la = {p, late_ns};
+    void *rows;
+    size_t ns;
+    int rc = rows_by_name(t, GF_EV_KERNEL, sizeof(gf_launch_stat), add_launch_stat, &la, &rows, &ns);
+    free(p);
+    if (rc != 0)
+        return gf_oom(err, "trace");
+    gf_launch_stat *s = rows;
     for (size_t k = 0; k < ns; k++)
         if (!s[k].launched)
             s[k].delay_max = 0;
-    gf_hmap_free(&idx);
-    free(p);
     if (ns)
         qsort_r(s, ns, sizeof *s, cmp_launch, (void *)t);
     *out = s;
     *n = ns;
     return 0;
-oom:
-    gf_hmap_free(&idx);
-    free(p);
-    free(s);
-    return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
 }
 
 int gf_trace_gpu_idle(const gf_trace *t, int64_t short_gap_ns, gf_idle_stat **out, size_t *n, gf_err *err)
@@ -142,7 +147,7 @@ int gf_trace_gpu_idle(const gf_trace *t, int64_t short_gap_ns, gf_idle_stat **ou
         free(slot);
         free(s);
         free(cur_end);
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     }
     size_t ns = 0;
     for (size_t l = 0; l < t->nlanes; l++) {
@@ -159,7 +164,7 @@ int gf_trace_gpu_idle(const gf_trace *t, int64_t short_gap_ns, gf_idle_stat **ou
         free(slot);
         free(s);
         free(cur_end);
-        return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory");
+        return gf_oom(err, "trace");
     }
     /* events are in start order: walk each lane keeping the end of the busy interval so far */
     for (size_t i = 0; i < t->n; i++) {

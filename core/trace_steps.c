@@ -6,6 +6,8 @@
 
 #include "hmap.h"
 #include "mem.h"
+#include "trace.h"
+#include "trace_nvtx_group.h"
 
 static int oom(gf_err *err)
 {

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "gf_err.h"
-#include "trace.h"
+#include "trace_types.h"
 
 typedef struct gf_step_win {
     int64_t start, end; /* the marker range's own start and end (ns, the export's clock) */

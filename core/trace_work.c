@@ -1,5 +1,6 @@
 /* The work a capture did (trace_work.h). */
 #include "trace_work.h"
+#include "mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,13 +58,8 @@ static int work_scan(const gf_trace *t, int nvtx_depth, const gf_step_win *step,
         if (!v)
             goto oom;
         if (ins) {
-            if (nr == cap) {
-                cap = cap ? cap * 2 : 64;
-                gf_work_row *q = realloc(r, cap * sizeof *q);
-                if (!q)
-                    goto oom;
-                r = q;
-            }
+            if (GF_GROW(r, cap, nr + 1, 64) != 0)
+                goto oom;
             memset(&r[nr], 0, sizeof r[nr]);
             r[nr].kind = wk;
             r[nr].name = name;
@@ -87,7 +83,7 @@ static int work_scan(const gf_trace *t, int nvtx_depth, const gf_step_win *step,
 oom:
     gf_hmap_free(&idx);
     free(r);
-    return gf_errf(err, GF_EXIT_ERROR, "work summary: out of memory");
+    return gf_oom(err, "work summary");
 }
 
 int gf_trace_work(const gf_trace *t, int nvtx_depth, gf_work_row **out, size_t *n, gf_err *err)

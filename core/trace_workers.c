@@ -11,6 +11,7 @@
 
 #include "trace_io.h"
 #include "trace_workers.h"
+#include "trace_build.h"
 
 typedef struct slot {
     pid_t pid; /* 0: free */
@@ -30,7 +31,7 @@ static void child_import(const gf_import_job *job, size_t i)
     int rc = -1;
     gf_trace *t = gf_trace_new();
     if (!t)
-        gf_errf(&err, GF_EXIT_ERROR, "%s: out of memory", job->paths[i]);
+        gf_oom(&err, job->paths[i]);
     else if (gf_trace_begin(t, 0, job->keep_partners, &err) == 0 &&
              gf_trace_import_sqlite(t, job->paths[i], &job->sqlite, &err) == 0) {
         scratch_path(job, i, "model", path, sizeof path);
@@ -148,7 +149,7 @@ int gf_trace_import_workers(const gf_import_job *job, gf_trace **out, gf_err *er
         nw = (int)job->n;
     slot *s = calloc((size_t)(nw ? nw : 1), sizeof *s);
     if (!s)
-        return gf_errf(err, GF_EXIT_ERROR, "import: out of memory");
+        return gf_oom(err, "import");
     for (size_t i = 0; i < job->n; i++)
         out[i] = NULL;
     size_t next = 0, done = 0;

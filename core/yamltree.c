@@ -1,4 +1,5 @@
 #include "yamltree.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +9,7 @@
 #include <yaml.h>
 
 #include "fs.h"
-#include "pyjson.h"
+#include "jsonout.h"
 
 #define MAX_NODES 1000000 /* alias expansion bound ("billion laughs") */
 #define MAX_DEPTH 256
@@ -517,19 +518,11 @@ static int push_item(gf_yv *c, gf_yv *item, char *key, size_t klen)
             }
         }
     }
-    gf_yv **ni = realloc(c->items, (c->n + 1) * sizeof *ni);
-    if (!ni)
+    if (GF_RESIZE(c->items, c->n + 1) != 0)
         return -1;
-    c->items = ni;
     if (c->kind == GF_YV_MAP) {
-        char **nk = realloc(c->keys, (c->n + 1) * sizeof *nk);
-        if (!nk)
+        if (GF_RESIZE(c->keys, c->n + 1) != 0 || GF_RESIZE(c->klens, c->n + 1) != 0)
             return -1;
-        c->keys = nk;
-        size_t *nl = realloc(c->klens, (c->n + 1) * sizeof *nl);
-        if (!nl)
-            return -1;
-        c->klens = nl;
         c->keys[c->n] = key;
         c->klens[c->n] = klen;
     }
@@ -541,14 +534,8 @@ static int add_anchor(ctx *c, const char *name, gf_yv *node)
 {
     if (!name)
         return 0;
-    if (c->nanchors == c->capanchors) {
-        size_t nc = c->capanchors ? c->capanchors * 2 : 8;
-        anchor *na = realloc(c->anchors, nc * sizeof *na);
-        if (!na)
-            return -1;
-        c->anchors = na;
-        c->capanchors = nc;
-    }
+    if (GF_GROW(c->anchors, c->capanchors, c->nanchors + 1, 8) != 0)
+        return -1;
     c->anchors[c->nanchors].name = strdup(name);
     c->anchors[c->nanchors].node = node;
     if (!c->anchors[c->nanchors].name)
@@ -602,12 +589,10 @@ static int attach(ctx *c, gf_yv *node, int plain_merge_key)
                     gf_yv_free(node);
                     return 1;
                 }
-        gf_yv **nm = realloc(f->merges, (f->nmerges + 1) * sizeof *nm);
-        if (!nm) {
+        if (GF_RESIZE(f->merges, f->nmerges + 1) != 0) {
             gf_yv_free(node);
             return -1;
         }
-        f->merges = nm;
         f->merges[f->nmerges++] = node;
         return 0;
     }
@@ -735,7 +720,7 @@ gf_yv *gf_yaml_load_string(const char *text, size_t len, const char *name, int *
     c.err = err;
     *status = GF_YAML_OK;
     if (!yaml_parser_initialize(&p)) {
-        gf_errf(err, GF_EXIT_ERROR, "%s: out of memory", name);
+        gf_oom(err, name);
         *status = GF_YAML_INVALID;
         return NULL;
     }

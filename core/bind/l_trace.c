@@ -38,6 +38,11 @@
 #include "trace_workers.h"
 #include "log.h"
 #include "l_trace.h"
+#include "trace_build.h"
+#include "trace_json.h"
+#include "trace_proj.h"
+#include "trace_trim.h"
+#include "trace_nvtx_group.h"
 
 #define TRACE_MT "gpuflame.trace"
 

@@ -25,8 +25,11 @@
 #include <string.h>
 
 #include "trace_findings.h"
+#include "trace_findings_nsys.h"
+#include "trace_findings_own.h"
 #include "l_trace.h"
 #include "l_util.h"
+#include "trace_rawnames.h"
 
 static void setstr(lua_State *L, const gf_trace *t, const char *k, int32_t id)
 {

@@ -17,6 +17,7 @@
 #include "l_util.h"
 #include "threads.h"
 #include "trace.h"
+#include "trace_proj_job.h"
 
 #define JOB_MT "gpuflame.trace_proj_job"
 

@@ -10,6 +10,7 @@
 #include "l_util.h"
 #include "trace_ranks.h"
 #include "trace_stats.h"
+#include "trace_nvtx_group.h"
 #include "trace_work.h"
 
 static int kind_arg(lua_State *L, int idx, int def)

@@ -15,6 +15,7 @@
 #include "l_trace.h"
 #include "l_util.h"
 #include "trace_findings.h"
+#include "trace_findings_own.h"
 #include "trace_steps.h"
 
 static void set_rank(lua_State *L, const gf_trace *t, int32_t rank)

@@ -2,6 +2,7 @@
  * budgets and turns SIGINT into a Lua error, a package searcher that serves modules from the search
  * path and then the embedded bundle, and protected calls with a traceback message handler. */
 #include "host.h"
+#include "mem.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -146,14 +147,12 @@ void gf_host_hold_interrupts(gf_host *host, int delta)
 
 static int add_dir(gf_host *h, const char *dir, size_t at)
 {
-    char **nd = realloc(h->dirs, (h->ndirs + 1) * sizeof *nd);
-    if (!nd)
+    if (GF_RESIZE(h->dirs, h->ndirs + 1) != 0)
         return -1;
-    h->dirs = nd;
     char *copy = strdup(dir);
     if (!copy)
         return -1;
-    memmove(h->dirs + at + 1, h->dirs + at, (h->ndirs - at) * sizeof *nd);
+    memmove(h->dirs + at + 1, h->dirs + at, (h->ndirs - at) * sizeof *h->dirs);
     h->dirs[at] = copy;
     h->ndirs++;
     return 0;
@@ -234,14 +233,8 @@ static int push_name(char ***names, size_t *count, size_t *cap, const char *name
     for (size_t i = 0; i < *count; i++)
         if (strcmp((*names)[i], name) == 0)
             return 0;
-    if (*count == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        char **nn = realloc(*names, nc * sizeof *nn);
-        if (!nn)
-            return -1;
-        *names = nn;
-        *cap = nc;
-    }
+    if (gf_grow((void **)names, cap, *count + 1, sizeof **names, 16) != 0)
+        return -1;
     (*names)[*count] = strdup(name);
     if (!(*names)[*count])
         return -1;

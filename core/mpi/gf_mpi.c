@@ -103,7 +103,7 @@ int gf_mpi_allgather(const char *s, size_t len, char **out, size_t *lens, gf_err
     free(counts);
     free(displs);
     if (rc == -1)
-        return gf_errf(err, GF_EXIT_ERROR, "MPI allgather: out of memory");
+        return gf_oom(err, "MPI allgather");
     return rc == MPI_SUCCESS ? 0 : failed(err, "allgather", rc);
 }
 

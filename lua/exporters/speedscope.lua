@@ -33,7 +33,7 @@ return {
       if flamegraph.gpu_ops(model) == 0 then
         errors.raise(errors.NO_DATA, "%s: no GPU operations (kernels, copies, memsets) to profile", opts.input)
       end
-      local o = flamegraph.level_options(policy)
+      local o = flamegraph.level_options(opts.flame, policy)
       o.name, o.max_events = name, policy.flamegraph.speedscope_events
       core.trace_flame.write_speedscope(model, out, o)
       return

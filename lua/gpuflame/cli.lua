@@ -94,14 +94,21 @@ end
 
 -- The command's context: ctx.policy() is the one way to the effective policy (policies/default.lua with
 -- the --policy files, and those of the embedding API, merged over it; loaded once per context). Library
--- functions take it (or ctx) as a required argument; ctx comes last in their signatures.
-function cli.context(globals)
-  local ctx = { globals = globals or { policy_files = {} } }
+-- functions take it (or ctx) as a required argument; ctx comes last in their signatures. ctx.reload_policy()
+-- reads the files again (a long-running agent on SIGHUP): the new policy, or an error with the previous one
+-- kept. Command-line overrides are passed explicitly (e.g. flamegraph.settings), never written into it.
+-- cli.context(globals, loaded) starts a context on a policy already loaded (the MCP server's calls).
+function cli.context(globals, loaded)
+  local ctx = { globals = globals or { policy_files = {} }, _policy = loaded }
   function ctx.policy()
     if not ctx._policy then
       local policy = require("gpuflame.policy")
       ctx._policy = policy.effective(ctx.globals.policy_files)
     end
+    return ctx._policy
+  end
+  function ctx.reload_policy()
+    ctx._policy = require("gpuflame.policy").effective(ctx.globals.policy_files)
     return ctx._policy
   end
   return ctx

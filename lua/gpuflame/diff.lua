@@ -281,10 +281,12 @@ local function side_summary(side, rows, order, total)
   }
 end
 
--- compare(before, after, policy) → D (core.stacks_diff, kernel flame), L (launch-stack flame or nil), d (the
--- comparison as plain data: the --json document without the verdict).
-function M.compare(b, a, policy)
+-- compare(before, after, over, policy) → D (core.stacks_diff, kernel flame), L (launch-stack flame or nil), d
+-- (the comparison as plain data: the --json document without the verdict). over: the command's overrides
+-- ({group_by = "kernel"|"nvtx"}: --group-by) or nil for policy diff.group_by.
+function M.compare(b, a, over, policy)
   local norm = M.normalizer(policy)
+  local group_by = over and over.group_by or policy.diff.group_by
   local D = core.stacks_diff.new()
   D:add(1, b.stacks, { remap = leaf_remap(b.stacks, norm), scale = b.scale })
   D:add(2, a.stacks, { remap = leaf_remap(a.stacks, norm), scale = a.scale })
@@ -294,7 +296,7 @@ function M.compare(b, a, policy)
   for _, n in ipairs(ob) do tb = tb + rb[n].total_ns end
   for _, n in ipairs(oa) do ta = ta + ra[n].total_ns end
   local summary_b, summary_a = side_summary(b, rb, ob, tb), side_summary(a, ra, oa, ta)
-  local by_nvtx = policy.diff.group_by == "nvtx"
+  local by_nvtx = group_by == "nvtx"
   if by_nvtx then
     rb, ob = nvtx_rows(b)
     ra, oa = nvtx_rows(a)
@@ -350,7 +352,7 @@ function M.compare(b, a, policy)
     generator = "gpuflame " .. core.host.version,
     unit = (b.unit == "count" and a.unit == "count") and "count" or "ns",
     normalize_name = policy.diff.normalize_name and "policy" or "exact",
-    group_by = policy.diff.group_by,
+    group_by = group_by,
     before = summary_b,
     after = summary_a,
     total = { before_ns = tb, after_ns = ta, delta_ns = ta - tb, change = tb > 0 and r6((ta - tb) / tb) or NULL },

@@ -27,7 +27,8 @@ local function set_meta(stacks, meta)
   stacks:set_meta(core.json.encode(meta))
 end
 
--- from_csv(path, report, {skip_preamble=bool}, policy) → stacks, info
+-- from_csv(path, report, {skip_preamble=bool, flame=}, policy) → stacks, info (counts: total ns // the unit_ns of
+-- flame, fg.settings; nil: the policy's)
 -- report: cuda_gpu_kern_sum / cuda_api_sum (either era's name). Rows follow docs/spec/STUDIO.md §6.5.
 function fg.from_csv(path, report, opts, policy)
   opts = opts or {}
@@ -35,7 +36,7 @@ function fg.from_csv(path, report, opts, policy)
   local canon = nsys.canonical_report(report, need(policy, "flamegraph.from_csv"))
   local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
   local cols = columns.find_all(reader, canon, { "name", "total" }, nil, policy)
-  local unit = policy.flamegraph.unit_ns
+  local unit = (opts.flame or fg.settings(nil, policy)).unit_ns
   local stacks, st = core.stacks.from_summary_csv(reader, cols.name, cols.total,
     { prefix = fg.prefix(canon, policy), unit_ns = unit, bad_weight = policy.flamegraph.bad_weight })
   reader:close()
@@ -45,7 +46,7 @@ function fg.from_csv(path, report, opts, policy)
   return stacks, info
 end
 
--- stream_csv(path, report, out, {skip_preamble=, meta=bool}, policy) → stats: the same rows written
+-- stream_csv(path, report, out, {skip_preamble=, meta=bool, flame=}, policy) → stats: the same rows written
 -- straight to folded lines (out = path or "-"), without building the table (constant memory); with meta,
 -- stats.meta is the metadata JSON (for a sidecar or stderr: never inside the folded lines).
 function fg.stream_csv(path, report, out, opts, policy)
@@ -54,7 +55,7 @@ function fg.stream_csv(path, report, out, opts, policy)
   local canon = nsys.canonical_report(report, need(policy, "flamegraph.stream_csv"))
   local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
   local cols = columns.find_all(reader, canon, { "name", "total" }, nil, policy)
-  local unit = policy.flamegraph.unit_ns
+  local unit = (opts.flame or fg.settings(nil, policy)).unit_ns
   local meta = opts.meta and core.json.encode({ generator = "gpuflame", report = canon, unit_ns = unit,
     countname = policy.flamegraph.countname }) or nil
   local st = core.stacks.stream_summary_csv(reader, cols.name, cols.total,
@@ -65,9 +66,10 @@ function fg.stream_csv(path, report, out, opts, policy)
   return st
 end
 
--- from_sqlite(path, policy) → stacks, info; or raises NO_DATA listing each source tried and why.
-function fg.from_sqlite(path, policy)
-  local unit = need(policy, "flamegraph.from_sqlite").flamegraph.unit_ns
+-- from_sqlite(path, {flame=}, policy) → stacks, info (counts in the unit_ns of flame, fg.settings; nil: the
+-- policy's); or raises NO_DATA listing each source tried and why.
+function fg.from_sqlite(path, opts, policy)
+  local unit = ((opts or {}).flame or fg.settings(nil, need(policy, "flamegraph.from_sqlite"))).unit_ns
   local tried = {}
   for _, src in ipairs(policy.flamegraph.sqlite_sources) do
     local totals, why = core.sqlite_kernels.totals(path, src)
@@ -105,36 +107,44 @@ function fg.parse_levels(text)
   return out
 end
 
--- A command's --levels (and --by-rank: a rank level under the process) into the effective policy.
-function fg.apply_level_options(opts, ctx)
-  local p = ctx.policy().flamegraph
-  if opts.levels then p.levels = fg.parse_levels(opts.levels) end
-  if opts.by_rank then
+-- settings(over, policy) → {levels = {...}, unit_ns = N}: the frames of the GPU stacks and a stats CSV's
+-- nanoseconds per count, policy flamegraph.levels and flamegraph.unit_ns with a command's overrides (over:
+-- its parsed options, or nil): over.levels (--levels LIST), over.by_rank (--by-rank: a rank level under the
+-- process), over.unit_ns (--unit-ns N). Commands pass the result explicitly (opts.flame of the functions
+-- below); the policy table is never written.
+function fg.settings(over, policy)
+  local p = need(policy, "flamegraph.settings").flamegraph
+  over = over or {}
+  local levels = over.levels and fg.parse_levels(over.levels) or p.levels
+  if over.by_rank then
     local has = false
-    for _, l in ipairs(p.levels) do has = has or l == "rank" end
+    for _, l in ipairs(levels) do has = has or l == "rank" end
     if not has then
       local lv = {}
-      for i, l in ipairs(p.levels) do
+      for i, l in ipairs(levels) do
         lv[#lv + 1] = l
         if i == 1 and l == "process" then lv[#lv + 1] = "rank" end
       end
       if lv[1] ~= "process" then table.insert(lv, 1, "rank") end
-      p.levels = lv
+      levels = lv
     end
   end
+  return { levels = levels, unit_ns = over.unit_ns or p.unit_ns }
 end
 
-function fg.wants_callchain(policy)
-  for _, l in ipairs(need(policy, "flamegraph.wants_callchain").flamegraph.levels) do
+-- wants_callchain(fs) → whether the levels of fs (fg.settings) need the launches' backtraces.
+function fg.wants_callchain(fs)
+  for _, l in ipairs(fs.levels) do
     if l == "callchain" then return true end
   end
   return false
 end
 
--- The C options of the hierarchical stacks (policy flamegraph.levels, nvtx_startend, nolaunch_frame).
-function fg.level_options(policy)
+-- The C options of the hierarchical stacks: the levels of fs (fg.settings; nil: the policy's), policy
+-- flamegraph.nvtx_startend and nolaunch_frame.
+function fg.level_options(fs, policy)
   local p = need(policy, "flamegraph.level_options").flamegraph
-  return { levels = p.levels, startend = p.nvtx_startend, nolaunch = p.nolaunch_frame }
+  return { levels = (fs or fg.settings(nil, policy)).levels, startend = p.nvtx_startend, nolaunch = p.nolaunch_frame }
 end
 
 -- GPU operations (kernels, copies, memsets) of a trace.
@@ -143,40 +153,43 @@ function fg.gpu_ops(tr)
   return (c.kernel or 0) + (c.memcpy or 0) + (c.memset or 0)
 end
 
--- from_trace(tr, processes, policy) → stacks: the hierarchical stacks (weights in ns), or nil when tr has no
--- GPU work. processes: the process frames by name (gpuflame.process_key.list), or nil: "<name> [<pid>]".
-function fg.from_trace(tr, processes, policy)
-  need(policy, "flamegraph.from_trace")
+-- from_trace(tr, {flame=, processes=} or nil, policy) → stacks: the hierarchical stacks (weights in ns), or nil
+-- when tr has no GPU work. flame: the stacks' settings (fg.settings; nil: the policy's levels). processes: the
+-- process frames by name (gpuflame.process_key.list), or nil: "<name> [<pid>]".
+function fg.from_trace(tr, opts, policy)
+  opts = opts or {}
+  local fs = opts.flame or fg.settings(nil, need(policy, "flamegraph.from_trace"))
   if fg.gpu_ops(tr) == 0 then return nil end
   local stacks = core.stacks.new()
-  local o = fg.level_options(policy)
-  o.processes = processes
+  local o = fg.level_options(fs, policy)
+  o.processes = opts.processes
   local raw = core.trace_flame.stacks(tr, stacks, o)
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
-    levels = table.concat(policy.flamegraph.levels, ","), nvtx_raw = fg.raw_summary(raw, policy) })
+    levels = table.concat(fs.levels, ","), nvtx_raw = fg.raw_summary(raw, policy) })
   return stacks
 end
 
--- from_trace_step(tr, which, marker, processes, policy) → stacks, step, doc, win: the hierarchical stacks of the
--- GPU work launched inside one step (`--step N|median|slowest`; gpuflame.steps: its steps found by policy
--- steps.markers or the Lua pattern marker; processes: as from_trace's, or nil), that step (as `steps --json`
+-- from_trace_step(tr, which, marker, {flame=, processes=} or nil, policy) → stacks, step, doc, win: the
+-- hierarchical stacks of the GPU work launched inside one step (`--step N|median|slowest`; gpuflame.steps: its
+-- steps found by policy steps.markers or the Lua pattern marker; flame, processes: as from_trace's), that step (as `steps --json`
 -- gives it), the steps document and the step's window for C ({start, end, pid, rank}); NO_DATA when the step
 -- launched no GPU work.
-function fg.from_trace_step(tr, which, marker, processes, policy)
-  need(policy, "flamegraph.from_trace_step")
+function fg.from_trace_step(tr, which, marker, opts, policy)
+  opts = opts or {}
+  local fs = opts.flame or fg.settings(nil, need(policy, "flamegraph.from_trace_step"))
   local steps = require("gpuflame.steps")
   local doc, wins = steps.document(tr, marker, policy)
   local s, w = steps.pick(doc, wins, which)
-  local o = fg.level_options(policy)
+  local o = fg.level_options(fs, policy)
   o.step = { start = w.start, ["end"] = w["end"], pid = w.proc, rank = w.rank }
-  o.processes = processes
+  o.processes = opts.processes
   local stacks = core.stacks.new()
   local raw = core.trace_flame.stacks(tr, stacks, o)
   if stacks:count() == 0 then
     errors.raise(errors.NO_DATA, "%s: step %d (%s) launched no GPU work", tr:source() or "input", s.index, s.name)
   end
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
-    levels = table.concat(policy.flamegraph.levels, ","), nvtx_raw = fg.raw_summary(raw, policy),
+    levels = table.concat(fs.levels, ","), nvtx_raw = fg.raw_summary(raw, policy),
     step = { index = s.index, name = s.name, start_ns = s.start_ns, end_ns = s.end_ns, pick = tostring(which),
       rule = doc.rule_text } })
   return stacks, s, doc, o.step
@@ -205,24 +218,26 @@ function fg.raw_summary(raw, policy)
   return any and out or nil
 end
 
--- load_trace(paths, {nsys=, ranks=bool}, policy) → the whole trace of exports / reports (every event).
+-- load_trace(paths, {nsys=, ranks=bool, flame=}, policy) → the whole trace of exports / reports (every event),
+-- with the launches' backtraces when the levels of flame (fg.settings; nil: the policy's) need them.
 function fg.load_trace(paths, opts, policy)
   opts = opts or {}
-  need(policy, "flamegraph.load_trace")
+  local fs = opts.flame or fg.settings(nil, need(policy, "flamegraph.load_trace"))
   return require("gpuflame.trace").load(paths, { max_events = 0, ranks = opts.ranks, nsys = opts.nsys,
-    keep_partners = true, stacks = fg.wants_callchain(policy), allow_unrelated = opts.allow_unrelated }, policy)
+    keep_partners = true, stacks = fg.wants_callchain(fs), allow_unrelated = opts.allow_unrelated }, policy)
 end
 
--- from_reports(paths, {nsys=, allow_unrelated=}, policy) → stacks, clock: the hierarchical stacks of several
--- SQLite exports / reports (one per rank; merged by gpuflame.trace); the rank level (policy, --by-rank) puts each
--- under its rank. clock: the sentence stating the clock alignment of the merge (also in the metadata).
+-- from_reports(paths, {nsys=, allow_unrelated=, flame=}, policy) → stacks, clock: the hierarchical stacks of
+-- several SQLite exports / reports (one per rank; merged by gpuflame.trace); the rank level (flame's levels:
+-- policy, --by-rank) puts each under its rank. clock: the sentence stating the clock alignment of the merge
+-- (also in the metadata).
 function fg.from_reports(paths, opts, policy)
   opts = opts or {}
-  local tr, info = fg.load_trace(paths, { ranks = true, nsys = opts.nsys, allow_unrelated = opts.allow_unrelated },
-    need(policy, "flamegraph.from_reports"))
+  local tr, info = fg.load_trace(paths, { ranks = true, nsys = opts.nsys, allow_unrelated = opts.allow_unrelated,
+    flame = opts.flame }, need(policy, "flamegraph.from_reports"))
   -- a process is known by its executable, not its pid: one program's processes of every rank share a frame
   local procs = require("gpuflame.process_key").list(tr, nil, { merged = #tr:ranks() > 0 }, policy)
-  local stacks = fg.from_trace(tr, procs, policy)
+  local stacks = fg.from_trace(tr, { flame = opts.flame, processes = procs }, policy)
   if not stacks then
     errors.raise(errors.NO_DATA, "%s: no GPU kernels in these reports", table.concat(paths, ", "))
   end

@@ -61,6 +61,52 @@ check_eq "no Lua module in lua/ over 500 lines" "" "$res"
 res=$(too_long 800 templates/js/*.js templates/css/*.css)
 check_eq "no page source (templates/js/*.js, templates/css/*.css) over 800 lines" "" "$res"
 
+# One growth rule (issue 39 item 3): arrays in core/ grow through mem.h (gf_grow, GF_GROW, gf_grow_cols,
+# gf_resize). A realloc call, or a capacity doubled by hand (`cap * 2`, `nc *= 2`), is allowed only at the
+# sites listed: the hash tables, the allocators handed to libraries, and two sizes gf_grow cannot take.
+# The counter is first shown to catch both forms on a planted file.
+hand_grown() { # FILE...: "FILE COUNT" for each file with realloc calls or hand-doubled capacities
+  grep -cE '(^|[^_[:alnum:]])realloc\(|[a-z_]*(cap|nc)[a-z_]* \*= ?2\b|[a-z_]*cap[a-z_]* \* 2\b' "$@" /dev/null |
+    grep -v ':0$' | grep -v '^/dev/null' | sed 's/:\([0-9]*\)$/ \1/' | sort
+}
+printf 'void *f(void *p, size_t cap)\n{\n    size_t nc = cap ? cap * 2 : 8;\n    return realloc(p, nc);\n}\nstatic void *geo_realloc(void *p);\n' >"$plant/g.c"
+check_eq "growth counter: a realloc and a hand-doubled capacity are counted" "$plant/g.c 2" "$(hand_grown "$plant/g.c")"
+grown_allowed="core/csv.c 2
+core/hmap.c 1
+core/host/host.c 1
+core/http.c 1
+core/stacks.c 1
+core/trace_build.c 1"
+# core/csv.c: libcsv's realloc hook (a capacity header, doubled); core/hmap.c, core/stacks.c (rehash): hash
+# tables; core/host/host.c: Lua's allocator; core/http.c: gunzip's buffer, doubled up to the output limit;
+# core/trace_build.c: the model's event columns, doubled through resize_events (which maps their pages)
+check_eq "arrays in core/ grow through mem.h: no realloc or hand-doubled capacity outside the allowed sites" \
+  "$grown_allowed" "$(hand_grown $(find core -name '*.c' -o -name '*.h' | grep -v '^core/mem\.[ch]$' | sort))"
+
+# No circles in core/ (issue 39 item 4): a file and its header are one unit, and no unit includes its way back
+# to itself; in the trace_* family each header declares only what its own .c defines (types headers and
+# private ones declare no function), so no split half calls back into its parent. The checkers are first shown
+# to catch both on a planted tree. Known circles outside the family: nvtx.h holds the NVTX analysis's types and
+# API, which nvtx_json.h includes for the types; critpath_int.h (the builder's state) includes critpath.h.
+iplant=$GF_TMP/iplant
+mkdir -p "$iplant"
+printf '#include "b.h"\n' >"$iplant/a.c"; printf '#include "a.h"\n' >"$iplant/b.c"
+printf 'int a(void);\n' >"$iplant/a.h"; printf 'int b(void);\n' >"$iplant/b.h"
+printf '#include "trace_types.h"\nint trace_x_run(int n);\nint trace_y_run(void);\nstatic inline int ok(void) { return 0; }\n' >"$iplant/trace_x.h"
+printf 'typedef int gf_t;\nvoid trace_types_init(gf_t *t);\n' >"$iplant/trace_types.h"
+printf '#include "trace_x.h"\nint trace_x_run(int n)\n{\n    return n;\n}\n' >"$iplant/trace_x.c"
+printf '#include "trace_x.h"\nint trace_y_run(void)\n{\n    return 1;\n}\n' >"$iplant/trace_y.c"
+check_eq "include checker: a circle of two units is found" "a -> b -> a" "$(python3 tests/lib/c_includes.py cycles "$iplant")"
+check_eq "include checker: a header declaring another file's function, or a types header declaring one, is found" \
+  "$iplant/trace_types.h:2: trace_types_init is defined in no trace file
+$iplant/trace_x.h:3: trace_y_run is defined in trace_y.c" "$(python3 tests/lib/c_includes.py own-api "$iplant" trace)"
+check_eq "no include circle among core/'s files and headers (but nvtx -> nvtx_json, critpath -> critpath_int)" \
+  "critpath -> critpath_int -> critpath
+nvtx -> nvtx_json -> nvtx" \
+  "$(python3 tests/lib/c_includes.py cycles core)"
+if res=$(python3 tests/lib/c_includes.py own-api core trace); then ok "each trace_* header declares only its own file's functions"
+else not_ok "each trace_* header declares only its own file's functions" "$res"; fi
+
 # One way to reach policy (issue 23): code gets the command's effective policy (ctx.policy(), or a policy
 # argument); `defaults()` (the default policy alone, which ignores --policy files) appears nowhere but in
 # lua/gpuflame/policy.lua. Comments do not count. The checker is first shown to catch it on a planted tree.
@@ -158,4 +204,31 @@ $oplant/lua/gpuflame/y.lua:10: o.policy read (a table carrying the policy: pass 
 if res=$(python3 tests/lib/lua_ctx_last.py lua); then
   ok "ctx (or policy) is the last parameter of every function in lua/, and no table carries the policy (no opts.policy)"
 else not_ok "ctx (or policy) is the last parameter of every function in lua/, and no table carries the policy (no opts.policy)" "$res"; fi
+# One style of override (issue 39 item 5): command-line overrides are passed explicitly (flamegraph.settings, a
+# view's spec), never written into the policy table; only the context sets ctx._policy. The checker is first
+# shown to catch a direct write, a write through a local alias and ctx._policy, and to pass reads, a local
+# named like a field, a comment and a string.
+wplant=$GF_TMP/wplant
+mkdir -p "$wplant/gpuflame"
+cat >"$wplant/gpuflame/w.lua" <<'LUA'
+local M = {}
+function M.run(opts, ctx)
+  ctx.policy().flamegraph.unit_ns = opts.unit_ns
+  local p = ctx.policy().flamegraph
+  p.levels = { "kernel" }
+  local levels = p.levels
+  local s = "ctx.policy().diff.group_by = 1" -- policy.diff.group_by = opts.group_by
+  self.ctx._policy = nil
+  return levels, s, opts.policy_files
+end
+return M
+LUA
+check_eq "policy-write checker: a write, a write through an alias and ctx._policy are found; reads, comments and strings are not" \
+  "$wplant/gpuflame/w.lua:3: writes ctx.policy().flamegraph.unit_ns into the policy
+$wplant/gpuflame/w.lua:5: writes p.levels into the policy
+$wplant/gpuflame/w.lua:8: sets ctx._policy (reach the policy through ctx.policy() / ctx.reload_policy())" \
+  "$(python3 tests/lib/lua_policy_writes.py "$wplant")"
+if res=$(python3 tests/lib/lua_policy_writes.py lua); then ok "no Lua code writes into the effective policy (overrides are passed explicitly)"
+else not_ok "no Lua code writes into the effective policy (overrides are passed explicitly)" "$res"; fi
+
 t_done

@@ -43,7 +43,7 @@ for rel in real/nvfuser/report1.sqlite real/cs336-jsun012/result.sqlite real/cs3
 done
 
 # planted cases (issue 29): the page's projection takes the CUDA calls, their GPU work and the ranges from the
-# imported trace when the import says they are the export's rows exactly (trace.h calls_exact, nvtx_rowid),
+# imported trace when the import says they are the export's rows exactly (trace_types.h calls_exact, nvtx_rowid),
 # and reads the export otherwise; either way its ranges are the report's rows (computed over the export; the
 # Chrome export's carry their RangeId).
 # Ranges that end on another thread, rowids with gaps and a named domain stay on the trace's path; an end

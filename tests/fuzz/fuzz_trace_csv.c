@@ -6,6 +6,8 @@
 #include "fuzz_file.h"
 #include "trace.h"
 #include "trace_csv.h"
+#include "trace_build.h"
+#include "trace_json.h"
 
 static const char *write_part(const uint8_t *d, size_t n, const char *suffix)
 {

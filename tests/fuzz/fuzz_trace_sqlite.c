@@ -4,6 +4,9 @@
 #include "fuzz_file.h"
 #include "trace.h"
 #include "trace_sqlite.h"
+#include "trace_build.h"
+#include "trace_json.h"
+#include "trace_trim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,6 +7,8 @@
 #include "tap.h"
 #include "strtab.h"
 #include "trace.h"
+#include "trace_build.h"
+#include "trace_trim.h"
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t xr(void)

@@ -7,7 +7,11 @@
 #include <string.h>
 
 #include "trace_findings.h"
+#include "trace_findings_nsys.h"
+#include "trace_findings_own.h"
 #include "tap.h"
+#include "trace.h"
+#include "trace_build.h"
 
 static int32_t lane_of(gf_trace *t, int64_t dev, int64_t stream)
 {

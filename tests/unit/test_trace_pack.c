@@ -12,6 +12,8 @@
 #include "tap.h"
 #include "trace.h"
 #include "trace_pack.h"
+#include "trace_build.h"
+#include "trace_json.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint64_t xr(void)

@@ -16,6 +16,9 @@
 #include "trace_ranks.h"
 #include "trace_sqlite.h"
 #include "trace_workers.h"
+#include "trace_build.h"
+#include "trace_json.h"
+#include "trace_rawnames.h"
 
 #define SAME_ARR(a, b, n) ((n) == 0 || memcmp((a), (b), (n) * sizeof *(a)) == 0)
 

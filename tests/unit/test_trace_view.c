@@ -5,6 +5,7 @@
 #include "tap.h"
 #include "trace.h"
 #include "trace_view.h"
+#include "trace_build.h"
 
 /* A finished trace: kernels of 1 µs every 100 µs over 100 ms, then a burst of 200 back-to-back 1 µs kernels
  * at 60 ms; NVTX: an inner range (level 1) at 5 ms, then outermost ranges at 10 ms and 20 ms. */

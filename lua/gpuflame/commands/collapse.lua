@@ -25,16 +25,16 @@ cmd.spec = {
 }
 
 -- --step: the stacks of one step's GPU work (exports, reports, model files)
-local function step_stacks(input, opts, ctx)
+local function step_stacks(input, opts, fs, ctx)
   local fg = require("gpuflame.flamegraph")
   local info = inputs.resolve(input, { nsys = opts.nsys }, ctx)
   if info.type ~= "sqlite" and info.type ~= "model" then
     errors.raise(errors.USAGE, "%s: --step needs an SQLite export, an .nsys-rep or a model file (steps are NVTX " ..
       "ranges of a trace)", input)
   end
-  local tr = fg.load_trace({ info.path }, { nsys = opts.nsys }, ctx.policy())
+  local tr = fg.load_trace({ info.path }, { nsys = opts.nsys, flame = fs }, ctx.policy())
   tr:source(input)
-  local stacks, s = fg.from_trace_step(tr, opts.step, opts.marker, nil, ctx.policy())
+  local stacks, s = fg.from_trace_step(tr, opts.step, opts.marker, { flame = fs }, ctx.policy())
   require("gpuflame.log").info("%s: %s, %s to %s ns", input, fg.step_label(s, opts.step), s.start_ns, s.end_ns)
   return stacks
 end
@@ -42,26 +42,23 @@ end
 function cmd.run(opts, ctx)
   local input = opts.positional[1]
   if not input then errors.raise(errors.USAGE, "collapse needs an INPUT file (see --help)") end
-  if opts.unit_ns then
-    ctx.policy().flamegraph.unit_ns = opts.unit_ns
-  end
-  require("gpuflame.flamegraph").apply_level_options(opts, ctx)
+  local fs = require("gpuflame.flamegraph").settings(opts, ctx.policy()) -- --levels, --unit-ns
   -- a summary CSV streams straight to folded lines (constant memory, the reference's row order)
   local info = inputs.detect(input)
   local nsys = require("gpuflame.nsys")
   local report = info.type == "csv" and nsys.canonical_report(info.report, ctx.policy())
   if (report == "cuda_gpu_kern_sum" or report == "cuda_api_sum") and not opts.step then
     local st = require("gpuflame.flamegraph").stream_csv(input, report, "-",
-      { skip_preamble = info.preamble, meta = opts.metadata == true }, ctx.policy())
+      { skip_preamble = info.preamble, meta = opts.metadata == true, flame = fs }, ctx.policy())
     if st.meta then io.stderr:write(st.meta, "\n") end
     return 0
   end
   if opts.marker and not opts.step then errors.raise(errors.USAGE, "--marker goes with --step") end
   local ok, res
   if opts.step then
-    ok, res = errors.try(step_stacks, input, opts, ctx)
+    ok, res = errors.try(step_stacks, input, opts, fs, ctx)
   else
-    ok, res = errors.try(inputs.load_for, input, { "stacks" }, { nsys = opts.nsys }, ctx)
+    ok, res = errors.try(inputs.load_for, input, { "stacks" }, { nsys = opts.nsys, flame = fs }, ctx)
   end
   inputs.cleanup(ctx)
   if not ok then errors.reraise(res) end

@@ -44,7 +44,8 @@ cmd.spec = {
 
 local function base(p) return (p:gsub("/+$", "")):match("[^/]+$") or p end
 
--- compare(pb, pa, so, ctx) → D, L, d, b, a: both sides loaded (so: the side options nsys, step, marker),
+-- compare(pb, pa, so, ctx) → D, L, d, b, a: both sides loaded (so: the side options nsys, step, marker, flame;
+-- group_by: --group-by, nil for policy diff.group_by),
 -- compared, the processes paired, the verdict decided and the work compared: the `--json` document d.
 -- The MCP tool diff calls it too, so its document is this command's.
 function cmd.compare(pb, pa, so, ctx)
@@ -52,7 +53,7 @@ function cmd.compare(pb, pa, so, ctx)
   local policy = ctx.policy()
   local b = side.load_side(pb, so, ctx)
   local a = side.load_side(pa, so, ctx)
-  local D, L, d = diff.compare(b, a, policy)
+  local D, L, d = diff.compare(b, a, { group_by = so.group_by }, policy)
   d.processes = require("gpuflame.process_key").pairs(b.processes, a.processes)
   d.verdict = diff.verdict(d, policy)
   require("gpuflame.diff_work").apply(d, b.work, a.work, policy)
@@ -76,11 +77,11 @@ function cmd.run(opts, ctx)
   if opts.marker and not opts.step then errors.raise(errors.USAGE, "--marker goes with --step") end
   local policy = ctx.policy()
   local dp = policy.diff
-  if opts.group_by then dp.group_by = opts.group_by end
-  require("gpuflame.flamegraph").apply_level_options(opts, ctx)
+  local fs = require("gpuflame.flamegraph").settings(opts, policy) -- --levels
   local out = opts.out or (not opts.json and policy.outputs.diff or nil)
   local ok, res = errors.try(function()
-    local D, L, d, b, a = cmd.compare(pb, pa, { nsys = opts.nsys, step = opts.step, marker = opts.marker }, ctx)
+    local D, L, d, b, a = cmd.compare(pb, pa, { nsys = opts.nsys, step = opts.step, marker = opts.marker,
+      flame = fs, group_by = opts.group_by }, ctx)
     if opts.folded then
       D:write_folded(opts.folded)
       require("gpuflame.sidecar").write(opts.folded, diff.folded_meta(d))

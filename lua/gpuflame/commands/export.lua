@@ -40,7 +40,7 @@ function cmd.run(opts, ctx)
   local input = opts.positional[1]
   if not input then errors.raise(errors.USAGE, "export needs an INPUT file") end
   if not opts.out then errors.raise(errors.USAGE, "export needs -o FILE") end
-  require("gpuflame.flamegraph").apply_level_options(opts, ctx)
+  opts.flame = require("gpuflame.flamegraph").settings(opts, ctx.policy()) -- --levels, for the stacks loaders
   local e = exporters.load(opts.format)
   local model, kind
   local takes = {}
@@ -57,14 +57,14 @@ function cmd.run(opts, ctx)
     local policy = ctx.policy()
     model, kind = require("gpuflame.trace").load(opts.positional, { max_events = opts.max_events or 0,
       keep_partners = policy.timeline.keep_partners, allow_unrelated = opts.allow_unrelated,
-      stacks = require("gpuflame.flamegraph").wants_callchain(policy) }, policy), "trace"
+      stacks = require("gpuflame.flamegraph").wants_callchain(opts.flame) }, policy), "trace"
   end
   if not model then
     model, kind = require("gpuflame.inputs").load_for(input, e.accepts, opts, ctx)
   end
   log.debug("export: %s as %s via %s", input, kind, e.origin)
   e.write(model, opts.out, { kind = kind, input = input, inputs = opts.positional, title = opts.title,
-    max_events = opts.max_events }, ctx)
+    max_events = opts.max_events, flame = opts.flame }, ctx)
   log.info("wrote %s", opts.out)
   return 0
 end

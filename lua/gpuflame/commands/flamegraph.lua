@@ -44,10 +44,11 @@ function cmd.run(opts, ctx)
   end
   if opts.marker and not opts.step then errors.raise(errors.USAGE, "--marker goes with --step") end
   local out = opts.out or ctx.policy().outputs.flamegraph
-  flamegraph.apply_level_options(opts, ctx)
   local page = require("gpuflame.views.flamegraph").build({
     inputs = opts.positional, out = out, nsys = opts.nsys, by_rank = opts.by_rank,
-    allow_unrelated = opts.allow_unrelated, step = opts.step, marker = opts.marker, title = opts.title, countname = opts.countname,
+    flame = flamegraph.settings(opts, ctx.policy()), -- --levels, --by-rank
+    allow_unrelated = opts.allow_unrelated, step = opts.step, marker = opts.marker, title = opts.title,
+    countname = opts.countname,
     inverted = opts.inverted or nil, minwidth = opts.minwidth, colors = opts.colors,
   }, ctx)
   if page.differential then

@@ -388,16 +388,12 @@ function A:poll_job()
 end
 
 function A:reload()
-  local ok, newp = pcall(function()
-    self.ctx._policy = nil
-    return self.ctx.policy()
-  end)
+  local ok, newp = pcall(self.ctx.reload_policy) -- on failure the context keeps the previous policy
   if ok then
     self.p = newp
     log.info("agent: policies reloaded (SIGHUP)")
   else
     log.error("agent: policy reload failed, keeping the previous policy: %s", errors.wrap(newp).msg)
-    self.ctx._policy = self.p
   end
 end
 

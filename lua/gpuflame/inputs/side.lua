@@ -128,7 +128,8 @@ local function side_stacks_from_kernels(kernels, prefix)
   return s
 end
 
--- load_side(path, opts, ctx) → side (path: a file or a capture directory):
+-- load_side(path, opts, ctx) → side (path: a file or a capture directory; opts: nsys, flame = the command's
+-- stack settings, flamegraph.settings):
 --   {input, file, source = "sqlite"|"csv"|"folded", from_rep, kind = "kernels"|"api"|"folded",
 --    unit = "ns"|"count", scale, stacks, kernels = {{name, total_ns, count}}|nil, meta = {...}|nil,
 --    processes = gpuflame.process_key.list's | nil, work = gpuflame.diff_work.summary's | nil (exports only),
@@ -161,20 +162,22 @@ function M.load_side(path, opts, ctx)
       kv = core.trace.sqlite_meta(info.path, policy.ranks.label_env).kv
     end
     local fg = require("gpuflame.flamegraph")
-    local tr = fg.load_trace({ info.path }, nil, policy)
+    local fs = opts and opts.flame -- the command's stack settings (flamegraph.settings), else the policy's
+    local tr = fg.load_trace({ info.path }, { flame = fs }, policy)
     -- processes known by what they are (policy diff.process_key), the work done (diff.work)
     side.processes = require("gpuflame.process_key").list(tr, kv, nil, policy)
     if opts and opts.step then -- one step's GPU work (gpuflame.steps), and the work of that step alone
       tr:source(path)
       local s, doc, win
-      side.stacks, s, doc, win = fg.from_trace_step(tr, opts.step, opts.marker, side.processes, policy)
+      side.stacks, s, doc, win = fg.from_trace_step(tr, opts.step, opts.marker,
+        { flame = fs, processes = side.processes }, policy)
       side.step = { index = s.index, name = s.name, start_ns = s.start_ns, end_ns = s.end_ns,
         duration_ns = s.duration_ns, pick = tostring(opts.step), steps = #doc.steps, rule = doc.rule_text,
         median_ns = doc.summary.median_ns }
       side.work = require("gpuflame.diff_work").step_summary(tr, win, policy)
     else
       side.work = require("gpuflame.diff_work").summary(tr, policy)
-      side.stacks = fg.from_trace(tr, side.processes, policy)
+      side.stacks = fg.from_trace(tr, { flame = fs, processes = side.processes }, policy)
     end
     if not side.stacks then
       errors.raise(errors.NO_DATA, "%s: no GPU kernels, copies or memsets in this export", path)

@@ -40,7 +40,7 @@ end
 
 -- A model file without GPU operations: the flat totals of the export's tables it carries (as an export's),
 -- NO_DATA when imported without them (--no-stats).
-local function from_model_tables(path, policy)
+local function from_model_tables(path, fs, policy)
   local tmp = core.fs.mkdtemp()
   local db = tmp .. "/tables.sqlite"
   local ok, res, meta = pcall(function()
@@ -48,7 +48,7 @@ local function from_model_tables(path, policy)
       errors.raise(errors.NO_DATA, "%s: no GPU operations, and no export tables to total (imported with --no-stats)",
         path)
     end
-    return flamegraph.from_sqlite(db, policy)
+    return flamegraph.from_sqlite(db, { flame = fs }, policy)
   end)
   core.fs.remove_tree(tmp)
   if not ok then error(res, 0) end
@@ -56,22 +56,24 @@ local function from_model_tables(path, policy)
   return res, meta
 end
 
-local function load(path, info, _, ctx)
+-- opts.flame: the command's stack settings (flamegraph.settings: --levels, --unit-ns), else the policy's.
+local function load(path, info, opts, ctx)
   local policy = ctx.policy()
+  local fs = opts and opts.flame
   local stacks, meta
   if info.type == "folded" then
     stacks, meta = load_folded(path, info)
   elseif info.type == "sqlite" or info.type == "model" then
-    stacks = flamegraph.from_trace(flamegraph.load_trace({ path }, nil, policy), nil, policy)
+    stacks = flamegraph.from_trace(flamegraph.load_trace({ path }, { flame = fs }, policy), { flame = fs }, policy)
     if stacks then
       meta = { source = path, report = "gpu", stacks = stacks:count(), unit_ns = 1 }
     elseif info.type == "model" then
-      stacks, meta = from_model_tables(path, policy)
+      stacks, meta = from_model_tables(path, fs, policy)
     else
-      stacks, meta = flamegraph.from_sqlite(path, policy)
+      stacks, meta = flamegraph.from_sqlite(path, { flame = fs }, policy)
     end
   else
-    stacks, meta = flamegraph.from_csv(path, info.report, { skip_preamble = info.preamble }, policy)
+    stacks, meta = flamegraph.from_csv(path, info.report, { skip_preamble = info.preamble, flame = fs }, policy)
     if stacks:count() == 0 then
       errors.raise(errors.NO_DATA, "%s: %s has no rows", path, info.report)
     end

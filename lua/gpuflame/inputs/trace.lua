@@ -10,11 +10,13 @@ local function accepts(info, ctx)
   return info.type == "csv" and TRACE[nsys.canonical_report(info.report, ctx.policy())] == true
 end
 
+-- opts.flame: the command's stack settings (flamegraph.settings), which say whether backtraces are read.
 local function load(path, _, opts, ctx)
   local trace = require("gpuflame.trace")
   local policy = ctx.policy()
+  local fg = require("gpuflame.flamegraph")
   return (trace.load({ path }, { max_events = opts.max_events or 0, keep_partners = policy.timeline.keep_partners,
-    stacks = require("gpuflame.flamegraph").wants_callchain(policy) }, policy))
+    stacks = fg.wants_callchain(opts.flame or fg.settings(nil, policy)) }, policy))
 end
 
 return { kind = "trace", accepts = accepts, load = load }

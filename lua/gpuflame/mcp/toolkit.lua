@@ -252,8 +252,7 @@ end
 
 -- call(st, tool, args, run) → the tools/call result, or nil, true when the client cancelled the call.
 function M.call(st, tool, args, run)
-  local ctx = require("gpuflame.cli").context(st.ctx.globals)
-  ctx._policy = st.ctx.policy()
+  local ctx = require("gpuflame.cli").context(st.ctx.globals, st.ctx.policy())
   ctx.cleanup = {}
   local tk = setmetatable({ st = st, ctx = ctx, run = run, args = args }, Tk)
   local ok, res = xpcall(tool.run, function(e)

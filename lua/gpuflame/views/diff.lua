@@ -50,7 +50,7 @@ function M.flamegraph_from_difffolded(path, out, o, ctx)
   end
   local b = side(sb, type(meta.before) == "string" and meta.before or "BEFORE column")
   local a = side(sa, type(meta.after) == "string" and meta.after or "AFTER column")
-  local D, _, d = diff.compare(b, a, ctx.policy())
+  local D, _, d = diff.compare(b, a, nil, ctx.policy())
   d.caveats = core.json.array({})
   d.launch_stacks = { available = false, why = "a differential folded file holds one flame" }
   d.read_back = path

@@ -39,7 +39,7 @@ local function one_input(spec, ctx)
   end
   -- an .nsys-rep is exported once: the stacks and the findings read the same export
   local resolved = inputs.resolve(input, { nsys = spec.nsys }, ctx)
-  local stacks = inputs.load_for(resolved.path, { "stacks" }, { nsys = spec.nsys }, ctx)
+  local stacks = inputs.load_for(resolved.path, { "stacks" }, { nsys = spec.nsys, flame = spec.flame }, ctx)
   local fdoc
   if (resolved.type == "sqlite" or resolved.type == "model") and ctx.policy().findings.pages then
     fdoc = findings_document(input, resolved.path, ctx)
@@ -49,9 +49,10 @@ end
 
 -- build(spec, ctx) writes spec.out and returns what the page holds: {stacks = N, total = N, countname = U}
 -- or, for a two-column folded input, {differential = true, stacks = N, before = N, after = N}.
--- spec: inputs (paths; none with an MPI --local pattern), out, nsys, by_rank, allow_unrelated, step and marker
--- (only the GPU work launched inside that step: --step N|median|slowest, gpuflame.steps), and the
--- page options title, countname, inverted, minwidth, colors (nil: policy flamegraph.*).
+-- spec: inputs (paths; none with an MPI --local pattern), out, nsys, by_rank, allow_unrelated, flame (the
+-- stacks' settings, flamegraph.settings: --levels, --by-rank; nil: the policy's), step and marker (only the
+-- GPU work launched inside that step: --step N|median|slowest, gpuflame.steps), and the page options title,
+-- countname, inverted, minwidth, colors (nil: policy flamegraph.*).
 function M.build(spec, ctx)
   local input = spec.inputs[1]
   local st = input and core.fs.stat(input)
@@ -65,21 +66,21 @@ function M.build(spec, ctx)
         paths[k] = several and p or inputs.resolve(p, { nsys = spec.nsys }, ctx).path
       end
       local tr, info = flamegraph.load_trace(paths, { nsys = spec.nsys, ranks = several or spec.by_rank,
-        allow_unrelated = spec.allow_unrelated }, ctx.policy())
+        allow_unrelated = spec.allow_unrelated, flame = spec.flame }, ctx.policy())
       if not several and input then tr:source(input) end
       clock = info and info.clock_alignment
       local s
-      stacks, s = flamegraph.from_trace_step(tr, spec.step, spec.marker, nil, ctx.policy())
+      stacks, s = flamegraph.from_trace_step(tr, spec.step, spec.marker, { flame = spec.flame }, ctx.policy())
       step = flamegraph.step_label(s, spec.step)
     elseif several or spec.by_rank then
       stacks, clock = flamegraph.from_reports(spec.inputs, { nsys = spec.nsys,
-        allow_unrelated = spec.allow_unrelated }, ctx.policy())
+        allow_unrelated = spec.allow_unrelated, flame = spec.flame }, ctx.policy())
     elseif st and st.type == "file" then
       stacks, fdoc, diffpage = one_input(spec, ctx)
       if diffpage then return diffpage end
     else
       stacks = inputs.load_for(inputs.resolve(input, { nsys = spec.nsys }, ctx).path, { "stacks" },
-        { nsys = spec.nsys }, ctx)
+        { nsys = spec.nsys, flame = spec.flame }, ctx)
     end
     local o = flamegraph.page_options({
       title = spec.title, countname = spec.countname, inverted = spec.inverted, minwidth = spec.minwidth,

@@ -142,7 +142,7 @@ local function flamegraph_fallback(spec, warnings, ctx)
   end
   if not sqlite then errors.raise(errors.NO_DATA, "no trace events in %s", table.concat(spec.inputs, ", ")) end
   local policy = ctx.policy()
-  local stacks = fg.from_sqlite(sqlite, policy)
+  local stacks = fg.from_sqlite(sqlite, nil, policy)
   fg.render(stacks, spec.out, fg.page_options({}, policy))
   return { kind = "flamegraph", path = spec.out, warnings = warnings }
 end
