@@ -5,6 +5,7 @@
 --   parse_what_if(specs) → rules for core.critpath (USAGE error naming a bad spec)
 --   groups(tr, opts, policy) → the windows per step ({index, name, windows}), how they were found
 --   document(tr, opts, policy) → the `critical-path --json` document
+--   stacks(doc) → the on-path time as stacks `step N (NAME)[;RANK];KIND;NAME ns` (--folded, --flamegraph)
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local steps = require("gpuflame.steps")
@@ -212,6 +213,27 @@ function M.document(tr, opts, policy)
     doc.steps[#doc.steps + 1] = s
   end
   return doc
+end
+
+-- stacks(doc) → core.stacks: per step its on_path items as `step N (NAME)[;RANK];KIND;NAME` weighted by their
+-- on-path ns (each step's stacks sum to its length_ns); items of 0 ns are left out
+function M.stacks(doc)
+  local st = core.stacks.new()
+  for _, s in ipairs(doc.steps) do
+    local step = string.format("step %s (%s)", tostring(s.index), tostring(s.name))
+    for _, it in ipairs(s.on_path) do
+      if it.ns > 0 then
+        local frames = { step }
+        if it.rank then frames[#frames + 1] = tostring(it.rank) end
+        frames[#frames + 1] = it.kind
+        frames[#frames + 1] = it.name
+        st:add(frames, it.ns)
+      end
+    end
+  end
+  st:set_meta(core.json.encode({ generator = "gpuflame", report = "critical-path", unit_ns = 1, countname = "ns",
+    rule = doc.rule }))
+  return st
 end
 
 return M
