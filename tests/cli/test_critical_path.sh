@@ -126,6 +126,9 @@ for v in host sync; do
   check_eq "--folded $v: each step totals its length_ns" "$(j "$TMP/$v.json" "[s['length_ns'] for s in d['steps']]")" \
     "$(fsum "$TMP/$v.folded" "[t(i) for i in range(4)]")"
 done
+run_gf timeline "$TMP/kernel.sqlite" --critical-path --max-events 10 -o "$TMP/cp-tl.html"
+check_eq "timeline --critical-path with --max-events: usage error (2), no page" "2 no" \
+  "$rc $([ -e "$TMP/cp-tl.html" ] && echo yes || echo no)"
 run_gf critical-path --folded --json "$TMP/kernel.sqlite"
 check_eq "--folded with --json: usage error (2)" 2 "$rc"
 
