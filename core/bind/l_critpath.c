@@ -10,7 +10,8 @@
  *       name|nil, factor = F}...}
  *   item: {part=, kind= ("call", "kernel", "copy", "memset", "nvtx", "host", "idle"), name=, ns=, win=, from=,
  *       to=}: consecutive path edges of one part, kind, name and window merged (win: the group's window, 1-based);
- *       from/to the times on the path; src_win: a collective's end waiting for another window's start */
+ *       from/to the times on the path; events: the trace indices (0-based) of the events whose time it holds
+ *       (consecutive repeats once); src_win: a collective's end waiting for another window's start */
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +118,16 @@ static void push_path(lua_State *L, const gf_trace *t, const gf_cp_graph *g, con
         gf_lua_setint(L, "from", from);
         gf_lua_setint(L, "to", at);
         gf_lua_setint(L, "win", rank + 1);
+        lua_createtable(L, 0, 0); /* the events whose time is on the path here (trace indices, 0-based) */
+        lua_Integer ne = 0;
+        for (size_t q = a; q < z; q++) {
+            int32_t ev = g->item[p[q]];
+            if (ev >= 0 && lag[p[q]] > 0 && (ne == 0 || g->item[p[q - 1]] != ev)) {
+                lua_pushinteger(L, ev);
+                lua_rawseti(L, -2, ++ne);
+            }
+        }
+        lua_setfield(L, -2, "events");
         int32_t sw = g->pwin[g->src[e]];
         if (g->cls[e] == GF_CP_COMM && sw >= 0 && sw != rank) /* a collective's end waiting for another rank */
             gf_lua_setint(L, "src_win", sw + 1);

@@ -5,6 +5,8 @@
 --   parse_what_if(specs) → rules for core.critpath (USAGE error naming a bad spec)
 --   groups(tr, opts, policy) → the windows per step ({index, name, windows}), how they were found
 --   document(tr, opts, policy) → the `critical-path --json` document
+--   page_data(tr, policy) → per step the events on its path, for the timeline page
+--   stacks(doc) → the on-path time as stacks `step N (NAME)[;RANK];KIND;NAME ns` (--folded, --flamegraph)
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local steps = require("gpuflame.steps")
@@ -176,15 +178,19 @@ local function label_ranks(g, path)
   end
 end
 
+local function run(tr, groups, rules, policy)
+  local cw = {}
+  for k, g in ipairs(groups) do cw[k] = g.windows end
+  return core.critpath.run(tr, cw, policy.gpu_time.communication, policy.critical_path.blocking,
+    #rules > 0 and rules or nil, policy.critical_path.event_record, policy.critical_path.stream_wait)
+end
+
 -- document(tr, opts, policy) → the `critical-path --json` document
 function M.document(tr, opts, policy)
   need(policy, "critpath.document")
   local groups, rule = M.groups(tr, opts, policy)
   local rules = M.parse_what_if(opts.what_if)
-  local cw = {}
-  for k, g in ipairs(groups) do cw[k] = g.windows end
-  local res = core.critpath.run(tr, cw, policy.gpu_time.communication, policy.critical_path.blocking,
-    #rules > 0 and rules or nil, policy.critical_path.event_record, policy.critical_path.stream_wait)
+  local res = run(tr, groups, rules, policy)
   local doc = { source = tr:source() or core.json.null, rule = rule, steps = core.json.array({}),
     what_if = #rules > 0 and { rules = core.json.array({}), note = M.NOTE } or nil }
   for _, r in ipairs(rules) do doc.what_if.rules[#doc.what_if.rules + 1] = r.text end
@@ -212,6 +218,54 @@ function M.document(tr, opts, policy)
     doc.steps[#doc.steps + 1] = s
   end
   return doc
+end
+
+-- page_data(tr, policy) → the timeline's {rule, steps = [{index, name, start, end, length_ns, events}]}: per step
+-- (its windows' extent, the trace's ns) the trace indices of the events whose time is on its path, ascending
+-- (`timeline --critical-path`, js/timeline_steps.js); the trace must be whole (untrimmed)
+function M.page_data(tr, policy)
+  need(policy, "critpath.page_data")
+  local groups, rule = M.groups(tr, {}, policy)
+  local res = run(tr, groups, {}, policy)
+  local out = core.json.array({})
+  for k, g in ipairs(groups) do
+    local a, b
+    for _, w in ipairs(g.windows) do
+      if w.start and (not a or w.start < a) then a = w.start end
+      if w["end"] and (not b or w["end"] > b) then b = w["end"] end
+    end
+    local r, seen, ev = res[k], {}, {}
+    for _, it in ipairs(r.path) do
+      for _, i in ipairs(it.events or {}) do
+        if not seen[i] then seen[i] = true; ev[#ev + 1] = i end
+      end
+    end
+    table.sort(ev)
+    out[k] = { index = g.index, name = g.name, start = a or r.start, ["end"] = b or (r.start + r.span),
+      length_ns = r.length, events = core.json.array(ev) }
+  end
+  return { rule = rule, steps = out }
+end
+
+-- stacks(doc) → core.stacks: per step its on_path items as `step N (NAME)[;RANK];KIND;NAME` weighted by their
+-- on-path ns (each step's stacks sum to its length_ns); items of 0 ns are left out
+function M.stacks(doc)
+  local st = core.stacks.new()
+  for _, s in ipairs(doc.steps) do
+    local step = string.format("step %s (%s)", tostring(s.index), tostring(s.name))
+    for _, it in ipairs(s.on_path) do
+      if it.ns > 0 then
+        local frames = { step }
+        if it.rank then frames[#frames + 1] = tostring(it.rank) end
+        frames[#frames + 1] = it.kind
+        frames[#frames + 1] = it.name
+        st:add(frames, it.ns)
+      end
+    end
+  end
+  st:set_meta(core.json.encode({ generator = "gpuflame", report = "critical-path", unit_ns = 1, countname = "ns",
+    rule = doc.rule }))
+  return st
 end
 
 return M

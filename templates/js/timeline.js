@@ -34,6 +34,7 @@
  *                                panel (window: the first target's, ns relative to data.t0)
  *   window.__gf.showFinding(i [, k]) -> shows target k (default 0) of finding i as a click on it does:
  *                                {window, marks, selected}; null when there is no finding i
+ *   window.__gf.criticalPath() -> {steps, index, name, length_ns, marks}: the path outlined (timeline --critical-path)
  *   window.__gf.findingMarks()  -> indices of the events the shown finding refers to (highlighted)
  *   window.__gf.findingWindow() -> {start, end} of the shown finding's time window, or null
  *   window.__gf.laneLabels()  -> [{label, drawn, group, proj, band, height, events}] per lane: the label as drawn
@@ -178,6 +179,7 @@ function gfTimeline(D, cols, mode) {
     flamePoint: function (name) { return T.flamePoint(name); },
     setView: function (s, e) { setView(s, e); },
     steps: function () { return T.stepsInfo(); },
+    criticalPath: function () { return T.pathInfo(); },
     laneY: function (l) { return laneHt[l] ? { top: laneTop[l], h: laneHt[l] } : null; },
     range: function () { return T.range ? { start: T.range.a, end: T.range.b } : null; },
     lastDrawMs: function () { return T.lastDrawMs; },

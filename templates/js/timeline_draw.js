@@ -149,6 +149,7 @@ function gfTimelineDraw(T) {
     T.lodLanes = 0;
     for (var l = 0; l < lanes.length; l++) drawLane(c, l, cw, searching);
     T.drawFinding(c);
+    if (T.drawPath) T.drawPath(c); // the critical path of the step in view (js/timeline_steps.js)
     drawSelection(c);
     c.restore();
     if (T.range) { // the range's duration label sits on the axis, outside the lanes' clip

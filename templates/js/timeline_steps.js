@@ -5,6 +5,9 @@
  * press goes to the step at or after the view's centre). Data: the gf-steps element, {rule, steps:
  * [{index, name, rank, start, end}]} in the trace's ns (data.t0 subtracted here), or null.
  * gfTimelineSteps(T) adds drawStepMarks(ctx), gotoStep(delta) and stepsInfo() to T.
+ * `timeline --critical-path`: the gf-critpath element, {rule, steps: [{index, name, start, end, length_ns, events}]}
+ * (events: page event indices on the step's critical path, gpuflame.critpath), or null; drawPath(ctx) outlines
+ * the path of the step in view (the one whose window covers most of the view), pathInfo() says which.
  */
 function gfTimelineSteps(T) {
   'use strict';
@@ -48,6 +51,35 @@ function gfTimelineSteps(T) {
     T.requestDraw();
     return { index: s.index, name: s.name, rank: s.rank, current: cur };
   }
+  // the critical path of the step in view, outlined
+  var CP = document.getElementById('gf-critpath') ? gfPage.json('gf-critpath') : null;
+  var paths = CP && CP.steps ? CP.steps.map(function (s) { return { a: s.start - T0, b: s.end - T0, index: s.index,
+    name: String(s.name), length: s.length_ns, events: s.events || [] }; }) : [];
+  function pathInView() {
+    var best = null, most = 0;
+    for (var k = 0; k < paths.length; k++) {
+      var o = Math.min(paths[k].b, T.ve) - Math.max(paths[k].a, T.vs);
+      if (o > most) { most = o; best = paths[k]; }
+    }
+    return best;
+  }
+  function drawPath(c) {
+    var p = pathInView();
+    if (!p) return;
+    c.strokeStyle = '#00e5ff'; c.lineWidth = 2;
+    for (var k = 0; k < p.events.length; k++) {
+      var i = p.events[k];
+      if (i < 0 || i >= T.n || !T.inView(i)) continue;
+      var r = T.barRect(i);
+      c.strokeRect(r.x - 1, r.y - 1, r.w + 2, r.h + 2);
+    }
+  }
+  T.drawPath = drawPath;
+  T.pathInfo = function () {
+    var p = pathInView();
+    return { steps: paths.length, index: p ? p.index : null, name: p ? p.name : null, length_ns: p ? p.length : null,
+      marks: p ? p.events.slice() : [] };
+  };
   T.drawStepMarks = drawStepMarks;
   T.gotoStep = gotoStep;
   T.stepsInfo = function () { return { rule: SD ? SD.rule : null, count: list.length, current: cur }; };

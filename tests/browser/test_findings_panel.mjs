@@ -285,8 +285,8 @@ end }
     check('hostile rule (timeline): a click shows its window; the kernel name is text in the line', info.startsWith('evil: ') && info.includes(`kernel ${H}`) &&
       JSON.stringify(await page.evaluate(() => window.__gf.findingWindow())) === JSON.stringify(F[e].window) && F[e].window !== null, info.slice(0, 300));
     const s = await safe(page);
-    check('hostile rule (timeline): no script ran, nothing injected, only the page\'s 7 scripts', s.pwned === undefined && s.alerted === 0 &&
-      s.injected === 0 && s.scripts === 7, JSON.stringify(s));
+    check('hostile rule (timeline): no script ran, nothing injected, only the page\'s 8 scripts', s.pwned === undefined && s.alerted === 0 &&
+      s.injected === 0 && s.scripts === 8, JSON.stringify(s));
     clean('hostile rule (timeline)', log);
     await page.close();
   }

@@ -346,10 +346,10 @@ async function inIframe() {
   const tpl = expand(readFileSync(path.join(TOP, 'templates/timeline.html'), 'utf8'));
   const slots = [...tpl.matchAll(/\{\{([^}]*)\}\}/g)].map((m) => m[1]);
   check('template: no http:// or https://', !/https?:\/\//.test(tpl));
-  check('template: slots are {{title}}, {{json:preview}}, {{json:data}}, {{json:findings}}, {{json:gputime}} and {{json:steps}} only', slots.length === 7 &&
+  check('template: slots are {{title}}, {{json:preview}}, {{json:data}}, {{json:findings}}, {{json:gputime}}, {{json:steps}} and {{json:critpath}} only', slots.length === 8 &&
     slots.every((x) => x === 'title' || x === 'json:preview' || x === 'json:data' || x === 'json:findings' || x === 'json:gputime' ||
-      x === 'json:steps') &&
-    (tpl.match(/\{\{/g) || []).length === 7,
+      x === 'json:steps' || x === 'json:critpath') &&
+    (tpl.match(/\{\{/g) || []).length === 8,
     JSON.stringify(slots));
   check('template: data read with JSON.parse from an inert script element',
     tpl.includes('<script id="gf-data" type="application/json">{{json:data}}</script>') && !/innerHTML|eval\(|new Function/.test(tpl));

@@ -93,6 +93,45 @@ t = open(sys.argv[1]).read()
 d = json.loads(html.unescape(re.search(r"<script id=\"cp-data\" type=\"application/json\">(.*?)</script>", t, re.S).group(1)))
 print(len(d["steps"]), d["steps"][0]["gating"]["rank"])' "$TMP/cp.html")"
 
+# --folded / --flamegraph: only the on-path time, `step N (NAME)[;RANK];KIND;NAME ns`
+# fsum FILE EXPR: EXPR (Python) over f, {stack: ns} of the folded lines in FILE, and t(N), step N's total
+fsum() { python3 -c 'import sys
+f = {}
+for line in open(sys.argv[1]):
+    k, n = line.rstrip("\n").rsplit(" ", 1)
+    f[k] = f.get(k, 0) + int(n)
+t = lambda i: sum(v for k, v in f.items() if k.startswith("step %d (" % i))
+print(eval(sys.argv[2]))' "$1" "$2"; }
+run_gf critical-path --folded "$TMP/kernel.sqlite" --flamegraph "$TMP/kernel.fg.html"
+check_eq "--folded: exit 0" 0 "$rc"
+printf '%s\n' "$out" >"$TMP/kernel.folded"
+check_eq "--folded kernel-bound: each step totals 8.18 ms (host 150 us + launch 20 us + 8 ms + sync 10 us)" \
+  "[8180000, 8180000, 8180000, 8180000]" "$(fsum "$TMP/kernel.folded" "[t(i) for i in range(4)]")"
+check_eq "--folded kernel-bound: gemm_big 8 ms, the launch lag 20 us, the sync 10 us" "[8000000, 20000, 10000]" \
+  "$(fsum "$TMP/kernel.folded" "[f['step 2 (step 2);kernel;gemm_big'], f['step 2 (step 2);call;cudaLaunchKernel'], f['step 2 (step 2);call;cudaDeviceSynchronize']]")"
+check_eq "--flamegraph: the page holds the on-path stacks" "1" \
+  "$(grep -c 'gemm_big' "$TMP/kernel.fg.html" | sed 's/^[1-9][0-9]*$/1/')"
+run_gf critical-path --folded "$TMP/event.sqlite" --step 1
+printf '%s\n' "$out" >"$TMP/event.folded"
+check_eq "--folded --step 1, event: producer 5 ms, consumer 1.005 ms, total 6.185 ms; no other step" \
+  "[5000000, 1005000, 6185000, 1]" \
+  "$(fsum "$TMP/event.folded" "[f['step 1 (step 1);kernel;producer'], f['step 1 (step 1);kernel;consumer'], t(1), len(set(k.split(';')[0] for k in f))]")"
+run_gf critical-path --folded "$TMP/ranks.sqlite" --step 1
+printf '%s\n' "$out" >"$TMP/ranks.folded"
+check_eq "--folded ranks: the late rank's fwd 3 ms, the all-reduce 500 us, total 3.68 ms" "[3000000, 500000, 3680000]" \
+  "$(fsum "$TMP/ranks.folded" "[f['step 1 (step 1);pid 400;kernel;fwd'], sum(v for k, v in f.items() if k.endswith(';ncclKernel_AllReduce_RING_LL_Sum_float')), t(1)]")"
+for v in host sync; do
+  run_gf critical-path --folded "$TMP/$v.sqlite"
+  printf '%s\n' "$out" >"$TMP/$v.folded"
+  check_eq "--folded $v: each step totals its length_ns" "$(j "$TMP/$v.json" "[s['length_ns'] for s in d['steps']]")" \
+    "$(fsum "$TMP/$v.folded" "[t(i) for i in range(4)]")"
+done
+run_gf timeline "$TMP/kernel.sqlite" --critical-path --max-events 10 -o "$TMP/cp-tl.html"
+check_eq "timeline --critical-path with --max-events: usage error (2), no page" "2 no" \
+  "$rc $([ -e "$TMP/cp-tl.html" ] && echo yes || echo no)"
+run_gf critical-path --folded --json "$TMP/kernel.sqlite"
+check_eq "--folded with --json: usage error (2)" 2 "$rc"
+
 for v in host kernel sync event ranks; do
   check_eq "$v: parts sum to length_ns, length_ns <= span_ns" "True" \
     "$(j "$TMP/$v.json" "all(sum(s['parts'].values()) == s['length_ns'] <= s['span_ns'] and sum(i['ns'] for i in s['on_path']) == s['length_ns'] for s in d['steps'])")"

@@ -345,6 +345,8 @@ def fill(template, data, title, findings=None):
             out.append("null")
         elif slot == "json:steps":  # the capture's steps on the axis: none
             out.append("null")
+        elif slot == "json:critpath":  # timeline --critical-path: no path
+            out.append("null")
         else:
             out.append(template[j:k + 2])
         i = k + 2

@@ -9,7 +9,7 @@ local cmd = {}
 
 cmd.spec = {
   usage = "critical-path INPUT... [--step N|median|slowest] [--marker PATTERN] [--window START:END] [--json] " ..
-    "[--html FILE] [--what-if kernel=NAME:F|nvtx=NAME:F|kind=PART:F]...",
+    "[--html FILE] [--folded] [--flamegraph FILE] [--what-if kernel=NAME:F|nvtx=NAME:F|kind=PART:F]...",
   summary = "the critical path of each step: what sets its length, by part, item and rank; what-if edits",
   description = "The graph of a step: its CUDA calls, kernels, copies, memsets and NVTX ranges, joined by host\n" ..
     "order, launches, stream order, synchronisation and (several ranks) collectives, which end when the last\n" ..
@@ -25,6 +25,8 @@ cmd.spec = {
       "items by F (0 removes them) and find the path again (repeatable)" },
     { "json", help = "print the JSON document instead of the table" },
     { "html", arg = "FILE", help = "also write a page: a bar per step stacked by the path's parts, its longest items" },
+    { "folded", help = "print the path's time as folded stacks `step N (NAME)[;RANK];KIND;NAME ns` instead of the table" },
+    { "flamegraph", arg = "FILE", help = "also write a flamegraph page of only the on-path time (those stacks)" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
     { "allow-unrelated", help = "several reports: accept captures that cannot be one job (policy ranks.max_start_gap_s)" },
   },
@@ -75,6 +77,8 @@ function cmd.run(opts, ctx)
     errors.raise(errors.USAGE, "--window goes without --step and --marker")
   end
   if opts.html == "" then errors.raise(errors.USAGE, "--html needs a FILE") end
+  if opts.flamegraph == "" then errors.raise(errors.USAGE, "--flamegraph needs a FILE") end
+  if opts.folded and opts.json then errors.raise(errors.USAGE, "--folded and --json: give one") end
   critpath.parse_what_if(opts.what_if) -- usage errors before the import
   local tr = require("gpuflame.trace").load(paths, { max_events = 0, keep_partners = true, nsys = opts.nsys,
     ranks = #paths > 1 or nil, allow_unrelated = opts.allow_unrelated }, ctx.policy())
@@ -83,7 +87,17 @@ function cmd.run(opts, ctx)
     require("gpuflame.views.critical_path").build({ document = doc, inputs = paths, out = opts.html }, ctx)
     require("gpuflame.log").info("wrote %s (%d steps)", opts.html, #doc.steps)
   end
-  if opts.json then
+  local stacks = (opts.folded or opts.flamegraph) and critpath.stacks(doc) or nil
+  if opts.flamegraph then
+    local fg = require("gpuflame.flamegraph")
+    if stacks:count() == 0 then errors.raise(errors.NO_DATA, "%s: no time on the path to draw", paths[1]) end
+    fg.render(stacks, opts.flamegraph, fg.page_options({ title = "Critical path: on-path time", countname = "ns",
+      subtitle = doc.rule }, ctx.policy()))
+    require("gpuflame.log").info("wrote %s (%d stacks)", opts.flamegraph, stacks:count())
+  end
+  if opts.folded then
+    stacks:write_folded("-")
+  elseif opts.json then
     io.stdout:write(core.json.encode(doc), "\n")
   else
     io.stdout:write(text(doc, ctx.policy().critical_path.top))

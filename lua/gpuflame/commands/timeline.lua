@@ -5,7 +5,7 @@ local log = require("gpuflame.log")
 local cmd = {}
 
 cmd.spec = {
-  usage = "timeline INPUT... [-o out.html] [--max-events N] [--stacks] [--title T]",
+  usage = "timeline INPUT... [-o out.html] [--max-events N] [--stacks] [--critical-path] [--title T]",
   summary = "CPU/GPU timeline page from an SQLite export, an .nsys-rep, or trace CSVs",
   description = "INPUT is an nsys SQLite export (`nsys export --type sqlite`), an .nsys-rep (exported through\n" ..
     "nsys), or the pair cuda_api_trace.csv + cuda_gpu_trace.csv from `nsys stats --format csv`.\n" ..
@@ -18,6 +18,7 @@ cmd.spec = {
     { "out", short = "o", arg = "FILE", help = "output page (default: policy outputs.timeline)" },
     { "max-events", arg = "N", type = "integer", min = 1, help = "keep the N longest events" },
     { "stacks", help = "launch backtraces were requested: warn when the capture has none" },
+    { "critical-path", help = "outline the critical path of the step in view (gpuflame critical-path; not with --max-events)" },
     { "title", arg = "TEXT", help = "page title" },
     { "allow-unrelated", help = "several reports: accept captures that cannot be one job (policy ranks.max_start_gap_s)" },
   },
@@ -28,10 +29,13 @@ function cmd.run(opts, ctx)
   if (not inputs or #inputs == 0) and not require("gpuflame.mpi").local_pattern() then
     errors.raise(errors.USAGE, "timeline needs an INPUT (see timeline --help)")
   end
+  if opts.critical_path and opts.max_events then
+    errors.raise(errors.USAGE, "--critical-path needs every event: give it without --max-events")
+  end
   local out = opts.out or ctx.policy().outputs.timeline
   local r = require("gpuflame.views.timeline").build({
     inputs = inputs, out = out, stacks = opts.stacks, max_events = opts.max_events,
-    title = opts.title, allow_unrelated = opts.allow_unrelated,
+    title = opts.title, allow_unrelated = opts.allow_unrelated, critical_path = opts.critical_path,
   }, ctx)
   if r.kind == "timeline" then
     if r.shown < r.total then

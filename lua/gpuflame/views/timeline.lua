@@ -65,6 +65,15 @@ end
 -- render(tr, out, settings [, findings_doc [, policy]]) writes the page atomically; findings_doc (findings.page)
 -- fills the findings panel ({{json:findings}}; null: no panel); with policy the capture's steps mark the axis.
 function V.render(tr, out, s, fdoc, policy)
+  local cp = "null"
+  if policy and s.critical_path then
+    if tr:count() < tr:total() then -- a trimmed trace: its event indices are not those of the path
+      log.warn("--critical-path: the page keeps %d of %d events (policy timeline.local_max_events); no path drawn",
+        tr:count(), tr:total())
+    else
+      cp = core.json.encode(require("gpuflame.critpath").page_data(tr, policy))
+    end
+  end
   local tmpl, origin = page.find(s.template)
   if not tmpl then
     errors.raise(errors.ERROR, "timeline template %s not found on the search path", s.template)
@@ -75,7 +84,9 @@ function V.render(tr, out, s, fdoc, policy)
     findings = require("gpuflame.findings.document").page_slot(fdoc),
     -- the GPU time breakdown of the window in view (docs/SEMANTICS.md): which kernels are communication
     gputime = { json = core.json.encode({ communication = core.json.array(s.communication or {}) }) },
-    steps = policy and steps_slot(tr, policy) or { json = "null" } },
+    steps = policy and steps_slot(tr, policy) or { json = "null" },
+    -- --critical-path: per step the events on its path (gpuflame.critpath, js/timeline_steps.js)
+    critpath = { json = cp } },
     s.template, s.flame_min_fraction)
 end
 
@@ -149,7 +160,9 @@ end
 
 function V.build(spec, ctx)
   local policy = ctx.policy()
-  local s = V.settings({ max_events = spec.max_events, title = spec.title, keep_partners = spec.keep_partners }, policy)
+  local s = V.settings({ max_events = spec.max_events, title = spec.title,
+    keep_partners = spec.critical_path or spec.keep_partners }, policy)
+  s.critical_path = spec.critical_path
   local tr, _, fdoc = load_for_page(spec.inputs, s, { stacks = spec.stacks, nsys = spec.nsys,
     allow_unrelated = spec.allow_unrelated }, nil, policy)
   local warnings = tr:warnings()
