@@ -222,6 +222,9 @@ int gf_trace_add(gf_trace *t, const gf_event *e, const gf_detail *d, gf_err *err
  * keeps arrival order, so they count as having arrived sorted), gf_trace_set_added_detail gives event i
  * its details (interned as gf_trace_add would), gf_trace_drop_added forgets them (counts included). */
 int gf_trace_keeps_all(const gf_trace *t);
+/* 0 when a bounded build is full and an event of this duration would be dropped by gf_trace_add (its
+ * detail is then never read: importers may skip parsing it); 1 otherwise. */
+int gf_trace_may_keep(const gf_trace *t, int64_t dur);
 size_t gf_trace_added(const gf_trace *t);
 int gf_trace_reorder_added(gf_trace *t, size_t from, const uint32_t *ord, gf_err *err);
 int gf_trace_set_added_detail(gf_trace *t, size_t i, const gf_detail *d, gf_err *err);

@@ -411,6 +411,12 @@ int gf_trace_add_flame(gf_trace *t, int32_t stack, int32_t leaf, int gpu, int64_
     return flame_add(t->b, stack, leaf, gpu, weight);
 }
 
+int gf_trace_may_keep(const gf_trace *t, int64_t dur)
+{
+    const gf_trace_build *b = t->b;
+    return !b || !b->rows || (dur < 0 ? 0 : dur) > b->ev[0].dur;
+}
+
 int gf_trace_keeps_all(const gf_trace *t)
 {
     return t->b && t->b->max == 0 && !t->b->rows;

@@ -103,6 +103,20 @@ static int32_t intern_field(gf_trace *t, const gf_csv *c, int col)
     return gf_strtab_intern(t->str, s, len);
 }
 
+/* 1 when field col of the current row, trimmed as intern_field trims it, is string id (not -1): the device
+ * column repeats one value for long runs of rows, so comparing saves hashing it every row. */
+static int same_field(gf_trace *t, const gf_csv *c, int col, int32_t id)
+{
+    if (col < 0 || id < 0)
+        return 0;
+    size_t len, il;
+    const char *s = gf_csv_field(c, (size_t)col, &len);
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\r'))
+        len--;
+    const char *is = gf_strtab_get(t->str, id, &il);
+    return len == il && memcmp(s, is, len) == 0;
+}
+
 /* Every column this reader uses, for gf_csv_require on short rows. */
 static size_t used_cols(const gf_trace_csv_cols *k, int *out)
 {
@@ -217,6 +231,7 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     int need[17];
     size_t nneed = used_cols(k, need);
     gf_event e;
+    int32_t last_dev = -1;
     while ((rc = next_event(c, k, need, nneed, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
             continue;
@@ -247,7 +262,8 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         e.kind = (uint8_t)(*cls & 0xFF);
         int32_t copy = (int32_t)(*cls >> 8) - 1;
         int64_t stream = opt_i64(c, k->stream, -1);
-        int32_t dev = intern_field(t, c, k->device);
+        int32_t dev = same_field(t, c, k->device, last_dev) ? last_dev : intern_field(t, c, k->device);
+        last_dev = dev;
         uint64_t key = ((uint64_t)(uint32_t)dev << 32) ^ (uint64_t)(stream & 0xFFFFFFFF);
         int64_t *v = gf_hmap_get(&lanes, key);
         if (v) {
@@ -263,7 +279,9 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
                 goto oom;
         }
         gf_detail_clear(&d);
-        if (e.kind == GF_EV_KERNEL) {
+        if (!gf_trace_may_keep(t, e.dur)) {
+            /* dropped by the bounded build: its detail would never be read */
+        } else if (e.kind == GF_EV_KERNEL) {
             for (int i = 0; i < 3; i++) {
                 d.grid[i] = (int32_t)opt_i64(c, k->grid[i], -1);
                 d.block[i] = (int32_t)opt_i64(c, k->block[i], -1);

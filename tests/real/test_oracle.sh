@@ -52,9 +52,11 @@ fi
 
 # one_case LABEL DIR INPUT: DIR/x.sqlite is the export to read; INPUT is what the CLI is given
 one_case() {
-  local label=$1 d=$2 input=$3
+  local label=$1 d=$2 input=$3 reports=$REPORTS noproj=
+  # nsys's projection of a big export runs past the bound (lib.sh proj_too_heavy): the other reports are checked
+  if proj_too_heavy "$d/x.sqlite"; then reports=${REPORTS%,nvtxgpuproj} noproj=--no-proj; fi
   # nsys stats writes DIR/ns_<report>.csv; a SKIPPED report leaves a 0-byte file (reason on stdout)
-  rnsys stats --format csv:mem=B --force-overwrite=true -o "$d/ns" --report "$REPORTS" "$d/x.sqlite"
+  rnsys stats --format csv:mem=B --force-overwrite=true -o "$d/ns" --report "$reports" "$d/x.sqlite"
   printf '%s\n%s\n' "$rout" "$rerr" >"$d/stats.log"
   if [ "$rrc" -ne 0 ]; then
     not_ok "oracle $label: nsys stats" "exit $rrc: $(tail -c 300 <<<"$rerr")"
@@ -77,7 +79,7 @@ one_case() {
   # not kernels
   if [[ "$err" == *'"source":"sqlite:api"'* ]]; then out=; fi
   printf '%s\n' "$out" >"$d/gf/kernels.ns.folded"
-  memo_check python3 "$RT/oracle_check.py" "$d" "oracle $label" || _t_failed=$((_t_failed + 1))
+  memo_check python3 "$RT/oracle_check.py" "$d" "oracle $label" $noproj || _t_failed=$((_t_failed + 1))
 }
 
 n=0

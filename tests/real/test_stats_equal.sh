@@ -36,13 +36,18 @@ fi
 
 # one_case LABEL DIR INPUT: DIR/x.sqlite is what nsys reads; INPUT is what gpuflame is given
 one_case() {
-  local label=$1 d=$2 input=$3 log=""
-  rnsys stats --format csv:mem=B --force-overwrite=true -o "$d/ns" --report "$OLD" "$d/x.sqlite"
+  local label=$1 d=$2 input=$3 log="" old=$OLD json=cudaapisum,gputrace,nvtxgpuproj present=
+  if proj_too_heavy "$d/x.sqlite"; then
+    # nsys's projection of this export runs past the bound (lib.sh proj_too_heavy): every other report compared
+    old=${OLD%,nvtxgpuproj} json=cudaapisum,gputrace present=--present-only
+    skip "stats equal $label: nvtxgpuproj" "nsys 2022.4's own projection of this export takes minutes (lib.sh proj_too_heavy)"
+  fi
+  rnsys stats --format csv:mem=B --force-overwrite=true -o "$d/ns" --report "$old" "$d/x.sqlite"
   log+="$rout"$'\n'"$rerr"$'\n'
   if [ "$rrc" -ne 0 ]; then not_ok "stats equal $label: nsys stats" "exit $rrc: $(tail -c 300 <<<"$rerr")"; return; fi
   rnsys stats --format csv --force-overwrite=true -o "$d/nsmb" --report gputrace,gpumemsizesum "$d/x.sqlite"
   log+="$rout"$'\n'"$rerr"$'\n'
-  rnsys stats --format json --force-overwrite=true -o "$d/nsj" --report cudaapisum,gputrace,nvtxgpuproj "$d/x.sqlite"
+  rnsys stats --format json --force-overwrite=true -o "$d/nsj" --report "$json" "$d/x.sqlite"
   log+="$rout"$'\n'"$rerr"$'\n'
   printf '%s' "$log" >"$d/stats.log"
   local fmt prefix reps
@@ -56,7 +61,7 @@ one_case() {
       return
     fi
   done
-  memo_check python3 "$RT/stats_equal.py" "$d" "stats= $label" || _t_failed=$((_t_failed + 1))
+  memo_check python3 "$RT/stats_equal.py" "$d" "stats= $label" $present || _t_failed=$((_t_failed + 1))
 }
 
 n=0
