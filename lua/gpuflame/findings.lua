@@ -8,6 +8,7 @@
 -- This module is the registry and the run; the output formats are gpuflame.findings.format, the
 -- findings document (written, read, and embedded in pages) gpuflame.findings.document.
 local core = require("gpuflame.core")
+local document = require("gpuflame.findings.document")
 local errors = require("gpuflame.errors")
 local resource = require("gpuflame.resource")
 
@@ -342,49 +343,31 @@ function M.top(results, n)
   return out
 end
 
--- capture's findings stage (policy findings.capture): the policy's rules on the capture's SQLite export,
--- findings.json beside the report, the top findings logged. "exported" (the default) runs when an earlier
--- stage made the export (--stacks, timeline.source = "sqlite"); "always" makes it when needed; "never".
--- It never fails the capture: a problem becomes a capture warning.
-function M.capture_stage(state)
-  local pol = require("gpuflame.policy").need(state.policy, "findings.capture_stage")
-  local fp = pol.findings
-  local when = fp.capture
-  if when == "never" or not state.report or (when == "exported" and not state.artifacts.sqlite) then return end
-  local capture = require("gpuflame.capture")
-  local log = require("gpuflame.log")
-  local ok, err = errors.try(function()
-    local results
-    local pf = state.page_findings -- a page (timeline, flamegraph) ran the same rules on this export
-    if pf and pf.sqlite == state.artifacts.sqlite then
-      results = pf.results
-    else
-      local tr, why = capture.export_trace(state, true) -- the export's whole trace, imported once
-      if not tr then errors.raise(errors.INPUT, "%s", why) end
-      results = M.analyze(tr, (state.artifacts.sqlite:match("([^/]+)$")), nil, nil, pol)
-    end
-    local path = state.dir .. "/" .. pol.outputs.findings
-    core.fs.write_atomic(path, require("gpuflame.findings.document").format_json(results, state.report))
-    state.artifacts.findings = path
-    for _, r in ipairs(results) do
-      if r.error then capture.warn(state, "findings: rule %s failed: %s", r.name, r.error) end
-    end
-    for _, r in ipairs(M.top(results, fp.capture_top)) do
-      log.info("finding %s [%s]: %s", r.name, r.severity, r.verdict)
-    end
-  end)
-  if not ok then
-    if err.code == errors.INTERRUPTED then error(err, 0) end
-    capture.warn(state, "findings: %s", err.msg)
-  end
-end
-
 -- the export's file name as nsys names it in its messages (an .nsys-rep's export is <base>.sqlite)
 function M.source_name(input)
   local base = input:match("([^/]+)$") or input
   if base:match("%.sqlite$") then return base end
   local stem = base:match("^(.*)%.[^.]+$")
   return (stem or base) .. ".sqlite"
+end
+
+-- page(tr, input, pol) → results, document: the policy's rules (findings.rules, findings.options, as
+-- `gpuflame findings` runs them without -r) over a whole trace, for a page. Never raises but for an
+-- interrupt: a rule that fails is one "error" entry (and a warning), a policy that names no such rule
+-- gives a document with a note and no findings.
+function M.page(tr, input, pol)
+  require("gpuflame.policy").need(pol, "findings.page")
+  local log = require("gpuflame.log")
+  local ok, results = errors.try(M.analyze, tr, input, nil, nil, pol)
+  if not ok then
+    if results.code == errors.INTERRUPTED then error(results, 0) end
+    log.warn("findings for the page: %s", results.msg)
+    return nil, { input = input, findings = core.json.array({}), note = "findings could not run: " .. results.msg }
+  end
+  for _, r in ipairs(results) do
+    if r.error then log.warn("findings for the page: rule %s failed: %s", r.name, r.error) end
+  end
+  return results, document.page_data(results, input)
 end
 
 return M

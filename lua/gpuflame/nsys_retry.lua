@@ -83,7 +83,7 @@ end
 -- it starts (or capture.start_retries are used up: then fail(message) with "nsys failed to start (N tries)").
 -- try_once(watch) runs one try with watch as its poll callback. The log at logpath keeps every try's output.
 function R.run(state, prefix, logpath, fail, try_once)
-  local capture = require("gpuflame.capture")
+  local capture = require("gpuflame.nsys_run")
   local policy = state.policy
   local logs, try = {}, 0
   while true do

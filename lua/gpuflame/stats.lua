@@ -68,7 +68,7 @@ function stats.export_for(rep, opts, policy)
     local path, how = require("gpuflame.exports").get(rep, opts, policy)
     return path, how.ran, how.nsys
   end
-  local capture = require("gpuflame.capture")
+  local capture = require("gpuflame.nsys_run")
   local nsys_info = opts.nsys_info or capture.find_nsys(opts.nsys, policy)
   log.info("stats: exporting %s to %s", rep, opts.out)
   local res = capture.export_sqlite(nsys_info, rep, opts.out, nil, policy)
@@ -102,33 +102,6 @@ function stats.write(sqlite, reports, opts, policy)
   db:close()
   if not ok then errors.reraise(res) end
   return res
-end
-
--- capture.views_from = "export": one stats CSV of a capture written by gpuflame from the report's SQLite
--- export (state.dir/capture.sqlite, made once by `nsys export` and shared with the SQLite timeline), in
--- capture.stats_report's shape: csv path | nil, why, report name, skipped.
-function stats.capture_report(state, report, base)
-  local capture = require("gpuflame.capture")
-  local name = require("gpuflame.nsys").canonical_report(report, state.policy)
-  local sqlite = state.artifacts.sqlite
-  if not sqlite or not core.fs.stat(sqlite) then
-    local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/capture.sqlite", state, state.policy)
-    if not res.ok then return nil, "nsys export --type sqlite failed: " .. res.why, name end
-    sqlite = res.path
-    state.artifacts.sqlite = sqlite
-  end
-  local path = state.dir .. "/" .. base .. "_" .. name .. ".csv"
-  local ok, res = errors.try(stats.write, sqlite, { name },
-    { paths = { [name] = path }, format = "csv" }, state.policy)
-  if not ok then return nil, res.msg, name end
-  local r = res[1]
-  if r.skipped then
-    os.remove(path)
-    local what = r.skipped:match("does not contain (.-)%.?%s*$")
-    return nil, what and ("SKIPPED (no " .. what .. ")") or ("SKIPPED: " .. r.skipped), name, true
-  end
-  if r.rows == 0 then return nil, "empty CSV " .. path, name end
-  return path, nil, name
 end
 
 return stats

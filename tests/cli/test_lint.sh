@@ -231,4 +231,42 @@ $wplant/gpuflame/w.lua:8: sets ctx._policy (reach the policy through ctx.policy(
 if res=$(python3 tests/lib/lua_policy_writes.py lua); then ok "no Lua code writes into the effective policy (overrides are passed explicitly)"
 else not_ok "no Lua code writes into the effective policy (overrides are passed explicitly)" "$res"; fi
 
+# The Lua require graph (issue 39, docs/ARCHITECTURE.md "The require graph"): no cycle, and no require of a
+# gpuflame module inside a function body but those tests/lib/lua_requires.allow lists. The checker is first
+# shown to find a cycle closed by an in-function require on a planted tree, and to pass comments and strings.
+rplant=$GF_TMP/rplant
+mkdir -p "$rplant/gpuflame"
+cat >"$rplant/gpuflame/a.lua" <<'LUA'
+local b = require("gpuflame.b")
+-- require("gpuflame.c") in a comment is no edge
+local s = "require('gpuflame.c') in a string is no edge either"
+local M = {}
+function M.f() return b, s end
+return M
+LUA
+cat >"$rplant/gpuflame/b.lua" <<'LUA'
+local M = {}
+if M then M.x = 1 end
+function M.g()
+  for _ = 1, 2 do end
+  return require("gpuflame.a")
+end
+M.h = pcall(require, "gpuflame.c")
+return M
+LUA
+printf 'local M = {}\nreturn M\n' >"$rplant/gpuflame/c.lua"
+check_eq "require-graph checker: a cycle is found with its modules" \
+  "gpuflame.a -> gpuflame.b -> gpuflame.a   (2 modules tied: gpuflame.a gpuflame.b)" \
+  "$(python3 tests/lib/lua_requires.py cycles "$rplant")"
+check_eq "require-graph checker: a require inside a function is found with its line; top-level ones are not" \
+  "$rplant/gpuflame/b.lua:5: requires gpuflame.a inside a function" \
+  "$(python3 tests/lib/lua_requires.py in-function "$rplant")"
+printf '# allowed\ngpuflame/b.lua gpuflame.a\n' >"$rplant/allow"
+check_eq "require-graph checker: an allow-listed in-function require passes" "" \
+  "$(python3 tests/lib/lua_requires.py in-function "$rplant" "$rplant/allow")"
+if res=$(python3 tests/lib/lua_requires.py cycles lua); then ok "no cycle in the require graph of lua/"
+else not_ok "no cycle in the require graph of lua/" "$res"; fi
+if res=$(python3 tests/lib/lua_requires.py in-function lua tests/lib/lua_requires.allow); then
+  ok "no require of a gpuflame module inside a function in lua/ but the allow-listed ones"
+else not_ok "no require of a gpuflame module inside a function in lua/ but the allow-listed ones" "$res"; fi
 t_done

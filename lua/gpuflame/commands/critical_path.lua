@@ -3,6 +3,7 @@
 local core = require("gpuflame.core")
 local critpath = require("gpuflame.critpath")
 local errors = require("gpuflame.errors")
+local fg = require("gpuflame.flamegraph")
 local gpu_time = require("gpuflame.gpu_time")
 
 local cmd = {}
@@ -89,7 +90,6 @@ function cmd.run(opts, ctx)
   end
   local stacks = (opts.folded or opts.flamegraph) and critpath.stacks(doc) or nil
   if opts.flamegraph then
-    local fg = require("gpuflame.flamegraph")
     if stacks:count() == 0 then errors.raise(errors.NO_DATA, "%s: no time on the path to draw", paths[1]) end
     fg.render(stacks, opts.flamegraph, fg.page_options({ title = "Critical path: on-path time", countname = "ns",
       subtitle = doc.rule }, ctx.policy()))

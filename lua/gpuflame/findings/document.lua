@@ -229,25 +229,6 @@ function M.page_data(results, input)
     definitions = { doc = gpu_time.DEFINITIONS_DOC, terms = core.json.array(terms) } }
 end
 
--- page(tr, input, pol) → results, document: the policy's rules (findings.rules, findings.options, as
--- `gpuflame findings` runs them without -r) over a whole trace, for a page. Never raises but for an
--- interrupt: a rule that fails is one "error" entry (and a warning), a policy that names no such rule
--- gives a document with a note and no findings.
-function M.page(tr, input, pol)
-  require("gpuflame.policy").need(pol, "findings.page")
-  local log = require("gpuflame.log")
-  local ok, results = errors.try(require("gpuflame.findings").analyze, tr, input, nil, nil, pol)
-  if not ok then
-    if results.code == errors.INTERRUPTED then error(results, 0) end
-    log.warn("findings for the page: %s", results.msg)
-    return nil, { input = input, findings = core.json.array({}), note = "findings could not run: " .. results.msg }
-  end
-  for _, r in ipairs(results) do
-    if r.error then log.warn("findings for the page: rule %s failed: %s", r.name, r.error) end
-  end
-  return results, M.page_data(results, input)
-end
-
 -- the {{json:findings}} slot of a page: the document, or null (no findings panel)
 function M.page_slot(doc)
   return { json = doc and core.json.encode(doc) or "null" }

@@ -7,6 +7,19 @@ local M = {}
 local function col_name(c) return type(c) == "table" and c.name or c end
 M.col_name = col_name
 
+-- steps_text(r): the steps a result's rows fall in (gpuflame.findings.in_steps sets r.steps) →
+-- "in step 3 (ProfilerStep#3: 2 rows), step 5 (…)" or nil
+function M.steps_text(r)
+  if not r.steps then return nil end
+  local parts = {}
+  for i, e in ipairs(r.steps) do
+    if i > 8 then parts[#parts + 1] = string.format("and %d more steps", #r.steps - 8); break end
+    parts[#parts + 1] = string.format("step %d (%s%s: %d row%s)", e.index, e.name, e.rank and (", " .. e.rank) or "",
+      e.rows, e.rows == 1 and "" or "s")
+  end
+  return "in " .. table.concat(parts, ", ")
+end
+
 -- a cell as text: nil/false → "", NULL (core.json.null) → "None" as nsys prints it, integers as
 -- integers, formats from the column
 local function cell(c, v)
@@ -61,7 +74,7 @@ function M.format_md(results, input)
       .. md_escape(r.error or r.skipped or r.verdict) .. "\n"
     local lines = require("gpuflame.gpu_time").lines(r.breakdown) -- busy/idle by its parts (docs/SEMANTICS.md)
     if lines then out[#out + 1] = "\n" .. md_escape(table.concat(lines, "; ")) .. " (docs/SEMANTICS.md)\n" end
-    local st = require("gpuflame.findings.in_steps").text(r)
+    local st = M.steps_text(r)
     if st then out[#out + 1] = "\n" .. md_escape(st) .. "\n" end
     if not r.error and not r.skipped and #r.rows > 0 then
       local hdr, sep = {}, {}
@@ -89,7 +102,7 @@ function M.format_text(results, max_rows)
     for _, l in ipairs(require("gpuflame.gpu_time").lines(r.breakdown) or {}) do -- busy/idle by its parts
       out[#out + 1] = "    " .. l .. "\n"
     end
-    local st = require("gpuflame.findings.in_steps").text(r) -- the steps the rows fall in
+    local st = M.steps_text(r) -- the steps the rows fall in
     if st then out[#out + 1] = "    " .. st .. "\n" end
     if not r.error and not r.skipped and #r.rows > 0 then
       local w, cells = {}, {}

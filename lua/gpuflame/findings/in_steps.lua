@@ -2,11 +2,11 @@
 -- window (`Start (ns)`, and `PID` when the rule gives one) belongs to the step whose marker range holds its
 -- start on that process. A capture without steps leaves the findings as they are.
 local errors = require("gpuflame.errors")
+local col_name = require("gpuflame.findings.format").col_name
 
 local M = {}
 
 local function col_index(r, name)
-  local col_name = require("gpuflame.findings.format").col_name
   for i, c in ipairs(r.columns or {}) do
     if col_name(c) == name then return i end
   end
@@ -56,18 +56,6 @@ function M.annotate(tr, results, pol)
       end
     end
   end
-end
-
--- text(r) → "in step 3 (ProfilerStep#3: 2 rows), step 5 (…)" or nil
-function M.text(r)
-  if not r.steps then return nil end
-  local parts = {}
-  for i, e in ipairs(r.steps) do
-    if i > 8 then parts[#parts + 1] = string.format("and %d more steps", #r.steps - 8); break end
-    parts[#parts + 1] = string.format("step %d (%s%s: %d row%s)", e.index, e.name, e.rank and (", " .. e.rank) or "",
-      e.rows, e.rows == 1 and "" or "s")
-  end
-  return "in " .. table.concat(parts, ", ")
 end
 
 return M

@@ -16,7 +16,7 @@ local function findings_document(input, export_path, ctx)
   local name = findings.source_name(input)
   local ok, tr = errors.try(require("gpuflame.trace").load, { export_path }, { max_events = 0 }, ctx.policy())
   if ok then
-    local _, doc = require("gpuflame.findings.document").page(tr, name, ctx.policy())
+    local _, doc = require("gpuflame.findings").page(tr, name, ctx.policy())
     return doc
   elseif tr.code == errors.INTERRUPTED then
     errors.reraise(tr)

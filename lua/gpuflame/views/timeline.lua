@@ -131,7 +131,7 @@ local function load_for_page(inputs, s, extra, on_whole, policy)
   -- Lua error before the merge closes the job (<close>): its thread is joined, never left running.
   local keep_all = s.max_events == 0 or tr:count() <= s.max_events
   local job <close> = keep_all and trace.nvtx_proj_start(tr, inputs, s.max_events, policy) or nil
-  local results, doc = require("gpuflame.findings.document").page(tr, name, policy)
+  local results, doc = require("gpuflame.findings").page(tr, name, policy)
   if on_whole then on_whole(tr) end
   if job then
     job:finish()
@@ -184,83 +184,6 @@ function V.build(spec, ctx)
   }
 end
 
--- The capture's SQLite export as the page's input (nil when nsys could not export: warned).
-local function capture_export(state, policy)
-  local capture = require("gpuflame.capture")
-  local res = capture.export_sqlite(state.nsys, state.report, state.dir .. "/" .. policy.outputs.sqlite, state, policy)
-  if not res.ok then
-    capture.warn(state, "nsys export --type sqlite failed (%s); no timeline", res.why)
-    return nil
-  end
-  state.artifacts.sqlite = res.path
-  return res.path
-end
-
--- The stats trace CSVs (source "csv"): the inputs that nsys wrote.
-local function capture_csvs(state, tp)
-  local capture = require("gpuflame.capture")
-  local inputs = {}
-  for _, rep in ipairs(tp.reports) do
-    local csv, why, name, skipped = capture.stats_report(state, rep, tp.output_names[rep] or rep)
-    state.reports_tried[#state.reports_tried + 1] = { report = name, ok = csv ~= nil, why = why, csv = csv,
-      skipped = skipped }
-    if csv then inputs[#inputs + 1] = csv end
-  end
-  return inputs
-end
-
--- capture.run's timeline stage. Returns true when timeline.html was written, false when the capture has
--- no trace events (capture then warns and builds the flamegraph). The capture's policy comes with state
--- (state.policy); the ctx of the contract (gpuflame.capture) is not needed here.
-function V.from_capture(state, opts, _ctx)
-  local capture = require("gpuflame.capture")
-  local policy = state.policy
-  local tp = policy.timeline
-  local s = V.settings(nil, policy)
-  local source = (opts.stacks or tp.source == "sqlite") and "sqlite" or "csv"
-  local inputs = source == "csv" and capture_csvs(state, tp) or {}
-  local tr, results, fdoc
-  if #inputs > 0 then
-    tr, results, fdoc = load_for_page(inputs, s, { stacks = opts.stacks }, nil, policy)
-    if tr:count() == 0 then tr = nil end
-  end
-  if not tr then
-    -- the stats trace CSVs hold CUDA activity only: a capture with NVTX, OS runtime or CPU samples and no
-    -- CUDA (a CPU-side job) is drawn from its SQLite export, which holds them (docs/LIVE.md)
-    if source == "csv" then
-      log.info("timeline: the nsys stats trace reports hold no CUDA events; drawing the SQLite export " ..
-        "(NVTX, OS runtime, CPU samples)")
-      source = "sqlite"
-    end
-    local db = capture_export(state, policy)
-    if not db then return false end
-    inputs = { db }
-    tr, results, fdoc = load_for_page(inputs, s, { stacks = opts.stacks },
-      function(whole) capture.set_gpu_time(state, db, whole) end, policy)
-  end
-  if tr:count() == 0 then return false end
-  -- the capture's findings stage (findings.json) reuses these results when they come from its export
-  if results and source == "sqlite" then state.page_findings = { sqlite = inputs[1], results = results } end
-  for _, w in ipairs(tr:warnings()) do capture.warn(state, "%s", w) end
-  local fl = tr:flame()
-  if opts.stacks and fl.launches == 0 and policy.stacks.missing == "error" then
-    errors.raise(errors.NO_DATA, "--stacks: no launch backtraces in the capture (policy stacks.missing = error)")
-  end
-  local out = state.dir .. "/" .. policy.outputs.timeline
-  V.render(tr, out, s, fdoc, policy)
-  state.artifacts.timeline = out
-  if fl.entries > 0 then
-    local folded = state.dir .. "/" .. policy.outputs.launch_folded
-    tr:write_launch_folded(folded)
-    state.artifacts.launch_stacks = folded
-  end
-  state.timeline = { source = source, shown = tr:count(), total = tr:total(), lanes = #tr:lanes(),
-    counts = tr:totals(), launch_stacks = fl.stacks, launches_with_stack = fl.launches,
-    launch_flame_total_ns = fl.total }
-  log.info("timeline: %d of %d events (longest kept) in %s", tr:count(), tr:total(), out)
-  return true
-end
-
 -- Loader used by exporters and scripts: the whole trace (no trimming unless asked). ctx (required)
 -- gives the effective policy.
 function V.load(paths, opts, ctx)
@@ -269,5 +192,6 @@ function V.load(paths, opts, ctx)
     stacks = opts.stacks }, ctx.policy())
 end
 
+V.load_for_page = load_for_page -- the capture's timeline stage (gpuflame.capture.timeline)
 V.core = core
 return V
