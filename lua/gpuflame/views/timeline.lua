@@ -11,6 +11,7 @@
 -- always with --stacks, and when the CSVs hold no CUDA events: a CPU-side capture's NVTX, OS runtime and
 -- CPU samples are only in the export); warnings go to state.warnings (summary.json).
 local core = require("gpuflame.core")
+local critpath = require("gpuflame.critpath")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local page = require("gpuflame.views.page")
@@ -71,7 +72,7 @@ function V.render(tr, out, s, fdoc, policy)
       log.warn("--critical-path: the page keeps %d of %d events (policy timeline.local_max_events); no path drawn",
         tr:count(), tr:total())
     else
-      cp = core.json.encode(require("gpuflame.critpath").page_data(tr, policy))
+      cp = core.json.encode(critpath.page_data(tr, policy))
     end
   end
   local tmpl, origin = page.find(s.template)
