@@ -77,9 +77,16 @@ check_contains "bare launch: sessions lists it, waiting" " $(names) " " $S:waiti
 check_contains "bare sessions: root's registry is /run/gpuflame/sessions" "$out" '"registry": "/run/gpuflame/sessions"'
 [[ " $(names) " == *" $S:waiting "* ]] || echo "# launch said: $(tail -c 600 "$TMP/l.err")"
 bare capture --session "$S" --duration 2 --timeline --out "$TMP/w1"
-check_eq "bare window --timeline of the CPU-only job: exit 0" 0 "$rc"
-[ "$rc" = 0 ] || echo "# $err" | tail -5
-check "bare window: timeline.html written" test -s "$TMP/w1/timeline.html"
+if [ "$rc" = 4 ] && [[ "$err" == *"\`nsys stop\` hung"* ]]; then
+  # nsys 2022.4's own stop hangs now and then until the job ends (issue 38; both passes of one CI run): then
+  # what is checked is that gpuflame bounded it, named it and left nothing (the checks below and at the end)
+  check_contains "bare window: nsys stop hung, bounded and named with what was kept" "$err" "Kept: $TMP/w1"
+  skip "bare window --timeline of the CPU-only job: exit 0" "nsys stop hung (nsys 2022.4's own hang, bounded by gpuflame)"
+else
+  check_eq "bare window --timeline of the CPU-only job: exit 0" 0 "$rc"
+  [ "$rc" = 0 ] || echo "# $err" | tail -5
+  check "bare window: timeline.html written" test -s "$TMP/w1/timeline.html"
+fi
 if [ -s "$TMP/w1/capture.sqlite" ]; then
   check_eq "bare window: the page's NVTX ranges are the export's (SQL)" \
     "$(export_nvtx "$TMP/w1/capture.sqlite")" "$(page_nvtx "$TMP/w1/timeline.html" | LC_ALL=C sort)"

