@@ -13,6 +13,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sccs  # noqa: E402
+
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # a declaration at file level: a type, the name, its parameters, ending in ';' (not static, not a typedef)
 DECL = re.compile(r'^(?!static\b|typedef\b|extern\b|#|\s|/|\*|})[A-Za-z_][\w \t\*]*?\b([a-z_][a-z0-9_]*)\s*\([^;{]*\)\s*'
@@ -55,36 +58,8 @@ def cycles(root):
                 target = by_name[os.path.basename(inc)][0]
             if target and unit(target) != u:
                 graph[u].add(unit(target))
-    # strongly connected components (Tarjan), then one circle through each
-    index, low, stack, on, out = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(graph.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    sys.setrecursionlimit(10000)
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
+    # strongly connected components (tests/lib/sccs.py), then one circle through each
+    out = sccs.tangled(graph)
     lines = []
     for comp in out:
         members = set(comp)

@@ -16,6 +16,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sccs  # noqa: E402
+
 REQ = re.compile(r'''\brequire\s*(?:\(\s*|,\s*)?["'](gpuflame(?:\.[A-Za-z0-9_]+)*)["']''')
 WORD = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
 
@@ -106,34 +109,7 @@ def cycles(edges):
     """One representative cycle for each strongly connected component of more than one module
     (Tarjan), then every elementary cycle inside it is not listed: the lines name the component's
     members in a cycle found by walking it."""
-    index, low, on, st, comps, n = {}, {}, set(), [], [], [0]
-
-    def visit(v):
-        index[v] = low[v] = n[0]
-        n[0] += 1
-        st.append(v)
-        on.add(v)
-        for w in sorted(edges[v]):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = st.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                comps.append(sorted(comp))
-
-    sys.setrecursionlimit(10000)
-    for v in sorted(edges):
-        if v not in index:
-            visit(v)
+    comps = sccs.tangled(edges)
     out = []
     for comp in sorted(comps):
         members = set(comp)
