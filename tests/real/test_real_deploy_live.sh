@@ -11,7 +11,8 @@
 # /usr/local/bin/gpuflame (the built binary) and /etc/gpuflame (the test's files) through overlays.
 # The job runs outside, as a fleet job would start: root, from a Slurm-prolog-like bare environment
 # (`env -i PATH=…`, no XDG_RUNTIME_DIR: registry /run/gpuflame/sessions), under `gpuflame launch --session`.
-# Checked for each: the Studio's session command (`nsys_session`) is completed with the window's upload;
+# Checked for each: the Studio's session command (`nsys_session`) is completed; a job of an unprivileged user
+# (uid 65534, its own registry) is not captured by the unit's root agent, which says no session matches;
 # then, so that the test catches what breaks these deployments, the same with the unit's PrivateTmp=true
 # and with the pod lacking its /tmp/nvidia mount: the window fails (nsys's session manager lives in
 # /tmp/nvidia: "Agent launcher failed"). `systemd-analyze verify` checks the unit's syntax when present.
@@ -41,9 +42,9 @@ S=gfdep$$
 survivors() { ps -eo pid=,args= | grep -E "gfdeploy_job$$|$S" | grep -v -E 'grep|ps -eo' || true; }
 gone_within() { local i; for i in $(seq 1 $(( $1 * 5 ))); do [ -z "$(survivors)" ] && return 0; sleep 0.2; done; return 1; }
 leftovers() { ls -d /tmp/nsys-report* /tmp/*.qdstrm 2>/dev/null | sort -u; }
-LPID= AG=
+LPID= AG= UPID= UW=
 cleanup() { [ -n "$AG" ] && kill -9 "$AG" 2>/dev/null; [ -n "$LPID" ] && kill -9 "$LPID" 2>/dev/null; studio_stop 2>/dev/null
-  rm -rf /var/lib/gpuflame; }
+  [ -n "$UPID" ] && kill -9 "$UPID" 2>/dev/null; rm -rf /var/lib/gpuflame ${UW:+"$UW"}; }
 trap cleanup EXIT
 BEFORE=$(leftovers)
 
@@ -79,17 +80,17 @@ printf 'server = %s\nservice = deploy-svc\n' "$STUDIO_URL" >"$TMP/etc/gpuflame/a
 printf '%s\n' "$TOKEN" >"$TMP/etc/gpuflame/token"; chmod 600 "$TMP/etc/gpuflame/token"
 cat >"$TMP/etc/gpuflame/live.lua" <<LUA
 return { extends = "$TOP/tests/real/policy.lua",
-  agent = { remote_sessions = { allow_names = { "$S" } } },
+  agent = { remote_sessions = { allow_names = { "$S", "${S}u" } } },
   deliver = { retry = { count = 2, base = 0.1, cap = 0.2 } } }
 LUA
 queue() { studio_ctl command "{\"command_id\": \"$1\", \"profiling_command\": {\"command_type\": \"start\", \"combined_config\": $2}}"; }
 completion_of() { studio_q "([r['body'] for r in recs if r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] == '$1'] or [{}])[-1].get('$2')"; }
 until_completed() { local i; for i in $(seq 1 $(( $2 * 5 ))); do [ "$(completion_of "$1" status)" != None ] && return 0
   kill -0 "$AG" 2>/dev/null || return 1; sleep 0.2; done; return 1; }
-# agent KIND FILE ID: the agent as FILE starts it, in its own mount namespace; a window of $S asked for as
-# command ID; waits for its completion (bounded), stops the agent. Sets $st (status) and $why (error).
+# agent KIND FILE ID [SESSION]: the agent as FILE starts it, in its own mount namespace; a window of SESSION
+# ($S) asked for as command ID; waits for its completion (bounded), stops the agent. Sets $st and $why (error).
 agent() {
-  local kind=$1 file=$2 id=$3 w=$TMP/$3 ns=()
+  local kind=$1 file=$2 id=$3 w=$TMP/$3 ns=() sess=${4:-$S}
   mkdir -p "$w"; cp -a "$TMP/etc" "$w/etc"
   python3 "$TOP/tests/real/deploy_ns.py" "$kind" "$file" "$w" \
     "{\"gf\": \"$GF\", \"url\": \"$STUDIO_URL\", \"token\": \"$TOKEN\", \"interval\": 1, \"policy\": \"/etc/gpuflame/live.lua\"}" \
@@ -98,7 +99,7 @@ agent() {
   install -d -m 0700 /var/lib/gpuflame
   [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("host_pid", True))' "$w/plan.json")" = True ] ||
     ns=(--pid --fork --mount-proc)
-  queue "$id" "{\"duration\": 2, \"enable_nsys\": true, \"nsys_timeline\": true, \"nsys_session\": \"$S\"}"
+  queue "$id" "{\"duration\": 2, \"enable_nsys\": true, \"nsys_timeline\": true, \"nsys_session\": \"$sess\"}"
   unshare -m --propagation private "${ns[@]}" bash "$w/start.sh" >"$w/agent.log" 2>&1 &
   AG=$!
   until_completed "$id" 150
@@ -121,6 +122,25 @@ hung_skip "pod: the agent captures a window of the job's session" ||
   check_eq "pod: the agent captures a window of the job's session (completed)" completed "$st"
 check_contains "pod: the container sees the host's registry and nsys's session manager (mounts)" \
   "$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["mounts"]))' "$TMP/ds1/plan.json")" "/tmp/nvidia"
+
+# --- an unprivileged user's job: the root agent cannot capture it (docs/DEPLOY.md, "Where state lives") -------
+# its registry is the user's own ($TMPDIR/gpuflame-<uid>/sessions), and nsys's sessions are per user
+UW=$(mktemp -d /tmp/gfdeploy-user.XXXXXX); chmod 755 "$UW"; mkdir -m 1777 "$UW/tmp"; cp "$JOB" "$UW/job"; chmod 755 "$UW/job"
+AS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+if command -v setpriv >/dev/null && "${AS[@]}" test -x "$UW/job" && "${AS[@]}" test -x "$GF"; then
+  env -i PATH="$BARE_PATH" TMPDIR="$UW/tmp" "${AS[@]}" "$GF" launch --session "${S}u" -- "$UW/job" "$UW/tmp/u.log" \
+    "$UW/tmp/u.stop" 600 0 >"$TMP/u.out" 2>"$TMP/u.err" &
+  UPID=$!
+  for i in $(seq 1 300); do [ -e "$UW/tmp/gpuflame-65534/sessions/${S}u.json" ] && break; kill -0 "$UPID" 2>/dev/null || break; sleep 0.2; done
+  check "user job: registered in the user's own registry" test -e "$UW/tmp/gpuflame-65534/sessions/${S}u.json"
+  agent unit "$UNIT" unit3 "${S}u"
+  check_eq "user job: the unit's agent does not capture it" failed "$st"
+  check_contains "user job: ... saying that no running session matches" "$why" "no running session matches"
+  touch "$UW/tmp/u.stop"; wait "$UPID"; urc=$?; UPID=
+  check_eq "user job: ends normally" 0 "$urc"
+else
+  skip "user job" "setpriv missing, or user 65534 cannot run $GF"
+fi
 
 # --- what breaks these deployments: the test sees it -----------------------------------------------------
 # the unit with PrivateTmp=true (as it was): the agent's nsys cannot reach the job's session manager
