@@ -794,11 +794,16 @@ static int reserve_events(imp *m)
     static const uint32_t bit[] = {GF_TABLE_RUNTIME, GF_TABLE_KERNEL, GF_TABLE_MEMCPY,
                                    GF_TABLE_MEMSET,  GF_TABLE_SYNC,   GF_TABLE_NVTX};
     size_t n = 0;
+    int all = gf_trace_keeps_all(m->t);
     for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
         sqlite3_stmt *st;
         if (!(m->t->tables & bit[i]) || (m->narrow && bit[i] == GF_TABLE_SYNC))
             continue;
-        if (sqlite3_prepare_v2(m->db, sql[i], -1, &st, NULL) != SQLITE_OK)
+        /* keep-all builds: NVTX_EVENTS' rows of every type, an upper bound that SQLite counts from the
+         * b-tree's pages (a few more slots than events: thread names, domains) instead of decoding each
+         * row's eventType (0.3 CPU-s for 2.2M rows, before the first table is read) */
+        const char *text = all && bit[i] == GF_TABLE_NVTX ? "SELECT count(*) FROM NVTX_EVENTS" : sql[i];
+        if (sqlite3_prepare_v2(m->db, text, -1, &st, NULL) != SQLITE_OK)
             continue; /* NVTX_EVENTS without eventType: the import says what is wrong */
         int rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
