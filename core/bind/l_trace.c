@@ -1,7 +1,7 @@
 /* Binding: the Trace model (core/trace*.c).
  *
  *   local tr = core.trace.open_sqlite(path, {max_events=, keep_partners=, stacks=, cpu={osrt=, samples=, running=},
- *                                           threads=})
+ *                                           threads=, narrow=})  (narrow: the GPU stacks' columns only, trace_sqlite.h)
  *   local tr = core.trace.open_csv({api=, gpu=, api_cols={start=1,...}, gpu_cols={...}, max_events=, keep_partners=})
  *   tr:count(), tr:total(), tr:counts(), tr:totals(), tr:lanes(), tr:warnings(), tr:warn(msg), tr:source(),
  *   tr:clock_alignment([text]), tr:nvtx_names() → {[id] = text}, tr:set_nvtx_groups({[id] = text}) (gpuflame.nvtx_group)
