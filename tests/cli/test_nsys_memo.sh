@@ -15,6 +15,7 @@ case $1 in
 esac
 echo run >>"$NSYS_RUNS"
 case " $* " in *" --fail "*) echo "no" >&2; exit 3 ;; esac
+case " $* " in *" --gone "*) rm -rf "$(dirname "$3")"; exit 0 ;; esac
 case $1 in
   stats) out=$3; in=$4; cat "$in" >"${out}_r.csv"; echo "Processing [$in] to [${out}_r.csv]"; exit 0 ;;
   analyze) in=$2; cp "$in" "${in%.*}.sqlite"; echo "rule on $in"; echo "warn $in" >&2; exit 0 ;;
@@ -67,6 +68,14 @@ check "export replayed: nothing under the first name" test ! -e "$W/c/x.sqlite"
 m "$W/memo" export --type sqlite --force-overwrite true --output "$W/c/noext" "$W/c/r.nsys-rep"
 check_eq "an output without .sqlite is another question (nsys adds the extension)" "$((n + 1))" "$(nsys_runs)"
 check_eq "an output without .sqlite: nsys's file" "rep" "$(cat "$W/c/noext.sqlite" 2>/dev/null)"
+
+# a directory removed under a running call (its test file ended by the time limit): the answer is not kept
+mkdir -p "$W/gone"; printf 'x\n' >"$W/gone/x.sqlite"
+n=$(nsys_runs)
+m "$W/memo" stats -o "$W/gone/ns" --gone
+mkdir -p "$W/gone"
+m "$W/memo" stats -o "$W/gone/ns" --gone
+check_eq "an answer whose directory went away is not kept" "$((n + 2))" "$(nsys_runs)"
 
 # failures are never kept; an empty memo directory turns the memo off; other commands are not memoised
 n=$(nsys_runs)

@@ -56,13 +56,31 @@ def snapshot(dirs):
     return seen
 
 
-def plan(nsys, args):
+def nsys_version(memo, nsys, st):
+    """`nsys --version`, asked once per nsys build (path, size, mtime) and kept in the memo directory."""
+    ident = "\0".join([os.path.realpath(nsys), str(st.st_size), str(st.st_mtime_ns)])
+    path = os.path.join(memo, ".version-" + hashlib.sha256(ident.encode()).hexdigest()[:32])
+    try:
+        return read_bytes(path).decode()
+    except OSError:
+        pass
+    version = subprocess.run([nsys, "--version"], capture_output=True, text=True, timeout=60).stdout
+    if version.strip():
+        os.makedirs(memo, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=memo, prefix=".new-")
+        with os.fdopen(fd, "w") as f:
+            f.write(version)
+        os.replace(tmp, path)
+    return version
+
+
+def plan(memo, nsys, args):
     """The call's key, its directories (placeholder -> path) and the output's name when the key leaves it
     out (an export), or None when it is not memoised."""
     if not args or args[0] not in MEMO_COMMANDS:
         return None
     st = os.stat(nsys)
-    version = subprocess.run([nsys, "--version"], capture_output=True, text=True, timeout=60).stdout
+    version = nsys_version(memo, nsys, st)
     parts = [os.path.realpath(nsys), str(st.st_size), str(st.st_mtime_ns), version.strip()]
     dirs = {}
     out_name = None
@@ -173,7 +191,7 @@ def record(memo, key, dirs, out_name, before, after, proc):
 
 def main():
     memo, nsys, args = sys.argv[1], sys.argv[2], sys.argv[3:]
-    p = plan(nsys, args) if memo else None
+    p = plan(memo, nsys, args) if memo else None
     if p:
         key, dirs, out_name = p
         entry = os.path.join(memo, key)
@@ -183,7 +201,9 @@ def main():
     proc = subprocess.run([nsys] + args, capture_output=True, stdin=subprocess.DEVNULL)
     sys.stdout.buffer.write(proc.stdout)
     sys.stderr.buffer.write(proc.stderr)
-    if p and proc.returncode == 0:
+    # a directory that went away meanwhile (a test file ended by its time limit, its $GF_TMP removed under
+    # a still running nsys) would record an answer without its files: not kept
+    if p and proc.returncode == 0 and all(os.path.isdir(d) for d in dirs.values()):
         record(memo, key, dirs, out_name, before, snapshot(set(dirs.values())), proc)
     return proc.returncode
 
