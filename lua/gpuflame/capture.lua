@@ -26,6 +26,8 @@ local need = require("gpuflame.policy").need
 local nsys_run = require("gpuflame.nsys_run")
 local capture_views = require("gpuflame.capture.views")
 local findings_stage = require("gpuflame.capture.findings")
+local nsys_retry = require("gpuflame.nsys_retry")
+local nsys_temp = require("gpuflame.nsys_temp")
 
 local capture = {}
 local redact_argv, tail = nsys_run.redact_argv, nsys_run.tail
@@ -53,13 +55,13 @@ function capture.profile(state, o)
   local function fail(fmt, ...)
     state.status = "failed"
     state.error = string.format(fmt, ...)
-    local cleaned = require("gpuflame.nsys_temp").clean(state, true, policy) -- what nsys left in its temp dir
+    local cleaned = nsys_temp.clean(state, true, policy) -- what nsys left in its temp dir
     if cleaned ~= "" then state.error = state.error .. "; " .. cleaned end
     capture.write_summary(state)
     errors.raise(errors.CAPTURE, "%s", state.error)
   end
   -- nsys's transient start-up failures are tried again (gpuflame.nsys_retry); the log keeps every try
-  local res, out = require("gpuflame.nsys_retry").run(state, prefix, logpath, fail, function(watch)
+  local res, out = nsys_retry.run(state, prefix, logpath, fail, function(watch)
     return capture.command(state, "profile", argv, { env = nsys_args.workload_env(nil, policy), timeout = timeout,
       label = (o.workload and #o.workload > 0) and ("nsys profile " .. o.workload[1]) or "nsys profile (sleep session)",
       decided_markers = c.decided_markers, decided_grace = c.decided_grace, watch = watch })

@@ -6,17 +6,19 @@ local errors = require("gpuflame.errors")
 local flamegraph = require("gpuflame.flamegraph")
 local inputs = require("gpuflame.inputs")
 local log = require("gpuflame.log")
+local findings = require("gpuflame.findings")
+local mpi = require("gpuflame.mpi")
+local trace = require("gpuflame.trace")
 
 local M = {}
 
 -- The findings panel's document for an export: the policy's rules over its trace. The flamegraph does
 -- not need the trace, so a trace that cannot load gives a panel that says why, not an error.
 local function findings_document(input, export_path, ctx)
-  local findings = require("gpuflame.findings")
   local name = findings.source_name(input)
-  local ok, tr = errors.try(require("gpuflame.trace").load, { export_path }, { max_events = 0 }, ctx.policy())
+  local ok, tr = errors.try(trace.load, { export_path }, { max_events = 0 }, ctx.policy())
   if ok then
-    local _, doc = require("gpuflame.findings").page(tr, name, ctx.policy())
+    local _, doc = findings.page(tr, name, ctx.policy())
     return doc
   elseif tr.code == errors.INTERRUPTED then
     errors.reraise(tr)
@@ -56,7 +58,7 @@ end
 function M.build(spec, ctx)
   local input = spec.inputs[1]
   local st = input and core.fs.stat(input)
-  local several = require("gpuflame.mpi").local_pattern() ~= nil or spec.inputs[2] ~= nil
+  local several = mpi.local_pattern() ~= nil or spec.inputs[2] ~= nil
     or (st and st.type == "directory") or (not st and input:find("[%*%?%[]"))
   local ok, res = errors.try(function()
     local stacks, fdoc, clock, diffpage, step
