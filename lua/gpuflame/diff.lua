@@ -5,16 +5,15 @@
 -- the comparison unfair, and whether the change is a regression. The page: gpuflame/views/diff.lua.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
+local need = require("gpuflame.policy").need
+local inputs_side = require("gpuflame.inputs.side")
+local pol = require("gpuflame.policy")
 
 local M = {}
 
 M.SCHEMA = "gpuflame.diff/1"
 local NULL = core.json.null
 local array = core.json.array
-
-local need = require("gpuflame.policy").need
-local inputs_side = require("gpuflame.inputs.side")
-local pol = require("gpuflame.policy")
 
 -- ratios and shares in the JSON are rounded to 1e-6 so the output is stable across platforms
 local function r6(x)

@@ -8,11 +8,10 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
-
-local M = {}
-
 local need = require("gpuflame.policy").need
 local nsys_run = require("gpuflame.nsys_run")
+
+local M = {}
 
 -- The cache directory: exports.cache_dir, else $XDG_CACHE_HOME/gpuflame/exports, else
 -- ~/.cache/gpuflame/exports; nil when none can be named (no HOME).

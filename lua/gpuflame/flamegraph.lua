@@ -6,6 +6,10 @@ local core = require("gpuflame.core")
 local columns = require("gpuflame.columns")
 local errors = require("gpuflame.errors")
 local page = require("gpuflame.views.page")
+local need = require("gpuflame.policy").need
+local nsys = require("gpuflame.nsys")
+local process_key = require("gpuflame.process_key")
+local trace = require("gpuflame.trace")
 
 local fg = {}
 
@@ -14,11 +18,6 @@ local fg = {}
 fg.PALETTES = page.palettes()
 
 local SQL_REPORT = { kernels = "cuda_gpu_kern_sum", api = "cuda_api_sum" }
-
-local need = require("gpuflame.policy").need
-local nsys = require("gpuflame.nsys")
-local process_key = require("gpuflame.process_key")
-local trace = require("gpuflame.trace")
 
 function fg.prefix(report, policy)
   local fp = need(policy, "flamegraph.prefix").flamegraph

@@ -7,12 +7,6 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
-
-local M = { kind = "side" }
-
-M.KERNEL_PREFIX = "gpu;nsys;cuda_kernel"
-M.API_PREFIX = "gpu;nsys;cuda_api"
-
 local need = require("gpuflame.policy").need
 local columns = require("gpuflame.columns")
 local diff_work = require("gpuflame.diff_work")
@@ -22,6 +16,11 @@ local model = require("gpuflame.model")
 local nsys = require("gpuflame.nsys")
 local process_key = require("gpuflame.process_key")
 local sidecar = require("gpuflame.sidecar")
+
+local M = { kind = "side" }
+
+M.KERNEL_PREFIX = "gpu;nsys;cuda_kernel"
+M.API_PREFIX = "gpu;nsys;cuda_api"
 
 local function join(dir, name) return (dir:sub(-1) == "/" and dir or dir .. "/") .. name end
 
