@@ -5,6 +5,10 @@ local discover = require("gpuflame.discover")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local nsys_mod = require("gpuflame.nsys")
+local stats = require("gpuflame.stats")
+local steps = require("gpuflame.steps")
+local trace_mod = require("gpuflame.trace")
+local need = require("gpuflame.policy").need
 
 local analyze = {}
 
@@ -63,7 +67,7 @@ local function strip(s) return (s or ""):match("^%s*(.-)%s*$") end
 -- Finds nsys through the discovery policy and returns path, version string (raw `--version` output,
 -- stripped; `unknown` when the probe failed).
 function analyze.find_nsys(explicit, policy)
-  local r = discover.run({ explicit = explicit }, require("gpuflame.policy").need(policy, "analyze.find_nsys"))
+  local r = discover.run({ explicit = explicit }, need(policy, "analyze.find_nsys"))
   if not r.chosen then
     for _, t in ipairs(r.tried) do log.debug("nsys candidate %s rejected: %s", t.path, t.reason or "?") end
     errors.raise(errors.NO_NSYS, "%s", analyze.NOT_FOUND)
@@ -165,7 +169,6 @@ end
 -- ensure_export(run_dir, trace, opts, policy) → DIR/trace.sqlite (one `nsys export` of trace.nsys-rep when absent
 -- or older), the nsys version
 local function ensure_export(run_dir, trace, opts, policy)
-  local stats = require("gpuflame.stats")
   local sqlite = analyze.join(run_dir, "trace.sqlite")
   local tst, sst = core.fs.stat(trace), core.fs.stat(sqlite)
   if (not tst or tst.type ~= "file") and (not sst or sst.type ~= "file") then
@@ -190,7 +193,6 @@ local function ensure_export(run_dir, trace, opts, policy)
 end
 
 function analyze.export_reports(run_dir, trace, paths, schema, opts, policy)
-  local stats = require("gpuflame.stats")
   local sqlite, version = ensure_export(run_dir, trace, opts, policy)
   core.fs.mkdirp(analyze.join(run_dir, "stats"))
   for _, p in pairs(paths) do os.remove(p) end
@@ -209,9 +211,9 @@ end
 -- docs/STEPS.md) written as DIR/<outputs.steps> instead of analysis.json → result {path=, warnings=, steps=true}
 local function steps_fallback(run_dir, trace, manifest_file, opts, policy)
   local sqlite = ensure_export(run_dir, trace, opts, policy)
-  local tr = require("gpuflame.trace").load({ sqlite }, { max_events = 0, keep_partners = true }, policy)
+  local tr = trace_mod.load({ sqlite }, { max_events = 0, keep_partners = true }, policy)
   tr:source(analyze.portable(trace, run_dir))
-  local doc = require("gpuflame.steps").document(tr, nil, policy)
+  local doc = steps.document(tr, nil, policy)
   local out = analyze.join(run_dir, policy.outputs.steps)
   core.fs.write_atomic(out, core.json.encode(doc) .. "\n")
   return { path = out, steps = true, nsteps = #doc.steps, warnings = { string.format(
@@ -222,7 +224,7 @@ end
 -- run{run_dir=, no_export=, nsys=, nsys_version=, schema_version=, source=} → result {path=, warnings=, ...}
 -- policy: the effective policy (required).
 function analyze.run(opts, policy)
-  require("gpuflame.policy").need(policy, "analyze.run")
+  need(policy, "analyze.run")
   local aopts = policy.analyze
   local run_dir = analyze.normalize(opts.run_dir)
   local st = core.fs.stat(run_dir)

@@ -27,6 +27,7 @@ local need = require("gpuflame.policy").need
 local nsys_run = require("gpuflame.nsys_run")
 local capture_views = require("gpuflame.capture.views")
 local findings_stage = require("gpuflame.capture.findings")
+local nsys_retry = require("gpuflame.nsys_retry")
 
 local capture = {}
 local redact_argv, tail = nsys_run.redact_argv, nsys_run.tail
@@ -60,8 +61,9 @@ function capture.profile(state, o)
     errors.raise(errors.CAPTURE, "%s", state.error)
   end
   -- nsys's transient start-up failures are tried again (gpuflame.nsys_retry); the log keeps every try
-  local res, out = require("gpuflame.nsys_retry").run(state, prefix, logpath, fail, function(watch)
-    return capture.command(state, "profile", argv, { env = nsys_temp.mark(state, nsys_args.workload_env(nil, policy)), timeout = timeout,
+  local res, out = nsys_retry.run(state, prefix, logpath, fail, function(watch)
+    local env = nsys_temp.mark(state, nsys_args.workload_env(nil, policy))
+    return capture.command(state, "profile", argv, { env = env, timeout = timeout,
       label = (o.workload and #o.workload > 0) and ("nsys profile " .. o.workload[1]) or "nsys profile (sleep session)",
       decided_markers = c.decided_markers, decided_grace = c.decided_grace, watch = watch })
   end)

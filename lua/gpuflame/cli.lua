@@ -5,6 +5,7 @@ local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local args = require("gpuflame.args")
 local resource = require("gpuflame.resource")
+local mpi = require("gpuflame.mpi")
 
 local cli = {}
 
@@ -83,7 +84,7 @@ local function take_globals(argv)
       if a == "--local" then i = i + 1 end
       g.local_pattern = a == "--local" and argv[i] or a:sub(9)
       if not g.local_pattern or g.local_pattern == "" then errors.raise(errors.USAGE, "--local needs a PATTERN") end
-      require("gpuflame.mpi").set_local(g.local_pattern)
+      mpi.set_local(g.local_pattern)
     else
       rest[#rest + 1] = a
     end
@@ -102,8 +103,7 @@ function cli.context(globals, loaded)
   local ctx = { globals = globals or { policy_files = {} }, _policy = loaded }
   function ctx.policy()
     if not ctx._policy then
-      local policy = require("gpuflame.policy")
-      ctx._policy = policy.effective(ctx.globals.policy_files)
+      ctx._policy = require("gpuflame.policy").effective(ctx.globals.policy_files) -- lazily: start-up (lua_requires.allow)
     end
     return ctx._policy
   end

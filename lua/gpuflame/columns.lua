@@ -6,6 +6,7 @@
 -- contains = {"time", ...}, fallback = "last" }: exact names compare trimmed and case-insensitively;
 -- then substring rules, first header (left to right) that matches wins.
 local errors = require("gpuflame.errors")
+local need = require("gpuflame.policy").need
 
 local columns = {}
 
@@ -73,7 +74,7 @@ columns.reports.nvtxsum = columns.reports.nvtx_sum
 
 -- The spec for (report, key), a policy override (policy.columns[report][key]) winning.
 function columns.spec(report, key, policy)
-  local set = require("gpuflame.policy").need(policy, "columns.spec").columns -- unset by default
+  local set = need(policy, "columns.spec").columns -- unset by default
   local over = set and set[report]
   if over and over[key] then return over[key] end
   local r = columns.reports[report]

@@ -5,14 +5,15 @@
 -- the comparison unfair, and whether the change is a regression. The page: gpuflame/views/diff.lua.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
+local need = require("gpuflame.policy").need
+local inputs_side = require("gpuflame.inputs.side")
+local pol = require("gpuflame.policy")
 
 local M = {}
 
 M.SCHEMA = "gpuflame.diff/1"
 local NULL = core.json.null
 local array = core.json.array
-
-local need = require("gpuflame.policy").need
 
 -- ratios and shares in the JSON are rounded to 1e-6 so the output is stable across platforms
 local function r6(x)
@@ -42,7 +43,6 @@ end
 function M.normalizer(policy)
   local fn = need(policy, "diff.normalizer").diff.normalize_name
   if fn == nil then return nil end
-  local pol = require("gpuflame.policy")
   local cache = {}
   return function(names)
     -- one budgeted policy call per batch of names
@@ -366,8 +366,7 @@ function M.compare(b, a, over, policy)
   local L
   local cb, ca = b.meta and b.meta.callchains, a.meta and a.meta.callchains
   if cb and ca then
-    local side = require("gpuflame.inputs.side")
-    local sb, sa = side.load_launch_stacks(b), side.load_launch_stacks(a)
+    local sb, sa = inputs_side.load_launch_stacks(b), inputs_side.load_launch_stacks(a)
     L = core.stacks_diff.new()
     L:add(1, sb, { remap = leaf_remap(sb, norm) })
     L:add(2, sa, { remap = leaf_remap(sa, norm) })
@@ -436,7 +435,6 @@ function M.verdict(d, policy)
   local p = need(policy, "diff.verdict").diff
   local res, by
   if p.verdict then
-    local pol = require("gpuflame.policy")
     -- the policy sees JSON nulls as nil (d.total.change == nil when BEFORE had no GPU time)
     local v = pol.call(policy, p.verdict, deep_copy(d, true))
     by = "policy"

@@ -8,10 +8,10 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local need = require("gpuflame.policy").need
+local nsys_run = require("gpuflame.nsys_run")
 
 local M = {}
-
-local need = require("gpuflame.policy").need
 
 -- The cache directory: exports.cache_dir, else $XDG_CACHE_HOME/gpuflame/exports, else
 -- ~/.cache/gpuflame/exports; nil when none can be named (no HOME).
@@ -58,7 +58,7 @@ function M.evict(dir, max_bytes, keep, stale)
 end
 
 local function export_to(rep, out, nsys_info, policy)
-  local res = require("gpuflame.nsys_run").export_sqlite(nsys_info, rep, out, nil, policy)
+  local res = nsys_run.export_sqlite(nsys_info, rep, out, nil, policy)
   if not res.ok then M.raise_failed(rep, res) end
   return res.path
 end
@@ -104,7 +104,7 @@ end
 function M.get(rep, opts, policy)
   opts = opts or {}
   local e = need(policy, "exports.get").exports
-  local nsys_info = opts.nsys_info or require("gpuflame.nsys_run").find_nsys(opts.nsys, policy)
+  local nsys_info = opts.nsys_info or nsys_run.find_nsys(opts.nsys, policy)
   if e.beside then return beside(rep, nsys_info, opts, policy) end
   local dir = M.dir(policy)
   if not usable_dir(dir) then

@@ -11,6 +11,9 @@ local core = require("gpuflame.core")
 local document = require("gpuflame.findings.document")
 local errors = require("gpuflame.errors")
 local resource = require("gpuflame.resource")
+local in_steps = require("gpuflame.findings.in_steps")
+local log = require("gpuflame.log")
+local need = require("gpuflame.policy").need
 
 local M = {}
 
@@ -153,7 +156,7 @@ end
 -- options(rule, args, policy) → the effective options: the rule's defaults, then the policy's
 -- findings.options[<rule>], then the command line's -r rule:key=value.
 function M.options(rule, args, pol)
-  require("gpuflame.policy").need(pol, "findings.options")
+  need(pol, "findings.options")
   local o = {}
   for k, v in pairs(M.COMMON_DEFAULTS) do o[k] = v end
   for k, v in pairs(rule.options) do o[k] = v end
@@ -163,7 +166,7 @@ function M.options(rule, args, pol)
       if type_of(rule, k) then
         o[k] = convert(rule, k, v, "policy findings.options")
       else -- e.g. a rule on the search path that replaces a bundled one and has other options
-        require("gpuflame.log").warn("policy findings.options[%q].%s: rule %s (%s) has no such option; ignored",
+        log.warn("policy findings.options[%q].%s: rule %s (%s) has no such option; ignored",
           rule.name, k, rule.name, rule.origin or "?")
       end
     end
@@ -176,7 +179,7 @@ end
 -- model.policy (the effective policy: gpu_time.communication for gpuflame.gpu_time),
 -- model.tables (which tables the export has), and every core.trace_findings primitive as a method.
 function M.model(tr, source, pol)
-  local m = { trace = tr, source = source, policy = require("gpuflame.policy").need(pol, "findings.model"),
+  local m = { trace = tr, source = source, policy = need(pol, "findings.model"),
     tables = core.trace_findings.tables(tr) }
   if not m.tables.known then
     -- trace CSVs: no tables to probe; a kind of event counts as its table
@@ -261,7 +264,7 @@ function M.run_rule(rule, model, opts, budget)
   out.origin = rule.origin
   out.options = opts
   out.seconds = os.clock() - t0
-  require("gpuflame.log").debug("rule %s: %.3f s CPU", rule.name, out.seconds)
+  log.debug("rule %s: %.3f s CPU", rule.name, out.seconds)
   if not out.error and not out.skipped then
     out.verdict = (out.verdict or string.format("%d row(s)", #out.rows)):gsub("%c", " ") -- one line
     out.severity = out.severity or (#out.rows > 0 and "warning" or "ok")
@@ -271,7 +274,7 @@ end
 
 -- The rules to run: the -r specs, else the policy's findings.rules (every rule when that is empty).
 function M.select(specs, pol)
-  require("gpuflame.policy").need(pol, "findings.select")
+  need(pol, "findings.select")
   local sel = {}
   if specs and #specs > 0 then
     for _, s in ipairs(specs) do sel[#sel + 1] = s end
@@ -304,10 +307,10 @@ function M.plan(specs, pol)
 end
 
 function M.analyze(tr, source, specs, plan, pol)
-  require("gpuflame.policy").need(pol, "findings.analyze")
+  need(pol, "findings.analyze")
   plan = plan or M.plan(specs, pol)
   local model = M.model(tr, source, pol)
-  local budget = require("gpuflame.policy").need(pol, "findings.analyze").findings.rule_budget
+  local budget = need(pol, "findings.analyze").findings.rule_budget
   local results = {}
   for _, p in ipairs(plan) do
     local r
@@ -319,7 +322,7 @@ function M.analyze(tr, source, specs, plan, pol)
     r.spec = p.text
     results[#results + 1] = r
   end
-  require("gpuflame.findings.in_steps").annotate(tr, results, pol) -- the steps the rows fall in
+  in_steps.annotate(tr, results, pol) -- the steps the rows fall in
   return results
 end
 
@@ -356,8 +359,7 @@ end
 -- interrupt: a rule that fails is one "error" entry (and a warning), a policy that names no such rule
 -- gives a document with a note and no findings.
 function M.page(tr, input, pol)
-  require("gpuflame.policy").need(pol, "findings.page")
-  local log = require("gpuflame.log")
+  need(pol, "findings.page")
   local ok, results = errors.try(M.analyze, tr, input, nil, nil, pol)
   if not ok then
     if results.code == errors.INTERRUPTED then error(results, 0) end

@@ -6,6 +6,10 @@ local core = require("gpuflame.core")
 local columns = require("gpuflame.columns")
 local errors = require("gpuflame.errors")
 local page = require("gpuflame.views.page")
+local need = require("gpuflame.policy").need
+local nsys = require("gpuflame.nsys")
+local process_key = require("gpuflame.process_key")
+local trace = require("gpuflame.trace")
 
 local fg = {}
 
@@ -15,11 +19,8 @@ fg.PALETTES = page.palettes()
 
 local SQL_REPORT = { kernels = "cuda_gpu_kern_sum", api = "cuda_api_sum" }
 
-local need = require("gpuflame.policy").need
-
 function fg.prefix(report, policy)
   local fp = need(policy, "flamegraph.prefix").flamegraph
-  local nsys = require("gpuflame.nsys")
   return fp.prefixes[nsys.canonical_report(report, policy)] or fp.prefixes[report] or fp.other_prefix
 end
 
@@ -32,7 +33,6 @@ end
 -- report: cuda_gpu_kern_sum / cuda_api_sum (either era's name). Rows follow docs/spec/STUDIO.md §6.5.
 function fg.from_csv(path, report, opts, policy)
   opts = opts or {}
-  local nsys = require("gpuflame.nsys")
   local canon = nsys.canonical_report(report, need(policy, "flamegraph.from_csv"))
   local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
   local cols = columns.find_all(reader, canon, { "name", "total" }, nil, policy)
@@ -51,7 +51,6 @@ end
 -- stats.meta is the metadata JSON (for a sidecar or stderr: never inside the folded lines).
 function fg.stream_csv(path, report, out, opts, policy)
   opts = opts or {}
-  local nsys = require("gpuflame.nsys")
   local canon = nsys.canonical_report(report, need(policy, "flamegraph.stream_csv"))
   local reader = core.csv.open(path, { skip_preamble = opts.skip_preamble, header_hint = opts.skip_preamble and "Name" or nil })
   local cols = columns.find_all(reader, canon, { "name", "total" }, nil, policy)
@@ -224,7 +223,7 @@ end
 function fg.load_trace(paths, opts, policy)
   opts = opts or {}
   local fs = opts.flame or fg.settings(nil, need(policy, "flamegraph.load_trace"))
-  return require("gpuflame.trace").load(paths, { max_events = 0, ranks = opts.ranks, nsys = opts.nsys,
+  return trace.load(paths, { max_events = 0, ranks = opts.ranks, nsys = opts.nsys,
     keep_partners = true, stacks = fg.wants_callchain(fs), allow_unrelated = opts.allow_unrelated,
     narrow = opts.narrow }, policy)
 end
@@ -238,7 +237,7 @@ function fg.from_reports(paths, opts, policy)
   local tr, info = fg.load_trace(paths, { ranks = true, nsys = opts.nsys, allow_unrelated = opts.allow_unrelated,
     flame = opts.flame }, need(policy, "flamegraph.from_reports"))
   -- a process is known by its executable, not its pid: one program's processes of every rank share a frame
-  local procs = require("gpuflame.process_key").list(tr, nil, { merged = #tr:ranks() > 0 }, policy)
+  local procs = process_key.list(tr, nil, { merged = #tr:ranks() > 0 }, policy)
   local stacks = fg.from_trace(tr, { flame = opts.flame, processes = procs }, policy)
   if not stacks then
     errors.raise(errors.NO_DATA, "%s: no GPU kernels in these reports", table.concat(paths, ", "))

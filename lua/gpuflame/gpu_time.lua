@@ -4,6 +4,7 @@
 -- gpu_time.communication), copy by direction, memset, the overlap of compute with copy or communication,
 -- and idle — computed in C (core.trace_findings.busy), named and formatted here.
 local core = require("gpuflame.core")
+local need = require("gpuflame.policy").need
 
 local M = {}
 
@@ -26,7 +27,7 @@ M.PARTS = {
 -- busy, idle, kernel_busy, compute, comm, copy, h2d, d2h, d2d, p2p, memset, overlap} in ns; capture =
 -- {first=, last=}, the span of every event. win: nsys's filter window or nil.
 function M.breakdown(tr, win, by_rank, pol)
-  require("gpuflame.policy").need(pol, "gpu_time.breakdown")
+  need(pol, "gpu_time.breakdown")
   local comm = pol.gpu_time.communication
   local rows, cap = core.trace_findings.busy(tr, win, #comm > 0 and { like = comm } or nil, by_rank and true or false)
   for _, r in ipairs(rows) do r.span = r.last - r.first end
@@ -101,7 +102,7 @@ end
 -- document(rows, pol) → the breakdown as a JSON document's field (summary.json's gpu_time, a finding's
 -- breakdown): {definitions = "docs/SEMANTICS.md", communication = [LIKE patterns], devices = [json(row)]}
 function M.document(rows, pol)
-  require("gpuflame.policy").need(pol, "gpu_time.document")
+  need(pol, "gpu_time.document")
   local json = core.json
   local devs = {}
   for i, r in ipairs(rows) do

@@ -11,6 +11,7 @@ local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local resource = require("gpuflame.resource")
+local sidecar = require("gpuflame.sidecar")
 
 local inputs = {}
 
@@ -77,7 +78,7 @@ local TWO_COUNTS = "%s%d+%.?%d*%s+%d+%.?%d*%s*$"
 -- stack line among the first ones ends in two counts (flamegraph.pl's rule).
 function inputs.is_two_column(lines, path)
   local first = (lines[1] or ""):gsub("\r$", "")
-  local side = path and select(2, require("gpuflame.sidecar").read(path))
+  local side = path and select(2, sidecar.read(path))
   if side or first:match("^# {") then
     local ok, meta = true, side
     if not side then ok, meta = pcall(core.json.decode, first:sub(3)) end

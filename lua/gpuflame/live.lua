@@ -15,6 +15,8 @@ local nsys_args = require("gpuflame.nsys_args")
 local nsys_mod = require("gpuflame.nsys")
 local procfs = require("gpuflame.procfs")
 local sessions = require("gpuflame.sessions")
+local nsys_retry = require("gpuflame.nsys_retry")
+local nsys_temp = require("gpuflame.nsys_temp")
 
 local live = {}
 
@@ -74,7 +76,7 @@ local function supervise(h, entry, p)
   while not h:poll(100) do
     local _, now = core.sys.now()
     if not registered then
-      local pid, start = require("gpuflame.nsys_retry").find_workload(h:pid())
+      local pid, start = nsys_retry.find_workload(h:pid())
       if pid then
         entry.pid, entry.pid_start = pid, start
         sessions.register(entry, p)
@@ -124,7 +126,6 @@ function live.launch(opts, ctx)
     launcher_pid = me, launcher_start = procfs.start(me), started = core.sys.isotime() }
   -- nsys's stderr (and the job's) is passed on as it comes and kept, so that a launcher failure of nsys is
   -- recognised and tried again (gpuflame.nsys_retry); the job's stdout is its own
-  local retry = require("gpuflame.nsys_retry")
   local try, ok, r, registered = 0
   while true do
     try = try + 1
@@ -138,14 +139,14 @@ function live.launch(opts, ctx)
       error(r, 0)
     end
     local said = not registered and ((r.status == "exited" and r.code ~= 0) or r.status == "signaled") and
-      retry.said((r.stderr or "") .. "\n" .. (r.stdout or ""), p)
+      nsys_retry.said((r.stderr or "") .. "\n" .. (r.stdout or ""), p)
     if not said then break end
-    if not retry.again(try, p) then
+    if not nsys_retry.again(try, p) then
       sessions.release(name, lock, p)
-      errors.raise(errors.CAPTURE, "launch: %s", retry.final(try, said))
+      errors.raise(errors.CAPTURE, "launch: %s", nsys_retry.final(try, said))
     end
     log.warn("launch: nsys failed to start (try %d of %d): %s; trying again", try, p.capture.start_retries + 1, said)
-    if not retry.backoff(try, p) then
+    if not nsys_retry.backoff(try, p) then
       sessions.release(name, lock, p)
       errors.raise(errors.INTERRUPTED, "launch: interrupted while waiting to start nsys again")
     end
@@ -188,7 +189,7 @@ local function fail(state, code, fmt, ...)
   if state.live then state.window = window_summary(table.unpack(state.live)) end
   state.status = "failed"
   state.error = string.format(fmt, ...)
-  local cleaned = require("gpuflame.nsys_temp").clean(state, true, state.policy)
+  local cleaned = nsys_temp.clean(state, true, state.policy)
   if cleaned ~= "" then state.error = state.error .. "; " .. cleaned end
   capture.write_summary(state)
   errors.raise(code, "%s", state.error)
@@ -203,7 +204,7 @@ end
 local function window_call(state, step, argv, timeout, name)
   local res = capture.command(state, step, argv, { timeout = timeout, label = "nsys " .. step .. " " .. name,
     keep_on_interrupt = true })
-  require("gpuflame.nsys_temp").note(state, res)
+  nsys_temp.note(state, res)
   return res
 end
 
@@ -303,7 +304,7 @@ function live.window(opts, ctx)
   if sig ~= 0 then
     state.status = "interrupted"
     state.error = started and "interrupted during the window; it was stopped" or "interrupted before the window started"
-    local cleaned = require("gpuflame.nsys_temp").clean(state, true, p)
+    local cleaned = nsys_temp.clean(state, true, p)
     if cleaned ~= "" then state.error = state.error .. "; " .. cleaned end
     capture.write_summary(state)
     errors.raise(errors.INTERRUPTED, "session %s: %s. Kept: %s", e.name, state.error, capture.kept_list(state))
@@ -322,7 +323,7 @@ function live.window(opts, ctx)
     fail(state, errors.CAPTURE, "session %s: nsys stop wrote no report (looked for %s.nsys-rep)", e.name, prefix)
   end
   state.report, state.artifacts.report = rep, rep
-  require("gpuflame.nsys_temp").clean(state, false, p)
+  nsys_temp.clean(state, false, p)
   log.info("session %s: window %s → %s (started %.3f s after the planned instant)", e.name,
     core.sys.isotime(w.started), dir, w.started - w.planned)
   return capture.views(state, opts, ctx)

@@ -101,6 +101,7 @@ end
 
 -- Report names per version live in policy (nsys.report_eras): the effective policy is required.
 local need = require("gpuflame.policy").need
+local core = require("gpuflame.core")
 
 local function parse_since(s)
   local parts = {}
@@ -150,7 +151,7 @@ end
 -- (core.log.escape, core/textsafe.c). A damaged report makes nsys echo raw header bytes.
 function nsys.clean_text(text, max)
   local s = tostring(text or ""):gsub("[ \t\n\r\v\f]+", " "):match("^ *(.-) *$")
-  s = require("gpuflame.core").log.escape(s, false)
+  s = core.log.escape(s, false)
   max = max or 400
   if #s > max then
     while max > 0 and (s:byte(max + 1) or 0) & 0xC0 == 0x80 do max = max - 1 end

@@ -10,6 +10,10 @@
 local core = require("gpuflame.core")
 local need = require("gpuflame.policy").need
 local procfs = require("gpuflame.procfs")
+local errors = require("gpuflame.errors")
+local nsys = require("gpuflame.nsys")
+local nsys_run = require("gpuflame.nsys_run")
+local nsys_temp = require("gpuflame.nsys_temp")
 
 local R = {}
 
@@ -41,7 +45,7 @@ function R.said(text, policy)
   local c = need(policy, "nsys_retry.said").capture
   for line in tostring(text or ""):gmatch("[^\r\n]+") do
     for _, m in ipairs(c.start_failure_markers) do
-      if line:find(m, 1, true) then return require("gpuflame.nsys").clean_text(line, 300) end
+      if line:find(m, 1, true) then return nsys.clean_text(line, 300) end
     end
   end
   return nil
@@ -83,31 +87,30 @@ end
 -- it starts (or capture.start_retries are used up: then fail(message) with "nsys failed to start (N tries)").
 -- try_once(watch) runs one try with watch as its poll callback. The log at logpath keeps every try's output.
 function R.run(state, prefix, logpath, fail, try_once)
-  local capture = require("gpuflame.nsys_run")
   local policy = state.policy
   local logs, try = {}, 0
   while true do
     try = try + 1
     local watch = R.watcher(core.proc.getpid())
     local res = try_once(watch.poll)
-    require("gpuflame.nsys_temp").note(state, res)
+    nsys_temp.note(state, res)
     local out = (res.stdout or "") .. (res.stderr or "")
     logs[#logs + 1] = out
     local failed = (res.status == "exited" and res.code ~= 0) or res.status == "signaled"
-    local said = failed and not watch.seen and not capture.find_report(prefix) and not capture.find_qdstrm(prefix) and
+    local said = failed and not watch.seen and not nsys_run.find_report(prefix) and not nsys_run.find_qdstrm(prefix) and
       R.said(out, policy)
     if said or #logs > 1 then
       logs[#logs] = string.format("--- try %d%s ---\n%s", try, said and ": nsys failed to start" or "", logs[#logs])
     end
-    capture.write_log(logpath, logs, policy)
+    nsys_run.write_log(logpath, logs, policy)
     state.artifacts.profile_log = logpath
     if not said then return res, out end
     if not R.again(try, policy) then fail("%s (log: %s)", R.final(try, said), logpath) end
-    capture.warn(state, "nsys failed to start (try %d of %d): %s; trying again", try,
+    nsys_run.warn(state, "nsys failed to start (try %d of %d): %s; trying again", try,
       policy.capture.start_retries + 1, said)
     if not R.backoff(try, policy) then
-      require("gpuflame.errors").raise(require("gpuflame.errors").INTERRUPTED,
-        "interrupted while waiting to start nsys again; kept: %s", capture.kept_list(state))
+      errors.raise(errors.INTERRUPTED,
+        "interrupted while waiting to start nsys again; kept: %s", nsys_run.kept_list(state))
     end
   end
 end

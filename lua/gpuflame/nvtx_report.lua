@@ -5,6 +5,9 @@
 -- different rows are never added.
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
+local document = require("gpuflame.findings.document")
+local format = require("gpuflame.findings.format")
+local need = require("gpuflame.policy").need
 
 local R = {}
 
@@ -51,7 +54,7 @@ local function code(s) return "`" .. tostring(s):gsub("`", "'") .. "`" end
 -- Reads analysis.json (a run directory — the file named by policy outputs.analysis in it — or the file
 -- itself) → analysis, path
 function R.load(target, policy)
-  require("gpuflame.policy").need(policy, "nvtx_report.load")
+  need(policy, "nvtx_report.load")
   local path = target
   local st = core.fs.stat(target)
   if st and st.type == "directory" then
@@ -197,7 +200,7 @@ end
 -- The rules' findings (a `findings -f json` document, gpuflame.findings.document.read_document) as Markdown lines:
 -- a verdict table, then per rule with rows its first `top` rows.
 function R.rules_markdown(doc, fpath, top)
-  local fcell = require("gpuflame.findings.format").cell
+  local fcell = format.cell
   local L = {}
   local function w(x) L[#L + 1] = x or "" end
   w("## Rule findings")
@@ -215,7 +218,7 @@ function R.rules_markdown(doc, fpath, top)
   for _, f in ipairs(doc.findings) do
     local sev = f.error and "error" or f.skipped and "skipped" or f.severity
     w(string.format("| %s | %s | %s |", cell(code(f.rule)), cell(sev),
-      cell(f.error or f.skipped or require("gpuflame.findings.document").with_parts(f, f.verdict))))
+      cell(f.error or f.skipped or document.with_parts(f, f.verdict))))
   end
   w()
   for _, f in ipairs(doc.findings) do

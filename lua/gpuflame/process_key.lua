@@ -14,6 +14,8 @@
 --   function(p)   returns the key; p = {pid=, rank=, executable=, thread=, args_hash=} (nil fields unknown)
 -- The command line never leaves C: only its hash (core/sqlite_meta.c, "PROCESS_<n>:ARGS_HASH").
 local need = require("gpuflame.policy").need
+local core = require("gpuflame.core")
+local pol = require("gpuflame.policy")
 
 local M = {}
 
@@ -112,7 +114,6 @@ function M.list(tr, kv, opts, policy)
     x.rank_text = rank
     local key
     if type(mode) == "function" then
-      local pol = require("gpuflame.policy")
       key = pol.call(policy, mode, { pid = x.pid, rank = rank, executable = x.executable, thread = x.thread,
         args_hash = x.args_hash })
       if type(key) ~= "string" or key == "" then
@@ -153,7 +154,6 @@ end
 -- pairs(before_list, after_list) → {{key=, before = {pid...}, after = {pid...}}...} (the diff's "processes",
 -- first-seen order): which process of each capture each key names; empty when neither side has a list.
 function M.pairs(lb, la)
-  local core = require("gpuflame.core")
   local by, order = {}, {}
   for side, list in pairs({ before = lb or {}, after = la or {} }) do
     for _, x in ipairs(list) do

@@ -8,6 +8,10 @@ local log = require("gpuflame.log")
 local model = require("gpuflame.model")
 local mpi = require("gpuflame.mpi")
 local rank_names = require("gpuflame.rank_names")
+local gpu_time = require("gpuflame.gpu_time")
+local nvtx_group = require("gpuflame.nvtx_group")
+local related = require("gpuflame.related")
+local need = require("gpuflame.policy").need
 
 local M = {}
 
@@ -224,7 +228,7 @@ end
 -- captures that cannot be one job are refused unless opts.allow_unrelated), from their metadata once opened
 -- (a model file's provenance, an export's tables; under MPI gathered at rank 0). → kept reports, notes
 local function related_reports(reports, opts, policy)
-  local kept, notes = require("gpuflame.related").check(reports, { allow_unrelated = opts.allow_unrelated }, policy)
+  local kept, notes = related.check(reports, { allow_unrelated = opts.allow_unrelated }, policy)
   for _, n in ipairs(notes) do log.info("%s", n) end
   return kept, notes
 end
@@ -244,7 +248,7 @@ end
 -- One capture given twice is merged once (a note); captures that cannot be one job are refused
 -- (gpuflame.related) before the merge.
 function M.load(paths, opts, policy)
-  local s = require("gpuflame.policy").need(policy, "ranks.load").ranks
+  local s = need(policy, "ranks.load").ranks
   local reports = reports_of(paths)
   local w = mpi.world()
   local workers
@@ -271,7 +275,7 @@ function M.load(paths, opts, policy)
   for _, r in ipairs(reports) do r.trace = nil end
   for _, wr in ipairs(warnings) do merged:warn(wr); log.warn("%s", wr) end
   for _, n in ipairs(notes) do merged:warn(n) end
-  local clock = require("gpuflame.related").alignment(reports, opts.allow_unrelated and #reports > 1)
+  local clock = related.alignment(reports, opts.allow_unrelated and #reports > 1)
   if #paths > 1 then merged:clock_alignment(clock) end
   log.info("merged %d report(s) into %d rank(s) (%s); %s", #reports, #ranks,
     w.size > 1 and (w.size .. " MPI processes") or workers > 1 and (workers .. " worker processes") or "one process",
@@ -289,7 +293,7 @@ local function report_stats(tr, processes, pol)
     spec[k] = { src = 1, pid = p.pid, rank = k }
   end
   local one = core.trace.merge({ tr }, { offsets = { 0 }, ranks = labels, spec = spec, max_events = 0 })
-  require("gpuflame.nvtx_group").apply(one, pol) -- iteration names as the other views name them (nvtx.group)
+  nvtx_group.apply(one, pol) -- iteration names as the other views name them (nvtx.group)
   local rows = one:rank_stats(s.nccl_prefixes, s.iteration_prefixes)
   local by_pid = {}
   for k, p in ipairs(processes) do
@@ -299,7 +303,7 @@ local function report_stats(tr, processes, pol)
   -- each process's devices' time breakdown (docs/SEMANTICS.md), as over the merged trace
   local pid_of = {}
   for _, p in ipairs(processes) do pid_of[tostring(p.pid)] = p.pid end
-  for _, d in ipairs(require("gpuflame.gpu_time").breakdown(one, nil, true, pol)) do
+  for _, d in ipairs(gpu_time.breakdown(one, nil, true, pol)) do
     local row = by_pid[pid_of[d.rank]]
     if row then d.rank = nil; table.insert(row.devices, d) end
   end
@@ -311,7 +315,7 @@ end
 -- only its reports' metadata and per-process statistics (kilobytes), never their events. opts: owner,
 -- export (as for load); policy: the effective policy (required).
 function M.rank_stats(paths, opts, policy)
-  local s = require("gpuflame.policy").need(policy, "ranks.rank_stats").ranks
+  local s = need(policy, "ranks.rank_stats").ranks
   local reports = reports_of(paths)
   local w = mpi.world()
   local mine = share(reports, opts.owner or {}, w)
@@ -366,7 +370,7 @@ function M.rank_stats(paths, opts, policy)
     for _, d in ipairs(row.devices) do d.first, d.last = d.first + off, d.last + off end
     rows[k] = row
   end
-  local clock = require("gpuflame.related").alignment(reports, opts.allow_unrelated and #reports > 1)
+  local clock = related.alignment(reports, opts.allow_unrelated and #reports > 1)
   return rows, { ranks = ranks, reports = reports, offsets = offsets, notes = notes,
     clock_alignment = clock }
 end

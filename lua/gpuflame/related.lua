@@ -11,6 +11,7 @@
 -- docs/TIMELINE_DATA.md "Inputs that belong together".
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
+local need = require("gpuflame.policy").need
 
 local M = {}
 
@@ -53,7 +54,7 @@ end
 --   kept: the items that are distinct captures (the first of each), in input order; notes: one sentence per
 --   input left out. Raises INPUT (exit 6) naming two inputs that cannot be one job.
 function M.check(items, opts, policy)
-  local s = require("gpuflame.policy").need(policy, "related.check").ranks
+  local s = need(policy, "related.check").ranks
   local kept, notes, first = {}, {}, {}
   for _, it in ipairs(items) do
     local key = capture_key(it)

@@ -1,5 +1,6 @@
 -- Helpers for findings rules (lua/rules/*.lua, and rules users drop on the search path): nsys's fixed
 -- tables and messages, units and short verdict text. Nothing here loops over events.
+local gpu_time = require("gpuflame.gpu_time")
 local K = {}
 
 -- An SQL NULL in a row: nsys prints it as None (its rows go through Python's str()); JSON null.
@@ -76,7 +77,7 @@ end
 -- document: every part by name, per device, in ns and as shares of the span), for a rule that speaks of
 -- busy, idle or utilization: the findings panels show it beside the verdict (docs/SEMANTICS.md)
 function K.breakdown(model, win)
-  return require("gpuflame.gpu_time").document(K.device_times(model, win), model.policy)
+  return gpu_time.document(K.device_times(model, win), model.policy)
 end
 
 -- device_times(model, win) → rows, capture: gpu_time.breakdown of the model's trace in that window (nil:
@@ -88,7 +89,7 @@ function K.device_times(model, win)
   if not memo then memo = {}; times_memo[model] = memo end
   local key = win and string.format("%d:%d:%d:%d", win.start, win["end"], win.pid or -1, win.tid or -1) or ""
   if not memo[key] then
-    memo[key] = table.pack(require("gpuflame.gpu_time").breakdown(model.trace, win, nil, model.policy))
+    memo[key] = table.pack(gpu_time.breakdown(model.trace, win, nil, model.policy))
   end
   local rows, cap = {}, {}
   for i, r in ipairs(memo[key][1]) do

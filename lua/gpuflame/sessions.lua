@@ -9,6 +9,7 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local procfs = require("gpuflame.procfs")
+local need = require("gpuflame.policy").need
 
 local S = {}
 
@@ -37,7 +38,7 @@ end
 -- The registry directory: policy live.registry_dir (its parents created), else <state_dir>/sessions;
 -- private either way (it says which jobs run and what they run).
 function S.dir(policy)
-  local d = require("gpuflame.policy").need(policy, "sessions.dir").live.registry_dir
+  local d = need(policy, "sessions.dir").live.registry_dir
   if d == "" then
     d = S.state_dir() .. "/sessions"
   else

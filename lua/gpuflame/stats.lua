@@ -6,6 +6,7 @@ local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local need = require("gpuflame.policy").need
+local nsys = require("gpuflame.nsys")
 
 local stats = {}
 
@@ -19,7 +20,7 @@ end
 function stats.parse_report(spec, policy)
   local name, arg = spec:match("^([%w_]+):?(.*)$")
   if not name then errors.raise(errors.USAGE, "bad report %q (REPORT or REPORT:ARG)", spec) end
-  name = require("gpuflame.nsys").canonical_report(name, policy)
+  name = nsys.canonical_report(name, policy)
   local known
   for _, r in ipairs(core.stats.reports()) do
     if r.name == name or r.old == name then known = r end
@@ -68,10 +69,10 @@ function stats.export_for(rep, opts, policy)
     local path, how = require("gpuflame.exports").get(rep, opts, policy)
     return path, how.ran, how.nsys
   end
-  local capture = require("gpuflame.nsys_run")
-  local nsys_info = opts.nsys_info or capture.find_nsys(opts.nsys, policy)
+  local nsys_run = require("gpuflame.nsys_run")
+  local nsys_info = opts.nsys_info or nsys_run.find_nsys(opts.nsys, policy)
   log.info("stats: exporting %s to %s", rep, opts.out)
-  local res = capture.export_sqlite(nsys_info, rep, opts.out, nil, policy)
+  local res = nsys_run.export_sqlite(nsys_info, rep, opts.out, nil, policy)
   if not res.ok then require("gpuflame.exports").raise_failed(rep, res) end
   return res.path, true, nsys_info
 end

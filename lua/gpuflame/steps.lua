@@ -12,6 +12,7 @@ local errors = require("gpuflame.errors")
 local gpu_time = require("gpuflame.gpu_time")
 
 local need = require("gpuflame.policy").need
+local st = require("gpuflame.stragglers")
 
 local M = {}
 
@@ -293,7 +294,6 @@ end
 -- is above noise is rank-skew's noise floor (gpuflame.stragglers, policy ranks.*, docs/SEMANTICS.md
 -- "Stragglers and the noise floor"), the reference being the step's median duration over the ranks.
 local function across(groups, order, policy)
-  local st = require("gpuflame.stragglers")
   local n = math.huge
   for _, pk in ipairs(order) do n = math.min(n, #groups[pk]) end
   local out = core.json.array({})

@@ -4,6 +4,15 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local columns = require("gpuflame.columns")
+local gpu_time = require("gpuflame.gpu_time")
+local inputs = require("gpuflame.inputs")
+local log = require("gpuflame.log")
+local model_mod = require("gpuflame.model")
+local mpi = require("gpuflame.mpi")
+local nsys = require("gpuflame.nsys")
+local nvtx_group = require("gpuflame.nvtx_group")
+local ranks = require("gpuflame.ranks")
+local need = require("gpuflame.policy").need
 
 local M = {}
 
@@ -17,7 +26,7 @@ M.extra_columns = {
 }
 
 local function spec(report, key, policy)
-  local set = require("gpuflame.policy").need(policy, "trace.csv_columns").columns -- unset by default
+  local set = need(policy, "trace.csv_columns").columns -- unset by default
   local over = set and set[report]
   if over and over[key] then return over[key] end
   local extra = M.extra_columns[report]
@@ -33,12 +42,12 @@ end
 -- classify(path, policy) → "sqlite" | "nsys-rep" | "model" | "cuda_gpu_trace" | "cuda_api_trace" | nil, why
 -- (recognition by content: gpuflame.inputs.detect; report names through the policy's nsys.report_eras)
 function M.classify(path, policy)
-  require("gpuflame.policy").need(policy, "trace.classify")
-  local ok, info = pcall(require("gpuflame.inputs").detect, path)
+  need(policy, "trace.classify")
+  local ok, info = pcall(inputs.detect, path)
   if not ok then return nil, nil, errors.wrap(info) end
   if info.type == "sqlite" or info.type == "nsys-rep" or info.type == "model" then return info.type end
   if info.type == "csv" then
-    local r = require("gpuflame.nsys").canonical_report(info.report, policy)
+    local r = nsys.canonical_report(info.report, policy)
     if r == "cuda_gpu_trace" or r == "cuda_api_trace" then return r end
     return nil, "a " .. info.report .. " CSV, not a trace CSV"
   end
@@ -72,7 +81,7 @@ end
 -- An .nsys-rep's SQLite export, from the export cache (gpuflame.exports); the second value is a temporary
 -- directory to remove when there was no cache directory (nil otherwise). opts: nsys.
 function M.export_rep(path, opts, policy)
-  require("gpuflame.policy").need(policy, "trace.export_rep")
+  need(policy, "trace.export_rep")
   local db, how = require("gpuflame.exports").get(path, { nsys = opts and opts.nsys }, policy)
   return db, how.tmpdir
 end
@@ -81,9 +90,9 @@ end
 -- owner: under MPI, the MPI rank that opens each report. what: "load" (the merged trace) or "rank_stats"
 -- (only the per-rank statistics: what gpuflame.ranks.rank_stats returns).
 function M.load_reports(reports, owner, opts, load_opts, what, policy)
-  require("gpuflame.policy").need(policy, "trace.load_reports")
+  need(policy, "trace.load_reports")
   local tmpdirs = {}
-  local ok, tr, info = pcall(require("gpuflame.ranks")[what or "load"], reports, {
+  local ok, tr, info = pcall(ranks[what or "load"], reports, {
     max_events = load_opts.max_events, keep_partners = load_opts.keep_partners,
     stacks = load_opts.stacks, cpu = load_opts.cpu, owner = owner, allow_unrelated = opts.allow_unrelated,
     export = function(p)
@@ -114,9 +123,9 @@ end
 -- report is opened and only the statistics moved (gpuflame.ranks). opts: allow_unrelated; policy: the
 -- effective policy (required).
 function M.rank_stats(paths, opts, policy)
-  require("gpuflame.policy").need(policy, "trace.rank_stats")
+  need(policy, "trace.rank_stats")
   local lo = { max_events = 0, ranks = true, allow_unrelated = opts and opts.allow_unrelated }
-  if require("gpuflame.mpi").active() then
+  if mpi.active() then
     lo.what = "rank_stats"
     return M.load(paths, lo, policy)
   end
@@ -127,7 +136,7 @@ function M.rank_stats(paths, opts, policy)
     r.devices = {}
     by_label[r.label] = r
   end
-  for _, d in ipairs(require("gpuflame.gpu_time").breakdown(tr, nil, true, policy)) do
+  for _, d in ipairs(gpu_time.breakdown(tr, nil, true, policy)) do
     local r = by_label[d.rank]
     if r then d.rank = nil; table.insert(r.devices, d) end
   end
@@ -146,9 +155,8 @@ end
 local function load_inputs(paths, opts, policy)
   opts = opts or {}
   if type(paths) == "string" then paths = { paths } end
-  local mpi = require("gpuflame.mpi")
   local owner
-  paths, owner = mpi.inputs(require("gpuflame.ranks").expand, paths)
+  paths, owner = mpi.inputs(ranks.expand, paths)
   if #paths == 0 then errors.raise(errors.USAGE, "no input (give reports, or --local PATTERN)") end
   if mpi.active() and (#paths > 1 or opts.ranks) then return M.load_mpi(paths, owner, opts, policy) end
   if mpi.world().rank ~= 0 then mpi.finish() end -- one input: rank 0 alone reads it
@@ -179,7 +187,7 @@ local function load_inputs(paths, opts, policy)
   end
   local function load_one(path, lo)
     if M.classify(path, policy) == "model" then
-      local tr = require("gpuflame.model").open(path)
+      local tr = model_mod.open(path)
       if lo.max_events > 0 then tr:trim(lo.max_events, lo.keep_partners) end
       return tr
     end
@@ -218,9 +226,9 @@ end
 -- (the doc above) The trace's NVTX names are grouped by policy nvtx.group (gpuflame.nvtx_group) in every view
 -- built from it; its raw names stay (tooltips, panels, `stats` never sees the grouping).
 function M.load(paths, opts, policy)
-  require("gpuflame.policy").need(policy, "trace.load")
+  need(policy, "trace.load")
   local tr, info = load_inputs(paths, opts, policy)
-  if type(tr) == "userdata" then require("gpuflame.nvtx_group").apply(tr, policy) end
+  if type(tr) == "userdata" then nvtx_group.apply(tr, policy) end
   return tr, info
 end
 
@@ -248,7 +256,7 @@ local function proj_outcome(tr, ok, n)
   local e = errors.wrap(n)
   if e.code == errors.INTERRUPTED then error(e, 0) end
   tr:warn("NVTX ranges not projected onto the GPU: " .. e.msg)
-  require("gpuflame.log").warn("NVTX ranges not projected onto the GPU: %s", e.msg)
+  log.warn("NVTX ranges not projected onto the GPU: %s", e.msg)
   return 0
 end
 
@@ -258,7 +266,7 @@ end
 -- is projected from the export's tables it carries, so its page is its report's. 0 for other inputs: trace
 -- CSVs, several reports, a model imported with --no-stats, .nsys-rep (whose export is gone by then).
 function M.add_nvtx_proj(tr, paths, max, policy)
-  require("gpuflame.policy").need(policy, "trace.add_nvtx_proj")
+  need(policy, "trace.add_nvtx_proj")
   local db, tmp = proj_export(paths, policy)
   if not db then return 0 end
   local ok, n = pcall(tr.add_nvtx_proj, tr, db, max or 0)
@@ -275,7 +283,7 @@ function ProjJob:finish()
   local ok, n, read_s, wait_s = pcall(self.job.finish, self.job)
   self:close()
   if ok then
-    require("gpuflame.log").debug("NVTX projection: %.3f s on its thread, finish waited %.3f s, merged in %.3f s",
+    log.debug("NVTX projection: %.3f s on its thread, finish waited %.3f s, merged in %.3f s",
       read_s, wait_s, select(2, core.sys.now()) - t0 - wait_s)
   end
   return proj_outcome(self.trace, ok, n)
@@ -285,7 +293,7 @@ end
 -- error that unwinds past the job leaves no thread running).
 function ProjJob:close()
   if self.job:close() then
-    require("gpuflame.log").debug("NVTX projection closed before its merge: its thread joined, nothing added")
+    log.debug("NVTX projection closed before its merge: its thread joined, nothing added")
   end
   if self.tmp then core.fs.remove_tree(self.tmp) end
   self.tmp = nil
@@ -298,7 +306,7 @@ ProjJob.__close = ProjJob.close
 -- names are add_nvtx_proj's. nil when there is nothing to project or policy limits.threads resolves to 1:
 -- the caller then calls add_nvtx_proj, which projects on the calling thread.
 function M.nvtx_proj_start(tr, paths, max, policy)
-  require("gpuflame.policy").need(policy, "trace.nvtx_proj_start")
+  need(policy, "trace.nvtx_proj_start")
   local threads = policy.limits.threads
   if not core.trace_proj.parallel(threads) then return nil end
   local db, tmp = proj_export(paths, policy)

@@ -232,8 +232,9 @@ if res=$(python3 tests/lib/lua_policy_writes.py lua); then ok "no Lua code write
 else not_ok "no Lua code writes into the effective policy (overrides are passed explicitly)" "$res"; fi
 
 # The Lua require graph (issue 39, docs/ARCHITECTURE.md "The require graph"): no cycle, and no require of a
-# gpuflame module inside a function body but those tests/lib/lua_requires.allow lists. The checker is first
-# shown to find a cycle closed by an in-function require on a planted tree, and to pass comments and strings.
+# gpuflame module inside a function body but those tests/lib/lua_requires.allow lists, each with its reason
+# (kept for start-up time). The checker is first shown to find a cycle closed by an in-function require on a
+# planted tree, to pass comments and strings, and to fail a planted require and a planted cycle in lua/.
 rplant=$GF_TMP/rplant
 mkdir -p "$rplant/gpuflame"
 cat >"$rplant/gpuflame/a.lua" <<'LUA'
@@ -261,9 +262,27 @@ check_eq "require-graph checker: a cycle is found with its modules" \
 check_eq "require-graph checker: a require inside a function is found with its line; top-level ones are not" \
   "$rplant/gpuflame/b.lua:5: requires gpuflame.a inside a function" \
   "$(python3 tests/lib/lua_requires.py in-function "$rplant")"
-printf '# allowed\ngpuflame/b.lua gpuflame.a\n' >"$rplant/allow"
+printf '# allowed\ngpuflame/b.lua gpuflame.a  # a reason\n' >"$rplant/allow"
 check_eq "require-graph checker: an allow-listed in-function require passes" "" \
   "$(python3 tests/lib/lua_requires.py in-function "$rplant" "$rplant/allow")"
+printf 'gpuflame/b.lua gpuflame.a\ngpuflame/a.lua gpuflame.c  # no longer there\n' >"$rplant/allow"
+check_eq "require-graph checker: an allow line without its reason, and one that matches no require, fail" \
+  "$rplant/allow:1: an allow line is \"FILE MOD  # why\" (the reason is required)
+$rplant/gpuflame/b.lua:5: requires gpuflame.a inside a function
+$rplant/allow:2: gpuflame/a.lua gpuflame.c is allowed but no longer required inside a function (drop the line)" \
+  "$(python3 tests/lib/lua_requires.py in-function "$rplant" "$rplant/allow")"
+# the real tree with one require planted inside a function of a module (gpuflame.log, head-required
+# everywhere), and with one cycle planted (log requiring trace, which reaches log): both fail the lint
+rtree=$GF_TMP/rtree
+cp -r lua "$rtree"
+printf 'local function late() return require("gpuflame.errors") end\nreturn late\n' >"$rtree/gpuflame/zz_planted.lua"
+check_eq "require-graph lint: a require planted inside a function in lua/ fails" \
+  "$rtree/gpuflame/zz_planted.lua:1: requires gpuflame.errors inside a function" \
+  "$(python3 tests/lib/lua_requires.py in-function "$rtree" tests/lib/lua_requires.allow)"
+rm "$rtree/gpuflame/zz_planted.lua"
+printf 'local _ = require("gpuflame.trace")\n' | cat - lua/gpuflame/log.lua >"$rtree/gpuflame/log.lua"
+if res=$(python3 tests/lib/lua_requires.py cycles "$rtree"); then not_ok "require-graph lint: a cycle planted in lua/ fails" "none found"
+else check_eq "require-graph lint: a cycle planted in lua/ fails" "1" "$(printf '%s\n' "$res" | grep -c 'gpuflame.log')"; fi
 if res=$(python3 tests/lib/lua_requires.py cycles lua); then ok "no cycle in the require graph of lua/"
 else not_ok "no cycle in the require graph of lua/" "$res"; fi
 if res=$(python3 tests/lib/lua_requires.py in-function lua tests/lib/lua_requires.allow); then

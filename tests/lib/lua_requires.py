@@ -4,7 +4,9 @@
     lua_requires.py cycles ROOT              one line per cycle: "a -> b -> a" (module names)
     lua_requires.py in-function ROOT [ALLOW] one line per require of a gpuflame module inside a
                                              function body: "FILE:LINE: requires MOD inside a function";
-                                             ALLOW is a file of "FILE MOD" lines (# comments) left out
+                                             ALLOW is a file of "FILE MOD  # why" lines left out (each
+                                             needs its reason; a line matching no such require is
+                                             reported too: the list only shrinks)
     lua_requires.py edges ROOT               "a -> b" for every edge (debugging)
 
 ROOT is a directory holding gpuflame/ (lua/ in the repository). Every `require("gpuflame.x")`,
@@ -145,18 +147,29 @@ def main(argv):
     if argv[1] == 'cycles':
         out = cycles(edges)
     else:
-        allow = set()
+        allow, out = {}, []
         if len(argv) > 3:
-            for line in open(argv[3], encoding='utf-8'):
-                line = line.split('#', 1)[0].split()
-                if len(line) == 2:
-                    allow.add(tuple(line))
-        out = []
+            for n, raw in enumerate(open(argv[3], encoding='utf-8'), 1):
+                body, _, why = raw.partition('#')
+                words = body.split()
+                if not words:
+                    continue
+                if len(words) != 2 or not why.strip():
+                    out.append('%s:%d: an allow line is "FILE MOD  # why" (the reason is required)' % (argv[3], n))
+                    continue
+                allow[tuple(words)] = n
+        used = set()
         for m in sorted(sites):
             for path, line, dep, in_fn in sites[m]:
                 rel = os.path.relpath(path, argv[2])
-                if in_fn and (rel, dep) not in allow:
+                if in_fn and (rel, dep) in allow:
+                    used.add((rel, dep))
+                elif in_fn:
                     out.append('%s:%d: requires %s inside a function' % (path, line, dep))
+        for key, n in sorted(allow.items(), key=lambda kv: kv[1]):
+            if key not in used:
+                out.append('%s:%d: %s %s is allowed but no longer required inside a function (drop the line)'
+                           % (argv[3], n, key[0], key[1]))
     for line in out:
         print(line)
     return 1 if out else 0

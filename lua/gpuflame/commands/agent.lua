@@ -2,6 +2,7 @@
 local agent = require("gpuflame.fleet.agent")
 local errors = require("gpuflame.errors")
 local fleetcfg = require("gpuflame.fleet.fleetcfg")
+local core = require("gpuflame.core")
 
 local cmd = {}
 
@@ -34,7 +35,7 @@ function cmd.run(opts, ctx)
         k == "token" and "token-file" or k, k:upper())
     end
   end
-  require("gpuflame.core").fs.mkdirp(c.state_dir, 448)
+  core.fs.mkdirp(c.state_dir, 448)
   return agent.new(c, opts, ctx):run()
 end
 

@@ -3,6 +3,7 @@
 local capture = require("gpuflame.capture")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local live = require("gpuflame.live")
 
 local cmd = {}
 
@@ -53,7 +54,7 @@ function cmd.run(opts, ctx)
   if opts.session then
     if #workload > 0 then errors.raise(errors.USAGE, "capture: --session captures a running job; no WORKLOAD") end
     if opts.nsys then errors.raise(errors.USAGE, "capture: --session uses the nsys the session runs under; no --nsys") end
-    state = require("gpuflame.live").window({ session = opts.session, at = opts.at, duration = opts.duration,
+    state = live.window({ session = opts.session, at = opts.at, duration = opts.duration,
       out = opts.out, timeline = opts.timeline, stacks = opts.stacks, title = opts.title, countname = opts.countname,
       inverted = opts.inverted, minwidth = opts.minwidth, colors = opts.colors }, ctx)
   else

@@ -1,6 +1,9 @@
 -- gpuflame collapse: an input's stacks as folded lines on stdout
 local errors = require("gpuflame.errors")
 local inputs = require("gpuflame.inputs")
+local fg = require("gpuflame.flamegraph")
+local log = require("gpuflame.log")
+local nsys = require("gpuflame.nsys")
 
 local cmd = {}
 
@@ -26,7 +29,6 @@ cmd.spec = {
 
 -- --step: the stacks of one step's GPU work (exports, reports, model files)
 local function step_stacks(input, opts, fs, ctx)
-  local fg = require("gpuflame.flamegraph")
   local info = inputs.resolve(input, { nsys = opts.nsys }, ctx)
   if info.type ~= "sqlite" and info.type ~= "model" then
     errors.raise(errors.USAGE, "%s: --step needs an SQLite export, an .nsys-rep or a model file (steps are NVTX " ..
@@ -35,20 +37,19 @@ local function step_stacks(input, opts, fs, ctx)
   local tr = fg.load_trace({ info.path }, { nsys = opts.nsys, flame = fs }, ctx.policy())
   tr:source(input)
   local stacks, s = fg.from_trace_step(tr, opts.step, opts.marker, { flame = fs }, ctx.policy())
-  require("gpuflame.log").info("%s: %s, %s to %s ns", input, fg.step_label(s, opts.step), s.start_ns, s.end_ns)
+  log.info("%s: %s, %s to %s ns", input, fg.step_label(s, opts.step), s.start_ns, s.end_ns)
   return stacks
 end
 
 function cmd.run(opts, ctx)
   local input = opts.positional[1]
   if not input then errors.raise(errors.USAGE, "collapse needs an INPUT file (see --help)") end
-  local fs = require("gpuflame.flamegraph").settings(opts, ctx.policy()) -- --levels, --unit-ns
+  local fs = fg.settings(opts, ctx.policy()) -- --levels, --unit-ns
   -- a summary CSV streams straight to folded lines (constant memory, the reference's row order)
   local info = inputs.detect(input)
-  local nsys = require("gpuflame.nsys")
   local report = info.type == "csv" and nsys.canonical_report(info.report, ctx.policy())
   if (report == "cuda_gpu_kern_sum" or report == "cuda_api_sum") and not opts.step then
-    local st = require("gpuflame.flamegraph").stream_csv(input, report, "-",
+    local st = fg.stream_csv(input, report, "-",
       { skip_preamble = info.preamble, meta = opts.metadata == true, flame = fs }, ctx.policy())
     if st.meta then io.stderr:write(st.meta, "\n") end
     return 0

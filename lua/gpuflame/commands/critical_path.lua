@@ -5,6 +5,9 @@ local critpath = require("gpuflame.critpath")
 local errors = require("gpuflame.errors")
 local fg = require("gpuflame.flamegraph")
 local gpu_time = require("gpuflame.gpu_time")
+local log = require("gpuflame.log")
+local trace = require("gpuflame.trace")
+local critical_path = require("gpuflame.views.critical_path")
 
 local cmd = {}
 
@@ -81,19 +84,19 @@ function cmd.run(opts, ctx)
   if opts.flamegraph == "" then errors.raise(errors.USAGE, "--flamegraph needs a FILE") end
   if opts.folded and opts.json then errors.raise(errors.USAGE, "--folded and --json: give one") end
   critpath.parse_what_if(opts.what_if) -- usage errors before the import
-  local tr = require("gpuflame.trace").load(paths, { max_events = 0, keep_partners = true, nsys = opts.nsys,
+  local tr = trace.load(paths, { max_events = 0, keep_partners = true, nsys = opts.nsys,
     ranks = #paths > 1 or nil, allow_unrelated = opts.allow_unrelated }, ctx.policy())
   local doc = critpath.document(tr, opts, ctx.policy())
   if opts.html then
-    require("gpuflame.views.critical_path").build({ document = doc, inputs = paths, out = opts.html }, ctx)
-    require("gpuflame.log").info("wrote %s (%d steps)", opts.html, #doc.steps)
+    critical_path.build({ document = doc, inputs = paths, out = opts.html }, ctx)
+    log.info("wrote %s (%d steps)", opts.html, #doc.steps)
   end
   local stacks = (opts.folded or opts.flamegraph) and critpath.stacks(doc) or nil
   if opts.flamegraph then
     if stacks:count() == 0 then errors.raise(errors.NO_DATA, "%s: no time on the path to draw", paths[1]) end
     fg.render(stacks, opts.flamegraph, fg.page_options({ title = "Critical path: on-path time", countname = "ns",
       subtitle = doc.rule }, ctx.policy()))
-    require("gpuflame.log").info("wrote %s (%d stacks)", opts.flamegraph, stacks:count())
+    log.info("wrote %s (%d stacks)", opts.flamegraph, stacks:count())
   end
   if opts.folded then
     stacks:write_folded("-")

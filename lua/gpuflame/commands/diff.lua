@@ -4,6 +4,12 @@ local diff = require("gpuflame.diff")
 local errors = require("gpuflame.errors")
 local inputs = require("gpuflame.inputs")
 local log = require("gpuflame.log")
+local diff_work = require("gpuflame.diff_work")
+local flamegraph = require("gpuflame.flamegraph")
+local side = require("gpuflame.inputs.side")
+local process_key = require("gpuflame.process_key")
+local sidecar = require("gpuflame.sidecar")
+local views_diff = require("gpuflame.views.diff")
 
 local cmd = {}
 
@@ -49,14 +55,13 @@ local function base(p) return (p:gsub("/+$", "")):match("[^/]+$") or p end
 -- compared, the processes paired, the verdict decided and the work compared: the `--json` document d.
 -- The MCP tool diff calls it too, so its document is this command's.
 function cmd.compare(pb, pa, so, ctx)
-  local side = require("gpuflame.inputs.side")
   local policy = ctx.policy()
   local b = side.load_side(pb, so, ctx)
   local a = side.load_side(pa, so, ctx)
   local D, L, d = diff.compare(b, a, { group_by = so.group_by }, policy)
-  d.processes = require("gpuflame.process_key").pairs(b.processes, a.processes)
+  d.processes = process_key.pairs(b.processes, a.processes)
   d.verdict = diff.verdict(d, policy)
-  require("gpuflame.diff_work").apply(d, b.work, a.work, policy)
+  diff_work.apply(d, b.work, a.work, policy)
   return D, L, d, b, a
 end
 
@@ -65,7 +70,6 @@ function cmd.run(opts, ctx)
   if not pb or not pa or opts.positional[3] then
     errors.raise(errors.USAGE, "diff needs exactly two inputs: BEFORE AFTER (see diff --help)")
   end
-  local side = require("gpuflame.inputs.side")
   local ab, aa = side.analysis(pb, ctx.policy()), side.analysis(pa, ctx.policy())
   if ab and aa then
     errors.raise(errors.USAGE, "%s and %s are NVTX analyses (analysis.json): compare them with `gpuflame compare %s %s`",
@@ -77,19 +81,19 @@ function cmd.run(opts, ctx)
   if opts.marker and not opts.step then errors.raise(errors.USAGE, "--marker goes with --step") end
   local policy = ctx.policy()
   local dp = policy.diff
-  local fs = require("gpuflame.flamegraph").settings(opts, policy) -- --levels
+  local fs = flamegraph.settings(opts, policy) -- --levels
   local out = opts.out or (not opts.json and policy.outputs.diff or nil)
   local ok, res = errors.try(function()
     local D, L, d, b, a = cmd.compare(pb, pa, { nsys = opts.nsys, step = opts.step, marker = opts.marker,
       flame = fs, group_by = opts.group_by }, ctx)
     if opts.folded then
       D:write_folded(opts.folded)
-      require("gpuflame.sidecar").write(opts.folded, diff.folded_meta(d))
+      sidecar.write(opts.folded, diff.folded_meta(d))
     end
     if out then
       local title = opts.title or dp.title
       local function st(x) return x.step and string.format(" (step %d, %s)", x.step.index, x.step.name) or "" end
-      require("gpuflame.views.diff").render(D, L, d, out, { title = title,
+      views_diff.render(D, L, d, out, { title = title,
         subtitle = base(pb) .. st(b) .. " → " .. base(pa) .. st(a),
         min_fraction = opts.min_fraction or dp.min_fraction })
     end

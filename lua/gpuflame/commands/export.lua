@@ -3,6 +3,10 @@
 local errors = require("gpuflame.errors")
 local exporters = require("gpuflame.exporters")
 local log = require("gpuflame.log")
+local core = require("gpuflame.core")
+local flamegraph = require("gpuflame.flamegraph")
+local inputs = require("gpuflame.inputs")
+local trace = require("gpuflame.trace")
 
 local cmd = {}
 
@@ -40,12 +44,12 @@ function cmd.run(opts, ctx)
   local input = opts.positional[1]
   if not input then errors.raise(errors.USAGE, "export needs an INPUT file") end
   if not opts.out then errors.raise(errors.USAGE, "export needs -o FILE") end
-  opts.flame = require("gpuflame.flamegraph").settings(opts, ctx.policy()) -- --levels, for the stacks loaders
+  opts.flame = flamegraph.settings(opts, ctx.policy()) -- --levels, for the stacks loaders
   local e = exporters.load(opts.format)
   local model, kind
   local takes = {}
   for _, a in ipairs(e.accepts) do takes[a] = true end
-  local st = require("gpuflame.core").fs.stat(input)
+  local st = core.fs.stat(input)
   local several = #opts.positional > 1 or (st and st.type == "directory") or (not st and input:find("[%*%?%[]"))
   if several and not takes.trace then
     errors.raise(errors.USAGE, "export takes one INPUT (several only for a trace exporter: a cuda_gpu_trace and a " ..
@@ -55,12 +59,12 @@ function cmd.run(opts, ctx)
     model, kind = input, "path"
   elseif several then
     local policy = ctx.policy()
-    model, kind = require("gpuflame.trace").load(opts.positional, { max_events = opts.max_events or 0,
+    model, kind = trace.load(opts.positional, { max_events = opts.max_events or 0,
       keep_partners = policy.timeline.keep_partners, allow_unrelated = opts.allow_unrelated,
-      stacks = require("gpuflame.flamegraph").wants_callchain(opts.flame) }, policy), "trace"
+      stacks = flamegraph.wants_callchain(opts.flame) }, policy), "trace"
   end
   if not model then
-    model, kind = require("gpuflame.inputs").load_for(input, e.accepts, opts, ctx)
+    model, kind = inputs.load_for(input, e.accepts, opts, ctx)
   end
   log.debug("export: %s as %s via %s", input, kind, e.origin)
   e.write(model, opts.out, { kind = kind, input = input, inputs = opts.positional, title = opts.title,

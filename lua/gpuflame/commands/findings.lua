@@ -5,6 +5,7 @@ local errors = require("gpuflame.errors")
 local findings = require("gpuflame.findings")
 local fformat = require("gpuflame.findings.format")
 local fdoc = require("gpuflame.findings.document")
+local trace = require("gpuflame.trace")
 
 local cmd = {}
 
@@ -60,7 +61,7 @@ function cmd.run(opts, ctx)
   local specs = findings.parse_specs(opts.rule)
   -- every rule and option is checked before the input is read
   local plan = findings.plan(specs, pol)
-  local tr = require("gpuflame.trace").load(inputs, { max_events = 0, nsys = opts.nsys }, pol)
+  local tr = trace.load(inputs, { max_events = 0, nsys = opts.nsys }, pol)
   local source = #inputs == 1 and findings.source_name(inputs[1]) or tr:source()
   local results = findings.analyze(tr, source, specs, plan, pol)
   local fmt = opts.format or "text"

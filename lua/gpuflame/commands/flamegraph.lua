@@ -2,6 +2,8 @@
 local flamegraph = require("gpuflame.flamegraph")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local mpi = require("gpuflame.mpi")
+local views_flamegraph = require("gpuflame.views.flamegraph")
 
 local cmd = {}
 
@@ -39,12 +41,12 @@ cmd.spec = {
 
 function cmd.run(opts, ctx)
   local input = opts.positional[1]
-  if not input and require("gpuflame.mpi").local_pattern() == nil then
+  if not input and mpi.local_pattern() == nil then
     errors.raise(errors.USAGE, "flamegraph needs an INPUT file (see --help)")
   end
   if opts.marker and not opts.step then errors.raise(errors.USAGE, "--marker goes with --step") end
   local out = opts.out or ctx.policy().outputs.flamegraph
-  local page = require("gpuflame.views.flamegraph").build({
+  local page = views_flamegraph.build({
     inputs = opts.positional, out = out, nsys = opts.nsys, by_rank = opts.by_rank,
     flame = flamegraph.settings(opts, ctx.policy()), -- --levels, --by-rank
     allow_unrelated = opts.allow_unrelated, step = opts.step, marker = opts.marker, title = opts.title,

@@ -6,6 +6,7 @@ local log = require("gpuflame.log")
 local model = require("gpuflame.model")
 local mpi = require("gpuflame.mpi")
 local trace = require("gpuflame.trace")
+local ranks = require("gpuflame.ranks")
 
 local cmd = {}
 
@@ -77,7 +78,7 @@ end
 
 function cmd.run(opts, ctx)
   if not opts.out then errors.raise(errors.USAGE, "import needs -o DIR|FILE") end
-  local paths, owner = mpi.inputs(require("gpuflame.ranks").expand, opts.positional)
+  local paths, owner = mpi.inputs(ranks.expand, opts.positional)
   if #paths == 0 then errors.raise(errors.USAGE, "import needs a REPORT (see import --help)") end
   local files, dir = outputs(paths, opts.out)
   if dir then core.fs.mkdirp(dir) end

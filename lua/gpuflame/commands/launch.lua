@@ -1,6 +1,7 @@
 -- Runs a job under `nsys launch` with collection off, as a live session whose windows `capture --session`
 -- captures while the job keeps running (docs/LIVE.md).
 local errors = require("gpuflame.errors")
+local live = require("gpuflame.live")
 
 local cmd = {}
 
@@ -28,7 +29,7 @@ function cmd.run(opts, ctx)
   if opts.positional[1] then workload[1] = opts.positional[1] end
   for _, a in ipairs(opts.rest or {}) do workload[#workload + 1] = a end
   if #workload == 0 or workload[1] == "" then errors.raise(errors.USAGE, "launch: give the job's command after --") end
-  return require("gpuflame.live").launch({ session = opts.session, service = opts.service, nsys = opts.nsys,
+  return live.launch({ session = opts.session, service = opts.service, nsys = opts.nsys,
     stacks = opts.stacks, workload = workload }, ctx)
 end
 

@@ -3,6 +3,8 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local mcp_server = require("gpuflame.mcp.server")
+local toolkit = require("gpuflame.mcp.toolkit")
 
 local cmd = {}
 
@@ -40,7 +42,7 @@ function cmd.run(opts, ctx)
   local pol = ctx.policy()
   local out = core.linein.claim_stdout()
   local reader = core.linein.open(0, pol.mcp.max_request_bytes)
-  local server = require("gpuflame.mcp.server").new({ roots = roots, reader = reader, write = function(line)
+  local server = mcp_server.new({ roots = roots, reader = reader, write = function(line)
     out:write(line, "\n")
     out:flush()
   end }, ctx)
@@ -48,7 +50,7 @@ function cmd.run(opts, ctx)
   log.info("mcp: serving on stdio (roots: %s)", #roots > 0 and table.concat(roots, ", ") or "none yet")
   local ok, res = pcall(server.run, server)
   log.progress_sink(sink)
-  require("gpuflame.mcp.toolkit").close(server.tk_state)
+  toolkit.close(server.tk_state)
   reader:close()
   if not ok then errors.reraise(errors.wrap(res)) end
   return res

@@ -4,6 +4,7 @@ local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local policy = require("gpuflame.policy")
+local policy_schema = require("gpuflame.policy_schema")
 
 local cmd = {}
 
@@ -20,7 +21,7 @@ cmd.spec = {
 function cmd.run(opts, ctx)
   local sub = opts.positional[1]
   if sub == "show" then
-    local eff = require("gpuflame.policy_schema").annotate(ctx.policy(), require("gpuflame.policy_schema").tree,
+    local eff = policy_schema.annotate(ctx.policy(), policy_schema.tree,
       core.json.array)
     io.stdout:write(core.json.encode(eff, { pretty = true }), "\n")
     return 0

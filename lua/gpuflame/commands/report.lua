@@ -1,6 +1,7 @@
 -- gpuflame report: a human summary (Markdown or an HTML page) of an NVTX run's analysis.json; the usage is
 -- in the spec below.
 local errors = require("gpuflame.errors")
+local report = require("gpuflame.views.report")
 
 local cmd = {}
 
@@ -25,7 +26,7 @@ cmd.spec = {
 function cmd.run(opts, ctx)
   local target = opts.run_dir or opts.positional[1]
   if not target then errors.raise(errors.USAGE, "report needs --run-dir DIR (see --help)") end
-  local res = require("gpuflame.views.report").build({ target = target, out = opts.out, html = opts.html,
+  local res = report.build({ target = target, out = opts.out, html = opts.html,
     top = opts.top, findings = opts.findings, no_findings = opts.no_findings }, ctx)
   if res.out then
     io.stdout:write("Wrote report: ", res.out, "\n")

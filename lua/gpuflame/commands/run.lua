@@ -2,6 +2,7 @@
 -- the usage is in the spec below.
 local cli = require("gpuflame.cli")
 local resource = require("gpuflame.resource")
+local policy = require("gpuflame.policy")
 
 local cmd = {}
 
@@ -35,7 +36,6 @@ function cmd.run(opts, ctx)
   -- --policy files apply to the script: its context's policy (cli.script_context().policy()) has them,
   -- and so has policy.effective() called by the script's own code (added process-wide here, hence the
   -- script's context names no files of its own)
-  local policy = require("gpuflame.policy")
   for _, f in ipairs(ctx.globals.policy_files or {}) do
     policy.load_file(f)
     policy.add_file(f)

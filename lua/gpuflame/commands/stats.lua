@@ -5,6 +5,10 @@ local inputs = require("gpuflame.inputs")
 local log = require("gpuflame.log")
 local mpi = require("gpuflame.mpi")
 local stats = require("gpuflame.stats")
+local core = require("gpuflame.core")
+local model = require("gpuflame.model")
+local ranks = require("gpuflame.ranks")
+local related = require("gpuflame.related")
 
 local cmd = {}
 
@@ -47,7 +51,7 @@ local function export_of(input, opts, ctx)
   if info.type == "nsys-rep" then
     return (stats.export_for(input, { nsys = opts.nsys, force = opts.force_export, cleanup = ctx.cleanup }, ctx.policy()))
   elseif info.type == "model" then
-    return require("gpuflame.model").stats_db(input, ctx.cleanup), input -- messages name the model
+    return model.stats_db(input, ctx.cleanup), input -- messages name the model
   elseif info.type ~= "sqlite" then
     errors.raise(errors.INPUT, "%s: a %s is not an nsys export (stats needs an SQLite export, an .nsys-rep or a " ..
       "gpuflame model file)", input, inputs.describe(info))
@@ -60,7 +64,7 @@ end
 -- cannot be one job are refused (gpuflame.related), inputs whose names collide are refused before any work.
 -- Under MPI each rank exports only its own share, so the inputs are not compared there.
 local function input_jobs(positional, prefix, opts, ctx)
-  local paths, owner = mpi.inputs(require("gpuflame.ranks").expand, positional)
+  local paths, owner = mpi.inputs(ranks.expand, positional)
   if #paths == 0 then errors.raise(errors.USAGE, "stats needs an INPUT (an SQLite export or an .nsys-rep)") end
   if #paths == 1 then return { { input = paths[1], prefix = prefix } }, owner end
   if prefix == "-" then
@@ -72,10 +76,10 @@ local function input_jobs(positional, prefix, opts, ctx)
   else
     for i, p in ipairs(paths) do
       local db, name = export_of(p, opts, ctx)
-      kept[i] = { path = p, db = db, name = name, meta = require("gpuflame.core").trace.sqlite_meta(db, {}) }
+      kept[i] = { path = p, db = db, name = name, meta = core.trace.sqlite_meta(db, {}) }
     end
     local notes
-    kept, notes = require("gpuflame.related").check(kept, { allow_unrelated = opts.allow_unrelated }, ctx.policy())
+    kept, notes = related.check(kept, { allow_unrelated = opts.allow_unrelated }, ctx.policy())
     for _, n in ipairs(notes) do log.warn("%s", n) end
   end
   local jobs, seen = {}, {}
@@ -104,7 +108,7 @@ local function write_input(job, reports, fmt, opts, at, ctx)
   for _, r in ipairs(res) do
     if at then
       local final = job.prefix .. r.path:sub(#at + 1)
-      files[#files + 1] = { path = final, data = require("gpuflame.core").fs.read(r.path) }
+      files[#files + 1] = { path = final, data = core.fs.read(r.path) }
       r.path = final
     end
     if r.skipped then
@@ -123,7 +127,6 @@ end
 -- private directory and sends the files to rank 0, which writes them under their names (atomically), so
 -- the output is the one-process run's byte for byte. → true when any report had rows
 local function write_mpi(jobs, owner, reports, fmt, opts, w, ctx)
-  local core = require("gpuflame.core")
   local tmp = core.fs.mkdtemp()
   local any, files = false, {}
   local ok, err = errors.try(mpi.guard, w, function()
@@ -181,7 +184,7 @@ function cmd.run(opts, ctx)
     local jobs, owner = input_jobs(opts.positional, prefix, opts, ctx)
     if prefix ~= "-" then
       local dir = prefix:match("^(.*)/[^/]*$")
-      if dir and dir ~= "" then require("gpuflame.core").fs.mkdirp(dir) end
+      if dir and dir ~= "" then core.fs.mkdirp(dir) end
     end
     local w = mpi.world()
     if w.size > 1 and #jobs > 1 then

@@ -4,6 +4,10 @@ local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local steps = require("gpuflame.steps")
 local gpu_time = require("gpuflame.gpu_time")
+local core = require("gpuflame.core")
+local mpi = require("gpuflame.mpi")
+local trace = require("gpuflame.trace")
+local views_steps = require("gpuflame.views.steps")
 
 local cmd = {}
 
@@ -28,7 +32,7 @@ cmd.spec = {
 
 -- load(paths, opts, ctx) → trace: every event of the inputs (several reports merged with ranks)
 function cmd.load(paths, opts, ctx)
-  return (require("gpuflame.trace").load(paths, { max_events = 0, keep_partners = true, nsys = opts.nsys,
+  return (trace.load(paths, { max_events = 0, keep_partners = true, nsys = opts.nsys,
     ranks = #paths > 1 or nil, allow_unrelated = opts.allow_unrelated }, ctx.policy()))
 end
 
@@ -70,18 +74,18 @@ end
 
 function cmd.run(opts, ctx)
   local paths = opts.positional
-  if #paths == 0 and require("gpuflame.mpi").local_pattern() == nil then
+  if #paths == 0 and mpi.local_pattern() == nil then
     errors.raise(errors.USAGE, "steps needs an INPUT (see --help)")
   end
   if opts.html == "" then errors.raise(errors.USAGE, "--html needs a FILE") end
   local tr = cmd.load(paths, opts, ctx)
   local doc = steps.document(tr, opts.marker, ctx.policy())
   if opts.html then
-    require("gpuflame.views.steps").build({ document = doc, inputs = paths, out = opts.html }, ctx)
+    views_steps.build({ document = doc, inputs = paths, out = opts.html }, ctx)
     log.info("wrote %s (%d steps)", opts.html, #doc.steps)
   end
   if opts.json then
-    io.stdout:write(require("gpuflame.core").json.encode(doc), "\n")
+    io.stdout:write(core.json.encode(doc), "\n")
   else
     io.stdout:write(text(doc))
   end

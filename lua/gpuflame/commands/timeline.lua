@@ -1,6 +1,8 @@
 -- gpuflame timeline: the CPU/GPU timeline page of trace inputs; the usage is in the spec below.
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local mpi = require("gpuflame.mpi")
+local timeline = require("gpuflame.views.timeline")
 
 local cmd = {}
 
@@ -26,14 +28,14 @@ cmd.spec = {
 
 function cmd.run(opts, ctx)
   local inputs = opts.positional
-  if (not inputs or #inputs == 0) and not require("gpuflame.mpi").local_pattern() then
+  if (not inputs or #inputs == 0) and not mpi.local_pattern() then
     errors.raise(errors.USAGE, "timeline needs an INPUT (see timeline --help)")
   end
   if opts.critical_path and opts.max_events then
     errors.raise(errors.USAGE, "--critical-path needs every event: give it without --max-events")
   end
   local out = opts.out or ctx.policy().outputs.timeline
-  local r = require("gpuflame.views.timeline").build({
+  local r = timeline.build({
     inputs = inputs, out = out, stacks = opts.stacks, max_events = opts.max_events,
     title = opts.title, allow_unrelated = opts.allow_unrelated, critical_path = opts.critical_path,
   }, ctx)

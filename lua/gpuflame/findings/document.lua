@@ -3,6 +3,7 @@
 -- (page_data, page, page_slot).
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
+local gpu_time = require("gpuflame.gpu_time")
 local col_name = require("gpuflame.findings.format").col_name
 
 local M = {}
@@ -110,7 +111,7 @@ function M.read_document(path)
         bad("%s.breakdown must be an object with a \"devices\" list", at)
       end
       local need = { "device", "span_ns", "busy_ns" }
-      for _, p in ipairs(require("gpuflame.gpu_time").PARTS) do need[#need + 1] = p.field end
+      for _, p in ipairs(gpu_time.PARTS) do need[#need + 1] = p.field end
       for j, d in ipairs(b.devices) do
         if type(d) ~= "table" then bad("%s.breakdown.devices[%d] must be an object", at, j) end
         for _, k in ipairs(need) do
@@ -188,7 +189,7 @@ end
 -- busy_lines(f) → the "GPU 0 busy …% (compute …%, …), idle …% of … ms" line of each device of a finding's
 -- breakdown (a result, or a finding read back), or nil when it has none
 function M.busy_lines(f)
-  return require("gpuflame.gpu_time").lines(f.breakdown)
+  return gpu_time.lines(f.breakdown)
 end
 
 -- with_parts(f, text) → text, then the devices' time by its parts when the finding has a breakdown (the
@@ -196,12 +197,11 @@ end
 function M.with_parts(f, text)
   local lines = M.busy_lines(f)
   if not lines then return text end
-  return text .. " — " .. table.concat(lines, "; ") .. " (" .. require("gpuflame.gpu_time").DEFINITIONS_DOC .. ")"
+  return text .. " — " .. table.concat(lines, "; ") .. " (" .. gpu_time.DEFINITIONS_DOC .. ")"
 end
 
 -- page_data(results, input) → the document the pages embed (encode with core.json.encode)
 function M.page_data(results, input)
-  local gpu_time = require("gpuflame.gpu_time")
   local list = {}
   for i, r in ipairs(results) do
     local o = { rule = r.name, spec = r.spec or r.name, description = r.description or "" }

@@ -1,6 +1,7 @@
 -- Findings as text: the cells of a rule's rows, and the output formats of `gpuflame findings` other than
 -- the JSON document (gpuflame.findings.document): CSV, Markdown and the aligned columns of a terminal.
 local core = require("gpuflame.core")
+local gpu_time = require("gpuflame.gpu_time")
 
 local M = {}
 
@@ -72,7 +73,7 @@ function M.format_md(results, input)
     out[#out + 1] = "\n## " .. r.name .. (r.description ~= "" and (" — " .. md_escape(r.description)) or "") .. "\n\n"
     out[#out + 1] = (r.error and "**ERROR**: " or r.skipped and "*Skipped*: " or ("**" .. (r.severity or "") .. "**: "))
       .. md_escape(r.error or r.skipped or r.verdict) .. "\n"
-    local lines = require("gpuflame.gpu_time").lines(r.breakdown) -- busy/idle by its parts (docs/SEMANTICS.md)
+    local lines = gpu_time.lines(r.breakdown) -- busy/idle by its parts (docs/SEMANTICS.md)
     if lines then out[#out + 1] = "\n" .. md_escape(table.concat(lines, "; ")) .. " (docs/SEMANTICS.md)\n" end
     local st = M.steps_text(r)
     if st then out[#out + 1] = "\n" .. md_escape(st) .. "\n" end
@@ -99,7 +100,7 @@ function M.format_text(results, max_rows)
   for _, r in ipairs(results) do
     local tag = r.error and "ERROR" or r.skipped and "skipped" or (r.severity or "")
     out[#out + 1] = string.format("%s [%s] %s\n", r.name, tag, status_line(r):gsub("^ERROR: ", ""):gsub("^SKIPPED: ", ""))
-    for _, l in ipairs(require("gpuflame.gpu_time").lines(r.breakdown) or {}) do -- busy/idle by its parts
+    for _, l in ipairs(gpu_time.lines(r.breakdown) or {}) do -- busy/idle by its parts
       out[#out + 1] = "    " .. l .. "\n"
     end
     local st = M.steps_text(r) -- the steps the rows fall in

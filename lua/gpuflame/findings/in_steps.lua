@@ -2,6 +2,8 @@
 -- window (`Start (ns)`, and `PID` when the rule gives one) belongs to the step whose marker range holds its
 -- start on that process. A capture without steps leaves the findings as they are.
 local errors = require("gpuflame.errors")
+local steps = require("gpuflame.steps")
+local need = require("gpuflame.policy").need
 local col_name = require("gpuflame.findings.format").col_name
 
 local M = {}
@@ -15,8 +17,8 @@ end
 -- annotate(tr, results, pol): each result whose rows fall in steps gets r.steps = {{index, name, pid, rank,
 -- rows}...} (in step order; rank: the rank's label or nil) and r.row_steps[k] = the index of row k's step
 function M.annotate(tr, results, pol)
-  require("gpuflame.policy").need(pol, "findings.in_steps")
-  local ok, wins = errors.try(require("gpuflame.steps").find, tr, nil, pol)
+  need(pol, "findings.in_steps")
+  local ok, wins = errors.try(steps.find, tr, nil, pol)
   if not ok then
     if wins.code == errors.INTERRUPTED then error(wins, 0) end
     return -- no steps in this capture

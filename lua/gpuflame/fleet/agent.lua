@@ -18,6 +18,8 @@ local payload = require("gpuflame.fleet.payload")
 local resource = require("gpuflame.resource")
 local shlex = require("gpuflame.fleet.shlex")
 local studio = require("gpuflame.fleet.studio")
+local spool = require("gpuflame.fleet.spool")
+local live = require("gpuflame.live")
 
 local agent = {}
 
@@ -258,7 +260,7 @@ function agent.command_start_at(value, p)
   if value == nil or value == null or value == "" then return nil, 0 end
   local at = type(value) == "number" and string.format("@%.6f", value) or tostring(value)
   local now = core.sys.now()
-  local t, why = require("gpuflame.live").parse_at(at, now)
+  local t, why = live.parse_at(at, now)
   if not t then errors.raise(errors.USAGE, "refused: start_at %s: %s", core.json.encode(value), why) end
   if t - now > p.live.max_wait then
     errors.raise(errors.USAGE, "refused: start_at %s is more than policy live.max_wait (%g s) away", at, p.live.max_wait)
@@ -451,7 +453,7 @@ function A:run()
   pcall(self.read_outcomes, self)
   pcall(save_state, c, self.state)
   log.info("agent: stopped (signal %s); %d item(s) in the spool", tostring(sig),
-    #require("gpuflame.fleet.spool").list(c.spool_dir))
+    #spool.list(c.spool_dir))
   return 0
 end
 

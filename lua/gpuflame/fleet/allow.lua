@@ -10,6 +10,7 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local policy = require("gpuflame.policy")
+local sessions = require("gpuflame.sessions")
 
 local allow = {}
 
@@ -96,7 +97,7 @@ function allow.session_target(target, caller, p)
   if not (is_str(want.name) or is_str(want.service) or is_str(want.command)) then
     errors.raise(errors.USAGE, "refused: nsys_session names no session (name, service or command)")
   end
-  local list, dir = require("gpuflame.sessions").list(p)
+  local list, dir = sessions.list(p)
   local hits, names = {}, {}
   for _, e in ipairs(list) do
     if e.state ~= "ended" and (not is_str(want.name) or e.name == want.name)

@@ -8,6 +8,7 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local sessions = require("gpuflame.sessions")
 
 local cfg = {}
 
@@ -110,7 +111,7 @@ function cfg.default_state_dir(dir)
   local xdg, home = os.getenv("XDG_STATE_HOME"), os.getenv("HOME")
   local d = xdg and xdg:match("^/") and xdg .. "/gpuflame"
     or home and home:match("^/") and home .. "/.local/state/gpuflame"
-    or require("gpuflame.sessions").state_dir() .. "/agent"
+    or sessions.state_dir() .. "/agent"
   log.info("agent: %s cannot be created by this user (uid %d); state in %s", dir, core.sys.uid(), d)
   return d
 end

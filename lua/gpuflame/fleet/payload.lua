@@ -4,6 +4,7 @@
 -- policy.upload.artifacts.timeline_inputs.
 local core = require("gpuflame.core")
 local log = require("gpuflame.log")
+local sidecar = require("gpuflame.sidecar")
 
 local payload = {}
 
@@ -55,8 +56,8 @@ function payload.from_dir(dir, extra, p)
   -- a timeline capture has no GPU folded file; its launch-stack stacks (when recorded) are the body
   pl.folded = pl.folded or pick("launch_stacks", names.launch_folded)
   for _, f in ipairs({ pl.html.timeline, pl.html.flamegraph, pl.folded }) do pl.artifacts[#pl.artifacts + 1] = f end
-  if pl.folded and exists(require("gpuflame.sidecar").path(pl.folded)) then -- its metadata (gpuflame.sidecar)
-    pl.artifacts[#pl.artifacts + 1] = require("gpuflame.sidecar").path(pl.folded)
+  if pl.folded and exists(sidecar.path(pl.folded)) then -- its metadata (gpuflame.sidecar)
+    pl.artifacts[#pl.artifacts + 1] = sidecar.path(pl.folded)
   end
   if summary then -- the capture window, when the capture recorded it
     pl.start_time = type(summary.started) == "string" and summary.started or nil

@@ -7,13 +7,20 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local need = require("gpuflame.policy").need
+local columns = require("gpuflame.columns")
+local diff_work = require("gpuflame.diff_work")
+local fg = require("gpuflame.flamegraph")
+local inputs = require("gpuflame.inputs")
+local model = require("gpuflame.model")
+local nsys = require("gpuflame.nsys")
+local process_key = require("gpuflame.process_key")
+local sidecar = require("gpuflame.sidecar")
 
 local M = { kind = "side" }
 
 M.KERNEL_PREFIX = "gpu;nsys;cuda_kernel"
 M.API_PREFIX = "gpu;nsys;cuda_api"
-
-local need = require("gpuflame.policy").need
 
 local function join(dir, name) return (dir:sub(-1) == "/" and dir or dir .. "/") .. name end
 
@@ -87,7 +94,6 @@ end
 
 -- A kern/api summary CSV, read once: names, totals (ns) and instances.
 local function read_summary_csv(path, report, info, policy)
-  local columns = require("gpuflame.columns")
   local reader = core.csv.open(path, { skip_preamble = info.preamble, header_hint = info.preamble and "Name" or nil })
   local ok, res = pcall(function()
     local cols = columns.find_all(reader, report, { "name", "total" }, nil, policy)
@@ -136,7 +142,6 @@ end
 --    step = {index, name, start_ns, end_ns, duration_ns, pick, steps, rule, median_ns}|nil}
 --   opts: nsys, step (N|"median"|"slowest": only the GPU work launched inside that step), marker
 function M.load_side(path, opts, ctx)
-  local inputs = require("gpuflame.inputs")
   local st = core.fs.stat(path)
   if not st then errors.raise(errors.INPUT, "%s: no such file or directory", path) end
   local file, via_dir = path, nil
@@ -153,7 +158,7 @@ function M.load_side(path, opts, ctx)
     side.kind = "kernels"
     local kv
     if info.type == "model" then -- its provenance holds the export's core.sqlite_meta view (docs/MODEL_FORMAT.md)
-      local _, prov = require("gpuflame.model").open(info.path)
+      local _, prov = model.open(info.path)
       side.meta = prov.capture
       side.model = info.path
       kv = prov.meta and prov.meta.kv
@@ -161,11 +166,10 @@ function M.load_side(path, opts, ctx)
       side.meta = core.sqlite_meta.read(info.path)
       kv = core.trace.sqlite_meta(info.path, policy.ranks.label_env).kv
     end
-    local fg = require("gpuflame.flamegraph")
     local fs = opts and opts.flame -- the command's stack settings (flamegraph.settings), else the policy's
     local tr = fg.load_trace({ info.path }, { flame = fs }, policy)
     -- processes known by what they are (policy diff.process_key), the work done (diff.work)
-    side.processes = require("gpuflame.process_key").list(tr, kv, nil, policy)
+    side.processes = process_key.list(tr, kv, nil, policy)
     if opts and opts.step then -- one step's GPU work (gpuflame.steps), and the work of that step alone
       tr:source(path)
       local s, doc, win
@@ -174,9 +178,9 @@ function M.load_side(path, opts, ctx)
       side.step = { index = s.index, name = s.name, start_ns = s.start_ns, end_ns = s.end_ns,
         duration_ns = s.duration_ns, pick = tostring(opts.step), steps = #doc.steps, rule = doc.rule_text,
         median_ns = doc.summary.median_ns }
-      side.work = require("gpuflame.diff_work").step_summary(tr, win, policy)
+      side.work = diff_work.step_summary(tr, win, policy)
     else
-      side.work = require("gpuflame.diff_work").summary(tr, policy)
+      side.work = diff_work.summary(tr, policy)
       side.stacks = fg.from_trace(tr, { flame = fs, processes = side.processes }, policy)
     end
     if not side.stacks then
@@ -191,7 +195,6 @@ function M.load_side(path, opts, ctx)
     errors.raise(errors.USAGE, "%s: --step needs an SQLite export, an .nsys-rep, a model file or a capture directory " ..
       "holding one (steps are NVTX ranges of a trace)", path)
   elseif info.type == "csv" then
-    local nsys = require("gpuflame.nsys")
     local report = nsys.canonical_report(info.report, policy)
     if report ~= "cuda_gpu_kern_sum" and report ~= "cuda_api_sum" then
       errors.raise(errors.INPUT, "%s: a %s CSV cannot be diffed (needs a cuda_gpu_kern_sum CSV, an SQLite export, " ..
@@ -209,7 +212,7 @@ function M.load_side(path, opts, ctx)
     side.source = "folded"
     side.kind = "folded"
     local stacks, fst = core.stacks.read_folded(info.path)
-    require("gpuflame.sidecar").attach(stacks, info.path)
+    sidecar.attach(stacks, info.path)
     if fst.bad > 0 then
       log.warn("%s: skipped %d malformed line%s (first: line %d: %s)", path, fst.bad, fst.bad == 1 and "" or "s",
         fst.first_bad, fst.first_bad_why)
@@ -236,7 +239,7 @@ end
 
 -- Launch stacks of a side (SQLite exports with CUDA_CALLCHAINS rows), GPU-work leaves only.
 function M.load_launch_stacks(side)
-  local tr = side.model and require("gpuflame.model").open(side.model)
+  local tr = side.model and model.open(side.model)
     or core.trace.open_sqlite(side.sqlite, { max_events = 1, keep_partners = false })
   local s = core.stacks.new()
   tr:launch_stacks(s, true)

@@ -6,6 +6,7 @@ local errors = require("gpuflame.errors")
 local flamegraph = require("gpuflame.flamegraph")
 local log = require("gpuflame.log")
 local nsys = require("gpuflame.nsys")
+local sidecar = require("gpuflame.sidecar")
 
 local SUMMARY = { cuda_gpu_kern_sum = true, cuda_api_sum = true }
 
@@ -23,7 +24,7 @@ local function load_folded(path, info)
   else
     stacks, st = core.stacks.read_folded(path)
   end
-  require("gpuflame.sidecar").attach(stacks, path)
+  sidecar.attach(stacks, path)
   if st.bad > 0 then
     log.warn("%s: skipped %d malformed line%s (first: line %d: %s)", path, st.bad, st.bad == 1 and "" or "s",
       st.first_bad, st.first_bad_why)

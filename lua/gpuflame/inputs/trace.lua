@@ -2,6 +2,8 @@
 -- cuda_gpu_trace / cuda_api_trace CSV. Exporters that accept "trace" (chrome-trace, launch-stacks)
 -- get every event unless --max-events N is given.
 local nsys = require("gpuflame.nsys")
+local fg = require("gpuflame.flamegraph")
+local trace = require("gpuflame.trace")
 
 local TRACE = { cuda_gpu_trace = true, cuda_api_trace = true }
 
@@ -12,9 +14,7 @@ end
 
 -- opts.flame: the command's stack settings (flamegraph.settings), which say whether backtraces are read.
 local function load(path, _, opts, ctx)
-  local trace = require("gpuflame.trace")
   local policy = ctx.policy()
-  local fg = require("gpuflame.flamegraph")
   return (trace.load({ path }, { max_events = opts.max_events or 0, keep_partners = policy.timeline.keep_partners,
     stacks = fg.wants_callchain(opts.flame or fg.settings(nil, policy)) }, policy))
 end

@@ -4,6 +4,13 @@
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local cli = require("gpuflame.cli")
+local inputs = require("gpuflame.inputs")
+local side = require("gpuflame.inputs.side")
+local model = require("gpuflame.model")
+local ranks = require("gpuflame.ranks")
+local stats = require("gpuflame.stats")
+local trace = require("gpuflame.trace")
 
 local M = {}
 
@@ -118,7 +125,7 @@ function Tk:input(path, what, allow_dir)
       what and (what .. ": ") or "", path) end
     return real, { type = "directory" }
   end
-  local info = require("gpuflame.inputs").detect(real)
+  local info = inputs.detect(real)
   if (info.type == "nsys-rep") and not self:policy().mcp.export_reports then
     self:fail("refused: %s is a report and policy mcp.export_reports is false (give its SQLite export)", path)
   end
@@ -129,14 +136,14 @@ end
 -- against the roots (a symlink in the directory leading out is refused)
 function Tk:dir_files(dir)
   local out = {}
-  for i, f in ipairs(require("gpuflame.ranks").expand({ dir })) do out[i] = (self:input(f, dir)) end
+  for i, f in ipairs(ranks.expand({ dir })) do out[i] = (self:input(f, dir)) end
   return out
 end
 
 -- tk:dir_capture(dir) → the file of a capture directory `diff` reads (its summary.json's artifacts first),
 -- checked against the roots (an artifact path leading out is refused)
 function Tk:dir_capture(dir)
-  return (self:input(require("gpuflame.inputs.side").pick_from_dir(dir), dir))
+  return (self:input(side.pick_from_dir(dir), dir))
 end
 
 local function exporting(tk, real, info)
@@ -150,7 +157,7 @@ function Tk:trace(path)
   local real, info = self:input(path)
   exporting(self, real, info)
   self:progress("importing " .. real)
-  local tr = require("gpuflame.trace").load({ real }, { max_events = 0 }, self:policy())
+  local tr = trace.load({ real }, { max_events = 0 }, self:policy())
   self:progress("imported " .. real)
   return tr, real
 end
@@ -161,12 +168,12 @@ function Tk:export(path)
   local real, info = self:input(path)
   if info.type == "nsys-rep" then
     exporting(self, real, info)
-    return (require("gpuflame.stats").export_for(real, { cleanup = self.ctx.cleanup }, self:policy())), real
+    return (stats.export_for(real, { cleanup = self.ctx.cleanup }, self:policy())), real
   elseif info.type == "model" then
-    return require("gpuflame.model").stats_db(real, self.ctx.cleanup), real
+    return model.stats_db(real, self.ctx.cleanup), real
   elseif info.type ~= "sqlite" then
     self:fail("%s: a %s is not an nsys export (give an SQLite export, an .nsys-rep or a gpuflame model file)", path,
-      require("gpuflame.inputs").describe(info))
+      inputs.describe(info))
   end
   return real, real
 end
@@ -176,7 +183,6 @@ end
 function Tk:stats(path, report)
   local db = self:export(path)
   local out = scratch(self.st) .. "/stats.json"
-  local stats = require("gpuflame.stats")
   local res = stats.write(db, { report }, { paths = { [report] = out }, format = "json" }, self:policy())
   if res[1].skipped then return nil, res[1].skipped end
   local text = core.fs.read(out)
@@ -252,7 +258,7 @@ end
 
 -- call(st, tool, args, run) → the tools/call result, or nil, true when the client cancelled the call.
 function M.call(st, tool, args, run)
-  local ctx = require("gpuflame.cli").context(st.ctx.globals, st.ctx.policy())
+  local ctx = cli.context(st.ctx.globals, st.ctx.policy())
   ctx.cleanup = {}
   local tk = setmetatable({ st = st, ctx = ctx, run = run, args = args }, Tk)
   local ok, res = xpcall(tool.run, function(e)
@@ -263,7 +269,7 @@ function M.call(st, tool, args, run)
     core.host.clear_interrupt()
     st.server.cancelling = false
   end
-  require("gpuflame.inputs").cleanup(ctx)
+  inputs.cleanup(ctx)
   if run.cancelled then return nil, true end
   if not ok then
     local mt = getmetatable(res)

@@ -1,6 +1,7 @@
 -- The page of `gpuflame critical-path --html` (templates/critical_path.html): a bar per step, its length the
 -- path's, stacked by the path's parts; the longest items, the gating rank, the what-if length.
 local core = require("gpuflame.core")
+local page = require("gpuflame.views.page")
 
 local M = {}
 
@@ -11,7 +12,7 @@ function M.build(spec, ctx)
   for k, path in ipairs(spec.inputs) do names[k] = path:match("([^/]+)/*$") or path end
   local data = { inputs = names }
   for k, v in pairs(spec.document) do data[k] = v end
-  core.render.render(require("gpuflame.views.page").template("templates/critical_path.html"),
+  core.render.render(page.template("templates/critical_path.html"),
     { title = "Critical path", data = { json = core.json.encode(data) } }, spec.out, "templates/critical_path.html")
   return { out = spec.out }
 end

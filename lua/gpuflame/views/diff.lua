@@ -4,6 +4,8 @@ local core = require("gpuflame.core")
 local diff = require("gpuflame.diff")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
+local sidecar = require("gpuflame.sidecar")
+local views_page = require("gpuflame.views.page")
 
 local M = {}
 
@@ -11,7 +13,7 @@ local M = {}
 -- the GPU stacks (core.stacks_diff), of the launch stacks (or nil), and the model: doc (diff.compare's
 -- document with its verdict) plus page = {title, subtitle, min_fraction}. Returns both flames' tree stats.
 function M.render(kernel_flame, launch_flame, doc, out_path, page)
-  local tmpl, origin = require("gpuflame.views.page").template("templates/diff.html")
+  local tmpl, origin = views_page.template("templates/diff.html")
   local mf = page.min_fraction or 0
   kernel_flame:set_min_fraction(mf)
   if launch_flame then launch_flame:set_min_fraction(mf) end
@@ -32,7 +34,7 @@ end
 -- `gpuflame flamegraph` of a two-column folded file: the differential page without capture metadata.
 function M.flamegraph_from_difffolded(path, out, o, ctx)
   local sb, sa, st = core.stacks.read_folded(path, { two_columns = true })
-  require("gpuflame.sidecar").attach(sb, path)
+  sidecar.attach(sb, path)
   if st.bad > 0 then
     log.warn("%s: skipped %d malformed line%s (first: line %d: %s)", path, st.bad, st.bad == 1 and "" or "s",
       st.first_bad, st.first_bad_why)

@@ -6,6 +6,9 @@ local errors = require("gpuflame.errors")
 local flamegraph = require("gpuflame.flamegraph")
 local inputs = require("gpuflame.inputs")
 local log = require("gpuflame.log")
+local findings = require("gpuflame.findings")
+local mpi = require("gpuflame.mpi")
+local trace = require("gpuflame.trace")
 
 local M = {}
 
@@ -25,15 +28,14 @@ local function shared_trace(export_path, ctx)
 end
 
 local function findings_document(input, export_path, ctx)
-  local findings = require("gpuflame.findings")
   local name = findings.source_name(input)
   local shared = shared_trace(export_path, ctx)
   local ok, tr = true, shared
   if not shared then
-    ok, tr = errors.try(require("gpuflame.trace").load, { export_path }, { max_events = 0 }, ctx.policy())
+    ok, tr = errors.try(trace.load, { export_path }, { max_events = 0 }, ctx.policy())
   end
   if ok then
-    local _, doc = require("gpuflame.findings").page(tr, name, ctx.policy())
+    local _, doc = findings.page(tr, name, ctx.policy())
     return doc
   elseif tr.code == errors.INTERRUPTED then
     errors.reraise(tr)
@@ -76,7 +78,7 @@ end
 function M.build(spec, ctx)
   local input = spec.inputs[1]
   local st = input and core.fs.stat(input)
-  local several = require("gpuflame.mpi").local_pattern() ~= nil or spec.inputs[2] ~= nil
+  local several = mpi.local_pattern() ~= nil or spec.inputs[2] ~= nil
     or (st and st.type == "directory") or (not st and input:find("[%*%?%[]"))
   local ok, res = errors.try(function()
     local stacks, fdoc, clock, diffpage, step

@@ -10,6 +10,7 @@
 --   local text, origin = page.expand(text, origin)              -- a template already read
 local errors = require("gpuflame.errors")
 local resource = require("gpuflame.resource")
+local core = require("gpuflame.core")
 
 local M = {}
 
@@ -76,7 +77,7 @@ local palette_names
 function M.palettes()
   if not palette_names then
     local text, origin = resource.read("templates/palettes.json")
-    local ok, t = pcall(require("gpuflame.core").json.decode, text)
+    local ok, t = pcall(core.json.decode, text)
     if not ok or type(t) ~= "table" or type(t.palettes) ~= "table" then
       errors.raise(errors.ERROR, "%s: not a palette table (%s)", origin, ok and "no 'palettes' list" or tostring(t))
     end

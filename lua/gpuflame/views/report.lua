@@ -4,6 +4,8 @@ local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local R = require("gpuflame.nvtx_report")
 local page = require("gpuflame.views.page")
+local document = require("gpuflame.findings.document")
+local format = require("gpuflame.findings.format")
 
 local M = {}
 
@@ -14,11 +16,10 @@ local function rule_findings(spec, path, ctx)
     errors.raise(errors.USAGE, "report: --findings and --no-findings exclude each other")
   end
   if spec.no_findings then return nil end
-  local rules = require("gpuflame.findings.document")
-  if spec.findings then return rules.read_document(spec.findings), spec.findings end
+  if spec.findings then return document.read_document(spec.findings), spec.findings end
   local beside = (path:match("^(.*)/[^/]*$") or ".") .. "/" .. ctx.policy().outputs.findings
   if not core.fs.stat(beside) then return nil end
-  local ok, doc = errors.try(rules.read_document, beside)
+  local ok, doc = errors.try(document.read_document, beside)
   if not ok then
     if doc.code == errors.INPUT then doc.msg = doc.msg .. " (found beside the analysis; --no-findings leaves it out)" end
     error(doc, 0)
@@ -28,8 +29,7 @@ end
 
 -- the rules' findings for the page: verdicts, and each rule's first `top` rows as text cells
 local function rules_extra(doc, fpath, top)
-  local cellf = require("gpuflame.findings.format").cell
-  local document = require("gpuflame.findings.document")
+  local cellf = format.cell
   local list = {}
   for i, f in ipairs(doc.findings) do
     local o = { rule = f.rule, description = type(f.description) == "string" and f.description or "",

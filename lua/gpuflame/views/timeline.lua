@@ -16,6 +16,10 @@ local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local page = require("gpuflame.views.page")
 local trace = require("gpuflame.trace")
+local findings = require("gpuflame.findings")
+local document = require("gpuflame.findings.document")
+local steps = require("gpuflame.steps")
+local need = require("gpuflame.policy").need
 
 local V = {}
 
@@ -24,7 +28,7 @@ V.NO_EVENTS_WARNING = "nsys timeline requested but no trace events; falling back
 -- settings(over|nil, policy): the page settings from policy.timeline (the effective policy, required),
 -- max_events, keep_partners and title overridden by the command line.
 function V.settings(over, policy)
-  local pol = require("gpuflame.policy").need(policy, "views.timeline.settings")
+  local pol = need(policy, "views.timeline.settings")
   local tp = pol.timeline
   over = over or {}
   local keep = over.keep_partners
@@ -49,7 +53,7 @@ end
 -- The steps of the capture for the page's axis ({{json:steps}}, js/timeline_steps.js): {rule, steps = [{index,
 -- name, rank, start, end}]} (the trace's ns), or null when it has none (gpuflame.steps).
 local function steps_slot(tr, policy)
-  local ok, wins, rule = errors.try(require("gpuflame.steps").find, tr, nil, policy)
+  local ok, wins, rule = errors.try(steps.find, tr, nil, policy)
   if not ok then
     if wins.code == errors.INTERRUPTED then error(wins, 0) end
     return { json = "null" }
@@ -60,7 +64,7 @@ local function steps_slot(tr, policy)
     idx[pk] = (idx[pk] or -1) + 1
     list[k] = { index = idx[pk], name = w.name, rank = w.rank_label, start = w.start, ["end"] = w["end"] }
   end
-  return { json = core.json.encode({ rule = require("gpuflame.steps").rule_text(rule), steps = core.json.array(list) }) }
+  return { json = core.json.encode({ rule = steps.rule_text(rule), steps = core.json.array(list) }) }
 end
 
 -- render(tr, out, settings [, findings_doc [, policy]]) writes the page atomically; findings_doc (findings.page)
@@ -82,7 +86,7 @@ function V.render(tr, out, s, fdoc, policy)
   log.debug("timeline: template %s", origin)
   tr:write_timeline(tmpl, out, { title = s.title, initial_view = s.initial_view, compress = s.compress,
     threads = s.threads, view_events = s.view_events, preview_min_events = s.preview_min_events,
-    findings = require("gpuflame.findings.document").page_slot(fdoc),
+    findings = document.page_slot(fdoc),
     -- the GPU time breakdown of the window in view (docs/SEMANTICS.md): which kernels are communication
     gputime = { json = core.json.encode({ communication = core.json.array(s.communication or {}) }) },
     steps = policy and steps_slot(tr, policy) or { json = "null" },
@@ -98,7 +102,7 @@ end
 -- follows N and not the input: its findings panel says why it has no findings. on_whole(tr), when given,
 -- sees the whole trace before it is trimmed (capture's time breakdown).
 local function load_for_page(inputs, s, extra, on_whole, policy)
-  local pages = require("gpuflame.policy").need(policy, "views.timeline.load").findings.pages
+  local pages = need(policy, "views.timeline.load").findings.pages
   local whole = pages and not s.bounded
   local o = { max_events = whole and 0 or s.max_events, keep_partners = s.keep_partners }
   for k, v in pairs(extra) do o[k] = v end
@@ -118,7 +122,6 @@ local function load_for_page(inputs, s, extra, on_whole, policy)
     trace.add_nvtx_proj(tr, inputs, s.max_events, policy)
   end
   if not pages or tr:count() == 0 then proj(); return tr end
-  local findings = require("gpuflame.findings")
   local name = #inputs == 1 and findings.source_name(inputs[1]) or tr:source()
   if not whole then
     proj()
@@ -132,7 +135,7 @@ local function load_for_page(inputs, s, extra, on_whole, policy)
   -- Lua error before the merge closes the job (<close>): its thread is joined, never left running.
   local keep_all = s.max_events == 0 or tr:count() <= s.max_events
   local job <close> = keep_all and trace.nvtx_proj_start(tr, inputs, s.max_events, policy) or nil
-  local results, doc = require("gpuflame.findings").page(tr, name, policy)
+  local results, doc = findings.page(tr, name, policy)
   if on_whole then on_whole(tr) end
   if job then
     job:finish()
