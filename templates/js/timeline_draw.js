@@ -160,22 +160,43 @@ function gfTimelineDraw(T) {
   }
 
   // One lane: bars for events at least 1 px wide, per-pixel occupancy shading for narrower ones
-  // (thousands of sub-pixel kernels would otherwise paint over each other as one solid smear).
+  // (thousands of sub-pixel kernels would otherwise paint over each other as one solid smear), and syncs
+  // narrower than a pixel marked per pixel column and filled as runs (one rectangle a run, not one a sync).
+  var ln = { c: null, l: 0, y: 0, LH: 0, depth: 1, rowH: 0, fs: 11, cw: 0, searching: false, zeroW: 0,
+    cur: '', dens: false, dimmed: false, syncs: false };
+  var syncCol = new Uint8Array(0);
   function drawLane(c, l, cw, searching) {
-    var vs = T.vs, ve = T.ve, plotW = T.plotW, nameMatch = T.nameMatch;
-    var y = laneTop[l], LH = laneHt[l], ev = laneEv[l], scale = plotW / (ve - vs);
+    var vs = T.vs, ve = T.ve, plotW = T.plotW;
+    var LH = laneHt[l];
     if (!LH) return; // folded group
-    var p = firstReaching(l, vs), cur = '', dens = false, dimmed = false, zeroW = gfTimelineCpu.zeroWeight(lanes[l].sub);
     // nested NVTX ranges get one row per level inside the lane, outermost on top
     var depth = laneDepth[l], rowH = (LH - 4) / depth, fs = depth > 1 ? Math.min(11, Math.max(7, Math.floor(rowH - 4))) : 11;
+    ln.c = c; ln.l = l; ln.y = laneTop[l]; ln.LH = LH; ln.depth = depth; ln.rowH = rowH; ln.fs = fs; ln.cw = cw;
+    ln.searching = searching; ln.zeroW = gfTimelineCpu.zeroWeight(lanes[l].sub);
+    ln.cur = ''; ln.dens = false; ln.dimmed = false; ln.syncs = false;
     if (fs !== 11) c.font = fs + 'px system-ui, sans-serif';
     occ.fill(0, 0, plotW + 2);
-    var L = lod[l];
-    if (L && !searching && (ve - vs) / plotW >= L.bw) { // zoomed out: summaries + the events wider than a bucket
+    if (syncCol.length < plotW + 2) syncCol = new Uint8Array(plotW + 2); else syncCol.fill(0, 0, plotW + 2);
+    var L = lod[l], nsPx = (ve - vs) / plotW;
+    if (L && !searching && nsPx >= L.bw) { // zoomed out: summaries + the events at least a bucket of that level long
       T.lodLanes++;
-      dens = lodOccupancy(L);
-      ev = L.long; p = firstReachingIn(L.longMaxEnd, vs);
+      ln.dens = lodOccupancy(L);
+      var k = L.long.length - 1;
+      while (k > 0 && L.bw * Math.pow(2, k) > nsPx) k--;
+      for (; k < L.long.length; k++) drawEvents(L.long[k].ev, firstReachingIn(L.long[k].maxEnd, vs));
+    } else {
+      drawEvents(laneEv[l], firstReaching(l, vs));
     }
+    if (fs !== 11) c.font = '11px system-ui, sans-serif';
+    if (ln.dimmed) c.globalAlpha = 1;
+    if (ln.syncs) drawSyncRuns(c, l);
+    if (ln.dens) drawDensity(c, l, ln.y);
+  }
+  // the events ev[p..] of the lane in ln that reach into the view (ev in start order)
+  function drawEvents(ev, p) {
+    var vs = T.vs, ve = T.ve, plotW = T.plotW, nameMatch = T.nameMatch, scale = plotW / (ve - vs);
+    var c = ln.c, l = ln.l, y = ln.y, LH = ln.LH, depth = ln.depth, rowH = ln.rowH, fs = ln.fs, cw = ln.cw;
+    var searching = ln.searching, zeroW = ln.zeroW, cur = ln.cur, dimmed = ln.dimmed;
     for (; p < ev.length; p++) {
       var i = ev[p], s = S[i];
       if (s > ve) break;
@@ -184,6 +205,11 @@ function gfTimelineDraw(T) {
       var x0 = (s - vs) * scale, w = DU[i] * scale;
       var dim = searching && !nameMatch[NM[i]];
       if (isSync(i)) { // a thin band, at least a pixel wide
+        if (w < 1 && !dim) { // under a pixel: its column joins a run (drawSyncRuns)
+          var sx = Math.floor(x0);
+          if (sx >= 0 && sx <= plotW + 1) { syncCol[sx] = 1; ln.syncs = true; }
+          continue;
+        }
         if (dim !== dimmed) { c.globalAlpha = dim ? 0.25 : 1; dimmed = dim; }
         if (cur !== KIND_COL.sync) { c.fillStyle = cur = KIND_COL.sync; }
         var sb = syncBand(l), sa = Math.max(-2, x0);
@@ -195,7 +221,7 @@ function gfTimelineDraw(T) {
         var px = Math.floor(x0), f = px + 1 - x0;
         if (px >= 0 && px <= plotW) occ[px] += Math.min(w, f) || zeroW; // zero-length still shows
         if (w > f && px + 1 <= plotW) occ[px + 1] += w - f;
-        dens = true;
+        ln.dens = true;
         continue;
       }
       if (dim !== dimmed) { c.globalAlpha = dim ? 0.25 : 1; dimmed = dim; }
@@ -210,9 +236,16 @@ function gfTimelineDraw(T) {
         if (txt) { c.fillStyle = '#15161a'; c.fillText(txt, xa + 4, top + h / 2 + 0.5); cur = ''; }
       }
     }
-    if (fs !== 11) c.font = '11px system-ui, sans-serif';
-    if (dimmed) c.globalAlpha = 1;
-    if (dens) drawDensity(c, l, y);
+    ln.cur = cur; ln.dimmed = dimmed;
+  }
+  function drawSyncRuns(c, l) {
+    var sb = syncBand(l), plotW = T.plotW, run = -1;
+    c.fillStyle = KIND_COL.sync; ln.cur = '';
+    for (var x = 0; x <= plotW + 2; x++) {
+      var on = x <= plotW + 1 && syncCol[x];
+      if (on && run < 0) run = x;
+      else if (!on && run >= 0) { c.fillRect(run, sb.y, x - run, sb.h); run = -1; }
+    }
   }
   function drawDensity(c, l, y) {
     var plotW = T.plotW;
