@@ -188,7 +188,7 @@ function gfTimelineDraw(T) {
       for (k = k0; k < L.long.length; k++) drawEvents(L.long[k].ev, firstReachingIn(L.long[k].maxEnd, vs), 1);
       if (ln.syncs) drawSyncRuns(c, l);
       if (ln.dens) drawDensity(c, l, ln.y);
-      ln.syncs = ln.dens = false;
+      ln.syncs = ln.dens = false; ln.cur = ''; // the shading may have changed the fill colour
       for (k = k0; k < L.long.length; k++) drawEvents(L.long[k].ev, firstReachingIn(L.long[k].maxEnd, vs), 2);
     } else {
       drawEvents(laneEv[l], firstReaching(l, vs), 0);
