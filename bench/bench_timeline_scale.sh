@@ -26,5 +26,5 @@ for n in ${BENCH_TL_SIZES:-100000 1000000 5000000 10000000}; do
   j=$(node "$top/bench/bench_timeline_scale.mjs" "$out/tl_$n.html")
   echo "$j"
   f() { printf '%s' "$j" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
-  echo "RESULT|timeline page, $n events: first frame|$(awk -v m="$(f firstFrameMs)" 'BEGIN { printf "%.2f", m / 1000 }')|-|-|preview $(f preview); all events drawn at $(awk -v m="$(f readyMs)" 'BEGIN { printf "%.2f", m / 1000 }') s; heap $(f heapMB) MB (V8 $(f v8HeapMB) + typed arrays $(f typedMB)), renderer RSS $(f rendererRssMB) MB; draw p50 $(f drawP50) ms, p95 $(f drawP95) ms over $(f frames) frames ($(f lodFrames) from LOD); $(f inPage) of $(f total) events in the page"
+  echo "RESULT|timeline page, $n events: first frame|$(awk -v m="$(f firstFrameMs)" 'BEGIN { printf "%.2f", m / 1000 }')|-|-|preview $(f preview); all events drawn at $(awk -v m="$(f readyMs)" 'BEGIN { printf "%.2f", m / 1000 }') s; heap $(f heapMB) MB (V8 $(f v8HeapMB) + typed arrays $(f typedMB)), renderer RSS $(f rendererRssMB) MB; draw p50 $(f drawP50) ms, p95 $(f drawP95) ms (thread CPU p50 $(f cpuP50), p95 $(f cpuP95) ms) over $(f frames) frames ($(f lodFrames) from LOD); $(f inPage) of $(f total) events in the page"
 done

@@ -205,7 +205,7 @@ function gfTimeline(D, cols, mode) {
       var b = 0, add = function (a) { b += a ? a.byteLength : 0; };
       [S, DU, LN, CR, NM, ST, KD, DT, laneTop, laneHt].forEach(add);
       laneEv.forEach(add); laneMaxEnd.forEach(add);
-      lod.forEach(function (L) { if (L) { L.levels.forEach(add); add(L.long); add(L.longMaxEnd); } });
+      lod.forEach(function (L) { if (L) { L.levels.forEach(add); L.long.forEach(function (X) { add(X.ev); add(X.maxEnd); }); } });
       return b;
     },
     groups: function () {

@@ -160,22 +160,50 @@ function gfTimelineDraw(T) {
   }
 
   // One lane: bars for events at least 1 px wide, per-pixel occupancy shading for narrower ones
-  // (thousands of sub-pixel kernels would otherwise paint over each other as one solid smear).
+  // (thousands of sub-pixel kernels would otherwise paint over each other as one solid smear), and syncs
+  // narrower than a pixel marked per pixel column and filled as runs (one rectangle a run, not one a sync).
+  var ln = { c: null, l: 0, y: 0, LH: 0, depth: 1, rowH: 0, fs: 11, cw: 0, searching: false, zeroW: 0,
+    cur: '', dens: false, dimmed: false, syncs: false };
+  var syncCol = new Uint8Array(0);
   function drawLane(c, l, cw, searching) {
-    var vs = T.vs, ve = T.ve, plotW = T.plotW, nameMatch = T.nameMatch;
-    var y = laneTop[l], LH = laneHt[l], ev = laneEv[l], scale = plotW / (ve - vs);
+    var vs = T.vs, ve = T.ve, plotW = T.plotW;
+    var LH = laneHt[l];
     if (!LH) return; // folded group
-    var p = firstReaching(l, vs), cur = '', dens = false, dimmed = false, zeroW = gfTimelineCpu.zeroWeight(lanes[l].sub);
     // nested NVTX ranges get one row per level inside the lane, outermost on top
     var depth = laneDepth[l], rowH = (LH - 4) / depth, fs = depth > 1 ? Math.min(11, Math.max(7, Math.floor(rowH - 4))) : 11;
+    ln.c = c; ln.l = l; ln.y = laneTop[l]; ln.LH = LH; ln.depth = depth; ln.rowH = rowH; ln.fs = fs; ln.cw = cw;
+    ln.searching = searching; ln.zeroW = gfTimelineCpu.zeroWeight(lanes[l].sub);
+    ln.cur = ''; ln.dens = false; ln.dimmed = false; ln.syncs = false;
     if (fs !== 11) c.font = fs + 'px system-ui, sans-serif';
     occ.fill(0, 0, plotW + 2);
-    var L = lod[l];
-    if (L && !searching && (ve - vs) / plotW >= L.bw) { // zoomed out: summaries + the events wider than a bucket
+    if (syncCol.length < plotW + 2) syncCol = new Uint8Array(plotW + 2); else syncCol.fill(0, 0, plotW + 2);
+    var L = lod[l], nsPx = (ve - vs) / plotW;
+    if (L && !searching && nsPx >= L.bw) { // zoomed out: summaries + the events at least a bucket of that level long
       T.lodLanes++;
-      dens = lodOccupancy(L);
-      ev = L.long; p = firstReachingIn(L.longMaxEnd, vs);
+      ln.dens = lodOccupancy(L);
+      var k0 = L.long.length - 1, k;
+      while (k0 > 0 && L.bw * Math.pow(2, k0) > nsPx) k0--;
+      // the shading first, the bars a pixel wide or more over it (a busy lane's shading is opaque: the
+      // ranges a pixel wide stay in sight on an NVTX lane zoomed out)
+      for (k = k0; k < L.long.length; k++) drawEvents(L.long[k].ev, firstReachingIn(L.long[k].maxEnd, vs), 1);
+      if (ln.syncs) drawSyncRuns(c, l);
+      if (ln.dens) drawDensity(c, l, ln.y);
+      ln.syncs = ln.dens = false; ln.cur = ''; // the shading may have changed the fill colour
+      for (k = k0; k < L.long.length; k++) drawEvents(L.long[k].ev, firstReachingIn(L.long[k].maxEnd, vs), 2);
+    } else {
+      drawEvents(laneEv[l], firstReaching(l, vs), 0);
     }
+    if (fs !== 11) c.font = '11px system-ui, sans-serif';
+    if (ln.dimmed) c.globalAlpha = 1;
+    if (ln.syncs) drawSyncRuns(c, l);
+    if (ln.dens) drawDensity(c, l, ln.y);
+  }
+  // the events ev[p..] of the lane in ln that reach into the view (ev in start order); mode 0: all, 1: only
+  // those under a pixel (into occ and syncCol), 2: only the bars
+  function drawEvents(ev, p, mode) {
+    var vs = T.vs, ve = T.ve, plotW = T.plotW, nameMatch = T.nameMatch, scale = plotW / (ve - vs);
+    var c = ln.c, l = ln.l, y = ln.y, LH = ln.LH, depth = ln.depth, rowH = ln.rowH, fs = ln.fs, cw = ln.cw;
+    var searching = ln.searching, zeroW = ln.zeroW, cur = ln.cur, dimmed = ln.dimmed;
     for (; p < ev.length; p++) {
       var i = ev[p], s = S[i];
       if (s > ve) break;
@@ -184,6 +212,12 @@ function gfTimelineDraw(T) {
       var x0 = (s - vs) * scale, w = DU[i] * scale;
       var dim = searching && !nameMatch[NM[i]];
       if (isSync(i)) { // a thin band, at least a pixel wide
+        if (w < 1 && !dim) { // under a pixel: its column joins a run (drawSyncRuns)
+          var sx = Math.floor(x0);
+          if (mode !== 2 && sx >= 0 && sx <= plotW + 1) { syncCol[sx] = 1; ln.syncs = true; }
+          continue;
+        }
+        if (mode === 1) continue;
         if (dim !== dimmed) { c.globalAlpha = dim ? 0.25 : 1; dimmed = dim; }
         if (cur !== KIND_COL.sync) { c.fillStyle = cur = KIND_COL.sync; }
         var sb = syncBand(l), sa = Math.max(-2, x0);
@@ -191,13 +225,14 @@ function gfTimelineDraw(T) {
         continue;
       }
       if (w < 1) { // accumulate covered fraction into (at most two) pixel columns
-        if (dim) continue;
+        if (dim || mode === 2) continue;
         var px = Math.floor(x0), f = px + 1 - x0;
         if (px >= 0 && px <= plotW) occ[px] += Math.min(w, f) || zeroW; // zero-length still shows
         if (w > f && px + 1 <= plotW) occ[px + 1] += w - f;
-        dens = true;
+        ln.dens = true;
         continue;
       }
+      if (mode === 1) continue;
       if (dim !== dimmed) { c.globalAlpha = dim ? 0.25 : 1; dimmed = dim; }
       var col = KIND_COL[kindName(i)] || COL.gpu;
       if (col !== cur) { c.fillStyle = col; cur = col; }
@@ -210,13 +245,51 @@ function gfTimelineDraw(T) {
         if (txt) { c.fillStyle = '#15161a'; c.fillText(txt, xa + 4, top + h / 2 + 0.5); cur = ''; }
       }
     }
-    if (fs !== 11) c.font = '11px system-ui, sans-serif';
-    if (dimmed) c.globalAlpha = 1;
-    if (dens) drawDensity(c, l, y);
+    ln.cur = cur; ln.dimmed = dimmed;
+  }
+  function drawSyncRuns(c, l) {
+    var sb = syncBand(l), plotW = T.plotW, run = -1;
+    c.fillStyle = KIND_COL.sync; ln.cur = '';
+    for (var x = 0; x <= plotW + 2; x++) {
+      var on = x <= plotW + 1 && syncCol[x];
+      if (on && run < 0) run = x;
+      else if (!on && run >= 0) { c.fillRect(run, sb.y, x - run, sb.h); run = -1; }
+    }
+  }
+  // The shading as one image a lane: a row of pixels (the colour, alpha by level) stretched to the lane's
+  // height, instead of a rectangle per run of equal level (thousands a frame when zoomed far out).
+  var strip = null, sctx = null, stripImg = null, rgbOf = {};
+  function rgb(col) { // '#rrggbb' (or a name the canvas knows) -> [r, g, b], or null
+    if (!(col in rgbOf)) {
+      sctx.fillStyle = '#000000'; sctx.fillStyle = col;
+      var m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(String(sctx.fillStyle));
+      rgbOf[col] = m ? [parseInt(m[1], 16), parseInt(m[2], 16), parseInt(m[3], 16)] : null;
+    }
+    return rgbOf[col];
   }
   function drawDensity(c, l, y) {
+    var plotW = T.plotW, w = plotW + 2, h = laneHt[l] - 6, x, a;
+    var col = gfTimelineCpu.densityColour(lanes[l].sub) || COL[laneKind(l)] || COL.gpu;
+    if (!strip) { strip = document.createElement('canvas'); strip.height = 1; sctx = strip.getContext('2d', { willReadFrequently: true }); }
+    var rc = rgb(col);
+    if (!rc || h <= 0) { drawDensityRuns(c, l, y, col); return; }
+    if (strip.width !== w) { strip.width = w; stripImg = sctx.createImageData(w, 1); }
+    var px = stripImg.data;
+    for (x = 0; x < w; x++) {
+      // quantised to 8 levels, as the runs were
+      a = occ[x] > 0 ? Math.min(8, Math.ceil(occ[x] * 8)) : 0;
+      px[4 * x] = rc[0]; px[4 * x + 1] = rc[1]; px[4 * x + 2] = rc[2];
+      px[4 * x + 3] = a ? Math.round(255 * (0.2 + 0.8 * a / 8)) : 0;
+    }
+    sctx.putImageData(stripImg, 0, 0);
+    var smooth = c.imageSmoothingEnabled;
+    c.imageSmoothingEnabled = false;
+    c.drawImage(strip, 0, 0, w, 1, 0, y + 3, w, h);
+    c.imageSmoothingEnabled = smooth;
+  }
+  function drawDensityRuns(c, l, y, col) { // a colour the strip cannot take: a rectangle per run
     var plotW = T.plotW;
-    c.fillStyle = gfTimelineCpu.densityColour(lanes[l].sub) || COL[laneKind(l)] || COL.gpu;
+    c.fillStyle = col;
     var runStart = -1, runA = 0;
     for (var x = 0; x <= plotW + 1; x++) {
       // quantise to 8 levels so runs of similar occupancy become one fillRect
@@ -271,12 +344,17 @@ function gfTimelineDraw(T) {
     var nsPx = (ve - vs) / plotW, k = Math.min(L.levels.length - 1, Math.floor(Math.log2(nsPx / L.bw) + 1e-9));
     var A = L.levels[k], W = L.bw * Math.pow(2, k), b0 = Math.max(0, Math.floor(vs / W)), b1 = Math.min(A.length - 1, Math.floor(ve / W));
     var any = false, share = W / nsPx;
+    // a bucket is at most a pixel wide: its share goes to the (one or two) columns it overlaps, in
+    // proportion, so that a lane busy throughout is busy in every column (one bucket a column here and two
+    // the next would otherwise stripe it)
     for (var b = b0; b <= b1; b++) {
       if (A[b] <= 0) continue;
-      var px = Math.floor((b * W - vs) / nsPx);
-      if (px < 0) px = 0;
+      var x0 = (b * W - vs) / nsPx, px = Math.floor(x0), a = Math.min(1, A[b]), f = px + 1 - x0;
       if (px > plotW) break;
-      occ[px] += Math.min(1, A[b]) * share;
+      if (f >= share) { if (px >= 0) occ[px] += a * share; } else {
+        if (px >= 0) occ[px] += a * f;
+        if (px + 1 <= plotW) occ[px + 1] += a * (share - f);
+      }
       any = true;
     }
     return any;

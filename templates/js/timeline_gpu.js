@@ -46,62 +46,81 @@ var gfGpu = (function () {
 
   var PARTS = [['compute', 'compute'], ['comm', 'communication'], ['copy', 'copy'], ['memset', 'memset']];
 
-  // Per device, the events of each part in start order (the page's order) with the prefix maximum of their
-  // ends: typed arrays of indices, about 24 bytes per GPU op. ev: {n, S, DU, LN, KD, NM}, lanes: {kind,
-  // proj, deviceId, device} per page lane, kinds, names, comm: LIKE patterns of policy gpu_time.communication.
+  // Per device, each part's busy time as merged intervals (disjoint, in time order) with the running sum of
+  // their lengths, so that the busy time of any window is two binary searches, whatever the number of
+  // GPU ops in it (the header recomputes it for every view). About 24 bytes per merged interval, built in
+  // two passes over the columns (count, then fill). ev: {n, S, DU, LN, KD, NM}, lanes: {kind, proj,
+  // deviceId, device} per page lane, kinds, names, comm: LIKE patterns of policy gpu_time.communication.
   function breakdownIndex(ev, lanes, kinds, names, comm) {
-    var res = (comm || []).map(likeRe), isComm = new Map(), devs = new Map(), order = [];
-    var PART = ['busy', 'compute', 'comm', 'copy', 'memset'], code = new Int8Array(ev.n), dev = new Int32Array(ev.n), i, d;
+    var res = (comm || []).map(likeRe), isComm = new Int8Array(names.length), devs = new Map(), order = [];
+    var PART = ['busy', 'compute', 'comm', 'copy', 'memset'], i, d, l, pass;
     function commName(k) {
-      if (!isComm.has(k)) {
-        var s = String(names[k]);
-        isComm.set(k, res.some(function (r) { return r.test(s); }));
-      }
-      return isComm.get(k);
+      if (!isComm[k]) isComm[k] = res.some(function (r) { return r.test(String(names[k])); }) ? 1 : -1;
+      return isComm[k] > 0;
     }
-    for (i = 0; i < ev.n; i++) {
-      var L = lanes[ev.LN[i]], k = kinds[ev.KD[i]];
-      if (!L || L.kind !== 'gpu' || L.proj || (k !== 'kernel' && k !== 'memcpy' && k !== 'memset')) continue;
+    // the lane's device (an index into order) or -1; the kind's part code (1 compute, 3 copy, 4 memset) or 0
+    var laneDev = new Int32Array(lanes.length).fill(-1), kindCode = new Int8Array(kinds.length);
+    for (l = 0; l < lanes.length; l++) {
+      var L = lanes[l];
+      if (!L || L.kind !== 'gpu' || L.proj) continue;
       var key = L.deviceId != null ? 'id' + L.deviceId : 'nm' + L.device;
       d = devs.get(key);
       if (d == null) {
         devs.set(key, d = order.length);
         order.push({ device: L.device != null ? String(L.device) : '?', deviceId: L.deviceId != null ? L.deviceId : null,
-          first: Infinity, last: -Infinity, count: [0, 0, 0, 0, 0], parts: {} });
+          first: Infinity, last: -Infinity, parts: {}, run: [] });
       }
-      var D = order[d], s = ev.S[i], e = s + ev.DU[i];
-      D.first = Math.min(D.first, s); D.last = Math.max(D.last, e);
-      code[i] = k === 'memcpy' ? 3 : k === 'memset' ? 4 : commName(ev.NM[i]) ? 2 : 1;
-      dev[i] = d;
-      D.count[0]++; D.count[code[i]]++;
+      laneDev[l] = d;
     }
-    order.forEach(function (D) {
-      PART.forEach(function (p, c) { D.parts[p] = { idx: new Int32Array(D.count[c]), maxEnd: new Float64Array(D.count[c]), n: 0 }; });
-    });
-    for (i = 0; i < ev.n; i++) {
-      if (!code[i]) continue;
-      var P = order[dev[i]].parts, end = ev.S[i] + ev.DU[i];
-      [P.busy, P[PART[code[i]]]].forEach(function (X) {
-        X.maxEnd[X.n] = X.n ? Math.max(X.maxEnd[X.n - 1], end) : end;
-        X.idx[X.n++] = i;
+    kinds.forEach(function (k, j) { kindCode[j] = k === 'kernel' ? 1 : k === 'memcpy' ? 3 : k === 'memset' ? 4 : 0; });
+    order.forEach(function (D) { for (var c = 0; c < 5; c++) D.run.push({ n: 0, cs: 0, ce: -Infinity, S: null, E: null, C: null }); });
+    function add(X, s, e, fill) { // interval [s, e] into part X's merged intervals
+      if (s > X.ce) {
+        if (fill) { X.S[X.n] = s; X.E[X.n] = e; X.C[X.n + 1] = X.C[X.n] + (e - s); }
+        X.n++; X.cs = s; X.ce = e;
+      } else if (e > X.ce) {
+        if (fill) { X.C[X.n] += e - X.ce; X.E[X.n - 1] = e; }
+        X.ce = e;
+      }
+    }
+    for (pass = 0; pass < 2; pass++) {
+      for (i = 0; i < ev.n; i++) {
+        d = laneDev[ev.LN[i]];
+        var kd = ev.KD[i], code = d >= 0 && kd >= 0 && kd < kindCode.length ? kindCode[kd] : 0;
+        if (!code) continue;
+        if (code === 1 && res.length && commName(ev.NM[i])) code = 2;
+        var D = order[d], s = ev.S[i], e = s + ev.DU[i];
+        if (!pass) { if (s < D.first) D.first = s; if (e > D.last) D.last = e; }
+        add(D.run[0], s, e, pass);
+        add(D.run[code], s, e, pass);
+      }
+      if (pass) break;
+      order.forEach(function (D) {
+        D.run.forEach(function (X) {
+          X.S = new Float64Array(X.n); X.E = new Float64Array(X.n); X.C = new Float64Array(X.n + 1);
+          X.n = 0; X.cs = 0; X.ce = -Infinity;
+        });
       });
     }
-    order.forEach(function (D) { D.S = ev.S; D.DU = ev.DU; });
+    order.forEach(function (D) {
+      PART.forEach(function (p, c) { D.parts[p] = D.run[c]; });
+      delete D.run;
+    });
     return order;
   }
 
   // Length of the union of the intervals of P (one part of device D) clipped to [a, b].
   function unionIn(D, P, a, b) {
-    var lo = 0, hi = P.n;
-    while (lo < hi) { var m = (lo + hi) >> 1; if (P.maxEnd[m] <= a) lo = m + 1; else hi = m; }
-    var total = 0, cs = 0, ce = -Infinity;
-    for (var q = lo; q < P.n && D.S[P.idx[q]] < b; q++) {
-      var i = P.idx[q], s = Math.max(D.S[i], a), e = Math.min(D.S[i] + D.DU[i], b);
-      if (e <= s) continue;
-      if (s > ce) { if (ce > cs) total += ce - cs; cs = s; ce = e; } else if (e > ce) ce = e;
-    }
-    if (ce > cs) total += ce - cs;
-    return total;
+    var lo = 0, hi = P.n, m;
+    while (lo < hi) { m = (lo + hi) >> 1; if (P.E[m] <= a) lo = m + 1; else hi = m; } // first ending after a
+    var first = lo;
+    hi = P.n;
+    while (lo < hi) { m = (lo + hi) >> 1; if (P.S[m] < b) lo = m + 1; else hi = m; } // first starting at b or later
+    if (lo <= first) return 0;
+    var total = P.C[lo] - P.C[first];
+    if (P.S[first] < a) total -= a - P.S[first];
+    if (P.E[lo - 1] > b) total -= P.E[lo - 1] - b;
+    return Math.max(0, total);
   }
 
   // The breakdown of window [a, b] (ns relative to t0) per device that has work in it:

@@ -225,9 +225,9 @@ function gfTimelineIndex(T, cols) {
   // Level of detail. A lane with many events gets, once at load, its busy share per bucket (bucket width
   // span / 2^k, about 16 events a bucket, at most 2^20 buckets) and coarser levels made by pairing
   // buckets. Zoomed out so far that a pixel is at least a bucket wide, the lane is drawn from the level
-  // whose bucket is at most a pixel (a few thousand values), plus its events longer than a bucket (the
-  // only ones that can be a pixel wide there, kept in their own list): at most a few thousand
-  // rectangles per lane whatever the capture size. Zoomed in, every event is drawn as before.
+  // whose bucket is at most a pixel (a few thousand values), plus its events at least that bucket long (the
+  // only ones that can be a pixel wide there, kept in lists by size class) and its syncs: at most a few
+  // thousand rectangles per lane whatever the capture size. Zoomed in, every event is drawn as before.
   var LOD_MIN_EVENTS = 4096;
   var lod = laneEv.map(function (ev, l) {
     var m = ev.length, zw = lanes[l].sub ? gfTimelineCpu.zeroWeight(lanes[l].sub) : 0;
@@ -250,16 +250,35 @@ function gfTimelineIndex(T, cols) {
       for (var q = 0; q < w >> 1; q++) next[q] = (prev[2 * q] + prev[2 * q + 1]) / 2;
       levels.push(next);
     }
-    var long = new Int32Array(nlong), longMaxEnd = new Float64Array(nlong), f = 0;
+    // The long events by size class: class c holds those at least bw * 2^c long (below the next class; the top
+    // class also every sync, drawn at any zoom). Drawn from level k, only classes k and up can be a pixel wide,
+    // so a frame walks the events near a pixel or wider, not every event longer than the finest bucket.
+    var top = levels.length - 1, cls = new Uint8Array(nlong), ccount = new Int32Array(top + 1), f = 0;
     for (p = 0; p < m; p++) {
       var j = ev[p];
       if (DU[j] < bw && !isSync(j)) continue;
-      long[f] = j;
-      longMaxEnd[f] = f ? Math.max(longMaxEnd[f - 1], S[j] + DU[j]) : S[j] + DU[j];
-      f++;
+      var c = isSync(j) ? top : lodClass(DU[j], bw, top);
+      cls[f++] = c; ccount[c]++;
     }
-    return { bw: bw, levels: levels, long: long, longMaxEnd: longMaxEnd };
+    var long = [], q2;
+    for (q2 = 0; q2 <= top; q2++) long.push({ ev: new Int32Array(ccount[q2]), maxEnd: new Float64Array(ccount[q2]), n: 0 });
+    for (p = 0, f = 0; p < m; p++) {
+      var j2 = ev[p];
+      if (DU[j2] < bw && !isSync(j2)) continue;
+      var X = long[cls[f++]], end = S[j2] + DU[j2];
+      X.maxEnd[X.n] = X.n ? Math.max(X.maxEnd[X.n - 1], end) : end;
+      X.ev[X.n++] = j2;
+    }
+    return { bw: bw, levels: levels, long: long };
   });
+  // the size class of an event dur >= bw long: the largest c <= top with bw * 2^c <= dur (exact comparisons:
+  // the draw's level test is the same one, so an event a pixel wide is never left out)
+  function lodClass(dur, bw, top) {
+    var c = Math.max(0, Math.min(top, Math.floor(Math.log2(dur / bw))));
+    while (c > 0 && bw * Math.pow(2, c) > dur) c--;
+    while (c < top && bw * Math.pow(2, c + 1) <= dur) c++;
+    return c;
+  }
   function firstStartAtOrAfter(t) { // global index of the first event with start >= t
     var lo = 0, hi = n;
     while (lo < hi) { var m = (lo + hi) >> 1; if (S[m] < t) lo = m + 1; else hi = m; }

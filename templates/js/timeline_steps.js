@@ -26,10 +26,18 @@ function gfTimelineSteps(T) {
     c.save();
     c.beginPath(); c.rect(T.LABEL_W, 0, T.plotW, h); c.clip();
     c.font = '10px system-ui, sans-serif'; c.textBaseline = 'top';
+    // steps under a pixel wide: one mark per pixel column and shade (thousands of steps in the whole span
+    // would otherwise each paint the same columns)
+    var lastCol = [-Infinity, -Infinity];
     for (var k = 0; k < list.length; k++) {
       var s = list[k];
       if (s.b < T.vs || s.a > T.ve) continue;
       var x0 = T.LABEL_W + (s.a - T.vs) * T.plotW / w, x1 = T.LABEL_W + (s.b - T.vs) * T.plotW / w;
+      if (x1 - x0 < 1 && k !== cur) {
+        var col = Math.floor(x0);
+        if (lastCol[s.index % 2] === col) continue;
+        lastCol[s.index % 2] = col;
+      }
       c.fillStyle = k === cur ? 'rgba(242,142,43,0.55)' : (s.index % 2 ? 'rgba(78,121,167,0.35)' : 'rgba(118,183,178,0.35)');
       c.fillRect(x0, 0, Math.max(1, x1 - x0), 4);
       if (x1 - x0 > 18) { c.fillStyle = '#c9ccd4'; c.fillText(String(s.index), x0 + 2, 5); }

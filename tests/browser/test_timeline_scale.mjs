@@ -33,6 +33,18 @@ try {
   await frame(page);
   const lodOut = await page.evaluate(() => window.__gf.lod());
   check('full span: lanes drawn from level-of-detail summaries', lodOut > 0, `lod lanes ${lodOut}`);
+  // what one full-span frame draws is bounded by the pixels in view, not by the events: the capture's ~3,300
+  // syncs and ~3,300 steps, each under a pixel, are marked per pixel column, the shading is one image a lane
+  const calls = await page.evaluate(async () => {
+    const P = CanvasRenderingContext2D.prototype, n = { fillRect: 0, drawImage: 0 }, orig = {};
+    for (const k in n) { orig[k] = P[k]; P[k] = function () { n[k]++; return orig[k].apply(this, arguments); }; }
+    window.__gf.setView(1, window.__gf.span());
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    for (const k in n) P[k] = orig[k];
+    return { n, w: document.getElementById('main').clientWidth };
+  });
+  check('full span: under 3 rectangles a pixel column in the frame (not one per sync, step or shading run)',
+    calls.n.fillRect > 0 && calls.n.fillRect + calls.n.drawImage < 3 * calls.w, JSON.stringify(calls));
   const ms = await page.evaluate(() => window.__gf.lastDrawMs());
   check('full span: one frame draws in well under a second (a sanity bound, not the benchmark)', ms < 1000, `${ms} ms`);
 
