@@ -21,6 +21,7 @@ static void gf_trace_build_free(gf_trace_build *b)
     free(b->cdet);
     gf_hmap_free(&b->cdet_map);
     free(b->seq);
+    free(b->heap);
     free(b->extra);
     free(b->extra_det);
     gf_hmap_free(&b->wanted);
@@ -157,39 +158,28 @@ int32_t gf_trace_stack(gf_trace *t, const int32_t *frames, size_t n)
 /* ---- events ---- */
 
 /* min-heap on (dur asc, seq desc): the root is the event to drop first */
-static int worse(const gf_trace_build *b, size_t i, size_t j)
+static int worse(const heap_key *x, const heap_key *y)
 {
-    if (b->ev[i].dur != b->ev[j].dur)
-        return b->ev[i].dur < b->ev[j].dur;
-    return b->seq[i] > b->seq[j];
-}
-
-static void swap_ev(gf_trace_build *b, size_t i, size_t j)
-{
-    gf_event e = b->ev[i];
-    b->ev[i] = b->ev[j];
-    b->ev[j] = e;
-    gf_detail d = b->det[i];
-    b->det[i] = b->det[j];
-    b->det[j] = d;
-    uint64_t s = b->seq[i];
-    b->seq[i] = b->seq[j];
-    b->seq[j] = s;
+    if (x->dur != y->dur)
+        return x->dur < y->dur;
+    return x->seq > y->seq;
 }
 
 static void sift_down(gf_trace_build *b, size_t i)
 {
+    heap_key k = b->heap[i];
     for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < b->n && worse(b, l, m))
-            m = l;
-        if (r < b->n && worse(b, r, m))
-            m = r;
-        if (m == i)
-            return;
-        swap_ev(b, i, m);
+        size_t m = 2 * i + 1;
+        if (m >= b->n)
+            break;
+        if (m + 1 < b->n && worse(&b->heap[m + 1], &b->heap[m]))
+            m++;
+        if (!worse(&b->heap[m], &k))
+            break;
+        b->heap[i] = b->heap[m];
         i = m;
     }
+    b->heap[i] = k;
 }
 
 static int flame_add(gf_trace_build *b, int32_t stack, int32_t leaf, int gpu, int64_t w)
@@ -324,7 +314,8 @@ static int to_rows(gf_trace *t)
     b->ev = malloc((n ? n : 1) * sizeof *b->ev);
     b->det = malloc((n ? n : 1) * sizeof *b->det);
     b->seq = malloc((n ? n : 1) * sizeof *b->seq);
-    if (!b->ev || !b->det || !b->seq)
+    b->heap = malloc((n ? n : 1) * sizeof *b->heap);
+    if (!b->ev || !b->det || !b->seq || !b->heap)
         return -1;
     for (size_t i = 0; i < n; i++) {
         int32_t di = t->detail[i];
@@ -334,6 +325,7 @@ static int to_rows(gf_trace *t)
         if (di >= 0)
             b->det[i] = b->cdet[di];
         b->seq[i] = i;
+        b->heap[i] = (heap_key){b->ev[i].dur, i, i};
     }
     gf_trace_free_events(t);
     free(b->cdet);
@@ -395,12 +387,14 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
     }
     /* full: replace the root when the new event is strictly longer */
     b->nseq++;
-    if (e.dur <= b->ev[0].dur)
+    if (e.dur <= b->heap[0].dur)
         return 0;
-    b->ev[0] = e;
+    size_t slot = b->heap[0].slot;
+    b->ev[slot] = e;
     if (d)
-        b->det[0] = *d;
-    b->seq[0] = b->nseq - 1;
+        b->det[slot] = *d;
+    b->seq[slot] = b->nseq - 1;
+    b->heap[0] = (heap_key){e.dur, b->nseq - 1, slot};
     sift_down(b, 0);
     return 0;
 }
@@ -418,7 +412,7 @@ int gf_trace_add_flame(gf_trace *t, int32_t stack, int32_t leaf, int gpu, int64_
 int gf_trace_may_keep(const gf_trace *t, int64_t dur)
 {
     const gf_trace_build *b = t->b;
-    return !b || !b->rows || (dur < 0 ? 0 : dur) > b->ev[0].dur;
+    return !b || !b->rows || (dur < 0 ? 0 : dur) > b->heap[0].dur;
 }
 
 int gf_trace_keeps_all(const gf_trace *t)

@@ -16,13 +16,21 @@ typedef struct api_rec {
     int partnered;
 } api_rec;
 
+/* rows: one entry of the heap of kept events; the event itself stays in its slot of ev/det/seq */
+typedef struct heap_key {
+    int64_t dur;
+    uint64_t seq;
+    size_t slot;
+} heap_key;
+
 typedef struct gf_trace_build {
     size_t max;          /* 0 = keep all */
     int rows;            /* max > 0 and more than max arrived: events moved from the columns to the heap */
     int keep_partners;
-    gf_event *ev;        /* rows: a min-heap of the max events to keep (worse() at the root) */
-    gf_detail *det;      /* rows: parallel to ev, moved with the events */
+    gf_event *ev;        /* rows: the max events kept, in slots (heap says which to drop next) */
+    gf_detail *det;      /* rows: parallel to ev */
     uint64_t *seq;       /* rows: parallel to ev, arrival order, breaks ties */
+    heap_key *heap;      /* rows: a min-heap over the slots (worse() at the root); sifting moves 24 bytes */
     gf_detail *cdet;     /* columns: the distinct details, in order of first arrival */
     size_t ncdet, cdet_cap;
     int32_t last_cdet;   /* columns: the cdet index the last event with details got */
