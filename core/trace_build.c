@@ -25,6 +25,7 @@ static void gf_trace_build_free(gf_trace_build *b)
     free(b->extra);
     free(b->extra_det);
     gf_hmap_free(&b->wanted);
+    free(b->want_bits);
     gf_hmap_free(&b->lane_map);
     gf_hmap_free(&b->stack_map);
     gf_hmap_free(&b->api_map);
@@ -156,6 +157,8 @@ int32_t gf_trace_stack(gf_trace *t, const int32_t *frames, size_t n)
 }
 
 /* ---- events ---- */
+
+static int64_t *wanted_of(const gf_trace_build *b, const gf_event *e);
 
 /* min-heap on (dur asc, seq desc): the root is the event to drop first */
 static int worse(const heap_key *x, const heap_key *y)
@@ -415,6 +418,18 @@ int gf_trace_may_keep(const gf_trace *t, int64_t dur)
     return !b || !b->rows || (dur < 0 ? 0 : dur) > b->heap[0].dur;
 }
 
+int gf_trace_needs_name(gf_trace *t, const gf_event *e)
+{
+    gf_trace_build *b = t->b;
+    if (gf_trace_may_keep(t, e->dur) || b->given || (e->kind == GF_EV_API && e->stack >= 0) ||
+        (gf_ev_is_gpu_work(e->kind) && b->napis))
+        return 1;
+    if (!b->collect || e->kind != GF_EV_API || e->corr < 0 || !b->wanted.n)
+        return 0;
+    int64_t *v = wanted_of(b, e);
+    return v && !*v;
+}
+
 int gf_trace_keeps_all(const gf_trace *t)
 {
     return t->b && t->b->max == 0 && !t->b->rows;
@@ -474,6 +489,32 @@ void gf_trace_drop_added(gf_trace *t, size_t from)
     b->n = from;
 }
 
+/* Puts (pid, corr) among the wanted launches, with corr's bit (the set sized for about n keys). */
+static int want_put(gf_trace_build *b, int64_t pid, int64_t corr, size_t n)
+{
+    if (!b->want_bits) {
+        size_t bits = (size_t)1 << 16;
+        while (bits < 16 * n && bits < ((size_t)1 << 30))
+            bits <<= 1;
+        if (!(b->want_bits = calloc(bits / 64, sizeof *b->want_bits)))
+            return -1;
+        b->want_mask = bits - 1;
+    }
+    uint64_t h = gf_hash_u64((uint64_t)corr) & b->want_mask;
+    b->want_bits[h >> 6] |= UINT64_C(1) << (h & 63);
+    return gf_hmap_put(&b->wanted, pidcorr_key(pid, corr), 0, NULL) ? 0 : -1;
+}
+
+/* The wanted entry of API event e (0: wanted, 1: added already), or NULL. */
+static int64_t *wanted_of(const gf_trace_build *b, const gf_event *e)
+{
+    uint64_t h = gf_hash_u64((uint64_t)e->corr) & b->want_mask;
+    if (b->want_bits && !(b->want_bits[h >> 6] & (UINT64_C(1) << (h & 63))))
+        return NULL;
+    int64_t *v = gf_hmap_get(&b->wanted, pidcorr_key(e->pid, e->corr));
+    return v ? v : gf_hmap_get(&b->wanted, pidcorr_key(-1, e->corr));
+}
+
 int gf_trace_partner_pass_needed(gf_trace *t)
 {
     gf_trace_build *b = t->b;
@@ -491,10 +532,9 @@ int gf_trace_partner_pass_needed(gf_trace *t)
         const gf_event *e = &b->ev[i];
         if (!gf_ev_is_gpu_work(e->kind) || e->corr < 0)
             continue;
-        uint64_t k = pidcorr_key(e->pid, e->corr);
-        if (gf_hmap_get(&have, k))
+        if (gf_hmap_get(&have, pidcorr_key(e->pid, e->corr)))
             continue;
-        if (!gf_hmap_put(&b->wanted, k, 0, NULL))
+        if (want_put(b, e->pid, e->corr, b->n) != 0)
             goto oom;
     }
     gf_hmap_free(&have);
@@ -512,7 +552,7 @@ int gf_trace_collect_partners(gf_trace *t, gf_err *err)
     for (size_t i = 0; i < b->n; i++) {
         uint8_t kind = b->rows ? b->ev[i].kind : t->kind[i];
         int64_t corr = b->rows ? b->ev[i].corr : t->corr[i], pid = b->rows ? b->ev[i].pid : t->pid[i];
-        if (gf_ev_is_gpu_work(kind) && corr >= 0 && !gf_hmap_put(&b->wanted, pidcorr_key(pid, corr), 0, NULL))
+        if (gf_ev_is_gpu_work(kind) && corr >= 0 && want_put(b, pid, corr, b->n) != 0)
             return gf_oom(err, "trace");
     }
     b->collect = 1;
@@ -524,9 +564,7 @@ int gf_trace_add_partner(gf_trace *t, const gf_event *e, gf_err *err)
     gf_trace_build *b = t->b;
     if (!b->rows || e->kind != GF_EV_API || e->corr < 0 || !b->wanted.n)
         return 0; /* columns: nothing was dropped, every launch is kept already */
-    int64_t *v = gf_hmap_get(&b->wanted, pidcorr_key(e->pid, e->corr));
-    if (!v)
-        v = gf_hmap_get(&b->wanted, pidcorr_key(-1, e->corr));
+    int64_t *v = wanted_of(b, e);
     if (!v || *v)
         return 0;
     *v = 1;

@@ -26,6 +26,16 @@ static int parse_i64(const gf_csv *c, int col, int64_t *v)
         return 0;
     size_t len;
     const char *s = gf_csv_field(c, (size_t)col, &len);
+    if (len && len <= 18) { /* the common case: plain digits */
+        uint64_t x = 0;
+        size_t i = 0;
+        while (i < len && (unsigned char)(s[i] - '0') < 10)
+            x = x * 10 + (uint64_t)(s[i++] - '0');
+        if (i == len) {
+            *v = (int64_t)x;
+            return 1;
+        }
+    }
     const char *e = s + len;
     while (s < e && (*s == ' ' || *s == '\t'))
         s++;
@@ -150,6 +160,20 @@ static int next_event(gf_csv *c, const gf_trace_csv_cols *k, const int *need, si
     return sd < 0 ? -1 : sd == 0 ? ROW_SKIPPED : ROW_EVENT;
 }
 
+/* The lanes of the last keys seen, by key bits: threads and streams come back often (most rows find their
+ * lane here, without the hash map). */
+enum { LANE_CACHE = 16 };
+typedef struct lane_cache {
+    uint64_t key;
+    int64_t lane; /* -1: empty */
+} lane_cache;
+
+static void lane_cache_init(lane_cache *lc)
+{
+    for (int i = 0; i < LANE_CACHE; i++)
+        lc[i] = (lane_cache){0, -1};
+}
+
 static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k, int partner_pass, gf_err *err)
 {
     gf_csv *c;
@@ -164,6 +188,8 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     size_t nneed = used_cols(k, need);
     gf_hmap lanes; /* (pid, tid) → lane */
     gf_hmap_init(&lanes);
+    lane_cache lc[LANE_CACHE];
+    lane_cache_init(lc);
     gf_event e;
     while ((rc = next_event(c, k, need, nneed, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
@@ -173,10 +199,13 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         e.pid = (int32_t)pid;
         e.kind = GF_EV_API;
         e.stack = -1;
-        if ((e.name = intern_field(t, c, k->name)) < 0 && (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0)
+        e.name = -1; /* interned only when the build reads it: most rows of a bounded build are dropped */
+        if (gf_trace_needs_name(t, &e) && (e.name = intern_field(t, c, k->name)) < 0 &&
+            (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0)
             goto oom;
         uint64_t key = ((uint64_t)(pid & 0xFFFFFFFF) << 32) ^ (uint64_t)(tid & 0xFFFFFFFF);
-        int64_t *v = gf_hmap_get(&lanes, key);
+        lane_cache *hit = &lc[(key ^ (key >> 32)) % LANE_CACHE];
+        int64_t *v = hit->lane >= 0 && hit->key == key ? &hit->lane : gf_hmap_get(&lanes, key);
         if (v) {
             e.lane = (int32_t)*v;
         } else {
@@ -188,6 +217,7 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
             if (!gf_hmap_put(&lanes, key, e.lane, NULL))
                 goto oom;
         }
+        *hit = (lane_cache){key, e.lane};
         if ((partner_pass ? gf_trace_add_partner(t, &e, err) : gf_trace_add(t, &e, NULL, err)) != 0) {
             rc = -1;
             break;
@@ -233,16 +263,28 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     size_t nneed = used_cols(k, need);
     gf_event e;
     int32_t last_dev = -1;
+    lane_cache lc[LANE_CACHE];
+    lane_cache_init(lc);
     while ((rc = next_event(c, k, need, nneed, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
             continue;
         e.corr = opt_i64(c, k->corr, -1);
         e.pid = -1;
         e.stack = -1;
-        if ((e.name = intern_field(t, c, k->name)) < 0 && (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0)
+        e.kind = GF_EV_KERNEL;
+        size_t nl;
+        const char *nm = gf_csv_field(c, (size_t)k->name, &nl);
+        int64_t kernel = GF_EV_KERNEL, *cls = &kernel;
+        if (nl >= 6 && memcmp(nm, "[CUDA ", 6) == 0) {
+            if ((e.name = intern_field(t, c, k->name)) < 0)
+                goto oom;
+            cls = gf_hmap_get(&names, (uint64_t)e.name);
+        } else if (!gf_trace_needs_name(t, &e)) {
+            e.name = -1; /* a kernel the bounded build drops: its name is never read */
+        } else if ((e.name = intern_field(t, c, k->name)) < 0 && (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0) {
             goto oom;
+        }
         /* classify by name once per distinct name: "[CUDA memcpy X]" / "[CUDA memset]" / a kernel */
-        int64_t *cls = gf_hmap_get(&names, (uint64_t)e.name);
         if (!cls) {
             size_t len;
             const char *s = gf_strtab_get(t->str, e.name, &len);
@@ -266,7 +308,8 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         int32_t dev = same_field(t, c, k->device, last_dev) ? last_dev : intern_field(t, c, k->device);
         last_dev = dev;
         uint64_t key = ((uint64_t)(uint32_t)dev << 32) ^ (uint64_t)(stream & 0xFFFFFFFF);
-        int64_t *v = gf_hmap_get(&lanes, key);
+        lane_cache *hit = &lc[(key ^ (key >> 32)) % LANE_CACHE];
+        int64_t *v = hit->lane >= 0 && hit->key == key ? &hit->lane : gf_hmap_get(&lanes, key);
         if (v) {
             e.lane = (int32_t)*v;
         } else {
@@ -279,6 +322,7 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
             if (!gf_hmap_put(&lanes, key, e.lane, NULL))
                 goto oom;
         }
+        *hit = (lane_cache){key, e.lane};
         gf_detail_clear(&d);
         if (!gf_trace_may_keep(t, e.dur)) {
             /* dropped by the bounded build: its detail would never be read */
