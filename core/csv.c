@@ -343,7 +343,8 @@ static inline uint64_t mask64(const char *s, size_t n)
 static size_t inplace_line(gf_csv *c, size_t pos, size_t left)
 {
     char *s = (char *)c->chunk + pos;
-    size_t nf0 = c->nf, f0 = 0, used = 0, bp = 0;
+    size_t nf0 = c->nf, nf = nf0, f0 = 0, used = 0, bp = 0;
+    fld *fl = c->flds; /* locals: the stores below would otherwise reload c's fields each time */
     uint64_t m = mask64(s, left);
     for (;;) {
         while (!m) {
@@ -375,37 +376,37 @@ static size_t inplace_line(gf_csv *c, size_t pos, size_t left)
             q++;
             ch = '\n';
         }
-        if (c->nf >= c->fcap) {
-            fld *f = grow(c->flds, &c->fcap, c->nf + 1, sizeof *f);
-            if (!f)
+        if (nf >= c->fcap) {
+            if (!(fl = grow(c->flds, &c->fcap, nf + 1, sizeof *fl)))
                 goto bail;
-            c->flds = f;
+            c->flds = fl;
         }
-        c->flds[c->nf].off = pos + off;
-        c->flds[c->nf].len = end - off;
-        c->nf++;
+        fl[nf].off = pos + off;
+        fl[nf].len = end - off;
+        nf++;
         if (ch == '\n') {
             used = q + 1;
             break;
         }
         f0 = q + 1;
     }
-    size_t nf = c->nf - nf0;
-    if (nf == 1 && is_blank((const char *)c->chunk + c->flds[nf0].off, c->flds[nf0].len))
+    if (nf - nf0 == 1 && is_blank(s + fl[nf0].off - pos, fl[nf0].len))
         goto bail; /* an empty line (no row) or one of blanks (the end of a stdout table) */
     row *r = grow(c->rows, &c->rcap, c->nrows + 1, sizeof *r);
     if (!r)
         goto bail;
     c->rows = r;
-    for (size_t i = nf0; i < c->nf; i++)
-        c->chunk[c->flds[i].off + c->flds[i].len] = '\0';
-    c->rows[c->nrows] = (row){nf0, nf, c->line, 1};
+    char *base = (char *)c->chunk;
+    for (size_t i = nf0; i < nf; i++) {
+        fld f = fl[i];
+        base[f.off + f.len] = '\0';
+    }
+    c->rows[c->nrows] = (row){nf0, nf - nf0, c->line, 1};
     c->nrows++;
-    c->cur_f0 = c->nf;
+    c->nf = c->cur_f0 = nf;
     c->line++;
     return used;
 bail:
-    c->nf = nf0;
     return 0;
 }
 
