@@ -30,9 +30,7 @@
 #define ROW_NOT_BEGUN 0
 #define FIELD_BEGUN 2
 
-typedef struct fld {
-    size_t off, len;
-} fld;
+typedef gf_csv_span fld;
 
 typedef struct row {
     size_t f0, nf, line;
@@ -801,6 +799,19 @@ int gf_csv_require(const gf_csv *c, const int *cols, size_t n, gf_err *err)
         return 0;
     return gf_errf(err, GF_EXIT_INPUT, "%s:%zu: row ends after %zu of %zu fields; missing %s (a truncated file?)",
                    disp_of(c), gf_csv_line(c), nf, c->ncols, missing);
+}
+
+const char *gf_csv_row(const gf_csv *c, const gf_csv_span **f, size_t *n)
+{
+    static const gf_csv_span none[1];
+    if (!c->cur) {
+        *f = none;
+        *n = 0;
+        return "";
+    }
+    *f = c->flds + c->cur->f0;
+    *n = c->cur->nf;
+    return c->cur->in_chunk ? (const char *)c->chunk : c->bytes;
 }
 
 size_t gf_csv_nfields(const gf_csv *c)

@@ -17,15 +17,32 @@ void gf_trace_csv_cols_init(gf_trace_csv_cols *c)
     c->pid = c->tid = c->thread = -1;
 }
 
+/* The current row's fields, fetched once per row (gf_csv_row) rather than once per field. */
+typedef struct rowv {
+    gf_csv *c;
+    const char *base;
+    const gf_csv_span *f;
+    size_t n;
+} rowv;
+
+/* Field col of the row ("" when the row is short or col < 0). */
+static inline const char *rv_field(const rowv *r, int col, size_t *len)
+{
+    if (col < 0 || (size_t)col >= r->n) {
+        *len = 0;
+        return "";
+    }
+    *len = r->f[col].len;
+    return r->base + r->f[col].off;
+}
+
 /* Whole field as an integer (surrounding blanks allowed; "5783718.0" accepted): 1 = a value, 0 = empty
  * or no such column, -1 = malformed (not an integer, or beyond int64). Hand-rolled: this runs several
  * times per row of multi-million-row CSVs. */
-static int parse_i64(const gf_csv *c, int col, int64_t *v)
+static int parse_i64(const rowv *r, int col, int64_t *v)
 {
-    if (col < 0)
-        return 0;
     size_t len;
-    const char *s = gf_csv_field(c, (size_t)col, &len);
+    const char *s = rv_field(r, col, &len);
     if (len && len <= 18) { /* the common case: plain digits */
         uint64_t x = 0;
         size_t i = 0;
@@ -72,41 +89,41 @@ static int parse_i64(const gf_csv *c, int col, int64_t *v)
     return 1;
 }
 
-static int64_t opt_i64(const gf_csv *c, int col, int64_t def)
+static int64_t opt_i64(const rowv *r, int col, int64_t def)
 {
     int64_t v;
-    return parse_i64(c, col, &v) == 1 ? v : def;
+    return parse_i64(r, col, &v) == 1 ? v : def;
 }
 
 /* Start and duration of the current row: 1 = both present, 0 = one is empty (the row is skipped),
  * -1 = malformed or a negative duration (err names file, line and column). */
-static int start_dur(const gf_csv *c, const gf_trace_csv_cols *k, gf_event *e, gf_err *err)
+static int start_dur(const rowv *r, const gf_trace_csv_cols *k, gf_event *e, gf_err *err)
 {
     int cols[2] = {k->start, k->dur};
     int64_t *dst[2] = {&e->start, &e->dur};
     int any_empty = 0;
     for (int i = 0; i < 2; i++) {
-        int r = parse_i64(c, cols[i], dst[i]);
-        const char *why = r < 0 ? "invalid integer" : (i == 1 && r == 1 && *dst[i] < 0 ? "negative duration" : NULL);
+        int p = parse_i64(r, cols[i], dst[i]);
+        const char *why = p < 0 ? "invalid integer" : (i == 1 && p == 1 && *dst[i] < 0 ? "negative duration" : NULL);
         if (why) {
             size_t n;
-            const char *v = gf_csv_field(c, (size_t)cols[i], &n);
-            const char *name = gf_csv_colname(c, (size_t)cols[i]);
-            return gf_errf(err, GF_EXIT_INPUT, "%s:%zu:%d (column '%s'): %s '%.*s%s'", gf_csv_path(c), gf_csv_line(c),
+            const char *v = rv_field(r, cols[i], &n);
+            const char *name = gf_csv_colname(r->c, (size_t)cols[i]);
+            return gf_errf(err, GF_EXIT_INPUT, "%s:%zu:%d (column '%s'): %s '%.*s%s'", gf_csv_path(r->c), gf_csv_line(r->c),
                            cols[i] + 1, name ? name : "?", why, (int)(n > 80 ? 80 : n), v, n > 80 ? "..." : "");
         }
-        if (r == 0)
+        if (p == 0)
             any_empty = 1;
     }
     return any_empty ? 0 : 1;
 }
 
-static int32_t intern_field(gf_trace *t, const gf_csv *c, int col)
+static int32_t intern_field(gf_trace *t, const rowv *r, int col)
 {
     if (col < 0)
         return -1;
     size_t len;
-    const char *s = gf_csv_field(c, (size_t)col, &len);
+    const char *s = rv_field(r, col, &len);
     while (len && (s[len - 1] == ' ' || s[len - 1] == '\r'))
         len--;
     if (!len)
@@ -116,12 +133,12 @@ static int32_t intern_field(gf_trace *t, const gf_csv *c, int col)
 
 /* 1 when field col of the current row, trimmed as intern_field trims it, is string id (not -1): the device
  * column repeats one value for long runs of rows, so comparing saves hashing it every row. */
-static int same_field(gf_trace *t, const gf_csv *c, int col, int32_t id)
+static int same_field(gf_trace *t, const rowv *r, int col, int32_t id)
 {
     if (col < 0 || id < 0)
         return 0;
     size_t len, il;
-    const char *s = gf_csv_field(c, (size_t)col, &len);
+    const char *s = rv_field(r, col, &len);
     while (len && (s[len - 1] == ' ' || s[len - 1] == '\r'))
         len--;
     const char *is = gf_strtab_get(t->str, id, &il);
@@ -148,15 +165,16 @@ enum { ROW_EVENT = 1, ROW_SKIPPED = 2 };
 
 /* The next row with the columns this import uses: ROW_EVENT (start and duration in *e), ROW_SKIPPED (a
  * row without times), 0 at the end, -1 on error (err set: a short row names its missing columns). */
-static int next_event(gf_csv *c, const gf_trace_csv_cols *k, const int *need, size_t nneed, gf_event *e,
+static int next_event(rowv *r, const gf_trace_csv_cols *k, const int *need, size_t nneed, gf_event *e,
                       gf_err *err)
 {
-    int rc = gf_csv_next(c, err);
+    int rc = gf_csv_next(r->c, err);
     if (rc != 1)
         return rc < 0 ? -1 : 0;
-    if (gf_csv_require(c, need, nneed, err) != 0)
+    if (gf_csv_require(r->c, need, nneed, err) != 0)
         return -1;
-    int sd = start_dur(c, k, e, err);
+    r->base = gf_csv_row(r->c, &r->f, &r->n);
+    int sd = start_dur(r, k, e, err);
     return sd < 0 ? -1 : sd == 0 ? ROW_SKIPPED : ROW_EVENT;
 }
 
@@ -183,6 +201,7 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         return -1;
     if (gf_csv_open(&c, path, &o, err) != 0)
         return err->code == GF_EXIT_NO_DATA ? 0 : -1;
+    rowv rv = {c, "", NULL, 0};
     int rc;
     int need[17];
     size_t nneed = used_cols(k, need);
@@ -191,16 +210,16 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     lane_cache lc[LANE_CACHE];
     lane_cache_init(lc);
     gf_event e;
-    while ((rc = next_event(c, k, need, nneed, &e, err)) > 0) {
+    while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
             continue;
-        int64_t pid = opt_i64(c, k->pid, -1), tid = opt_i64(c, k->tid, -1);
-        e.corr = opt_i64(c, k->corr, -1);
+        int64_t pid = opt_i64(&rv, k->pid, -1), tid = opt_i64(&rv, k->tid, -1);
+        e.corr = opt_i64(&rv, k->corr, -1);
         e.pid = (int32_t)pid;
         e.kind = GF_EV_API;
         e.stack = -1;
         e.name = -1; /* interned only when the build reads it: most rows of a bounded build are dropped */
-        if (gf_trace_needs_name(t, &e) && (e.name = intern_field(t, c, k->name)) < 0 &&
+        if (gf_trace_needs_name(t, &e) && (e.name = intern_field(t, &rv, k->name)) < 0 &&
             (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0)
             goto oom;
         uint64_t key = ((uint64_t)(pid & 0xFFFFFFFF) << 32) ^ (uint64_t)(tid & 0xFFFFFFFF);
@@ -211,7 +230,7 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         } else {
             if ((e.lane = gf_trace_lane(t, GF_LANE_CPU, 0, pid, tid, -1, -1, -1, err)) < 0)
                 break;
-            int32_t tn = intern_field(t, c, k->thread);
+            int32_t tn = intern_field(t, &rv, k->thread);
             if (tn >= 0)
                 gf_trace_lane_set_thread_name(t, e.lane, tn);
             if (!gf_hmap_put(&lanes, key, e.lane, NULL))
@@ -254,6 +273,7 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         return -1;
     if (gf_csv_open(&c, path, &o, err) != 0)
         return err->code == GF_EXIT_NO_DATA ? 0 : -1;
+    rowv rv = {c, "", NULL, 0};
     gf_hmap lanes, names; /* (device, stream) → lane; name id → kind | copy label << 8 */
     gf_hmap_init(&lanes);
     gf_hmap_init(&names);
@@ -265,23 +285,23 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     int32_t last_dev = -1;
     lane_cache lc[LANE_CACHE];
     lane_cache_init(lc);
-    while ((rc = next_event(c, k, need, nneed, &e, err)) > 0) {
+    while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
             continue;
-        e.corr = opt_i64(c, k->corr, -1);
+        e.corr = opt_i64(&rv, k->corr, -1);
         e.pid = -1;
         e.stack = -1;
         e.kind = GF_EV_KERNEL;
         size_t nl;
-        const char *nm = gf_csv_field(c, (size_t)k->name, &nl);
+        const char *nm = rv_field(&rv, k->name, &nl);
         int64_t kernel = GF_EV_KERNEL, *cls = &kernel;
         if (nl >= 6 && memcmp(nm, "[CUDA ", 6) == 0) {
-            if ((e.name = intern_field(t, c, k->name)) < 0)
+            if ((e.name = intern_field(t, &rv, k->name)) < 0)
                 goto oom;
             cls = gf_hmap_get(&names, (uint64_t)e.name);
         } else if (!gf_trace_needs_name(t, &e)) {
             e.name = -1; /* a kernel the bounded build drops: its name is never read */
-        } else if ((e.name = intern_field(t, c, k->name)) < 0 && (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0) {
+        } else if ((e.name = intern_field(t, &rv, k->name)) < 0 && (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0) {
             goto oom;
         }
         /* classify by name once per distinct name: "[CUDA memcpy X]" / "[CUDA memset]" / a kernel */
@@ -304,8 +324,8 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         }
         e.kind = (uint8_t)(*cls & 0xFF);
         int32_t copy = (int32_t)(*cls >> 8) - 1;
-        int64_t stream = opt_i64(c, k->stream, -1);
-        int32_t dev = same_field(t, c, k->device, last_dev) ? last_dev : intern_field(t, c, k->device);
+        int64_t stream = opt_i64(&rv, k->stream, -1);
+        int32_t dev = same_field(t, &rv, k->device, last_dev) ? last_dev : intern_field(t, &rv, k->device);
         last_dev = dev;
         uint64_t key = ((uint64_t)(uint32_t)dev << 32) ^ (uint64_t)(stream & 0xFFFFFFFF);
         lane_cache *hit = &lc[(key ^ (key >> 32)) % LANE_CACHE];
@@ -328,13 +348,13 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
             /* dropped by the bounded build: its detail would never be read */
         } else if (e.kind == GF_EV_KERNEL) {
             for (int i = 0; i < 3; i++) {
-                d.grid[i] = (int32_t)opt_i64(c, k->grid[i], -1);
-                d.block[i] = (int32_t)opt_i64(c, k->block[i], -1);
+                d.grid[i] = (int32_t)opt_i64(&rv, k->grid[i], -1);
+                d.block[i] = (int32_t)opt_i64(&rv, k->block[i], -1);
             }
-            d.regs = (int32_t)opt_i64(c, k->regs, -1);
+            d.regs = (int32_t)opt_i64(&rv, k->regs, -1);
         } else if (k->bytes >= 0) {
             size_t len;
-            const char *s = gf_csv_field(c, (size_t)k->bytes, &len);
+            const char *s = rv_field(&rv, k->bytes, &len);
             char *end;
             double b = strtod(s, &end);
             if (end != s)
