@@ -251,6 +251,12 @@ oom:
     return gf_oom(err, path);
 }
 
+enum { CUDA_NAMES = 8 };
+typedef struct cuda_name {
+    int32_t name;
+    int64_t cls; /* as in import_gpu's names map */
+} cuda_name;
+
 /* "... (3)" → 3 */
 static int64_t device_number(const char *s, size_t len)
 {
@@ -283,6 +289,8 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     size_t nneed = used_cols(k, need);
     gf_event e;
     int32_t last_dev = -1;
+    cuda_name cuda[CUDA_NAMES];
+    int ncuda = 0;
     lane_cache lc[LANE_CACHE];
     lane_cache_init(lc);
     while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
@@ -295,10 +303,26 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         size_t nl;
         const char *nm = rv_field(&rv, k->name, &nl);
         int64_t kernel = GF_EV_KERNEL, *cls = &kernel;
+        int add_cuda = 0;
         if (nl >= 6 && memcmp(nm, "[CUDA ", 6) == 0) {
-            if ((e.name = intern_field(t, &rv, k->name)) < 0)
-                goto oom;
-            cls = gf_hmap_get(&names, (uint64_t)e.name);
+            /* the few memcpy/memset names: a look among the last ones before hashing */
+            while (nl && (nm[nl - 1] == ' ' || nm[nl - 1] == '\r'))
+                nl--;
+            cls = NULL;
+            for (int i = 0; i < ncuda && !cls; i++) {
+                size_t cl;
+                const char *cs = gf_strtab_get(t->str, cuda[i].name, &cl);
+                if (cl == nl && memcmp(cs, nm, nl) == 0) {
+                    e.name = cuda[i].name;
+                    cls = &cuda[i].cls;
+                }
+            }
+            if (!cls) {
+                if ((e.name = intern_field(t, &rv, k->name)) < 0)
+                    goto oom;
+                cls = gf_hmap_get(&names, (uint64_t)e.name);
+                add_cuda = 1;
+            }
         } else if (!gf_trace_needs_name(t, &e)) {
             e.name = -1; /* a kernel the bounded build drops: its name is never read */
         } else if ((e.name = intern_field(t, &rv, k->name)) < 0 && (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0) {
@@ -322,6 +346,8 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
             if (!(cls = gf_hmap_put(&names, (uint64_t)e.name, v, NULL)))
                 goto oom;
         }
+        if (add_cuda && ncuda < CUDA_NAMES)
+            cuda[ncuda++] = (cuda_name){e.name, *cls};
         e.kind = (uint8_t)(*cls & 0xFF);
         int32_t copy = (int32_t)(*cls >> 8) - 1;
         int64_t stream = opt_i64(&rv, k->stream, -1);
