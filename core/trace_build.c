@@ -160,29 +160,76 @@ int32_t gf_trace_stack(gf_trace *t, const int32_t *frames, size_t n)
 
 static int64_t *wanted_of(const gf_trace_build *b, const gf_event *e);
 
-/* min-heap on (dur asc, seq desc): the root is the event to drop first */
-static int worse(const heap_key *x, const heap_key *y)
+/* The kept events of a bounded build: the max best by (dur desc, seq asc). Events longer than thr (the
+ * shortest kept at the last settle) are appended to slots; when the slots are full, settle selects the max
+ * best (a quickselect over 24-byte keys, linear) and moves them to the first max slots. The events kept in
+ * the end are the ones a heap would keep; the memory stays sequential. */
+static int better(const heap_key *x, const heap_key *y)
 {
     if (x->dur != y->dur)
-        return x->dur < y->dur;
-    return x->seq > y->seq;
+        return x->dur > y->dur;
+    return x->seq < y->seq;
 }
 
-static void sift_down(gf_trace_build *b, size_t i)
+/* Reorders k[0..n) so that k[0..m) are the m best, k[m - 1] the worst of them (0 < m < n). */
+static void select_best(heap_key *k, size_t n, size_t m)
 {
-    heap_key k = b->heap[i];
-    for (;;) {
-        size_t m = 2 * i + 1;
-        if (m >= b->n)
-            break;
-        if (m + 1 < b->n && worse(&b->heap[m + 1], &b->heap[m]))
-            m++;
-        if (!worse(&b->heap[m], &k))
-            break;
-        b->heap[i] = b->heap[m];
-        i = m;
+    size_t lo = 0, hi = n - 1, want = m - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2; /* median of three as the pivot: sorted input stays linear */
+        if (better(&k[mid], &k[lo])) {
+            heap_key x = k[mid]; k[mid] = k[lo]; k[lo] = x;
+        }
+        if (better(&k[hi], &k[lo])) {
+            heap_key x = k[hi]; k[hi] = k[lo]; k[lo] = x;
+        }
+        if (better(&k[hi], &k[mid])) {
+            heap_key x = k[hi]; k[hi] = k[mid]; k[mid] = x;
+        }
+        heap_key p = k[mid];
+        size_t i = lo, j = hi;
+        for (;;) { /* Hoare partition: better than p to the left */
+            while (better(&k[i], &p))
+                i++;
+            while (better(&p, &k[j]))
+                j--;
+            if (i >= j)
+                break;
+            heap_key x = k[i]; k[i] = k[j]; k[j] = x;
+            i++;
+            j--;
+        }
+        if (want <= j)
+            hi = j;
+        else
+            lo = j + 1;
     }
-    b->heap[i] = k;
+}
+
+/* Keeps the max best of the n slots in slots [0, max); thr = the duration of the worst kept. */
+static void settle(gf_trace_build *b)
+{
+    if (!b->rows || b->n <= b->max)
+        return;
+    heap_key *k = b->heap;
+    for (size_t i = 0; i < b->n; i++)
+        k[i] = (heap_key){b->ev[i].dur, b->seq[i], i};
+    select_best(k, b->n, b->max);
+    b->thr = k[b->max - 1].dur;
+    /* each kept event in a slot at or above max moves into a slot below max whose event was dropped */
+    size_t j = 0;
+    for (size_t i = b->max; i < b->n; i++) {
+        size_t hole = k[i].slot;
+        if (hole >= b->max)
+            continue;
+        while (k[j].slot < b->max)
+            j++;
+        size_t from = k[j++].slot;
+        b->ev[hole] = b->ev[from];
+        b->det[hole] = b->det[from];
+        b->seq[hole] = b->seq[from];
+    }
+    b->n = b->max;
 }
 
 static int flame_add(gf_trace_build *b, int32_t stack, int32_t leaf, int gpu, int64_t w)
@@ -314,10 +361,11 @@ static int to_rows(gf_trace *t)
 {
     gf_trace_build *b = t->b;
     size_t n = b->n;
-    b->ev = malloc((n ? n : 1) * sizeof *b->ev);
-    b->det = malloc((n ? n : 1) * sizeof *b->det);
-    b->seq = malloc((n ? n : 1) * sizeof *b->seq);
-    b->heap = malloc((n ? n : 1) * sizeof *b->heap);
+    size_t cap = n + n / 4 + 64; /* settle runs once per n / 4 + 64 events that may be kept */
+    b->ev = realloc(b->ev, cap * sizeof *b->ev);
+    b->det = realloc(b->det, cap * sizeof *b->det);
+    b->seq = realloc(b->seq, cap * sizeof *b->seq);
+    b->heap = malloc(cap * sizeof *b->heap);
     if (!b->ev || !b->det || !b->seq || !b->heap)
         return -1;
     for (size_t i = 0; i < n; i++) {
@@ -328,17 +376,16 @@ static int to_rows(gf_trace *t)
         if (di >= 0)
             b->det[i] = b->cdet[di];
         b->seq[i] = i;
-        b->heap[i] = (heap_key){b->ev[i].dur, i, i};
+        if (i == 0 || b->ev[i].dur < b->thr)
+            b->thr = b->ev[i].dur; /* the worst kept */
     }
     gf_trace_free_events(t);
     free(b->cdet);
     b->cdet = NULL;
     b->ncdet = b->cdet_cap = 0;
     gf_hmap_free(&b->cdet_map);
-    b->cap = n;
+    b->cap = cap;
     b->rows = 1;
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(b, i);
     return 0;
 }
 
@@ -388,17 +435,17 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
         if (to_rows(t) != 0)
             return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
     }
-    /* full: replace the root when the new event is strictly longer */
+    /* full: an event strictly longer than the shortest kept may be kept */
     b->nseq++;
-    if (e.dur <= b->heap[0].dur)
+    if (e.dur <= b->thr)
         return 0;
-    size_t slot = b->heap[0].slot;
+    if (b->n == b->cap)
+        settle(b);
+    size_t slot = b->n++;
     b->ev[slot] = e;
     if (d)
         b->det[slot] = *d;
     b->seq[slot] = b->nseq - 1;
-    b->heap[0] = (heap_key){e.dur, b->nseq - 1, slot};
-    sift_down(b, 0);
     return 0;
 }
 
@@ -415,7 +462,7 @@ int gf_trace_add_flame(gf_trace *t, int32_t stack, int32_t leaf, int gpu, int64_
 int gf_trace_may_keep(const gf_trace *t, int64_t dur)
 {
     const gf_trace_build *b = t->b;
-    return !b || !b->rows || (dur < 0 ? 0 : dur) > b->heap[0].dur;
+    return !b || !b->rows || (dur < 0 ? 0 : dur) > b->thr;
 }
 
 int gf_trace_needs_name(gf_trace *t, const gf_event *e)
@@ -520,6 +567,7 @@ int gf_trace_partner_pass_needed(gf_trace *t)
     gf_trace_build *b = t->b;
     if (!b || !b->keep_partners || !b->max || !b->rows || t->total <= b->max)
         return 0; /* nothing was dropped (a merge of digests may count more events than it was given) */
+    settle(b);
     gf_hmap have;
     gf_hmap_init(&have);
     for (size_t i = 0; i < b->n; i++)
@@ -549,6 +597,7 @@ int gf_trace_collect_partners(gf_trace *t, gf_err *err)
     gf_trace_build *b = t->b;
     if (!b->keep_partners || !b->max)
         return 0;
+    settle(b);
     for (size_t i = 0; i < b->n; i++) {
         uint8_t kind = b->rows ? b->ev[i].kind : t->kind[i];
         int64_t corr = b->rows ? b->ev[i].corr : t->corr[i], pid = b->rows ? b->ev[i].pid : t->pid[i];
@@ -778,6 +827,7 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
     gf_trace_build *b = t->b;
     if (!b)
         return gf_errf(err, GF_EXIT_ERROR, "trace: finish without begin");
+    settle(b);
     /* launches with a stack but no GPU partner weigh their own duration */
     for (size_t i = 0; i < b->napis; i++)
         if (!b->apis[i].partnered && flame_add(b, b->apis[i].stack, b->apis[i].name, 0, b->apis[i].dur) != 0)

@@ -16,7 +16,7 @@ typedef struct api_rec {
     int partnered;
 } api_rec;
 
-/* rows: one entry of the heap of kept events; the event itself stays in its slot of ev/det/seq */
+/* rows: the key of the event in a slot of ev/det/seq, for settle's selection */
 typedef struct heap_key {
     int64_t dur;
     uint64_t seq;
@@ -27,10 +27,11 @@ typedef struct gf_trace_build {
     size_t max;          /* 0 = keep all */
     int rows;            /* max > 0 and more than max arrived: events moved from the columns to the heap */
     int keep_partners;
-    gf_event *ev;        /* rows: the max events kept, in slots (heap says which to drop next) */
+    gf_event *ev;        /* rows: the events that may be kept, in slots (cap of them; settle keeps max) */
     gf_detail *det;      /* rows: parallel to ev */
     uint64_t *seq;       /* rows: parallel to ev, arrival order, breaks ties */
-    heap_key *heap;      /* rows: a min-heap over the slots (worse() at the root); sifting moves 24 bytes */
+    heap_key *heap;      /* rows: settle's keys (cap) */
+    int64_t thr;         /* rows: the duration of the shortest kept event at the last settle */
     gf_detail *cdet;     /* columns: the distinct details, in order of first arrival */
     size_t ncdet, cdet_cap;
     int32_t last_cdet;   /* columns: the cdet index the last event with details got */
