@@ -474,6 +474,10 @@ int gf_trace_needs_name(gf_trace *t, const gf_event *e)
     if (!b->collect || e->kind != GF_EV_API || e->corr < 0 || !b->wanted.n)
         return 0;
     int64_t *v = wanted_of(b, e);
+    b->want_memo = v;
+    b->memo_pid = e->pid;
+    b->memo_corr = e->corr;
+    b->memo_ok = 1;
     return v && !*v;
 }
 
@@ -549,6 +553,7 @@ static int want_put(gf_trace_build *b, int64_t pid, int64_t corr, size_t n)
     }
     uint64_t h = gf_hash_u64((uint64_t)corr) & b->want_mask;
     b->want_bits[h >> 6] |= UINT64_C(1) << (h & 63);
+    b->memo_ok = 0;
     return gf_hmap_put(&b->wanted, pidcorr_key(pid, corr), 0, NULL) ? 0 : -1;
 }
 
@@ -613,7 +618,8 @@ int gf_trace_add_partner(gf_trace *t, const gf_event *e, gf_err *err)
     gf_trace_build *b = t->b;
     if (!b->rows || e->kind != GF_EV_API || e->corr < 0 || !b->wanted.n)
         return 0; /* columns: nothing was dropped, every launch is kept already */
-    int64_t *v = wanted_of(b, e);
+    int64_t *v = b->memo_ok && b->memo_pid == e->pid && b->memo_corr == e->corr ? b->want_memo : wanted_of(b, e);
+    b->memo_ok = 0;
     if (!v || *v)
         return 0;
     *v = 1;

@@ -44,6 +44,9 @@ typedef struct gf_trace_build {
     gf_hmap wanted;      /* (pid, corr) → 0 wanted, 1 added */
     uint64_t *want_bits; /* a bit per hash of each wanted corr: most API events are not wanted */
     uint64_t want_mask;
+    int64_t *want_memo;  /* gf_trace_needs_name's look-up, for the gf_trace_add_partner of the same event */
+    int64_t memo_pid, memo_corr;
+    int memo_ok;
     int collect;         /* gf_trace_collect_partners was called */
     int given;           /* gf_trace_set_given: counts, launches and flame come from the caller, not the events */
     gf_hmap lane_map;    /* lane key hash → lane index */
