@@ -323,36 +323,65 @@ static size_t find4(const char *s, size_t p, size_t left, char a, char b, char c
     return left;
 }
 
-/* Bits of the separators (, LF " CR) in s[0..64) below n; s has 64 readable bytes. */
-static inline uint64_t mask64(const char *s, size_t n)
+/* Bits of the commas (*cm) and of the other bytes that matter (LF, quote, CR: *sm) in s[0..64) below n;
+ * s has 64 readable bytes. */
+static inline void masks64(const char *s, size_t n, uint64_t *cm, uint64_t *sm)
 {
-    uint64_t m = 0;
-    for (int k = 0; k < 4; k++)
-        m |= (uint64_t)mask16(s + 16 * k, ',', '\n', '"', '\r') << (16 * k);
-    return n < 64 ? m & ((UINT64_C(1) << n) - 1) : m;
+    uint64_t c = 0, o = 0;
+#if defined(__SSE2__)
+    for (int k = 0; k < 4; k++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * k));
+        __m128i sp = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\n')), _mm_cmpeq_epi8(x, _mm_set1_epi8('"'))),
+                                  _mm_cmpeq_epi8(x, _mm_set1_epi8('\r')));
+        c |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(','))) << (16 * k);
+        o |= (uint64_t)(unsigned)_mm_movemask_epi8(sp) << (16 * k);
+    }
+#else
+    for (int k = 0; k < 64; k++) {
+        c |= (uint64_t)(s[k] == ',') << k;
+        o |= (uint64_t)(s[k] == '\n' || s[k] == '"' || s[k] == '\r') << k;
+    }
+#endif
+    uint64_t keep = n < 64 ? (UINT64_C(1) << n) - 1 : ~UINT64_C(0);
+    *cm = c & keep;
+    *sm = o & keep;
 }
 
 /* The zero-copy path for a whole line at the start of s[0..left) (left > 0), met between rows: the same
  * split as fast_line, but in place in the chunk (fields point into it; separators, closing quotes and the
- * line end become NULs) and in one pass that also finds the line end, from a bitmask of the separators 64
- * bytes at a time. Only lines whose quoted fields hold no quote ("") and no line break; returns the bytes
- * consumed, or 0 with nothing changed (the line goes through segment: an empty or blank line, a line the
- * chunk cuts, anything unusual). */
+ * line end become NULs) and in one pass that also finds the line end, from bitmasks 64 bytes at a time:
+ * the commas before the first LF, quote or CR are fields without looking at their bytes. Only lines whose
+ * quoted fields hold no quote ("") and no line break; returns the bytes consumed, or 0 with nothing
+ * changed (the line goes through segment: an empty or blank line, a line the chunk cuts, anything else). */
 static size_t inplace_line(gf_csv *c, size_t pos, size_t left)
 {
     char *s = (char *)c->chunk + pos;
     size_t nf0 = c->nf, nf = nf0, f0 = 0, used = 0, bp = 0;
     fld *fl = c->flds; /* locals: the stores below would otherwise reload c's fields each time */
-    uint64_t m = mask64(s, left);
+    uint64_t cm, sm;
+    masks64(s, left, &cm, &sm);
     for (;;) {
-        while (!m) {
+        uint64_t cc = sm ? cm & ((sm & (~sm + 1)) - 1) : cm; /* the commas before the first special byte */
+        for (; cc; cc &= cc - 1) {
+            size_t q = bp + (size_t)__builtin_ctzll(cc);
+            if (nf >= c->fcap) {
+                if (!(fl = grow(c->flds, &c->fcap, nf + 1, sizeof *fl)))
+                    goto bail;
+                c->flds = fl;
+            }
+            fl[nf].off = pos + f0;
+            fl[nf].len = q - f0;
+            nf++;
+            f0 = q + 1;
+        }
+        if (!sm) {
             bp += 64;
             if (bp >= left)
                 goto bail; /* the line goes on in the next chunk */
-            m = mask64(s + bp, left - bp);
+            masks64(s + bp, left - bp, &cm, &sm);
+            continue;
         }
-        size_t q = bp + (size_t)__builtin_ctzll(m), end = q, off = f0;
-        m &= m - 1;
+        size_t q = bp + (size_t)__builtin_ctzll(sm), end = q, off = f0;
         char ch = s[q];
         if (ch == '"') {
             if (q != f0)
@@ -365,8 +394,6 @@ static size_t inplace_line(gf_csv *c, size_t pos, size_t left)
             ch = s[q];
             if (ch != ',' && ch != '\n' && ch != '\r')
                 goto bail; /* "" inside, or text after the closing quote */
-            bp = q + 1;
-            m = mask64(s + bp, left - bp);
         }
         if (ch == '\r') {
             if (q + 1 >= left || s[q + 1] != '\n')
@@ -386,14 +413,17 @@ static size_t inplace_line(gf_csv *c, size_t pos, size_t left)
             used = q + 1;
             break;
         }
-        f0 = q + 1;
+        f0 = bp = q + 1; /* a comma after a closing quote */
+        masks64(s + bp, left - bp, &cm, &sm);
     }
     if (nf - nf0 == 1 && is_blank(s + fl[nf0].off - pos, fl[nf0].len))
         goto bail; /* an empty line (no row) or one of blanks (the end of a stdout table) */
-    row *r = grow(c->rows, &c->rcap, c->nrows + 1, sizeof *r);
-    if (!r)
-        goto bail;
-    c->rows = r;
+    if (c->nrows >= c->rcap) {
+        row *r = grow(c->rows, &c->rcap, c->nrows + 1, sizeof *r);
+        if (!r)
+            goto bail;
+        c->rows = r;
+    }
     char *base = (char *)c->chunk;
     for (size_t i = nf0; i < nf; i++) {
         fld f = fl[i];
