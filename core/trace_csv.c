@@ -36,14 +36,18 @@ static inline const char *rv_field(const rowv *r, int col, size_t *len)
     return r->base + r->f[col].off;
 }
 
-/* The value of the 8 bytes at s when all are ASCII digits (1), else 0. SWAR: byte pairs, then pairs of
- * pairs, then the two halves, each with one multiply. */
-static inline int digits8(const char *s, uint64_t *v)
+/* The value of the n (1..8) bytes at s when all are ASCII digits (1), else 0; the 8 bytes at s are
+ * readable (gf_csv_row). SWAR: the bytes after the field become leading zeros, then byte pairs, pairs of
+ * pairs and the two halves are combined with one multiply each. */
+static inline int digits8(const char *s, size_t n, uint64_t *v)
 {
-    uint64_t x;
-    memcpy(&x, s, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const uint64_t hi = 0xF0F0F0F0F0F0F0F0u, zeros = 0x3030303030303030u;
+    uint64_t x;
+    memcpy(&x, s, 8);
+    unsigned sh = (unsigned)(8 - n) * 8;
+    if (sh)
+        x = (x << sh) | (zeros >> (64 - sh));
     if ((x & hi) != zeros || ((x + 0x0606060606060606u) & hi) != zeros)
         return 0;
     x -= zeros;
@@ -53,9 +57,8 @@ static inline int digits8(const char *s, uint64_t *v)
     *v = x;
     return 1;
 #else
-    (void)x;
     uint64_t r = 0;
-    for (int i = 0; i < 8; i++) {
+    for (size_t i = 0; i < n; i++) {
         if ((unsigned char)(s[i] - '0') >= 10)
             return 0;
         r = r * 10 + (uint64_t)(s[i] - '0');
@@ -72,17 +75,11 @@ static int parse_i64(const rowv *r, int col, int64_t *v)
 {
     size_t len;
     const char *s = rv_field(r, col, &len);
-    if (len && len <= 18) { /* the common case: plain digits, eight at a time */
-        uint64_t x = 0, w;
-        size_t i = 0;
-        while (len - i >= 8 && digits8(s + i, &w)) {
-            x = x * 100000000u + w;
-            i += 8;
-        }
-        while (i < len && (unsigned char)(s[i] - '0') < 10)
-            x = x * 10 + (uint64_t)(s[i++] - '0');
-        if (i == len) {
-            *v = (int64_t)x;
+    if (len && len <= 16) { /* the common case: plain digits, eight at a time */
+        static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+        uint64_t x, y;
+        if (len <= 8 ? digits8(s, len, &x) : digits8(s, 8, &x) && digits8(s + 8, len - 8, &y)) {
+            *v = (int64_t)(len <= 8 ? x : x * p10[len - 8] + y);
             return 1;
         }
     }
