@@ -162,7 +162,7 @@ static int32_t intern_field(gf_trace *t, const rowv *r, int col)
 }
 
 /* 1 when field col of the current row, trimmed as intern_field trims it, is string id (not -1): the device
- * column repeats one value for long runs of rows, so comparing saves hashing it every row. */
+ * column repeats a few values, so comparing saves hashing it every row. */
 static int same_field(gf_trace *t, const rowv *r, int col, int32_t id)
 {
     if (col < 0 || id < 0)
@@ -318,7 +318,7 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     int need[17];
     size_t nneed = used_cols(k, need);
     gf_event e;
-    int32_t last_dev = -1;
+    int32_t devs[4] = {-1, -1, -1, -1}; /* the last devices seen, newest first: rows alternate among a few */
     cuda_name cuda[CUDA_NAMES];
     int ncuda = 0;
     lane_cache lc[LANE_CACHE];
@@ -381,8 +381,14 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         e.kind = (uint8_t)(*cls & 0xFF);
         int32_t copy = (int32_t)(*cls >> 8) - 1;
         int64_t stream = opt_i64(&rv, k->stream, -1);
-        int32_t dev = same_field(t, &rv, k->device, last_dev) ? last_dev : intern_field(t, &rv, k->device);
-        last_dev = dev;
+        int di = 0;
+        while (di < 4 && !same_field(t, &rv, k->device, devs[di]))
+            di++;
+        int32_t dev = di < 4 ? devs[di] : intern_field(t, &rv, k->device);
+        if (di) { /* to the front */
+            memmove(devs + 1, devs, (size_t)(di < 4 ? di : 3) * sizeof *devs);
+            devs[0] = dev;
+        }
         uint64_t key = ((uint64_t)(uint32_t)dev << 32) ^ (uint64_t)(stream & 0xFFFFFFFF);
         lane_cache *hit = &lc[(key ^ (key >> 32)) % LANE_CACHE];
         int64_t *v = hit->lane >= 0 && hit->key == key ? &hit->lane : gf_hmap_get(&lanes, key);
