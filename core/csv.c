@@ -589,8 +589,8 @@ static int fill(gf_csv *c, gf_err *err)
                     c->chunk_pos = 3;
             }
         }
-        /* Feed the rest of the chunk line by line. */
-        while (c->chunk_pos < c->chunk_len && !c->stopped) {
+        /* Feed the chunk line by line until a row is queued: one row's fields at a time stay in cache. */
+        while (c->chunk_pos < c->chunk_len && !c->stopped && c->rpos >= c->nrows) {
             if (!c->in_preamble && c->p.pstate == ROW_NOT_BEGUN) {
                 size_t used = inplace_line(c, c->chunk_pos, c->chunk_len - c->chunk_pos);
                 if (used) {

@@ -300,6 +300,71 @@ static int64_t device_number(const char *s, size_t len)
     return strtoll(s + i, NULL, 10);
 }
 
+/* The GPU import's names: name id → kind | (copy label id + 1) << 8, and the last memcpy/memset names. */
+typedef struct gpu_names {
+    gf_hmap cls;
+    cuda_name cuda[CUDA_NAMES];
+    int ncuda;
+} gpu_names;
+
+/* Kind | (copy label id + 1) << 8 of name id (-1: a kernel), classified once per distinct name:
+ * "[CUDA memcpy X]" / "[CUDA memset]" / a kernel. NULL on OOM. */
+static int64_t *classify(gf_trace *t, gpu_names *g, int32_t name)
+{
+    int64_t *cls = gf_hmap_get(&g->cls, (uint64_t)name);
+    if (cls)
+        return cls;
+    size_t len;
+    const char *s = gf_strtab_get(t->str, name, &len);
+    int64_t v = GF_EV_KERNEL;
+    if (strncmp(s, "[CUDA ", 6) == 0 && strstr(s, "memcpy")) {
+        const char *p = strstr(s, "memcpy") + 6;
+        while (*p == ' ')
+            p++;
+        size_t l = strcspn(p, "]");
+        int32_t lab = l ? gf_strtab_intern(t->str, p, l) : -1;
+        v = GF_EV_MEMCPY | ((int64_t)(lab + 1) << 8);
+    } else if (strncmp(s, "[CUDA ", 6) == 0 && strstr(s, "memset")) {
+        v = GF_EV_MEMSET;
+    }
+    return gf_hmap_put(&g->cls, (uint64_t)name, v, NULL);
+}
+
+/* e->name and *cls (as classify) of the row's name column; -1 on OOM. Kernels (no "[CUDA " prefix) are
+ * told apart without hashing, and their names interned only when the build may read them; the few
+ * memcpy/memset names are matched among the last ones before hashing. */
+static int gpu_name(gf_trace *t, const rowv *rv, int col, gpu_names *g, gf_event *e, int64_t *cls)
+{
+    size_t nl;
+    const char *nm = rv_field(rv, col, &nl);
+    if (nl < 6 || memcmp(nm, "[CUDA ", 6) != 0) {
+        *cls = GF_EV_KERNEL;
+        e->name = -1; /* a kernel the bounded build drops: its name is never read */
+        if (gf_trace_needs_name(t, e) && (e->name = intern_field(t, rv, col)) < 0 &&
+            (e->name = gf_strtab_intern_cstr(t->str, "?")) < 0)
+            return -1;
+        return 0;
+    }
+    while (nl && (nm[nl - 1] == ' ' || nm[nl - 1] == '\r'))
+        nl--;
+    for (int i = 0; i < g->ncuda; i++) {
+        size_t cl;
+        const char *cs = gf_strtab_get(t->str, g->cuda[i].name, &cl);
+        if (cl == nl && memcmp(cs, nm, nl) == 0) {
+            e->name = g->cuda[i].name;
+            *cls = g->cuda[i].cls;
+            return 0;
+        }
+    }
+    int64_t *c;
+    if ((e->name = intern_field(t, rv, col)) < 0 || !(c = classify(t, g, e->name)))
+        return -1;
+    *cls = *c;
+    if (g->ncuda < CUDA_NAMES)
+        g->cuda[g->ncuda++] = (cuda_name){e->name, *c};
+    return 0;
+}
+
 static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k, gf_err *err)
 {
     gf_csv *c;
@@ -310,17 +375,17 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     if (gf_csv_open(&c, path, &o, err) != 0)
         return err->code == GF_EXIT_NO_DATA ? 0 : -1;
     rowv rv = {c, "", NULL, 0};
-    gf_hmap lanes, names; /* (device, stream) → lane; name id → kind | copy label << 8 */
+    gf_hmap lanes; /* (device, stream) → lane */
     gf_hmap_init(&lanes);
-    gf_hmap_init(&names);
     int rc;
     gf_detail d;
     int need[17];
     size_t nneed = used_cols(k, need);
     gf_event e;
     int32_t devs[4] = {-1, -1, -1, -1}; /* the last devices seen, newest first: rows alternate among a few */
-    cuda_name cuda[CUDA_NAMES];
-    int ncuda = 0;
+    gpu_names g;
+    gf_hmap_init(&g.cls);
+    g.ncuda = 0;
     lane_cache lc[LANE_CACHE];
     lane_cache_init(lc);
     while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
@@ -330,56 +395,11 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         e.pid = -1;
         e.stack = -1;
         e.kind = GF_EV_KERNEL;
-        size_t nl;
-        const char *nm = rv_field(&rv, k->name, &nl);
-        int64_t kernel = GF_EV_KERNEL, *cls = &kernel;
-        int add_cuda = 0;
-        if (nl >= 6 && memcmp(nm, "[CUDA ", 6) == 0) {
-            /* the few memcpy/memset names: a look among the last ones before hashing */
-            while (nl && (nm[nl - 1] == ' ' || nm[nl - 1] == '\r'))
-                nl--;
-            cls = NULL;
-            for (int i = 0; i < ncuda && !cls; i++) {
-                size_t cl;
-                const char *cs = gf_strtab_get(t->str, cuda[i].name, &cl);
-                if (cl == nl && memcmp(cs, nm, nl) == 0) {
-                    e.name = cuda[i].name;
-                    cls = &cuda[i].cls;
-                }
-            }
-            if (!cls) {
-                if ((e.name = intern_field(t, &rv, k->name)) < 0)
-                    goto oom;
-                cls = gf_hmap_get(&names, (uint64_t)e.name);
-                add_cuda = 1;
-            }
-        } else if (!gf_trace_needs_name(t, &e)) {
-            e.name = -1; /* a kernel the bounded build drops: its name is never read */
-        } else if ((e.name = intern_field(t, &rv, k->name)) < 0 && (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0) {
+        int64_t cls;
+        if (gpu_name(t, &rv, k->name, &g, &e, &cls) != 0)
             goto oom;
-        }
-        /* classify by name once per distinct name: "[CUDA memcpy X]" / "[CUDA memset]" / a kernel */
-        if (!cls) {
-            size_t len;
-            const char *s = gf_strtab_get(t->str, e.name, &len);
-            int64_t v = GF_EV_KERNEL; /* kind | (copy label id + 1) << 8 */
-            if (strncmp(s, "[CUDA ", 6) == 0 && strstr(s, "memcpy")) {
-                const char *p = strstr(s, "memcpy") + 6;
-                while (*p == ' ')
-                    p++;
-                size_t l = strcspn(p, "]");
-                int32_t lab = l ? gf_strtab_intern(t->str, p, l) : -1;
-                v = GF_EV_MEMCPY | ((int64_t)(lab + 1) << 8);
-            } else if (strncmp(s, "[CUDA ", 6) == 0 && strstr(s, "memset")) {
-                v = GF_EV_MEMSET;
-            }
-            if (!(cls = gf_hmap_put(&names, (uint64_t)e.name, v, NULL)))
-                goto oom;
-        }
-        if (add_cuda && ncuda < CUDA_NAMES)
-            cuda[ncuda++] = (cuda_name){e.name, *cls};
-        e.kind = (uint8_t)(*cls & 0xFF);
-        int32_t copy = (int32_t)(*cls >> 8) - 1;
+        e.kind = (uint8_t)(cls & 0xFF);
+        int32_t copy = (int32_t)(cls >> 8) - 1;
         int64_t stream = opt_i64(&rv, k->stream, -1);
         int di = 0;
         while (di < 4 && !same_field(t, &rv, k->device, devs[di]))
@@ -429,12 +449,12 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         }
     }
     gf_hmap_free(&lanes);
-    gf_hmap_free(&names);
+    gf_hmap_free(&g.cls);
     gf_csv_close(c);
     return rc < 0 ? -1 : 0;
 oom:
     gf_hmap_free(&lanes);
-    gf_hmap_free(&names);
+    gf_hmap_free(&g.cls);
     gf_csv_close(c);
     return gf_oom(err, path);
 }
