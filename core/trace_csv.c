@@ -391,7 +391,7 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
             continue;
-        e.corr = opt_i64(&rv, k->corr, -1);
+        e.corr = -1; /* read below only when the build may keep the row: dropped GPU rows only count */
         e.pid = -1;
         e.stack = -1;
         e.kind = GF_EV_KERNEL;
@@ -399,6 +399,8 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         if (gpu_name(t, &rv, k->name, &g, &e, &cls) != 0)
             goto oom;
         e.kind = (uint8_t)(cls & 0xFF);
+        if (gf_trace_needs_name(t, &e))
+            e.corr = opt_i64(&rv, k->corr, -1);
         int32_t copy = (int32_t)(cls >> 8) - 1;
         int64_t stream = opt_i64(&rv, k->stream, -1);
         int di = 0;
