@@ -372,6 +372,7 @@ static size_t inplace_line(gf_csv *c, size_t pos, size_t left)
             fl[nf].off = pos + f0;
             fl[nf].len = q - f0;
             nf++;
+            s[q] = '\0'; /* put back by undo() if the line bails later */
             f0 = q + 1;
         }
         if (!sm) {
@@ -413,7 +414,8 @@ static size_t inplace_line(gf_csv *c, size_t pos, size_t left)
             used = q + 1;
             break;
         }
-        f0 = bp = q + 1; /* a comma after a closing quote */
+        s[end] = '\0'; /* the closing quote of a field followed by a comma */
+        f0 = bp = q + 1;
         masks64(s + bp, left - bp, &cm, &sm);
     }
     if (nf - nf0 == 1 && is_blank(s + fl[nf0].off - pos, fl[nf0].len))
@@ -424,17 +426,19 @@ static size_t inplace_line(gf_csv *c, size_t pos, size_t left)
             goto bail;
         c->rows = r;
     }
-    char *base = (char *)c->chunk;
-    for (size_t i = nf0; i < nf; i++) {
-        fld f = fl[i];
-        base[f.off + f.len] = '\0';
-    }
+    c->chunk[fl[nf - 1].off + fl[nf - 1].len] = '\0'; /* the line end, or the last closing quote */
     c->rows[c->nrows] = (row){nf0, nf - nf0, c->line, 1};
     c->nrows++;
     c->nf = c->cur_f0 = nf;
     c->line++;
     return used;
 bail:
+    /* undo: every field but a line's last ends where a comma or a closing quote was; a quoted field's
+     * opening quote is still there just before it (an unquoted one follows a comma or a NUL) */
+    for (size_t i = nf0; i < nf && !(used && i == nf - 1); i++) {
+        size_t o = fl[i].off - pos;
+        s[o + fl[i].len] = o > 0 && s[o - 1] == '"' ? '"' : ',';
+    }
     return 0;
 }
 
