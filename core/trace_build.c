@@ -362,9 +362,9 @@ static int to_rows(gf_trace *t)
     gf_trace_build *b = t->b;
     size_t n = b->n;
     size_t cap = n + n / 4 + 64; /* settle runs once per n / 4 + 64 events that may be kept */
-    b->ev = realloc(b->ev, cap * sizeof *b->ev);
-    b->det = realloc(b->det, cap * sizeof *b->det);
-    b->seq = realloc(b->seq, cap * sizeof *b->seq);
+    b->ev = malloc(cap * sizeof *b->ev);
+    b->det = malloc(cap * sizeof *b->det);
+    b->seq = malloc(cap * sizeof *b->seq);
     b->heap = malloc(cap * sizeof *b->heap);
     if (!b->ev || !b->det || !b->seq || !b->heap)
         return -1;
