@@ -22,6 +22,7 @@ local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local nsys_args = require("gpuflame.nsys_args")
 local nsys_mod = require("gpuflame.nsys")
+local nsys_temp = require("gpuflame.nsys_temp")
 local need = require("gpuflame.policy").need
 local nsys_run = require("gpuflame.nsys_run")
 local capture_views = require("gpuflame.capture.views")
@@ -53,14 +54,14 @@ function capture.profile(state, o)
   local function fail(fmt, ...)
     state.status = "failed"
     state.error = string.format(fmt, ...)
-    local cleaned = require("gpuflame.nsys_temp").clean(state, true, policy) -- what nsys left in its temp dir
+    local cleaned = nsys_temp.clean(state, true, policy) -- what nsys left in its temp dir
     if cleaned ~= "" then state.error = state.error .. "; " .. cleaned end
     capture.write_summary(state)
     errors.raise(errors.CAPTURE, "%s", state.error)
   end
   -- nsys's transient start-up failures are tried again (gpuflame.nsys_retry); the log keeps every try
   local res, out = require("gpuflame.nsys_retry").run(state, prefix, logpath, fail, function(watch)
-    return capture.command(state, "profile", argv, { env = nsys_args.workload_env(nil, policy), timeout = timeout,
+    return capture.command(state, "profile", argv, { env = nsys_temp.mark(state, nsys_args.workload_env(nil, policy)), timeout = timeout,
       label = (o.workload and #o.workload > 0) and ("nsys profile " .. o.workload[1]) or "nsys profile (sleep session)",
       decided_markers = c.decided_markers, decided_grace = c.decided_grace, watch = watch })
   end)

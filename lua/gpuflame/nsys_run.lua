@@ -19,6 +19,7 @@ local discover = require("gpuflame.discover")
 local errors = require("gpuflame.errors")
 local log = require("gpuflame.log")
 local nsys_mod = require("gpuflame.nsys")
+local nsys_temp = require("gpuflame.nsys_temp")
 local need = require("gpuflame.policy").need
 
 local run = {}
@@ -104,8 +105,12 @@ local function run_recorded(state, step, argv, o)
   if res.status == "interrupted" or (core.host.interrupted() ~= 0 and not o.keep_on_interrupt) then
     state.status = "interrupted"
     state.error = string.format("interrupted during %s", step)
+    -- nsys wrote its raw capture into its temp directory before it was stopped: not left in /tmp
+    nsys_temp.note(state, res)
+    local cleaned = nsys_temp.clean(state, true, state.policy)
+    if cleaned ~= "" then state.error = state.error .. "; " .. cleaned end
     run.write_summary(state)
-    return res, run.kept_list(state)
+    return res, run.kept_list(state) .. (cleaned ~= "" and "; " .. cleaned or "")
   end
   return res
 end

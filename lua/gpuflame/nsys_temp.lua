@@ -1,9 +1,11 @@
 -- What nsys calls leave outside a capture's directory (docs/LIVE.md "Bounds of the nsys calls"): nsys
 -- writes the raw capture into its temp directory (`Generating '/tmp/nsys-report-3e57.qdstrm'`) and imports
--- it from there; a live window or a capture that fails (a hung `nsys stop`, a job that ended, a profile past
--- its timeout) leaves it there. The paths are the ones nsys itself printed for this capture, so nothing of
--- another is touched. At the end of a window (and when a capture fails) they are removed, or moved into its
--- --out directory when policy live.keep_failed_raw asks (a failed one only).
+-- it from there; a live window or a capture that fails or is interrupted (a hung `nsys stop`, a job that
+-- ended, a profile past its timeout, Ctrl-C, the agent's stop) leaves it there. The paths are the ones nsys
+-- itself printed for this capture, or, for a `capture` whose nsys was stopped before it printed one, the
+-- files that carry this capture's mark (T.mark), so nothing of another capture is touched. At the end of a
+-- window (and when a capture fails) they are removed, or moved into its --out directory when policy
+-- live.keep_failed_raw asks (a failed one only).
 local core = require("gpuflame.core")
 local log = require("gpuflame.log")
 
@@ -21,6 +23,46 @@ function T.note(state, res)
   end
 end
 
+-- mark(state, env) → env with GPUFLAME_CAPTURE_ID set: nsys records its environment near the start of the raw
+-- capture, so a file nsys wrote but never named (it was stopped before it said `Generating '…'`: an interrupt,
+-- a bound) is still found as this capture's, and no other capture's file is touched.
+function T.mark(state, env)
+  state.nsys_mark = state.nsys_mark or string.format("%d-%d-%d", core.proc.getpid(), os.time(), math.random(1, 1 << 30))
+  state.nsys_since = state.nsys_since or os.time()
+  state.nsys_tmpdir = env.TMPDIR or "/tmp" -- nsys's temp directory is the one of nsys's environment
+  env.GPUFLAME_CAPTURE_ID = state.nsys_mark
+  return env
+end
+
+local MARK_SCAN = 65536 -- the environment sits in the first few KB of a .qdstrm (seen at ~2 KB)
+
+local function marked(path, needle)
+  local f = io.open(path, "rb")
+  if not f then return false end
+  local head = f:read(MARK_SCAN) or ""
+  f:close()
+  return head:find(needle, 1, true) ~= nil
+end
+
+-- The unnamed raw captures of this call: nsys-report-* in nsys's temp directory, written since the call began,
+-- that carry this capture's mark.
+local function sweep(state)
+  if not state.nsys_mark then return end
+  state.nsys_temp = state.nsys_temp or {}
+  local dir = state.nsys_tmpdir
+  local needle = "GPUFLAME_CAPTURE_ID=" .. state.nsys_mark .. "\0" -- NUL-terminated in the environment block
+  for _, pat in ipairs({ "/nsys-report-*.qdstrm", "/nsys-report-*.nsys-rep" }) do
+    for _, path in ipairs(core.fs.glob(dir .. pat) or {}) do
+      local st = core.fs.stat(path, false)
+      if st and st.type == "file" and (st.mtime or 0) >= state.nsys_since - 1 and not state.nsys_temp[path]
+        and marked(path, needle) then
+        state.nsys_temp[path] = true
+        state.nsys_temp[#state.nsys_temp + 1] = path
+      end
+    end
+  end
+end
+
 local function inside(path, dir)
   local rp, rd = core.fs.realpath(path) or path, core.fs.realpath(dir) or dir
   return rp:sub(1, #rd + 1) == rd .. "/"
@@ -28,6 +70,7 @@ end
 
 -- clean(state, failed, policy) → a sentence saying what became of them ("" when nothing was left)
 function T.clean(state, failed, policy)
+  sweep(state)
   local done = {}
   for _, path in ipairs(state.nsys_temp or {}) do
     local st = core.fs.stat(path, false)

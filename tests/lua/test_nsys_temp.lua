@@ -1,0 +1,54 @@
+-- gpuflame.nsys_temp: the raw captures nsys left in its temp directory without naming them (stopped before its
+-- `Generating '…'` line) are found by the mark of this capture, and only those. Files planted by construction:
+-- one carries this capture's mark, one another capture's, one names no capture, one is older than the call.
+local t = dofile((os.getenv("GF_TOP") or ".") .. "/tests/lib/t.lua")
+local core = require("gpuflame.core")
+local nsys_temp = require("gpuflame.nsys_temp")
+
+local dir = core.fs.mkdtemp()
+local policy = { live = { keep_failed_raw = false } }
+local function plant(name, text)
+  local f = assert(io.open(dir .. "/" .. name, "wb"))
+  f:write(string.rep("\0", 1700), text, string.rep("x", 4096))
+  f:close()
+  return dir .. "/" .. name
+end
+local function exists(p) return core.fs.stat(p) ~= nil end
+
+local state = { dir = core.fs.mkdtemp() }
+local env = nsys_temp.mark(state, { TMPDIR = dir })
+t.eq("the mark is in nsys's environment", state.nsys_mark, env.GPUFLAME_CAPTURE_ID)
+t.eq("nsys's temp directory is its environment's TMPDIR", dir, state.nsys_tmpdir)
+local ours = plant("nsys-report-aaaa.qdstrm", "PWD=/x\0GPUFLAME_CAPTURE_ID=" .. state.nsys_mark .. "\0")
+local other = plant("nsys-report-bbbb.qdstrm", "GPUFLAME_CAPTURE_ID=" .. state.nsys_mark .. "0\0")
+local unmarked = plant("nsys-report-cccc.qdstrm", "PWD=/y\0")
+local said = nsys_temp.clean(state, true, policy)
+t.eq("the file with this capture's mark is removed", false, exists(ours))
+t.ok("the message names it", said:find(ours, 1, true) ~= nil)
+t.eq("a file with another capture's mark (a longer id) is kept", true, exists(other))
+t.eq("a file with no mark is kept", true, exists(unmarked))
+
+-- kept in --out when policy asks
+local state2 = { dir = core.fs.mkdtemp() }
+nsys_temp.mark(state2, { TMPDIR = dir })
+local ours2 = plant("nsys-report-dddd.qdstrm", "GPUFLAME_CAPTURE_ID=" .. state2.nsys_mark .. "\0")
+nsys_temp.clean(state2, true, { live = { keep_failed_raw = true } })
+t.eq("live.keep_failed_raw: moved out of the temp directory", false, exists(ours2))
+t.eq("... into the capture's directory", true, exists(state2.dir .. "/nsys-report-dddd.qdstrm"))
+
+-- a marked file older than the call (a previous capture of the same id cannot exist; the time bound
+-- keeps the scan to this call's files)
+local state3 = { dir = core.fs.mkdtemp() }
+nsys_temp.mark(state3, { TMPDIR = dir })
+local old = plant("nsys-report-eeee.qdstrm", "GPUFLAME_CAPTURE_ID=" .. state3.nsys_mark .. "\0")
+state3.nsys_since = os.time() + 100
+nsys_temp.clean(state3, true, policy)
+t.eq("a file written before the call began is not this call's", true, exists(old))
+
+-- no mark (a live window: its files are the ones nsys named): nothing is scanned
+local state4 = { dir = core.fs.mkdtemp() }
+t.eq("without a mark nothing is touched", "", nsys_temp.clean(state4, true, policy))
+t.eq("... the unmarked file is still there", true, exists(unmarked))
+
+for _, d in ipairs({ dir, state.dir, state2.dir, state3.dir, state4.dir }) do core.fs.remove_tree(d) end
+return t.done()
