@@ -150,10 +150,12 @@ static int sweep_thread(fl *f, const uint32_t *calls, size_t nc, uint32_t *range
     qsort_r(ranges, nr, sizeof *ranges, by_range_order, (void *)t);
     uint32_t *act = malloc((nr ? nr : 1) * sizeof *act), *path = malloc((nr ? nr : 1) * sizeof *path);
     uint32_t *prev = malloc((nr ? nr : 1) * sizeof *prev);
-    if (!act || !path || !prev) {
+    int32_t *pnode = malloc((nr ? nr : 1) * sizeof *pnode); /* the trie node of prev[0..p] */
+    if (!act || !path || !prev || !pnode) {
         free(act);
         free(path);
         free(prev);
+        free(pnode);
         return gf_oom(f->err, "flamegraph");
     }
     size_t na = 0, ri = 0, np = 0;
@@ -175,10 +177,16 @@ static int sweep_thread(fl *f, const uint32_t *calls, size_t nc, uint32_t *range
         }
         na = k;
         if (n != np || memcmp(path, prev, n * sizeof *path) != 0) {
-            int32_t node = -1;
-            for (size_t p = 0; p < n && node >= -1; p++) {
+            /* the ranges it shares with the last path (the outer ones, mostly) keep their nodes: only the rest
+             * is looked up (their frames and nodes exist already, so nothing is made in another order) */
+            size_t same = 0;
+            while (same < n && same < np && path[same] == prev[same])
+                same++;
+            int32_t node = same ? pnode[same - 1] : -1;
+            for (size_t p = same; p < n && node >= -1; p++) {
                 uint32_t fr = nvtx_frame(f, path[p]);
                 node = fr == UINT32_MAX ? -2 : trie_child(f, node, fr);
+                pnode[p] = node;
             }
             if (node < -1) {
                 rc = gf_oom(f->err, "flamegraph");
@@ -193,6 +201,7 @@ static int sweep_thread(fl *f, const uint32_t *calls, size_t nc, uint32_t *range
     free(act);
     free(path);
     free(prev);
+    free(pnode);
     return rc;
 }
 

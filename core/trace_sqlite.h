@@ -10,6 +10,8 @@ typedef struct gf_sqlite_opts {
     int stacks;   /* 1: launch backtraces were requested, so their absence is a warning */
     gf_cpu_opts cpu; /* the CPU side to import (sqlite_cpu.h; what = 0: none) */
     int threads;  /* threads the import may use (threads.h: 0 = one per CPU, 1 = the calling thread only) */
+    int narrow;   /* 1: only what the GPU stacks read (trace_flame.h): kernels without their launch details
+                   * (grid, block, registers, shared memory, context, graph), no synchronizations (issue 42) */
 } gf_sqlite_opts;
 
 /* Imports into t, which must be begun (gf_trace_begin) and is finished on success. A file that is not

@@ -34,6 +34,7 @@ typedef struct imp {
     int nvtx_inexact;  /* the same for NVTX_EVENTS (trace_types.h nvtx_rowid) */
     int have_hi;
     int64_t gid_hi;
+    int narrow;        /* gf_sqlite_opts.narrow: the GPU stacks' columns only */
     int threads;       /* 2: the big tables' rows are stepped on a reader thread (gf_sqlq_prefetch); 1: not */
     gf_mem_populator pop; /* threads 2, keep-all builds: the reserved columns, mapped while rows are awaited */
 } imp;

@@ -207,6 +207,11 @@ local function window_call(state, step, argv, timeout, name)
   return res
 end
 
+-- After a hung `nsys stop`, nsys 2022.4 keeps the session in state Generation and refuses its later windows
+-- ("Configuring is not allowed in this state."); nothing nsys offers brings it back (docs/LIVE.md).
+local STUCK = " (nsys 2022.4 keeps a session whose `nsys stop` hung stuck and refuses its later windows: " ..
+  "restart the `launch` to capture this job again; docs/LIVE.md, \"A hung `nsys stop`\")"
+
 -- "`nsys stop` hung: it had not returned after 34 s (policy …); it was ended with every process it started"
 local function hung(step, res, bound, why)
   return string.format("`nsys %s` hung: it had not returned after %.0f s (%s); it was ended with every process " ..
@@ -231,7 +236,9 @@ local function run_window(state, e, w, duration, p)
   end
   if res.status ~= "exited" or res.code ~= 0 then
     if not sessions.alive(e) then fail(state, errors.CAPTURE, "session %s: its workload (pid %s) has ended", e.name, e.pid) end
-    fail(state, errors.CAPTURE, "session %s: nsys start %s %s: %s", e.name, res.status, tostring(res.code), nsys_said(res))
+    local said = nsys_said(res)
+    fail(state, errors.CAPTURE, "session %s: nsys start %s %s: %s%s", e.name, res.status, tostring(res.code), said,
+      said:find("Configuring is not allowed in this state", 1, true) and STUCK or "")
   end
   sessions.note_window({ name = e.name, since = core.sys.isotime(w.started), out = state.dir, pid = core.proc.getpid() }, p)
   wait_until(w.started + duration)
@@ -243,7 +250,7 @@ local function run_window(state, e, w, duration, p)
   w.stopped = wall()
   if res.status == "timeout" then
     w.stop_hung = hung("stop", res, bound, string.format("policy live.stop_timeout %g s + live.stop_timeout_per_s " ..
-      "%g s × the %g s window", lv.stop_timeout, lv.stop_timeout_per_s, duration))
+      "%g s × the %g s window", lv.stop_timeout, lv.stop_timeout_per_s, duration)) .. STUCK
   end
   sessions.note_window({ name = e.name, since = core.sys.isotime(w.started), stopped = core.sys.isotime(w.stopped),
     out = state.dir }, p)

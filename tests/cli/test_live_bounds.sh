@@ -47,6 +47,12 @@ check_eq "... summary.json: failed" failed "$(json "$TMP/hung/summary.json" 'd["
 check_contains "... with the reason" "$(json "$TMP/hung/summary.json" 'd["error"]')" "\`nsys stop\` hung"
 check_eq "... the stop is recorded as timed out" timeout "$(json "$TMP/hung/summary.json" '[c["status"] for c in d["commands"] if c["step"] == "stop"][-1]')"
 check_contains "... the job still runs" " $(listed) " " ${S}a "
+check_contains "... the message says the session cannot be captured again" "$err" "restart the \`launch\` to capture this job again"
+# nsys 2022.4.2 refuses later windows of that session (measured, docs/LIVE.md "A hung `nsys stop`")
+run_gf --policy "$TMP/b.lua" capture --session "${S}a" --duration 1 --out "$TMP/after-hung"
+check_eq "a window after the hung stop: exit 4" 4 "$rc"
+check_contains "... with nsys's words and what to do" "$err" \
+  "session ${S}a: nsys start exited 1: Configuring is not allowed in this state. (nsys 2022.4 keeps a session whose \`nsys stop\` hung stuck and refuses its later windows: restart the \`launch\` to capture this job again"
 
 check "a second session" launch "${S}b"
 printf 'return { live = { keep_failed_raw = true } }\n' >"$TMP/keep.lua"

@@ -15,9 +15,13 @@ case $1 in
 esac
 echo run >>"$NSYS_RUNS"
 case " $* " in *" --fail "*) echo "no" >&2; exit 3 ;; esac
+case " $* " in *" --gone "*) rm -rf "$(dirname "$3")"; exit 0 ;; esac
 case $1 in
   stats) out=$3; in=$4; cat "$in" >"${out}_r.csv"; echo "Processing [$in] to [${out}_r.csv]"; exit 0 ;;
   analyze) in=$2; cp "$in" "${in%.*}.sqlite"; echo "rule on $in"; echo "warn $in" >&2; exit 0 ;;
+  export) out=; while [ $# -gt 1 ]; do case $1 in -o|--output) out=$2; shift ;; esac; shift; done
+    case $out in *.sqlite) ;; *) out=$out.sqlite ;; esac
+    cp "$1" "$out"; echo "Exporting $1 to $out"; exit 0 ;;
 esac
 SH
 chmod +x "$W/bin/nsys"
@@ -50,6 +54,28 @@ m "$W/memo" analyze "$W/b/r.nsys-rep"
 check_eq "analyze replayed" "$n" "$(nsys_runs)"
 check_eq "analyze replayed: the export beside the report" "rep" "$(cat "$W/b/r.sqlite" 2>/dev/null)"
 check_eq "analyze replayed: stderr with the new path" "warn $W/b/r.nsys-rep" "$merr"
+
+# an export is one answer whatever its output is called and however the options are spelt: the test's own
+# `-o DIR/x.sqlite` and gpuflame's `--force-overwrite true --output CACHE/export.sqlite` of the same report
+mkdir -p "$W/c"; cp "$W/a/r.nsys-rep" "$W/c/r.nsys-rep"
+m "$W/memo" export --type sqlite --force-overwrite=true -o "$W/a/x.sqlite" "$W/a/r.nsys-rep"
+n=$(nsys_runs)
+m "$W/memo" export --type sqlite --force-overwrite true --output "$W/c/export.sqlite" "$W/c/r.nsys-rep"
+check_eq "export under another name: nsys not run again" "$n" "$(nsys_runs)"
+check_eq "export replayed: the file under the new name" "rep" "$(cat "$W/c/export.sqlite" 2>/dev/null)"
+check_eq "export replayed: stdout names the new file" "Exporting $W/c/r.nsys-rep to $W/c/export.sqlite" "$mout"
+check "export replayed: nothing under the first name" test ! -e "$W/c/x.sqlite"
+m "$W/memo" export --type sqlite --force-overwrite true --output "$W/c/noext" "$W/c/r.nsys-rep"
+check_eq "an output without .sqlite is another question (nsys adds the extension)" "$((n + 1))" "$(nsys_runs)"
+check_eq "an output without .sqlite: nsys's file" "rep" "$(cat "$W/c/noext.sqlite" 2>/dev/null)"
+
+# a directory removed under a running call (its test file ended by the time limit): the answer is not kept
+mkdir -p "$W/gone"; printf 'x\n' >"$W/gone/x.sqlite"
+n=$(nsys_runs)
+m "$W/memo" stats -o "$W/gone/ns" --gone
+mkdir -p "$W/gone"
+m "$W/memo" stats -o "$W/gone/ns" --gone
+check_eq "an answer whose directory went away is not kept" "$((n + 2))" "$(nsys_runs)"
 
 # failures are never kept; an empty memo directory turns the memo off; other commands are not memoised
 n=$(nsys_runs)

@@ -24,6 +24,20 @@ real_nsys_or_skip() { # NAME-OF-THE-TIER-FILE
 NSYS_MEMO=${GF_NSYS_MEMO-${GF_TOP:-$TOP}/build/nsys-memo}
 NSYS_MEMO_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/nsys_memo.py # absolute: test files cd around
 
+# MEMO_NSYS: an nsys for gpuflame itself (`--nsys "$MEMO_NSYS"`): a script in $TMP that runs the real nsys
+# through the same memo, so that gpuflame's own `nsys export` of a report (into its export cache) is done by
+# the real nsys once per run and replayed in every other file and pass that gives gpuflame the same report.
+# gpuflame still finds it (`--version`), runs it, waits for it and reads the export it wrote: only nsys's
+# work is shared. The files that test the export itself (test_real_export_cache.sh, captures) use $REAL_NSYS.
+MEMO_NSYS=$REAL_NSYS
+if [ -n "$NSYS_MEMO" ] && [ -n "$REAL_NSYS" ] && [ -x "$REAL_NSYS" ]; then
+  MEMO_NSYS=$TMP/memo-nsys/nsys
+  mkdir -p "$TMP/memo-nsys"
+  printf '#!/bin/sh\n# the real nsys through tests/real/nsys_memo.py (tests/real/lib.sh MEMO_NSYS)\nexec %s %s %s %s "$@"\n' \
+    "'$(command -v python3)'" "'$NSYS_MEMO_PY'" "'$NSYS_MEMO'" "'$REAL_NSYS'" >"$MEMO_NSYS"
+  chmod +x "$MEMO_NSYS"
+fi
+
 # rnsys ARGS...: the real nsys with a timeout; sets $rout, $rerr, $rrc.
 rnsys() { local o=$_T_IO/ro.$BASHPID e=$_T_IO/re.$BASHPID # tests/lib/t.sh: files of this shell
   timeout -k 5 "$REAL_TIMEOUT" python3 "$NSYS_MEMO_PY" "$NSYS_MEMO" "$REAL_NSYS" "$@" \

@@ -14,6 +14,10 @@ What a call wrote is recorded too: files that appeared or changed in the directo
 and of its `-o`/`--output` path (nsys writes `<stem>.sqlite` beside a report, `PREFIX_<report>.csv`
 beside the prefix). Paths in its output are stored relative to those directories and put back under
 the new ones. Only exit status 0 is kept: a failed or timed-out call runs again next time.
+
+An `export` is keyed without the name of its output: `nsys export -o DIR/x.sqlite REPORT` and gpuflame's own
+export of the same report into its cache (`--output .../export.sqlite`) are one answer, the file written under
+the new name (what nsys writes is its SQLite of the report, whatever it is called).
 """
 import hashlib
 import json
@@ -52,24 +56,50 @@ def snapshot(dirs):
     return seen
 
 
-def plan(nsys, args):
-    """The call's key, its directories (placeholder -> path), or None when it is not memoised."""
+def nsys_version(memo, nsys, st):
+    """`nsys --version`, asked once per nsys build (path, size, mtime) and kept in the memo directory."""
+    ident = "\0".join([os.path.realpath(nsys), str(st.st_size), str(st.st_mtime_ns)])
+    path = os.path.join(memo, ".version-" + hashlib.sha256(ident.encode()).hexdigest()[:32])
+    try:
+        return read_bytes(path).decode()
+    except OSError:
+        pass
+    version = subprocess.run([nsys, "--version"], capture_output=True, text=True, timeout=60).stdout
+    if version.strip():
+        os.makedirs(memo, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=memo, prefix=".new-")
+        with os.fdopen(fd, "w") as f:
+            f.write(version)
+        os.replace(tmp, path)
+    return version
+
+
+def plan(memo, nsys, args):
+    """The call's key, its directories (placeholder -> path) and the output's name when the key leaves it
+    out (an export), or None when it is not memoised."""
     if not args or args[0] not in MEMO_COMMANDS:
         return None
     st = os.stat(nsys)
-    version = subprocess.run([nsys, "--version"], capture_output=True, text=True, timeout=60).stdout
+    version = nsys_version(memo, nsys, st)
     parts = [os.path.realpath(nsys), str(st.st_size), str(st.st_mtime_ns), version.strip()]
     dirs = {}
+    out_name = None
     out_next = False
+    # one spelling of the same question: --force-overwrite=true is --force-overwrite true, -o is --output
+    norm = []
     for a in args:
+        norm += ["--force-overwrite", a.split("=", 1)[1]] if a.startswith("--force-overwrite=") else [a]
+    for a in norm:
         if out_next:
             out_next = False
             dirs["@OUT@"] = os.path.dirname(os.path.abspath(a)) or "/"
-            parts.append("out:" + os.path.basename(a))
+            out_name = os.path.basename(a)
+            # an export: the output's extension only (nsys adds .sqlite to a name without it)
+            parts.append("out:*" + os.path.splitext(out_name)[1] if args[0] == "export" else "out:" + out_name)
             continue
         if a in ("-o", "--output"):
             out_next = True
-            parts.append(a)
+            parts.append("--output")
         elif (a.startswith("-o") and len(a) > 2) or a.startswith("--output="):
             return None  # a glued output path: not worth a rule of its own
         elif not a.startswith("-") and os.path.isfile(a):
@@ -79,19 +109,36 @@ def plan(nsys, args):
         else:
             parts.append("arg:" + a)
     key = hashlib.sha256("\0".join(parts).encode()).hexdigest()
-    return key, dirs
+    return key, dirs, (out_name if args[0] == "export" else None)
 
 
-def to_placeholders(data, dirs):
-    for tag, d in sorted(dirs.items(), key=lambda kv: -len(kv[1])):
+def to_placeholders(data, dirs, out_name=None):
+    for tag, d in sorted(dirs.items(), key=lambda kv: (-len(kv[1]), kv[0] != "@OUT@")):
         data = data.replace(os.fsencode(d), tag.encode())
+    if out_name:
+        data = data.replace(b"@OUT@/" + os.fsencode(out_name), b"@OUT@/@OUTNAME@")
     return data
 
 
-def from_placeholders(data, dirs):
+def from_placeholders(data, dirs, out_name=None):
+    if out_name:
+        data = data.replace(b"@OUT@/@OUTNAME@", b"@OUT@/" + os.fsencode(out_name))
     for tag, d in dirs.items():
         data = data.replace(tag.encode(), os.fsencode(d))
     return data
+
+
+def stored_name(name, out_name):
+    """A file's name as kept: an export's output (or a file named after it) under @OUTNAME@."""
+    if out_name and name.startswith(out_name):
+        return "@OUTNAME@" + name[len(out_name):]
+    return name
+
+
+def replayed_name(name, out_name):
+    if out_name and name.startswith("@OUTNAME@"):
+        return out_name + name[len("@OUTNAME@"):]
+    return name
 
 
 def read_bytes(path):
@@ -104,32 +151,35 @@ def write_bytes(path, data):
         f.write(data)
 
 
-def replay(entry, dirs):
+def replay(entry, dirs, out_name):
     with open(os.path.join(entry, "answer.json")) as f:
         answer = json.load(f)
     for i, out in enumerate(answer["files"]):
-        dst = os.path.join(dirs[out["dir"]], out["name"])
+        dst = os.path.join(dirs[out["dir"]], replayed_name(out["name"], out_name))
         shutil.copyfile(os.path.join(entry, "f%d" % i), dst)
-    sys.stdout.buffer.write(from_placeholders(read_bytes(os.path.join(entry, "stdout")), dirs))
-    sys.stderr.buffer.write(from_placeholders(read_bytes(os.path.join(entry, "stderr")), dirs))
+    sys.stdout.buffer.write(from_placeholders(read_bytes(os.path.join(entry, "stdout")), dirs, out_name))
+    sys.stderr.buffer.write(from_placeholders(read_bytes(os.path.join(entry, "stderr")), dirs, out_name))
     return answer["rc"]
 
 
-def record(memo, key, dirs, before, after, proc):
+def record(memo, key, dirs, out_name, before, after, proc):
     files = []
     for path, sig in sorted(after.items()):
         if before.get(path) == sig:
             continue
-        d = os.path.dirname(path)
+        d, name = os.path.split(path)
         tag = next((t for t, v in dirs.items() if v == d), None)
+        # an export's output is kept by the output's place and name, wherever its input is
+        if out_name and name.startswith(out_name) and dirs.get("@OUT@") == d:
+            tag = "@OUT@"
         if tag is not None:
-            files.append((tag, os.path.basename(path), path))
+            files.append((tag, stored_name(name, out_name) if tag == "@OUT@" else name, path))
     os.makedirs(memo, exist_ok=True)
     tmp = tempfile.mkdtemp(dir=memo, prefix=".new-")
     for i, (_, _, path) in enumerate(files):
         shutil.copyfile(path, os.path.join(tmp, "f%d" % i))
-    write_bytes(os.path.join(tmp, "stdout"), to_placeholders(proc.stdout, dirs))
-    write_bytes(os.path.join(tmp, "stderr"), to_placeholders(proc.stderr, dirs))
+    write_bytes(os.path.join(tmp, "stdout"), to_placeholders(proc.stdout, dirs, out_name))
+    write_bytes(os.path.join(tmp, "stderr"), to_placeholders(proc.stderr, dirs, out_name))
     answer = {"rc": proc.returncode, "files": [{"dir": t, "name": n} for t, n, _ in files]}
     with open(os.path.join(tmp, "answer.json"), "w") as f:
         json.dump(answer, f)
@@ -141,18 +191,20 @@ def record(memo, key, dirs, before, after, proc):
 
 def main():
     memo, nsys, args = sys.argv[1], sys.argv[2], sys.argv[3:]
-    p = plan(nsys, args) if memo else None
+    p = plan(memo, nsys, args) if memo else None
     if p:
-        key, dirs = p
+        key, dirs, out_name = p
         entry = os.path.join(memo, key)
         if os.path.isfile(os.path.join(entry, "answer.json")):
-            return replay(entry, dirs)
+            return replay(entry, dirs, out_name)
         before = snapshot(set(dirs.values()))
     proc = subprocess.run([nsys] + args, capture_output=True, stdin=subprocess.DEVNULL)
     sys.stdout.buffer.write(proc.stdout)
     sys.stderr.buffer.write(proc.stderr)
-    if p and proc.returncode == 0:
-        record(memo, key, dirs, before, snapshot(set(dirs.values())), proc)
+    # a directory that went away meanwhile (a test file ended by its time limit, its $GF_TMP removed under
+    # a still running nsys) would record an answer without its files: not kept
+    if p and proc.returncode == 0 and all(os.path.isdir(d) for d in dirs.values()):
+        record(memo, key, dirs, out_name, before, snapshot(set(dirs.values())), proc)
     return proc.returncode
 
 

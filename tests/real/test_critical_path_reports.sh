@@ -16,7 +16,7 @@ for c in "nersc-dl/baseline.nsys-rep:59" "nersc-dl/dali_amp_apex_jit.qdrep:29"; 
   rel=reports/${c%%:*} n=${c##*:}
   name=$(basename "$rel")
   if ! have_fixture "$rel"; then skip "critical path $rel" "fixture absent ($FIX)"; continue; fi
-  run_gf critical-path --nsys "$REAL_NSYS" --json "$FIX/$rel"
+  run_gf critical-path --nsys "$MEMO_NSYS" --json "$FIX/$rel"
   check_eq "$name: critical-path exit 0" 0 "$rc"
   printf '%s\n' "$out" >"$TMP/$name.json"
   db=$(ls "$XDG_CACHE_HOME"/gpuflame/exports/"$(sha256sum <"$FIX/$rel" | cut -c1-64)"-*.sqlite 2>/dev/null | head -1)
@@ -27,7 +27,7 @@ for c in "nersc-dl/baseline.nsys-rep:59" "nersc-dl/dali_amp_apex_jit.qdrep:29"; 
   # the kernel with the most time on the paths; none on any (dali: host- and copy-bound): the export's longest
   k=$(j "$TMP/$name.json" "max([i for s in d['steps'] for i in s['on_path'] if i['kind'] == 'kernel'] or [dict(name='', ns=0)], key=lambda i: i['ns'])['name']")
   [ -n "$k" ] || k=$(sqlite3 "file:$db?mode=ro" "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName ORDER BY k.end - k.start DESC LIMIT 1")
-  run_gf critical-path --nsys "$REAL_NSYS" --json "$FIX/$rel" --what-if "kernel=$k:0.5"
+  run_gf critical-path --nsys "$MEMO_NSYS" --json "$FIX/$rel" --what-if "kernel=$k:0.5"
   printf '%s\n' "$out" >"$TMP/$name.wi.json"
   python3 "$TOP/tests/real/critpath_check.py" "$db" 'step \d+' --what-if-kernel "$k" 0.5 >"$TMP/$name.wi.ref.json"
   check_eq "$name: what-if (the top on-path kernel x0.5) equal the independent computation" \

@@ -74,7 +74,7 @@ both() {
     not_ok "$label: nsys analyze" "exit $rrc: $(tail -c 300 <<<"$rerr")"
     return
   fi
-  run_findings_csv findings --nsys "$REAL_NSYS" -f csv "$@" "$gfin"
+  run_findings_csv findings --nsys "$MEMO_NSYS" -f csv "$@" "$gfin"
   printf '%s\n' "$out" >"$W/cur/gf.out"
   if [ "$rc" -ne 0 ]; then
     not_ok "$label: gpuflame findings" "exit $rc: $err"

@@ -22,7 +22,7 @@ for rel in reports/cori-omp/report1.qdrep reports/alpa/examples_jax_profile_mem.
   cp "$FIX/$rel" "$d/"                       # nsys writes beside its input: never into the fixtures
   in=$d/$(basename "$rel")
   rnsys export --type sqlite --force-overwrite true --output "$d/ref.sqlite" "$in"
-  "$GF" -q --policy "$P/comm.lua" findings --nsys "$REAL_NSYS" -r gpu-busy -f json "$in" >"$d/busy.json" 2>"$d/err"
+  "$GF" -q --policy "$P/comm.lua" findings --nsys "$MEMO_NSYS" -r gpu-busy -f json "$in" >"$d/busy.json" 2>"$d/err"
   check_eq "$name: gpu-busy on the report: exit 0" 0 "$?"
   res=$(python3 "$TOP/tests/real/breakdown_check.py" "$d/ref.sqlite" "$d/busy.json" "%nccl%" 2>&1)
   check_eq "$name: the breakdown equals SQL over nsys's export, per device" 0 "$?"

@@ -24,12 +24,12 @@ one_case() {
     not_ok "nvtx_kern_sum $label: nsys stats" "exit $rrc: $(tail -c 300 <<<"$rerr")"
     return
   fi
-  run_gf collapse --nsys "$REAL_NSYS" --levels nvtx,kernel "$input"
+  run_gf collapse --nsys "$MEMO_NSYS" --levels nvtx,kernel "$input"
   if [ "$rc" -ne 0 ]; then not_ok "nvtx_kern_sum $label: gpuflame collapse" "exit $rc: $err"; return; fi
   printf '%s\n' "$out" >"$d/gf.folded"
   python3 "$RT/nvtx_kern_check.py" "nvtx_kern_sum $label" "$d/ns_nvtxkernsum.csv" "$d/gf.folded" "$d/x.sqlite" ||
     _t_failed=$((_t_failed + 1))
-  run_gf collapse --nsys "$REAL_NSYS" "$input"
+  run_gf collapse --nsys "$MEMO_NSYS" "$input"
   printf '%s\n' "$out" >"$d/default.folded"
   local why
   why=$(python3 - "$d/default.folded" "$d/gf.folded" "$d/ns_nvtxkernsum.csv" <<'PY'

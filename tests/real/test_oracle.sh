@@ -69,7 +69,7 @@ one_case() {
     return
   fi
   # the CLI's hierarchical stacks with only the kernel level: a line per kernel, memcpy and memset, in ns
-  run_gf collapse --metadata --levels kernel --nsys "$REAL_NSYS" "$input"
+  run_gf collapse --metadata --levels kernel --nsys "$MEMO_NSYS" "$input"
   # exit 5: no GPU operation in the export (checked against nsys's SKIPPED)
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then
     not_ok "oracle $label: gpuflame collapse --levels kernel" "exit $rc: $err"

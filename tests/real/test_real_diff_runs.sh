@@ -22,7 +22,7 @@ check "two runs, two pids (nsys's export: $pb, $pa)" test -n "$pb" -a -n "$pa" -
 bytes="SELECT group_concat(copyKind || ':' || b) FROM (SELECT copyKind, sum(bytes) b FROM CUPTI_ACTIVITY_KIND_MEMCPY GROUP BY 1 ORDER BY 1)"
 check_eq "the same bytes copied each way (nsys's export)" "$(q baseline_nvtx "$bytes")" "$(q thirdOptimization "$bytes")"
 
-run_gf diff --nsys "$REAL_NSYS" baseline_nvtx.nsys-rep thirdOptimization.nsys-rep --json --folded runs.folded -o runs.html
+run_gf diff --nsys "$MEMO_NSYS" baseline_nvtx.nsys-rep thirdOptimization.nsys-rep --json --folded runs.folded -o runs.html
 printf '%s\n' "$out" >runs.json
 check_eq "the root frame on both sides: the executable, no pid" "python3" "$(cut -d';' -f1 runs.folded | sort -u)"
 check_eq "the roots line up: no stack root on one side only" 0 \

@@ -18,15 +18,15 @@ for rel in reports/cori-omp/report1.qdrep reports/alpa/examples_jax_profile_mem.
   # The reference: kernels in nsys's own export of the same report.
   rnsys export --type sqlite --force-overwrite true --output "$d/ref.sqlite" "$in"
   kernels=$(sqlite3 "$d/ref.sqlite" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL" 2>/dev/null || echo 0)
-  run_gf flamegraph --nsys "$REAL_NSYS" "$in" -o "$d/flame.html"
+  run_gf flamegraph --nsys "$MEMO_NSYS" "$in" -o "$d/flame.html"
   check_eq "$name: flamegraph exit 0" 0 "$rc"
   check "$name: flamegraph page" test -s "$d/flame.html"
   check "$name: no export left beside the report" test -z "$(ls "$d"/*.sqlite 2>/dev/null | grep -v ref.sqlite)"
-  run_gf_env NSYS_PATH="$REAL_NSYS" -- timeline "$in" -o "$d/timeline.html"
+  run_gf_env NSYS_PATH="$MEMO_NSYS" -- timeline "$in" -o "$d/timeline.html"
   check_eq "$name: timeline exit 0" 0 "$rc"
   check_contains "$name: timeline page names the input" "$(cat "$d/timeline.html")" "\"source\":\"$(basename "$rel")\""
   check_not_contains "$name: not the temporary export" "$(cat "$d/timeline.html")" "export.sqlite"
-  run_gf_env NSYS_PATH="$REAL_NSYS" -- export --format chrome-trace "$in" -o "$d/trace.json"
+  run_gf_env NSYS_PATH="$MEMO_NSYS" -- export --format chrome-trace "$in" -o "$d/trace.json"
   check_eq "$name: chrome-trace exit 0" 0 "$rc"
   got=$(python3 - "$d/trace.json" <<'PY'
 import json, sys
@@ -54,7 +54,7 @@ fi
 # the same recording nsys (from the install path, not the exporting version), exit 0.
 if have_fixture reports/dlprof/nsys_profile.nsys-rep && have_fixture reports/dlprof/nsys_profile.sqlite; then
   mkdir -p "$TMP/dd" && cp "$FIX/reports/dlprof/nsys_profile.nsys-rep" "$TMP/dd/"
-  run_gf diff --nsys "$REAL_NSYS" "$TMP/dd/nsys_profile.nsys-rep" "$FIX/reports/dlprof/nsys_profile.sqlite" --json
+  run_gf diff --nsys "$MEMO_NSYS" "$TMP/dd/nsys_profile.nsys-rep" "$FIX/reports/dlprof/nsys_profile.sqlite" --json
   check_eq "diff report vs its export: exit 0" 0 "$rc"
   printf '%s\n' "$out" >"$TMP/dd.json"
   check_eq "diff report vs its export: all zero, no caveat, recorded by 2022.1.3 on both sides" "0|0|2022.1.3 2022.1.3" \

@@ -54,7 +54,7 @@ one_case() {
   for fmt in "csv:mem=B gf $NEW" "csv gfmb cuda_gpu_trace,cuda_gpu_mem_size_sum" \
              "json gfj cuda_api_sum,cuda_gpu_trace,nvtx_gpu_proj_trace"; do
     read -r f prefix reps <<<"$fmt"
-    run_gf stats --nsys "$REAL_NSYS" --format "$f" -o "$d/$prefix" -r "$reps" "$input"
+    run_gf stats --nsys "$MEMO_NSYS" --format "$f" -o "$d/$prefix" -r "$reps" "$input"
     # exit 5: no report had a row (nsys: every one SKIPPED); compared per report below
     if [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ]; then
       not_ok "stats equal $label: gpuflame stats --format $f" "exit $rc: $err"
@@ -91,7 +91,7 @@ for rel in "${inputs[@]}"; do
       entry=$XDG_CACHE_HOME/gpuflame/exports/$(sha256sum "$d/$base" | cut -c1-64)-nsys$("$REAL_NSYS" --version | grep -o '20[0-9][0-9]\.[0-9.]*' | head -1).sqlite
       if [ -s "$entry" ]; then
         before=$(stat -c %Y.%s "$entry")
-        run_gf -v stats --nsys "$REAL_NSYS" -r cuda_api_sum -o "$d/again" "$d/$base"
+        run_gf -v stats --nsys "$MEMO_NSYS" -r cuda_api_sum -o "$d/again" "$d/$base"
         check_contains "stats equal $rel: the cached export is used" "$err" "is cached as $entry"
         check_not_contains "stats equal $rel: no second nsys export" "$err" "exporting"
         check_eq "stats equal $rel: the cached export is not rewritten" "${before#*.}" "$(stat -c %s "$entry")"

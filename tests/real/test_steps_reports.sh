@@ -18,7 +18,7 @@ for c in "nersc-dl/baseline.nsys-rep:step \\d+:59" "nersc-dl/dali_amp_apex_jit.q
   rel=reports/${c%%:*} rest=${c#*:}; rx=${rest%:*} n=${rest##*:}
   name=$(basename "$rel")
   if ! have_fixture "$rel"; then skip "steps $rel" "fixture absent ($FIX)"; continue; fi
-  run_gf steps --nsys "$REAL_NSYS" --json "$FIX/$rel"
+  run_gf steps --nsys "$MEMO_NSYS" --json "$FIX/$rel"
   check_eq "$name: steps exit 0" 0 "$rc"
   printf '%s\n' "$out" >"$TMP/$name.json"
   db=$(ls "$XDG_CACHE_HOME"/gpuflame/exports/"$(sha256sum <"$FIX/$rel" | cut -c1-64)"-*.sqlite 2>/dev/null | head -1)
@@ -29,7 +29,7 @@ for c in "nersc-dl/baseline.nsys-rep:step \\d+:59" "nersc-dl/dali_amp_apex_jit.q
 done
 A=$FIX/reports/aiprof
 if have_fixture reports/aiprof/baseline_nvtx.nsys-rep && have_fixture reports/aiprof/thirdOptimization.nsys-rep; then
-  run_gf diff --nsys "$REAL_NSYS" --step median --json "$A/baseline_nvtx.nsys-rep" "$A/thirdOptimization.nsys-rep"
+  run_gf diff --nsys "$MEMO_NSYS" --step median --json "$A/baseline_nvtx.nsys-rep" "$A/thirdOptimization.nsys-rep"
   printf '%s\n' "$out" >"$TMP/diff.json"
   check_contains "aiprof diff --step median: compares one step of each" \
     "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["before"]["step"]["pick"], d["after"]["step"]["pick"], d["before"]["step"]["name"][:6])' "$TMP/diff.json")" "median median Batch "

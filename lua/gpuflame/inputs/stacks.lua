@@ -56,7 +56,8 @@ local function from_model_tables(path, fs, policy)
   return res, meta
 end
 
--- opts.flame: the command's stack settings (flamegraph.settings: --levels, --unit-ns), else the policy's.
+-- opts.flame: the command's stack settings (flamegraph.settings: --levels, --unit-ns), else the policy's;
+-- opts.keep_trace: an export's or model's trace stays in ctx.stacks_trace = {path, trace, flame} for the caller.
 local function load(path, info, opts, ctx)
   local policy = ctx.policy()
   local fs = opts and opts.flame
@@ -64,7 +65,11 @@ local function load(path, info, opts, ctx)
   if info.type == "folded" then
     stacks, meta = load_folded(path, info)
   elseif info.type == "sqlite" or info.type == "model" then
-    stacks = flamegraph.from_trace(flamegraph.load_trace({ path }, { flame = fs }, policy), { flame = fs }, policy)
+    local keep = opts and opts.keep_trace
+    local tr = flamegraph.load_trace({ path }, { flame = fs, narrow = not keep }, policy)
+    stacks = flamegraph.from_trace(tr, { flame = fs }, policy)
+    -- opts.keep_trace: the caller reads the same trace next (the flamegraph's findings panel: one import)
+    if keep then ctx.stacks_trace = { path = path, trace = tr, flame = fs } end
     if stacks then
       meta = { source = path, report = "gpu", stacks = stacks:count(), unit_ns = 1 }
     elseif info.type == "model" then

@@ -11,10 +11,27 @@ local M = {}
 
 -- The findings panel's document for an export: the policy's rules over its trace. The flamegraph does
 -- not need the trace, so a trace that cannot load gives a panel that says why, not an error.
+-- The stacks' own trace (ctx.stacks_trace) is the one `trace.load` would give when it was loaded from the
+-- same file with the same options (every event, the launch partners kept, no backtraces): then it is read
+-- once, not twice (issue 42).
+local function shared_trace(export_path, ctx)
+  local st = ctx.stacks_trace
+  ctx.stacks_trace = nil
+  if not st or st.path ~= export_path or ctx.policy().timeline.keep_partners == false
+    or flamegraph.wants_callchain(st.flame or flamegraph.settings(nil, ctx.policy())) then
+    return nil
+  end
+  return st.trace
+end
+
 local function findings_document(input, export_path, ctx)
   local findings = require("gpuflame.findings")
   local name = findings.source_name(input)
-  local ok, tr = errors.try(require("gpuflame.trace").load, { export_path }, { max_events = 0 }, ctx.policy())
+  local shared = shared_trace(export_path, ctx)
+  local ok, tr = true, shared
+  if not shared then
+    ok, tr = errors.try(require("gpuflame.trace").load, { export_path }, { max_events = 0 }, ctx.policy())
+  end
   if ok then
     local _, doc = require("gpuflame.findings").page(tr, name, ctx.policy())
     return doc
@@ -39,11 +56,14 @@ local function one_input(spec, ctx)
   end
   -- an .nsys-rep is exported once: the stacks and the findings read the same export
   local resolved = inputs.resolve(input, { nsys = spec.nsys }, ctx)
-  local stacks = inputs.load_for(resolved.path, { "stacks" }, { nsys = spec.nsys, flame = spec.flame }, ctx)
+  local pages = (resolved.type == "sqlite" or resolved.type == "model") and ctx.policy().findings.pages
+  local stacks = inputs.load_for(resolved.path, { "stacks" }, { nsys = spec.nsys, flame = spec.flame,
+    keep_trace = pages or nil }, ctx)
   local fdoc
-  if (resolved.type == "sqlite" or resolved.type == "model") and ctx.policy().findings.pages then
+  if pages then
     fdoc = findings_document(input, resolved.path, ctx)
   end
+  ctx.stacks_trace = nil
   return stacks, fdoc
 end
 
