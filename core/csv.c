@@ -20,17 +20,21 @@
 #include <strings.h>
 #include "mem.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define CHUNK (64 * 1024)
+#define CHUNK_PAD 80 /* inplace_line reads whole 64-byte blocks past the data */
 /* libcsv's parser states (struct csv_parser.pstate, public in csv.h; values from libcsv.c) */
 #define ROW_NOT_BEGUN 0
 #define FIELD_BEGUN 2
 
-typedef struct fld {
-    size_t off, len;
-} fld;
+typedef gf_csv_span fld;
 
 typedef struct row {
     size_t f0, nf, line;
+    int in_chunk; /* fields are offsets into chunk (split in place), not into bytes */
 } row;
 
 struct gf_csv {
@@ -70,6 +74,22 @@ struct gf_csv {
     size_t cur_line;
     size_t returned;
 };
+
+static int is_blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isspace((unsigned char)s[i]))
+            return 0;
+    return 1;
+}
+
+/* Field i (< r->nf) of row r. */
+static inline const char *row_field(const gf_csv *c, const row *r, size_t i, size_t *len)
+{
+    const fld *f = &c->flds[r->f0 + i];
+    *len = f->len;
+    return (r->in_chunk ? (const char *)c->chunk : c->bytes) + f->off;
+}
 
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
@@ -119,7 +139,7 @@ static int csv_init_geo(struct csv_parser *p)
 static void on_field(void *s, size_t len, void *ud)
 {
     gf_csv *c = ud;
-    if (c->blen + len + 1 <= c->bcap && c->nf < c->fcap) { /* fast path: room in the arena */
+    if (c->blen + len + 9 <= c->bcap && c->nf < c->fcap) { /* fast path: room in the arena (+ 8: see csv.h) */
         char *d = c->bytes + c->blen;
         if (len)
             memcpy(d, s, len);
@@ -132,7 +152,7 @@ static void on_field(void *s, size_t len, void *ud)
     }
     if (c->oom)
         return;
-    char *b = grow(c->bytes, &c->bcap, c->blen + len + 1, 1);
+    char *b = grow(c->bytes, &c->bcap, c->blen + len + 9, 1);
     fld *f = grow(c->flds, &c->fcap, c->nf + 1, sizeof *f);
     if (b)
         c->bytes = b;
@@ -166,6 +186,7 @@ static void on_row(int term, void *ud)
     c->rows[c->nrows].f0 = c->cur_f0;
     c->rows[c->nrows].nf = c->nf - c->cur_f0;
     c->rows[c->nrows].line = c->row_start;
+    c->rows[c->nrows].in_chunk = 0;
     c->nrows++;
     c->cur_f0 = c->nf;
 }
@@ -273,6 +294,154 @@ fallback:
     return 0;
 }
 
+/* Bit k set when s[k] (k < 16) is one of a, b, cc, d; s has 16 readable bytes. */
+static unsigned mask16(const char *s, char a, char b, char cc, char d)
+{
+#if defined(__SSE2__)
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(a)), _mm_cmpeq_epi8(x, _mm_set1_epi8(b))),
+                             _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(cc)), _mm_cmpeq_epi8(x, _mm_set1_epi8(d))));
+    return (unsigned)_mm_movemask_epi8(m);
+#else
+    unsigned m = 0;
+    for (int k = 0; k < 16; k++)
+        m |= (unsigned)(s[k] == a || s[k] == b || s[k] == cc || s[k] == d) << k;
+    return m;
+#endif
+}
+
+/* The first i in [p, left) with s[i] one of a, b, cc, d; left when none. */
+static size_t find4(const char *s, size_t p, size_t left, char a, char b, char cc, char d)
+{
+    for (; p < left; p += 16) {
+        unsigned m = mask16(s + p, a, b, cc, d);
+        if (left - p < 16)
+            m &= (1u << (left - p)) - 1;
+        if (m)
+            return p + (size_t)__builtin_ctz(m);
+    }
+    return left;
+}
+
+/* Bits of the commas (*cm) and of the other bytes that matter (LF, quote, CR: *sm) in s[0..64) below n;
+ * s has 64 readable bytes. */
+static inline void masks64(const char *s, size_t n, uint64_t *cm, uint64_t *sm)
+{
+    uint64_t c = 0, o = 0;
+#if defined(__SSE2__)
+    for (int k = 0; k < 4; k++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * k));
+        __m128i sp = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\n')), _mm_cmpeq_epi8(x, _mm_set1_epi8('"'))),
+                                  _mm_cmpeq_epi8(x, _mm_set1_epi8('\r')));
+        c |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(','))) << (16 * k);
+        o |= (uint64_t)(unsigned)_mm_movemask_epi8(sp) << (16 * k);
+    }
+#else
+    for (int k = 0; k < 64; k++) {
+        c |= (uint64_t)(s[k] == ',') << k;
+        o |= (uint64_t)(s[k] == '\n' || s[k] == '"' || s[k] == '\r') << k;
+    }
+#endif
+    uint64_t keep = n < 64 ? (UINT64_C(1) << n) - 1 : ~UINT64_C(0);
+    *cm = c & keep;
+    *sm = o & keep;
+}
+
+/* The zero-copy path for a whole line at the start of s[0..left) (left > 0), met between rows: the same
+ * split as fast_line, but in place in the chunk (fields point into it; separators, closing quotes and the
+ * line end become NULs) and in one pass that also finds the line end, from bitmasks 64 bytes at a time:
+ * the commas before the first LF, quote or CR are fields without looking at their bytes. Only lines whose
+ * quoted fields hold no quote ("") and no line break; returns the bytes consumed, or 0 with nothing
+ * changed (the line goes through segment: an empty or blank line, a line the chunk cuts, anything else). */
+static size_t inplace_line(gf_csv *c, size_t pos, size_t left)
+{
+    char *s = (char *)c->chunk + pos;
+    size_t nf0 = c->nf, nf = nf0, f0 = 0, used = 0, bp = 0;
+    fld *fl = c->flds; /* locals: the stores below would otherwise reload c's fields each time */
+    uint64_t cm, sm;
+    masks64(s, left, &cm, &sm);
+    for (;;) {
+        uint64_t cc = sm ? cm & ((sm & (~sm + 1)) - 1) : cm; /* the commas before the first special byte */
+        for (; cc; cc &= cc - 1) {
+            size_t q = bp + (size_t)__builtin_ctzll(cc);
+            if (nf >= c->fcap) {
+                if (!(fl = grow(c->flds, &c->fcap, nf + 1, sizeof *fl)))
+                    goto bail;
+                c->flds = fl;
+            }
+            fl[nf].off = pos + f0;
+            fl[nf].len = q - f0;
+            nf++;
+            s[q] = '\0'; /* put back by undo() if the line bails later */
+            f0 = q + 1;
+        }
+        if (!sm) {
+            bp += 64;
+            if (bp >= left)
+                goto bail; /* the line goes on in the next chunk */
+            masks64(s + bp, left - bp, &cm, &sm);
+            continue;
+        }
+        size_t q = bp + (size_t)__builtin_ctzll(sm), end = q, off = f0;
+        char ch = s[q];
+        if (ch == '"') {
+            if (q != f0)
+                goto bail; /* a quote inside an unquoted field */
+            end = find4(s, q + 1, left, '"', '\n', '"', '\n');
+            if (end + 1 >= left || s[end] != '"')
+                goto bail; /* a line break inside the quotes, or the chunk ends */
+            off = q + 1;
+            q = end + 1; /* what follows the closing quote */
+            ch = s[q];
+            if (ch != ',' && ch != '\n' && ch != '\r')
+                goto bail; /* "" inside, or text after the closing quote */
+        }
+        if (ch == '\r') {
+            if (q + 1 >= left || s[q + 1] != '\n')
+                goto bail; /* a CR that does not end the line */
+            q++;
+            ch = '\n';
+        }
+        if (nf >= c->fcap) {
+            if (!(fl = grow(c->flds, &c->fcap, nf + 1, sizeof *fl)))
+                goto bail;
+            c->flds = fl;
+        }
+        fl[nf].off = pos + off;
+        fl[nf].len = end - off;
+        nf++;
+        if (ch == '\n') {
+            used = q + 1;
+            break;
+        }
+        s[end] = '\0'; /* the closing quote of a field followed by a comma */
+        f0 = bp = q + 1;
+        masks64(s + bp, left - bp, &cm, &sm);
+    }
+    if (nf - nf0 == 1 && is_blank(s + fl[nf0].off - pos, fl[nf0].len))
+        goto bail; /* an empty line (no row) or one of blanks (the end of a stdout table) */
+    if (c->nrows >= c->rcap) {
+        row *r = grow(c->rows, &c->rcap, c->nrows + 1, sizeof *r);
+        if (!r)
+            goto bail;
+        c->rows = r;
+    }
+    c->chunk[fl[nf - 1].off + fl[nf - 1].len] = '\0'; /* the line end, or the last closing quote */
+    c->rows[c->nrows] = (row){nf0, nf - nf0, c->line, 1};
+    c->nrows++;
+    c->nf = c->cur_f0 = nf;
+    c->line++;
+    return used;
+bail:
+    /* undo: every field but a line's last ends where a comma or a closing quote was; a quoted field's
+     * opening quote is still there just before it (an unquoted one follows a comma or a NUL) */
+    for (size_t i = nf0; i < nf && !(used && i == nf - 1); i++) {
+        size_t o = fl[i].off - pos;
+        s[o + fl[i].len] = o > 0 && s[o - 1] == '"' ? '"' : ',';
+    }
+    return 0;
+}
+
 /* Drops the rows already handed out, keeping the fields of the row in progress. */
 static void compact(gf_csv *c)
 {
@@ -291,13 +460,6 @@ static void compact(gf_csv *c)
     c->cur = NULL;
 }
 
-static int is_blank(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!isspace((unsigned char)s[i]))
-            return 0;
-    return 1;
-}
 
 static int feed(gf_csv *c, const void *s, size_t n, gf_err *err)
 {
@@ -431,8 +593,15 @@ static int fill(gf_csv *c, gf_err *err)
                     c->chunk_pos = 3;
             }
         }
-        /* Feed the rest of the chunk line by line. */
-        while (c->chunk_pos < c->chunk_len && !c->stopped) {
+        /* Feed the chunk line by line until a row is queued: one row's fields at a time stay in cache. */
+        while (c->chunk_pos < c->chunk_len && !c->stopped && c->rpos >= c->nrows) {
+            if (!c->in_preamble && c->p.pstate == ROW_NOT_BEGUN) {
+                size_t used = inplace_line(c, c->chunk_pos, c->chunk_len - c->chunk_pos);
+                if (used) {
+                    c->chunk_pos += used;
+                    continue;
+                }
+            }
             const char *s = (const char *)c->chunk + c->chunk_pos;
             size_t left = c->chunk_len - c->chunk_pos;
             const char *e = memchr(s, '\n', left);
@@ -458,7 +627,7 @@ int gf_csv_open(gf_csv **out, const char *path, const gf_csv_opts *opts, gf_err 
         return gf_oom(err, path);
     c->path = strdup(path);
     c->disp = strdup(opts && opts->display_name ? opts->display_name : path);
-    c->chunk = malloc(CHUNK);
+    c->chunk = calloc(1, CHUNK + CHUNK_PAD);
     c->line = 1;
     c->row_start = 1;
     c->at_start = 1;
@@ -510,8 +679,8 @@ int gf_csv_open(gf_csv **out, const char *path, const gf_csv_opts *opts, gf_err 
     }
     c->ncols = h->nf;
     for (size_t i = 0; i < h->nf; i++) {
-        const char *s = c->bytes + c->flds[h->f0 + i].off;
-        size_t n = c->flds[h->f0 + i].len;
+        size_t n;
+        const char *s = row_field(c, h, i, &n);
         if (i == 0 && n >= 3 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB &&
             (unsigned char)s[2] == 0xBF) {
             s += 3;
@@ -617,8 +786,12 @@ int gf_csv_next(gf_csv *c, gf_err *err)
         const row *r = &c->rows[c->rpos++];
         c->cur = r;
         c->cur_line = r->line;
-        if (r->nf == 1 && is_blank(c->bytes + c->flds[r->f0].off, c->flds[r->f0].len))
-            continue; /* a line of spaces */
+        if (r->nf == 1) {
+            size_t n0;
+            const char *f0 = row_field(c, r, 0, &n0);
+            if (is_blank(f0, n0))
+                continue; /* a line of spaces */
+        }
         if (r->nf != c->ncols && !(c->allow_short && r->nf < c->ncols))
             return gf_errf(err, GF_EXIT_INPUT, "%s:%zu: row has %zu field%s, the header has %zu", disp_of(c), r->line,
                            r->nf, r->nf == 1 ? "" : "s", c->ncols);
@@ -634,10 +807,10 @@ const char *gf_csv_field(const gf_csv *c, size_t i, size_t *len)
             *len = 0;
         return "";
     }
-    const fld *f = &c->flds[c->cur->f0 + i];
     if (len)
-        *len = f->len;
-    return c->bytes + f->off;
+        return row_field(c, c->cur, i, len);
+    size_t n;
+    return row_field(c, c->cur, i, &n);
 }
 
 int gf_csv_require(const gf_csv *c, const int *cols, size_t n, gf_err *err)
@@ -660,6 +833,19 @@ int gf_csv_require(const gf_csv *c, const int *cols, size_t n, gf_err *err)
         return 0;
     return gf_errf(err, GF_EXIT_INPUT, "%s:%zu: row ends after %zu of %zu fields; missing %s (a truncated file?)",
                    disp_of(c), gf_csv_line(c), nf, c->ncols, missing);
+}
+
+const char *gf_csv_row(const gf_csv *c, const gf_csv_span **f, size_t *n)
+{
+    static const gf_csv_span none[1];
+    if (!c->cur) {
+        *f = none;
+        *n = 0;
+        return "";
+    }
+    *f = c->flds + c->cur->f0;
+    *n = c->cur->nf;
+    return c->cur->in_chunk ? (const char *)c->chunk : c->bytes;
 }
 
 size_t gf_csv_nfields(const gf_csv *c)

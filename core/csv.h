@@ -61,6 +61,13 @@ char *gf_csv_columns_str(const gf_csv *c, char *buf, size_t size);
 int gf_csv_next(gf_csv *c, gf_err *err);
 /* Field i of the current row, NUL-terminated (untrimmed); "" when the row is short. */
 const char *gf_csv_field(const gf_csv *c, size_t i, size_t *len);
+/* All fields of the current row at once, for readers that take several per row: field i (< *n) is the
+ * NUL-terminated base + f[i].off, f[i].len bytes long (untrimmed), and the 8 bytes after its last byte
+ * can be read (word-at-a-time parsing; their values are unspecified). Valid until the next gf_csv_next. */
+typedef struct gf_csv_span {
+    size_t off, len;
+} gf_csv_span;
+const char *gf_csv_row(const gf_csv *c, const gf_csv_span **f, size_t *n);
 /* Number of fields in the current row. */
 size_t gf_csv_nfields(const gf_csv *c);
 /* For readers that accept short rows: fails (GF_EXIT_INPUT) when the current row ends before any of the

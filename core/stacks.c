@@ -618,7 +618,13 @@ static int summary_row(gf_csv *c, size_t name_col, size_t weight_col, int64_t un
     while (wl && isspace((unsigned char)wv[wl - 1]))
         wl--;
     const char *why = NULL;
-    if (wl > 0 && wl < sizeof buf) {
+    uint64_t x = 0;
+    size_t i = 0;
+    while (i < wl && i < 15 && wv[i] >= '0' && wv[i] <= '9') /* plain digits: what strtod gives, exactly */
+        x = x * 10 + (uint64_t)(wv[i++] - '0');
+    if (i == wl && wl > 0) {
+        w = x < 1 ? 1 : (int64_t)x;
+    } else if (wl > 0 && wl < sizeof buf) {
         memcpy(buf, wv, wl);
         buf[wl] = '\0';
         char *end;
@@ -713,7 +719,8 @@ int gf_summary_csv_write_folded_ex(gf_csv *c, size_t name_col, size_t weight_col
     memset(st, 0, sizeof *st);
     if (unit_ns < 1)
         unit_ns = 1;
-    size_t pl = prefix ? strlen(prefix) : 0;
+    size_t pl = prefix ? strlen(prefix) : 0, on = 0;
+    char ob[64 * 1024];
     int rc;
     while ((rc = gf_csv_next(c, err)) == 1) {
         st->rows++;
@@ -726,27 +733,40 @@ int gf_summary_csv_write_folded_ex(gf_csv *c, size_t name_col, size_t weight_col
             st->skipped_empty++;
             continue;
         }
+        /* the line built in ob: prefix;name count, with ; → , and line breaks → spaces in the name */
+        size_t need = pl + 1 + nl + 32;
+        if (on + need > sizeof ob) {
+            fwrite(ob, 1, on, out);
+            on = 0;
+        }
+        char *d = need > sizeof ob ? malloc(need) : ob + on, *p = d;
+        if (!d)
+            return gf_oom(err, "folded stacks");
         if (pl) {
-            fwrite(prefix, 1, pl, out);
-            putc(';', out);
+            memcpy(p, prefix, pl);
+            p[pl] = ';';
+            p += pl + 1;
         }
-        size_t run = 0;
-        for (size_t i = 0; i < nl; i++) {
-            char ch = name[i];
-            if (ch == ';' || ch == '\n' || ch == '\r') {
-                fwrite(name + run, 1, i - run, out);
-                putc(ch == ';' ? ',' : ' ', out);
-                run = i + 1;
-            }
-        }
-        fwrite(name + run, 1, nl - run, out);
+        memcpy(p, name, nl);
+        if (memchr(name, ';', nl) || memchr(name, '\n', nl) || memchr(name, '\r', nl))
+            for (size_t i = 0; i < nl; i++)
+                p[i] = p[i] == ';' ? ',' : (p[i] == '\n' || p[i] == '\r') ? ' ' : p[i];
+        p += nl;
         char buf[32], *e = buf + sizeof buf;
         *--e = '\n';
         char *b = fmt_i64(e, cnt);
         *--b = ' ';
-        fwrite(b, 1, (size_t)(buf + sizeof buf - b), out);
+        memcpy(p, b, (size_t)(buf + sizeof buf - b));
+        p += buf + sizeof buf - b;
+        if (d != ob + on) {
+            fwrite(d, 1, (size_t)(p - d), out);
+            free(d);
+        } else {
+            on += (size_t)(p - d);
+        }
         st->used++;
     }
+    fwrite(ob, 1, on, out);
     if (rc == 0 && ferror(out))
         return gf_errf(err, GF_EXIT_ERROR, "write error (folded stacks)");
     return rc < 0 ? -1 : 0;

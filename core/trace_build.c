@@ -21,9 +21,11 @@ static void gf_trace_build_free(gf_trace_build *b)
     free(b->cdet);
     gf_hmap_free(&b->cdet_map);
     free(b->seq);
+    free(b->heap);
     free(b->extra);
     free(b->extra_det);
     gf_hmap_free(&b->wanted);
+    free(b->want_bits);
     gf_hmap_free(&b->lane_map);
     gf_hmap_free(&b->stack_map);
     gf_hmap_free(&b->api_map);
@@ -156,40 +158,78 @@ int32_t gf_trace_stack(gf_trace *t, const int32_t *frames, size_t n)
 
 /* ---- events ---- */
 
-/* min-heap on (dur asc, seq desc): the root is the event to drop first */
-static int worse(const gf_trace_build *b, size_t i, size_t j)
+static int64_t *wanted_of(const gf_trace_build *b, const gf_event *e);
+
+/* The kept events of a bounded build: the max best by (dur desc, seq asc). Events longer than thr (the
+ * shortest kept at the last settle) are appended to slots; when the slots are full, settle selects the max
+ * best (a quickselect over 24-byte keys, linear) and moves them to the first max slots. The events kept in
+ * the end are the ones a heap would keep; the memory stays sequential. */
+static int better(const heap_key *x, const heap_key *y)
 {
-    if (b->ev[i].dur != b->ev[j].dur)
-        return b->ev[i].dur < b->ev[j].dur;
-    return b->seq[i] > b->seq[j];
+    if (x->dur != y->dur)
+        return x->dur > y->dur;
+    return x->seq < y->seq;
 }
 
-static void swap_ev(gf_trace_build *b, size_t i, size_t j)
+/* Reorders k[0..n) so that k[0..m) are the m best, k[m - 1] the worst of them (0 < m < n). */
+static void select_best(heap_key *k, size_t n, size_t m)
 {
-    gf_event e = b->ev[i];
-    b->ev[i] = b->ev[j];
-    b->ev[j] = e;
-    gf_detail d = b->det[i];
-    b->det[i] = b->det[j];
-    b->det[j] = d;
-    uint64_t s = b->seq[i];
-    b->seq[i] = b->seq[j];
-    b->seq[j] = s;
-}
-
-static void sift_down(gf_trace_build *b, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < b->n && worse(b, l, m))
-            m = l;
-        if (r < b->n && worse(b, r, m))
-            m = r;
-        if (m == i)
-            return;
-        swap_ev(b, i, m);
-        i = m;
+    size_t lo = 0, hi = n - 1, want = m - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2; /* median of three as the pivot: sorted input stays linear */
+        if (better(&k[mid], &k[lo])) {
+            heap_key x = k[mid]; k[mid] = k[lo]; k[lo] = x;
+        }
+        if (better(&k[hi], &k[lo])) {
+            heap_key x = k[hi]; k[hi] = k[lo]; k[lo] = x;
+        }
+        if (better(&k[hi], &k[mid])) {
+            heap_key x = k[hi]; k[hi] = k[mid]; k[mid] = x;
+        }
+        heap_key p = k[mid];
+        size_t i = lo, j = hi;
+        for (;;) { /* Hoare partition: better than p to the left */
+            while (better(&k[i], &p))
+                i++;
+            while (better(&p, &k[j]))
+                j--;
+            if (i >= j)
+                break;
+            heap_key x = k[i]; k[i] = k[j]; k[j] = x;
+            i++;
+            j--;
+        }
+        if (want <= j)
+            hi = j;
+        else
+            lo = j + 1;
     }
+}
+
+/* Keeps the max best of the n slots in slots [0, max); thr = the duration of the worst kept. */
+static void settle(gf_trace_build *b)
+{
+    if (!b->rows || b->n <= b->max)
+        return;
+    heap_key *k = b->heap;
+    for (size_t i = 0; i < b->n; i++)
+        k[i] = (heap_key){b->ev[i].dur, b->seq[i], i};
+    select_best(k, b->n, b->max);
+    b->thr = k[b->max - 1].dur;
+    /* each kept event in a slot at or above max moves into a slot below max whose event was dropped */
+    size_t j = 0;
+    for (size_t i = b->max; i < b->n; i++) {
+        size_t hole = k[i].slot;
+        if (hole >= b->max)
+            continue;
+        while (k[j].slot < b->max)
+            j++;
+        size_t from = k[j++].slot;
+        b->ev[hole] = b->ev[from];
+        b->det[hole] = b->det[from];
+        b->seq[hole] = b->seq[from];
+    }
+    b->n = b->max;
 }
 
 static int flame_add(gf_trace_build *b, int32_t stack, int32_t leaf, int gpu, int64_t w)
@@ -321,10 +361,12 @@ static int to_rows(gf_trace *t)
 {
     gf_trace_build *b = t->b;
     size_t n = b->n;
-    b->ev = malloc((n ? n : 1) * sizeof *b->ev);
-    b->det = malloc((n ? n : 1) * sizeof *b->det);
-    b->seq = malloc((n ? n : 1) * sizeof *b->seq);
-    if (!b->ev || !b->det || !b->seq)
+    size_t cap = n + n / 4 + 64; /* settle runs once per n / 4 + 64 events that may be kept */
+    b->ev = malloc(cap * sizeof *b->ev);
+    b->det = malloc(cap * sizeof *b->det);
+    b->seq = malloc(cap * sizeof *b->seq);
+    b->heap = malloc(cap * sizeof *b->heap);
+    if (!b->ev || !b->det || !b->seq || !b->heap)
         return -1;
     for (size_t i = 0; i < n; i++) {
         int32_t di = t->detail[i];
@@ -334,16 +376,16 @@ static int to_rows(gf_trace *t)
         if (di >= 0)
             b->det[i] = b->cdet[di];
         b->seq[i] = i;
+        if (i == 0 || b->ev[i].dur < b->thr)
+            b->thr = b->ev[i].dur; /* the worst kept */
     }
     gf_trace_free_events(t);
     free(b->cdet);
     b->cdet = NULL;
     b->ncdet = b->cdet_cap = 0;
     gf_hmap_free(&b->cdet_map);
-    b->cap = n;
+    b->cap = cap;
     b->rows = 1;
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(b, i);
     return 0;
 }
 
@@ -393,15 +435,17 @@ int gf_trace_add(gf_trace *t, const gf_event *ein, const gf_detail *d, gf_err *e
         if (to_rows(t) != 0)
             return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", b->n);
     }
-    /* full: replace the root when the new event is strictly longer */
+    /* full: an event strictly longer than the shortest kept may be kept */
     b->nseq++;
-    if (e.dur <= b->ev[0].dur)
+    if (e.dur <= b->thr)
         return 0;
-    b->ev[0] = e;
+    if (b->n == b->cap)
+        settle(b);
+    size_t slot = b->n++;
+    b->ev[slot] = e;
     if (d)
-        b->det[0] = *d;
-    b->seq[0] = b->nseq - 1;
-    sift_down(b, 0);
+        b->det[slot] = *d;
+    b->seq[slot] = b->nseq - 1;
     return 0;
 }
 
@@ -418,7 +462,23 @@ int gf_trace_add_flame(gf_trace *t, int32_t stack, int32_t leaf, int gpu, int64_
 int gf_trace_may_keep(const gf_trace *t, int64_t dur)
 {
     const gf_trace_build *b = t->b;
-    return !b || !b->rows || (dur < 0 ? 0 : dur) > b->ev[0].dur;
+    return !b || !b->rows || (dur < 0 ? 0 : dur) > b->thr;
+}
+
+int gf_trace_needs_name(gf_trace *t, const gf_event *e)
+{
+    gf_trace_build *b = t->b;
+    if (gf_trace_may_keep(t, e->dur) || b->given || (e->kind == GF_EV_API && e->stack >= 0) ||
+        (gf_ev_is_gpu_work(e->kind) && b->napis))
+        return 1;
+    if (!b->collect || e->kind != GF_EV_API || e->corr < 0 || !b->wanted.n)
+        return 0;
+    int64_t *v = wanted_of(b, e);
+    b->want_memo = v;
+    b->memo_pid = e->pid;
+    b->memo_corr = e->corr;
+    b->memo_ok = 1;
+    return v && !*v;
 }
 
 int gf_trace_keeps_all(const gf_trace *t)
@@ -480,11 +540,39 @@ void gf_trace_drop_added(gf_trace *t, size_t from)
     b->n = from;
 }
 
+/* Puts (pid, corr) among the wanted launches, with corr's bit (the set sized for about n keys). */
+static int want_put(gf_trace_build *b, int64_t pid, int64_t corr, size_t n)
+{
+    if (!b->want_bits) {
+        size_t bits = (size_t)1 << 16;
+        while (bits < 16 * n && bits < ((size_t)1 << 30))
+            bits <<= 1;
+        if (!(b->want_bits = calloc(bits / 64, sizeof *b->want_bits)))
+            return -1;
+        b->want_mask = bits - 1;
+    }
+    uint64_t h = gf_hash_u64((uint64_t)corr) & b->want_mask;
+    b->want_bits[h >> 6] |= UINT64_C(1) << (h & 63);
+    b->memo_ok = 0;
+    return gf_hmap_put(&b->wanted, pidcorr_key(pid, corr), 0, NULL) ? 0 : -1;
+}
+
+/* The wanted entry of API event e (0: wanted, 1: added already), or NULL. */
+static int64_t *wanted_of(const gf_trace_build *b, const gf_event *e)
+{
+    uint64_t h = gf_hash_u64((uint64_t)e->corr) & b->want_mask;
+    if (b->want_bits && !(b->want_bits[h >> 6] & (UINT64_C(1) << (h & 63))))
+        return NULL;
+    int64_t *v = gf_hmap_get(&b->wanted, pidcorr_key(e->pid, e->corr));
+    return v ? v : gf_hmap_get(&b->wanted, pidcorr_key(-1, e->corr));
+}
+
 int gf_trace_partner_pass_needed(gf_trace *t)
 {
     gf_trace_build *b = t->b;
     if (!b || !b->keep_partners || !b->max || !b->rows || t->total <= b->max)
         return 0; /* nothing was dropped (a merge of digests may count more events than it was given) */
+    settle(b);
     gf_hmap have;
     gf_hmap_init(&have);
     for (size_t i = 0; i < b->n; i++)
@@ -497,10 +585,9 @@ int gf_trace_partner_pass_needed(gf_trace *t)
         const gf_event *e = &b->ev[i];
         if (!gf_ev_is_gpu_work(e->kind) || e->corr < 0)
             continue;
-        uint64_t k = pidcorr_key(e->pid, e->corr);
-        if (gf_hmap_get(&have, k))
+        if (gf_hmap_get(&have, pidcorr_key(e->pid, e->corr)))
             continue;
-        if (!gf_hmap_put(&b->wanted, k, 0, NULL))
+        if (want_put(b, e->pid, e->corr, b->n) != 0)
             goto oom;
     }
     gf_hmap_free(&have);
@@ -515,10 +602,11 @@ int gf_trace_collect_partners(gf_trace *t, gf_err *err)
     gf_trace_build *b = t->b;
     if (!b->keep_partners || !b->max)
         return 0;
+    settle(b);
     for (size_t i = 0; i < b->n; i++) {
         uint8_t kind = b->rows ? b->ev[i].kind : t->kind[i];
         int64_t corr = b->rows ? b->ev[i].corr : t->corr[i], pid = b->rows ? b->ev[i].pid : t->pid[i];
-        if (gf_ev_is_gpu_work(kind) && corr >= 0 && !gf_hmap_put(&b->wanted, pidcorr_key(pid, corr), 0, NULL))
+        if (gf_ev_is_gpu_work(kind) && corr >= 0 && want_put(b, pid, corr, b->n) != 0)
             return gf_oom(err, "trace");
     }
     b->collect = 1;
@@ -530,9 +618,8 @@ int gf_trace_add_partner(gf_trace *t, const gf_event *e, gf_err *err)
     gf_trace_build *b = t->b;
     if (!b->rows || e->kind != GF_EV_API || e->corr < 0 || !b->wanted.n)
         return 0; /* columns: nothing was dropped, every launch is kept already */
-    int64_t *v = gf_hmap_get(&b->wanted, pidcorr_key(e->pid, e->corr));
-    if (!v)
-        v = gf_hmap_get(&b->wanted, pidcorr_key(-1, e->corr));
+    int64_t *v = b->memo_ok && b->memo_pid == e->pid && b->memo_corr == e->corr ? b->want_memo : wanted_of(b, e);
+    b->memo_ok = 0;
     if (!v || *v)
         return 0;
     *v = 1;
@@ -746,6 +833,7 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
     gf_trace_build *b = t->b;
     if (!b)
         return gf_errf(err, GF_EXIT_ERROR, "trace: finish without begin");
+    settle(b);
     /* launches with a stack but no GPU partner weigh their own duration */
     for (size_t i = 0; i < b->napis; i++)
         if (!b->apis[i].partnered && flame_add(b, b->apis[i].stack, b->apis[i].name, 0, b->apis[i].dur) != 0)

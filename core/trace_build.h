@@ -39,6 +39,10 @@ int gf_trace_keeps_all(const gf_trace *t);
 /* 0 when a bounded build is full and an event of this duration would be dropped by gf_trace_add (its
  * detail is then never read: importers may skip parsing it); 1 otherwise. */
 int gf_trace_may_keep(const gf_trace *t, int64_t dur);
+/* 0 when gf_trace_add would read nothing of e but its kind and duration (a bounded build drops e and sets
+ * no launch aside for it): importers may leave the name uninterned (-1), and the corr of GPU work unread
+ * (-1). 1 otherwise. e: kind, dur, stack, and for CUDA API calls pid and corr. */
+int gf_trace_needs_name(gf_trace *t, const gf_event *e);
 size_t gf_trace_added(const gf_trace *t);
 int gf_trace_reorder_added(gf_trace *t, size_t from, const uint32_t *ord, gf_err *err);
 int gf_trace_set_added_detail(gf_trace *t, size_t i, const gf_detail *d, gf_err *err);

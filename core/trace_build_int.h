@@ -16,13 +16,22 @@ typedef struct api_rec {
     int partnered;
 } api_rec;
 
+/* rows: the key of the event in a slot of ev/det/seq, for settle's selection */
+typedef struct heap_key {
+    int64_t dur;
+    uint64_t seq;
+    size_t slot;
+} heap_key;
+
 typedef struct gf_trace_build {
     size_t max;          /* 0 = keep all */
     int rows;            /* max > 0 and more than max arrived: events moved from the columns to the heap */
     int keep_partners;
-    gf_event *ev;        /* rows: a min-heap of the max events to keep (worse() at the root) */
-    gf_detail *det;      /* rows: parallel to ev, moved with the events */
+    gf_event *ev;        /* rows: the events that may be kept, in slots (cap of them; settle keeps max) */
+    gf_detail *det;      /* rows: parallel to ev */
     uint64_t *seq;       /* rows: parallel to ev, arrival order, breaks ties */
+    heap_key *heap;      /* rows: settle's keys (cap) */
+    int64_t thr;         /* rows: the duration of the shortest kept event at the last settle */
     gf_detail *cdet;     /* columns: the distinct details, in order of first arrival */
     size_t ncdet, cdet_cap;
     int32_t last_cdet;   /* columns: the cdet index the last event with details got */
@@ -33,6 +42,11 @@ typedef struct gf_trace_build {
     gf_detail *extra_det;
     size_t nextra, extra_cap;
     gf_hmap wanted;      /* (pid, corr) → 0 wanted, 1 added */
+    uint64_t *want_bits; /* a bit per hash of each wanted corr: most API events are not wanted */
+    uint64_t want_mask;
+    int64_t *want_memo;  /* gf_trace_needs_name's look-up, for the gf_trace_add_partner of the same event */
+    int64_t memo_pid, memo_corr;
+    int memo_ok;
     int collect;         /* gf_trace_collect_partners was called */
     int given;           /* gf_trace_set_given: counts, launches and flame come from the caller, not the events */
     gf_hmap lane_map;    /* lane key hash → lane index */

@@ -17,15 +17,72 @@ void gf_trace_csv_cols_init(gf_trace_csv_cols *c)
     c->pid = c->tid = c->thread = -1;
 }
 
+/* The current row's fields, fetched once per row (gf_csv_row) rather than once per field. */
+typedef struct rowv {
+    gf_csv *c;
+    const char *base;
+    const gf_csv_span *f;
+    size_t n;
+} rowv;
+
+/* Field col of the row ("" when the row is short or col < 0). */
+static inline const char *rv_field(const rowv *r, int col, size_t *len)
+{
+    if (col < 0 || (size_t)col >= r->n) {
+        *len = 0;
+        return "";
+    }
+    *len = r->f[col].len;
+    return r->base + r->f[col].off;
+}
+
+/* The value of the n (1..8) bytes at s when all are ASCII digits (1), else 0; the 8 bytes at s are
+ * readable (gf_csv_row). SWAR: the bytes after the field become leading zeros, then byte pairs, pairs of
+ * pairs and the two halves are combined with one multiply each. */
+static inline int digits8(const char *s, size_t n, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t hi = 0xF0F0F0F0F0F0F0F0u, zeros = 0x3030303030303030u;
+    uint64_t x;
+    memcpy(&x, s, 8);
+    unsigned sh = (unsigned)(8 - n) * 8;
+    if (sh)
+        x = (x << sh) | (zeros >> (64 - sh));
+    if ((x & hi) != zeros || ((x + 0x0606060606060606u) & hi) != zeros)
+        return 0;
+    x -= zeros;
+    x = (x * 10) + (x >> 8); /* first digit of each pair in the even bytes */
+    x = (((x & 0x000000FF000000FFu) * (100 + (UINT64_C(1000000) << 32))) +
+         (((x >> 16) & 0x000000FF000000FFu) * (1 + (UINT64_C(10000) << 32)))) >> 32;
+    *v = x;
+    return 1;
+#else
+    uint64_t r = 0;
+    for (size_t i = 0; i < n; i++) {
+        if ((unsigned char)(s[i] - '0') >= 10)
+            return 0;
+        r = r * 10 + (uint64_t)(s[i] - '0');
+    }
+    *v = r;
+    return 1;
+#endif
+}
+
 /* Whole field as an integer (surrounding blanks allowed; "5783718.0" accepted): 1 = a value, 0 = empty
  * or no such column, -1 = malformed (not an integer, or beyond int64). Hand-rolled: this runs several
  * times per row of multi-million-row CSVs. */
-static int parse_i64(const gf_csv *c, int col, int64_t *v)
+static int parse_i64(const rowv *r, int col, int64_t *v)
 {
-    if (col < 0)
-        return 0;
     size_t len;
-    const char *s = gf_csv_field(c, (size_t)col, &len);
+    const char *s = rv_field(r, col, &len);
+    if (len && len <= 16) { /* the common case: plain digits, eight at a time */
+        static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+        uint64_t x, y;
+        if (len <= 8 ? digits8(s, len, &x) : digits8(s, 8, &x) && digits8(s + 8, len - 8, &y)) {
+            *v = (int64_t)(len <= 8 ? x : x * p10[len - 8] + y);
+            return 1;
+        }
+    }
     const char *e = s + len;
     while (s < e && (*s == ' ' || *s == '\t'))
         s++;
@@ -62,41 +119,41 @@ static int parse_i64(const gf_csv *c, int col, int64_t *v)
     return 1;
 }
 
-static int64_t opt_i64(const gf_csv *c, int col, int64_t def)
+static int64_t opt_i64(const rowv *r, int col, int64_t def)
 {
     int64_t v;
-    return parse_i64(c, col, &v) == 1 ? v : def;
+    return parse_i64(r, col, &v) == 1 ? v : def;
 }
 
 /* Start and duration of the current row: 1 = both present, 0 = one is empty (the row is skipped),
  * -1 = malformed or a negative duration (err names file, line and column). */
-static int start_dur(const gf_csv *c, const gf_trace_csv_cols *k, gf_event *e, gf_err *err)
+static int start_dur(const rowv *r, const gf_trace_csv_cols *k, gf_event *e, gf_err *err)
 {
     int cols[2] = {k->start, k->dur};
     int64_t *dst[2] = {&e->start, &e->dur};
     int any_empty = 0;
     for (int i = 0; i < 2; i++) {
-        int r = parse_i64(c, cols[i], dst[i]);
-        const char *why = r < 0 ? "invalid integer" : (i == 1 && r == 1 && *dst[i] < 0 ? "negative duration" : NULL);
+        int p = parse_i64(r, cols[i], dst[i]);
+        const char *why = p < 0 ? "invalid integer" : (i == 1 && p == 1 && *dst[i] < 0 ? "negative duration" : NULL);
         if (why) {
             size_t n;
-            const char *v = gf_csv_field(c, (size_t)cols[i], &n);
-            const char *name = gf_csv_colname(c, (size_t)cols[i]);
-            return gf_errf(err, GF_EXIT_INPUT, "%s:%zu:%d (column '%s'): %s '%.*s%s'", gf_csv_path(c), gf_csv_line(c),
+            const char *v = rv_field(r, cols[i], &n);
+            const char *name = gf_csv_colname(r->c, (size_t)cols[i]);
+            return gf_errf(err, GF_EXIT_INPUT, "%s:%zu:%d (column '%s'): %s '%.*s%s'", gf_csv_path(r->c), gf_csv_line(r->c),
                            cols[i] + 1, name ? name : "?", why, (int)(n > 80 ? 80 : n), v, n > 80 ? "..." : "");
         }
-        if (r == 0)
+        if (p == 0)
             any_empty = 1;
     }
     return any_empty ? 0 : 1;
 }
 
-static int32_t intern_field(gf_trace *t, const gf_csv *c, int col)
+static int32_t intern_field(gf_trace *t, const rowv *r, int col)
 {
     if (col < 0)
         return -1;
     size_t len;
-    const char *s = gf_csv_field(c, (size_t)col, &len);
+    const char *s = rv_field(r, col, &len);
     while (len && (s[len - 1] == ' ' || s[len - 1] == '\r'))
         len--;
     if (!len)
@@ -105,13 +162,13 @@ static int32_t intern_field(gf_trace *t, const gf_csv *c, int col)
 }
 
 /* 1 when field col of the current row, trimmed as intern_field trims it, is string id (not -1): the device
- * column repeats one value for long runs of rows, so comparing saves hashing it every row. */
-static int same_field(gf_trace *t, const gf_csv *c, int col, int32_t id)
+ * column repeats a few values, so comparing saves hashing it every row. */
+static int same_field(gf_trace *t, const rowv *r, int col, int32_t id)
 {
     if (col < 0 || id < 0)
         return 0;
     size_t len, il;
-    const char *s = gf_csv_field(c, (size_t)col, &len);
+    const char *s = rv_field(r, col, &len);
     while (len && (s[len - 1] == ' ' || s[len - 1] == '\r'))
         len--;
     const char *is = gf_strtab_get(t->str, id, &il);
@@ -138,16 +195,31 @@ enum { ROW_EVENT = 1, ROW_SKIPPED = 2 };
 
 /* The next row with the columns this import uses: ROW_EVENT (start and duration in *e), ROW_SKIPPED (a
  * row without times), 0 at the end, -1 on error (err set: a short row names its missing columns). */
-static int next_event(gf_csv *c, const gf_trace_csv_cols *k, const int *need, size_t nneed, gf_event *e,
+static int next_event(rowv *r, const gf_trace_csv_cols *k, const int *need, size_t nneed, gf_event *e,
                       gf_err *err)
 {
-    int rc = gf_csv_next(c, err);
+    int rc = gf_csv_next(r->c, err);
     if (rc != 1)
         return rc < 0 ? -1 : 0;
-    if (gf_csv_require(c, need, nneed, err) != 0)
+    if (gf_csv_require(r->c, need, nneed, err) != 0)
         return -1;
-    int sd = start_dur(c, k, e, err);
+    r->base = gf_csv_row(r->c, &r->f, &r->n);
+    int sd = start_dur(r, k, e, err);
     return sd < 0 ? -1 : sd == 0 ? ROW_SKIPPED : ROW_EVENT;
+}
+
+/* The lanes of the last keys seen, by key bits: threads and streams come back often (most rows find their
+ * lane here, without the hash map). */
+enum { LANE_CACHE = 16 };
+typedef struct lane_cache {
+    uint64_t key;
+    int64_t lane; /* -1: empty */
+} lane_cache;
+
+static void lane_cache_init(lane_cache *lc)
+{
+    for (int i = 0; i < LANE_CACHE; i++)
+        lc[i] = (lane_cache){0, -1};
 }
 
 static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k, int partner_pass, gf_err *err)
@@ -159,35 +231,42 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         return -1;
     if (gf_csv_open(&c, path, &o, err) != 0)
         return err->code == GF_EXIT_NO_DATA ? 0 : -1;
+    rowv rv = {c, "", NULL, 0};
     int rc;
     int need[17];
     size_t nneed = used_cols(k, need);
     gf_hmap lanes; /* (pid, tid) → lane */
     gf_hmap_init(&lanes);
+    lane_cache lc[LANE_CACHE];
+    lane_cache_init(lc);
     gf_event e;
-    while ((rc = next_event(c, k, need, nneed, &e, err)) > 0) {
+    while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
             continue;
-        int64_t pid = opt_i64(c, k->pid, -1), tid = opt_i64(c, k->tid, -1);
-        e.corr = opt_i64(c, k->corr, -1);
+        int64_t pid = opt_i64(&rv, k->pid, -1), tid = opt_i64(&rv, k->tid, -1);
+        e.corr = opt_i64(&rv, k->corr, -1);
         e.pid = (int32_t)pid;
         e.kind = GF_EV_API;
         e.stack = -1;
-        if ((e.name = intern_field(t, c, k->name)) < 0 && (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0)
+        e.name = -1; /* interned only when the build reads it: most rows of a bounded build are dropped */
+        if (gf_trace_needs_name(t, &e) && (e.name = intern_field(t, &rv, k->name)) < 0 &&
+            (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0)
             goto oom;
         uint64_t key = ((uint64_t)(pid & 0xFFFFFFFF) << 32) ^ (uint64_t)(tid & 0xFFFFFFFF);
-        int64_t *v = gf_hmap_get(&lanes, key);
+        lane_cache *hit = &lc[(key ^ (key >> 32)) % LANE_CACHE];
+        int64_t *v = hit->lane >= 0 && hit->key == key ? &hit->lane : gf_hmap_get(&lanes, key);
         if (v) {
             e.lane = (int32_t)*v;
         } else {
             if ((e.lane = gf_trace_lane(t, GF_LANE_CPU, 0, pid, tid, -1, -1, -1, err)) < 0)
                 break;
-            int32_t tn = intern_field(t, c, k->thread);
+            int32_t tn = intern_field(t, &rv, k->thread);
             if (tn >= 0)
                 gf_trace_lane_set_thread_name(t, e.lane, tn);
             if (!gf_hmap_put(&lanes, key, e.lane, NULL))
                 goto oom;
         }
+        *hit = (lane_cache){key, e.lane};
         if ((partner_pass ? gf_trace_add_partner(t, &e, err) : gf_trace_add(t, &e, NULL, err)) != 0) {
             rc = -1;
             break;
@@ -202,6 +281,12 @@ oom:
     return gf_oom(err, path);
 }
 
+enum { CUDA_NAMES = 8 };
+typedef struct cuda_name {
+    int32_t name;
+    int64_t cls; /* as in import_gpu's names map */
+} cuda_name;
+
 /* "... (3)" → 3 */
 static int64_t device_number(const char *s, size_t len)
 {
@@ -215,6 +300,71 @@ static int64_t device_number(const char *s, size_t len)
     return strtoll(s + i, NULL, 10);
 }
 
+/* The GPU import's names: name id → kind | (copy label id + 1) << 8, and the last memcpy/memset names. */
+typedef struct gpu_names {
+    gf_hmap cls;
+    cuda_name cuda[CUDA_NAMES];
+    int ncuda;
+} gpu_names;
+
+/* Kind | (copy label id + 1) << 8 of name id (-1: a kernel), classified once per distinct name:
+ * "[CUDA memcpy X]" / "[CUDA memset]" / a kernel. NULL on OOM. */
+static int64_t *classify(gf_trace *t, gpu_names *g, int32_t name)
+{
+    int64_t *cls = gf_hmap_get(&g->cls, (uint64_t)name);
+    if (cls)
+        return cls;
+    size_t len;
+    const char *s = gf_strtab_get(t->str, name, &len);
+    int64_t v = GF_EV_KERNEL;
+    if (strncmp(s, "[CUDA ", 6) == 0 && strstr(s, "memcpy")) {
+        const char *p = strstr(s, "memcpy") + 6;
+        while (*p == ' ')
+            p++;
+        size_t l = strcspn(p, "]");
+        int32_t lab = l ? gf_strtab_intern(t->str, p, l) : -1;
+        v = GF_EV_MEMCPY | ((int64_t)(lab + 1) << 8);
+    } else if (strncmp(s, "[CUDA ", 6) == 0 && strstr(s, "memset")) {
+        v = GF_EV_MEMSET;
+    }
+    return gf_hmap_put(&g->cls, (uint64_t)name, v, NULL);
+}
+
+/* e->name and *cls (as classify) of the row's name column; -1 on OOM. Kernels (no "[CUDA " prefix) are
+ * told apart without hashing, and their names interned only when the build may read them; the few
+ * memcpy/memset names are matched among the last ones before hashing. */
+static int gpu_name(gf_trace *t, const rowv *rv, int col, gpu_names *g, gf_event *e, int64_t *cls)
+{
+    size_t nl;
+    const char *nm = rv_field(rv, col, &nl);
+    if (nl < 6 || memcmp(nm, "[CUDA ", 6) != 0) {
+        *cls = GF_EV_KERNEL;
+        e->name = -1; /* a kernel the bounded build drops: its name is never read */
+        if (gf_trace_needs_name(t, e) && (e->name = intern_field(t, rv, col)) < 0 &&
+            (e->name = gf_strtab_intern_cstr(t->str, "?")) < 0)
+            return -1;
+        return 0;
+    }
+    while (nl && (nm[nl - 1] == ' ' || nm[nl - 1] == '\r'))
+        nl--;
+    for (int i = 0; i < g->ncuda; i++) {
+        size_t cl;
+        const char *cs = gf_strtab_get(t->str, g->cuda[i].name, &cl);
+        if (cl == nl && memcmp(cs, nm, nl) == 0) {
+            e->name = g->cuda[i].name;
+            *cls = g->cuda[i].cls;
+            return 0;
+        }
+    }
+    int64_t *c;
+    if ((e->name = intern_field(t, rv, col)) < 0 || !(c = classify(t, g, e->name)))
+        return -1;
+    *cls = *c;
+    if (g->ncuda < CUDA_NAMES)
+        g->cuda[g->ncuda++] = (cuda_name){e->name, *c};
+    return 0;
+}
+
 static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k, gf_err *err)
 {
     gf_csv *c;
@@ -224,49 +374,46 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         return -1;
     if (gf_csv_open(&c, path, &o, err) != 0)
         return err->code == GF_EXIT_NO_DATA ? 0 : -1;
-    gf_hmap lanes, names; /* (device, stream) → lane; name id → kind | copy label << 8 */
+    rowv rv = {c, "", NULL, 0};
+    gf_hmap lanes; /* (device, stream) → lane */
     gf_hmap_init(&lanes);
-    gf_hmap_init(&names);
     int rc;
     gf_detail d;
     int need[17];
     size_t nneed = used_cols(k, need);
     gf_event e;
-    int32_t last_dev = -1;
-    while ((rc = next_event(c, k, need, nneed, &e, err)) > 0) {
+    int32_t devs[4] = {-1, -1, -1, -1}; /* the last devices seen, newest first: rows alternate among a few */
+    gpu_names g;
+    gf_hmap_init(&g.cls);
+    g.ncuda = 0;
+    lane_cache lc[LANE_CACHE];
+    lane_cache_init(lc);
+    while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
             continue;
-        e.corr = opt_i64(c, k->corr, -1);
+        e.corr = -1; /* read below only when the build may keep the row: dropped GPU rows only count */
         e.pid = -1;
         e.stack = -1;
-        if ((e.name = intern_field(t, c, k->name)) < 0 && (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0)
+        e.kind = GF_EV_KERNEL;
+        int64_t cls;
+        if (gpu_name(t, &rv, k->name, &g, &e, &cls) != 0)
             goto oom;
-        /* classify by name once per distinct name: "[CUDA memcpy X]" / "[CUDA memset]" / a kernel */
-        int64_t *cls = gf_hmap_get(&names, (uint64_t)e.name);
-        if (!cls) {
-            size_t len;
-            const char *s = gf_strtab_get(t->str, e.name, &len);
-            int64_t v = GF_EV_KERNEL; /* kind | (copy label id + 1) << 8 */
-            if (strncmp(s, "[CUDA ", 6) == 0 && strstr(s, "memcpy")) {
-                const char *p = strstr(s, "memcpy") + 6;
-                while (*p == ' ')
-                    p++;
-                size_t l = strcspn(p, "]");
-                int32_t lab = l ? gf_strtab_intern(t->str, p, l) : -1;
-                v = GF_EV_MEMCPY | ((int64_t)(lab + 1) << 8);
-            } else if (strncmp(s, "[CUDA ", 6) == 0 && strstr(s, "memset")) {
-                v = GF_EV_MEMSET;
-            }
-            if (!(cls = gf_hmap_put(&names, (uint64_t)e.name, v, NULL)))
-                goto oom;
+        e.kind = (uint8_t)(cls & 0xFF);
+        if (gf_trace_needs_name(t, &e))
+            e.corr = opt_i64(&rv, k->corr, -1);
+        int32_t copy = (int32_t)(cls >> 8) - 1;
+        int64_t stream = opt_i64(&rv, k->stream, -1);
+        int di = 0;
+        while (di < 4 && !same_field(t, &rv, k->device, devs[di]))
+            di++;
+        int32_t dev = di < 4 ? devs[di] : intern_field(t, &rv, k->device);
+        if (di) { /* to the front */
+            memmove(devs + 1, devs, (size_t)(di < 4 ? di : 3) * sizeof *devs);
+            devs[0] = dev;
         }
-        e.kind = (uint8_t)(*cls & 0xFF);
-        int32_t copy = (int32_t)(*cls >> 8) - 1;
-        int64_t stream = opt_i64(c, k->stream, -1);
-        int32_t dev = same_field(t, c, k->device, last_dev) ? last_dev : intern_field(t, c, k->device);
-        last_dev = dev;
         uint64_t key = ((uint64_t)(uint32_t)dev << 32) ^ (uint64_t)(stream & 0xFFFFFFFF);
-        int64_t *v = gf_hmap_get(&lanes, key);
+        lane_cache *hit = &lc[(key ^ (key >> 32)) % LANE_CACHE];
+        int64_t *v = hit->lane >= 0 && hit->key == key ? &hit->lane : gf_hmap_get(&lanes, key);
         if (v) {
             e.lane = (int32_t)*v;
         } else {
@@ -279,18 +426,19 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
             if (!gf_hmap_put(&lanes, key, e.lane, NULL))
                 goto oom;
         }
+        *hit = (lane_cache){key, e.lane};
         gf_detail_clear(&d);
         if (!gf_trace_may_keep(t, e.dur)) {
             /* dropped by the bounded build: its detail would never be read */
         } else if (e.kind == GF_EV_KERNEL) {
             for (int i = 0; i < 3; i++) {
-                d.grid[i] = (int32_t)opt_i64(c, k->grid[i], -1);
-                d.block[i] = (int32_t)opt_i64(c, k->block[i], -1);
+                d.grid[i] = (int32_t)opt_i64(&rv, k->grid[i], -1);
+                d.block[i] = (int32_t)opt_i64(&rv, k->block[i], -1);
             }
-            d.regs = (int32_t)opt_i64(c, k->regs, -1);
+            d.regs = (int32_t)opt_i64(&rv, k->regs, -1);
         } else if (k->bytes >= 0) {
             size_t len;
-            const char *s = gf_csv_field(c, (size_t)k->bytes, &len);
+            const char *s = rv_field(&rv, k->bytes, &len);
             char *end;
             double b = strtod(s, &end);
             if (end != s)
@@ -303,12 +451,12 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         }
     }
     gf_hmap_free(&lanes);
-    gf_hmap_free(&names);
+    gf_hmap_free(&g.cls);
     gf_csv_close(c);
     return rc < 0 ? -1 : 0;
 oom:
     gf_hmap_free(&lanes);
-    gf_hmap_free(&names);
+    gf_hmap_free(&g.cls);
     gf_csv_close(c);
     return gf_oom(err, path);
 }
