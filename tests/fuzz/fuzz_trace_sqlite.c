@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_write_file(data, size, ".sqlite");
     gf_trace *t = gf_trace_new();
     gf_err err;
-    gf_sqlite_opts o = {1, {GF_CPU_OSRT | GF_CPU_SAMPLES | GF_CPU_RUNNING, 64}, 0};
+    gf_sqlite_opts o = {.stacks = 1, .cpu = {GF_CPU_OSRT | GF_CPU_SAMPLES | GF_CPU_RUNNING, 64}};
     if (t && gf_trace_begin(t, 0, 1, &err) == 0 && gf_trace_import_sqlite(t, path, &o, &err) == 0) {
         FILE *devnull = fopen("/dev/null", "w");
         if (devnull) {
