@@ -259,7 +259,7 @@ function gfTimelineDraw(T) {
   // The shading as one image a lane: a row of pixels (the colour, alpha by level) stretched to the lane's
   // height, instead of a rectangle per run of equal level (thousands a frame when zoomed far out).
   var strip = null, sctx = null, stripImg = null, rgbOf = {};
-  function rgb(col) { // '#rrggbb' (or a name the canvas knows) -> [r, g, b], or null
+  function cssRgb(col) { // '#rrggbb' (or a name the canvas knows) -> [r, g, b], or null
     if (!(col in rgbOf)) {
       sctx.fillStyle = '#000000'; sctx.fillStyle = col;
       var m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(String(sctx.fillStyle));
@@ -271,7 +271,7 @@ function gfTimelineDraw(T) {
     var plotW = T.plotW, w = plotW + 2, h = laneHt[l] - 6, x, a;
     var col = gfTimelineCpu.densityColour(lanes[l].sub) || COL[laneKind(l)] || COL.gpu;
     if (!strip) { strip = document.createElement('canvas'); strip.height = 1; sctx = strip.getContext('2d', { willReadFrequently: true }); }
-    var rc = rgb(col);
+    var rc = cssRgb(col);
     if (!rc || h <= 0) { drawDensityRuns(c, l, y, col); return; }
     if (strip.width !== w) { strip.width = w; stripImg = sctx.createImageData(w, 1); }
     var px = stripImg.data;
