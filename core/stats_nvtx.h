@@ -83,6 +83,9 @@ typedef struct gf_snv_call {
     int32_t dup, dfirst;
 } gf_snv_call;
 
+/* What gf_snv_projection_given checks in the export before it projects (NVTX data, CUDA calls, a GPU op
+ * table): *ok 1 when it would project, else 0 (res says why). 0, or -1 with err. */
+int gf_snv_projection_usable(gf_stats_db *d, gf_stats_res *res, int *ok, gf_err *err);
 /* The same projection with the calls given instead of read from the export (core/trace_proj.c takes them
  * from an imported trace that holds the export's rows): c[0..n) in RUNTIME row order, or already sorted by
  * (globalTid, start, end) with ties in that order; the array is sorted and marked in place. With

@@ -324,9 +324,9 @@ static int project(gf_snv_set *s, call *c, size_t nc, size_t ngrp, gf_err *err)
     return 0;
 }
 
-/* gf_snv_projection with the calls read from the export (given NULL) or given */
-static int projection(gf_stats_db *d, gf_stats_res *res, vec *given, size_t given_ngrp, gf_snv_set *s,
-                      int ranges_given, int *ok, gf_err *err)
+/* The export's tables a projection needs: NVTX ranges, CUDA calls; *has_ops: any GPU op table. 0 with *ok 0
+ * and res saying why when one is missing; -1 with err. */
+static int tables_present(gf_stats_db *d, gf_stats_res *res, int check_ops, int *has_ops, int *ok, gf_err *err)
 {
     *ok = 0;
     int present = 0;
@@ -339,19 +339,47 @@ static int projection(gf_stats_db *d, gf_stats_res *res, vec *given, size_t give
         return gf_sqlite_fail(d->db, d->path, "CUPTI_ACTIVITY_KIND_RUNTIME", err);
     if (!h)
         return gf_stats_skip(d, res, "does not contain CUDA API data.");
-    vec calls = {NULL, 0, 0, sizeof(call)};
+    static const char *const tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                         "CUPTI_ACTIVITY_KIND_MEMSET"};
+    for (int i = 0; check_ops && i < 3; i++) { /* load_calls' test */
+        int ht = gf_sqlite_has_table(d->db, tables[i]);
+        if (ht < 0)
+            return gf_sqlite_fail(d->db, d->path, tables[i], err);
+        *has_ops |= ht;
+    }
+    *ok = 1;
+    return 0;
+}
+
+int gf_snv_projection_usable(gf_stats_db *d, gf_stats_res *res, int *ok, gf_err *err)
+{
     int has_ops = 0;
+    if (tables_present(d, res, 1, &has_ops, ok, err) != 0) {
+        *ok = 0;
+        return -1;
+    }
+    if (!*ok)
+        return 0;
+    if (!has_ops) {
+        *ok = 0;
+        return gf_stats_skip(d, res, "does not contain GPU operation data.");
+    }
+    return 0;
+}
+
+/* gf_snv_projection with the calls read from the export (given NULL) or given */
+static int projection(gf_stats_db *d, gf_stats_res *res, vec *given, size_t given_ngrp, gf_snv_set *s,
+                      int ranges_given, int *ok, gf_err *err)
+{
+    int has_ops = 0;
+    if (tables_present(d, res, given != NULL, &has_ops, ok, err) != 0)
+        return -1;
+    if (!*ok)
+        return 0;
+    *ok = 0;
+    vec calls = {NULL, 0, 0, sizeof(call)};
     size_t ngrp = given_ngrp;
-    if (given) { /* load_calls' test: any GPU op table */
-        static const char *const tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
-                                             "CUPTI_ACTIVITY_KIND_MEMSET"};
-        for (int i = 0; i < 3; i++) {
-            int ht = gf_sqlite_has_table(d->db, tables[i]);
-            if (ht < 0)
-                return gf_sqlite_fail(d->db, d->path, tables[i], err);
-            has_ops |= ht;
-        }
-    } else if (load_calls(d, &calls, &ngrp, &has_ops, err) != 0) {
+    if (!given && load_calls(d, &calls, &ngrp, &has_ops, err) != 0) {
         free(calls.p);
         return -1;
     }

@@ -20,17 +20,31 @@
 #include "stats_nvtx.h"
 #include "hmap.h"
 #include "mem.h"
+#include "trace_proj_int.h"
 #include "trace_proj_merge.h"
 #include "trace_trim.h"
 
 typedef struct pev {
-    int64_t start, dur, rowid, pid, tid;
+    int64_t start, dur, rowid;
     int64_t ostart, oend; /* the range itself on its thread: nested ranges often project onto the same ops */
-    int32_t dev, name, lane;
-    int32_t sid; /* the name's id in the table the projection named it in */
-    const char *nm; /* the name in the export's string table, until interned in the trace's */
-    size_t nl;
+    int32_t pid, tid, dev, name, lane;
+    int32_t sid; /* the name's id in the table the projection named it in (gf_proj_part's names or d's) */
 } pev;
+
+/* pev e's name: its sid in str, the default domain's ":name" shown as the NVTX lanes show it ("" when none) */
+static const char *pev_nm(const gf_strtab *str, const pev *e, size_t *nl)
+{
+    const char *nm = e->sid >= 0 ? gf_strtab_get(str, e->sid, nl) : NULL;
+    if (!nm) {
+        *nl = 0;
+        return "";
+    }
+    if (*nl > 0 && nm[0] == ':') {
+        nm++;
+        (*nl)--;
+    }
+    return nm;
+}
 
 /* Ranges that project onto the same span: the enclosing one first, as they nest on their thread, then the
  * export's row order (equal ranges only) */
@@ -55,17 +69,19 @@ static int cmp_start(const void *a, const void *b)
 
 /* The order names are interned in: by start, then the name itself, never the export's row order, so the
  * trace's string ids (and the page) do not depend on how the export stored its rows. */
-static int cmp_intern(const void *a, const void *b)
+static int cmp_intern(const void *a, const void *b, void *str)
 {
     const pev *x = a, *y = b;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     if (x->dur != y->dur)
         return x->dur > y->dur ? -1 : 1;
-    size_t n = x->nl < y->nl ? x->nl : y->nl;
-    int c = n ? memcmp(x->nm, y->nm, n) : 0;
-    if (c || x->nl != y->nl)
-        return c ? c : (x->nl < y->nl ? -1 : 1);
+    size_t xl, yl;
+    const char *xn = pev_nm(str, x, &xl), *yn = pev_nm(str, y, &yl);
+    size_t n = xl < yl ? xl : yl;
+    int c = n ? memcmp(xn, yn, n) : 0;
+    if (c || xl != yl)
+        return c ? c : (xl < yl ? -1 : 1);
     if (x->tid != y->tid)
         return x->tid < y->tid ? -1 : 1;
     if (x->pid != y->pid)
@@ -73,16 +89,18 @@ static int cmp_intern(const void *a, const void *b)
     return cmp_nesting(x, y);
 }
 
-static int cmp_intern_p(const void *a, const void *b)
+static int cmp_intern_p(const void *a, const void *b, void *str)
 {
-    return cmp_intern(*(const pev *const *)a, *(const pev *const *)b);
+    return cmp_intern(*(const pev *const *)a, *(const pev *const *)b, str);
 }
 
 /* Names into t's table as if interned in cmp_intern order (which decides the ids of names new to the table:
  * not the export's row order). Each distinct name (sid, < nsid) is looked up once; a new one takes its id in
  * the order of its first range by cmp_intern, so only the new names are sorted, not the ranges. -1 on OOM. */
-static int intern_names(gf_trace *t, pev *pv, size_t k, size_t nsid)
+static int intern_names(gf_trace *t, const gf_strtab *str, pev *pv, size_t k, size_t nsid)
 {
+    size_t nl;
+    const char *nm;
     size_t ns = nsid ? nsid : 1;
     int32_t *known = malloc(ns * sizeof *known); /* sid → id in t->str, -1 new, -2 not looked up */
     size_t *first = malloc(ns * sizeof *first);  /* new sid → its first range by cmp_intern */
@@ -94,14 +112,15 @@ static int intern_names(gf_trace *t, pev *pv, size_t k, size_t nsid)
     for (size_t i = 0; rc == 0 && i < k; i++) {
         int32_t sid = pv[i].sid;
         if (sid < 0 || (size_t)sid >= nsid) { /* not from the table: on its own */
-            pv[i].name = gf_strtab_find(t->str, pv[i].nm, pv[i].nl);
+            nm = pev_nm(str, &pv[i], &nl);
+            pv[i].name = gf_strtab_find(t->str, nm, nl);
             nnew += pv[i].name < 0;
             continue;
         }
-        if (known[sid] == -2 && (known[sid] = gf_strtab_find(t->str, pv[i].nm, pv[i].nl)) < 0) {
+        if (known[sid] == -2 && (nm = pev_nm(str, &pv[i], &nl), known[sid] = gf_strtab_find(t->str, nm, nl)) < 0) {
             first[sid] = i;
             nnew++;
-        } else if (known[sid] == -1 && cmp_intern(&pv[i], &pv[first[sid]]) < 0) {
+        } else if (known[sid] == -1 && cmp_intern(&pv[i], &pv[first[sid]], (void *)str) < 0) {
             first[sid] = i;
         }
         pv[i].name = known[sid];
@@ -114,9 +133,10 @@ static int intern_names(gf_trace *t, pev *pv, size_t k, size_t nsid)
             q[nq++] = &pv[i];
     }
     if (rc == 0 && nq > 1)
-        qsort(q, nq, sizeof *q, cmp_intern_p);
+        qsort_r(q, nq, sizeof *q, cmp_intern_p, (void *)str);
     for (size_t j = 0; rc == 0 && j < nq; j++) {
-        int32_t id = gf_strtab_intern(t->str, q[j]->nm, q[j]->nl);
+        nm = pev_nm(str, q[j], &nl);
+        int32_t id = gf_strtab_intern(t->str, nm, nl);
         if (id < 0)
             rc = -1;
         else if (q[j]->sid >= 0 && (size_t)q[j]->sid < nsid)
@@ -208,131 +228,6 @@ static int sort_start(const pev *pv, size_t n, uint32_t **out)
     return 0;
 }
 
-/* (process, correlation id) → the calls' GPU work group: a table over the ids' span when they are dense
- * (CUPTI numbers the calls of a process 1, 2, 3, ...) and the processes few, else a hash map. */
-enum { GIDX_PIDS = 16 };
-typedef struct gidx {
-    int32_t pid[GIDX_PIDS];
-    size_t npid, span;
-    int64_t cmin;
-    int32_t *dense; /* [pid slot * span + corr - cmin] → group or -1; NULL: map */
-    gf_hmap map;
-} gidx;
-
-static int fits_key(int64_t corr)
-{
-    return corr >= 0 && corr <= (int64_t)UINT32_MAX;
-}
-
-static int pid_slot(const gidx *g, int32_t pid)
-{
-    for (size_t i = 0; i < g->npid; i++)
-        if (g->pid[i] == pid)
-            return (int)i;
-    return -1;
-}
-
-/* Sizes g over the trace's GPU ops. 1: an op's id does not fit a key (the caller reads the export); -1 OOM. */
-static int gidx_init(gidx *g, const gf_trace *t)
-{
-    memset(g, 0, sizeof *g);
-    gf_hmap_init(&g->map);
-    int64_t cmin = INT64_MAX, cmax = INT64_MIN;
-    size_t nops = 0;
-    int many = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        if (!gf_ev_is_gpu_work(t->kind[i]))
-            continue;
-        int64_t c = t->corr[i];
-        if (!fits_key(c))
-            return 1;
-        nops++;
-        cmin = c < cmin ? c : cmin;
-        cmax = c > cmax ? c : cmax;
-        if (!many && pid_slot(g, t->pid[i]) < 0) {
-            if (g->npid == GIDX_PIDS)
-                many = 1;
-            else
-                g->pid[g->npid++] = t->pid[i];
-        }
-    }
-    if (!nops || many || (uint64_t)(cmax - cmin + 1) * g->npid > 2 * (uint64_t)nops + 4096)
-        return 0;
-    g->cmin = cmin;
-    g->span = (size_t)(cmax - cmin + 1);
-    g->dense = malloc(g->span * g->npid * sizeof *g->dense);
-    if (!g->dense)
-        return -1;
-    memset(g->dense, 0xff, g->span * g->npid * sizeof *g->dense);
-    return 0;
-}
-
-static void gidx_free(gidx *g)
-{
-    free(g->dense);
-    gf_hmap_free(&g->map);
-}
-
-/* The group of event i's (pid, corr); with add, a new one numbered next when absent (*added set). -1 none,
- * -2 OOM. */
-static int64_t gidx_find(gidx *g, const gf_trace *t, size_t i, int add, int64_t next, int *added)
-{
-    int64_t c = t->corr[i];
-    *added = 0;
-    if (!fits_key(c))
-        return -1;
-    if (g->dense) {
-        int s = pid_slot(g, t->pid[i]);
-        if (s < 0 || c < g->cmin || c - g->cmin >= (int64_t)g->span)
-            return -1;
-        int32_t *v = &g->dense[(size_t)s * g->span + (size_t)(c - g->cmin)];
-        if (*v < 0 && add) {
-            *v = (int32_t)next;
-            *added = 1;
-        }
-        return *v;
-    }
-    uint64_t key = ((uint64_t)(uint32_t)t->pid[i] << 32) | (uint64_t)c; /* pid < 2^24: never GF_HMAP_EMPTY */
-    if (!add) {
-        int64_t *v = gf_hmap_get(&g->map, key);
-        return v ? *v : -1;
-    }
-    int64_t *v = gf_hmap_put(&g->map, key, next, added);
-    return v ? *v : -2;
-}
-
-/* The groups, met in the trace's order (start, kind, table row), so a group's first op is the one that starts
- * first, ties as kernels, memcpys, memsets, each in row order: the op load_calls (core/stats_nvtx_proj.c)
- * keeps after its stable sort. -1 OOM. */
-static int op_groups(const gf_trace *t, gidx *gi, int64_t **gmin, int64_t **gmax, int32_t **gdev, size_t *ng)
-{
-    size_t cap = 0;
-    *ng = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        if (!gf_ev_is_gpu_work(t->kind[i]))
-            continue;
-        int ins;
-        int64_t v = gidx_find(gi, t, i, 1, (int64_t)*ng, &ins);
-        if (v < 0)
-            return -1; /* every op's id fits (gidx_init) */
-        int64_t end = t->start[i] + t->dur[i];
-        if (!ins) {
-            if (end > (*gmax)[v])
-                (*gmax)[v] = end;
-            continue;
-        }
-        void **const cols[] = {(void **)gmin, (void **)gmax, (void **)gdev};
-        const size_t elem[] = {sizeof **gmin, sizeof **gmax, sizeof **gdev};
-        if (gf_grow_cols(cols, elem, 3, &cap, *ng + 1, 4096) != 0)
-            return -1;
-        (*gmin)[*ng] = t->start[i];
-        (*gmax)[*ng] = end;
-        (*gdev)[*ng] = (int32_t)t->lanes[t->lane[i]].devnum;
-        (*ng)++;
-    }
-    return 0;
-}
-
 static int cmp_lane_gtid(const void *a, const void *b, void *arg)
 {
     const gf_lane *L = arg;
@@ -352,18 +247,18 @@ static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t 
     *given = 0;
     if (!t->calls_exact || t->n != t->total)
         return 0;
-    gidx gi;
+    gf_gidx gi;
     int64_t *gmin = NULL, *gmax = NULL;
     int32_t *gdev = NULL;
     size_t ng = 0, *at = calloc(t->nlanes + 1, sizeof *at);
     int32_t *lord = malloc((t->nlanes + 1) * sizeof *lord);
     gf_snv_call *c = NULL;
-    int r = gidx_init(&gi, t), dummy;
+    int r = gf_gidx_init(&gi, t), dummy;
     if (r == 0)
-        r = at && lord ? op_groups(t, &gi, &gmin, &gmax, &gdev, &ng) : -1;
+        r = at && lord ? gf_proj_op_groups(t, &gi, &gmin, &gmax, &gdev, &ng) : -1;
     size_t n = 0;
     for (size_t i = 0; r == 0 && i < t->n; i++) { /* the calls with GPU work, counted per lane */
-        if (t->kind[i] == GF_EV_API && gidx_find(&gi, t, i, 0, 0, &dummy) >= 0) {
+        if (t->kind[i] == GF_EV_API && gf_gidx_find(&gi, t, i, 0, 0, &dummy) >= 0) {
             at[t->lane[i]]++;
             n++;
         }
@@ -383,7 +278,7 @@ static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t 
     }
     for (size_t i = 0; r == 0 && i < t->n; i++) { /* in trace order: by start, then seq, within a lane */
         int64_t g;
-        if (t->kind[i] != GF_EV_API || (g = gidx_find(&gi, t, i, 0, 0, &dummy)) < 0)
+        if (t->kind[i] != GF_EV_API || (g = gf_gidx_find(&gi, t, i, 0, 0, &dummy)) < 0)
             continue;
         const gf_lane *ln = &t->lanes[t->lane[i]];
         gf_snv_call *x = &c[at[t->lane[i]]++];
@@ -405,7 +300,7 @@ static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t 
             c[j] = c[j - 1];
         c[j] = x;
     }
-    gidx_free(&gi);
+    gf_gidx_free(&gi);
     free(gmin);
     free(gmax);
     free(gdev);
@@ -529,39 +424,30 @@ void gf_proj_free(gf_proj_part *p)
     free(p);
 }
 
-/* The projected ranges of the export (the max longest when max > 0) into p->pv, named in p->d's or p->names'
- * table (both kept open for gf_proj_merge). Reads t, never writes it. */
-static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part *P, gf_err *err)
+/* The projected ranges from the export's path: the calls from the trace or the export, the ranges from the
+ * trace or the export, core/stats_nvtx_proj.c's projection; *pv in the ranges' own memory, named in *names
+ * (the trace gave the ranges) or d->str. Reads t, never writes it. */
+static int collect_export(const gf_trace *t, gf_stats_db *d, pev **out, size_t *np, gf_strtab **names_out, gf_err *err)
 {
-    pev **out = &P->pv;
-    size_t *np = &P->np;
-    *out = NULL;
-    *np = 0;
     gf_snv_call *calls = NULL;
     size_t ncalls, ngrp;
     int given;
     if (trace_calls(t, &calls, &ncalls, &ngrp, &given, err) != 0)
         return -1;
-    gf_stats_db *d = gf_stats_open(path, err);
-    if (!d) {
-        free(calls);
-        return -1;
-    }
     gf_stats_res res;
     memset(&res, 0, sizeof res);
     gf_snv_set s;
     gf_strtab *names = NULL; /* the ranges' names when the trace gives them, else the export's d->str */
     int ranges = 0, rc = 0, ok = 0;
     gf_err_clear(err); /* the report code reads err->code after string look-ups (gf_stats_run does the same) */
-    if (given && d->has_stringids)
+    if (given)
         rc = trace_ranges(t, &s, &names, &ranges, err);
     else
         memset(&s, 0, sizeof s);
-    if (rc == 0 && d->has_stringids)
+    if (rc == 0)
         rc = given ? gf_snv_projection_given(d, &res, calls, ncalls, ngrp, &s, ranges, &ok, err)
                    : gf_snv_projection(d, &res, &s, &ok, err);
     free(calls);
-    const gf_strtab *str = names ? names : d->str;
     /* the projected ranges become pv in the ranges' own memory (range i gives pev k <= i, and a pev is no
      * larger): the projection's peak holds them once. Both are copied as bytes, so the types never alias. */
     _Static_assert(sizeof(pev) <= sizeof(gf_snv_range), "a projected range fits in its range's place");
@@ -572,27 +458,8 @@ static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part
         memcpy(&x, mem + i * sizeof x, sizeof x);
         if (!x.nops)
             continue;
-        size_t nl;
-        const char *nm = gf_strtab_get(str, x.name, &nl);
-        if (nm && nl > 0 && nm[0] == ':') { /* the default domain's ":name" is shown as the NVTX lanes show it */
-            nm++;
-            nl--;
-        }
-        pev e;
-        memset(&e, 0, sizeof e);
-        e.start = x.pmin;
-        e.dur = x.pmax - x.pmin;
-        e.rowid = x.rowid;
-        e.ostart = x.start;
-        e.oend = x.end;
-        e.pid = (x.gtid >> 24) & 0xFFFFFF;
-        e.tid = x.gtid & 0xFFFFFF;
-        e.dev = x.pdev;
-        e.lane = -1;
-        e.name = -1;
-        e.nm = nm ? nm : "";
-        e.nl = nm ? nl : 0;
-        e.sid = x.name;
+        pev e = {x.pmin, x.pmax - x.pmin, x.rowid, x.start, x.end, (int32_t)((x.gtid >> 24) & 0xFFFFFF),
+                 (int32_t)(x.gtid & 0xFFFFFF), x.pdev, -1, -1, x.name};
         memcpy(mem + k++ * sizeof e, &e, sizeof e);
     }
     pev *pv = NULL;
@@ -602,8 +469,113 @@ static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part
         s.r = NULL;
         s.n = 0;
     }
+    gf_snv_free(&s);
+    if (rc != 0) {
+        if (names)
+            gf_strtab_free(names);
+        return -1;
+    }
+    *out = pv;
+    *np = k;
+    *names_out = names;
+    return 0;
+}
+
+/* The name id in ns of NVTX event i as gf_snv_load names ranges (domain ":" text), cached by (domain, name)
+ * in cache; -1 on OOM. */
+static int32_t range_name(const gf_trace *t, size_t i, gf_strtab *ns, gf_hmap *cache, gf_snv_buf *b)
+{
+    int32_t dom = t->detail[i] >= 0 ? t->details[t->detail[i]].domain : -1;
+    uint64_t key = ((uint64_t)(uint32_t)(dom + 1) << 32) | (uint32_t)t->name[i];
+    int64_t *v = gf_hmap_get(cache, key);
+    if (v)
+        return (int32_t)*v;
+    size_t l = 0;
+    const char *p = dom >= 0 ? gf_strtab_get(t->str, dom, &l) : "";
+    b->len = 0;
+    int bad = gf_snv_put(b, p, l) | gf_snv_put(b, ":", 1);
+    p = gf_strtab_get(t->str, t->name[i], &l);
+    bad |= gf_snv_put(b, p, l);
+    int32_t id = bad ? -1 : gf_strtab_intern(ns, b->p, b->len);
+    if (id < 0 || !gf_hmap_put(cache, key, id, NULL))
+        return -1;
+    return id;
+}
+
+/* The projected ranges from the trace alone (trace_proj_int.h gf_proj_sweep) when it holds the export's
+ * calls and ranges (*swept 1; else nothing done): compact records, and pv allocated for the projected ranges
+ * only, named in *names. d says whether the export has what the projection needs. */
+static int collect_swept(const gf_trace *t, gf_stats_db *d, pev **out, size_t *np, gf_strtab **names, int *swept,
+                         gf_err *err)
+{
+    gf_proj_hit *H = NULL;
+    size_t nh = 0, m = 0;
+    if (gf_proj_sweep(t, &H, &nh, swept, err) != 0 || !*swept)
+        return *swept ? -1 : 0;
+    gf_stats_res res;
+    memset(&res, 0, sizeof res);
+    int ok = 0;
+    gf_err_clear(err);
+    int u = gf_snv_projection_usable(d, &res, &ok, err);
+    if (u != 0 || !ok) {
+        free(H);
+        return u != 0 ? -1 : 0;
+    }
+    for (size_t i = 0; i < nh; i++)
+        m += H[i].nops > 0;
+    pev *pv = malloc((m ? m : 1) * sizeof *pv);
+    gf_strtab *ns = gf_strtab_new();
+    gf_hmap cache; /* (domain, name) → name in ns */
+    gf_hmap_init(&cache);
+    gf_snv_buf b = {0};
+    int rc = pv && ns ? 0 : -1;
+    size_t k = 0;
+    for (size_t i = 0; rc == 0 && i < nh; i++) {
+        const gf_proj_hit *h = &H[i];
+        if (!h->nops)
+            continue;
+        const gf_lane *ln = &t->lanes[t->lane[h->ev]];
+        int64_t gtid = t->gid_hi | (ln->pid << 24) | ln->tid;
+        int32_t sid = range_name(t, h->ev, ns, &cache, &b);
+        rc = sid < 0 ? -1 : 0;
+        pv[k++] = (pev){h->pmin, h->pmax - h->pmin, h->rowid, t->start[h->ev], t->start[h->ev] + t->dur[h->ev],
+                        (int32_t)((gtid >> 24) & 0xFFFFFF), (int32_t)(gtid & 0xFFFFFF), h->pdev, -1, -1, sid};
+    }
+    free(H);
+    free(b.p);
+    gf_hmap_free(&cache);
+    if (rc != 0) {
+        free(pv);
+        if (ns)
+            gf_strtab_free(ns);
+        return gf_oom(err, "nvtx projection");
+    }
+    *out = pv;
+    *np = k;
+    *names = ns;
+    return 0;
+}
+
+/* The projected ranges of the export (the max longest when max > 0) into p->pv, named in p->d's or p->names'
+ * table (kept open for gf_proj_merge; the export is closed when the names are p->names'). Reads t, never
+ * writes it. */
+static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part *P, gf_err *err)
+{
+    P->pv = NULL;
+    P->np = 0;
+    gf_stats_db *d = gf_stats_open(path, err);
+    if (!d)
+        return -1;
+    pev *pv = NULL;
+    size_t k = 0;
+    gf_strtab *names = NULL;
+    int rc = 0, swept = 0;
+    gf_err_clear(err);
+    if (d->has_stringids && (rc = collect_swept(t, d, &pv, &k, &names, &swept, err)) == 0 && !swept)
+        rc = collect_export(t, d, &pv, &k, &names, err);
+    const gf_strtab *str = names ? names : d->str;
     if (rc == 0 && max > 0 && k > max) { /* the longest max, as the page keeps its events (ties: cmp_intern) */
-        qsort(pv, k, sizeof *pv, cmp_intern);
+        qsort_r(pv, k, sizeof *pv, cmp_intern, (void *)str);
         int64_t *dur = malloc(k * sizeof *dur);
         uint8_t *keep = calloc(k, 1);
         if (!dur || !keep) {
@@ -624,7 +596,6 @@ static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part
         free(dur);
         free(keep);
     }
-    gf_snv_free(&s);
     if (rc != 0) {
         gf_stats_close(d);
         if (names)
@@ -633,10 +604,14 @@ static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part
         return -1;
     }
     P->nsid = gf_strtab_count(str); /* the names live until gf_proj_free closes their tables */
+    if (names) {                    /* the export's strings are not needed: its memory goes back now */
+        gf_stats_close(d);
+        d = NULL;
+    }
     P->d = d;
     P->names = names;
-    *out = pv;
-    *np = k;
+    P->pv = pv;
+    P->np = k;
     return 0;
 }
 
@@ -882,7 +857,7 @@ int gf_proj_merge(gf_trace *t, gf_proj_part *p, int threads, size_t *added, gf_e
     gf_proj_newev ne;
     memset(&ne, 0, sizeof ne);
     /* the names' tables live until here: the export's strings until it is closed */
-    int rc = intern_names(t, p->pv, np, p->nsid) != 0 ? gf_oom(err, "nvtx projection") : add_lanes(t, p->pv, np, err);
+    int rc = intern_names(t, p->names ? p->names : p->d->str, p->pv, np, p->nsid) != 0 ? gf_oom(err, "nvtx projection") : add_lanes(t, p->pv, np, err);
     if (rc == 0 && take_events(p->pv, p->ord, np, &ne) != 0)
         rc = gf_oom(err, "nvtx projection");
     gf_proj_free(p);
