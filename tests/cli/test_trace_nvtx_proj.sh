@@ -51,6 +51,10 @@ done
 rel=real/nvfuser/report1.sqlite
 if have_fixture "$rel" && command -v sqlite3 >/dev/null; then
   dom="UPDATE NVTX_EVENTS SET domainId = 7; INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, text, domainId) SELECT 0, NULL, 75, globalTid, 'domA', 7 FROM NVTX_EVENTS WHERE eventType = 59 LIMIT 1"
+  # issue 42 (core/trace_proj_sweep.c, the trace's path in compact records): calls of one thread that share a
+  # correlation id (an API layer inside the launch, counted once per range) and calls that start together
+  dup="CREATE TEMP TABLE x AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE rowid % 3 = 0 AND end - start > 2 AND correlationId IS NOT NULL; UPDATE x SET start = start + 1, end = end - 1; INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT * FROM x"
+  tie="UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = start - 1 WHERE rowid % 4 = 1 AND (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.rowid = CUPTI_ACTIVITY_KIND_RUNTIME.rowid - 1 AND r.globalTid = CUPTI_ACTIVITY_KIND_RUNTIME.globalTid AND r.start = CUPTI_ACTIVITY_KIND_RUNTIME.start - 1)"
   v=0
   for sql in "UPDATE NVTX_EVENTS SET endGlobalTid = globalTid + 1 WHERE rowid % 5 = 0" \
              "DELETE FROM NVTX_EVENTS WHERE rowid % 3 = 1" \
@@ -59,7 +63,8 @@ if have_fixture "$rel" && command -v sqlite3 >/dev/null; then
              "UPDATE NVTX_EVENTS SET end = start - 1 WHERE rowid % 6 = 0" \
              "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start - 10 WHERE rowid % 4 = 0" \
              "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = NULL WHERE rowid % 7 = 0" \
-             "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 70000 WHERE rowid % 9 = 0"; do
+             "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 70000 WHERE rowid % 9 = 0" \
+             "$dup" "$tie"; do
     v=$((v + 1))
     cp "$FIX/$rel" "$TMP/planted$v.sqlite"
     check "planted $v: the change applies" sqlite3 "$TMP/planted$v.sqlite" "$sql"
