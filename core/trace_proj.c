@@ -20,7 +20,7 @@
 #include "stats_nvtx.h"
 #include "hmap.h"
 #include "mem.h"
-#include "trace_proj_int.h"
+#include "trace_proj_sweep.h"
 #include "trace_proj_merge.h"
 #include "trace_trim.h"
 
@@ -502,7 +502,7 @@ static int32_t range_name(const gf_trace *t, size_t i, gf_strtab *ns, gf_hmap *c
     return id;
 }
 
-/* The projected ranges from the trace alone (trace_proj_int.h gf_proj_sweep) when it holds the export's
+/* The projected ranges from the trace alone (trace_proj_sweep.h gf_proj_sweep) when it holds the export's
  * calls and ranges (*swept 1; else nothing done): compact records, and pv allocated for the projected ranges
  * only, named in *names. d says whether the export has what the projection needs. */
 static int collect_swept(const gf_trace *t, gf_stats_db *d, pev **out, size_t *np, gf_strtab **names, int *swept,

@@ -1,9 +1,9 @@
-/* The NVTX projection from the trace's own columns (trace_proj_int.h): GPU work groups by (process,
+/* The NVTX projection from the trace's own columns (trace_proj_sweep.h): GPU work groups by (process,
  * correlation id), and nsys's nvtx_gpu_proj_trace sweep (core/stats_nvtx_proj.c project(): the same
  * order, the same values) over compact records that point into the trace instead of copies of its calls and
  * ranges: 16 bytes a call and 32 a range, against 64 and 88 (issue 42: those copies, with the trace, were
  * the timeline's peak memory on a 5M-event export). */
-#include "trace_proj_int.h"
+#include "trace_proj_sweep.h"
 
 #include <stdlib.h>
 #include <string.h>

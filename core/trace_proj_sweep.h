@@ -1,8 +1,8 @@
 /* The NVTX projection's shared parts (core/trace_proj_sweep.c) for core/trace_proj.c: the GPU work groups
  * of the trace's ops by (process, correlation id), and the projection computed from the trace's own columns
  * in compact records (issue 42: the export's 64-byte calls and 88-byte ranges were the timeline's peak). */
-#ifndef GF_TRACE_PROJ_INT_H
-#define GF_TRACE_PROJ_INT_H
+#ifndef GF_TRACE_PROJ_SWEEP_H
+#define GF_TRACE_PROJ_SWEEP_H
 
 #include <stddef.h>
 #include <stdint.h>
