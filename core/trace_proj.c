@@ -24,12 +24,47 @@
 #include "trace_proj_merge.h"
 #include "trace_trim.h"
 
+/* A projected range waiting for the merge (32 bytes: 1.67M of them are held while the rules run on a
+ * 5M-event export, issue 42). Where the range itself lies (its start and end on its thread, its process and
+ * thread, its row) is read through ev: its event in the trace (the swept path: the trace is not reordered
+ * until the merge) or its entry in the part's side table (the export's path). */
 typedef struct pev {
-    int64_t start, dur, rowid;
-    int64_t ostart, oend; /* the range itself on its thread: nested ranges often project onto the same ops */
-    int32_t pid, tid, dev, name, lane;
-    int32_t sid; /* the name's id in the table the projection named it in (gf_proj_part's names or d's) */
+    int64_t start, dur; /* projected */
+    uint32_t ev;
+    uint32_t rowid; /* RangeId (the page's seq) */
+    union {
+        int32_t dev;  /* the device of its first GPU op */
+        int32_t lane; /* once add_lanes placed it */
+    };
+    union {
+        int32_t sid;  /* its name in the table the projection named it in (gf_proj_part's names or d's) */
+        int32_t name; /* in t's, once interned */
+    };
 } pev;
+
+/* The range itself, for the export's path (gf_proj_part side) */
+typedef struct porig {
+    int64_t ostart, oend, rowid;
+    int32_t pid, tid;
+} porig;
+
+/* What pev's comparisons read: the trace (swept path) or the side table, and the names' table */
+typedef struct pctx {
+    const gf_trace *t;
+    const porig *side;
+    const gf_strtab *str;
+} pctx;
+
+static inline porig orig(const pctx *c, const pev *e)
+{
+    if (c->side)
+        return c->side[e->ev];
+    const gf_trace *t = c->t;
+    const gf_lane *ln = &t->lanes[t->lane[e->ev]];
+    int64_t gtid = t->gid_hi | (ln->pid << 24) | ln->tid;
+    return (porig){t->start[e->ev], t->start[e->ev] + t->dur[e->ev], e->rowid, (int32_t)((gtid >> 24) & 0xFFFFFF),
+                   (int32_t)(gtid & 0xFFFFFF)};
+}
 
 /* pev e's name: its sid in str, the default domain's ":name" shown as the NVTX lanes show it ("" when none) */
 static const char *pev_nm(const gf_strtab *str, const pev *e, size_t *nl)
@@ -48,7 +83,7 @@ static const char *pev_nm(const gf_strtab *str, const pev *e, size_t *nl)
 
 /* Ranges that project onto the same span: the enclosing one first, as they nest on their thread, then the
  * export's row order (equal ranges only) */
-static int cmp_nesting(const pev *x, const pev *y)
+static int cmp_nesting(const porig *x, const porig *y)
 {
     if (x->ostart != y->ostart)
         return x->ostart < y->ostart ? -1 : 1;
@@ -57,21 +92,23 @@ static int cmp_nesting(const pev *x, const pev *y)
     return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
 }
 
-static int cmp_start(const void *a, const void *b)
+static int cmp_start(const pev *x, const pev *y, const pctx *c)
 {
-    const pev *x = a, *y = b;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     if (x->dur != y->dur)
         return x->dur > y->dur ? -1 : 1;
-    return cmp_nesting(x, y);
+    porig ox = orig(c, x), oy = orig(c, y);
+    return cmp_nesting(&ox, &oy);
 }
 
 /* The order names are interned in: by start, then the name itself, never the export's row order, so the
  * trace's string ids (and the page) do not depend on how the export stored its rows. */
-static int cmp_intern(const void *a, const void *b, void *str)
+static int cmp_intern(const void *a, const void *b, void *ctx)
 {
     const pev *x = a, *y = b;
+    const pctx *c = ctx;
+    const gf_strtab *str = c->str;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     if (x->dur != y->dur)
@@ -79,33 +116,36 @@ static int cmp_intern(const void *a, const void *b, void *str)
     size_t xl, yl;
     const char *xn = pev_nm(str, x, &xl), *yn = pev_nm(str, y, &yl);
     size_t n = xl < yl ? xl : yl;
-    int c = n ? memcmp(xn, yn, n) : 0;
-    if (c || xl != yl)
-        return c ? c : (xl < yl ? -1 : 1);
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    return cmp_nesting(x, y);
+    int d = n ? memcmp(xn, yn, n) : 0;
+    if (d || xl != yl)
+        return d ? d : (xl < yl ? -1 : 1);
+    porig ox = orig(c, x), oy = orig(c, y);
+    if (ox.tid != oy.tid)
+        return ox.tid < oy.tid ? -1 : 1;
+    if (ox.pid != oy.pid)
+        return ox.pid < oy.pid ? -1 : 1;
+    return cmp_nesting(&ox, &oy);
 }
 
-static int cmp_intern_p(const void *a, const void *b, void *str)
+static int cmp_intern_p(const void *a, const void *b, void *ctx)
 {
-    return cmp_intern(*(const pev *const *)a, *(const pev *const *)b, str);
+    return cmp_intern(*(const pev *const *)a, *(const pev *const *)b, ctx);
 }
 
 /* Names into t's table as if interned in cmp_intern order (which decides the ids of names new to the table:
  * not the export's row order). Each distinct name (sid, < nsid) is looked up once; a new one takes its id in
  * the order of its first range by cmp_intern, so only the new names are sorted, not the ranges. -1 on OOM. */
-static int intern_names(gf_trace *t, const gf_strtab *str, pev *pv, size_t k, size_t nsid)
+static int intern_names(gf_trace *t, const pctx *c, pev *pv, size_t k, size_t nsid)
 {
     size_t nl;
     const char *nm;
+    const gf_strtab *str = c->str;
     size_t ns = nsid ? nsid : 1;
     int32_t *known = malloc(ns * sizeof *known); /* sid → id in t->str, -1 new, -2 not looked up */
     size_t *first = malloc(ns * sizeof *first);  /* new sid → its first range by cmp_intern */
+    int32_t *nid = malloc((k ? k : 1) * sizeof *nid); /* the ranges' ids in t->str (pev's sid until the end) */
     pev **q = NULL;
-    int rc = known && first ? 0 : -1;
+    int rc = known && first && nid ? 0 : -1;
     size_t nnew = 0, nq = 0;
     for (size_t i = 0; rc == 0 && i < ns; i++)
         known[i] = -2;
@@ -113,27 +153,27 @@ static int intern_names(gf_trace *t, const gf_strtab *str, pev *pv, size_t k, si
         int32_t sid = pv[i].sid;
         if (sid < 0 || (size_t)sid >= nsid) { /* not from the table: on its own */
             nm = pev_nm(str, &pv[i], &nl);
-            pv[i].name = gf_strtab_find(t->str, nm, nl);
-            nnew += pv[i].name < 0;
+            nid[i] = gf_strtab_find(t->str, nm, nl);
+            nnew += nid[i] < 0;
             continue;
         }
         if (known[sid] == -2 && (nm = pev_nm(str, &pv[i], &nl), known[sid] = gf_strtab_find(t->str, nm, nl)) < 0) {
             first[sid] = i;
             nnew++;
-        } else if (known[sid] == -1 && cmp_intern(&pv[i], &pv[first[sid]], (void *)str) < 0) {
+        } else if (known[sid] == -1 && cmp_intern(&pv[i], &pv[first[sid]], (void *)c) < 0) {
             first[sid] = i;
         }
-        pv[i].name = known[sid];
+        nid[i] = known[sid];
     }
     if (rc == 0 && nnew && !(q = malloc(nnew * sizeof *q)))
         rc = -1;
     for (size_t i = 0; rc == 0 && nnew && i < k; i++) {
         int32_t sid = pv[i].sid;
-        if (sid < 0 || (size_t)sid >= nsid ? pv[i].name < 0 : known[sid] == -1 && first[sid] == i)
+        if (sid < 0 || (size_t)sid >= nsid ? nid[i] < 0 : known[sid] == -1 && first[sid] == i)
             q[nq++] = &pv[i];
     }
     if (rc == 0 && nq > 1)
-        qsort_r(q, nq, sizeof *q, cmp_intern_p, (void *)str);
+        qsort_r(q, nq, sizeof *q, cmp_intern_p, (void *)c);
     for (size_t j = 0; rc == 0 && j < nq; j++) {
         nm = pev_nm(str, q[j], &nl);
         int32_t id = gf_strtab_intern(t->str, nm, nl);
@@ -142,27 +182,35 @@ static int intern_names(gf_trace *t, const gf_strtab *str, pev *pv, size_t k, si
         else if (q[j]->sid >= 0 && (size_t)q[j]->sid < nsid)
             known[q[j]->sid] = id;
         else
-            q[j]->name = id;
+            nid[q[j] - pv] = id;
     }
     for (size_t i = 0; rc == 0 && nnew && i < k; i++)
         if (pv[i].sid >= 0 && (size_t)pv[i].sid < nsid)
-            pv[i].name = known[pv[i].sid];
+            nid[i] = known[pv[i].sid];
+    for (size_t i = 0; rc == 0 && i < k; i++)
+        pv[i].name = nid[i]; /* sid is not read again */
     free(q);
     free(known);
     free(first);
+    free(nid);
     return rc;
 }
 
+typedef struct sctx {
+    const pev *pv;
+    const pctx *c;
+} sctx;
+
 static int cmp_start_ix(const void *a, const void *b, void *arg)
 {
-    const pev *pv = arg;
-    return cmp_start(&pv[*(const uint32_t *)a], &pv[*(const uint32_t *)b]);
+    const sctx *x = arg;
+    return cmp_start(&x->pv[*(const uint32_t *)a], &x->pv[*(const uint32_t *)b], x->c);
 }
 
 /* ord[0..n): pv's indices by cmp_start: an LSD radix sort of the projected starts (8-bit digits, only those
  * that vary), then each run of equal starts by the rest of cmp_start (nested ranges share their first op).
  * cmp_start is a total order, so the result is qsort's. -1 on OOM. */
-static int sort_start(const pev *pv, size_t n, uint32_t **out)
+static int sort_start(const pev *pv, size_t n, const pctx *c, uint32_t **out)
 {
     if (n >= UINT32_MAX)
         return -1;
@@ -209,12 +257,13 @@ static int sort_start(const pev *pv, size_t n, uint32_t **out)
         while (j < n && ka[j] == ka[i])
             j++;
         if (j - i > 16) {
-            qsort_r(a + i, j - i, sizeof *a, cmp_start_ix, (void *)pv);
+            sctx x = {pv, c};
+            qsort_r(a + i, j - i, sizeof *a, cmp_start_ix, &x);
         } else {
             for (size_t p = i + 1; p < j; p++) {
                 uint32_t v = a[p];
                 size_t q = p;
-                for (; q > i && cmp_start(&pv[v], &pv[a[q - 1]]) < 0; q--)
+                for (; q > i && cmp_start(&pv[v], &pv[a[q - 1]], c) < 0; q--)
                     a[q] = a[q - 1];
                 a[q] = v;
             }
@@ -406,6 +455,7 @@ struct gf_proj_part {
     pev *pv;
     size_t np;
     uint32_t *ord;      /* pv's indices by cmp_start */
+    porig *side;        /* where pv's ranges lie, by pev ev (the export's path; NULL: the trace's events) */
     gf_stats_db *d;     /* the export: its string table holds names when the trace gave no ranges */
     gf_strtab *names;   /* the ranges' names when the trace gave them */
     size_t nsid;        /* the names' table's count */
@@ -417,6 +467,7 @@ void gf_proj_free(gf_proj_part *p)
         return;
     free(p->pv);
     free(p->ord);
+    free(p->side);
     if (p->names)
         gf_strtab_free(p->names);
     if (p->d)
@@ -427,7 +478,8 @@ void gf_proj_free(gf_proj_part *p)
 /* The projected ranges from the export's path: the calls from the trace or the export, the ranges from the
  * trace or the export, core/stats_nvtx_proj.c's projection; *pv in the ranges' own memory, named in *names
  * (the trace gave the ranges) or d->str. Reads t, never writes it. */
-static int collect_export(const gf_trace *t, gf_stats_db *d, pev **out, size_t *np, gf_strtab **names_out, gf_err *err)
+static int collect_export(const gf_trace *t, gf_stats_db *d, pev **out, porig **side_out, size_t *np,
+                          gf_strtab **names_out, gf_err *err)
 {
     gf_snv_call *calls = NULL;
     size_t ncalls, ngrp;
@@ -452,14 +504,20 @@ static int collect_export(const gf_trace *t, gf_stats_db *d, pev **out, size_t *
      * larger): the projection's peak holds them once. Both are copied as bytes, so the types never alias. */
     _Static_assert(sizeof(pev) <= sizeof(gf_snv_range), "a projected range fits in its range's place");
     char *mem = (char *)s.r;
-    size_t k = 0;
+    size_t k = 0, m = 0;
+    for (size_t i = 0; rc == 0 && ok && i < s.n; i++)
+        m += s.r[i].nops > 0;
+    porig *side = rc == 0 && ok ? malloc((m ? m : 1) * sizeof *side) : NULL;
+    if (rc == 0 && ok && !side)
+        rc = gf_oom(err, "nvtx projection");
     for (size_t i = 0; rc == 0 && ok && i < s.n; i++) {
         gf_snv_range x;
         memcpy(&x, mem + i * sizeof x, sizeof x);
         if (!x.nops)
             continue;
-        pev e = {x.pmin, x.pmax - x.pmin, x.rowid, x.start, x.end, (int32_t)((x.gtid >> 24) & 0xFFFFFF),
-                 (int32_t)(x.gtid & 0xFFFFFF), x.pdev, -1, -1, x.name};
+        side[k] = (porig){x.start, x.end, x.rowid, (int32_t)((x.gtid >> 24) & 0xFFFFFF), (int32_t)(x.gtid & 0xFFFFFF)};
+        pev e = {.start = x.pmin, .dur = x.pmax - x.pmin, .ev = (uint32_t)k, .rowid = (uint32_t)x.rowid,
+                 .dev = x.pdev, .sid = x.name};
         memcpy(mem + k++ * sizeof e, &e, sizeof e);
     }
     pev *pv = NULL;
@@ -473,9 +531,11 @@ static int collect_export(const gf_trace *t, gf_stats_db *d, pev **out, size_t *
     if (rc != 0) {
         if (names)
             gf_strtab_free(names);
+        free(side);
         return -1;
     }
     *out = pv;
+    *side_out = side;
     *np = k;
     *names_out = names;
     return 0;
@@ -509,7 +569,7 @@ static int collect_swept(const gf_trace *t, gf_stats_db *d, pev **out, size_t *n
                          gf_err *err)
 {
     gf_proj_hit *H = NULL;
-    size_t nh = 0, m = 0;
+    size_t nh = 0;
     if (gf_proj_sweep(t, &H, &nh, swept, err) != 0 || !*swept)
         return *swept ? -1 : 0;
     gf_stats_res res;
@@ -521,36 +581,40 @@ static int collect_swept(const gf_trace *t, gf_stats_db *d, pev **out, size_t *n
         free(H);
         return u != 0 ? -1 : 0;
     }
-    for (size_t i = 0; i < nh; i++)
-        m += H[i].nops > 0;
-    pev *pv = malloc((m ? m : 1) * sizeof *pv);
     gf_strtab *ns = gf_strtab_new();
     gf_hmap cache; /* (domain, name) → name in ns */
     gf_hmap_init(&cache);
     gf_snv_buf b = {0};
-    int rc = pv && ns ? 0 : -1;
+    int rc = ns ? 0 : -1;
+    /* the projected ranges become pv in the hits' own memory (hit i gives pev k <= i, of the same size) */
+    _Static_assert(sizeof(pev) <= sizeof(gf_proj_hit), "a projected range fits in its hit's place");
+    char *mem = (char *)H;
     size_t k = 0;
     for (size_t i = 0; rc == 0 && i < nh; i++) {
-        const gf_proj_hit *h = &H[i];
-        if (!h->nops)
+        gf_proj_hit h;
+        memcpy(&h, mem + i * sizeof h, sizeof h);
+        if (!h.nops)
             continue;
-        const gf_lane *ln = &t->lanes[t->lane[h->ev]];
-        int64_t gtid = t->gid_hi | (ln->pid << 24) | ln->tid;
-        int32_t sid = range_name(t, h->ev, ns, &cache, &b);
+        int32_t sid = range_name(t, h.ev, ns, &cache, &b);
         rc = sid < 0 ? -1 : 0;
-        pv[k++] = (pev){h->pmin, h->pmax - h->pmin, h->rowid, t->start[h->ev], t->start[h->ev] + t->dur[h->ev],
-                        (int32_t)((gtid >> 24) & 0xFFFFFF), (int32_t)(gtid & 0xFFFFFF), h->pdev, -1, -1, sid};
+        pev e = {.start = h.pmin, .dur = h.pmax - h.pmin, .ev = h.ev, .rowid = h.rowid, .dev = h.pdev, .sid = sid};
+        memcpy(mem + k++ * sizeof e, &e, sizeof e);
     }
-    free(H);
     free(b.p);
     gf_hmap_free(&cache);
     if (rc != 0) {
-        free(pv);
+        free(H);
         if (ns)
             gf_strtab_free(ns);
         return gf_oom(err, "nvtx projection");
     }
-    *out = pv;
+    if (k)
+        (void)gf_resize((void **)&mem, k, sizeof(pev)); /* kept as it was when the shrink fails */
+    else {
+        free(mem);
+        mem = NULL;
+    }
+    *out = (pev *)mem;
     *np = k;
     *names = ns;
     return 0;
@@ -571,11 +635,13 @@ static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part
     gf_strtab *names = NULL;
     int rc = 0, swept = 0;
     gf_err_clear(err);
+    porig *side = NULL;
     if (d->has_stringids && (rc = collect_swept(t, d, &pv, &k, &names, &swept, err)) == 0 && !swept)
-        rc = collect_export(t, d, &pv, &k, &names, err);
+        rc = collect_export(t, d, &pv, &side, &k, &names, err);
     const gf_strtab *str = names ? names : d->str;
+    pctx c = {t, side, str};
     if (rc == 0 && max > 0 && k > max) { /* the longest max, as the page keeps its events (ties: cmp_intern) */
-        qsort_r(pv, k, sizeof *pv, cmp_intern, (void *)str);
+        qsort_r(pv, k, sizeof *pv, cmp_intern, &c);
         int64_t *dur = malloc(k * sizeof *dur);
         uint8_t *keep = calloc(k, 1);
         if (!dur || !keep) {
@@ -590,7 +656,7 @@ static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part
                 for (size_t i = 0; i < k; i++)
                     if (keep[i])
                         pv[w++] = pv[i];
-                k = w;
+                k = w; /* the side entries of the dropped ones stay, unread */
             }
         }
         free(dur);
@@ -601,8 +667,10 @@ static int collect(const gf_trace *t, const char *path, size_t max, gf_proj_part
         if (names)
             gf_strtab_free(names);
         free(pv);
+        free(side);
         return -1;
     }
+    P->side = side;
     P->nsid = gf_strtab_count(str); /* the names live until gf_proj_free closes their tables */
     if (names) {                    /* the export's strings are not needed: its memory goes back now */
         gf_stats_close(d);
@@ -626,16 +694,17 @@ static int32_t thread_name(const gf_trace *t, int64_t pid, int64_t tid)
 }
 
 /* A projection lane for group pv[0] (one device, one thread). */
-static int make_lane(const gf_trace *t, const pev *e, int32_t device, gf_lane *ln)
+static int make_lane(const gf_trace *t, const pctx *c, const pev *pe, int32_t device, gf_lane *ln)
 {
     char buf[600];
+    porig o = orig(c, pe), *e = &o;
     memset(ln, 0, sizeof *ln);
     ln->kind = GF_LANE_GPU;
     ln->proj = 1;
     ln->pid = e->pid;
     ln->tid = e->tid;
     ln->device = device;
-    ln->devnum = e->dev;
+    ln->devnum = pe->dev;
     ln->stream = -1;
     ln->tname = thread_name(t, e->pid, e->tid);
     ln->rank = -1;
@@ -663,7 +732,7 @@ static int cmp_pgroup(const void *a, const void *b)
 }
 
 /* The (device, thread) groups of pv, in that order (cmp_group's): *gid[k] is pv[k]'s group. -1 on OOM. */
-static int find_groups(const pev *pv, size_t np, pgroup **out, size_t *ng, int32_t **gid)
+static int find_groups(const pctx *c, const pev *pv, size_t np, pgroup **out, size_t *ng, int32_t **gid)
 {
     gf_hmap map; /* hash of (dev, pid, tid) → groups with that hash */
     gf_hmap_init(&map);
@@ -672,17 +741,18 @@ static int find_groups(const pev *pv, size_t np, pgroup **out, size_t *ng, int32
     int32_t *id = malloc((np ? np : 1) * sizeof *id), last = -1;
     int rc = id ? 0 : -1;
     for (size_t k = 0; rc == 0 && k < np; k++) {
-        const pev *e = &pv[k];
-        if (last >= 0 && g[last].dev == e->dev && g[last].pid == e->pid && g[last].tid == e->tid) {
+        porig o = orig(c, &pv[k]), *e = &o;
+        int32_t dev = pv[k].dev;
+        if (last >= 0 && g[last].dev == dev && g[last].pid == e->pid && g[last].tid == e->tid) {
             id[k] = last;
             continue;
         }
-        uint64_t key = gf_hash_u64(((uint64_t)(uint32_t)e->dev << 48) ^ ((uint64_t)e->pid << 24) ^ (uint64_t)e->tid);
+        uint64_t key = gf_hash_u64(((uint64_t)(uint32_t)dev << 48) ^ ((uint64_t)e->pid << 24) ^ (uint64_t)e->tid);
         key = key == GF_HMAP_EMPTY ? 0 : key;
         size_t pos = 0;
         int64_t *v;
         while ((v = gf_hmap_next(&map, key, &pos)))
-            if (g[*v].dev == e->dev && g[*v].pid == e->pid && g[*v].tid == e->tid)
+            if (g[*v].dev == dev && g[*v].pid == e->pid && g[*v].tid == e->tid)
                 break;
         if (!v) {
             if ((n == cap && gf_grow((void **)&g, &cap, n + 1, sizeof *g, 16) != 0) ||
@@ -690,7 +760,7 @@ static int find_groups(const pev *pv, size_t np, pgroup **out, size_t *ng, int32
                 rc = -1;
                 break;
             }
-            g[n] = (pgroup){e->dev, -1, e->pid, e->tid, k};
+            g[n] = (pgroup){dev, -1, e->pid, e->tid, k};
             last = (int32_t)n++;
         } else {
             last = (int32_t)*v;
@@ -726,12 +796,12 @@ static int find_groups(const pev *pv, size_t np, pgroup **out, size_t *ng, int32
 
 /* Inserts one lane per (device, thread) of pv after the last lane of its device (after the last GPU lane, or
  * the CPU lanes, for a device without one); remaps the events' lanes and sets pv[k].lane. */
-static int add_lanes(gf_trace *t, pev *pv, size_t np, gf_err *err)
+static int add_lanes(gf_trace *t, const pctx *c, pev *pv, size_t np, gf_err *err)
 {
     pgroup *grp = NULL;
     size_t ng = 0;
     int32_t *gid = NULL;
-    if (find_groups(pv, np, &grp, &ng, &gid) != 0)
+    if (find_groups(c, pv, np, &grp, &ng, &gid) != 0)
         return gf_oom(err, "nvtx projection");
     int64_t *after = malloc((ng + 1) * sizeof *after);
     int32_t *gdev = malloc((ng + 1) * sizeof *gdev);
@@ -767,7 +837,7 @@ static int add_lanes(gf_trace *t, pev *pv, size_t np, gf_err *err)
         for (size_t q = 0; q < ng; q++) { /* groups are in device order, so lanes of a device stay sorted */
             if (after[q] != l)
                 continue;
-            if (make_lane(t, &pv[grp[q].first], gdev[q], &nl[w]) != 0) {
+            if (make_lane(t, c, &pv[grp[q].first], gdev[q], &nl[w]) != 0) {
                 rc = gf_oom(err, "nvtx projection");
                 goto done;
             }
@@ -793,7 +863,7 @@ done:
     return rc;
 }
 
-static int take_events(const pev *pv, const uint32_t *ord, size_t np, gf_proj_newev *ne)
+static int take_events(const pctx *c, const pev *pv, const uint32_t *ord, size_t np, gf_proj_newev *ne)
 {
     size_t m = np ? np : 1;
     ne->start = malloc(m * sizeof *ne->start);
@@ -810,7 +880,7 @@ static int take_events(const pev *pv, const uint32_t *ord, size_t np, gf_proj_ne
         ne->dur[k] = e->dur;
         ne->lane[k] = e->lane;
         ne->name[k] = e->name;
-        ne->pid[k] = (int32_t)e->pid;
+        ne->pid[k] = orig(c, e).pid;
         ne->seq[k] = (uint32_t)e->rowid;
     }
     return 0;
@@ -838,7 +908,8 @@ int gf_proj_read(const gf_trace *t, const char *sqlite_path, size_t max, gf_proj
         free(p);
         return -1;
     }
-    if (p->np && sort_start(p->pv, p->np, &p->ord) != 0) {
+    pctx c = {t, p->side, NULL};
+    if (p->np && sort_start(p->pv, p->np, &c, &p->ord) != 0) {
         gf_proj_free(p);
         return gf_oom(err, "nvtx projection");
     }
@@ -857,8 +928,9 @@ int gf_proj_merge(gf_trace *t, gf_proj_part *p, int threads, size_t *added, gf_e
     gf_proj_newev ne;
     memset(&ne, 0, sizeof ne);
     /* the names' tables live until here: the export's strings until it is closed */
-    int rc = intern_names(t, p->names ? p->names : p->d->str, p->pv, np, p->nsid) != 0 ? gf_oom(err, "nvtx projection") : add_lanes(t, p->pv, np, err);
-    if (rc == 0 && take_events(p->pv, p->ord, np, &ne) != 0)
+    pctx c = {t, p->side, p->names ? p->names : p->d->str};
+    int rc = intern_names(t, &c, p->pv, np, p->nsid) != 0 ? gf_oom(err, "nvtx projection") : add_lanes(t, &c, p->pv, np, err);
+    if (rc == 0 && take_events(&c, p->pv, p->ord, np, &ne) != 0)
         rc = gf_oom(err, "nvtx projection");
     gf_proj_free(p);
     if (rc == 0)
