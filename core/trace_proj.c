@@ -61,7 +61,7 @@ static inline porig orig(const pctx *c, const pev *e)
         return c->side[e->ev];
     const gf_trace *t = c->t;
     const gf_lane *ln = &t->lanes[t->lane[e->ev]];
-    int64_t gtid = t->gid_hi | (ln->pid << 24) | ln->tid;
+    int64_t gtid = (int64_t)((uint64_t)t->gid_hi | ((uint64_t)ln->pid << 24) | (uint64_t)ln->tid);
     return (porig){t->start[e->ev], t->start[e->ev] + t->dur[e->ev], e->rowid, (int32_t)((gtid >> 24) & 0xFFFFFF),
                    (int32_t)(gtid & 0xFFFFFF)};
 }

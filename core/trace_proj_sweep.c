@@ -359,8 +359,9 @@ int gf_proj_sweep(const gf_trace *t, gf_proj_hit **out, size_t *n, int *given, g
     int r = gf_gidx_init(&gi, t);
     if (r == 0 && !(s.lg = malloc((t->nlanes + 1) * sizeof *s.lg)))
         r = -1;
+    /* unsigned: GPU lanes have pid -1 (no call or range is on them, so their value is never compared) */
     for (size_t l = 0; r == 0 && l < t->nlanes; l++)
-        s.lg[l] = t->gid_hi | (t->lanes[l].pid << 24) | t->lanes[l].tid;
+        s.lg[l] = (int64_t)((uint64_t)t->gid_hi | ((uint64_t)t->lanes[l].pid << 24) | (uint64_t)t->lanes[l].tid);
     if (r == 0)
         r = build_calls(&s, &gi);
     gf_gidx_free(&gi);
