@@ -8,22 +8,24 @@
 #include "mem.h"
 #include "stacks.h"
 
-static int by_ids(const void *a, const void *b, void *ctx)
+typedef struct srec {
+    const uint32_t *ids;
+    uint32_t depth, idx;
+} srec;
+
+static int by_ids(const void *a, const void *b)
 {
-    const gf_stacks *s = ctx;
-    size_t da, db;
-    const uint32_t *p = gf_stacks_get(s, *(const uint32_t *)a, &da, NULL);
-    const uint32_t *q = gf_stacks_get(s, *(const uint32_t *)b, &db, NULL);
-    size_t n = da < db ? da : db;
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != q[i])
-            return p[i] < q[i] ? -1 : 1;
-    return da < db ? -1 : da > db;
+    const srec *x = a, *y = b;
+    uint32_t n = x->depth < y->depth ? x->depth : y->depth;
+    for (uint32_t i = 0; i < n; i++)
+        if (x->ids[i] != y->ids[i])
+            return x->ids[i] < y->ids[i] ? -1 : 1;
+    return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
 typedef struct walk {
     const gf_stacks *s;
-    const uint32_t *order;
+    const srec *order;
     size_t *path;   /* depth → node index of the current stack's prefix */
     int64_t *value; /* node index → total weight */
     size_t nn, cap;
@@ -34,7 +36,9 @@ typedef struct walk {
 static const uint32_t *step(walk *w, size_t k, const uint32_t **prev, size_t *prev_depth, int add, size_t *depth)
 {
     int64_t weight;
-    const uint32_t *ids = gf_stacks_get(w->s, w->order[k], depth, &weight);
+    const uint32_t *ids = w->order[k].ids;
+    *depth = w->order[k].depth;
+    gf_stacks_get(w->s, w->order[k].idx, NULL, &weight);
     size_t common = 0;
     while (*prev && common < *depth && common < *prev_depth && (*prev)[common] == ids[common])
         common++;
@@ -104,9 +108,9 @@ static int fold_pass(const gf_stacks *s, walk *w, int64_t min_value, const char 
         }
         size_t idx;
         int64_t weight;
-        gf_stacks_get(s, w->order[k], NULL, &weight);
+        gf_stacks_get(s, w->order[k].idx, NULL, &weight);
         if (rc == 0 && (rc = gf_stacks_add_ids_at(out, buf, depth, weight, &idx, err)) == 0)
-            gf_stacks_add_instances(out, idx, gf_stacks_instances(s, w->order[k]));
+            gf_stacks_add_instances(out, idx, gf_stacks_instances(s, w->order[k].idx));
     }
     free(map);
     free(buf);
@@ -119,16 +123,20 @@ int gf_stacks_fold(const gf_stacks *s, int64_t min_value, const char *fold_name,
     size_t n = gf_stacks_count(s);
     memset(st, 0, sizeof *st);
     walk w = {s, NULL, NULL, NULL, 0, 0};
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    srec *order = malloc((n ? n : 1) * sizeof *order);
     w.path = malloc((gf_stacks_max_depth(s) + 1) * sizeof *w.path);
     int rc = 0;
     if (!order || !w.path) {
         rc = gf_oom(err, "flamegraph fold");
         goto done;
     }
-    for (size_t i = 0; i < n; i++)
-        order[i] = (uint32_t)i;
-    qsort_r(order, n, sizeof *order, by_ids, (void *)s);
+    for (size_t i = 0; i < n; i++) {
+        size_t depth;
+        order[i].ids = gf_stacks_get(s, i, &depth, NULL);
+        order[i].depth = (uint32_t)depth;
+        order[i].idx = (uint32_t)i;
+    }
+    qsort(order, n, sizeof *order, by_ids);
     w.order = order;
     const uint32_t *prev = NULL;
     size_t prev_depth = 0, depth;
