@@ -294,7 +294,7 @@ local function page_slots(stacks, o)
 end
 
 local function pct(x)
-  return (string.format("%.4f", x * 100):gsub("%.?0+$", "")) .. " %"
+  return string.format("%.4g %%", x * 100)
 end
 
 -- fold(stacks, o) → the stacks a page draws and its options: with more than o.fold_min_stacks stacks and

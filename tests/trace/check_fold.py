@@ -81,7 +81,7 @@ bad = [s for s in kept if under.get(s) != [(fold[0] if fold else "?", kept[s])]]
 check("under each kept step: one fold frame of its children's whole time", not bad, "steps %s" % bad[:3])
 nodes_folded = len(small) + sum(len(ch) for ch in children.values())
 weight = sum(small.values()) + sum(v for ch in children.values() for _, v in ch)
-pct = re.sub(r"\.?0+$", "", "%.4f" % (weight / total * 100)) + " %"
+pct = "%.4g %%" % (weight / total * 100)
 sub = conf.get("subtitle", "")
 check("the subtitle says the nodes folded and their share of the total (SQL: %d nodes, %s)" % (nodes_folded, pct),
       ("%d frames under " % nodes_folded) in sub and ("(%s of it)" % pct) in sub, sub)
