@@ -126,10 +126,6 @@ int gf_sqlite_open_export(const char *path, sqlite3 **db, gf_err *err)
         return gf_oom(err, NULL);
     int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
     free(uri);
-    /* pages read through a memory map, not copied by read(2) (issue 42: 0.1-0.4 CPU-s of system time on a
-     * 168 MB export); SQLite caps it at its build's SQLITE_MAX_MMAP_SIZE and reads the rest as before */
-    if (rc == SQLITE_OK)
-        sqlite3_exec(*db, "PRAGMA mmap_size = 2147418112", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
         gf_errf(err, GF_EXIT_INPUT, "%s: cannot open as SQLite: %s", path, *db ? sqlite3_errmsg(*db) : "?");
         if (*db)
