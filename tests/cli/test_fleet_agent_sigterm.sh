@@ -48,4 +48,5 @@ done
 echo "# clean exit 0: $clean, ended before main() ran: $prehandler, other: $bad"
 check_eq "SIGTERM at 20 offsets in 0–900 ms: no interrupted exit, no hang, clean after 500 ms${details:+ ($details)}" 0 "$bad"
 check_contains "a stop after start-up is logged as such" "$(cat "$TMP/a900.log")" "stopped"
+check "a stop with nothing to record writes no state (no fsync on the way out)" test ! -e "$TMP/state-900/state.json"
 t_done
