@@ -39,9 +39,16 @@ void gf_proj_newev_free(gf_proj_newev *ne)
         }                                                                                                  \
     } while (0)
 
+/* A new column merged: its memory goes back before the next one is written (issue 42: the merge's peak) */
+#define FREE_COL(p)                                                                                        \
+    do {                                                                                                   \
+        free(p);                                                                                           \
+        (p) = NULL;                                                                                        \
+    } while (0)
+
 typedef struct mjob {
     gf_trace *t;
-    const gf_proj_newev *ne;
+    gf_proj_newev *ne; /* each of its columns freed once merged */
     const uint8_t *isnew; /* [w]: output position w takes a new event */
     size_t n, np;
 } mjob;
@@ -51,11 +58,13 @@ static void *merge_a(void *arg)
 {
     const mjob *m = arg;
     gf_trace *t = m->t;
-    const gf_proj_newev *ne = m->ne;
+    gf_proj_newev *ne = m->ne;
     const uint8_t *isnew = m->isnew;
     size_t n = m->n, np = m->np, nn = n + np;
     MERGE_COL(start, ne->start[k_]);
+    FREE_COL(ne->start);
     MERGE_COL(dur, ne->dur[k_]);
+    FREE_COL(ne->dur);
     MERGE_COL(corr, -1);
     return NULL;
 }
@@ -64,19 +73,23 @@ static void *merge_a(void *arg)
 static void merge_b(const mjob *m)
 {
     gf_trace *t = m->t;
-    const gf_proj_newev *ne = m->ne;
+    gf_proj_newev *ne = m->ne;
     const uint8_t *isnew = m->isnew;
     size_t n = m->n, np = m->np, nn = n + np;
     MERGE_COL(lane, ne->lane[k_]);
+    FREE_COL(ne->lane);
     MERGE_COL(name, ne->name[k_]);
+    FREE_COL(ne->name);
     MERGE_COL(stack, -1);
     MERGE_COL(pid, ne->pid[k_]);
+    FREE_COL(ne->pid);
     MERGE_COL(detail, -1);
     MERGE_COL(kind, GF_EV_NVTX);
     MERGE_COL(seq, ne->seq[k_]);
+    FREE_COL(ne->seq);
 }
 
-int gf_proj_merge_events(gf_trace *t, const gf_proj_newev *ne, size_t np, int threads, gf_err *err)
+int gf_proj_merge_events(gf_trace *t, gf_proj_newev *ne, size_t np, int threads, gf_err *err)
 {
     size_t n = t->n, nn = n + np;
     uint8_t *isnew = malloc(nn ? nn : 1);

@@ -17,7 +17,8 @@ typedef struct gf_proj_newev {
 } gf_proj_newev;
 void gf_proj_newev_free(gf_proj_newev *ne);
 /* ne's np events merged into t's columns in start order, an old event first when both start together
- * (core/trace_proj_merge.c); threads >= 2 fills them on two threads. */
-int gf_proj_merge_events(gf_trace *t, const gf_proj_newev *ne, size_t np, int threads, gf_err *err);
+ * (core/trace_proj_merge.c); threads >= 2 fills them on two threads. Each of ne's columns is freed (and set
+ * NULL) once merged; on failure ne is as it was. */
+int gf_proj_merge_events(gf_trace *t, gf_proj_newev *ne, size_t np, int threads, gf_err *err);
 
 #endif
