@@ -77,15 +77,16 @@ function gfTimelineDraw(T) {
     var step = niceStep((T.ve - T.vs) / Math.max(1, T.plotW / 110));
     c.font = '11px system-ui, sans-serif'; c.textBaseline = 'middle';
     c.strokeStyle = '#2a2d35'; c.lineWidth = 1;
-    var unit = tickUnit(step, T.ve);
+    var unit = tickUnit(step, T.ve), taken = []; // the tick labels' spans: step numbers go between them
     for (var t = Math.ceil(T.vs / step) * step; t <= T.ve; t += step) {
       var x = T.LABEL_W + Math.round(xOf(t)) + 0.5;
       c.beginPath(); c.moveTo(x, AXIS_H - 5); c.lineTo(x, T.mainH); c.stroke();
-      var lab = fmtTick(t, step, unit);
-      if (x + 3 + c.measureText(lab).width > T.cssW) continue; // would be cut at the right edge
+      var lab = fmtTick(t, step, unit), lw = c.measureText(lab).width;
+      if (x + 3 + lw > T.cssW) continue; // would be cut at the right edge
       c.fillStyle = '#9aa0ae'; c.fillText(lab, x + 3, AXIS_H / 2);
+      taken.push([x, x + 3 + lw]);
     }
-    if (T.drawStepMarks) T.drawStepMarks(c); // the capture's steps (js/timeline_steps.js)
+    if (T.drawStepMarks) T.drawStepMarks(c, taken); // the capture's steps (js/timeline_steps.js)
   }
   // With many lanes the page scrolls and the canvas's own axis leaves the screen: a copy of it then
   // sticks to the top of the viewport over the lanes.

@@ -20,7 +20,8 @@ function gfTimelineSteps(T) {
   }
   var cur = -1;
   // bands on the axis (the canvas's own and the floating copy): alternating shades, the index where it fits
-  function drawStepMarks(c) {
+  // taken: [x0, x1] spans of the axis's tick labels; a step number that would cross one is left out
+  function drawStepMarks(c, taken) {
     if (!list.length) return;
     var h = T.AXIS_H, w = T.ve - T.vs;
     c.save();
@@ -40,9 +41,16 @@ function gfTimelineSteps(T) {
       }
       c.fillStyle = k === cur ? 'rgba(242,142,43,0.55)' : (s.index % 2 ? 'rgba(78,121,167,0.35)' : 'rgba(118,183,178,0.35)');
       c.fillRect(x0, 0, Math.max(1, x1 - x0), 4);
-      if (x1 - x0 > 18) { c.fillStyle = '#c9ccd4'; c.fillText(String(s.index), x0 + 2, 5); }
+      if (x1 - x0 > 18) {
+        var label = String(s.index), lx1 = x0 + 4 + c.measureText(label).width;
+        if (lx1 <= x1 && !crosses(taken, x0, lx1)) { c.fillStyle = '#c9ccd4'; c.fillText(label, x0 + 2, 5); }
+      }
     }
     c.restore();
+  }
+  function crosses(spans, a, b) {
+    for (var i = 0; spans && i < spans.length; i++) if (a < spans[i][1] && spans[i][0] < b) return true;
+    return false;
   }
   function gotoStep(delta) {
     if (!list.length) return null;

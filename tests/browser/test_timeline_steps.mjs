@@ -45,6 +45,32 @@ try {
     k0 >= 0 && near(seen[0][0], want(k0)), JSON.stringify([seen[0], want(k0)]));
   check('] again: the next step', seen[1][1] === k0 + 1 && near(seen[1][0], want(k0 + 1)), JSON.stringify(seen[1]));
   check('[: back to the previous step', seen[2][1] === k0 && near(seen[2][0], want(k0)), JSON.stringify(seen[2]));
+  // every text drawn on the axis in 40 views (the full span, and windows of 60 / 35 / 20 % of it at 10 offsets
+  // each): a step's number never crosses a tick label
+  await page.evaluate(() => {
+    const C = CanvasRenderingContext2D.prototype, fill = C.fillText;
+    C.fillText = function (t, x, y) {
+      if (window.__axisTexts && y < 18) window.__axisTexts.push([String(t), x, x + this.measureText(String(t)).width, this.font]);
+      return fill.apply(this, arguments);
+    };
+  });
+  await page.keyboard.press('0');
+  const full = await page.evaluate(() => window.__gf.view());
+  let stepCount = 0, tickCount = 0;
+  const crossing = [];
+  for (const f of [1, 0.6, 0.35, 0.2]) {
+    for (let k = 0; k < 10; k++) {
+      const a = full.start + (k * (full.end - full.start) * (1 - f)) / 9, b = a + f * (full.end - full.start);
+      await page.evaluate(([x, y]) => { window.__axisTexts = []; window.__gf.setView(x, y); }, [a, b]);
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const texts = await page.evaluate(() => window.__axisTexts);
+      const steps = texts.filter((t) => t[3].startsWith('10px')), ticks = texts.filter((t) => t[3].startsWith('11px'));
+      stepCount += steps.length; tickCount += ticks.length;
+      crossing.push(...steps.filter((s) => ticks.some((t) => s[1] < t[2] && t[1] < s[2])).map((s) => [f, k, s[0]]));
+    }
+  }
+  check('step numbers on the axis, none across a tick label (40 views)', stepCount > 0 && tickCount > 0 &&
+    crossing.length === 0, JSON.stringify({ steps: stepCount, crossing: crossing.slice(0, 5) }));
   await page.keyboard.press('0');
   await page.screenshot({ path: path.join(TMP, 'timeline-steps.png') });
   check('timeline steps: no page errors', log.errors.length === 0, log.errors.join('; '));

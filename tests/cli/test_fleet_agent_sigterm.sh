@@ -10,6 +10,17 @@ TOKEN="sig-$(date +%s%N)-secret"
 export GPUFLAME_TOKEN=$TOKEN
 trap 'studio_stop' EXIT
 studio_start "$TMP/srv" --token "$TOKEN" --service sig
+# where a process that did not stop is: its state, kernel wait, syscall, children, stack and log (printed as
+# comments, so that a failure names the place)
+where_is() {
+  local pid=$1 f
+  echo "# pid $pid did not stop: $(grep -E '^(State|SigPnd|ShdPnd|SigCgt)' "/proc/$pid/status" 2>/dev/null | tr '\n\t' '  ')"
+  echo "# wchan $(cat "/proc/$pid/wchan" 2>/dev/null); syscall $(cat "/proc/$pid/syscall" 2>/dev/null)"
+  echo "# children: $(pgrep -P "$pid" -a 2>/dev/null | tr '\n' ';')"
+  for f in /proc/$pid/task/*/stack; do [ -r "$f" ] && sed 's/^/# stack: /' "$f" 2>/dev/null | head -12; done
+  if command -v gdb >/dev/null; then timeout 20 gdb -p "$pid" -batch -ex 'thread apply all bt' 2>/dev/null | grep '^#' | sed 's/^/# gdb: /' | head -30; fi
+  sed 's/^/# log: /' "$2" | tail -20
+}
 clean=0 prehandler=0 bad=0 details=
 for ms in 0 1 2 3 5 8 10 15 20 30 40 50 60 80 100 120 150 200 500 900; do
   st=$TMP/state-$ms
@@ -19,7 +30,10 @@ for ms in 0 1 2 3 5 8 10 15 20 30 40 50 60 80 100 120 150 200 500 900; do
   sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
   kill -TERM "$pid" 2>/dev/null
   for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; details+=" ${ms}ms:hang"; bad=$((bad + 1)); wait "$pid"; continue; fi
+  if kill -0 "$pid" 2>/dev/null; then
+    where_is "$pid" "$TMP/a$ms.log"
+    kill -9 "$pid"; details+=" ${ms}ms:hang"; bad=$((bad + 1)); wait "$pid"; continue
+  fi
   wait "$pid"; rc=$?
   if [ "$rc" = 0 ]; then
     clean=$((clean + 1))
@@ -34,4 +48,5 @@ done
 echo "# clean exit 0: $clean, ended before main() ran: $prehandler, other: $bad"
 check_eq "SIGTERM at 20 offsets in 0–900 ms: no interrupted exit, no hang, clean after 500 ms${details:+ ($details)}" 0 "$bad"
 check_contains "a stop after start-up is logged as such" "$(cat "$TMP/a900.log")" "stopped"
+check "a stop with nothing to record writes no state (no fsync on the way out)" test ! -e "$TMP/state-900/state.json"
 t_done

@@ -29,6 +29,17 @@ local null = core.json.null
 -- persistent state
 local function state_path(c) return c.state_dir .. "/state.json" end
 
+local function encode_state(s)
+  return core.json.encode({
+    received = core.json.array(s.received), executed = core.json.array(s.executed),
+    completions = core.json.array(s.completions), jobs = core.json.array(s.jobs),
+  })
+end
+-- path → the text this process last wrote there (or found nothing to write for): a save that would write the
+-- same text again is skipped, so a stop with nothing to record does no write and no fsync (a busy disk can
+-- hold an fsync for seconds, and a stop should not wait on one for nothing)
+local in_sync = {}
+
 function agent.load_state(c)
   local s = { received = {}, executed = {}, completions = {}, jobs = {} }
   if core.fs.stat(state_path(c)) then
@@ -46,15 +57,17 @@ function agent.load_state(c)
     else
       log.warn("agent: %s is unreadable; starting with an empty command history", state_path(c))
     end
+  else
+    in_sync[state_path(c)] = encode_state(s) -- an empty history is what a missing file says already
   end
   return s
 end
 
 local function save_state(c, s)
-  core.fs.write_atomic(state_path(c), core.json.encode({
-    received = core.json.array(s.received), executed = core.json.array(s.executed),
-    completions = core.json.array(s.completions), jobs = core.json.array(s.jobs),
-  }))
+  local path, text = state_path(c), encode_state(s)
+  if in_sync[path] == text then return end
+  core.fs.write_atomic(path, text)
+  in_sync[path] = text
 end
 
 local function remember(list, id, cap)
