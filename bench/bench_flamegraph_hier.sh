@@ -18,4 +18,6 @@ ratio=$(awk -v a="${hier%% *}" -v b="${flat%% *}" 'BEGIN { printf "%.2f", a / b 
 cratio=$(awk -v a="$hier_cpu" -v b="$flat_cpu" 'BEGIN { printf "%.2f", a / b }')
 "$GPUFLAME_BIN" -q collapse "$f" >"$BENCH_OUT/fg_hier.folded"
 depth=$(awk '{ n = split($0, a, ";"); if (n > m) m = n } END { print m }' "$BENCH_OUT/fg_hier.folded")
-echo "RESULT|hierarchical flamegraph, 1M kernels, NVTX 3 deep|${hier% *}|${hier#* }|${flat% *}|${ratio}x the flat page's wall, ${cratio}x its CPU (${hier_cpu} vs ${flat_cpu} s; aim < 1.5x); $(wc -l <"$BENCH_OUT/fg_hier.folded") stacks, depth $depth"
+# the page folds the frames under policy flamegraph.fold_share of the total (pages of > fold_min_stacks stacks)
+pmb=$(awk -v b="$(stat -c %s "$BENCH_OUT/fg_hier.html")" 'BEGIN { printf "%.1f", b / 1e6 }')
+echo "RESULT|hierarchical flamegraph, 1M kernels, NVTX 3 deep|${hier% *}|${hier#* }|${flat% *}|${ratio}x the flat page's wall, ${cratio}x its CPU (${hier_cpu} vs ${flat_cpu} s; aim < 1.5x); $(wc -l <"$BENCH_OUT/fg_hier.folded") stacks, depth $depth; page ${pmb} MB (folded)"

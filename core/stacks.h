@@ -59,6 +59,18 @@ int gf_stacks_frame_kind(const gf_stacks *s, uint32_t id);
  * outside[0..1]: the weight and instances of the stacks without such a frame. The caller frees both. */
 int gf_stacks_kind_sums(const gf_stacks *s, int kind, uint32_t **frames, int64_t **sums, size_t *n, int64_t outside[2],
                         gf_err *err);
+/* Folds the small paths of s into out (a new, empty table): in the merged call tree (the page's), every
+ * node whose total weight is under min_value and whose ancestors are not has its frame replaced by the
+ * frame fold_name in all its stacks, which then merge (the small siblings of one parent become one node,
+ * their subtrees merged by name); one pass, so nodes under a fold frame are not folded again. Weights,
+ * instances, frame kinds and the metadata carry over; out's frames are interned in the order of s's stacks
+ * sorted by frame ids (the fold frame first). st: the nodes folded and their total weight. */
+typedef struct gf_fold_stats {
+    size_t nodes;
+    int64_t weight;
+} gf_fold_stats;
+int gf_stacks_fold(const gf_stacks *s, int64_t min_value, const char *fold_name, gf_stacks *out, gf_fold_stats *st,
+                   gf_err *err);
 /* Metadata line (the JSON after "# " on a folded file's first line), or NULL. */
 const char *gf_stacks_meta(const gf_stacks *s);
 int gf_stacks_set_meta(gf_stacks *s, const char *json);

@@ -258,6 +258,11 @@ return {
     -- a sidecar <folded>.json beside gpu.folded with the source report and unit (the folded file itself
     -- stays pure `stack count` lines)
     folded_metadata = true,
+    -- pages (not folded files) of more than fold_min_stacks stacks: every frame under fold_share of the
+    -- total (whose parent is not) is merged with its small siblings into one "[folded: …]" frame, their
+    -- subtrees merged by name; the page's subtitle says how many and how much (0: never)
+    fold_share = 0.0001,
+    fold_min_stacks = 100000,
     stats_timeout = 120,
     export_timeout = 300,
   },

@@ -462,6 +462,23 @@ static int m_leaves(lua_State *L)
 }
 
 /* S:kind_sums(kind) → {{name=, weight=, count=}...}, {weight=, count=} (the stacks without such a frame) */
+/* stacks:fold(min_value, fold_name) → the folded table (gf_stacks_fold), {nodes = N, weight = W} */
+static int m_fold(lua_State *L)
+{
+    gf_stacks *s = check(L, 1);
+    lua_Integer min = luaL_checkinteger(L, 2);
+    const char *name = luaL_checkstring(L, 3);
+    gf_stacks *out = push_new(L);
+    gf_fold_stats st;
+    gf_err err;
+    if (gf_stacks_fold(s, (int64_t)min, name, out, &st, &err) != 0)
+        return gf_lua_raise(L, &err);
+    lua_createtable(L, 0, 2);
+    gf_lua_setint(L, "nodes", (int64_t)st.nodes);
+    gf_lua_setint(L, "weight", st.weight);
+    return 2;
+}
+
 static int m_kind_sums(lua_State *L)
 {
     gf_stacks *s = check(L, 1);
@@ -530,6 +547,7 @@ static const luaL_Reg methods[] = {
     {"top", m_top},
     {"leaves", m_leaves},
     {"kind_sums", m_kind_sums},
+    {"fold", m_fold},
     {NULL, NULL},
 };
 

@@ -274,6 +274,7 @@ function fg.page_options(over, policy)
     colors = pick("colors"),
     subtitle = over.subtitle or "",
     findings = over.findings, -- findings.page's document for the findings panel, or nil (no panel)
+    fold_share = p.fold_share, fold_min_stacks = p.fold_min_stacks,
   }
 end
 
@@ -292,14 +293,41 @@ local function page_slots(stacks, o)
     findings = require("gpuflame.findings.document").page_slot(o.findings) }
 end
 
--- render(stacks, out_path, page_options) writes the self-contained page atomically.
+local function pct(x)
+  return string.format("%.4g %%", x * 100)
+end
+
+-- fold(stacks, o) → the stacks a page draws and its options: with more than o.fold_min_stacks stacks and
+-- o.fold_share > 0, the frames under that share of the total merged (gf_stacks_fold, policy
+-- flamegraph.fold_share), the subtitle saying so; otherwise stacks and o as they are.
+function fg.fold(stacks, o)
+  local share, min = o.fold_share or 0, o.fold_min_stacks or 0
+  if share <= 0 or stacks:count() <= min or stacks:total() <= 0 then return stacks, o end
+  local min_value = math.ceil(stacks:total() * share)
+  local name = "[folded: frames under " .. pct(share) .. " each]"
+  local folded, st = stacks:fold(min_value, name)
+  if st.nodes == 0 then return stacks, o end
+  local o2 = {}
+  for k, v in pairs(o) do o2[k] = v end
+  local note = string.format("%d frames under %s of the total each (%s of it) folded into \"%s\" frames",
+    st.nodes, pct(share), pct(st.weight / stacks:total()), name)
+  o2.subtitle = (o.subtitle ~= "" and (o.subtitle .. " · ") or "") .. note
+  o2.folded = { nodes = st.nodes, weight = st.weight, share = share, stacks_before = stacks:count() }
+  return folded, o2
+end
+
+-- render(stacks, out_path, page_options) writes the self-contained page atomically (fg.fold first); returns
+-- what fg.fold said ({nodes, weight, share, stacks_before}) or nil.
 function fg.render(stacks, out, o)
   if stacks:count() == 0 then errors.raise(errors.NO_DATA, "no stacks to draw (%s)", out) end
+  stacks, o = fg.fold(stacks, o)
   local tmpl, origin = page.template("templates/flamegraph.html")
   core.render.render(tmpl, page_slots(stacks, o), out, origin)
+  return o.folded
 end
 
 function fg.render_string(stacks, o)
+  stacks, o = fg.fold(stacks, o)
   local tmpl, origin = page.template("templates/flamegraph.html")
   return core.render.render_string(tmpl, page_slots(stacks, o), origin)
 end

@@ -274,6 +274,8 @@ S.tree = {
     speedscope_events = S.int({ min = 0 }),
     sqlite_sources = S.list(S.str({ oneof = { "kernels", "api" } })),
     folded_metadata = S.bool(),
+    fold_share = S.num({ min = 0, max = 1 }),
+    fold_min_stacks = S.int({ min = 0 }),
     stats_timeout = S.num({ gt = 0 }),
     export_timeout = S.num({ gt = 0 }),
   },

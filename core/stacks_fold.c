@@ -1,0 +1,156 @@
+/* Folding a collapse table's small paths (stacks.h, gf_stacks_fold) through its public API: the merged
+ * call tree's node totals from one pass over the stacks sorted by their frame ids (a prefix before its
+ * extensions, so every node's stacks are consecutive), then a second pass in the same order that replaces
+ * the outermost small frame of each stack by the fold frame and adds the result to the output table. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem.h"
+#include "stacks.h"
+
+typedef struct srec {
+    const uint32_t *ids;
+    uint32_t depth, idx;
+} srec;
+
+static int by_ids(const void *a, const void *b)
+{
+    const srec *x = a, *y = b;
+    uint32_t n = x->depth < y->depth ? x->depth : y->depth;
+    for (uint32_t i = 0; i < n; i++)
+        if (x->ids[i] != y->ids[i])
+            return x->ids[i] < y->ids[i] ? -1 : 1;
+    return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+typedef struct walk {
+    const gf_stacks *s;
+    const srec *order;
+    size_t *path;   /* depth → node index of the current stack's prefix */
+    int64_t *value; /* node index → total weight */
+    size_t nn, cap;
+} walk;
+
+/* The nodes the k-th stack (sorted) opens, numbered in pre-order like the page's tree; with add, each is
+ * given its stacks' weight. Returns the stack's frames or NULL (OOM). */
+static const uint32_t *step(walk *w, size_t k, const uint32_t **prev, size_t *prev_depth, int add, size_t *depth)
+{
+    int64_t weight;
+    const uint32_t *ids = w->order[k].ids;
+    *depth = w->order[k].depth;
+    gf_stacks_get(w->s, w->order[k].idx, NULL, &weight);
+    size_t common = 0;
+    while (*prev && common < *depth && common < *prev_depth && (*prev)[common] == ids[common])
+        common++;
+    for (size_t d = common; d < *depth; d++) {
+        if (add) {
+            if (GF_GROW(w->value, w->cap, w->nn + 1, 1024) != 0)
+                return NULL;
+            w->value[w->nn] = 0;
+        }
+        w->path[d] = w->nn++;
+    }
+    if (add)
+        for (size_t d = 0; d < *depth; d++)
+            w->value[w->path[d]] += weight;
+    *prev = ids;
+    *prev_depth = *depth;
+    return ids;
+}
+
+/* out's id of s's frame id (interned on first use, with its kind). */
+static uint32_t out_frame(const gf_stacks *s, gf_stacks *out, uint32_t *map, uint32_t id)
+{
+    if (map[id] != UINT32_MAX)
+        return map[id];
+    size_t len;
+    const char *name = gf_stacks_frame(s, id, &len);
+    uint32_t o = gf_stacks_intern(out, name, len);
+    int kind = gf_stacks_frame_kind(s, id);
+    if (o != UINT32_MAX && kind != 0 && gf_stacks_set_frame_kind(out, o, kind) != 0)
+        return UINT32_MAX;
+    return map[id] = o;
+}
+
+static int fold_pass(const gf_stacks *s, walk *w, int64_t min_value, const char *fold_name, gf_stacks *out,
+                     gf_fold_stats *st, gf_err *err)
+{
+    size_t nf = gf_stacks_nframes(s), n = gf_stacks_count(s);
+    uint32_t *map = malloc((nf ? nf : 1) * sizeof *map);
+    uint32_t *buf = malloc((gf_stacks_max_depth(s) + 1) * sizeof *buf);
+    uint32_t fold = gf_stacks_intern(out, fold_name, strlen(fold_name));
+    if (!map || !buf || fold == UINT32_MAX) {
+        free(map);
+        free(buf);
+        return gf_oom(err, "flamegraph fold");
+    }
+    memset(map, 0xff, (nf ? nf : 1) * sizeof *map);
+    const uint32_t *prev = NULL;
+    size_t prev_depth = 0, last_folded = SIZE_MAX;
+    w->nn = 0;
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        size_t depth;
+        const uint32_t *ids = step(w, k, &prev, &prev_depth, 0, &depth);
+        size_t cut = depth;
+        for (size_t d = 0; d < depth && cut == depth; d++)
+            if (w->value[w->path[d]] < min_value)
+                cut = d;
+        if (cut < depth && w->path[cut] != last_folded) { /* a small node met for the first time */
+            last_folded = w->path[cut];
+            st->nodes++;
+            st->weight += w->value[w->path[cut]];
+        }
+        for (size_t d = 0; d < depth && rc == 0; d++) {
+            buf[d] = d == cut ? fold : out_frame(s, out, map, ids[d]);
+            if (buf[d] == UINT32_MAX)
+                rc = gf_oom(err, "flamegraph fold");
+        }
+        size_t idx;
+        int64_t weight;
+        gf_stacks_get(s, w->order[k].idx, NULL, &weight);
+        if (rc == 0 && (rc = gf_stacks_add_ids_at(out, buf, depth, weight, &idx, err)) == 0)
+            gf_stacks_add_instances(out, idx, gf_stacks_instances(s, w->order[k].idx));
+    }
+    free(map);
+    free(buf);
+    return rc;
+}
+
+int gf_stacks_fold(const gf_stacks *s, int64_t min_value, const char *fold_name, gf_stacks *out, gf_fold_stats *st,
+                   gf_err *err)
+{
+    size_t n = gf_stacks_count(s);
+    memset(st, 0, sizeof *st);
+    walk w = {s, NULL, NULL, NULL, 0, 0};
+    srec *order = malloc((n ? n : 1) * sizeof *order);
+    w.path = malloc((gf_stacks_max_depth(s) + 1) * sizeof *w.path);
+    int rc = 0;
+    if (!order || !w.path) {
+        rc = gf_oom(err, "flamegraph fold");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t depth;
+        order[i].ids = gf_stacks_get(s, i, &depth, NULL);
+        order[i].depth = (uint32_t)depth;
+        order[i].idx = (uint32_t)i;
+    }
+    qsort(order, n, sizeof *order, by_ids);
+    w.order = order;
+    const uint32_t *prev = NULL;
+    size_t prev_depth = 0, depth;
+    for (size_t k = 0; k < n; k++)
+        if (!step(&w, k, &prev, &prev_depth, 1, &depth)) {
+            rc = gf_oom(err, "flamegraph fold");
+            goto done;
+        }
+    rc = fold_pass(s, &w, min_value, fold_name, out, st, err);
+    if (rc == 0 && gf_stacks_meta(s))
+        rc = gf_stacks_set_meta(out, gf_stacks_meta(s)) == 0 ? 0 : gf_oom(err, "flamegraph fold");
+done:
+    free(order);
+    free(w.path);
+    free(w.value);
+    return rc;
+}
