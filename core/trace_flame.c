@@ -372,6 +372,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
     gf_hmap_init(&f.trie);
     gf_hmap_init(&f.names);
     int32_t *evs = NULL;
+    int32_t *in_step = NULL; /* before the first goto done: done frees it */
     int rc = gf_trace_partners(t, &f.partner, err);
     if (rc != 0)
         return rc;
@@ -382,7 +383,6 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
         rc = gf_oom(f.err, "flamegraph");
         goto done;
     }
-    int32_t *in_step = NULL;
     if (o->step && (rc = gf_steps_assign(t, o->step, 1, &in_step, err)) != 0)
         goto done;
     int want_nvtx = 0;

@@ -103,10 +103,11 @@ if [ "$(id -u)" = 0 ]; then
     env -i PATH="$BARE_PATH" TMPDIR="$W/tmp" "${AS[@]}" "$GF" agent --server http://127.0.0.1:9 --service bare \
       --token-file "$W/out/tok" --interval 1 >"$W/agent.out" 2>"$W/agent.err" &
     ap=$!; LPIDS+=("$ap")
-    for i in $(seq 1 150); do [ -s "$W/tmp/gpuflame-65534/agent/state.json" ] && break; kill -0 "$ap" 2>/dev/null || break; sleep 0.2; done
+    # started: it names its state directory (it writes state.json only when it has something to record)
+    for i in $(seq 1 150); do grep -q "state $W/tmp/gpuflame-65534/agent" "$W/agent.err" 2>/dev/null && break; kill -0 "$ap" 2>/dev/null || break; sleep 0.2; done
     kill -TERM "$ap" 2>/dev/null; wait "$ap"
     check_eq "user: the agent in a bare environment stops cleanly on SIGTERM" 0 "$?"
-    check "user: the agent's state in the private state directory" test -s "$W/tmp/gpuflame-65534/agent/state.json"
+    check "user: the agent's state in the private state directory" grep -q "state $W/tmp/gpuflame-65534/agent" "$W/agent.err"
     check_eq "user: the agent's state directory is private" "65534 700" "$(owner_mode "$W/tmp/gpuflame-65534/agent")"
     AS=()
   else

@@ -23,9 +23,10 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
+
+# subprocess and tempfile are imported where a call is recorded or run, not on a replay: the suite replays
+# hundreds of answers a run, and each replay is a Python start
 
 MEMO_COMMANDS = ("stats", "analyze", "export")
 
@@ -64,6 +65,8 @@ def nsys_version(memo, nsys, st):
         return read_bytes(path).decode()
     except OSError:
         pass
+    import subprocess
+    import tempfile
     version = subprocess.run([nsys, "--version"], capture_output=True, text=True, timeout=60).stdout
     if version.strip():
         os.makedirs(memo, exist_ok=True)
@@ -163,6 +166,7 @@ def replay(entry, dirs, out_name):
 
 
 def record(memo, key, dirs, out_name, before, after, proc):
+    import tempfile
     files = []
     for path, sig in sorted(after.items()):
         if before.get(path) == sig:
@@ -198,6 +202,7 @@ def main():
         if os.path.isfile(os.path.join(entry, "answer.json")):
             return replay(entry, dirs, out_name)
         before = snapshot(set(dirs.values()))
+    import subprocess
     proc = subprocess.run([nsys] + args, capture_output=True, stdin=subprocess.DEVNULL)
     sys.stdout.buffer.write(proc.stdout)
     sys.stderr.buffer.write(proc.stderr)

@@ -20,7 +20,7 @@
 real_nsys_or_skip "stats equal: gpuflame stats vs nsys stats"
 
 RT=$TOP/tests/real
-OLD=gpukernsum,gpukernsum:base,gpukernsum:mangled,cudaapisum,gputrace,cudaapitrace,gpumemtimesum,gpumemsizesum,nvtxsum,nvtxpptrace,nvtxgpuproj
+# OLD: lib.sh NS_STATS_CSV (test_oracle.sh reads six of them from the same call: ns_stats_csv)
 NEW=cuda_gpu_kern_sum,cuda_gpu_kern_sum:base,cuda_gpu_kern_sum:mangled,cuda_api_sum,cuda_gpu_trace,cuda_api_trace,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum,nvtx_sum,nvtx_pushpop_trace,nvtx_gpu_proj_trace
 W=$TMP/stats_equal
 mkdir -p "$W"
@@ -36,13 +36,13 @@ fi
 
 # one_case LABEL DIR INPUT: DIR/x.sqlite is what nsys reads; INPUT is what gpuflame is given
 one_case() {
-  local label=$1 d=$2 input=$3 log="" old=$OLD json=cudaapisum,gputrace,nvtxgpuproj present=
+  local label=$1 d=$2 input=$3 log="" noproj= json=cudaapisum,gputrace,nvtxgpuproj present=
   if proj_too_heavy "$d/x.sqlite"; then
     # nsys's projection of this export runs past the bound (lib.sh proj_too_heavy): every other report compared
-    old=${OLD%,nvtxgpuproj} json=cudaapisum,gputrace present=--present-only
+    noproj=--no-proj json=cudaapisum,gputrace present=--present-only
     skip "stats equal $label: nvtxgpuproj" "nsys 2022.4's own projection of this export takes minutes (lib.sh proj_too_heavy)"
   fi
-  rnsys stats --format csv:mem=B --force-overwrite=true -o "$d/ns" --report "$old" "$d/x.sqlite"
+  ns_stats_csv "$d" $noproj
   log+="$rout"$'\n'"$rerr"$'\n'
   if [ "$rrc" -ne 0 ]; then not_ok "stats equal $label: nsys stats" "exit $rrc: $(tail -c 300 <<<"$rerr")"; return; fi
   rnsys stats --format csv --force-overwrite=true -o "$d/nsmb" --report gputrace,gpumemsizesum "$d/x.sqlite"
