@@ -61,10 +61,14 @@ fi
 check "bare capture: no nsys process of the job remains" gone_within 30
 
 # --- launch, sessions, a --timeline window ----------------------------------------------------------------
+# the tier's policy here too, as tests/real/test_real_live.sh has it: with the default policy nsys 2022.4's
+# `stop` of this window hung in every CI run on this VM (8 of 8, both passes; docs/LIVE.md "A hung `nsys
+# stop`"), so the window's exit 0 was never reached; that hang is nsys's, bounded and named (the branch below,
+# tests/cli/test_live_bounds.sh)
 # nsys 2022.4 fails to start now and then under load (sem_open, tests/real/lib.sh nsys_startup_failed): no
 # gpuflame behaviour is tested then, so such a launch is tried once more
 for try in 1 2; do
-  env -i PATH="$BARE_PATH" "$GF" launch --session "$S" -- "$JOB" "$TMP/l.log" "$TMP/l.stop" 120 7 >"$TMP/l.out" 2>"$TMP/l.err" &
+  env -i PATH="$BARE_PATH" "$GF" --policy "$TOP/tests/real/policy.lua" launch --session "$S" -- "$JOB" "$TMP/l.log" "$TMP/l.stop" 120 7 >"$TMP/l.out" 2>"$TMP/l.err" &
   LPID=$!
   for i in $(seq 1 300); do bare sessions --json; [[ " $(names) " == *" $S:waiting "* ]] && break
     kill -0 "$LPID" 2>/dev/null || break; sleep 0.2; done
@@ -76,7 +80,7 @@ done
 check_contains "bare launch: sessions lists it, waiting" " $(names) " " $S:waiting "
 check_contains "bare sessions: root's registry is /run/gpuflame/sessions" "$out" '"registry": "/run/gpuflame/sessions"'
 [[ " $(names) " == *" $S:waiting "* ]] || echo "# launch said: $(tail -c 600 "$TMP/l.err")"
-bare capture --session "$S" --duration 2 --timeline --out "$TMP/w1"
+bare --policy "$TOP/tests/real/policy.lua" capture --session "$S" --duration 2 --timeline --out "$TMP/w1"
 if [ "$rc" = 4 ] && [[ "$err" == *"\`nsys stop\` hung"* ]]; then
   # nsys 2022.4's own stop hangs now and then until the job ends (issue 38; both passes of one CI run): then
   # what is checked is that gpuflame bounded it, named it and left nothing (the checks below and at the end)
