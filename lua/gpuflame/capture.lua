@@ -80,7 +80,12 @@ function capture.profile(state, o)
     -- nsys exits with the workload's status (143 when its --duration stopped the workload): a report it
     -- wrote is still the capture; without one the status is the failure.
     local raw = capture.find_report(prefix) or capture.find_qdstrm(prefix)
-    if not raw then
+    if not raw and res.failed_after_start then
+      -- nsys's or the workload's words: the output cannot tell, so the status is said first, then why no retry
+      fail("nsys profile exited with status %d; its output holds nsys's start-up failure text (%s), but the " ..
+        "workload had started, so it was not tried again: a started workload is never run twice (log: %s)",
+        res.code, res.failed_after_start, logpath)
+    elseif not raw then
       fail("nsys profile exited with status %d; last output: %s", res.code, nsys_mod.clean_text(tail(out, 300)))
     end
     capture.warn(state, "nsys profile exited with status %d (the workload's status); the report it wrote is kept",

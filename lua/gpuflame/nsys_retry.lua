@@ -104,7 +104,13 @@ function R.run(state, prefix, logpath, fail, try_once)
     end
     nsys_run.write_log(logpath, logs, policy)
     state.artifacts.profile_log = logpath
-    if not said then return res, out end
+    if not said then
+      -- nsys's start-up failure after the workload had started: not tried again, but named as nsys's
+      if failed and watch.seen and not nsys_run.find_report(prefix) and not nsys_run.find_qdstrm(prefix) then
+        res.failed_after_start = R.said(out, policy)
+      end
+      return res, out
+    end
     if not R.again(try, policy) then fail("%s (log: %s)", R.final(try, said), logpath) end
     nsys_run.warn(state, "nsys failed to start (try %d of %d): %s; trying again", try,
       policy.capture.start_retries + 1, said)

@@ -55,6 +55,8 @@ FAKE_NSYS_FAIL=profile:missing-output run_gf --policy "$TMP/fast.lua" capture --
   -- "$W" "$TMP/c4.ran" 3 1 "sem_open: No such file or directory"
 check_eq "a workload that fails saying sem_open, no report: exit 4" 4 "$rc"
 check_contains "... with the workload's status" "$err" "nsys profile exited with status 3"
+check_contains "... and why it was not tried again" "$err" \
+  "its output holds nsys's start-up failure text (sem_open: No such file or directory), but the workload had started, so it was not tried again"
 check_eq "... one nsys profile" 1 "$(calls profile)"
 check_eq "... it ran once" 1 "$(runs "$TMP/c4.ran")"
 
