@@ -306,25 +306,10 @@ static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t 
     if (r == 0)
         r = at && lord ? gf_proj_op_groups(t, &gi, &gmin, &gmax, &gdev, &ng) : -1;
     size_t n = 0;
-    for (size_t i = 0; r == 0 && i < t->n; i++) { /* the calls with GPU work, counted per lane */
-        if (t->kind[i] == GF_EV_API && gf_gidx_find(&gi, t, i, 0, 0, &dummy) >= 0) {
-            at[t->lane[i]]++;
-            n++;
-        }
-    }
+    if (r == 0) /* lanes in globalTid order (one host: gid_hi is common), then each lane's place */
+        n = gf_proj_call_slots(t, &gi, at, lord, cmp_lane_gtid);
     if (r == 0 && !(c = malloc((n ? n : 1) * sizeof *c)))
         r = -1;
-    if (r == 0) { /* lanes in globalTid order (one host: gid_hi is common), then each lane's place */
-        for (size_t l = 0; l < t->nlanes; l++)
-            lord[l] = (int32_t)l;
-        qsort_r(lord, t->nlanes, sizeof *lord, cmp_lane_gtid, t->lanes);
-        size_t o = 0;
-        for (size_t k = 0; k < t->nlanes; k++) {
-            size_t cnt = at[lord[k]];
-            at[lord[k]] = o;
-            o += cnt;
-        }
-    }
     for (size_t i = 0; r == 0 && i < t->n; i++) { /* in trace order: by start, then seq, within a lane */
         int64_t g;
         if (t->kind[i] != GF_EV_API || (g = gf_gidx_find(&gi, t, i, 0, 0, &dummy)) < 0)

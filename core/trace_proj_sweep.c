@@ -162,6 +162,30 @@ static int cmp_lane_pidtid(const void *a, const void *b, void *arg)
     return i < j ? -1 : i > j;
 }
 
+size_t gf_proj_call_slots(const gf_trace *t, gf_gidx *gi, size_t *at, int32_t *lord,
+                          int (*cmp)(const void *, const void *, void *))
+{
+    size_t n = 0;
+    int dummy;
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->kind[i] == GF_EV_API && gf_gidx_find(gi, t, i, 0, 0, &dummy) >= 0) {
+            at[t->lane[i]]++;
+            n++;
+        }
+    }
+    for (size_t l = 0; l < t->nlanes; l++)
+        lord[l] = (int32_t)l;
+    qsort_r(lord, t->nlanes, sizeof *lord, cmp, t->lanes);
+    size_t o = 0;
+    for (size_t k = 0; k < t->nlanes; k++) {
+        size_t cnt = at[lord[k]];
+        at[lord[k]] = o;
+        o += cnt;
+    }
+    return n;
+}
+
+
 /* The calls with GPU work in the projection's sweep order (globalTid, start, end; ties in trace order), as
  * core/trace_proj.c trace_calls orders them. 1: not in that order after all (two lanes of one thread: the
  * caller falls back to the export's path); -1 OOM. */
@@ -171,25 +195,10 @@ static int build_calls(sweep *s, gf_gidx *gi)
     size_t *at = calloc(t->nlanes + 1, sizeof *at), n = 0;
     int32_t *lord = malloc((t->nlanes + 1) * sizeof *lord);
     int dummy, r = at && lord ? gf_proj_op_groups(t, gi, &s->gmin, &s->gmax, &s->gdev, &s->ng) : -1;
-    for (size_t i = 0; r == 0 && i < t->n; i++) {
-        if (t->kind[i] == GF_EV_API && gf_gidx_find(gi, t, i, 0, 0, &dummy) >= 0) {
-            at[t->lane[i]]++;
-            n++;
-        }
-    }
+    if (r == 0)
+        n = gf_proj_call_slots(t, gi, at, lord, cmp_lane_pidtid);
     if (r == 0 && !(s->c = malloc((n ? n : 1) * sizeof *s->c)))
         r = -1;
-    if (r == 0) {
-        for (size_t l = 0; l < t->nlanes; l++)
-            lord[l] = (int32_t)l;
-        qsort_r(lord, t->nlanes, sizeof *lord, cmp_lane_pidtid, t->lanes);
-        size_t o = 0;
-        for (size_t k = 0; k < t->nlanes; k++) {
-            size_t cnt = at[lord[k]];
-            at[lord[k]] = o;
-            o += cnt;
-        }
-    }
     for (size_t i = 0; r == 0 && i < t->n; i++) {
         int64_t g;
         if (t->kind[i] == GF_EV_API && (g = gf_gidx_find(gi, t, i, 0, 0, &dummy)) >= 0)

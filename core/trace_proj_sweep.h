@@ -31,6 +31,11 @@ int64_t gf_gidx_find(gf_gidx *g, const gf_trace *t, size_t i, int add, int64_t n
 /* The groups, met in the trace's order: per group the first op's start (*gmin) and device (*gdev), the last
  * end (*gmax). -1 OOM. */
 int gf_proj_op_groups(const gf_trace *t, gf_gidx *gi, int64_t **gmin, int64_t **gmax, int32_t **gdev, size_t *ng);
+/* The calls with GPU work (gf_gidx_find) counted per lane into at[nlanes], the lanes ordered by cmp (qsort_r
+ * over t->lanes) into lord[nlanes], and at[] turned into each lane's first slot in that order; returns how
+ * many calls. The projection's two sweeps fill their call arrays by these slots. */
+size_t gf_proj_call_slots(const gf_trace *t, gf_gidx *gi, size_t *at, int32_t *lord,
+                          int (*cmp)(const void *, const void *, void *));
 
 /* A range of the trace as the projection leaves it: its event ev, its NVTX_EVENTS row, the span of the GPU
  * work of the calls it encloses (pmin, pmax; pdev the device of the op that starts first) and how many
