@@ -1,6 +1,7 @@
 /* Growing arrays and memory hints (mem.h). */
 #include "mem.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -121,4 +122,16 @@ int gf_resize(void **p, size_t n, size_t elem)
         return -1;
     *p = q;
     return 0;
+}
+
+static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+
+void gf_mem_gate_enter(void)
+{
+    pthread_mutex_lock(&gate);
+}
+
+void gf_mem_gate_leave(void)
+{
+    pthread_mutex_unlock(&gate);
 }

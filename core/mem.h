@@ -42,4 +42,11 @@ int gf_grow_cols(void **const cols[], const size_t elem[], size_t n, size_t *cap
 int gf_resize(void **p, size_t n, size_t elem);
 #define GF_RESIZE(arr, n) gf_resize((void **)&(arr), (n), sizeof *(arr))
 
+/* One scratch-heavy pass at a time in the process: the passes whose scratch is a large share of the trace
+ * (the NVTX projection's sweep on its thread, gpu-starv's groups of every GPU op on the rules' thread) take
+ * this gate for as long as their scratch lives, so that the two never hold it side by side (issue 42: the
+ * timeline's peak RSS on a 5M-event export). A pass never waits for anything else while it holds the gate. */
+void gf_mem_gate_enter(void);
+void gf_mem_gate_leave(void);
+
 #endif

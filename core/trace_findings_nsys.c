@@ -475,8 +475,8 @@ static int stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void 
     return 0;
 }
 
-int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
-                 size_t *n, gf_err *err)
+static int find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
+                     size_t *n, gf_err *err)
 {
     fgroups G;
     if (build_groups(t, w, &G, err) != 0)
@@ -526,6 +526,16 @@ fail:
     free(out);
     groups_free(&G);
     return gf_oom(err, "findings");
+}
+
+/* The groups (25 bytes and a start a GPU op) never beside the NVTX projection's sweep (mem.h gf_mem_gate). */
+int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
+                 size_t *n, gf_err *err)
+{
+    gf_mem_gate_enter();
+    int rc = find_gaps(t, w, min_gap_ns, limit, rows, n, err);
+    gf_mem_gate_leave();
+    return rc;
 }
 
 /* ---- gpu-low-util ---- */

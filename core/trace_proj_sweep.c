@@ -352,7 +352,7 @@ static int project(const sweep *s, gf_proj_hit *R, size_t nr, gf_err *err)
     return 0;
 }
 
-int gf_proj_sweep(const gf_trace *t, gf_proj_hit **out, size_t *n, int *given, gf_err *err)
+static int proj_sweep(const gf_trace *t, gf_proj_hit **out, size_t *n, int *given, gf_err *err)
 {
     *out = NULL;
     *n = 0;
@@ -397,4 +397,13 @@ int gf_proj_sweep(const gf_trace *t, gf_proj_hit **out, size_t *n, int *given, g
     *n = nr;
     *given = 1;
     return 0;
+}
+
+/* The sweep's scratch (a third of the trace's size) never beside gpu-starv's (mem.h gf_mem_gate). */
+int gf_proj_sweep(const gf_trace *t, gf_proj_hit **out, size_t *n, int *given, gf_err *err)
+{
+    gf_mem_gate_enter();
+    int rc = proj_sweep(t, out, n, given, err);
+    gf_mem_gate_leave();
+    return rc;
 }
