@@ -1,6 +1,7 @@
 /* Growing arrays and memory hints (mem.h). */
 #include "mem.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -134,4 +135,11 @@ void gf_mem_gate_enter(void)
 void gf_mem_gate_leave(void)
 {
     pthread_mutex_unlock(&gate);
+}
+
+void gf_mem_release_free(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }

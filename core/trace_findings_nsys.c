@@ -601,8 +601,8 @@ static double sqlite_round1(double x)
     return r;
 }
 
-int gf_find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double threshold, int64_t limit,
-                     gf_util_row **rows, size_t *n, gf_err *err)
+static int find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double threshold, int64_t limit,
+                         gf_util_row **rows, size_t *n, gf_err *err)
 {
     if (chunks < 1)
         return gf_errf(err, GF_EXIT_USAGE, "chunks must be at least 1");
@@ -730,4 +730,14 @@ fail:
     free(out);
     groups_free(&G);
     return gf_oom(err, "findings");
+}
+
+/* The groups never beside the NVTX projection's sweep (mem.h gf_mem_gate). */
+int gf_find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double threshold, int64_t limit,
+                     gf_util_row **rows, size_t *n, gf_err *err)
+{
+    gf_mem_gate_enter();
+    int rc = find_low_util(t, w, chunks, threshold, limit, rows, n, err);
+    gf_mem_gate_leave();
+    return rc;
 }

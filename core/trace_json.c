@@ -470,6 +470,12 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
     return 0;
 }
 
+static int in_view(const gf_trace *t, size_t i, int64_t t0, double vs, double ve)
+{
+    double s = (double)(t->start[i] - t0), e = s + (double)t->dur[i];
+    return s <= ve && e >= vs;
+}
+
 int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err)
 {
     if (!o || !o->initial_view || o->preview_min_events <= 0 || t->n < (size_t)o->preview_min_events) {
@@ -480,19 +486,19 @@ int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_
     double vs, ve;
     page_time(t, &t0, &span);
     int rc = opening_view(t, o, t0, span, &vs, &ve);
-    /* the events the opening view shows: those overlapping it, in page (start) order */
-    uint32_t *only = rc == 0 ? malloc((t->n ? t->n : 1) * sizeof *only) : NULL;
+    /* the events the opening view shows: those overlapping it, in page (start) order, counted first (an
+     * array for every event, 27 MB at 6.8M events, raised the timeline's peak RSS while written: issue 42) */
     size_t nonly = 0;
-    for (size_t i = 0; only && i < t->n; i++) {
-        double s = (double)(t->start[i] - t0), e = s + (double)t->dur[i];
-        if (s <= ve && e >= vs)
-            only[nonly++] = (uint32_t)i;
-    }
-    if (only && nonly > t->n / 2) { /* a view of most of the capture ("full"): a preview would be the page again */
-        free(only);
+    for (size_t i = 0; rc == 0 && i < t->n; i++)
+        nonly += in_view(t, i, t0, vs, ve);
+    if (rc == 0 && nonly > t->n / 2) { /* a view of most of the capture ("full"): a preview would be the page again */
         fputs("null", out);
         return ferror(out) ? gf_errf(err, GF_EXIT_ERROR, "timeline: write failed") : 0;
     }
+    uint32_t *only = rc == 0 ? malloc((nonly ? nonly : 1) * sizeof *only) : NULL;
+    for (size_t i = 0, k = 0; only && i < t->n; i++)
+        if (in_view(t, i, t0, vs, ve))
+            only[k++] = (uint32_t)i;
     page_maps pm;
     if (!only || page_maps_init(t, &pm, only, nonly, 1) != 0) {
         free(only);

@@ -211,10 +211,6 @@ static uint64_t col_value(const gf_trace *t, const gf_pack_maps *m, const int32_
 /* ---- the columns' encoding: streamed in pieces, on worker threads when compressed ---- */
 
 enum { PIECE = 3 * 21845 }; /* bytes of varints handed on at a time (a multiple of 3: base64 streams them) */
-/* How many columns past the one the writer needs a worker may compress: the compressed columns not yet
- * written are held beside the trace (issue 42: all eight, 31 MB on a 6.8M-event page, raised the timeline's
- * peak RSS while the page was written). */
-enum { AHEAD = 1 };
 
 /* One column's bytes: its raw DEFLATE stream (no zlib header: the page's DecompressionStream("deflate-raw")
  * and Python's zlib.decompress(b, -15) read it), level 1: most of the size for a fraction of the time of
@@ -223,7 +219,7 @@ enum { AHEAD = 1 };
 typedef struct col_out {
     unsigned char *z;
     size_t zlen, zcap;
-    int state; /* 0 not taken, 1 being encoded, 2 done */
+    int state; /* 0 not taken, 1 being encoded, 2 done (compressed by a worker), 3 written */
     int failed;
 } col_out;
 
@@ -233,8 +229,8 @@ struct gf_pack_job {
     int32_t *umap;
     size_t *uniq, nuniq, ne;
     col_out col[NCOLS];
-    int next;      /* the next column not taken (columns are taken in order) */
     int written;   /* the columns written to the page so far (the next one the writer needs) */
+    int stop;      /* no column is taken after this (gf_trace_pack_free) */
     int row_ready; /* m.row is known (the detail column needs it) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -312,40 +308,48 @@ static void compress_column(const gf_pack_job *j, int c, col_out *o)
     o->failed = !ok;
 }
 
-/* Takes the next column not taken (-1: none left, the detail column before its rows are known, or a column
- * more than AHEAD past the one the writer needs); the caller holds j->mu. */
+/* Column scheduling (issue 42: the compressed columns not yet written are held beside the trace; all eight,
+ * 31 MB on a 6.8M-event page, raised the timeline's peak RSS): the writer streams the column it needs through
+ * deflate straight into the page when no worker took it; a worker compresses the first column not taken
+ * after the one the writer needs (that one too before the writer reaches the events) into a buffer, and
+ * takes no other until the writer has written it. So each worker holds one column at most, and with one
+ * worker the two threads compress alternate columns. */
+
+/* The column a worker takes next (-1: none now: the detail column before its rows are known, or every
+ * column from the writer's on taken); the caller holds j->mu. */
 static int take_column(gf_pack_job *j)
 {
-    if (j->next >= NCOLS || (j->next == C_DETAIL && !j->row_ready) || j->next > j->written + AHEAD)
-        return -1;
-    j->col[j->next].state = 1;
-    return j->next++;
-}
-
-/* Takes the next column not taken and compresses it into its slot; 0 when none was left. The caller holds
- * j->mu, which is held again on return. */
-static int run_one(gf_pack_job *j)
-{
-    int c = take_column(j);
-    if (c < 0)
-        return 0;
-    pthread_mutex_unlock(&j->mu);
-    col_out o = {NULL, 0, 0, 1, 0};
-    compress_column(j, c, &o);
-    pthread_mutex_lock(&j->mu);
-    o.state = 2;
-    j->col[c] = o;
-    pthread_cond_broadcast(&j->cv);
-    return 1;
+    for (int c = j->written; c < NCOLS; c++) {
+        if (j->col[c].state != 0)
+            continue;
+        if (c == C_DETAIL && !j->row_ready)
+            return -1;
+        j->col[c].state = 1;
+        return c;
+    }
+    return -1;
 }
 
 static void *worker(void *arg)
 {
     gf_pack_job *j = arg;
     pthread_mutex_lock(&j->mu);
-    while (j->next < NCOLS)
-        if (!run_one(j)) /* the detail column waits for its rows */
+    while (!j->stop && j->written < NCOLS) {
+        int c = take_column(j);
+        if (c < 0) { /* the detail column waits for its rows; or nothing left before the writer's column */
             pthread_cond_wait(&j->cv, &j->mu);
+            continue;
+        }
+        pthread_mutex_unlock(&j->mu);
+        col_out o = {NULL, 0, 0, 1, 0};
+        compress_column(j, c, &o);
+        pthread_mutex_lock(&j->mu);
+        o.state = 2;
+        j->col[c] = o;
+        pthread_cond_broadcast(&j->cv);
+        while (!j->stop && j->col[c].state != 3) /* one column held at a time */
+            pthread_cond_wait(&j->cv, &j->mu);
+    }
     pthread_mutex_unlock(&j->mu);
     return NULL;
 }
@@ -388,7 +392,7 @@ void gf_trace_pack_free(gf_pack_job *j)
     if (!j)
         return;
     pthread_mutex_lock(&j->mu);
-    j->next = NCOLS;
+    j->stop = 1;
     pthread_cond_broadcast(&j->cv);
     pthread_mutex_unlock(&j->mu);
     for (int w = 0; w < j->nth; w++)
@@ -402,8 +406,54 @@ void gf_trace_pack_free(gf_pack_job *j)
     free(j);
 }
 
-/* Column c of the page, written as base64: the calling thread compresses columns not taken yet while it
- * waits for c (with no workers it compresses them all, in order, one at a time). */
+/* deflate's output straight to the page as base64: whole 3-byte groups as they come, the last 0-2 bytes of
+ * a piece carried over (base64 of the pieces is then base64 of the whole column). */
+typedef struct zstream_sink {
+    z_stream z;
+    FILE *out;
+    unsigned char buf[PIECE + 16];
+    size_t have;
+} zstream_sink;
+
+static int sink_deflate_page(const unsigned char *d, size_t len, int last, void *arg)
+{
+    zstream_sink *zs = arg;
+    zs->z.next_in = (Bytef *)d;
+    zs->z.avail_in = (uInt)len;
+    for (;;) {
+        zs->z.next_out = zs->buf + zs->have;
+        zs->z.avail_out = (uInt)(sizeof zs->buf - zs->have);
+        int rc = deflate(&zs->z, last ? Z_FINISH : Z_NO_FLUSH);
+        zs->have = sizeof zs->buf - zs->z.avail_out;
+        if (rc != Z_OK && rc != Z_BUF_ERROR && rc != Z_STREAM_END)
+            return -1;
+        size_t whole = rc == Z_STREAM_END ? zs->have : zs->have / 3 * 3;
+        gf_base64_write(zs->out, zs->buf, whole);
+        memmove(zs->buf, zs->buf + whole, zs->have - whole);
+        zs->have -= whole;
+        if (rc == Z_STREAM_END || (!last && zs->z.avail_in == 0))
+            return 0;
+    }
+}
+
+/* Column c compressed on the calling thread straight into the page. -1: out of memory. */
+static int stream_column(const gf_pack_job *j, int c, FILE *out)
+{
+    unsigned char *piece = malloc(PIECE + 16);
+    zstream_sink *zs = calloc(1, sizeof *zs);
+    int ok = piece && zs && deflateInit2(&zs->z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+    if (ok) {
+        zs->out = out;
+        ok = encode_column(j, c, piece, sink_deflate_page, zs) == 0;
+        deflateEnd(&zs->z);
+    }
+    free(piece);
+    free(zs);
+    return ok ? 0 : -1;
+}
+
+/* Column c of the page, written as base64: streamed through deflate on the calling thread when no worker
+ * took it, else the worker's buffer once it is done. */
 static int write_column(gf_pack_job *j, int c, FILE *out)
 {
     if (!j->m.deflate) {
@@ -414,22 +464,30 @@ static int write_column(gf_pack_job *j, int c, FILE *out)
         free(piece);
         return 0;
     }
-    pthread_mutex_lock(&j->mu); /* until column c is done, compress the next column not taken (c or a later one) */
-    while (j->col[c].state != 2)
-        if (!run_one(j))
-            pthread_cond_wait(&j->cv, &j->mu);
-    pthread_mutex_unlock(&j->mu);
-    col_out *o = &j->col[c];
-    if (o->failed)
-        return -1;
-    gf_base64_write(out, o->z, o->zlen);
-    free(o->z);
-    o->z = NULL;
     pthread_mutex_lock(&j->mu);
+    int mine = j->col[c].state == 0;
+    if (mine)
+        j->col[c].state = 1;
+    while (!mine && j->col[c].state != 2)
+        pthread_cond_wait(&j->cv, &j->mu);
+    pthread_mutex_unlock(&j->mu);
+    int rc = 0;
+    col_out *o = &j->col[c];
+    if (mine) {
+        rc = stream_column(j, c, out);
+    } else if (o->failed) {
+        rc = -1;
+    } else {
+        gf_base64_write(out, o->z, o->zlen);
+        free(o->z);
+        o->z = NULL;
+    }
+    pthread_mutex_lock(&j->mu);
+    o->state = 3;
     j->written = c + 1;
     pthread_cond_broadcast(&j->cv);
     pthread_mutex_unlock(&j->mu);
-    return 0;
+    return rc;
 }
 
 void gf_trace_pack_set_row(gf_pack_job *j, const uint8_t *row)

@@ -37,6 +37,7 @@
 #include "trace_stats.h"
 #include "trace_workers.h"
 #include "log.h"
+#include "mem.h"
 #include "l_trace.h"
 #include "trace_build.h"
 #include "trace_json.h"
@@ -757,6 +758,7 @@ static int m_flame(lua_State *L)
 static int timeline_writer(FILE *out, void *p, gf_err *err)
 {
     ud *u = p;
+    gf_mem_release_free(); /* the Lua garbage collected before the page (views/timeline.lua): issue 42 */
     gf_timeline_opts o = {u->title,       u->flame_min,   u->initial_view, u->compress,
                           u->view_events, u->preview_min, u->threads};
     return gf_trace_write_timeline_json(u->t, out, &o, err);

@@ -15,6 +15,7 @@
 
 #include "l_trace.h"
 #include "l_util.h"
+#include "mem.h"
 #include "threads.h"
 #include "trace.h"
 #include "trace_proj_job.h"
@@ -89,6 +90,7 @@ static int m_finish(lua_State *L)
     gf_trace *t = gf_lua_check_trace(L, -1);
     gf_err err;
     size_t added = 0;
+    gf_mem_release_free(); /* the rules' Lua garbage, collected just before (views/timeline.lua): issue 42 */
     int rc = gf_trace_nvtx_proj_finish(t, u->j, &added, &err);
     double read_s, wait_s;
     gf_trace_nvtx_proj_times(u->j, &read_s, &wait_s);
