@@ -27,7 +27,8 @@ int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, i
 
 /* The same in two steps, so that the columns compress while the caller writes what comes before them:
  * gf_trace_pack_start finds the unique details and, when m->deflate and threads > 1, starts threads - 1
- * workers that compress the columns (the caller's thread takes the ones left when it reaches them);
+ * workers that compress columns into buffers, each holding one unwritten column at most (the caller's thread
+ * streams the column it needs through deflate straight into the page when no worker took it);
  * the maps that m points to must live until the job is written or freed. gf_trace_pack_write writes
  * `"events":...` and always frees the job (joins its workers), errors included; gf_trace_pack_free stops,
  * joins and frees a job that will not be written (NULL: nothing). The page is the same byte for byte at
