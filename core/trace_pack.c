@@ -231,6 +231,9 @@ struct gf_pack_job {
     col_out col[NCOLS];
     int written;   /* the columns written to the page so far (the next one the writer needs) */
     int stop;      /* no column is taken after this (gf_trace_pack_free) */
+    int at_events; /* the writer has reached the columns */
+    int held;      /* columns taken by workers and not yet written */
+    int nw;        /* the workers asked for (set before any starts) */
     int row_ready; /* m.row is known (the detail column needs it) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -310,21 +313,26 @@ static void compress_column(const gf_pack_job *j, int c, col_out *o)
 
 /* Column scheduling (issue 42: the compressed columns not yet written are held beside the trace; all eight,
  * 31 MB on a 6.8M-event page, raised the timeline's peak RSS): the writer streams the column it needs through
- * deflate straight into the page when no worker took it; a worker compresses the first column not taken
- * after the one the writer needs (that one too before the writer reaches the events) into a buffer, and
- * takes no other until the writer has written it. So each worker holds one column at most, and with one
- * worker the two threads compress alternate columns. */
+ * deflate straight into the page when no worker took it; the workers compress the first columns not taken
+ * from the one the writer needs into buffers, as many held unwritten as there are workers (HEAD_HELD while
+ * the writer is still before the events: the page's head takes longer than a column). So with one worker
+ * the two threads compress alternate columns, and the buffers hold one or two columns, not all eight. */
+enum { HEAD_HELD = 2 };
 
 /* The column a worker takes next (-1: none now: the detail column before its rows are known, or every
  * column from the writer's on taken); the caller holds j->mu. */
 static int take_column(gf_pack_job *j)
 {
+    int most = j->at_events || j->nw > HEAD_HELD ? j->nw : HEAD_HELD;
+    if (j->held >= most)
+        return -1;
     for (int c = j->written; c < NCOLS; c++) {
         if (j->col[c].state != 0)
             continue;
         if (c == C_DETAIL && !j->row_ready)
             return -1;
         j->col[c].state = 1;
+        j->held++;
         return c;
     }
     return -1;
@@ -336,7 +344,7 @@ static void *worker(void *arg)
     pthread_mutex_lock(&j->mu);
     while (!j->stop && j->written < NCOLS) {
         int c = take_column(j);
-        if (c < 0) { /* the detail column waits for its rows; or nothing left before the writer's column */
+        if (c < 0) { /* enough held, the detail column waits for its rows, or nothing left to take */
             pthread_cond_wait(&j->cv, &j->mu);
             continue;
         }
@@ -347,8 +355,6 @@ static void *worker(void *arg)
         o.state = 2;
         j->col[c] = o;
         pthread_cond_broadcast(&j->cv);
-        while (!j->stop && j->col[c].state != 3) /* one column held at a time */
-            pthread_cond_wait(&j->cv, &j->mu);
     }
     pthread_mutex_unlock(&j->mu);
     return NULL;
@@ -379,6 +385,7 @@ int gf_trace_pack_start(const gf_trace *t, const gf_pack_maps *m, int threads, g
     /* threads - 1 workers: the calling thread takes columns too once it reaches the events. Uncompressed
      * columns stream straight to the page (base64 of varints costs no more than copying them). */
     int nw = m->deflate && threads > 1 ? (threads - 1 < NCOLS ? threads - 1 : NCOLS) : 0;
+    j->nw = nw;
     for (int w = 0; w < nw; w++)
         if (pthread_create(&j->th[j->nth], NULL, worker, j) == 0)
             j->nth++; /* a thread not started: the calling thread does its share */
@@ -465,6 +472,7 @@ static int write_column(gf_pack_job *j, int c, FILE *out)
         return 0;
     }
     pthread_mutex_lock(&j->mu);
+    j->at_events = 1;
     int mine = j->col[c].state == 0;
     if (mine)
         j->col[c].state = 1;
@@ -483,6 +491,8 @@ static int write_column(gf_pack_job *j, int c, FILE *out)
         o->z = NULL;
     }
     pthread_mutex_lock(&j->mu);
+    if (!mine)
+        j->held--;
     o->state = 3;
     j->written = c + 1;
     pthread_cond_broadcast(&j->cv);
