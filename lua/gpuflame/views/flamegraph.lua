@@ -69,7 +69,11 @@ local function one_input(spec, ctx)
     fdoc = findings_document(input, resolved.path, ctx)
   end
   ctx.stacks_trace = nil
-  if job then stacks, prefolded = job:finish() end
+  if job then
+    stacks, prefolded = job:finish()
+    log.debug("flamegraph: %d stacks built on a second thread beside the findings rules%s", stacks:count(),
+      prefolded.folded and " (and folded there)" or "")
+  end
   return stacks, fdoc, nil, prefolded
 end
 
