@@ -171,7 +171,7 @@ end
 -- start_stacks(tr, {flame=} or nil, policy) → job | nil: from_trace's stacks built on a second thread
 -- (core.flame_job, core/trace_flame_job.c) together with the page's fold of them (fg.fold's, policy
 -- flamegraph.fold_share and fold_min_stacks), while the caller runs other Lua (the findings panel's rules);
--- tr must not change until job:finish() → stacks, prefolded (for page_options' prefolded: the page is
+-- tr must not change until job:finish(policy) → stacks, prefolded (for page_options' prefolded: the page is
 -- the one from_trace's stacks give). nil when tr has no GPU work or policy limits.threads resolves to 1:
 -- the caller then calls from_trace.
 local StacksJob = {}
@@ -185,14 +185,14 @@ function fg.start_stacks(tr, opts, policy)
   local job = core.flame_job.start(tr, stacks, folded, fg.level_options(fs, policy),
     { share = p.fold_share, min = p.fold_min_stacks, name = fg.fold_name(p.fold_share) }, policy.limits.threads)
   if not job then return nil end
-  return setmetatable({ job = job, stacks = stacks, folded = folded, fs = fs, policy = policy }, StacksJob)
+  return setmetatable({ job = job, stacks = stacks, folded = folded, fs = fs }, StacksJob)
 end
 
-function StacksJob:finish()
+function StacksJob:finish(policy)
   local raw, nodes, weight = self.job:finish()
   local stacks = self.stacks
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
-    levels = table.concat(self.fs.levels, ","), nvtx_raw = fg.raw_summary(raw, self.policy) })
+    levels = table.concat(self.fs.levels, ","), nvtx_raw = fg.raw_summary(raw, policy) })
   local pre = { of = stacks }
   if nodes > 0 then
     self.folded:set_meta(stacks:meta())

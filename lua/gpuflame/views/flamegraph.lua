@@ -70,7 +70,7 @@ local function one_input(spec, ctx)
   end
   ctx.stacks_trace = nil
   if job then
-    stacks, prefolded = job:finish()
+    stacks, prefolded = job:finish(ctx.policy())
     log.debug("flamegraph: %d stacks built on a second thread beside the findings rules%s", stacks:count(),
       prefolded.folded and " (and folded there)" or "")
   end
