@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct gf_flame_job {
     const gf_trace *t;
@@ -25,20 +26,35 @@ struct gf_flame_job {
     int running; /* started and not yet joined */
     int rc;      /* the work's, with err */
     gf_err err;
+    double run_s, wait_s; /* the thread's wall time; finish's wait for it (gf_trace_flame_job_times) */
 };
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void work(gf_flame_job *j)
+{
+    j->rc = gf_trace_gpu_stacks(j->t, &j->o, j->s, NULL, &j->err);
+    if (j->rc != 0 || j->share <= 0 || gf_stacks_count(j->s) <= (size_t)j->fold_min)
+        return;
+    int64_t total = gf_stacks_total(j->s);
+    if (total <= 0)
+        return;
+    /* fg.fold's math.ceil(stacks:total() * share): the same double product, rounded up */
+    int64_t min_value = (int64_t)ceil((double)total * j->share);
+    j->rc = gf_stacks_fold(j->s, min_value, j->fold_name, j->folded, &j->st, &j->err);
+}
 
 static void *run(void *arg)
 {
     gf_flame_job *j = arg;
-    j->rc = gf_trace_gpu_stacks(j->t, &j->o, j->s, NULL, &j->err);
-    if (j->rc != 0 || j->share <= 0 || gf_stacks_count(j->s) <= (size_t)j->fold_min)
-        return NULL;
-    int64_t total = gf_stacks_total(j->s);
-    if (total <= 0)
-        return NULL;
-    /* fg.fold's math.ceil(stacks:total() * share): the same double product, rounded up */
-    int64_t min_value = (int64_t)ceil((double)total * j->share);
-    j->rc = gf_stacks_fold(j->s, min_value, j->fold_name, j->folded, &j->st, &j->err);
+    double t0 = now_s();
+    work(j);
+    j->run_s = now_s() - t0;
     return NULL;
 }
 
@@ -87,7 +103,9 @@ static void join(gf_flame_job *j)
 
 int gf_trace_flame_job_finish(gf_flame_job *j, gf_flame_raw *raw, gf_fold_stats *folded_st, gf_err *err)
 {
+    double t0 = now_s();
     join(j);
+    j->wait_s += now_s() - t0;
     *raw = j->raw;
     memset(&j->raw, 0, sizeof j->raw);
     *folded_st = j->st;
@@ -96,6 +114,12 @@ int gf_trace_flame_job_finish(gf_flame_job *j, gf_flame_raw *raw, gf_fold_stats 
         return -1;
     }
     return 0;
+}
+
+void gf_trace_flame_job_times(const gf_flame_job *j, double *run_s, double *wait_s)
+{
+    *run_s = j->run_s;
+    *wait_s = j->wait_s;
 }
 
 void gf_trace_flame_job_free(gf_flame_job *j)
