@@ -108,7 +108,8 @@ static int l_start(lua_State *L)
         lua_pushvalue(L, k);
         lua_setiuservalue(L, -2, k);
     }
-    gf_lua_trace_hold(L, 1, join_hook, u); /* raises when another job holds it: nothing started yet */
+    /* raises when another job holds it: nothing started yet */
+    gf_lua_trace_hold_as(L, 1, join_hook, u, "the flamegraph's stack build");
     gf_err err;
     if (!(u->j = gf_trace_flame_job_start(t, &o, s, f, share, (int64_t)min, name, &err))) {
         gf_lua_trace_hold(L, 1, NULL, NULL);

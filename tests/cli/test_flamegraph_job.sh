@@ -48,7 +48,7 @@ LUA
 printf 'return { limits = { threads = 2 }, findings = { rules = { "trimmer", "gpu-starv" } } }\n' >"$TMP/trimmer.lua"
 run_gf_env GPUFLAME_PATH="$TMP/path" -- --policy "$TMP/trimmer.lua" -q flamegraph "$G/s.sqlite" -o "$TMP/trimmer.html"
 check_eq "a rule changing the trace while the stacks are built: the page is still written" 0 "$rc"
-check_contains "... the rule fails with the trace busy" "$err" "trace is busy"
+check_contains "... the rule fails with the trace busy" "$err" "trace is busy: the flamegraph's stack build is still running"
 
 # a rule error that unwinds past the job (an interrupt is not caught per rule): the thread is joined
 # (<close>), the command exits 130 with its message and writes no page
