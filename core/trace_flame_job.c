@@ -27,13 +27,19 @@ struct gf_flame_job {
     int rc;      /* the work's, with err */
     gf_err err;
     double run_s, wait_s; /* the thread's wall time; finish's wait for it (gf_trace_flame_job_times) */
+    double run_cpu, caller_cpu; /* the thread's CPU time; the caller's between start and finish */
 };
+
+static double clock_s(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+    return clock_s(CLOCK_MONOTONIC);
 }
 
 static void work(gf_flame_job *j)
@@ -52,9 +58,10 @@ static void work(gf_flame_job *j)
 static void *run(void *arg)
 {
     gf_flame_job *j = arg;
-    double t0 = now_s();
+    double t0 = now_s(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     work(j);
     j->run_s = now_s() - t0;
+    j->run_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     return NULL;
 }
 
@@ -86,6 +93,7 @@ gf_flame_job *gf_trace_flame_job_start(const gf_trace *t, const gf_gpu_flame_opt
     j->share = fold_share;
     j->fold_min = fold_min < 0 ? 0 : fold_min;
     gf_err_clear(&j->err);
+    j->caller_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID);
     if (pthread_create(&j->th, NULL, run, j) == 0)
         j->running = 1;
     else
@@ -103,9 +111,13 @@ static void join(gf_flame_job *j)
 
 int gf_trace_flame_job_finish(gf_flame_job *j, gf_flame_raw *raw, gf_fold_stats *folded_st, gf_err *err)
 {
+    j->caller_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - j->caller_cpu;
     double t0 = now_s();
+    int ran = j->running;
     join(j);
     j->wait_s += now_s() - t0;
+    if (!ran)
+        j->caller_cpu = 0; /* ran on the calling thread: nothing beside it */
     *raw = j->raw;
     memset(&j->raw, 0, sizeof j->raw);
     *folded_st = j->st;
@@ -116,10 +128,13 @@ int gf_trace_flame_job_finish(gf_flame_job *j, gf_flame_raw *raw, gf_fold_stats 
     return 0;
 }
 
-void gf_trace_flame_job_times(const gf_flame_job *j, double *run_s, double *wait_s)
+void gf_trace_flame_job_times(const gf_flame_job *j, double *run_s, double *wait_s, double *run_cpu,
+                              double *caller_cpu)
 {
     *run_s = j->run_s;
     *wait_s = j->wait_s;
+    *run_cpu = j->run_cpu;
+    *caller_cpu = j->caller_cpu;
 }
 
 void gf_trace_flame_job_free(gf_flame_job *j)

@@ -19,7 +19,9 @@ gf_flame_job *gf_trace_flame_job_start(const gf_trace *t, const gf_gpu_flame_opt
                                        const char *fold_name, gf_err *err);
 int gf_trace_flame_job_finish(gf_flame_job *j, gf_flame_raw *raw, gf_fold_stats *folded_st, gf_err *err);
 void gf_trace_flame_job_free(gf_flame_job *j);
-/* After finish: the work's wall time on its thread, and how long finish waited for it (seconds). */
-void gf_trace_flame_job_times(const gf_flame_job *j, double *run_s, double *wait_s);
+/* After finish: the work's wall time on its thread, how long finish waited for it, the work's CPU time, and
+ * the calling thread's CPU time between start and finish (what ran beside it), in seconds. */
+void gf_trace_flame_job_times(const gf_flame_job *j, double *run_s, double *wait_s, double *run_cpu,
+                              double *caller_cpu);
 
 #endif

@@ -6,9 +6,10 @@
  *       → job, or nil when policy limits.threads (threads) resolves to 1 (the caller builds serially)
  *     S receives tr's GPU stacks (core.trace_flame.stacks's), F their fold (gf_stacks_fold with
  *     ceil(S:total() * share) when share > 0 and S has more than min stacks and a total > 0)
- *   job:finish() → raw, nodes, weight, run_s, wait_s: joins; raw as core.trace_flame.stacks returns it;
- *     nodes > 0 when F holds the fold (its frames folded and their weight), 0: the page draws S; the
- *     work's wall seconds on its thread, and finish's wait for it
+ *   job:finish() → raw, nodes, weight, run_s, wait_s, run_cpu, caller_cpu: joins; raw as
+ *     core.trace_flame.stacks returns it; nodes > 0 when F holds the fold (its frames folded and their
+ *     weight), 0: the page draws S; the work's wall seconds on its thread, finish's wait for it, the work's
+ *     CPU seconds, and the calling thread's CPU seconds while it ran (the rules)
  *   job:close() → bool: joins and frees (also __close and __gc); true when still open
  *
  * While the job runs it holds tr (core/bind/l_trace.h gf_lua_trace_hold: the methods that change a trace
@@ -131,8 +132,8 @@ static int m_finish(lua_State *L)
     gf_fold_stats st;
     gf_err err;
     int rc = gf_trace_flame_job_finish(u->j, &raw, &st, &err);
-    double run_s, wait_s;
-    gf_trace_flame_job_times(u->j, &run_s, &wait_s);
+    double run_s, wait_s, run_cpu, caller_cpu;
+    gf_trace_flame_job_times(u->j, &run_s, &wait_s, &run_cpu, &caller_cpu);
     release(L, 1, u); /* joined: the trace and the tables are the caller's again */
     if (rc != 0) {
         free(raw.frame);
@@ -144,7 +145,9 @@ static int m_finish(lua_State *L)
     lua_pushinteger(L, (lua_Integer)st.weight);
     lua_pushnumber(L, run_s);
     lua_pushnumber(L, wait_s);
-    return 5;
+    lua_pushnumber(L, run_cpu);
+    lua_pushnumber(L, caller_cpu);
+    return 7;
 }
 
 static int m_close(lua_State *L)

@@ -189,11 +189,11 @@ function fg.start_stacks(tr, opts, policy)
 end
 
 function StacksJob:finish(policy)
-  local raw, nodes, weight, run_s, wait_s = self.job:finish()
+  local raw, nodes, weight, run_s, wait_s, run_cpu, caller_cpu = self.job:finish()
   local stacks = self.stacks
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
     levels = table.concat(self.fs.levels, ","), nvtx_raw = fg.raw_summary(raw, policy) })
-  local pre = { of = stacks, run_s = run_s, wait_s = wait_s }
+  local pre = { of = stacks, run_s = run_s, wait_s = wait_s, run_cpu = run_cpu, caller_cpu = caller_cpu }
   if nodes > 0 then
     self.folded:set_meta(stacks:meta())
     pre.folded, pre.st = self.folded, { nodes = nodes, weight = weight }

@@ -71,9 +71,10 @@ local function one_input(spec, ctx)
   ctx.stacks_trace = nil
   if job then
     stacks, prefolded = job:finish(ctx.policy())
-    log.debug("flamegraph: %d stacks built on a second thread beside the findings rules%s: %.2f s there, "
-      .. "%.2f s waited for after the rules", stacks:count(), prefolded.folded and " (and folded there)" or "",
-      prefolded.run_s, prefolded.wait_s)
+    log.debug("flamegraph: %d stacks built on a second thread beside the findings rules%s: %.2f s there "
+      .. "(%.2f s CPU; the rules %.2f s CPU), %.2f s waited for after the rules", stacks:count(),
+      prefolded.folded and " (and folded there)" or "", prefolded.run_s, prefolded.run_cpu, prefolded.caller_cpu,
+      prefolded.wait_s)
   end
   return stacks, fdoc, nil, prefolded
 end
