@@ -22,7 +22,7 @@ typedef struct rowv {
     gf_csv *c;
     const char *base;
     const gf_csv_span *f;
-    size_t n;
+    size_t n, ncols;
 } rowv;
 
 /* Field col of the row ("" when the row is short or col < 0). */
@@ -193,6 +193,25 @@ static int check_cols(const char *path, const gf_trace_csv_cols *k, gf_err *err)
 
 enum { ROW_EVENT = 1, ROW_SKIPPED = 2 };
 
+/* Rows the bounded build drops, counted per kind and handed over in bulk (gf_trace_add_dropped) before
+ * the next gf_trace_add and at the end. */
+typedef struct pending {
+    uint64_t n[GF_EV_NKINDS];
+    int any;
+} pending;
+
+static void flush_dropped(gf_trace *t, pending *p)
+{
+    if (!p->any)
+        return;
+    for (int k = 0; k < GF_EV_NKINDS; k++)
+        if (p->n[k]) {
+            gf_trace_add_dropped(t, k, p->n[k]);
+            p->n[k] = 0;
+        }
+    p->any = 0;
+}
+
 /* The next row with the columns this import uses: ROW_EVENT (start and duration in *e), ROW_SKIPPED (a
  * row without times), 0 at the end, -1 on error (err set: a short row names its missing columns). */
 static int next_event(rowv *r, const gf_trace_csv_cols *k, const int *need, size_t nneed, gf_event *e,
@@ -201,9 +220,9 @@ static int next_event(rowv *r, const gf_trace_csv_cols *k, const int *need, size
     int rc = gf_csv_next(r->c, err);
     if (rc != 1)
         return rc < 0 ? -1 : 0;
-    if (gf_csv_require(r->c, need, nneed, err) != 0)
-        return -1;
     r->base = gf_csv_row(r->c, &r->f, &r->n);
+    if (r->n < r->ncols && gf_csv_require(r->c, need, nneed, err) != 0)
+        return -1;
     int sd = start_dur(r, k, e, err);
     return sd < 0 ? -1 : sd == 0 ? ROW_SKIPPED : ROW_EVENT;
 }
@@ -231,7 +250,7 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         return -1;
     if (gf_csv_open(&c, path, &o, err) != 0)
         return err->code == GF_EXIT_NO_DATA ? 0 : -1;
-    rowv rv = {c, "", NULL, 0};
+    rowv rv = {c, "", NULL, 0, gf_csv_ncols(c)};
     int rc;
     int need[17];
     size_t nneed = used_cols(k, need);
@@ -240,6 +259,8 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     lane_cache lc[LANE_CACHE];
     lane_cache_init(lc);
     gf_event e;
+    pending pend = {{0}, 0};
+    int64_t thr = partner_pass ? -1 : gf_trace_drop_thr(t, 0);
     while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
             continue;
@@ -249,7 +270,8 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         e.kind = GF_EV_API;
         e.stack = -1;
         e.name = -1; /* interned only when the build reads it: most rows of a bounded build are dropped */
-        if (gf_trace_needs_name(t, &e) && (e.name = intern_field(t, &rv, k->name)) < 0 &&
+        int needs = gf_trace_needs_name(t, &e);
+        if (needs && (e.name = intern_field(t, &rv, k->name)) < 0 &&
             (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0)
             goto oom;
         uint64_t key = ((uint64_t)(pid & 0xFFFFFFFF) << 32) ^ (uint64_t)(tid & 0xFFFFFFFF);
@@ -267,11 +289,20 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
                 goto oom;
         }
         *hit = (lane_cache){key, e.lane};
+        if (!needs && e.dur <= thr) { /* dropped: only counted */
+            pend.n[GF_EV_API]++;
+            pend.any = 1;
+            continue;
+        }
+        flush_dropped(t, &pend);
         if ((partner_pass ? gf_trace_add_partner(t, &e, err) : gf_trace_add(t, &e, NULL, err)) != 0) {
             rc = -1;
             break;
         }
+        if (!partner_pass)
+            thr = gf_trace_drop_thr(t, 0);
     }
+    flush_dropped(t, &pend);
     gf_hmap_free(&lanes);
     gf_csv_close(c);
     return rc < 0 ? -1 : 0;
@@ -333,14 +364,14 @@ static int64_t *classify(gf_trace *t, gpu_names *g, int32_t name)
 /* e->name and *cls (as classify) of the row's name column; -1 on OOM. Kernels (no "[CUDA " prefix) are
  * told apart without hashing, and their names interned only when the build may read them; the few
  * memcpy/memset names are matched among the last ones before hashing. */
-static int gpu_name(gf_trace *t, const rowv *rv, int col, gpu_names *g, gf_event *e, int64_t *cls)
+static int gpu_name(gf_trace *t, const rowv *rv, int col, gpu_names *g, int drop, gf_event *e, int64_t *cls)
 {
     size_t nl;
     const char *nm = rv_field(rv, col, &nl);
     if (nl < 6 || memcmp(nm, "[CUDA ", 6) != 0) {
         *cls = GF_EV_KERNEL;
         e->name = -1; /* a kernel the bounded build drops: its name is never read */
-        if (gf_trace_needs_name(t, e) && (e->name = intern_field(t, rv, col)) < 0 &&
+        if (!drop && gf_trace_needs_name(t, e) && (e->name = intern_field(t, rv, col)) < 0 &&
             (e->name = gf_strtab_intern_cstr(t->str, "?")) < 0)
             return -1;
         return 0;
@@ -374,7 +405,7 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         return -1;
     if (gf_csv_open(&c, path, &o, err) != 0)
         return err->code == GF_EXIT_NO_DATA ? 0 : -1;
-    rowv rv = {c, "", NULL, 0};
+    rowv rv = {c, "", NULL, 0, gf_csv_ncols(c)};
     gf_hmap lanes; /* (device, stream) → lane */
     gf_hmap_init(&lanes);
     int rc;
@@ -388,6 +419,8 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     g.ncuda = 0;
     lane_cache lc[LANE_CACHE];
     lane_cache_init(lc);
+    pending pend = {{0}, 0};
+    int64_t thr = gf_trace_drop_thr(t, 1);
     while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
             continue;
@@ -395,11 +428,12 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         e.pid = -1;
         e.stack = -1;
         e.kind = GF_EV_KERNEL;
+        int drop = e.dur <= thr; /* the build would only count this row (gf_trace_needs_name 0) */
         int64_t cls;
-        if (gpu_name(t, &rv, k->name, &g, &e, &cls) != 0)
+        if (gpu_name(t, &rv, k->name, &g, drop, &e, &cls) != 0)
             goto oom;
         e.kind = (uint8_t)(cls & 0xFF);
-        if (gf_trace_needs_name(t, &e))
+        if (!drop && gf_trace_needs_name(t, &e))
             e.corr = opt_i64(&rv, k->corr, -1);
         int32_t copy = (int32_t)(cls >> 8) - 1;
         int64_t stream = opt_i64(&rv, k->stream, -1);
@@ -427,6 +461,12 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
                 goto oom;
         }
         *hit = (lane_cache){key, e.lane};
+        if (drop) {
+            pend.n[e.kind]++;
+            pend.any = 1;
+            continue;
+        }
+        flush_dropped(t, &pend);
         gf_detail_clear(&d);
         if (!gf_trace_may_keep(t, e.dur)) {
             /* dropped by the bounded build: its detail would never be read */
@@ -449,7 +489,9 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
             rc = -1;
             break;
         }
+        thr = gf_trace_drop_thr(t, 1);
     }
+    flush_dropped(t, &pend);
     gf_hmap_free(&lanes);
     gf_hmap_free(&g.cls);
     gf_csv_close(c);
