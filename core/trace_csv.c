@@ -45,9 +45,8 @@ static inline int digits8(const char *s, size_t n, uint64_t *v)
     const uint64_t hi = 0xF0F0F0F0F0F0F0F0u, zeros = 0x3030303030303030u;
     uint64_t x;
     memcpy(&x, s, 8);
-    unsigned sh = (unsigned)(8 - n) * 8;
-    if (sh)
-        x = (x << sh) | (zeros >> (64 - sh));
+    unsigned sh = (unsigned)(8 - n) * 8; /* 0..56 */
+    x = (x << sh) | (zeros & ((UINT64_C(1) << sh) - 1));
     if ((x & hi) != zeros || ((x + 0x0606060606060606u) & hi) != zeros)
         return 0;
     x -= zeros;
@@ -71,18 +70,32 @@ static inline int digits8(const char *s, size_t n, uint64_t *v)
 /* Whole field as an integer (surrounding blanks allowed; "5783718.0" accepted): 1 = a value, 0 = empty
  * or no such column, -1 = malformed (not an integer, or beyond int64). Hand-rolled: this runs several
  * times per row of multi-million-row CSVs. */
-static int parse_i64(const rowv *r, int col, int64_t *v)
+static int parse_i64_slow(const rowv *r, int col, int64_t *v);
+
+static inline int parse_i64(const rowv *r, int col, int64_t *v)
 {
-    size_t len;
-    const char *s = rv_field(r, col, &len);
-    if (len && len <= 16) { /* the common case: plain digits, eight at a time */
+    if (col >= 0 && (size_t)col < r->n) { /* the common case, inline: plain digits, eight at a time */
         static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+        size_t len = r->f[col].len;
+        const char *s = r->base + r->f[col].off;
         uint64_t x, y;
-        if (len <= 8 ? digits8(s, len, &x) : digits8(s, 8, &x) && digits8(s + 8, len - 8, &y)) {
-            *v = (int64_t)(len <= 8 ? x : x * p10[len - 8] + y);
+        if (len - 1 < 8 && digits8(s, len, &x)) {
+            *v = (int64_t)x;
+            return 1;
+        }
+        if (len - 9 < 8 && digits8(s, 8, &x) && digits8(s + 8, len - 8, &y)) {
+            *v = (int64_t)(x * p10[len - 8] + y);
             return 1;
         }
     }
+    return parse_i64_slow(r, col, v);
+}
+
+/* parse_i64 of any other field: blanks, a sign, a decimal point, errors. */
+static int parse_i64_slow(const rowv *r, int col, int64_t *v)
+{
+    size_t len;
+    const char *s = rv_field(r, col, &len);
     const char *e = s + len;
     while (s < e && (*s == ' ' || *s == '\t'))
         s++;
@@ -241,6 +254,49 @@ static void lane_cache_init(lane_cache *lc)
         lc[i] = (lane_cache){0, -1};
 }
 
+/* In front of the lane caches, by the raw bytes of the key fields (each 1..8 bytes): a row whose fields
+ * hold the same bytes as a recent row's takes its lane (and pid) without parsing them. */
+enum { RAW_SLOTS = 16 };
+typedef struct raw_slot {
+    uint64_t a, b; /* the fields' bytes (a: or a string id) */
+    int64_t va;    /* a's value */
+    int32_t lane;  /* -1: empty */
+    uint8_t al, bl;
+} raw_slot;
+
+static void raw_init(raw_slot *rs)
+{
+    for (int i = 0; i < RAW_SLOTS; i++)
+        rs[i] = (raw_slot){0, 0, 0, -1, 0, 0};
+}
+
+/* Field col's bytes as a word and its length; 0 when it is empty, longer than 8 bytes or absent. */
+static inline int raw_word(const rowv *r, int col, uint64_t *w, uint8_t *len)
+{
+    if (col < 0 || (size_t)col >= r->n)
+        return 0;
+    size_t n = r->f[col].len;
+    if (n - 1 >= 8)
+        return 0;
+    uint64_t x;
+    memcpy(&x, r->base + r->f[col].off, 8); /* 8 readable bytes after the field (gf_csv_row) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    *w = x & (~UINT64_C(0) << (64 - 8 * n));
+#else
+    *w = x & (~UINT64_C(0) >> (64 - 8 * n));
+#endif
+    *len = (uint8_t)n;
+    return 1;
+}
+
+/* The slot for key (a, b); *hit when it holds that key. */
+static inline raw_slot *raw_find(raw_slot *rs, uint64_t a, uint8_t al, uint64_t b, uint8_t bl, int *hit)
+{
+    raw_slot *s = &rs[((a * UINT64_C(0x9E3779B97F4A7C15)) ^ (b * UINT64_C(0xC2B2AE3D27D4EB4F))) >> 60];
+    *hit = s->lane >= 0 && s->a == a && s->b == b && s->al == al && s->bl == bl;
+    return s;
+}
+
 static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k, int partner_pass, gf_err *err)
 {
     gf_csv *c;
@@ -258,13 +314,21 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     gf_hmap_init(&lanes);
     lane_cache lc[LANE_CACHE];
     lane_cache_init(lc);
+    raw_slot rs[RAW_SLOTS];
+    raw_init(rs);
     gf_event e;
     pending pend = {{0}, 0};
     int64_t thr = partner_pass ? -1 : gf_trace_drop_thr(t, 0);
     while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
             continue;
-        int64_t pid = opt_i64(&rv, k->pid, -1), tid = opt_i64(&rv, k->tid, -1);
+        uint64_t pw, tw;
+        uint8_t pl, tl;
+        int known = 0;
+        raw_slot *slot = raw_word(&rv, k->pid, &pw, &pl) && raw_word(&rv, k->tid, &tw, &tl)
+                             ? raw_find(rs, pw, pl, tw, tl, &known)
+                             : NULL;
+        int64_t pid = known ? slot->va : opt_i64(&rv, k->pid, -1), tid = known ? 0 : opt_i64(&rv, k->tid, -1);
         e.corr = opt_i64(&rv, k->corr, -1);
         e.pid = (int32_t)pid;
         e.kind = GF_EV_API;
@@ -274,21 +338,27 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         if (needs && (e.name = intern_field(t, &rv, k->name)) < 0 &&
             (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0)
             goto oom;
-        uint64_t key = ((uint64_t)(pid & 0xFFFFFFFF) << 32) ^ (uint64_t)(tid & 0xFFFFFFFF);
-        lane_cache *hit = &lc[(key ^ (key >> 32)) % LANE_CACHE];
-        int64_t *v = hit->lane >= 0 && hit->key == key ? &hit->lane : gf_hmap_get(&lanes, key);
-        if (v) {
-            e.lane = (int32_t)*v;
+        if (known) {
+            e.lane = slot->lane;
         } else {
-            if ((e.lane = gf_trace_lane(t, GF_LANE_CPU, 0, pid, tid, -1, -1, -1, err)) < 0)
-                break;
-            int32_t tn = intern_field(t, &rv, k->thread);
-            if (tn >= 0)
-                gf_trace_lane_set_thread_name(t, e.lane, tn);
-            if (!gf_hmap_put(&lanes, key, e.lane, NULL))
-                goto oom;
+            uint64_t key = ((uint64_t)(pid & 0xFFFFFFFF) << 32) ^ (uint64_t)(tid & 0xFFFFFFFF);
+            lane_cache *hit = &lc[(key ^ (key >> 32)) % LANE_CACHE];
+            int64_t *v = hit->lane >= 0 && hit->key == key ? &hit->lane : gf_hmap_get(&lanes, key);
+            if (v) {
+                e.lane = (int32_t)*v;
+            } else {
+                if ((e.lane = gf_trace_lane(t, GF_LANE_CPU, 0, pid, tid, -1, -1, -1, err)) < 0)
+                    break;
+                int32_t tn = intern_field(t, &rv, k->thread);
+                if (tn >= 0)
+                    gf_trace_lane_set_thread_name(t, e.lane, tn);
+                if (!gf_hmap_put(&lanes, key, e.lane, NULL))
+                    goto oom;
+            }
+            *hit = (lane_cache){key, e.lane};
+            if (slot)
+                *slot = (raw_slot){pw, tw, pid, e.lane, pl, tl};
         }
-        *hit = (lane_cache){key, e.lane};
         if (!needs && e.dur <= thr) { /* dropped: only counted */
             pend.n[GF_EV_API]++;
             pend.any = 1;
@@ -419,6 +489,8 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     g.ncuda = 0;
     lane_cache lc[LANE_CACHE];
     lane_cache_init(lc);
+    raw_slot rs[RAW_SLOTS];
+    raw_init(rs);
     pending pend = {{0}, 0};
     int64_t thr = gf_trace_drop_thr(t, 1);
     while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
@@ -436,7 +508,6 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         if (!drop && gf_trace_needs_name(t, &e))
             e.corr = opt_i64(&rv, k->corr, -1);
         int32_t copy = (int32_t)(cls >> 8) - 1;
-        int64_t stream = opt_i64(&rv, k->stream, -1);
         int di = 0;
         while (di < 4 && !same_field(t, &rv, k->device, devs[di]))
             di++;
@@ -445,22 +516,34 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
             memmove(devs + 1, devs, (size_t)(di < 4 ? di : 3) * sizeof *devs);
             devs[0] = dev;
         }
-        uint64_t key = ((uint64_t)(uint32_t)dev << 32) ^ (uint64_t)(stream & 0xFFFFFFFF);
-        lane_cache *hit = &lc[(key ^ (key >> 32)) % LANE_CACHE];
-        int64_t *v = hit->lane >= 0 && hit->key == key ? &hit->lane : gf_hmap_get(&lanes, key);
-        if (v) {
-            e.lane = (int32_t)*v;
+        uint64_t sw;
+        uint8_t sl;
+        int known = 0;
+        raw_slot *slot = raw_word(&rv, k->stream, &sw, &sl) ? raw_find(rs, (uint64_t)(uint32_t)dev, 0, sw, sl, &known)
+                                                             : NULL;
+        if (known) {
+            e.lane = slot->lane;
         } else {
-            size_t dl = 0;
-            const char *ds = dev >= 0 ? gf_strtab_get(t->str, dev, &dl) : "";
-            if ((e.lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, dev, device_number(ds, dl), stream, err)) < 0) {
-                rc = -1;
-                break;
+            int64_t stream = opt_i64(&rv, k->stream, -1);
+            uint64_t key = ((uint64_t)(uint32_t)dev << 32) ^ (uint64_t)(stream & 0xFFFFFFFF);
+            lane_cache *hit = &lc[(key ^ (key >> 32)) % LANE_CACHE];
+            int64_t *v = hit->lane >= 0 && hit->key == key ? &hit->lane : gf_hmap_get(&lanes, key);
+            if (v) {
+                e.lane = (int32_t)*v;
+            } else {
+                size_t dl = 0;
+                const char *ds = dev >= 0 ? gf_strtab_get(t->str, dev, &dl) : "";
+                if ((e.lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, dev, device_number(ds, dl), stream, err)) < 0) {
+                    rc = -1;
+                    break;
+                }
+                if (!gf_hmap_put(&lanes, key, e.lane, NULL))
+                    goto oom;
             }
-            if (!gf_hmap_put(&lanes, key, e.lane, NULL))
-                goto oom;
+            *hit = (lane_cache){key, e.lane};
+            if (slot)
+                *slot = (raw_slot){(uint64_t)(uint32_t)dev, sw, 0, e.lane, 0, sl};
         }
-        *hit = (lane_cache){key, e.lane};
         if (drop) {
             pend.n[e.kind]++;
             pend.any = 1;
