@@ -188,6 +188,52 @@ static int same_field(gf_trace *t, const rowv *r, int col, int32_t id)
     return len == il && memcmp(s, is, len) == 0;
 }
 
+/* The device of the last rows by the field's raw bytes (up to DEV_RAW of them), before same_field's
+ * trimming, string table look-up and memcmp: rows alternate among a few devices. */
+enum { DEV_SLOTS = 4, DEV_RAW = 56 };
+typedef struct dev_raw {
+    int32_t id; /* -1: empty */
+    uint32_t len;
+    char b[DEV_RAW + 8];
+} dev_raw;
+
+/* The device id of field col when its bytes are those of a slot, else -1. */
+static inline int32_t dev_raw_find(const dev_raw *dr, const rowv *r, int col)
+{
+    if (col < 0 || (size_t)col >= r->n)
+        return -1;
+    size_t len = r->f[col].len;
+    const char *s = r->base + r->f[col].off;
+    for (int i = 0; i < DEV_SLOTS; i++) {
+        if (dr[i].id < 0 || dr[i].len != len)
+            continue;
+        size_t j = 0;
+        for (; j + 8 <= len; j += 8) { /* the field has 8 readable bytes after it (gf_csv_row) */
+            uint64_t x, y;
+            memcpy(&x, s + j, 8);
+            memcpy(&y, dr[i].b + j, 8);
+            if (x != y)
+                break;
+        }
+        while (j < len && s[j] == dr[i].b[j])
+            j++;
+        if (j == len)
+            return dr[i].id;
+    }
+    return -1;
+}
+
+static void dev_raw_put(dev_raw *dr, int *next, const rowv *r, int col, int32_t id)
+{
+    if (id < 0 || col < 0 || (size_t)col >= r->n || r->f[col].len > DEV_RAW)
+        return;
+    dev_raw *d = &dr[*next];
+    *next = (*next + 1) % DEV_SLOTS;
+    d->id = id;
+    d->len = (uint32_t)r->f[col].len;
+    memcpy(d->b, r->base + r->f[col].off, d->len);
+}
+
 /* Every column this reader uses, for gf_csv_require on short rows. */
 static size_t used_cols(const gf_trace_csv_cols *k, int *out)
 {
@@ -484,6 +530,10 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     size_t nneed = used_cols(k, need);
     gf_event e;
     int32_t devs[4] = {-1, -1, -1, -1}; /* the last devices seen, newest first: rows alternate among a few */
+    dev_raw dr[DEV_SLOTS];
+    int dr_next = 0;
+    for (int i = 0; i < DEV_SLOTS; i++)
+        dr[i].id = -1;
     gpu_names g;
     gf_hmap_init(&g.cls);
     g.ncuda = 0;
@@ -508,13 +558,17 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         if (!drop && gf_trace_needs_name(t, &e))
             e.corr = opt_i64(&rv, k->corr, -1);
         int32_t copy = (int32_t)(cls >> 8) - 1;
-        int di = 0;
-        while (di < 4 && !same_field(t, &rv, k->device, devs[di]))
-            di++;
-        int32_t dev = di < 4 ? devs[di] : intern_field(t, &rv, k->device);
-        if (di) { /* to the front */
-            memmove(devs + 1, devs, (size_t)(di < 4 ? di : 3) * sizeof *devs);
-            devs[0] = dev;
+        int32_t dev = dev_raw_find(dr, &rv, k->device);
+        if (dev < 0) {
+            int di = 0;
+            while (di < 4 && !same_field(t, &rv, k->device, devs[di]))
+                di++;
+            dev = di < 4 ? devs[di] : intern_field(t, &rv, k->device);
+            if (di) { /* to the front */
+                memmove(devs + 1, devs, (size_t)(di < 4 ? di : 3) * sizeof *devs);
+                devs[0] = dev;
+            }
+            dev_raw_put(dr, &dr_next, &rv, k->device, dev);
         }
         uint64_t sw;
         uint8_t sl;
