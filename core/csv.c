@@ -809,6 +809,17 @@ int gf_csv_next(gf_csv *c, gf_err *err)
     }
 }
 
+int gf_csv_next_row(gf_csv *c, const char **base, const gf_csv_span **f, size_t *n, gf_err *err)
+{
+    int rc = gf_csv_next(c, err);
+    if (rc == 1) {
+        *f = c->flds + c->cur->f0;
+        *n = c->cur->nf;
+        *base = c->cur->in_chunk ? (const char *)c->chunk : c->bytes;
+    }
+    return rc;
+}
+
 const char *gf_csv_field(const gf_csv *c, size_t i, size_t *len)
 {
     if (!c->cur || i >= c->cur->nf) {

@@ -273,13 +273,12 @@ static void flush_dropped(gf_trace *t, pending *p)
 
 /* The next row with the columns this import uses: ROW_EVENT (start and duration in *e), ROW_SKIPPED (a
  * row without times), 0 at the end, -1 on error (err set: a short row names its missing columns). */
-static int next_event(rowv *r, const gf_trace_csv_cols *k, const int *need, size_t nneed, gf_event *e,
+static inline int next_event(rowv *r, const gf_trace_csv_cols *k, const int *need, size_t nneed, gf_event *e,
                       gf_err *err)
 {
-    int rc = gf_csv_next(r->c, err);
+    int rc = gf_csv_next_row(r->c, &r->base, &r->f, &r->n, err);
     if (rc != 1)
         return rc < 0 ? -1 : 0;
-    r->base = gf_csv_row(r->c, &r->f, &r->n);
     if (r->n < r->ncols && gf_csv_require(r->c, need, nneed, err) != 0)
         return -1;
     int sd = start_dur(r, k, e, err);
