@@ -132,6 +132,19 @@ static int parse_i64_slow(const rowv *r, int col, int64_t *v)
     return 1;
 }
 
+/* 1 when field col is 1..16 plain digits: parse_i64 would take it as a valid value. */
+static inline int plain_digits(const rowv *r, int col)
+{
+    if (col < 0 || (size_t)col >= r->n)
+        return 0;
+    size_t len = r->f[col].len;
+    const char *s = r->base + r->f[col].off;
+    uint64_t x;
+    if (len - 1 < 8)
+        return digits8(s, len, &x);
+    return len - 9 < 8 && digits8(s, 8, &x) && digits8(s + 8, len - 8, &x);
+}
+
 static int64_t opt_i64(const rowv *r, int col, int64_t def)
 {
     int64_t v;
@@ -250,7 +263,7 @@ static int check_cols(const char *path, const gf_trace_csv_cols *k, gf_err *err)
     return 0;
 }
 
-enum { ROW_EVENT = 1, ROW_SKIPPED = 2 };
+enum { ROW_EVENT = 1, ROW_SKIPPED = 2, ROW_DROP = 3 };
 
 /* Rows the bounded build drops, counted per kind and handed over in bulk (gf_trace_add_dropped) before
  * the next gf_trace_add and at the end. */
@@ -272,15 +285,23 @@ static void flush_dropped(gf_trace *t, pending *p)
 }
 
 /* The next row with the columns this import uses: ROW_EVENT (start and duration in *e), ROW_SKIPPED (a
- * row without times), 0 at the end, -1 on error (err set: a short row names its missing columns). */
-static inline int next_event(rowv *r, const gf_trace_csv_cols *k, const int *need, size_t nneed, gf_event *e,
-                      gf_err *err)
+ * row without times), 0 at the end, -1 on error (err set: a short row names its missing columns); with
+ * thr >= 0 (gf_trace_drop_thr) also ROW_DROP: a duration <= thr (in *e) and a start of plain digits, valid
+ * but not parsed (e->start -1). */
+static inline int next_event(rowv *r, const gf_trace_csv_cols *k, const int *need, size_t nneed, int64_t thr,
+                              gf_event *e, gf_err *err)
 {
     int rc = gf_csv_next_row(r->c, &r->base, &r->f, &r->n, err);
     if (rc != 1)
         return rc < 0 ? -1 : 0;
     if (r->n < r->ncols && gf_csv_require(r->c, need, nneed, err) != 0)
         return -1;
+    int64_t d;
+    if (thr >= 0 && parse_i64(r, k->dur, &d) == 1 && d >= 0 && d <= thr && plain_digits(r, k->start)) {
+        e->dur = d; /* a row the build drops: its start is valid, its value never read */
+        e->start = -1;
+        return ROW_DROP;
+    }
     int sd = start_dur(r, k, e, err);
     return sd < 0 ? -1 : sd == 0 ? ROW_SKIPPED : ROW_EVENT;
 }
@@ -364,7 +385,7 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     gf_event e;
     pending pend = {{0}, 0};
     int64_t thr = partner_pass ? -1 : gf_trace_drop_thr(t, 0);
-    while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
+    while ((rc = next_event(&rv, k, need, nneed, thr, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
             continue;
         uint64_t pw, tw;
@@ -380,6 +401,8 @@ static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
         e.stack = -1;
         e.name = -1; /* interned only when the build reads it: most rows of a bounded build are dropped */
         int needs = gf_trace_needs_name(t, &e);
+        if (needs && rc == ROW_DROP)
+            parse_i64(&rv, k->start, &e.start); /* plain digits (next_event): a partner is kept */
         if (needs && (e.name = intern_field(t, &rv, k->name)) < 0 &&
             (e.name = gf_strtab_intern_cstr(t->str, "?")) < 0)
             goto oom;
@@ -542,7 +565,7 @@ static int import_gpu(gf_trace *t, const char *path, const gf_trace_csv_cols *k,
     raw_init(rs);
     pending pend = {{0}, 0};
     int64_t thr = gf_trace_drop_thr(t, 1);
-    while ((rc = next_event(&rv, k, need, nneed, &e, err)) > 0) {
+    while ((rc = next_event(&rv, k, need, nneed, thr, &e, err)) > 0) {
         if (rc == ROW_SKIPPED)
             continue;
         e.corr = -1; /* read below only when the build may keep the row: dropped GPU rows only count */
