@@ -220,18 +220,26 @@ static inline int32_t dev_raw_find(const dev_raw *dr, const rowv *r, int col)
     for (int i = 0; i < DEV_SLOTS; i++) {
         if (dr[i].id < 0 || dr[i].len != len)
             continue;
+        uint64_t x, y;
+        if (len >= 8) { /* the last 8 bytes first (names of devices differ at their end), then the rest */
+            memcpy(&x, s + len - 8, 8);
+            memcpy(&y, dr[i].b + len - 8, 8);
+            if (x != y)
+                continue;
+        }
         size_t j = 0;
-        for (; j + 8 <= len; j += 8) { /* the field has 8 readable bytes after it (gf_csv_row) */
-            uint64_t x, y;
+        for (; j + 8 <= len; j += 8) {
             memcpy(&x, s + j, 8);
             memcpy(&y, dr[i].b + j, 8);
             if (x != y)
                 break;
         }
-        while (j < len && s[j] == dr[i].b[j])
-            j++;
-        if (j == len)
-            return dr[i].id;
+        if (j + 8 > len) { /* the words matched; below 8 bytes, byte by byte */
+            while (j < len && s[j] == dr[i].b[j])
+                j++;
+            if (j >= len || len >= 8)
+                return dr[i].id;
+        }
     }
     return -1;
 }
@@ -355,12 +363,20 @@ static inline int raw_word(const rowv *r, int col, uint64_t *w, uint8_t *len)
     return 1;
 }
 
-/* The slot for key (a, b); *hit when it holds that key. */
+/* The slot holding key (a, b) (*hit 1), else the slot to fill (*hit 0). Two ways per set: a few keys that
+ * rows alternate among may share a set without evicting each other; the newest goes first. */
 static inline raw_slot *raw_find(raw_slot *rs, uint64_t a, uint8_t al, uint64_t b, uint8_t bl, int *hit)
 {
-    raw_slot *s = &rs[((a * UINT64_C(0x9E3779B97F4A7C15)) ^ (b * UINT64_C(0xC2B2AE3D27D4EB4F))) >> 60];
-    *hit = s->lane >= 0 && s->a == a && s->b == b && s->al == al && s->bl == bl;
-    return s;
+    raw_slot *s = &rs[(((a * UINT64_C(0x9E3779B97F4A7C15)) ^ (b * UINT64_C(0xC2B2AE3D27D4EB4F))) >> 60) & ~1u];
+    for (int i = 0; i < 2; i++)
+        if (s[i].lane >= 0 && s[i].a == a && s[i].b == b && s[i].al == al && s[i].bl == bl) {
+            *hit = 1;
+            return &s[i];
+        }
+    *hit = 0;
+    if (s[0].lane >= 0)
+        s[1] = s[0];
+    return &s[0];
 }
 
 static int import_api(gf_trace *t, const char *path, const gf_trace_csv_cols *k, int partner_pass, gf_err *err)
