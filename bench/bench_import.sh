@@ -7,7 +7,8 @@
 #   the floor:  the sqlite3 shell stepping every row of the tables the import reads and decoding the
 #               columns it reads (bench/floor_query.py: one total() per column; nothing sorted or written);
 #   gpuflame:   the import alone (bench/import_only.lua), timeline, findings, stats -r nvtx_pushpop_trace,
-#               stats -r nvtx_gpu_proj_trace, run rank-skew;
+#               stats -r nvtx_gpu_proj_trace, the hierarchical flamegraph with and without its findings panel
+#               (issue 42 item 3), run rank-skew;
 # and the bounded runs (issue 29 item 6): timeline --max-events 20000 of the 2M + 2M trace CSVs
 # (bench/gen_trace_csv.py) and of the export, with RSS per kept event.
 # Each case: median of BENCH_RUNS (default 3) wall times, its CPU seconds and peak RSS; MB/s of the export
@@ -67,6 +68,8 @@ case_ "timeline" "$dbmb" - {gf} -q timeline "$db" -o "$out/import_tl.html"
 case_ "findings" "$dbmb" - {gf} -q findings -f csv "$db" -o "$out/import_fd"
 case_ "stats -r nvtx_pushpop_trace" "$dbmb" - {gf} -q stats -r nvtx_pushpop_trace "$db" -o "$out/import_st"
 case_ "stats -r nvtx_gpu_proj_trace" "$dbmb" - {gf} -q stats -r nvtx_gpu_proj_trace "$db" -o "$out/import_pj"
+case_ "flamegraph (hierarchical, findings panel)" "$dbmb" - {gf} -q flamegraph "$db" -o "$out/import_fg.html"
+case_ "flamegraph (hierarchical, no panel)" "$dbmb" - {gf} -q --policy "$top/bench/no_findings.lua" flamegraph "$db" -o "$out/import_fg_np.html"
 case_ "run rank-skew" "$dbmb" - {gf} -q run rank-skew "$db"
 case_ "timeline --max-events 20000 (export)" "$dbmb" 20000 {gf} -q timeline --max-events 20000 "$db" -o "$out/import_tl20k.html"
 case_ "timeline --max-events 20000 (2M+2M CSV)" "$csvmb" 20000 {gf} -q timeline --max-events 20000 "$csv/cuda_gpu_trace.csv" "$csv/cuda_api_trace.csv" -o "$out/import_csv20k.html"

@@ -362,13 +362,13 @@ static size_t inplace_line(gf_csv *c, size_t pos, size_t left)
     masks64(s, left, &cm, &sm);
     for (;;) {
         uint64_t cc = sm ? cm & ((sm & (~sm + 1)) - 1) : cm; /* the commas before the first special byte */
+        if (cc && nf + 64 > c->fcap) { /* room for all of the block's commas: no test per field */
+            if (!(fl = grow(c->flds, &c->fcap, nf + 64, sizeof *fl)))
+                goto bail;
+            c->flds = fl;
+        }
         for (; cc; cc &= cc - 1) {
-            size_t q = bp + (size_t)__builtin_ctzll(cc);
-            if (nf >= c->fcap) {
-                if (!(fl = grow(c->flds, &c->fcap, nf + 1, sizeof *fl)))
-                    goto bail;
-                c->flds = fl;
-            }
+            size_t q = bp + (unsigned)__builtin_ctzll(cc);
             fl[nf].off = pos + f0;
             fl[nf].len = q - f0;
             nf++;
@@ -778,7 +778,16 @@ char *gf_csv_columns_str(const gf_csv *c, char *buf, size_t size)
 int gf_csv_next(gf_csv *c, gf_err *err)
 {
     for (;;) {
-        int rc = fill(c, err);
+        /* The common case first: between rows, in the middle of a chunk, a plain line split in place
+         * (what fill would do, without its loop and compact: no row is in progress, nothing to keep). */
+        if (c->rpos >= c->nrows && c->chunk_pos < c->chunk_len && c->p.pstate == ROW_NOT_BEGUN && !c->in_preamble &&
+            !c->stopped) {
+            c->nf = c->cur_f0 = c->blen = 0;
+            c->nrows = c->rpos = 0;
+            size_t used = inplace_line(c, c->chunk_pos, c->chunk_len - c->chunk_pos);
+            c->chunk_pos += used;
+        }
+        int rc = c->rpos < c->nrows ? 1 : fill(c, err);
         if (rc <= 0) {
             c->cur = NULL;
             return rc;
@@ -798,6 +807,17 @@ int gf_csv_next(gf_csv *c, gf_err *err)
         c->returned++;
         return 1;
     }
+}
+
+int gf_csv_next_row(gf_csv *c, const char **base, const gf_csv_span **f, size_t *n, gf_err *err)
+{
+    int rc = gf_csv_next(c, err);
+    if (rc == 1) {
+        *f = c->flds + c->cur->f0;
+        *n = c->cur->nf;
+        *base = c->cur->in_chunk ? (const char *)c->chunk : c->bytes;
+    }
+    return rc;
 }
 
 const char *gf_csv_field(const gf_csv *c, size_t i, size_t *len)

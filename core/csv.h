@@ -68,6 +68,8 @@ typedef struct gf_csv_span {
     size_t off, len;
 } gf_csv_span;
 const char *gf_csv_row(const gf_csv *c, const gf_csv_span **f, size_t *n);
+/* gf_csv_next and, when it returns 1, gf_csv_row in one call (readers of many rows). */
+int gf_csv_next_row(gf_csv *c, const char **base, const gf_csv_span **f, size_t *n, gf_err *err);
 /* Number of fields in the current row. */
 size_t gf_csv_nfields(const gf_csv *c);
 /* For readers that accept short rows: fails (GF_EXIT_INPUT) when the current row ends before any of the

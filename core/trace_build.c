@@ -465,6 +465,22 @@ int gf_trace_may_keep(const gf_trace *t, int64_t dur)
     return !b || !b->rows || (dur < 0 ? 0 : dur) > b->thr;
 }
 
+int64_t gf_trace_drop_thr(const gf_trace *t, int gpu_work)
+{
+    const gf_trace_build *b = t->b;
+    if (!b || !b->rows || b->given || (gpu_work ? b->napis != 0 : b->wanted.n && !b->collect))
+        return -1;
+    return b->thr;
+}
+
+void gf_trace_add_dropped(gf_trace *t, int kind, uint64_t n)
+{
+    t->total += n;
+    t->total_kind[kind] += n;
+    t->b->nseq += n;
+    t->b->memo_ok = 0; /* as gf_trace_add's gf_trace_add_partner would */
+}
+
 int gf_trace_needs_name(gf_trace *t, const gf_event *e)
 {
     gf_trace_build *b = t->b;
@@ -540,6 +556,13 @@ void gf_trace_drop_added(gf_trace *t, size_t from)
     b->n = from;
 }
 
+/* The bitset position of a corr: not hashed, as correlation ids are mostly consecutive; the API rows,
+ * ordered by start, then test the bitset about in order (cache lines reused), and dense ids never collide. */
+static inline uint64_t want_bit(int64_t corr)
+{
+    return (uint64_t)corr ^ ((uint64_t)corr >> 32);
+}
+
 /* Puts (pid, corr) among the wanted launches, with corr's bit (the set sized for about n keys). */
 static int want_put(gf_trace_build *b, int64_t pid, int64_t corr, size_t n)
 {
@@ -551,7 +574,7 @@ static int want_put(gf_trace_build *b, int64_t pid, int64_t corr, size_t n)
             return -1;
         b->want_mask = bits - 1;
     }
-    uint64_t h = gf_hash_u64((uint64_t)corr) & b->want_mask;
+    uint64_t h = want_bit(corr) & b->want_mask;
     b->want_bits[h >> 6] |= UINT64_C(1) << (h & 63);
     b->memo_ok = 0;
     return gf_hmap_put(&b->wanted, pidcorr_key(pid, corr), 0, NULL) ? 0 : -1;
@@ -560,7 +583,7 @@ static int want_put(gf_trace_build *b, int64_t pid, int64_t corr, size_t n)
 /* The wanted entry of API event e (0: wanted, 1: added already), or NULL. */
 static int64_t *wanted_of(const gf_trace_build *b, const gf_event *e)
 {
-    uint64_t h = gf_hash_u64((uint64_t)e->corr) & b->want_mask;
+    uint64_t h = want_bit(e->corr) & b->want_mask;
     if (b->want_bits && !(b->want_bits[h >> 6] & (UINT64_C(1) << (h & 63))))
         return NULL;
     int64_t *v = gf_hmap_get(&b->wanted, pidcorr_key(e->pid, e->corr));

@@ -43,6 +43,14 @@ int gf_trace_may_keep(const gf_trace *t, int64_t dur);
  * no launch aside for it): importers may leave the name uninterned (-1), and the corr of GPU work unread
  * (-1). 1 otherwise. e: kind, dur, stack, and for CUDA API calls pid and corr. */
 int gf_trace_needs_name(gf_trace *t, const gf_event *e);
+/* Bulk counting for importers of many rows: an event with no stack, duration <= gf_trace_drop_thr(t,
+ * gf_ev_is_gpu_work(kind)) and, for a CUDA API call, gf_trace_needs_name 0, would only be counted by
+ * gf_trace_add; the importer may count n such events of one kind with gf_trace_add_dropped instead, in
+ * arrival order with its other gf_trace_add calls (call it before the next one). The threshold is -1 when
+ * every event must go through gf_trace_add; it changes only in gf_trace_add, gf_trace_collect_partners and
+ * gf_trace_partner_pass_needed. */
+int64_t gf_trace_drop_thr(const gf_trace *t, int gpu_work);
+void gf_trace_add_dropped(gf_trace *t, int kind, uint64_t n);
 size_t gf_trace_added(const gf_trace *t);
 int gf_trace_reorder_added(gf_trace *t, size_t from, const uint32_t *ord, gf_err *err);
 int gf_trace_set_added_detail(gf_trace *t, size_t i, const gf_detail *d, gf_err *err);

@@ -513,8 +513,9 @@ return {
   limits = {
     function_budget = 10, -- seconds any policy function may run before it is stopped
     -- threads one command may use at once: the SQLite import steps rows on a second thread, the timeline
-    -- computes the NVTX projection beside the rules and compresses its columns in parallel (0 = one per CPU;
-    -- 1 = everything on one thread, e.g. an agent that must not take a second core from a training job)
+    -- computes the NVTX projection beside the rules and compresses its columns in parallel, the flamegraph
+    -- builds its stacks beside its findings panel's rules (0 = one per CPU; 1 = everything on one thread,
+    -- e.g. an agent that must not take a second core from a training job)
     threads = 0,
   },
 }

@@ -57,6 +57,7 @@ typedef struct ud {
     lua_Integer view_events, preview_min; /* slots.view_events, slots.preview_min_events (policy timeline.*) */
     void (*join)(void *); /* gf_lua_trace_hold: a thread reads the trace until join(join_arg) */
     void *join_arg;
+    const char *busy; /* what that thread is (gf_lua_trace_hold_as), for the error of a changing method */
 } ud;
 
 static ud *check_ud(lua_State *L)
@@ -77,17 +78,23 @@ static gf_trace *check_idle(lua_State *L)
 {
     ud *u = check_ud(L);
     if (u->join)
-        gf_lua_raisef(L, GF_EXIT_ERROR, "trace is busy: its NVTX projection is still running");
+        gf_lua_raisef(L, GF_EXIT_ERROR, "trace is busy: %s is still running", u->busy);
     return u->t;
+}
+
+void gf_lua_trace_hold_as(lua_State *L, int idx, void (*join)(void *), void *arg, const char *what)
+{
+    ud *u = luaL_checkudata(L, idx, TRACE_MT);
+    if (join && u->join)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "trace is busy: %s is still running", u->busy);
+    u->join = join;
+    u->join_arg = arg;
+    u->busy = what;
 }
 
 void gf_lua_trace_hold(lua_State *L, int idx, void (*join)(void *), void *arg)
 {
-    ud *u = luaL_checkudata(L, idx, TRACE_MT);
-    if (join && u->join)
-        gf_lua_raisef(L, GF_EXIT_ERROR, "trace is busy: its NVTX projection is still running");
-    u->join = join;
-    u->join_arg = arg;
+    gf_lua_trace_hold_as(L, idx, join, arg, "its NVTX projection");
 }
 
 gf_trace *gf_lua_check_trace(lua_State *L, int idx)

@@ -17,6 +17,9 @@ void gf_lua_push_trace(lua_State *L, gf_trace *t);
  * methods that change a trace raise an error, and the trace's __gc first calls join(arg) so that no thread
  * reads a freed trace. join NULL releases it; holding a trace held already raises an error. */
 void gf_lua_trace_hold(lua_State *L, int idx, void (*join)(void *), void *arg);
+/* The same, the error of a changing method saying "trace is busy: <what> is still running" (a static
+ * string; gf_lua_trace_hold's is "its NVTX projection"). */
+void gf_lua_trace_hold_as(lua_State *L, int idx, void (*join)(void *), void *arg, const char *what);
 
 /* String id of t's table pushed as a Lua string. */
 void gf_lua_trace_str(lua_State *L, const gf_trace *t, int32_t id);

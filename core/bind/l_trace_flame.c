@@ -14,6 +14,7 @@
 
 #include "fs.h"
 #include "l_stacks.h"
+#include "l_trace_flame.h"
 #include "l_trace.h"
 #include "l_util.h"
 #include "trace_flame.h"
@@ -98,6 +99,32 @@ static void check_step(lua_State *L, int idx, gf_gpu_flame_opts *o, gf_step_win 
     lua_pop(L, 1);
 }
 
+/* {[frame text] = {raw name, ...}} in first-seen order; frees raw's arrays */
+void gf_lua_push_flame_raw(lua_State *L, const gf_trace *t, const gf_stacks *s, gf_flame_raw *raw)
+{
+    lua_createtable(L, 0, 0);
+    for (size_t k = 0; k < raw->n; k++) {
+        size_t len;
+        const char *fr = gf_stacks_frame(s, raw->frame[k], &len);
+        lua_pushlstring(L, fr, len);
+        if (lua_rawget(L, -2) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_createtable(L, 1, 0);
+            lua_pushlstring(L, fr, len);
+            lua_pushvalue(L, -2);
+            lua_rawset(L, -4);
+        }
+        gf_lua_trace_str(L, t, raw->name[k]);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+        lua_pop(L, 1);
+    }
+    free(raw->frame);
+    free(raw->name);
+    raw->frame = NULL;
+    raw->name = NULL;
+    raw->n = raw->cap = 0;
+}
+
 static int l_stacks(lua_State *L)
 {
     gf_trace *t = gf_lua_check_trace(L, 1);
@@ -115,24 +142,7 @@ static int l_stacks(lua_State *L)
         free(raw.name);
         return gf_lua_raise(L, &err);
     }
-    lua_createtable(L, 0, 0); /* {[frame text] = {raw name, ...}} in first-seen order */
-    for (size_t k = 0; k < raw.n; k++) {
-        size_t len;
-        const char *fr = gf_stacks_frame(s, raw.frame[k], &len);
-        lua_pushlstring(L, fr, len);
-        if (lua_rawget(L, -2) != LUA_TTABLE) {
-            lua_pop(L, 1);
-            lua_createtable(L, 1, 0);
-            lua_pushlstring(L, fr, len);
-            lua_pushvalue(L, -2);
-            lua_rawset(L, -4);
-        }
-        gf_lua_trace_str(L, t, raw.name[k]);
-        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
-        lua_pop(L, 1);
-    }
-    free(raw.frame);
-    free(raw.name);
+    gf_lua_push_flame_raw(L, t, s, &raw);
     return 1;
 }
 

@@ -168,6 +168,45 @@ function fg.from_trace(tr, opts, policy)
   return stacks
 end
 
+-- start_stacks(tr, {flame=} or nil, policy) → job | nil: from_trace's stacks built on a second thread
+-- (core.flame_job, core/trace_flame_job.c) together with the page's fold of them (fg.fold's, policy
+-- flamegraph.fold_share and fold_min_stacks), while the caller runs other Lua (the findings panel's rules);
+-- tr must not change until job:finish(policy) → stacks, prefolded (for page_options' prefolded: the page is
+-- the one from_trace's stacks give). nil when tr has no GPU work or policy limits.threads resolves to 1:
+-- the caller then calls from_trace.
+local StacksJob = {}
+StacksJob.__index = StacksJob
+
+function fg.start_stacks(tr, opts, policy)
+  local fs = (opts and opts.flame) or fg.settings(nil, need(policy, "flamegraph.start_stacks"))
+  if fg.gpu_ops(tr) == 0 then return nil end
+  local p = policy.flamegraph
+  local stacks, folded = core.stacks.new(), core.stacks.new()
+  local job = core.flame_job.start(tr, stacks, folded, fg.level_options(fs, policy),
+    { share = p.fold_share, min = p.fold_min_stacks, name = fg.fold_name(p.fold_share) }, policy.limits.threads)
+  if not job then return nil end
+  return setmetatable({ job = job, stacks = stacks, folded = folded, fs = fs }, StacksJob)
+end
+
+function StacksJob:finish(policy)
+  local raw, nodes, weight, run_s, wait_s, run_cpu, caller_cpu = self.job:finish()
+  local stacks = self.stacks
+  set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
+    levels = table.concat(self.fs.levels, ","), nvtx_raw = fg.raw_summary(raw, policy) })
+  local pre = { of = stacks, run_s = run_s, wait_s = wait_s, run_cpu = run_cpu, caller_cpu = caller_cpu }
+  if nodes > 0 then
+    self.folded:set_meta(stacks:meta())
+    pre.folded, pre.st = self.folded, { nodes = nodes, weight = weight }
+  end
+  return stacks, pre
+end
+
+-- job:close(): the thread joined (also `local job <close>`: a Lua error leaves no thread running)
+function StacksJob:close()
+  self.job:close()
+end
+StacksJob.__close = StacksJob.close
+
 -- from_trace_step(tr, which, marker, {flame=, processes=} or nil, policy) → stacks, step, doc, win: the
 -- hierarchical stacks of the GPU work launched inside one step (`--step N|median|slowest`; gpuflame.steps: its
 -- steps found by policy steps.markers or the Lua pattern marker; flame, processes: as from_trace's), that step (as `steps --json`
@@ -275,6 +314,7 @@ function fg.page_options(over, policy)
     subtitle = over.subtitle or "",
     findings = over.findings, -- findings.page's document for the findings panel, or nil (no panel)
     fold_share = p.fold_share, fold_min_stacks = p.fold_min_stacks,
+    prefolded = over.prefolded, -- start_stacks's finish: the fold made beside the rules, or nil
   }
 end
 
@@ -297,16 +337,27 @@ local function pct(x)
   return string.format("%.4g %%", x * 100)
 end
 
+-- the frame a page's small frames fold into (policy flamegraph.fold_share)
+function fg.fold_name(share)
+  return "[folded: frames under " .. pct(share) .. " each]"
+end
+
 -- fold(stacks, o) → the stacks a page draws and its options: with more than o.fold_min_stacks stacks and
 -- o.fold_share > 0, the frames under that share of the total merged (gf_stacks_fold, policy
 -- flamegraph.fold_share), the subtitle saying so; otherwise stacks and o as they are.
+-- o.prefolded (start_stacks's): the fold done on the stacks' thread, for these stacks.
 function fg.fold(stacks, o)
   local share, min = o.fold_share or 0, o.fold_min_stacks or 0
-  if share <= 0 or stacks:count() <= min or stacks:total() <= 0 then return stacks, o end
-  local min_value = math.ceil(stacks:total() * share)
-  local name = "[folded: frames under " .. pct(share) .. " each]"
-  local folded, st = stacks:fold(min_value, name)
-  if st.nodes == 0 then return stacks, o end
+  local name = fg.fold_name(share)
+  local folded, st
+  if o.prefolded and o.prefolded.of == stacks then
+    folded, st = o.prefolded.folded, o.prefolded.st
+    if not folded then return stacks, o end
+  else
+    if share <= 0 or stacks:count() <= min or stacks:total() <= 0 then return stacks, o end
+    folded, st = stacks:fold(math.ceil(stacks:total() * share), name)
+    if st.nodes == 0 then return stacks, o end
+  end
   local o2 = {}
   for k, v in pairs(o) do o2[k] = v end
   local note = string.format("%d frames under %s of the total each (%s of it) folded into \"%s\" frames",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gf-test: no-gpuflame (it runs the ThreadSanitizer build, not the pass's binary: the SAN=1 pass would repeat it)
 # The code that runs on several threads (policy limits.threads: the SQLite import's row reader, the timeline's
-# NVTX projection beside the rules, its columns compressed in parallel) under ThreadSanitizer: `make tsan`
+# NVTX projection beside the rules, its columns compressed in parallel, the flamegraph's stacks beside its
+# panel's rules) under ThreadSanitizer: `make tsan`
 # builds build-tsan/bin/gpuflame (CI does). Each command runs with limits.threads = 4, so the threads are
 # there on a machine of any size; TSan must report no race, and the output must equal the plain build's with
 # limits.threads = 1 (everything on the calling thread). Skipped by name when the TSan build is absent.
@@ -33,11 +34,15 @@ tsan_same() {
   check_eq "$name: the same exit at 4 threads (TSan) and 1" "$prc" "$trc"
   check "$name: the same output at 4 threads (TSan) and 1" same_files "$a" "$b"
 }
+# tsan_page NAME A B ARGS...: tsan_same for a command whose stdout names its output file (the flamegraph):
+# the page, not stdout, must be the same
+tsan_page() { NO_STDOUT=1 tsan_same "$@"; }
 # same_files A B: every file A* but A.err has its twin B* with the same bytes (stats -o BASE writes BASE_REPORT.*)
 same_files() {
   local f n=0
   for f in "$1"*; do
     [ "$f" = "$1.err" ] && continue
+    [ -n "${NO_STDOUT:-}" ] && [ "$f" = "$1.stdout" ] && { n=$((n + 1)); continue; }
     cmp -s "$f" "$2${f#"$1"}" || return 1
     n=$((n + 1))
   done
@@ -49,7 +54,14 @@ for i in "${!inputs[@]}"; do
   tsan_same "timeline $n" "$TMP/tl$i.a.html" "$TMP/tl$i.b.html" -q timeline "$db" -o "{out}"
   tsan_same "findings $n" "$TMP/fd$i.a.json" "$TMP/fd$i.b.json" -q findings -f json "$db" -o "{out}"
   tsan_same "stats nvtx_gpu_proj_trace $n" "$TMP/pj$i.a" "$TMP/pj$i.b" -q stats -r nvtx_gpu_proj_trace "$db" -f json -o "{out}"
+  tsan_page "flamegraph with its panel $n" "$TMP/fg$i.a.html" "$TMP/fg$i.b.html" -q flamegraph "$db" -o "{out}"
 done
+# the flamegraph's stacks folded on their thread beside the rules (frames under 1 % of > 100 stacks)
+printf 'return { extends = "default", limits = { threads = 4 }, flamegraph = { fold_share = 0.01, fold_min_stacks = 100 } }\n' >"$TMP/t4.lua"
+printf 'return { extends = "default", limits = { threads = 1 }, flamegraph = { fold_share = 0.01, fold_min_stacks = 100 } }\n' >"$TMP/t1.lua"
+tsan_page "folded flamegraph with its panel gen.sqlite" "$TMP/ff.a.html" "$TMP/ff.b.html" -q flamegraph "$TMP/gen.sqlite" -o "{out}"
+printf 'return { extends = "default", limits = { threads = 4 } }\n' >"$TMP/t4.lua"
+printf 'return { extends = "default", limits = { threads = 1 } }\n' >"$TMP/t1.lua"
 
 # a damaged export: the reader thread meets the error; the same message, no race
 head -c $(( $(stat -c %s "$TMP/gen.sqlite") * 3 / 5 )) "$TMP/gen.sqlite" >"$TMP/cut.sqlite"

@@ -257,6 +257,38 @@ static void test_row(void)
     gf_csv_close(c);
 }
 
+/* gf_csv_next_row: the rows, spans, lines and the error of gf_csv_next + gf_csv_row, on lines split in
+ * place, through libcsv and a row with one field too many. */
+static void test_next_row(void)
+{
+    const char *p = WRITE("next_row.csv", "a,b,c\n1,\"x,y\",\n \n2,3,4\"5\n\"m\nl\",6,7\r\n8,9,10,11\n");
+    gf_csv *c1, *c2;
+    gf_err e1, e2;
+    CHECK("next_row: opens", open_ok(&c1, p, NULL) && open_ok(&c2, p, NULL));
+    if (!c1 || !c2)
+        return;
+    int ok = 1, r1, r2, rows = 0;
+    do {
+        r1 = gf_csv_next(c1, &e1);
+        const char *b2 = NULL, *b1;
+        const gf_csv_span *f1, *f2;
+        size_t n1, n2;
+        r2 = gf_csv_next_row(c2, &b2, &f2, &n2, &e2);
+        ok &= r1 == r2 && gf_csv_line(c1) == gf_csv_line(c2);
+        if (r1 != 1 || r2 != 1)
+            break;
+        rows++;
+        b1 = gf_csv_row(c1, &f1, &n1);
+        ok &= n1 == n2;
+        for (size_t i = 0; ok && i < n1; i++)
+            ok &= f1[i].len == f2[i].len && memcmp(b1 + f1[i].off, b2 + f2[i].off, f1[i].len) == 0;
+    } while (ok);
+    CHECK("next_row: the rows, spans and lines of gf_csv_next + gf_csv_row", ok && rows == 3);
+    CHECK("next_row: the same error", r1 < 0 && r2 < 0 && strcmp(e1.msg, e2.msg) == 0 && strstr(e1.msg, ":7: row has 4"));
+    gf_csv_close(c1);
+    gf_csv_close(c2);
+}
+
 int main(void)
 {
     const char *t = getenv("GF_TMP");
@@ -266,5 +298,6 @@ int main(void)
     test_preamble();
     test_big();
     test_row();
+    test_next_row();
     return tap_done();
 }

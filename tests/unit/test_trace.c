@@ -93,6 +93,75 @@ static void partners_vs_brute_force(void)
     }
 }
 
+typedef struct arrival {
+    int64_t dur;
+    int idx;
+} arrival;
+
+static int cmp_best(const void *a, const void *b)
+{
+    const arrival *x = a, *y = b;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Rows a bounded build drops counted in bulk (gf_trace_drop_thr, gf_trace_add_dropped, as the CSV importer
+ * does) keep the same events as gf_trace_add of every row: the K best by duration, ties to the earliest
+ * arrival (a brute-force sort), with totals per kind; durations from a small range make many ties. */
+static void bulk_drops_vs_brute_force(void)
+{
+    enum { N = 30000, K = 700 };
+    arrival *a = malloc(N * sizeof *a);
+    uint8_t *kind = malloc(N);
+    gf_err err;
+    gf_trace *t = gf_trace_new();
+    gf_trace_begin(t, K, 1, &err);
+    int32_t lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, gf_strtab_intern_cstr(t->str, "GPU (0)"), 0, 7, &err);
+    uint64_t pend[GF_EV_NKINDS] = {0}, per_kind[GF_EV_NKINDS] = {0};
+    size_t bulk = 0;
+    int ok = 1;
+    for (int i = 0; i < N; i++) {
+        a[i] = (arrival){(int64_t)(xr() % 2000), i};
+        kind[i] = (uint8_t)(i % 3 == 0 ? GF_EV_API : i % 3 == 1 ? GF_EV_KERNEL : GF_EV_MEMCPY);
+        per_kind[kind[i]]++;
+        gf_event e = {.start = i, .dur = a[i].dur, .corr = -1, .lane = lane, .name = -1, .stack = -1, .pid = 1,
+                      .kind = kind[i]};
+        if (e.dur <= gf_trace_drop_thr(t, kind[i] != GF_EV_API)) {
+            pend[kind[i]]++;
+            bulk++;
+            continue;
+        }
+        for (int k = 0; k < GF_EV_NKINDS; k++)
+            if (pend[k]) {
+                gf_trace_add_dropped(t, k, pend[k]);
+                pend[k] = 0;
+            }
+        ok &= gf_trace_add(t, &e, NULL, &err) == 0;
+    }
+    for (int k = 0; k < GF_EV_NKINDS; k++)
+        if (pend[k])
+            gf_trace_add_dropped(t, k, pend[k]);
+    ok &= gf_trace_finish(t, &err) == 0;
+    CHECK("bulk drops: most rows counted in bulk", bulk > N / 2);
+    for (int k = 0; k < GF_EV_NKINDS; k++)
+        ok &= t->total_kind[k] == per_kind[k];
+    CHECK("bulk drops: totals per kind as given", ok && t->total == N && t->n == K);
+    qsort(a, N, sizeof *a, cmp_best);
+    ev_key *want = malloc(K * sizeof *want);
+    for (int i = 0; i < K; i++)
+        want[i] = (ev_key){a[i].idx, kind[a[i].idx], a[i].idx}; /* start = arrival index */
+    qsort(want, K, sizeof *want, cmp_ev_key);
+    int same = t->n == K;
+    for (size_t i = 0; same && i < t->n; i++)
+        same = t->start[i] == want[i].start && t->kind[i] == want[i].kind;
+    CHECK("bulk drops: the kept events are the K best, ties to the earliest (brute force)", same);
+    free(want);
+    gf_trace_free(t);
+    free(a);
+    free(kind);
+}
+
 int main(void)
 {
     /* strtab */
@@ -110,6 +179,7 @@ int main(void)
         ok = gf_strtab_find(st, buf, strlen(buf)) == i + 2 && strcmp(gf_strtab_get(st, i + 2, NULL), buf) == 0;
     }
     CHECK("strtab interns 50,002 strings to dense ids and finds them again", ok);
+    bulk_drops_vs_brute_force();
     gf_strtab_free(st);
 
     /* 50,000 synthetic events with distinct known durations: the streaming heap keeps the 20,000 longest */

@@ -58,7 +58,8 @@ local function from_model_tables(path, fs, policy)
 end
 
 -- opts.flame: the command's stack settings (flamegraph.settings: --levels, --unit-ns), else the policy's;
--- opts.keep_trace: an export's or model's trace stays in ctx.stacks_trace = {path, trace, flame} for the caller.
+-- opts.keep_trace: an export's or model's trace stays in ctx.stacks_trace = {path, trace, flame} for the caller;
+-- with opts.defer too, its stacks may be a job on a second thread (ctx.stacks_trace.job, also returned).
 local function load(path, info, opts, ctx)
   local policy = ctx.policy()
   local fs = opts and opts.flame
@@ -68,6 +69,14 @@ local function load(path, info, opts, ctx)
   elseif info.type == "sqlite" or info.type == "model" then
     local keep = opts and opts.keep_trace
     local tr = flamegraph.load_trace({ path }, { flame = fs, narrow = not keep }, policy)
+    -- opts.defer (with keep_trace): the stacks are built on a second thread (flamegraph.start_stacks) while
+    -- the caller reads the trace; the caller finishes ctx.stacks_trace.job, and load returns that job
+    local job = keep and opts.defer and flamegraph.start_stacks(tr, { flame = fs }, policy)
+    if job then
+      ctx.stacks_trace = { path = path, trace = tr, flame = fs, job = job }
+      ctx.input_meta = { source = path, report = "gpu", unit_ns = 1 }
+      return job
+    end
     stacks = flamegraph.from_trace(tr, { flame = fs }, policy)
     -- opts.keep_trace: the caller reads the same trace next (the flamegraph's findings panel: one import)
     if keep then ctx.stacks_trace = { path = path, trace = tr, flame = fs } end

@@ -59,14 +59,24 @@ local function one_input(spec, ctx)
   -- an .nsys-rep is exported once: the stacks and the findings read the same export
   local resolved = inputs.resolve(input, { nsys = spec.nsys }, ctx)
   local pages = (resolved.type == "sqlite" or resolved.type == "model") and ctx.policy().findings.pages
+  -- with the panel, the stacks (and the page's fold) are built on a second thread while its rules run
+  -- (flamegraph.start_stacks; policy limits.threads = 1: one after the other); the page is the same
   local stacks = inputs.load_for(resolved.path, { "stacks" }, { nsys = spec.nsys, flame = spec.flame,
-    keep_trace = pages or nil }, ctx)
-  local fdoc
+    keep_trace = pages or nil, defer = pages or nil }, ctx)
+  local job <close> = ctx.stacks_trace and ctx.stacks_trace.job or nil
+  local fdoc, prefolded
   if pages then
     fdoc = findings_document(input, resolved.path, ctx)
   end
   ctx.stacks_trace = nil
-  return stacks, fdoc
+  if job then
+    stacks, prefolded = job:finish(ctx.policy())
+    log.debug("flamegraph: %d stacks built on a second thread beside the findings rules%s: %.2f s there "
+      .. "(%.2f s CPU; the rules %.2f s CPU), %.2f s waited for after the rules", stacks:count(),
+      prefolded.folded and " (and folded there)" or "", prefolded.run_s, prefolded.run_cpu, prefolded.caller_cpu,
+      prefolded.wait_s)
+  end
+  return stacks, fdoc, nil, prefolded
 end
 
 -- build(spec, ctx) writes spec.out and returns what the page holds: {stacks = N, total = N, countname = U}
@@ -81,7 +91,7 @@ function M.build(spec, ctx)
   local several = mpi.local_pattern() ~= nil or spec.inputs[2] ~= nil
     or (st and st.type == "directory") or (not st and input:find("[%*%?%[]"))
   local ok, res = errors.try(function()
-    local stacks, fdoc, clock, diffpage, step
+    local stacks, fdoc, clock, diffpage, step, prefolded
     if spec.step then -- one step's GPU work (gpuflame.steps), of one input or of several reports merged
       local paths = {}
       for k, p in ipairs(spec.inputs) do
@@ -98,7 +108,7 @@ function M.build(spec, ctx)
       stacks, clock = flamegraph.from_reports(spec.inputs, { nsys = spec.nsys,
         allow_unrelated = spec.allow_unrelated, flame = spec.flame }, ctx.policy())
     elseif st and st.type == "file" then
-      stacks, fdoc, diffpage = one_input(spec, ctx)
+      stacks, fdoc, diffpage, prefolded = one_input(spec, ctx)
       if diffpage then return diffpage end
     else
       stacks = inputs.load_for(inputs.resolve(input, { nsys = spec.nsys }, ctx).path, { "stacks" },
@@ -108,7 +118,7 @@ function M.build(spec, ctx)
       title = spec.title, countname = spec.countname, inverted = spec.inverted, minwidth = spec.minwidth,
       colors = spec.colors, subtitle = (input and input:match("[^/]+$") or "") .. (step and (" · " .. step) or "") ..
         (clock and (" · " .. clock) or ""),
-      findings = fdoc, stacks_countname = flamegraph.countname_of(stacks),
+      findings = fdoc, stacks_countname = flamegraph.countname_of(stacks), prefolded = prefolded,
     }, ctx.policy())
     flamegraph.render(stacks, spec.out, o)
     return { stacks = stacks:count(), total = stacks:total(),

@@ -1,0 +1,180 @@
+/* core.flame_job: the hierarchical flamegraph's stacks (and the page's fold of them) built on a second
+ * thread while the findings panel's rules run (core/trace_flame_job.c), for lua/gpuflame/flamegraph.lua's
+ * start_from_trace.
+ *
+ *   core.flame_job.start(tr, S, F, {levels=, startend=, nolaunch=}, {share=, min=, name=}, threads)
+ *       → job, or nil when policy limits.threads (threads) resolves to 1 (the caller builds serially)
+ *     S receives tr's GPU stacks (core.trace_flame.stacks's), F their fold (gf_stacks_fold with
+ *     ceil(S:total() * share) when share > 0 and S has more than min stacks and a total > 0)
+ *   job:finish() → raw, nodes, weight, run_s, wait_s, run_cpu, caller_cpu: joins; raw as
+ *     core.trace_flame.stacks returns it; nodes > 0 when F holds the fold (its frames folded and their
+ *     weight), 0: the page draws S; the work's wall seconds on its thread, finish's wait for it, the work's
+ *     CPU seconds, and the calling thread's CPU seconds while it ran (the rules)
+ *   job:close() → bool: joins and frees (also __close and __gc); true when still open
+ *
+ * While the job runs it holds tr (core/bind/l_trace.h gf_lua_trace_hold: the methods that change a trace
+ * raise, a trace collected first joins the thread), and S and F are its uservalues: the caller must not
+ * touch them until finish. */
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "l_stacks.h"
+#include "l_trace.h"
+#include "l_trace_flame.h"
+#include "l_util.h"
+#include "threads.h"
+#include "trace_flame_job.h"
+
+#define JOB_MT "gpuflame.flame_job"
+
+typedef struct job_ud {
+    gf_flame_job *j;
+} job_ud;
+
+static void join_hook(void *arg)
+{
+    job_ud *u = arg;
+    gf_trace_flame_job_free(u->j);
+    u->j = NULL;
+}
+
+static void release(lua_State *L, int idx, job_ud *u)
+{
+    if (!u->j)
+        return;
+    gf_trace_flame_job_free(u->j);
+    u->j = NULL;
+    if (lua_getiuservalue(L, idx, 1) == LUA_TUSERDATA)
+        gf_lua_trace_hold(L, -1, NULL, NULL);
+    lua_pop(L, 1);
+}
+
+/* the levels of opts at idx (as core.trace_flame's) into o and lv */
+static void check_levels(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
+{
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_getfield(L, idx, "levels");
+    size_t n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
+    if (n == 0 || n > GF_FL_NLEVELS)
+        gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: levels must list 1 to %d levels", GF_FL_NLEVELS);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, -1, (lua_Integer)i + 1);
+        const char *s = lua_tostring(L, -1);
+        int k = -1;
+        for (int j = 0; s && j < GF_FL_NLEVELS; j++)
+            if (strcmp(s, gf_flame_level_names[j]) == 0)
+                k = j;
+        if (k < 0)
+            gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: unknown level '%s'", s ? s : "?");
+        lv[i] = k;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "startend");
+    if (!lua_isboolean(L, -1))
+        gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: startend must be a boolean");
+    *o = (gf_gpu_flame_opts){lv, n, lua_toboolean(L, -1), gf_req_string_field(L, idx, "nolaunch"),
+                             NULL, NULL, NULL, NULL, 0, NULL};
+    lua_pop(L, 1);
+}
+
+static int l_start(lua_State *L)
+{
+    const gf_trace *t = gf_lua_check_trace(L, 1);
+    gf_stacks *s = gf_lua_checkstacks(L, 2), *f = gf_lua_checkstacks(L, 3);
+    int lv[GF_FL_NLEVELS];
+    gf_gpu_flame_opts o;
+    check_levels(L, 4, &o, lv);
+    luaL_checktype(L, 5, LUA_TTABLE);
+    lua_getfield(L, 5, "share");
+    double share = luaL_checknumber(L, -1);
+    lua_pop(L, 1);
+    lua_Integer min = gf_req_int_field(L, 5, "min");
+    const char *name = gf_req_string_field(L, 5, "name");
+    lua_Integer threads = luaL_optinteger(L, 6, 0);
+    if (threads < 0 || threads > 1024)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "threads must be 0..1024");
+    if (s == f)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "flame_job: the stacks and their fold must be two tables");
+    if (gf_threads_resolve((int)threads, 2) < 2) {
+        lua_pushnil(L);
+        return 1;
+    }
+    job_ud *u = lua_newuserdatauv(L, sizeof *u, 3);
+    u->j = NULL;
+    luaL_setmetatable(L, JOB_MT);
+    for (int k = 1; k <= 3; k++) { /* the trace and both tables live while the job does */
+        lua_pushvalue(L, k);
+        lua_setiuservalue(L, -2, k);
+    }
+    /* raises when another job holds it: nothing started yet */
+    gf_lua_trace_hold_as(L, 1, join_hook, u, "the flamegraph's stack build");
+    gf_err err;
+    if (!(u->j = gf_trace_flame_job_start(t, &o, s, f, share, (int64_t)min, name, &err))) {
+        gf_lua_trace_hold(L, 1, NULL, NULL);
+        return gf_lua_raise(L, &err);
+    }
+    return 1;
+}
+
+static int m_finish(lua_State *L)
+{
+    job_ud *u = luaL_checkudata(L, 1, JOB_MT);
+    if (!u->j)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "flame job: finished or closed already");
+    lua_getiuservalue(L, 1, 1);
+    const gf_trace *t = gf_lua_check_trace(L, -1);
+    lua_getiuservalue(L, 1, 2);
+    const gf_stacks *s = gf_lua_checkstacks(L, -1);
+    gf_flame_raw raw;
+    gf_fold_stats st;
+    gf_err err;
+    int rc = gf_trace_flame_job_finish(u->j, &raw, &st, &err);
+    double run_s, wait_s, run_cpu, caller_cpu;
+    gf_trace_flame_job_times(u->j, &run_s, &wait_s, &run_cpu, &caller_cpu);
+    release(L, 1, u); /* joined: the trace and the tables are the caller's again */
+    if (rc != 0) {
+        free(raw.frame);
+        free(raw.name);
+        return gf_lua_raise(L, &err);
+    }
+    gf_lua_push_flame_raw(L, t, s, &raw);
+    lua_pushinteger(L, (lua_Integer)st.nodes);
+    lua_pushinteger(L, (lua_Integer)st.weight);
+    lua_pushnumber(L, run_s);
+    lua_pushnumber(L, wait_s);
+    lua_pushnumber(L, run_cpu);
+    lua_pushnumber(L, caller_cpu);
+    return 7;
+}
+
+static int m_close(lua_State *L)
+{
+    job_ud *u = luaL_checkudata(L, 1, JOB_MT);
+    int open = u->j != NULL;
+    release(L, 1, u);
+    lua_pushboolean(L, open);
+    return 1;
+}
+
+int gf_luaopen_flame_job(lua_State *L)
+{
+    static const luaL_Reg methods[] = {
+        {"finish", m_finish},
+        {"close", m_close},
+        {NULL, NULL},
+    };
+    gf_new_class(L, JOB_MT, methods, m_close);
+    luaL_getmetatable(L, JOB_MT);
+    lua_pushcfunction(L, m_close);
+    lua_setfield(L, -2, "__close");
+    lua_pop(L, 1);
+    static const luaL_Reg fns[] = {
+        {"start", l_start},
+        {NULL, NULL},
+    };
+    luaL_newlib(L, fns);
+    return 1;
+}
