@@ -43,10 +43,10 @@ int gf_resize(void **p, size_t n, size_t elem);
 #define GF_RESIZE(arr, n) gf_resize((void **)&(arr), (n), sizeof *(arr))
 
 /* One scratch-heavy pass at a time in the process: the passes whose scratch is a large share of the trace
- * (the NVTX projection's sweep and start sort on its thread; on the rules' thread gpu-starv's and gpu-low-util's
- * groups of every GPU op and launch-overhead's delays, 8 bytes an event) take
- * this gate for as long as their scratch lives, so that the two never hold it side by side (issue 42: the
- * timeline's peak RSS on a 5M-event export). A pass never waits for anything else while it holds the gate. */
+ * (the NVTX projection's sweep and start sort on its thread; on the rules' thread gpu-starv's and
+ * gpu-low-util's groups of every GPU op and launch-overhead's delays, 8 bytes an event) hold this gate while
+ * their scratch lives, so that no two of them add up (issue 42: the timeline's peak RSS on a 5M-event
+ * export). A pass never waits for anything else, nor takes the gate again, while it holds it. */
 void gf_mem_gate_enter(void);
 void gf_mem_gate_leave(void);
 
