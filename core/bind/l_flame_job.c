@@ -51,42 +51,13 @@ static void release(lua_State *L, int idx, job_ud *u)
     lua_pop(L, 1);
 }
 
-/* the levels of opts at idx (as core.trace_flame's) into o and lv */
-static void check_levels(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
-{
-    luaL_checktype(L, idx, LUA_TTABLE);
-    lua_getfield(L, idx, "levels");
-    size_t n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
-    if (n == 0 || n > GF_FL_NLEVELS)
-        gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: levels must list 1 to %d levels", GF_FL_NLEVELS);
-    for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, -1, (lua_Integer)i + 1);
-        const char *s = lua_tostring(L, -1);
-        int k = -1;
-        for (int j = 0; s && j < GF_FL_NLEVELS; j++)
-            if (strcmp(s, gf_flame_level_names[j]) == 0)
-                k = j;
-        if (k < 0)
-            gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: unknown level '%s'", s ? s : "?");
-        lv[i] = k;
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-    lua_getfield(L, idx, "startend");
-    if (!lua_isboolean(L, -1))
-        gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: startend must be a boolean");
-    *o = (gf_gpu_flame_opts){lv, n, lua_toboolean(L, -1), gf_req_string_field(L, idx, "nolaunch"),
-                             NULL, NULL, NULL, NULL, 0, NULL};
-    lua_pop(L, 1);
-}
-
 static int l_start(lua_State *L)
 {
     const gf_trace *t = gf_lua_check_trace(L, 1);
     gf_stacks *s = gf_lua_checkstacks(L, 2), *f = gf_lua_checkstacks(L, 3);
     int lv[GF_FL_NLEVELS];
     gf_gpu_flame_opts o;
-    check_levels(L, 4, &o, lv);
+    gf_lua_check_flame_levels(L, 4, &o, lv);
     luaL_checktype(L, 5, LUA_TTABLE);
     lua_getfield(L, 5, "share");
     double share = luaL_checknumber(L, -1);

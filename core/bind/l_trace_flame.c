@@ -19,8 +19,7 @@
 #include "l_util.h"
 #include "trace_flame.h"
 
-/* opts at idx → o (levels into lv) */
-static void check_opts(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
+void gf_lua_check_flame_levels(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
 {
     luaL_checktype(L, idx, LUA_TTABLE);
     lua_getfield(L, idx, "levels");
@@ -45,16 +44,15 @@ static void check_opts(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
     lua_getfield(L, idx, "startend");
     if (!lua_isboolean(L, -1))
         gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: startend must be a boolean");
-    o->startend = lua_toboolean(L, -1);
+    *o = (gf_gpu_flame_opts){lv, n, lua_toboolean(L, -1), gf_req_string_field(L, idx, "nolaunch"),
+                             NULL, NULL, NULL, NULL, 0, NULL};
     lua_pop(L, 1);
-    o->levels = lv;
-    o->nlevels = n;
-    o->nolaunch = gf_req_string_field(L, idx, "nolaunch");
-    o->step = NULL;
-    o->proc_pid = NULL;
-    o->proc_rank = NULL;
-    o->proc_name = NULL;
-    o->nproc = 0;
+}
+
+/* opts at idx → o (levels into lv) */
+static void check_opts(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
+{
+    gf_lua_check_flame_levels(L, idx, o, lv);
     lua_getfield(L, idx, "processes"); /* optional: {{pid=, rank=(0-based, or absent), name=}...} */
     if (lua_istable(L, -1)) {
         size_t np = lua_rawlen(L, -1);
@@ -83,7 +81,6 @@ static void check_opts(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
         o->nproc = np;
     }
     lua_pop(L, 1);
-    o->raw = NULL;
 }
 
 /* the optional step = {start=, ["end"]=, pid=, rank=} of opts at idx into *w (o->step set when given) */
