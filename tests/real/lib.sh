@@ -85,15 +85,17 @@ derive_nvtx_edges() {
 }
 # nsys 2022.4's own start-up failure under load: a QuadDCommon/ProcessWaiter SystemException (sem_open
 # ENOENT) or "Agent launcher failed" before the workload starts (docs/PERFORMANCE.md "Live sessions"). No
-# gpuflame behaviour is being tested then, so a capture that met it is run once more.
+# gpuflame behaviour is being tested then, so a capture that met it is run again (up to three times).
 nsys_startup_failed() { grep -q 'QuadDCommon\|ProcessWaiter\|sem_open\|Agent launcher failed' <<<"$1"; }
-# capture_gf OUTDIR ARGS...: run_gf ARGS (a capture into OUTDIR); once more, OUTDIR removed first, when nsys
-# failed to start; what it said is printed
-capture_gf() { local outdir=$1; shift; run_gf "$@"
-  if [ "$rc" != 0 ] && nsys_startup_failed "$err"; then
-    echo "# nsys failed to start (exit $rc: $(grep -o 'SystemException[^]]*\|Agent launcher failed' <<<"$err" | head -1)); once more"
-    rm -rf "$outdir"; sleep 2; run_gf "$@"
-  fi; }
+# capture_gf OUTDIR ARGS...: run_gf ARGS (a capture into OUTDIR); again, OUTDIR removed first, 2, 4 and 6 s
+# later while nsys failed to start (a race inside nsys that load makes likelier: docs/RELIABILITY.md); what it
+# said is printed
+capture_gf() { local outdir=$1 k; shift; run_gf "$@"
+  for k in 1 2 3; do
+    [ "$rc" != 0 ] && nsys_startup_failed "$err" || return 0
+    echo "# nsys failed to start (exit $rc: $(grep -o 'SystemException[^]]*\|Agent launcher failed' <<<"$err" | head -1)); again in $((2 * k)) s"
+    rm -rf "$outdir"; sleep $((2 * k)); run_gf "$@"
+  done; }
 
 # A report recorded by an nsys newer than the real one (issue 38, reports/alcf-2023: nsys 2023.4.4). From
 # 2023.4 on the report's first line names the nsys that recorded it ("NVIDIA Tegra Profiler Report

@@ -51,18 +51,25 @@ until_running() {
 }
 # capture_runs VAR NAME ID JSON: queues command ID and waits until its workload runs (until_running); the id
 # that ran goes to VAR. nsys 2022.4 now and then dies with its start-up failure text (sem_open) after it has
-# started the workload; gpuflame does not run a started workload twice and says so (capture.lua), so here,
-# as for the tier's captures (lib.sh capture_gf), the command is queued once more as IDr then.
+# started the workload: a race inside nsys that load makes likelier (docs/RELIABILITY.md; a CI run lost three
+# captures of this file to it in a row); gpuflame does not run a started workload twice and says so
+# (capture.lua), so here, as for the tier's captures (lib.sh capture_gf), the command is queued again as IDr,
+# IDrr, IDrrr, 2, 4 and 6 s later.
 capture_runs() {
-  local var=$1 name=$2 id=$3 json=$4
+  local var=$1 name=$2 id=$3 json=$4 k
   printf -v "$var" %s "$id"
   queue "$id" "$json"
   until_running "$name" "$id" && return 0
-  nsys_startup_failed "$(completion_of "$id" error_message)" || return 1
-  echo "# command $id: nsys failed at start-up ($(completion_of "$id" error_message | grep -o 'not tried again\|sem_open[^,;]*\|Agent launcher failed' | head -1)); queued once more as ${id}r"
-  printf -v "$var" %s "${id}r"
-  queue "${id}r" "$json"
-  until_running "$name" "${id}r"
+  for k in 1 2 3; do
+    nsys_startup_failed "$(completion_of "$id" error_message)" || return 1
+    echo "# command $id: nsys failed at start-up ($(completion_of "$id" error_message | grep -o 'not tried again\|sem_open[^,;]*\|Agent launcher failed' | head -1)); queued again as ${id}r in $((2 * k)) s"
+    sleep $((2 * k))
+    id=${id}r
+    printf -v "$var" %s "$id"
+    queue "$id" "$json"
+    until_running "$name" "$id" && return 0
+  done
+  return 1
 }
 gone_within() { # gone_within NAME SECONDS
   local i; for i in $(seq 1 $(( $2 * 5 ))); do [ -z "$(survivors "$1")" ] && return 0; sleep 0.2; done; return 1
