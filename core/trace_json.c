@@ -403,39 +403,77 @@ static int opening_view(const gf_trace *t, const gf_timeline_opts *o, int64_t t0
     return gf_trace_opening_view(t, o->initial_view, o->view_events, t0, span, vs, ve);
 }
 
-int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err)
-{
+/* A page begun before its template is rendered: the maps, the rows and the opening view are found once, for
+ * the preview and the data, and the event columns compress on workers (limits.threads) from then on, while
+ * the preview, the template's text and the head are written (issue 42: the whole-capture timeline). */
+struct gf_timeline_page {
     page_maps pm;
+    gf_pack_job *job; /* NULL once written (gf_trace_pack_write frees it) */
     double vs, ve;
-    if (page_maps_init(t, &pm, NULL, 0, 0) != 0)
+};
+
+void gf_trace_timeline_free(gf_timeline_page *p)
+{
+    if (!p)
+        return;
+    gf_trace_pack_free(p->job);
+    page_maps_free(&p->pm);
+    free(p);
+}
+
+int gf_trace_timeline_begin(const gf_trace *t, const gf_timeline_opts *o, gf_timeline_page **out, gf_err *err)
+{
+    gf_timeline_page *p = calloc(1, sizeof *p);
+    *out = NULL;
+    if (!p || page_maps_init(t, &p->pm, NULL, 0, 0) != 0) {
+        free(p);
         return gf_oom(err, "timeline");
-    /* the event columns compress on workers (limits.threads) while the rows, the opening view and the head
-     * are found and written (the detail column waits for the rows) */
-    gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, NULL, o ? o->compress : 0, NULL, 0, 1};
-    gf_pack_job *job;
-    if (gf_trace_pack_start(t, &packm, gf_threads_resolve(o ? o->threads : 1, GF_PACK_COLUMNS), &job, err) != 0) {
-        page_maps_free(&pm);
+    }
+    /* the rows come while the first columns compress (the detail column waits for them) */
+    page_maps *pm = &p->pm;
+    gf_pack_maps packm = {pm->t0, pm->lmap, pm->nmap, pm->smap, NULL, o ? o->compress : 0, NULL, 0, 1};
+    if (gf_trace_pack_start(t, &packm, gf_threads_resolve(o ? o->threads : 1, GF_PACK_COLUMNS), &p->job, err) != 0) {
+        page_maps_free(pm);
+        free(p);
         return -1;
     }
-    int rc = page_rows(t, &pm);
+    int rc = page_rows(t, pm);
     if (rc == 0) {
-        gf_trace_pack_set_row(job, pm.row);
-        rc = opening_view(t, o, pm.t0, pm.span, &vs, &ve);
+        gf_trace_pack_set_row(p->job, pm->row);
+        rc = opening_view(t, o, pm->t0, pm->span, &p->vs, &p->ve);
     }
     if (rc != 0) {
-        gf_trace_pack_free(job);
-        page_maps_free(&pm);
+        gf_trace_timeline_free(p);
         return gf_oom(err, "timeline");
     }
-    write_head(t, out, o, &pm, t->n, vs, ve);
-    if (gf_trace_pack_write(job, out, err) != 0) {
-        page_maps_free(&pm);
+    *out = p;
+    return 0;
+}
+
+int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err)
+{
+    gf_timeline_page *p;
+    if (gf_trace_timeline_begin(t, o, &p, err) != 0)
         return -1;
-    }
+    int rc = gf_trace_timeline_write(t, p, out, o, err);
+    gf_trace_timeline_free(p);
+    return rc;
+}
+
+int gf_trace_timeline_write(const gf_trace *t, gf_timeline_page *p, FILE *out, const gf_timeline_opts *o, gf_err *err)
+{
+    const page_maps *pm = &p->pm;
+    if (!p->job)
+        return gf_errf(err, GF_EXIT_ERROR, "timeline: the page's data written twice");
+    write_head(t, out, o, pm, t->n, p->vs, p->ve);
+    gf_pack_job *job = p->job;
+    p->job = NULL;
+    if (gf_trace_pack_write(job, out, err) != 0)
+        return -1;
     fputs(",\"stacks\":[", out);
     int sfirst = 1;
     for (size_t st = 0; st < t->nstacks; st++) {
-        if (pm.smap[st] < 0)
+        if (pm->smap[st] < 0)
             continue;
         fputs(sfirst ? "[" : ",[", out);
         sfirst = 0;
@@ -447,10 +485,8 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
         putc(']', out);
     }
     fputs("],\"launchFlame\":", out);
-    if (write_launch_flame(t, out, pm.nmap, gf_strtab_count(t->str), o ? o->flame_min_fraction : 0) != 0) {
-        page_maps_free(&pm);
+    if (write_launch_flame(t, out, pm->nmap, gf_strtab_count(t->str), o ? o->flame_min_fraction : 0) != 0)
         return gf_oom(err, "timeline");
-    }
     fputs(",\"warnings\":[", out);
     for (size_t w = 0; w < t->nwarnings; w++) {
         if (w)
@@ -464,7 +500,6 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
         gf_json_file_string(out, t->clock, strlen(t->clock));
     }
     putc('}', out);
-    page_maps_free(&pm);
     if (ferror(out))
         return gf_errf(err, GF_EXIT_ERROR, "timeline: write failed");
     return 0;
@@ -478,14 +513,28 @@ static int in_view(const gf_trace *t, size_t i, int64_t t0, double vs, double ve
 
 int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err)
 {
+    return gf_trace_timeline_write_preview(t, NULL, out, o, err);
+}
+
+int gf_trace_timeline_write_preview(const gf_trace *t, const gf_timeline_page *p, FILE *out, const gf_timeline_opts *o,
+                                    gf_err *err)
+{
     if (!o || !o->initial_view || o->preview_min_events <= 0 || t->n < (size_t)o->preview_min_events) {
         fputs("null", out);
         return ferror(out) ? gf_errf(err, GF_EXIT_ERROR, "timeline: write failed") : 0;
     }
     int64_t t0, span;
     double vs, ve;
-    page_time(t, &t0, &span);
-    int rc = opening_view(t, o, t0, span, &vs, &ve);
+    int rc = 0;
+    if (p) { /* the page's own time, rows and opening view */
+        t0 = p->pm.t0;
+        span = p->pm.span;
+        vs = p->vs;
+        ve = p->ve;
+    } else {
+        page_time(t, &t0, &span);
+        rc = opening_view(t, o, t0, span, &vs, &ve);
+    }
     /* the events the opening view shows: those overlapping it, in page (start) order, counted first (an
      * array for every event, 27 MB at 6.8M events, raised the timeline's peak RSS while written: issue 42) */
     size_t nonly = 0;
@@ -500,9 +549,13 @@ int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_
         if (in_view(t, i, t0, vs, ve))
             only[k++] = (uint32_t)i;
     page_maps pm;
-    if (!only || page_maps_init(t, &pm, only, nonly, 1) != 0) {
+    if (!only || page_maps_init(t, &pm, only, nonly, !p) != 0) {
         free(only);
         return gf_oom(err, "timeline");
+    }
+    if (p) { /* the rows of every event, and so each lane's depth, are the page's */
+        pm.row = p->pm.row;
+        memcpy(pm.depth, p->pm.depth, t->nlanes ? t->nlanes : 1);
     }
     write_head(t, out, o, &pm, t->n, vs, ve);
     gf_pack_maps packm = {pm.t0, pm.lmap, pm.nmap, pm.smap, pm.row, 0, only, nonly, 0};
@@ -515,6 +568,8 @@ int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_
             rc = gf_errf(err, GF_EXIT_ERROR, "timeline: write failed");
     }
     free(only);
+    if (p)
+        pm.row = NULL; /* the page's */
     page_maps_free(&pm);
     return rc;
 }

@@ -24,6 +24,17 @@ int gf_trace_write_timeline_json(const gf_trace *t, FILE *out, const gf_timeline
  * (docs/TIMELINE_DATA.md "Preview"); `null` for pages under preview_min_events, without initial_view, or
  * whose opening view holds more than half of the events ("full"). */
 int gf_trace_write_timeline_preview_json(const gf_trace *t, FILE *out, const gf_timeline_opts *o, gf_err *err);
+/* The same two, begun before the page's template is rendered (gf_trace_timeline_begin: the maps, the events'
+ * rows and the opening view found once, and the event columns compressing on limits.threads - 1 workers
+ * from then on); then the preview (any number of times) and the data (once), and gf_trace_timeline_free
+ * (stops the workers of a page whose data was never written). The trace must not change meanwhile. */
+typedef struct gf_timeline_page gf_timeline_page;
+int gf_trace_timeline_begin(const gf_trace *t, const gf_timeline_opts *o, gf_timeline_page **page, gf_err *err);
+int gf_trace_timeline_write_preview(const gf_trace *t, const gf_timeline_page *page, FILE *out,
+                                    const gf_timeline_opts *o, gf_err *err);
+int gf_trace_timeline_write(const gf_trace *t, gf_timeline_page *page, FILE *out, const gf_timeline_opts *o,
+                            gf_err *err);
+void gf_trace_timeline_free(gf_timeline_page *page);
 /* Chrome Trace Event JSON (Perfetto, chrome://tracing) with ac2g flow events. */
 int gf_trace_write_chrome(const gf_trace *t, FILE *out, gf_err *err);
 /* Folded launch stacks: "root;...;inner;kernel_[G] weight_ns" lines (from the aggregate flame). */

@@ -219,8 +219,9 @@ enum { PIECE = 3 * 21845 }; /* bytes of varints handed on at a time (a multiple 
 typedef struct col_out {
     unsigned char *z;
     size_t zlen, zcap;
-    int state; /* 0 not taken, 1 being encoded, 2 done (compressed by a worker), 3 written */
+    int state; /* 0 not taken, 1 being encoded, 2 done (compressed into z), 3 written */
     int failed;
+    int by_writer; /* compressed into z by the writer while it waited (not counted in held) */
 } col_out;
 
 struct gf_pack_job {
@@ -338,6 +339,22 @@ static int take_column(gf_pack_job *j)
     return -1;
 }
 
+/* While the column the writer needs is still a worker's: the last column not taken after it, which the
+ * writer compresses into a buffer rather than wait (the workers take from the front, so the two meet in the
+ * middle and neither waits while a column is left); -1: none. The caller holds j->mu. */
+static int take_last(gf_pack_job *j, int c)
+{
+    for (int b = NCOLS - 1; b > c; b--) {
+        if (j->col[b].state != 0)
+            continue;
+        if (b == C_DETAIL && !j->row_ready)
+            continue;
+        j->col[b].state = 1;
+        return b;
+    }
+    return -1;
+}
+
 static void *worker(void *arg)
 {
     gf_pack_job *j = arg;
@@ -349,7 +366,7 @@ static void *worker(void *arg)
             continue;
         }
         pthread_mutex_unlock(&j->mu);
-        col_out o = {NULL, 0, 0, 1, 0};
+        col_out o = {NULL, 0, 0, 1, 0, 0};
         compress_column(j, c, &o);
         pthread_mutex_lock(&j->mu);
         o.state = 2;
@@ -476,8 +493,19 @@ static int write_column(gf_pack_job *j, int c, FILE *out)
     int mine = j->col[c].state == 0;
     if (mine)
         j->col[c].state = 1;
-    while (!mine && j->col[c].state != 2)
-        pthread_cond_wait(&j->cv, &j->mu);
+    while (!mine && j->col[c].state != 2) {
+        int b = take_last(j, c);
+        if (b < 0) {
+            pthread_cond_wait(&j->cv, &j->mu);
+            continue;
+        }
+        pthread_mutex_unlock(&j->mu);
+        col_out o = {NULL, 0, 0, 1, 0, 1};
+        compress_column(j, b, &o);
+        pthread_mutex_lock(&j->mu);
+        o.state = 2;
+        j->col[b] = o;
+    }
     pthread_mutex_unlock(&j->mu);
     int rc = 0;
     col_out *o = &j->col[c];
@@ -491,7 +519,7 @@ static int write_column(gf_pack_job *j, int c, FILE *out)
         o->z = NULL;
     }
     pthread_mutex_lock(&j->mu);
-    if (!mine)
+    if (!mine && !o->by_writer)
         j->held--;
     o->state = 3;
     j->written = c + 1;

@@ -58,6 +58,7 @@ typedef struct ud {
     void (*join)(void *); /* gf_lua_trace_hold: a thread reads the trace until join(join_arg) */
     void *join_arg;
     const char *busy; /* what that thread is (gf_lua_trace_hold_as), for the error of a changing method */
+    gf_timeline_page *page; /* during write_timeline: the page begun before its template is rendered */
 } ud;
 
 static ud *check_ud(lua_State *L)
@@ -762,20 +763,29 @@ static int m_flame(lua_State *L)
     return 1;
 }
 
+static gf_timeline_opts timeline_opts(const ud *u)
+{
+    gf_timeline_opts o = {u->title,       u->flame_min,   u->initial_view, u->compress,
+                          u->view_events, u->preview_min, u->threads};
+    return o;
+}
+
 static int timeline_writer(FILE *out, void *p, gf_err *err)
 {
     ud *u = p;
+    gf_timeline_opts o = timeline_opts(u);
+    if (u->page)
+        return gf_trace_timeline_write(u->t, u->page, out, &o, err);
     gf_mem_release_free(); /* the Lua garbage collected before the page (views/timeline.lua): issue 42 */
-    gf_timeline_opts o = {u->title,       u->flame_min,   u->initial_view, u->compress,
-                          u->view_events, u->preview_min, u->threads};
     return gf_trace_write_timeline_json(u->t, out, &o, err);
 }
 
 static int timeline_preview_writer(FILE *out, void *p, gf_err *err)
 {
     ud *u = p;
-    gf_timeline_opts o = {u->title, u->flame_min, u->initial_view, 0, u->view_events, u->preview_min, u->threads};
-    return gf_trace_write_timeline_preview_json(u->t, out, &o, err);
+    gf_timeline_opts o = timeline_opts(u);
+    o.compress = 0;
+    return gf_trace_timeline_write_preview(u->t, u->page, out, &o, err);
 }
 
 static const gf_slot_writer_ref timeline_ref = {timeline_writer};
@@ -836,7 +846,14 @@ static int m_write_timeline(lua_State *L)
     u->threads = (int)threads;
     u->flame_min = luaL_optnumber(L, 6, 0);
     gf_err err;
-    int rc = gf_render_file(tname, tmpl, tl, slots, n, out, &err);
+    /* the page begun before the template is rendered: its columns compress while the preview is written */
+    gf_mem_release_free(); /* the Lua garbage collected before the page (views/timeline.lua): issue 42 */
+    gf_timeline_opts o = timeline_opts(u);
+    int rc = gf_trace_timeline_begin(u->t, &o, &u->page, &err);
+    if (rc == 0)
+        rc = gf_render_file(tname, tmpl, tl, slots, n, out, &err);
+    gf_trace_timeline_free(u->page);
+    u->page = NULL;
     u->title = NULL;
     u->initial_view = NULL;
     u->compress = 0;

@@ -41,6 +41,34 @@ static char *page(const gf_trace *t, int compress, int threads, size_t *len)
     return buf;
 }
 
+/* The preview JSON of t, standalone (page NULL) or from a begun page whose data is then written too. */
+static char *preview(const gf_trace *t, int begun, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    gf_err err;
+    gf_timeline_opts o = {"t", 0, "busiest", 1, 8, 1, 2};
+    gf_timeline_page *pg = NULL;
+    int rc = !f ? -1 : begun ? gf_trace_timeline_begin(t, &o, &pg, &err) : 0;
+    if (rc == 0)
+        rc = gf_trace_timeline_write_preview(t, pg, f, &o, &err);
+    if (rc == 0 && pg) { /* the data after the preview, once: a second time is an error */
+        FILE *null = fopen("/dev/null", "w");
+        rc = null && gf_trace_timeline_write(t, pg, null, &o, &err) == 0 &&
+                     gf_trace_timeline_write(t, pg, null, &o, &err) != 0 ? 0 : -1;
+        if (null)
+            fclose(null);
+    }
+    gf_trace_timeline_free(pg);
+    if (f)
+        fclose(f);
+    if (rc != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 /* Base64 text s[0..n) decoded into a malloc'd buffer. */
 static unsigned char *unbase64(const char *s, size_t n, size_t *out)
 {
@@ -223,6 +251,15 @@ int main(void)
               same);
         free(p1);
     }
+
+    /* the preview of a begun page (its rows and opening view found once, for the data too) is the preview
+     * found on its own, byte for byte, and not "null" (the busiest view of 8 events is a small part) */
+    size_t lp, lb;
+    char *pv = preview(t, 0, &lp), *pb = preview(t, 1, &lb);
+    CHECK("the preview of a begun page is the standalone preview, byte for byte; its data is written once only",
+          pv && pb && lp == lb && lp > 100 && memcmp(pv, pb, lp) == 0 && strstr(pv, "\"preview\":true"));
+    free(pv);
+    free(pb);
 
     /* planted order: at 8 threads the columns come in the page's order, each holding its own values */
     char *pg = page(t, 1, 8, &ln);
