@@ -4,7 +4,7 @@
  *   core.trace_steps.compute(tr, {win...}, {comm LIKE patterns}) → per step {kernels, copies, memsets, launches,
  *       kernel_ns, devices = {{device, device_name, ops, first, last, busy, idle, compute, comm, copy, h2d, d2h,
  *       d2d, p2p, memset, overlap}...}, kernels = {{name, count, total}...}, nvtx = {{name, count, total}...}}
- *   core.trace_steps.nvtx_names(tr) → {{name, id, rank, rank_label, pid, tid, level, domain (named domains
+ *   core.trace_steps.nvtx_names(tr) → {{name, id, rank, pid, tid, level, domain (named domains
  *       only), count, total}...}
  *   core.trace_steps.nvtx_ranges(tr, {id...}) → {{start, ["end"], pid, tid, proc, name, rank, rank_label, level}...}
  *       pid, tid: the lane's; proc: the process correlation uses (the rank's index in merged traces)
@@ -153,11 +153,14 @@ static int l_nvtx_names(lua_State *L)
         return gf_lua_raise(L, &err);
     lua_createtable(L, (int)n, 0);
     for (size_t k = 0; k < n; k++) {
-        lua_createtable(L, 0, 9);
+        /* 8 fields (9 with a domain): Lua sizes a table's hash part to a power of two, so each field more,
+         * a rank_label that steps.find does not read, would double it (33k rows, 16 MB on a 5M-event export:
+         * issue 42, the timeline's peak RSS) */
+        lua_createtable(L, 0, r[k].domain >= 0 ? 9 : 8);
         gf_lua_trace_str(L, t, r[k].name);
         lua_setfield(L, -2, "name");
         gf_lua_setint(L, "id", r[k].name);
-        set_rank(L, t, r[k].rank);
+        gf_lua_setint(L, "rank", r[k].rank);
         gf_lua_setint(L, "pid", r[k].pid);
         gf_lua_setint(L, "tid", r[k].tid);
         gf_lua_setint(L, "level", r[k].level);
