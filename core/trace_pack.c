@@ -316,8 +316,9 @@ static void compress_column(const gf_pack_job *j, int c, col_out *o)
  * 31 MB on a 6.8M-event page, raised the timeline's peak RSS): the writer streams the column it needs through
  * deflate straight into the page when no worker took it; the workers compress the first columns not taken
  * from the one the writer needs into buffers, as many held unwritten as there are workers (HEAD_HELD while
- * the writer is still before the events: the page's head takes longer than a column). So with one worker
- * the two threads compress alternate columns, and the buffers hold one or two columns, not all eight. */
+ * the writer is still before the events: the page is begun before its preview and head are written), and
+ * the writer, rather than wait on a worker's column, compresses the last column not taken into a buffer
+ * (take_last). So the buffers hold a few columns, not all eight, and neither thread waits while one is left. */
 enum { HEAD_HELD = 2 };
 
 /* The column a worker takes next (-1: none now: the detail column before its rows are known, or every
