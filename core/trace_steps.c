@@ -253,6 +253,24 @@ static uint64_t name_key(int32_t rank, int64_t pid, int64_t tid, int32_t level, 
     return h == GF_HMAP_EMPTY ? 0 : h;
 }
 
+uint64_t gf_steps_ranges_key(const gf_trace *t)
+{
+    uint64_t sum = 0, n = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (!is_range(t, i))
+            continue;
+        const gf_lane *l = &t->lanes[t->lane[i]];
+        uint64_t h = gf_hash_u64((uint64_t)t->start[i]);
+        h = gf_hash_u64(h ^ (uint64_t)t->dur[i]);
+        h = gf_hash_u64(h ^ ((uint64_t)(uint32_t)t->name[i] << 32 | (uint32_t)gf_trace_nvtx_group(t, t->name[i])));
+        h = gf_hash_u64(h ^ ((uint64_t)(uint32_t)ev_level(t, i) << 32 | (uint32_t)ev_domain(t, i)));
+        h = gf_hash_u64(h ^ (uint64_t)l->pid ^ (uint64_t)l->tid << 40 ^ (uint64_t)(uint32_t)l->rank << 20);
+        sum += h; /* a sum: the same ranges give the same key in any order of the events */
+        n++;
+    }
+    return gf_hash_u64(sum ^ n);
+}
+
 int gf_steps_nvtx_names(const gf_trace *t, gf_nvtx_name **rows, size_t *n, gf_err *err)
 {
     gf_hmap idx;
