@@ -356,6 +356,18 @@ static int take_last(gf_pack_job *j, int c)
     return -1;
 }
 
+/* Column c, taken (state 1), compressed into its buffer outside the lock and marked done; the caller holds
+ * j->mu (released meanwhile). by_writer: the writer's (not counted in held). */
+static void compress_taken(gf_pack_job *j, int c, int by_writer)
+{
+    pthread_mutex_unlock(&j->mu);
+    col_out o = {NULL, 0, 0, 1, 0, by_writer};
+    compress_column(j, c, &o);
+    pthread_mutex_lock(&j->mu);
+    o.state = 2;
+    j->col[c] = o;
+}
+
 static void *worker(void *arg)
 {
     gf_pack_job *j = arg;
@@ -366,12 +378,7 @@ static void *worker(void *arg)
             pthread_cond_wait(&j->cv, &j->mu);
             continue;
         }
-        pthread_mutex_unlock(&j->mu);
-        col_out o = {NULL, 0, 0, 1, 0, 0};
-        compress_column(j, c, &o);
-        pthread_mutex_lock(&j->mu);
-        o.state = 2;
-        j->col[c] = o;
+        compress_taken(j, c, 0);
         pthread_cond_broadcast(&j->cv);
     }
     pthread_mutex_unlock(&j->mu);
@@ -500,12 +507,7 @@ static int write_column(gf_pack_job *j, int c, FILE *out)
             pthread_cond_wait(&j->cv, &j->mu);
             continue;
         }
-        pthread_mutex_unlock(&j->mu);
-        col_out o = {NULL, 0, 0, 1, 0, 1};
-        compress_column(j, b, &o);
-        pthread_mutex_lock(&j->mu);
-        o.state = 2;
-        j->col[b] = o;
+        compress_taken(j, b, 1);
     }
     pthread_mutex_unlock(&j->mu);
     int rc = 0;

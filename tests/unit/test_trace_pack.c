@@ -24,6 +24,19 @@ static uint64_t xr(void)
     return rng;
 }
 
+/* What a writer put into the memory stream f over *buf (set when f is closed): *buf, or NULL (freed) when rc
+ * says it failed. */
+static char *captured(FILE *f, char **buf, int rc)
+{
+    if (f)
+        fclose(f);
+    if (rc != 0) {
+        free(*buf);
+        return NULL;
+    }
+    return *buf;
+}
+
 /* The timeline JSON of t at this thread count (malloc'd), NULL on failure. */
 static char *page(const gf_trace *t, int compress, int threads, size_t *len)
 {
@@ -31,14 +44,7 @@ static char *page(const gf_trace *t, int compress, int threads, size_t *len)
     FILE *f = open_memstream(&buf, len);
     gf_err err;
     gf_timeline_opts o = {"t", 0, "busiest", compress, 8, 0, threads};
-    int rc = f ? gf_trace_write_timeline_json(t, f, &o, &err) : -1;
-    if (f)
-        fclose(f);
-    if (rc != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    return captured(f, &buf, f ? gf_trace_write_timeline_json(t, f, &o, &err) : -1);
 }
 
 /* The preview JSON of t, standalone (page NULL) or from a begun page whose data is then written too. */
@@ -60,13 +66,7 @@ static char *preview(const gf_trace *t, int begun, size_t *len)
             fclose(null);
     }
     gf_trace_timeline_free(pg);
-    if (f)
-        fclose(f);
-    if (rc != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    return captured(f, &buf, rc);
 }
 
 /* Base64 text s[0..n) decoded into a malloc'd buffer. */
