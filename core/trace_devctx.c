@@ -3,16 +3,15 @@
  * context 2 is GPU 1 in its kernels and copies, device 0 in its sync rows), and for every rank of an MPI
  * capture whose processes each drive their own context on their own device (four ranks: all sync rows on
  * GPU 0). The device of a (process, context) pair is the one its kernels, copies and memsets ran on (same
- * globalPid and contextId); the importer asks it for every sync row (gf_devctx_device), so each row lands
- * on the lane of (its context's device, its stream), whatever other processes share the recorded lane.
+ * globalPid and contextId); the importer notes each such row as it reads those tables (gf_devctx_note:
+ * no query of its own, issue 42) and asks for every sync row (gf_devctx_device), so each row lands on the
+ * lane of (its context's device, its stream), whatever other processes share the recorded lane.
  * A context whose work ran on several devices leaves its rows as recorded (warned). trace_devctx.h. */
 #include "trace_devctx.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sqlite_export.h"
 
 enum { AMBIGUOUS = -2 };
 
@@ -22,41 +21,27 @@ static uint64_t ctx_key(int64_t gpid, int64_t ctx)
     return k == GF_HMAP_EMPTY ? 0 : k;
 }
 
-/* Keys are hashes: a collision between two contexts only makes one ambiguous (left as recorded). */
-int gf_devctx_load(gf_devctx *d, sqlite3 *db, const char *path, gf_err *err)
+void gf_devctx_init(gf_devctx *d)
 {
-    static const char *const tabs[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
-                                       "CUPTI_ACTIVITY_KIND_MEMSET"};
     memset(d, 0, sizeof *d);
     gf_hmap_init(&d->map);
     d->ctx = d->pid = d->from = d->to = -1;
-    for (size_t i = 0; i < sizeof tabs / sizeof *tabs; i++) {
-        if (gf_sqlite_has_column(db, tabs[i], "contextId") != 1 ||
-            gf_sqlite_has_column(db, tabs[i], "globalPid") != 1 || gf_sqlite_has_column(db, tabs[i], "deviceId") != 1)
-            continue;
-        char sql[200];
-        snprintf(sql, sizeof sql, "SELECT DISTINCT globalPid, contextId, deviceId FROM %s", tabs[i]);
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-            return gf_sqlite_fail(db, path, tabs[i], err);
-        int rc;
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            if (sqlite3_column_type(st, 1) == SQLITE_NULL || sqlite3_column_type(st, 2) == SQLITE_NULL)
-                continue;
-            int64_t dev = sqlite3_column_int64(st, 2);
-            int ins = 0;
-            int64_t *v = gf_hmap_put(&d->map, ctx_key(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)), dev, &ins);
-            if (!v) {
-                sqlite3_finalize(st);
-                return gf_oom(err, NULL);
-            }
-            if (!ins && *v != dev)
-                *v = AMBIGUOUS;
-        }
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE)
-            return gf_sqlite_fail(db, path, tabs[i], err);
-    }
+}
+
+/* Keys are hashes: a collision between two contexts only makes one ambiguous (left as recorded). Rows come
+ * in runs of one (process, context, device): a repeat of the last one changes nothing, so it is not hashed. */
+int gf_devctx_note(gf_devctx *d, int64_t gpid, int64_t ctx, int64_t dev)
+{
+    if (d->have_last && gpid == d->last[0] && ctx == d->last[1] && dev == d->last[2])
+        return 0;
+    d->have_last = 1;
+    d->last[0] = gpid, d->last[1] = ctx, d->last[2] = dev;
+    int ins = 0;
+    int64_t *v = gf_hmap_put(&d->map, ctx_key(gpid, ctx), dev, &ins);
+    if (!v)
+        return -1;
+    if (!ins && *v != dev)
+        *v = AMBIGUOUS;
     return 0;
 }
 

@@ -10,8 +10,6 @@
 #include "hmap.h"
 #include "trace.h"
 
-struct sqlite3;
-
 typedef struct gf_devctx {
     gf_hmap map;        /* (globalPid, contextId) → deviceId of its GPU work, or ambiguous */
     int64_t moved;      /* rows put under another device than recorded */
@@ -19,11 +17,15 @@ typedef struct gf_devctx {
     int64_t ctx, pid, from, to; /* the first moved row's context, process and devices, for the warning */
     int64_t onto[8];    /* the distinct devices rows were moved onto (the first 8), for the warning */
     int nonto;
+    int have_last;      /* the last row noted, (globalPid, contextId, deviceId) */
+    int64_t last[3];
 } gf_devctx;
 
-/* The devices of the contexts in db (path for messages): over CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY, _MEMSET.
- * 0, or -1 with err filled (a database error names path and table). gf_devctx_free in every case. */
-int gf_devctx_load(gf_devctx *d, struct sqlite3 *db, const char *path, gf_err *err);
+/* An empty map; gf_devctx_free in every case. */
+void gf_devctx_init(gf_devctx *d);
+/* One row of CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY or _MEMSET whose contextId and deviceId are not NULL
+ * (globalPid NULL reads 0): process gpid's context ctx ran work on device dev. 0, or -1 out of memory. */
+int gf_devctx_note(gf_devctx *d, int64_t gpid, int64_t ctx, int64_t dev);
 /* The device a synchronization row of process gpid (globalPid) and context ctx (has_ctx 0: NULL) recorded on
  * device recorded belongs on: its context's, when the context ran its work on one device; else recorded. */
 int64_t gf_devctx_device(gf_devctx *d, int64_t gpid, int64_t ctx, int has_ctx, int64_t recorded);

@@ -347,6 +347,20 @@ static void exact_op(imp *m, const query *q, const gf_event *e, int64_t gpid, in
     gf_tsq_exact_hi(m, gpid);
 }
 
+/* The row's (process, context) ran on its device: noted for the synchronization rows (trace_devctx.h) from
+ * the kernels, copies and memsets as they are read, instead of a DISTINCT query over each table (a second
+ * scan of the kernels: 0.25 s of the import on the 368 MB bench export, issue 42). Tables without
+ * globalPid, contextId or deviceId tell nothing, rows with a NULL context or device neither. */
+static int note_context(imp *m, const query *q, int ctxcol)
+{
+    if (!m->note_dc || q->idx[2] < 0 || q->idx[5] < 0 || q->idx[ctxcol] < 0 || gf_sqlq_null(q, ctxcol) ||
+        gf_sqlq_null(q, 2))
+        return 0;
+    if (gf_devctx_note(&m->dc, gf_sqlq_i64(q, 5, 0), gf_sqlq_i64(q, ctxcol, 0), gf_sqlq_i64(q, 2, 0)) != 0)
+        return gf_oom(m->err, m->path);
+    return 0;
+}
+
 static int import_runtime(imp *m, int partner_pass)
 {
     static const char *const cols[] = {"start", "end", "globalTid", "correlationId", "nameId", "callchainId"};
@@ -429,6 +443,10 @@ static int import_kernels(imp *m)
                 return -1;
             }
             continue;
+        }
+        if (note_context(m, &q, 17) != 0) {
+            gf_sqlq_finalize(&q);
+            return -1;
         }
         gf_detail_clear(&d);
         for (int i = 0; i < 3; i++) {
@@ -557,7 +575,8 @@ static int import_copies(imp *m, int memset_table)
             e.name = names[k];
             d.copy = labels[k];
         }
-        if ((e.lane = gpu_lane(m, 0, dev, gf_sqlq_i64(&q, 3, -1))) < 0) {
+        if ((e.lane = gpu_lane(m, 0, dev, gf_sqlq_i64(&q, 3, -1))) < 0 ||
+            note_context(m, &q, memset_table ? 7 : 8) != 0) {
             gf_sqlq_finalize(&q);
             return -1;
         }
@@ -580,10 +599,8 @@ static int import_sync(imp *m)
     if (r <= 0)
         return r;
     int32_t labels[16];
-    gf_devctx dc; /* each row under its (process, context)'s device (trace_devctx.h) */
-    if (gf_devctx_load(&dc, m->db, m->path, m->err) != 0 ||
-        load_enum(m, "ENUM_CUPTI_SYNC_TYPE", sync_fallback, 5, labels, 16) != 0) {
-        gf_devctx_free(&dc);
+    gf_devctx *dc = &m->dc; /* each row under its (process, context)'s device (trace_devctx.h) */
+    if (load_enum(m, "ENUM_CUPTI_SYNC_TYPE", sync_fallback, 5, labels, 16) != 0) {
         gf_sqlq_finalize(&q);
         return -1;
     }
@@ -600,18 +617,14 @@ static int import_sync(imp *m)
         int64_t st = gf_sqlq_i64(&q, 6, 0);
         e.name = labels[st >= 0 && st < 16 && labels[st] >= 0 ? st : 0];
         int64_t ctx = gf_sqlq_i64(&q, 7, -1), dev = gf_sqlq_i64(&q, 2, 0);
-        dev = gf_devctx_device(&dc, gf_sqlq_i64(&q, 5, 0), ctx, ctx >= 0, dev);
+        dev = gf_devctx_device(dc, gf_sqlq_i64(&q, 5, 0), ctx, ctx >= 0, dev);
         if ((e.lane = gpu_lane(m, 1, dev, gf_sqlq_i64(&q, 3, -1))) < 0 || gf_trace_add(m->t, &e, NULL, m->err) != 0) {
-            gf_devctx_free(&dc);
             gf_sqlq_finalize(&q);
             return -1;
         }
     }
     r = gf_tsq_step_fail(m, &q, rc);
-    if (r == 0)
-        r = gf_devctx_warn(&dc, m->t, m->err);
-    gf_devctx_free(&dc);
-    return r;
+    return r == 0 ? gf_devctx_warn(dc, m->t, m->err) : r;
 }
 
 static int import_nvtx(imp *m)
@@ -829,15 +842,21 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     m.err = err;
     m.threads = gf_threads_resolve(o ? o->threads : 0, 2); /* 2: this thread and the row reader */
     m.narrow = o && o->narrow;
-    if (gf_sqlite_open_export(path, &m.db, err) != 0)
+    gf_devctx_init(&m.dc);
+    if (gf_sqlite_open_export(path, &m.db, err) != 0) {
+        gf_devctx_free(&m.dc);
         return -1;
+    }
     /* narrow (the stacks alone): pages read through a memory map, not copied by read(2): less system time
      * (issue 42); the mapped file counts in the resident set, so imports that keep more do not */
     if (m.narrow)
         sqlite3_exec(m.db, "PRAGMA mmap_size = 2147418112", NULL, NULL, NULL);
     int ret = -1;
     gf_trace_set_source(t, path);
-    if (probe_tables(&m) != 0 || reserve_events(&m) != 0 || load_strings(&m) != 0 || load_threads(&m) != 0 || load_devices(&m) != 0 ||
+    if (probe_tables(&m) != 0)
+        goto done;
+    m.note_dc = !m.narrow && (t->tables & GF_TABLE_SYNC); /* the narrow import reads no synchronization */
+    if (reserve_events(&m) != 0 || load_strings(&m) != 0 || load_threads(&m) != 0 || load_devices(&m) != 0 ||
         load_callchains(&m, o && o->stacks) != 0 || import_runtime(&m, 0) != 0 || import_kernels(&m) != 0 ||
         import_copies(&m, 0) != 0 || import_copies(&m, 1) != 0 || import_sync(&m) != 0 || import_nvtx(&m) != 0 ||
         import_overhead(&m) != 0 || import_graph_trace(&m) != 0 ||
@@ -867,6 +886,7 @@ done:
     gf_hmap_free(&m.devname);
     gf_hmap_free(&m.cudadev);
     gf_hmap_free(&m.gpuname);
+    gf_devctx_free(&m.dc);
     free(m.cc);
     free(m.fc_mod);
     free(m.fc_frame);

@@ -10,6 +10,7 @@
 #include "hmap.h"
 #include "mem.h"
 #include "sqlite_export.h"
+#include "trace_devctx.h"
 #include "trace_types.h"
 
 typedef struct imp {
@@ -37,6 +38,8 @@ typedef struct imp {
     int narrow;        /* gf_sqlite_opts.narrow: the GPU stacks' columns only */
     int threads;       /* 2: the big tables' rows are stepped on a reader thread (gf_sqlq_prefetch); 1: not */
     gf_mem_populator pop; /* threads 2, keep-all builds: the reserved columns, mapped while rows are awaited */
+    gf_devctx dc;      /* the device of each (process, context), noted from the kernels, copies and memsets */
+    int note_dc;       /* a synchronization table will ask dc */
 } imp;
 
 /* The nesting level of push/pop ranges, met in (thread, start, end desc) order: the enclosing ranges are those

@@ -90,4 +90,37 @@ check_eq "4 ranks: timeline draws each rank's sync rows under its own GPU" "${wa
 run_gf export -f chrome-trace "$R" -o "$TMP/ranks.json"
 check_eq "4 ranks: chrome trace puts each rank's sync rows in its GPU's process" "${want% wrong=*} tracks=4" \
   "$(chrome_sync "$TMP/ranks.json")"
+
+# --- contexts told by different tables (issue 42: the importer notes them as it reads the tables): one
+# ambiguous (kernels on GPU 0, a copy on GPU 1), one known only from its memsets, one recorded right ---
+X=$TMP/mixed.sqlite
+python3 "$TOP/tests/gen/device_context_export.py" --mixed "$X"
+mixed_oracle() { python3 - "$1" <<'PY'
+import sqlite3, sys, collections
+db = sqlite3.connect(sys.argv[1])
+devs = collections.defaultdict(set)
+for t in ("KERNEL", "MEMCPY", "MEMSET"):
+    for g, c, d in db.execute("SELECT globalPid, contextId, deviceId FROM CUPTI_ACTIVITY_KIND_%s" % t):
+        devs[(g, c)].add(d)
+placed, moved, mixed = collections.Counter(), 0, 0
+for g, c, d, s in db.execute("SELECT globalPid, contextId, deviceId, streamId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"):
+    ds = devs.get((g, c), set())
+    dev = next(iter(ds)) if len(ds) == 1 else d
+    moved += dev != d
+    mixed += len(ds) > 1
+    placed[(dev, s)] += 1
+print(" ".join("dev%d/stream%d=%d" % (k + (v,)) for k, v in sorted(placed.items())), "moved=%d mixed=%d" % (moved, mixed))
+PY
+}
+want=$(mixed_oracle "$X")
+check_eq "oracle: context 3 ambiguous (2 rows stay on GPU 1), context 4 on GPU 1 by its memsets (3 moved)" \
+  "dev0/stream8=2 dev1/stream7=2 dev1/stream9=3 moved=3 mixed=2" "$want"
+run_gf timeline "$X" -o "$TMP/mixed.html"
+check_eq "mixed: timeline renders" 0 "$rc"
+check_contains "mixed: says which rows moved (a context known by its memsets)" "$err" \
+  "3 synchronization rows recorded a device other than their context's (e.g. context 4 of pid 4200: device 0, whose kernels and copies ran on device 1)"
+check_contains "mixed: says which rows stayed (a context on two devices)" "$err" \
+  "2 synchronization rows belong to contexts whose kernels and copies ran on several devices: left under the recorded device"
+check_eq "mixed: timeline draws each sync row where the oracle puts it" "${want% moved=*} lanes=3" \
+  "$(page_sync "$TMP/mixed.html")"
 t_done
