@@ -454,6 +454,11 @@ void gf_trace_set_given(gf_trace *t)
     t->b->given = 1;
 }
 
+void gf_trace_set_finish_threads(gf_trace *t, int threads)
+{
+    t->b->finish_threads = threads;
+}
+
 int gf_trace_add_flame(gf_trace *t, int32_t stack, int32_t leaf, int gpu, int64_t weight)
 {
     return flame_add(t->b, stack, leaf, gpu, weight);
@@ -796,7 +801,8 @@ static int finish_kept(gf_trace *t, const int32_t *lmap)
     uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
     if (!ord)
         return -1;
-    if (gf_trace_order_kept(t, n, ord) == 0 && gf_trace_permute_kept(t, ord, n) != 0) {
+    int threads = b->finish_threads > 1 ? 2 : 1;
+    if (gf_trace_order_kept(t, n, ord, threads) == 0 && gf_trace_permute_kept(t, ord, n, threads) != 0) {
         free(ord);
         return -1;
     }

@@ -59,6 +59,9 @@ void gf_trace_drop_added(gf_trace *t, size_t from);
  * stacks; the caller sets total, total_kind and launches_with_stack, and gives the launch flame's entries
  * with gf_trace_add_flame (weights of equal (stack, leaf, gpu) are summed). Call right after begin. */
 void gf_trace_set_given(gf_trace *t);
+/* The finish of a keep-all build may order its events on this many threads (1 or 2; the default 1): for
+ * an importer whose own threads are done by then (trace_order.h). */
+void gf_trace_set_finish_threads(gf_trace *t, int threads);
 int gf_trace_add_flame(gf_trace *t, int32_t stack, int32_t leaf, int gpu, int64_t weight);
 /* After all events: 1 when keep_partners is on and some kept GPU work lacks its launch; the importer
  * then offers the CUDA API events again through gf_trace_add_partner, which keeps only those wanted. */

@@ -4,13 +4,50 @@
  * time through one 4-byte spare column (the 8-byte ones half by half, in place). The permutation itself
  * becomes the model's seq column (a keep-all build's arrival order is its index). Peak: the model plus one
  * 4-byte column, where a scratch column, a radix sort's keys beside its indices and a separate seq cost 16
- * bytes per event more, and an 8-byte spare 4 more (issue 29: the finish was the import's memory peak). */
+ * bytes per event more, and an 8-byte spare 4 more (issue 29: the finish was the import's memory peak).
+ * With threads >= 2 (an importer's row reader is done by then, and the finish ran alone on one core: 0.5 s
+ * of the 368 MB export's import, issue 42) the radix sort's buckets below its first digit and the gathers'
+ * random reads are split in two, the second half on a thread: no memory more, the same order (the key
+ * is unique) and the same columns. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace_build_int.h"
 #include "trace_order.h"
+
+/* Below this many events a second thread costs more than it saves. */
+enum { SPLIT_MIN = 1 << 16 };
+
+typedef void range_fn(void *arg, size_t lo, size_t hi);
+
+typedef struct half_job {
+    range_fn *fn;
+    void *arg;
+    size_t lo, hi;
+} half_job;
+
+static void *run_half(void *p)
+{
+    half_job *j = p;
+    j->fn(j->arg, j->lo, j->hi);
+    return NULL;
+}
+
+/* fn(arg, 0, mid) here and fn(arg, mid, n) on a second thread (threads >= 2, n large enough, a thread to
+ * be had), else fn(arg, 0, n); fn's halves touch disjoint outputs. */
+static void in_two(int threads, size_t n, size_t mid, range_fn *fn, void *arg)
+{
+    half_job j = {fn, arg, mid, n};
+    pthread_t th;
+    if (threads < 2 || n < SPLIT_MIN || pthread_create(&th, NULL, run_half, &j) != 0) {
+        fn(arg, 0, n);
+        return;
+    }
+    fn(arg, 0, mid);
+    pthread_join(th, NULL);
+}
 
 /* Keep-all columns: arrival order is the index (seq is only written at finish). */
 static int cmp_order_cols(const void *a, const void *b, void *trace)
@@ -109,20 +146,12 @@ static void insertion_sort(const gf_trace *t, uint32_t *a, size_t n)
 
 #define DIGIT(i) ((size_t)((((uint64_t)t->start[i] - mn) >> shift) & (MSD_SIZE - 1)))
 
-/* An American flag sort of the indices a[0..n) on the bits of start - mn from `shift` down (8 at a time;
- * shift < 0: the starts are all equal). The full key (start, kind, index) is unique, so an unstable sort
- * gives the one order a stable sort would. In place: no memory but the recursion's counts. */
-static void msd_sort(const gf_trace *t, uint32_t *a, size_t n, uint64_t mn, int shift)
+/* One pass of an American flag sort: the indices a[0..n) put in the buckets of their digit of start - mn at
+ * `shift` (8 bits), cnt[d] the size of bucket d. In place. */
+static void distribute(const gf_trace *t, uint32_t *a, size_t n, uint64_t mn, int shift, size_t *cnt)
 {
-    if (n <= MSD_SMALL) {
-        insertion_sort(t, a, n);
-        return;
-    }
-    if (shift < 0) {
-        qsort_r(a, n, sizeof *a, cmp_order_cols, (void *)t);
-        return;
-    }
-    size_t cnt[MSD_SIZE] = {0}, head[MSD_SIZE], tail[MSD_SIZE], sum = 0;
+    size_t head[MSD_SIZE], tail[MSD_SIZE], sum = 0;
+    memset(cnt, 0, MSD_SIZE * sizeof *cnt);
     for (size_t i = 0; i < n; i++)
         cnt[DIGIT(a[i])]++;
     for (size_t d = 0; d < MSD_SIZE; d++) {
@@ -142,16 +171,73 @@ static void msd_sort(const gf_trace *t, uint32_t *a, size_t n, uint64_t mn, int 
             }
             a[head[d]++] = v;
         }
-    /* the last digit may overlap bits already sorted: harmless, they are equal within a bucket */
-    int next = shift == 0 ? -1 : shift >= MSD_BITS ? shift - MSD_BITS : 0;
-    for (size_t d = 0; d < MSD_SIZE; d++)
-        if (cnt[d] > 1)
-            msd_sort(t, a + tail[d] - cnt[d], cnt[d], mn, next);
 }
 
-#undef DIGIT
+/* the digit below `shift`; the last may overlap bits already sorted: harmless, they are equal in a bucket */
+static int next_shift(int shift)
+{
+    return shift == 0 ? -1 : shift >= MSD_BITS ? shift - MSD_BITS : 0;
+}
 
-int gf_trace_order_kept(const gf_trace *t, size_t n, uint32_t *ord)
+/* An American flag sort of the indices a[0..n) on the bits of start - mn from `shift` down (8 at a time;
+ * shift < 0: the starts are all equal). The full key (start, kind, index) is unique, so an unstable sort
+ * gives the one order a stable sort would. In place: no memory but the recursion's counts. */
+static void msd_sort(const gf_trace *t, uint32_t *a, size_t n, uint64_t mn, int shift)
+{
+    if (n <= MSD_SMALL) {
+        insertion_sort(t, a, n);
+        return;
+    }
+    if (shift < 0) {
+        qsort_r(a, n, sizeof *a, cmp_order_cols, (void *)t);
+        return;
+    }
+    size_t cnt[MSD_SIZE];
+    distribute(t, a, n, mn, shift, cnt);
+    int next = next_shift(shift);
+    for (size_t d = 0, off = 0; d < MSD_SIZE; off += cnt[d++])
+        if (cnt[d] > 1)
+            msd_sort(t, a + off, cnt[d], mn, next);
+}
+
+/* The buckets of the first digit that start in events [lo, hi), each sorted below that digit */
+typedef struct bucket_job {
+    const gf_trace *t;
+    uint32_t *a;
+    const size_t *cnt, *off;
+    uint64_t mn;
+    int next;
+} bucket_job;
+
+static void sort_buckets(void *arg, size_t lo, size_t hi)
+{
+    const bucket_job *j = arg;
+    for (size_t d = 0; d < MSD_SIZE; d++)
+        if (j->cnt[d] > 1 && j->off[d] >= lo && j->off[d] < hi)
+            msd_sort(j->t, j->a + j->off[d], j->cnt[d], j->mn, j->next);
+}
+
+/* msd_sort, its first digit's buckets split in two at the bucket boundary nearest half the events */
+static void msd_sort_top(const gf_trace *t, uint32_t *a, size_t n, uint64_t mn, int shift, int threads)
+{
+    if (threads < 2 || n < SPLIT_MIN || shift < 0) {
+        msd_sort(t, a, n, mn, shift);
+        return;
+    }
+    size_t cnt[MSD_SIZE], off[MSD_SIZE], sum = 0, mid = 0;
+    distribute(t, a, n, mn, shift, cnt);
+    for (size_t d = 0; d < MSD_SIZE; d++) {
+        off[d] = sum;
+        sum += cnt[d];
+        size_t gap = sum > n / 2 ? sum - n / 2 : n / 2 - sum, best = mid > n / 2 ? mid - n / 2 : n / 2 - mid;
+        if (gap < best)
+            mid = sum;
+    }
+    bucket_job j = {t, a, cnt, off, mn, next_shift(shift)};
+    in_two(threads, n, mid, sort_buckets, &j);
+}
+
+int gf_trace_order_kept(const gf_trace *t, size_t n, uint32_t *ord, int threads)
 {
     int how = merge_runs(t, n, ord);
     if (how == 0)
@@ -168,27 +254,50 @@ int gf_trace_order_kept(const gf_trace *t, size_t n, uint32_t *ord)
     uint64_t range = (uint64_t)mx - (uint64_t)mn;
     int top = range ? 63 - __builtin_clzll(range) : -1; /* highest bit that varies */
     int shift = top < 0 ? -1 : top >= MSD_BITS - 1 ? top - (MSD_BITS - 1) : 0;
-    msd_sort(t, ord, n, (uint64_t)mn, shift);
+    msd_sort_top(t, ord, n, (uint64_t)mn, shift, threads);
     return 0;
 }
 
-/* Column *col (n entries of elem bytes) in the order ord, gathered into *spare (n entries), which then
- * becomes the column; the old column is the next spare. A gather reads independent entries (the CPU keeps
- * many misses in flight); following the permutation's cycles in place saved the spare but made each step
- * wait for the last (pointer chasing: 3 s of the 6.6M-event import's 8). */
-static void gather(void **col, void **spare, size_t elem, const uint32_t *ord, size_t n)
+/* dst[k] = src[ord[k]] for k in [lo, hi): entries of elem bytes (1 or 4), or (elem 8) the low halves of
+ * src's 8-byte entries into dst's 4-byte ones */
+typedef struct gather_job {
+    const void *src;
+    void *dst;
+    size_t elem;
+    const uint32_t *ord;
+} gather_job;
+
+static void gather_range(void *arg, size_t lo, size_t hi)
 {
-    const char *src = *col;
-    char *dst = *spare;
-    switch (elem) {
+    const gather_job *g = arg;
+    const uint32_t *ord = g->ord;
+    switch (g->elem) {
+    case 1:
+        for (size_t k = lo; k < hi; k++)
+            ((unsigned char *)g->dst)[k] = ((const unsigned char *)g->src)[ord[k]];
+        break;
     case 4:
-        for (size_t k = 0; k < n; k++)
-            ((int32_t *)(void *)dst)[k] = ((const int32_t *)(const void *)src)[ord[k]];
+        for (size_t k = lo; k < hi; k++)
+            memcpy((char *)g->dst + 4 * k, (const char *)g->src + 4 * (size_t)ord[k], 4);
         break;
     default:
-        for (size_t k = 0; k < n; k++)
-            memcpy(dst + k * elem, src + (size_t)ord[k] * elem, elem);
+        for (size_t k = lo; k < hi; k++) {
+            uint64_t v;
+            memcpy(&v, (const char *)g->src + 8 * (size_t)ord[k], 8);
+            ((uint32_t *)g->dst)[k] = (uint32_t)v;
+        }
     }
+}
+
+/* Column *col (n entries of elem bytes, 1 or 4) in the order ord, gathered into *spare (n entries), which
+ * then becomes the column; the old column is the next spare. A gather reads independent entries (the CPU
+ * keeps many misses in flight, on each of two cores with threads >= 2); following the permutation's cycles
+ * in place saved the spare but made each step wait for the last (pointer chasing: 3 s of the 6.6M-event
+ * import's 8). */
+static void gather(void **col, void **spare, size_t elem, const uint32_t *ord, size_t n, int threads)
+{
+    gather_job g = {*col, *spare, elem, ord};
+    in_two(threads, n, n / 2, gather_range, &g);
     void *old = *col;
     *col = *spare;
     *spare = old;
@@ -211,26 +320,27 @@ static inline void st32(unsigned char *p, size_t i, uint32_t v)
  * moves from byte 8i to 4i: never over one not yet read) and gathered into its second half; the halves are
  * then joined in ascending order (entry k, bytes [8k, 8k+8), covers only packed high halves numbered up to
  * k, read already). Half the spare of a plain gather, for two sequential passes and a second gather from a
- * half-sized array (issue 29: the finish's spare column was the import's memory peak). */
-static void gather_wide(int64_t *col, uint32_t *spare, const uint32_t *ord, size_t n)
+ * half-sized array (issue 29: the finish's spare column was the import's memory peak). The two gathers may
+ * run in halves on two threads; the sequential passes, each reading what it overwrites, may not. */
+static void gather_wide(int64_t *col, uint32_t *spare, const uint32_t *ord, size_t n, int threads)
 {
     unsigned char *c = (unsigned char *)col;
-    for (size_t k = 0; k < n; k++)
-        spare[k] = (uint32_t)(uint64_t)col[ord[k]];
+    gather_job low = {col, spare, 8, ord};
+    in_two(threads, n, n / 2, gather_range, &low);
     for (size_t i = 0; i < n; i++) {
         uint64_t v;
         memcpy(&v, c + 8 * i, 8);
         st32(c, i, (uint32_t)(v >> 32));
     }
-    for (size_t k = 0; k < n; k++)
-        st32(c, n + k, ld32(c, ord[k]));
+    gather_job high = {c, c + 4 * n, 4, ord};
+    in_two(threads, n, n / 2, gather_range, &high);
     for (size_t k = 0; k < n; k++) {
         uint64_t v = (uint64_t)ld32(c, n + k) << 32 | spare[k];
         memcpy(c + 8 * k, &v, 8);
     }
 }
 
-int gf_trace_permute_kept(gf_trace *t, const uint32_t *ord, size_t n)
+int gf_trace_permute_kept(gf_trace *t, const uint32_t *ord, size_t n, int threads)
 {
     _Static_assert(sizeof *t->start == 8 && sizeof *t->dur == 8 && sizeof *t->corr == 8, "8-byte columns");
     _Static_assert(sizeof *t->lane == 4 && sizeof *t->name == 4 && sizeof *t->stack == 4 &&
@@ -241,16 +351,16 @@ int gf_trace_permute_kept(gf_trace *t, const uint32_t *ord, size_t n)
     uint32_t *spare = malloc((n ? n : 1) * sizeof *spare); /* peak: the model plus this 4-byte column */
     if (!spare)
         return -1;
-    gather_wide(t->start, spare, ord, n);
-    gather_wide(t->dur, spare, ord, n);
-    gather_wide(t->corr, spare, ord, n);
+    gather_wide(t->start, spare, ord, n, threads);
+    gather_wide(t->dur, spare, ord, n, threads);
+    gather_wide(t->corr, spare, ord, n, threads);
     void *sp = spare;
     for (size_t c = 0; c < sizeof narrow / sizeof narrow[0]; c++)
-        gather(narrow[c], &sp, 4, ord, n);
+        gather(narrow[c], &sp, 4, ord, n, threads);
     free(sp);
     if (!(sp = malloc(n ? n : 1)))
         return -1;
-    gather((void **)&t->kind, &sp, 1, ord, n);
+    gather((void **)&t->kind, &sp, 1, ord, n, threads);
     free(sp);
     return 0;
 }

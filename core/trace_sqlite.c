@@ -868,6 +868,7 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
         goto done;
     sqlite3_close(m.db); /* its page cache is not needed for the finish, the import's memory peak */
     m.db = NULL;
+    gf_trace_set_finish_threads(t, m.threads); /* the row reader's core is free again */
     ret = gf_trace_finish(t, err);
     t->calls_exact = !m.calls_inexact;
     t->gid_hi = m.gid_hi;

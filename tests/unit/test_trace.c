@@ -339,31 +339,42 @@ int main(void)
     }
 
     /* any arrival order (the radix sort): mixed kinds, equal (start, kind) pairs, negative and far-apart
-     * starts (every digit of a 64-bit range varies), against qsort by (start, kind, arrival) */
-    {
-        enum { NR = 20000 };
+     * starts (every digit of a 64-bit range varies) or dense ones, against qsort by (start, kind, arrival);
+     * 200,000 events finished on two threads (the sort's buckets and the gathers in halves) too */
+    for (int run = 0; run < 4; run++) {
+        int threads = run % 2 + 1, dense = run / 2;
+        size_t NR = threads == 2 || dense ? 200000 : 20000;
         ev_key *want = malloc(NR * sizeof *want);
         t = gf_trace_new();
         gf_trace_begin(t, 0, 0, &err);
+        gf_trace_set_finish_threads(t, threads);
         lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
         uint64_t x = 88172645463325252ull;
-        for (int i = 0; i < NR; i++) {
+        for (size_t i = 0; i < NR; i++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            int64_t st = (int64_t)(x % 61) * (INT64_MAX / 64) - INT64_MAX / 2 + (int64_t)((x >> 8) % 5);
+            int64_t st = dense ? (int64_t)(x % 1000003) : (int64_t)(x % 61) * (INT64_MAX / 64) - INT64_MAX / 2 +
+                                                              (int64_t)((x >> 8) % 5);
             if (i % 7 == 0)
                 st = -3; /* many equal starts */
             uint8_t kind = (uint8_t)((x >> 20) % GF_EV_NKINDS);
-            want[i] = (ev_key){st, kind, i};
-            gf_event e = {.start = st, .dur = i, .corr = -1, .lane = lane, .name = nm, .stack = -1, .pid = 1,
-                          .kind = kind};
+            want[i] = (ev_key){st, kind, (int)i};
+            gf_event e = {.start = st, .dur = (int64_t)i, .corr = (int64_t)i * 3 - 7, .lane = lane, .name = nm,
+                          .stack = -1, .pid = (int32_t)(i % 1009), .kind = kind};
             gf_trace_add(t, &e, NULL, &err);
         }
         qsort(want, NR, sizeof *want, cmp_ev_key);
         ok = gf_trace_finish(t, &err) == 0 && t->n == NR;
-        for (size_t i = 0; i < t->n && ok; i++)
-            ok = t->start[i] == want[i].start && t->kind[i] == want[i].kind && t->dur[i] == want[i].arrival &&
-                 t->seq[i] == (uint32_t)want[i].arrival;
-        CHECK("finish sorts any arrival order by (start, kind, arrival), negative and far-apart starts", ok);
+        for (size_t i = 0; i < t->n && ok; i++) {
+            int64_t a = want[i].arrival;
+            ok = t->start[i] == want[i].start && t->kind[i] == want[i].kind && t->dur[i] == a &&
+                 t->seq[i] == (uint32_t)a && t->corr[i] == a * 3 - 7 && t->pid[i] == (int32_t)(a % 1009) &&
+                 t->lane[i] == lane && t->name[i] == nm && t->stack[i] == -1 && t->detail[i] == -1;
+        }
+        char name[160];
+        snprintf(name, sizeof name, "finish sorts %zu events in any arrival order by (start, kind, arrival), %s starts, "
+                 "every column moved with them, on %d thread%s", NR, dense ? "dense" : "negative and far-apart",
+                 threads, threads == 1 ? "" : "s");
+        CHECK(name, ok);
         gf_trace_free(t);
         free(want);
     }
