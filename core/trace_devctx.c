@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 enum { AMBIGUOUS = -2 };
 
 static uint64_t ctx_key(int64_t gpid, int64_t ctx)

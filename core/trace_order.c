@@ -173,6 +173,8 @@ static void distribute(const gf_trace *t, uint32_t *a, size_t n, uint64_t mn, in
         }
 }
 
+#undef DIGIT
+
 /* the digit below `shift`; the last may overlap bits already sorted: harmless, they are equal in a bucket */
 static int next_shift(int shift)
 {

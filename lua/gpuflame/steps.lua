@@ -156,21 +156,7 @@ local function copy(wins)
   return out
 end
 
-local find_in
-
--- find(tr, marker, policy) → windows (NVTX ranges, in (rank, process, start) order), rule; NO_DATA without steps
-function M.find(tr, marker, policy)
-  local p = need(policy, "steps.find").steps
-  local key, memo = core.trace_steps.ranges_key(tr), found[tr]
-  if not (memo and memo.key == key and memo.marker == marker and memo.p == p) then
-    local wins, rule = find_in(tr, marker, p)
-    memo = { key = key, marker = marker, p = p, wins = wins, rule = rule }
-    found[tr] = memo
-  end
-  return copy(memo.wins), memo.rule
-end
-
-function find_in(tr, marker, p)
+local function find_in(tr, marker, p)
   local names = core.trace_steps.nvtx_names(tr)
   if #names == 0 then
     errors.raise(errors.NO_DATA, "%s: no NVTX ranges: steps are found from NVTX ranges (capture with --trace nvtx " ..
@@ -196,6 +182,18 @@ function find_in(tr, marker, p)
     return a["end"] > b["end"]
   end)
   return wins, rule
+end
+
+-- find(tr, marker, policy) → windows (NVTX ranges, in (rank, process, start) order), rule; NO_DATA without steps
+function M.find(tr, marker, policy)
+  local p = need(policy, "steps.find").steps
+  local key, memo = core.trace_steps.ranges_key(tr), found[tr]
+  if not (memo and memo.key == key and memo.marker == marker and memo.p == p) then
+    local wins, rule = find_in(tr, marker, p)
+    memo = { key = key, marker = marker, p = p, wins = wins, rule = rule }
+    found[tr] = memo
+  end
+  return copy(memo.wins), memo.rule
 end
 
 -- rule_text(rule) → one line saying how the steps were found
