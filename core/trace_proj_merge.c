@@ -27,15 +27,19 @@ void gf_proj_newev_free(gf_proj_newev *ne)
             goto fail;                                                                                     \
     } while (0)
 
-#define MERGE_COL(col, new_v)                                                                              \
+/* Filled from the end without a branch per entry (which of the two an entry takes follows no pattern the
+ * CPU can predict): both candidates are read, the index not taken stays where it is (an old one may point
+ * at an entry already moved, a new one is clamped to the last), and the entry is selected. */
+#define MERGE_COL(col, type, new_v)                                                                        \
     do {                                                                                                   \
         for (size_t w_ = nn, i_ = n, k_ = np; w_-- > 0;) {                                                 \
-            if (isnew[w_]) {                                                                               \
-                k_--;                                                                                      \
-                t->col[w_] = (new_v);                                                                      \
-            } else {                                                                                       \
-                t->col[w_] = t->col[--i_];                                                                 \
-            }                                                                                              \
+            size_t nw_ = isnew[w_];                                                                        \
+            k_ -= nw_;                                                                                     \
+            i_ -= 1 - nw_;                                                                                 \
+            size_t kc_ = k_ < np ? k_ : np - 1;                                                            \
+            (void)kc_;                                                                                     \
+            type old_ = t->col[i_], new_ = (new_v);                                                        \
+            t->col[w_] = nw_ ? new_ : old_;                                                                \
         }                                                                                                  \
     } while (0)
 
@@ -61,11 +65,11 @@ static void *merge_a(void *arg)
     gf_proj_newev *ne = m->ne;
     const uint8_t *isnew = m->isnew;
     size_t n = m->n, np = m->np, nn = n + np;
-    MERGE_COL(start, ne->start[k_]);
+    MERGE_COL(start, int64_t, ne->start[kc_]);
     FREE_COL(ne->start);
-    MERGE_COL(dur, ne->dur[k_]);
+    MERGE_COL(dur, int64_t, ne->dur[kc_]);
     FREE_COL(ne->dur);
-    MERGE_COL(corr, -1);
+    MERGE_COL(corr, int64_t, -1);
     return NULL;
 }
 
@@ -76,22 +80,24 @@ static void merge_b(const mjob *m)
     gf_proj_newev *ne = m->ne;
     const uint8_t *isnew = m->isnew;
     size_t n = m->n, np = m->np, nn = n + np;
-    MERGE_COL(lane, ne->lane[k_]);
+    MERGE_COL(lane, int32_t, ne->lane[kc_]);
     FREE_COL(ne->lane);
-    MERGE_COL(name, ne->name[k_]);
+    MERGE_COL(name, int32_t, ne->name[kc_]);
     FREE_COL(ne->name);
-    MERGE_COL(stack, -1);
-    MERGE_COL(pid, ne->pid[k_]);
+    MERGE_COL(stack, int32_t, -1);
+    MERGE_COL(pid, int32_t, ne->pid[kc_]);
     FREE_COL(ne->pid);
-    MERGE_COL(detail, -1);
-    MERGE_COL(kind, GF_EV_NVTX);
-    MERGE_COL(seq, ne->seq[k_]);
+    MERGE_COL(detail, int32_t, -1);
+    MERGE_COL(kind, uint8_t, GF_EV_NVTX);
+    MERGE_COL(seq, uint32_t, ne->seq[kc_]);
     FREE_COL(ne->seq);
 }
 
 int gf_proj_merge_events(gf_trace *t, gf_proj_newev *ne, size_t np, int threads, gf_err *err)
 {
     size_t n = t->n, nn = n + np;
+    if (np == 0)
+        return 0;
     uint8_t *isnew = malloc(nn ? nn : 1);
     if (!isnew)
         return gf_oom(err, "nvtx projection");
