@@ -8,6 +8,7 @@
 -- with result = { ok = bool, error = msg|nil, files = {...} }.
 local core = require("gpuflame.core")
 local log = require("gpuflame.log")
+local nsys_temp = require("gpuflame.nsys_temp")
 
 local B = { name = "nsys" }
 
@@ -37,8 +38,13 @@ end
 function B.start(job, p)
   local argv = B.argv(job)
   log.debug("nsys backend: %s", table.concat(argv, " "))
+  -- the child marks nsys's raw capture with this (gpuflame.nsys_temp): B.cleanup finds it by it
+  local env = {}
+  for k, v in pairs(job.env or core.proc.environ()) do env[k] = v end
+  job.nsys_temp = { mark = nsys_temp.new_mark(), since = os.time(), tmpdir = env.TMPDIR or "/tmp", dir = job.dir }
+  env.GPUFLAME_CAPTURE_MARK = job.nsys_temp.mark
   return core.proc.spawn({
-    argv = argv, env = job.env, stdout = "file", stdout_path = job.dir .. "/" .. p.outputs.nsys_backend_log,
+    argv = argv, env = env, stdout = "file", stdout_path = job.dir .. "/" .. p.outputs.nsys_backend_log,
     stderr = "stdout", timeout = (job.wait or 0) + job.duration + p.capture.timeout_extra + p.backends.nsys.timeout_margin,
     kill_grace = p.agent.stop_grace,
   })
@@ -47,9 +53,19 @@ end
 local EXIT = { [3] = "nsys not found", [4] = "capture failed", [5] = "no data in the capture", [6] = "bad input",
   [130] = "interrupted" }
 
+-- After the child ended without a capture (it failed, or a cancel killed it): what nsys left in its temp
+-- directory under the child's mark, which a child killed before its own clean-up leaves behind.
+function B.cleanup(job, p)
+  if not job.nsys_temp then return "" end
+  local said = nsys_temp.sweep_for(job.nsys_temp, true, p)
+  if said ~= "" then log.info("nsys backend: %s", said) end
+  return said
+end
+
 function B.finish(job, h, p)
   local r = h:result()
   if r.ok then return { ok = true } end
+  B.cleanup(job, p)
   local logpath = job.dir .. "/" .. p.outputs.nsys_backend_log
   local logtext = core.fs.stat(logpath) and core.fs.read(logpath) or ""
   local last

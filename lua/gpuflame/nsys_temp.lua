@@ -23,11 +23,18 @@ function T.note(state, res)
   end
 end
 
+-- new_mark() → a mark no other capture has
+function T.new_mark()
+  return string.format("%d-%d-%d", core.proc.getpid(), os.time(), math.random(1, 1 << 30))
+end
+
 -- mark(state, env) → env with GPUFLAME_CAPTURE_ID set: nsys records its environment near the start of the raw
 -- capture, so a file nsys wrote but never named (it was stopped before it said `Generating '…'`: an interrupt,
--- a bound) is still found as this capture's, and no other capture's file is touched.
+-- a bound) is still found as this capture's, and no other capture's file is touched. A capture the fleet
+-- agent runs takes the agent's mark (GPUFLAME_CAPTURE_MARK), so that the agent can sweep what a capture it
+-- had to kill could not (T.sweep_for).
 function T.mark(state, env)
-  state.nsys_mark = state.nsys_mark or string.format("%d-%d-%d", core.proc.getpid(), os.time(), math.random(1, 1 << 30))
+  state.nsys_mark = state.nsys_mark or os.getenv("GPUFLAME_CAPTURE_MARK") or T.new_mark()
   state.nsys_since = state.nsys_since or os.time()
   state.nsys_tmpdir = env.TMPDIR or "/tmp" -- nsys's temp directory is the one of nsys's environment
   env.GPUFLAME_CAPTURE_ID = state.nsys_mark
@@ -88,6 +95,15 @@ function T.clean(state, failed, policy)
   end
   state.nsys_temp = {}
   return table.concat(done, "; ")
+end
+
+-- sweep_for(m, failed, policy) → clean's sentence for a capture run as another process (the fleet agent's
+-- child): m = {mark, since, tmpdir, dir}, the mark the child was given, when it started, nsys's temp directory
+-- and the capture's directory. Once the child is gone (a cancel ends it with SIGKILL after agent.stop_grace,
+-- which can come before the child cleaned up), the raw captures carrying its mark are removed or kept as
+-- clean keeps them.
+function T.sweep_for(m, failed, policy)
+  return T.clean({ nsys_mark = m.mark, nsys_since = m.since, nsys_tmpdir = m.tmpdir, dir = m.dir }, failed, policy)
 end
 
 return T

@@ -185,6 +185,30 @@ check_eq "cancelled capture failed" "failed" "$(completion_of long1 status)"
 stop_agent
 check_eq "agent exits 0 on SIGTERM" 0 "$agent_rc"
 
+# --- stop while nsys will not stop (SIGTERM ignored, the raw capture not yet named): the agent's SIGKILL after
+# agent.stop_grace ends the capture process before it cleans up, so the agent removes nsys's raw capture itself,
+# found by the mark it gave the capture (it is in the environment nsys records); nothing is left in nsys's
+# temp dir (CI run 24 of 2026-12-04 found one such file in /tmp after the real nsys's agent stop test) ---
+mkdir -p "$TMP/nsystmp"
+cat >"$TMP/grace.lua" <<LUA
+return { extends = "$TMP/fleet.lua", agent = { stop_grace = 0.3 } }
+LUA
+export TMPDIR=$TMP/nsystmp FAKE_NSYS_FAIL=profile:stuck-term
+start_agent a9 --policy "$TMP/grace.lua"
+unset TMPDIR FAKE_NSYS_FAIL
+queue raw1 '{"command_type": "start", "duration": 60, "enable_nsys": true, "nsys_workload": "sleep 30"}'
+for i in $(seq 1 100); do ls "$TMP/nsystmp" | grep -q '^nsys-report-.*qdstrm$' && break; sleep 0.1; done
+check_eq "nsys wrote its raw capture into its temp dir" 1 "$(ls "$TMP/nsystmp" | grep -c '^nsys-report-.*qdstrm$')"
+check_contains "... carrying the agent's mark" "$(tr '\0' '\n' <"$TMP"/nsystmp/nsys-report-*.qdstrm)" "GPUFLAME_CAPTURE_MARK="
+queue rawstop '{"command_type": "stop"}' stop
+check "stop and the cancelled capture reported" wait_for 15 \
+  "sum(1 for r in recs if r['path'] == '/api/metrics/command_completion' and r['body']['command_id'] in ('raw1', 'rawstop')) == 2"
+check_eq "cancelled capture failed" "failed" "$(completion_of raw1 status)"
+check_eq "nothing of nsys's is left in its temp dir" "" "$(ls "$TMP/nsystmp")"
+check_contains "the agent says what it removed" "$(cat "$TMP/a9.log")" "removed nsys's temporary $TMP/nsystmp/nsys-report-"
+stop_agent
+check_eq "agent exits 0 on SIGTERM" 0 "$agent_rc"
+
 # --- an oversize timeline is re-trimmed until it fits ---------------------------------------------------
 sq=$FIX/real/parallel-sheet-simulator/tile_8x8.sqlite
 if [ -e "$sq" ]; then

@@ -14,6 +14,7 @@ local deliver = require("gpuflame.fleet.deliver")
 local errors = require("gpuflame.errors")
 local journal = require("gpuflame.fleet.journal")
 local log = require("gpuflame.log")
+local nsys_temp = require("gpuflame.nsys_temp")
 local payload = require("gpuflame.fleet.payload")
 local resource = require("gpuflame.resource")
 local shlex = require("gpuflame.fleet.shlex")
@@ -335,6 +336,7 @@ function A:start_job(id, cc)
       local h = b.start(job, p)
       job.handles[#job.handles + 1] = { backend = b, h = h }
       e.procs[#e.procs + 1] = { pid = h:pid(), start = journal.proc_start(h:pid()) or "?", backend = b.name }
+      e.nsys_temp = e.nsys_temp or job.nsys_temp -- the mark of its raw capture, for an agent that adopts it
       log.info("command %s: %s backend started (%d s)", id, b.name, job.duration)
       self:hook("spawned", id) -- its pid is not written yet: a restarted agent finds it in /proc
     end
@@ -357,12 +359,14 @@ function A:cancel(why)
   for _, e in ipairs(job.handles) do
     local took = agent.kill_tree(e.h, self.p.agent.stop_grace)
     if took > worst then worst = took end
+    if e.backend.cleanup then pcall(e.backend.cleanup, job, self.p) end -- what the killed child could not
   end
   if job.adopted then
     local _, t0 = core.sys.now()
     journal.end_procs(job.procs, self.p.agent.stop_grace)
     local _, t1 = core.sys.now()
     worst = t1 - t0
+    if job.nsys_temp then pcall(nsys_temp.sweep_for, job.nsys_temp, true, self.p) end
   end
   self.job = nil
   self:complete(job.command_id, "failed", "capture cancelled: " .. why, job.started)

@@ -3,6 +3,7 @@
 local core = require("gpuflame.core")
 local journal = require("gpuflame.fleet.journal")
 local log = require("gpuflame.log")
+local nsys_temp = require("gpuflame.nsys_temp")
 
 local A = {}
 local null = core.json.null
@@ -19,6 +20,7 @@ function A:adopted_result(job)
   local path = job.dir .. "/" .. p.outputs.summary
   local ok, summary = pcall(function() return core.json.decode(core.fs.read(path)) end)
   if ok and type(summary) == "table" and summary.status == "ok" then return {}, true, true end
+  if type(job.nsys_temp) == "table" then pcall(nsys_temp.sweep_for, job.nsys_temp, true, p) end
   local why = ok and type(summary) == "table" and summary.error ~= null and tostring(summary.error) or
     "the capture process ended without a result"
   return { "agent restarted during capture: " .. why .. " (partial results kept in " .. job.dir .. ")" }, false, false
@@ -68,7 +70,7 @@ function A:recover_capture(e)
       e.phase, e.procs = "running", core.json.array(procs)
       self:save()
       self.job = { command_id = id, adopted = true, procs = procs, dir = e.dir, stacks = e.stacks == true,
-        start_wall = e.start_wall, started = e.started, handles = {},
+        start_wall = e.start_wall, started = e.started, handles = {}, nsys_temp = e.nsys_temp,
         deadline = tonumber(e.deadline) or (core.sys.now() + p.agent.max_duration) }
       return
     elseif #procs > 0 then
