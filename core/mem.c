@@ -23,14 +23,22 @@ static int whole_pages(void *p, size_t len, uintptr_t *lo, uintptr_t *hi)
     return *hi > *lo;
 }
 
+/* The hint covers the pages the block touches, its first and last included: a hint on part of a mapping splits
+ * it in two, and realloc can then no longer move the block by mremap (EFAULT across mappings) but copies it,
+ * old and new block resident side by side (the NVTX projection's merge on the 5M-event export). A large
+ * block is a mapping of its own (main.c's M_MMAP_THRESHOLD); the neighbours of a small one only get the hint. */
 void gf_mem_hint_huge(void *p, size_t len)
 {
-    uintptr_t lo, hi;
-    if (!whole_pages(p, len, &lo, &hi))
-        return;
 #ifdef MADV_HUGEPAGE
-    if (hi - lo >= HUGE_MIN)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    long ps = sysconf(_SC_PAGESIZE);
+    uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+    if (!p || len < HUGE_MIN)
+        return;
+    uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+    (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)len;
 #endif
 }
 

@@ -9,7 +9,8 @@
  * virtual machines a fault costs microseconds. Only a hint: nothing happens on kernels without it (< 5.14),
  * and errors are ignored. Use it only where every byte is written next, or resident memory grows. */
 void gf_mem_prefault(void *p, size_t len);
-/* gf_mem_prefault's two halves: the huge-page offer (before the first write: cheap) and the mapping. */
+/* gf_mem_prefault's two halves: the huge-page offer (before the first write: cheap; it covers every page the
+ * block touches, so that a large block stays one mapping that realloc can move) and the mapping. */
 void gf_mem_hint_huge(void *p, size_t len);
 void gf_mem_populate(void *p, size_t len);
 

@@ -259,12 +259,14 @@ static int resize_events_for(gf_trace *t, size_t n, size_t fill_from, int with_s
         if (gf_resize(cols[c], m, elem[c]) != 0)
             return -1;
         void *q = *cols[c];
-        if (fill_from < n && later && later->n < GF_MEM_NSPAN) { /* huge pages offered now, mapped later */
-            gf_mem_hint_huge((char *)q + fill_from * elem[c], (n - fill_from) * elem[c]);
+        if (fill_from >= n)
+            continue;
+        gf_mem_hint_huge(q, n * elem[c]); /* the whole block: a hint on part of it splits its mapping */
+        if (later && later->n < GF_MEM_NSPAN) { /* huge pages offered now, mapped later */
             later->p[later->n] = (char *)q + fill_from * elem[c];
             later->len[later->n++] = (n - fill_from) * elem[c];
-        } else if (fill_from < n) {
-            gf_mem_prefault((char *)q + fill_from * elem[c], (n - fill_from) * elem[c]);
+        } else {
+            gf_mem_populate((char *)q + fill_from * elem[c], (n - fill_from) * elem[c]);
         }
     }
     return 0;

@@ -1,0 +1,112 @@
+/* Memory hints (core/mem.c): a huge-page hint on a large block leaves the block one mapping, so that realloc
+ * can still move it by mremap. A hint on part of a mapping splits it, and realloc of a split block fails over
+ * to a copy with the old and new block resident side by side (the NVTX projection's merge grew the 5M-event
+ * export's columns that way). The mappings are read from /proc/self/maps. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include "mem.h"
+#include "tap.h"
+#include "trace.h"
+#include "trace_build.h"
+
+/* The mapping of /proc/self/maps that holds address a: 0 found, -1 not. */
+static int mapping_of(uintptr_t a, uintptr_t *lo, uintptr_t *hi)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int rc = -1;
+    while (rc != 0 && fgets(line, sizeof line, f)) {
+        unsigned long s, e;
+        if (sscanf(line, "%lx-%lx", &s, &e) == 2 && a >= s && a < e) {
+            *lo = s;
+            *hi = e;
+            rc = 0;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+/* 1 when [p, p + len) lies in one mapping */
+static int one_mapping(const void *p, size_t len)
+{
+    uintptr_t lo1, hi1, lo2, hi2;
+    if (mapping_of((uintptr_t)p, &lo1, &hi1) != 0 || mapping_of((uintptr_t)p + len - 1, &lo2, &hi2) != 0)
+        return 0;
+    return lo1 == lo2 && hi1 == hi2;
+}
+
+static int filled(const uint32_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] != (uint32_t)(i * 2654435761u))
+            return 0;
+    return 1;
+}
+
+int main(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+    SKIP("huge-page hints", "AddressSanitizer's allocator maps blocks its own way (glibc's realloc is what is tested)");
+    return 0;
+#endif
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024); /* as gpuflame's main: large blocks are mappings of their own */
+#endif
+    if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0) {
+        SKIP("huge-page hints", "no transparent huge pages on this kernel (a hint is then a no-op)");
+        return 0;
+    }
+    size_t n = (size_t)3 << 20; /* 12 MiB of uint32: a block mapped apart (main.c's M_MMAP_THRESHOLD) */
+    uint32_t *v = malloc(n * sizeof *v);
+    CHECK("12 MiB allocated", v != NULL);
+    if (!v)
+        return tap_done();
+    gf_mem_hint_huge(v, n * sizeof *v);
+    CHECK("the hinted block is one mapping", one_mapping(v, n * sizeof *v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = (uint32_t)(i * 2654435761u);
+    /* the builder's pattern: the whole block hinted, only its tail populated ahead of the writer */
+    gf_mem_populate(v + n / 3, (n - n / 3) * sizeof *v);
+    CHECK("populating part of it keeps one mapping", one_mapping(v, n * sizeof *v));
+    uint32_t *w = realloc(v, 2 * n * sizeof *w);
+    CHECK("realloc to 24 MiB", w != NULL);
+    if (!w) {
+        free(v);
+        return tap_done();
+    }
+    CHECK("the contents moved with it", filled(w, n));
+    CHECK("the grown block is one mapping", one_mapping(w, 2 * n * sizeof *w));
+    free(w);
+
+    /* the trace builder's columns: reserved after some events arrived (the new room offered huge pages,
+     * the import's pattern), then grown past the reservation by realloc */
+    gf_err err = {0};
+    gf_trace *t = gf_trace_new();
+    gf_trace_begin(t, 0, 0, &err);
+    int32_t lane = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, -1, 7, &err);
+    enum { NEV = 1200000 }; /* 4-byte columns of 4.8 MB: over mem.c's huge-page minimum */
+    int ok = 1;
+    for (int i = 0; i < NEV + 1000 && ok; i++) {
+        if (i == 1000)
+            ok = gf_trace_reserve(t, NEV, &err) == 0 && one_mapping(t->start, NEV * sizeof *t->start) &&
+                 one_mapping(t->lane, NEV * sizeof *t->lane) && one_mapping(t->kind, NEV);
+        gf_event e = {.start = i, .dur = 1, .corr = -1, .lane = lane, .name = -1, .stack = -1, .pid = 1,
+                      .kind = GF_EV_KERNEL};
+        ok = ok && gf_trace_add(t, &e, NULL, &err) == 0;
+    }
+    CHECK("a reservation after the first events leaves each column one mapping", ok);
+    CHECK("the columns grown past it are one mapping each", one_mapping(t->start, (NEV + 1000) * sizeof *t->start) &&
+                                                                one_mapping(t->lane, (NEV + 1000) * sizeof *t->lane));
+    gf_trace_free(t);
+    return tap_done();
+}
