@@ -16,7 +16,8 @@ usage: findings_export.py VARIANT OUT.sqlite [--expect OUT.json] [--kernels N]
   quirks     the corners where SQLite's semantics decide nsys's rows: two processes idle in the same
              gpu-low-util chunks (their NULL groups merge), a correlation id shared by two processes,
              NULL and equal device ids on copies, equal durations, unknown memory kinds, a graph of the
-             real-nsys tier only (compared with nsys, not with planted values).
+             real-nsys tier only (compared with nsys, not with planted values), a copy and a kernel of two
+             contexts ending together before an idle gap.
   older      the shape of an nsys 2022.2 export taken with --cudabacktrace (real/pipit): every runtime call
              recorded twice under one correlation id, as cudaMemcpy and cudaMemcpy_v3020, and an empty
              VULKAN_WORKLOAD table; twelve idle gaps whose longest come last. --expect: the rows of
@@ -409,6 +410,18 @@ def quirks(path):
     for pid in (B, A, B):
         x.call(pid, pid, "cudaStreamSynchronize_v3020", T0 + 2500 * MS + pid, 3 * MS)
     x.call(A, A, "CUDADEVICESYNCHRONIZE_v3020", T0 + 2600 * MS, 3 * MS)
+    # C on GPU 1, two contexts: a copy and a kernel end at the same ns, then 750 ms idle. SQLite sorts the ends
+    # of the union (kernels before copies) and the gap takes the context of the one at its position: the
+    # copy's, where the trace's start order puts the kernel second
+    C = 9009
+    x.process(C)
+    x.copy(C, 1, 11, 12, T0 + 100 * MS, 50 * MS, "cudaMemcpyAsync_v3020", 1_000_000, 1, 1, 2)
+    x.kernel(C, 1, 12, 13, T0 + 120 * MS, 30 * MS, "k_tie")
+    x.kernel(C, 1, 12, 13, T0 + 900 * MS, MS, "k_tie")
+    # ... and on GPU 0 a copy and a kernel of two contexts are the last to end, together
+    x.kernel(C, 0, 13, 16, T0 + 100 * MS, MS, "k_tie")
+    x.copy(C, 0, 14, 15, T0 + 800 * MS, 100 * MS, "cudaMemcpyAsync_v3020", 1_000_000, 1, 1, 2)
+    x.kernel(C, 0, 13, 16, T0 + 850 * MS, 50 * MS, "k_tie")
     # CUDA profiling overhead on A: inside the range of both of its devices
     x.profiler_overhead(A, A, "CUDA profiling data flush overhead", T0 + 800 * MS, T0 + 900 * MS)
     x.profiler_overhead(A, A, "CUDA profiling stop overhead", T0 + 2990 * MS, T0 + 3000 * MS)
