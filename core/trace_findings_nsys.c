@@ -236,29 +236,48 @@ static int cmp_group_pid_dev(const void *a, const void *b)
 static const char *const overhead_names[] = {"CUDA profiling data flush overhead", "CUDA profiling stop overhead",
                                              "CUDA profiling overhead"};
 
+/* The (process, device) groups of the GPU operations as they are met (build_groups, gap_groups). */
+typedef struct group_index {
+    gf_hmap idx;
+    uint64_t last_key; /* GPU work comes in runs of one (process, device) */
+    int64_t last_g;
+} group_index;
+
+/* Event i's group, *dev its device: 1 and *added set when it is group number `next`, new; 0 when the GPU
+ * rules leave the event out (not GPU work, start <= 0, outside the window); -1 on OOM. */
+static int group_of(group_index *x, const gf_trace *t, const gf_fwin *w, size_t i, size_t next, int64_t *g,
+                    int64_t *dev, int *added)
+{
+    if (!gf_ev_is_gpu_work(t->kind[i]) || t->start[i] <= 0 ||
+        !gf_fwin_gpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i]))
+        return 0;
+    *dev = lane_dev(t, i);
+    uint64_t key = ((uint64_t)(uint32_t)(t->pid[i] + 1) << 32) | (uint32_t)(*dev + 1);
+    *added = 0;
+    int64_t *v = key == x->last_key && x->last_g >= 0 ? &x->last_g : gf_hmap_put(&x->idx, key, (int64_t)next, added);
+    if (!v)
+        return -1;
+    x->last_key = key;
+    x->last_g = *g = *v;
+    return 1;
+}
+
 /* ops = kernels, memcpys, memsets with start > 0 (and in the filter), grouped by (pid, deviceId) in that
  * order, then the CUDA profiling overhead rows of the same process strictly inside a group's range
  * (one copy per device), as _add_profiling_overhead does. */
 static int build_groups(const gf_trace *t, const gf_fwin *w, fgroups *G, gf_err *err)
 {
     memset(G, 0, sizeof *G);
-    gf_hmap idx;
-    gf_hmap_init(&idx);
-    uint64_t last_key = GF_HMAP_EMPTY;
-    int64_t last_g = -1;
+    group_index x = {.last_key = GF_HMAP_EMPTY, .last_g = -1};
+    gf_hmap_init(&x.idx);
     for (size_t i = 0; i < t->n; i++) {
-        int k = t->kind[i];
-        if (!gf_ev_is_gpu_work(k) || t->start[i] <= 0 ||
-            !gf_fwin_gpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i]))
-            continue;
-        int64_t dev = lane_dev(t, i);
-        uint64_t key = ((uint64_t)(uint32_t)(t->pid[i] + 1) << 32) | (uint32_t)(dev + 1);
-        int ins = 0;
-        int64_t *v = key == last_key && last_g >= 0 ? &last_g : gf_hmap_put(&idx, key, (int64_t)G->n, &ins);
-        if (!v)
+        int k = t->kind[i], ins;
+        int64_t gi, dev;
+        int in = group_of(&x, t, w, i, G->n, &gi, &dev, &ins);
+        if (in < 0)
             goto fail;
-        last_key = key; /* GPU work comes in runs of one (process, device) */
-        last_g = *v;
+        if (!in)
+            continue;
         if (ins) {
             if (grow((void **)&G->g, &G->cap, G->n + 1, sizeof *G->g) != 0)
                 goto fail;
@@ -269,13 +288,13 @@ static int build_groups(const gf_trace *t, const gf_fwin *w, fgroups *G, gf_err 
             g->rs = INT64_MAX;
             g->re = INT64_MIN;
         }
-        fgroup *g = &G->g[*v];
+        fgroup *g = &G->g[gi];
         if (grow((void **)&g->ops, &g->cap, g->n + 1, sizeof *g->ops) != 0)
             goto fail;
         g->ops[g->n++] = (fop){t->start[i], t->start[i] + t->dur[i], ev_context(t, i),
                                (uint8_t)(k == GF_EV_KERNEL ? 1 : k == GF_EV_MEMCPY ? 2 : 3), t->seq[i]};
     }
-    gf_hmap_free(&idx);
+    gf_hmap_free(&x.idx);
     if (G->n > 1)
         qsort(G->g, G->n, sizeof *G->g, cmp_group_pid_dev);
     for (size_t gi = 0; gi < G->n; gi++) {
@@ -315,7 +334,7 @@ static int build_groups(const gf_trace *t, const gf_fwin *w, fgroups *G, gf_err 
     }
     return 0;
 fail:
-    gf_hmap_free(&idx);
+    gf_hmap_free(&x.idx);
 fail2:
     groups_free(G);
     return gf_oom(err, "findings");
@@ -539,34 +558,28 @@ static int cmp_ggroup(const void *a, const void *b)
 }
 
 /* build_groups' rows, as starts and ends */
-static int gap_groups(const gf_trace *t, const gf_fwin *w, ggroups *G)
+static int gap_groups(const gf_trace *t, const gf_fwin *w, ggroups *G, gf_err *err)
 {
     memset(G, 0, sizeof *G);
     if (t->n + t->noverhead >= UINT32_MAX)
-        return -1;
-    gf_hmap idx;
-    gf_hmap_init(&idx);
-    uint64_t last_key = GF_HMAP_EMPTY;
-    int64_t last_g = -1;
+        return gf_errf(err, GF_EXIT_ERROR, "gpu-starv: %zu events and %zu profiler overhead rows: more than 32-bit "
+                       "row numbers hold", t->n, t->noverhead);
+    group_index x = {.last_key = GF_HMAP_EMPTY, .last_g = -1};
+    gf_hmap_init(&x.idx);
     for (size_t i = 0; i < t->n; i++) {
-        int k = t->kind[i];
-        if (!gf_ev_is_gpu_work(k) || t->start[i] <= 0 ||
-            !gf_fwin_gpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i]))
-            continue;
-        int64_t dev = lane_dev(t, i);
-        uint64_t key = ((uint64_t)(uint32_t)(t->pid[i] + 1) << 32) | (uint32_t)(dev + 1);
-        int ins = 0;
-        int64_t *v = key == last_key && last_g >= 0 ? &last_g : gf_hmap_put(&idx, key, (int64_t)G->n, &ins);
-        if (!v)
+        int ins;
+        int64_t gi, dev;
+        int in = group_of(&x, t, w, i, G->n, &gi, &dev, &ins);
+        if (in < 0)
             goto fail;
-        last_key = key;
-        last_g = *v;
+        if (!in)
+            continue;
         if (ins) {
             if (grow((void **)&G->g, &G->cap, G->n + 1, sizeof *G->g) != 0)
                 goto fail;
             G->g[G->n++] = (ggroup){.pid = t->pid[i], .dev = dev, .rs = INT64_MAX, .re = INT64_MIN};
         }
-        ggroup *g = &G->g[*v];
+        ggroup *g = &G->g[gi];
         int64_t s = t->start[i], e = t->start[i] + t->dur[i];
         if (g->n == 0 || range_row(e, ref_order(t, (uint32_t)i), g->re, ref_order(t, g->best)))
             g->best = (uint32_t)i;
@@ -577,7 +590,7 @@ static int gap_groups(const gf_trace *t, const gf_fwin *w, ggroups *G)
         if (ggroup_add(g, s, e, (uint32_t)i) != 0)
             goto fail;
     }
-    gf_hmap_free(&idx);
+    gf_hmap_free(&x.idx);
     if (G->n > 1)
         qsort(G->g, G->n, sizeof *G->g, cmp_ggroup);
     for (size_t gi = 0; gi < G->n; gi++)
@@ -599,10 +612,10 @@ static int gap_groups(const gf_trace *t, const gf_fwin *w, ggroups *G)
     }
     return 0;
 fail:
-    gf_hmap_free(&idx);
+    gf_hmap_free(&x.idx);
 fail2:
     ggroups_free(G);
-    return -1;
+    return gf_oom(err, "findings");
 }
 
 static int cmp_gend(const void *a, const void *b)
@@ -647,8 +660,8 @@ static int find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, in
                      size_t *n, gf_err *err)
 {
     ggroups G;
-    if (gap_groups(t, w, &G) != 0)
-        return gf_oom(err, "findings");
+    if (gap_groups(t, w, &G, err) != 0)
+        return -1;
     gf_gap_row *out = NULL;
     size_t nout = 0, cout = 0;
     /* starts/ends numbered by (pid, deviceId, start|end); a gap is end k → start k+1 of one group, made
