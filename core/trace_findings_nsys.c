@@ -236,6 +236,26 @@ static int cmp_group_pid_dev(const void *a, const void *b)
 static const char *const overhead_names[] = {"CUDA profiling data flush overhead", "CUDA profiling stop overhead",
                                              "CUDA profiling overhead"};
 
+/* The string ids of overhead_names in t (-1: absent) */
+static void overhead_ids(const gf_trace *t, int32_t oid[3])
+{
+    for (int k = 0; k < 3; k++)
+        oid[k] = gf_strtab_find(t->str, overhead_names[k], strlen(overhead_names[k]));
+}
+
+/* 1 when PROFILER_OVERHEAD row o is CUDA profiling overhead in the filter (as a globalTid table) */
+static int cuda_overhead(const gf_overhead *o, const int32_t oid[3], const gf_fwin *w)
+{
+    return o->name >= 0 && (o->name == oid[0] || o->name == oid[1] || o->name == oid[2]) &&
+           gf_fwin_cpu(w, o->start, o->end, o->pid, o->tid);
+}
+
+/* A GPU operation's rank in gpustats.py's union (after profiling overhead, 0) */
+static uint8_t union_rank(int kind)
+{
+    return kind == GF_EV_KERNEL ? 1 : kind == GF_EV_MEMCPY ? 2 : 3;
+}
+
 /* The (process, device) groups of the GPU operations as they are met (build_groups, gap_groups). */
 typedef struct group_index {
     gf_hmap idx;
@@ -291,8 +311,7 @@ static int build_groups(const gf_trace *t, const gf_fwin *w, fgroups *G, gf_err 
         fgroup *g = &G->g[gi];
         if (grow((void **)&g->ops, &g->cap, g->n + 1, sizeof *g->ops) != 0)
             goto fail;
-        g->ops[g->n++] = (fop){t->start[i], t->start[i] + t->dur[i], ev_context(t, i),
-                               (uint8_t)(k == GF_EV_KERNEL ? 1 : k == GF_EV_MEMCPY ? 2 : 3), t->seq[i]};
+        g->ops[g->n++] = (fop){t->start[i], t->start[i] + t->dur[i], ev_context(t, i), union_rank(k), t->seq[i]};
     }
     gf_hmap_free(&x.idx);
     if (G->n > 1)
@@ -315,13 +334,10 @@ static int build_groups(const gf_trace *t, const gf_fwin *w, fgroups *G, gf_err 
     }
     /* profiling overhead (PROFILER_OVERHEAD, filtered like a globalTid table) */
     int32_t oid[3];
-    for (int k = 0; k < 3; k++)
-        oid[k] = gf_strtab_find(t->str, overhead_names[k], strlen(overhead_names[k]));
+    overhead_ids(t, oid);
     for (size_t i = 0; i < t->noverhead; i++) {
         const gf_overhead *o = &t->overhead[i];
-        if (o->name < 0 || (o->name != oid[0] && o->name != oid[1] && o->name != oid[2]))
-            continue;
-        if (!gf_fwin_cpu(w, o->start, o->end, o->pid, o->tid))
+        if (!cuda_overhead(o, oid, w))
             continue;
         for (size_t gi = 0; gi < G->n; gi++) {
             fgroup *g = &G->g[gi];
@@ -532,8 +548,7 @@ static uint64_t ref_order(const gf_trace *t, uint32_t ref)
 {
     if (ref >= t->n)
         return t->overhead[ref - t->n].seq;
-    int k = t->kind[ref];
-    return (uint64_t)(k == GF_EV_KERNEL ? 1 : k == GF_EV_MEMCPY ? 2 : 3) << 32 | t->seq[ref];
+    return (uint64_t)union_rank(t->kind[ref]) << 32 | t->seq[ref];
 }
 
 static int ggroup_add(ggroup *g, int64_t s, int64_t e, uint32_t ref)
@@ -596,12 +611,10 @@ static int gap_groups(const gf_trace *t, const gf_fwin *w, ggroups *G, gf_err *e
     for (size_t gi = 0; gi < G->n; gi++)
         G->g[gi].ctx = ev_context(t, G->g[gi].best);
     int32_t oid[3];
-    for (int k = 0; k < 3; k++)
-        oid[k] = gf_strtab_find(t->str, overhead_names[k], strlen(overhead_names[k]));
+    overhead_ids(t, oid);
     for (size_t i = 0; i < t->noverhead; i++) {
         const gf_overhead *o = &t->overhead[i];
-        if (o->name < 0 || (o->name != oid[0] && o->name != oid[1] && o->name != oid[2]) ||
-            !gf_fwin_cpu(w, o->start, o->end, o->pid, o->tid))
+        if (!cuda_overhead(o, oid, w))
             continue;
         for (size_t gi = 0; gi < G->n; gi++) {
             ggroup *g = &G->g[gi];
