@@ -29,6 +29,11 @@ fi
 if ! [ -e /usr/lib/x86_64-linux-gnu/libnvToolsExt.so.1 ] && ! ldconfig -p 2>/dev/null | grep -q libnvToolsExt.so.1; then
   skip "real nsys: deploy files with a live session" "libnvToolsExt.so.1 missing (libnvtoolsext1)"; exit 0
 fi
+case "$(readlink -f "$GF")" in /tmp/* | /var/tmp/*)
+  # the unit's PrivateTmp= and the pod's own /tmp are played by a fresh /tmp in the agent's mount namespace
+  skip "real nsys: deploy files with a live session" \
+    "gpuflame is under /tmp ($GF): the agent's private /tmp hides it (check out elsewhere)"; exit 0 ;;
+esac
 if [ -e /var/lib/gpuflame ]; then
   skip "real nsys: deploy files with a live session" "/var/lib/gpuflame exists (an installed agent's): not touched"; exit 0
 fi
