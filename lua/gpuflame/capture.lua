@@ -67,6 +67,7 @@ function capture.profile(state, o)
       label = (o.workload and #o.workload > 0) and ("nsys profile " .. o.workload[1]) or "nsys profile (sleep session)",
       decided_markers = c.decided_markers, decided_grace = c.decided_grace, watch = watch })
   end)
+  nsys_temp.drop_status(state.nsys_status) -- left by an nsys stopped at a bound
   if res.stopped_after_decided then
     capture.warn(state, "nsys profile had skipped the import but did not exit within %g s; it was stopped " ..
       "with every process it started", c.decided_grace)

@@ -79,6 +79,8 @@ local function supervise(h, entry, p)
       local pid, start = nsys_retry.find_workload(h:pid())
       if pid then
         entry.pid, entry.pid_start = pid, start
+        -- kept in the entry: a launch killed with SIGKILL leaves it, and the next reader removes it
+        entry.nsys_status = nsys_temp.status_file(entry.tmpdir, pid)
         sessions.register(entry, p)
         registered = true
         log.info("launch: session %s: workload pid %d under nsys launch; capture windows with " ..
@@ -129,7 +131,9 @@ function live.launch(opts, ctx)
   local try, ok, r, registered = 0
   while true do
     try = try + 1
-    local h = core.proc.spawn({ argv = argv, env = nsys_args.workload_env(nil, p), stdout = "inherit", stderr = "tee",
+    local env = nsys_args.workload_env(nil, p)
+    entry.tmpdir = env.TMPDIR or "/tmp" -- nsys's temp directory is the one of nsys's environment
+    local h = core.proc.spawn({ argv = argv, env = env, stdout = "inherit", stderr = "tee",
       capture_limit = p.capture.output_tail, stdin_null = false, keep_on_interrupt = true, parent_death_signal = 15,
       kill_grace = p.capture.kill_grace })
     ok, r, registered = pcall(core.host.holding_interrupts, supervise, h, entry, p)
@@ -152,6 +156,7 @@ function live.launch(opts, ctx)
     end
   end
   sessions.release(name, lock, p)
+  if registered then nsys_temp.drop_status({ { path = entry.nsys_status, pid = entry.pid, start = entry.pid_start } }) end
   for _, l in ipairs(r.leftovers or {}) do log.info("launch: ended %s, which nsys left running", l) end
   if not registered then
     if r.status ~= "exited" then

@@ -74,11 +74,16 @@ function R.final(tries, said)
 end
 
 -- A watcher for a run's poll loop (every 0.2 s): it looks for the workload below `root` until it has seen it
--- (one pass over /proc each time). w.seen tells.
-function R.watcher(root)
+-- (one pass over /proc each time). w.seen tells; once seen, on_seen(pid, start) is called.
+function R.watcher(root, on_seen)
   local w = { seen = false }
   function w.poll()
-    if not w.seen and R.find_workload(root) then w.seen = true end
+    if w.seen then return end
+    local pid, start = R.find_workload(root)
+    if pid then
+      w.seen = true
+      if on_seen then on_seen(pid, start) end
+    end
   end
   return w
 end
@@ -91,7 +96,9 @@ function R.run(state, prefix, logpath, fail, try_once)
   local logs, try = {}, 0
   while true do
     try = try + 1
-    local watch = R.watcher(core.proc.getpid())
+    -- the status file nsys's launcher keeps for the workload goes with the other temporaries (an interrupt
+    -- cleans up before try_once returns)
+    local watch = R.watcher(core.proc.getpid(), function(pid, start) nsys_temp.note_status(state, pid, start) end)
     local res = try_once(watch.poll)
     nsys_temp.note(state, res)
     local out = (res.stdout or "") .. (res.stderr or "")

@@ -6,8 +6,15 @@
 -- files that carry this capture's mark (T.mark), so nothing of another capture is touched. At the end of a
 -- window (and when a capture fails) they are removed, or moved into its --out directory when policy
 -- live.keep_failed_raw asks (a failed one only).
+--
+-- nsys 2022.4's launcher also writes `nsys_termination_status_<workload pid>` into that directory when it
+-- starts the workload and removes it when nsys ends normally; an nsys ended by a signal (a `launch` whose
+-- gpuflame was SIGKILLed, a capture stopped at its bound) leaves it. The workload's pid is known once it runs
+-- (gpuflame.nsys_retry.find_workload), so T.status_file names it and T.drop_status removes it once that
+-- workload is gone.
 local core = require("gpuflame.core")
 local log = require("gpuflame.log")
+local procfs = require("gpuflame.procfs")
 
 local T = {}
 
@@ -39,6 +46,38 @@ function T.mark(state, env)
   state.nsys_tmpdir = env.TMPDIR or "/tmp" -- nsys's temp directory is the one of nsys's environment
   env.GPUFLAME_CAPTURE_ID = state.nsys_mark
   return env
+end
+
+-- status_file(tmpdir, pid) → the path where nsys's launcher keeps the termination status of workload `pid`
+function T.status_file(tmpdir, pid)
+  return (tmpdir or "/tmp") .. "/nsys_termination_status_" .. math.tointeger(pid)
+end
+
+-- note_status(state, pid, start): the workload nsys started for this state; its status file goes at clean.
+function T.note_status(state, pid, start)
+  state.nsys_status = state.nsys_status or {}
+  state.nsys_status[#state.nsys_status + 1] = { path = T.status_file(state.nsys_tmpdir, pid), pid = pid, start = start }
+end
+
+-- Whether no process but the ended workload {pid, start} holds its pid: a pid taken again by another process
+-- (another nsys's workload, perhaps) keeps its file.
+local function pid_free(w)
+  local st = procfs.stat(w.pid)
+  return st == nil or (st.start == w.start and (st.state == "Z" or st.state == "X"))
+end
+
+-- drop_status(list): removes each {path, pid, start}'s file once its workload has ended (while the workload
+-- runs, nsys still needs it). Returns how many went.
+function T.drop_status(list)
+  local n = 0
+  for _, s in ipairs(list or {}) do
+    local st = core.fs.stat(s.path, false)
+    if st and st.type == "file" and pid_free(s) and os.remove(s.path) then
+      n = n + 1
+      log.debug("removed nsys's %s", s.path)
+    end
+  end
+  return n
 end
 
 local MARK_SCAN = 65536 -- the environment sits in the first few KB of a .qdstrm (seen at ~2 KB)
@@ -94,6 +133,7 @@ function T.clean(state, failed, policy)
     end
   end
   state.nsys_temp = {}
+  T.drop_status(state.nsys_status)
   return table.concat(done, "; ")
 end
 

@@ -8,6 +8,7 @@
 --   <name>.window  held by `capture --session` while its window is open: one window at a time
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
+local nsys_temp = require("gpuflame.nsys_temp")
 local procfs = require("gpuflame.procfs")
 local need = require("gpuflame.policy").need
 
@@ -80,8 +81,12 @@ local function window_open(dir, name)
   return true
 end
 
--- An ended session's files; a lock file only when nobody holds it.
-local function forget(dir, name)
+-- An ended session's files; a lock file only when nobody holds it; the status file nsys's launcher kept for
+-- its workload, left when the launch was killed (gpuflame.nsys_temp).
+local function forget(dir, name, e)
+  if e and type(e.nsys_status) == "string" and math.tointeger(e.pid) then
+    nsys_temp.drop_status({ { path = e.nsys_status, pid = e.pid, start = e.pid_start } })
+  end
   for _, ext in ipairs({ ".json", ".window.json" }) do os.remove(path(dir, name, ext)) end
   for _, ext in ipairs({ ".window", ".lock" }) do
     local h = core.fs.stat(path(dir, name, ext)) and core.lock.try(path(dir, name, ext))
@@ -111,7 +116,7 @@ function S.list(policy)
       local e = read_entry(dir .. "/" .. f)
       if e then
         e.state, e.since = S.state(dir, e)
-        if e.state == "ended" then forget(dir, name) end
+        if e.state == "ended" then forget(dir, name, e) end
         out[#out + 1] = e
       end
     end
@@ -131,7 +136,7 @@ function S.get(name, policy)
       "see `gpuflame sessions`)", name, dir)
   end
   if not S.alive(e) then
-    forget(dir, name)
+    forget(dir, name, e)
     errors.raise(errors.CAPTURE, "session %s: its workload (pid %s, %s) has ended", name, tostring(e.pid),
       table.concat(e.command or {}, " "))
   end

@@ -50,5 +50,29 @@ local state4 = { dir = core.fs.mkdtemp() }
 t.eq("without a mark nothing is touched", "", nsys_temp.clean(state4, true, policy))
 t.eq("... the unmarked file is still there", true, exists(unmarked))
 
-for _, d in ipairs({ dir, state.dir, state2.dir, state3.dir, state4.dir }) do core.fs.remove_tree(d) end
+-- nsys's launcher's termination-status file of a workload: removed once the workload has ended, kept while it
+-- runs and when another process holds its pid now. A child that has exited is the ended workload; gpuflame
+-- itself plays the running one (its own pid and start time) and, with another start time, the pid's new holder.
+local procfs = require("gpuflame.procfs")
+local state5 = { dir = core.fs.mkdtemp() }
+nsys_temp.mark(state5, { TMPDIR = dir })
+local child = core.proc.spawn({ argv = { "true" } })
+local ended_pid = child:pid()
+child:wait()
+local me = core.proc.getpid()
+local my_start = procfs.start(me)
+t.eq("the status file is named by the workload's pid in nsys's temp directory",
+  dir .. "/nsys_termination_status_" .. ended_pid, nsys_temp.status_file(dir, ended_pid))
+local ended = plant("nsys_termination_status_" .. ended_pid, "")
+local running = plant("nsys_termination_status_" .. me, "")
+nsys_temp.note_status(state5, ended_pid, 12345)
+nsys_temp.note_status(state5, me, my_start)
+nsys_temp.clean(state5, true, policy)
+t.eq("the status file of an ended workload is removed", false, exists(ended))
+t.eq("the status file of a running workload is kept", true, exists(running))
+t.eq("a pid now held by another process (another start time): its file is kept", 0,
+  nsys_temp.drop_status({ { path = running, pid = me, start = my_start + 1 } }))
+t.eq("... and it is there", true, exists(running))
+
+for _, d in ipairs({ dir, state.dir, state2.dir, state3.dir, state4.dir, state5.dir }) do core.fs.remove_tree(d) end
 return t.done()

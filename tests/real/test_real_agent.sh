@@ -15,7 +15,8 @@ for n in agstop agterm agkill; do
 done
 survivors() { ps -eo pid=,args= | grep -E "gfreal_$1|profile-gfreal_$1" | grep -v -E 'grep|ps -eo' || true; }
 TOKEN="real-$(date +%s%N)-secret"
-export GPUFLAME_TOKEN=$TOKEN NSYS_PATH=$REAL_NSYS
+export GPUFLAME_TOKEN=$TOKEN NSYS_PATH=$REAL_NSYS TMPDIR=$TMP/tmp # nsys's temp directory, checked at the end
+mkdir -p "$TMPDIR"
 AGENT_PID=
 trap '[ -n "$AGENT_PID" ] && kill -9 "$AGENT_PID" 2>/dev/null; studio_stop' EXIT
 studio_start "$TMP/srv" --token "$TOKEN" --service real-svc
@@ -110,6 +111,9 @@ check "... and the capture's report is kept" test -s "$(ls -d "$TMP"/state/captu
 check_eq "... reported once" 1 "$(studio_q "sum(1 for r in recs if r['path'] == '/api/metrics/command_completion' and (r['body'] or {}).get('command_id') == '$S3')")"
 check "SIGKILL mid-capture: nothing of nsys or the workload survives" gone_within agkill 10
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null; AGENT_PID=
+# what nsys writes into its temp directory: the raw capture, and its launcher's termination-status file (left
+# when nsys is ended by a signal: the stop and the SIGTERM above); gpuflame removes both (gpuflame.nsys_temp)
+check_eq "in the end: nothing of nsys is left in its temp directory" "" "$(ls "$TMPDIR" | grep -E 'nsys_termination_status|nsys-report' || true)"
 echo "# survivors (should be none): $(survivors agstop) $(survivors agterm) $(survivors agkill)"
 # nsys 2022.4's launcher failure (sem_open, "Agent launcher failed") is not retried here: gpuflame's capture
 # tries again itself (capture.start_retries, docs/RELIABILITY.md); how often it did in this run:

@@ -21,8 +21,9 @@ T0=$(date +%s)
 BIN=$TMP/bin; mkdir -p "$BIN"
 JOB=$BIN/gflive_job$$
 cc -O1 -o "$JOB" "$TOP/tests/real/workloads/live_nvtx.c" -l:libnvToolsExt.so.1 || { not_ok "build workload" "cc failed"; t_done; }
-export XDG_RUNTIME_DIR=$TMP/run NSYS_PATH=$REAL_NSYS   # a registry of this file's own
-mkdir -p "$XDG_RUNTIME_DIR"
+# a registry of this file's own, and a temp directory for nsys to write into (checked at the end)
+export XDG_RUNTIME_DIR=$TMP/run NSYS_PATH=$REAL_NSYS TMPDIR=$TMP/tmp
+mkdir -p "$XDG_RUNTIME_DIR" "$TMPDIR"
 POL=$TMP/live.lua
 # CPU job: NVTX and OS runtime tracing need no GPU; the timeline reads the window's SQLite export
 printf 'return { extends = "%s", capture = { trace = "nvtx,osrt" }, timeline = { source = "sqlite" }, live = { signal_grace = 5 } }\n' \
@@ -141,6 +142,10 @@ run_gf --policy "$POL" capture --session "${S}c" --duration 1 --out "$TMP/c1"
 check_eq "window on a killed launch's session: exit 4" 4 "$rc"
 check_contains "window on a killed launch's session: names it" "$err" "session ${S}c"
 check "after SIGKILL: no nsys process remains" gone_within 15
+# nsys 2022.4's launcher keeps nsys_termination_status_<workload pid> in its temp directory and leaves it when
+# nsys launch is ended by a signal (here: its gpuflame's SIGKILL): the reader that finds the session ended
+# removes it (gpuflame.nsys_temp)
+check_eq "after SIGKILL: nsys's termination-status files are removed" "" "$(ls "$TMPDIR" | grep nsys_termination_status || true)"
 
 # --- the agent captures a window of a running session (Studio stand-in) ----------------------------
 TOKEN="live-$(date +%s%N)-secret"
@@ -185,6 +190,7 @@ check_eq "agent case: the job ends normally" 0 "$rc"
 check "agent case: no nsys process remains" gone_within 10
 studio_stop
 
+check_eq "in the end: nothing of nsys is left in its temp directory" "" "$(ls "$TMPDIR" | grep -E 'nsys_termination_status|nsys-report' || true)"
 echo "# survivors (should be none): $(survivors)"
 echo "# test_real_live took $(( $(date +%s) - T0 )) s"
 t_done
