@@ -16,11 +16,22 @@ mkdir -p "$XDG_RUNTIME_DIR" "$TMPDIR"
 printf 'return { extends = "%s", capture = { trace = "osrt", sample = "process-tree", cpuctxsw = "" },
   live = { stop_timeout = 8, stop_timeout_per_s = 1 } }\n' "$TOP/tests/real/policy.lua" >"$TMP/p.lua"
 S=gflb$$
-"$GF" --policy "$TMP/p.lua" launch --session "$S" -- sleep 120 >"$TMP/launch.out" 2>"$TMP/launch.err" &
-LP=$!
-trap 'kill "$LP" 2>/dev/null; wait "$LP" 2>/dev/null' EXIT
-for i in $(seq 1 150); do "$GF" sessions 2>/dev/null | grep -q "^$S " && break; sleep 0.2; done
-check "the session is listed" bash -c "'$GF' sessions | grep -q '^$S '"
+# The launch, waited for until its session is listed (up to 60 s: nsys launch is slow to start under the
+# suite's load) or it has ended; one that ended before (nsys 2022.4's launch fails now and then under load,
+# docs/PERFORMANCE.md) is tried once more, and what it said is printed.
+listed() { "$GF" sessions 2>/dev/null | grep -q "^$S "; }
+LP=
+trap '[ -n "$LP" ] && kill "$LP" 2>/dev/null; wait 2>/dev/null' EXIT
+for try in 1 2; do
+  "$GF" --policy "$TMP/p.lua" launch --session "$S" -- sleep 120 >"$TMP/launch.out" 2>"$TMP/launch.err" &
+  LP=$!
+  for i in $(seq 1 300); do listed && break; kill -0 "$LP" 2>/dev/null || break; sleep 0.2; done
+  listed && break
+  echo "# launch (try $try): not listed; it said: $(tail -c 400 "$TMP/launch.err" | tr '\n' ' ')"
+  kill -0 "$LP" 2>/dev/null && break # still starting after 60 s: the check says so
+  wait "$LP"
+done
+check "the session is listed" listed
 raw_left() { ls "$TMPDIR" | grep -c 'nsys-report' || true; }
 hung=0
 for w in 1 2 3; do
