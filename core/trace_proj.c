@@ -578,7 +578,7 @@ static int collect_swept(const gf_trace *t, gf_stats_db *d, pev **out, size_t *n
     for (size_t i = 0; rc == 0 && i < nh; i++) {
         gf_proj_hit h;
         memcpy(&h, mem + i * sizeof h, sizeof h);
-        if (!h.nops)
+        if (!h.projected)
             continue;
         int32_t sid = range_name(t, h.ev, ns, &cache, &b);
         rc = sid < 0 ? -1 : 0;
@@ -848,7 +848,34 @@ done:
     return rc;
 }
 
-static int take_events(const pctx *c, const pev *pv, const uint32_t *ord, size_t np, gf_proj_newev *ne)
+/* Puts pv in ord's order in place (pv[k] becomes the old pv[ord[k]]), following each cycle of ord once; ord
+ * is used up (every entry UINT32_MAX, which no index is: np < UINT32_MAX, sort_start). */
+static void permute(pev *pv, uint32_t *ord, size_t np)
+{
+    for (size_t i = 0; i < np; i++) {
+        if (ord[i] == UINT32_MAX)
+            continue;
+        pev first = pv[i];
+        size_t j = i;
+        for (;;) {
+            size_t k = ord[j];
+            ord[j] = UINT32_MAX;
+            if (k == i) {
+                pv[j] = first;
+                break;
+            }
+            pv[j] = pv[k];
+            j = k;
+        }
+    }
+}
+
+#define TAKE_CHUNK ((size_t)1 << 16) /* 2 MiB of pev: how often pv gives back what was taken */
+
+/* The new events' columns from p's ranges in start order. pv is put in that order first, then taken from its
+ * end, and given back as it goes (issue 42: the 5M-event timeline's peak was pv and these columns at once, 32
+ * bytes a range each); p->ord is used up and freed. -1 on OOM (p still frees what it holds). */
+static int take_events(const pctx *c, gf_proj_part *p, size_t np, gf_proj_newev *ne)
 {
     size_t m = np ? np : 1;
     ne->start = malloc(m * sizeof *ne->start);
@@ -859,14 +886,19 @@ static int take_events(const pctx *c, const pev *pv, const uint32_t *ord, size_t
     ne->seq = malloc(m * sizeof *ne->seq);
     if (!ne->start || !ne->dur || !ne->lane || !ne->name || !ne->pid || !ne->seq)
         return -1;
-    for (size_t k = 0; k < np; k++) {
-        const pev *e = &pv[ord[k]];
+    permute(p->pv, p->ord, np);
+    free(p->ord);
+    p->ord = NULL;
+    for (size_t k = np; k-- > 0;) {
+        const pev *e = &p->pv[k];
         ne->start[k] = e->start;
         ne->dur[k] = e->dur;
         ne->lane[k] = e->lane;
         ne->name[k] = e->name;
         ne->pid[k] = orig(c, e).pid;
         ne->seq[k] = (uint32_t)e->rowid;
+        if (k % TAKE_CHUNK == 0 && k > 0)
+            (void)gf_resize((void **)&p->pv, k, sizeof *p->pv); /* kept as it was when the shrink fails */
     }
     return 0;
 }
@@ -918,7 +950,7 @@ int gf_proj_merge(gf_trace *t, gf_proj_part *p, int threads, size_t *added, gf_e
     /* the names' tables live until here: the export's strings until it is closed */
     pctx c = {t, p->side, p->names ? p->names : p->d->str};
     int rc = intern_names(t, &c, p->pv, np, p->nsid) != 0 ? gf_oom(err, "nvtx projection") : add_lanes(t, &c, p->pv, np, err);
-    if (rc == 0 && take_events(&c, p->pv, p->ord, np, &ne) != 0)
+    if (rc == 0 && take_events(&c, p, np, &ne) != 0)
         rc = gf_oom(err, "nvtx projection");
     gf_proj_free(p);
     if (rc == 0)

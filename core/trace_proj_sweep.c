@@ -1,7 +1,7 @@
 /* The NVTX projection from the trace's own columns (trace_proj_sweep.h): GPU work groups by (process,
  * correlation id), and nsys's nvtx_gpu_proj_trace sweep (core/stats_nvtx_proj.c project(): the same
  * order, the same values) over compact records that point into the trace instead of copies of its calls and
- * ranges: 16 bytes a call and 32 a range, against 64 and 88 (issue 42: those copies, with the trace, were
+ * ranges: 8 bytes a call and 32 a range, against 64 and 88 (issue 42: those copies, with the trace, were
  * the timeline's peak memory on a 5M-event export). */
 #include "trace_proj_sweep.h"
 
@@ -125,10 +125,12 @@ int gf_proj_op_groups(const gf_trace *t, gf_gidx *gi, int64_t **gmin, int64_t **
     return 0;
 }
 
-/* A call with GPU work: its event, its group, and its place among the calls of its group (mark_dups). */
+/* A call with GPU work: its event and its group. nsys counts a range's correlation ids once each (core/
+ * stats_nvtx_proj.c mark_dups); the trace's path only asks whether a range encloses any, so it keeps no
+ * places among a group's calls. */
 typedef struct scall {
     uint32_t ev;
-    int32_t grp, dup, dfirst;
+    int32_t grp;
 } scall;
 
 typedef struct sweep {
@@ -137,7 +139,7 @@ typedef struct sweep {
     scall *c;
     size_t nc, ng;
     int64_t *gmin, *gmax;
-    int32_t *gdev, *dord;
+    int32_t *gdev;
 } sweep;
 
 static inline int64_t ev_gtid(const sweep *s, uint32_t ev)
@@ -202,7 +204,7 @@ static int build_calls(sweep *s, gf_gidx *gi)
     for (size_t i = 0; r == 0 && i < t->n; i++) {
         int64_t g;
         if (t->kind[i] == GF_EV_API && (g = gf_gidx_find(gi, t, i, 0, 0, &dummy)) >= 0)
-            s->c[at[t->lane[i]]++] = (scall){(uint32_t)i, (int32_t)g, -1, -1};
+            s->c[at[t->lane[i]]++] = (scall){(uint32_t)i, (int32_t)g};
     }
     scall *c = s->c;
     for (size_t k = 1; r == 0 && k < n; k++) { /* equal starts of a thread by end (stable) */
@@ -223,50 +225,6 @@ static int build_calls(sweep *s, gf_gidx *gi)
     free(lord);
     s->nc = n;
     return r;
-}
-
-/* core/stats_nvtx_proj.c mark_dups on the compact calls. -1 OOM. */
-static int mark_dups(sweep *s)
-{
-    size_t n = s->nc;
-    scall *c = s->c;
-    int32_t *o = malloc((n ? n : 1) * sizeof *o);
-    int32_t *end = calloc(s->ng ? s->ng : 1, sizeof *end);
-    if (!o || !end) {
-        free(o);
-        free(end);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        end[c[i].grp]++;
-    int32_t t = 0;
-    for (size_t g = 0; g < s->ng; g++)
-        end[g] = end[g] > 1 ? (t += end[g]) : -1;
-    for (size_t i = n; i-- > 0;) {
-        c[i].dup = end[c[i].grp] < 0 ? -1 : --end[c[i].grp];
-        if (c[i].dup >= 0)
-            o[c[i].dup] = (int32_t)i;
-    }
-    for (size_t i = 0; i < n; i++)
-        c[i].dfirst = c[i].dup < 0 ? -1 : end[c[i].grp];
-    free(end);
-    s->dord = o;
-    return 0;
-}
-
-/* core/stats_nvtx_proj.c counted_before: range a (start as, end ae) counted x's group at an earlier call. */
-static int counted_before(const sweep *s, const scall *x, int64_t as, int64_t ae)
-{
-    const gf_trace *t = s->t;
-    int64_t xg = ev_gtid(s, x->ev);
-    for (int32_t k = x->dup - 1; k >= x->dfirst; k--) {
-        const scall *m = &s->c[s->dord[k]];
-        if (ev_gtid(s, m->ev) != xg || t->start[m->ev] < as)
-            return 0;
-        if (ev_end(t, m->ev) <= ae)
-            return 1;
-    }
-    return 0;
 }
 
 /* The ranges of t in nvtx_rowid order (the import's, which is gf_snv_tree's order). 1: the trace no longer
@@ -331,7 +289,7 @@ static int project(const sweep *s, gf_proj_hit *R, size_t nr, gf_err *err)
         size_t w = 0;
         for (size_t i = 0; i < nact; i++) {
             gf_proj_hit *a = &R[act[i]];
-            int64_t as = t->start[a->ev], ae = ev_end(t, a->ev);
+            int64_t ae = ev_end(t, a->ev);
             if (ae < xs)
                 continue;
             act[w++] = act[i];
@@ -342,8 +300,7 @@ static int project(const sweep *s, gf_proj_hit *R, size_t nr, gf_err *err)
                 }
                 if (s->gmax[x->grp] > a->pmax)
                     a->pmax = s->gmax[x->grp];
-                if (x->dup < 0 || !counted_before(s, x, as, ae))
-                    a->nops++;
+                a->projected = 1;
             }
         }
         nact = w;
@@ -376,15 +333,12 @@ static int proj_sweep(const gf_trace *t, gf_proj_hit **out, size_t *n, int *give
     gf_gidx_free(&gi);
     if (r == 0)
         r = build_ranges(t, &R, &nr);
-    if (r == 0 && mark_dups(&s) != 0)
-        r = -1;
     int pr = r == 0 ? project(&s, R, nr, err) : 0;
     free(s.lg);
     free(s.c);
     free(s.gmin);
     free(s.gmax);
     free(s.gdev);
-    free(s.dord);
     if (r < 0 || pr < 0) {
         free(R);
         return pr < 0 ? -1 : gf_oom(err, "nvtx projection");

@@ -38,12 +38,12 @@ size_t gf_proj_call_slots(const gf_trace *t, gf_gidx *gi, size_t *at, int32_t *l
                           int (*cmp)(const void *, const void *, void *));
 
 /* A range of the trace as the projection leaves it: its event ev, its NVTX_EVENTS row, the span of the GPU
- * work of the calls it encloses (pmin, pmax; pdev the device of the op that starts first) and how many
- * correlation ids (nops, 0: none). */
+ * work of the calls it encloses (pmin, pmax; pdev the device of the op that starts first) and whether it
+ * encloses any (projected 1; 0: the range is not in the report). */
 typedef struct gf_proj_hit {
     int64_t pmin, pmax;
     uint32_t ev, rowid;
-    int32_t pdev, nops;
+    int32_t pdev, projected;
 } gf_proj_hit;
 
 /* The projection (core/stats_nvtx_proj.c's, the same values) of the ranges of t (t->nvtx_rowid) with the
