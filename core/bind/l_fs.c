@@ -37,7 +37,7 @@ static int l_glob(lua_State *L)
     return 1;
 }
 
-/* stat(path) → {type=, size=, mode=, mtime=, executable=, readable=} or nil, message */
+/* stat(path) → {type=, size=, mode=, mtime=, uid=, executable=, readable=} or nil, message */
 static int l_stat(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
@@ -48,7 +48,7 @@ static int l_stat(lua_State *L)
         lua_pushfstring(L, "%s: %s", path, strerror(errno));
         return 2;
     }
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 7);
     const char *type = S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory"
                      : S_ISLNK(st.st_mode) ? "link" : "other";
     lua_pushstring(L, type);
@@ -59,6 +59,8 @@ static int l_stat(lua_State *L)
     lua_setfield(L, -2, "mode");
     lua_pushnumber(L, (lua_Number)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9);
     lua_setfield(L, -2, "mtime");
+    lua_pushinteger(L, (lua_Integer)st.st_uid);
+    lua_setfield(L, -2, "uid");
     lua_pushboolean(L, access(path, X_OK) == 0);
     lua_setfield(L, -2, "executable");
     lua_pushboolean(L, access(path, R_OK) == 0);

@@ -98,6 +98,7 @@ local function run_recorded(state, step, argv, o)
   for _, l in ipairs(res.leftovers or {}) do
     run.warn(state, "%s: ended process %s, which was left running", step, l)
   end
+  nsys_temp.drop_agent_shm(res.leftovers)
   state.commands[#state.commands + 1] = { step = step, argv = redact_argv(argv), exit_code = res.code,
     status = stopped_decided and "stopped-after-decided" or res.status,
     seconds = math.floor(res.elapsed * 1000 + 0.5) / 1000 }

@@ -7,11 +7,13 @@
 -- window (and when a capture fails) they are removed, or moved into its --out directory when policy
 -- live.keep_failed_raw asks (a failed one only).
 --
--- nsys 2022.4's launcher also writes `nsys_termination_status_<workload pid>` into that directory when it
--- starts the workload and removes it when nsys ends normally; an nsys ended by a signal (a `launch` whose
--- gpuflame was SIGKILLed, a capture stopped at its bound) leaves it. The workload's pid is known once it runs
--- (gpuflame.nsys_retry.find_workload), so T.status_file names it and T.drop_status removes it once that
--- workload is gone.
+-- nsys 2022.4's launcher also writes `nsys_termination_status_<workload pid>` into that directory, and the
+-- semaphore `/nsys_sem_<workload pid>` (/dev/shm/sem.nsys_sem_<pid>), when it starts the workload, and removes
+-- them when nsys ends normally; an nsys ended by a signal (a `launch` whose gpuflame was SIGKILLed, a capture
+-- stopped at its bound) leaves them. The workload's pid is known once it runs
+-- (gpuflame.nsys_retry.find_workload), so T.status_file names the file and T.drop_status removes both once
+-- that workload is gone. nsys's agent daemon (`nsys --start-agent`) keeps /dev/shm/quadd-agent-instance-<its
+-- pid>, left when it has to be ended: T.drop_agent_shm removes it for the ones gpuflame ended.
 local core = require("gpuflame.core")
 local log = require("gpuflame.log")
 local procfs = require("gpuflame.procfs")
@@ -66,15 +68,65 @@ local function pid_free(w)
   return st == nil or (st.start == w.start and (st.state == "Z" or st.state == "X"))
 end
 
--- drop_status(list): removes each {path, pid, start}'s file once its workload has ended (while the workload
--- runs, nsys still needs it). Returns how many went.
+local SHM = "/dev/shm" -- where glibc keeps POSIX semaphores and shared memory
+
+local function remove_file(path)
+  local st = core.fs.stat(path, false)
+  if st and st.type == "file" and os.remove(path) then
+    log.debug("removed nsys's %s", path)
+    return 1
+  end
+  return 0
+end
+
+-- drop_status(list): removes each {path, pid, start}'s file, and the semaphore of that workload, once the
+-- workload has ended (while it runs, nsys still needs them). Returns how many went.
 function T.drop_status(list)
   local n = 0
   for _, s in ipairs(list or {}) do
-    local st = core.fs.stat(s.path, false)
-    if st and st.type == "file" and pid_free(s) and os.remove(s.path) then
-      n = n + 1
-      log.debug("removed nsys's %s", s.path)
+    if pid_free(s) then
+      n = n + remove_file(s.path) + remove_file(SHM .. "/sem.nsys_sem_" .. math.tointeger(s.pid))
+    end
+  end
+  return n
+end
+
+local STATUS_GLOB = "/nsys_termination_status_*"
+
+-- status_names(dir) → the set of termination-status files in dir now (before a try of nsys, for drop_unseen)
+function T.status_names(dir)
+  local set = {}
+  for _, path in ipairs(core.fs.glob(dir .. STATUS_GLOB) or {}) do set[path] = true end
+  return set
+end
+
+-- drop_unseen(dir, before, since, settle): after nsys failed to start, the status files (and semaphores) of a
+-- workload its launcher forked and lost before gpuflame saw it, whose pid therefore was never known: files in
+-- dir that were not there before the try (the set `before`), written since it began, this user's, whose pid no
+-- process holds, and untouched for `settle` seconds. An nsys whose workload ends reads and removes its file at
+-- once, so a file left that long has no reader (docs/LIVE.md). Returns how many went.
+function T.drop_unseen(dir, before, since, settle)
+  local n, now, uid = 0, core.sys.now(), core.sys.uid()
+  for _, path in ipairs(core.fs.glob(dir .. STATUS_GLOB) or {}) do
+    local pid = math.tointeger(tonumber(path:match("_(%d+)$")))
+    local st = core.fs.stat(path, false)
+    if pid and st and not before[path] and st.type == "file" and st.uid == uid and st.mtime >= since - 1 and
+      now - st.mtime >= settle and procfs.stat(pid) == nil then
+      n = n + remove_file(path) + remove_file(SHM .. "/sem.nsys_sem_" .. pid)
+    end
+  end
+  return n
+end
+
+-- drop_agent_shm(leftovers): the "PID COMM" lines of processes a run ended (core.proc's leftovers); for each
+-- nsys among them that is gone, its agent daemon's shared memory. Returns how many went.
+function T.drop_agent_shm(leftovers)
+  local n = 0
+  for _, l in ipairs(leftovers or {}) do
+    local pid, comm = tostring(l):match("^(%d+) (%S+)")
+    pid = math.tointeger(tonumber(pid))
+    if pid and comm == "nsys" and procfs.stat(pid) == nil then
+      n = n + remove_file(SHM .. "/quadd-agent-instance-" .. pid)
     end
   end
   return n

@@ -8,8 +8,10 @@
 . "$(dirname "$0")/../lib/t.sh"
 if ! have_fixture gprofiler/KERN_CSV.csv; then skip "nsys retry" "fixtures absent"; t_done; fi
 unset NSYS_PATH FAKE_NSYS_FAIL FAKE_NSYS_VERSION FAKE_NSYS_FAIL_TIMES FAKE_NSYS_COUNTER
-export FAKE_NSYS_LOG=$TMP/nsys.log FAKE_NSYS_STATE=$TMP/fake-sessions XDG_RUNTIME_DIR=$TMP/run
-mkdir -p "$XDG_RUNTIME_DIR"
+# nsys's temp directory of this file's own: what a launcher failure leaves there is checked at the end
+export FAKE_NSYS_LOG=$TMP/nsys.log FAKE_NSYS_STATE=$TMP/fake-sessions XDG_RUNTIME_DIR=$TMP/run TMPDIR=$TMP/tmp \
+  FAKE_NSYS_LEFT=$TMP/left.txt
+mkdir -p "$XDG_RUNTIME_DIR" "$TMPDIR"
 printf 'return { extends = "default", capture = { start_backoff = 0.1 } }\n' >"$TMP/fast.lua"
 calls() { grep -c "\"$1\"" "$FAKE_NSYS_LOG" 2>/dev/null || true; } # nsys calls of a subcommand so far
 runs() { [ -e "$1" ] && wc -l <"$1" | tr -d ' ' || echo 0; }           # how often a workload ran
@@ -86,4 +88,8 @@ run_gf --policy "$TMP/fast.lua" launch --nsys "$FAKE_NSYS" --session rt3 -- "$W"
 check_eq "launch of a job that fails saying sem_open: its status" 3 "$rc"
 check_eq "... one nsys launch" 1 "$(calls launch)"
 check_eq "... it ran once" 1 "$(runs "$TMP/l3.ran")"
+# nsys 2022.4's launcher, failing to start, leaves the status file and semaphore of a child gpuflame never saw
+# (tests/fake/nsys leave_launcher_files): gpuflame's retry removes them (gpuflame.nsys_temp drop_unseen)
+check "launcher failures: the fake left its files ($(grep -c . "$FAKE_NSYS_LEFT" 2>/dev/null || echo 0))" test -s "$FAKE_NSYS_LEFT"
+check_eq "launcher failures: each left file is removed" "" "$(while read -r f; do [ -e "$f" ] && echo "$f"; done <"$FAKE_NSYS_LEFT")"
 t_done

@@ -65,14 +65,61 @@ t.eq("the status file is named by the workload's pid in nsys's temp directory",
   dir .. "/nsys_termination_status_" .. ended_pid, nsys_temp.status_file(dir, ended_pid))
 local ended = plant("nsys_termination_status_" .. ended_pid, "")
 local running = plant("nsys_termination_status_" .. me, "")
+local shm = core.fs.stat("/dev/shm") and core.fs.stat("/dev/shm").type == "directory"
+local function plant_shm(name)
+  local f = assert(io.open("/dev/shm/" .. name, "wb"))
+  f:write(string.rep("\0", 32))
+  f:close()
+  return "/dev/shm/" .. name
+end
+local ended_sem = shm and plant_shm("sem.nsys_sem_" .. ended_pid)
+local running_sem = shm and plant_shm("sem.nsys_sem_" .. me)
 nsys_temp.note_status(state5, ended_pid, 12345)
 nsys_temp.note_status(state5, me, my_start)
 nsys_temp.clean(state5, true, policy)
 t.eq("the status file of an ended workload is removed", false, exists(ended))
 t.eq("the status file of a running workload is kept", true, exists(running))
+if shm then
+  t.eq("... and the ended workload's semaphore (/dev/shm/sem.nsys_sem_PID) is removed", false, exists(ended_sem))
+  t.eq("... the running one's is kept", true, exists(running_sem))
+  os.remove(running_sem)
+
+  -- nsys's agent daemon's shared memory, for the processes a run ended ("PID COMM" lines): an nsys that is
+  -- gone loses it; a live process, or one that is not nsys, keeps it
+  local gone = plant_shm("quadd-agent-instance-" .. ended_pid)
+  local live = plant_shm("quadd-agent-instance-" .. me)
+  t.eq("agent shm: one of the ended nsys's is removed", 1,
+    nsys_temp.drop_agent_shm({ ended_pid .. " nsys", me .. " nsys", "1 sh" }))
+  t.eq("... it is gone", false, exists(gone))
+  t.eq("... a live process's stays", true, exists(live))
+  os.remove(live)
+  local not_nsys = plant_shm("quadd-agent-instance-" .. ended_pid)
+  t.eq("... a leftover that was not nsys: nothing removed", 0, nsys_temp.drop_agent_shm({ ended_pid .. " sleep" }))
+  os.remove(not_nsys)
+else
+  t.skip("nsys's semaphores and shared memory", "no /dev/shm here")
+end
 t.eq("a pid now held by another process (another start time): its file is kept", 0,
   nsys_temp.drop_status({ { path = running, pid = me, start = my_start + 1 } }))
 t.eq("... and it is there", true, exists(running))
 
-for _, d in ipairs({ dir, state.dir, state2.dir, state3.dir, state4.dir, state5.dir }) do core.fs.remove_tree(d) end
+-- after nsys failed to start: the status files of children its launcher lost, never seen (drop_unseen). Only
+-- those that appeared during the try, whose pid no process holds, untouched for the settle time, go.
+local udir = core.fs.mkdtemp()
+local old_file = io.open(udir .. "/nsys_termination_status_" .. ended_pid, "w"); old_file:close()
+local before = nsys_temp.status_names(udir)
+os.remove(udir .. "/nsys_termination_status_" .. ended_pid)
+local since = core.sys.now()
+local lost = io.open(udir .. "/nsys_termination_status_" .. ended_pid, "w"); lost:close()
+local alive = io.open(udir .. "/nsys_termination_status_" .. me, "w"); alive:close()
+t.eq("drop_unseen: a file there before the try is kept", 0,
+  nsys_temp.drop_unseen(udir, { [udir .. "/nsys_termination_status_" .. ended_pid] = true }, since, 0))
+t.eq("drop_unseen: a file younger than the settle time is kept", 0, nsys_temp.drop_unseen(udir, {}, since, 60))
+t.eq("drop_unseen: a file written before the try began is kept", 0, nsys_temp.drop_unseen(udir, {}, since + 100, 0))
+t.ok("drop_unseen: the snapshot held the earlier file", before[udir .. "/nsys_termination_status_" .. ended_pid])
+t.ok("drop_unseen: the lost child's file goes", nsys_temp.drop_unseen(udir, {}, since, 0) >= 1)
+t.eq("... it is gone", false, exists(udir .. "/nsys_termination_status_" .. ended_pid))
+t.eq("... a live process's file stays", true, exists(udir .. "/nsys_termination_status_" .. me))
+
+for _, d in ipairs({ dir, state.dir, state2.dir, state3.dir, state4.dir, state5.dir, udir }) do core.fs.remove_tree(d) end
 return t.done()
