@@ -84,7 +84,9 @@ end
 -- An ended session's files; a lock file only when nobody holds it; the status file nsys's launcher kept for
 -- its workload, left when the launch was killed (gpuflame.nsys_temp).
 local function forget(dir, name, e)
-  if e and type(e.nsys_status) == "string" and math.tointeger(e.pid) then
+  -- only a path that names the entry's own workload: the entry is a file, and what it names is removed
+  if e and type(e.nsys_status) == "string" and math.tointeger(e.pid) and
+    e.nsys_status:match("/nsys_termination_status_(%d+)$") == tostring(math.tointeger(e.pid)) then
     nsys_temp.drop_status({ { path = e.nsys_status, pid = e.pid, start = e.pid_start } })
   end
   for _, ext in ipairs({ ".json", ".window.json" }) do os.remove(path(dir, name, ext)) end
