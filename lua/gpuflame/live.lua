@@ -132,7 +132,7 @@ function live.launch(opts, ctx)
   while true do
     try = try + 1
     local env = nsys_args.workload_env(nil, p)
-    entry.tmpdir = env.TMPDIR or "/tmp" -- nsys's temp directory is the one of nsys's environment
+    entry.tmpdir = nsys_temp.tmpdir(env)
     local before = nsys_retry.before_try(env)
     local h = core.proc.spawn({ argv = argv, env = env, stdout = "inherit", stderr = "tee",
       capture_limit = p.capture.output_tail, stdin_null = false, keep_on_interrupt = true, parent_death_signal = 15,

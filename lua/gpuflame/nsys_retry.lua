@@ -91,7 +91,7 @@ end
 -- A try's view of nsys's temp directory before it starts (for sweep_unseen): the directory, the status files
 -- there, the time. env: the environment nsys gets (its TMPDIR).
 function R.before_try(env)
-  local dir = (env and env.TMPDIR) or os.getenv("TMPDIR") or "/tmp"
+  local dir = nsys_temp.tmpdir(env)
   return { dir = dir, names = nsys_temp.status_names(dir), since = core.sys.now() }
 end
 

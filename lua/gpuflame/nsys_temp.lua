@@ -32,6 +32,11 @@ function T.note(state, res)
   end
 end
 
+-- tmpdir(env) → nsys's temp directory: the TMPDIR of the environment nsys gets (gpuflame's own when env is nil)
+function T.tmpdir(env)
+  return (env and env.TMPDIR) or (not env and os.getenv("TMPDIR")) or "/tmp"
+end
+
 -- new_mark() → a mark no other capture has
 function T.new_mark()
   return string.format("%d-%d-%d", core.proc.getpid(), os.time(), math.random(1, 1 << 30))
@@ -45,7 +50,7 @@ end
 function T.mark(state, env)
   state.nsys_mark = state.nsys_mark or os.getenv("GPUFLAME_CAPTURE_MARK") or T.new_mark()
   state.nsys_since = state.nsys_since or os.time()
-  state.nsys_tmpdir = env.TMPDIR or "/tmp" -- nsys's temp directory is the one of nsys's environment
+  state.nsys_tmpdir = T.tmpdir(env)
   env.GPUFLAME_CAPTURE_ID = state.nsys_mark
   return env
 end
@@ -79,14 +84,17 @@ local function remove_file(path)
   return 0
 end
 
+-- A workload's status file and semaphore removed; how many went.
+local function drop_workload_files(path, pid)
+  return remove_file(path) + remove_file(SHM .. "/sem.nsys_sem_" .. math.tointeger(pid))
+end
+
 -- drop_status(list): removes each {path, pid, start}'s file, and the semaphore of that workload, once the
 -- workload has ended (while it runs, nsys still needs them). Returns how many went.
 function T.drop_status(list)
   local n = 0
   for _, s in ipairs(list or {}) do
-    if pid_free(s) then
-      n = n + remove_file(s.path) + remove_file(SHM .. "/sem.nsys_sem_" .. math.tointeger(s.pid))
-    end
+    if pid_free(s) then n = n + drop_workload_files(s.path, s.pid) end
   end
   return n
 end
@@ -112,7 +120,7 @@ function T.drop_unseen(dir, before, since, settle)
     local st = core.fs.stat(path, false)
     if pid and st and not before[path] and st.type == "file" and st.uid == uid and st.mtime >= since - 1 and
       now - st.mtime >= settle and procfs.stat(pid) == nil then
-      n = n + remove_file(path) + remove_file(SHM .. "/sem.nsys_sem_" .. pid)
+      n = n + drop_workload_files(path, pid)
     end
   end
   return n
