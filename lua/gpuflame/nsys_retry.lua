@@ -97,13 +97,18 @@ end
 
 -- After a try that nsys failed to start: what its launcher left for a workload gpuflame never saw
 -- (gpuflame.nsys_temp.drop_unseen), once it has lain untouched for a second (waited for here when the back-off
--- was shorter).
+-- was shorter). A file written as the try ended (its workload stopped with the try's process group) settles
+-- after the try does: it is waited for too, twice at most (CI: one such file was left by the last try).
 local SETTLE = 1
 
 function R.sweep_unseen(b)
   local left = SETTLE - (core.sys.now() - b.ended)
   if left > 0 then core.sys.sleep(left) end
-  nsys_temp.drop_unseen(b.dir, b.names, b.since, SETTLE)
+  for _ = 1, 3 do
+    local _, wait = nsys_temp.drop_unseen(b.dir, b.names, b.since, SETTLE)
+    if not wait then return end
+    core.sys.sleep(math.min(wait, SETTLE) + 0.05)
+  end
 end
 
 -- run(state, prefix, logpath, fail, try_once) → the last try's result and output: `nsys profile` tried until

@@ -112,18 +112,21 @@ end
 -- workload its launcher forked and lost before gpuflame saw it, whose pid therefore was never known: files in
 -- dir that were not there before the try (the set `before`), written since it began, this user's, whose pid no
 -- process holds, and untouched for `settle` seconds. An nsys whose workload ends reads and removes its file at
--- once, so a file left that long has no reader (docs/LIVE.md). Returns how many went.
+-- once, so a file left that long has no reader (docs/LIVE.md). Returns how many went, and the seconds until
+-- the youngest file kept only for its age has settled (nil when there is none).
 function T.drop_unseen(dir, before, since, settle)
-  local n, now, uid = 0, core.sys.now(), core.sys.uid()
+  local n, now, uid, wait = 0, core.sys.now(), core.sys.uid(), nil
   for _, path in ipairs(core.fs.glob(dir .. STATUS_GLOB) or {}) do
     local pid = math.tointeger(tonumber(path:match("_(%d+)$")))
     local st = core.fs.stat(path, false)
     if pid and st and not before[path] and st.type == "file" and st.uid == uid and st.mtime >= since - 1 and
-      now - st.mtime >= settle and procfs.stat(pid) == nil then
-      n = n + drop_workload_files(path, pid)
+      procfs.stat(pid) == nil then
+      local age = now - st.mtime
+      if age >= settle then n = n + drop_workload_files(path, pid)
+      else wait = math.max(wait or 0, settle - age) end
     end
   end
-  return n
+  return n, wait
 end
 
 -- drop_agent_shm(leftovers): the "PID COMM" lines of processes a run ended (core.proc's leftovers); for each

@@ -121,5 +121,21 @@ t.ok("drop_unseen: the lost child's file goes", nsys_temp.drop_unseen(udir, {}, 
 t.eq("... it is gone", false, exists(udir .. "/nsys_termination_status_" .. ended_pid))
 t.eq("... a live process's file stays", true, exists(udir .. "/nsys_termination_status_" .. me))
 
-for _, d in ipairs({ dir, state.dir, state2.dir, state3.dir, state4.dir, state5.dir, udir }) do core.fs.remove_tree(d) end
+local n_kept, wait = nsys_temp.drop_unseen(udir, {}, since, 60)
+t.eq("drop_unseen: a file kept for its age only ...", 0, n_kept)
+t.ok("... says how long until it settles", wait and wait > 0 and wait <= 60)
+t.eq("... not for a live process's file", nil, select(2, nsys_temp.drop_unseen(udir, {}, since, 0)))
+
+-- the sweep after a failed try: a file written just after the try ended is waited for, then removed
+local nsys_retry = require("gpuflame.nsys_retry")
+local sdir = core.fs.mkdtemp()
+local swept = { dir = sdir, names = {}, since = core.sys.now() - 5, ended = core.sys.now() - 5 }
+local late = io.open(sdir .. "/nsys_termination_status_" .. ended_pid, "w"); late:write("1\n15\n"); late:close()
+nsys_retry.sweep_unseen(swept)
+t.eq("sweep_unseen: a status file written after the try ended is removed once it settles", false,
+  exists(sdir .. "/nsys_termination_status_" .. ended_pid))
+
+for _, d in ipairs({ dir, state.dir, state2.dir, state3.dir, state4.dir, state5.dir, udir, sdir }) do
+  core.fs.remove_tree(d)
+end
 return t.done()
