@@ -318,8 +318,10 @@ static void compress_column(const gf_pack_job *j, int c, col_out *o)
  * from the one the writer needs into buffers, as many held unwritten as there are workers (HEAD_HELD while
  * the writer is still before the events: the page is begun before its preview and head are written), and
  * the writer, rather than wait on a worker's column, compresses the last column not taken into a buffer
- * (take_last). So the buffers hold a few columns, not all eight, and neither thread waits while one is left. */
-enum { HEAD_HELD = 2 };
+ * (take_last). So the buffers hold a few columns, not all eight, and neither thread waits while one is left.
+ * One column held before the events, not two: the peak of the 5M-event page's `timeline` is while the page is
+ * written, and one fewer lowered it 2-4 MB at the same speed (docs/PERFORMANCE.md). */
+enum { HEAD_HELD = 1 };
 
 /* The column a worker takes next (-1: none now: the detail column before its rows are known, or every
  * column from the writer's on taken); the caller holds j->mu. */

@@ -517,5 +517,15 @@ return {
     -- builds its stacks beside its findings panel's rules (0 = one per CPU; 1 = everything on one thread,
     -- e.g. an agent that must not take a second core from a training job)
     threads = 0,
+    -- glibc's transparent huge pages for the heap (core/host/hugepages.c, docs/LIMITS.md): before one of these
+    -- commands runs on inputs of at least min_input_bytes (the files on its command line, a directory's own
+    -- files included), gpuflame re-executes itself with glibc.malloc.hugetlb=1 (where THP is in madvise mode;
+    -- GPUFLAME_HUGEPAGES=0 never). 13-18 % off `timeline` and `findings` of a 368 MB export; the exec costs
+    -- ~3 ms of CPU, so small inputs go without. commands = {} turns it off.
+    huge_pages = {
+      commands = { "timeline", "findings", "flamegraph", "stats", "steps", "diff", "compare", "critical_path",
+        "import", "export", "analyze", "report", "collapse", "run" },
+      min_input_bytes = 64 * 1024 * 1024,
+    },
   },
 }

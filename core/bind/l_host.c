@@ -5,6 +5,7 @@
 
 #include "gpuflame.h"
 #include "host.h"
+#include "hugepages.h"
 #include "l_util.h"
 
 /* core.host.cpus() → online CPUs (at least 1): the default worker count */
@@ -132,6 +133,24 @@ static int l_take_hangup(lua_State *L)
     return 1;
 }
 
+/* huge_pages() → whether this process runs with glibc's huge-page tunable (core/host/hugepages.h) */
+static int l_huge_pages(lua_State *L)
+{
+    lua_pushboolean(L, gf_hugepages_active());
+    return 1;
+}
+
+/* huge_pages_reexec() → false, why: gpuflame re-executed with the tunable, from the start of main with the
+ * same command line, and this call does not return; it returns only when that did not happen */
+static int l_huge_pages_reexec(lua_State *L)
+{
+    const char *why = NULL;
+    gf_hugepages_reexec(&why);
+    lua_pushboolean(L, 0);
+    lua_pushstring(L, why ? why : "not re-executed");
+    return 2;
+}
+
 int gf_luaopen_host(lua_State *L)
 {
     static const luaL_Reg fns[] = {
@@ -139,6 +158,7 @@ int gf_luaopen_host(lua_State *L)
         {"dirs", l_dirs},           {"add_dir", l_add_dir},
         {"with_budget", l_with_budget}, {"interrupted", l_interrupted},
         {"clear_interrupt", l_clear_interrupt}, {"set_interrupt", l_set_interrupt}, {"holding_interrupts", l_holding_interrupts}, {"take_hangup", l_take_hangup},
+        {"huge_pages", l_huge_pages}, {"huge_pages_reexec", l_huge_pages_reexec},
         {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_pushliteral(L, GPUFLAME_VERSION);

@@ -9,6 +9,7 @@
 #include "proc.h"
 #include "textsafe.h"
 #include "host.h"
+#include "hugepages.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -48,6 +49,7 @@ static const char *hide_secret_after(char *s, size_t prefix)
 
 int main(int argc, char **argv)
 {
+    gf_hugepages_start(argc, argv); /* before the secrets in argv are hidden: a re-execution needs them */
 #ifdef __GLIBC__
     /* Blocks from 128 KiB up are mapped, always: glibc otherwise raises this threshold to the size of the
      * largest mapped block freed (up to 32 MiB), and the next such blocks come from the heap, where one

@@ -146,7 +146,11 @@ function cli.main(argv)
   end
   local function start()
     local opts = args.parse(cmd.spec, cargv)
-    return cmd.run(opts, cli.context(g))
+    local ctx = cli.context(g)
+    -- a policy that does not load is the command's own error to report
+    local loaded, pol = pcall(function() return ctx.policy() end)
+    if loaded then require("gpuflame.hugepages").maybe(name, { opts.positional, opts.rest }, pol) end
+    return cmd.run(opts, ctx)
   end
   local code
   if cmd.spec.stop_is_clean then

@@ -416,6 +416,7 @@ S.tree = {
   limits = {
     function_budget = S.num({ gt = 0 }),
     threads = S.int({ min = 0, max = 1024 }),
+    huge_pages = { commands = S.list(S.str()), min_input_bytes = S.int({ min = 0 }) },
   },
   custom = S.any(),
 }
