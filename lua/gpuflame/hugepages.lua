@@ -30,9 +30,10 @@ function M.maybe(command, arg_lists, policy)
     log.debug("huge pages: on for %s (glibc.malloc.hugetlb=1)", command)
     return
   end
-  local hp, listed = policy.limits.huge_pages, false
-  for _, c in ipairs(hp.commands) do listed = listed or c == command end
-  if not listed then return end
+  -- a default.lua of one's own on the search path may have no limits at all: no huge pages then
+  local hp, listed = policy.limits and policy.limits.huge_pages or {}, false
+  for _, c in ipairs(hp.commands or {}) do listed = listed or c == command end
+  if not listed or not math.tointeger(hp.min_input_bytes) then return end
   local total = 0
   for _, list in pairs(arg_lists) do
     for _, a in ipairs(list) do
