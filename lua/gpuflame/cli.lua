@@ -147,9 +147,7 @@ function cli.main(argv)
   local function start()
     local opts = args.parse(cmd.spec, cargv)
     local ctx = cli.context(g)
-    -- a policy that does not load is the command's own error to report
-    local loaded, pol = pcall(function() return ctx.policy() end)
-    if loaded then require("gpuflame.hugepages").maybe(name, { opts.positional, opts.rest }, pol) end
+    require("gpuflame.hugepages").maybe(name, { opts.positional, opts.rest }, ctx)
     return cmd.run(opts, ctx)
   end
   local code
