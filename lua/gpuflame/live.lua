@@ -133,7 +133,7 @@ function live.launch(opts, ctx)
     try = try + 1
     local env = nsys_args.workload_env(nil, p)
     entry.tmpdir = nsys_temp.tmpdir(env)
-    local before = nsys_retry.before_try(env)
+    local before = nsys_temp.snapshot(env)
     local h = core.proc.spawn({ argv = argv, env = env, stdout = "inherit", stderr = "tee",
       capture_limit = p.capture.output_tail, stdin_null = false, keep_on_interrupt = true, parent_death_signal = 15,
       kill_grace = p.capture.kill_grace })
@@ -149,7 +149,7 @@ function live.launch(opts, ctx)
     if not said then break end
     if not nsys_retry.again(try, p) then
       sessions.release(name, lock, p)
-      nsys_retry.sweep_unseen(before)
+      nsys_temp.sweep_unseen(before)
       errors.raise(errors.CAPTURE, "launch: %s", nsys_retry.final(try, said))
     end
     log.warn("launch: nsys failed to start (try %d of %d): %s; trying again", try, p.capture.start_retries + 1, said)
@@ -157,7 +157,7 @@ function live.launch(opts, ctx)
       sessions.release(name, lock, p)
       errors.raise(errors.INTERRUPTED, "launch: interrupted while waiting to start nsys again")
     end
-    nsys_retry.sweep_unseen(before)
+    nsys_temp.sweep_unseen(before)
   end
   sessions.release(name, lock, p)
   if registered then nsys_temp.drop_status({ { path = entry.nsys_status, pid = entry.pid, start = entry.pid_start } }) end

@@ -88,29 +88,6 @@ function R.watcher(root, on_seen)
   return w
 end
 
--- A try's view of nsys's temp directory before it starts (for sweep_unseen): the directory, the status files
--- there, the time. env: the environment nsys gets (its TMPDIR).
-function R.before_try(env)
-  local dir = nsys_temp.tmpdir(env)
-  return { dir = dir, names = nsys_temp.status_names(dir), since = core.sys.now() }
-end
-
--- After a try that nsys failed to start: what its launcher left for a workload gpuflame never saw
--- (gpuflame.nsys_temp.drop_unseen), once it has lain untouched for a second (waited for here when the back-off
--- was shorter). A file written as the try ended (its workload stopped with the try's process group) settles
--- after the try does: it is waited for too, twice at most (CI: one such file was left by the last try).
-local SETTLE = 1
-
-function R.sweep_unseen(b)
-  local left = SETTLE - (core.sys.now() - b.ended)
-  if left > 0 then core.sys.sleep(left) end
-  for _ = 1, 3 do
-    local _, wait = nsys_temp.drop_unseen(b.dir, b.names, b.since, SETTLE)
-    if not wait then return end
-    core.sys.sleep(math.min(wait, SETTLE) + 0.05)
-  end
-end
-
 -- run(state, prefix, logpath, fail, try_once) → the last try's result and output: `nsys profile` tried until
 -- it starts (or capture.start_retries are used up: then fail(message) with "nsys failed to start (N tries)").
 -- try_once(watch) runs one try with watch as its poll callback. The log at logpath keeps every try's output.
@@ -122,7 +99,8 @@ function R.run(state, prefix, logpath, fail, try_once)
     -- the status file nsys's launcher keeps for the workload goes with the other temporaries (an interrupt
     -- cleans up before try_once returns)
     local watch = R.watcher(core.proc.getpid(), function(pid, start) nsys_temp.note_status(state, pid, start) end)
-    local before = R.before_try(nil)
+    local before = nsys_temp.snapshot(nil)
+    state.nsys_try = before -- for nsys_temp.clean, when this try is interrupted or fails
     local res = try_once(watch.poll)
     before.ended = core.sys.now()
     nsys_temp.note(state, res)
@@ -144,7 +122,6 @@ function R.run(state, prefix, logpath, fail, try_once)
       return res, out
     end
     if not R.again(try, policy) then
-      R.sweep_unseen(before)
       fail("%s (log: %s)", R.final(try, said), logpath)
     end
     nsys_run.warn(state, "nsys failed to start (try %d of %d): %s; trying again", try,
@@ -153,7 +130,7 @@ function R.run(state, prefix, logpath, fail, try_once)
       errors.raise(errors.INTERRUPTED,
         "interrupted while waiting to start nsys again; kept: %s", nsys_run.kept_list(state))
     end
-    R.sweep_unseen(before)
+    nsys_temp.sweep_unseen(before)
   end
 end
 

@@ -129,6 +129,30 @@ function T.drop_unseen(dir, before, since, settle)
   return n, wait
 end
 
+-- snapshot(env) → a try's view of nsys's temp directory before nsys starts (for sweep_unseen): the directory,
+-- the status files there, the time. env: the environment nsys gets (its TMPDIR).
+function T.snapshot(env)
+  local dir = T.tmpdir(env)
+  return { dir = dir, names = T.status_names(dir), since = core.sys.now() }
+end
+
+-- sweep_unseen(b): after a try of nsys that failed to start or was stopped (an interrupt, a bound), what its
+-- launcher left for a workload gpuflame never saw (drop_unseen over snapshot b), once it has lain untouched for
+-- a second (waited for here; b.ended: when the try ended, now when unset). A file written as the try ended
+-- (its workload stopped with the try's process group) settles after the try does: it is waited for too, twice
+-- at most (CI: one such file was left by the last try).
+local SETTLE = 1
+
+function T.sweep_unseen(b)
+  local left = SETTLE - (core.sys.now() - (b.ended or core.sys.now()))
+  if left > 0 then core.sys.sleep(left) end
+  for _ = 1, 3 do
+    local _, wait = T.drop_unseen(b.dir, b.names, b.since, SETTLE)
+    if not wait then return end
+    core.sys.sleep(math.min(wait, SETTLE) + 0.05)
+  end
+end
+
 -- drop_agent_shm(leftovers): the "PID COMM" lines of processes a run ended (core.proc's leftovers); for each
 -- nsys among them that is gone, its agent daemon's shared memory. Returns how many went.
 function T.drop_agent_shm(leftovers)
@@ -153,18 +177,35 @@ local function marked(path, needle)
   return head:find(needle, 1, true) ~= nil
 end
 
+-- nsys 2022.4 opens its raw capture with a 56-byte header ("NVIDIA Nsight Systems Stream <version>") and
+-- writes its first block, the environment (the mark) in it, ~0.1 s later. An nsys that dies in between
+-- (SIGKILLed, its start-up failure) leaves a file that carries no mark and holds nothing captured.
+local HEAD_ONLY = 4096
+
+-- Whether a process holds path open (nsys keeps its raw capture open while it writes it).
+local function held_open(path)
+  local target = core.fs.realpath(path) or path
+  for _, fd in ipairs(core.fs.glob("/proc/[0-9]*/fd/*") or {}) do
+    if core.fs.realpath(fd) == target then return true end
+  end
+  return false
+end
+
 -- The unnamed raw captures of this call: nsys-report-* in nsys's temp directory, written since the call began,
--- that carry this capture's mark.
+-- that carry this capture's mark; and this user's raw captures of a header only (no capture's mark, nothing
+-- captured) that no process holds open: the file of an nsys that died before it wrote its first block.
 local function sweep(state)
   if not state.nsys_mark then return end
   state.nsys_temp = state.nsys_temp or {}
   local dir = state.nsys_tmpdir
   local needle = "GPUFLAME_CAPTURE_ID=" .. state.nsys_mark .. "\0" -- NUL-terminated in the environment block
+  local uid = core.sys.uid()
   for _, pat in ipairs({ "/nsys-report-*.qdstrm", "/nsys-report-*.nsys-rep" }) do
     for _, path in ipairs(core.fs.glob(dir .. pat) or {}) do
       local st = core.fs.stat(path, false)
       if st and st.type == "file" and (st.mtime or 0) >= state.nsys_since - 1 and not state.nsys_temp[path]
-        and marked(path, needle) then
+        and (marked(path, needle) or (pat:match("qdstrm") and st.size <= HEAD_ONLY and st.uid == uid and
+          not marked(path, "GPUFLAME_CAPTURE_ID=") and not held_open(path))) then
         state.nsys_temp[path] = true
         state.nsys_temp[#state.nsys_temp + 1] = path
       end
@@ -197,6 +238,12 @@ function T.clean(state, failed, policy)
   end
   state.nsys_temp = {}
   T.drop_status(state.nsys_status)
+  -- an nsys stopped before gpuflame saw its workload (the watch looks every 0.2 s): that workload's status
+  -- file, whose pid was never known (seen with a capture interrupted as its workload started)
+  if state.nsys_try then
+    T.sweep_unseen(state.nsys_try)
+    state.nsys_try = nil
+  end
   return table.concat(done, "; ")
 end
 

@@ -28,6 +28,26 @@ t.ok("the message names it", said:find(ours, 1, true) ~= nil)
 t.eq("a file with another capture's mark (a longer id) is kept", true, exists(other))
 t.eq("a file with no mark is kept", true, exists(unmarked))
 
+-- the header-only raw capture of an nsys that died before its first block (no mark, nothing captured): removed
+-- once no process holds it open; one still open (an nsys writing it) and one with data but no mark stay
+local HEADER = "\0\255\0\255\0\255\0\255NVIDIA Nsight Systems Stream 2022.4.2.1-df9881f!"
+local function plant_raw(name, text)
+  local f = assert(io.open(dir .. "/" .. name, "wb")); f:write(text); f:close()
+  return dir .. "/" .. name
+end
+local hstate = { dir = core.fs.mkdtemp() }
+nsys_temp.mark(hstate, { TMPDIR = dir })
+local orphan = plant_raw("nsys-report-ho01.qdstrm", HEADER)
+local writing = plant_raw("nsys-report-ho02.qdstrm", HEADER)
+local held = assert(io.open(writing, "ab"))
+local data = plant_raw("nsys-report-ho03.qdstrm", HEADER .. string.rep("d", 8192))
+nsys_temp.clean(hstate, true, policy)
+t.eq("a header-only raw capture no process holds is removed", false, exists(orphan))
+t.eq("a header-only raw capture a process holds open is kept", true, exists(writing))
+t.eq("a raw capture with data but no mark is kept", true, exists(data))
+held:close()
+os.remove(writing); os.remove(data)
+
 -- kept in --out when policy asks
 local state2 = { dir = core.fs.mkdtemp() }
 nsys_temp.mark(state2, { TMPDIR = dir })
@@ -127,15 +147,25 @@ t.ok("... says how long until it settles", wait and wait > 0 and wait <= 60)
 t.eq("... not for a live process's file", nil, select(2, nsys_temp.drop_unseen(udir, {}, since, 0)))
 
 -- the sweep after a failed try: a file written just after the try ended is waited for, then removed
-local nsys_retry = require("gpuflame.nsys_retry")
 local sdir = core.fs.mkdtemp()
 local swept = { dir = sdir, names = {}, since = core.sys.now() - 5, ended = core.sys.now() - 5 }
 local late = io.open(sdir .. "/nsys_termination_status_" .. ended_pid, "w"); late:write("1\n15\n"); late:close()
-nsys_retry.sweep_unseen(swept)
+nsys_temp.sweep_unseen(swept)
 t.eq("sweep_unseen: a status file written after the try ended is removed once it settles", false,
   exists(sdir .. "/nsys_termination_status_" .. ended_pid))
 
-for _, d in ipairs({ dir, state.dir, state2.dir, state3.dir, state4.dir, state5.dir, udir, sdir }) do
+-- a capture stopped before gpuflame saw its workload (an interrupt as it started): clean sweeps the try's
+-- snapshot, so the status file of that workload, whose pid it never knew, goes too
+local idir = core.fs.mkdtemp()
+local istate = { dir = core.fs.mkdtemp(), nsys_try = nsys_temp.snapshot({ TMPDIR = idir }) }
+istate.nsys_try.since = istate.nsys_try.since - 5
+local unseen = io.open(idir .. "/nsys_termination_status_" .. ended_pid, "w"); unseen:write("1\n15\n"); unseen:close()
+nsys_temp.clean(istate, true, policy)
+t.eq("clean after an interrupted try: the unseen workload's status file is removed", false,
+  exists(idir .. "/nsys_termination_status_" .. ended_pid))
+t.eq("... and the try's snapshot is spent", nil, istate.nsys_try)
+
+for _, d in ipairs({ dir, state.dir, state2.dir, state3.dir, state4.dir, state5.dir, udir, sdir, idir, istate.dir }) do
   core.fs.remove_tree(d)
 end
 return t.done()

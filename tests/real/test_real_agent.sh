@@ -113,7 +113,12 @@ check "SIGKILL mid-capture: nothing of nsys or the workload survives" gone_withi
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null; AGENT_PID=
 # what nsys writes into its temp directory: the raw capture, and its launcher's termination-status file (left
 # when nsys is ended by a signal: the stop and the SIGTERM above); gpuflame removes both (gpuflame.nsys_temp)
-check_eq "in the end: nothing of nsys is left in its temp directory" "" "$(ls "$TMPDIR" | grep -E 'nsys_termination_status|nsys-report' || true)"
+LEFT=$(ls "$TMPDIR" | grep -E 'nsys_termination_status|nsys-report' || true)
+check_eq "in the end: nothing of nsys is left in its temp directory" "" "$LEFT"
+for f in $LEFT; do # what a leftover is: when written, how large, whose mark; what the agents said of it
+  echo "# left: $(stat -c '%n %s bytes, modified %y' "$TMPDIR/$f") mark=$(grep -a -o 'GPUFLAME_CAPTURE_ID=[0-9-]*' "$TMPDIR/$f" | head -1)"
+  grep -h -i -E 'nsys|mark|removed|cancel|adopt' "$TMP"/a*.log "$TMP"/state/captures/*/*.log 2>/dev/null | tail -n 60 | sed 's/^/#   /'
+done
 echo "# survivors (should be none): $(survivors agstop) $(survivors agterm) $(survivors agkill)"
 # nsys 2022.4's launcher failure (sem_open, "Agent launcher failed") is not retried here: gpuflame's capture
 # tries again itself (capture.start_retries, docs/RELIABILITY.md); how often it did in this run:

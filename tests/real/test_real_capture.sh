@@ -12,7 +12,7 @@ fi
 POL=$TOP/tests/real/policy.lua
 BIN=$TMP/bin; mkdir -p "$BIN"
 # One binary name per case: nsys names its agent's session after the workload, so a survivor is traceable.
-for n in cpu timeline harness timeout sigterm sigint; do
+for n in cpu timeline harness timeout sigterm sigint early kill9; do
   cc -O1 -o "$BIN/gfreal_$n" "$TOP/tests/real/workloads/nvtx_harness.c" -lpthread -l:libnvToolsExt.so.1 || {
     not_ok "build workload" "cc failed"; t_done; }
 done
@@ -158,5 +158,29 @@ for sig in TERM INT; do
   check_eq "SIG$sig during capture: exit 130" 130 "$rc"
   sleep 0.5
   check_eq "SIG$sig during capture: nothing of nsys or the workload survives" "" "$(survivors "$n")"
+done
+
+# --- the moments nsys starts: nothing of it is left in its temp directory ---------------------------
+# SIGTERM as nsys's launcher writes the workload's status file (before gpuflame's watch, every 0.2 s, has seen
+# the workload: its pid is never known), and nsys SIGKILLed as it opens its raw capture (a 56-byte header,
+# before the block that carries the capture's mark). Both left their file in CI-like runs before
+# gpuflame.nsys_temp swept them (17 of 18 and 2 of 2 by hand, 2026-12-04).
+nsys_left() { ls "$1" | grep -E 'nsys_termination_status|nsys-report' || true; }
+for n in early kill9; do
+  NT=$TMP/nsystmp_$n; mkdir -p "$NT"
+  TMPDIR=$NT "$GF" --policy "$POL" capture --nsys "$REAL_NSYS" --out "$TMP/$n" -- "$BIN/gfreal_$n" 1 1 600 \
+    >"$TMP/$n.out" 2>"$TMP/$n.err" &
+  gfpid=$!
+  for _ in $(seq 1 3000); do
+    if [ $n = early ]; then ls "$NT" | grep -q nsys_termination_status && break
+    else ls "$NT" | grep -q 'nsys-report.*qdstrm' && break; fi
+    kill -0 "$gfpid" 2>/dev/null || break
+    sleep 0.01
+  done
+  if [ $n = early ]; then kill -TERM "$gfpid"; else pkill -KILL -P "$gfpid" -x nsys; fi
+  wait "$gfpid"; rc=$?
+  check_eq "$n: the capture failed or was interrupted (exit 4 or 130)" yes "$( [ $rc = 4 ] || [ $rc = 130 ] && echo yes || echo "no: $rc")"
+  check_eq "$n: nothing of nsys is left in its temp directory" "" "$(nsys_left "$NT")"
+  check_eq "$n: nothing of nsys or the workload survives" "" "$(survivors "$n")"
 done
 t_done
