@@ -47,7 +47,9 @@ int gf_resize(void **p, size_t n, size_t elem);
  * (the NVTX projection's sweep and start sort on its thread; on the rules' thread gpu-starv's and
  * gpu-low-util's groups of every GPU op and launch-overhead's delays, 8 bytes an event) hold this gate while
  * their scratch lives, so that no two of them add up (issue 42: the timeline's peak RSS on a 5M-event
- * export). A pass never waits for anything else, nor takes the gate again, while it holds it. */
+ * export). A pass never waits for anything else, nor takes the gate again, while it holds it. The findings
+ * command, where no projection runs, computes gpu-starv's gaps beside the other rules without it
+ * (trace_gaps_job.h): there the two scratches may add up. */
 void gf_mem_gate_enter(void);
 void gf_mem_gate_leave(void);
 

@@ -725,6 +725,12 @@ int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_
     return rc;
 }
 
+int gf_find_gaps_ungated(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
+                         size_t *n, gf_err *err)
+{
+    return find_gaps(t, w, min_gap_ns, limit, rows, n, err);
+}
+
 /* ---- gpu-low-util ---- */
 
 typedef struct chunk {

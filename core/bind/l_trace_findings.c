@@ -12,6 +12,7 @@
  *       context, stream, name, api_pid, api_tid}, {count=, total=, bytes=}   q = {kind="memcpy"|"memset",
  *       api=names, small_h2d_bytes=, skip_same_device=, pageable_only=, mem_kinds={...}, limit=}
  *   core.trace_findings.gaps(tr, win, min_gap_ns, limit) → rows {dur, start, pid, device, context}
+ *   core.trace_findings.gaps_start(tr, win, min_gap_ns, limit, threads) → job | nil (job:finish() → gaps's rows)
  *   core.trace_findings.low_util(tr, win, chunks, threshold, limit) → rows {in_use, in_use_text, dur, start, pid,
  *       device, context}
  *   core.trace_findings.launches(tr, win, min_kernels, limit) → rows, summary (with the stream's side: delay_median,
@@ -29,6 +30,8 @@
 #include "trace_findings_own.h"
 #include "l_trace.h"
 #include "l_util.h"
+#include "threads.h"
+#include "trace_gaps_job.h"
 #include "trace_rawnames.h"
 
 static void setstr(lua_State *L, const gf_trace *t, const char *k, int32_t id)
@@ -273,6 +276,20 @@ static int l_copies(lua_State *L)
     return 2;
 }
 
+static void push_gaps(lua_State *L, const gf_gap_row *rows, size_t n)
+{
+    static const gf_lua_field fields[] = {
+        GF_LFIELD(gf_gap_row, dur, "dur"), GF_LFIELD(gf_gap_row, start, "start"), GF_LFIELD(gf_gap_row, pid, "pid"),
+        GF_LFIELD(gf_gap_row, device, "device"), GF_LFIELD(gf_gap_row, context, "context"),
+    };
+    lua_createtable(L, (int)n, 0);
+    for (size_t k = 0; k < n; k++) {
+        lua_createtable(L, 0, GF_NFIELDS(fields));
+        gf_lua_setfields(L, &rows[k], fields, GF_NFIELDS(fields));
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+}
+
 static int l_gaps(lua_State *L)
 {
     gf_trace *t = gf_lua_check_trace(L, 1);
@@ -285,17 +302,91 @@ static int l_gaps(lua_State *L)
     gf_err err;
     if (gf_find_gaps(t, &w, min_gap, limit, &rows, &n, &err) != 0)
         return gf_lua_raise(L, &err);
-    static const gf_lua_field fields[] = {
-        GF_LFIELD(gf_gap_row, dur, "dur"), GF_LFIELD(gf_gap_row, start, "start"), GF_LFIELD(gf_gap_row, pid, "pid"),
-        GF_LFIELD(gf_gap_row, device, "device"), GF_LFIELD(gf_gap_row, context, "context"),
-    };
-    lua_createtable(L, (int)n, 0);
-    for (size_t k = 0; k < n; k++) {
-        lua_createtable(L, 0, GF_NFIELDS(fields));
-        gf_lua_setfields(L, &rows[k], fields, GF_NFIELDS(fields));
-        lua_rawseti(L, -2, (lua_Integer)k + 1);
-    }
+    push_gaps(L, rows, n);
     free(rows);
+    return 1;
+}
+
+/* core.trace_findings.gaps_start(tr, win, min_gap_ns, limit, threads) → job | nil: gaps's rows computed on a
+ * second thread (core/trace_gaps_job.h) while the caller runs other rules; nil when policy limits.threads
+ * (threads) resolves to 1. job:finish() → gaps's rows; job:close() (also __close, __gc) joins and frees. While
+ * the job runs it holds tr (gf_lua_trace_hold: the methods that change a trace raise). The caller promises
+ * that no other scratch-heavy pass runs meanwhile (the job takes no gf_mem_gate). */
+#define GAPS_JOB_MT "gpuflame.gaps_job"
+
+typedef struct gaps_ud {
+    gf_gaps_job *j;
+} gaps_ud;
+
+static void gaps_join_hook(void *arg)
+{
+    gaps_ud *u = arg;
+    gf_gaps_job_free(u->j);
+    u->j = NULL;
+}
+
+static void gaps_release(lua_State *L, int idx, gaps_ud *u)
+{
+    if (!u->j)
+        return;
+    gf_gaps_job_free(u->j);
+    u->j = NULL;
+    if (lua_getiuservalue(L, idx, 1) == LUA_TUSERDATA)
+        gf_lua_trace_hold(L, -1, NULL, NULL);
+    lua_pop(L, 1);
+}
+
+static int l_gaps_start(lua_State *L)
+{
+    const gf_trace *t = gf_lua_check_trace(L, 1);
+    gf_fwin w;
+    read_win(L, 2, &w);
+    lua_Integer min_gap = luaL_checkinteger(L, 3);
+    lua_Integer limit = luaL_optinteger(L, 4, -1);
+    lua_Integer threads = luaL_optinteger(L, 5, 0);
+    if (threads < 0 || threads > 1024)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "threads must be 0..1024");
+    if (gf_threads_resolve((int)threads, 2) < 2) {
+        lua_pushnil(L);
+        return 1;
+    }
+    gaps_ud *u = lua_newuserdatauv(L, sizeof *u, 1);
+    u->j = NULL;
+    luaL_setmetatable(L, GAPS_JOB_MT);
+    lua_pushvalue(L, 1); /* the trace lives while the job does */
+    lua_setiuservalue(L, -2, 1);
+    gf_lua_trace_hold_as(L, 1, gaps_join_hook, u, "gpu-starv's gaps"); /* raises when another job holds it */
+    gf_err err;
+    if (!(u->j = gf_gaps_job_start(t, &w, min_gap, limit, &err))) {
+        gf_lua_trace_hold(L, 1, NULL, NULL);
+        return gf_lua_raise(L, &err);
+    }
+    return 1;
+}
+
+static int m_gaps_finish(lua_State *L)
+{
+    gaps_ud *u = luaL_checkudata(L, 1, GAPS_JOB_MT);
+    if (!u->j)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "gaps job: finished or closed already");
+    gf_gap_row *rows;
+    size_t n;
+    gf_err err;
+    int rc = gf_gaps_job_finish(u->j, &rows, &n, &err);
+    gaps_release(L, 1, u); /* joined: the trace is the caller's again */
+    if (rc != 0)
+        return gf_lua_raise(L, &err);
+    push_gaps(L, rows, n);
+    free(rows);
+    return 1;
+}
+
+static int m_gaps_close(lua_State *L)
+{
+    gaps_ud *u = luaL_checkudata(L, 1, GAPS_JOB_MT);
+    int open = u->j != NULL;
+    gaps_release(L, 1, u);
+    lua_pushboolean(L, open);
     return 1;
 }
 
@@ -507,8 +598,19 @@ int gf_luaopen_trace_findings(lua_State *L)
         {"tables", l_tables},   {"nvtx_range", l_nvtx_range}, {"api_calls", l_api_calls},
         {"copies", l_copies},   {"gaps", l_gaps},             {"low_util", l_low_util},
         {"launches", l_launches}, {"graphs", l_graphs},       {"busy", l_busy},
-        {"kernel_match", l_kernel_match}, {"like", l_like},   {NULL, NULL},
+        {"kernel_match", l_kernel_match}, {"like", l_like},   {"gaps_start", l_gaps_start},
+        {NULL, NULL},
     };
+    static const luaL_Reg job_methods[] = {
+        {"finish", m_gaps_finish},
+        {"close", m_gaps_close},
+        {NULL, NULL},
+    };
+    gf_new_class(L, GAPS_JOB_MT, job_methods, m_gaps_close);
+    luaL_getmetatable(L, GAPS_JOB_MT);
+    lua_pushcfunction(L, m_gaps_close);
+    lua_setfield(L, -2, "__close");
+    lua_pop(L, 1);
     luaL_newlib(L, fns);
     return 1;
 }

@@ -41,6 +41,7 @@ local function validate(r, name, origin)
   if r.name ~= nil and type(r.name) ~= "string" then bad("`name` must be a string") end
   if r.options ~= nil and type(r.options) ~= "table" then bad("`options` must be a table of defaults") end
   if r.option_types ~= nil and type(r.option_types) ~= "table" then bad("`option_types` must be a table") end
+  if r.prefetch ~= nil and type(r.prefetch) ~= "function" then bad("`prefetch` must be a function(model, opts)") end
   r.name = r.name or name
   r.description = type(r.description) == "string" and r.description or ""
   r.options = r.options or {}
@@ -178,9 +179,37 @@ end
 -- The model a rule receives: model.trace (core.trace), model.source (the file name nsys would name),
 -- model.policy (the effective policy: gpu_time.communication for gpuflame.gpu_time),
 -- model.tables (which tables the export has), and every core.trace_findings primitive as a method.
-function M.model(tr, source, pol)
+-- With beside (nothing else reads the trace beside the rules: the findings command), model:prefetch_gaps(win,
+-- min_gap_ns, limit) starts gpu-starv's gaps on a second thread (core.trace_findings.gaps_start), and
+-- model:gaps with the same arguments takes them; otherwise prefetch_gaps does nothing.
+local function gaps_key(win, min_gap, limit)
+  if not win then return string.format("all/%d/%d", min_gap, limit or -1) end
+  return string.format("%s/%s/%s/%s/%d/%d", tostring(win.start), tostring(win["end"]), tostring(win.pid),
+    tostring(win.tid), min_gap, limit or -1)
+end
+
+local model_methods = {
+  window = function(model, opts) return M.window(model, opts) end,
+  prefetch_gaps = function(model, win, min_gap, limit)
+    if not model.beside or next(model.jobs) then return end -- one job holds the trace at a time
+    local job = core.trace_findings.gaps_start(model.trace, win, min_gap, limit, model.policy.limits.threads)
+    if job then
+      model.jobs[gaps_key(win, min_gap, limit)] = job
+      log.debug("gpu-starv's gaps on a second thread beside the other rules")
+    end
+  end,
+  gaps = function(model, win, min_gap, limit)
+    local key = gaps_key(win, min_gap, limit)
+    local job = model.jobs[key]
+    if not job then return core.trace_findings.gaps(model.trace, win, min_gap, limit) end
+    model.jobs[key] = nil
+    return job:finish()
+  end,
+}
+
+function M.model(tr, source, pol, beside)
   local m = { trace = tr, source = source, policy = need(pol, "findings.model"),
-    tables = core.trace_findings.tables(tr) }
+    tables = core.trace_findings.tables(tr), beside = beside or false, jobs = {} }
   if not m.tables.known then
     -- trace CSVs: no tables to probe; a kind of event counts as its table
     local c = tr:totals()
@@ -188,7 +217,7 @@ function M.model(tr, source, pol)
       memset = c.memset > 0, nvtx = c.nvtx > 0 }
   end
   return setmetatable(m, { __index = function(_, k)
-    if k == "window" then return M.window end
+    if model_methods[k] then return model_methods[k] end
     local f = core.trace_findings[k]
     if type(f) == "function" then return function(self, ...) return f(self.trace, ...) end end
     return nil
@@ -306,13 +335,16 @@ function M.plan(specs, pol)
   return plan
 end
 
-function M.analyze(tr, source, specs, plan, pol)
+-- With beside (nothing else reads the trace meanwhile), the rules with a prefetch(model, opts) hook start their
+-- work on a second thread first, and run after the others, which run beside that work; results stay in plan
+-- order (the rules are independent of each other).
+function M.analyze(tr, source, specs, plan, pol, beside)
   need(pol, "findings.analyze")
   plan = plan or M.plan(specs, pol)
-  local model = M.model(tr, source, pol)
+  local model = M.model(tr, source, pol, beside)
   local budget = need(pol, "findings.analyze").findings.rule_budget
-  local results = {}
-  for _, p in ipairs(plan) do
+  local results, later = {}, {}
+  local function run(i, p)
     local r
     if p.error then
       r = { name = p.name, description = "", error = p.error, options = {} }
@@ -320,8 +352,32 @@ function M.analyze(tr, source, specs, plan, pol)
       r = M.run_rule(p.rule, model, p.opts, budget)
     end
     r.spec = p.text
-    results[#results + 1] = r
+    results[i] = r
   end
+  for i, p in ipairs(plan) do
+    if beside and not p.error and p.rule.prefetch then
+      local ok, err = pcall(p.rule.prefetch, model, p.opts)
+      if ok then
+        later[#later + 1] = i
+      else -- the rule still runs, in order, and meets the problem itself
+        if errors.wrap(err).code == errors.INTERRUPTED then error(err, 0) end
+        log.debug("rule %s: prefetch: %s", p.rule.name, errors.wrap(err).msg)
+      end
+    end
+  end
+  local ok, err = pcall(function()
+    local deferred = {}
+    for _, i in ipairs(later) do deferred[i] = true end
+    for i, p in ipairs(plan) do
+      if not deferred[i] then run(i, p) end
+    end
+    for _, i in ipairs(later) do run(i, plan[i]) end
+  end)
+  for key, job in pairs(model.jobs) do -- a prefetch no rule took (it skipped): joined before the trace moves on
+    job:close()
+    model.jobs[key] = nil
+  end
+  if not ok then error(err, 0) end
   in_steps.annotate(tr, results, pol) -- the steps the rows fall in
   return results
 end

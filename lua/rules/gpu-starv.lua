@@ -8,6 +8,12 @@ return {
   description = "GPU Starvation: time ranges where a GPU is idle for longer than a threshold",
   nsys = true,
   options = { rows = 50, gap = 500 }, -- gap: milliseconds
+  -- the gaps on a second thread while the other rules run (gpuflame.findings analyze, the findings command)
+  prefetch = function(model, opts)
+    if kit.need(model, { "gpu" }) then return end
+    local win, why = model:window(opts)
+    if not why then model:prefetch_gaps(win, opts.gap * 1000000, opts.rows) end
+  end,
   run = function(model, opts)
     local skip = kit.need(model, { "gpu" })
     if skip then return { skipped = skip } end
