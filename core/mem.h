@@ -48,8 +48,8 @@ int gf_resize(void **p, size_t n, size_t elem);
  * gpu-low-util's groups of every GPU op and launch-overhead's delays, 8 bytes an event) hold this gate while
  * their scratch lives, so that no two of them add up (issue 42: the timeline's peak RSS on a 5M-event
  * export). A pass never waits for anything else, nor takes the gate again, while it holds it. The findings
- * command, where no projection runs, computes gpu-starv's gaps beside the other rules without it
- * (trace_gaps_job.h): there the two scratches may add up. */
+ * command, where no projection runs, computes gpu-starv's gaps and launch-overhead's launches beside the other
+ * rules without it (trace_rules_job.h): there two scratches may add up. */
 void gf_mem_gate_enter(void);
 void gf_mem_gate_leave(void);
 

@@ -45,7 +45,7 @@ typedef struct gf_gap_row {
 int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
                  size_t *n, gf_err *err);
 /* The same without the scratch gate (mem.h gf_mem_gate): for a thread of its own beside the rules when no other
- * scratch-heavy pass runs in the process (trace_gaps_job.h). */
+ * scratch-heavy pass runs in the process (trace_rules_job.h). */
 int gf_find_gaps_ungated(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
                          size_t *n, gf_err *err);
 

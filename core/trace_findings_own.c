@@ -612,3 +612,9 @@ int gf_find_launches(const gf_trace *t, const gf_fwin *w, uint64_t min_kernels, 
     gf_mem_gate_leave();
     return rc;
 }
+
+int gf_find_launches_ungated(const gf_trace *t, const gf_fwin *w, uint64_t min_kernels, gf_launch_row **rows,
+                             size_t *n, gf_launch_sum *sum, gf_err *err)
+{
+    return find_launches(t, w, min_kernels, rows, n, sum, err);
+}

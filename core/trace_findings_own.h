@@ -34,6 +34,9 @@ typedef struct gf_launch_sum {
 /* Per kernel name, sorted by launch-call time (descending), then name; sum: over every name. */
 int gf_find_launches(const gf_trace *t, const gf_fwin *w, uint64_t min_kernels, gf_launch_row **rows, size_t *n,
                      gf_launch_sum *sum, gf_err *err);
+/* The same without the scratch gate (mem.h gf_mem_gate): trace_rules_job.h. */
+int gf_find_launches_ungated(const gf_trace *t, const gf_fwin *w, uint64_t min_kernels, gf_launch_row **rows,
+                             size_t *n, gf_launch_sum *sum, gf_err *err);
 
 typedef struct gf_graph_row {
     int64_t graph;              /* graphId, -1 unknown */

@@ -12,7 +12,7 @@
  *       context, stream, name, api_pid, api_tid}, {count=, total=, bytes=}   q = {kind="memcpy"|"memset",
  *       api=names, small_h2d_bytes=, skip_same_device=, pageable_only=, mem_kinds={...}, limit=}
  *   core.trace_findings.gaps(tr, win, min_gap_ns, limit) → rows {dur, start, pid, device, context}
- *   core.trace_findings.gaps_start(tr, win, min_gap_ns, limit, threads) → job | nil (job:finish() → gaps's rows)
+ *   core.trace_findings.prefetch(tr, works, threads) → job | nil: gaps and launches on a second thread (below)
  *   core.trace_findings.low_util(tr, win, chunks, threshold, limit) → rows {in_use, in_use_text, dur, start, pid,
  *       device, context}
  *   core.trace_findings.launches(tr, win, min_kernels, limit) → rows, summary (with the stream's side: delay_median,
@@ -31,7 +31,7 @@
 #include "l_trace.h"
 #include "l_util.h"
 #include "threads.h"
-#include "trace_gaps_job.h"
+#include "trace_rules_job.h"
 #include "trace_rawnames.h"
 
 static void setstr(lua_State *L, const gf_trace *t, const char *k, int32_t id)
@@ -307,89 +307,6 @@ static int l_gaps(lua_State *L)
     return 1;
 }
 
-/* core.trace_findings.gaps_start(tr, win, min_gap_ns, limit, threads) → job | nil: gaps's rows computed on a
- * second thread (core/trace_gaps_job.h) while the caller runs other rules; nil when policy limits.threads
- * (threads) resolves to 1. job:finish() → gaps's rows; job:close() (also __close, __gc) joins and frees. While
- * the job runs it holds tr (gf_lua_trace_hold: the methods that change a trace raise). The caller promises
- * that no other scratch-heavy pass runs meanwhile (the job takes no gf_mem_gate). */
-#define GAPS_JOB_MT "gpuflame.gaps_job"
-
-typedef struct gaps_ud {
-    gf_gaps_job *j;
-} gaps_ud;
-
-static void gaps_join_hook(void *arg)
-{
-    gaps_ud *u = arg;
-    gf_gaps_job_free(u->j);
-    u->j = NULL;
-}
-
-static void gaps_release(lua_State *L, int idx, gaps_ud *u)
-{
-    if (!u->j)
-        return;
-    gf_gaps_job_free(u->j);
-    u->j = NULL;
-    if (lua_getiuservalue(L, idx, 1) == LUA_TUSERDATA)
-        gf_lua_trace_hold(L, -1, NULL, NULL);
-    lua_pop(L, 1);
-}
-
-static int l_gaps_start(lua_State *L)
-{
-    const gf_trace *t = gf_lua_check_trace(L, 1);
-    gf_fwin w;
-    read_win(L, 2, &w);
-    lua_Integer min_gap = luaL_checkinteger(L, 3);
-    lua_Integer limit = luaL_optinteger(L, 4, -1);
-    lua_Integer threads = luaL_optinteger(L, 5, 0);
-    if (threads < 0 || threads > 1024)
-        return gf_lua_raisef(L, GF_EXIT_USAGE, "threads must be 0..1024");
-    if (gf_threads_resolve((int)threads, 2) < 2) {
-        lua_pushnil(L);
-        return 1;
-    }
-    gaps_ud *u = lua_newuserdatauv(L, sizeof *u, 1);
-    u->j = NULL;
-    luaL_setmetatable(L, GAPS_JOB_MT);
-    lua_pushvalue(L, 1); /* the trace lives while the job does */
-    lua_setiuservalue(L, -2, 1);
-    gf_lua_trace_hold_as(L, 1, gaps_join_hook, u, "gpu-starv's gaps"); /* raises when another job holds it */
-    gf_err err;
-    if (!(u->j = gf_gaps_job_start(t, &w, min_gap, limit, &err))) {
-        gf_lua_trace_hold(L, 1, NULL, NULL);
-        return gf_lua_raise(L, &err);
-    }
-    return 1;
-}
-
-static int m_gaps_finish(lua_State *L)
-{
-    gaps_ud *u = luaL_checkudata(L, 1, GAPS_JOB_MT);
-    if (!u->j)
-        return gf_lua_raisef(L, GF_EXIT_ERROR, "gaps job: finished or closed already");
-    gf_gap_row *rows;
-    size_t n;
-    gf_err err;
-    int rc = gf_gaps_job_finish(u->j, &rows, &n, &err);
-    gaps_release(L, 1, u); /* joined: the trace is the caller's again */
-    if (rc != 0)
-        return gf_lua_raise(L, &err);
-    push_gaps(L, rows, n);
-    free(rows);
-    return 1;
-}
-
-static int m_gaps_close(lua_State *L)
-{
-    gaps_ud *u = luaL_checkudata(L, 1, GAPS_JOB_MT);
-    int open = u->j != NULL;
-    gaps_release(L, 1, u);
-    lua_pushboolean(L, open);
-    return 1;
-}
-
 static int l_low_util(lua_State *L)
 {
     gf_trace *t = gf_lua_check_trace(L, 1);
@@ -437,19 +354,10 @@ static const gf_lua_field launch_sum_fields[] = {
 };
 #undef LAUNCH_SUM
 
-static int l_launches(lua_State *L)
+/* launches's two results: the rows (at most limit; -1: all) and the summary with every storm's name */
+static void push_launches(lua_State *L, const gf_trace *t, const gf_launch_row *rows, size_t n,
+                          const gf_launch_sum *sum, lua_Integer limit)
 {
-    gf_trace *t = gf_lua_check_trace(L, 1);
-    gf_fwin w;
-    read_win(L, 2, &w);
-    lua_Integer min_kernels = luaL_optinteger(L, 3, 1);
-    lua_Integer limit = luaL_optinteger(L, 4, -1);
-    gf_launch_row *rows;
-    gf_launch_sum sum;
-    size_t n;
-    gf_err err;
-    if (gf_find_launches(t, &w, min_kernels < 0 ? 0 : (uint64_t)min_kernels, &rows, &n, &sum, &err) != 0)
-        return gf_lua_raise(L, &err);
     size_t shown = limit >= 0 && (size_t)limit < n ? (size_t)limit : n;
     lua_createtable(L, (int)shown, 0);
     for (size_t k = 0; k < shown; k++) {
@@ -463,7 +371,7 @@ static int l_launches(lua_State *L)
     }
     /* storms beyond the shown rows are still counted in the summary */
     lua_createtable(L, 0, GF_NFIELDS(launch_sum_fields) + 1);
-    gf_lua_setfields(L, &sum, launch_sum_fields, GF_NFIELDS(launch_sum_fields));
+    gf_lua_setfields(L, sum, launch_sum_fields, GF_NFIELDS(launch_sum_fields));
     lua_createtable(L, 0, 0);
     for (size_t k = 0, j = 0; k < n; k++)
         if (rows[k].storm) {
@@ -473,8 +381,156 @@ static int l_launches(lua_State *L)
             lua_rawseti(L, -2, (lua_Integer)++j);
         }
     lua_setfield(L, -2, "storm_names");
+}
+
+static int l_launches(lua_State *L)
+{
+    gf_trace *t = gf_lua_check_trace(L, 1);
+    gf_fwin w;
+    read_win(L, 2, &w);
+    lua_Integer min_kernels = luaL_optinteger(L, 3, 1);
+    lua_Integer limit = luaL_optinteger(L, 4, -1);
+    gf_launch_row *rows;
+    gf_launch_sum sum;
+    size_t n;
+    gf_err err;
+    if (gf_find_launches(t, &w, min_kernels < 0 ? 0 : (uint64_t)min_kernels, &rows, &n, &sum, &err) != 0)
+        return gf_lua_raise(L, &err);
+    push_launches(L, t, rows, n, &sum, limit);
     free(rows);
     return 2;
+}
+
+/* core.trace_findings.prefetch(tr, works, threads) → job | nil: the works computed on a second thread
+ * (core/trace_rules_job.h), in order, while the caller runs other rules; nil when policy limits.threads
+ * (threads) resolves to 1. works = { {kind = "gaps", win =, min_gap =, limit =} | {kind = "launches", win =,
+ * min_kernels =}, ... }. job:gaps(i) → gaps's rows of works[i]; job:launches(i, limit) → launches's rows and
+ * summary of works[i]; each result is taken once. job:close() (also __close, __gc) joins and frees. While
+ * the job runs it holds tr (gf_lua_trace_hold: the methods that change a trace raise). The caller promises
+ * that no other scratch-heavy pass runs meanwhile (the job takes no gf_mem_gate). */
+#define RULES_JOB_MT "gpuflame.rules_job"
+
+typedef struct rules_ud {
+    gf_rules_job *j;
+} rules_ud;
+
+static void rules_join_hook(void *arg)
+{
+    rules_ud *u = arg;
+    gf_rules_job_free(u->j);
+    u->j = NULL;
+}
+
+static void rules_release(lua_State *L, int idx, rules_ud *u)
+{
+    if (!u->j)
+        return;
+    gf_rules_job_free(u->j);
+    u->j = NULL;
+    if (lua_getiuservalue(L, idx, 1) == LUA_TUSERDATA)
+        gf_lua_trace_hold(L, -1, NULL, NULL);
+    lua_pop(L, 1);
+}
+
+/* works[k] added to job; -1 for want of memory. Raises on a malformed entry. */
+static int add_work(lua_State *L, int works, lua_Integer k, gf_rules_job *job)
+{
+    lua_rawgeti(L, works, k);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    int e = lua_gettop(L);
+    const char *kind = gf_req_string_field(L, e, "kind");
+    lua_getfield(L, e, "win");
+    gf_fwin w;
+    read_win(L, lua_gettop(L), &w);
+    lua_pop(L, 1);
+    int idx;
+    if (strcmp(kind, "gaps") == 0) {
+        idx = gf_rules_job_add_gaps(job, &w, gf_req_int_field(L, e, "min_gap"), gf_opt_int_field(L, e, "limit", -1));
+    } else if (strcmp(kind, "launches") == 0) {
+        lua_Integer mk = gf_opt_int_field(L, e, "min_kernels", 1);
+        idx = gf_rules_job_add_launches(job, &w, mk < 0 ? 0 : (uint64_t)mk);
+    } else {
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "prefetch: unknown kind of work '%s'", kind);
+    }
+    lua_pop(L, 1);
+    return idx;
+}
+
+static int l_prefetch(lua_State *L)
+{
+    const gf_trace *t = gf_lua_check_trace(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer threads = luaL_optinteger(L, 3, 0);
+    if (threads < 0 || threads > 1024)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "threads must be 0..1024");
+    lua_Integer nworks = (lua_Integer)lua_rawlen(L, 2);
+    if (nworks == 0 || gf_threads_resolve((int)threads, 2) < 2) {
+        lua_pushnil(L);
+        return 1;
+    }
+    rules_ud *u = lua_newuserdatauv(L, sizeof *u, 1);
+    u->j = NULL;
+    luaL_setmetatable(L, RULES_JOB_MT);
+    if (!(u->j = gf_rules_job_new(t)))
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory (findings)");
+    for (lua_Integer k = 1; k <= nworks; k++)
+        if (add_work(L, 2, k, u->j) < 0)
+            return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory (findings)"); /* __gc frees the job */
+    lua_pushvalue(L, 1); /* the trace lives while the job does */
+    lua_setiuservalue(L, -2, 1);
+    /* raises when another job holds it */
+    gf_lua_trace_hold_as(L, 1, rules_join_hook, u, "the rules' work on the second thread");
+    gf_rules_job_start(u->j);
+    return 1;
+}
+
+static rules_ud *check_open_job(lua_State *L)
+{
+    rules_ud *u = luaL_checkudata(L, 1, RULES_JOB_MT);
+    if (!u->j)
+        gf_lua_raisef(L, GF_EXIT_ERROR, "rules job: closed already");
+    return u;
+}
+
+static int m_job_gaps(lua_State *L)
+{
+    rules_ud *u = check_open_job(L);
+    int idx = (int)luaL_checkinteger(L, 2) - 1;
+    gf_gap_row *rows;
+    size_t n;
+    gf_err err;
+    if (gf_rules_job_take_gaps(u->j, idx, &rows, &n, &err) != 0)
+        return gf_lua_raise(L, &err);
+    push_gaps(L, rows, n);
+    free(rows);
+    return 1;
+}
+
+static int m_job_launches(lua_State *L)
+{
+    rules_ud *u = check_open_job(L);
+    int idx = (int)luaL_checkinteger(L, 2) - 1;
+    lua_Integer limit = luaL_optinteger(L, 3, -1);
+    lua_getiuservalue(L, 1, 1);
+    const gf_trace *t = gf_lua_check_trace(L, -1);
+    gf_launch_row *rows;
+    gf_launch_sum sum;
+    size_t n;
+    gf_err err;
+    if (gf_rules_job_take_launches(u->j, idx, &rows, &n, &sum, &err) != 0)
+        return gf_lua_raise(L, &err);
+    push_launches(L, t, rows, n, &sum, limit);
+    free(rows);
+    return 2;
+}
+
+static int m_job_close(lua_State *L)
+{
+    rules_ud *u = luaL_checkudata(L, 1, RULES_JOB_MT);
+    int open = u->j != NULL;
+    rules_release(L, 1, u);
+    lua_pushboolean(L, open);
+    return 1;
 }
 
 static int l_graphs(lua_State *L)
@@ -598,17 +654,18 @@ int gf_luaopen_trace_findings(lua_State *L)
         {"tables", l_tables},   {"nvtx_range", l_nvtx_range}, {"api_calls", l_api_calls},
         {"copies", l_copies},   {"gaps", l_gaps},             {"low_util", l_low_util},
         {"launches", l_launches}, {"graphs", l_graphs},       {"busy", l_busy},
-        {"kernel_match", l_kernel_match}, {"like", l_like},   {"gaps_start", l_gaps_start},
+        {"kernel_match", l_kernel_match}, {"like", l_like},   {"prefetch", l_prefetch},
         {NULL, NULL},
     };
     static const luaL_Reg job_methods[] = {
-        {"finish", m_gaps_finish},
-        {"close", m_gaps_close},
+        {"gaps", m_job_gaps},
+        {"launches", m_job_launches},
+        {"close", m_job_close},
         {NULL, NULL},
     };
-    gf_new_class(L, GAPS_JOB_MT, job_methods, m_gaps_close);
-    luaL_getmetatable(L, GAPS_JOB_MT);
-    lua_pushcfunction(L, m_gaps_close);
+    gf_new_class(L, RULES_JOB_MT, job_methods, m_job_close);
+    luaL_getmetatable(L, RULES_JOB_MT);
+    lua_pushcfunction(L, m_job_close);
     lua_setfield(L, -2, "__close");
     lua_pop(L, 1);
     luaL_newlib(L, fns);

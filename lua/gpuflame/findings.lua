@@ -179,37 +179,61 @@ end
 -- The model a rule receives: model.trace (core.trace), model.source (the file name nsys would name),
 -- model.policy (the effective policy: gpu_time.communication for gpuflame.gpu_time),
 -- model.tables (which tables the export has), and every core.trace_findings primitive as a method.
--- With beside (nothing else reads the trace beside the rules: the findings command), model:prefetch_gaps(win,
--- min_gap_ns, limit) starts gpu-starv's gaps on a second thread (core.trace_findings.gaps_start), and
--- model:gaps with the same arguments takes them; otherwise prefetch_gaps does nothing.
-local function gaps_key(win, min_gap, limit)
-  if not win then return string.format("all/%d/%d", min_gap, limit or -1) end
-  return string.format("%s/%s/%s/%s/%d/%d", tostring(win.start), tostring(win["end"]), tostring(win.pid),
-    tostring(win.tid), min_gap, limit or -1)
+-- With beside (nothing else reads the trace beside the rules: the findings command), a rule's prefetch hook
+-- asks for work on a second thread: model:prefetch_gaps(win, min_gap_ns, limit) and
+-- model:prefetch_launches(win, min_kernels); M.start_prefetch starts it all (core.trace_findings.prefetch),
+-- and model:gaps / model:launches with the same arguments take the results. Without beside the asks do nothing.
+local function win_key(win)
+  if not win then return "all" end
+  return string.format("%s/%s/%s/%s", tostring(win.start), tostring(win["end"]), tostring(win.pid), tostring(win.tid))
+end
+
+local function ask(model, key, work)
+  if not model.beside or model.asked[key] then return end
+  model.works[#model.works + 1] = work
+  model.asked[key] = #model.works
+end
+
+-- the asked work's result, once (a second call with the same arguments computes it here)
+local function taken(model, key)
+  local i = model.asked[key]
+  if not (i and model.job) then return nil end
+  model.asked[key] = nil
+  return i
 end
 
 local model_methods = {
   window = function(model, opts) return M.window(model, opts) end,
   prefetch_gaps = function(model, win, min_gap, limit)
-    if not model.beside or next(model.jobs) then return end -- one job holds the trace at a time
-    local job = core.trace_findings.gaps_start(model.trace, win, min_gap, limit, model.policy.limits.threads)
-    if job then
-      model.jobs[gaps_key(win, min_gap, limit)] = job
-      log.debug("gpu-starv's gaps on a second thread beside the other rules")
-    end
+    ask(model, string.format("gaps/%s/%d/%d", win_key(win), min_gap, limit or -1),
+      { kind = "gaps", win = win, min_gap = min_gap, limit = limit })
+  end,
+  prefetch_launches = function(model, win, min_kernels)
+    ask(model, string.format("launches/%s/%d", win_key(win), min_kernels or 1),
+      { kind = "launches", win = win, min_kernels = min_kernels })
   end,
   gaps = function(model, win, min_gap, limit)
-    local key = gaps_key(win, min_gap, limit)
-    local job = model.jobs[key]
-    if not job then return core.trace_findings.gaps(model.trace, win, min_gap, limit) end
-    model.jobs[key] = nil
-    return job:finish()
+    local i = taken(model, string.format("gaps/%s/%d/%d", win_key(win), min_gap, limit or -1))
+    if i then return model.job:gaps(i) end
+    return core.trace_findings.gaps(model.trace, win, min_gap, limit)
+  end,
+  launches = function(model, win, min_kernels, limit)
+    local i = taken(model, string.format("launches/%s/%d", win_key(win), min_kernels or 1))
+    if i then return model.job:launches(i, limit) end
+    return core.trace_findings.launches(model.trace, win, min_kernels, limit)
   end,
 }
 
+-- start_prefetch(model): the work the prefetch hooks asked for, on a second thread (policy limits.threads >= 2)
+function M.start_prefetch(model)
+  if #model.works == 0 then return end
+  model.job = core.trace_findings.prefetch(model.trace, model.works, model.policy.limits.threads)
+  if model.job then log.debug("%d piece(s) of the rules' work on a second thread beside the other rules", #model.works) end
+end
+
 function M.model(tr, source, pol, beside)
   local m = { trace = tr, source = source, policy = need(pol, "findings.model"),
-    tables = core.trace_findings.tables(tr), beside = beside or false, jobs = {} }
+    tables = core.trace_findings.tables(tr), beside = beside or false, works = {}, asked = {} }
   if not m.tables.known then
     -- trace CSVs: no tables to probe; a kind of event counts as its table
     local c = tr:totals()
@@ -365,6 +389,7 @@ function M.analyze(tr, source, specs, plan, pol, beside)
       end
     end
   end
+  M.start_prefetch(model)
   local ok, err = pcall(function()
     local deferred = {}
     for _, i in ipairs(later) do deferred[i] = true end
@@ -373,9 +398,9 @@ function M.analyze(tr, source, specs, plan, pol, beside)
     end
     for _, i in ipairs(later) do run(i, plan[i]) end
   end)
-  for key, job in pairs(model.jobs) do -- a prefetch no rule took (it skipped): joined before the trace moves on
-    job:close()
-    model.jobs[key] = nil
+  if model.job then -- joined (and what no rule took freed) before the trace moves on
+    model.job:close()
+    model.job = nil
   end
   if not ok then error(err, 0) end
   in_steps.annotate(tr, results, pol) -- the steps the rows fall in

@@ -51,6 +51,12 @@ return {
   name = "launch-overhead",
   description = "Launch-bound or queue-bound: launch call time, queue delay and stream waits (docs/SEMANTICS.md)",
   options = { rows = 20, min_kernels = 100, queue_factor = 10, busy = 50, wait_share = 20, gap_factor = 4 },
+  -- the launches on a second thread while the other rules run (gpuflame.findings analyze, the findings command)
+  prefetch = function(model, opts)
+    if kit.need(model, { "kernel" }) then return end
+    local win, why = model:window(opts)
+    if not why then model:prefetch_launches(win, opts.min_kernels) end
+  end,
   run = function(model, opts)
     local skip = kit.need(model, { "kernel" })
     if skip then return { skipped = skip } end

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# gpu-starv's gaps on a second thread while the other rules run (the findings command, policy limits.threads
-# >= 2; core/trace_gaps_job.c, gpuflame.findings analyze's prefetch): every output is byte-identical to the
-# serial run's (threads = 1) and in the plan's order, for the default rules, windows (start/end, nvtx) and a
-# rule given twice; the trace is held while the thread reads it (a rule that tries to change it fails as a
-# rule); a rule error that unwinds past the job (an interrupt) joins the thread and the command fails cleanly.
+# gpu-starv's gaps and launch-overhead's launches on a second thread while the other rules run (the
+# findings command, policy limits.threads >= 2; core/trace_rules_job.c, gpuflame.findings analyze's
+# prefetch): every output is byte-identical to the serial run's (threads = 1) and in the plan's order, for
+# the default rules, windows (start/end, nvtx) and rules given twice; the trace is held while the thread
+# reads it (a rule that tries to change it fails as a rule); a rule error that unwinds past the job (an
+# interrupt) joins the thread and the command fails cleanly.
 . "$(dirname "$0")/../lib/t.sh"
 
 G=$TMP/gen
@@ -21,8 +22,8 @@ same() {
   run_gf --policy "$TMP/t2.lua" -v findings "$@"
   check_eq "$name: exit 0 at threads = 1" 0 "$rc1"
   check_eq "$name: the same exit at threads = 2" "$rc1" "$rc"
-  check_contains "$name: at threads = 2 the gaps ran on the second thread" "$err" \
-    "gpu-starv's gaps on a second thread beside the other rules"
+  check_contains "$name: at threads = 2 the gaps and launches ran on the second thread" "$err" \
+    "piece(s) of the rules' work on a second thread beside the other rules"
   check_eq "$name: the same output at threads = 1 and 2" "$out1" "$out"
   check_eq "$name: the same verdicts" "$err1" "$(grep -v '^gpuflame: debug:' <<<"$err")"
 }
@@ -36,11 +37,12 @@ check_eq "planted: gpu-starv's rows are the planted ones" "$(python3 -c '
 import json,sys; print("\n".join(json.load(open(sys.argv[1]))["gpu-starv"][1:]))' "$G/p.json")" \
   "$(run_gf --policy "$TMP/t2.lua" findings -f csv -r gpu-starv "$G/p.sqlite"; tail -n +2 <<<"$out")"
 same "generated, windows and a rule given twice" -f json -r gpu-starv:gap=0:rows=7 \
-  -r cuda-sync-api -r gpu-starv:gap=0:start=1000000000:end=3000000000 -r gpu-low-util "$G/s.sqlite"
+  -r cuda-sync-api -r gpu-starv:gap=0:start=1000000000:end=3000000000 -r launch-overhead:rows=3:min_kernels=1 \
+  -r gpu-low-util -r launch-overhead:start=1000000000:end=3000000000 "$G/s.sqlite"
 same "generated, an NVTX window" -f csv -r gpu-starv:gap=0:rows=5:nvtx=step\ 0 "$G/s.sqlite"
 
 run_gf --policy "$TMP/t2.lua" -v findings -r cuda-sync-api "$G/s.sqlite"
-check_not_contains "without gpu-starv no second thread" "$err" "second thread"
+check_not_contains "without gpu-starv and launch-overhead no second thread" "$err" "second thread"
 run_gf --policy "$TMP/t1.lua" -v findings -f json "$G/p.sqlite"
 check_not_contains "threads = 1: no second thread" "$err" "second thread"
 
@@ -53,7 +55,7 @@ end }
 LUA
 run_gf_env GPUFLAME_PATH="$TMP/path" -- --policy "$TMP/t2.lua" findings -f json -r trimmer -r gpu-starv "$G/p.sqlite"
 check_eq "a rule changing the trace while the gaps are computed: exit 1 (a rule failed)" 1 "$rc"
-check_contains "... the rule fails with the trace busy" "$err" "trace is busy: gpu-starv's gaps"
+check_contains "... the rule fails with the trace busy" "$err" "trace is busy: the rules' work on the second thread"
 check_eq "... gpu-starv's rows are still the planted ones" \
   "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["gpu-starv"]) - 1)' "$G/p.json")" \
   "$(python3 -c 'import json,sys; print([len(f["rows"]) for f in json.load(sys.stdin)["findings"] if f["rule"] == "gpu-starv"][0])' <<<"$out")"
