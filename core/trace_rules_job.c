@@ -51,7 +51,10 @@ static work *add(gf_rules_job *j, int kind, const gf_fwin *w)
     work *x = &j->v[j->n++];
     memset(x, 0, sizeof *x);
     x->kind = kind;
-    x->w = *w;
+    if (w)
+        x->w = *w;
+    else
+        gf_fwin_init(&x->w); /* every row, as a NULL window to the primitives */
     gf_err_clear(&x->err);
     return x;
 }

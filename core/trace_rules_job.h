@@ -11,8 +11,8 @@ typedef struct gf_rules_job gf_rules_job;
 
 /* A job over t with no work yet; NULL for want of memory. */
 gf_rules_job *gf_rules_job_new(const gf_trace *t);
-/* Adds gf_find_gaps(t, w, min_gap_ns, limit) / gf_find_launches(t, w, min_kernels) to the work, before start.
- * Returns the work's index for take, or -1 for want of memory. */
+/* Adds gf_find_gaps(t, w, min_gap_ns, limit) / gf_find_launches(t, w, min_kernels) to the work, before start
+ * (w NULL: every row). Returns the work's index for take, or -1 for want of memory. */
 int gf_rules_job_add_gaps(gf_rules_job *j, const gf_fwin *w, int64_t min_gap_ns, int64_t limit);
 int gf_rules_job_add_launches(gf_rules_job *j, const gf_fwin *w, uint64_t min_kernels);
 /* Runs the work, in the order added, on a second thread, without the scratch gate (mem.h gf_mem_gate): the

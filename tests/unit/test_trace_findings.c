@@ -1,6 +1,6 @@
 /* Findings primitives: gf_like against SQLite's own LIKE, gaps/busy/low-util on a hand-built trace
- * (overlapping work is busy once, never above the span), the time filter, details kept with their
- * events when a trace keeps every event. */
+ * (overlapping work is busy once, never above the span), the gaps on the rules job's thread, the time
+ * filter, details kept with their events when a trace keeps every event. */
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include "trace_findings.h"
 #include "trace_findings_nsys.h"
 #include "trace_findings_own.h"
+#include "trace_rules_job.h"
 #include "tap.h"
 #include "trace.h"
 #include "trace_build.h"
@@ -89,6 +90,32 @@ int main(void)
     free(g);
     CHECK("gaps: limit", gf_find_gaps(t, NULL, 0, 1, &g, &ng, &err) == 0 && ng == 1 && g[0].dur == 19990);
     free(g);
+
+    /* the same gaps on the rules job's thread (trace_rules_job.h), in a window too; each result taken once */
+    gf_rules_job *j = gf_rules_job_new(t);
+    gf_fwin jw;
+    gf_fwin_init(&jw);
+    jw.filtered = 1;
+    jw.start = 1900;
+    jw.end = 40000;
+    int gi = gf_rules_job_add_gaps(j, NULL, 99, -1), wi = gf_rules_job_add_gaps(j, &jw, 0, -1);
+    int li = gf_rules_job_add_launches(j, NULL, 1);
+    gf_rules_job_start(j);
+    CHECK("rules job: the gaps", gi == 0 && gf_rules_job_take_gaps(j, gi, &g, &ng, &err) == 0 && ng == 3 &&
+                                     g[0].dur == 19990 && g[1].dur == 850 && g[2].dur == 100);
+    free(g);
+    gf_gap_row *g2;
+    size_t ng2;
+    CHECK("rules job: the gaps in a window equal gf_find_gaps's",
+          gf_rules_job_take_gaps(j, wi, &g, &ng, &err) == 0 && gf_find_gaps(t, &jw, 0, -1, &g2, &ng2, &err) == 0 &&
+              ng == ng2 && ng > 0 && memcmp(g, g2, ng * sizeof *g) == 0);
+    free(g);
+    free(g2);
+    CHECK("rules job: a result is taken once", gf_rules_job_take_gaps(j, gi, &g, &ng, &err) != 0 &&
+                                                    strstr(err.msg, "no such result") != NULL);
+    CHECK("rules job: a result of another kind is refused", gf_rules_job_take_gaps(j, li, &g, &ng, &err) != 0);
+    CHECK("rules job: no such index", gf_rules_job_take_gaps(j, 7, &g, &ng, &err) != 0);
+    gf_rules_job_free(j); /* the launches never taken: freed with the job */
 
     gf_busy_row *b;
     size_t nb;
