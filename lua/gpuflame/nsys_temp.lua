@@ -153,6 +153,22 @@ function T.sweep_unseen(b)
   end
 end
 
+-- note_nsys(state, pid): an nsys process of this capture (nsys, its agent daemon), seen while it ran
+function T.note_nsys(state, pid)
+  state.nsys_pids = state.nsys_pids or {}
+  state.nsys_pids[pid] = true
+end
+
+-- drop_agents(state): the agent shared memory of the noted nsys processes that are gone (an nsys that ends
+-- normally removes its own; one killed by a signal from outside, the OOM killer, leaves it). Returns how many
+-- went.
+function T.drop_agents(state)
+  local lines = {}
+  for pid in pairs(state.nsys_pids or {}) do lines[#lines + 1] = math.tointeger(pid) .. " nsys" end
+  state.nsys_pids = nil
+  return T.drop_agent_shm(lines)
+end
+
 -- drop_agent_shm(leftovers): the "PID COMM" lines of processes a run ended (core.proc's leftovers); for each
 -- nsys among them that is gone, its agent daemon's shared memory. Returns how many went.
 function T.drop_agent_shm(leftovers)
@@ -238,6 +254,7 @@ function T.clean(state, failed, policy)
   end
   state.nsys_temp = {}
   T.drop_status(state.nsys_status)
+  T.drop_agents(state)
   -- an nsys stopped before gpuflame saw its workload (the watch looks every 0.2 s): that workload's status
   -- file, whose pid was never known (seen with a capture interrupted as its workload started)
   if state.nsys_try then

@@ -166,6 +166,7 @@ done
 # before the block that carries the capture's mark). Both left their file in CI-like runs before
 # gpuflame.nsys_temp swept them (17 of 18 and 2 of 2 by hand, 2026-12-04).
 nsys_left() { ls "$1" | grep -E 'nsys_termination_status|nsys-report' || true; }
+SHM_BEFORE=$(ls /dev/shm 2>/dev/null)
 for n in early kill9; do
   NT=$TMP/nsystmp_$n; mkdir -p "$NT"
   TMPDIR=$NT "$GF" --policy "$POL" capture --nsys "$REAL_NSYS" --out "$TMP/$n" -- "$BIN/gfreal_$n" 1 1 600 \
@@ -177,10 +178,18 @@ for n in early kill9; do
     kill -0 "$gfpid" 2>/dev/null || break
     sleep 0.01
   done
-  if [ $n = early ]; then kill -TERM "$gfpid"; else pkill -KILL -P "$gfpid" -x nsys; fi
+  nspids=$(pgrep -P "$gfpid" -x nsys | tr '\n' ' ') # nsys and its agent daemon (re-parented to gpuflame)
+  if [ $n = early ]; then kill -TERM "$gfpid"; else kill -KILL $nspids; fi
   wait "$gfpid"; rc=$?
   check_eq "$n: the capture failed or was interrupted (exit 4 or 130)" yes "$( [ $rc = 4 ] || [ $rc = 130 ] && echo yes || echo "no: $rc")"
   check_eq "$n: nothing of nsys is left in its temp directory" "" "$(nsys_left "$NT")"
   check_eq "$n: nothing of nsys or the workload survives" "" "$(survivors "$n")"
+  check_eq "$n: nsys's agents left no shared memory" "" \
+    "$(for p in $nspids; do ls /dev/shm | grep -x "quadd-agent-instance-$p"; done || true)"
+done
+# nsys's own registry (/dev/shm/NSys-<version>, shared by every nsys of the machine) outlives an nsys killed
+# with SIGKILL, as here by this file: removed when this file made it and no nsys runs
+for f in /dev/shm/NSys-*; do
+  [ -e "$f" ] && [ -z "$(echo "$SHM_BEFORE" | grep -x "${f##*/}")" ] && ! pgrep -x nsys >/dev/null && rm -f "$f"
 done
 t_done
