@@ -2,7 +2,7 @@
 # gf-test: no-gpuflame (it runs the ThreadSanitizer build, not the pass's binary: the SAN=1 pass would repeat it)
 # The code that runs on several threads (policy limits.threads: the SQLite import's row reader, the timeline's
 # NVTX projection beside the rules, its columns compressed in parallel, the flamegraph's stacks beside its
-# panel's rules) under ThreadSanitizer: `make tsan`
+# panel's rules, findings' gaps and launches beside its other rules) under ThreadSanitizer: `make tsan`
 # builds build-tsan/bin/gpuflame (CI does). Each command runs with limits.threads = 4, so the threads are
 # there on a machine of any size; TSan must report no race, and the output must equal the plain build's with
 # limits.threads = 1 (everything on the calling thread). Skipped by name when the TSan build is absent.
