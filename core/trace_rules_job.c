@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+
 enum { WORK_GAPS, WORK_LAUNCHES };
 
 typedef struct work {
@@ -40,14 +42,8 @@ gf_rules_job *gf_rules_job_new(const gf_trace *t)
 
 static work *add(gf_rules_job *j, int kind, const gf_fwin *w)
 {
-    if (j->n == j->cap) {
-        size_t cap = j->cap ? j->cap * 2 : 4;
-        work *v = realloc(j->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        j->v = v;
-        j->cap = cap;
-    }
+    if (GF_GROW(j->v, j->cap, j->n + 1, 4) != 0)
+        return NULL;
     work *x = &j->v[j->n++];
     memset(x, 0, sizeof *x);
     x->kind = kind;

@@ -231,7 +231,7 @@ function M.start_prefetch(model)
   if model.job then log.debug("%d piece(s) of the rules' work on a second thread beside the other rules", #model.works) end
 end
 
-function M.model(tr, source, pol, beside)
+function M.model(tr, source, beside, pol)
   local m = { trace = tr, source = source, policy = need(pol, "findings.model"),
     tables = core.trace_findings.tables(tr), beside = beside or false, works = {}, asked = {} }
   if not m.tables.known then
@@ -362,10 +362,10 @@ end
 -- With beside (nothing else reads the trace meanwhile), the rules with a prefetch(model, opts) hook start their
 -- work on a second thread first, and run after the others, which run beside that work; results stay in plan
 -- order (the rules are independent of each other).
-function M.analyze(tr, source, specs, plan, pol, beside)
+function M.analyze(tr, source, specs, plan, beside, pol)
   need(pol, "findings.analyze")
   plan = plan or M.plan(specs, pol)
-  local model = M.model(tr, source, pol, beside)
+  local model = M.model(tr, source, beside, pol)
   local budget = need(pol, "findings.analyze").findings.rule_budget
   local results, later = {}, {}
   local function run(i, p)
@@ -441,7 +441,7 @@ end
 -- gives a document with a note and no findings.
 function M.page(tr, input, pol)
   need(pol, "findings.page")
-  local ok, results = errors.try(M.analyze, tr, input, nil, nil, pol)
+  local ok, results = errors.try(M.analyze, tr, input, nil, nil, false, pol)
   if not ok then
     if results.code == errors.INTERRUPTED then error(results, 0) end
     log.warn("findings for the page: %s", results.msg)

@@ -37,7 +37,7 @@ return {
     if not okp then tk:fail("%s", require("gpuflame.errors").wrap(plan).msg) end
     local tr, real = tk:trace(args.input)
     tk:progress("running the rules")
-    local results = findings.analyze(tr, findings.source_name(real), specs, plan, pol)
+    local results = findings.analyze(tr, findings.source_name(real), specs, plan, false, pol)
     local list = {}
     for i, r in ipairs(results) do list[i] = fdoc.to_table(r) end
     return { input = args.input, findings = common.array(list) }

@@ -45,7 +45,7 @@ return {
     local plan = findings.plan(sel, pol)
     local tr, real = tk:trace(args.input)
     tk:progress("running the rules")
-    local results = findings.analyze(tr, findings.source_name(real), sel, plan, pol)
+    local results = findings.analyze(tr, findings.source_name(real), sel, plan, false, pol)
     local devices, heads = common.array({}), common.array({})
     for _, r in ipairs(results) do
       if r.name == "gpu-busy" and r.breakdown then

@@ -27,7 +27,7 @@ function M.stage(state)
     else
       local tr, why = capture_views.export_trace(state, true) -- the export's whole trace, imported once
       if not tr then errors.raise(errors.INPUT, "%s", why) end
-      results = findings.analyze(tr, (state.artifacts.sqlite:match("([^/]+)$")), nil, nil, pol)
+      results = findings.analyze(tr, (state.artifacts.sqlite:match("([^/]+)$")), nil, nil, false, pol)
     end
     local path = state.dir .. "/" .. pol.outputs.findings
     core.fs.write_atomic(path, document.format_json(results, state.report))

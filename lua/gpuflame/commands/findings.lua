@@ -63,7 +63,7 @@ function cmd.run(opts, ctx)
   local plan = findings.plan(specs, pol)
   local tr = trace.load(inputs, { max_events = 0, nsys = opts.nsys }, pol)
   local source = #inputs == 1 and findings.source_name(inputs[1]) or tr:source()
-  local results = findings.analyze(tr, source, specs, plan, pol, true) -- nothing else reads tr meanwhile
+  local results = findings.analyze(tr, source, specs, plan, true, pol) -- nothing else reads tr meanwhile
   local fmt = opts.format or "text"
   if fmt == "csv" and not opts.out and #results > 1 then
     errors.raise(errors.USAGE, "-f csv of %d rules needs -o BASE (one BASE_RULE.csv each): a CSV on stdout is one " ..
