@@ -20,8 +20,22 @@ fi
 export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
 mpi() { # NP ARGS...: gpuflame-mpi under mpirun; sets rc, out, err (a 120 s cap: a hang fails, never blocks)
   local np=$1 o e; shift; o=$(mktemp); e=$(mktemp)
-  timeout 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$np" "$MPIGF" "$@" >"$o" 2>"$e"
-  rc=$?; out=$(cat "$o"); err=$(cat "$e"); rm -f "$o" "$e"
+  timeout 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$np" "$MPIGF" "$@" >"$o" 2>"$e" &
+  local job=$! i
+  # a job still running after 110 s is about to be called a hang: what its processes are and where the ranks
+  # wait goes to the log first (a damaged report on rank 1 hung once in 2026-12-04's runs, not reproduced since)
+  for i in $(seq 1 1100); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$job" 2>/dev/null; then
+    echo "# mpi $np $*: still running after 110 s; its processes:"
+    ps -eo pid,ppid,stat,etime,args | grep -E 'mpirun|prte|orted|gpuflame-mpi' | grep -v grep | sed 's/^/#   /'
+    for p in $(pgrep -x gpuflame-mpi); do
+      echo "#   rank process $p:"
+      command -v gdb >/dev/null && timeout 20 gdb -p "$p" -batch -ex 'thread apply all bt' 2>/dev/null |
+        grep -E '^#[0-9]' | head -20 | sed 's/^/#     /'
+    done
+    echo "#   its stderr so far: $(head -c 2000 "$e" | tr '\n' ' ')"
+  fi
+  wait "$job"; rc=$?; out=$(cat "$o"); err=$(cat "$e"); rm -f "$o" "$e"
 }
 GEN=$TOP/tests/gen/rank_exports.py
 # a 20 ms skew per rank: ranks 3 and 4 start their GPU work before their own session start (negative times)
