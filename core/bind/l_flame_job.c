@@ -29,26 +29,9 @@
 
 #define JOB_MT "gpuflame.flame_job"
 
-typedef struct job_ud {
-    gf_flame_job *j;
-} job_ud;
-
-static void join_hook(void *arg)
+static void free_flame_job(void *job)
 {
-    job_ud *u = arg;
-    gf_trace_flame_job_free(u->j);
-    u->j = NULL;
-}
-
-static void release(lua_State *L, int idx, job_ud *u)
-{
-    if (!u->j)
-        return;
-    gf_trace_flame_job_free(u->j);
-    u->j = NULL;
-    if (lua_getiuservalue(L, idx, 1) == LUA_TUSERDATA)
-        gf_lua_trace_hold(L, -1, NULL, NULL);
-    lua_pop(L, 1);
+    gf_trace_flame_job_free(job);
 }
 
 static int l_start(lua_State *L)
@@ -73,18 +56,18 @@ static int l_start(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
-    job_ud *u = lua_newuserdatauv(L, sizeof *u, 3);
-    u->j = NULL;
+    gf_trace_job *u = lua_newuserdatauv(L, sizeof *u, 3);
+    *u = (gf_trace_job){NULL, free_flame_job};
     luaL_setmetatable(L, JOB_MT);
     for (int k = 1; k <= 3; k++) { /* the trace and both tables live while the job does */
         lua_pushvalue(L, k);
         lua_setiuservalue(L, -2, k);
     }
     /* raises when another job holds it: nothing started yet */
-    gf_lua_trace_hold_as(L, 1, join_hook, u, "the flamegraph's stack build");
+    gf_lua_trace_hold(L, 1, u, "the flamegraph's stack build");
     gf_err err;
-    if (!(u->j = gf_trace_flame_job_start(t, &o, s, f, share, (int64_t)min, name, &err))) {
-        gf_lua_trace_hold(L, 1, NULL, NULL);
+    if (!(u->job = gf_trace_flame_job_start(t, &o, s, f, share, (int64_t)min, name, &err))) {
+        gf_lua_trace_job_release(L, -1, u);
         return gf_lua_raise(L, &err);
     }
     return 1;
@@ -92,8 +75,9 @@ static int l_start(lua_State *L)
 
 static int m_finish(lua_State *L)
 {
-    job_ud *u = luaL_checkudata(L, 1, JOB_MT);
-    if (!u->j)
+    gf_trace_job *u = luaL_checkudata(L, 1, JOB_MT);
+    gf_flame_job *job = u->job;
+    if (!job)
         return gf_lua_raisef(L, GF_EXIT_ERROR, "flame job: finished or closed already");
     lua_getiuservalue(L, 1, 1);
     const gf_trace *t = gf_lua_check_trace(L, -1);
@@ -102,10 +86,10 @@ static int m_finish(lua_State *L)
     gf_flame_raw raw;
     gf_fold_stats st;
     gf_err err;
-    int rc = gf_trace_flame_job_finish(u->j, &raw, &st, &err);
+    int rc = gf_trace_flame_job_finish(job, &raw, &st, &err);
     double run_s, wait_s, run_cpu, caller_cpu;
-    gf_trace_flame_job_times(u->j, &run_s, &wait_s, &run_cpu, &caller_cpu);
-    release(L, 1, u); /* joined: the trace and the tables are the caller's again */
+    gf_trace_flame_job_times(job, &run_s, &wait_s, &run_cpu, &caller_cpu);
+    gf_lua_trace_job_release(L, 1, u); /* joined: the trace and the tables are the caller's again */
     if (rc != 0) {
         free(raw.frame);
         free(raw.name);
@@ -123,11 +107,7 @@ static int m_finish(lua_State *L)
 
 static int m_close(lua_State *L)
 {
-    job_ud *u = luaL_checkudata(L, 1, JOB_MT);
-    int open = u->j != NULL;
-    release(L, 1, u);
-    lua_pushboolean(L, open);
-    return 1;
+    return gf_lua_trace_job_close(L, JOB_MT);
 }
 
 int gf_luaopen_flame_job(lua_State *L)

@@ -55,9 +55,8 @@ typedef struct ud {
     int compress;      /* slots.compress (policy timeline.compress) */
     int threads;       /* slots.threads (policy limits.threads) */
     lua_Integer view_events, preview_min; /* slots.view_events, slots.preview_min_events (policy timeline.*) */
-    void (*join)(void *); /* gf_lua_trace_hold: a thread reads the trace until join(join_arg) */
-    void *join_arg;
-    const char *busy; /* what that thread is (gf_lua_trace_hold_as), for the error of a changing method */
+    gf_trace_job *job; /* gf_lua_trace_hold: a thread reads the trace until the job is freed */
+    const char *busy;  /* what that thread is, for the error of a changing method */
     gf_timeline_page *page; /* during write_timeline: the page begun before its template is rendered */
 } ud;
 
@@ -78,24 +77,46 @@ static gf_trace *check(lua_State *L)
 static gf_trace *check_idle(lua_State *L)
 {
     ud *u = check_ud(L);
-    if (u->join)
+    if (u->job)
         gf_lua_raisef(L, GF_EXIT_ERROR, "trace is busy: %s is still running", u->busy);
     return u->t;
 }
 
-void gf_lua_trace_hold_as(lua_State *L, int idx, void (*join)(void *), void *arg, const char *what)
+void gf_lua_trace_hold(lua_State *L, int idx, gf_trace_job *job, const char *what)
 {
     ud *u = luaL_checkudata(L, idx, TRACE_MT);
-    if (join && u->join)
+    if (u->job)
         gf_lua_raisef(L, GF_EXIT_ERROR, "trace is busy: %s is still running", u->busy);
-    u->join = join;
-    u->join_arg = arg;
+    u->job = job;
     u->busy = what;
 }
 
-void gf_lua_trace_hold(lua_State *L, int idx, void (*join)(void *), void *arg)
+/* Joins and frees the job: a trace collected first (l_gc) or the job's release. */
+static void free_job(gf_trace_job *job)
 {
-    gf_lua_trace_hold_as(L, idx, join, arg, "its NVTX projection");
+    if (job->job)
+        job->free_job(job->job);
+    job->job = NULL;
+}
+
+void gf_lua_trace_job_release(lua_State *L, int ud_idx, gf_trace_job *job)
+{
+    free_job(job);
+    if (lua_getiuservalue(L, ud_idx, 1) == LUA_TUSERDATA) {
+        ud *u = luaL_testudata(L, -1, TRACE_MT);
+        if (u && u->job == job) /* a hold of this job's only: also after a start that failed */
+            u->job = NULL;
+    }
+    lua_pop(L, 1);
+}
+
+int gf_lua_trace_job_close(lua_State *L, const char *mt)
+{
+    gf_trace_job *job = luaL_checkudata(L, 1, mt);
+    int open = job->job != NULL;
+    gf_lua_trace_job_release(L, 1, job);
+    lua_pushboolean(L, open);
+    return 1;
 }
 
 gf_trace *gf_lua_check_trace(lua_State *L, int idx)
@@ -207,7 +228,7 @@ static int l_open_sqlite_workers(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         ud *u = lua_newuserdatauv(L, sizeof *u, 0);
-        memset(u, 0, sizeof *u); /* every field, the hold's join included, starts empty */
+        memset(u, 0, sizeof *u); /* every field, the hold's job included, starts empty */
         u->t = out[i];
         luaL_setmetatable(L, TRACE_MT);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
@@ -269,9 +290,9 @@ static int l_open_csv(lua_State *L)
 static int l_gc(lua_State *L)
 {
     ud *u = luaL_checkudata(L, 1, TRACE_MT);
-    if (u->join)
-        u->join(u->join_arg);
-    u->join = NULL;
+    if (u->job)
+        free_job(u->job);
+    u->job = NULL;
     gf_trace_free(u->t);
     u->t = NULL;
     return 0;
@@ -459,7 +480,7 @@ static int l_merge(lua_State *L)
     for (lua_Integer i = 1; i <= ns; i++) {
         lua_rawgeti(L, 1, i);
         ud *u = luaL_testudata(L, -1, TRACE_MT);
-        src[i - 1] = u && !u->join ? u->t : NULL; /* never one a thread reads (gf_lua_trace_hold) */
+        src[i - 1] = u && !u->job ? u->t : NULL; /* never one a thread reads (gf_lua_trace_hold) */
         lua_pop(L, 1);
         if (!src[i - 1]) {
             free(src);

@@ -13,13 +13,22 @@ gf_trace *gf_lua_check_trace(lua_State *L, int idx);
 /* Pushes a `core.trace` object that owns t (a finished trace; freed with the object). */
 void gf_lua_push_trace(lua_State *L, gf_trace *t);
 
-/* A job that reads the trace at idx on another thread (core/bind/l_trace_proj.c) holds it: while held, the
- * methods that change a trace raise an error, and the trace's __gc first calls join(arg) so that no thread
- * reads a freed trace. join NULL releases it; holding a trace held already raises an error. */
-void gf_lua_trace_hold(lua_State *L, int idx, void (*join)(void *), void *arg);
-/* The same, the error of a changing method saying "trace is busy: <what> is still running" (a static
- * string; gf_lua_trace_hold's is "its NVTX projection"). */
-void gf_lua_trace_hold_as(lua_State *L, int idx, void (*join)(void *), void *arg, const char *what);
+/* A job's userdata that reads a trace on another thread (core/bind/l_trace_proj.c, l_flame_job.c,
+ * l_trace_findings.c): job and the function that joins and frees it. The trace is the userdata's uservalue 1. */
+typedef struct gf_trace_job {
+    void *job;
+    void (*free_job)(void *);
+} gf_trace_job;
+
+/* The trace at idx held by u (u->job set): while held, the methods that change a trace raise "trace is busy:
+ * <what> is still running" (what: a static string), and the trace's __gc first joins and frees u's job so
+ * that no thread reads a freed trace. Holding a trace held already raises an error. */
+void gf_lua_trace_hold(lua_State *L, int idx, gf_trace_job *u, const char *what);
+/* Joins and frees u's job, when it still has one, and releases the trace's hold when u holds it (the trace
+ * is uservalue 1 of the job's userdata at ud_idx); also for a job that failed to start after the hold. */
+void gf_lua_trace_job_release(lua_State *L, int ud_idx, gf_trace_job *u);
+/* job:close() of the class mt (also __close and __gc): true when the job was still open. */
+int gf_lua_trace_job_close(lua_State *L, const char *mt);
 
 /* String id of t's table pushed as a Lua string. */
 void gf_lua_trace_str(lua_State *L, const gf_trace *t, int32_t id);

@@ -410,26 +410,9 @@ static int l_launches(lua_State *L)
  * that no other scratch-heavy pass runs meanwhile (the job takes no gf_mem_gate). */
 #define RULES_JOB_MT "gpuflame.rules_job"
 
-typedef struct rules_ud {
-    gf_rules_job *j;
-} rules_ud;
-
-static void rules_join_hook(void *arg)
+static void free_rules_job(void *job)
 {
-    rules_ud *u = arg;
-    gf_rules_job_free(u->j);
-    u->j = NULL;
-}
-
-static void rules_release(lua_State *L, int idx, rules_ud *u)
-{
-    if (!u->j)
-        return;
-    gf_rules_job_free(u->j);
-    u->j = NULL;
-    if (lua_getiuservalue(L, idx, 1) == LUA_TUSERDATA)
-        gf_lua_trace_hold(L, -1, NULL, NULL);
-    lua_pop(L, 1);
+    gf_rules_job_free(job);
 }
 
 /* works[k] added to job; -1 for want of memory. Raises on a malformed entry. */
@@ -468,38 +451,39 @@ static int l_prefetch(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
-    rules_ud *u = lua_newuserdatauv(L, sizeof *u, 1);
-    u->j = NULL;
+    gf_trace_job *u = lua_newuserdatauv(L, sizeof *u, 1);
+    *u = (gf_trace_job){NULL, free_rules_job};
     luaL_setmetatable(L, RULES_JOB_MT);
-    if (!(u->j = gf_rules_job_new(t)))
+    gf_rules_job *job = u->job = gf_rules_job_new(t);
+    if (!job)
         return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory (findings)");
     for (lua_Integer k = 1; k <= nworks; k++)
-        if (add_work(L, 2, k, u->j) < 0)
+        if (add_work(L, 2, k, job) < 0)
             return gf_lua_raisef(L, GF_EXIT_ERROR, "out of memory (findings)"); /* __gc frees the job */
     lua_pushvalue(L, 1); /* the trace lives while the job does */
     lua_setiuservalue(L, -2, 1);
     /* raises when another job holds it */
-    gf_lua_trace_hold_as(L, 1, rules_join_hook, u, "the rules' work on the second thread");
-    gf_rules_job_start(u->j);
+    gf_lua_trace_hold(L, 1, u, "the rules' work on the second thread");
+    gf_rules_job_start(job);
     return 1;
 }
 
-static rules_ud *check_open_job(lua_State *L)
+static gf_rules_job *check_open_job(lua_State *L)
 {
-    rules_ud *u = luaL_checkudata(L, 1, RULES_JOB_MT);
-    if (!u->j)
+    gf_trace_job *u = luaL_checkudata(L, 1, RULES_JOB_MT);
+    if (!u->job)
         gf_lua_raisef(L, GF_EXIT_ERROR, "rules job: closed already");
-    return u;
+    return u->job;
 }
 
 static int m_job_gaps(lua_State *L)
 {
-    rules_ud *u = check_open_job(L);
+    gf_rules_job *job = check_open_job(L);
     int idx = (int)luaL_checkinteger(L, 2) - 1;
     gf_gap_row *rows;
     size_t n;
     gf_err err;
-    if (gf_rules_job_take_gaps(u->j, idx, &rows, &n, &err) != 0)
+    if (gf_rules_job_take_gaps(job, idx, &rows, &n, &err) != 0)
         return gf_lua_raise(L, &err);
     push_gaps(L, rows, n);
     free(rows);
@@ -508,7 +492,7 @@ static int m_job_gaps(lua_State *L)
 
 static int m_job_launches(lua_State *L)
 {
-    rules_ud *u = check_open_job(L);
+    gf_rules_job *job = check_open_job(L);
     int idx = (int)luaL_checkinteger(L, 2) - 1;
     lua_Integer limit = luaL_optinteger(L, 3, -1);
     lua_getiuservalue(L, 1, 1);
@@ -517,7 +501,7 @@ static int m_job_launches(lua_State *L)
     gf_launch_sum sum;
     size_t n;
     gf_err err;
-    if (gf_rules_job_take_launches(u->j, idx, &rows, &n, &sum, &err) != 0)
+    if (gf_rules_job_take_launches(job, idx, &rows, &n, &sum, &err) != 0)
         return gf_lua_raise(L, &err);
     push_launches(L, t, rows, n, &sum, limit);
     free(rows);
@@ -526,11 +510,7 @@ static int m_job_launches(lua_State *L)
 
 static int m_job_close(lua_State *L)
 {
-    rules_ud *u = luaL_checkudata(L, 1, RULES_JOB_MT);
-    int open = u->j != NULL;
-    rules_release(L, 1, u);
-    lua_pushboolean(L, open);
-    return 1;
+    return gf_lua_trace_job_close(L, RULES_JOB_MT);
 }
 
 static int l_graphs(lua_State *L)

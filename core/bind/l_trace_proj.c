@@ -22,28 +22,9 @@
 
 #define JOB_MT "gpuflame.trace_proj_job"
 
-typedef struct job_ud {
-    gf_nvtx_proj_job *j;
-} job_ud;
-
-/* The trace's __gc hook (gf_lua_trace_hold): the thread is joined, the job's memory freed. */
-static void join_hook(void *arg)
+static void free_proj_job(void *job)
 {
-    job_ud *u = arg;
-    gf_trace_nvtx_proj_job_free(u->j);
-    u->j = NULL;
-}
-
-/* Joins and frees the job, and releases its trace (uservalue 1), when the job is still held. */
-static void release(lua_State *L, int idx, job_ud *u)
-{
-    if (!u->j)
-        return;
-    gf_trace_nvtx_proj_job_free(u->j);
-    u->j = NULL;
-    if (lua_getiuservalue(L, idx, 1) == LUA_TUSERDATA)
-        gf_lua_trace_hold(L, -1, NULL, NULL);
-    lua_pop(L, 1);
+    gf_trace_nvtx_proj_job_free(job);
 }
 
 static int l_start(lua_State *L)
@@ -60,15 +41,15 @@ static int l_start(lua_State *L)
         lua_pushnil(L); /* one thread: the caller projects in one call (tr:add_nvtx_proj) */
         return 1;
     }
-    job_ud *u = lua_newuserdatauv(L, sizeof *u, 1);
-    u->j = NULL;
+    gf_trace_job *u = lua_newuserdatauv(L, sizeof *u, 1);
+    *u = (gf_trace_job){NULL, free_proj_job};
     luaL_setmetatable(L, JOB_MT);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1); /* the trace lives while the job does */
-    gf_lua_trace_hold(L, 1, join_hook, u); /* raises when another job holds it: nothing started yet */
+    gf_lua_trace_hold(L, 1, u, "its NVTX projection"); /* raises when another job holds it: nothing started yet */
     gf_err err;
-    if (!(u->j = gf_trace_nvtx_proj_start(t, path, (size_t)max, &err))) {
-        gf_lua_trace_hold(L, 1, NULL, NULL);
+    if (!(u->job = gf_trace_nvtx_proj_start(t, path, (size_t)max, &err))) {
+        gf_lua_trace_job_release(L, -1, u);
         return gf_lua_raise(L, &err);
     }
     return 1;
@@ -83,18 +64,19 @@ static int l_parallel(lua_State *L)
 
 static int m_finish(lua_State *L)
 {
-    job_ud *u = luaL_checkudata(L, 1, JOB_MT);
-    if (!u->j)
+    gf_trace_job *u = luaL_checkudata(L, 1, JOB_MT);
+    gf_nvtx_proj_job *job = u->job;
+    if (!job)
         return gf_lua_raisef(L, GF_EXIT_ERROR, "nvtx_proj job: finished or closed already");
     lua_getiuservalue(L, 1, 1);
     gf_trace *t = gf_lua_check_trace(L, -1);
     gf_err err;
     size_t added = 0;
     gf_mem_release_free(); /* the rules' Lua garbage, collected just before (views/timeline.lua): issue 42 */
-    int rc = gf_trace_nvtx_proj_finish(t, u->j, &added, &err);
+    int rc = gf_trace_nvtx_proj_finish(t, job, &added, &err);
     double read_s, wait_s;
-    gf_trace_nvtx_proj_times(u->j, &read_s, &wait_s);
-    release(L, 1, u); /* joined: the trace is the caller's again */
+    gf_trace_nvtx_proj_times(job, &read_s, &wait_s);
+    gf_lua_trace_job_release(L, 1, u); /* joined: the trace is the caller's again */
     if (rc != 0)
         return gf_lua_raise(L, &err);
     lua_pushinteger(L, (lua_Integer)added);
@@ -106,11 +88,7 @@ static int m_finish(lua_State *L)
 /* close() → true when the job was still open (its thread joined, nothing merged), false when done already */
 static int m_close(lua_State *L)
 {
-    job_ud *u = luaL_checkudata(L, 1, JOB_MT);
-    int open = u->j != NULL;
-    release(L, 1, u);
-    lua_pushboolean(L, open);
-    return 1;
+    return gf_lua_trace_job_close(L, JOB_MT);
 }
 
 int gf_luaopen_trace_proj(lua_State *L)
