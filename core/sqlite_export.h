@@ -58,8 +58,13 @@ int gf_sqlite_fail(struct sqlite3 *db, const char *path, const char *what, gf_er
  * (1 << i) that is read with gf_sqlq_text. Call after the last other use of the connection before the loop;
  * from the first gf_sqlq_step until gf_sqlq_finalize (or the step that returns the end), the reader owns
  * the statement and the connection: nothing else may use that connection meanwhile. threads < 2, or a
- * reader that cannot start: the calling thread steps the statement itself, as without this call. */
-void gf_sqlq_prefetch(gf_sqlq *q, int threads, uint64_t textcols);
+ * reader that cannot start: the calling thread steps the statement itself, as without this call.
+ * split_path (the file of q's connection, or NULL): a plain scan of a big table (`SELECT ... FROM "T"`) is
+ * read by two readers over rowid blocks, the second on its own connection to that file; the rows come in the
+ * same order (sqlite_prefetch.c). */
+void gf_sqlq_prefetch(gf_sqlq *q, int threads, uint64_t textcols, const char *split_path);
+/* The readers of q's rows: 0 (the calling thread steps), 1, or 2 (a split). */
+int gf_sqlq_readers(const gf_sqlq *q);
 /* Work for the calling thread while it would wait for the reader: idle(arg) is called (one small piece of
  * work each, without the connection) until it returns 0 or rows are there. Only with a reader. */
 void gf_sqlq_idle(gf_sqlq *q, int (*idle)(void *), void *arg);

@@ -2,10 +2,18 @@
  * work on a big table (sqlite3_step, decoding the record's columns: about half of an import's CPU) runs on
  * a reader thread while the calling thread turns the rows before into events. The reader copies each row's
  * values (type, int64, and the text of the columns asked for as text) into chunks of rows; NCHUNK chunks
- * circulate through a bounded queue, so memory stays a few hundred KiB whatever the table's size. The last
+ * (SPLIT_NCHUNK for two readers) circulate through a bounded queue, so memory stays a few hundred KiB whatever the table's size. The last
  * chunk carries the statement's last result; the consumer joins the reader before returning it, so the
  * connection's error state (which gf_sqlite_fail reads) is what the failed step left, as without the
- * reader. A consumer that stops early (gf_sqlq_finalize) stops the reader and joins it first. */
+ * reader. A consumer that stops early (gf_sqlq_finalize) stops the reader and joins it first.
+ *
+ * Split (issue 42): a plain scan of a big table (`SELECT cols FROM "T"`, which SQLite reads in rowid order)
+ * is read by two readers instead, each over its own connection and its own statement `... WHERE rowid >= ?1
+ * AND rowid < ?2`: block k is the rowids [lo + k*R, lo + (k+1)*R) (R: a chunk's rows, so a block fits its
+ * chunk) and reader k % 2 reads it into chunk k % SPLIT_NCHUNK; the consumer takes the blocks in order, so the rows
+ * come in the order of the scan. A block that ends in an error hands the query back to the calling thread:
+ * the readers are joined and the block is stepped again from its first rowid on the caller's connection, the
+ * rows delivered already skipped, so the rows and the error are those of a direct read. */
 #include "sqlite_export.h"
 #include "mem.h"
 
@@ -17,8 +25,10 @@
 
 /* A consumer that finds no row sleeps until NCHUNK - 1 chunks wait (or the last): on a busy machine each
  * wake-up may wait for a core, so they are few (one per 7 chunks, ~6,000 kernel rows), and the reader,
- * which is the slower side, still has a chunk to fill meanwhile. */
-enum { NCHUNK = 8, CHUNK_BYTES = 256 * 1024, MIN_ROWS = 64, MAX_ROWS = 16384 };
+ * which is the slower side, still has a chunk to fill meanwhile. Two readers have twice the chunks and wake
+ * the consumer at half of them, so that neither waits for the other's slot while the consumer sleeps. */
+enum { NCHUNK = 8, SPLIT_NCHUNK = 16, CHUNK_BYTES = 256 * 1024, MIN_ROWS = 64, MAX_ROWS = 16384, MAX_READERS = 2,
+       MIN_SPLIT_BLOCKS = 4 };
 
 typedef struct chunk {
     gf_sqlq_val *vals; /* rows × ncol */
@@ -27,23 +37,40 @@ typedef struct chunk {
     size_t alen, acap;
     int last;          /* the statement ended in this chunk, with rc */
     int rc;
+    int full;          /* filled and not yet released by the consumer (under mu) */
 } chunk;
+
+/* A reader: its statement (the query's own, or a split's) and, for the second reader of a split, its own
+ * connection. */
+typedef struct rdr {
+    struct gf_sqlq_pf *pf;
+    int id;
+    sqlite3 *db;       /* owned (NULL: the query's connection) */
+    sqlite3_stmt *st;
+    pthread_t th;
+    int started;
+} rdr;
 
 struct gf_sqlq_pf {
     sqlite3_stmt *st;
     int ncol;
     uint64_t text;     /* result columns read as text */
     size_t rows;       /* rows per chunk */
-    int started, joined;
-    pthread_t th;
+    int started, joined; /* the readers started (some may not), joined */
+    int nrd;           /* readers: 1, or 2 for a split */
+    rdr rd[MAX_READERS];
+    int64_t lo, nblocks; /* a split: the first rowid and the blocks of `rows` rowids */
+    int direct;        /* a split's block failed: the caller steps q->st itself from there */
     pthread_mutex_t mu;
     pthread_cond_t filled, freed;
+    size_t released;   /* chunks the consumer has released, in order (under mu) */
     int nfull;         /* chunks filled and not yet released by the consumer (under mu) */
-    int rwait, cwait;  /* the reader waits for a free chunk, the consumer for full ones (under mu) */
+    int rwait, cwait;  /* readers wait for a free chunk, the consumer for full ones (under mu) */
     int ended;         /* the last chunk is among the full ones (under mu) */
     int stop;          /* the consumer stops early (under mu; read also as stop_hint) */
     atomic_int stop_hint;
-    chunk ch[NCHUNK];
+    int nch, wake;     /* chunks (NCHUNK or SPLIT_NCHUNK), and how many full ones wake the consumer */
+    chunk ch[SPLIT_NCHUNK];
     /* the consumer's side */
     int (*idle)(void *); /* its work while no row waits (NULL: none, or none left) */
     void *idle_arg;
@@ -69,10 +96,9 @@ static int arena_put(chunk *c, const char *p, uint32_t n, uint32_t *off)
     return 0;
 }
 
-/* The current row into v: 0, or -1 when its text does not fit in memory. */
-static int copy_row(struct gf_sqlq_pf *pf, chunk *c, gf_sqlq_val *v)
+/* The current row of st into v: 0, or -1 when its text does not fit in memory. */
+static int copy_row(const struct gf_sqlq_pf *pf, sqlite3_stmt *st, chunk *c, gf_sqlq_val *v)
 {
-    sqlite3_stmt *st = pf->st;
     for (int k = 0; k < pf->ncol; k++) {
         /* one call into the statement per column: its value read in place (this thread owns the connection),
          * the type first (the int64 reading converts nothing that the type reports) */
@@ -89,44 +115,67 @@ static int copy_row(struct gf_sqlq_pf *pf, chunk *c, gf_sqlq_val *v)
     return 0;
 }
 
+/* Chunk c filled with the statement's next rows, or with block k's (a split); last and rc set when the
+ * query ends in it (a split: its last block, or an error). 0, or 1 when the consumer stops. */
+static int fill(const rdr *r, chunk *c, size_t k)
+{
+    const struct gf_sqlq_pf *pf = r->pf;
+    int split = pf->nrd > 1;
+    c->nrows = 0;
+    c->alen = 0;
+    c->last = 0;
+    if (split) {
+        int64_t a = pf->lo + (int64_t)k * (int64_t)pf->rows;
+        sqlite3_reset(r->st);
+        sqlite3_bind_int64(r->st, 1, a);
+        sqlite3_bind_int64(r->st, 2, a + (int64_t)pf->rows);
+    }
+    for (;;) {
+        if (atomic_load_explicit(&pf->stop_hint, memory_order_relaxed))
+            return 1;
+        if (!split && c->nrows == pf->rows)
+            return 0;
+        int rc = sqlite3_step(r->st);
+        if (rc != SQLITE_ROW) {
+            if (!split || rc != SQLITE_DONE || k + 1 == (size_t)pf->nblocks) {
+                c->last = 1;
+                c->rc = rc;
+            }
+            return 0;
+        }
+        /* a block has at most `rows` rowids; more (never seen) ends it as an error: the caller reads it */
+        if (c->nrows == pf->rows || copy_row(pf, r->st, c, c->vals + c->nrows * (size_t)pf->ncol) != 0) {
+            c->last = 1;
+            c->rc = SQLITE_NOMEM;
+            return 0;
+        }
+        c->nrows++;
+    }
+}
+
 static void *reader(void *arg)
 {
-    struct gf_sqlq_pf *pf = arg;
-    for (size_t k = 0;; k++) {
-        chunk *c = &pf->ch[k % NCHUNK];
+    rdr *r = arg;
+    struct gf_sqlq_pf *pf = r->pf;
+    for (size_t k = (size_t)r->id;; k += (size_t)pf->nrd) {
+        if (pf->nrd > 1 && k >= (size_t)pf->nblocks)
+            return NULL;
+        chunk *c = &pf->ch[k % (size_t)pf->nch];
         pthread_mutex_lock(&pf->mu);
-        while (pf->nfull == NCHUNK && !pf->stop) {
-            pf->rwait = 1;
+        while (k >= pf->released + (size_t)pf->nch && !pf->stop) {
+            pf->rwait++;
             pthread_cond_wait(&pf->freed, &pf->mu);
-            pf->rwait = 0;
+            pf->rwait--;
         }
         int stop = pf->stop;
         pthread_mutex_unlock(&pf->mu);
-        if (stop)
+        if (stop || fill(r, c, k))
             return NULL;
-        c->nrows = 0;
-        c->alen = 0;
-        c->last = 0;
-        while (c->nrows < pf->rows) {
-            if (atomic_load_explicit(&pf->stop_hint, memory_order_relaxed))
-                return NULL;
-            int rc = sqlite3_step(pf->st);
-            if (rc != SQLITE_ROW) {
-                c->last = 1;
-                c->rc = rc;
-                break;
-            }
-            if (copy_row(pf, c, c->vals + c->nrows * (size_t)pf->ncol) != 0) {
-                c->last = 1;
-                c->rc = SQLITE_NOMEM;
-                break;
-            }
-            c->nrows++;
-        }
         pthread_mutex_lock(&pf->mu);
+        c->full = 1;
         pf->nfull++;
-        pf->ended = c->last;
-        if (pf->cwait && (pf->nfull >= NCHUNK - 1 || c->last)) /* most handovers cost a lock, no wake-up */
+        pf->ended |= c->last;
+        if (pf->cwait && (pf->nfull >= pf->wake || pf->ended)) /* most handovers cost a lock, no wake-up */
             pthread_cond_signal(&pf->filled);
         pthread_mutex_unlock(&pf->mu);
         if (c->last)
@@ -136,14 +185,96 @@ static void *reader(void *arg)
 
 static void pf_free(struct gf_sqlq_pf *pf)
 {
-    for (int k = 0; k < NCHUNK; k++) {
+    for (int k = 0; k < SPLIT_NCHUNK; k++) {
         free(pf->ch[k].vals);
         free(pf->ch[k].arena);
     }
+    if (pf->nrd > 1)
+        for (int i = 0; i < pf->nrd; i++) {
+            sqlite3_finalize(pf->rd[i].st);
+            sqlite3_close(pf->rd[i].db); /* NULL: the query's own connection, not closed here */
+        }
     free(pf);
 }
 
-void gf_sqlq_prefetch(gf_sqlq *q, int threads, uint64_t textcols)
+/* 1 when EXPLAIN QUERY PLAN of sql on db is one step whose detail starts with want and names no index. */
+static int plan_is(sqlite3 *db, const char *sql, const char *want)
+{
+    char *eq = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", sql);
+    sqlite3_stmt *st;
+    int ok = eq && sqlite3_prepare_v2(db, eq, -1, &st, NULL) == SQLITE_OK;
+    sqlite3_free(eq);
+    if (!ok)
+        return 0;
+    int steps = 0, match = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *d = (const char *)sqlite3_column_text(st, 3);
+        steps++;
+        match = d && strncmp(d, want, strlen(want)) == 0 && (!strstr(d, " INDEX ") || strstr(d, "PRIMARY KEY"));
+    }
+    sqlite3_finalize(st);
+    return steps == 1 && match;
+}
+
+/* The split of a plain scan of a big table over two readers (see the head of this file): 0, or -1 when the
+ * query is not one (anything but `SELECT ... FROM "T"` read as a scan in rowid order), the table is small,
+ * or a step of the set-up fails: then one reader reads it as before. */
+static int setup_split(struct gf_sqlq_pf *pf, const gf_sqlq *q, const char *path)
+{
+    sqlite3 *db = sqlite3_db_handle(q->st);
+    const char *sql = sqlite3_sql(q->st);
+    if (!q->table || !sql || strstr(sql, " WHERE ") || strstr(sql, " ORDER ") || strstr(sql, " INDEXED") ||
+        strstr(sql, " JOIN ") || !plan_is(db, sql, "SCAN "))
+        return -1;
+    /* two subqueries: each a seek to one end (min and max in one SELECT would scan the whole table) */
+    char *mm = sqlite3_mprintf("SELECT (SELECT min(rowid) FROM \"%w\"), (SELECT max(rowid) FROM \"%w\")", q->table,
+                               q->table);
+    sqlite3_stmt *st;
+    int ok = mm && sqlite3_prepare_v2(db, mm, -1, &st, NULL) == SQLITE_OK;
+    sqlite3_free(mm);
+    if (!ok)
+        return -1;
+    int64_t lo = 0, hi = -1;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+        lo = sqlite3_column_int64(st, 0);
+        hi = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (lo < 0 || hi < lo || (uint64_t)(hi - lo) / pf->rows + 1 < MIN_SPLIT_BLOCKS)
+        return -1; /* empty, odd rowids, or a block or two: one reader */
+    pf->lo = lo;
+    pf->nblocks = (int64_t)((uint64_t)(hi - lo) / pf->rows + 1);
+    char *ss = sqlite3_mprintf("%s WHERE rowid >= ?1 AND rowid < ?2", sql);
+    pf->nrd = MAX_READERS; /* pf_free finalizes and closes what is set */
+    gf_err err;
+    ok = ss && plan_is(db, ss, "SEARCH ") && sqlite3_prepare_v2(db, ss, -1, &pf->rd[0].st, NULL) == SQLITE_OK &&
+         gf_sqlite_open_export(path, &pf->rd[1].db, &err) == 0;
+    if (ok) {
+        sqlite3_stmt *mq; /* the second connection maps the file when the first does (the narrow import) */
+        if (sqlite3_prepare_v2(db, "PRAGMA mmap_size", -1, &mq, NULL) == SQLITE_OK) {
+            if (sqlite3_step(mq) == SQLITE_ROW && sqlite3_column_int64(mq, 0) > 0) {
+                char *set = sqlite3_mprintf("PRAGMA mmap_size = %lld", (long long)sqlite3_column_int64(mq, 0));
+                sqlite3_exec(pf->rd[1].db, set, NULL, NULL, NULL);
+                sqlite3_free(set);
+            }
+            sqlite3_finalize(mq);
+        }
+        ok = sqlite3_prepare_v2(pf->rd[1].db, ss, -1, &pf->rd[1].st, NULL) == SQLITE_OK;
+    }
+    sqlite3_free(ss);
+    if (ok)
+        return 0;
+    for (int i = 0; i < MAX_READERS; i++) {
+        sqlite3_finalize(pf->rd[i].st);
+        sqlite3_close(pf->rd[i].db);
+        pf->rd[i].st = NULL;
+        pf->rd[i].db = NULL;
+    }
+    pf->nrd = 1;
+    return -1;
+}
+
+void gf_sqlq_prefetch(gf_sqlq *q, int threads, uint64_t textcols, const char *split_path)
 {
     if (threads < 2 || !q->st || q->pf || !sqlite3_threadsafe())
         return;
@@ -155,17 +286,31 @@ void gf_sqlq_prefetch(gf_sqlq *q, int threads, uint64_t textcols)
         return;
     pf->st = q->st;
     pf->ncol = ncol;
+    pf->nrd = 1;
     for (int i = 0; i < GF_SQLQ_MAXCOL; i++)
         if ((textcols >> i & 1) && q->idx[i] >= 0)
             pf->text |= (uint64_t)1 << q->idx[i];
     size_t rows = CHUNK_BYTES / ((size_t)ncol * sizeof(gf_sqlq_val));
     pf->rows = rows < MIN_ROWS ? MIN_ROWS : rows > MAX_ROWS ? MAX_ROWS : rows;
-    for (int k = 0; k < NCHUNK; k++)
+    if (!split_path || setup_split(pf, q, split_path) != 0)
+        pf->rd[0].st = q->st;
+    pf->nch = pf->nrd > 1 ? SPLIT_NCHUNK : NCHUNK;
+    pf->wake = pf->nrd > 1 ? SPLIT_NCHUNK / 2 : NCHUNK - 1;
+    for (int k = 0; k < pf->nch; k++)
         if (!(pf->ch[k].vals = malloc(pf->rows * (size_t)ncol * sizeof(gf_sqlq_val)))) {
             pf_free(pf);
             return; /* no memory for the chunks: the calling thread steps */
         }
+    for (int i = 0; i < pf->nrd; i++) {
+        pf->rd[i].pf = pf;
+        pf->rd[i].id = i;
+    }
     q->pf = pf;
+}
+
+int gf_sqlq_readers(const gf_sqlq *q)
+{
+    return q->pf ? q->pf->nrd : 0;
 }
 
 void gf_sqlq_idle(gf_sqlq *q, int (*idle)(void *), void *arg)
@@ -174,6 +319,22 @@ void gf_sqlq_idle(gf_sqlq *q, int (*idle)(void *), void *arg)
         q->pf->idle = idle;
         q->pf->idle_arg = arg;
     }
+}
+
+/* Tells the readers to stop and joins them (each returns at its next row or wait). */
+static void pf_stop_join(struct gf_sqlq_pf *pf)
+{
+    if (!pf->started || pf->joined)
+        return;
+    pthread_mutex_lock(&pf->mu);
+    pf->stop = 1;
+    atomic_store_explicit(&pf->stop_hint, 1, memory_order_relaxed);
+    pthread_cond_broadcast(&pf->freed);
+    pthread_mutex_unlock(&pf->mu);
+    for (int i = 0; i < pf->nrd; i++)
+        if (pf->rd[i].started)
+            pthread_join(pf->rd[i].th, NULL);
+    pf->joined = 1;
 }
 
 static int pf_start(gf_sqlq *q)
@@ -190,32 +351,55 @@ static int pf_start(gf_sqlq *q)
         pthread_mutex_destroy(&pf->mu);
         goto fail;
     }
-    if (pthread_create(&pf->th, NULL, reader, pf) != 0) {
-        pthread_cond_destroy(&pf->freed);
-        pthread_cond_destroy(&pf->filled);
-        pthread_mutex_destroy(&pf->mu);
-        goto fail;
-    }
     pf->started = 1;
+    for (int i = 0; i < pf->nrd; i++)
+        if (pthread_create(&pf->rd[i].th, NULL, reader, &pf->rd[i]) == 0) {
+            pf->rd[i].started = 1;
+        } else { /* none of the query's rows taken yet: the calling thread steps q->st from the start */
+            pf_stop_join(pf);
+            pthread_cond_destroy(&pf->freed);
+            pthread_cond_destroy(&pf->filled);
+            pthread_mutex_destroy(&pf->mu);
+            goto fail;
+        }
     return 0;
 fail:
-    pf_free(pf); /* no thread: the calling thread steps */
+    pf_free(pf);
     q->pf = NULL;
     return -1;
 }
 
-static void pf_join(struct gf_sqlq_pf *pf)
+/* A split's block cur ended in an error (or the rows did not fit): the readers joined, the calling thread
+ * steps the query itself from that block's first rowid on its own connection, past the rows it has had, so
+ * that the rows after and the error (the connection's error state) are those of a direct read. */
+static int fall_back(gf_sqlq *q)
 {
-    if (!pf->started || pf->joined)
-        return;
-    pthread_join(pf->th, NULL);
-    pf->joined = 1;
+    struct gf_sqlq_pf *pf = q->pf;
+    pf_stop_join(pf);
+    pf->direct = 1;
+    q->row = NULL;
+    q->text = NULL;
+    sqlite3_stmt *st = NULL;
+    char *sql = sqlite3_mprintf("%s WHERE rowid >= ?1", sqlite3_sql(q->st));
+    int rc = sql ? sqlite3_prepare_v2(sqlite3_db_handle(q->st), sql, -1, &st, NULL) : SQLITE_NOMEM;
+    sqlite3_free(sql);
+    sqlite3_finalize(q->st);
+    q->st = st;
+    if (rc != SQLITE_OK) {
+        pf->done = 1; /* the prepare's error is the connection's */
+        return pf->rc = rc;
+    }
+    sqlite3_bind_int64(st, 1, pf->lo + (int64_t)(pf->next - 1) * (int64_t)pf->rows);
+    for (size_t i = 0; i < pf->cur->nrows; i++)
+        if ((rc = sqlite3_step(st)) != SQLITE_ROW)
+            return rc;
+    return sqlite3_step(st);
 }
 
 int gf_sqlq_step(gf_sqlq *q)
 {
     struct gf_sqlq_pf *pf = q->pf;
-    if (!pf)
+    if (!pf || pf->direct)
         return sqlite3_step(q->st);
     if (pf->done)
         return pf->rc;
@@ -226,8 +410,10 @@ int gf_sqlq_step(gf_sqlq *q)
         return SQLITE_ROW;
     }
     for (;;) {
-        if (pf->cur && pf->cur->last) { /* the reader has returned: join it, the connection is ours again */
-            pf_join(pf);
+        if (pf->cur && pf->cur->last) {
+            if (pf->nrd > 1 && pf->cur->rc != SQLITE_DONE)
+                return fall_back(q);
+            pf_stop_join(pf); /* the readers have returned or return now: the connection is ours again */
             pf->done = 1;
             pf->rc = pf->cur->rc;
             q->row = NULL;
@@ -236,24 +422,28 @@ int gf_sqlq_step(gf_sqlq *q)
         }
         pthread_mutex_lock(&pf->mu);
         if (pf->cur) {
+            pf->cur->full = 0;
             pf->nfull--;
+            pf->released++;
             if (pf->rwait)
-                pthread_cond_signal(&pf->freed);
+                pthread_cond_broadcast(&pf->freed);
         }
-        while (pf->nfull == 0 && pf->idle) { /* no row yet: the caller's own work first */
+        chunk *want = &pf->ch[pf->next % (size_t)pf->nch];
+        while (!want->full && pf->idle) { /* no row yet: the caller's own work first */
             pthread_mutex_unlock(&pf->mu);
             if (!pf->idle(pf->idle_arg))
                 pf->idle = NULL;
             pthread_mutex_lock(&pf->mu);
         }
-        if (pf->nfull == 0)
-            while (pf->nfull < NCHUNK - 1 && !pf->ended) {
+        if (!want->full)
+            while (!want->full || (pf->nfull < pf->wake && !pf->ended)) {
                 pf->cwait = 1;
                 pthread_cond_wait(&pf->filled, &pf->mu);
                 pf->cwait = 0;
             }
         pthread_mutex_unlock(&pf->mu);
-        pf->cur = &pf->ch[pf->next++ % NCHUNK];
+        pf->cur = want;
+        pf->next++;
         pf->pos = 0;
         if (pf->cur->nrows) {
             q->row = pf->cur->vals;
@@ -267,14 +457,7 @@ void gf_sqlq_finalize(gf_sqlq *q)
 {
     struct gf_sqlq_pf *pf = q->pf;
     if (pf) {
-        if (pf->started && !pf->joined) {
-            pthread_mutex_lock(&pf->mu);
-            pf->stop = 1;
-            atomic_store_explicit(&pf->stop_hint, 1, memory_order_relaxed);
-            pthread_cond_signal(&pf->freed);
-            pthread_mutex_unlock(&pf->mu);
-            pf_join(pf);
-        }
+        pf_stop_join(pf);
         if (pf->started) {
             pthread_cond_destroy(&pf->freed);
             pthread_cond_destroy(&pf->filled);

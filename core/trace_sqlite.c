@@ -368,7 +368,7 @@ static int import_runtime(imp *m, int partner_pass)
     int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 6, 3, NULL);
     if (r <= 0)
         return r;
-    gf_tsq_prefetch(m, &q, 0);
+    gf_tsq_prefetch(m, &q, 0, 0);
     int rc;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t gtid = gf_sqlq_i64(&q, 2, 0);
@@ -412,7 +412,7 @@ static int import_kernels(imp *m)
     int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_KERNEL", cols, m->narrow ? 8 : 20, 2, NULL);
     if (r <= 0)
         return r;
-    gf_tsq_prefetch(m, &q, 0);
+    gf_tsq_prefetch(m, &q, 0, 1);
     int rc;
     gf_detail d;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
@@ -543,7 +543,7 @@ static int import_copies(imp *m, int memset_table)
         gf_sqlq_finalize(&q);
         return gf_oom(m->err, m->path);
     }
-    gf_tsq_prefetch(m, &q, 0); /* after load_enum: the connection is the reader's from here */
+    gf_tsq_prefetch(m, &q, 0, 0); /* after load_enum: the connection is the reader's from here */
     int rc;
     gf_detail d;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
@@ -604,7 +604,7 @@ static int import_sync(imp *m)
         gf_sqlq_finalize(&q);
         return -1;
     }
-    gf_tsq_prefetch(m, &q, 0);
+    gf_tsq_prefetch(m, &q, 0, 0);
     int rc;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         gf_event e;

@@ -38,7 +38,9 @@ int gf_tsq_prepare(imp *m, gf_sqlq *q, const char *table, const char *const *col
 int gf_tsq_step_fail(imp *m, gf_sqlq *q, int rc);
 /* The NVTX or CPU lane of a thread (-1: err filled). */
 int32_t gf_tsq_cpu_lane(imp *m, int nvtx, int64_t gtid);
-/* gf_sqlq_prefetch for the import's big tables, with gf_sqlq_idle mapping the reserved columns' pages */
-void gf_tsq_prefetch(imp *m, gf_sqlq *q, uint64_t textcols);
+/* gf_sqlq_prefetch for the import's big tables, with gf_sqlq_idle mapping the reserved columns' pages. split:
+ * two readers (a table whose rows cost the reader more than the caller: the kernels, NVTX), when every event
+ * is kept (a bounded build's memory stays that of one reader) */
+void gf_tsq_prefetch(imp *m, gf_sqlq *q, uint64_t textcols, int split);
 
 #endif

@@ -390,7 +390,7 @@ int gf_tsq_nvtx_table_order(imp *m)
         gf_sqlq_finalize(&q);
         return gf_oom(m->err, m->path);
     }
-    gf_tsq_prefetch(m, &q, 1u << C_TEXT); /* the connection is the reader's until q ends */
+    gf_tsq_prefetch(m, &q, 1u << C_TEXT, 1); /* the connection is the reader's until q ends */
     r = scan(&s, &q);
     if (q.st)
         gf_sqlq_finalize(&q);

@@ -1,6 +1,7 @@
-/* Row prefetching (core/sqlite_prefetch.c): a table read through a reader thread gives the values that the
- * statement gives read directly (integers, NULLs, floats, texts, empty texts, over many chunks); a consumer
- * that stops early stops and joins the reader; a damaged table fails after the same rows with the same
+/* Row prefetching (core/sqlite_prefetch.c): a table read through a reader thread, or split over two readers
+ * by rowid blocks, gives the values that the statement gives read directly, in the same order (integers,
+ * NULLs, floats, texts, empty texts, over many chunks; rowids with gaps, whole blocks of them); a consumer
+ * that stops early stops and joins the readers; a damaged table fails after the same rows with the same
  * error, the connection's error state as the direct read leaves it. */
 #include <sqlite3.h>
 #include <stdint.h>
@@ -12,7 +13,9 @@
 #include "sqlite_export.h"
 #include "tap.h"
 
-enum { NROWS = 60000 };
+enum { NROWS = 100000 };
+
+static long expect_rows; /* NROWS less the rows deleted (make_db) */
 
 static const char *const cols[] = {"a", "b", "c", "missing", "t"};
 
@@ -57,6 +60,11 @@ static int make_db(const char *path)
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
+    /* gaps in the rowids: whole blocks of a split (4,096 rows a chunk of 4 columns), and every third row */
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, "DELETE FROM big WHERE rowid BETWEEN 20001 AND 31000 OR (rowid > 50000 AND rowid % 3 = 0)",
+                          NULL, NULL, NULL);
+    expect_rows = NROWS - (long)sqlite3_changes(db);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     sqlite3_close(db);
@@ -68,6 +76,7 @@ typedef struct readout {
     uint64_t h;
     long rows;
     int rc;
+    int readers;
     char msg[1024];
 } readout;
 
@@ -77,7 +86,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h * 0xff51afd7ed558ccdull;
 }
 
-static int read_all(const char *path, int threads, long stop_after, readout *r)
+static int read_all(const char *path, int threads, int split, long stop_after, readout *r)
 {
     sqlite3 *db;
     gf_err err = {0};
@@ -89,7 +98,8 @@ static int read_all(const char *path, int threads, long stop_after, readout *r)
         sqlite3_close(db);
         return -1;
     }
-    gf_sqlq_prefetch(&q, threads, 1u << 4);
+    gf_sqlq_prefetch(&q, threads, 1u << 4, split ? path : NULL);
+    r->readers = gf_sqlq_readers(&q);
     int rc;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         if (stop_after >= 0 && r->rows == stop_after)
@@ -136,6 +146,32 @@ static int damage(const char *path)
     return fclose(f);
 }
 
+/* Overwrites the second half of the leaf page of big two thirds down its leaves (dbstat), its header and
+ * cell pointers kept: the rows before it read, the table's first and last rowids too (a split's set-up). */
+static int damage_leaf(const char *path)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    if (sqlite3_open(path, &db) != SQLITE_OK)
+        return -1;
+    long pages[4096], n = 0;
+    if (sqlite3_prepare_v2(db, "SELECT pageno FROM dbstat WHERE name = 'big' AND pagetype = 'leaf' ORDER BY path", -1,
+                           &st, NULL) == SQLITE_OK) {
+        while (n < 4096 && sqlite3_step(st) == SQLITE_ROW)
+            pages[n++] = (long)sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    FILE *f = n > 3 ? fopen(path, "r+b") : NULL;
+    if (!f)
+        return -1;
+    char junk[2048];
+    memset(junk, 0xff, sizeof junk);
+    fseek(f, (pages[n * 2 / 3] - 1) * 4096 + 2048, SEEK_SET);
+    fwrite(junk, 1, sizeof junk, f);
+    return fclose(f);
+}
+
 int main(void)
 {
     char path[] = "/tmp/gf-prefetch-XXXXXX";
@@ -145,27 +181,53 @@ int main(void)
         return tap_done();
     }
     close(fd);
-    readout d, p, p8;
-    CHECK("direct read", read_all(path, 1, -1, &d) == 0 && d.rc == SQLITE_DONE && d.rows == NROWS);
-    CHECK("prefetched read: every row", read_all(path, 2, -1, &p) == 0 && p.rc == SQLITE_DONE && p.rows == NROWS);
+    readout d, p, p8, s2, s8;
+    CHECK("direct read", read_all(path, 1, 0, -1, &d) == 0 && d.rc == SQLITE_DONE && d.rows == expect_rows);
+    CHECK("prefetched read: every row, one reader",
+          read_all(path, 2, 0, -1, &p) == 0 && p.rc == SQLITE_DONE && p.rows == expect_rows && p.readers == 1);
     CHECK("prefetched read: the same values, types, NULLs and texts as the direct read", p.h == d.h);
-    CHECK("threads = 8: the same", read_all(path, 8, -1, &p8) == 0 && p8.rows == NROWS && p8.h == d.h);
-    readout e1, e2;
-    CHECK("a consumer that stops early stops the reader (direct)", read_all(path, 1, 123, &e1) == 0 && e1.rows == 123);
+    CHECK("threads = 8: the same", read_all(path, 8, 0, -1, &p8) == 0 && p8.rows == expect_rows && p8.h == d.h);
+    CHECK("split over two readers: every row",
+          read_all(path, 2, 1, -1, &s2) == 0 && s2.rc == SQLITE_DONE && s2.rows == expect_rows && s2.readers == 2);
+    CHECK("split: the same values in the same order as the direct read", s2.h == d.h);
+    CHECK("split, threads = 8: the same", read_all(path, 8, 1, -1, &s8) == 0 && s8.readers == 2 && s8.h == d.h);
+    readout e1, e2, e3, e4;
+    CHECK("a consumer that stops early stops the reader (direct)",
+          read_all(path, 1, 0, 123, &e1) == 0 && e1.rows == 123);
     CHECK("a consumer that stops early stops the reader (prefetching)",
-          read_all(path, 2, 123, &e2) == 0 && e2.rows == 123 && e2.h == e1.h);
-    readout e3;
-    CHECK("a consumer that stops after the first chunks", read_all(path, 2, 40000, &e3) == 0 && e3.rows == 40000);
+          read_all(path, 2, 0, 123, &e2) == 0 && e2.rows == 123 && e2.h == e1.h);
+    CHECK("a consumer that stops early stops both readers (split)",
+          read_all(path, 2, 1, 123, &e4) == 0 && e4.rows == 123 && e4.h == e1.h);
+    CHECK("a consumer that stops after the first chunks", read_all(path, 2, 0, 40000, &e3) == 0 && e3.rows == 40000);
+    CHECK("... split", read_all(path, 2, 1, 40000, &e4) == 0 && e4.rows == 40000);
+    char copy[] = "/tmp/gf-prefetch-leaf-XXXXXX";
+    int cfd = mkstemp(copy);
+    readout ld, ls;
+    if (cfd < 0 || close(cfd) != 0 || make_db(copy) != 0 || damage_leaf(copy) != 0) {
+        CHECK("a copy with a damaged leaf is written", 0);
+    } else {
+        CHECK("a damaged leaf: the direct read fails after some rows",
+              read_all(copy, 1, 0, -1, &ld) == 0 && ld.rc != SQLITE_DONE && ld.rows > 0 && ld.rows < expect_rows);
+        CHECK("a damaged leaf, split: two readers, the same rows, then the same error",
+              read_all(copy, 2, 1, -1, &ls) == 0 && ls.readers == 2 && ls.rc == ld.rc && ls.rows == ld.rows &&
+                  ls.h == ld.h);
+        CHECK("a damaged leaf, split: the same message", strcmp(ls.msg, ld.msg) == 0 && strstr(ld.msg, copy));
+        printf("# a damaged leaf: %ld rows of %ld, then: %s\n", ld.rows, expect_rows, ld.msg);
+    }
+    unlink(copy);
     if (damage(path) != 0) {
         CHECK("the database is damaged", 0);
         return tap_done();
     }
-    readout bd, bp;
+    readout bd, bp, bs;
     CHECK("damaged: the direct read fails after some rows",
-          read_all(path, 1, -1, &bd) == 0 && bd.rc != SQLITE_DONE && bd.rows > 0 && bd.rows < NROWS);
+          read_all(path, 1, 0, -1, &bd) == 0 && bd.rc != SQLITE_DONE && bd.rows > 0 && bd.rows < expect_rows);
     CHECK("damaged: the prefetched read fails the same way after the same rows",
-          read_all(path, 2, -1, &bp) == 0 && bp.rc == bd.rc && bp.rows == bd.rows && bp.h == bd.h);
+          read_all(path, 2, 0, -1, &bp) == 0 && bp.rc == bd.rc && bp.rows == bd.rows && bp.h == bd.h);
     CHECK("damaged: the same message, naming the file", strcmp(bp.msg, bd.msg) == 0 && strstr(bd.msg, path));
+    CHECK("damaged (its last pages too), split: the same rows, then the same error",
+          read_all(path, 2, 1, -1, &bs) == 0 && bs.rc == bd.rc && bs.rows == bd.rows && bs.h == bd.h);
+    CHECK("damaged, split: the same message", strcmp(bs.msg, bd.msg) == 0);
     printf("# damaged after %ld rows: %s\n", bd.rows, bd.msg);
     unlink(path);
     return tap_done();
