@@ -249,18 +249,9 @@ static int setup_split(struct gf_sqlq_pf *pf, const gf_sqlq *q, const char *path
     gf_err err;
     ok = ss && plan_is(db, ss, "SEARCH ") && sqlite3_prepare_v2(db, ss, -1, &pf->rd[0].st, NULL) == SQLITE_OK &&
          gf_sqlite_open_export(path, &pf->rd[1].db, &err) == 0;
-    if (ok) {
-        sqlite3_stmt *mq; /* the second connection maps the file when the first does (the narrow import) */
-        if (sqlite3_prepare_v2(db, "PRAGMA mmap_size", -1, &mq, NULL) == SQLITE_OK) {
-            if (sqlite3_step(mq) == SQLITE_ROW && sqlite3_column_int64(mq, 0) > 0) {
-                char *set = sqlite3_mprintf("PRAGMA mmap_size = %lld", (long long)sqlite3_column_int64(mq, 0));
-                sqlite3_exec(pf->rd[1].db, set, NULL, NULL, NULL);
-                sqlite3_free(set);
-            }
-            sqlite3_finalize(mq);
-        }
-        ok = sqlite3_prepare_v2(pf->rd[1].db, ss, -1, &pf->rd[1].st, NULL) == SQLITE_OK;
-    }
+    /* the second connection reads through its own small page cache, never a memory map: its blocks' pages
+     * mapped beside the first's (the narrow import's) would count twice in the resident set */
+    ok = ok && sqlite3_prepare_v2(pf->rd[1].db, ss, -1, &pf->rd[1].st, NULL) == SQLITE_OK;
     sqlite3_free(ss);
     if (ok)
         return 0;

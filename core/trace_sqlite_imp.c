@@ -48,7 +48,7 @@ static int populate_some(void *arg)
 
 void gf_tsq_prefetch(imp *m, gf_sqlq *q, uint64_t textcols, int split)
 {
-    gf_sqlq_prefetch(q, m->threads, textcols, split && gf_trace_keeps_all(m->t) ? m->path : NULL);
+    gf_sqlq_prefetch(q, m->threads, textcols, split && !m->narrow && gf_trace_keeps_all(m->t) ? m->path : NULL);
     if (m->pop.n)
         gf_sqlq_idle(q, populate_some, m);
 }
