@@ -245,7 +245,7 @@ static int setup_split(struct gf_sqlq_pf *pf, const gf_sqlq *q, const char *path
     pf->lo = lo;
     pf->nblocks = (int64_t)((uint64_t)(hi - lo) / pf->rows + 1);
     char *ss = sqlite3_mprintf("%s WHERE rowid >= ?1 AND rowid < ?2", sql);
-    pf->nrd = MAX_READERS; /* pf_free finalizes and closes what is set */
+    pf->nrd = MAX_READERS;
     gf_err err;
     ok = ss && plan_is(db, ss, "SEARCH ") && sqlite3_prepare_v2(db, ss, -1, &pf->rd[0].st, NULL) == SQLITE_OK &&
          gf_sqlite_open_export(path, &pf->rd[1].db, &err) == 0;
@@ -367,24 +367,24 @@ static int fall_back(gf_sqlq *q)
 {
     struct gf_sqlq_pf *pf = q->pf;
     pf_stop_join(pf);
-    pf->direct = 1;
     q->row = NULL;
     q->text = NULL;
-    sqlite3_stmt *st = NULL;
     char *sql = sqlite3_mprintf("%s WHERE rowid >= ?1", sqlite3_sql(q->st));
-    int rc = sql ? sqlite3_prepare_v2(sqlite3_db_handle(q->st), sql, -1, &st, NULL) : SQLITE_NOMEM;
+    sqlite3 *db = sqlite3_db_handle(q->st);
+    sqlite3_finalize(q->st); /* never stepped: the readers had statements of their own */
+    q->st = NULL;
+    int rc = sql ? sqlite3_prepare_v2(db, sql, -1, &q->st, NULL) : SQLITE_NOMEM;
     sqlite3_free(sql);
-    sqlite3_finalize(q->st);
-    q->st = st;
     if (rc != SQLITE_OK) {
         pf->done = 1; /* the prepare's error is the connection's */
         return pf->rc = rc;
     }
-    sqlite3_bind_int64(st, 1, pf->lo + (int64_t)(pf->next - 1) * (int64_t)pf->rows);
+    pf->direct = 1;
+    sqlite3_bind_int64(q->st, 1, pf->lo + (int64_t)(pf->next - 1) * (int64_t)pf->rows);
     for (size_t i = 0; i < pf->cur->nrows; i++)
-        if ((rc = sqlite3_step(st)) != SQLITE_ROW)
+        if ((rc = sqlite3_step(q->st)) != SQLITE_ROW)
             return rc;
-    return sqlite3_step(st);
+    return sqlite3_step(q->st);
 }
 
 int gf_sqlq_step(gf_sqlq *q)
