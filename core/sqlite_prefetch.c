@@ -2,16 +2,16 @@
  * work on a big table (sqlite3_step, decoding the record's columns: about half of an import's CPU) runs on
  * a reader thread while the calling thread turns the rows before into events. The reader copies each row's
  * values (type, int64, and the text of the columns asked for as text) into chunks of rows; NCHUNK chunks
- * (SPLIT_NCHUNK for two readers) circulate through a bounded queue, so memory stays a few hundred KiB whatever the table's size. The last
- * chunk carries the statement's last result; the consumer joins the reader before returning it, so the
- * connection's error state (which gf_sqlite_fail reads) is what the failed step left, as without the
- * reader. A consumer that stops early (gf_sqlq_finalize) stops the reader and joins it first.
+ * (SPLIT_NCHUNK for two readers) circulate through a bounded queue, so memory stays a few MiB whatever the
+ * table's size. The last chunk carries the statement's last result; the consumer joins the reader before
+ * returning it, so the connection's error state (which gf_sqlite_fail reads) is what the failed step left,
+ * as without the reader. A consumer that stops early (gf_sqlq_finalize) stops the reader and joins it first.
  *
  * Split (issue 42): a plain scan of a big table (`SELECT cols FROM "T"`, which SQLite reads in rowid order)
  * is read by two readers instead, each over its own connection and its own statement `... WHERE rowid >= ?1
  * AND rowid < ?2`: block k is the rowids [lo + k*R, lo + (k+1)*R) (R: a chunk's rows, so a block fits its
- * chunk) and reader k % 2 reads it into chunk k % SPLIT_NCHUNK; the consumer takes the blocks in order, so the rows
- * come in the order of the scan. A block that ends in an error hands the query back to the calling thread:
+ * chunk) and reader k % 2 reads it into chunk k % SPLIT_NCHUNK; the consumer takes the blocks in order, so
+ * the rows come in the order of the scan. A block that ends in an error hands the query back to the calling thread:
  * the readers are joined and the block is stepped again from its first rowid on the caller's connection, the
  * rows delivered already skipped, so the rows and the error are those of a direct read. */
 #include "sqlite_export.h"
@@ -216,6 +216,34 @@ static int plan_is(sqlite3 *db, const char *sql, const char *want)
     return steps == 1 && match;
 }
 
+/* PRAGMA name's value on db, or -1. */
+static int64_t pragma_int(sqlite3 *db, const char *name)
+{
+    char *sql = sqlite3_mprintf("PRAGMA %s", name);
+    sqlite3_stmt *st;
+    int64_t v = -1;
+    if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_free(sql);
+    return v;
+}
+
+/* 1 when the second connection sees the file the first one reads (a file replaced at that path since the
+ * import opened it would differ in its pages or its schema's cookie). */
+static int same_file(sqlite3 *a, sqlite3 *b)
+{
+    static const char *const p[] = {"page_count", "schema_version"};
+    for (int i = 0; i < 2; i++) {
+        int64_t x = pragma_int(a, p[i]);
+        if (x < 0 || x != pragma_int(b, p[i]))
+            return 0;
+    }
+    return 1;
+}
+
 /* The split of a plain scan of a big table over two readers (see the head of this file): 0, or -1 when the
  * query is not one (anything but `SELECT ... FROM "T"` read as a scan in rowid order), the table is small,
  * or a step of the set-up fails: then one reader reads it as before. */
@@ -251,7 +279,8 @@ static int setup_split(struct gf_sqlq_pf *pf, const gf_sqlq *q, const char *path
          gf_sqlite_open_export(path, &pf->rd[1].db, &err) == 0;
     /* the second connection reads through its own small page cache, never a memory map: its blocks' pages
      * mapped beside the first's (the narrow import's) would count twice in the resident set */
-    ok = ok && sqlite3_prepare_v2(pf->rd[1].db, ss, -1, &pf->rd[1].st, NULL) == SQLITE_OK;
+    ok = ok && same_file(db, pf->rd[1].db) &&
+         sqlite3_prepare_v2(pf->rd[1].db, ss, -1, &pf->rd[1].st, NULL) == SQLITE_OK;
     sqlite3_free(ss);
     if (ok)
         return 0;

@@ -368,7 +368,7 @@ static int import_runtime(imp *m, int partner_pass)
     int r = gf_tsq_prepare(m, &q, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, 6, 3, NULL);
     if (r <= 0)
         return r;
-    gf_tsq_prefetch(m, &q, 0, 0);
+    gf_tsq_prefetch(m, &q, 0, 1);
     int rc;
     while ((rc = gf_sqlq_step(&q)) == SQLITE_ROW) {
         int64_t gtid = gf_sqlq_i64(&q, 2, 0);

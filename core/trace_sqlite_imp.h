@@ -39,9 +39,9 @@ int gf_tsq_step_fail(imp *m, gf_sqlq *q, int rc);
 /* The NVTX or CPU lane of a thread (-1: err filled). */
 int32_t gf_tsq_cpu_lane(imp *m, int nvtx, int64_t gtid);
 /* gf_sqlq_prefetch for the import's big tables, with gf_sqlq_idle mapping the reserved columns' pages. split:
- * two readers (a table whose rows cost the reader more than the caller: the kernels, NVTX), when every event
- * is kept (a bounded build's memory stays that of one reader) and the import is not the narrow one (the
- * flamegraph's: measured, no faster with two and more CPU) */
+ * two readers (the CUDA calls, the kernels, the NVTX ranges: their reader is the slower side), when every
+ * event is kept (a bounded build's memory stays that of one reader) and the import is not the narrow one
+ * (the flamegraph's: measured, no faster with two and more CPU) */
 void gf_tsq_prefetch(imp *m, gf_sqlq *q, uint64_t textcols, int split);
 
 #endif

@@ -62,8 +62,8 @@ static int make_db(const char *path)
     sqlite3_finalize(st);
     /* gaps in the rowids: whole blocks of a split (4,096 rows a chunk of 4 columns), and every third row */
     if (rc == SQLITE_OK)
-        rc = sqlite3_exec(db, "DELETE FROM big WHERE rowid BETWEEN 20001 AND 31000 OR (rowid > 50000 AND rowid % 3 = 0)",
-                          NULL, NULL, NULL);
+        rc = sqlite3_exec(db, "DELETE FROM big WHERE rowid BETWEEN 20001 AND 31000"
+                          " OR (rowid > 50000 AND rowid % 3 = 0)", NULL, NULL, NULL);
     expect_rows = NROWS - (long)sqlite3_changes(db);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
@@ -86,6 +86,9 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h * 0xff51afd7ed558ccdull;
 }
 
+/* read_all renames this file over its path after opening it, before the prefetch (NULL: none) */
+static const char *replace_with;
+
 static int read_all(const char *path, int threads, int split, long stop_after, readout *r)
 {
     sqlite3 *db;
@@ -95,6 +98,11 @@ static int read_all(const char *path, int threads, int split, long stop_after, r
     if (gf_sqlite_open_export(path, &db, &err) != 0)
         return -1;
     if (gf_sqlite_prepare_cols(db, path, &q, "big", cols, 5, 1, NULL, &err) != 1) {
+        sqlite3_close(db);
+        return -1;
+    }
+    if (replace_with && rename(replace_with, path) != 0) {
+        gf_sqlq_finalize(&q);
         sqlite3_close(db);
         return -1;
     }
@@ -200,6 +208,24 @@ int main(void)
           read_all(path, 2, 1, 123, &e4) == 0 && e4.rows == 123 && e4.h == e1.h);
     CHECK("a consumer that stops after the first chunks", read_all(path, 2, 0, 40000, &e3) == 0 && e3.rows == 40000);
     CHECK("... split", read_all(path, 2, 1, 40000, &e4) == 0 && e4.rows == 40000);
+    /* a file replaced at its path after the import opened it: no second connection to the other file */
+    char mine[] = "/tmp/gf-prefetch-mine-XXXXXX", other[] = "/tmp/gf-prefetch-other-XXXXXX";
+    int mfd = mkstemp(mine), ofd = mkstemp(other);
+    sqlite3 *odb = NULL;
+    readout rp;
+    if (mfd < 0 || ofd < 0 || close(mfd) != 0 || close(ofd) != 0 || make_db(mine) != 0 || make_db(other) != 0 ||
+        sqlite3_open(other, &odb) != SQLITE_OK ||
+        sqlite3_exec(odb, "DELETE FROM big WHERE rowid > 60000; VACUUM", NULL, NULL, NULL) != SQLITE_OK) {
+        CHECK("two test databases are written", 0);
+    } else {
+        replace_with = other;
+        CHECK("the file replaced after the first connection opened it: one reader, the first file's rows",
+              read_all(mine, 2, 1, -1, &rp) == 0 && rp.readers == 1 && rp.rows == expect_rows && rp.h == d.h);
+        replace_with = NULL;
+    }
+    sqlite3_close(odb);
+    unlink(mine);
+    unlink(other);
     char copy[] = "/tmp/gf-prefetch-leaf-XXXXXX";
     int cfd = mkstemp(copy);
     readout ld, ls;
