@@ -2,7 +2,8 @@
  * by rowid blocks, gives the values that the statement gives read directly, in the same order (integers,
  * NULLs, floats, texts, empty texts, over many chunks; rowids with gaps, whole blocks of them); a consumer
  * that stops early stops and joins the readers; a damaged table fails after the same rows with the same
- * error, the connection's error state as the direct read leaves it. */
+ * error, the connection's error state as the direct read leaves it; a file replaced at its path between the
+ * two connections' opens is not split. */
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
