@@ -216,29 +216,29 @@ static int plan_is(sqlite3 *db, const char *sql, const char *want)
     return steps == 1 && match;
 }
 
-/* PRAGMA name's value on db, or -1. */
-static int64_t pragma_int(sqlite3 *db, const char *name)
+/* The first row of sql on db as n integers: 0, or -1 (no row, an error, or a value not an integer). */
+static int query_ints(sqlite3 *db, const char *sql, int64_t *v, int n)
 {
-    char *sql = sqlite3_mprintf("PRAGMA %s", name);
     sqlite3_stmt *st;
-    int64_t v = -1;
-    if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            v = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_count(st) >= n;
+    for (int i = 0; ok && i < n; i++) {
+        ok = sqlite3_column_type(st, i) == SQLITE_INTEGER;
+        v[i] = ok ? sqlite3_column_int64(st, i) : 0;
     }
-    sqlite3_free(sql);
-    return v;
+    sqlite3_finalize(st);
+    return ok ? 0 : -1;
 }
 
 /* 1 when the second connection sees the file the first one reads (a file replaced at that path since the
  * import opened it would differ in its pages or its schema's cookie). */
 static int same_file(sqlite3 *a, sqlite3 *b)
 {
-    static const char *const p[] = {"page_count", "schema_version"};
+    static const char *const p[] = {"PRAGMA page_count", "PRAGMA schema_version"};
     for (int i = 0; i < 2; i++) {
-        int64_t x = pragma_int(a, p[i]);
-        if (x < 0 || x != pragma_int(b, p[i]))
+        int64_t x, y;
+        if (query_ints(a, p[i], &x, 1) != 0 || query_ints(b, p[i], &y, 1) != 0 || x != y)
             return 0;
     }
     return 1;
@@ -254,21 +254,15 @@ static int setup_split(struct gf_sqlq_pf *pf, const gf_sqlq *q, const char *path
     if (!q->table || !sql || strstr(sql, " WHERE ") || strstr(sql, " ORDER ") || strstr(sql, " INDEXED") ||
         strstr(sql, " JOIN ") || !plan_is(db, sql, "SCAN "))
         return -1;
-    /* two subqueries: each a seek to one end (min and max in one SELECT would scan the whole table) */
+    /* two subqueries: each a seek to one end (min and max in one SELECT would scan the whole table); an
+     * empty table's NULLs fail */
     char *mm = sqlite3_mprintf("SELECT (SELECT min(rowid) FROM \"%w\"), (SELECT max(rowid) FROM \"%w\")", q->table,
                                q->table);
-    sqlite3_stmt *st;
-    int ok = mm && sqlite3_prepare_v2(db, mm, -1, &st, NULL) == SQLITE_OK;
+    int64_t b[2] = {0, -1};
+    int ok = mm && query_ints(db, mm, b, 2) == 0;
     sqlite3_free(mm);
-    if (!ok)
-        return -1;
-    int64_t lo = 0, hi = -1;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
-        lo = sqlite3_column_int64(st, 0);
-        hi = sqlite3_column_int64(st, 1);
-    }
-    sqlite3_finalize(st);
-    if (lo < 0 || hi < lo || (uint64_t)(hi - lo) / pf->rows + 1 < MIN_SPLIT_BLOCKS)
+    int64_t lo = b[0], hi = b[1];
+    if (!ok || lo < 0 || hi < lo || (uint64_t)(hi - lo) / pf->rows + 1 < MIN_SPLIT_BLOCKS)
         return -1; /* empty, odd rowids, or a block or two: one reader */
     pf->lo = lo;
     pf->nblocks = (int64_t)((uint64_t)(hi - lo) / pf->rows + 1);
