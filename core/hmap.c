@@ -15,9 +15,8 @@ void gf_hmap_free(gf_hmap *m)
     memset(m, 0, sizeof *m);
 }
 
-static int grow(gf_hmap *m)
+static int grow_to(gf_hmap *m, size_t nc)
 {
-    size_t nc = m->cap ? m->cap * 2 : 64;
     uint64_t *k = malloc(nc * sizeof *k);
     int64_t *v = malloc(nc * sizeof *v);
     if (!k || !v) {
@@ -41,6 +40,19 @@ static int grow(gf_hmap *m)
     m->vals = v;
     m->cap = nc;
     return 0;
+}
+
+static int grow(gf_hmap *m)
+{
+    return grow_to(m, m->cap ? m->cap * 2 : 64);
+}
+
+int gf_hmap_reserve(gf_hmap *m, size_t n)
+{
+    size_t nc = m->cap ? m->cap : 64;
+    while (n * 4 > nc * 3)
+        nc *= 2;
+    return nc == m->cap ? 0 : grow_to(m, nc);
 }
 
 int64_t *gf_hmap_get(const gf_hmap *m, uint64_t key)

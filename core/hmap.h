@@ -20,6 +20,8 @@ void gf_hmap_free(gf_hmap *m);
 int64_t *gf_hmap_put(gf_hmap *m, uint64_t key, int64_t init, int *inserted);
 /* Returns a pointer to the value, or NULL when absent. */
 int64_t *gf_hmap_get(const gf_hmap *m, uint64_t key);
+/* Room for n entries in all without a rehash on the way (0, or -1 on OOM). */
+int gf_hmap_reserve(gf_hmap *m, size_t n);
 
 /* Multimap use, for keys wider than 64 bits: store a hash of the wide key and, as the value, the index of
  * a record that holds the whole key. gf_hmap_add always inserts a new slot (several may share a key);

@@ -103,9 +103,8 @@ void gf_stacks_free(gf_stacks *s)
 #define SLOT_ID(e) ((uint32_t)(e) - 1)
 #define SLOT_TAG(e) ((uint32_t)((e) >> 32))
 
-static int rehash(uint64_t **table, size_t *cap, const uint64_t *hv, size_t n)
+static int rehash_to(uint64_t **table, size_t *cap, size_t nc, const uint64_t *hv, size_t n)
 {
-    size_t nc = *cap ? *cap * 2 : 1024;
     uint64_t *h = calloc(nc, sizeof *h);
     if (!h)
         return -1;
@@ -118,6 +117,37 @@ static int rehash(uint64_t **table, size_t *cap, const uint64_t *hv, size_t n)
     free(*table);
     *table = h;
     *cap = nc;
+    return 0;
+}
+
+static int rehash(uint64_t **table, size_t *cap, const uint64_t *hv, size_t n)
+{
+    return rehash_to(table, cap, *cap ? *cap * 2 : 1024, hv, n);
+}
+
+int gf_stacks_reserve(gf_stacks *s, size_t more_stacks, size_t more_ids)
+{
+    size_t nstacks = s->nstacks + more_stacks, nids = s->ilen + more_ids;
+    size_t hc = s->shcap ? s->shcap : 1024;
+    while (nstacks * 2 > hc)
+        hc *= 2;
+    if (hc != s->shcap && rehash_to(&s->shash, &s->shcap, hc, s->shv, s->nstacks) != 0)
+        return -1;
+    size_t sc = s->scap;
+    stack_rec *ns = grow(s->st, &sc, nstacks, sizeof *ns);
+    if (!ns)
+        return -1;
+    s->st = ns;
+    size_t sc2 = s->scap;
+    uint64_t *nh = grow(s->shv, &sc2, nstacks, sizeof *nh);
+    if (!nh)
+        return -1;
+    s->shv = nh;
+    s->scap = sc;
+    uint32_t *ni = grow(s->ids, &s->icap, nids, sizeof *ni);
+    if (!ni)
+        return -1;
+    s->ids = ni;
     return 0;
 }
 
@@ -201,6 +231,12 @@ const char *gf_stacks_frame(const gf_stacks *s, uint32_t id, size_t *len)
 int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t weight, gf_err *err)
 {
     return gf_stacks_add_ids_at(s, ids, depth, weight, NULL, err);
+}
+
+void gf_stacks_prefetch(const gf_stacks *s, const uint32_t *ids, size_t depth)
+{
+    if (s->shcap)
+        __builtin_prefetch(&s->shash[(hash_bytes(ids, depth * sizeof *ids, FNV0) >> 32) & (s->shcap - 1)]);
 }
 
 int gf_stacks_add_ids_at(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t weight, size_t *index,

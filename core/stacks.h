@@ -27,6 +27,11 @@ int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t w
 /* Same, and *index (if not NULL) receives the stack's index (insertion order, see gf_stacks_get). */
 int gf_stacks_add_ids_at(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t weight, size_t *index,
                          gf_err *err);
+/* Room for more_stacks stacks more, of more_ids frame ids in all, without a rehash or a move on the way (0, or -1
+ * on OOM). */
+int gf_stacks_reserve(gf_stacks *s, size_t more_stacks, size_t more_ids);
+/* Starts fetching the table slot of the stack of frame ids, for a gf_stacks_add_ids_at of it to come. */
+void gf_stacks_prefetch(const gf_stacks *s, const uint32_t *ids, size_t depth);
 /* Adds "prefix;leaf" where prefix is a ';'-separated frame list (may be empty). */
 int gf_stacks_add_prefixed(gf_stacks *s, const char *prefix, const char *leaf, size_t leaf_len, int64_t weight,
                            gf_err *err);

@@ -29,6 +29,7 @@ typedef struct fl {
     gf_hmap names; /* (what << 40) ^ value → frame id (strtab names, NVTX names, processes, streams) */
     uint32_t *ids;
     size_t idcap;
+    size_t launches, swept; /* the launches that nvtx_paths sweeps; those swept so far */
 } fl;
 
 static const gf_detail *detail_of(const gf_trace *t, size_t i)
@@ -143,11 +144,35 @@ static uint64_t thread_key(const gf_lane *l)
            (uint64_t)(l->tid & 0xFFFFFF);
 }
 
+/* ranges in by_range_order. They come in event order, which a finished trace keeps by start: then only each
+ * run of one start needs sorting (the enclosing range first), not the whole thread's (the 2.2M ranges of the
+ * 368 MB export: 5 ms, where sorting them all took 50-80 ms). */
+static void sort_ranges(const gf_trace *t, uint32_t *ranges, size_t nr)
+{
+    for (size_t i = 1; i < nr; i++)
+        if (t->start[ranges[i]] < t->start[ranges[i - 1]]) {
+            qsort_r(ranges, nr, sizeof *ranges, by_range_order, (void *)t);
+            return;
+        }
+    for (size_t lo = 0, hi; lo < nr; lo = hi) {
+        for (hi = lo + 1; hi < nr && t->start[ranges[hi]] == t->start[ranges[lo]]; hi++)
+            ;
+        if (hi - lo > 1)
+            qsort_r(ranges + lo, hi - lo, sizeof *ranges, by_range_order, (void *)t);
+    }
+}
+
+/* A table that grows by doubling rehashes every entry about once more. When a sweep or the stacks have gone
+ * through 1/PROJECT_AT of their input, the table is sized once for what the rest will add at the same rate:
+ * where nearly every launch has a path and a stack of its own (a step number in every path: 2.2M of each on
+ * the 368 MB export), the rehashes go; where paths repeat, the projection is small and nothing changes. */
+enum { PROJECT_AT = 8, PROJECT_MIN = 4096 };
+
 /* One thread's launches (in start order) against its ranges: the path of each launch. */
 static int sweep_thread(fl *f, const uint32_t *calls, size_t nc, uint32_t *ranges, size_t nr)
 {
     const gf_trace *t = f->t;
-    qsort_r(ranges, nr, sizeof *ranges, by_range_order, (void *)t);
+    sort_ranges(t, ranges, nr);
     uint32_t *act = malloc((nr ? nr : 1) * sizeof *act), *path = malloc((nr ? nr : 1) * sizeof *path);
     uint32_t *prev = malloc((nr ? nr : 1) * sizeof *prev);
     int32_t *pnode = malloc((nr ? nr : 1) * sizeof *pnode); /* the trie node of prev[0..p] */
@@ -197,6 +222,8 @@ static int sweep_thread(fl *f, const uint32_t *calls, size_t nc, uint32_t *range
             prev_node = node;
         }
         f->node[e] = prev_node;
+        if (++f->swept == f->launches / PROJECT_AT && f->swept >= PROJECT_MIN)
+            (void)gf_hmap_reserve(&f->trie, f->tn * PROJECT_AT); /* failing, the trie grows as before */
     }
     free(act);
     free(path);
@@ -245,14 +272,18 @@ static int nvtx_paths(fl *f)
             rc = gf_oom(f->err, "flamegraph");
             goto done;
         }
-    for (size_t l = 0; l < t->nlanes && rc == 0; l++) {
-        if (t->lanes[l].kind != GF_LANE_CPU || cnt[l + 1] == cnt[l])
-            continue;
-        int64_t *nv = gf_hmap_get(&nvtx_lane, thread_key(&t->lanes[l]));
-        if (!nv)
-            continue;
-        rc = sweep_thread(f, ev + cnt[l], cnt[l + 1] - cnt[l], ev + cnt[*nv], cnt[*nv + 1] - cnt[*nv]);
-    }
+    for (int pass = 0; pass < 2; pass++) /* the launches to sweep counted, then swept */
+        for (size_t l = 0; l < t->nlanes && rc == 0; l++) {
+            if (t->lanes[l].kind != GF_LANE_CPU || cnt[l + 1] == cnt[l])
+                continue;
+            int64_t *nv = gf_hmap_get(&nvtx_lane, thread_key(&t->lanes[l]));
+            if (!nv)
+                continue;
+            if (pass == 0)
+                f->launches += cnt[l + 1] - cnt[l];
+            else
+                rc = sweep_thread(f, ev + cnt[l], cnt[l + 1] - cnt[l], ev + cnt[*nv], cnt[*nv + 1] - cnt[*nv]);
+        }
 done:
     free(cnt);
     free(ev);
@@ -321,14 +352,14 @@ static int launch_levels(fl *f, size_t *k, int level, int64_t p)
     return 0;
 }
 
-/* The frames of GPU operation i into f->ids; returns their count or -1 (OOM). */
-static long stack_of(fl *f, size_t i)
+/* The frames of GPU operation i into f->ids from at; returns where they end or -1 (OOM). */
+static long stack_of(fl *f, size_t i, size_t at)
 {
     const gf_trace *t = f->t;
     const gf_lane *gl = &t->lanes[t->lane[i]];
     int64_t p = f->partner[i] >= 0 && t->kind[f->partner[i]] == GF_EV_API ? f->partner[i] : -1;
     int64_t pid = t->pid[i] >= 0 ? t->pid[i] : p >= 0 ? t->pid[p] : -1;
-    size_t k = 0;
+    size_t k = at;
     int marked = 0;
     char buf[48];
     for (size_t li = 0; li < f->o->nlevels; li++) {
@@ -360,7 +391,68 @@ static long stack_of(fl *f, size_t i)
         if (r != 0)
             return -1;
     }
+    if (k == at) { /* no level had a frame for it (levels = {"nvtx"} outside every range): counted as its leaf */
+        int kind = t->kind[i] == GF_EV_KERNEL ? GF_FRAME_KERNEL : GF_FRAME_COPY;
+        if (push_id(f, &k, str_frame(f, t->name[i], kind)) != 0)
+            return -1;
+    }
     return (long)k;
+}
+
+/* Stacks are found BATCH at a time, and each one's slot in the stacks' table is fetched before the first is
+ * added: where nearly every stack is new, an add was a wait on memory at that slot (85 % of its time on
+ * the 368 MB export's 2.2M stacks, issue 42). */
+enum { BATCH = 16 };
+
+typedef struct batch {
+    size_t n, ev[BATCH], end[BATCH]; /* stack j: event ev[j], frames f->ids[end[j - 1] (0 for j = 0) .. end[j]) */
+    size_t ngpu, seen, made0;        /* for the projection (PROJECT_AT) */
+} batch;
+
+static int add_batch(fl *f, batch *b, int32_t *evs)
+{
+    const gf_trace *t = f->t;
+    for (size_t j = 0, at = 0; j < b->n; at = b->end[j++]) {
+        size_t i = b->ev[j], idx;
+        int rc = gf_stacks_add_ids_at(f->s, f->ids + at, b->end[j] - at, t->dur[i] > 0 ? t->dur[i] : 0, &idx, f->err);
+        if (rc != 0)
+            return rc;
+        if (++b->seen == b->ngpu / PROJECT_AT && b->seen >= PROJECT_MIN) {
+            size_t made = gf_stacks_count(f->s) - b->made0, more = made * (PROJECT_AT - 1);
+            (void)gf_stacks_reserve(f->s, more, more * gf_stacks_max_depth(f->s)); /* failing: grown as before */
+        }
+        gf_stacks_add_instances(f->s, idx, 1);
+        if (evs)
+            evs[i] = (int32_t)idx;
+    }
+    b->n = 0;
+    return 0;
+}
+
+/* The stack of every GPU operation (of the step, with in_step) added to f->s; evs[i]: event i's stack. */
+static int add_stacks(fl *f, const int32_t *in_step, int32_t *evs)
+{
+    const gf_trace *t = f->t;
+    batch b = {.made0 = gf_stacks_count(f->s)};
+    for (size_t i = 0; i < t->n; i++)
+        b.ngpu += gf_ev_is_gpu_work(t->kind[i]) != 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (evs)
+            evs[i] = -1;
+        if (!gf_ev_is_gpu_work(t->kind[i]) || (in_step && in_step[i] < 0))
+            continue;
+        size_t at = b.n ? b.end[b.n - 1] : 0;
+        long end = stack_of(f, i, at);
+        if (end < 0)
+            return gf_oom(f->err, "flamegraph");
+        gf_stacks_prefetch(f->s, f->ids + at, (size_t)end - at);
+        b.ev[b.n] = i;
+        b.end[b.n++] = (size_t)end;
+        int rc = b.n == BATCH ? add_batch(f, &b, evs) : 0;
+        if (rc != 0)
+            return rc;
+    }
+    return add_batch(f, &b, evs);
 }
 
 int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s, int32_t **ev_stack,
@@ -368,7 +460,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
 {
     if (!t->finished)
         return gf_errf(err, GF_EXIT_ERROR, "trace: flamegraph before finish");
-    fl f = {t, o, s, err, NULL, NULL, NULL, NULL, 0, 0, {0}, {0}, NULL, 0};
+    fl f = {.t = t, .o = o, .s = s, .err = err};
     gf_hmap_init(&f.trie);
     gf_hmap_init(&f.names);
     int32_t *evs = NULL;
@@ -395,32 +487,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
         for (size_t i = 0; i < t->n; i++)
             f.node[i] = -1;
     }
-    for (size_t i = 0; i < t->n; i++) {
-        if (evs)
-            evs[i] = -1;
-        if (!gf_ev_is_gpu_work(t->kind[i]) || (in_step && in_step[i] < 0))
-            continue;
-        long k = stack_of(&f, i);
-        if (k < 0) {
-            rc = gf_oom(f.err, "flamegraph");
-            goto done;
-        }
-        if (k == 0) { /* no level had a frame for it (levels = {"nvtx"} outside every range): counted as its leaf */
-            size_t z = 0;
-            int kind = t->kind[i] == GF_EV_KERNEL ? GF_FRAME_KERNEL : GF_FRAME_COPY;
-            if (push_id(&f, &z, str_frame(&f, t->name[i], kind)) != 0) {
-                rc = gf_oom(f.err, "flamegraph");
-                goto done;
-            }
-            k = 1;
-        }
-        size_t idx;
-        if ((rc = gf_stacks_add_ids_at(s, f.ids, (size_t)k, t->dur[i] > 0 ? t->dur[i] : 0, &idx, err)) != 0)
-            goto done;
-        gf_stacks_add_instances(s, idx, 1);
-        if (evs)
-            evs[i] = (int32_t)idx;
-    }
+    rc = add_stacks(&f, in_step, evs);
 done:
     free(in_step);
     free(f.partner);

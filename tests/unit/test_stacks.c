@@ -149,6 +149,44 @@ static void test_sqlite(void)
                                        err.code == GF_EXIT_INPUT && strstr(err.msg, "not an SQLite database"));
 }
 
+/* Stacks added with gf_stacks_reserve (before any, and in the middle) and prefetches between: the same table,
+ * indices and outputs as without. */
+static void test_reserve(void)
+{
+    gf_stacks *a = gf_stacks_new(), *b = gf_stacks_new();
+    gf_err err;
+    uint32_t f[8];
+    char name[16];
+    for (int i = 0; i < 8; i++) {
+        snprintf(name, sizeof name, "f%d", i);
+        f[i] = gf_stacks_intern(a, name, strlen(name));
+        gf_stacks_intern(b, name, strlen(name));
+    }
+    CHECK("stacks reserve on an empty table", gf_stacks_reserve(b, 10, 10) == 0);
+    int bad = 0;
+    for (int i = 0; i < 50000; i++) { /* 20,000 distinct stacks of 2-4 frames, most added more than once */
+        int k = i % 20000;
+        uint32_t ids[4] = {f[k % 8], f[(k / 8) % 8], f[(k / 64) % 8], f[(k / 512) % 8]};
+        size_t depth = 2 + (size_t)(k / 4096) % 3, ia, ib;
+        if (i == 5000 && gf_stacks_reserve(b, 40000, 160000) != 0)
+            bad++;
+        gf_stacks_prefetch(b, ids, depth);
+        bad += gf_stacks_add_ids_at(a, ids, depth, i, &ia, &err) != 0;
+        bad += gf_stacks_add_ids_at(b, ids, depth, i, &ib, &err) != 0;
+        bad += ia != ib;
+    }
+    CHECK("stacks reserve: the same index for every add", bad == 0);
+    CHECK("stacks reserve: the same count and total", gf_stacks_count(a) == gf_stacks_count(b) &&
+                                                          gf_stacks_total(a) == gf_stacks_total(b) &&
+                                                          gf_stacks_count(a) > 1000);
+    char *x = to_string(a, 0), *y = to_string(b, 0);
+    CHECK("stacks reserve: the same folded output", x && y && strcmp(x, y) == 0);
+    free(x);
+    free(y);
+    gf_stacks_free(a);
+    gf_stacks_free(b);
+}
+
 int main(void)
 {
     const char *t = getenv("GF_TMP");
@@ -157,5 +195,6 @@ int main(void)
     test_folded_read();
     test_summary_csv();
     test_sqlite();
+    test_reserve();
     return tap_done();
 }

@@ -1,5 +1,5 @@
-/* The shared tables: gf_hmap as a multimap (gf_hmap_add / gf_hmap_next) and gf_strtab's length cut and
- * byte order (gf_strtab_set_max_len, gf_strtab_cmp). */
+/* The shared tables: gf_hmap as a multimap (gf_hmap_add / gf_hmap_next), gf_hmap_reserve, and gf_strtab's
+ * length cut and byte order (gf_strtab_set_max_len, gf_strtab_cmp). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,9 +75,38 @@ static void test_strtab(void)
     gf_strtab_free(t);
 }
 
+/* A reserve keeps what is there, makes room for the rest at once, and the map then works as before. */
+static void test_reserve(void)
+{
+    gf_hmap m;
+    gf_hmap_init(&m);
+    for (uint64_t k = 0; k < 1000; k++)
+        gf_hmap_put(&m, k * 7919, (int64_t)k, NULL);
+    size_t cap0 = m.cap;
+    CHECK("hmap reserve: 0 on success", gf_hmap_reserve(&m, 100000) == 0);
+    CHECK("hmap reserve: room for 100,000 under the 3/4 load", m.cap >= 100000 * 4 / 3 && m.cap > cap0);
+    size_t cap1 = m.cap, bad = 0;
+    for (uint64_t k = 0; k < 1000; k++) {
+        int64_t *v = gf_hmap_get(&m, k * 7919);
+        bad += !v || *v != (int64_t)k;
+    }
+    CHECK("hmap reserve: every entry there before is found with its value", bad == 0);
+    for (uint64_t k = 1000; k < 100000; k++)
+        gf_hmap_put(&m, k * 7919, (int64_t)k, NULL);
+    CHECK("hmap reserve: 100,000 entries put without growing again", m.cap == cap1 && m.n == 100000);
+    for (uint64_t k = 0; k < 100000; k++) {
+        int64_t *v = gf_hmap_get(&m, k * 7919);
+        bad += !v || *v != (int64_t)k;
+    }
+    CHECK("hmap reserve: all 100,000 found", bad == 0 && !gf_hmap_get(&m, 3));
+    CHECK("hmap reserve: a smaller reserve changes nothing", gf_hmap_reserve(&m, 10) == 0 && m.cap == cap1);
+    gf_hmap_free(&m);
+}
+
 int main(void)
 {
     test_multimap();
+    test_reserve();
     test_strtab();
     return tap_done();
 }
