@@ -10,34 +10,26 @@ void gf_hmap_init(gf_hmap *m)
 
 void gf_hmap_free(gf_hmap *m)
 {
-    free(m->keys);
-    free(m->vals);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
 static int grow_to(gf_hmap *m, size_t nc)
 {
-    uint64_t *k = malloc(nc * sizeof *k);
-    int64_t *v = malloc(nc * sizeof *v);
-    if (!k || !v) {
-        free(k);
-        free(v);
+    gf_hslot *h = malloc(nc * sizeof *h);
+    if (!h)
         return -1;
-    }
-    memset(k, 0xff, nc * sizeof *k);
+    memset(h, 0xff, nc * sizeof *h); /* every key GF_HMAP_EMPTY */
     for (size_t i = 0; i < m->cap; i++) {
-        if (m->keys[i] == GF_HMAP_EMPTY)
+        if (m->slots[i].key == GF_HMAP_EMPTY)
             continue;
-        size_t j = gf_hash_u64(m->keys[i]) & (nc - 1);
-        while (k[j] != GF_HMAP_EMPTY)
+        size_t j = gf_hash_u64(m->slots[i].key) & (nc - 1);
+        while (h[j].key != GF_HMAP_EMPTY)
             j = (j + 1) & (nc - 1);
-        k[j] = m->keys[i];
-        v[j] = m->vals[i];
+        h[j] = m->slots[i];
     }
-    free(m->keys);
-    free(m->vals);
-    m->keys = k;
-    m->vals = v;
+    free(m->slots);
+    m->slots = h;
     m->cap = nc;
     return 0;
 }
@@ -61,9 +53,9 @@ int64_t *gf_hmap_get(const gf_hmap *m, uint64_t key)
         return NULL;
     size_t j = gf_hash_u64(key) & (m->cap - 1);
     for (;;) {
-        if (m->keys[j] == key)
-            return &m->vals[j];
-        if (m->keys[j] == GF_HMAP_EMPTY)
+        if (m->slots[j].key == key)
+            return &m->slots[j].val;
+        if (m->slots[j].key == GF_HMAP_EMPTY)
             return NULL;
         j = (j + 1) & (m->cap - 1);
     }
@@ -77,18 +69,18 @@ int64_t *gf_hmap_put(gf_hmap *m, uint64_t key, int64_t init, int *inserted)
         return NULL;
     size_t j = gf_hash_u64(key) & (m->cap - 1);
     for (;;) {
-        if (m->keys[j] == key) {
+        if (m->slots[j].key == key) {
             if (inserted)
                 *inserted = 0;
-            return &m->vals[j];
+            return &m->slots[j].val;
         }
-        if (m->keys[j] == GF_HMAP_EMPTY) {
-            m->keys[j] = key;
-            m->vals[j] = init;
+        if (m->slots[j].key == GF_HMAP_EMPTY) {
+            m->slots[j].key = key;
+            m->slots[j].val = init;
             m->n++;
             if (inserted)
                 *inserted = 1;
-            return &m->vals[j];
+            return &m->slots[j].val;
         }
         j = (j + 1) & (m->cap - 1);
     }
@@ -101,10 +93,10 @@ int gf_hmap_add(gf_hmap *m, uint64_t key, int64_t val)
     if ((m->n + 1) * 4 > m->cap * 3 && grow(m) != 0)
         return -1;
     size_t j = gf_hash_u64(key) & (m->cap - 1);
-    while (m->keys[j] != GF_HMAP_EMPTY)
+    while (m->slots[j].key != GF_HMAP_EMPTY)
         j = (j + 1) & (m->cap - 1);
-    m->keys[j] = key;
-    m->vals[j] = val;
+    m->slots[j].key = key;
+    m->slots[j].val = val;
     m->n++;
     return 0;
 }
@@ -115,10 +107,10 @@ int64_t *gf_hmap_next(const gf_hmap *m, uint64_t key, size_t *pos)
         return NULL;
     /* *pos counts the probe steps taken; the probe sequence of key ends at the first empty slot (the
      * table never fills, and nothing is ever removed). */
-    for (size_t j = (gf_hash_u64(key) + *pos) & (m->cap - 1); m->keys[j] != GF_HMAP_EMPTY; j = (j + 1) & (m->cap - 1)) {
+    for (size_t j = (gf_hash_u64(key) + *pos) & (m->cap - 1); m->slots[j].key != GF_HMAP_EMPTY; j = (j + 1) & (m->cap - 1)) {
         ++*pos;
-        if (m->keys[j] == key)
-            return &m->vals[j];
+        if (m->slots[j].key == key)
+            return &m->slots[j].val;
     }
     return NULL;
 }

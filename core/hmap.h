@@ -6,9 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A key beside its value: a lookup that finds the key has its value in the same cache line (the tables of a
+ * large import or flamegraph are far bigger than the caches: separate arrays cost two misses a lookup). */
+typedef struct gf_hslot {
+    uint64_t key;
+    int64_t val;
+} gf_hslot;
+
 typedef struct gf_hmap {
-    uint64_t *keys;
-    int64_t *vals;
+    gf_hslot *slots;
     size_t n, cap; /* cap: power of two, or 0 */
 } gf_hmap;
 

@@ -874,10 +874,11 @@ int gf_trace_finish(gf_trace *t, gf_err *err)
     if (!t->flame)
         return gf_oom(err, "trace");
     for (size_t i = 0; i < b->flame_map.cap; i++)
-        if (b->flame_map.keys[i] != GF_HMAP_EMPTY)
-            t->flame[t->nflame++] = (gf_flame_entry){(int32_t)(b->flame_map.keys[i] >> 32),
-                                                     (int32_t)(b->flame_map.keys[i] & 0x7FFFFFFFu),
-                                                     !(b->flame_map.keys[i] & 0x80000000u), b->flame_map.vals[i]};
+        if (b->flame_map.slots[i].key != GF_HMAP_EMPTY) {
+            const gf_hslot *e = &b->flame_map.slots[i];
+            t->flame[t->nflame++] = (gf_flame_entry){(int32_t)(e->key >> 32), (int32_t)(e->key & 0x7FFFFFFFu),
+                                                     !(e->key & 0x80000000u), e->val};
+        }
     qsort(t->flame, t->nflame, sizeof *t->flame, cmp_flame);
 
     /* partner extras: keep those whose GPU work is still kept and that are not kept themselves */

@@ -250,10 +250,12 @@ static int fill(dg *g, const uint8_t *keep, const int32_t *inh, const gf_hmap *f
     }
     d->lanes_cap = d->nlanes;
     for (size_t i = 0; i < flame->cap; i++)
-        if (flame->keys[i] != GF_HMAP_EMPTY)
-            d->flame[d->nflame++] = (gf_flame_entry){g->kmap[(int32_t)(flame->keys[i] >> 32)],
-                                                     g->smap[(int32_t)(flame->keys[i] & 0x7FFFFFFFu)],
-                                                     !(flame->keys[i] & 0x80000000u), flame->vals[i]};
+        if (flame->slots[i].key != GF_HMAP_EMPTY) {
+            const gf_hslot *e = &flame->slots[i];
+            d->flame[d->nflame++] = (gf_flame_entry){g->kmap[(int32_t)(e->key >> 32)],
+                                                     g->smap[(int32_t)(e->key & 0x7FFFFFFFu)],
+                                                     !(e->key & 0x80000000u), e->val};
+        }
     d->total = s->n;
     for (size_t w = 0; w < s->nwarnings; w++)
         if (gf_trace_warn(d, "%s", s->warnings[w]) != 0)

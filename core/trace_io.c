@@ -44,9 +44,9 @@ static void put_raw_names(wr *w, const gf_hmap *m)
 {
     put_u64(w, m->n);
     for (size_t i = 0; i < m->cap; i++)
-        if (m->keys[i] != GF_HMAP_EMPTY) {
-            put_u64(w, m->keys[i]);
-            put(w, &m->vals[i], sizeof m->vals[i], 1);
+        if (m->slots[i].key != GF_HMAP_EMPTY) {
+            put_u64(w, m->slots[i].key);
+            put(w, &m->slots[i].val, sizeof m->slots[i].val, 1);
         }
 }
 

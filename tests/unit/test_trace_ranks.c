@@ -56,8 +56,8 @@ static int same_model(const gf_trace *x, const gf_trace *y)
         if (strcmp(x->warnings[i], y->warnings[i]) != 0)
             return 0;
     for (size_t i = 0; i < x->raw_names.cap; i++)
-        if (x->raw_names.keys[i] != GF_HMAP_EMPTY &&
-            gf_trace_raw_name(y, (int32_t)x->raw_names.keys[i]) != (int32_t)x->raw_names.vals[i])
+        if (x->raw_names.slots[i].key != GF_HMAP_EMPTY &&
+            gf_trace_raw_name(y, (int32_t)x->raw_names.slots[i].key) != (int32_t)x->raw_names.slots[i].val)
             return 0;
     if (x->raw_by_seq.n != y->raw_by_seq.n)
         return 0;
