@@ -39,6 +39,12 @@ static int grow(gf_hmap *m)
     return grow_to(m, m->cap ? m->cap * 2 : 64);
 }
 
+void gf_hmap_prefetch(const gf_hmap *m, uint64_t key)
+{
+    if (m->cap)
+        __builtin_prefetch(&m->slots[gf_hash_u64(key) & (m->cap - 1)]);
+}
+
 int gf_hmap_reserve(gf_hmap *m, size_t n)
 {
     size_t nc = m->cap ? m->cap : 64;

@@ -26,6 +26,8 @@ void gf_hmap_free(gf_hmap *m);
 int64_t *gf_hmap_put(gf_hmap *m, uint64_t key, int64_t init, int *inserted);
 /* Returns a pointer to the value, or NULL when absent. */
 int64_t *gf_hmap_get(const gf_hmap *m, uint64_t key);
+/* Starts fetching the slot where a lookup of key begins, for a put or get of it to come. */
+void gf_hmap_prefetch(const gf_hmap *m, uint64_t key);
 /* Room for n entries in all without a rehash on the way (0, or -1 on OOM). */
 int gf_hmap_reserve(gf_hmap *m, size_t n);
 
