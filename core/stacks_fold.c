@@ -72,16 +72,41 @@ static uint32_t out_frame(const gf_stacks *s, gf_stacks *out, uint32_t *map, uin
     return map[id] = o;
 }
 
+/* The folded stacks are added FOLD_BATCH at a time, each one's slot in out's table fetched before the first is
+ * added (core/trace_flame.c's batches: on the 1M-kernel bench, 374,159 stacks out of 1,020,000). */
+enum { FOLD_BATCH = 16 };
+
+typedef struct fold_batch {
+    uint32_t *buf; /* FOLD_BATCH stacks of up to max_depth frames */
+    size_t stride, n, depth[FOLD_BATCH], k[FOLD_BATCH];
+} fold_batch;
+
+static int add_folded(const gf_stacks *s, const walk *w, fold_batch *b, gf_stacks *out, gf_err *err)
+{
+    for (size_t j = 0; j < b->n; j++) {
+        size_t idx;
+        int64_t weight;
+        gf_stacks_get(s, w->order[b->k[j]].idx, NULL, &weight);
+        int rc = gf_stacks_add_ids_at(out, b->buf + j * b->stride, b->depth[j], weight, &idx, err);
+        if (rc != 0)
+            return rc;
+        gf_stacks_add_instances(out, idx, gf_stacks_instances(s, w->order[b->k[j]].idx));
+    }
+    b->n = 0;
+    return 0;
+}
+
 static int fold_pass(const gf_stacks *s, walk *w, int64_t min_value, const char *fold_name, gf_stacks *out,
                      gf_fold_stats *st, gf_err *err)
 {
     size_t nf = gf_stacks_nframes(s), n = gf_stacks_count(s);
+    fold_batch b = {.stride = gf_stacks_max_depth(s) + 1};
     uint32_t *map = malloc((nf ? nf : 1) * sizeof *map);
-    uint32_t *buf = malloc((gf_stacks_max_depth(s) + 1) * sizeof *buf);
+    b.buf = malloc(FOLD_BATCH * b.stride * sizeof *b.buf);
     uint32_t fold = gf_stacks_intern(out, fold_name, strlen(fold_name));
-    if (!map || !buf || fold == UINT32_MAX) {
+    if (!map || !b.buf || fold == UINT32_MAX) {
         free(map);
-        free(buf);
+        free(b.buf);
         return gf_oom(err, "flamegraph fold");
     }
     memset(map, 0xff, (nf ? nf : 1) * sizeof *map);
@@ -101,19 +126,22 @@ static int fold_pass(const gf_stacks *s, walk *w, int64_t min_value, const char 
             st->nodes++;
             st->weight += w->value[w->path[cut]];
         }
+        uint32_t *buf = b.buf + b.n * b.stride;
         for (size_t d = 0; d < depth && rc == 0; d++) {
             buf[d] = d == cut ? fold : out_frame(s, out, map, ids[d]);
             if (buf[d] == UINT32_MAX)
                 rc = gf_oom(err, "flamegraph fold");
         }
-        size_t idx;
-        int64_t weight;
-        gf_stacks_get(s, w->order[k].idx, NULL, &weight);
-        if (rc == 0 && (rc = gf_stacks_add_ids_at(out, buf, depth, weight, &idx, err)) == 0)
-            gf_stacks_add_instances(out, idx, gf_stacks_instances(s, w->order[k].idx));
+        gf_stacks_prefetch(out, buf, depth);
+        b.depth[b.n] = depth;
+        b.k[b.n++] = k;
+        if (rc == 0 && b.n == FOLD_BATCH)
+            rc = add_folded(s, w, &b, out, err);
     }
+    if (rc == 0)
+        rc = add_folded(s, w, &b, out, err);
     free(map);
-    free(buf);
+    free(b.buf);
     return rc;
 }
 
