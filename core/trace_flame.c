@@ -311,33 +311,37 @@ static int nvtx_paths(fl *f)
     const gf_trace *t = f->t;
     size_t nl = t->nlanes ? t->nlanes : 1;
     size_t *cnt = calloc(nl + 1, sizeof *cnt);
-    uint32_t *ev = malloc((t->n ? t->n : 1) * sizeof *ev);
-    uint8_t *launch = calloc(t->n ? t->n : 1, 1);
+    uint32_t *ev = NULL;
+    uint8_t *swept = calloc(t->n ? t->n : 1, 1); /* a launch of GPU work, or an NVTX range */
     gf_hmap nvtx_lane;
     gf_hmap_init(&nvtx_lane);
     int rc = 0;
-    if (!cnt || !ev || !launch) {
+    if (!cnt || !swept) {
         rc = gf_oom(f->err, "flamegraph");
         goto done;
     }
     for (size_t i = 0; i < t->n; i++) {
         f->node[i] = -1;
         if (gf_ev_is_gpu_work(t->kind[i]) && f->partner[i] >= 0 && t->kind[f->partner[i]] == GF_EV_API)
-            launch[f->partner[i]] = 1;
+            swept[f->partner[i]] = 1;
     }
-    for (size_t i = 0; i < t->n; i++)
-        if (launch[i] || is_range(f, i))
-            cnt[t->lane[i] + 1]++;
+    for (size_t i = 0; i < t->n; i++) {
+        if (!swept[i])
+            swept[i] = (uint8_t)is_range(f, i);
+        cnt[t->lane[i] + 1] += swept[i];
+    }
     for (size_t l = 0; l < nl; l++)
         cnt[l + 1] += cnt[l];
     size_t *fill = malloc(nl * sizeof *fill);
-    if (!fill) {
+    ev = malloc((cnt[nl] ? cnt[nl] : 1) * sizeof *ev);
+    if (!fill || !ev) {
+        free(fill);
         rc = gf_oom(f->err, "flamegraph");
         goto done;
     }
     memcpy(fill, cnt, nl * sizeof *fill);
     for (size_t i = 0; i < t->n; i++)
-        if (launch[i] || is_range(f, i))
+        if (swept[i])
             ev[fill[t->lane[i]]++] = (uint32_t)i;
     free(fill);
     for (size_t l = 0; l < t->nlanes; l++)
@@ -360,7 +364,7 @@ static int nvtx_paths(fl *f)
 done:
     free(cnt);
     free(ev);
-    free(launch);
+    free(swept);
     gf_hmap_free(&nvtx_lane);
     return rc;
 }
