@@ -113,7 +113,8 @@ int64_t *gf_hmap_next(const gf_hmap *m, uint64_t key, size_t *pos)
         return NULL;
     /* *pos counts the probe steps taken; the probe sequence of key ends at the first empty slot (the
      * table never fills, and nothing is ever removed). */
-    for (size_t j = (gf_hash_u64(key) + *pos) & (m->cap - 1); m->slots[j].key != GF_HMAP_EMPTY; j = (j + 1) & (m->cap - 1)) {
+    size_t mask = m->cap - 1;
+    for (size_t j = (gf_hash_u64(key) + *pos) & mask; m->slots[j].key != GF_HMAP_EMPTY; j = (j + 1) & mask) {
         ++*pos;
         if (m->slots[j].key == key)
             return &m->slots[j].val;

@@ -66,6 +66,13 @@ check "nearly every operation has a stack of its own (the case the projection si
 printf 'return { findings = { pages = false } }\n' >"$TMP/nopanel.lua"
 "$GF" -q --policy "$TMP/nopanel.lua" flamegraph "$db" -o "$TMP/page.html" 2>"$TMP/page.err"
 check "flamegraph page written" [ -s "$TMP/page.html" ]
+page_total=$(python3 - "$TMP/page.html" <<'PY'
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+data = json.loads(re.search(r'id="fg-data">(.*?)</script>', page, re.S).group(1))
+print(data["values"][0] if "values" in data else data.get("total"))
+PY
+)
 check_eq "the page's total is the reference's" "$(awk '{ s += $NF } END { printf "%d", s }' "$TMP/ref.folded")" \
-  "$(python3 -c 'import json,re,sys; t=open(sys.argv[1],encoding="utf-8").read(); d=json.loads(re.search(r"id=\"fg-data\">(.*?)</script>", t, re.S).group(1)); print(d["values"][0] if "values" in d else d.get("total"))' "$TMP/page.html")"
+  "$page_total"
 t_done
