@@ -165,7 +165,8 @@ t.eq("clean after an interrupted try: the unseen workload's status file is remov
   exists(idir .. "/nsys_termination_status_" .. ended_pid))
 t.eq("... and the try's snapshot is spent", nil, istate.nsys_try)
 
-for _, d in ipairs({ dir, state.dir, state2.dir, state3.dir, state4.dir, state5.dir, udir, sdir, idir, istate.dir }) do
+for _, d in ipairs({ dir, state.dir, hstate.dir, state2.dir, state3.dir, state4.dir, state5.dir, udir, sdir, idir,
+  istate.dir }) do
   core.fs.remove_tree(d)
 end
 return t.done()
