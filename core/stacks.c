@@ -125,14 +125,13 @@ static int rehash(uint64_t **table, size_t *cap, const uint64_t *hv, size_t n)
     return rehash_to(table, cap, *cap ? *cap * 2 : 1024, hv, n);
 }
 
-int gf_stacks_reserve(gf_stacks *s, size_t more_stacks, size_t more_ids)
+/* Room for nstacks stack records (and their hashes) and nids frame ids in all (0, or -1 on OOM). */
+static int room(gf_stacks *s, size_t nstacks, size_t nids)
 {
-    size_t nstacks = s->nstacks + more_stacks, nids = s->ilen + more_ids;
-    size_t hc = s->shcap ? s->shcap : 1024;
-    while (nstacks * 2 > hc)
-        hc *= 2;
-    if (hc != s->shcap && rehash_to(&s->shash, &s->shcap, hc, s->shv, s->nstacks) != 0)
+    uint32_t *ni = grow(s->ids, &s->icap, nids, sizeof *ni);
+    if (!ni)
         return -1;
+    s->ids = ni;
     size_t sc = s->scap;
     stack_rec *ns = grow(s->st, &sc, nstacks, sizeof *ns);
     if (!ns)
@@ -144,11 +143,18 @@ int gf_stacks_reserve(gf_stacks *s, size_t more_stacks, size_t more_ids)
         return -1;
     s->shv = nh;
     s->scap = sc;
-    uint32_t *ni = grow(s->ids, &s->icap, nids, sizeof *ni);
-    if (!ni)
-        return -1;
-    s->ids = ni;
     return 0;
+}
+
+int gf_stacks_reserve(gf_stacks *s, size_t more_stacks, size_t more_ids)
+{
+    size_t nstacks = s->nstacks + more_stacks;
+    size_t hc = s->shcap ? s->shcap : 1024;
+    while (nstacks * 2 > hc)
+        hc *= 2;
+    if (hc != s->shcap && rehash_to(&s->shash, &s->shcap, hc, s->shv, s->nstacks) != 0)
+        return -1;
+    return room(s, nstacks, s->ilen + more_ids);
 }
 
 /* Interns a name that is already clean. */
@@ -268,21 +274,8 @@ int gf_stacks_add_ids_at(gf_stacks *s, const uint32_t *ids, size_t depth, int64_
         }
         k = (k + 1) & mask;
     }
-    uint32_t *ni = grow(s->ids, &s->icap, s->ilen + depth, sizeof *ni);
-    if (!ni)
+    if (room(s, s->nstacks + 1, s->ilen + depth) != 0)
         return gf_oom(err, "stacks");
-    s->ids = ni;
-    size_t sc = s->scap;
-    stack_rec *ns = grow(s->st, &sc, s->nstacks + 1, sizeof *ns);
-    if (!ns)
-        return gf_oom(err, "stacks");
-    s->st = ns;
-    size_t sc2 = s->scap;
-    uint64_t *nh = grow(s->shv, &sc2, s->nstacks + 1, sizeof *nh);
-    if (!nh)
-        return gf_oom(err, "stacks");
-    s->shv = nh;
-    s->scap = sc;
     memcpy(s->ids + s->ilen, ids, bytes);
     s->st[s->nstacks].off = s->ilen;
     s->st[s->nstacks].depth = (uint32_t)depth;

@@ -29,7 +29,7 @@ typedef struct fl {
     gf_hmap names; /* (what << 40) ^ value → frame id (strtab names, NVTX names, processes, streams) */
     uint32_t *ids;
     size_t idcap;
-    size_t launches, swept; /* the launches that nvtx_paths sweeps; those swept so far */
+    size_t launches, swept; /* the launches of GPU work; those swept so far */
 } fl;
 
 static const gf_detail *detail_of(const gf_trace *t, size_t i)
@@ -180,6 +180,12 @@ static void sort_ranges(const gf_trace *t, uint32_t *ranges, size_t nr)
  * the 368 MB export), the rehashes go; where paths repeat, the projection is small and nothing changes. */
 enum { PROJECT_AT = 8, PROJECT_MIN = 4096 };
 
+/* Counts one item of total done; 1 when that was the one after which its table is sized (PROJECT_AT). */
+static int projection_point(size_t *done, size_t total)
+{
+    return ++*done == total / PROJECT_AT && *done >= PROJECT_MIN;
+}
+
 /* A thread's sweep goes SWEEP_BATCH launches at a time: their paths first, then their nodes; SWEEP_AHEAD
  * launches ahead of the one given its nodes, the trie slot where that launch's first new range will go is
  * fetched (when its parent's node and its frame are known by then). Where nearly every launch has a path of
@@ -270,7 +276,7 @@ static int nodes_of(sweep *w, size_t j, uint32_t e)
         w->prev_node = node;
     }
     f->node[e] = w->prev_node;
-    if (++f->swept == f->launches / PROJECT_AT && f->swept >= PROJECT_MIN)
+    if (projection_point(&f->swept, f->launches))
         (void)gf_hmap_reserve(&f->trie, f->tn * PROJECT_AT); /* failing, the trie grows as before */
     return 0;
 }
@@ -322,8 +328,11 @@ static int nvtx_paths(fl *f)
     }
     for (size_t i = 0; i < t->n; i++) {
         f->node[i] = -1;
-        if (gf_ev_is_gpu_work(t->kind[i]) && f->partner[i] >= 0 && t->kind[f->partner[i]] == GF_EV_API)
+        if (gf_ev_is_gpu_work(t->kind[i]) && f->partner[i] >= 0 && t->kind[f->partner[i]] == GF_EV_API &&
+            !swept[f->partner[i]]) {
             swept[f->partner[i]] = 1;
+            f->launches++; /* an estimate for the projection: the launches of threads with no ranges count too */
+        }
     }
     for (size_t i = 0; i < t->n; i++) {
         if (!swept[i])
@@ -349,18 +358,14 @@ static int nvtx_paths(fl *f)
             rc = gf_oom(f->err, "flamegraph");
             goto done;
         }
-    for (int pass = 0; pass < 2; pass++) /* the launches to sweep counted, then swept */
-        for (size_t l = 0; l < t->nlanes && rc == 0; l++) {
-            if (t->lanes[l].kind != GF_LANE_CPU || cnt[l + 1] == cnt[l])
-                continue;
-            int64_t *nv = gf_hmap_get(&nvtx_lane, thread_key(&t->lanes[l]));
-            if (!nv)
-                continue;
-            if (pass == 0)
-                f->launches += cnt[l + 1] - cnt[l];
-            else
-                rc = sweep_thread(f, ev + cnt[l], cnt[l + 1] - cnt[l], ev + cnt[*nv], cnt[*nv + 1] - cnt[*nv]);
-        }
+    for (size_t l = 0; l < t->nlanes && rc == 0; l++) {
+        if (t->lanes[l].kind != GF_LANE_CPU || cnt[l + 1] == cnt[l])
+            continue;
+        int64_t *nv = gf_hmap_get(&nvtx_lane, thread_key(&t->lanes[l]));
+        if (!nv)
+            continue;
+        rc = sweep_thread(f, ev + cnt[l], cnt[l + 1] - cnt[l], ev + cnt[*nv], cnt[*nv + 1] - cnt[*nv]);
+    }
 done:
     free(cnt);
     free(ev);
@@ -494,7 +499,7 @@ static int add_batch(fl *f, batch *b, int32_t *evs)
         int rc = gf_stacks_add_ids_at(f->s, f->ids + at, b->end[j] - at, t->dur[i] > 0 ? t->dur[i] : 0, &idx, f->err);
         if (rc != 0)
             return rc;
-        if (++b->seen == b->ngpu / PROJECT_AT && b->seen >= PROJECT_MIN) {
+        if (projection_point(&b->seen, b->ngpu)) {
             size_t made = gf_stacks_count(f->s) - b->made0, more = made * (PROJECT_AT - 1);
             (void)gf_stacks_reserve(f->s, more, more * gf_stacks_max_depth(f->s)); /* failing: grown as before */
         }
