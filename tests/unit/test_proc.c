@@ -84,9 +84,14 @@ static void daemon_cases(void)
     }
 
     /* 2. The leader exits and leaves a daemon: it is re-parented to us (subreaper), given the grace
-     * period, then ended and named. */
+     * period, then ended and named. The leader exits only once the daemon has left its process group (the
+     * daemon writes its pid after setsid): a leader that went first could have its group, the daemon still in
+     * it before setsid, ended with it on a loaded machine, and then nothing was an orphan to name (CI run 46). */
     unlink(pidfile);
-    snprintf(script, sizeof script, "setsid sh -c 'while :; do sleep 1; done' & echo $! > %s", pidfile);
+    snprintf(script, sizeof script,
+             "setsid sh -c 'echo $$ > %s; while :; do sleep 1; done' & "
+             "i=0; while [ ! -s %s ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done",
+             pidfile, pidfile);
     const char *orphan_argv[] = {"sh", "-c", script, NULL};
     memset(&o, 0, sizeof o);
     o.argv = orphan_argv;
@@ -98,8 +103,7 @@ static void daemon_cases(void)
         pid_t d = read_pid(pidfile);
         CHECK("orphan: the leader exited 0", gf_proc_exit_code(p) == 0);
         CHECK("orphan: the daemon left behind is ended", d > 0 && !pid_alive(d));
-        /* by its pid: its name is the one it had when it was ended, "setsid" until setsid has exec'd sh (a
-         * loaded machine ends it there now and then) */
+        /* by its pid ("sh" by then, as setsid has exec'd it) */
         char named[32], line[34];
         snprintf(named, sizeof named, "%d ", (int)d);
         snprintf(line, sizeof line, "\n%s", named);
