@@ -14,7 +14,7 @@
 #include "mem.h"
 
 typedef struct stack_rec {
-    size_t off;
+    uint32_t off; /* into ids: at most UINT32_MAX frame ids in all (16 GiB of them) */
     uint32_t depth;
     int64_t weight;
     int64_t inst; /* instances (events) behind the weight; counted only by gf_stacks_add_instances */
@@ -32,8 +32,7 @@ struct gf_stacks {
 
     uint32_t *ids; /* stack frame ids */
     size_t ilen, icap;
-    stack_rec *st;
-    uint64_t *shv; /* stack index → its hash */
+    stack_rec *st; /* a stack's hash is not kept: a rehash computes it again (the table is sized once, mostly) */
     size_t nstacks, scap;
     uint64_t *shash; /* like fhash, for stacks */
     size_t shcap;
@@ -91,7 +90,6 @@ void gf_stacks_free(gf_stacks *s)
     free(s->fhash);
     free(s->ids);
     free(s->st);
-    free(s->shv);
     free(s->shash);
     free(s->meta);
     free(s->fkind);
@@ -103,16 +101,29 @@ void gf_stacks_free(gf_stacks *s)
 #define SLOT_ID(e) ((uint32_t)(e) - 1)
 #define SLOT_TAG(e) ((uint32_t)((e) >> 32))
 
-static int rehash_to(uint64_t **table, size_t *cap, size_t nc, const uint64_t *hv, size_t n)
+static uint64_t frame_hash(const gf_stacks *s, size_t i)
+{
+    return s->fhv[i];
+}
+
+static uint64_t stack_hash(const gf_stacks *s, size_t i)
+{
+    return hash_bytes(s->ids + s->st[i].off, s->st[i].depth * sizeof *s->ids, FNV0);
+}
+
+/* *table (frames' or stacks') rebuilt with nc slots for the n entries that hash_of gives the hashes of. */
+static int rehash_to(const gf_stacks *s, uint64_t **table, size_t *cap, size_t nc,
+                     uint64_t (*hash_of)(const gf_stacks *, size_t), size_t n)
 {
     uint64_t *h = calloc(nc, sizeof *h);
     if (!h)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        size_t k = (hv[i] >> 32) & (nc - 1);
+        uint64_t hv = hash_of(s, i);
+        size_t k = (hv >> 32) & (nc - 1);
         while (h[k])
             k = (k + 1) & (nc - 1);
-        h[k] = SLOT(hv[i], i);
+        h[k] = SLOT(hv, i);
     }
     free(*table);
     *table = h;
@@ -120,29 +131,23 @@ static int rehash_to(uint64_t **table, size_t *cap, size_t nc, const uint64_t *h
     return 0;
 }
 
-static int rehash(uint64_t **table, size_t *cap, const uint64_t *hv, size_t n)
+static int rehash(const gf_stacks *s, uint64_t **table, size_t *cap, uint64_t (*hash_of)(const gf_stacks *, size_t),
+                  size_t n)
 {
-    return rehash_to(table, cap, *cap ? *cap * 2 : 1024, hv, n);
+    return rehash_to(s, table, cap, *cap ? *cap * 2 : 1024, hash_of, n);
 }
 
-/* Room for nstacks stack records (and their hashes) and nids frame ids in all (0, or -1 on OOM). */
+/* Room for nstacks stack records and nids frame ids in all (0, or -1 on OOM). */
 static int room(gf_stacks *s, size_t nstacks, size_t nids)
 {
     uint32_t *ni = grow(s->ids, &s->icap, nids, sizeof *ni);
     if (!ni)
         return -1;
     s->ids = ni;
-    size_t sc = s->scap;
-    stack_rec *ns = grow(s->st, &sc, nstacks, sizeof *ns);
+    stack_rec *ns = grow(s->st, &s->scap, nstacks, sizeof *ns);
     if (!ns)
         return -1;
     s->st = ns;
-    size_t sc2 = s->scap;
-    uint64_t *nh = grow(s->shv, &sc2, nstacks, sizeof *nh);
-    if (!nh)
-        return -1;
-    s->shv = nh;
-    s->scap = sc;
     return 0;
 }
 
@@ -152,7 +157,7 @@ int gf_stacks_reserve(gf_stacks *s, size_t more_stacks, size_t more_ids)
     size_t hc = s->shcap ? s->shcap : 1024;
     while (nstacks * 2 > hc)
         hc *= 2;
-    if (hc != s->shcap && rehash_to(&s->shash, &s->shcap, hc, s->shv, s->nstacks) != 0)
+    if (hc != s->shcap && rehash_to(s, &s->shash, &s->shcap, hc, stack_hash, s->nstacks) != 0)
         return -1;
     return room(s, nstacks, s->ilen + more_ids);
 }
@@ -160,7 +165,7 @@ int gf_stacks_reserve(gf_stacks *s, size_t more_stacks, size_t more_ids)
 /* Interns a name that is already clean. */
 static uint32_t intern_clean(gf_stacks *s, const char *name, size_t len)
 {
-    if ((s->nframes + 1) * 2 > s->fhcap && rehash(&s->fhash, &s->fhcap, s->fhv, s->nframes) != 0)
+    if ((s->nframes + 1) * 2 > s->fhcap && rehash(s, &s->fhash, &s->fhcap, frame_hash, s->nframes) != 0)
         return UINT32_MAX;
     size_t mask = s->fhcap - 1;
     uint64_t hv = hash_bytes(name, len, FNV0);
@@ -239,14 +244,22 @@ int gf_stacks_add_ids(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t w
     return gf_stacks_add_ids_at(s, ids, depth, weight, NULL, err);
 }
 
-void gf_stacks_prefetch(const gf_stacks *s, const uint32_t *ids, size_t depth)
+uint64_t gf_stacks_prefetch(const gf_stacks *s, const uint32_t *ids, size_t depth)
 {
+    uint64_t hv = hash_bytes(ids, depth * sizeof *ids, FNV0);
     if (s->shcap)
-        __builtin_prefetch(&s->shash[(hash_bytes(ids, depth * sizeof *ids, FNV0) >> 32) & (s->shcap - 1)]);
+        __builtin_prefetch(&s->shash[(hv >> 32) & (s->shcap - 1)]);
+    return hv;
 }
 
 int gf_stacks_add_ids_at(gf_stacks *s, const uint32_t *ids, size_t depth, int64_t weight, size_t *index,
                          gf_err *err)
+{
+    return gf_stacks_add_hashed(s, ids, depth, hash_bytes(ids, depth * sizeof *ids, FNV0), weight, index, err);
+}
+
+int gf_stacks_add_hashed(gf_stacks *s, const uint32_t *ids, size_t depth, uint64_t hv, int64_t weight,
+                         size_t *index, gf_err *err)
 {
     if (depth == 0)
         return gf_errf(err, GF_EXIT_INPUT, "empty stack");
@@ -254,11 +267,10 @@ int gf_stacks_add_ids_at(gf_stacks *s, const uint32_t *ids, size_t depth, int64_
         return gf_errf(err, GF_EXIT_INPUT, "negative weight %" PRId64, weight);
     if (s->total > INT64_MAX - weight)
         return gf_errf(err, GF_EXIT_INPUT, "the total weight exceeds 2^63-1");
-    if ((s->nstacks + 1) * 2 > s->shcap && rehash(&s->shash, &s->shcap, s->shv, s->nstacks) != 0)
+    if ((s->nstacks + 1) * 2 > s->shcap && rehash(s, &s->shash, &s->shcap, stack_hash, s->nstacks) != 0)
         return gf_oom(err, "stacks");
     size_t mask = s->shcap - 1;
     size_t bytes = depth * sizeof(uint32_t);
-    uint64_t hv = hash_bytes(ids, bytes, FNV0);
     size_t k = (hv >> 32) & mask;
     while (s->shash[k]) {
         uint64_t e = s->shash[k];
@@ -274,15 +286,16 @@ int gf_stacks_add_ids_at(gf_stacks *s, const uint32_t *ids, size_t depth, int64_
         }
         k = (k + 1) & mask;
     }
+    if (depth > UINT32_MAX - s->ilen || s->nstacks >= UINT32_MAX - 1)
+        return gf_errf(err, GF_EXIT_INPUT, "more than %" PRIu32 " frame ids or stacks in one table", UINT32_MAX);
     if (room(s, s->nstacks + 1, s->ilen + depth) != 0)
         return gf_oom(err, "stacks");
     memcpy(s->ids + s->ilen, ids, bytes);
-    s->st[s->nstacks].off = s->ilen;
+    s->st[s->nstacks].off = (uint32_t)s->ilen;
     s->st[s->nstacks].depth = (uint32_t)depth;
     s->st[s->nstacks].weight = weight;
     s->st[s->nstacks].inst = 0;
     s->ilen += depth;
-    s->shv[s->nstacks] = hv;
     s->shash[k] = SLOT(hv, s->nstacks);
     if (index)
         *index = s->nstacks;

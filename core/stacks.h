@@ -30,8 +30,12 @@ int gf_stacks_add_ids_at(gf_stacks *s, const uint32_t *ids, size_t depth, int64_
 /* Room for more_stacks stacks more, of more_ids frame ids in all, without a rehash or a move on the way (0, or -1
  * on OOM). */
 int gf_stacks_reserve(gf_stacks *s, size_t more_stacks, size_t more_ids);
-/* Starts fetching the table slot of the stack of frame ids, for a gf_stacks_add_ids_at of it to come. */
-void gf_stacks_prefetch(const gf_stacks *s, const uint32_t *ids, size_t depth);
+/* Starts fetching the table slot of the stack of frame ids, for a gf_stacks_add_hashed of it to come; returns the
+ * stack's hash for that add (a batch of adds then hashes each stack once). */
+uint64_t gf_stacks_prefetch(const gf_stacks *s, const uint32_t *ids, size_t depth);
+/* gf_stacks_add_ids_at with the stack's hash from gf_stacks_prefetch. */
+int gf_stacks_add_hashed(gf_stacks *s, const uint32_t *ids, size_t depth, uint64_t hash, int64_t weight,
+                         size_t *index, gf_err *err);
 /* Adds "prefix;leaf" where prefix is a ';'-separated frame list (may be empty). */
 int gf_stacks_add_prefixed(gf_stacks *s, const char *prefix, const char *leaf, size_t leaf_len, int64_t weight,
                            gf_err *err);

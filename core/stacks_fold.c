@@ -79,6 +79,7 @@ enum { FOLD_BATCH = 16 };
 typedef struct fold_batch {
     uint32_t *buf; /* FOLD_BATCH stacks of up to max_depth frames */
     size_t stride, n, depth[FOLD_BATCH], k[FOLD_BATCH];
+    uint64_t hash[FOLD_BATCH];
 } fold_batch;
 
 static int add_folded(const gf_stacks *s, const walk *w, fold_batch *b, gf_stacks *out, gf_err *err)
@@ -87,7 +88,7 @@ static int add_folded(const gf_stacks *s, const walk *w, fold_batch *b, gf_stack
         size_t idx;
         int64_t weight;
         gf_stacks_get(s, w->order[b->k[j]].idx, NULL, &weight);
-        int rc = gf_stacks_add_ids_at(out, b->buf + j * b->stride, b->depth[j], weight, &idx, err);
+        int rc = gf_stacks_add_hashed(out, b->buf + j * b->stride, b->depth[j], b->hash[j], weight, &idx, err);
         if (rc != 0)
             return rc;
         gf_stacks_add_instances(out, idx, gf_stacks_instances(s, w->order[b->k[j]].idx));
@@ -132,7 +133,7 @@ static int fold_pass(const gf_stacks *s, walk *w, int64_t min_value, const char 
             if (buf[d] == UINT32_MAX)
                 rc = gf_oom(err, "flamegraph fold");
         }
-        gf_stacks_prefetch(out, buf, depth);
+        b.hash[b.n] = gf_stacks_prefetch(out, buf, depth);
         b.depth[b.n] = depth;
         b.k[b.n++] = k;
         if (rc == 0 && b.n == FOLD_BATCH)

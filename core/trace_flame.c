@@ -488,6 +488,7 @@ enum { BATCH = 16 };
 
 typedef struct batch {
     size_t n, ev[BATCH], end[BATCH]; /* stack j: event ev[j], frames f->ids[end[j - 1] (0 for j = 0) .. end[j]) */
+    uint64_t hash[BATCH];            /* and its hash (gf_stacks_prefetch's) */
     size_t ngpu, seen, made0;        /* for the projection (PROJECT_AT) */
 } batch;
 
@@ -496,7 +497,8 @@ static int add_batch(fl *f, batch *b, int32_t *evs)
     const gf_trace *t = f->t;
     for (size_t j = 0, at = 0; j < b->n; at = b->end[j++]) {
         size_t i = b->ev[j], idx;
-        int rc = gf_stacks_add_ids_at(f->s, f->ids + at, b->end[j] - at, t->dur[i] > 0 ? t->dur[i] : 0, &idx, f->err);
+        int rc = gf_stacks_add_hashed(f->s, f->ids + at, b->end[j] - at, b->hash[j], t->dur[i] > 0 ? t->dur[i] : 0,
+                                      &idx, f->err);
         if (rc != 0)
             return rc;
         if (projection_point(&b->seen, b->ngpu)) {
@@ -527,7 +529,7 @@ static int add_stacks(fl *f, const int32_t *in_step, int32_t *evs)
         long end = stack_of(f, i, at);
         if (end < 0)
             return gf_oom(f->err, "flamegraph");
-        gf_stacks_prefetch(f->s, f->ids + at, (size_t)end - at);
+        b.hash[b.n] = gf_stacks_prefetch(f->s, f->ids + at, (size_t)end - at);
         b.ev[b.n] = i;
         b.end[b.n++] = (size_t)end;
         int rc = b.n == BATCH ? add_batch(f, &b, evs) : 0;
