@@ -32,7 +32,7 @@ struct gf_stacks {
 
     uint32_t *ids; /* stack frame ids */
     size_t ilen, icap;
-    stack_rec *st; /* a stack's hash is not kept: a rehash computes it again (the table is sized once, mostly) */
+    stack_rec *st;
     size_t nstacks, scap;
     uint64_t *shash; /* like fhash, for stacks */
     size_t shcap;
@@ -105,25 +105,23 @@ enum { LOAD_NUM = 5, LOAD_DEN = 8 };
 #define SLOT_ID(e) ((uint32_t)(e) - 1)
 #define SLOT_TAG(e) ((uint32_t)((e) >> 32))
 
-static uint64_t frame_hash(const gf_stacks *s, size_t i)
+/* Frame i's hash (stacks = 0), or stack i's: computed again, not kept (the stacks' table is sized once, mostly). */
+static uint64_t hash_of(const gf_stacks *s, int stacks, size_t i)
 {
-    return s->fhv[i];
+    return stacks ? hash_bytes(s->ids + s->st[i].off, s->st[i].depth * sizeof *s->ids, FNV0) : s->fhv[i];
 }
 
-static uint64_t stack_hash(const gf_stacks *s, size_t i)
+/* The frames' table (stacks = 0) or the stacks' rebuilt with nc slots (0: twice as many). */
+static int rehash(gf_stacks *s, int stacks, size_t nc)
 {
-    return hash_bytes(s->ids + s->st[i].off, s->st[i].depth * sizeof *s->ids, FNV0);
-}
-
-/* *table (frames' or stacks') rebuilt with nc slots for the n entries that hash_of gives the hashes of. */
-static int rehash_to(const gf_stacks *s, uint64_t **table, size_t *cap, size_t nc,
-                     uint64_t (*hash_of)(const gf_stacks *, size_t), size_t n)
-{
+    uint64_t **table = stacks ? &s->shash : &s->fhash;
+    size_t *cap = stacks ? &s->shcap : &s->fhcap, n = stacks ? s->nstacks : s->nframes;
+    nc = nc ? nc : *cap ? *cap * 2 : 1024;
     uint64_t *h = calloc(nc, sizeof *h);
     if (!h)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        uint64_t hv = hash_of(s, i);
+        uint64_t hv = hash_of(s, stacks, i);
         size_t k = (hv >> 32) & (nc - 1);
         while (h[k])
             k = (k + 1) & (nc - 1);
@@ -133,12 +131,6 @@ static int rehash_to(const gf_stacks *s, uint64_t **table, size_t *cap, size_t n
     *table = h;
     *cap = nc;
     return 0;
-}
-
-static int rehash(const gf_stacks *s, uint64_t **table, size_t *cap, uint64_t (*hash_of)(const gf_stacks *, size_t),
-                  size_t n)
-{
-    return rehash_to(s, table, cap, *cap ? *cap * 2 : 1024, hash_of, n);
 }
 
 /* Room for nstacks stack records and nids frame ids in all (0, or -1 on OOM). */
@@ -161,7 +153,7 @@ int gf_stacks_reserve(gf_stacks *s, size_t more_stacks, size_t more_ids)
     size_t hc = s->shcap ? s->shcap : 1024;
     while (nstacks * LOAD_DEN > hc * LOAD_NUM)
         hc *= 2;
-    if (hc != s->shcap && rehash_to(s, &s->shash, &s->shcap, hc, stack_hash, s->nstacks) != 0)
+    if (hc != s->shcap && rehash(s, 1, hc) != 0)
         return -1;
     return room(s, nstacks, s->ilen + more_ids);
 }
@@ -169,7 +161,7 @@ int gf_stacks_reserve(gf_stacks *s, size_t more_stacks, size_t more_ids)
 /* Interns a name that is already clean. */
 static uint32_t intern_clean(gf_stacks *s, const char *name, size_t len)
 {
-    if ((s->nframes + 1) * 2 > s->fhcap && rehash(s, &s->fhash, &s->fhcap, frame_hash, s->nframes) != 0)
+    if ((s->nframes + 1) * 2 > s->fhcap && rehash(s, 0, 0) != 0)
         return UINT32_MAX;
     size_t mask = s->fhcap - 1;
     uint64_t hv = hash_bytes(name, len, FNV0);
@@ -271,7 +263,7 @@ int gf_stacks_add_hashed(gf_stacks *s, const uint32_t *ids, size_t depth, uint64
         return gf_errf(err, GF_EXIT_INPUT, "negative weight %" PRId64, weight);
     if (s->total > INT64_MAX - weight)
         return gf_errf(err, GF_EXIT_INPUT, "the total weight exceeds 2^63-1");
-    if ((s->nstacks + 1) * LOAD_DEN > s->shcap * LOAD_NUM && rehash(s, &s->shash, &s->shcap, stack_hash, s->nstacks) != 0)
+    if ((s->nstacks + 1) * LOAD_DEN > s->shcap * LOAD_NUM && rehash(s, 1, 0) != 0)
         return gf_oom(err, "stacks");
     size_t mask = s->shcap - 1;
     size_t bytes = depth * sizeof(uint32_t);

@@ -73,13 +73,14 @@ int gf_stacks_kind_sums(const gf_stacks *s, int kind, uint32_t **frames, int64_t
  * frame fold_name in all its stacks, which then merge (the small siblings of one parent become one node,
  * their subtrees merged by name); one pass, so nodes under a fold frame are not folded again. Weights,
  * instances, frame kinds and the metadata carry over; out's frames are interned in the order of s's stacks
- * sorted by frame ids (the fold frame first). st: the nodes folded and their total weight. */
+ * sorted by frame ids (the fold frame first). st: the nodes folded and their total weight. threads (gf_threads_resolve's
+ * want): with two, a large table's stacks are sorted on two threads. */
 typedef struct gf_fold_stats {
     size_t nodes;
     int64_t weight;
 } gf_fold_stats;
-int gf_stacks_fold(const gf_stacks *s, int64_t min_value, const char *fold_name, gf_stacks *out, gf_fold_stats *st,
-                   gf_err *err);
+int gf_stacks_fold(const gf_stacks *s, int64_t min_value, const char *fold_name, int threads, gf_stacks *out,
+                   gf_fold_stats *st, gf_err *err);
 /* Metadata line (the JSON after "# " on a folded file's first line), or NULL. */
 const char *gf_stacks_meta(const gf_stacks *s);
 int gf_stacks_set_meta(gf_stacks *s, const char *json);

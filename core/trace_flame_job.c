@@ -8,9 +8,12 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "threads.h"
 
 struct gf_flame_job {
     const gf_trace *t;
@@ -22,6 +25,8 @@ struct gf_flame_job {
     int64_t fold_min;
     gf_flame_raw raw;
     gf_fold_stats st;
+    int threads;               /* policy limits.threads (gf_threads_resolve's want) */
+    atomic_int caller_waiting; /* finish has begun: the caller's core is free for the fold's sort */
     pthread_t th;
     int running; /* started and not yet joined */
     int rc;      /* the work's, with err */
@@ -52,7 +57,9 @@ static void work(gf_flame_job *j)
         return;
     /* fg.fold's math.ceil(stacks:total() * share): the same double product, rounded up */
     int64_t min_value = (int64_t)ceil((double)total * j->share);
-    j->rc = gf_stacks_fold(j->s, min_value, j->fold_name, j->folded, &j->st, &j->err);
+    /* a third thread only where the policy gives a third CPU, or where the caller only waits for this one */
+    int sort_threads = gf_threads_resolve(j->threads, 3) >= 3 || atomic_load(&j->caller_waiting) ? j->threads : 1;
+    j->rc = gf_stacks_fold(j->s, min_value, j->fold_name, sort_threads, j->folded, &j->st, &j->err);
 }
 
 static void *run(void *arg)
@@ -67,7 +74,7 @@ static void *run(void *arg)
 
 gf_flame_job *gf_trace_flame_job_start(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s,
                                        gf_stacks *folded, double fold_share, int64_t fold_min,
-                                       const char *fold_name, gf_err *err)
+                                       const char *fold_name, int threads, gf_err *err)
 {
     if (o->step || o->nproc || o->nlevels > GF_FL_NLEVELS) {
         gf_errf(err, GF_EXIT_ERROR, "flamegraph job: no step, no named processes, at most %d levels",
@@ -92,6 +99,8 @@ gf_flame_job *gf_trace_flame_job_start(const gf_trace *t, const gf_gpu_flame_opt
     j->folded = folded;
     j->share = fold_share;
     j->fold_min = fold_min < 0 ? 0 : fold_min;
+    j->threads = threads;
+    atomic_init(&j->caller_waiting, 0);
     gf_err_clear(&j->err);
     j->caller_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID);
     if (pthread_create(&j->th, NULL, run, j) == 0)
@@ -112,6 +121,7 @@ static void join(gf_flame_job *j)
 int gf_trace_flame_job_finish(gf_flame_job *j, gf_flame_raw *raw, gf_fold_stats *folded_st, gf_err *err)
 {
     j->caller_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - j->caller_cpu;
+    atomic_store(&j->caller_waiting, 1);
     double t0 = now_s();
     int ran = j->running;
     join(j);

@@ -7,7 +7,8 @@
 
 /* gf_trace_gpu_stacks(t, o, s) on a second thread, then (fold_share > 0, more than fold_min stacks and a
  * total > 0) gf_stacks_fold(s, ceil(total * fold_share), fold_name, folded) there too: the page's fold
- * (lua/gpuflame/flamegraph.lua fg.fold) done beside the rules. The caller must not change t (nor free it)
+ * (lua/gpuflame/flamegraph.lua fg.fold) done beside the rules; its sort takes a second thread of its own only
+ * where threads (policy limits.threads) resolves to 3 or more, or once finish waits. The caller must not change t (nor free it)
  * and must not touch s or folded until finish, which joins the thread. o's step and processes must be
  * NULL/0 (the job copies the levels and the nolaunch name; o->raw is ignored: finish hands the job's raw
  * names over). Start fails only for want of memory (no thread to be had: the work runs at once, on the
@@ -16,7 +17,7 @@
 typedef struct gf_flame_job gf_flame_job;
 gf_flame_job *gf_trace_flame_job_start(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s,
                                        gf_stacks *folded, double fold_share, int64_t fold_min,
-                                       const char *fold_name, gf_err *err);
+                                       const char *fold_name, int threads, gf_err *err);
 int gf_trace_flame_job_finish(gf_flame_job *j, gf_flame_raw *raw, gf_fold_stats *folded_st, gf_err *err);
 void gf_trace_flame_job_free(gf_flame_job *j);
 /* After finish: the work's wall time on its thread, how long finish waited for it, the work's CPU time, and

@@ -66,7 +66,7 @@ static int l_start(lua_State *L)
     /* raises when another job holds it: nothing started yet */
     gf_lua_trace_hold(L, 1, u, "the flamegraph's stack build");
     gf_err err;
-    if (!(u->job = gf_trace_flame_job_start(t, &o, s, f, share, (int64_t)min, name, &err))) {
+    if (!(u->job = gf_trace_flame_job_start(t, &o, s, f, share, (int64_t)min, name, (int)threads, &err))) {
         gf_lua_trace_job_release(L, -1, u);
         return gf_lua_raise(L, &err);
     }

@@ -462,16 +462,20 @@ static int m_leaves(lua_State *L)
 }
 
 /* S:kind_sums(kind) → {{name=, weight=, count=}...}, {weight=, count=} (the stacks without such a frame) */
-/* stacks:fold(min_value, fold_name) → the folded table (gf_stacks_fold), {nodes = N, weight = W} */
+/* stacks:fold(min_value, fold_name[, threads]) → the folded table (gf_stacks_fold; threads: policy limits.threads,
+ * default 1), {nodes = N, weight = W} */
 static int m_fold(lua_State *L)
 {
     gf_stacks *s = check(L, 1);
     lua_Integer min = luaL_checkinteger(L, 2);
     const char *name = luaL_checkstring(L, 3);
+    lua_Integer threads = luaL_optinteger(L, 4, 1);
+    if (threads < 0 || threads > 1024)
+        return gf_lua_raisef(L, GF_EXIT_USAGE, "threads must be 0..1024");
     gf_stacks *out = push_new(L);
     gf_fold_stats st;
     gf_err err;
-    if (gf_stacks_fold(s, (int64_t)min, name, out, &st, &err) != 0)
+    if (gf_stacks_fold(s, (int64_t)min, name, (int)threads, out, &st, &err) != 0)
         return gf_lua_raise(L, &err);
     lua_createtable(L, 0, 2);
     gf_lua_setint(L, "nodes", (int64_t)st.nodes);

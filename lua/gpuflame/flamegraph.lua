@@ -315,6 +315,7 @@ function fg.page_options(over, policy)
     findings = over.findings, -- findings.page's document for the findings panel, or nil (no panel)
     fold_share = p.fold_share, fold_min_stacks = p.fold_min_stacks,
     prefolded = over.prefolded, -- start_stacks's finish: the fold made beside the rules, or nil
+    threads = policy.limits.threads, -- the fold's sort: two threads where this allows them
   }
 end
 
@@ -355,7 +356,7 @@ function fg.fold(stacks, o)
     if not folded then return stacks, o end
   else
     if share <= 0 or stacks:count() <= min or stacks:total() <= 0 then return stacks, o end
-    folded, st = stacks:fold(math.ceil(stacks:total() * share), name)
+    folded, st = stacks:fold(math.ceil(stacks:total() * share), name, o.threads)
     if st.nodes == 0 then return stacks, o end
   end
   local o2 = {}

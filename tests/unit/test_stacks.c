@@ -187,6 +187,43 @@ static void test_reserve(void)
     gf_stacks_free(b);
 }
 
+/* A fold of more stacks than one thread sorts alone (stacks_fold.c SORT_SPLIT_MIN): with two threads (halves
+ * sorted apart, then merged) the same folded table and statistics as with one; stacks of 1-4 frames, many of
+ * them prefixes of others, added in a scrambled order. */
+static void test_fold_split(void)
+{
+    gf_stacks *s = gf_stacks_new(), *one = gf_stacks_new(), *two = gf_stacks_new();
+    gf_err err;
+    uint32_t f[64];
+    char name[16];
+    for (int i = 0; i < 64; i++) {
+        snprintf(name, sizeof name, "g%d", i);
+        f[i] = gf_stacks_intern(s, name, strlen(name));
+    }
+    int bad = 0;
+    uint64_t x = 12345;
+    for (int i = 0; i < 150000; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint32_t k = (uint32_t)(x >> 33);
+        uint32_t ids[4] = {f[k % 64], f[(k / 64) % 64], f[(k / 4096) % 64], f[(k / 262144) % 64]};
+        bad += gf_stacks_add_ids(s, ids, 1 + (k >> 24) % 4, 1 + (int64_t)(k % 1000), &err) != 0;
+    }
+    CHECK("fold split: more stacks than one thread sorts", bad == 0 && gf_stacks_count(s) > 70000);
+    gf_fold_stats a, b;
+    int64_t min = gf_stacks_total(s) / 2000;
+    CHECK("fold split: folded on one thread", gf_stacks_fold(s, min, "[folded]", 1, one, &a, &err) == 0);
+    CHECK("fold split: folded with two", gf_stacks_fold(s, min, "[folded]", 2, two, &b, &err) == 0);
+    char *p = to_string(one, 0), *q = to_string(two, 0);
+    CHECK("fold split: the same folded table", p && q && strcmp(p, q) == 0 && gf_stacks_count(one) > 1);
+    CHECK("fold split: the same statistics and total", a.nodes == b.nodes && a.weight == b.weight && a.nodes > 0 &&
+                                                           gf_stacks_total(two) == gf_stacks_total(s));
+    free(p);
+    free(q);
+    gf_stacks_free(s);
+    gf_stacks_free(one);
+    gf_stacks_free(two);
+}
+
 int main(void)
 {
     const char *t = getenv("GF_TMP");
@@ -196,5 +233,6 @@ int main(void)
     test_summary_csv();
     test_sqlite();
     test_reserve();
+    test_fold_split();
     return tap_done();
 }
