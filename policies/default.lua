@@ -514,8 +514,8 @@ return {
     function_budget = 10, -- seconds any policy function may run before it is stopped
     -- threads one command may use at once: the SQLite import steps rows on a second thread, the timeline
     -- computes the NVTX projection beside the rules and compresses its columns in parallel, the flamegraph
-    -- builds its stacks beside its findings panel's rules (0 = one per CPU; 1 = everything on one thread,
-    -- e.g. an agent that must not take a second core from a training job)
+    -- builds its stacks beside its findings panel's rules and sorts a page's fold in two halves (0 = one per
+    -- CPU; 1 = everything on one thread, e.g. an agent that must not take a second core from a training job)
     threads = 0,
     -- glibc's transparent huge pages for the heap (core/host/hugepages.c, docs/LIMITS.md): before one of these
     -- commands runs on inputs of at least min_input_bytes (the files on its command line, a directory's own

@@ -2,7 +2,7 @@
 # gf-test: no-gpuflame (it runs the ThreadSanitizer build, not the pass's binary: the SAN=1 pass would repeat it)
 # The code that runs on several threads (policy limits.threads: the SQLite import's row reader, the timeline's
 # NVTX projection beside the rules, its columns compressed in parallel, the flamegraph's stacks beside its
-# panel's rules, findings' gaps and launches beside its other rules) under ThreadSanitizer: `make tsan`
+# panel's rules and a page's fold sorted in two halves, findings' gaps and launches beside its other rules) under ThreadSanitizer: `make tsan`
 # builds build-tsan/bin/gpuflame (CI does). Each command runs with limits.threads = 4, so the threads are
 # there on a machine of any size; TSan must report no race, and the output must equal the plain build's with
 # limits.threads = 1 (everything on the calling thread). Skipped by name when the TSan build is absent.
@@ -62,6 +62,13 @@ printf 'return { extends = "default", limits = { threads = 1 }, flamegraph = { f
 tsan_page "folded flamegraph with its panel gen.sqlite" "$TMP/ff.a.html" "$TMP/ff.b.html" -q flamegraph "$TMP/gen.sqlite" -o "{out}"
 printf 'return { extends = "default", limits = { threads = 4 } }\n' >"$TMP/t4.lua"
 printf 'return { extends = "default", limits = { threads = 1 } }\n' >"$TMP/t1.lua"
+# a page's fold sorted in two halves on two threads (more stacks than one thread sorts alone)
+"$TSAN_GF" -q run "$TOP/tests/lib/fold_split.lua" 4 "$TMP/fs.a" >"$TMP/fs.a.stdout" 2>"$TMP/fs.a.err"; trc=$?
+"$GF" -q run "$TOP/tests/lib/fold_split.lua" 1 "$TMP/fs.b" >"$TMP/fs.b.stdout" 2>"$TMP/fs.b.err"; prc=$?
+check "fold sorted on two threads: no ThreadSanitizer report" bash -c "! grep -q ThreadSanitizer '$TMP/fs.a.err'"
+check_eq "fold sorted on two threads: exit 0 with TSan and on one thread" "0 0" "$trc $prc"
+check "fold sorted on two threads: the same folded stacks and statistics as on one" \
+  bash -c "cmp -s '$TMP/fs.a' '$TMP/fs.b' && cmp -s '$TMP/fs.a.stdout' '$TMP/fs.b.stdout' && [ -s '$TMP/fs.a' ]"
 
 # a damaged export: the reader thread meets the error; the same message, no race
 head -c $(( $(stat -c %s "$TMP/gen.sqlite") * 3 / 5 )) "$TMP/gen.sqlite" >"$TMP/cut.sqlite"
