@@ -73,8 +73,8 @@ int gf_stacks_kind_sums(const gf_stacks *s, int kind, uint32_t **frames, int64_t
  * frame fold_name in all its stacks, which then merge (the small siblings of one parent become one node,
  * their subtrees merged by name); one pass, so nodes under a fold frame are not folded again. Weights,
  * instances, frame kinds and the metadata carry over; out's frames are interned in the order of s's stacks
- * sorted by frame ids (the fold frame first). st: the nodes folded and their total weight. threads (gf_threads_resolve's
- * want): with two, a large table's stacks are sorted on two threads. */
+ * sorted by frame ids (the fold frame first). st: the nodes folded and their total weight. threads
+ * (gf_threads_resolve's want): with two, a large table's stacks are sorted on two threads. */
 typedef struct gf_fold_stats {
     size_t nodes;
     int64_t weight;

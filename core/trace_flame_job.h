@@ -7,13 +7,14 @@
 
 /* gf_trace_gpu_stacks(t, o, s) on a second thread, then (fold_share > 0, more than fold_min stacks and a
  * total > 0) gf_stacks_fold(s, ceil(total * fold_share), fold_name, folded) there too: the page's fold
- * (lua/gpuflame/flamegraph.lua fg.fold) done beside the rules; its sort takes a second thread of its own only
- * where threads (policy limits.threads) resolves to 3 or more, or once finish waits. The caller must not change t (nor free it)
- * and must not touch s or folded until finish, which joins the thread. o's step and processes must be
- * NULL/0 (the job copies the levels and the nolaunch name; o->raw is ignored: finish hands the job's raw
- * names over). Start fails only for want of memory (no thread to be had: the work runs at once, on the
- * calling thread). Finish returns the stacks' error, if any; *folded_st.nodes > 0 when it folded (0: the
- * page draws s). A job not finished is joined by gf_trace_flame_job_free, which frees any job (NULL too). */
+ * (lua/gpuflame/flamegraph.lua fg.fold) done beside the rules; its sort takes a second thread of its own
+ * only where threads (policy limits.threads) resolves to 3 or more, or once finish waits. The caller must
+ * not change t (nor free it) and must not touch s or folded until finish, which joins the thread. o's step
+ * and processes must be NULL/0 (the job copies the levels and the nolaunch name; o->raw is ignored: finish
+ * hands the job's raw names over). Start fails only for want of memory (no thread to be had: the work runs
+ * at once, on the calling thread). Finish returns the stacks' error, if any; *folded_st.nodes > 0 when it
+ * folded (0: the page draws s). A job not finished is joined by gf_trace_flame_job_free, which frees any
+ * job (NULL too). */
 typedef struct gf_flame_job gf_flame_job;
 gf_flame_job *gf_trace_flame_job_start(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s,
                                        gf_stacks *folded, double fold_share, int64_t fold_min,
