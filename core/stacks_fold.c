@@ -2,7 +2,6 @@
  * call tree's node totals from one pass over the stacks sorted by their frame ids (a prefix before its
  * extensions, so every node's stacks are consecutive), then a second pass in the same order that replaces
  * the outermost small frame of each stack by the fold frame and adds the result to the output table. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,42 +29,32 @@ static int by_ids(const void *a, const void *b)
  * export: the sort was half of the fold). Below SORT_SPLIT_MIN stacks one thread sorts them all. */
 enum { SORT_SPLIT_MIN = 1 << 16 };
 
-typedef struct half {
-    srec *a;
-    size_t n;
-} half;
-
-static void *sort_half(void *arg)
+/* The order's entries [lo, hi) sorted in place (a gf_range_fn: one half of the stacks). */
+static void sort_range(void *order, size_t lo, size_t hi)
 {
-    half *h = arg;
-    qsort(h->a, h->n, sizeof *h->a, by_ids);
-    return NULL;
+    qsort((srec *)order + lo, hi - lo, sizeof(srec), by_ids);
 }
 
 /* *order sorted by by_ids (the array may be replaced); 0, or -1 on OOM. */
 static int sort_stacks(srec **order, size_t n, int threads)
 {
-    if (n < SORT_SPLIT_MIN || gf_threads_resolve(threads, 2) < 2) {
-        qsort(*order, n, sizeof **order, by_ids);
+    int two = gf_threads_resolve(threads, 2) >= 2 && n >= SORT_SPLIT_MIN;
+    size_t mid = two ? n / 2 : n;
+    /* the first half [0, mid) and, with two threads, the second [mid, n) on a thread of its own */
+    gf_threads_in_two(two ? 2 : 1, n, mid, SORT_SPLIT_MIN, sort_range, *order);
+    if (!two)
         return 0;
-    }
-    half lo = {*order, n / 2}, hi = {*order + n / 2, n - n / 2};
-    pthread_t th;
-    int started = pthread_create(&th, NULL, sort_half, &hi) == 0;
-    sort_half(&lo);
-    if (started)
-        pthread_join(th, NULL);
-    else
-        sort_half(&hi);
+    const srec *lo = *order, *hi = *order + mid;
+    size_t nlo = mid, nhi = n - mid;
     srec *m = malloc(n * sizeof *m); /* after the sorts: their scratch is free again */
     if (!m)
         return -1;
     size_t i = 0, j = 0, k = 0;
-    while (i < lo.n && j < hi.n)
-        m[k++] = by_ids(&hi.a[j], &lo.a[i]) < 0 ? hi.a[j++] : lo.a[i++];
-    memcpy(m + k, lo.a + i, (lo.n - i) * sizeof *m);
-    k += lo.n - i;
-    memcpy(m + k, hi.a + j, (hi.n - j) * sizeof *m);
+    while (i < nlo && j < nhi)
+        m[k++] = by_ids(&hi[j], &lo[i]) < 0 ? hi[j++] : lo[i++];
+    memcpy(m + k, lo + i, (nlo - i) * sizeof *m);
+    k += nlo - i;
+    memcpy(m + k, hi + j, (nhi - j) * sizeof *m);
     free(*order);
     *order = m;
     return 0;

@@ -9,44 +9,21 @@
  * of the 368 MB export's import, issue 42) the radix sort's buckets below its first digit and the gathers'
  * random reads are split in two, the second half on a thread: no memory more, the same order (the key
  * is unique) and the same columns. */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "threads.h"
 #include "trace_build_int.h"
 #include "trace_order.h"
 
 /* Below this many events a second thread costs more than it saves. */
 enum { SPLIT_MIN = 1 << 16 };
 
-typedef void range_fn(void *arg, size_t lo, size_t hi);
-
-typedef struct half_job {
-    range_fn *fn;
-    void *arg;
-    size_t lo, hi;
-} half_job;
-
-static void *run_half(void *p)
+/* fn(arg, 0, mid) here and fn(arg, mid, n) on a second thread (gf_threads_in_two, from SPLIT_MIN events). */
+static void in_two(int threads, size_t n, size_t mid, gf_range_fn *fn, void *arg)
 {
-    half_job *j = p;
-    j->fn(j->arg, j->lo, j->hi);
-    return NULL;
-}
-
-/* fn(arg, 0, mid) here and fn(arg, mid, n) on a second thread (threads >= 2, n large enough, a thread to
- * be had), else fn(arg, 0, n); fn's halves touch disjoint outputs. */
-static void in_two(int threads, size_t n, size_t mid, range_fn *fn, void *arg)
-{
-    half_job j = {fn, arg, mid, n};
-    pthread_t th;
-    if (threads < 2 || n < SPLIT_MIN || pthread_create(&th, NULL, run_half, &j) != 0) {
-        fn(arg, 0, n);
-        return;
-    }
-    fn(arg, 0, mid);
-    pthread_join(th, NULL);
+    gf_threads_in_two(threads, n, mid, SPLIT_MIN, fn, arg);
 }
 
 /* Keep-all columns: arrival order is the index (seq is only written at finish). */

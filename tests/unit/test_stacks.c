@@ -149,19 +149,26 @@ static void test_sqlite(void)
                                        err.code == GF_EXIT_INPUT && strstr(err.msg, "not an SQLite database"));
 }
 
-/* Stacks added with gf_stacks_reserve (before any, and in the middle) and prefetches between: the same table,
- * indices and outputs as without. */
+/* Frames PREFIX0 .. PREFIX(n-1) interned in s, their ids in f (the same ids in every table they are interned in
+ * first). */
+static void intern_frames(gf_stacks *s, const char *prefix, uint32_t *f, int n)
+{
+    char name[16];
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "%s%d", prefix, i);
+        f[i] = gf_stacks_intern(s, name, strlen(name));
+    }
+}
+
+/* Stacks added with gf_stacks_reserve (before any, and in the middle), each by the hash its prefetch gave: the
+ * same table, indices and outputs as added plainly. */
 static void test_reserve(void)
 {
     gf_stacks *a = gf_stacks_new(), *b = gf_stacks_new();
     gf_err err;
     uint32_t f[8];
-    char name[16];
-    for (int i = 0; i < 8; i++) {
-        snprintf(name, sizeof name, "f%d", i);
-        f[i] = gf_stacks_intern(a, name, strlen(name));
-        gf_stacks_intern(b, name, strlen(name));
-    }
+    intern_frames(a, "f", f, 8);
+    intern_frames(b, "f", f, 8);
     CHECK("stacks reserve on an empty table", gf_stacks_reserve(b, 10, 10) == 0);
     int bad = 0;
     for (int i = 0; i < 50000; i++) { /* 20,000 distinct stacks of 2-4 frames, most added more than once */
@@ -170,9 +177,8 @@ static void test_reserve(void)
         size_t depth = 2 + (size_t)(k / 4096) % 3, ia, ib;
         if (i == 5000 && gf_stacks_reserve(b, 40000, 160000) != 0)
             bad++;
-        gf_stacks_prefetch(b, ids, depth);
-        bad += gf_stacks_add_ids_at(a, ids, depth, i, &ia, &err) != 0;
-        bad += gf_stacks_add_ids_at(b, ids, depth, i, &ib, &err) != 0;
+        bad += gf_stacks_add_ids_at(a, ids, depth, i, &ia, &err) != 0; /* b: with the prefetch's hash */
+        bad += gf_stacks_add_hashed(b, ids, depth, gf_stacks_prefetch(b, ids, depth), i, &ib, &err) != 0;
         bad += ia != ib;
     }
     CHECK("stacks reserve: the same index for every add", bad == 0);
@@ -195,11 +201,7 @@ static void test_fold_split(void)
     gf_stacks *s = gf_stacks_new(), *one = gf_stacks_new(), *two = gf_stacks_new();
     gf_err err;
     uint32_t f[64];
-    char name[16];
-    for (int i = 0; i < 64; i++) {
-        snprintf(name, sizeof name, "g%d", i);
-        f[i] = gf_stacks_intern(s, name, strlen(name));
-    }
+    intern_frames(s, "g", f, 64);
     int bad = 0;
     uint64_t x = 12345;
     for (int i = 0; i < 150000; i++) {
