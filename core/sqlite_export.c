@@ -31,6 +31,35 @@ int gf_sqlite_has_table(sqlite3 *db, const char *name)
     return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Two b-tree descents, where one SELECT of both would scan the table; the span, when the file can hold it */
+int gf_sqlite_rowid_span(sqlite3 *db, const char *table, int64_t *lo, int64_t *hi)
+{
+    char *sql = sqlite3_mprintf("SELECT (SELECT min(rowid) FROM \"%w\"), (SELECT max(rowid) FROM \"%w\"), "
+                                "(SELECT page_count * page_size FROM pragma_page_count, pragma_page_size)",
+                                table, table);
+    sqlite3_stmt *st;
+    int ok = sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK; /* WITHOUT ROWID: no span */
+    sqlite3_free(sql);
+    if (!ok)
+        return 0;
+    int got = sqlite3_step(st) == SQLITE_ROW;
+    int empty = got && sqlite3_column_type(st, 0) == SQLITE_NULL;
+    int64_t a = got ? sqlite3_column_int64(st, 0) : 0, b = got ? sqlite3_column_int64(st, 1) : -1;
+    int64_t bytes = got ? sqlite3_column_int64(st, 2) : 0;
+    sqlite3_finalize(st);
+    if (got && empty) {
+        *lo = 1;
+        *hi = 0;
+        return 1;
+    }
+    /* b - a + 1 without overflow: rowids may be any int64 */
+    if (!got || b < a || (uint64_t)b - (uint64_t)a >= (uint64_t)(bytes / GF_SQLITE_MIN_ROW_BYTES))
+        return 0;
+    *lo = a;
+    *hi = b;
+    return 1;
+}
+
 int gf_sqlite_has_column(sqlite3 *db, const char *table, const char *col)
 {
     sqlite3_stmt *st;

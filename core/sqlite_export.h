@@ -42,6 +42,15 @@ int gf_sqlite_open_export(const char *path, struct sqlite3 **db, gf_err *err);
 int gf_sqlite_open_readable(const char *path, struct sqlite3 **db, gf_err *err);
 /* 1 when a table or view of that name exists, 0 when not, -1 on a database error. */
 int gf_sqlite_has_table(struct sqlite3 *db, const char *name);
+/* At least this many bytes of the file per row of an activity or NVTX table: a leaf cell is its sizes, its
+ * rowid, a record header and at least two 8-byte timestamps. */
+#define GF_SQLITE_MIN_ROW_BYTES 16
+/* The rowids of table span [*lo, *hi] (hi = lo - 1: empty): 1. nsys numbers a table's rows densely from 1
+ * (every fixture export, 2021.4 to 2026.1: the span is the count), so the span sizes and splits a scan
+ * where `SELECT count(*)` would read every leaf page. 0 when there is no such span to trust: no rowid
+ * (WITHOUT ROWID, a view), a failed query, or more rowids than the file holds rows at GF_SQLITE_MIN_ROW_BYTES
+ * each (sparse rowids: a hand-made or future export). */
+int gf_sqlite_rowid_span(struct sqlite3 *db, const char *table, int64_t *lo, int64_t *hi);
 /* 1 when the table has that column, 0 when not (or no such table), -1 on a database error. */
 int gf_sqlite_has_column(struct sqlite3 *db, const char *table, const char *col);
 /* Prepares SELECT <those of cols that exist> FROM table <tail>. Returns 1 prepared, 0 when the table is

@@ -254,22 +254,16 @@ static int setup_split(struct gf_sqlq_pf *pf, const gf_sqlq *q, const char *path
     if (!q->table || !sql || strstr(sql, " WHERE ") || strstr(sql, " ORDER ") || strstr(sql, " INDEXED") ||
         strstr(sql, " JOIN ") || !plan_is(db, sql, "SCAN "))
         return -1;
-    /* two subqueries: each a seek to one end (min and max in one SELECT would scan the whole table); an
-     * empty table's NULLs fail */
-    char *mm = sqlite3_mprintf("SELECT (SELECT min(rowid) FROM \"%w\"), (SELECT max(rowid) FROM \"%w\")", q->table,
-                               q->table);
-    int64_t b[2] = {0, -1};
-    int ok = mm && query_ints(db, mm, b, 2) == 0;
-    sqlite3_free(mm);
-    int64_t lo = b[0], hi = b[1];
-    if (!ok || lo < 0 || hi < lo || (uint64_t)(hi - lo) / pf->rows + 1 < MIN_SPLIT_BLOCKS)
-        return -1; /* empty, odd rowids, or a block or two: one reader */
+    int64_t lo, hi; /* a span the file cannot hold would be blocks of nothing, read one by one for hours */
+    if (gf_sqlite_rowid_span(db, q->table, &lo, &hi) != 1 || lo < 0 || hi < lo ||
+        (uint64_t)(hi - lo) / pf->rows + 1 < MIN_SPLIT_BLOCKS)
+        return -1; /* empty, odd or sparse rowids, or a block or two: one reader */
     pf->lo = lo;
     pf->nblocks = (int64_t)((uint64_t)(hi - lo) / pf->rows + 1);
     char *ss = sqlite3_mprintf("%s WHERE rowid >= ?1 AND rowid < ?2", sql);
     pf->nrd = MAX_READERS;
     gf_err err;
-    ok = ss && plan_is(db, ss, "SEARCH ") && sqlite3_prepare_v2(db, ss, -1, &pf->rd[0].st, NULL) == SQLITE_OK &&
+    int ok = ss && plan_is(db, ss, "SEARCH ") && sqlite3_prepare_v2(db, ss, -1, &pf->rd[0].st, NULL) == SQLITE_OK &&
          gf_sqlite_open_export(path, &pf->rd[1].db, &err) == 0;
     /* the second connection reads through its own small page cache, never a memory map: its blocks' pages
      * mapped beside the first's (the narrow import's) would count twice in the resident set */

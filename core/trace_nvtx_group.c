@@ -2,46 +2,42 @@
  * applies policy nvtx.group to each text once, and the resulting map of name ids kept in the trace for the
  * views that show NVTX names (flamegraph stacks, timeline, exports, findings). Only ids are mapped here;
  * the patterns are never seen by C. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "trace.h"
 #include "trace_nvtx_group.h"
 #include "mem.h"
 
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
+/* One bit per string of the trace, not a hash set: 2.2M ranges are a pass over two columns, and the ids come
+ * out in order. */
 int gf_trace_nvtx_name_ids(const gf_trace *t, int32_t **ids, size_t *n, gf_err *err)
 {
-    gf_hmap seen;
-    gf_hmap_init(&seen);
-    size_t k = 0, cap = 0;
-    int32_t *out = NULL;
+    size_t nstr = gf_strtab_count(t->str), k = 0;
+    uint64_t *seen = calloc(nstr / 64 + 1, sizeof *seen);
+    if (!seen)
+        return gf_oom(err, "nvtx names");
     for (size_t i = 0; i < t->n; i++) {
-        if (t->kind[i] != GF_EV_NVTX || t->name[i] < 0)
-            continue;
-        int ins = 0;
-        if (!gf_hmap_put(&seen, (uint64_t)(uint32_t)t->name[i], 0, &ins))
-            goto oom;
-        if (!ins)
-            continue;
-        if (GF_GROW(out, cap, k + 1, 64) != 0)
-            goto oom;
-        out[k++] = t->name[i];
+        int32_t nm = t->name[i];
+        if (t->kind[i] == GF_EV_NVTX && nm >= 0 && (size_t)nm < nstr &&
+            !(seen[(uint32_t)nm / 64] & (1ull << ((uint32_t)nm % 64)))) {
+            seen[(uint32_t)nm / 64] |= 1ull << ((uint32_t)nm % 64);
+            k++;
+        }
     }
-    gf_hmap_free(&seen);
-    if (k)
-        qsort(out, k, sizeof *out, cmp_i32);
+    int32_t *out = malloc((k ? k : 1) * sizeof *out);
+    if (!out) {
+        free(seen);
+        return gf_oom(err, "nvtx names");
+    }
+    size_t j = 0;
+    for (size_t w = 0; w <= nstr / 64; w++)
+        for (uint64_t b = seen[w]; b; b &= b - 1)
+            out[j++] = (int32_t)(w * 64 + (size_t)__builtin_ctzll(b));
+    free(seen);
     *ids = out;
     *n = k;
     return 0;
-oom:
-    gf_hmap_free(&seen);
-    free(out);
-    return gf_oom(err, "nvtx names");
 }
 
 int gf_trace_set_nvtx_group(gf_trace *t, const int32_t *raw, const char *const *text, const size_t *len, size_t n,

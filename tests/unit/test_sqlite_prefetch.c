@@ -3,7 +3,7 @@
  * NULLs, floats, texts, empty texts, over many chunks; rowids with gaps, whole blocks of them); a consumer
  * that stops early stops and joins the readers; a damaged table fails after the same rows with the same
  * error, the connection's error state as the direct read leaves it; a file replaced at its path between the
- * two connections' opens is not split. */
+ * two connections' opens is not split, nor is a table whose rowids are far apart (gf_sqlite_rowid_span). */
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -181,6 +181,50 @@ static int damage_leaf(const char *path)
     return fclose(f);
 }
 
+/* 1 when table's rowid span is [lo, hi] (gf_sqlite_rowid_span), 0 when it gives none; -1 when asked wrongly */
+static int span_of(sqlite3 *db, const char *table, int64_t lo, int64_t hi)
+{
+    int64_t a = 7, b = 7;
+    int r = gf_sqlite_rowid_span(db, table, &a, &b);
+    return r == 1 ? (a == lo && b == hi) : r == 0 ? 0 : -1;
+}
+
+/* The rowid span that sizes an import and splits a scan: a table's span where the file could hold that many
+ * rows (16 bytes a row), none where it could not, none without rowids, and no overflow at the int64 ends. */
+static void test_rowid_span(void)
+{
+    char path[] = "/tmp/gf-prefetch-span-XXXXXX";
+    int fd = mkstemp(path);
+    sqlite3 *db = NULL;
+    if (fd < 0 || close(fd) != 0 || sqlite3_open(path, &db) != SQLITE_OK ||
+        sqlite3_exec(db,
+                     "PRAGMA page_size = 4096; CREATE TABLE dense (x); CREATE TABLE gappy (x); "
+                     "CREATE TABLE far (x); CREATE TABLE ends (x); CREATE TABLE empty (x); "
+                     "CREATE TABLE nokey (k INTEGER PRIMARY KEY, x) WITHOUT ROWID; "
+                     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) "
+                     "INSERT INTO dense (rowid, x) SELECT i, zeroblob(40) FROM n; "
+                     "INSERT INTO gappy (rowid, x) SELECT rowid * 3, x FROM dense; "
+                     "INSERT INTO far (rowid, x) VALUES (1, 1), (1000000000000, 2); "
+                     "INSERT INTO ends (rowid, x) VALUES (-9223372036854775808, 1), (9223372036854775807, 2); "
+                     "INSERT INTO nokey VALUES (1, 1), (2, 2);",
+                     NULL, NULL, NULL) != SQLITE_OK) {
+        CHECK("a database of rowid spans is written", 0);
+        sqlite3_close(db);
+        unlink(path);
+        return;
+    }
+    CHECK("rowids 1..5000: the span is the count", span_of(db, "dense", 1, 5000) == 1);
+    CHECK("every third rowid, within what the file could hold: the span (an upper bound)",
+          span_of(db, "gappy", 3, 15000) == 1);
+    CHECK("rowids 10^12 apart: no span (the file holds far fewer rows)", span_of(db, "far", 0, 0) == 0);
+    CHECK("rowids at both ends of int64: no span, no overflow", span_of(db, "ends", 0, 0) == 0);
+    CHECK("an empty table: an empty span", span_of(db, "empty", 1, 0) == 1);
+    CHECK("a WITHOUT ROWID table: no span", span_of(db, "nokey", 0, 0) == 0);
+    CHECK("no such table: no span", span_of(db, "absent", 0, 0) == 0);
+    sqlite3_close(db);
+    unlink(path);
+}
+
 int main(void)
 {
     char path[] = "/tmp/gf-prefetch-XXXXXX";
@@ -227,6 +271,24 @@ int main(void)
     sqlite3_close(odb);
     unlink(mine);
     unlink(other);
+    /* the big table's rowids 10^9 apart: a split would be 10^14 rowids in blocks of one chunk, nearly all
+     * empty, read one after another for hours; the scan is read by one reader */
+    char sparse[] = "/tmp/gf-prefetch-sparse-XXXXXX";
+    int sfd = mkstemp(sparse);
+    sqlite3 *sdb = NULL;
+    readout sp;
+    if (sfd < 0 || close(sfd) != 0 || make_db(sparse) != 0 || sqlite3_open(sparse, &sdb) != SQLITE_OK ||
+        sqlite3_exec(sdb, "UPDATE big SET rowid = -rowid; UPDATE big SET rowid = -rowid * 1000000007", NULL, NULL,
+                     NULL) != SQLITE_OK) {
+        CHECK("a database with sparse rowids is written", 0);
+    } else {
+        CHECK("rowids 10^9 apart, split asked: one reader, the same rows and values",
+              read_all(sparse, 2, 1, -1, &sp) == 0 && sp.readers == 1 && sp.rc == SQLITE_DONE &&
+                  sp.rows == expect_rows && sp.h == d.h);
+    }
+    sqlite3_close(sdb);
+    unlink(sparse);
+    test_rowid_span();
     char copy[] = "/tmp/gf-prefetch-leaf-XXXXXX";
     int cfd = mkstemp(copy);
     readout ld, ls;
