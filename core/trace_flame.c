@@ -542,15 +542,19 @@ static int add_stacks(fl *f, const int32_t *in_step, int32_t *evs)
 int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s, int32_t **ev_stack,
                         gf_err *err)
 {
-    if (!t->finished)
+    if (!t->finished) {
+        free(o->partner);
         return gf_errf(err, GF_EXIT_ERROR, "trace: flamegraph before finish");
+    }
     fl f = {.t = t, .o = o, .s = s, .err = err};
     gf_hmap_init(&f.trie);
     gf_hmap_init(&f.names);
     int32_t *evs = NULL;
     int32_t *in_step = NULL; /* before the first goto done: done frees it */
-    int rc = gf_trace_partners(t, &f.partner, err);
-    if (rc != 0)
+    int rc = 0;
+    if (o->partner)
+        f.partner = o->partner; /* found beside the caller's NVTX grouping (trace_flame_job.c) */
+    else if ((rc = gf_trace_partners(t, &f.partner, err)) != 0)
         return rc;
     f.node = malloc((t->n ? t->n : 1) * sizeof *f.node);
     if (ev_stack)

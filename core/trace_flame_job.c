@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "threads.h"
+#include "trace_nvtx_group.h"
 
 struct gf_flame_job {
     const gf_trace *t;
@@ -27,6 +28,12 @@ struct gf_flame_job {
     gf_fold_stats st;
     int threads;               /* policy limits.threads (gf_threads_resolve's want) */
     atomic_int caller_waiting; /* finish has begun: the caller's core is free for the fold's sort */
+    /* wait_groups: the thread finds the launches' partners, then waits until the caller has set the trace's
+     * NVTX groups (gf_trace_flame_job_set_groups), or finish or free let it go on without */
+    int wait_groups, groups_done, cancel;
+    int deferred; /* wait_groups and no thread: the work runs in finish */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
     pthread_t th;
     int running; /* started and not yet joined */
     int rc;      /* the work's, with err */
@@ -47,8 +54,30 @@ static double now_s(void)
     return clock_s(CLOCK_MONOTONIC);
 }
 
+/* The partners read the trace's kinds, correlation ids and processes, which the NVTX grouping does not
+ * write (gf_trace_set_nvtx_group: the string table and the groups' map); what reads names comes after. */
+static int partners_then_groups(gf_flame_job *j)
+{
+    if ((j->rc = gf_trace_partners(j->t, &j->o.partner, &j->err)) != 0)
+        return -1;
+    pthread_mutex_lock(&j->mu);
+    while (!j->groups_done)
+        pthread_cond_wait(&j->cv, &j->mu);
+    int cancel = j->cancel;
+    pthread_mutex_unlock(&j->mu);
+    if (cancel) {
+        free(j->o.partner);
+        j->o.partner = NULL;
+        j->rc = gf_errf(&j->err, GF_EXIT_ERROR, "flamegraph job: closed before its NVTX groups were set");
+        return -1;
+    }
+    return 0;
+}
+
 static void work(gf_flame_job *j)
 {
+    if (j->wait_groups && partners_then_groups(j) != 0)
+        return;
     j->rc = gf_trace_gpu_stacks(j->t, &j->o, j->s, NULL, &j->err);
     if (j->rc != 0 || j->share <= 0 || gf_stacks_count(j->s) <= (size_t)j->fold_min)
         return;
@@ -74,7 +103,7 @@ static void *run(void *arg)
 
 gf_flame_job *gf_trace_flame_job_start(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s,
                                        gf_stacks *folded, double fold_share, int64_t fold_min,
-                                       const char *fold_name, int threads, gf_err *err)
+                                       const char *fold_name, int threads, int wait_groups, gf_err *err)
 {
     if (o->step || o->nproc || o->nlevels > GF_FL_NLEVELS) {
         gf_errf(err, GF_EXIT_ERROR, "flamegraph job: no step, no named processes, at most %d levels",
@@ -100,18 +129,50 @@ gf_flame_job *gf_trace_flame_job_start(const gf_trace *t, const gf_gpu_flame_opt
     j->share = fold_share;
     j->fold_min = fold_min < 0 ? 0 : fold_min;
     j->threads = threads;
+    j->o.partner = NULL;
+    j->wait_groups = wait_groups;
+    j->groups_done = !wait_groups;
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_cond_init(&j->cv, NULL);
     atomic_init(&j->caller_waiting, 0);
     gf_err_clear(&j->err);
     j->caller_cpu = clock_s(CLOCK_THREAD_CPUTIME_ID);
     if (pthread_create(&j->th, NULL, run, j) == 0)
         j->running = 1;
+    else if (wait_groups)
+        j->deferred = 1; /* no thread to be had: the stacks in finish, after the groups */
     else
         run(j); /* no thread to be had: the stacks now, on the calling thread */
     return j;
 }
 
+/* The thread let go on past its wait for the groups (cancel: to end there) */
+static void groups_done(gf_flame_job *j, int cancel)
+{
+    pthread_mutex_lock(&j->mu);
+    if (!j->groups_done) {
+        j->groups_done = 1;
+        j->cancel = cancel;
+        pthread_cond_signal(&j->cv);
+    }
+    pthread_mutex_unlock(&j->mu);
+}
+
+int gf_trace_flame_job_set_groups(gf_flame_job *j, gf_trace *t, const int32_t *raw, const char *const *text,
+                                  const size_t *len, size_t n, gf_err *err)
+{
+    if (t != j->t || !j->wait_groups || j->groups_done) {
+        groups_done(j, 0);
+        return gf_errf(err, GF_EXIT_ERROR, "flamegraph job: its trace's NVTX groups are set once, at its start");
+    }
+    int rc = gf_trace_set_nvtx_group(t, raw, text, len, n, err);
+    groups_done(j, rc != 0);
+    return rc;
+}
+
 static void join(gf_flame_job *j)
 {
+    groups_done(j, 0); /* not set: the stacks of the trace's names as they are (free: the job ends anyway) */
     if (j->running) {
         pthread_join(j->th, NULL);
         j->running = 0;
@@ -125,6 +186,10 @@ int gf_trace_flame_job_finish(gf_flame_job *j, gf_flame_raw *raw, gf_fold_stats 
     double t0 = now_s();
     int ran = j->running;
     join(j);
+    if (j->deferred) {
+        j->deferred = 0;
+        run(j);
+    }
     j->wait_s += now_s() - t0;
     if (!ran)
         j->caller_cpu = 0; /* ran on the calling thread: nothing beside it */
@@ -151,7 +216,11 @@ void gf_trace_flame_job_free(gf_flame_job *j)
 {
     if (!j)
         return;
+    if (j->running)
+        groups_done(j, 1);
     join(j);
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
     free(j->raw.frame);
     free(j->raw.name);
     free(j->nolaunch);

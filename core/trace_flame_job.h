@@ -18,7 +18,14 @@
 typedef struct gf_flame_job gf_flame_job;
 gf_flame_job *gf_trace_flame_job_start(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s,
                                        gf_stacks *folded, double fold_share, int64_t fold_min,
-                                       const char *fold_name, int threads, gf_err *err);
+                                       const char *fold_name, int threads, int wait_groups, gf_err *err);
+/* With wait_groups, the thread first finds the launches' partners, while the caller computes the trace's
+ * NVTX groups (lua/gpuflame/nvtx_group.lua), then waits for them: set_groups sets them on t
+ * (gf_trace_set_nvtx_group, t being the job's trace) and lets the thread go on to the frames, which read
+ * them. Finish before set_groups lets it go on with the names as they are. Set once; an error (out of memory,
+ * a name id not of t) ends the job with it too. */
+int gf_trace_flame_job_set_groups(gf_flame_job *j, gf_trace *t, const int32_t *raw, const char *const *text,
+                                  const size_t *len, size_t n, gf_err *err);
 int gf_trace_flame_job_finish(gf_flame_job *j, gf_flame_raw *raw, gf_fold_stats *folded_st, gf_err *err);
 void gf_trace_flame_job_free(gf_flame_job *j);
 /* After finish: the work's wall time on its thread, how long finish waited for it, the work's CPU time, and

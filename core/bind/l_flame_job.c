@@ -2,14 +2,18 @@
  * thread while the findings panel's rules run (core/trace_flame_job.c), for lua/gpuflame/flamegraph.lua's
  * start_from_trace.
  *
- *   core.flame_job.start(tr, S, F, {levels=, startend=, nolaunch=}, {share=, min=, name=}, threads)
+ *   core.flame_job.start(tr, S, F, {levels=, startend=, nolaunch=}, {share=, min=, name=}, threads, groups)
  *       → job, or nil when policy limits.threads (threads) resolves to 1 (the caller builds serially)
+ *     groups true: the thread finds the launches' partners, then waits for job:set_groups(map) (the
+ *     caller's NVTX grouping of tr, computed meanwhile: nvtx_group.map), which sets them on tr as
+ *     tr:set_nvtx_groups(map) would; finish before it goes on with the names as they are
  *     S receives tr's GPU stacks (core.trace_flame.stacks's), F their fold (gf_stacks_fold with
  *     ceil(S:total() * share) when share > 0 and S has more than min stacks and a total > 0)
  *   job:finish() → raw, nodes, weight, run_s, wait_s, run_cpu, caller_cpu: joins; raw as
  *     core.trace_flame.stacks returns it; nodes > 0 when F holds the fold (its frames folded and their
  *     weight), 0: the page draws S; the work's wall seconds on its thread, finish's wait for it, the work's
  *     CPU seconds, and the calling thread's CPU seconds while it ran (the rules)
+ *   job:set_groups(map): see start's groups; once
  *   job:close() → bool: joins and frees (also __close and __gc); true when still open
  *
  * While the job runs it holds tr (core/bind/l_trace.h gf_lua_trace_hold: the methods that change a trace
@@ -48,6 +52,7 @@ static int l_start(lua_State *L)
     lua_Integer min = gf_req_int_field(L, 5, "min");
     const char *name = gf_req_string_field(L, 5, "name");
     lua_Integer threads = luaL_optinteger(L, 6, 0);
+    int groups = lua_toboolean(L, 7);
     if (threads < 0 || threads > 1024)
         return gf_lua_raisef(L, GF_EXIT_USAGE, "threads must be 0..1024");
     if (s == f)
@@ -66,7 +71,7 @@ static int l_start(lua_State *L)
     /* raises when another job holds it: nothing started yet */
     gf_lua_trace_hold(L, 1, u, "the flamegraph's stack build");
     gf_err err;
-    if (!(u->job = gf_trace_flame_job_start(t, &o, s, f, share, (int64_t)min, name, (int)threads, &err))) {
+    if (!(u->job = gf_trace_flame_job_start(t, &o, s, f, share, (int64_t)min, name, (int)threads, groups, &err))) {
         gf_lua_trace_job_release(L, -1, u);
         return gf_lua_raise(L, &err);
     }
@@ -105,6 +110,28 @@ static int m_finish(lua_State *L)
     return 7;
 }
 
+static int m_set_groups(lua_State *L)
+{
+    gf_trace_job *u = luaL_checkudata(L, 1, JOB_MT);
+    if (!u->job)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "flame job: finished or closed already");
+    lua_getiuservalue(L, 1, 1);
+    gf_trace *t = gf_lua_check_trace(L, -1);
+    lua_pop(L, 1);
+    int32_t *raw;
+    const char **text;
+    size_t *len, n;
+    gf_lua_nvtx_groups_arg(L, 2, &raw, &text, &len, &n);
+    gf_err err;
+    int rc = gf_trace_flame_job_set_groups(u->job, t, raw, text, len, n, &err);
+    free(raw);
+    free(text);
+    free(len);
+    if (rc != 0)
+        return gf_lua_raise(L, &err);
+    return 0;
+}
+
 static int m_close(lua_State *L)
 {
     return gf_lua_trace_job_close(L, JOB_MT);
@@ -114,6 +141,7 @@ int gf_luaopen_flame_job(lua_State *L)
 {
     static const luaL_Reg methods[] = {
         {"finish", m_finish},
+        {"set_groups", m_set_groups},
         {"close", m_close},
         {NULL, NULL},
     };

@@ -354,41 +354,48 @@ static int m_nvtx_names(lua_State *L)
     return 1;
 }
 
-static int m_set_nvtx_groups(lua_State *L)
+void gf_lua_nvtx_groups_arg(lua_State *L, int idx, int32_t **raw, const char ***text, size_t **len, size_t *n)
 {
-    gf_trace *t = check_idle(L);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    size_t n = 0, k = 0;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    size_t m = 0, k = 0;
+    for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1))
+        m++;
+    *raw = malloc((m ? m : 1) * sizeof **raw);
+    *text = malloc((m ? m : 1) * sizeof **text);
+    *len = malloc((m ? m : 1) * sizeof **len);
+    int oom = !*raw || !*text || !*len;
+    const char *bad = oom ? "nvtx groups: out of memory" : NULL;
     lua_pushnil(L);
-    while (lua_next(L, 2)) {
-        n++;
-        lua_pop(L, 1);
-    }
-    int32_t *raw = malloc((n ? n : 1) * sizeof *raw);
-    const char **text = malloc((n ? n : 1) * sizeof *text);
-    size_t *len = malloc((n ? n : 1) * sizeof *len);
-    if (!raw || !text || !len) {
-        free(raw);
-        free(text);
-        free(len);
-        return gf_lua_raisef(L, GF_EXIT_ERROR, "nvtx groups: out of memory");
-    }
-    lua_pushnil(L);
-    while (lua_next(L, 2) && k < n) {
+    while (!bad && lua_next(L, idx) && k < m) {
         if (!lua_isinteger(L, -2) || lua_type(L, -1) != LUA_TSTRING || lua_tointeger(L, -2) < 0 ||
             lua_tointeger(L, -2) > INT32_MAX) {
-            free(raw);
-            free(text);
-            free(len);
-            return gf_lua_raisef(L, GF_EXIT_USAGE, "set_nvtx_groups: expects {[name id] = grouped text}");
+            bad = "set_nvtx_groups: expects {[name id] = grouped text}";
+            lua_pop(L, 2);
+            break;
         }
-        raw[k] = (int32_t)lua_tointeger(L, -2);
-        text[k] = lua_tolstring(L, -1, &len[k]);
+        (*raw)[k] = (int32_t)lua_tointeger(L, -2);
+        (*text)[k] = lua_tolstring(L, -1, &(*len)[k]);
         k++;
         lua_pop(L, 1);
     }
+    if (bad) {
+        free(*raw);
+        free(*text);
+        free(*len);
+        gf_lua_raisef(L, oom ? GF_EXIT_ERROR : GF_EXIT_USAGE, "%s", bad);
+    }
+    *n = k;
+}
+
+static int m_set_nvtx_groups(lua_State *L)
+{
+    gf_trace *t = check_idle(L);
+    int32_t *raw;
+    const char **text;
+    size_t *len, n;
+    gf_lua_nvtx_groups_arg(L, 2, &raw, &text, &len, &n);
     gf_err err;
-    int rc = gf_trace_set_nvtx_group(t, raw, text, len, k, &err);
+    int rc = gf_trace_set_nvtx_group(t, raw, text, len, n, &err);
     free(raw);
     free(text);
     free(len);

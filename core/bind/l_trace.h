@@ -35,6 +35,9 @@ void gf_lua_trace_str(lua_State *L, const gf_trace *t, int32_t id);
 /* The strings of the list at idx (not a table: NULL, *n = 0) as a malloc'd array of borrowed pointers,
  * valid while the table is on the stack. */
 const char **gf_lua_str_list(lua_State *L, int idx, size_t *n);
+/* The NVTX groups' table at idx ({[name id] = grouped text}: nvtx_group.lua) as three malloc'd arrays of n
+ * entries (the texts borrowed from the table, valid while it is on the stack); raises on a bad table. */
+void gf_lua_nvtx_groups_arg(lua_State *L, int idx, int32_t **raw, const char ***text, size_t **len, size_t *n);
 /* The statistics methods of the class (l_trace_stats.c). */
 extern const luaL_Reg gf_lua_trace_stats[];
 

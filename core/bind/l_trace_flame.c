@@ -45,7 +45,7 @@ void gf_lua_check_flame_levels(lua_State *L, int idx, gf_gpu_flame_opts *o, int 
     if (!lua_isboolean(L, -1))
         gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: startend must be a boolean");
     *o = (gf_gpu_flame_opts){lv, n, lua_toboolean(L, -1), gf_req_string_field(L, idx, "nolaunch"),
-                             NULL, NULL, NULL, NULL, 0, NULL};
+                             NULL, NULL, NULL, NULL, 0, NULL, NULL};
     lua_pop(L, 1);
 }
 

@@ -168,12 +168,13 @@ function fg.from_trace(tr, opts, policy)
   return stacks
 end
 
--- start_stacks(tr, {flame=} or nil, policy) → job | nil: from_trace's stacks built on a second thread
+-- start_stacks(tr, {flame=, groups=} or nil, policy) → job | nil: from_trace's stacks built on a second thread
 -- (core.flame_job, core/trace_flame_job.c) together with the page's fold of them (fg.fold's, policy
 -- flamegraph.fold_share and fold_min_stacks), while the caller runs other Lua (the findings panel's rules);
 -- tr must not change until job:finish(policy) → stacks, prefolded (for page_options' prefolded: the page is
 -- the one from_trace's stacks give). nil when tr has no GPU work or policy limits.threads resolves to 1:
--- the caller then calls from_trace.
+-- the caller then calls from_trace. groups: tr was loaded with load_trace's group_later, and the caller
+-- sets its groups through job:set_groups next (nil job: nvtx_group.apply).
 local StacksJob = {}
 StacksJob.__index = StacksJob
 
@@ -183,9 +184,16 @@ function fg.start_stacks(tr, opts, policy)
   local p = policy.flamegraph
   local stacks, folded = core.stacks.new(), core.stacks.new()
   local job = core.flame_job.start(tr, stacks, folded, fg.level_options(fs, policy),
-    { share = p.fold_share, min = p.fold_min_stacks, name = fg.fold_name(p.fold_share) }, policy.limits.threads)
+    { share = p.fold_share, min = p.fold_min_stacks, name = fg.fold_name(p.fold_share) }, policy.limits.threads,
+    opts and opts.groups)
   if not job then return nil end
   return setmetatable({ job = job, stacks = stacks, folded = folded, fs = fs }, StacksJob)
+end
+
+-- job:set_groups(map): with start_stacks's opts.groups, the trace's NVTX groups (nvtx_group.map's), set on
+-- it as nvtx_group.apply would while the job's thread finds the launches' partners, which read no names
+function StacksJob:set_groups(map)
+  self.job:set_groups(map)
 end
 
 function StacksJob:finish(policy)
@@ -256,15 +264,16 @@ function fg.raw_summary(raw, policy)
   return any and out or nil
 end
 
--- load_trace(paths, {nsys=, ranks=bool, flame=, narrow=bool}, policy) → the whole trace of exports / reports (every
--- event), with the launches' backtraces when the levels of flame (fg.settings; nil: the policy's) need them;
--- narrow: only what the stacks read (gpuflame.trace.load's narrow: for a caller that reads nothing else).
+-- load_trace(paths, {nsys=, ranks=bool, flame=, narrow=bool, group_later=bool}, policy) → the whole trace of exports /
+-- reports (every event), with the launches' backtraces when the levels of flame (fg.settings; nil: the policy's)
+-- need them; narrow: only what the stacks read (gpuflame.trace.load's narrow: for a caller that reads nothing
+-- else); group_later: its NVTX names not yet grouped (trace.load's; start_stacks's groups).
 function fg.load_trace(paths, opts, policy)
   opts = opts or {}
   local fs = opts.flame or fg.settings(nil, need(policy, "flamegraph.load_trace"))
   return trace.load(paths, { max_events = 0, ranks = opts.ranks, nsys = opts.nsys,
     keep_partners = true, stacks = fg.wants_callchain(fs), allow_unrelated = opts.allow_unrelated,
-    narrow = opts.narrow }, policy)
+    narrow = opts.narrow, group_later = opts.group_later }, policy)
 end
 
 -- from_reports(paths, {nsys=, allow_unrelated=, flame=}, policy) → stacks, clock: the hierarchical stacks of

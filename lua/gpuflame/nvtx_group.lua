@@ -7,6 +7,7 @@
 --   local g = ng.compile(policy.nvtx.group)   -- or ng.for_policy(policy)
 --   g("aten::view, seq = 12, op_id = 3")      -- "aten::view" (memoized per text)
 --   ng.apply(tr, policy)                        -- the trace's NVTX names grouped in every view of tr
+--   ng.map(tr, policy)                          -- the map apply sets (flamegraph's job sets it itself)
 local errors = require("gpuflame.errors")
 local need = require("gpuflame.policy").need
 
@@ -71,10 +72,9 @@ function M.for_policy(policy)
   return M.compile(need(policy, "nvtx_group.for_policy").nvtx.group)
 end
 
--- apply(tr, policy) → {names = distinct NVTX texts, grouped = how many of them changed, groups = distinct
--- results}. Sets the grouping map of trace tr (C: flamegraph stacks, exports, timeline, findings and the rank
--- views read it); the raw names stay in tr. Calling it again replaces the map.
-function M.apply(tr, policy)
+-- map(tr, policy) → map, {names = distinct NVTX texts, grouped = how many of them changed, groups = distinct
+-- results}: what apply sets, without setting it; map is {[raw name id] = grouped text} of the names that change.
+function M.map(tr, policy)
   local g = M.for_policy(policy)
   local map, n, changed, seen, groups = {}, 0, 0, {}, 0
   for id, text in pairs(tr:nvtx_names()) do
@@ -89,8 +89,15 @@ function M.apply(tr, policy)
       groups = groups + 1
     end
   end
+  return map, { names = n, grouped = changed, groups = groups }
+end
+
+-- apply(tr, policy) → map's counts. Sets the grouping map of trace tr (C: flamegraph stacks, exports,
+-- timeline, findings and the rank views read it); the raw names stay in tr. Calling it again replaces the map.
+function M.apply(tr, policy)
+  local map, counts = M.map(tr, policy)
   tr:set_nvtx_groups(map)
-  return { names = n, grouped = changed, groups = groups }
+  return counts
 end
 
 return M

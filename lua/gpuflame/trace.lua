@@ -224,11 +224,12 @@ local function load_inputs(paths, opts, policy)
 end
 
 -- (the doc above) The trace's NVTX names are grouped by policy nvtx.group (gpuflame.nvtx_group) in every view
--- built from it; its raw names stay (tooltips, panels, `stats` never sees the grouping).
+-- built from it; its raw names stay (tooltips, panels, `stats` never sees the grouping). opts.group_later: the
+-- caller groups them itself (the flamegraph's stacks job, beside the launches' partners: inputs/stacks.lua).
 function M.load(paths, opts, policy)
   need(policy, "trace.load")
   local tr, info = load_inputs(paths, opts, policy)
-  if type(tr) == "userdata" then nvtx_group.apply(tr, policy) end
+  if type(tr) == "userdata" and not opts.group_later then nvtx_group.apply(tr, policy) end
   return tr, info
 end
 

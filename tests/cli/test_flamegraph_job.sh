@@ -3,7 +3,8 @@
 # (core/trace_flame_job.c, policy limits.threads >= 2): the page is byte-identical to the serial one's
 # (threads = 1), folded or not; without the panel nothing changes; the trace is held while the thread reads
 # it (a rule that tries to change it fails as a rule, the page is still written); a rule error that unwinds
-# past the job (an interrupt) joins the thread and the command fails cleanly with the error's exit code.
+# past the job (an interrupt) joins the thread and the command fails cleanly with the error's exit code. The
+# NVTX names grouped by policy while the thread finds the launches' partners give the serial page too.
 . "$(dirname "$0")/../lib/t.sh"
 
 G=$TMP/gen
@@ -37,6 +38,36 @@ printf 'return { limits = { threads = 2 }, findings = { pages = false } }\n' >"$
 run_gf --policy "$TMP/np2.lua" -v flamegraph "$G/s.sqlite" -o "$TMP/np2.html"
 check_eq "without the panel at threads = 2" 0 "$rc"
 check_not_contains "... no second thread for the stacks (nothing runs beside them)" "$err" "second thread beside"
+
+# NVTX names grouped by policy while the thread finds the launches' partners (nvtx_group.map, job:set_groups):
+# the page has the grouped frames, the same as at threads = 1; a rule set that fails stops the command with
+# its error at either count, the thread joined (no page, no hang)
+for t in 1 2; do
+  printf 'return { limits = { threads = %d }, nvtx = { group = { ["50-test"] = { { "^aten::(%%a)%%a*", "op %%1" } } } } }\n' \
+    "$t" >"$TMP/g$t.lua"
+  printf 'return { limits = { threads = %d }, nvtx = { group = { ["50-bad"] = { { "^aten", "%%9" } } } } }\n' "$t" >"$TMP/b$t.lua"
+done
+run_gf --policy "$TMP/g1.lua" -q flamegraph "$G/s.sqlite" -o "$TMP/g1.html"
+check_eq "grouped NVTX names, threads = 1" 0 "$rc"
+run_gf --policy "$TMP/g2.lua" -v flamegraph "$G/s.sqlite" -o "$TMP/g2.html"
+check_eq "grouped NVTX names, threads = 2" 0 "$rc"
+check_contains "... the stacks on the second thread" "$err" "stacks built on a second thread beside the findings rules"
+check_contains "... the page has the grouped frames" "$(cat "$TMP/g2.html")" 'op s'
+check "... threads = 1 and 2: byte-identical pages" cmp -s "$TMP/g1.html" "$TMP/g2.html"
+# the groups set late (0.3 s after the job started): the thread waited for them (tests/lib/groups_late.lua)
+run_gf --policy "$TMP/g2.lua" -q run "$TOP/tests/lib/groups_late.lua" "$G/s.sqlite" 0.3 "$TMP/late.job" "$TMP/late.serial"
+check_eq "NVTX groups set 0.3 s late" 0 "$rc"
+check_contains "... the job's stacks have the grouped frames" "$(cat "$TMP/late.job")" ';op s;'
+check "... the same stacks as the serial build's of the grouped trace" cmp -s "$TMP/late.job" "$TMP/late.serial"
+run_gf --policy "$TMP/b1.lua" -q flamegraph "$G/s.sqlite" -o "$TMP/b1.html"
+rc1=$rc err1=$err
+timeout -s KILL 60 "$GF" --policy "$TMP/b2.lua" -q flamegraph "$G/s.sqlite" -o "$TMP/b2.html" 2>"$TMP/b2.err"
+rc=$? err=$(<"$TMP/b2.err")
+check "a failing NVTX rule set: an error exit" [ "$rc1" -ne 0 ]
+check_eq "... the same exit at threads = 2, within a minute" "$rc1" "$rc"
+check_contains "... names the rule" "$err" "nvtx.group.50-bad[1]"
+check_eq "... the same message" "$err1" "$err"
+check "... no page" test ! -e "$TMP/b2.html"
 
 # a rule that tries to change the trace while the thread reads it: refused, the rule fails, the page is written
 cat >"$TMP/path/rules/trimmer.lua" <<'LUA'

@@ -2,9 +2,10 @@
 # gf-test: no-gpuflame (it runs the ThreadSanitizer build, not the pass's binary: the SAN=1 pass would repeat it)
 # The code that runs on several threads (policy limits.threads: the SQLite import's row reader, the timeline's
 # NVTX projection beside the rules, its columns compressed in parallel, the flamegraph's stacks beside its
-# panel's rules and a page's fold sorted in two halves, findings' gaps and launches beside its other rules) under ThreadSanitizer: `make tsan`
-# builds build-tsan/bin/gpuflame (CI does). Each command runs with limits.threads = 4, so the threads are
-# there on a machine of any size; TSan must report no race, and the output must equal the plain build's with
+# panel's rules (its NVTX names grouped beside their partners) and a page's fold sorted in two halves,
+# findings' gaps and launches beside its other rules) under ThreadSanitizer: `make tsan` builds
+# build-tsan/bin/gpuflame (CI does). Each command runs with limits.threads = 4, so the threads are there on a
+# machine of any size; TSan must report no race, and the output must equal the plain build's with
 # limits.threads = 1 (everything on the calling thread). Skipped by name when the TSan build is absent.
 . "$(dirname "$0")/../lib/t.sh"
 TSAN_GF=${GF_TSAN_BIN:-$TOP/build-tsan/bin/gpuflame}
@@ -60,6 +61,21 @@ done
 printf 'return { extends = "default", limits = { threads = 4 }, flamegraph = { fold_share = 0.01, fold_min_stacks = 100 } }\n' >"$TMP/t4.lua"
 printf 'return { extends = "default", limits = { threads = 1 }, flamegraph = { fold_share = 0.01, fold_min_stacks = 100 } }\n' >"$TMP/t1.lua"
 tsan_page "folded flamegraph with its panel gen.sqlite" "$TMP/ff.a.html" "$TMP/ff.b.html" -q flamegraph "$TMP/gen.sqlite" -o "{out}"
+printf 'return { extends = "default", limits = { threads = 4 } }\n' >"$TMP/t4.lua"
+printf 'return { extends = "default", limits = { threads = 1 } }\n' >"$TMP/t1.lua"
+# NVTX names grouped by policy: set on the trace by the caller while the stacks' thread finds the launches'
+# partners, then read by that thread's frames
+for t in 4 1; do
+  printf 'return { extends = "default", limits = { threads = %d }, nvtx = { group = { ["50-test"] = { { "^aten::(%%a)%%a*", "op %%1" } } } } }\n' \
+    "$t" >"$TMP/t$t.lua"
+done
+tsan_page "flamegraph with its panel, NVTX names grouped gen.sqlite" "$TMP/fgg.a.html" "$TMP/fgg.b.html" -q flamegraph "$TMP/gen.sqlite" -o "{out}"
+check_contains "... the page has the grouped frames" "$(cat "$TMP/fgg.a.html")" 'op s'
+"$TSAN_GF" --policy "$TMP/t4.lua" -q run "$TOP/tests/lib/groups_late.lua" "$TMP/gen.sqlite" 0.2 "$TMP/gl.job" \
+  "$TMP/gl.serial" >/dev/null 2>"$TMP/gl.err"
+check_eq "NVTX groups set late: exit 0 with TSan" 0 "$?"
+check "NVTX groups set late: no ThreadSanitizer report" bash -c "! grep -q ThreadSanitizer '$TMP/gl.err'"
+check "NVTX groups set late: the job's stacks are the serial ones" cmp -s "$TMP/gl.job" "$TMP/gl.serial"
 printf 'return { extends = "default", limits = { threads = 4 } }\n' >"$TMP/t4.lua"
 printf 'return { extends = "default", limits = { threads = 1 } }\n' >"$TMP/t1.lua"
 # a page's fold sorted in two halves on two threads (more stacks than one thread sorts alone)
