@@ -60,8 +60,7 @@ end
 
 -- opts.flame: the command's stack settings (flamegraph.settings: --levels, --unit-ns), else the policy's;
 -- opts.keep_trace: an export's or model's trace stays in ctx.stacks_trace = {path, trace, flame} for the caller;
--- opts.defer: its stacks may be a job on a second thread (ctx.stacks_trace.job, also returned), which the caller
--- finishes (without keep_trace the trace is the narrow import's, and ctx.stacks_trace holds it for the job only).
+-- with opts.defer too, its stacks may be a job on a second thread (ctx.stacks_trace.job, also returned).
 local function load(path, info, opts, ctx)
   local policy = ctx.policy()
   local fs = opts and opts.flame
@@ -70,12 +69,12 @@ local function load(path, info, opts, ctx)
     stacks, meta = load_folded(path, info)
   elseif info.type == "sqlite" or info.type == "model" then
     local keep = opts and opts.keep_trace
-    local defer = opts and opts.defer
+    local defer = keep and opts.defer
     local tr = flamegraph.load_trace({ path }, { flame = fs, narrow = not keep, group_later = defer }, policy)
-    -- opts.defer: the stacks are built on a second thread (flamegraph.start_stacks) while the caller reads
-    -- the trace (keep_trace) or waits; the caller finishes ctx.stacks_trace.job, and load returns that job.
-    -- The thread finds the launches' partners while the NVTX names are grouped here (issue 42: 0.09 s of
-    -- 43,000 names on the 368 MB export, before the stacks could start).
+    -- opts.defer (with keep_trace): the stacks are built on a second thread (flamegraph.start_stacks) while
+    -- the caller reads the trace; the caller finishes ctx.stacks_trace.job, and load returns that job. The
+    -- thread finds the launches' partners while the NVTX names are grouped here (issue 42: 0.09 s of 43,000
+    -- names on the 368 MB export, before the stacks could start).
     local job = defer and flamegraph.start_stacks(tr, { flame = fs, groups = true }, policy)
     if defer and not job then nvtx_group.apply(tr, policy) end
     if job then

@@ -59,10 +59,10 @@ local function one_input(spec, ctx)
   -- an .nsys-rep is exported once: the stacks and the findings read the same export
   local resolved = inputs.resolve(input, { nsys = spec.nsys }, ctx)
   local pages = (resolved.type == "sqlite" or resolved.type == "model") and ctx.policy().findings.pages
-  -- the stacks (and the page's fold) are built on a second thread (flamegraph.start_stacks; policy
-  -- limits.threads = 1: on this one), with the panel while its rules run; the page is the same
+  -- with the panel, the stacks (and the page's fold) are built on a second thread while its rules run
+  -- (flamegraph.start_stacks; policy limits.threads = 1: one after the other); the page is the same
   local stacks = inputs.load_for(resolved.path, { "stacks" }, { nsys = spec.nsys, flame = spec.flame,
-    keep_trace = pages or nil, defer = true }, ctx)
+    keep_trace = pages or nil, defer = pages or nil }, ctx)
   local job <close> = ctx.stacks_trace and ctx.stacks_trace.job or nil
   local fdoc, prefolded
   if pages then
@@ -71,9 +71,8 @@ local function one_input(spec, ctx)
   ctx.stacks_trace = nil
   if job then
     stacks, prefolded = job:finish(ctx.policy())
-    log.debug("flamegraph: %d stacks built on a second thread %s%s: %.2f s there (%.2f s CPU; this thread %.2f s "
-      .. "CPU beside it), %.2f s waited for after", stacks:count(),
-      pages and "beside the findings rules" or "while the NVTX names were grouped",
+    log.debug("flamegraph: %d stacks built on a second thread beside the findings rules%s: %.2f s there "
+      .. "(%.2f s CPU; the rules %.2f s CPU), %.2f s waited for after the rules", stacks:count(),
       prefolded.folded and " (and folded there)" or "", prefolded.run_s, prefolded.run_cpu, prefolded.caller_cpu,
       prefolded.wait_s)
   end
