@@ -110,25 +110,27 @@ static int m_finish(lua_State *L)
     return 7;
 }
 
+typedef struct groups_to {
+    gf_flame_job *job;
+    gf_trace *t;
+} groups_to;
+
+static int set_through_job(void *ctx, const int32_t *raw, const char *const *text, const size_t *len, size_t n,
+                           gf_err *err)
+{
+    groups_to *g = ctx;
+    return gf_trace_flame_job_set_groups(g->job, g->t, raw, text, len, n, err);
+}
+
 static int m_set_groups(lua_State *L)
 {
     gf_trace_job *u = luaL_checkudata(L, 1, JOB_MT);
     if (!u->job)
         return gf_lua_raisef(L, GF_EXIT_ERROR, "flame job: finished or closed already");
     lua_getiuservalue(L, 1, 1);
-    gf_trace *t = gf_lua_check_trace(L, -1);
+    groups_to g = {u->job, gf_lua_check_trace(L, -1)};
     lua_pop(L, 1);
-    int32_t *raw;
-    const char **text;
-    size_t *len, n;
-    gf_lua_nvtx_groups_arg(L, 2, &raw, &text, &len, &n);
-    gf_err err;
-    int rc = gf_trace_flame_job_set_groups(u->job, t, raw, text, len, n, &err);
-    free(raw);
-    free(text);
-    free(len);
-    if (rc != 0)
-        return gf_lua_raise(L, &err);
+    gf_lua_set_nvtx_groups(L, 2, set_through_job, &g);
     return 0;
 }
 

@@ -354,53 +354,15 @@ static int m_nvtx_names(lua_State *L)
     return 1;
 }
 
-void gf_lua_nvtx_groups_arg(lua_State *L, int idx, int32_t **raw, const char ***text, size_t **len, size_t *n)
+static int set_on_trace(void *t, const int32_t *raw, const char *const *text, const size_t *len, size_t n,
+                        gf_err *err)
 {
-    luaL_checktype(L, idx, LUA_TTABLE);
-    size_t m = 0, k = 0;
-    for (lua_pushnil(L); lua_next(L, idx); lua_pop(L, 1))
-        m++;
-    *raw = malloc((m ? m : 1) * sizeof **raw);
-    *text = malloc((m ? m : 1) * sizeof **text);
-    *len = malloc((m ? m : 1) * sizeof **len);
-    int oom = !*raw || !*text || !*len;
-    const char *bad = oom ? "nvtx groups: out of memory" : NULL;
-    lua_pushnil(L);
-    while (!bad && lua_next(L, idx) && k < m) {
-        if (!lua_isinteger(L, -2) || lua_type(L, -1) != LUA_TSTRING || lua_tointeger(L, -2) < 0 ||
-            lua_tointeger(L, -2) > INT32_MAX) {
-            bad = "set_nvtx_groups: expects {[name id] = grouped text}";
-            lua_pop(L, 2);
-            break;
-        }
-        (*raw)[k] = (int32_t)lua_tointeger(L, -2);
-        (*text)[k] = lua_tolstring(L, -1, &(*len)[k]);
-        k++;
-        lua_pop(L, 1);
-    }
-    if (bad) {
-        free(*raw);
-        free(*text);
-        free(*len);
-        gf_lua_raisef(L, oom ? GF_EXIT_ERROR : GF_EXIT_USAGE, "%s", bad);
-    }
-    *n = k;
+    return gf_trace_set_nvtx_group(t, raw, text, len, n, err);
 }
 
 static int m_set_nvtx_groups(lua_State *L)
 {
-    gf_trace *t = check_idle(L);
-    int32_t *raw;
-    const char **text;
-    size_t *len, n;
-    gf_lua_nvtx_groups_arg(L, 2, &raw, &text, &len, &n);
-    gf_err err;
-    int rc = gf_trace_set_nvtx_group(t, raw, text, len, n, &err);
-    free(raw);
-    free(text);
-    free(len);
-    if (rc != 0)
-        return gf_lua_raise(L, &err);
+    gf_lua_set_nvtx_groups(L, 2, set_on_trace, check_idle(L));
     return 0;
 }
 

@@ -35,9 +35,11 @@ void gf_lua_trace_str(lua_State *L, const gf_trace *t, int32_t id);
 /* The strings of the list at idx (not a table: NULL, *n = 0) as a malloc'd array of borrowed pointers,
  * valid while the table is on the stack. */
 const char **gf_lua_str_list(lua_State *L, int idx, size_t *n);
-/* The NVTX groups' table at idx ({[name id] = grouped text}: nvtx_group.lua) as three malloc'd arrays of n
- * entries (the texts borrowed from the table, valid while it is on the stack); raises on a bad table. */
-void gf_lua_nvtx_groups_arg(lua_State *L, int idx, int32_t **raw, const char ***text, size_t **len, size_t *n);
+/* The NVTX groups' table at idx ({[name id] = grouped text}: nvtx_group.lua) handed to set(ctx, raw name ids,
+ * texts, their lengths, n, err) (gf_trace_set_nvtx_group's arguments); raises on a bad table or set's error. */
+typedef int (*gf_lua_groups_setter)(void *ctx, const int32_t *raw, const char *const *text, const size_t *len,
+                                    size_t n, gf_err *err);
+void gf_lua_set_nvtx_groups(lua_State *L, int idx, gf_lua_groups_setter set, void *ctx);
 /* The statistics methods of the class (l_trace_stats.c). */
 extern const luaL_Reg gf_lua_trace_stats[];
 
