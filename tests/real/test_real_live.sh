@@ -39,20 +39,25 @@ LPIDS=()
 # start_launch VAR NAME TAG CODE [launch flags]: the job under `gpuflame launch` in the background, its pid
 # in VAR, waiting until the session is listed. nsys 2022.4's launch fails now and then under load before
 # the job runs (ProcessWaiter: sem_open ENOENT, QuadDCommon exceptions; docs/PERFORMANCE.md), or the
-# launch ends before the job is seen: then it is tried once more, and what it said is printed here.
+# launch ends before the job is seen or before the job has written its log: then it is tried once more, and
+# what it said is printed here.
 start_launch() {
   local var=$1 name=$2 tag=$3 code=$4 try pid; shift 4
   for try in 1 2; do
     "$GF" --policy "$POL" launch --session "$name" "$@" -- "$JOB" "$TMP/$tag.log" "$TMP/$tag.stop" 180 "$code" \
       >"$TMP/$tag.out" 2>"$TMP/$tag.err" &
     pid=$!; LPIDS+=("$pid")
-    until_listed_or_gone "$name" "$pid" && break
-    echo "# launch $tag (try $try): not listed; it said: $(tail -c 400 "$TMP/$tag.err" | tr '\n' ' ')"
+    until_listed_or_gone "$name" "$pid" && until_job_runs "$tag" "$pid" && break
+    echo "# launch $tag (try $try): not listed, or gone before its job ran; it said: $(tail -c 400 "$TMP/$tag.err" | tr '\n' ' ')"
     kill -0 "$pid" 2>/dev/null && break # still starting after 60 s: the checks say so
     wait "$pid"
   done
   printf -v "$var" '%s' "$pid"
 }
+# until_job_runs TAG PID: the job has written its log while its launch (PID) still runs. CI run 54 (two whole
+# suites on 2 cores): nsys's launch of session c was listed, then ended within 30 s before its job ran.
+until_job_runs() { local i; for i in $(seq 1 300); do kill -0 "$2" 2>/dev/null || return 1
+  [ -s "$TMP/$1.log" ] && return 0; sleep 0.2; done; return 0; }
 until_listed_or_gone() { local i; for i in $(seq 1 300); do [[ " $(listed) " == *" $1:"* ]] && return 0
   kill -0 "$2" 2>/dev/null || return 1; sleep 0.2; done; return 1; }
 trap 'for p in "${LPIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; studio_stop 2>/dev/null' EXIT
