@@ -798,15 +798,17 @@ static int probe_tables(imp *m)
 
 /* The rows of `table`, at most: the span of its rowids (gf_sqlite_rowid_span: two b-tree descents), where
  * `SELECT count(*)` reads every leaf page of the table (~0.27 s for the 368 MB export, before the first row
- * is imported and with the reader's core idle); count_sql where there is no span to trust, or always with
- * counted (a count of some rows only). -1 with err set on a failed count. */
-static int64_t table_rows(imp *m, const char *table, const char *count_sql, int counted)
+ * is imported and with the reader's core idle); counted where there is no span to trust, and always with a
+ * `where` (a count of some rows only). -1 with err set on a failed count. */
+static int64_t table_rows(imp *m, const char *table, const char *where)
 {
     int64_t lo, hi;
-    if (!counted && gf_sqlite_rowid_span(m->db, table, &lo, &hi) == 1)
+    if (!where && gf_sqlite_rowid_span(m->db, table, &lo, &hi) == 1)
         return hi - lo + 1;
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s%s%s", table, where ? " WHERE " : "", where ? where : "");
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(m->db, count_sql, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(m->db, sql, -1, &st, NULL) != SQLITE_OK)
         return 0; /* NVTX_EVENTS without eventType: the import says what is wrong */
     int rc = sqlite3_step(st);
     int64_t n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
@@ -830,14 +832,10 @@ static int reserve_events(imp *m)
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (!(m->t->tables & bit[i]) || (m->narrow && bit[i] == GF_TABLE_SYNC))
             continue;
-        char count_sql[160];
-        snprintf(count_sql, sizeof count_sql, "SELECT count(*) FROM %s", table[i]);
         /* keep-all builds: NVTX_EVENTS' rows of every type, an upper bound (a few more slots than events:
          * thread names, domains) instead of decoding each row's eventType (0.3 CPU-s for 2.2M rows) */
-        int64_t rows = !all && bit[i] == GF_TABLE_NVTX
-                           ? table_rows(m, table[i], "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN "
-                                                     "(59, 60, 70, 71, 34)", 1)
-                           : table_rows(m, table[i], count_sql, 0);
+        int nvtx_typed = !all && bit[i] == GF_TABLE_NVTX;
+        int64_t rows = table_rows(m, table[i], nvtx_typed ? "eventType IN (59, 60, 70, 71, 34)" : NULL);
         if (rows < 0)
             return -1;
         n += (size_t)rows;
