@@ -1,6 +1,7 @@
 # gpuflame — `make` builds bin/gpuflame and lib/libgpuflame.a; `make demo`, `make test` (the whole suite),
 # `make check` (the quick tier), `make bench`; `make mpi` bin/gpuflame-mpi (OpenMPI, optional). TEST_JOBS="-j N" sets how many test files run side by side.
 # V=1 shows full commands. SAN=1 builds with ASan+UBSan into build-san/. WERROR=1 adds -Werror.
+# COVERAGE=1 builds with gcov into build-cov/ (make san-cover).
 
 CC      ?= cc
 PKGS    := lua5.4 sqlite3 libcurl libcjson yaml-0.1
@@ -10,7 +11,11 @@ SAN     ?=
 WERROR  ?= $(if $(CI),1,)
 
 # BUILD=DIR keeps a separate build (objects, binary, library, unit tests) under DIR.
-ifeq ($(SAN),1)
+ifeq ($(COVERAGE),1)
+BUILD   ?= build-cov
+SANFLAGS := --coverage
+SAN_LDFLAGS :=
+else ifeq ($(SAN),1)
 BUILD   ?= build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 # GCC's UBSan runtime linked in, not libubsan.so: LeakSanitizer scans a shared library's globals at every exit,
@@ -62,9 +67,10 @@ MPICC   ?= mpicc
 MPI_BIN := $(patsubst %/gpuflame,%/gpuflame-mpi,$(BIN))
 MPI_OBJ := $(O)/obj/mpi/gf_mpi.o $(O)/obj/bind/l_mpi.o
 # make test / make check build it too when mpicc is there (not under SAN=1: OpenMPI's own allocations
-# would be reported as leaks), and tests/cli/test_mpi.sh runs it; without mpicc nothing changes.
-MPI_AUTO := $(if $(filter 1,$(SAN)),,$(if $(shell command -v $(MPICC) 2>/dev/null),$(MPI_BIN),))
-.PHONY: unit fuzz fuzz-build all deps test-deps test-env test check demo bench fuzz clean lint soak mpi tsan
+# would be reported as leaks; not under COVERAGE=1, which measures what the SAN=1 pass runs), and
+# tests/cli/test_mpi.sh runs it; without mpicc nothing changes.
+MPI_AUTO := $(if $(filter 1,$(SAN) $(COVERAGE)),,$(if $(shell command -v $(MPICC) 2>/dev/null),$(MPI_BIN),))
+.PHONY: unit fuzz fuzz-build all deps test-deps test-env test check demo bench fuzz clean lint soak mpi tsan san-cover
 all: $(BIN) $(LIBA)
 
 # Installs missing Debian packages (as root) or prints the command to run; cached by a stamp file.
@@ -147,7 +153,8 @@ test-env: test-deps $(BIN) $(LIBA) $(UNIT_BIN) $(REPLAY_BIN) $(MPI_AUTO)
 	$(Q){ echo "GPUFLAME_BIN='$(abspath $(BIN))'"; echo "GPUFLAME_MPI_BIN='$(abspath $(MPI_AUTO))'"; \
 	  echo "GPUFLAME_LIB='$(abspath $(LIBA))'"; echo "GF_BUILD='$(abspath $(O))'"; \
 	  echo "GF_CFLAGS='$(CFLAGS) $(LUA_CFLAGS)'"; echo "GF_PRIM_CFLAGS='$(CFLAGS)'"; \
-	  echo "GF_LDLIBS='$(LDLIBS) $(LDFLAGS)'"; echo "VALGRIND='$(VALGRIND)'"; echo "SAN='$(SAN)'"; } >$(TEST_ENV)
+	  echo "GF_LDLIBS='$(LDLIBS) $(LDFLAGS)'"; echo "VALGRIND='$(VALGRIND)'"; echo "SAN='$(SAN)'"; \
+	  echo "GF_COVERAGE='$(COVERAGE)'"; } >$(TEST_ENV)
 
 # TEST_PASSES adds passes to the same queue: CI gives "--pass san=build-san/test.env --fuzz 30" (.ci/run).
 test: test-env
@@ -156,6 +163,15 @@ test: test-env
 # The edit-test loop: every test file not marked `gf-test: slow` (tests/run --quick), side by side.
 check: test-env
 	$(Q)tests/run --pass =$(TEST_ENV) --quick $(TEST_JOBS) $(TESTS)
+
+# Which files the sanitizer pass may leave out (tests/san_cover.txt): the files it runs, run over a gcov
+# build (build-cov/), each file's counts apart; tests/san_cover.py keeps the files that reach every line and
+# branch of core/ that any reaches. Rerun when code or tests change much; GF_SAN_ALL=1 ignores the list.
+san-cover:
+	$(Q)$(MAKE) --no-print-directory COVERAGE=1 test-env
+	$(Q)rm -rf build-cov/gcda
+	$(Q)tests/run --pass cov=build-cov/test.env $(TEST_JOBS) || echo "make san-cover: some files failed under the gcov build; their counts are used all the same" >&2
+	$(Q)tests/san_cover.py build-cov
 
 # The ThreadSanitizer build (build-tsan/bin/gpuflame) of the code that runs on several threads (policy
 # limits.threads): tests/cli/test_threads_tsan.sh runs it when it is there; CI builds it (.ci/run).

@@ -3,7 +3,8 @@
 # tests/run itself, on a planted tree: two passes (--pass) share one queue, the second's names carry its
 # label, a SAN=1 pass leaves out browser files and files marked no-gpuflame, one file's passes never run
 # at once (nor two files of one lane), --fuzz adds a job per fuzz target (niced, in places of their own
-# beside the -j files), a failing file fails the run,
+# beside the -j files), the sanitizer pass leaves out the files tests/san_cover.txt names (not GF_SAN_ALL=1,
+# not a gcov pass, whose files each write their counts to a directory of their own), a failing file fails the run,
 # and a missing environment file is a usage error (exit 2).
 . "$(dirname "$0")/../lib/t.sh"
 
@@ -71,6 +72,26 @@ SH
 rm -f "$RUNNER_SHARED/fuzz_started"
 out=$(cd "$T" && CI= GF_TEST_JOBS=1 GF_FUZZ_JOBS=1 tests/run --pass "=$T/b1/test.env" --fuzz 3 test_w 2>&1)
 check_eq "-j 1 and a fuzz target: the file runs beside it, not after" "3 passed, 0 failed, 0 skipped" "$(tail -n 1 <<<"$out")"
+
+# tests/san_cover.txt (make san-cover): the sanitizer pass leaves its files out, the plain pass runs them
+printf '#!/usr/bin/env bash\necho "ok - c GCOV_PREFIX=${GCOV_PREFIX:-}"\n' >"$T/tests/cli/test_c.sh"
+printf '# a comment\ntests/cli/test_c.sh\ntests/test_u\n' >"$T/tests/san_cover.txt"
+out=$(cd "$T" && CI= tests/run --pass "=$T/b1/test.env" --pass "san=$T/b2/test.env" test_c test_u 2>&1)
+check_eq "san_cover.txt: the plain pass runs its files, the sanitizer pass not" "2 passed, 0 failed, 0 skipped" "$(tail -n 1 <<<"$out")"
+check_contains "san_cover.txt: a script left out by name" "$out" \
+  "not run in this pass: san:tests/cli/test_c.sh (its C coverage is within the other files', tests/san_cover.txt)"
+check_contains "san_cover.txt: a unit test of the build left out by name" "$out" "not run in this pass: san:$T/b2/tests/test_u (its C"
+out=$(cd "$T" && CI= GF_SAN_ALL=1 tests/run --pass "=$T/b1/test.env" --pass "san=$T/b2/test.env" test_c test_u 2>&1)
+check_eq "GF_SAN_ALL=1: the sanitizer pass runs them too" "4 passed, 0 failed, 0 skipped" "$(tail -n 1 <<<"$out")"
+mkdir -p "$T/b3/tests"
+printf "GPUFLAME_BIN='/cov/gpuflame'\nGF_BUILD='%s'\nSAN=''\nGF_COVERAGE='1'\n" "$T/b3" >"$T/b3/test.env"
+out=$(cd "$T" && CI= tests/run --pass "cov=$T/b3/test.env" test_c test_tool 2>&1)
+check_eq "a gcov pass runs the files san_cover.txt names" "1 passed, 0 failed, 0 skipped" "$(tail -n 1 <<<"$out")"
+check_contains "a gcov pass leaves out what the sanitizer pass does" "$out" "not run in this pass: cov:tests/cli/test_tool.sh (starts no gpuflame)"
+logs=$(sed -n 's/^logs: \([^ ]*\) .*/\1/p' <<<"$out")
+check_contains "a gcov pass: each file's counts in a directory of its own" "$(cat "$logs/cov_tests_cli_test_c.sh.log" 2>&1)" \
+  "ok - c GCOV_PREFIX=$T/b3/gcda/cov_tests_cli_test_c.sh.log"
+rm -f "$T/tests/san_cover.txt"
 
 printf '#!/usr/bin/env bash\necho "not ok - b: planted failure"\nexit 1\n' >"$T/tests/cli/test_b.sh"
 out=$(cd "$T" && tests/run --pass "=$T/b1/test.env" test_b 2>&1)
