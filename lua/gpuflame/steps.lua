@@ -143,7 +143,8 @@ end
 
 -- what find found per trace (weak keys), reused while the trace's NVTX ranges, the marker and the policy are
 -- the same: a timeline's rules and its page find one capture's steps twice (issue 42: 0.5 s of the page on a
--- 368 MB export); the trace gains the NVTX projection's events in between, which are no steps' ranges
+-- 368 MB export); the trace gains the NVTX projection's events in between, which are no steps' ranges. A
+-- capture without steps is found so once too (NO_DATA, or USAGE for a bad --marker: the same every time).
 local found = setmetatable({}, { __mode = "k" })
 
 local function copy(wins)
@@ -189,10 +190,12 @@ function M.find(tr, marker, policy)
   local p = need(policy, "steps.find").steps
   local key, memo = core.trace_steps.ranges_key(tr), found[tr]
   if not (memo and memo.key == key and memo.marker == marker and memo.p == p) then
-    local wins, rule = find_in(tr, marker, p)
-    memo = { key = key, marker = marker, p = p, wins = wins, rule = rule }
+    local ok, wins, rule = errors.try(find_in, tr, marker, p)
+    if not ok and wins.code ~= errors.NO_DATA and wins.code ~= errors.USAGE then error(wins, 0) end
+    memo = { key = key, marker = marker, p = p, wins = ok and wins, rule = rule, err = not ok and wins }
     found[tr] = memo
   end
+  if memo.err then error(errors.new(memo.err.code, "%s", memo.err.msg), 0) end
   return copy(memo.wins), memo.rule
 end
 

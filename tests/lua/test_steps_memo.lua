@@ -55,4 +55,19 @@ local tr2 = open()
 steps.find(tr2, nil, policy)
 local ok_m, wins_m = pcall(steps.find, tr2, "^no such range$", policy)
 t.check("another marker: no steps (NO_DATA), not the memo's", not ok_m, ok_m and #wins_m)
+
+-- no steps is found once too (a timeline without steps looks for them in its rules and for its page): the
+-- second find gives the same error, code and message, without reading the trace's NVTX names again
+local names_fn, reads = core.trace_steps.nvtx_names, 0
+core.trace_steps.nvtx_names = function(...) reads = reads + 1; return names_fn(...) end
+local tr3 = open()
+local ok_a, err_a = pcall(steps.find, tr3, "^no such range$", policy)
+local ok_b, err_b = pcall(steps.find, tr3, "^no such range$", policy)
+core.trace_steps.nvtx_names = names_fn
+t.check("no steps: NO_DATA both times", not ok_a and not ok_b and err_a.code == require("gpuflame.errors").NO_DATA and
+  err_b.code == err_a.code, tostring(err_b))
+t.eq("no steps: the same message the second time", err_a.msg, err_b and err_b.msg)
+t.eq("no steps: the NVTX names read once, not twice", 1, reads)
+local ok_c = pcall(steps.find, tr3, nil, policy)
+t.check("no steps for one marker: the policy's markers are still looked for", ok_c)
 os.exit(t.done())
