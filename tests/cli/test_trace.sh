@@ -34,6 +34,28 @@ else
   skip "reference CSVs" "fixtures absent"
 fi
 
+# --- one process, 24 threads taking turns (planted): each thread its own lane. The importer keys a row's lane
+# by the raw bytes of its Pid and Tid fields in a small cache; threads of one process meet in its sets ---
+python3 - "$TMP/turns_api.csv" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name\n")
+    for i in range(240):
+        f.write("%d,50,cudaStreamSynchronize,0,%d,4242,%d,20,worker\n" % (1000 + 100 * i, 1000 + i, 5000 + (i * 7) % 24))
+PY
+run_gf --lua-path "$TT" timeline "$TMP/turns_api.csv" -o "$TMP/turns.html"
+check_eq "24 threads taking turns: timeline exits 0" 0 "$rc"
+res=$(python3 - "$TMP/turns.html" "$TMP/turns_api.csv" <<'PY'
+import csv, sys; sys.path.insert(0, "tests/trace"); import page_data
+d = page_data.load(sys.argv[1])
+labels = [l["label"] for l in d["lanes"]]
+want = {int(r["Start (ns)"]): "CPU pid %s tid %s" % (r["Pid"], r["Tid"]) for r in csv.DictReader(open(sys.argv[2]))}
+bad = [(e[0] + d["t0"], labels[e[2]]) for e in d["events"] if not labels[e[2]].startswith(want[e[0] + d["t0"]])]
+print("lanes=%d events=%d misplaced=%d %s" % (len(set(labels)), len(d["events"]), len(bad), bad[:3]))
+PY
+)
+check_contains "24 threads taking turns: 24 lanes, every event on its own thread's" "$res" "lanes=24 events=240 misplaced=0 "
+
 # --- 2025 header era: (B) columns, GreenCtx, memcpy rows ---
 if have_fixture real/roboflow-inference/cuda_gpu_trace.csv; then
   run_gf --lua-path "$TT" timeline "$FIX/real/roboflow-inference/cuda_gpu_trace.csv" -o "$TMP/rf.html"
