@@ -3,7 +3,8 @@
 # tests/san_cover.py (make san-cover) on a planted tree whose answer is known: four "test files" reach
 # functions a, b, c of core/x.c in known sets at known sanitizer-pass costs; the cheapest set that reaches
 # every line and branch any of them reaches is {t1, t3}, so t2 and t4 are the files left out. A file that
-# reaches nothing of core/ is left out; no counts at all is an error that names the directory.
+# reaches nothing of core/ is left out, and so is a file kept first that the files kept after it cover; no
+# counts at all is an error that names the directory.
 . "$(dirname "$0")/../lib/t.sh"
 
 if ! command -v gcc >/dev/null || ! command -v gcov >/dev/null; then
@@ -47,6 +48,21 @@ rm -rf "$T/build-cov/gcda/cov_tests_cli_test_t4.sh.log"
 GCOV_PREFIX="$T/build-cov/gcda/cov_tests_cli_test_t4.sh.log" "$T/harness/t4"
 (cd "$T" && python3 tests/san_cover.py build-cov 2>/dev/null)
 check_eq "san_cover: a file with a branch of its own is kept" "tests/cli/test_t0.sh tests/cli/test_t2.sh" \
+  "$(grep -v '^#' "$T/tests/san_cover.txt" | tr '\n' ' ' | sed 's/ $//')"
+
+# a file the greedy pass keeps first (the cheapest per line: u1 reaches b alone) and that the files kept after it
+# cover is dropped again: u2 and u3 reach a, b and c
+rm -rf "$T/build-cov/gcda"
+for spec in u1:b u2:a,b u3:b,c; do
+  n=${spec%%:*} calls=${spec#*:}
+  { echo "int a(int); int b(int); int c(int);"; echo "int main(void) { int s = 0;"
+    for f in ${calls//,/ }; do echo "  s += $f(5);"; done; echo "  return s == -1; }"; } >"$T/harness/$n.c"
+  gcc -O0 "$T/harness/$n.c" "$T/build-cov/obj/x.o" --coverage -o "$T/harness/$n"
+  GCOV_PREFIX="$T/build-cov/gcda/cov_tests_cli_test_$n.sh.log" "$T/harness/$n"
+done
+printf 'san:tests/cli/test_u1.sh 1 0.3\nsan:tests/cli/test_u2.sh 2 1\nsan:tests/cli/test_u3.sh 2 1\n' >"$T/tests/durations.txt"
+(cd "$T" && python3 tests/san_cover.py build-cov 2>/dev/null)
+check_eq "san_cover: the first file kept, covered by those kept after it, is left out" "tests/cli/test_u1.sh" \
   "$(grep -v '^#' "$T/tests/san_cover.txt" | tr '\n' ' ' | sed 's/ $//')"
 
 rm -rf "$T/build-cov/gcda"
