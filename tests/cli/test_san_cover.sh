@@ -19,14 +19,19 @@ int b(int v) { int r = v; if (v > 1) r += 2; return r * 3; }
 int c(int v) { int r = v; if (v > 2) r += 3; return r * 4; }
 C
 (cd "$T" && gcc -O0 --coverage -c core/x.c -o build-cov/obj/x.o) || { not_ok "planted build" "gcc failed"; t_done; }
-# each program calls the functions its name lists (t0: none), with v = 5 (the same branch in every one)
-for spec in t1:a t2:a,b t3:b,c t4:c t0:; do
-  n=${spec%%:*} calls=${spec#*:}
-  { echo "int a(int); int b(int); int c(int);"; echo "int main(void) { int s = 0;"
-    for f in ${calls//,/ }; do echo "  s += $f(5);"; done; echo "  return s == -1; }"; } >"$T/harness/$n.c"
-  gcc -O0 "$T/harness/$n.c" "$T/build-cov/obj/x.o" --coverage -o "$T/harness/$n"
-  GCOV_PREFIX="$T/build-cov/gcda/cov_tests_cli_test_$n.sh.log" "$T/harness/$n"
-done
+# plant NAME:CALLS...: per NAME a program that calls the functions CALLS lists (none: reaches nothing of
+# core/), with v = 5 (the same branch in every one), run with its counts where tests/run's gcov pass puts
+# test_NAME.sh's
+plant() { local spec n calls f
+  for spec in "$@"; do
+    n=${spec%%:*} calls=${spec#*:}
+    { echo "int a(int); int b(int); int c(int);"; echo "int main(void) { int s = 0;"
+      for f in ${calls//,/ }; do echo "  s += $f(5);"; done; echo "  return s == -1; }"; } >"$T/harness/$n.c"
+    gcc -O0 "$T/harness/$n.c" "$T/build-cov/obj/x.o" --coverage -o "$T/harness/$n"
+    GCOV_PREFIX="$T/build-cov/gcda/cov_tests_cli_test_$n.sh.log" "$T/harness/$n"
+  done
+}
+plant t1:a t2:a,b t3:b,c t4:c t0:
 printf 'san:tests/cli/test_t1.sh 3 1\nsan:tests/cli/test_t2.sh 20 10\nsan:tests/cli/test_t3.sh 4 1.5\nsan:tests/cli/test_t4.sh 5 2\nsan:tests/cli/test_t0.sh 5 3\ntests/cli/test_t2.sh 1 1\n' \
   >"$T/tests/durations.txt"
 
@@ -53,13 +58,7 @@ check_eq "san_cover: a file with a branch of its own is kept" "tests/cli/test_t0
 # a file the greedy pass keeps first (the cheapest per line: u1 reaches b alone) and that the files kept after it
 # cover is dropped again: u2 and u3 reach a, b and c
 rm -rf "$T/build-cov/gcda"
-for spec in u1:b u2:a,b u3:b,c; do
-  n=${spec%%:*} calls=${spec#*:}
-  { echo "int a(int); int b(int); int c(int);"; echo "int main(void) { int s = 0;"
-    for f in ${calls//,/ }; do echo "  s += $f(5);"; done; echo "  return s == -1; }"; } >"$T/harness/$n.c"
-  gcc -O0 "$T/harness/$n.c" "$T/build-cov/obj/x.o" --coverage -o "$T/harness/$n"
-  GCOV_PREFIX="$T/build-cov/gcda/cov_tests_cli_test_$n.sh.log" "$T/harness/$n"
-done
+plant u1:b u2:a,b u3:b,c
 printf 'san:tests/cli/test_u1.sh 1 0.3\nsan:tests/cli/test_u2.sh 2 1\nsan:tests/cli/test_u3.sh 2 1\n' >"$T/tests/durations.txt"
 (cd "$T" && python3 tests/san_cover.py build-cov 2>/dev/null)
 check_eq "san_cover: the first file kept, covered by those kept after it, is left out" "tests/cli/test_u1.sh" \
