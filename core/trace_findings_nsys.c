@@ -5,6 +5,7 @@
 #include "trace_findings_nsys.h"
 #include "trace_findings_int.h"
 #include "trace_rawnames.h"
+#include "sort_intro.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -356,116 +357,11 @@ fail2:
     return gf_oom(err, "findings");
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int cmp_start(const void *a, const void *b)
-{
-    const fop *x = a, *y = b;
-    if (x->s != y->s)
-        return x->s < y->s ? -1 : 1;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-typedef int (*cmp_fn)(const void *, const void *);
-enum { SORT_MAX_ELEM = 32, SORT_SMALL = 16 };
-
-static void swap_elem(char *a, char *b, size_t size)
-{
-    unsigned char tmp[SORT_MAX_ELEM];
-    memcpy(tmp, a, size);
-    memcpy(a, b, size);
-    memcpy(b, tmp, size);
-}
-
-static void sift_down(char *b, size_t i, size_t n, size_t size, cmp_fn cmp)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < n && cmp(b + l * size, b + m * size) > 0)
-            m = l;
-        if (l + 1 < n && cmp(b + (l + 1) * size, b + m * size) > 0)
-            m = l + 1;
-        if (m == i)
-            return;
-        swap_elem(b + i * size, b + m * size, size);
-        i = m;
-    }
-}
-
-/* An introsort in place (quicksort on a median of three, heapsort past 2 log2 n levels, insertion sort
- * below SORT_SMALL): no scratch, where glibc's qsort takes a copy of the array (its merge sort; 70 MB for
- * the 2.2M GPU operations of the 368 MB export, issue 29). Unstable: the callers' orders are total. */
-static void intro_sort(char *b, size_t n, size_t size, cmp_fn cmp, int depth)
-{
-    while (n > SORT_SMALL) {
-        if (depth-- == 0) {
-            for (size_t i = n / 2; i-- > 0;)
-                sift_down(b, i, n, size, cmp);
-            for (size_t k = n - 1; k > 0; k--) {
-                swap_elem(b, b + k * size, size);
-                sift_down(b, 0, k, size, cmp);
-            }
-            return;
-        }
-        char *lo = b, *mid = b + (n / 2) * size, *hi = b + (n - 1) * size;
-        if (cmp(mid, lo) < 0)
-            swap_elem(mid, lo, size);
-        if (cmp(hi, mid) < 0) {
-            swap_elem(hi, mid, size);
-            if (cmp(mid, lo) < 0)
-                swap_elem(mid, lo, size);
-        }
-        unsigned char piv[SORT_MAX_ELEM];
-        memcpy(piv, mid, size);
-        size_t i = 0, j = n - 1; /* Hoare: [0, j] <= pivot <= [j + 1, n), both non-empty */
-        for (;;) {
-            while (cmp(b + i * size, piv) < 0)
-                i++;
-            while (cmp(piv, b + j * size) < 0)
-                j--;
-            if (i >= j)
-                break;
-            swap_elem(b + i * size, b + j * size, size);
-            i++;
-            j--;
-        }
-        size_t nl = j + 1, nr = n - nl;
-        if (nl < nr) {
-            intro_sort(b, nl, size, cmp, depth);
-            b += nl * size;
-            n = nr;
-        } else {
-            intro_sort(b + nl * size, nr, size, cmp, depth);
-            n = nl;
-        }
-    }
-    for (size_t k = 1; k < n; k++)
-        for (size_t j = k; j > 0 && cmp(b + (j - 1) * size, b + j * size) > 0; j--)
-            swap_elem(b + (j - 1) * size, b + j * size, size);
-}
-
-/* A sort in place, skipped when base is in cmp's order already (the ops of a group arrive in trace order,
- * which is cmp_start's and often the ends'): a check of n - 1 pairs instead of a sort of millions. cmp is a
- * total order (or its ties are equal values), so any sort gives the one result. */
-static void sort_unless_sorted(void *base, size_t n, size_t size, cmp_fn cmp)
-{
-    _Static_assert(sizeof(fop) <= SORT_MAX_ELEM && sizeof(int64_t) <= SORT_MAX_ELEM, "elements fit the swap");
-    char *p = base;
-    for (size_t k = 1; k < n; k++)
-        if (cmp(p + (k - 1) * size, p + k * size) > 0) {
-            int depth = 0;
-            for (size_t m = n; m > 1; m >>= 1)
-                depth += 2;
-            intro_sort(p, n, size, cmp, depth);
-            return;
-        }
-}
+/* a total order of a group's operations: (start, rank, seq) */
+#define OP_BEFORE(x, y) ((x).s != (y).s ? (x).s < (y).s : (x).rank != (y).rank ? (x).rank < (y).rank : (x).seq < (y).seq)
+GF_INTRO_SORT(sort_ops, fop, OP_BEFORE)
+#define I64_BEFORE(x, y) ((x) < (y))
+GF_INTRO_SORT(sort_starts, int64_t, I64_BEFORE)
 
 /* ---- gpu-starv ---- */
 
@@ -631,11 +527,9 @@ fail2:
     return gf_oom(err, "findings");
 }
 
-static int cmp_gend(const void *a, const void *b)
-{
-    int64_t x = ((const gend *)a)->e, y = ((const gend *)b)->e;
-    return x < y ? -1 : x > y;
-}
+/* a group's ends by time; equal ends are put in union order where a gap needs them (gap_context) */
+#define END_BEFORE(x, y) ((x).e < (y).e)
+GF_INTRO_SORT(sort_ends, gend, END_BEFORE)
 
 typedef struct rowpos {
     uint64_t ord;
@@ -684,8 +578,8 @@ static int find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, in
      * view's LIMIT keeps its first gaps in this order and only those are sorted (gpu-starv.py). */
     for (size_t gi = 0; gi < G.n; gi++) {
         ggroup *g = &G.g[gi];
-        sort_unless_sorted(g->s, g->n, sizeof *g->s, cmp_i64);
-        sort_unless_sorted(g->e, g->n, sizeof *g->e, cmp_gend);
+        sort_starts(g->s, g->n);
+        sort_ends(g->e, g->n);
         for (size_t k = 0; k + 1 < g->n; k++) {
             int64_t gs = g->e[k].e, ge = g->s[k + 1];
             int64_t d = ge - gs;
@@ -822,7 +716,7 @@ static int find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double
             c[r].ce = cand < (double)g->re ? cand : (double)g->re; /* min(x, end): the later argument on ties */
             c[r].valid = c[r].cs < c[r].ce;
         }
-        sort_unless_sorted(g->ops, g->n, sizeof *g->ops, cmp_start); /* (start, rank, seq): a total order */
+        sort_ops(g->ops, g->n);
         /* the LEFT JOIN: ops.start < cend AND ops.end > cstart; chunks are contiguous and increasing */
         int lo = 0;
         for (size_t k = 0; k < g->n; k++) {
