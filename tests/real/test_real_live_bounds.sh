@@ -36,9 +36,15 @@ raw_left() { ls "$TMPDIR" | grep -c 'nsys-report' || true; }
 hung=0
 for w in 1 2 3; do
   run_gf --policy "$TMP/p.lua" capture --session "$S" --duration 2 --out "$TMP/w$w"
-  if [ "$rc" = 4 ] && [[ "$err" == *"\`nsys stop\` hung: it had not returned after 10 s"* ]]; then
+  # the message says how long the stop ran: its 10 s bound, plus the moments its processes took to end
+  # (11 s under CI's load)
+  if [ "$rc" = 4 ] && [[ "$err" =~ \`nsys\ stop\`\ hung:\ it\ had\ not\ returned\ after\ ([0-9]+)\ s ]]; then
     hung=$((hung + 1))
-    ok "window $w: nsys stop hung, bounded at 10 s and named (exit 4)"
+    ran=${BASH_REMATCH[1]}
+    check "window $w: nsys stop hung, ended 10 to 16 s after it started (a 10 s bound), named (exit 4): $ran s" \
+      test "$ran" -ge 10 -a "$ran" -le 16
+    check_contains "window $w: the bound named" "$err" \
+      "(policy live.stop_timeout 8 s + live.stop_timeout_per_s 1 s × the 2 s window)"
     check_contains "window $w: what nsys left in its temp directory is removed" "$err" "removed nsys's temporary $TMPDIR/nsys-report-"
   else
     if [ "$hung" -gt 0 ] && [ "$rc" = 4 ]; then
