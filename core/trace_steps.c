@@ -6,6 +6,7 @@
 
 #include "hmap.h"
 #include "mem.h"
+#include "threads.h"
 #include "trace.h"
 #include "trace_nvtx_group.h"
 
@@ -253,10 +254,19 @@ static uint64_t name_key(int32_t rank, int64_t pid, int64_t tid, int32_t level, 
     return h == GF_HMAP_EMPTY ? 0 : h;
 }
 
-uint64_t gf_steps_ranges_key(const gf_trace *t)
+/* The key's two halves: [0, mid) and [mid, n) of the events, each a sum of its ranges' hashes and a count. */
+typedef struct key_sums {
+    const gf_trace *t;
+    size_t mid;
+    uint64_t sum[2], n[2];
+} key_sums;
+
+static void key_range(void *arg, size_t lo, size_t hi)
 {
+    key_sums *k = arg;
+    const gf_trace *t = k->t;
     uint64_t sum = 0, n = 0;
-    for (size_t i = 0; i < t->n; i++) {
+    for (size_t i = lo; i < hi; i++) {
         if (!is_range(t, i))
             continue;
         const gf_lane *l = &t->lanes[t->lane[i]];
@@ -268,7 +278,20 @@ uint64_t gf_steps_ranges_key(const gf_trace *t)
         sum += h; /* a sum: the same ranges give the same key in any order of the events */
         n++;
     }
-    return gf_hash_u64(sum ^ n);
+    int half = lo >= k->mid && hi > lo;
+    k->sum[half] = sum;
+    k->n[half] = n;
+}
+
+/* 0.09 s on the 6.6M events of the 368 MB export, looked up by the timeline's rules and again by its page (issue
+ * 42): halved on a second thread from KEY_SPLIT_MIN events */
+enum { KEY_SPLIT_MIN = 1 << 18 };
+
+uint64_t gf_steps_ranges_key(const gf_trace *t, int threads)
+{
+    key_sums k = {t, t->n / 2, {0, 0}, {0, 0}};
+    gf_threads_in_two(threads, t->n, k.mid, KEY_SPLIT_MIN, key_range, &k);
+    return gf_hash_u64((k.sum[0] + k.sum[1]) ^ (k.n[0] + k.n[1]));
 }
 
 int gf_steps_nvtx_names(const gf_trace *t, gf_nvtx_name **rows, size_t *n, gf_err *err)

@@ -63,8 +63,9 @@ typedef struct gf_nvtx_name {
 
 /* A 64-bit key of the trace's NVTX ranges (what gf_steps_nvtx_names and gf_steps_nvtx_ranges read): equal
  * while those ranges are the same, whatever else the trace gains (the NVTX projection's events) or however
- * its events are ordered; a trim that drops a range changes it. */
-uint64_t gf_steps_ranges_key(const gf_trace *t);
+ * its events are ordered; a trim that drops a range changes it. threads: policy limits.threads (the same key at any
+ * count). */
+uint64_t gf_steps_ranges_key(const gf_trace *t, int threads);
 
 /* The NVTX ranges summed per (rank, process, thread, level, domain, name), in order of first appearance. */
 int gf_steps_nvtx_names(const gf_trace *t, gf_nvtx_name **rows, size_t *n, gf_err *err);

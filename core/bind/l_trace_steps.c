@@ -4,7 +4,7 @@
  *   core.trace_steps.compute(tr, {win...}, {comm LIKE patterns}) → per step {kernels, copies, memsets, launches,
  *       kernel_ns, devices = {{device, device_name, ops, first, last, busy, idle, compute, comm, copy, h2d, d2h,
  *       d2d, p2p, memset, overlap}...}, kernels = {{name, count, total}...}, nvtx = {{name, count, total}...}}
- *   core.trace_steps.ranges_key(tr) → an integer, equal while the trace's NVTX ranges are the same ones
+ *   core.trace_steps.ranges_key(tr [, threads]) → an integer, equal while the trace's NVTX ranges are the same ones
  *   core.trace_steps.nvtx_names(tr) → {{name, id, rank, pid, tid, level, domain (named domains
  *       only), count, total}...}
  *   core.trace_steps.nvtx_ranges(tr, {id...}) → {{start, ["end"], pid, tid, proc, name, rank, rank_label, level}...}
@@ -146,7 +146,8 @@ static int l_compute(lua_State *L)
 
 static int l_ranges_key(lua_State *L)
 {
-    lua_pushinteger(L, (lua_Integer)gf_steps_ranges_key(gf_lua_check_trace(L, 1)));
+    gf_trace *t = gf_lua_check_trace(L, 1);
+    lua_pushinteger(L, (lua_Integer)gf_steps_ranges_key(t, (int)luaL_optinteger(L, 2, 1)));
     return 1;
 }
 

@@ -188,7 +188,7 @@ end
 -- find(tr, marker, policy) → windows (NVTX ranges, in (rank, process, start) order), rule; NO_DATA without steps
 function M.find(tr, marker, policy)
   local p = need(policy, "steps.find").steps
-  local key, memo = core.trace_steps.ranges_key(tr), found[tr]
+  local key, memo = core.trace_steps.ranges_key(tr, policy.limits.threads), found[tr]
   if not (memo and memo.key == key and memo.marker == marker and memo.p == p) then
     local ok, wins, rule = errors.try(find_in, tr, marker, p)
     if not ok and wins.code ~= errors.NO_DATA and wins.code ~= errors.USAGE then error(wins, 0) end
