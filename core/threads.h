@@ -1,6 +1,7 @@
 /* How many threads a primitive may use (policy limits.threads, passed in by the caller). The primitives
  * that use a second thread (the SQLite import's row reader, the timeline's column compression, the NVTX
- * projection beside the rules, the flamegraph's stacks beside its panel's rules) give the same output at any count; 1 keeps all work on the calling thread. */
+ * projection beside the rules, the flamegraph's stacks beside its panel's rules, the steps' key of the NVTX
+ * ranges) give the same output at any count; 1 keeps all work on the calling thread. */
 #ifndef GF_THREADS_H
 #define GF_THREADS_H
 

@@ -3,8 +3,8 @@
 # The code that runs on several threads (policy limits.threads: the SQLite import's row reader, the timeline's
 # NVTX projection beside the rules, its columns compressed in parallel, the flamegraph's stacks beside its
 # panel's rules (its NVTX names grouped beside their partners) and a page's fold sorted in two halves,
-# findings' gaps and launches beside its other rules) under ThreadSanitizer: `make tsan` builds
-# build-tsan/bin/gpuflame (CI does). Each command runs with limits.threads = 4, so the threads are there on a
+# findings' gaps and launches beside its other rules, the steps' key of the NVTX ranges summed in two halves)
+# under ThreadSanitizer: `make tsan` builds build-tsan/bin/gpuflame (CI does). Each command runs with limits.threads = 4, so the threads are there on a
 # machine of any size; TSan must report no race, and the output must equal the plain build's with
 # limits.threads = 1 (everything on the calling thread). Skipped by name when the TSan build is absent.
 . "$(dirname "$0")/../lib/t.sh"

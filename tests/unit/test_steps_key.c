@@ -10,7 +10,7 @@
 #include "trace_build.h"
 #include "trace_steps.h"
 
-enum { NRANGES = 200000, NKERNELS = 200000 }; /* 400,000 events: over the key's split minimum */
+enum { NRANGES = 200000, NKERNELS = 200000 }; /* 400,000 events: over the key's split minimum (65,536) */
 
 /* ranges on two threads' NVTX lanes and kernels interleaved with them; every 1,000th range a mark; the range
  * numbered `moved` (-1: none) ends 1 ns later; reversed: added in the opposite order */
