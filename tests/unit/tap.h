@@ -27,6 +27,15 @@ static inline const char *tap_fixtures(void)
     return f && *f ? f : "../shared/fixtures";
 }
 
+/* xorshift64: the next pseudo-random number of the sequence in *state (a fixed seed: the same inputs every run) */
+static inline unsigned long long tap_xorshift(unsigned long long *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
 static inline int tap_done(void)
 {
     return tap_failed ? 1 : 0;

@@ -41,13 +41,10 @@ static int cmp_rec(const void *a, const void *b)
     return x.seq < y.seq ? -1 : x.seq > y.seq;
 }
 
-static uint64_t rng = 88172645463325252ull;
+static unsigned long long rng = 88172645463325252ull;
 static uint64_t next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return tap_xorshift(&rng);
 }
 
 enum { RANDOM, FEW_KEYS, SORTED, REVERSED, ORGAN, NEARLY, NSHAPES };

@@ -10,13 +10,10 @@
 #include "trace_build.h"
 #include "trace_trim.h"
 
-static uint64_t rng = 88172645463325252ull;
+static unsigned long long rng = 88172645463325252ull;
 static uint64_t xr(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return tap_xorshift(&rng);
 }
 
 typedef struct ev_key {

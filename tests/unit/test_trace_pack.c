@@ -15,13 +15,10 @@
 #include "trace_build.h"
 #include "trace_json.h"
 
-static uint64_t rng = 0x2545f4914f6cdd1dull;
+static unsigned long long rng = 0x2545f4914f6cdd1dull;
 static uint64_t xr(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return tap_xorshift(&rng);
 }
 
 /* What a writer put into the memory stream f over *buf (set when f is closed): *buf, or NULL (freed) when rc
