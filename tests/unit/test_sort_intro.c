@@ -69,6 +69,17 @@ static int64_t key_of(int shape, size_t i, size_t n)
     }
 }
 
+/* 1 when `sorted` (n elements of size bytes, sorted by the typed sort) equals `copy` (the same input) sorted by
+ * qsort with cmp; frees both */
+static int same_as_qsort(void *sorted, void *copy, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    qsort(copy, n, size, cmp);
+    int ok = memcmp(sorted, copy, n * size) == 0;
+    free(sorted);
+    free(copy);
+    return ok;
+}
+
 /* 1 when sort_i64 and qsort give the same array for one shape and size */
 static int same_i64(int shape, size_t n)
 {
@@ -76,11 +87,7 @@ static int same_i64(int shape, size_t n)
     for (size_t i = 0; i < n; i++)
         a[i] = b[i] = key_of(shape, i, n);
     sort_i64(a, n);
-    qsort(b, n, sizeof *b, cmp_i64);
-    int ok = memcmp(a, b, n * sizeof *a) == 0;
-    free(a);
-    free(b);
-    return ok;
+    return same_as_qsort(a, b, n, sizeof *a, cmp_i64);
 }
 
 /* the same for records with repeated keys whose (key, rank, seq) order is total */
@@ -95,11 +102,7 @@ static int same_rec(int shape, size_t n, int depth0)
         sort_rec_intro(a, n, 0); /* straight to the heapsort */
     else
         sort_rec(a, n);
-    qsort(b, n, sizeof *b, cmp_rec);
-    int ok = memcmp(a, b, n * sizeof *a) == 0;
-    free(a);
-    free(b);
-    return ok;
+    return same_as_qsort(a, b, n, sizeof *a, cmp_rec);
 }
 
 int main(void)
