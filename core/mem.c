@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #define PREFAULT_MIN ((size_t)64 << 10)
-#define HUGE_MIN ((size_t)4 << 20)
 
 /* The whole pages of [p, p + len) as [*lo, *hi); 0 when there are none worth a call. */
 static int whole_pages(void *p, size_t len, uintptr_t *lo, uintptr_t *hi)
@@ -32,7 +31,7 @@ void gf_mem_hint_huge(void *p, size_t len)
 #ifdef MADV_HUGEPAGE
     long ps = sysconf(_SC_PAGESIZE);
     uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
-    if (!p || len < HUGE_MIN)
+    if (!p || len < GF_MEM_MAPPED_MIN)
         return;
     uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
     (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);

@@ -9,6 +9,12 @@
  * virtual machines a fault costs microseconds. Only a hint: nothing happens on kernels without it (< 5.14),
  * and errors are ignored. Use it only where every byte is written next, or resident memory grows. */
 void gf_mem_prefault(void *p, size_t len);
+
+/* Blocks of this size or more are mappings of their own (main.c's M_MMAP_THRESHOLD), offered transparent huge
+ * pages by gf_mem_hint_huge; smaller ones come from glibc's heap, where a freed block is used again without
+ * new page faults. A smaller mapped block would get no 2 MiB page, or one, and each of its 4 KiB pages would
+ * fault again every time a block of its size was freed and allocated (issue 42). */
+#define GF_MEM_MAPPED_MIN ((size_t)4 << 20)
 /* gf_mem_prefault's two halves: the huge-page offer (before the first write: cheap; it covers every page the
  * block touches, so that a large block stays one mapping that realloc can move) and the mapping. */
 void gf_mem_hint_huge(void *p, size_t len);

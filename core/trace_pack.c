@@ -281,7 +281,8 @@ static int sink_deflate(const unsigned char *d, size_t len, int last, void *arg)
     z->next_in = (Bytef *)d;
     z->avail_in = (uInt)len;
     for (;;) {
-        if (GF_GROW(o->z, o->zcap, o->zlen + 1, 256 * 1024) != 0)
+        /* a mapping from the start (mem.h): the heap would keep the smaller buffers it grew through */
+        if (GF_GROW(o->z, o->zcap, o->zlen + 1, GF_MEM_MAPPED_MIN) != 0)
             return -1;
         z->next_out = o->z + o->zlen;
         z->avail_out = (uInt)(o->zcap - o->zlen);

@@ -10,6 +10,7 @@
 #include "textsafe.h"
 #include "host.h"
 #include "hugepages.h"
+#include "mem.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -51,10 +52,13 @@ int main(int argc, char **argv)
 {
     gf_hugepages_start(argc, argv); /* before the secrets in argv are hidden: a re-execution needs them */
 #ifdef __GLIBC__
-    /* Blocks from 128 KiB up are mapped, always: glibc otherwise raises this threshold to the size of the
-     * largest mapped block freed (up to 32 MiB), and the next such blocks come from the heap, where one
-     * freed below a live one stays resident (issue 29: findings of the 368 MB export peaked 17 MiB higher) */
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    /* A fixed threshold (mem.h's GF_MEM_MAPPED_MIN): blocks under 4 MiB come from the heap, where freed ones
+     * are used again; at 128 KiB each was a mapping, and its pages faulted anew whenever one was freed and
+     * another allocated: on a VM a fault costs ~15 us (the hierarchical flamegraph of the 1M bench faulted
+     * 35,000 times, 20,000 now; issue 42). Fixed, because glibc otherwise raises it to the size of the largest
+     * mapped block freed, up to 32 MiB, and large blocks freed below live ones stay resident (issue 29:
+     * findings of the 368 MB export peaked 17 MiB higher; at 32 MiB the 5M-event timeline page 80 MiB). */
+    mallopt(M_MMAP_THRESHOLD, (int)GF_MEM_MAPPED_MIN);
 #endif
     if (gf_mpi_host_start)
         gf_mpi_host_start(&argc, &argv);

@@ -60,7 +60,7 @@ int main(void)
     return 0;
 #endif
 #ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024); /* as gpuflame's main: large blocks are mappings of their own */
+    mallopt(M_MMAP_THRESHOLD, (int)GF_MEM_MAPPED_MIN); /* as gpuflame's main: large blocks are mappings of their own */
 #endif
     if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0) {
         SKIP("huge-page hints", "no transparent huge pages on this kernel (a hint is then a no-op)");
