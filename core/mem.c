@@ -72,6 +72,34 @@ int gf_mem_populate_some(gf_mem_populator *pp)
     return pp->next < NSLICE;
 }
 
+/* glibc (2.26 on, x86-64 and other 64-bit targets): an mmapped chunk of a request of n bytes is the request
+ * plus its 8-byte size field rounded up to 16, plus 8, rounded up to the page. A request of k * 2 MiB - 24
+ * bytes is mapped as exactly k * 2 MiB. */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define CHUNK_OVERHEAD ((size_t)24)
+
+size_t gf_mem_mapped_bytes(size_t bytes)
+{
+    if (bytes < GF_MEM_MAPPED_MIN || bytes > SIZE_MAX - CHUNK_OVERHEAD - HUGE_PAGE)
+        return bytes;
+    return (bytes + CHUNK_OVERHEAD + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE - CHUNK_OVERHEAD;
+}
+
+void *gf_mem_scratch(size_t bytes)
+{
+    size_t ask = gf_mem_mapped_bytes(bytes);
+    char *p = malloc(ask);
+#ifdef MADV_NOHUGEPAGE
+    /* The huge page that holds the block's end would be mapped in full once written to: 1 MiB more resident
+     * on average, at the timeline's peak (issue 42: the 5M-event page). Its 4 KiB pages are mapped as written
+     * instead. The hint splits the mapping in two, which only a realloc would mind: not done to scratch. */
+    uintptr_t end = (uintptr_t)p + bytes, last = end & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (p && ask != bytes && ((uintptr_t)p & (HUGE_PAGE - 1)) == 16 && last < end)
+        (void)madvise((void *)last, HUGE_PAGE, MADV_NOHUGEPAGE);
+#endif
+    return p;
+}
+
 /* The capacity gf_grow moves to: first (or cap) doubled until need fits, elem bytes each; 0 on overflow. */
 static size_t next_cap(size_t cap, size_t need, size_t elem, size_t first)
 {

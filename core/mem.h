@@ -15,6 +15,15 @@ void gf_mem_prefault(void *p, size_t len);
  * new page faults. A smaller mapped block would get no 2 MiB page, or one, and each of its 4 KiB pages would
  * fault again every time a block of its size was freed and allocated (issue 42). */
 #define GF_MEM_MAPPED_MIN ((size_t)4 << 20)
+/* The size to ask malloc for instead of bytes (at least bytes): from GF_MEM_MAPPED_MIN up, the largest size
+ * whose mapping glibc makes a whole number of 2 MiB pages. The kernel (Linux 6.7 on) places such a mapping on
+ * a 2 MiB boundary, so every page of it can be a huge one; a mapping of another length starts anywhere, and
+ * its first and last 2 MiB are faulted 4 KiB at a time (~1,000 faults a block, ~15 us each on a VM). */
+size_t gf_mem_mapped_bytes(size_t bytes);
+/* malloc(bytes) of a block that is never realloc'd and is freed again soon (a pass's scratch), asked at
+ * gf_mem_mapped_bytes's size, with the huge page that holds its end left to 4 KiB pages; free() frees it.
+ * Not for blocks that grow: the hint on their end splits their mapping, and realloc then copies them. */
+void *gf_mem_scratch(size_t bytes);
 /* gf_mem_prefault's two halves: the huge-page offer (before the first write: cheap; it covers every page the
  * block touches, so that a large block stays one mapping that realloc can move) and the mapping. */
 void gf_mem_hint_huge(void *p, size_t len);

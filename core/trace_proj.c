@@ -215,8 +215,8 @@ static int sort_start(const pev *pv, size_t n, const pctx *c, uint32_t **out)
     if (n >= UINT32_MAX)
         return -1;
     size_t m = n ? n : 1;
-    uint32_t *a = malloc(m * sizeof *a), *b = malloc(m * sizeof *b);
-    uint64_t *ka = malloc(m * sizeof *ka), *kb = malloc(m * sizeof *kb);
+    uint32_t *a = gf_mem_scratch(m * sizeof *a), *b = gf_mem_scratch(m * sizeof *b);
+    uint64_t *ka = gf_mem_scratch(m * sizeof *ka), *kb = gf_mem_scratch(m * sizeof *kb);
     if (!a || !b || !ka || !kb) {
         free(a);
         free(b);
@@ -308,7 +308,7 @@ static int trace_calls(const gf_trace *t, gf_snv_call **out, size_t *nc, size_t 
     size_t n = 0;
     if (r == 0) /* lanes in globalTid order (one host: gid_hi is common), then each lane's place */
         n = gf_proj_call_slots(t, &gi, at, lord, cmp_lane_gtid);
-    if (r == 0 && !(c = malloc((n ? n : 1) * sizeof *c)))
+    if (r == 0 && !(c = gf_mem_scratch((n ? n : 1) * sizeof *c)))
         r = -1;
     for (size_t i = 0; r == 0 && i < t->n; i++) { /* in trace order: by start, then seq, within a lane */
         int64_t g;
@@ -492,7 +492,7 @@ static int collect_export(const gf_trace *t, gf_stats_db *d, pev **out, porig **
     size_t k = 0, m = 0;
     for (size_t i = 0; rc == 0 && ok && i < s.n; i++)
         m += s.r[i].nops > 0;
-    porig *side = rc == 0 && ok ? malloc((m ? m : 1) * sizeof *side) : NULL;
+    porig *side = rc == 0 && ok ? gf_mem_scratch((m ? m : 1) * sizeof *side) : NULL;
     if (rc == 0 && ok && !side)
         rc = gf_oom(err, "nvtx projection");
     for (size_t i = 0; rc == 0 && ok && i < s.n; i++) {
@@ -878,12 +878,12 @@ static void permute(pev *pv, uint32_t *ord, size_t np)
 static int take_events(const pctx *c, gf_proj_part *p, size_t np, gf_proj_newev *ne)
 {
     size_t m = np ? np : 1;
-    ne->start = malloc(m * sizeof *ne->start);
-    ne->dur = malloc(m * sizeof *ne->dur);
-    ne->lane = malloc(m * sizeof *ne->lane);
-    ne->name = malloc(m * sizeof *ne->name);
-    ne->pid = malloc(m * sizeof *ne->pid);
-    ne->seq = malloc(m * sizeof *ne->seq);
+    ne->start = gf_mem_scratch(m * sizeof *ne->start);
+    ne->dur = gf_mem_scratch(m * sizeof *ne->dur);
+    ne->lane = gf_mem_scratch(m * sizeof *ne->lane);
+    ne->name = gf_mem_scratch(m * sizeof *ne->name);
+    ne->pid = gf_mem_scratch(m * sizeof *ne->pid);
+    ne->seq = gf_mem_scratch(m * sizeof *ne->seq);
     if (!ne->start || !ne->dur || !ne->lane || !ne->name || !ne->pid || !ne->seq)
         return -1;
     permute(p->pv, p->ord, np);

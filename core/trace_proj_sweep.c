@@ -199,7 +199,7 @@ static int build_calls(sweep *s, gf_gidx *gi)
     int dummy, r = at && lord ? gf_proj_op_groups(t, gi, &s->gmin, &s->gmax, &s->gdev, &s->ng) : -1;
     if (r == 0)
         n = gf_proj_call_slots(t, gi, at, lord, cmp_lane_pidtid);
-    if (r == 0 && !(s->c = malloc((n ? n : 1) * sizeof *s->c)))
+    if (r == 0 && !(s->c = gf_mem_scratch((n ? n : 1) * sizeof *s->c)))
         r = -1;
     for (size_t i = 0; r == 0 && i < t->n; i++) {
         int64_t g;
@@ -232,7 +232,7 @@ static int build_calls(sweep *s, gf_gidx *gi)
 static int build_ranges(const gf_trace *t, gf_proj_hit **out, size_t *nr)
 {
     size_t n = t->nvtx_nrid, m = 0;
-    uint32_t *at = malloc((n ? n : 1) * sizeof *at); /* seq - nvtx_seq0 → event */
+    uint32_t *at = gf_mem_scratch((n ? n : 1) * sizeof *at); /* seq - nvtx_seq0 → event */
     if (!at)
         return -1;
     memset(at, 0xff, (n ? n : 1) * sizeof *at);
@@ -246,7 +246,7 @@ static int build_ranges(const gf_trace *t, gf_proj_hit **out, size_t *nr)
         }
         m += t->nvtx_rowid[k] != UINT32_MAX;
     }
-    gf_proj_hit *R = malloc((m ? m : 1) * sizeof *R);
+    gf_proj_hit *R = gf_mem_scratch((m ? m : 1) * sizeof *R);
     if (!R) {
         free(at);
         return -1;
@@ -266,7 +266,7 @@ static int build_ranges(const gf_trace *t, gf_proj_hit **out, size_t *nr)
 static int project(const sweep *s, gf_proj_hit *R, size_t nr, gf_err *err)
 {
     const gf_trace *t = s->t;
-    uint32_t *act = malloc((nr ? nr : 1) * sizeof *act);
+    uint32_t *act = gf_mem_scratch((nr ? nr : 1) * sizeof *act);
     if (!act)
         return gf_oom(err, "nvtx projection");
     size_t ri = 0, nact = 0;

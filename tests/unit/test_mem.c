@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -53,12 +54,72 @@ static int filled(const uint32_t *v, size_t n)
     return 1;
 }
 
+#define MIB ((size_t)1 << 20)
+
+/* gf_mem_mapped_bytes against glibc's rule for a mapped chunk (the request plus 8, up to 16, plus 8, up to the
+ * page): a whole number of 2 MiB from GF_MEM_MAPPED_MIN on, at most 2 MiB more than asked; nothing smaller. */
+static void check_mapped_bytes(void)
+{
+    const size_t same[] = {0, 1, 4096, GF_MEM_MAPPED_MIN - 1};
+    int ok = 1;
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+        ok = ok && gf_mem_mapped_bytes(same[i]) == same[i];
+    CHECK("blocks under GF_MEM_MAPPED_MIN are asked as they are", ok);
+    const size_t big[] = {GF_MEM_MAPPED_MIN, GF_MEM_MAPPED_MIN + 1, 5 * MIB, 6 * MIB - 24, 6 * MIB - 23,
+                          100 * MIB + 7, 1000 * MIB};
+    ok = 1;
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        size_t b = big[i], m = gf_mem_mapped_bytes(b);
+        size_t chunk = ((m + 8 + 15) / 16 * 16 + 8 + 4095) / 4096 * 4096;
+        ok = ok && m >= b && m - b < 2 * MIB && chunk % (2 * MIB) == 0 && chunk - 2 * MIB < b + 24;
+    }
+    CHECK("larger ones are mapped as a whole number of 2 MiB, under 2 MiB more", ok);
+}
+
+/* Whether this kernel places an anonymous mapping of a whole number of 2 MiB on a 2 MiB boundary (Linux 6.7
+ * on, with transparent huge pages): gf_mem_scratch's block then starts one on. */
+static int kernel_aligns_huge(void)
+{
+    size_t len = 8 * MIB;
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return 0;
+    int aligned = ((uintptr_t)p & (2 * MIB - 1)) == 0;
+    munmap(p, len);
+    return aligned;
+}
+
+/* A scratch block of 12 MiB + 5: huge pages from its first byte, and the huge page that holds its end left to
+ * 4 KiB pages, a mapping of its own. */
+static void check_scratch(void)
+{
+    size_t n = 12 * MIB + 5;
+    unsigned char *p = gf_mem_scratch(n);
+    CHECK("a scratch block of 12 MiB", p != NULL);
+    if (!p)
+        return;
+    memset(p, 7, n);
+    if (!kernel_aligns_huge()) {
+        SKIP("scratch on 2 MiB boundaries", "this kernel places mappings anywhere (before Linux 6.7)");
+    } else {
+        uintptr_t lo, hi, tlo, thi, end = (uintptr_t)p + n;
+        CHECK("its mapping starts on a 2 MiB boundary (glibc's 16-byte header before the block)",
+              ((uintptr_t)p & (2 * MIB - 1)) == 16);
+        CHECK("the huge page with its end is a mapping of its own",
+              mapping_of((uintptr_t)p, &lo, &hi) == 0 && mapping_of(end - 1, &tlo, &thi) == 0 && hi == tlo &&
+                  tlo == (end & ~(uintptr_t)(2 * MIB - 1)) && thi == tlo + 2 * MIB);
+    }
+    CHECK("every byte written is kept", p[0] == 7 && p[n / 2] == 7 && p[n - 1] == 7);
+    free(p);
+}
+
 int main(void)
 {
 #ifdef __SANITIZE_ADDRESS__
     SKIP("huge-page hints", "AddressSanitizer's allocator maps blocks its own way (glibc's realloc is what is tested)");
     return 0;
 #endif
+    check_mapped_bytes();
 #ifdef __GLIBC__
     mallopt(M_MMAP_THRESHOLD, (int)GF_MEM_MAPPED_MIN); /* as gpuflame's main: large blocks are mappings of their own */
 #endif
@@ -108,5 +169,6 @@ int main(void)
     CHECK("the columns grown past it are one mapping each", one_mapping(t->start, (NEV + 1000) * sizeof *t->start) &&
                                                                 one_mapping(t->lane, (NEV + 1000) * sizeof *t->lane));
     gf_trace_free(t);
+    check_scratch();
     return tap_done();
 }
