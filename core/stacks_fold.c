@@ -52,7 +52,7 @@ static int sort_stacks(srec **order, size_t n, int threads)
         return 0;
     const srec *lo = *order, *hi = *order + mid;
     size_t nlo = mid, nhi = n - mid;
-    srec *m = malloc(n * sizeof *m); /* after the sorts: their scratch is free again */
+    srec *m = gf_mem_scratch(n * sizeof *m); /* after the sorts: their scratch is free again */
     if (!m)
         return -1;
     size_t i = 0, j = 0, k = 0;
@@ -195,7 +195,7 @@ int gf_stacks_fold(const gf_stacks *s, int64_t min_value, const char *fold_name,
     size_t n = gf_stacks_count(s);
     memset(st, 0, sizeof *st);
     walk w = {s, NULL, NULL, NULL, 0, 0};
-    srec *order = malloc((n ? n : 1) * sizeof *order);
+    srec *order = gf_mem_scratch((n ? n : 1) * sizeof *order);
     w.path = malloc((gf_stacks_max_depth(s) + 1) * sizeof *w.path);
     int rc = 0;
     if (!order || !w.path) {

@@ -143,7 +143,7 @@ int gf_find_copies(const gf_trace *t, const gf_fwin *w, const gf_copy_query *q, 
         }
     if (napi)
         qsort_r(api, napi, sizeof *api, cmp_seq_idx, (void *)t);
-    next = malloc((napi ? napi : 1) * sizeof *next);
+    next = gf_mem_scratch((napi ? napi : 1) * sizeof *next);
     if (!next)
         goto fail;
     for (size_t k = napi; k-- > 0;) { /* build lists back to front so each is in table order */
@@ -380,7 +380,7 @@ static int stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void 
 {
     if (n < 2)
         return 0;
-    char *a = base, *tmp = malloc(n * size);
+    char *a = base, *tmp = gf_mem_scratch(n * size);
     if (!tmp)
         return -1;
     for (size_t width = 1; width < n; width *= 2) {
@@ -551,7 +551,7 @@ static int gap_context(const gf_trace *t, const ggroup *g, size_t k, int32_t *ct
         a--;
     while (b < g->n && g->e[b].e == g->e[k].e)
         b++;
-    rowpos *run = malloc((b - a) * sizeof *run);
+    rowpos *run = gf_mem_scratch((b - a) * sizeof *run);
     if (!run)
         return -1;
     for (size_t j = a; j < b; j++)

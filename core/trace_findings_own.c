@@ -106,7 +106,7 @@ static int find_launches(const gf_trace *t, const gf_fwin *w, uint64_t min_kerne
     size_t ns = 0, cap = 0, nd = 0;
     memset(sum, 0, sizeof *sum);
     int64_t *lane_end = malloc((t->nlanes ? t->nlanes : 1) * sizeof *lane_end); /* last op end per stream */
-    int64_t *delays = malloc((t->n ? t->n : 1) * sizeof *delays);
+    int64_t *delays = gf_mem_scratch((t->n ? t->n : 1) * sizeof *delays);
     if (!lane_end || !delays)
         goto fail;
     for (size_t k = 0; k < t->nlanes; k++)

@@ -342,7 +342,7 @@ static int nvtx_paths(fl *f)
     for (size_t l = 0; l < nl; l++)
         cnt[l + 1] += cnt[l];
     size_t *fill = malloc(nl * sizeof *fill);
-    ev = malloc((cnt[nl] ? cnt[nl] : 1) * sizeof *ev);
+    ev = gf_mem_scratch((cnt[nl] ? cnt[nl] : 1) * sizeof *ev);
     if (!fill || !ev) {
         free(fill);
         rc = gf_oom(f->err, "flamegraph");
@@ -556,9 +556,9 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
         f.partner = o->partner; /* found beside the caller's NVTX grouping (trace_flame_job.c) */
     else if ((rc = gf_trace_partners(t, &f.partner, err)) != 0)
         return rc;
-    f.node = malloc((t->n ? t->n : 1) * sizeof *f.node);
+    f.node = gf_mem_scratch((t->n ? t->n : 1) * sizeof *f.node);
     if (ev_stack)
-        evs = malloc((t->n ? t->n : 1) * sizeof *evs);
+        evs = gf_mem_scratch((t->n ? t->n : 1) * sizeof *evs);
     if (!f.node || (ev_stack && !evs)) {
         rc = gf_oom(f.err, "flamegraph");
         goto done;
@@ -637,7 +637,7 @@ static int write_evented(void *ctx, FILE *out, gf_err *err)
     const gf_trace *t = c->t;
     size_t nl = t->nlanes ? t->nlanes : 1, left = c->max_events ? c->max_events : SIZE_MAX;
     size_t *cnt = calloc(nl + 1, sizeof *cnt), *fill = malloc(nl * sizeof *fill);
-    uint32_t *evi = malloc((t->n ? t->n : 1) * sizeof *evi);
+    uint32_t *evi = gf_mem_scratch((t->n ? t->n : 1) * sizeof *evi);
     if (!cnt || !fill || !evi) {
         free(cnt);
         free(fill);
