@@ -519,7 +519,7 @@ static void permute(void *col, size_t elem, const uint32_t *ord, size_t n, void 
 int gf_trace_reorder_added(gf_trace *t, size_t from, const uint32_t *ord, gf_err *err)
 {
     size_t n = t->b->n - from;
-    int64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    int64_t *tmp = gf_mem_scratch((n ? n : 1) * sizeof *tmp);
     if (!tmp)
         return gf_errf(err, GF_EXIT_ERROR, "trace: out of memory (%zu events)", n);
     permute(t->start + from, sizeof *t->start, ord, n, tmp);

@@ -244,7 +244,7 @@ static int sort_block(nvscan *s)
     size_t n = gf_trace_added(t) - s->from;
     uint32_t *byrank = malloc((s->nthr ? s->nthr : 1) * sizeof *byrank);
     size_t *at = calloc(s->nthr + 1, sizeof *at);
-    uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    uint32_t *ord = gf_mem_scratch((n ? n : 1) * sizeof *ord);
     s->trank = malloc((s->nthr ? s->nthr : 1) * sizeof *s->trank);
     int ret;
     if (!byrank || !at || !ord || !s->trank) {
