@@ -53,11 +53,11 @@ int main(int argc, char **argv)
     gf_hugepages_start(argc, argv); /* before the secrets in argv are hidden: a re-execution needs them */
 #ifdef __GLIBC__
     /* A fixed threshold (mem.h's GF_MEM_MAPPED_MIN): blocks under 4 MiB come from the heap, where freed ones
-     * are used again; at 128 KiB each was a mapping, and its pages faulted anew whenever one was freed and
-     * another allocated: on a VM a fault costs ~15 us (the hierarchical flamegraph of the 1M bench faulted
-     * 35,000 times, 20,000 now; issue 42). Fixed, because glibc otherwise raises it to the size of the largest
-     * mapped block freed, up to 32 MiB, and large blocks freed below live ones stay resident (issue 29:
-     * findings of the 368 MB export peaked 17 MiB higher; at 32 MiB the 5M-event timeline page 80 MiB). */
+     * are used again. At 128 KiB each was a mapping whose pages faulted anew whenever one was freed and another
+     * allocated, ~15 us a fault on a VM (the hierarchical flamegraph of the 1M bench: 35,000 faults at 128 KiB,
+     * 20,000 at 4 MiB; issue 42). Fixed, because glibc otherwise raises it to the size of the largest mapped
+     * block freed, up to 32 MiB, and large blocks freed below live ones stay resident (issue 29: findings of
+     * the 368 MB export peaked 17 MiB higher; at 32 MiB, the 5M-event timeline page peaked 80 MiB higher). */
     mallopt(M_MMAP_THRESHOLD, (int)GF_MEM_MAPPED_MIN);
 #endif
     if (gf_mpi_host_start)

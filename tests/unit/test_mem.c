@@ -77,15 +77,21 @@ static void check_mapped_bytes(void)
 }
 
 /* Whether this kernel places an anonymous mapping of a whole number of 2 MiB on a 2 MiB boundary (Linux 6.7
- * on, with transparent huge pages): gf_mem_scratch's block then starts one on. */
+ * on, with transparent huge pages): gf_mem_scratch's block then starts one on. Three mappings at once, so that
+ * one kernel that places them anywhere is not taken for one that aligns them by chance (1 in 512 each). */
 static int kernel_aligns_huge(void)
 {
+    enum { NPROBE = 3 };
     size_t len = 8 * MIB;
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return 0;
-    int aligned = ((uintptr_t)p & (2 * MIB - 1)) == 0;
-    munmap(p, len);
+    void *p[NPROBE];
+    int aligned = 1;
+    for (int i = 0; i < NPROBE; i++) {
+        p[i] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        aligned = aligned && p[i] != MAP_FAILED && ((uintptr_t)p[i] & (2 * MIB - 1)) == 0;
+    }
+    for (int i = 0; i < NPROBE; i++)
+        if (p[i] != MAP_FAILED)
+            munmap(p[i], len);
     return aligned;
 }
 
