@@ -362,8 +362,9 @@ return {
     -- first warmup_steps steps of each process
     warmup_patterns = { "[Ww]arm%-?[Uu]p" },
     warmup_steps = 1,
-    -- outliers: steps whose duration is more than outlier_mad scaled MADs (1.4826 x the median absolute
-    -- deviation) and more than outlier_min_share of the median away from the median (warm-up steps excluded)
+    -- outliers: steps whose time (their duration, or their busiest GPU's work when longer) is more than
+    -- outlier_mad scaled MADs (1.4826 x the median absolute deviation) and more than outlier_min_share of the
+    -- median away from the median (warm-up steps excluded)
     outlier_mad = 3,
     outlier_min_share = 0.1,
     top = 5,            -- top kernels and NVTX ranges listed per step

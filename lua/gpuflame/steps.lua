@@ -261,12 +261,13 @@ function M.measure(tr, wins, policy)
     local pk = proc_key(w)
     idx[pk] = (idx[pk] or -1) + 1
     local devs, gf, gl = core.json.array({}), nil, nil
-    local compute, comm = 0, 0
+    local compute, comm, busiest = 0, 0, 0
     for _, d in ipairs(r.devices) do
       d.span = d.last - d.first
       local o = gpu_time.json(d)
       o.kernels = nil
       devs[#devs + 1] = o
+      busiest = math.max(busiest, o.busy_ns)
       gf = gf and math.min(gf, d.first) or d.first
       gl = gl and math.max(gl, d.last) or d.last
       compute, comm = compute + d.compute, comm + d.comm
@@ -276,6 +277,8 @@ function M.measure(tr, wins, policy)
     steps[k] = {
       index = idx[pk], name = w.name, pid = w.pid, tid = w.tid, rank = w.rank_label or core.json.null,
       start_ns = w.start, end_ns = w["end"], duration_ns = w["end"] - w.start,
+      -- the step's time: its CPU range, or its busiest device's work when that takes longer (docs/SEMANTICS.md)
+      time_ns = math.max(w["end"] - w.start, busiest), gpu_bound = busiest > w["end"] - w.start,
       gpu_first_ns = gf or core.json.null, gpu_last_ns = gl or core.json.null, gpu_span_ns = gf and (gl - gf) or 0,
       compute_ns = compute, communication_ns = comm,
       devices = devs, kernels = r.kernels, copies = r.copies, memsets = r.memsets, launches = r.launches,
@@ -293,26 +296,29 @@ local function summarize(steps, p)
   for _, s in ipairs(steps) do if not s.warmup then counted[#counted + 1] = s end end
   local with_warmup = #counted == 0
   if with_warmup then counted = steps end
-  local d, g = {}, {}
-  for i, s in ipairs(counted) do d[i] = s.duration_ns; g[i] = s.gpu_span_ns end
-  local med, noise = median(d), smad(d)
+  local t, d, g, nbound = {}, {}, {}, 0
+  for i, s in ipairs(counted) do
+    t[i], d[i], g[i] = s.time_ns, s.duration_ns, s.gpu_span_ns
+    if s.gpu_bound then nbound = nbound + 1 end
+  end
+  local med, noise = median(t), smad(t)
   local outliers, slowest = core.json.array({}), nil
   for _, s in ipairs(counted) do
-    local dev = math.abs(s.duration_ns - med)
+    local dev = math.abs(s.time_ns - med)
     if dev > p.outlier_mad * noise and dev > p.outlier_min_share * med then
       s.outlier = true
       outliers[#outliers + 1] = s.index
     end
-    if not slowest or s.duration_ns > slowest.duration_ns then slowest = s end
+    if not slowest or s.time_ns > slowest.time_ns then slowest = s end
   end
   local nwarm = 0
   for _, s in ipairs(steps) do if s.warmup then nwarm = nwarm + 1 end end
   return {
     steps = #steps, counted = #counted, warmup = nwarm, warmup_included = with_warmup,
-    median_ns = med, p90_ns = p90(d), max_ns = slowest and slowest.duration_ns or 0,
+    median_ns = med, p90_ns = p90(t), max_ns = slowest and slowest.time_ns or 0,
     slowest = slowest and slowest.index or core.json.null, slowest_rank = slowest and slowest.rank or core.json.null,
     slowest_pid = slowest and slowest.pid or core.json.null, noise_ns = noise, outliers = outliers,
-    median_gpu_span_ns = median(g),
+    median_duration_ns = median(d), median_gpu_span_ns = median(g), gpu_bound = nbound,
   }
 end
 
@@ -379,8 +385,8 @@ function M.document(tr, marker, policy)
   return doc, wins
 end
 
--- pick(doc, wins, which) → step, window: the step (of the first process) named by --step: an index, "median" (duration nearest the
--- median of the counted steps) or "slowest"; USAGE error otherwise
+-- pick(doc, wins, which) → step, window: the step (of the first process) named by --step: an index, "median" (time nearest the
+-- median of the counted steps) or "slowest" (the longest time); USAGE error otherwise
 function M.pick(doc, wins, which)
   local first = doc.steps[1]
   local mine = {}
@@ -397,14 +403,14 @@ function M.pick(doc, wins, which)
   if #counted == 0 then counted = mine end
   if which == "slowest" then
     local best
-    for _, x in ipairs(counted) do if not best or x.s.duration_ns > best.s.duration_ns then best = x end end
+    for _, x in ipairs(counted) do if not best or x.s.time_ns > best.s.time_ns then best = x end end
     return best.s, best.w
   elseif which == "median" then
     local d = {}
-    for i, x in ipairs(counted) do d[i] = x.s.duration_ns end
+    for i, x in ipairs(counted) do d[i] = x.s.time_ns end
     local med, best = median(d), nil
     for _, x in ipairs(counted) do
-      if not best or math.abs(x.s.duration_ns - med) < math.abs(best.s.duration_ns - med) then best = x end
+      if not best or math.abs(x.s.time_ns - med) < math.abs(best.s.time_ns - med) then best = x end
     end
     return best.s, best.w
   end

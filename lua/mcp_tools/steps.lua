@@ -7,9 +7,11 @@ return {
   name = "steps",
   title = "Steps (iterations) of a run",
   description = "The steps of a training/benchmark loop (NVTX ranges such as ProfilerStep#N, step 12, Batch 7, or " ..
-    "the range that repeats on the main thread; marker: a Lua pattern to pick them): per step its duration, the " ..
+    "the range that repeats on the main thread; marker: a Lua pattern to pick them): per step its duration and " ..
+    "time (the duration, or its busiest GPU's work when longer: GPU-bound), the " ..
     "GPU work it launched with each device's compute/communication/copy/memset/idle ns, kernels, top kernels, " ..
-    "warm-up and outlier flags; the summary (median, p90, max, slowest step) and, for several ranks/processes, " ..
+    "warm-up and outlier flags; the summary of the times (median, p90, max, slowest step, outliers) and, for " ..
+    "several ranks/processes, " ..
     "the slowest rank of each step (`gpuflame steps --json`). Steps are paged with limit/cursor.",
   inputSchema = {
     type = "object",

@@ -15,7 +15,9 @@
     stepMs(m.p90_ns) + ' ms, max ' + stepMs(m.max_ns) + ' ms (step ' + m.slowest +
     (typeof m.slowest_rank === 'string' ? ' of ' + m.slowest_rank : '') + '); ' + m.warmup + ' warm-up ' +
     (m.warmup_included ? '(every step is warm-up: counted)' : '(left out)') + '; ' + m.outliers.length +
-    ' outlier(s)' + (m.outliers.length ? ': ' + m.outliers.join(', ') : '');
+    ' outlier(s)' + (m.outliers.length ? ': ' + m.outliers.join(', ') : '') +
+    (m.gpu_bound > 0 ? '; ' + m.gpu_bound + ' of ' + m.counted + ' steps GPU-bound: their busiest GPU\'s work ' +
+      'outlasts their CPU range (median ' + stepMs(m.median_duration_ns) + ' ms), and their time is that work\'s' : '');
   document.getElementById('inputs').textContent = (D.inputs || []).length ? 'inputs: ' + D.inputs.join(', ') : '';
   // one process: no rank column
   if (!(D.processes || []).length) document.getElementById('steps').className = 'one-process';
@@ -41,7 +43,7 @@
     tr.appendChild(el('td', 'num', String(s.index)));
     tr.appendChild(el('td', null, String(s.name) + flags));
     tr.appendChild(bar);
-    [stepMs(s.duration_ns), stepMs(s.gpu_span_ns), stepMs(s.compute_ns), stepMs(s.communication_ns), stepMs(sum(s, 'copy_ns')), stepMs(idle),
+    [stepMs(s.time_ns), stepMs(s.duration_ns), stepMs(s.gpu_span_ns), stepMs(s.compute_ns), stepMs(s.communication_ns), stepMs(sum(s, 'copy_ns')), stepMs(idle),
       String(s.kernels)].forEach(function (x) { tr.appendChild(el('td', 'num', x)); });
     var k = s.top_kernels[0];
     var kt = el('td', 'kern', k ? String(k.name) : '');

@@ -71,6 +71,25 @@ check_eq "noisy: Batch N steps, no outlier" "batch N []" "$(j "$TMP/noisy.json" 
 python3 "$CHECK" "$TMP/noisy.sqlite" "$TMP/noisy.json" 'Batch \d+' "${COMM[@]}" >/dev/null
 check_eq "noisy: equals SQL" 0 "$?"
 
+# --- a GPU-bound loop: each step's time is its GPU work where that outlasts its CPU range ---
+python3 "$GEN" gpubound "$TMP/gpubound.sqlite"
+run_gf steps --json "$TMP/gpubound.sqlite"
+printf '%s\n' "$out" >"$TMP/gpubound.json"
+res=$(python3 "$CHECK" "$TMP/gpubound.sqlite" "$TMP/gpubound.json" 'step \d+' "${COMM[@]}")
+check_eq "gpubound: every step and the summary (median, outliers, slowest, GPU-bound count) equal SQL" 0 "$?"
+check_contains "gpubound: the summary was checked" "$res" "summary equal to SQL"
+check_eq "gpubound: times as planted (ms): the 9.5 ms kernel, or the 10 ms CPU range of steps 4 and 6" \
+  "[9.5, 9.5, 9.5, 9.5, 10.0, 9.5, 10.0, 9.5]" "$(j "$TMP/gpubound.json" "[s['time_ns'] / 1e6 for s in d['steps']]")"
+check_eq "gpubound: no outlier (the CPU ranges alone would flag steps 4 and 6), median 9.5 ms, slowest 4" \
+  "[] 9500000 4 5" "$(j "$TMP/gpubound.json" "' '.join(str(d['summary'][k]) for k in ('outliers', 'median_ns', 'slowest', 'gpu_bound'))")"
+run_gf steps "$TMP/gpubound.sqlite"
+check_contains "gpubound: the text says which steps are GPU-bound and what their CPU ranges took" "$out" \
+  "0 outlier(s); 5 of 7 steps GPU-bound: their busiest GPU's work outlasts their CPU range (median 5.000 ms)"
+check_contains "gpubound: a GPU-bound step is flagged so" "$out" "gpu-bound"
+run_gf collapse --step median "$TMP/gpubound.sqlite"
+check_contains "gpubound: --step median is the step whose time is nearest the median (step 1), not its CPU range's" \
+  "$err" "step 1 (step 1, the median step)"
+
 # --- the fallback: no marker in the policy ---
 P=$TMP/policies; mkdir -p "$P"; chmod 755 "$P"
 printf 'return { steps = { markers = {} } }\n' >"$P/nomarkers.lua"

@@ -14,8 +14,12 @@ usage: steps_export.py VARIANT OUT.sqlite
             thread (tid 301) of the same process launches one 2 ms kernel inside every step (it belongs to
             the step: same process). Another process (pid 400) launches a 5 ms kernel inside step 3's
             window on device 1 (not the step's). One kernel has no launch call in the capture (no step).
-  noisy     like train, with ranges named `Batch N` instead of ProfilerStep#N and no Epoch range; the
-            steps' lengths 10, 10.2, 9.9, 10.1, 10, 10.3, 9.8, 10 ms (jitter only: no outlier).
+  noisy     like train, with ranges named `Batch N` instead of ProfilerStep#N, no Epoch range and no 3 ms
+            GEMMs; the steps' lengths 10, 10.2, 9.9, 10.1, 10, 10.3, 9.8, 10 ms (jitter only: no outlier).
+  gpubound  8 `step N` ranges (pid 300), 12 ms apart, each launching one 9.5 ms kernel 100 us after it starts
+            (the kernel 200 us after its call): a GPU-bound loop. The CPU ranges last 5 ms, except steps 4 and 6
+            (10 ms: they waited for the GPU, as nersc-dl's do): each step's time is its 9.5 ms of GPU work, or
+            10 ms for steps 4 and 6, so no step is an outlier although the CPU ranges alone would make two.
 """
 import importlib.util
 import os
@@ -31,7 +35,7 @@ GEMM = "ampere_sgemm_128x64_tn"
 P, HELPER, OTHER = 300, 301, 400
 
 
-def steps(x, name, lengths, epoch):
+def steps(x, name, lengths, epoch, slow=5):
     x.process(P, (HELPER,))
     x.process(OTHER)
     t = T0
@@ -41,7 +45,7 @@ def steps(x, name, lengths, epoch):
     for i, length in enumerate(lengths):
         s, e = t, t + length
         x.nvtx(P, P, name % i, s, e)
-        k = 3 * MS if i == 5 else 1 * MS
+        k = 3 * MS if i == slow else 1 * MS
         for j in range(4):
             call = s + 100 * US + j * (length - 200 * US) // 4
             if j == 3:
@@ -58,13 +62,23 @@ def steps(x, name, lengths, epoch):
     x.kernel(P, 0, 1, 7, t + 1 * MS, 1 * MS, "unlaunched_kernel", launch=False, corr=999999)
 
 
+def gpubound(x):
+    x.process(P)
+    for i in range(8):
+        s = T0 + i * 12 * MS
+        x.nvtx(P, P, "step %d" % i, s, s + (10 if i in (4, 6) else 5) * MS)
+        x.kernel(P, 0, 1, 7, s + 300 * US, int(9.5 * MS), GEMM, api=5 * US, lead=200 * US)
+
+
 def main():
     variant, out = sys.argv[1], sys.argv[2]
     x = Export(out)
     if variant == "train":
         steps(x, "ProfilerStep#%d", [25 * MS, 10 * MS, 10 * MS, 10 * MS, 10 * MS, 30 * MS, 10 * MS, 10 * MS], True)
     elif variant == "noisy":
-        steps(x, "Batch %d", [int(v * MS) for v in (10, 10.2, 9.9, 10.1, 10, 10.3, 9.8, 10)], False)
+        steps(x, "Batch %d", [int(v * MS) for v in (10, 10.2, 9.9, 10.1, 10, 10.3, 9.8, 10)], False, slow=None)
+    elif variant == "gpubound":
+        gpubound(x)
     else:
         sys.exit("unknown variant " + variant)
     x.finish()

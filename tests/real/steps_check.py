@@ -11,9 +11,14 @@ correlationId and process (globalPid = globalTid with its low 24 bits cleared), 
 [step start, step end) and whose process is the marker's. Per device (deviceId): compute = the union of the
 intervals of the kernels whose name (demangledName, else shortName) is LIKE none of the patterns (SQLite's
 LIKE), communication = of the others, copy = of the copies, memset = of the memsets, span = last end - first
-start, idle = span - the union of everything. Also the kernel count and the distinct launch calls. Every
+start, idle = span - the union of everything. Also the kernel count and the distinct launch calls. A step's
+time: its CPU range (end - start), or the union of everything on its busiest device when that is longer
+(gpu_bound). The summary of a one-process document, from those times: the steps but the warm-up ones (the
+first, and those named like `Warm-up`; all when every step is), their median, the outliers (further from it than both 3 x 1.4826 x the median
+absolute deviation and 0.1 x the median; policy steps' defaults), the slowest and the GPU-bound count. Every
 number must equal the document's to the ns. Prints one line per step checked; exits 1 on a difference.
 """
+import statistics
 import json
 import re
 import sqlite3
@@ -77,6 +82,7 @@ def main():
     doc = json.load(open(doc_path))
     steps = doc["steps"]
     bad = 0
+    times = []
     if len(steps) != len(kept):
         print("steps: %d in the document, %d by SQL" % (len(steps), len(kept)))
         sys.exit(1)
@@ -93,6 +99,9 @@ def main():
         want = {"start_ns": start, "end_ns": end, "name": text, "pid": gtid >> 24 & 0xFFFFFF,
                 "kernels": sum(1 for m in mine if m[3] in ("compute", "comm")), "launches": len(launches)}
         devs = {}
+        busiest = max((union([(m[0], m[1]) for m in mine if m[2] == dev]) for dev in {m[2] for m in mine}), default=0)
+        want["time_ns"], want["gpu_bound"] = max(end - start, busiest), busiest > end - start
+        times.append((k, want["time_ns"], want["gpu_bound"], k == 0 or re.search("[Ww]arm-?[Uu]p", text)))
         for dev in sorted({m[2] for m in mine}):
             d = [m for m in mine if m[2] == dev]
             span = max(m[1] for m in d) - min(m[0] for m in d)
@@ -118,7 +127,25 @@ def main():
             print("step %d (%s): %s" % (k, text, "; ".join(diffs)))
         else:
             print("step %d (%s): ok (%d devices, %d kernels)" % (k, text, len(devs), want["kernels"]))
+    if len({r[0] for r in kept}) == 1 and not bad:
+        bad += check_summary(doc["summary"], [x for x in times if not x[3]] or times)
     sys.exit(1 if bad else 0)
+
+
+def check_summary(got, counted):
+    t = [x[1] for x in counted]
+    counted = [x[:3] for x in counted]
+    med = statistics.median(t)
+    noise = 1.4826 * statistics.median([abs(v - med) for v in t])
+    want = {"median_ns": med, "outliers": [k for k, v, _ in counted if abs(v - med) > 3 * noise and
+                                           abs(v - med) > 0.1 * med],
+            "slowest": max(counted, key=lambda x: (x[1], -x[0]))[0], "max_ns": max(t),
+            "gpu_bound": sum(1 for x in counted if x[2]), "counted": len(counted)}
+    diffs = ["summary %s: gpuflame %r, SQL %r" % (key, got.get(key), v) for key, v in want.items()
+             if not (got.get(key) == v or (key == "median_ns" and abs(got.get(key, 0) - v) < 1))]
+    print("; ".join(diffs) if diffs else "summary equal to SQL (median %.3f ms, %d outliers, %d GPU-bound)" %
+          (med / 1e6, len(want["outliers"]), want["gpu_bound"]))
+    return 1 if diffs else 0
 
 
 main()

@@ -42,8 +42,8 @@ local function text(doc)
   local out = {}
   out[#out + 1] = "steps: " .. doc.rule_text
   local multi = #doc.processes > 0
-  out[#out + 1] = string.format("%s%5s  %-24s %12s %12s %12s %12s %10s %10s %10s %8s %8s  %s",
-    multi and string.format("%-14s ", "rank/pid") or "", "#", "name", "start ms", "dur ms", "gpu span ms",
+  out[#out + 1] = string.format("%s%5s  %-24s %12s %12s %12s %12s %12s %10s %10s %10s %8s %8s  %s",
+    multi and string.format("%-14s ", "rank/pid") or "", "#", "name", "start ms", "time ms", "dur ms", "gpu span ms",
     "compute ms", "comm ms", "copy ms", "idle ms", "kernels", "launches", "flags")
   for _, s in ipairs(doc.steps) do
     local copy, idle = 0, 0
@@ -51,10 +51,11 @@ local function text(doc)
     local flags = {}
     if s.warmup then flags[#flags + 1] = "warm-up" end
     if s.outlier then flags[#flags + 1] = "OUTLIER" end
+    if s.gpu_bound then flags[#flags + 1] = "gpu-bound" end
     local who = multi and string.format("%-14s ", type(s.rank) == "string" and s.rank or ("pid " .. s.pid)) or ""
     local name = #s.name > 24 and (s.name:sub(1, 23) .. "…") or s.name
-    out[#out + 1] = string.format("%s%5d  %-24s %12s %12s %12s %12s %10s %10s %10s %8d %8d  %s", who, s.index, name,
-      ms(s.start_ns), ms(s.duration_ns), ms(s.gpu_span_ns), ms(s.compute_ns), ms(s.communication_ns), ms(copy),
+    out[#out + 1] = string.format("%s%5d  %-24s %12s %12s %12s %12s %12s %10s %10s %10s %8d %8d  %s", who, s.index,
+      name, ms(s.start_ns), ms(s.time_ns), ms(s.duration_ns), ms(s.gpu_span_ns), ms(s.compute_ns), ms(s.communication_ns), ms(copy),
       ms(idle), s.kernels, s.launches, table.concat(flags, ","))
   end
   local m = doc.summary
@@ -62,7 +63,9 @@ local function text(doc)
     "%d outlier(s)%s", m.steps, m.warmup, m.warmup_included and "included: every step is warm-up" or "left out",
     gpu_time.ms(m.median_ns), gpu_time.ms(m.p90_ns), gpu_time.ms(m.max_ns),
     tostring(m.slowest) .. (multi and type(m.slowest_rank) == "string" and (" of " .. m.slowest_rank) or ""), #m.outliers,
-    #m.outliers > 0 and (": " .. table.concat(m.outliers, ", ")) or "")
+    #m.outliers > 0 and (": " .. table.concat(m.outliers, ", ")) or "") ..
+    (m.gpu_bound > 0 and string.format("; %d of %d steps GPU-bound: their busiest GPU's work outlasts their CPU " ..
+      "range (median %s), and their time is that work's", m.gpu_bound, m.counted, gpu_time.ms(m.median_duration_ns)) or "")
   for _, r in ipairs(doc.ranks) do
     local sl = r.slowest
     out[#out + 1] = string.format("step %d: slowest %s (compute %s), %s more than the others' median; %s",
