@@ -90,11 +90,12 @@ function M.groups(tr, opts, policy)
     if want == nil or s.index == want then
       local g = by[s.index]
       if not g then
-        g = { index = s.index, name = s.name, windows = {}, warmup = s.warmup }
+        g = { index = s.index, name = s.name, windows = {}, warmup = s.warmup, time_ns = 0, gpu_bound = false }
         by[s.index] = g
         order[#order + 1] = g
       end
       local w = wins[k]
+      g.time_ns, g.gpu_bound = math.max(g.time_ns, s.time_ns), g.gpu_bound or s.gpu_bound
       g.windows[#g.windows + 1] = { start = w.start, ["end"] = w["end"], pid = w.proc, tid = w.tid, rank = w.rank,
         label = w.rank_label or ("pid " .. w.pid) }
     end
@@ -201,6 +202,9 @@ function M.document(tr, opts, policy)
     local s = { index = g.index, name = g.name, warmup = g.warmup or false, start_ns = r.start, span_ns = r.span,
       length_ns = r.length, parts = parts(r.path), on_path = on_path(r.path, multi),
       ranks = #g.windows, graph = { points = r.points, edges = r.edges, dropped_edges = r.dropped } }
+    -- a GPU-bound step (docs/SEMANTICS.md "Steps"): its GPU work outlasts the window, and the part that runs
+    -- after the window's end is not in the graph; the step's time says how long it is
+    if g.gpu_bound then s.gpu_bound, s.step_time_ns = true, g.time_ns end
     if multi then s.gating = gating(r.path) end
     if r.what_if then
       label_ranks(g, r.what_if.path)

@@ -183,4 +183,14 @@ PY
 else
   skip "cs336 critical path" "fixture absent ($FIX/$rel)"
 fi
+# a GPU-bound loop (tests/gen/steps_export.py gpubound: 5 ms ranges, each launching 9.5 ms of GPU work): the
+# path runs through the range, and the step says that its GPU work outlasts it (the time `steps` gives it)
+python3 "$TOP/tests/gen/steps_export.py" gpubound "$TMP/gpubound.sqlite"
+run_gf critical-path --json --step 1 "$TMP/gpubound.sqlite"
+check_eq "gpubound: step 1 is GPU-bound, its time the 9.5 ms kernel, its path the 5 ms range" "True 9500000 5000000" \
+  "$(python3 -c 'import json, sys; s = json.loads(sys.stdin.read())["steps"][0]; print(s["gpu_bound"], s["step_time_ns"], s["length_ns"])' <<<"$out")"
+run_gf critical-path --step 4 "$TMP/gpubound.sqlite"
+check_not_contains "gpubound: step 4 (its 10 ms range outlasts its GPU work) is not GPU-bound" "$out" "GPU-bound"
+run_gf critical-path --step 1 "$TMP/gpubound.sqlite"
+check_contains "gpubound: the text says so" "$out" "GPU-bound: its GPU work takes 9.500 ms, longer than its range"
 t_done

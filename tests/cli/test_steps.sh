@@ -7,7 +7,7 @@
 # warm-up, ProfilerStep#N under an Epoch range and above per-op ranges, a helper thread, another process) whose
 # numbers are also known by construction, and on the real cs336 export (`Warm-up Step N`); several ranks
 # (tests/gen/rank_exports.py: rank 1 computes 1.5x longer) side by side; the fallback rule; --step of collapse,
-# flamegraph and diff; the --html page's structure.
+# flamegraph and diff; the --html page's structure; a GPU-bound loop (its steps timed by their GPU work).
 . "$(dirname "$0")/../lib/t.sh"
 
 GEN=$TOP/tests/gen/steps_export.py

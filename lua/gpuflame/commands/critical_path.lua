@@ -48,6 +48,10 @@ local function text(doc, top)
       if s.parts[name .. "_ns"] > 0 then p[#p + 1] = name .. " " .. ms(s.parts[name .. "_ns"]) end
     end
     out[#out + 1] = "  parts: " .. table.concat(p, ", ")
+    if s.gpu_bound then
+      out[#out + 1] = string.format("  GPU-bound: its GPU work takes %s, longer than its range: the work after " ..
+        "the range's end is not in this graph (`gpuflame steps` times the step by it)", ms(s.step_time_ns))
+    end
     for i = 1, math.min(top, #s.on_path) do
       local it = s.on_path[i]
       out[#out + 1] = string.format("  %10s  %-6s %s%s", ms(it.ns), it.kind, it.name,
