@@ -385,13 +385,16 @@ end
 
 -- The default rule: regression when total GPU time grows by more than diff.threshold, or a kernel among
 -- the diff.top_kernels largest (by max(before, after) total) grows by more than diff.kernel_threshold
--- (a new kernel among them counts as growth).
+-- (a new kernel among them counts as growth). When the total falls by more than diff.threshold, the kernels'
+-- growth is no regression of the run (an optimisation that swaps kernels, e.g. for half-precision ones, makes
+-- new ones): it is kept as notes.
 function M.default_verdict(d, policy)
   local p = need(policy, "diff.default_verdict").diff
   local thr, kthr, top = p.threshold, p.kernel_threshold, p.top_kernels
-  local reasons = {}
+  local reasons, kernel_reasons = {}, {}
   local t = d.total
-  if t.before_ns > 0 and (t.after_ns - t.before_ns) / t.before_ns > thr then
+  local change = t.before_ns > 0 and (t.after_ns - t.before_ns) / t.before_ns or nil
+  if change and change > thr then
     reasons[#reasons + 1] = string.format("total GPU time grew %s (%s → %s), above the %s threshold",
       pct((t.after_ns - t.before_ns) / t.before_ns, true), M.ns(t.before_ns), M.ns(t.after_ns),
       pct(thr))
@@ -412,13 +415,18 @@ function M.default_verdict(d, policy)
     local vb = k.before ~= NULL and k.before.total_ns or 0
     local va = k.after ~= NULL and k.after.total_ns or 0
     if vb == 0 and va > 0 then
-      reasons[#reasons + 1] = string.format("new %s among the top %d: %s (%s)", what, top, k.name, M.ns(va))
+      kernel_reasons[#kernel_reasons + 1] = string.format("new %s among the top %d: %s (%s)", what, top, k.name,
+        M.ns(va))
     elseif vb > 0 and (va - vb) / vb > kthr then
-      reasons[#reasons + 1] = string.format("%s %s grew %s (%s → %s), above the %s per-kernel threshold", what,
-        k.name, pct((va - vb) / vb, true), M.ns(vb), M.ns(va), pct(kthr))
+      kernel_reasons[#kernel_reasons + 1] = string.format("%s %s grew %s (%s → %s), above the %s per-kernel " ..
+        "threshold", what, k.name, pct((va - vb) / vb, true), M.ns(vb), M.ns(va), pct(kthr))
     end
   end
-  return { regression = #reasons > 0, reasons = reasons }
+  if change and change < -thr then
+    return { regression = #reasons > 0, reasons = reasons, notes = kernel_reasons }
+  end
+  for _, r in ipairs(kernel_reasons) do reasons[#reasons + 1] = r end
+  return { regression = #reasons > 0, reasons = reasons, notes = {} }
 end
 
 local function deep_copy(v, drop_null)
@@ -452,10 +460,14 @@ function M.verdict(d, policy)
     res = M.default_verdict(d, policy)
     by = "default"
   end
+  local notes = res.notes or {}
   return {
+    notes_why = #notes > 0 and string.format("total GPU time fell %s, more than the %s threshold: the kernels' " ..
+      "changes are notes, not a regression of the run", pct(-d.total.change), pct(p.threshold)) or nil,
     regression = res.regression,
     exit_code = res.regression and errors.REGRESSION or errors.OK,
     reasons = array(res.reasons),
+    notes = array(notes),
     decided_by = by,
     threshold = p.threshold,
     kernel_threshold = p.kernel_threshold,
@@ -478,7 +490,10 @@ function M.verdict_text(v)
   if v.comparable == false then
     return "verdict: NOT COMPARABLE (exit " .. v.exit_code .. "): " .. table.concat(v.reasons, "; ")
   end
-  if not v.regression then return "verdict: no regression (exit 0)" end
+  if not v.regression then
+    return "verdict: no regression (exit 0)" .. (v.notes_why and ("; " .. v.notes_why .. ": " ..
+      table.concat(v.notes, "; ")) or "")
+  end
   return "verdict: REGRESSION (exit " .. v.exit_code .. "): " .. table.concat(v.reasons, "; ")
 end
 

@@ -40,6 +40,10 @@
     vEl.textContent = V.regression ? "REGRESSION (exit " + V.exit_code + ")" : "no regression (exit " + V.exit_code + ")";
     vEl.className = V.regression ? "bad" : "good";
     (V.reasons || []).forEach(function (r) { $("reasons").appendChild(el("li", null, r)); });
+    if (V.notes_why) {
+      $("reasons").appendChild(el("li", "note", V.notes_why + ":"));
+      (V.notes || []).forEach(function (r) { $("reasons").appendChild(el("li", "note", r)); });
+    }
     vEl.title = "decided by " + (V.decided_by === "policy" ? "the policy's diff.verdict" : "the default rule: total GPU time +" +
       fmtP(V.threshold) + ", or a top-" + V.top_kernels + " kernel +" + fmtP(V.kernel_threshold));
   } else {

@@ -152,6 +152,19 @@ PY
   printf '%s\n' "$out" >"$TMP/renamed.json"
   check_eq "exact names: the renamed kernel is new and vanished" "1 1" "$(jget "$TMP/renamed.json" 'len(d["new"]), len(d["vanished"])')"
   check_eq "exact names: a new kernel in the top 10 is a regression" 10 "$rc"
+  # the same rename while every kernel runs 20% shorter: the total falls 20%, more than diff.threshold, so the
+  # new kernel (an optimisation's swap) is a note, not a regression (exit 0); the thresholds known, the totals by SQL
+  cp "$TMP/renamed.sqlite" "$TMP/faster.sqlite"
+  sqlite3 "$TMP/faster.sqlite" "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET [end] = start + ([end] - start) * 8 / 10"
+  run_gf diff "$DL" "$TMP/faster.sqlite" --json
+  printf '%s\n' "$out" >"$TMP/faster.json"
+  want=$(sqlite3 "$TMP/faster.sqlite" "ATTACH '$DL' AS b; SELECT (SELECT sum([end] - start) FROM CUPTI_ACTIVITY_KIND_KERNEL) < 0.95 * (SELECT sum([end] - start) FROM b.CUPTI_ACTIVITY_KIND_KERNEL)")
+  check_eq "faster and renamed: SQL says the kernels' total fell by more than 5%" 1 "$want"
+  check_eq "faster and renamed: no regression (exit 0), no reasons, the new kernel a note" \
+    "0|False 0 1|True" "$rc|$(jget "$TMP/faster.json" 'd["verdict"]["regression"], len(d["verdict"]["reasons"]), len(d["verdict"]["notes"])')|$(jget "$TMP/faster.json" '"im2col4d_kernel<double, int>" in d["verdict"]["notes"][0] and d["verdict"]["notes_why"].startswith("total GPU time fell")')"
+  run_gf diff "$DL" "$TMP/faster.sqlite"
+  check_contains "faster and renamed: the text says why the kernel change is no regression" "$out" \
+    "verdict: no regression (exit 0); total GPU time fell"
   printf 'return { diff = { normalize_name = require("gpuflame.kernelnames").standard } }\n' >"$TMP/norm.lua"
   run_gf --policy "$TMP/norm.lua" diff "$DL" "$TMP/renamed.sqlite" --json
   printf '%s\n' "$out" >"$TMP/norm.json"
