@@ -59,12 +59,12 @@ int gf_resize(void **p, size_t n, size_t elem);
 #define GF_RESIZE(arr, n) gf_resize((void **)&(arr), (n), sizeof *(arr))
 
 /* One scratch-heavy pass at a time in the process: the passes whose scratch is a large share of the trace
- * (the NVTX projection's sweep and start sort on its thread; on the rules' thread gpu-starv's and
- * gpu-low-util's groups of every GPU op and launch-overhead's delays, 8 bytes an event) hold this gate while
- * their scratch lives, so that no two of them add up (issue 42: the timeline's peak RSS on a 5M-event
- * export). A pass never waits for anything else, nor takes the gate again, while it holds it. The findings
- * command, where no projection runs, computes gpu-starv's gaps and launch-overhead's launches beside the other
- * rules without it (trace_rules_job.h): there two scratches may add up. */
+ * (the NVTX projection's sweep and start sort on its thread; on the rules' thread launch-overhead's partners
+ * and delays, 12 bytes an event) hold this gate while their scratch lives, so that no two of them add up
+ * (issue 42: the timeline's peak RSS on a 5M-event export). A pass never waits for anything else, nor takes
+ * the gate again, while it holds it. gpu-starv and gpu-low-util read the GPU operations in place and need no
+ * gate (trace_findings_gpuops.h). The findings command, where no projection runs, computes launch-overhead's
+ * launches beside the other rules without it (trace_rules_job.h). */
 void gf_mem_gate_enter(void);
 void gf_mem_gate_leave(void);
 

@@ -4,6 +4,7 @@
  * ... LIMIT are broken by table order (gf_trace.seq), as SQLite's stable sorter does. */
 #include "trace_findings_nsys.h"
 #include "trace_findings_int.h"
+#include "trace_findings_gpuops.h"
 #include "trace_rawnames.h"
 #include "sort_intro.h"
 
@@ -185,184 +186,6 @@ fail:
     return gf_oom(err, "findings");
 }
 
-/* ---- the GPU operation table of gpustats.py, per (process, device) ---- */
-
-typedef struct fop {
-    int64_t s, e;
-    int32_t ctx;
-    uint8_t rank; /* union order: 0 profiler overhead, 1 kernel, 2 memcpy, 3 memset */
-    uint32_t seq;
-} __attribute__((packed)) fop; /* 25 bytes, not 32: 2.2M of them for the 368 MB export (issue 29) */
-
-typedef struct fgroup {
-    int32_t pid;
-    int64_t dev;
-    fop *ops;
-    size_t n, cap;
-    int64_t rs, re; /* range of the GPU operations (before overhead) */
-    int32_t ctx;    /* the group's contextId as SQLite's GROUP BY leaves it (range_row) */
-} fgroup;
-
-/* The range CTE's bare contextId (SELECT min(start), max(end), ..., contextId ... GROUP BY deviceId, pid):
- * SQLite takes a bare column from the row on which the last min/max aggregate, max(end), took a new value
- * (OP_CollSeq clears the hit flag before each of them), so from the first row in union order (rank, then
- * seq) with the group's latest end. 1 when the row (e, rank, seq) comes before the best so far. Measured
- * against nsys 2022.4 (tests/gen/findings_export.py quirks: two contexts on one device of one process). */
-static int range_row(int64_t e, uint64_t order, int64_t best_e, uint64_t best_order)
-{
-    return e > best_e || (e == best_e && order < best_order);
-}
-
-typedef struct fgroups {
-    fgroup *g;
-    size_t n, cap;
-} fgroups;
-
-static void groups_free(fgroups *G)
-{
-    for (size_t i = 0; i < G->n; i++)
-        free(G->g[i].ops);
-    free(G->g);
-    memset(G, 0, sizeof *G);
-}
-
-static int cmp_group_pid_dev(const void *a, const void *b)
-{
-    const fgroup *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    return x->dev < y->dev ? -1 : x->dev > y->dev;
-}
-
-static const char *const overhead_names[] = {"CUDA profiling data flush overhead", "CUDA profiling stop overhead",
-                                             "CUDA profiling overhead"};
-
-/* The string ids of overhead_names in t (-1: absent) */
-static void overhead_ids(const gf_trace *t, int32_t oid[3])
-{
-    for (int k = 0; k < 3; k++)
-        oid[k] = gf_strtab_find(t->str, overhead_names[k], strlen(overhead_names[k]));
-}
-
-/* 1 when PROFILER_OVERHEAD row o is CUDA profiling overhead in the filter (as a globalTid table) */
-static int cuda_overhead(const gf_overhead *o, const int32_t oid[3], const gf_fwin *w)
-{
-    return o->name >= 0 && (o->name == oid[0] || o->name == oid[1] || o->name == oid[2]) &&
-           gf_fwin_cpu(w, o->start, o->end, o->pid, o->tid);
-}
-
-/* A GPU operation's rank in gpustats.py's union (after profiling overhead, 0) */
-static uint8_t union_rank(int kind)
-{
-    return kind == GF_EV_KERNEL ? 1 : kind == GF_EV_MEMCPY ? 2 : 3;
-}
-
-/* The (process, device) groups of the GPU operations as they are met (build_groups, gap_groups). */
-typedef struct group_index {
-    gf_hmap idx;
-    uint64_t last_key; /* GPU work comes in runs of one (process, device) */
-    int64_t last_g;
-} group_index;
-
-/* Event i's group, *dev its device: 1 and *added set when it is group number `next`, new; 0 when the GPU
- * rules leave the event out (not GPU work, start <= 0, outside the window); -1 on OOM. */
-static int group_of(group_index *x, const gf_trace *t, const gf_fwin *w, size_t i, size_t next, int64_t *g,
-                    int64_t *dev, int *added)
-{
-    if (!gf_ev_is_gpu_work(t->kind[i]) || t->start[i] <= 0 ||
-        !gf_fwin_gpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i]))
-        return 0;
-    *dev = lane_dev(t, i);
-    uint64_t key = ((uint64_t)(uint32_t)(t->pid[i] + 1) << 32) | (uint32_t)(*dev + 1);
-    *added = 0;
-    int64_t *v = key == x->last_key && x->last_g >= 0 ? &x->last_g : gf_hmap_put(&x->idx, key, (int64_t)next, added);
-    if (!v)
-        return -1;
-    x->last_key = key;
-    x->last_g = *g = *v;
-    return 1;
-}
-
-/* ops = kernels, memcpys, memsets with start > 0 (and in the filter), grouped by (pid, deviceId) in that
- * order, then the CUDA profiling overhead rows of the same process strictly inside a group's range
- * (one copy per device), as _add_profiling_overhead does. */
-static int build_groups(const gf_trace *t, const gf_fwin *w, fgroups *G, gf_err *err)
-{
-    memset(G, 0, sizeof *G);
-    group_index x = {.last_key = GF_HMAP_EMPTY, .last_g = -1};
-    gf_hmap_init(&x.idx);
-    for (size_t i = 0; i < t->n; i++) {
-        int k = t->kind[i], ins;
-        int64_t gi, dev;
-        int in = group_of(&x, t, w, i, G->n, &gi, &dev, &ins);
-        if (in < 0)
-            goto fail;
-        if (!in)
-            continue;
-        if (ins) {
-            if (grow((void **)&G->g, &G->cap, G->n + 1, sizeof *G->g) != 0)
-                goto fail;
-            fgroup *g = &G->g[G->n++];
-            memset(g, 0, sizeof *g);
-            g->pid = t->pid[i];
-            g->dev = dev;
-            g->rs = INT64_MAX;
-            g->re = INT64_MIN;
-        }
-        fgroup *g = &G->g[gi];
-        if (grow((void **)&g->ops, &g->cap, g->n + 1, sizeof *g->ops) != 0)
-            goto fail;
-        g->ops[g->n++] = (fop){t->start[i], t->start[i] + t->dur[i], ev_context(t, i), union_rank(k), t->seq[i]};
-    }
-    gf_hmap_free(&x.idx);
-    if (G->n > 1)
-        qsort(G->g, G->n, sizeof *G->g, cmp_group_pid_dev);
-    for (size_t gi = 0; gi < G->n; gi++) {
-        fgroup *g = &G->g[gi];
-        uint64_t best = 0;
-        for (size_t k = 0; k < g->n; k++) {
-            const fop *o = &g->ops[k];
-            uint64_t order = (uint64_t)o->rank << 32 | o->seq;
-            if (k == 0 || range_row(o->e, order, g->re, best)) {
-                best = order;
-                g->ctx = o->ctx;
-            }
-            if (o->s < g->rs)
-                g->rs = o->s;
-            if (o->e > g->re)
-                g->re = o->e;
-        }
-    }
-    /* profiling overhead (PROFILER_OVERHEAD, filtered like a globalTid table) */
-    int32_t oid[3];
-    overhead_ids(t, oid);
-    for (size_t i = 0; i < t->noverhead; i++) {
-        const gf_overhead *o = &t->overhead[i];
-        if (!cuda_overhead(o, oid, w))
-            continue;
-        for (size_t gi = 0; gi < G->n; gi++) {
-            fgroup *g = &G->g[gi];
-            if (g->pid != o->pid || !(o->start > g->rs) || !(o->end < g->re))
-                continue;
-            if (grow((void **)&g->ops, &g->cap, g->n + 1, sizeof *g->ops) != 0)
-                goto fail2;
-            g->ops[g->n++] = (fop){o->start, o->end, g->ctx, 0, o->seq};
-        }
-    }
-    return 0;
-fail:
-    gf_hmap_free(&x.idx);
-fail2:
-    groups_free(G);
-    return gf_oom(err, "findings");
-}
-
-/* a total order of a group's operations: (start, rank, seq) */
-#define OP_BEFORE(x, y) ((x).s != (y).s ? (x).s < (y).s : (x).rank != (y).rank ? (x).rank < (y).rank : (x).seq < (y).seq)
-GF_INTRO_SORT(sort_ops, fop, OP_BEFORE)
-#define I64_BEFORE(x, y) ((x) < (y))
-GF_INTRO_SORT(sort_starts, int64_t, I64_BEFORE)
-
 /* ---- gpu-starv ---- */
 
 static int cmp_gap(const void *a, const void *b)
@@ -408,190 +231,100 @@ static int stable_sort(void *base, size_t n, size_t size, int (*cmp)(const void 
  * timeline's peak on the 5M-event export was this rule's): each group's starts, and its ends with the row each
  * came from. The ends are sorted by time alone; which row of a run of equal ends sits at a position (by union
  * order: rank, then seq) matters only for the context of a gap that starts there, found then. */
-typedef struct gend {
-    int64_t e;
-    uint32_t ref; /* the event, or t->n + the PROFILER_OVERHEAD row */
-} __attribute__((packed)) gend;
+/* gpu-starv.py numbers each group's starts and its ends by time and pairs end k with start k + 1: a gap is
+ * where the (k+1)-th start comes after the k-th end. k + 1 operations have ended then and k + 1 have started,
+ * so all that started have ended: the gaps are exactly the gaps in the union of the group's operations, the
+ * k-th end the latest end so far. The operations in start order (gf_gpuops_each) give them with no sort
+ * and no copy of the operations. The row before a gap (its context) is, of the rows ending at that latest
+ * end, the last in union order (SQLite sorts the run of equal ends so, and end k is the run's last). */
+typedef struct gap_item {
+    gf_gap_row row;
+    size_t grp; /* its group's position in (pid, deviceId) order */
+} gap_item;
 
-typedef struct ggroup {
-    int32_t pid;
-    int64_t dev;
-    int64_t *s;
-    gend *e;
+typedef struct gap_run {
+    const gf_trace *t;
+    const gf_gpuops *G;
+    int64_t min_gap;
+    int64_t *maxend; /* per group: the latest end so far */
+    uint32_t *last;  /* per group: the row with it (the last in union order on ties) */
+    uint8_t *seen;
+    gap_item *out;
     size_t n, cap;
-    int64_t rs, re; /* range of the GPU operations (before overhead) */
-    uint32_t best;  /* the row whose contextId GROUP BY leaves (range_row) */
-    int32_t ctx;
-} ggroup;
+    int oom;
+} gap_run;
 
-typedef struct ggroups {
-    ggroup *g;
-    size_t n, cap;
-} ggroups;
-
-static void ggroups_free(ggroups *G)
+static void gap_visit(void *arg, size_t g, int64_t s, int64_t e, uint32_t ref)
 {
-    for (size_t i = 0; i < G->n; i++) {
-        free(G->g[i].s);
-        free(G->g[i].e);
-    }
-    free(G->g);
-    memset(G, 0, sizeof *G);
-}
-
-/* union order of a row (overhead, kernels, memcpys, memsets; table order): rank << 32 | seq */
-static uint64_t ref_order(const gf_trace *t, uint32_t ref)
-{
-    if (ref >= t->n)
-        return t->overhead[ref - t->n].seq;
-    return (uint64_t)union_rank(t->kind[ref]) << 32 | t->seq[ref];
-}
-
-static int ggroup_add(ggroup *g, int64_t s, int64_t e, uint32_t ref)
-{
-    if (g->n == g->cap) {
-        size_t cap = g->cap;
-        if (grow((void **)&g->s, &cap, g->n + 1, sizeof *g->s) != 0 ||
-            grow((void **)&g->e, &g->cap, g->n + 1, sizeof *g->e) != 0)
-            return -1;
-    }
-    g->s[g->n] = s;
-    g->e[g->n++] = (gend){e, ref};
-    return 0;
-}
-
-static int cmp_ggroup(const void *a, const void *b)
-{
-    const ggroup *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    return x->dev < y->dev ? -1 : x->dev > y->dev;
-}
-
-/* build_groups' rows, as starts and ends */
-static int gap_groups(const gf_trace *t, const gf_fwin *w, ggroups *G, gf_err *err)
-{
-    memset(G, 0, sizeof *G);
-    if (t->n + t->noverhead >= UINT32_MAX)
-        return gf_errf(err, GF_EXIT_ERROR, "gpu-starv: %zu events and %zu profiler overhead rows: more than 32-bit "
-                       "row numbers hold", t->n, t->noverhead);
-    group_index x = {.last_key = GF_HMAP_EMPTY, .last_g = -1};
-    gf_hmap_init(&x.idx);
-    for (size_t i = 0; i < t->n; i++) {
-        int ins;
-        int64_t gi, dev;
-        int in = group_of(&x, t, w, i, G->n, &gi, &dev, &ins);
-        if (in < 0)
-            goto fail;
-        if (!in)
-            continue;
-        if (ins) {
-            if (grow((void **)&G->g, &G->cap, G->n + 1, sizeof *G->g) != 0)
-                goto fail;
-            G->g[G->n++] = (ggroup){.pid = t->pid[i], .dev = dev, .rs = INT64_MAX, .re = INT64_MIN};
-        }
-        ggroup *g = &G->g[gi];
-        int64_t s = t->start[i], e = t->start[i] + t->dur[i];
-        if (g->n == 0 || range_row(e, ref_order(t, (uint32_t)i), g->re, ref_order(t, g->best)))
-            g->best = (uint32_t)i;
-        if (s < g->rs)
-            g->rs = s;
-        if (e > g->re)
-            g->re = e;
-        if (ggroup_add(g, s, e, (uint32_t)i) != 0)
-            goto fail;
-    }
-    gf_hmap_free(&x.idx);
-    if (G->n > 1)
-        qsort(G->g, G->n, sizeof *G->g, cmp_ggroup);
-    for (size_t gi = 0; gi < G->n; gi++)
-        G->g[gi].ctx = ev_context(t, G->g[gi].best);
-    int32_t oid[3];
-    overhead_ids(t, oid);
-    for (size_t i = 0; i < t->noverhead; i++) {
-        const gf_overhead *o = &t->overhead[i];
-        if (!cuda_overhead(o, oid, w))
-            continue;
-        for (size_t gi = 0; gi < G->n; gi++) {
-            ggroup *g = &G->g[gi];
-            if (g->pid == o->pid && o->start > g->rs && o->end < g->re &&
-                ggroup_add(g, o->start, o->end, (uint32_t)(t->n + i)) != 0)
-                goto fail2;
+    gap_run *r = arg;
+    const gf_trace *t = r->t;
+    if (r->seen[g] && s > r->maxend[g] && s - r->maxend[g] > r->min_gap && !r->oom) {
+        if (GF_GROW(r->out, r->cap, r->n + 1, 64) != 0) {
+            r->oom = 1;
+        } else {
+            uint32_t c = r->last[g];
+            const gf_gpuop_group *gr = &r->G->g[g];
+            r->out[r->n++] = (gap_item){{s - r->maxend[g], r->maxend[g], gr->pid,
+                                         c >= t->n ? gr->ctx : ev_context(t, c), gr->dev}, r->G->rank[g]};
         }
     }
-    return 0;
-fail:
-    gf_hmap_free(&x.idx);
-fail2:
-    ggroups_free(G);
-    return gf_oom(err, "findings");
+    if (!r->seen[g] || e > r->maxend[g] ||
+        (e == r->maxend[g] && gf_gpuops_order(t, ref) > gf_gpuops_order(t, r->last[g]))) {
+        r->maxend[g] = e;
+        r->last[g] = ref;
+    }
+    r->seen[g] = 1;
 }
 
-/* a group's ends by time; equal ends are put in union order where a gap needs them (gap_context) */
-#define END_BEFORE(x, y) ((x).e < (y).e)
-GF_INTRO_SORT(sort_ends, gend, END_BEFORE)
-
-typedef struct rowpos {
-    uint64_t ord;
-    uint32_t ref;
-} rowpos;
-
-static int cmp_rowpos(const void *a, const void *b)
+/* the gaps in group order (stable: time order within a group) */
+static gf_gap_row *gaps_by_group(const gap_run *r, size_t ng)
 {
-    uint64_t x = ((const rowpos *)a)->ord, y = ((const rowpos *)b)->ord;
-    return x < y ? -1 : x > y;
+    gf_gap_row *o = malloc((r->n ? r->n : 1) * sizeof *o);
+    size_t *at = calloc(ng + 1, sizeof *at);
+    if (!o || !at) {
+        free(o);
+        free(at);
+        return NULL;
+    }
+    for (size_t k = 0; k < r->n; k++)
+        at[r->out[k].grp + 1]++;
+    for (size_t g = 0; g < ng; g++)
+        at[g + 1] += at[g];
+    for (size_t k = 0; k < r->n; k++)
+        o[at[r->out[k].grp]++] = r->out[k].row;
+    free(at);
+    return o;
 }
 
-/* The context of the row at position k of the ends ordered by end, then union order (SQLite's sort of the
- * union): the run of ends equal to e[k], put in union order. */
-static int gap_context(const gf_trace *t, const ggroup *g, size_t k, int32_t *ctx)
+int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
+                 size_t *n, gf_err *err)
 {
-    size_t a = k, b = k + 1;
-    while (a > 0 && g->e[a - 1].e == g->e[k].e)
-        a--;
-    while (b < g->n && g->e[b].e == g->e[k].e)
-        b++;
-    rowpos *run = gf_mem_scratch((b - a) * sizeof *run);
-    if (!run)
+    gf_gpuops G;
+    if (gf_gpuops_scan(t, w, &G, err) != 0)
         return -1;
-    for (size_t j = a; j < b; j++)
-        run[j - a] = (rowpos){ref_order(t, g->e[j].ref), g->e[j].ref};
-    qsort(run, b - a, sizeof *run, cmp_rowpos);
-    uint32_t ref = run[k - a].ref;
-    free(run);
-    *ctx = ref >= t->n ? g->ctx : ev_context(t, ref);
-    return 0;
-}
-
-static int find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
-                     size_t *n, gf_err *err)
-{
-    ggroups G;
-    if (gap_groups(t, w, &G, err) != 0)
-        return -1;
+    gap_run r = {.t = t, .G = &G, .min_gap = min_gap_ns};
+    size_t ng = G.n ? G.n : 1;
+    r.maxend = malloc(ng * sizeof *r.maxend);
+    r.last = malloc(ng * sizeof *r.last);
+    r.seen = calloc(ng, 1);
     gf_gap_row *out = NULL;
-    size_t nout = 0, cout = 0;
-    /* starts/ends numbered by (pid, deviceId, start|end); a gap is end k → start k+1 of one group, made
-     * in that order. With GPU_CUDA the only view, SQLite flattens it into the window's subquery and
-     * ORDER BY duration DESC, gapStart comes before its LIMIT: the longest gaps overall. A VULKAN_/
-     * OPENGL_/DX12_WORKLOAD table (even empty) adds views to a UNION ALL, which is not flattened: the
-     * view's LIMIT keeps its first gaps in this order and only those are sorted (gpu-starv.py). */
-    for (size_t gi = 0; gi < G.n; gi++) {
-        ggroup *g = &G.g[gi];
-        sort_starts(g->s, g->n);
-        sort_ends(g->e, g->n);
-        for (size_t k = 0; k + 1 < g->n; k++) {
-            int64_t gs = g->e[k].e, ge = g->s[k + 1];
-            int64_t d = ge - gs;
-            if (!(d > min_gap_ns) || !(gs < ge))
-                continue;
-            int32_t ctx;
-            if (grow((void **)&out, &cout, nout + 1, sizeof *out) != 0 || gap_context(t, g, k, &ctx) != 0)
-                goto fail;
-            out[nout++] = (gf_gap_row){d, gs, g->pid, ctx, g->dev};
-        }
-    }
-    ggroups_free(&G);
+    int rc = !r.maxend || !r.last || !r.seen ? -1 : gf_gpuops_each(t, w, &G, gap_visit, &r, err);
+    if (rc == 0 && !r.oom)
+        out = gaps_by_group(&r, G.n);
+    size_t nout = r.n;
+    free(r.maxend);
+    free(r.last);
+    free(r.seen);
+    free(r.out);
+    gf_gpuops_free(&G);
+    if (rc != 0)
+        return -1;
+    if (!out)
+        return gf_oom(err, "findings");
+    /* With GPU_CUDA the only view, SQLite flattens it into the window's subquery and ORDER BY duration DESC,
+     * gapStart comes before its LIMIT: the longest gaps overall. A VULKAN_/OPENGL_/DX12_WORKLOAD table (even
+     * empty) adds views to a UNION ALL, which is not flattened: the view's LIMIT keeps its first gaps in this
+     * order and only those are sorted (gpu-starv.py). */
     if (limit >= 0 && (size_t)limit < nout && (t->tables & (GF_TABLE_VULKAN | GF_TABLE_OPENGL | GF_TABLE_DX12)))
         nout = (size_t)limit;
     if (stable_sort(out, nout, sizeof *out, cmp_gap) != 0) {
@@ -603,27 +336,8 @@ static int find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, in
     *rows = out;
     *n = nout;
     return 0;
-fail:
-    free(out);
-    ggroups_free(&G);
-    return gf_oom(err, "findings");
 }
 
-/* The groups (20 bytes a GPU op) never beside the NVTX projection's sweep (mem.h gf_mem_gate). */
-int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
-                 size_t *n, gf_err *err)
-{
-    gf_mem_gate_enter();
-    int rc = find_gaps(t, w, min_gap_ns, limit, rows, n, err);
-    gf_mem_gate_leave();
-    return rc;
-}
-
-int gf_find_gaps_ungated(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
-                         size_t *n, gf_err *err)
-{
-    return find_gaps(t, w, min_gap_ns, limit, rows, n, err);
-}
 
 /* ---- gpu-low-util ---- */
 
@@ -669,7 +383,7 @@ static int cmp_util(const void *a, const void *b)
 
 static int cmp_group_dev_pid(const void *a, const void *b)
 {
-    const fgroup *x = *(const fgroup *const *)a, *y = *(const fgroup *const *)b;
+    const gf_gpuop_group *x = *(const gf_gpuop_group *const *)a, *y = *(const gf_gpuop_group *const *)b;
     if (x->dev != y->dev)
         return x->dev < y->dev ? -1 : 1;
     return x->pid < y->pid ? -1 : x->pid > y->pid;
@@ -688,50 +402,73 @@ static double sqlite_round1(double x)
     return r;
 }
 
-static int find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double threshold, int64_t limit,
-                         gf_util_row **rows, size_t *n, gf_err *err)
+/* The chunks of each group (range: chunkSize = ceil(CAST(max(end) - min(start) AS FLOAT) / N)) */
+static void init_chunks(const gf_gpuop_group *g, chunk *c, int chunks)
+{
+    double size = ceil((double)(g->re - g->rs) / (double)chunks);
+    for (int r = 0; r < chunks; r++) {
+        double cs = (double)r * size + (double)g->rs;
+        double cand = cs + size;
+        c[r].cs = cs;
+        c[r].ce = cand < (double)g->re ? cand : (double)g->re; /* min(x, end): the later argument on ties */
+        c[r].valid = c[r].cs < c[r].ce;
+    }
+}
+
+typedef struct util_run {
+    const gf_gpuops *G;
+    chunk *C;
+    int chunks;
+} util_run;
+
+/* The LEFT JOIN of an operation to its group's chunks: ops.start < cend AND ops.end > cstart. Its overlap with
+ * each is a whole number of ns (of the doubles SQLite computes), so the sums are the same in any order. */
+static void util_visit(void *arg, size_t g, int64_t s, int64_t e, uint32_t ref)
+{
+    (void)ref;
+    const util_run *u = arg;
+    chunk *c = u->C + u->G->rank[g] * (size_t)u->chunks;
+    int lo = 0, hi = u->chunks; /* the first chunk with s < cend (cend does not decrease) */
+    while (lo < hi) {
+        int m = lo + (hi - lo) / 2;
+        if ((double)s < c[m].ce)
+            hi = m;
+        else
+            lo = m + 1;
+    }
+    for (int r = lo; r < u->chunks && c[r].cs < (double)e; r++) {
+        if (!c[r].valid || !((double)s < c[r].ce) || !((double)e > c[r].cs))
+            continue;
+        double a = (double)e < c[r].ce ? (double)e : c[r].ce;
+        double b = (double)s > c[r].cs ? (double)s : c[r].cs;
+        c[r].sum += a - b;
+        c[r].nops++;
+    }
+}
+
+int gf_find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double threshold, int64_t limit,
+                     gf_util_row **rows, size_t *n, gf_err *err)
 {
     if (chunks < 1)
         return gf_errf(err, GF_EXIT_USAGE, "chunks must be at least 1");
-    fgroups G;
-    if (build_groups(t, w, &G, err) != 0)
+    gf_gpuops G;
+    if (gf_gpuops_scan(t, w, &G, err) != 0)
         return -1;
     size_t ng = G.n;
     chunk *C = calloc(ng ? ng * (size_t)chunks : 1, sizeof *C);
-    fgroup **byrange = malloc((ng ? ng : 1) * sizeof *byrange);
+    const gf_gpuop_group **byrange = malloc((ng ? ng : 1) * sizeof *byrange);
     urow *U = NULL;
     size_t nu = 0, cu = 0;
     gf_util_row *out = NULL;
     if (!C || !byrange)
         goto fail;
-    for (size_t gi = 0; gi < ng; gi++) {
-        fgroup *g = &G.g[gi];
-        chunk *c = C + gi * (size_t)chunks;
-        /* range: chunkSize = ceil(CAST(max(end) - min(start) AS FLOAT) / N) */
-        double size = ceil((double)(g->re - g->rs) / (double)chunks);
-        for (int r = 0; r < chunks; r++) {
-            double cs = (double)r * size + (double)g->rs;
-            double cand = cs + size;
-            c[r].cs = cs;
-            c[r].ce = cand < (double)g->re ? cand : (double)g->re; /* min(x, end): the later argument on ties */
-            c[r].valid = c[r].cs < c[r].ce;
-        }
-        sort_ops(g->ops, g->n);
-        /* the LEFT JOIN: ops.start < cend AND ops.end > cstart; chunks are contiguous and increasing */
-        int lo = 0;
-        for (size_t k = 0; k < g->n; k++) {
-            const fop *o = &g->ops[k];
-            while (lo < chunks && !((double)o->s < c[lo].ce))
-                lo++;
-            for (int r = lo; r < chunks && c[r].cs < (double)o->e; r++) {
-                if (!c[r].valid || !((double)o->s < c[r].ce) || !((double)o->e > c[r].cs))
-                    continue;
-                double a = (double)o->e < c[r].ce ? (double)o->e : c[r].ce;
-                double b = (double)o->s > c[r].cs ? (double)o->s : c[r].cs;
-                c[r].sum += a - b;
-                c[r].nops++;
-            }
-        }
+    for (size_t k = 0; k < ng; k++) /* chunk rows in (pid, deviceId) order */
+        init_chunks(&G.g[G.sorted[k]], C + k * (size_t)chunks, chunks);
+    util_run u = {&G, C, chunks};
+    if (gf_gpuops_each(t, w, &G, util_visit, &u, err) != 0)
+        goto fail_err;
+    for (size_t k = 0; k < ng; k++) {
+        chunk *c = C + k * (size_t)chunks;
         for (int r = 0; r < chunks; r++) {
             if (!c[r].valid)
                 continue;
@@ -750,8 +487,8 @@ static int find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double
     for (int r = 0; r < chunks; r++) {
         int seen = 0;
         for (size_t k = 0; k < ng; k++) {
-            size_t gi = (size_t)(byrange[k] - G.g);
-            chunk *c = &C[gi * (size_t)chunks + (size_t)r];
+            size_t row = G.rank[byrange[k] - G.g];
+            chunk *c = &C[row * (size_t)chunks + (size_t)r];
             if (!c->valid || c->nops)
                 continue;
             if (seen)
@@ -760,9 +497,9 @@ static int find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double
         }
     }
     /* chunkgroup and the coalescing GROUP BY groupId, deviceId, pid */
-    for (size_t gi = 0; gi < ng; gi++) {
-        fgroup *g = &G.g[gi];
-        chunk *c = C + gi * (size_t)chunks;
+    for (size_t k = 0; k < ng; k++) {
+        const gf_gpuop_group *g = &G.g[G.sorted[k]];
+        chunk *c = C + k * (size_t)chunks;
         int64_t rownum = 0;
         int64_t cur = INT64_MIN;
         for (int r = 0; r < chunks; r++) {
@@ -806,25 +543,18 @@ static int find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double
     free(C);
     free(byrange);
     free(U);
-    groups_free(&G);
+    gf_gpuops_free(&G);
     *rows = out;
     *n = nu;
     return 0;
 fail:
+    gf_oom(err, "findings");
+fail_err:
     free(C);
     free(byrange);
     free(U);
     free(out);
-    groups_free(&G);
-    return gf_oom(err, "findings");
+    gf_gpuops_free(&G);
+    return -1;
 }
 
-/* The groups never beside the NVTX projection's sweep (mem.h gf_mem_gate). */
-int gf_find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double threshold, int64_t limit,
-                     gf_util_row **rows, size_t *n, gf_err *err)
-{
-    gf_mem_gate_enter();
-    int rc = find_low_util(t, w, chunks, threshold, limit, rows, n, err);
-    gf_mem_gate_leave();
-    return rc;
-}

@@ -41,13 +41,10 @@ typedef struct gf_gap_row {
 } gf_gap_row;
 
 /* nsys gpu-starv: gaps longer than min_gap_ns between GPU work per (process, device) (kernels, memcpy,
- * memset and CUDA profiling overhead), longest first (ties: earlier first), at most limit. */
+ * memset and CUDA profiling overhead), longest first (ties: earlier first), at most limit. Memory for its
+ * gaps only (trace_findings_gpuops.h): no scratch gate, safe beside any other pass. */
 int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
                  size_t *n, gf_err *err);
-/* The same without the scratch gate (mem.h gf_mem_gate): for a thread of its own beside the rules when no other
- * scratch-heavy pass runs in the process (trace_rules_job.h). */
-int gf_find_gaps_ungated(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_t limit, gf_gap_row **rows,
-                         size_t *n, gf_err *err);
 
 typedef struct gf_util_row {
     double avg;        /* in-use percent, rounded to 0.1 as SQLite's round(x, 1) */

@@ -926,7 +926,7 @@ int gf_proj_read(const gf_trace *t, const char *sqlite_path, size_t max, gf_proj
         return -1;
     }
     pctx c = {t, p->side, NULL};
-    gf_mem_gate_enter(); /* the sort's 24 bytes a range never beside gpu-starv's groups (mem.h) */
+    gf_mem_gate_enter(); /* the sort's 24 bytes a range never beside launch-overhead's delays (mem.h) */
     int sr = p->np ? sort_start(p->pv, p->np, &c, &p->ord) : 0;
     gf_mem_gate_leave();
     if (sr != 0) {

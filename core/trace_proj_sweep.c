@@ -353,7 +353,7 @@ static int proj_sweep(const gf_trace *t, gf_proj_hit **out, size_t *n, int *give
     return 0;
 }
 
-/* The sweep's scratch (a third of the trace's size) never beside gpu-starv's (mem.h gf_mem_gate). */
+/* The sweep's scratch (a third of the trace's size) never beside launch-overhead's (mem.h gf_mem_gate). */
 int gf_proj_sweep(const gf_trace *t, gf_proj_hit **out, size_t *n, int *given, gf_err *err)
 {
     gf_mem_gate_enter();

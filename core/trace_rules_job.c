@@ -80,8 +80,7 @@ static void *run(void *arg)
     for (size_t k = 0; k < j->n; k++) {
         work *x = &j->v[k];
         if (x->kind == WORK_GAPS)
-            x->rc = gf_find_gaps_ungated(j->t, &x->w, x->min_gap, x->limit, (gf_gap_row **)&x->rows, &x->n,
-                                         &x->err);
+            x->rc = gf_find_gaps(j->t, &x->w, x->min_gap, x->limit, (gf_gap_row **)&x->rows, &x->n, &x->err);
         else
             x->rc = gf_find_launches_ungated(j->t, &x->w, x->min_kernels, (gf_launch_row **)&x->rows, &x->n,
                                              &x->sum, &x->err);
