@@ -55,8 +55,8 @@ local function text(doc)
     local who = multi and string.format("%-14s ", type(s.rank) == "string" and s.rank or ("pid " .. s.pid)) or ""
     local name = #s.name > 24 and (s.name:sub(1, 23) .. "…") or s.name
     out[#out + 1] = string.format("%s%5d  %-24s %12s %12s %12s %12s %12s %10s %10s %10s %8d %8d  %s", who, s.index,
-      name, ms(s.start_ns), ms(s.time_ns), ms(s.duration_ns), ms(s.gpu_span_ns), ms(s.compute_ns), ms(s.communication_ns), ms(copy),
-      ms(idle), s.kernels, s.launches, table.concat(flags, ","))
+      name, ms(s.start_ns), ms(s.time_ns), ms(s.duration_ns), ms(s.gpu_span_ns), ms(s.compute_ns),
+      ms(s.communication_ns), ms(copy), ms(idle), s.kernels, s.launches, table.concat(flags, ","))
   end
   local m = doc.summary
   out[#out + 1] = string.format("summary: %d steps (%d warm-up %s), median %s, p90 %s, max %s (step %s); " ..
