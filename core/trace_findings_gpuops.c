@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hmap.h"
-
 /* A GPU operation's rank in gpustats.py's union (after profiling overhead, 0) */
 static uint8_t union_rank(int kind)
 {
@@ -41,28 +39,14 @@ static int cuda_overhead(const gf_overhead *o, const int32_t oid[3], const gf_fw
            gf_fwin_cpu(w, o->start, o->end, o->pid, o->tid);
 }
 
-/* The (process, device) groups as they are met: GPU work comes in runs of one group */
-typedef struct group_index {
-    gf_hmap idx;
-    uint64_t last_key;
-    int64_t last_g;
-} group_index;
-
-/* Event i's group (*added: it is number `next`, new); 0 when the GPU rules leave the event out (not GPU work,
- * start <= 0, outside the window); -1 on OOM. In the second pass every group is known. */
-static int group_of(group_index *x, const gf_trace *t, const gf_fwin *w, size_t i, size_t next, int64_t *g,
-                    int *added)
+/* Event i's group key (pid, deviceId); 0 when the GPU rules leave the event out (not GPU work, start <= 0,
+ * outside the window). GPU work comes in runs of one group: the callers look the last key up once. */
+static int gpu_key(const gf_trace *t, const gf_fwin *w, size_t i, uint64_t *key)
 {
     if (!gf_ev_is_gpu_work(t->kind[i]) || t->start[i] <= 0 ||
         !gf_fwin_gpu(w, t->start[i], t->start[i] + t->dur[i], t->pid[i]))
         return 0;
-    uint64_t key = ((uint64_t)(uint32_t)(t->pid[i] + 1) << 32) | (uint32_t)(lane_dev(t, i) + 1);
-    *added = 0;
-    int64_t *v = key == x->last_key && x->last_g >= 0 ? &x->last_g : gf_hmap_put(&x->idx, key, (int64_t)next, added);
-    if (!v)
-        return -1;
-    x->last_key = key;
-    x->last_g = *g = *v;
+    *key = ((uint64_t)(uint32_t)(t->pid[i] + 1) << 32) | (uint32_t)(lane_dev(t, i) + 1);
     return 1;
 }
 
@@ -113,6 +97,7 @@ void gf_gpuops_free(gf_gpuops *G)
     free(G->sorted);
     free(G->rank);
     free(G->oh);
+    gf_hmap_free(&G->idx);
     memset(G, 0, sizeof *G);
 }
 
@@ -122,19 +107,21 @@ int gf_gpuops_scan(const gf_trace *t, const gf_fwin *w, gf_gpuops *G, gf_err *er
     if (t->n + t->noverhead >= UINT32_MAX)
         return gf_errf(err, GF_EXIT_ERROR, "GPU rules: %zu events and %zu profiler overhead rows: more than 32-bit "
                        "row numbers hold", t->n, t->noverhead);
-    group_index x = {.last_key = GF_HMAP_EMPTY, .last_g = -1};
-    gf_hmap_init(&x.idx);
-    int64_t prev = INT64_MIN;
+    gf_hmap_init(&G->idx);
+    uint64_t key, last_key = GF_HMAP_EMPTY;
+    int64_t gi = -1, prev = INT64_MIN;
     for (size_t i = 0; i < t->n; i++) {
-        int ins;
-        int64_t gi;
-        int in = group_of(&x, t, w, i, G->n, &gi, &ins);
-        if (in < 0)
-            goto oom;
-        if (!in)
+        if (!gpu_key(t, w, i, &key))
             continue;
+        int ins = 0;
+        if (key != last_key) {
+            int64_t *v = gf_hmap_put(&G->idx, key, (int64_t)G->n, &ins);
+            if (!v)
+                goto oom;
+            gi = *v;
+            last_key = key;
+        }
         if (t->start[i] < prev) {
-            gf_hmap_free(&x.idx);
             gf_gpuops_free(G);
             return gf_errf(err, GF_EXIT_ERROR, "GPU rules: the trace's events are not in start order (event %zu)", i);
         }
@@ -157,14 +144,12 @@ int gf_gpuops_scan(const gf_trace *t, const gf_fwin *w, gf_gpuops *G, gf_err *er
         if (e > g->re)
             g->re = e;
     }
-    gf_hmap_free(&x.idx);
     if (order_groups(t, w, G) != 0) {
         gf_gpuops_free(G);
         return gf_oom(err, "findings");
     }
     return 0;
 oom:
-    gf_hmap_free(&x.idx);
     gf_gpuops_free(G);
     return gf_oom(err, "findings");
 }
@@ -181,29 +166,21 @@ static void each_overhead(const gf_trace *t, const gf_gpuops *G, size_t k, gf_gp
     }
 }
 
-int gf_gpuops_each(const gf_trace *t, const gf_fwin *w, const gf_gpuops *G, gf_gpuop_fn *fn, void *arg, gf_err *err)
+void gf_gpuops_each(const gf_trace *t, const gf_fwin *w, const gf_gpuops *G, gf_gpuop_fn *fn, void *arg)
 {
-    group_index x = {.last_key = GF_HMAP_EMPTY, .last_g = -1};
-    gf_hmap_init(&x.idx);
-    for (size_t k = 0; k < G->n; k++) { /* the groups' keys as the scan made them */
-        uint64_t key = ((uint64_t)(uint32_t)(G->g[k].pid + 1) << 32) | (uint32_t)(G->g[k].dev + 1);
-        if (!gf_hmap_put(&x.idx, key, (int64_t)k, NULL)) {
-            gf_hmap_free(&x.idx);
-            return gf_oom(err, "findings");
-        }
-    }
-    size_t oh = 0;
+    uint64_t key, last_key = GF_HMAP_EMPTY;
+    size_t gi = 0, oh = 0;
     for (size_t i = 0; i < t->n; i++) {
-        int ins;
-        int64_t gi;
-        if (group_of(&x, t, w, i, G->n, &gi, &ins) <= 0)
-            continue; /* every group exists already: no insertion, so no OOM */
+        if (!gpu_key(t, w, i, &key))
+            continue;
+        if (key != last_key) { /* every group is in the scan's index */
+            gi = (size_t)*gf_hmap_get(&G->idx, key);
+            last_key = key;
+        }
         for (; oh < G->noh && t->overhead[G->oh[oh]].start <= t->start[i]; oh++)
             each_overhead(t, G, oh, fn, arg);
-        fn(arg, (size_t)gi, t->start[i], t->start[i] + t->dur[i], (uint32_t)i);
+        fn(arg, gi, t->start[i], t->start[i] + t->dur[i], (uint32_t)i);
     }
     for (; oh < G->noh; oh++)
         each_overhead(t, G, oh, fn, arg);
-    gf_hmap_free(&x.idx);
-    return 0;
 }

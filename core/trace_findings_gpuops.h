@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "gf_err.h"
+#include "hmap.h"
 #include "trace.h"
 #include "trace_findings.h"
 
@@ -30,6 +31,7 @@ typedef struct gf_gpuops {
     size_t *rank;      /* group index → its position in sorted */
     uint32_t *oh;      /* the CUDA profiling overhead rows in the filter, by start */
     size_t noh;
+    gf_hmap idx;       /* (pid, deviceId) → group, as the scan made it; the second pass reads it */
 } gf_gpuops;
 
 /* The groups of t's GPU operations in w (NULL: all). 0, or -1 with err set (out of memory; more rows than
@@ -40,8 +42,8 @@ int gf_gpuops_scan(const gf_trace *t, const gf_fwin *w, gf_gpuops *G, gf_err *er
  * (equal starts in any order). */
 typedef void gf_gpuop_fn(void *arg, size_t g, int64_t s, int64_t e, uint32_t ref);
 
-/* Every operation of every group, then fn's calls; 0, or -1 for want of memory (err set). */
-int gf_gpuops_each(const gf_trace *t, const gf_fwin *w, const gf_gpuops *G, gf_gpuop_fn *fn, void *arg, gf_err *err);
+/* fn called for every operation of every group (the same filter w as the scan's) */
+void gf_gpuops_each(const gf_trace *t, const gf_fwin *w, const gf_gpuops *G, gf_gpuop_fn *fn, void *arg);
 
 /* gpustats.py's union order of row ref (overhead first, then kernels, memcpys, memsets; table order within) */
 uint64_t gf_gpuops_order(const gf_trace *t, uint32_t ref);

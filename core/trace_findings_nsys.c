@@ -308,17 +308,17 @@ int gf_find_gaps(const gf_trace *t, const gf_fwin *w, int64_t min_gap_ns, int64_
     r.last = malloc(ng * sizeof *r.last);
     r.seen = calloc(ng, 1);
     gf_gap_row *out = NULL;
-    int rc = !r.maxend || !r.last || !r.seen ? -1 : gf_gpuops_each(t, w, &G, gap_visit, &r, err);
-    if (rc == 0 && !r.oom)
-        out = gaps_by_group(&r, G.n);
+    if (r.maxend && r.last && r.seen) {
+        gf_gpuops_each(t, w, &G, gap_visit, &r);
+        if (!r.oom)
+            out = gaps_by_group(&r, G.n);
+    }
     size_t nout = r.n;
     free(r.maxend);
     free(r.last);
     free(r.seen);
     free(r.out);
     gf_gpuops_free(&G);
-    if (rc != 0)
-        return -1;
     if (!out)
         return gf_oom(err, "findings");
     /* With GPU_CUDA the only view, SQLite flattens it into the window's subquery and ORDER BY duration DESC,
@@ -465,8 +465,7 @@ int gf_find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double thr
     for (size_t k = 0; k < ng; k++) /* chunk rows in (pid, deviceId) order */
         init_chunks(&G.g[G.sorted[k]], C + k * (size_t)chunks, chunks);
     util_run u = {&G, C, chunks};
-    if (gf_gpuops_each(t, w, &G, util_visit, &u, err) != 0)
-        goto fail_err;
+    gf_gpuops_each(t, w, &G, util_visit, &u);
     for (size_t k = 0; k < ng; k++) {
         chunk *c = C + k * (size_t)chunks;
         for (int r = 0; r < chunks; r++) {
@@ -548,13 +547,11 @@ int gf_find_low_util(const gf_trace *t, const gf_fwin *w, int chunks, double thr
     *n = nu;
     return 0;
 fail:
-    gf_oom(err, "findings");
-fail_err:
     free(C);
     free(byrange);
     free(U);
     free(out);
     gf_gpuops_free(&G);
-    return -1;
+    return gf_oom(err, "findings");
 }
 

@@ -446,8 +446,9 @@ return {
   -- gpuflame diff BEFORE AFTER (docs/DIFF.md): the regression verdict and how kernels are matched.
   diff = {
     threshold = 0.05,        -- regression when total GPU time grows by more than this (5%)
-    kernel_threshold = 0.20, -- ... or a kernel among the top_kernels grows by more than this (20%), unless the
-                             -- total fell by more than threshold (then the kernels' growth is a note)
+    kernel_threshold = 0.20, -- ... or a kernel among the top_kernels grows by more than this (20%)
+    notes_when_faster = true, -- ... unless the total fell by more than threshold: then that is a note, not a
+                              -- regression (an optimisation's kernel swap); false: a regression all the same
     top_kernels = 10,        -- the largest kernels by max(BEFORE, AFTER) total time; a new one there counts
     -- verdict = function(d) return d.total.change ~= nil and d.total.change > 0.10 end,
     -- normalize_name: none, kernels match by their demangled name exactly. Looser matching, e.g.

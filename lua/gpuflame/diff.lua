@@ -385,9 +385,9 @@ end
 
 -- The default rule: regression when total GPU time grows by more than diff.threshold, or a kernel among
 -- the diff.top_kernels largest (by max(before, after) total) grows by more than diff.kernel_threshold
--- (a new kernel among them counts as growth). When the total falls by more than diff.threshold, the kernels'
--- growth is no regression of the run (an optimisation that swaps kernels, e.g. for half-precision ones, makes
--- new ones): it is kept as notes.
+-- (a new kernel among them counts as growth). When the total falls by more than diff.threshold (and policy
+-- diff.notes_when_faster), the kernels' growth is no regression of the run (an optimisation that swaps
+-- kernels, e.g. for half-precision ones, makes new ones): it is kept as notes.
 function M.default_verdict(d, policy)
   local p = need(policy, "diff.default_verdict").diff
   local thr, kthr, top = p.threshold, p.kernel_threshold, p.top_kernels
@@ -422,7 +422,7 @@ function M.default_verdict(d, policy)
         "threshold", what, k.name, pct((va - vb) / vb, true), M.ns(vb), M.ns(va), pct(kthr))
     end
   end
-  if change and change < -thr then
+  if p.notes_when_faster and change and change < -thr then
     return { regression = #reasons > 0, reasons = reasons, notes = kernel_reasons }
   end
   for _, r in ipairs(kernel_reasons) do reasons[#reasons + 1] = r end

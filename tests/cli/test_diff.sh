@@ -165,6 +165,10 @@ PY
   run_gf diff "$DL" "$TMP/faster.sqlite"
   check_contains "faster and renamed: the text says why the kernel change is no regression" "$out" \
     "verdict: no regression (exit 0); total GPU time fell"
+  printf 'return { diff = { notes_when_faster = false } }\n' >"$TMP/strict.lua"
+  run_gf --policy "$TMP/strict.lua" diff "$DL" "$TMP/faster.sqlite" --json
+  check_eq "faster and renamed, policy diff.notes_when_faster = false: a regression all the same (exit 10)" \
+    "10 0" "$rc $(python3 -c 'import json, sys; print(len(json.load(sys.stdin)["verdict"]["notes"]))' <<<"$out")"
   printf 'return { diff = { normalize_name = require("gpuflame.kernelnames").standard } }\n' >"$TMP/norm.lua"
   run_gf --policy "$TMP/norm.lua" diff "$DL" "$TMP/renamed.sqlite" --json
   printf '%s\n' "$out" >"$TMP/norm.json"
