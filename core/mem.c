@@ -57,6 +57,12 @@ void gf_mem_prefault(void *p, size_t len)
     gf_mem_populate(p, len);
 }
 
+void gf_mem_arena_reserve(size_t bytes)
+{
+    void *volatile p = malloc(bytes); /* volatile: a compiler may drop an unused malloc and its free */
+    free(p);
+}
+
 enum { NSLICE = 256 }; /* of 325 MB of columns: ~1.3 MB, a few ms of the kernel zeroing pages */
 
 int gf_mem_populate_some(gf_mem_populator *pp)

@@ -29,6 +29,14 @@ void *gf_mem_scratch(size_t bytes);
 void gf_mem_hint_huge(void *p, size_t len);
 void gf_mem_populate(void *p, size_t len);
 
+/* Grows the calling thread's malloc arena to hold `bytes` once, at a thread's start, instead of 4 KiB at a time
+ * as it fills (glibc grows a thread's heap with one mprotect per step, and an mprotect waits for the address
+ * space's lock while another thread maps pages with gf_mem_populate: the SQLite import's readers waited ~1 ms
+ * a step, ~400 steps each, while the calling thread mapped the model's columns). The memory is given back to
+ * the arena at once; only its address range stays writable, so later growth within it needs no system call.
+ * Keep bytes under GF_MEM_MAPPED_MIN: a larger block would be a mapping of its own. */
+void gf_mem_arena_reserve(size_t bytes);
+
 /* gf_mem_populate of up to GF_MEM_NSPAN spans a slice at a time, across all the spans (a writer that fills
  * several arrays side by side finds the front of each mapped), for a thread that has time to spare (the
  * SQLite import's while it waits for rows, sqlite_prefetch.c). The spans may be written meanwhile, or even

@@ -153,10 +153,14 @@ static int fill(const rdr *r, chunk *c, size_t k)
     }
 }
 
+/* A reader's heap: its connection's page cache (2 MiB, SQLite's default) and its chunks' text. */
+#define READER_HEAP ((size_t)3 << 20)
+
 static void *reader(void *arg)
 {
     rdr *r = arg;
     struct gf_sqlq_pf *pf = r->pf;
+    gf_mem_arena_reserve(READER_HEAP);
     for (size_t k = (size_t)r->id;; k += (size_t)pf->nrd) {
         if (pf->nrd > 1 && k >= (size_t)pf->nblocks)
             return NULL;

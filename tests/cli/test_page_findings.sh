@@ -146,6 +146,30 @@ run_gf --policy "$P/nosuch.lua" timeline "$G/planted.sqlite" -o "$TMP/nosuch.htm
 check_eq "a policy naming no such rule: the page is written" 0 "$rc"
 check_contains "... with a note saying why there are no findings" "$(q "$TMP/nosuch.html" gf-findings "d['note']")" "no rule 'nosuch'"
 
+# --- a rule that holds the scratch gate (docs/RULES.md) runs after the others on a page, in plan order in
+# `findings`; results stay in the order asked for. Each probe says which probes had run when it ran. ---
+for r in gated plain; do
+  gate=false; [ "$r" = gated ] && gate=true
+  cat >"$TMP/path/rules/probe_$r.lua" <<EOF
+return { name = "probe_$r", options = {}, scratch_gate = $gate, run = function(model)
+  model.probe_seen = (model.probe_seen or "") .. "$r;"
+  return { columns = { "x" }, rows = {}, verdict = "ran after: " .. model.probe_seen, severity = "info" }
+end }
+EOF
+done
+printf 'return { findings = { rules = { "probe_gated", "probe_plain" } } }\n' >"$P/probes.lua"
+run_gf_env GPUFLAME_PATH="$TMP/path" -- --policy "$P/probes.lua" timeline "$G/planted.sqlite" -o "$TMP/probes.html"
+check_eq "timeline: the probes' findings in the order asked for, the gated probe run last" \
+  "0 probe_gated:ran after: plain;gated; probe_plain:ran after: plain;" \
+  "$rc $(q "$TMP/probes.html" gf-findings "' '.join(f['rule'] + ':' + f['text'] for f in d['findings'])")"
+run_gf_env GPUFLAME_PATH="$TMP/path" -- --policy "$P/probes.lua" findings -f json "$G/planted.sqlite"
+check_eq "findings: the probes run in the order asked for" "ran after: gated; | ran after: gated;plain;" \
+  "$(python3 -c 'import json,sys; print(" | ".join(f["verdict"] for f in json.load(sys.stdin)["findings"]))' <<<"$out")"
+printf 'return { name = "badgate", options = {}, scratch_gate = "yes", run = function() end }\n' >"$TMP/path/rules/badgate.lua"
+run_gf_env GPUFLAME_PATH="$TMP/path" -- findings -r badgate "$G/planted.sqlite"
+check_contains "a rule whose scratch_gate is not a boolean: refused by name" "$err" "rule badgate"
+check_contains "... saying what it must be" "$err" "\`scratch_gate\` must be a boolean"
+
 # --- capture --stacks (fake nsys): the timeline carries the findings, findings.json has the same verdicts ---
 PATH="$TOP/tests/fake:$PATH" FAKE_NSYS_SQLITE="$G/planted.sqlite" run_gf capture --stacks --out "$TMP/cap" -- /bin/true
 check_eq "capture --stacks: exit 0" 0 "$rc"
