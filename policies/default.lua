@@ -367,6 +367,13 @@ return {
     -- median away from the median (warm-up steps excluded)
     outlier_mad = 3,
     outlier_min_share = 0.1,
+    -- drift: with at least drift_min_steps counted steps, the last third's median time against the first
+    -- third's; the loop drifts when they differ by drift_min_share of the first's and, in at least
+    -- drift_agreement of the (first-third, last-third) pairs of steps, the later step is the slower (or the
+    -- faster) one (docs/SEMANTICS.md "Steps")
+    drift_min_steps = 9,
+    drift_min_share = 0.1,
+    drift_agreement = 0.75,
     top = 5,            -- top kernels and NVTX ranges listed per step
   },
 

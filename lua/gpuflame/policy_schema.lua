@@ -333,6 +333,9 @@ S.tree = {
     warmup_steps = S.int({ min = 0 }),
     outlier_mad = S.num({ min = 0 }),
     outlier_min_share = S.num({ min = 0 }),
+    drift_min_steps = S.int({ min = 3 }),
+    drift_min_share = S.num({ min = 0 }),
+    drift_agreement = S.num({ min = 0.5, max = 1 }),
     top = S.int({ min = 0 }),
   },
   -- the critical path of a step (lua/gpuflame/critpath.lua, docs/CRITICAL_PATH.md)

@@ -290,6 +290,70 @@ function M.measure(tr, wins, policy)
   return steps
 end
 
+-- drift(counted, p) → the drift of the counted steps' times over the run, or null with fewer than
+-- p.drift_min_steps (docs/SEMANTICS.md "Steps"): the steps in run order (step index; the ranks' steps of one
+-- index side by side), their first and last thirds' medians, and the share of (first, last) pairs in which the
+-- later step is the slower, ties half; direction "slower" or "faster" when both say so, else null. parts: the
+-- same two medians of each part of the steps' GPU work (summed over their devices), the largest change first.
+local DRIFT_PARTS = { "compute", "communication", "copy", "memset", "idle" }
+
+local function part_ns(s, part)
+  local v = 0
+  for _, d in ipairs(s.devices) do v = v + d[part .. "_ns"] end
+  return v
+end
+
+local function drift_parts(first, last)
+  local parts = core.json.array({})
+  for _, part in ipairs(DRIFT_PARTS) do
+    local a, b = {}, {}
+    for i, s in ipairs(first) do a[i], b[i] = part_ns(s, part), part_ns(last[i], part) end
+    local m1, m3 = median(a), median(b)
+    parts[#parts + 1] = { part = part, first_median_ns = m1, last_median_ns = m3, change_ns = m3 - m1 }
+  end
+  table.sort(parts, function(x, y)
+    if x.change_ns ~= y.change_ns then return x.change_ns > y.change_ns end
+    return x.part < y.part
+  end)
+  return parts
+end
+
+local function drift(counted, p)
+  local n = #counted
+  if n < p.drift_min_steps then return core.json.null end
+  local order = {}
+  for i, s in ipairs(counted) do order[i] = { s = s, i = i } end
+  table.sort(order, function(a, b)
+    if a.s.index ~= b.s.index then return a.s.index < b.s.index end
+    return a.i < b.i
+  end)
+  local k = n // 3
+  local first, last, fs, ls = {}, {}, {}, {}
+  for i = 1, k do
+    fs[i], ls[i] = order[i].s, order[n - k + i].s
+    first[i], last[i] = fs[i].time_ns, ls[i].time_ns
+  end
+  local m1, m3 = median(first), median(last)
+  table.sort(first)
+  table.sort(last)
+  local lt, le, slower = 0, 0, 0 -- first-third times below, and at most, the last-third time at hand
+  for _, b in ipairs(last) do
+    while lt < k and first[lt + 1] < b do lt = lt + 1 end
+    while le < k and first[le + 1] <= b do le = le + 1 end
+    slower = slower + lt + (le - lt) / 2
+  end
+  local later_slower = slower / (k * k)
+  local change = m3 - m1
+  local share = m1 > 0 and change / m1 or 0
+  local dir = core.json.null
+  if math.abs(share) >= p.drift_min_share then
+    if change > 0 and later_slower >= p.drift_agreement then dir = "slower" end
+    if change < 0 and later_slower <= 1 - p.drift_agreement then dir = "faster" end
+  end
+  return { steps_per_third = k, first_median_ns = m1, last_median_ns = m3, change_ns = change, share = share,
+    later_slower = later_slower, direction = dir, parts = drift_parts(fs, ls) }
+end
+
 -- summary of the steps of one group: counted = not warm-up (all when every step is warm-up); outliers flagged
 local function summarize(steps, p)
   local counted = {}
@@ -319,6 +383,7 @@ local function summarize(steps, p)
     slowest = slowest and slowest.index or core.json.null, slowest_rank = slowest and slowest.rank or core.json.null,
     slowest_pid = slowest and slowest.pid or core.json.null, noise_ns = noise, outliers = outliers,
     median_duration_ns = median(d), median_gpu_span_ns = median(g), gpu_bound = nbound,
+    drift = drift(counted, p),
   }
 end
 

@@ -10,7 +10,8 @@ return {
     "the range that repeats on the main thread; marker: a Lua pattern to pick them): per step its duration and " ..
     "time (the duration, or its busiest GPU's work when longer: GPU-bound), the " ..
     "GPU work it launched with each device's compute/communication/copy/memset/idle ns, kernels, top kernels, " ..
-    "warm-up and outlier flags; the summary of the times (median, p90, max, slowest step, outliers) and, for " ..
+    "warm-up and outlier flags; the summary of the times (median, p90, max, slowest step, outliers, the drift " ..
+    "from the first third of the steps to the last: direction slower/faster or null) and, for " ..
     "several ranks/processes, " ..
     "the slowest rank of each step (`gpuflame steps --json`). Steps are paged with limit/cursor.",
   inputSchema = {

@@ -11,13 +11,22 @@
   function sum(s, f) { return s.devices.reduce(function (a, d) { return a + d[f]; }, 0); }
   document.getElementById('rule').textContent = 'Steps: ' + String(D.rule_text);
   var m = D.summary;
+  // the part of the GPU work that changed most with the drift (docs/SEMANTICS.md "Steps")
+  function driftPart(d) {
+    var slower = d.direction === 'slower', p = d.parts[slower ? 0 : d.parts.length - 1];
+    return p.part + (slower ? ' grew' : ' shrank') + ' most (median ' + stepMs(p.first_median_ns) + ' to ' +
+      stepMs(p.last_median_ns) + ' ms)';
+  }
   document.getElementById('summary').textContent = m.steps + ' steps; median ' + stepMs(m.median_ns) + ' ms, p90 ' +
     stepMs(m.p90_ns) + ' ms, max ' + stepMs(m.max_ns) + ' ms (step ' + m.slowest +
     (typeof m.slowest_rank === 'string' ? ' of ' + m.slowest_rank : '') + '); ' + m.warmup + ' warm-up ' +
     (m.warmup_included ? '(every step is warm-up: counted)' : '(left out)') + '; ' + m.outliers.length +
     ' outlier(s)' + (m.outliers.length ? ': ' + m.outliers.join(', ') : '') +
     (m.gpu_bound > 0 ? '; ' + m.gpu_bound + ' of ' + m.counted + ' steps GPU-bound: their busiest GPU\'s work ' +
-      'outlasts their CPU range (median ' + stepMs(m.median_duration_ns) + ' ms), and their time is that work\'s' : '');
+      'outlasts their CPU range (median ' + stepMs(m.median_duration_ns) + ' ms), and their time is that work\'s' : '') +
+    (m.drift && typeof m.drift.direction === 'string' ? '; the steps get ' + m.drift.direction + ' over the run: ' +
+      'the last third\'s median ' + stepMs(m.drift.last_median_ns) + ' ms against the first third\'s ' +
+      stepMs(m.drift.first_median_ns) + ' ms; ' + driftPart(m.drift) : '');
   document.getElementById('inputs').textContent = (D.inputs || []).length ? 'inputs: ' + D.inputs.join(', ') : '';
   // one process: no rank column
   if (!(D.processes || []).length) document.getElementById('steps').className = 'one-process';

@@ -19,6 +19,9 @@ execFileSync('python3', [`${TOP}/tests/gen/rank_exports.py`, 'job', job, '--rank
   '--steps', '4']);
 execFileSync(bin, ['-q', 'steps', `${job}/rank0.sqlite`, `${job}/rank1.sqlite`, '--html', out2],
   { stdio: ['ignore', 'ignore', 'pipe'] });
+const ddb = path.join(TMP, 'steps-drift.sqlite'), out3 = path.join(TMP, 'steps-drift.html');
+execFileSync('python3', [`${TOP}/tests/gen/steps_export.py`, 'drift', ddb]);
+execFileSync(bin, ['-q', 'steps', ddb, '--html', out3], { stdio: ['ignore', 'ignore', 'pipe'] });
 
 const browser = await launch();
 try {
@@ -46,6 +49,7 @@ try {
   check('steps page: the rule and the summary', r.rule.includes('ProfilerStep#%d+') &&
     r.summary.includes('median 10.000 ms') && r.summary.includes('outlier(s): 5'), `${r.rule} | ${r.summary}`);
   check('steps page: no rank column for one process', r.rankCol === 'none', r.rankCol);
+  check('steps page: a steady loop says no drift', !r.summary.includes('over the run'), r.summary);
   await page.screenshot({ path: path.join(TMP, 'steps-page.png'), fullPage: true });
   await page.goto(pathToFileURL(out2).href);
   const q = await page.evaluate(() => ({
@@ -55,6 +59,11 @@ try {
   check('steps page, two ranks: each step\'s slowest rank, above the noise floor', !q.hidden && q.rows.length === 4 &&
     q.rows.every((t) => t.includes('rank 1') && t.endsWith('yes')), JSON.stringify(q));
   await page.screenshot({ path: path.join(TMP, 'steps-page-ranks.png'), fullPage: true });
+  await page.goto(pathToFileURL(out3).href);
+  const ds = await page.evaluate(() => document.getElementById('summary').textContent);
+  check('steps page, a loop that slows down: the drift and the part that grew most', ds.includes(
+    'the steps get slower over the run: the last third\'s median 12.400 ms against the first third\'s 10.000 ms; ' +
+    'idle grew most (median 5.700 to 7.450 ms)'), ds);
   check('steps page: no page errors', errors.length === 0, errors.join('; '));
 } finally {
   await browser.close();

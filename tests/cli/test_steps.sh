@@ -90,6 +90,34 @@ run_gf collapse --step median "$TMP/gpubound.sqlite"
 check_contains "gpubound: --step median is the step whose time is nearest the median (step 1), not its CPU range's" \
   "$err" "step 1 (step 1, the median step)"
 
+# --- a loop that slows down, or speeds up, over the run: a drift, no outlier ---
+for v in drift speedup; do
+  python3 "$GEN" $v "$TMP/$v.sqlite"
+  run_gf steps --json "$TMP/$v.sqlite"
+  printf '%s\n' "$out" >"$TMP/$v.json"
+  res=$(python3 "$CHECK" "$TMP/$v.sqlite" "$TMP/$v.json" 'step \d+' "${COMM[@]}")
+  check_eq "$v: every step and the summary, its drift included, equal SQL" 0 "$?"
+  check_contains "$v: the summary was checked" "$res" "summary equal to SQL"
+done
+check_eq "drift: no outlier; thirds of 3 steps, medians 10 and 12.4 ms, every later step slower: slower" \
+  "[] 3 10000000 12400000 1 slower" "$(j "$TMP/drift.json" "' '.join(str(x) for x in [d['summary']['outliers']] + [d['summary']['drift'][k] for k in ('steps_per_third', 'first_median_ns', 'last_median_ns', 'later_slower', 'direction')])")"
+check_eq "speedup: the same in reverse: faster" "[] 12400000 10000000 0 faster" \
+  "$(j "$TMP/speedup.json" "' '.join(str(x) for x in [d['summary']['outliers']] + [d['summary']['drift'][k] for k in ('first_median_ns', 'last_median_ns', 'later_slower', 'direction')])")"
+run_gf steps "$TMP/drift.sqlite"
+check_contains "drift: the text says so" "$out" \
+  "drift: the steps get slower over the run: the last third's median 12.400 ms against the first third's 10.000 ms (+24.0 %); the later step is the slower in 100 % of the pairs"
+check_contains "drift: ... and which part of the steps' GPU work grew most: idle (the GPU work is the same)" "$out" \
+  "; idle grew most (median 5.700 ms to 7.450 ms)"
+run_gf steps "$TMP/speedup.sqlite"
+check_contains "speedup: the text says so" "$out" "drift: the steps get faster over the run"
+check_contains "speedup: ... and which part shrank most" "$out" "; idle shrank most (median 7.450 ms to 5.700 ms)"
+check_eq "noisy: 7 counted steps, too few to judge a drift (null)" "None" "$(j "$TMP/noisy.json" "d['summary']['drift']")"
+printf 'return { steps = { drift_min_share = 0.3 } }\n' >"$TMP/drift30.lua"
+run_gf --policy "$TMP/drift30.lua" steps --json "$TMP/drift.sqlite"
+check_eq "drift: policy drift_min_share = 0.3: +24 % is no drift" "None" "$(j /dev/stdin "d['summary']['drift']['direction']" <<<"$out")"
+run_gf steps "$DB"
+check_not_contains "train: no drift line" "$out" "drift:"
+
 # --- the fallback: no marker in the policy ---
 P=$TMP/policies; mkdir -p "$P"; chmod 755 "$P"
 printf 'return { steps = { markers = {} } }\n' >"$P/nomarkers.lua"

@@ -20,6 +20,10 @@ usage: steps_export.py VARIANT OUT.sqlite
             (the kernel 200 us after its call): a GPU-bound loop. The CPU ranges last 5 ms, except steps 4 and 6
             (10 ms: they waited for the GPU, as nersc-dl's do): each step's time is its 9.5 ms of GPU work, or
             10 ms for steps 4 and 6, so no step is an outlier although the CPU ranges alone would make two.
+  drift     like noisy, 12 `step N` ranges: a 20 ms warm-up, then 10, 10.1, 9.9, 10, 10.2, 10.8, 11.2, 11.6, 12,
+            12.4, 12.8 ms: the loop slows down (first third's median 10 ms, last third's 12.4 ms, +24 %, every
+            later step slower) with no outlier (the MAD rule: 3 x 1.4826 x 0.8 ms > 2 ms from the median).
+  speedup   the same lengths after the warm-up in reverse: the loop gets faster.
 """
 import importlib.util
 import os
@@ -79,6 +83,10 @@ def main():
         steps(x, "Batch %d", [int(v * MS) for v in (10, 10.2, 9.9, 10.1, 10, 10.3, 9.8, 10)], False, slow=None)
     elif variant == "gpubound":
         gpubound(x)
+    elif variant in ("drift", "speedup"):
+        ramp = [10, 10.1, 9.9, 10, 10.2, 10.8, 11.2, 11.6, 12, 12.4, 12.8]
+        ramp = ramp if variant == "drift" else ramp[::-1]
+        steps(x, "step %d", [int(v * MS) for v in [20] + ramp], False, slow=None)
     else:
         sys.exit("unknown variant " + variant)
     x.finish()

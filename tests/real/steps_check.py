@@ -15,7 +15,9 @@ start, idle = span - the union of everything. Also the kernel count and the dist
 time: its CPU range (end - start), or the union of everything on its busiest device when that is longer
 (gpu_bound). The summary of a one-process document, from those times: the steps but the warm-up ones (the
 first, and those named like `Warm-up`; all when every step is), their median, the outliers (further from it than both 3 x 1.4826 x the median
-absolute deviation and 0.1 x the median; policy steps' defaults), the slowest and the GPU-bound count. Every
+absolute deviation and 0.1 x the median; policy steps' defaults), the slowest, the GPU-bound count and the drift
+(first and last thirds' medians in step order, and the share of all their pairs in which the later is slower, counted
+pair by pair). Every
 number must equal the document's to the ns. Prints one line per step checked; exits 1 on a difference.
 """
 import statistics
@@ -101,7 +103,7 @@ def main():
         devs = {}
         busiest = max((union([(m[0], m[1]) for m in mine if m[2] == dev]) for dev in {m[2] for m in mine}), default=0)
         want["time_ns"], want["gpu_bound"] = max(end - start, busiest), busiest > end - start
-        times.append((k, want["time_ns"], want["gpu_bound"], k == 0 or re.search("[Ww]arm-?[Uu]p", text)))
+        warm = k == 0 or re.search("[Ww]arm-?[Uu]p", text)
         for dev in sorted({m[2] for m in mine}):
             d = [m for m in mine if m[2] == dev]
             span = max(m[1] for m in d) - min(m[0] for m in d)
@@ -111,6 +113,8 @@ def main():
                          "copy_ns": union([(m[0], m[1]) for m in d if m[3] == "copy"]),
                          "memset_ns": union([(m[0], m[1]) for m in d if m[3] == "memset"]),
                          "idle_ns": span - union([(m[0], m[1]) for m in d])}
+        parts = {part: sum(w[part + "_ns"] for w in devs.values()) for part in DRIFT_PARTS}
+        times.append((k, want["time_ns"], want["gpu_bound"], warm, parts))
         diffs = []
         for key, v in want.items():
             if st.get(key) != v:
@@ -132,19 +136,60 @@ def main():
     sys.exit(1 if bad else 0)
 
 
+DRIFT_PARTS = ("compute", "communication", "copy", "memset", "idle")
+
+
+def drift(counted):
+    """The drift (policy steps' defaults: 9 steps, 0.1, 0.75) by every (first-third, last-third) pair; each part's
+    medians (summed over the step's devices), the largest change first."""
+    if len(counted) < 9:
+        return None
+    ordered = sorted(counted, key=lambda x: x[0])
+    t = [x[1] for x in ordered]
+    k = len(t) // 3
+    first, last = t[:k], t[len(t) - k:]
+    parts = []
+    for part in DRIFT_PARTS:
+        a = statistics.median([x[4][part] for x in ordered[:k]])
+        b = statistics.median([x[4][part] for x in ordered[len(t) - k:]])
+        parts.append({"part": part, "first_median_ns": a, "last_median_ns": b, "change_ns": b - a})
+    parts.sort(key=lambda x: (-x["change_ns"], x["part"]))
+    m1, m3 = statistics.median(first), statistics.median(last)
+    slower = sum((b > a) + 0.5 * (b == a) for a in first for b in last) / (k * k)
+    share = (m3 - m1) / m1
+    direction = None
+    if abs(share) >= 0.1 and m3 > m1 and slower >= 0.75:
+        direction = "slower"
+    if abs(share) >= 0.1 and m3 < m1 and slower <= 0.25:
+        direction = "faster"
+    return {"steps_per_third": k, "first_median_ns": m1, "last_median_ns": m3, "change_ns": m3 - m1,
+            "share": share, "later_slower": slower, "direction": direction, "parts": parts}
+
+
+def same_drift(got, want):
+    if got is None or want is None:
+        return got == want
+    close = lambda a, b: abs(a - b) < 1e-9 * max(1, abs(b)) if isinstance(b, float) else a == b
+    return all(close(got.get(key), want[key]) for key in want if key != "parts") and \
+        len(got.get("parts", [])) == len(want["parts"]) and \
+        all(close(g.get(key), w[key]) for g, w in zip(got["parts"], want["parts"]) for key in w)
+
+
 def check_summary(got, counted):
     t = [x[1] for x in counted]
+    with_parts = counted
     counted = [x[:3] for x in counted]
     med = statistics.median(t)
     noise = 1.4826 * statistics.median([abs(v - med) for v in t])
     want = {"median_ns": med, "outliers": [k for k, v, _ in counted if abs(v - med) > 3 * noise and
                                            abs(v - med) > 0.1 * med],
             "slowest": max(counted, key=lambda x: (x[1], -x[0]))[0], "max_ns": max(t),
-            "gpu_bound": sum(1 for x in counted if x[2]), "counted": len(counted)}
+            "gpu_bound": sum(1 for x in counted if x[2]), "counted": len(counted), "drift": drift(with_parts)}
     diffs = ["summary %s: gpuflame %r, SQL %r" % (key, got.get(key), v) for key, v in want.items()
-             if not (got.get(key) == v or (key == "median_ns" and abs(got.get(key, 0) - v) < 1))]
-    print("; ".join(diffs) if diffs else "summary equal to SQL (median %.3f ms, %d outliers, %d GPU-bound)" %
-          (med / 1e6, len(want["outliers"]), want["gpu_bound"]))
+             if not (got.get(key) == v or (key == "median_ns" and abs(got.get(key, 0) - v) < 1) or
+                     (key == "drift" and same_drift(got.get(key), v)))]
+    print("; ".join(diffs) if diffs else "summary equal to SQL (median %.3f ms, %d outliers, %d GPU-bound, drift %s)" %
+          (med / 1e6, len(want["outliers"]), want["gpu_bound"], want["drift"] and want["drift"]["direction"]))
     return 1 if diffs else 0
 
 

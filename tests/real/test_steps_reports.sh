@@ -26,6 +26,14 @@ for c in "nersc-dl/baseline.nsys-rep:step \\d+:59" "nersc-dl/dali_amp_apex_jit.q
   res=$(python3 "$TOP/tests/real/steps_check.py" "$db" "$TMP/$name.json" "$rx" "${COMM[@]}" 2>&1)
   check_eq "$name: every step's start, end and per-device parts equal SQL over nsys's export" 0 "$?"
   check_eq "$name: $n steps checked" "$n" "$(grep -c ': ok ' <<<"$res")"
+  check_contains "$name: the summary, its drift included, equals SQL" "$res" "summary equal to SQL"
+done
+# the drift on real loops (docs/SEMANTICS.md "Steps"): dali's steps' GPU work grows from ~90 to 105-134 ms over
+# the second half; the other three loops are steady (within 4 % from the first third to the last)
+for c in baseline.nsys-rep:None dali_amp_apex_jit.qdrep:slower baseline_nvtx.nsys-rep:None thirdOptimization.nsys-rep:None; do
+  [ -f "$TMP/${c%%:*}.json" ] || continue
+  check_eq "${c%%:*}: drift ${c#*:}" "${c#*:}" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["drift"]["direction"])' "$TMP/${c%%:*}.json")"
 done
 A=$FIX/reports/aiprof
 if have_fixture reports/aiprof/baseline_nvtx.nsys-rep && have_fixture reports/aiprof/thirdOptimization.nsys-rep; then

@@ -66,6 +66,17 @@ local function text(doc)
     #m.outliers > 0 and (": " .. table.concat(m.outliers, ", ")) or "") ..
     (m.gpu_bound > 0 and string.format("; %d of %d steps GPU-bound: their busiest GPU's work outlasts their CPU " ..
       "range (median %s), and their time is that work's", m.gpu_bound, m.counted, gpu_time.ms(m.median_duration_ns)) or "")
+  local dr = m.drift
+  if type(dr) == "table" and type(dr.direction) == "string" then
+    local slower = dr.direction == "slower"
+    local part = dr.parts[slower and 1 or #dr.parts]
+    out[#out + 1] = string.format("drift: the steps get %s over the run: the last third's median %s against the " ..
+      "first third's %s (%+.1f %%); the later step is the %s in %.0f %% of the pairs of a first-third and a " ..
+      "last-third step; %s %s most (median %s to %s)", dr.direction, gpu_time.ms(dr.last_median_ns),
+      gpu_time.ms(dr.first_median_ns), 100 * dr.share, dr.direction,
+      100 * (slower and dr.later_slower or 1 - dr.later_slower), part.part, slower and "grew" or "shrank",
+      gpu_time.ms(part.first_median_ns), gpu_time.ms(part.last_median_ns))
+  end
   for _, r in ipairs(doc.ranks) do
     local sl = r.slowest
     out[#out + 1] = string.format("step %d: slowest %s (compute %s), %s more than the others' median; %s",
