@@ -215,13 +215,14 @@ enum { PIECE = 3 * 21845 }; /* bytes of varints handed on at a time (a multiple 
 /* One column's bytes: its raw DEFLATE stream (no zlib header: the page's DecompressionStream("deflate-raw")
  * and Python's zlib.decompress(b, -15) read it), level 1: most of the size for a fraction of the time of
  * the default level. The stream is the same byte for byte however the input is cut into pieces (no
- * flushes), so the page is the one the single-buffer compression wrote. */
+ * flushes), so the page is the one the single-buffer compression wrote. A column compressed before the
+ * writer reaches it waits as its page text (base64) in an unnamed temporary file (tmpfile: gone when closed
+ * or when the process ends), not in memory: issue 42's 5M-event page peaks while it is written, and one
+ * column held in memory was 10-14 MB of it. */
 typedef struct col_out {
-    unsigned char *z;
-    size_t zlen, zcap;
-    int state; /* 0 not taken, 1 being encoded, 2 done (compressed into z), 3 written */
-    int failed;
-    int by_writer; /* compressed into z by the writer while it waited (not counted in held) */
+    FILE *f;   /* the column's page text, once done; NULL when no temporary file could take it (the writer
+                * then streams the column itself) */
+    int state; /* 0 not taken, 1 being encoded, 2 done, 3 written */
 } col_out;
 
 struct gf_pack_job {
@@ -232,9 +233,7 @@ struct gf_pack_job {
     col_out col[NCOLS];
     int written;   /* the columns written to the page so far (the next one the writer needs) */
     int stop;      /* no column is taken after this (gf_trace_pack_free) */
-    int at_events; /* the writer has reached the columns */
-    int held;      /* columns taken by workers and not yet written */
-    int nw;        /* the workers asked for (set before any starts) */
+    int no_tmp;    /* a temporary file could not be made: no more columns are compressed ahead */
     int row_ready; /* m.row is known (the detail column needs it) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -267,178 +266,6 @@ static int sink_base64(const unsigned char *d, size_t len, int last, void *arg)
     (void)last;
     gf_base64_write(arg, d, len);
     return 0;
-}
-
-typedef struct zsink {
-    z_stream z;
-    col_out *o;
-} zsink;
-
-static int sink_deflate(const unsigned char *d, size_t len, int last, void *arg)
-{
-    z_stream *z = &((zsink *)arg)->z;
-    col_out *o = ((zsink *)arg)->o;
-    z->next_in = (Bytef *)d;
-    z->avail_in = (uInt)len;
-    for (;;) {
-        /* a mapping from the start (mem.h): the heap would keep the smaller buffers it grew through */
-        if (GF_GROW(o->z, o->zcap, o->zlen + 1, GF_MEM_MAPPED_MIN) != 0)
-            return -1;
-        z->next_out = o->z + o->zlen;
-        z->avail_out = (uInt)(o->zcap - o->zlen);
-        int rc = deflate(z, last ? Z_FINISH : Z_NO_FLUSH);
-        o->zlen = o->zcap - z->avail_out;
-        if (rc == Z_STREAM_END)
-            return 0;
-        if (rc != Z_OK && rc != Z_BUF_ERROR)
-            return -1;
-        if (!last && z->avail_in == 0)
-            return 0;
-    }
-}
-
-/* Column c compressed into j->col[c] (its failed flag set on error: out of memory). */
-static void compress_column(const gf_pack_job *j, int c, col_out *o)
-{
-    unsigned char *piece = malloc(PIECE + 16);
-    zsink zs;
-    memset(&zs, 0, sizeof zs);
-    zs.o = o;
-    int ok = piece && deflateInit2(&zs.z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
-    if (ok) {
-        ok = encode_column(j, c, piece, sink_deflate, &zs) == 0;
-        deflateEnd(&zs.z);
-    }
-    free(piece);
-    o->failed = !ok;
-}
-
-/* Column scheduling (issue 42: the compressed columns not yet written are held beside the trace; all eight,
- * 31 MB on a 6.8M-event page, raised the timeline's peak RSS): the writer streams the column it needs through
- * deflate straight into the page when no worker took it; the workers compress the first columns not taken
- * from the one the writer needs into buffers, as many held unwritten as there are workers (HEAD_HELD while
- * the writer is still before the events: the page is begun before its preview and head are written), and
- * the writer, rather than wait on a worker's column, compresses the last column not taken into a buffer
- * (take_last). So the buffers hold a few columns, not all eight, and neither thread waits while one is left.
- * One column held before the events, not two: the peak of the 5M-event page's `timeline` is while the page is
- * written, and one fewer lowered it 2-4 MB at the same speed (docs/PERFORMANCE.md). */
-enum { HEAD_HELD = 1 };
-
-/* The column a worker takes next (-1: none now: the detail column before its rows are known, or every
- * column from the writer's on taken); the caller holds j->mu. */
-static int take_column(gf_pack_job *j)
-{
-    int most = j->at_events || j->nw > HEAD_HELD ? j->nw : HEAD_HELD;
-    if (j->held >= most)
-        return -1;
-    for (int c = j->written; c < NCOLS; c++) {
-        if (j->col[c].state != 0)
-            continue;
-        if (c == C_DETAIL && !j->row_ready)
-            return -1;
-        j->col[c].state = 1;
-        j->held++;
-        return c;
-    }
-    return -1;
-}
-
-/* While the column the writer needs is still a worker's: the last column not taken after it, which the
- * writer compresses into a buffer rather than wait (the workers take from the front, so the two meet in the
- * middle and neither waits while a column is left); -1: none. The caller holds j->mu. */
-static int take_last(gf_pack_job *j, int c)
-{
-    for (int b = NCOLS - 1; b > c; b--) {
-        if (j->col[b].state != 0)
-            continue;
-        if (b == C_DETAIL && !j->row_ready)
-            continue;
-        j->col[b].state = 1;
-        return b;
-    }
-    return -1;
-}
-
-/* Column c, taken (state 1), compressed into its buffer outside the lock and marked done; the caller holds
- * j->mu (released meanwhile). by_writer: the writer's (not counted in held). */
-static void compress_taken(gf_pack_job *j, int c, int by_writer)
-{
-    pthread_mutex_unlock(&j->mu);
-    col_out o = {NULL, 0, 0, 1, 0, by_writer};
-    compress_column(j, c, &o);
-    pthread_mutex_lock(&j->mu);
-    o.state = 2;
-    j->col[c] = o;
-}
-
-static void *worker(void *arg)
-{
-    gf_pack_job *j = arg;
-    pthread_mutex_lock(&j->mu);
-    while (!j->stop && j->written < NCOLS) {
-        int c = take_column(j);
-        if (c < 0) { /* enough held, the detail column waits for its rows, or nothing left to take */
-            pthread_cond_wait(&j->cv, &j->mu);
-            continue;
-        }
-        compress_taken(j, c, 0);
-        pthread_cond_broadcast(&j->cv);
-    }
-    pthread_mutex_unlock(&j->mu);
-    return NULL;
-}
-
-int gf_trace_pack_start(const gf_trace *t, const gf_pack_maps *m, int threads, gf_pack_job **out, gf_err *err)
-{
-    gf_pack_job *j = calloc(1, sizeof *j);
-    size_t nd = t->ndetails ? t->ndetails : 1;
-    if (j) {
-        j->umap = malloc(nd * sizeof *j->umap);
-        j->uniq = malloc(nd * sizeof *j->uniq);
-    }
-    if (!j || !j->umap || !j->uniq || unique_details(t, m, j->umap, j->uniq, &j->nuniq) != 0) {
-        if (j) {
-            free(j->umap);
-            free(j->uniq);
-        }
-        free(j);
-        return gf_oom(err, "timeline");
-    }
-    j->t = t;
-    j->m = *m;
-    j->ne = events_written(t, m);
-    j->row_ready = !m->row_later;
-    pthread_mutex_init(&j->mu, NULL);
-    pthread_cond_init(&j->cv, NULL);
-    /* threads - 1 workers: the calling thread takes columns too once it reaches the events. Uncompressed
-     * columns stream straight to the page (base64 of varints costs no more than copying them). */
-    int nw = m->deflate && threads > 1 ? (threads - 1 < NCOLS ? threads - 1 : NCOLS) : 0;
-    j->nw = nw;
-    for (int w = 0; w < nw; w++)
-        if (pthread_create(&j->th[j->nth], NULL, worker, j) == 0)
-            j->nth++; /* a thread not started: the calling thread does its share */
-    *out = j;
-    return 0;
-}
-
-/* Stops the workers (no column is taken after this), joins them and frees the job. */
-void gf_trace_pack_free(gf_pack_job *j)
-{
-    if (!j)
-        return;
-    pthread_mutex_lock(&j->mu);
-    j->stop = 1;
-    pthread_cond_broadcast(&j->cv);
-    pthread_mutex_unlock(&j->mu);
-    for (int w = 0; w < j->nth; w++)
-        pthread_join(j->th[w], NULL);
-    for (int c = 0; c < NCOLS; c++)
-        free(j->col[c].z);
-    pthread_mutex_destroy(&j->mu);
-    pthread_cond_destroy(&j->cv);
-    free(j->umap);
-    free(j->uniq);
-    free(j);
 }
 
 /* deflate's output straight to the page as base64: whole 3-byte groups as they come, the last 0-2 bytes of
@@ -487,8 +314,147 @@ static int stream_column(const gf_pack_job *j, int c, FILE *out)
     return ok ? 0 : -1;
 }
 
+/* Column scheduling: the writer streams the column it needs through deflate straight into the page when no
+ * worker took it; the workers compress the first columns not taken from the one the writer needs into
+ * temporary files, and the writer, rather than wait on a worker's column, compresses the last column not
+ * taken into one (take_last). So neither thread waits while a column is left, and what waits is on disk, not
+ * in memory (col_out). */
+
+/* The column a worker takes next (-1: none now: the detail column before its rows are known, every column
+ * from the writer's on taken, or no temporary file to put it in); the caller holds j->mu. */
+static int take_column(gf_pack_job *j)
+{
+    if (j->no_tmp)
+        return -1;
+    for (int c = j->written; c < NCOLS; c++) {
+        if (j->col[c].state != 0)
+            continue;
+        if (c == C_DETAIL && !j->row_ready)
+            return -1;
+        j->col[c].state = 1;
+        return c;
+    }
+    return -1;
+}
+
+/* While the column the writer needs is still a worker's: the last column not taken after it, which the
+ * writer compresses into a buffer rather than wait (the workers take from the front, so the two meet in the
+ * middle and neither waits while a column is left); -1: none. The caller holds j->mu. */
+static int take_last(gf_pack_job *j, int c)
+{
+    if (j->no_tmp)
+        return -1;
+    for (int b = NCOLS - 1; b > c; b--) {
+        if (j->col[b].state != 0)
+            continue;
+        if (b == C_DETAIL && !j->row_ready)
+            continue;
+        j->col[b].state = 1;
+        return b;
+    }
+    return -1;
+}
+
+/* Column c, taken (state 1), compressed into a temporary file outside the lock and marked done; the caller
+ * holds j->mu (released meanwhile). */
+static void compress_taken(gf_pack_job *j, int c)
+{
+    pthread_mutex_unlock(&j->mu);
+    col_out o = {tmpfile(), 2};
+    if (o.f && (stream_column(j, c, o.f) != 0 || fflush(o.f) != 0 || ferror(o.f))) {
+        fclose(o.f);
+        o.f = NULL;
+    }
+    pthread_mutex_lock(&j->mu);
+    if (!o.f)
+        j->no_tmp = 1;
+    j->col[c] = o;
+}
+
+static void *worker(void *arg)
+{
+    gf_pack_job *j = arg;
+    pthread_mutex_lock(&j->mu);
+    while (!j->stop && j->written < NCOLS) {
+        int c = take_column(j);
+        if (c < 0) { /* the detail column waits for its rows, no temporary file, or nothing left to take */
+            pthread_cond_wait(&j->cv, &j->mu);
+            continue;
+        }
+        compress_taken(j, c);
+        pthread_cond_broadcast(&j->cv);
+    }
+    pthread_mutex_unlock(&j->mu);
+    return NULL;
+}
+
+int gf_trace_pack_start(const gf_trace *t, const gf_pack_maps *m, int threads, gf_pack_job **out, gf_err *err)
+{
+    gf_pack_job *j = calloc(1, sizeof *j);
+    size_t nd = t->ndetails ? t->ndetails : 1;
+    if (j) {
+        j->umap = malloc(nd * sizeof *j->umap);
+        j->uniq = malloc(nd * sizeof *j->uniq);
+    }
+    if (!j || !j->umap || !j->uniq || unique_details(t, m, j->umap, j->uniq, &j->nuniq) != 0) {
+        if (j) {
+            free(j->umap);
+            free(j->uniq);
+        }
+        free(j);
+        return gf_oom(err, "timeline");
+    }
+    j->t = t;
+    j->m = *m;
+    j->ne = events_written(t, m);
+    j->row_ready = !m->row_later;
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_cond_init(&j->cv, NULL);
+    /* threads - 1 workers: the calling thread takes columns too once it reaches the events. Uncompressed
+     * columns stream straight to the page (base64 of varints costs no more than copying them). */
+    int nw = m->deflate && threads > 1 ? (threads - 1 < NCOLS ? threads - 1 : NCOLS) : 0;
+    for (int w = 0; w < nw; w++)
+        if (pthread_create(&j->th[j->nth], NULL, worker, j) == 0)
+            j->nth++; /* a thread not started: the calling thread does its share */
+    *out = j;
+    return 0;
+}
+
+/* Stops the workers (no column is taken after this), joins them and frees the job. */
+void gf_trace_pack_free(gf_pack_job *j)
+{
+    if (!j)
+        return;
+    pthread_mutex_lock(&j->mu);
+    j->stop = 1;
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+    for (int w = 0; w < j->nth; w++)
+        pthread_join(j->th[w], NULL);
+    for (int c = 0; c < NCOLS; c++)
+        if (j->col[c].f)
+            fclose(j->col[c].f);
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+    free(j->umap);
+    free(j->uniq);
+    free(j);
+}
+
+/* The page text of a column from its temporary file into out: 0, or -1 on a read error. */
+static int copy_text(FILE *f, FILE *out)
+{
+    char buf[1 << 16];
+    size_t n;
+    if (fseek(f, 0, SEEK_SET) != 0)
+        return -1;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, out);
+    return ferror(f) ? -1 : 0;
+}
+
 /* Column c of the page, written as base64: streamed through deflate on the calling thread when no worker
- * took it, else the worker's buffer once it is done. */
+ * took it (or the one that did had no temporary file for it), else copied from the temporary file. */
 static int write_column(gf_pack_job *j, int c, FILE *out)
 {
     if (!j->m.deflate) {
@@ -500,7 +466,6 @@ static int write_column(gf_pack_job *j, int c, FILE *out)
         return 0;
     }
     pthread_mutex_lock(&j->mu);
-    j->at_events = 1;
     int mine = j->col[c].state == 0;
     if (mine)
         j->col[c].state = 1;
@@ -510,23 +475,15 @@ static int write_column(gf_pack_job *j, int c, FILE *out)
             pthread_cond_wait(&j->cv, &j->mu);
             continue;
         }
-        compress_taken(j, b, 1);
+        compress_taken(j, b);
     }
     pthread_mutex_unlock(&j->mu);
-    int rc = 0;
     col_out *o = &j->col[c];
-    if (mine) {
-        rc = stream_column(j, c, out);
-    } else if (o->failed) {
-        rc = -1;
-    } else {
-        gf_base64_write(out, o->z, o->zlen);
-        free(o->z);
-        o->z = NULL;
-    }
+    int rc = !mine && o->f ? copy_text(o->f, out) : stream_column(j, c, out);
+    if (o->f)
+        fclose(o->f);
+    o->f = NULL;
     pthread_mutex_lock(&j->mu);
-    if (!mine && !o->by_writer)
-        j->held--;
     o->state = 3;
     j->written = c + 1;
     pthread_cond_broadcast(&j->cv);
@@ -556,7 +513,8 @@ int gf_trace_pack_write(gf_pack_job *j, FILE *out, gf_err *err)
         fprintf(out, ",\"%s\":\"", col_names[c]);
         if (write_column(j, c, out) != 0) {
             gf_trace_pack_free(j);
-            return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory (compressing the %s column)", col_names[c]);
+            return gf_errf(err, GF_EXIT_ERROR, "timeline: out of memory compressing the %s column, or its temporary "
+                           "file could not be read back", col_names[c]);
         }
         putc('"', out);
     }

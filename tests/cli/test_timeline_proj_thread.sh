@@ -22,6 +22,23 @@ check_eq "threads = 2: the page" 0 "$rc"
 check "threads = 1 and 2: byte-identical pages" cmp -s "$TMP/t1.html" "$TMP/t2.html"
 check_contains "the page has projected ranges" "$(cat "$TMP/t2.html")" '"proj":true'
 check_not_contains "threads = 2: the job was merged, not closed early" "$err" "closed before its merge"
+# the page's compressed columns: workers compress the columns ahead of the writer into unnamed temporary files
+# (core/trace_pack.c); with three workers several wait there at once
+printf 'return { limits = { threads = 4 } }\n' >"$TMP/t4.lua"
+run_gf --policy "$TMP/t4.lua" -q timeline "$G/s.sqlite" -o "$TMP/t4.html"
+check "threads = 4 (three columns compressed ahead): byte-identical to threads = 1" cmp -s "$TMP/t1.html" "$TMP/t4.html"
+# no temporary file to be had (/tmp read-only, in a mount namespace of its own): the writer compresses every
+# column itself, the page is the same
+if [ "$(id -u)" = 0 ] && [ -d /dev/shm ] && [ -w /dev/shm ] && unshare -m --propagation private true 2>/dev/null; then
+  ro=$(mktemp -d /dev/shm/gf-tmpro.XXXXXX)
+  unshare -m --propagation private sh -c 'mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp && exec "$@"' sh \
+    "$GF" --policy "$TMP/t4.lua" -q timeline "$G/s.sqlite" -o "$ro/t4.html" 2>"$ro/err"
+  check_eq "/tmp read-only: the page is written (exit 0)" "0 " "$? $(cat "$ro/err")"
+  check "/tmp read-only: byte-identical to threads = 1" cmp -s "$TMP/t1.html" "$ro/t4.html"
+  rm -rf "$ro"
+else
+  skip "timeline with /tmp read-only" "needs root, a writable /dev/shm and mount namespaces (unshare -m)"
+fi
 run_gf --policy "$TMP/t1trim.lua" -q timeline "$G/s.sqlite" -o "$TMP/t1trim.html"
 run_gf --policy "$TMP/t2trim.lua" -q timeline "$G/s.sqlite" -o "$TMP/t2trim.html"
 check_eq "a trimmed page at threads = 2 (the one-call path)" 0 "$rc"
