@@ -17,6 +17,7 @@
 #include "l_util.h"
 #include "trace_findings.h"
 #include "trace_findings_own.h"
+#include "threads.h"
 #include "trace_steps.h"
 
 static void set_rank(lua_State *L, const gf_trace *t, int32_t rank)
@@ -147,7 +148,9 @@ static int l_compute(lua_State *L)
 static int l_ranges_key(lua_State *L)
 {
     gf_trace *t = gf_lua_check_trace(L, 1);
-    lua_pushinteger(L, (lua_Integer)gf_steps_ranges_key(t, (int)luaL_optinteger(L, 2, 1)));
+    /* policy limits.threads: 0 is every core (gf_threads_resolve), not one */
+    int threads = gf_threads_resolve((int)luaL_optinteger(L, 2, 1), 2);
+    lua_pushinteger(L, (lua_Integer)gf_steps_ranges_key(t, threads));
     return 1;
 }
 
