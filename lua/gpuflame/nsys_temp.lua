@@ -89,6 +89,9 @@ local function drop_workload_files(path, pid)
   return remove_file(path) + remove_file(SHM .. "/sem.nsys_sem_" .. math.tointeger(pid))
 end
 
+-- workload_ended({pid, start}) → true once that workload has ended and no other process holds its pid
+T.workload_ended = pid_free
+
 -- drop_status(list): removes each {path, pid, start}'s file, and the semaphore of that workload, once the
 -- workload has ended (while it runs, nsys still needs them). Returns how many went.
 function T.drop_status(list)

@@ -82,12 +82,16 @@ local function window_open(dir, name)
 end
 
 -- An ended session's files; a lock file only when nobody holds it; the status file nsys's launcher kept for
--- its workload, left when the launch was killed (gpuflame.nsys_temp).
+-- its workload, left when the launch was killed (gpuflame.nsys_temp). A session whose launch was killed while
+-- its workload still runs (nsys ends it a moment later) keeps its entry, so that the reader that finds the
+-- workload gone removes that file: forgotten now, the file would be nobody's.
 local function forget(dir, name, e)
   -- only a path that names the entry's own workload: the entry is a file, and what it names is removed
   if e and type(e.nsys_status) == "string" and math.tointeger(e.pid) and
     e.nsys_status:match("/nsys_termination_status_(%d+)$") == tostring(math.tointeger(e.pid)) then
-    nsys_temp.drop_status({ { path = e.nsys_status, pid = e.pid, start = e.pid_start } })
+    local w = { path = e.nsys_status, pid = e.pid, start = e.pid_start }
+    if not nsys_temp.workload_ended(w) then return end
+    nsys_temp.drop_status({ w })
   end
   for _, ext in ipairs({ ".json", ".window.json" }) do os.remove(path(dir, name, ext)) end
   for _, ext in ipairs({ ".window", ".lock" }) do
@@ -108,7 +112,8 @@ function S.state(dir, e)
 end
 
 -- list(policy) → entries with .state and .since, by name; ended ones are removed from the registry
--- (they are listed once more, as ended, so the caller can say so).
+-- (they are listed once more, as ended, so the caller can say so), but for one whose launch was killed while
+-- its workload still runs: it stays, ended, until a reader finds the workload gone (forget).
 function S.list(policy)
   local dir = S.dir(policy)
   local out = {}

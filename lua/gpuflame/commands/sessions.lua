@@ -9,7 +9,8 @@ cmd.spec = {
   summary = "list the live sessions on this host: name, pid, command, state, since when",
   description = "Reads the session registry (policy live.registry_dir). State: waiting (running, collection\n" ..
     "off), capturing (a window is open), ended (its workload or its `gpuflame launch` is gone: listed once,\n" ..
-    "and its entry is removed).",
+    "and its entry is removed; a launch killed while nsys still ends its workload keeps its entry until the\n" ..
+    "workload is gone, so that nsys's status file for it is removed then).",
   options = {
     { "json", help = "one JSON document: {registry, sessions: [{name, pid, command, state, since, ...}]}" },
   },
