@@ -354,7 +354,11 @@ int gf_sqlite_capture_meta(const char *path, const char *const *env_names, size_
         hash_hex(host, m->host_hash);
     if (has_table(db, "TARGET_INFO_GPU")) {
         sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(db, "SELECT name FROM TARGET_INFO_GPU ORDER BY id", -1, &st, NULL) == SQLITE_OK) {
+        /* CUDA devices only: on Windows nsys lists every display adapter (an Intel iGPU, "Microsoft Basic Render
+         * Driver"), with no multiprocessors; a schema without smCount lists them all */
+        if (sqlite3_prepare_v2(db, "SELECT name FROM TARGET_INFO_GPU WHERE smCount > 0 ORDER BY id", -1, &st, NULL) ==
+                SQLITE_OK ||
+            sqlite3_prepare_v2(db, "SELECT name FROM TARGET_INFO_GPU ORDER BY id", -1, &st, NULL) == SQLITE_OK) {
             size_t len = 0;
             while (sqlite3_step(st) == SQLITE_ROW) {
                 const unsigned char *n = sqlite3_column_text(st, 0);

@@ -21,7 +21,8 @@ typedef struct gf_capture_meta {
     char schema_version[32]; /* EXPORT_SCHEMA_VERSION */
     char recorded_version[32]; /* the recording nsys: the last "20YY.N[.N...]" in TargetInstallDir
                                   (TARGET_INFO_SYSTEM_ENV; .../nsight-systems/2022.1.3/target-linux-x64), or "" */
-    char *gpus;              /* TARGET_INFO_GPU names in id order, '\n'-separated (malloc'd), or NULL */
+    char *gpus;              /* TARGET_INFO_GPU names of the CUDA devices (smCount > 0, where the schema has it) in
+                              * id order, '\n'-separated (malloc'd), or NULL */
     size_t ngpus;
     char driver[64];       /* TARGET_INFO_SYSTEM_ENV NvDriverVersion */
     char cuda_driver[32];  /* TARGET_INFO_SYSTEM_ENV CudaDriverVersion */

@@ -169,6 +169,26 @@ local function meta_view(side)
   }
 end
 
+-- gpu_models(gpus) → the capture's GPU models (the names without a leading "NVIDIA ": nsys 2021 recorded
+-- "A100-SXM4-40GB" where 2022 records "NVIDIA A100-SXM4-40GB"), each once, sorted and joined, and the names as
+-- recorded with their counts ("4 × NVIDIA A100-SXM4-40GB"); nil, nil without any
+local function gpu_models(gpus)
+  if not gpus or #gpus == 0 then return nil, nil end
+  local count, order = {}, {}
+  for _, g in ipairs(gpus) do
+    if not count[g] then order[#order + 1] = g end
+    count[g] = (count[g] or 0) + 1
+  end
+  local models, seen, text = {}, {}, {}
+  for _, g in ipairs(order) do
+    local m = g:gsub("^[Nn][Vv][Ii][Dd][Ii][Aa]%s+", "")
+    if not seen[m] then seen[m] = true; models[#models + 1] = m end
+    text[#text + 1] = count[g] > 1 and string.format("%d × %s", count[g], g) or g
+  end
+  table.sort(models)
+  return table.concat(models, "\n"), table.concat(text, ", ")
+end
+
 -- Differences that make the comparison unfair, stated plainly: {field, before, after, message}.
 function M.caveats(b, a, policy)
   need(policy, "diff.caveats")
@@ -195,9 +215,10 @@ function M.caveats(b, a, policy)
       "were compared as if they were nanoseconds.")
   end
   if mb and ma then
-    local function list(v) return v and table.concat(v, ", ") or nil end
-    local gb, ga = list(mb.gpus), list(ma.gpus)
-    if gb ~= ga then
+    -- the models, not how many GPUs the hosts had: kernel times compare across a 4-GPU and a 1-GPU node
+    local kb, gb = gpu_models(mb.gpus)
+    local ka, ga = gpu_models(ma.gpus)
+    if kb ~= ka then
       add("gpus", gb, ga, string.format("Different GPUs: BEFORE ran on %s, AFTER on %s. Kernel times are not " ..
         "comparable across GPU models.", gb or "an unrecorded GPU", ga or "an unrecorded GPU"))
     end

@@ -180,6 +180,34 @@ PY
   check_eq "normalize_name returning an empty string: exit 1, named" "1|1" "$rc|$([[ $err == *"non-empty string"* ]] && echo 1)"
 fi
 
+# --- the GPU models compared, not their names' vendor prefix nor the node's count; display adapters that run
+# no CUDA (smCount 0: Windows lists them) left out ---
+if have_fixture reports/dlprof/nsys_profile.sqlite && command -v sqlite3 >/dev/null; then
+  gpus() { # OUT, then "name|smCount" rows for TARGET_INFO_GPU
+    local out=$1; shift
+    cp "$DL" "$out"; chmod u+w "$out"
+    local sql="DELETE FROM TARGET_INFO_GPU;" id=0 r
+    for r in "$@"; do
+      sql+="INSERT INTO TARGET_INFO_GPU (vmId, id, name, smCount) VALUES (0, $id, '${r%|*}', ${r#*|});"
+      id=$((id + 1))
+    done
+    sqlite3 "$out" "$sql"
+  }
+  gpus "$TMP/g_new.sqlite" "NVIDIA A100-SXM4-40GB|108" "NVIDIA A100-SXM4-40GB|108" "Microsoft Basic Render Driver|0"
+  gpus "$TMP/g_old.sqlite" "A100-SXM4-40GB|108"
+  gpus "$TMP/g_h100.sqlite" "NVIDIA H100 80GB HBM3|132"
+  run_gf diff "$TMP/g_new.sqlite" "$TMP/g_old.sqlite" --json -o "$TMP/g1.html"
+  check_eq "2 x NVIDIA A100-SXM4-40GB (and a display adapter) against 1 x A100-SXM4-40GB (nsys 2021's name): no GPU caveat" \
+    "0 []" "$rc $(jget /dev/stdin '[c["field"] for c in d["caveats"] if c["field"] == "gpus"]' <<<"$out")"
+  check_eq "... the metadata lists the CUDA devices only" "['NVIDIA A100-SXM4-40GB', 'NVIDIA A100-SXM4-40GB']" \
+    "$(jget /dev/stdin 'd["before"]["meta"]["gpus"]' <<<"$out")"
+  run_gf diff "$TMP/g_new.sqlite" "$TMP/g_h100.sqlite"
+  check_contains "another model: the caveat, the names as recorded with their counts" "$err" \
+    "Different GPUs: BEFORE ran on 2 × NVIDIA A100-SXM4-40GB, AFTER on NVIDIA H100 80GB HBM3."
+else
+  skip "GPU models in diff's caveats" "fixture reports/dlprof/nsys_profile.sqlite or the sqlite3 CLI absent"
+fi
+
 # --- two different real captures: caveats stated plainly, new and vanished kernels ---
 if have_fixture real/sc23-openmp-tutorial/report3.sqlite && have_fixture real/nussinov-gpu/report3.sqlite; then
   run_gf diff "$FIX/real/sc23-openmp-tutorial/report3.sqlite" "$FIX/real/nussinov-gpu/report3.sqlite" --json -o "$TMP/two.html"
