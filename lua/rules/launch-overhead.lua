@@ -51,7 +51,7 @@ return {
   name = "launch-overhead",
   description = "Launch-bound or queue-bound: launch call time, queue delay and stream waits (docs/SEMANTICS.md)",
   options = { rows = 20, min_kernels = 100, queue_factor = 10, busy = 50, wait_share = 20, gap_factor = 4 },
-  -- model:launches holds the scratch gate (docs/RULES.md): on pages this rule runs first
+  -- model:launches holds the scratch gate (docs/RULES.md): on pages this rule runs after the others
   scratch_gate = true,
   -- the launches on a second thread while the other rules run (gpuflame.findings analyze, the findings command)
   prefetch = function(model, opts)
