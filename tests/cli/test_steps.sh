@@ -221,6 +221,13 @@ check_not_contains "diff --step median: no capture-length caveat" "$out" "Differ
 run_gf diff --step median --json "$DB" "$TMP/noisy.sqlite"
 check_eq "diff --step median: the steps' work compared: comparable, kernel instances of one step" "True True 4" \
   "$(python3 -c 'import json,sys; d=json.load(sys.stdin); v=d["verdict"]; print(v["work_compared"], v["comparable"], [k for k in d["kernels"] if k["name"].startswith("ampere")][0]["before"]["instances"])' <<<"$out" 2>&1)"
+printf '%s\n' "$out" >"$TMP/diffstep.json"
+check_eq "diff --step median: each side's step time is the one \`steps --json\` gives that step" \
+  "$(j "$TMP/train.json" "[s['time_ns'] for s in d['steps'] if s['index'] == 1][0]") $(j "$TMP/noisy.json" "[s['time_ns'] for s in d['steps'] if s['index'] == 4][0]")" \
+  "$(j "$TMP/diffstep.json" "str(d['before']['step']['time_ns']) + ' ' + str(d['after']['step']['time_ns'])")"
+run_gf diff --step median -o "$TMP/diffstep.html" "$DB" "$TMP/noisy.sqlite"
+check_contains "diff --step median: stderr names both steps and their times" "$err" \
+  "median step: step 1 of 8 (10.000 ms) → step 4 of 8 (10.000 ms)"
 
 # --- findings name the step their rows fall in: each planted copy starts 3 ms into its step ---
 run_gf findings -r cuda-async-memcpy -f json "$DB"

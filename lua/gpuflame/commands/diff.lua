@@ -112,6 +112,10 @@ function cmd.run(opts, ctx)
   log.info("total GPU time %s → %s (%s); %d kernels compared, %d new, %d vanished", diff.ns(d.total.before_ns),
     diff.ns(d.total.after_ns), d.total.change ~= core.json.null and string.format("%+.1f%%", d.total.change * 100) or "—",
     #d.kernels, #d.new, #d.vanished)
+  if d.before.step and d.after.step then -- the GPU totals above are those steps'; their times say how long each took
+    local function st(x) return string.format("step %d of %d (%s)", x.index, x.steps, diff.ns(x.time_ns)) end
+    log.info("%s step: %s → %s", d.before.step.pick, st(d.before.step), st(d.after.step))
+  end
   return d.verdict.exit_code
 end
 
