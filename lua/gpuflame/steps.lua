@@ -16,6 +16,17 @@ local st = require("gpuflame.stragglers")
 
 local M = {}
 
+-- table.sort(t, lt) unless t is in lt's order already (one pass: the windows of one process come in start
+-- order, and a Lua comparator over 21,600 windows cost 0.04 s a sort)
+local function sort_unless_sorted(t, lt)
+  for i = 2, #t do
+    if lt(t[i], t[i - 1]) then
+      table.sort(t, lt)
+      return
+    end
+  end
+end
+
 local function thread_key(r) return string.format("%d/%d/%d", r.rank, r.pid, r.tid) end
 local function proc_key(r) return string.format("%d/%d", r.rank, r.pid) end
 
@@ -176,7 +187,7 @@ local function find_in(tr, marker, p)
       tr:source() or "input", marker and ("--marker " .. marker) or "policy steps.markers", p.min_repeats,
       marker and "" or ", and no range of a main thread repeats that often")
   end
-  table.sort(wins, function(a, b)
+  sort_unless_sorted(wins, function(a, b)
     if a.rank ~= b.rank then return a.rank < b.rank end
     if a.pid ~= b.pid then return a.pid < b.pid end
     if a.start ~= b.start then return a.start < b.start end
@@ -235,15 +246,25 @@ local function smad(v)
   return 1.4826 * median(d)
 end
 
+local function ahead(a, b)
+  if a.total ~= b.total then return a.total > b.total end
+  return a.name < b.name
+end
+
+-- the first n of list in ahead's order (names are distinct: a total order), picked in one pass rather than by
+-- sorting each step's whole list (issue 42: `steps` of 21,600 steps spent 0.8 s in those sorts)
 local function top(list, n)
-  table.sort(list, function(a, b)
-    if a.total ~= b.total then return a.total > b.total end
-    return a.name < b.name
-  end)
-  local out = core.json.array({})
-  for i = 1, math.min(n, #list) do
-    out[i] = { name = list[i].name, count = list[i].count, total_ns = list[i].total }
+  local best = {}
+  for _, x in ipairs(list) do
+    local k = #best
+    if k < n or (k > 0 and ahead(x, best[k])) then
+      if k == n then k = k - 1 end
+      while k > 0 and ahead(x, best[k]) do best[k + 1] = best[k]; k = k - 1 end
+      best[k + 1] = x
+    end
   end
+  local out = core.json.array({})
+  for i, x in ipairs(best) do out[i] = { name = x.name, count = x.count, total_ns = x.total } end
   return out
 end
 
@@ -323,7 +344,7 @@ local function drift(counted, p)
   if n < p.drift_min_steps then return core.json.null end
   local order = {}
   for i, s in ipairs(counted) do order[i] = { s = s, i = i } end
-  table.sort(order, function(a, b)
+  sort_unless_sorted(order, function(a, b)
     if a.s.index ~= b.s.index then return a.s.index < b.s.index end
     return a.i < b.i
   end)

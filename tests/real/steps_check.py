@@ -11,7 +11,8 @@ correlationId and process (globalPid = globalTid with its low 24 bits cleared), 
 [step start, step end) and whose process is the marker's. Per device (deviceId): compute = the union of the
 intervals of the kernels whose name (demangledName, else shortName) is LIKE none of the patterns (SQLite's
 LIKE), communication = of the others, copy = of the copies, memset = of the memsets, span = last end - first
-start, idle = span - the union of everything. Also the kernel count and the distinct launch calls. A step's
+start, idle = span - the union of everything. Also the kernel count, the distinct launch calls and the five
+kernels (by name) with the most time in the step, then by name. A step's
 time: its CPU range (end - start), or the union of everything on its busiest device when that is longer
 (gpu_bound). The summary of a one-process document, from those times: the steps but the warm-up ones (the
 first, and those named like `Warm-up`; all when every step is), their median, the outliers (further from it than both 3 x 1.4826 x the median
@@ -75,12 +76,12 @@ def main():
                 "SELECT start, end, deviceId, correlationId, globalPid, demangledName, shortName "
                 "FROM CUPTI_ACTIVITY_KIND_KERNEL"):
             name = strings.get(dn) if dn is not None else strings.get(sn)
-            ops.append((s, e, dev, corr, gpid >> 24, "comm" if comm_of(name) else "compute"))
+            ops.append((s, e, dev, corr, gpid >> 24, "comm" if comm_of(name) else "compute", name))
     for tab, kind in (("CUPTI_ACTIVITY_KIND_MEMCPY", "copy"), ("CUPTI_ACTIVITY_KIND_MEMSET", "memset")):
         if tab in tabs:
             for s, e, dev, corr, gpid in db.execute(
                     "SELECT start, end, deviceId, correlationId, globalPid FROM %s" % tab):
-                ops.append((s, e, dev, corr, gpid >> 24, kind))
+                ops.append((s, e, dev, corr, gpid >> 24, kind, None))
     doc = json.load(open(doc_path))
     steps = doc["steps"]
     bad = 0
@@ -92,17 +93,24 @@ def main():
         st = steps[k]
         mine = []
         launches = set()
-        for s, e, dev, corr, opid, kind in ops:
+        by_name = {}
+        for s, e, dev, corr, opid, kind, name in ops:
             c = calls.get((opid, corr))
             if c is None or opid != pid or not (start <= c[0] < end):
                 continue
             mine.append((s, e, dev, kind))
             launches.add(c[1])
+            if name is not None:
+                n, tot = by_name.get(name, (0, 0))
+                by_name[name] = (n + 1, tot + e - s)
         want = {"start_ns": start, "end_ns": end, "name": text, "pid": gtid >> 24 & 0xFFFFFF,
                 "kernels": sum(1 for m in mine if m[3] in ("compute", "comm")), "launches": len(launches)}
         devs = {}
         busiest = max((union([(m[0], m[1]) for m in mine if m[2] == dev]) for dev in {m[2] for m in mine}), default=0)
         want["time_ns"], want["gpu_bound"] = max(end - start, busiest), busiest > end - start
+        # the step's top kernels: the most GPU time first, then by name (policy steps.top: 5)
+        want["top_kernels"] = [{"name": n, "count": c, "total_ns": t}
+                               for n, (c, t) in sorted(by_name.items(), key=lambda x: (-x[1][1], x[0]))[:5]]
         warm = k == 0 or re.search("[Ww]arm-?[Uu]p", text)
         for dev in sorted({m[2] for m in mine}):
             d = [m for m in mine if m[2] == dev]
