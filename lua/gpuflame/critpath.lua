@@ -4,12 +4,13 @@
 --
 --   parse_what_if(specs) → rules for core.critpath (USAGE error naming a bad spec)
 --   groups(tr, opts, policy) → the windows per step ({index, name, windows}), how they were found
---   document(tr, opts, policy) → the `critical-path --json` document
+--   document(tr, opts, policy) → the `critical-path --json` document (its summary: summary(steps))
 --   page_data(tr, policy) → per step the events on its path, for the timeline page
 --   stacks(doc) → the on-path time as stacks `step N (NAME)[;RANK];KIND;NAME ns` (--folded, --flamegraph)
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
 local steps = require("gpuflame.steps")
+local stragglers = require("gpuflame.stragglers")
 
 local need = require("gpuflame.policy").need
 
@@ -186,6 +187,52 @@ local function run(tr, groups, rules, policy)
     #rules > 0 and rules or nil, policy.critical_path.event_record, policy.critical_path.stream_wait)
 end
 
+-- summary(steps) → the run's path over its counted steps (the warm-up ones left out, unless every step is one):
+-- {steps, counted, warmup_included, median_length_ns, longest = {index, length_ns}, gpu_bound (counted steps
+-- whose GPU work outlasts their range: the path ends with the range), parts = {<part>_ns summed},
+-- shares = {<part> = share of the summed lengths}, on_path = [{kind, name, ns (summed), steps (counted steps with
+-- it on their path), share}]} (items merged over ranks, longest first); nil for fewer than two steps. What to
+-- shorten is what is on the path of most steps for the most time, not what one step shows.
+function M.summary(list)
+  if #list < 2 then return nil end
+  local counted = {}
+  for _, s in ipairs(list) do if not s.warmup then counted[#counted + 1] = s end end
+  local with_warmup = #counted == 0
+  if with_warmup then counted = list end
+  local lengths, total, longest, bound = {}, 0, nil, 0
+  local p, by, items = {}, {}, core.json.array({})
+  for _, name in ipairs(M.PARTS) do p[name .. "_ns"] = 0 end
+  for i, s in ipairs(counted) do
+    lengths[i], total = s.length_ns, total + s.length_ns
+    if not longest or s.length_ns > longest.length_ns then longest = s end
+    if s.gpu_bound then bound = bound + 1 end
+    for _, name in ipairs(M.PARTS) do p[name .. "_ns"] = p[name .. "_ns"] + s.parts[name .. "_ns"] end
+    local seen = {}
+    for _, it in ipairs(s.on_path) do
+      local key = it.kind .. "\0" .. it.name
+      local o = by[key]
+      if not o then
+        o = { kind = it.kind, name = it.name, ns = 0, steps = 0 }
+        by[key] = o
+        items[#items + 1] = o
+      end
+      o.ns = o.ns + it.ns
+      if not seen[key] and it.ns > 0 then seen[key] = true; o.steps = o.steps + 1 end
+    end
+  end
+  local shares = {}
+  for _, name in ipairs(M.PARTS) do shares[name] = total > 0 and p[name .. "_ns"] / total or 0 end
+  for _, o in ipairs(items) do o.share = total > 0 and o.ns / total or 0 end
+  table.sort(items, function(a, b)
+    if a.ns ~= b.ns then return a.ns > b.ns end
+    if a.kind ~= b.kind then return a.kind < b.kind end
+    return a.name < b.name
+  end)
+  return { steps = #list, counted = #counted, warmup_included = with_warmup,
+    median_length_ns = stragglers.median(lengths), longest = { index = longest.index, length_ns = longest.length_ns },
+    gpu_bound = bound, parts = p, shares = shares, on_path = items }
+end
+
 -- document(tr, opts, policy) → the `critical-path --json` document
 function M.document(tr, opts, policy)
   need(policy, "critpath.document")
@@ -221,6 +268,7 @@ function M.document(tr, opts, policy)
     end
     doc.steps[#doc.steps + 1] = s
   end
+  doc.summary = M.summary(doc.steps)
   return doc
 end
 

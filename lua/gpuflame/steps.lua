@@ -16,14 +16,11 @@ local st = require("gpuflame.stragglers")
 
 local M = {}
 
--- table.sort(t, lt) unless t is in lt's order already (one pass: the windows of one process come in start
--- order, and a Lua comparator over 21,600 windows cost 0.04 s a sort)
+-- table.sort(t, lt) unless t is in lt's order already (the windows of one process come in start order; a Lua
+-- comparator over 21,600 windows cost 0.04 s a sort)
 local function sort_unless_sorted(t, lt)
   for i = 2, #t do
-    if lt(t[i], t[i - 1]) then
-      table.sort(t, lt)
-      return
-    end
+    if lt(t[i], t[i - 1]) then return table.sort(t, lt) end
   end
 end
 
@@ -246,13 +243,10 @@ local function smad(v)
   return 1.4826 * median(d)
 end
 
-local function ahead(a, b)
-  if a.total ~= b.total then return a.total > b.total end
-  return a.name < b.name
-end
+local function ahead(a, b) return a.total > b.total or (a.total == b.total and a.name < b.name) end
 
 -- the first n of list in ahead's order (names are distinct: a total order), picked in one pass rather than by
--- sorting each step's whole list (issue 42: `steps` of 21,600 steps spent 0.8 s in those sorts)
+-- sorting each step's whole list
 local function top(list, n)
   local best = {}
   for _, x in ipairs(list) do
@@ -263,9 +257,8 @@ local function top(list, n)
       best[k + 1] = x
     end
   end
-  local out = core.json.array({})
-  for i, x in ipairs(best) do out[i] = { name = x.name, count = x.count, total_ns = x.total } end
-  return out
+  for i, x in ipairs(best) do best[i] = { name = x.name, count = x.count, total_ns = x.total } end
+  return core.json.array(best)
 end
 
 -- measure(tr, wins, policy) → steps (JSON-ready tables in wins' order, index per process)

@@ -20,6 +20,40 @@
   if (D.what_if) {
     document.getElementById('whatif').textContent = 'What-if ' + D.what_if.rules.join(', ') + ': ' + String(D.what_if.note);
   }
+  // the run's path over its counted steps (docs/CRITICAL_PATH.md "summary"): what is on most steps' paths
+  var sm = D.summary;
+  if (sm) {
+    var box = document.getElementById('summary');
+    var left = sm.steps - sm.counted;
+    box.appendChild(el('h2', null, 'Over ' + sm.counted + (sm.warmup_included ? ' steps (every one a warm-up step)' :
+      ' counted steps' + (left > 0 ? ' (' + left + ' warm-up left out)' : '')) + ': path median ' +
+      pathMs(sm.median_length_ns) + ' ms, longest step ' + sm.longest.index + ' (' + pathMs(sm.longest.length_ns) + ' ms)'));
+    var sbar = el('div', 'sbar');
+    PARTS.forEach(function (p) {
+      var share = sm.shares[p[0]];
+      if (!share) return;
+      var d = el('div'); d.style.width = (100 * share).toFixed(3) + '%'; d.style.background = p[1];
+      d.title = p[0] + ': ' + (100 * share).toFixed(1) + '% of the path'; sbar.appendChild(d);
+    });
+    box.appendChild(sbar);
+    if (sm.gpu_bound > 0) {
+      box.appendChild(el('p', 'note', sm.gpu_bound + ' of ' + sm.counted + ' steps are GPU-bound: their GPU work ' +
+        'outlasts their range, and the path ends with the range.'));
+    }
+    var tab = el('table', 'sitems'), head = el('tr');
+    ['ms a step', 'share of the path', 'on the path in', 'kind', 'item'].forEach(function (h) { head.appendChild(el('th', null, h)); });
+    tab.appendChild(head);
+    sm.on_path.slice(0, 10).forEach(function (i) {
+      var r = el('tr');
+      r.appendChild(el('td', 'num', pathMs(i.ns / sm.counted)));
+      r.appendChild(el('td', 'num', (100 * i.share).toFixed(1) + '%'));
+      r.appendChild(el('td', 'num', i.steps + ' of ' + sm.counted));
+      r.appendChild(el('td', null, i.kind));
+      r.appendChild(el('td', 'items', String(i.name)));
+      tab.appendChild(r);
+    });
+    box.appendChild(tab);
+  }
   var max = 1;
   D.steps.forEach(function (s) { max = Math.max(max, s.length_ns); });
   var tb = document.querySelector('#steps tbody');

@@ -193,4 +193,65 @@ run_gf critical-path --step 4 "$TMP/gpubound.sqlite"
 check_not_contains "gpubound: step 4 (its 10 ms range outlasts its GPU work) is not GPU-bound" "$out" "GPU-bound"
 run_gf critical-path --step 1 "$TMP/gpubound.sqlite"
 check_contains "gpubound: the text says so" "$out" "GPU-bound: its GPU work takes 9.500 ms, longer than its range"
+# --- the run's summary over its counted steps, recomputed here from the document's own steps (warm-up steps
+# left out; items merged over ranks by kind and name; shares of the summed path) ---
+sum_check() { # JSON → "ok" or what differs
+  python3 - "$1" <<'PY'
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+steps = d["steps"]
+sm = d.get("summary")
+if len(steps) < 2:
+    print("ok" if sm is None else "a summary of one step"); sys.exit()
+counted = [s for s in steps if not s["warmup"]] or steps
+total = sum(s["length_ns"] for s in counted)
+parts = {}
+for s in counted:
+    for k, v in s["parts"].items():
+        parts[k] = parts.get(k, 0) + v
+items = {}
+for s in counted:
+    on = set()
+    for i in s["on_path"]:
+        k = (i["kind"], i["name"])
+        ns, n = items.get(k, (0, 0))
+        items[k] = (ns + i["ns"], n + (1 if i["ns"] > 0 and k not in on else 0))
+        if i["ns"] > 0: on.add(k)
+want_items = sorted(((k[0], k[1], ns, n) for k, (ns, n) in items.items()), key=lambda x: (-x[2], x[0], x[1]))
+got_items = [(i["kind"], i["name"], i["ns"], i["steps"]) for i in sm["on_path"]]
+longest = max(counted, key=lambda s: s["length_ns"])
+bad = []
+if (sm["steps"], sm["counted"], sm["warmup_included"]) != (len(steps), len(counted), len(counted) == len(steps) and all(s["warmup"] for s in steps)):
+    bad.append("counts")
+if sm["median_length_ns"] != statistics.median(s["length_ns"] for s in counted): bad.append("median")
+if sm["longest"]["length_ns"] != longest["length_ns"]: bad.append("longest")
+if sm["gpu_bound"] != sum(1 for s in counted if s.get("gpu_bound")): bad.append("gpu_bound")
+if sm["parts"] != parts: bad.append("parts")
+if any(abs(sm["shares"][k[:-3]] - v / total) > 1e-9 for k, v in parts.items()): bad.append("shares")
+if got_items != want_items: bad.append("items")
+if any(abs(i["share"] - i["ns"] / total) > 1e-9 for i in sm["on_path"]): bad.append("item shares")
+print(",".join(bad) or "ok")
+PY
+}
+for v in host kernel ranks event; do
+  cp_json "$v"
+  check_eq "$v: the summary equals the one recomputed from its steps" ok "$(sum_check "$TMP/$v.json")"
+done
+run_gf critical-path --json "$TMP/gpubound.sqlite"
+printf '%s\n' "$out" >"$TMP/gpubound.json"
+check_eq "gpubound: the summary equals the one recomputed from its steps" ok "$(sum_check "$TMP/gpubound.json")"
+check_eq "gpubound: counted steps GPU-bound (the 5 ms ranges of 9.5 ms of GPU work)" \
+  "$(j "$TMP/gpubound.json" "sum(1 for s in d['steps'][1:] if s.get('gpu_bound'))")" "$(j "$TMP/gpubound.json" "d['summary']['gpu_bound']")"
+check_eq "host-bound: 3 counted steps of 10 ms; host 99.85 %, launch (the three 5 us calls) 0.15 %" \
+  "3 10000000 0.9985 0.0015" \
+  "$(j "$TMP/host.json" "' '.join(str(x) for x in (d['summary']['counted'], d['summary']['median_length_ns'], round(d['summary']['shares']['host'], 6), round(d['summary']['shares']['launch'], 6)))")"
+run_gf critical-path "$TMP/host.sqlite"
+check_contains "host-bound text: the summary line" "$out" "over 3 counted steps (1 warm-up left out): path median 10.000 ms"
+check_contains "host-bound text: the summary's parts and first item" "$out" "  parts: host 99.9%, launch 0.1%
+    9.985 ms a step  host   host code (outside NVTX ranges)  (99.9% of the path; on it in 3 of 3 steps)"
+run_gf critical-path --step 1 "$TMP/host.sqlite"
+check_not_contains "one step: no summary" "$out" "counted steps"
+if [ -f "$FIX/$rel" ]; then
+  check_eq "cs336: the summary equals the one recomputed from its steps" ok "$(sum_check "$TMP/cs336.json")"
+fi
 t_done

@@ -1,6 +1,6 @@
 // `gpuflame mcp` driven by the official TypeScript SDK's client over stdio (@modelcontextprotocol/sdk) on the
-// real fixtures: the nine tools listed with both schemas; summary, kernels, nvtx_ranges, findings, diff,
-// rank_skew, stats and steps equal to the CLI's JSON for the same input (and timeline_window's kernels counted
+// real fixtures: the ten tools listed with both schemas; summary, kernels, nvtx_ranges, findings, diff,
+// rank_skew, stats, steps and critical_path equal to the CLI's JSON for the same input (and timeline_window's kernels counted
 // independently with sqlite3); paths outside the roots refused (absolute, '..', a symlink); hostile lines
 // answered with JSON-RPC errors while the server keeps answering; a tool dropped in as a Lua file listed
 // and called without a rebuild or a restart; and the MCP Inspector's CLI mode when it is installed.
@@ -68,8 +68,8 @@ try {
   // ---- tools/list --------------------------------------------------------------------------------------
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
-  const nine = ['diff', 'findings', 'kernels', 'nvtx_ranges', 'rank_skew', 'stats', 'steps', 'summary', 'timeline_window'];
-  check('tools/list has the nine tools', nine.every((n) => names.includes(n)), names.join());
+  const ten = ['critical_path', 'diff', 'findings', 'kernels', 'nvtx_ranges', 'rank_skew', 'stats', 'steps', 'summary', 'timeline_window'];
+  check('tools/list has the ten tools', ten.every((n) => names.includes(n)), names.join());
   check('each tool has an inputSchema and an outputSchema of type object',
     tools.every((t) => t.inputSchema?.type === 'object' && t.outputSchema?.type === 'object'),
     JSON.stringify(tools.filter((t) => !t.outputSchema).map((t) => t.name)));
@@ -138,6 +138,16 @@ try {
   same('steps: the steps, rule and summary = steps --json', [sm.steps, sm.rule, sm.summary, sm.ranks], [scli.steps, scli.rule, scli.summary, scli.ranks]);
   const sp = body(await call('steps', { input: CS, limit: 2 }));
   check('steps: paged (limit 2 of all, a next_cursor)', sp.steps.length === Math.min(2, scli.steps.length) && sp.total === scli.steps.length && (scli.steps.length <= 2 || sp.next_cursor), JSON.stringify(sp).slice(0, 200));
+  const ccli = cli(['critical-path', '--json', F(CS)]);
+  const cm = body(await call('critical_path', { input: CS, limit: 1000 }));
+  same('critical_path: the steps, rule and summary = critical-path --json', [cm.steps, cm.rule, cm.summary], [ccli.steps, ccli.rule, ccli.summary]);
+  const cp = body(await call('critical_path', { input: CS, limit: 2 }));
+  check('critical_path: paged (limit 2 of all, a next_cursor)', cp.steps.length === 2 && cp.total === ccli.steps.length && cp.next_cursor, JSON.stringify(cp).slice(0, 200));
+  const wcli = cli(['critical-path', '--json', '--step', '2', '--what-if', 'kind=host:0.5', F(CS)]);
+  const wm = body(await call('critical_path', { input: CS, step: '2', what_if: ['kind=host:0.5'] }));
+  same('critical_path: one step with a what-if = critical-path --json --step 2 --what-if', [wm.steps, wm.what_if], [wcli.steps, wcli.what_if]);
+  const bad = await call('critical_path', { input: CS, what_if: ['kernel=x'] });
+  check('critical_path: a what-if without a factor is a tool error that says the syntax', bad.isError && /kernel=NAME:F/.test(bad.content[0].text), JSON.stringify(bad));
   check('progress notifications reach the client (summary imports a capture)', progress.length > 0 && progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress), JSON.stringify(progress));
 
   // ---- the roots rule ------------------------------------------------------------------------------------

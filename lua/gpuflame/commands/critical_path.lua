@@ -38,6 +38,31 @@ cmd.spec = {
 
 local function ms(ns) return gpu_time.ms(ns) end
 
+local function pct(x) return string.format("%.1f%%", x * 100) end
+
+-- the run's path over its counted steps (critpath.summary): last, where a long list of steps ends
+local function summary_text(out, sm, top)
+  local left = sm.steps - sm.counted
+  out[#out + 1] = string.format("over %d %s%s: path median %s, longest step %s (%s)", sm.counted,
+    sm.warmup_included and "steps (every one a warm-up step)" or "counted steps",
+    left > 0 and string.format(" (%d warm-up left out)", left) or "", ms(sm.median_length_ns),
+    tostring(sm.longest.index), ms(sm.longest.length_ns))
+  local p = {}
+  for _, name in ipairs(critpath.PARTS) do
+    if sm.parts[name .. "_ns"] > 0 then p[#p + 1] = name .. " " .. pct(sm.shares[name]) end
+  end
+  out[#out + 1] = "  parts: " .. table.concat(p, ", ")
+  if sm.gpu_bound > 0 then
+    out[#out + 1] = string.format("  %d of %d GPU-bound: their GPU work outlasts their range, and the path ends " ..
+      "with the range", sm.gpu_bound, sm.counted)
+  end
+  for i = 1, math.min(top, #sm.on_path) do
+    local it = sm.on_path[i]
+    out[#out + 1] = string.format("  %10s a step  %-6s %s  (%s of the path; on it in %d of %d steps)",
+      ms(it.ns / sm.counted), it.kind, it.name, pct(it.share), it.steps, sm.counted)
+  end
+end
+
 local function text(doc, top)
   local out = { "critical path: " .. doc.rule }
   for _, s in ipairs(doc.steps) do
@@ -74,6 +99,7 @@ local function text(doc, top)
       end
     end
   end
+  if doc.summary then summary_text(out, doc.summary, top) end
   if doc.what_if then out[#out + 1] = doc.what_if.note end
   return table.concat(out, "\n") .. "\n"
 end
