@@ -225,6 +225,27 @@ printf '%s\n' "$out" >"$TMP/diffstep.json"
 check_eq "diff --step median: each side's step time is the one \`steps --json\` gives that step" \
   "$(j "$TMP/train.json" "[s['time_ns'] for s in d['steps'] if s['index'] == 1][0]") $(j "$TMP/noisy.json" "[s['time_ns'] for s in d['steps'] if s['index'] == 4][0]")" \
   "$(j "$TMP/diffstep.json" "str(d['before']['step']['time_ns']) + ' ' + str(d['after']['step']['time_ns'])")"
+# whole captures of different lengths (ANALYSIS_DETAILS' duration planted: 0.1 s against 0.2 s), both with steps:
+# the capture-length caveat says how many each has and points at --step median; one without NVTX gets no advice
+for c in train noisy; do
+  cp "$TMP/$c.sqlite" "$TMP/len_$c.sqlite"
+done
+python3 -c 'import sqlite3, sys
+for path, ns in ((sys.argv[1], 100000000), (sys.argv[2], 200000000)):
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE ANALYSIS_DETAILS (duration INTEGER)")
+    db.execute("INSERT INTO ANALYSIS_DETAILS VALUES (?)", (ns,))
+    db.commit()' "$TMP/len_train.sqlite" "$TMP/len_noisy.sqlite"
+run_gf diff -o "$TMP/len.html" "$TMP/len_train.sqlite" "$TMP/len_noisy.sqlite"
+check_contains "diff of captures of different lengths, both with steps: the caveat points at --step median" "$err" \
+  "Both captures have steps (8 and 8): --step median compares one step of each."
+python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("DELETE FROM NVTX_EVENTS")
+db.commit()' "$TMP/len_noisy.sqlite"
+run_gf diff -o "$TMP/len.html" "$TMP/len_train.sqlite" "$TMP/len_noisy.sqlite"
+check_contains "one side without steps: the capture-length caveat" "$err" "Different capture lengths (100.000 ms vs 200.000 ms"
+check_not_contains "one side without steps: no --step advice" "$err" "--step median compares"
 run_gf diff --step median -o "$TMP/diffstep.html" "$DB" "$TMP/noisy.sqlite"
 check_contains "diff --step median: stderr names both steps and their times" "$err" \
   "median step: step 1 of 8 (10.000 ms) → step 4 of 8 (10.000 ms)"

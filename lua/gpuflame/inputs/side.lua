@@ -16,6 +16,7 @@ local model = require("gpuflame.model")
 local nsys = require("gpuflame.nsys")
 local process_key = require("gpuflame.process_key")
 local sidecar = require("gpuflame.sidecar")
+local steps = require("gpuflame.steps")
 
 local M = { kind = "side" }
 
@@ -182,6 +183,10 @@ function M.load_side(path, opts, ctx)
     else
       side.work = diff_work.summary(tr, policy)
       side.stacks = fg.from_trace(tr, { flame = fs, processes = side.processes }, policy)
+      -- how many steps the capture has (none: nil), for the capture-length caveat's advice (--step median)
+      local ok, wins = errors.try(steps.find, tr, nil, policy)
+      if not ok and wins.code == errors.INTERRUPTED then error(wins, 0) end
+      side.steps_found = ok and #wins or nil
     end
     if not side.stacks then
       errors.raise(errors.NO_DATA, "%s: no GPU kernels, copies or memsets in this export", path)
