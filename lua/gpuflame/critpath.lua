@@ -191,8 +191,9 @@ end
 -- {steps, counted, warmup_included, median_length_ns, longest = {index, length_ns}, gpu_bound (counted steps
 -- whose GPU work outlasts their range: the path ends with the range), parts = {<part>_ns summed},
 -- shares = {<part> = share of the summed lengths}, on_path = [{kind, name, ns (summed), steps (counted steps with
--- it on their path), share}]} (items merged over ranks, longest first); nil for fewer than two steps. What to
--- shorten is what is on the path of most steps for the most time, not what one step shows.
+-- it on their path), share}]} (items merged over ranks, longest first), and with a what-if what_if =
+-- {median_length_ns, median_saved_ns} of the edited paths; nil for fewer than two steps. What to shorten is what
+-- is on the path of most steps for the most time, not what one step shows.
 function M.summary(list)
   if #list < 2 then return nil end
   local counted = {}
@@ -228,9 +229,15 @@ function M.summary(list)
     if a.kind ~= b.kind then return a.kind < b.kind end
     return a.name < b.name
   end)
-  return { steps = #list, counted = #counted, warmup_included = with_warmup,
+  local sm = { steps = #list, counted = #counted, warmup_included = with_warmup,
     median_length_ns = stragglers.median(lengths), longest = { index = longest.index, length_ns = longest.length_ns },
     gpu_bound = bound, parts = p, shares = shares, on_path = items }
+  if counted[1].what_if then
+    local after, saved = {}, {}
+    for i, s in ipairs(counted) do after[i], saved[i] = s.what_if.length_ns, s.what_if.saved_ns end
+    sm.what_if = { median_length_ns = stragglers.median(after), median_saved_ns = stragglers.median(saved) }
+  end
+  return sm
 end
 
 -- document(tr, opts, policy) → the `critical-path --json` document

@@ -36,6 +36,10 @@
       d.title = p[0] + ': ' + (100 * share).toFixed(1) + '% of the path'; sbar.appendChild(d);
     });
     box.appendChild(sbar);
+    if (sm.what_if) {
+      box.appendChild(el('p', null, 'What-if: path median ' + pathMs(sm.median_length_ns) + ' → ' +
+        pathMs(sm.what_if.median_length_ns) + ' ms; median saving ' + pathMs(sm.what_if.median_saved_ns) + ' ms a step.'));
+    }
     if (sm.gpu_bound > 0) {
       box.appendChild(el('p', 'note', sm.gpu_bound + ' of ' + sm.counted + ' steps are GPU-bound: their GPU work ' +
         'outlasts their range, and the path ends with the range.'));

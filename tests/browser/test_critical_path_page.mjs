@@ -1,7 +1,8 @@
 // The critical path page (`gpuflame critical-path INPUT --html FILE`) of a planted host-bound loop
 // (tests/gen/critpath_export.py host: 4 steps of 10 ms, the first a warm-up, each 9.985 ms of host code and three
 // 5 us launches): the run's summary above the steps (3 counted steps, the parts' shares as one bar, the items on
-// the path with their time a step and in how many steps), one row per step, no page errors and no network.
+// the path with their time a step and in how many steps; with --what-if the median path before and after), one
+// row per step, no page errors and no network.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { TOP, TMP, launch, check, notOk, done } from './timeline_lib.mjs';
@@ -29,6 +30,12 @@ try {
       ['0.015', '0.1%', '3 of 3', 'call', 'cudaLaunchKernel']]), JSON.stringify(items));
   check('one row per step below it', (await page.$$('#steps tbody tr')).length === 4);
   check('no page errors, no network', log.errors.length === 0 && log.requests.length === 0, JSON.stringify(log));
+  const wi = path.join(TMP, 'cp-host-wi.html');
+  execFileSync(GF, ['-q', 'critical-path', db, '--what-if', 'kind=host:0.5', '--html', wi], { stdio: ['ignore', 'ignore', 'pipe'] });
+  await page.goto('file://' + wi);
+  const line = await page.$$eval('#summary p', (ps) => ps.map((p) => p.textContent));
+  check('with a what-if: the summary says the median path before and after (host code halved: 10 → 5.008 ms)',
+    line.includes('What-if: path median 10.000 → 5.008 ms; median saving 4.992 ms a step.'), JSON.stringify(line));
 } catch (err) {
   notOk('critical path page browser tests', String(err && err.stack || err));
 } finally {

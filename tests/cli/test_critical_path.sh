@@ -230,6 +230,11 @@ if sm["parts"] != parts: bad.append("parts")
 if any(abs(sm["shares"][k[:-3]] - v / total) > 1e-9 for k, v in parts.items()): bad.append("shares")
 if got_items != want_items: bad.append("items")
 if any(abs(i["share"] - i["ns"] / total) > 1e-9 for i in sm["on_path"]): bad.append("item shares")
+if "what_if" in counted[0]:
+    want = (statistics.median(s["what_if"]["length_ns"] for s in counted), statistics.median(s["what_if"]["saved_ns"] for s in counted))
+    if (sm["what_if"]["median_length_ns"], sm["what_if"]["median_saved_ns"]) != want: bad.append("what_if")
+elif "what_if" in sm:
+    bad.append("a what-if without one")
 print(",".join(bad) or "ok")
 PY
 }
@@ -245,6 +250,14 @@ check_eq "gpubound: counted steps GPU-bound (the 5 ms ranges of 9.5 ms of GPU wo
 check_eq "host-bound: 3 counted steps of 10 ms; host 99.85 %, launch (the three 5 us calls) 0.15 %" \
   "3 10000000 0.9985 0.0015" \
   "$(j "$TMP/host.json" "' '.join(str(x) for x in (d['summary']['counted'], d['summary']['median_length_ns'], round(d['summary']['shares']['host'], 6), round(d['summary']['shares']['launch'], 6)))")"
+run_gf critical-path --json "$TMP/host.sqlite" --what-if 'kind=host:0.5'
+printf '%s\n' "$out" >"$TMP/host_wi.json"
+check_eq "host-bound, host x0.5: the summary's what-if equals the one recomputed from its steps" ok "$(sum_check "$TMP/host_wi.json")"
+check_eq "host-bound, host x0.5: the median path 10 ms → 5.0075 ms (half the 9.985 ms of host code)" "5007500 4992500" \
+  "$(j "$TMP/host_wi.json" "str(d['summary']['what_if']['median_length_ns']) + ' ' + str(d['summary']['what_if']['median_saved_ns'])")"
+run_gf critical-path "$TMP/host.sqlite" --what-if 'kind=host:0.5'
+check_contains "host-bound, host x0.5 text: the summary's what-if line" "$out" \
+  "  what-if: path median 10.000 ms → 5.008 ms; median saving 4.992 ms a step"
 run_gf critical-path "$TMP/host.sqlite"
 check_contains "host-bound text: the summary line" "$out" "over 3 counted steps (1 warm-up left out): path median 10.000 ms"
 check_contains "host-bound text: the summary's parts and first item" "$out" "  parts: host 99.9%, launch 0.1%

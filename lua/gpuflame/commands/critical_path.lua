@@ -52,6 +52,10 @@ local function summary_text(out, sm, top)
     if sm.parts[name .. "_ns"] > 0 then p[#p + 1] = name .. " " .. pct(sm.shares[name]) end
   end
   out[#out + 1] = "  parts: " .. table.concat(p, ", ")
+  if sm.what_if then
+    out[#out + 1] = string.format("  what-if: path median %s → %s; median saving %s a step", ms(sm.median_length_ns),
+      ms(sm.what_if.median_length_ns), ms(sm.what_if.median_saved_ns))
+  end
   if sm.gpu_bound > 0 then
     out[#out + 1] = string.format("  %d of %d GPU-bound: their GPU work outlasts their range, and the path ends " ..
       "with the range", sm.gpu_bound, sm.counted)
