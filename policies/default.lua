@@ -410,7 +410,7 @@ return {
     rule_budget = 120,        -- seconds of Lua a rule may run before it is stopped (reported as failed)
     capture = "exported",     -- `capture` writes findings.json: "exported" when it made the SQLite export
                               -- (--stacks, timeline.source "sqlite"), "always" (exports when needed), "never"
-    capture_top = 3,          -- ... and prints this many findings (warnings first)
+    capture_top = 3,          -- ... and prints this many findings (warnings first, the most time at stake first)
     pages = true,             -- timeline and flamegraph pages (and capture's timeline) carry a findings panel
                               -- (these rules over the whole trace; the page still keeps timeline.max_events)
     options = {

@@ -167,6 +167,7 @@ function K.copy_rule(spec)
         total_rows = sum.count,
         verdict = sum.count == 0 and spec.clean or spec.verdict(items, sum, #rows),
         severity = sum.count > 0 and "warning" or "ok",
+        stake_ns = sum.total, -- the copies' time: they run synchronously (gpuflame.findings top)
         advice = spec.advice,
       }
     end,

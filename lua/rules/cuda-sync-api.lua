@@ -32,6 +32,7 @@ return {
       total_rows = sum.count,
       verdict = verdict,
       severity = sum.count > 0 and "warning" or "ok",
+      stake_ns = sum.total, -- the host blocked
       advice = "Avoid excessive synchronization; use asynchronous CUDA event calls, such as " ..
         "cudaStreamWaitEvent() and cudaEventSynchronize(), to prevent host synchronization.",
     }

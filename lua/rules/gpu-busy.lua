@@ -21,7 +21,7 @@ return {
     local win, why = model:window(opts)
     if why then return { skipped = why } end
     local devs, cap = kit.device_times(model, win)
-    local rows, parts, worst = {}, {}, nil
+    local rows, parts, worst, idle = {}, {}, nil, 0
     local what = opts.denominator == "span" and "device span" or "capture span"
     for i, d in ipairs(devs) do
       local den = opts.denominator == "span" and d.span or (cap.last - cap.first)
@@ -32,6 +32,7 @@ return {
           kit.pct(d.comm, den), kit.pct(d.copy, den), kit.pct(d.idle, den), kpct, what }
       end
       parts[#parts + 1] = string.format("device %d: %s", d.device, gpu_time.text(d))
+      idle = idle + d.idle
       if not worst or kpct < worst then worst = kpct end
     end
     local verdict
@@ -54,6 +55,7 @@ return {
       verdict = verdict,
       breakdown = gpu_time.document(devs, model.policy), -- the parts by name, per device (docs/SEMANTICS.md)
       severity = worst and worst < opts.low and "warning" or (#devs > 0 and "info" or "ok"),
+      stake_ns = idle, -- the devices' idle time
       advice = worst and worst < opts.low and "Kernels fill little of the device's time: see which part fills " ..
         "the rest (copies: pin host memory, overlap copies with compute on other streams, keep data on the " ..
         "device; idle: the host does not feed the GPU)." or nil,

@@ -18,10 +18,11 @@ return {
     local win, why = model:window(opts)
     if why then return { skipped = why } end
     local low = model:low_util(win, opts.chunks, opts.threshold, opts.rows)
-    local rows, total = {}, 0
+    local rows, total, idle = {}, 0, 0
     for i, r in ipairs(low) do
       rows[i] = { i, r.in_use, r.dur, r.start, r.pid, r.device, r.context }
       total = total + r.dur
+      idle = idle + math.floor(r.dur * (100 - r.in_use) / 100 + 0.5)
     end
     local verdict
     if #low == 0 then
@@ -39,6 +40,7 @@ return {
       verdict = verdict,
       breakdown = kit.breakdown(model, win), -- the devices' busy and idle time by its parts (docs/SEMANTICS.md)
       severity = #low > 0 and "warning" or "ok",
+      stake_ns = idle, -- the GPU's time not in use in the regions shown
       advice = "Use CPU sampling, OS runtime backtraces or NVTX annotations to see why the GPU is not fed.",
     }
   end,

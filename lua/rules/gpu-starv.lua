@@ -40,6 +40,7 @@ return {
       verdict = verdict,
       breakdown = kit.breakdown(model, win), -- the devices' busy and idle time by its parts (docs/SEMANTICS.md)
       severity = #gaps > 0 and "warning" or "ok",
+      stake_ns = total, -- the GPU idle in the gaps shown
       advice = "Use CPU sampling, OS runtime backtraces or NVTX annotations to see what the CPU does in these gaps.",
     }
   end,

@@ -72,7 +72,7 @@ return {
         r.launched > 0 and r.delay_max or false, r.tiny, r.storm and "storm" or "", r.name }
     end
     local verdict, severity
-    local diagnosis, q, devs = "none", nil, nil
+    local diagnosis, q, devs, idle = "none", nil, nil, nil
     if sum.kernels == 0 then
       verdict, severity = "No kernels.", "ok"
     elseif sum.launched == 0 then
@@ -84,6 +84,7 @@ return {
       for _, d in ipairs(devs) do
         busy, span = busy + d.busy, span + d.span
       end
+      idle = span - busy
       diagnosis, q = diagnose(sum, kit.pct(busy, span), opts)
       local head = {
         ["launch-bound"] = "Launch-bound: the GPU idles between kernels while the CPU issues launches",
@@ -106,6 +107,7 @@ return {
       total_rows = sum.names,
       verdict = verdict,
       severity = severity,
+      stake_ns = idle, -- the devices' idle time the launches leave
       diagnosis = diagnosis,
       decided_by = q and { median_queue_delay_ns = q.median_delay, mean_launch_ns = q.mean_launch,
         mean_wait_ns = q.mean_wait, wait_share_pct = q.wait_share, busy_pct = q.busy } or nil,

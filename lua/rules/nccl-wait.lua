@@ -33,6 +33,7 @@ return {
         "device %d, %s)", kit.dur(total), worst.share, worst.g.pid, worst.g.device, kit.dur(worst.g.busy)),
       breakdown = kit.breakdown(model, win), -- the devices' busy and idle time by its parts (docs/SEMANTICS.md)
       severity = worst.share >= opts.high_share and "warning" or "info",
+      stake_ns = total, -- the NCCL kernels' time
       advice = "A high share means ranks wait in collectives: look for load imbalance or overlap " ..
         "communication with compute.",
     }

@@ -258,7 +258,9 @@ check_eq "capture --stacks: findings.json in summary.json" "$TMP/cap1/findings.j
   "$(summary "$TMP/cap1" 'd["artifacts"]["findings"]')"
 check_eq "capture --stacks: the policy's rules in findings.json" 10 \
   "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$TMP/cap1/findings.json")"
-check_contains "capture --stacks: prints the top findings" "$err" "finding cuda-async-memcpy [warning]: 2 asynchronous memcpys"
+check_contains "capture --stacks: prints the top findings" "$err" "finding gpu-low-util [warning]: 6 regions below 50% GPU"
+check_eq "capture --stacks: the warnings with the most time at stake (docs/RULES.md stake_ns; tests/cli/test_findings_top.sh)" \
+  "gpu-low-util gpu-starv gpu-busy" "$(sed -n 's/^gpuflame: finding \([a-z-]*\) .*/\1/p' <<<"$err" | tr '\n' ' ' | sed 's/ $//')"
 check_eq "capture --stacks: three of them (findings.capture_top)" 3 "$(grep -c '^gpuflame: finding ' <<<"$err")"
 printf 'return { extends = "default", capture = { views_from = "stats" } }\n' >"$TMP/stats_path.lua"
 PATH="$FAKE:$PATH" FAKE_NSYS_SQLITE="$G/planted.sqlite" run_gf --policy "$TMP/stats_path.lua" capture --out "$TMP/cap2" -- /bin/true
