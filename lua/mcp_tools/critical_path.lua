@@ -51,11 +51,7 @@ return {
     local tr = tk:trace(args.input)
     tk:progress("finding each step's path")
     local doc = critpath.document(tr, { step = args.step, marker = args.marker, what_if = args.what_if }, tk:policy())
-    local out = {}
-    for k, v in pairs(doc) do out[k] = v end
-    out.input = args.input
-    out.source = nil
-    out.steps, out.next_cursor, out.total = tk:page(doc.steps, args)
-    return out
+    doc.source = nil -- the file under the roots: the input as asked says it
+    return common.paged_steps(doc, args, tk)
   end,
 }

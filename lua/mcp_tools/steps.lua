@@ -50,11 +50,6 @@ return {
     tk:progress("importing " .. real)
     local tr = require("gpuflame.commands.steps").load({ real }, {}, tk.ctx)
     tk:progress("finding the steps")
-    local doc = require("gpuflame.steps").document(tr, args.marker, tk:policy())
-    local out = {}
-    for k, v in pairs(doc) do out[k] = v end
-    out.input = args.input
-    out.steps, out.next_cursor, out.total = tk:page(doc.steps, args)
-    return out
+    return common.paged_steps(require("gpuflame.steps").document(tr, args.marker, tk:policy()), args, tk)
   end,
 }

@@ -12,6 +12,16 @@ M.cursor_schema = { type = "string", maxLength = 64, description = "next_cursor 
 
 function M.array(t) return core.json.array(t) end
 
+-- paged_steps(doc, args, tk) → a command's JSON document (steps, critical-path) as a tool's result: its fields,
+-- the input as asked, and its steps cut to the page args.limit/args.cursor ask for (next_cursor, total)
+function M.paged_steps(doc, args, tk)
+  local out = {}
+  for k, v in pairs(doc) do out[k] = v end
+  out.input = args.input
+  out.steps, out.next_cursor, out.total = tk:page(doc.steps, args)
+  return out
+end
+
 -- a cuda_gpu_kern_sum row (`stats -f json`) in the tools' names
 function M.kernel_row(r)
   return { name = r["Name"], total_ns = r["Total Time (ns)"], instances = r["Instances"], time_pct = r["Time (%)"],
