@@ -287,6 +287,9 @@ local function check_result(r)
     if type(row) ~= "table" then return "rows[" .. i .. "] must be a list of values" end
   end
   if r.verdict ~= nil and type(r.verdict) ~= "string" then return "verdict must be a string" end
+  if r.stake_ns ~= nil and (math.type(r.stake_ns) ~= "integer" or r.stake_ns < 0) then
+    return "stake_ns must be a non-negative integer (ns)"
+  end
   return nil
 end
 

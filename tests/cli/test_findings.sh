@@ -200,6 +200,9 @@ EOF
 cat >"$R/bad-result.lua" <<'EOF'
 return { name = "bad-result", run = function() return { rows = 3 } end }
 EOF
+cat >"$R/bad-stake.lua" <<'EOF'
+return { name = "bad-stake", run = function() return { columns = { "x" }, rows = { { 1 } }, stake_ns = "a lot" } end }
+EOF
 GPUFLAME_PATH="$TMP/path" run_findings_csv findings -f csv -r idle-devices "$G/planted.sqlite"
 check_eq "GPUFLAME_PATH rule: runs without rebuilding" "Device ID,Busy (%)
 1,40.86" "$(block idle-devices)"
@@ -212,7 +215,7 @@ check_contains "--list shows a bundled rule" "$out" "gpu-starv"
 check_contains "--list marks a broken rule" "$out" "syntax"
 printf 'return { findings = { rule_budget = 1 } }\n' >"$TMP/budget.lua"
 GPUFLAME_PATH="$TMP/path" run_findings_csv --policy "$TMP/budget.lua" findings -f csv -r boom -r syntax -r spin \
-  -r bad-result -r cuda-sync-api:rows=1 "$G/planted.sqlite"
+  -r bad-result -r bad-stake -r cuda-sync-api:rows=1 "$G/planted.sqlite"
 check_eq "failing rules: exit 1" 1 "$rc"
 check_contains "runtime error: reported by name" "$err" "rule boom failed"
 check_contains "runtime error: the rule's file and line" "$(status boom)" "boom.lua:1:"
@@ -220,6 +223,8 @@ check_contains "syntax error: reported by name" "$err" "rule syntax failed"
 check_contains "runaway rule: stopped by the budget" "$err" "rule spin failed"
 check_contains "runaway rule: says why" "$(status spin)" "time budget"
 check_contains "bad result: reported by name" "$(status bad-result)" "ERROR: the result needs columns"
+check_contains "a stake that is not ns: reported by name (capture orders its top findings by it)" \
+  "$(status bad-stake)" "ERROR: stake_ns must be a non-negative integer"
 check_eq "failing rules: the others still run" "Duration (ns),Start (ns),PID,TID,API Name
 2000000,11700000000,1001,1001,cudaDeviceSynchronize_v3020" "$(block cuda-sync-api)"
 mkdir -p "$TMP/shadow/rules"
