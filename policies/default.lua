@@ -390,7 +390,8 @@ return {
     -- first GPU work it launches on another stream after the wait
     event_record = { "cudaEventRecord%", "cuEventRecord%" },
     stream_wait = { "cudaStreamWaitEvent%", "cuStreamWaitEvent%" },
-    top = 10, -- items of the path listed per step in the text output (the JSON lists them all)
+    top = 10, -- items of the path listed per step in the text output, and in the run's summary (text and page;
+              -- the JSON lists them all)
   },
 
   -- The time breakdown of a GPU (docs/SEMANTICS.md): gpu-busy, gpu-idle, rank-skew, report, summary.json.

@@ -47,7 +47,7 @@
     var tab = el('table', 'sitems'), head = el('tr');
     ['ms a step', 'share of the path', 'on the path in', 'kind', 'item'].forEach(function (h) { head.appendChild(el('th', null, h)); });
     tab.appendChild(head);
-    sm.on_path.slice(0, 10).forEach(function (i) {
+    sm.on_path.slice(0, D.top).forEach(function (i) {
       var r = el('tr');
       r.appendChild(el('td', 'num', pathMs(i.ns / sm.counted)));
       r.appendChild(el('td', 'num', (100 * i.share).toFixed(1) + '%'));

@@ -4,6 +4,7 @@
 // the path with their time a step and in how many steps; with --what-if the median path before and after), one
 // row per step, no page errors and no network.
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { TOP, TMP, launch, check, notOk, done } from './timeline_lib.mjs';
 
@@ -30,6 +31,11 @@ try {
       ['0.015', '0.1%', '3 of 3', 'call', 'cudaLaunchKernel']]), JSON.stringify(items));
   check('one row per step below it', (await page.$$('#steps tbody tr')).length === 4);
   check('no page errors, no network', log.errors.length === 0 && log.requests.length === 0, JSON.stringify(log));
+  const pol = path.join(TMP, 'cp-top1.lua'), one = path.join(TMP, 'cp-host-top1.html');
+  fs.writeFileSync(pol, 'return { extends = "default", critical_path = { top = 1 } }\n');
+  execFileSync(GF, ['-q', '--policy', pol, 'critical-path', db, '--html', one], { stdio: ['ignore', 'ignore', 'pipe'] });
+  await page.goto('file://' + one);
+  check('policy critical_path.top = 1: the summary lists one item', (await page.$$('#summary table.sitems tr')).length === 2);
   const wi = path.join(TMP, 'cp-host-wi.html');
   execFileSync(GF, ['-q', 'critical-path', db, '--what-if', 'kind=host:0.5', '--html', wi], { stdio: ['ignore', 'ignore', 'pipe'] });
   await page.goto('file://' + wi);

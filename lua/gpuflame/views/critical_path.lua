@@ -10,7 +10,7 @@ function M.build(spec, ctx)
   assert(ctx, "views.critical_path.build: ctx")
   local names = core.json.array({})
   for k, path in ipairs(spec.inputs) do names[k] = path:match("([^/]+)/*$") or path end
-  local data = { inputs = names }
+  local data = { inputs = names, top = ctx.policy().critical_path.top } -- the summary's items, as the text lists
   for k, v in pairs(spec.document) do data[k] = v end
   core.render.render(page.template("templates/critical_path.html"),
     { title = "Critical path", data = { json = core.json.encode(data) } }, spec.out, "templates/critical_path.html")
