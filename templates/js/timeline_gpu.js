@@ -19,12 +19,14 @@ var gfGpu = (function () {
   // The group a lane folds with and the label drawn for it. GPU lanes: the device is named once, on its
   // group; a stream lane reads "stream N" (its sync events are a band on it); the device-wide syncs (no
   // stream) are a thin band of their own; the NVTX ranges one thread projected onto the device are a group
-  // of their own under the device. L: the page's lane object; rank: "rank · " or "".
-  function laneNames(L, kind, rank) {
+  // of their own under the device. L: the page's lane object; rank: "rank · " or ""; procName: the name of
+  // the process's main thread (its tid is its pid) where a lane of the page gives it, else ''.
+  function laneNames(L, kind, rank, procName) {
     var label = String(L.label);
     if (kind !== 'gpu') { // the process is named on the group: the lane is its thread
       var t = /^(?:CPU|NVTX) pid \S+ (tid .*)$/.exec(label);
-      return { group: rank + (kind === 'cpu' ? 'CPU' : 'NVTX') + ' pid ' + (L.pid != null ? L.pid : '?'), short: t ? t[1] : label };
+      return { group: rank + (kind === 'cpu' ? 'CPU' : 'NVTX') + ' pid ' + (L.pid != null ? L.pid : '?') +
+        (procName ? ' ' + procName : ''), short: t ? t[1] : label };
     }
     var dev = rank + 'GPU ' + (L.device != null ? String(L.device).replace(/^GPU /, '') : '?');
     if (L.proj) {

@@ -20,13 +20,20 @@ function gfTimelineIndex(T, cols) {
   var CPU_SIDE = gfTimelineCpu.colours(); // OS runtime calls, CPU samples, running (js/timeline_cpu.js)
   Object.keys(CPU_SIDE).forEach(function (k) { KIND_COL[k] = CPU_SIDE[k]; KIND_LABEL[k] = gfTimelineCpu.labels[k]; });
 
+  // A process is named by its main thread (tid = pid), as the flamegraph names its process frames: any lane
+  // of the page (a CPU thread, its NVTX ranges, their projection onto a GPU) may be the one that names it.
+  var procNames = {};
+  (D.lanes || []).forEach(function (l) {
+    if (l && typeof l === 'object' && l.thread && l.pid != null && l.tid === l.pid)
+      procNames[(l.rank != null ? l.rank + '/' : '') + l.pid] = String(l.thread);
+  });
   var lanes = (D.lanes || []).map(function (l, k, all) {
     // the reference shape had plain strings as lanes: derive the kind from the label
     if (typeof l === 'string') return { label: l, short: l, kind: /^CPU/.test(l) ? 'cpu' : /^NVTX/.test(l) ? 'nvtx' : 'gpu' };
     var kind = l.kind || 'gpu', rank = l.rank != null ? String(l.rank) + ' · ' : '';
     // lanes are grouped per (rank,) kind and process (CPU, NVTX) or device (GPU: named once, on the group;
     // the NVTX ranges a thread projected onto it in a group of their own); a group folds
-    var nm = gfGpu.laneNames(l, kind, rank);
+    var nm = gfGpu.laneNames(l, kind, rank, procNames[(l.rank != null ? l.rank + '/' : '') + l.pid] || '');
     return { label: String(l.label), kind: kind, group: nm.group, short: nm.short, band: !!nm.band, proj: !!nm.proj,
       sub: gfTimelineCpu.sub(l), subTitle: gfTimelineCpu.subTitle(l, all[k - 1]) };
   });

@@ -49,6 +49,18 @@ try {
     const cpuLanes = D.lanes.filter((L) => L.kind === 'cpu').length;
     check(`${rel}: exactly the CPU lanes of threads with nothing in the opening window are folded (${folded} folded, ${shown} shown of ${cpuLanes})`,
       wrong === 0 && folded + shown === cpuLanes, `${wrong} lanes wrong`);
+    // a CPU or NVTX group is named by its process's main thread (the lane whose tid is the pid), where the
+    // page has that thread's name: expected labels from the page's own lanes
+    const mainName = new Map();
+    for (const L of D.lanes) if (L.thread && L.pid === L.tid) mainName.set(`${L.rank}:${L.pid}`, L.thread);
+    const want = new Set(D.lanes.filter((L) => L.kind === 'cpu' || L.kind === 'nvtx').map((L) =>
+      `${L.rank != null ? L.rank + ' · ' : ''}${L.kind.toUpperCase()} pid ${L.pid}` +
+      (mainName.has(`${L.rank}:${L.pid}`) ? ' ' + mainName.get(`${L.rank}:${L.pid}`) : '')));
+    const got = new Set(st.groups.filter((g) => g.kind === 'cpu' || g.kind === 'nvtx').map((g) => g.label));
+    const named = [...got].filter((g) => !/ pid \d+$/.test(g));
+    check(`${rel}: CPU and NVTX groups are named by their process's main thread (${[...got].join(', ')})`,
+      got.size === want.size && [...want].every((w) => got.has(w)) && named.length > 0,
+      `expected ${[...want].join(', ')}`);
     const q = st.groups.findIndex((g) => g.quiet > 0);
     if (q >= 0) {
       await page.evaluate((k) => window.__gf.toggleQuiet(k), q);
