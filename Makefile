@@ -40,7 +40,7 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(filter-out lua5.4,$(PKGS)) 2>/dev/null)
 LUA_CFLAGS = -Icore/host -Icore/bind $(shell pkg-config --cflags lua5.4 2>/dev/null)
 # libcurl is not linked: core/http.c loads it on the first request (dlopen), which saves every start ~30 ms
-PKG_LIBS   = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null) -lcsv -lz -lm -pthread
+PKG_LIBS   = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null) -lcsv -ldeflate -lz -lm -pthread
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -pthread -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror,) \
            -Icore -I$(O)/gen $(PKG_CFLAGS) $(SANFLAGS)

@@ -9,7 +9,7 @@ kind=${1:-build}
 if [ "$kind" = nsys ]; then
   exec "$(dirname "$0")/deps_nsys.sh"
 fi
-pkgs=(gcc make pkg-config liblua5.4-dev libsqlite3-dev libcsv-dev libcurl4-openssl-dev libcjson-dev libyaml-dev zlib1g-dev python3)
+pkgs=(gcc make pkg-config liblua5.4-dev libsqlite3-dev libcsv-dev libcurl4-openssl-dev libcjson-dev libyaml-dev zlib1g-dev libdeflate-dev python3)
 if [ "$kind" = test ]; then
   pkgs+=(sqlite3 lua5.4 lua-check chromium time nodejs npm clang libclang-rt-14-dev valgrind procps openmpi-bin libopenmpi-dev)
 fi

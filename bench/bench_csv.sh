@@ -19,7 +19,7 @@ K=$B/kern_1m.csv T=$B/trace$rows
 [ -s "$T/cuda_gpu_trace.csv" ] || python3 "$top/bench/gen_trace_csv.py" "$rows" "$T"
 cc -O2 -o "$B/csv_raw" "$top/bench/csv_raw.c" -lcsv
 cc -O2 -std=c11 -D_GNU_SOURCE -I"$top/core" -o "$B/csv_read" "$top/bench/csv_read.c" "$top/lib/libgpuflame.a" \
-  $(pkg-config --libs lua5.4 sqlite3 libcurl libcjson yaml-0.1 2>/dev/null) -lcsv -lz -lm
+  $(pkg-config --libs lua5.4 sqlite3 libcurl libcjson yaml-0.1 2>/dev/null) -lcsv -ldeflate -lz -lm
 kb=$(stat -L -c %s "$K") tb=$(( $(stat -L -c %s "$T/cuda_gpu_trace.csv") + $(stat -L -c %s "$T/cuda_api_trace.csv") ))
 cpu=$(( $(nproc) - 1 ))
 echo "# CSV benchmark ($(date -u +%FT%TZ), $(nproc) CPUs, pinned to CPU $cpu, load $(cut -d' ' -f1-3 /proc/loadavg))"

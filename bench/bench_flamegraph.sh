@@ -13,7 +13,7 @@ CSV=$B/kern_1m.csv FOLDED=$B/stacks_100k.folded
 echo "inputs: $(du -h "$CSV" | cut -f1) CSV, $(du -h "$FOLDED" | cut -f1) folded"
 cc -O2 -o "$B/csv_raw" "$GF_TOP/bench/csv_raw.c" -lcsv
 cc -O2 -std=c11 -D_GNU_SOURCE -I"$GF_TOP/core" -o "$B/csv_read" "$GF_TOP/bench/csv_read.c" "$GF_TOP/lib/libgpuflame.a" \
-  $(pkg-config --libs lua5.4 sqlite3 libcurl libcjson yaml-0.1 2>/dev/null) -lcsv -lz -lm
+  $(pkg-config --libs lua5.4 sqlite3 libcurl libcjson yaml-0.1 2>/dev/null) -lcsv -ldeflate -lz -lm
 
 # (a)
 best_of a 3 "$GF" collapse "$CSV" -q

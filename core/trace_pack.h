@@ -18,7 +18,8 @@ typedef struct gf_pack_maps {
     const int32_t *lane, *name, *stack;
     const uint8_t *row; /* per model event: its nesting row (trace_rows.h), or NULL; a row > 0 of an event
                          * without details (a nested CUDA call) is written as a detail {"row": N} */
-    int deflate; /* each column's varints raw-DEFLATE compressed before base64 ("varint-deflate-base64") */
+    int deflate; /* each column's varints raw-DEFLATE compressed in chunks before base64
+                  * ("varint-deflate-chunks-base64") */
     const uint32_t *only; /* when not NULL: only these events (ascending indices), e.g. a page's preview */
     size_t nonly;
     int row_later; /* gf_trace_pack_start only: row comes later, through gf_trace_pack_set_row */
@@ -27,8 +28,8 @@ int gf_trace_write_packed(const gf_trace *t, FILE *out, const gf_pack_maps *m, i
 
 /* The same in two steps, so that the columns compress while the caller writes what comes before them:
  * gf_trace_pack_start finds the unique details and, when m->deflate and threads > 1, starts threads - 1
- * workers that compress columns into buffers, each holding one unwritten column at most (the caller's thread
- * streams the column it needs through deflate straight into the page when no worker took it);
+ * workers that compress columns into temporary files, each holding one unwritten column at most (the
+ * caller's thread compresses the column it needs straight into the page when no worker took it);
  * the maps that m points to must live until the job is written or freed. gf_trace_pack_write writes
  * `"events":...` and always frees the job (joins its workers), errors included; gf_trace_pack_free stops,
  * joins and frees a job that will not be written (NULL: nothing). The page is the same byte for byte at

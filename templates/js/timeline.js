@@ -295,7 +295,7 @@ function gfTimeline(D, cols, mode) {
 }
 
 // Boot: the event columns are base64 (docs/TIMELINE_DATA.md "Packed events"); compressed ones
-// ("varint-deflate-base64", policy timeline.compress) are inflated by the browser's own
+// ("varint-deflate-chunks-base64", policy timeline.compress) are inflated by the browser's own
 // DecompressionStream, which is asynchronous: the page is built when they are ready. A big page first
 // draws its preview (the opening view's events, plain varints, placed before this script) while the
 // parser is still reading the data below.
@@ -334,20 +334,33 @@ function gfTimeline(D, cols, mode) {
       try { gfTimeline(D, cols); } catch (err) { fail(err); }
     }
     if (!ev) return build(null);
-    var enc = ev.encoding || 'varint-base64', raw = {};
-    if (enc !== 'varint-base64' && enc !== 'varint-deflate-base64')
+    var enc = ev.encoding || 'varint-base64';
+    if (enc !== 'varint-base64' && enc !== 'varint-deflate-chunks-base64')
       fail(new Error('unknown event encoding "' + enc + '" (written by a newer gpuflame?)'));
-    COLS.forEach(function (k) { raw[k] = bytesOf(ev[k]); });
-    if (enc === 'varint-base64') return build(raw);
+    if (enc === 'varint-base64') {
+      var raw = {};
+      COLS.forEach(function (k) { raw[k] = bytesOf(ev[k]); });
+      return build(raw);
+    }
     if (typeof DecompressionStream !== 'function')
       fail(new Error('this browser has no DecompressionStream to inflate the compressed event data ' +
         '(write the page with policy timeline.compress = false)'));
-    Promise.all(COLS.map(function (k) {
-      var inflated = new Blob([raw[k]]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+    // each column is an array of chunks, each its own raw DEFLATE stream: inflated, they join into the
+    // column's varints
+    function inflate(text) {
+      var inflated = new Blob([bytesOf(text)]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
       return new Response(inflated).arrayBuffer();
+    }
+    Promise.all(COLS.map(function (k) {
+      if (!Array.isArray(ev[k])) return Promise.reject(new Error('the ' + k + ' column is not an array of chunks'));
+      return Promise.all(ev[k].map(inflate)).then(function (parts) {
+        var len = parts.reduce(function (a, b) { return a + b.byteLength; }, 0), col = new Uint8Array(len), at = 0;
+        parts.forEach(function (b) { col.set(new Uint8Array(b), at); at += b.byteLength; });
+        return col;
+      });
     })).then(function (bufs) {
       var cols = {};
-      COLS.forEach(function (k, i) { cols[k] = new Uint8Array(bufs[i]); });
+      COLS.forEach(function (k, i) { cols[k] = bufs[i]; });
       setTimeout(function () { build(cols); }); // errors while building surface as page errors
     }, function (err) {
       setTimeout(function () { fail(new Error('damaged page data: ' + err.message)); });

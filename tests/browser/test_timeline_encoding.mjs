@@ -1,15 +1,18 @@
 // gf-test: slow
 // The timeline page's event encodings (docs/TIMELINE_DATA.md "Packed events"), in headless Chromium, on
 // pages the binary writes from a real export:
-//  * compressed (policy timeline.compress, the default: "varint-deflate-base64") and plain
+//  * compressed (policy timeline.compress, the default: "varint-deflate-chunks-base64") and plain
 //    ("varint-base64") pages carry the same events: equal counts, equal events in the page (sampled
-//    through window.__gf.event), the same opening view; the compressed page is smaller;
+//    through window.__gf.event), the same opening view; the compressed page is smaller; a compressed page
+//    whose columns are cut into other chunks (here, by Node's zlib at thirds of each column: inside varints)
+//    shows the same events;
 //  * a damaged compressed column, an unknown encoding, and a browser without DecompressionStream each
 //    leave a message in place of the timeline (and no half-built page); the plain page still opens there.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { TOP, TMP, launch, open, check, skip, notOk, done } from './timeline_lib.mjs';
 
 const FIX = process.env.GPUFLAME_FIXTURES || path.resolve(TOP, '../shared/fixtures');
@@ -52,7 +55,7 @@ try {
   execFileSync(GF, ['timeline', INPUT, '-o', zPage], { stdio: ['ignore', 'ignore', 'pipe'] });
   execFileSync(GF, ['--policy', PLAIN, 'timeline', INPUT, '-o', pPage], { stdio: ['ignore', 'ignore', 'pipe'] });
   const zd = pageJson(zPage), pd = pageJson(pPage);
-  check('default page: events compressed (varint-deflate-base64)', zd.events.encoding === 'varint-deflate-base64', zd.events.encoding);
+  check('default page: events compressed (varint-deflate-chunks-base64)', zd.events.encoding === 'varint-deflate-chunks-base64', zd.events.encoding);
   check('timeline.compress = false: plain varints (varint-base64)', pd.events.encoding === 'varint-base64', pd.events.encoding);
   check('the compressed page is smaller', statSync(zPage).size < statSync(pPage).size,
     `${statSync(zPage).size} vs ${statSync(pPage).size} bytes`);
@@ -73,9 +76,26 @@ try {
   check('compressed page: no page or console errors', z.log.errors.length === 0 && z.log.console.length === 0,
     JSON.stringify(z.log).slice(0, 300));
 
-  const damaged = variant(zPage, 'enc-damaged.html', (d) => { d.events.dur = Buffer.from('not deflate data at all').toString('base64'); });
+  // every column inflated, joined, cut at its thirds (inside varints, as the writer's 1 MiB cuts may be) and
+  // each part compressed on its own by Node's zlib
+  const COLS = ['start', 'dur', 'lane', 'corr', 'name', 'stack', 'kind', 'detail'];
+  const rechunked = variant(zPage, 'enc-rechunked.html', (d) => {
+    for (const c of COLS) {
+      const all = Buffer.concat(d.events[c].map((k) => inflateRawSync(Buffer.from(k, 'base64'))));
+      const a = Math.floor(all.length / 3), b = Math.floor((2 * all.length) / 3);
+      d.events[c] = [all.subarray(0, a), all.subarray(a, b), all.subarray(b)].map((x) => deflateRawSync(x).toString('base64'));
+    }
+  });
+  const rc = await open(browser, rechunked), rs = await state(rc.page);
+  check('a compressed page cut into other chunks (3 a column, by another compressor): the same events and view',
+    JSON.stringify(rs) === JSON.stringify(zs) && rc.log.errors.length === 0, JSON.stringify(rc.log.errors).slice(0, 300));
+  await rc.page.close();
+  const damaged = variant(zPage, 'enc-damaged.html', (d) => { d.events.dur = [Buffer.from('not deflate data at all').toString('base64')]; });
   let r = await openBroken(browser, damaged);
   check('a damaged compressed column: a message in place of the timeline', /damaged page data/.test(r.msg), r.msg);
+  const flat = variant(zPage, 'enc-flat.html', (d) => { d.events.kind = d.events.kind[0]; });
+  r = await openBroken(browser, flat);
+  check('a compressed column that is not an array of chunks: the message names it', /damaged page data: the kind column is not an array of chunks/.test(r.msg) && !r.built, r.msg);
   const short = variant(zPage, 'enc-short.html', (d) => { d.events.n += 1; });
   r = await openBroken(browser, short);
   check('a column with fewer values than n: the message says which', /the start column does not hold/.test(r.msg) &&

@@ -127,7 +127,7 @@ try {
 
   // a page whose data is damaged after its preview drew: the message, and the preview no longer shown
   const badData = path.join(TMP, 'baddata.html');
-  writeFileSync(badData, withPreview.replace(/("start":")([A-Za-z0-9+/]{16})/g, (m, a) => a + 'AAAAAAAAAAAAAAAA'));
+  writeFileSync(badData, withPreview.replace(/("start":\[?")([A-Za-z0-9+/]{16})/g, (m, a) => a + 'AAAAAAAAAAAAAAAA'));
   {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.addInitScript(() => { window.__gfPreview = {}; });

@@ -63,10 +63,12 @@ export const flamePoint = (page, name) => page.evaluate((n) => {
 export function unpackEvents(D) {
   const ev = D.events;
   if (!ev || Array.isArray(ev)) return D;
-  const cols = {}, deflated = ev.encoding === 'varint-deflate-base64';
-  if (!['varint-base64', 'varint-deflate-base64', undefined].includes(ev.encoding)) throw new Error(`unknown encoding ${ev.encoding}`);
+  const cols = {}, deflated = ev.encoding === 'varint-deflate-chunks-base64';
+  if (!['varint-base64', 'varint-deflate-chunks-base64', undefined].includes(ev.encoding)) throw new Error(`unknown encoding ${ev.encoding}`);
   for (const c of ['start', 'dur', 'lane', 'corr', 'name', 'stack', 'kind', 'detail']) {
-    const b64 = Buffer.from(ev[c], 'base64'), bytes = deflated ? inflateRawSync(b64) : b64, out = [];
+    // compressed: an array of chunks, each its own raw DEFLATE stream; inflated, they join into the column
+    const bytes = deflated ? Buffer.concat(ev[c].map((k) => inflateRawSync(Buffer.from(k, 'base64')))) : Buffer.from(ev[c], 'base64');
+    const out = [];
     let v = 0, mul = 1;
     for (const b of bytes) {
       v += (b & 127) * mul;

@@ -33,7 +33,7 @@ C
 printf 'return { extends = "default", capture = { duration = 42 } }\n' >"$TMP/p.lua"
 printf 'return { capture = { duration = -1 } }\n' >"$TMP/bad.lua"
 printf 'local a, b = ...\nprint("script got " .. a .. b)\nreturn 4\n' >"$TMP/s.lua"
-if ${CC:-cc} ${GF_CFLAGS:--O2} -I"$TOP/core" -o "$TMP/embed" "$TMP/embed.c" "$GPUFLAME_LIB" ${GF_LDLIBS:-$(pkg-config --libs lua5.4 sqlite3 libcurl libcjson yaml-0.1) -lcsv -lz -lm} 2>"$TMP/cc.log"; then
+if ${CC:-cc} ${GF_CFLAGS:--O2} -I"$TOP/core" -o "$TMP/embed" "$TMP/embed.c" "$GPUFLAME_LIB" ${GF_LDLIBS:-$(pkg-config --libs lua5.4 sqlite3 libcurl libcjson yaml-0.1) -lcsv -ldeflate -lz -lm} 2>"$TMP/cc.log"; then
   ok "a C program compiles and links against libgpuflame.a"
   out=$("$TMP/embed" "$TMP/dir" "$TMP/p.lua" "$TMP/s.lua" "$TMP/bad.lua" 2>&1)
   check_contains "gf_host_load_policy + gf_host_run_cli see the loaded policy" "$out" '"duration": 42'

@@ -18,7 +18,7 @@ fix=${GPUFLAME_FIXTURES:-$top/../shared/fixtures}
 out=build-fuzz
 pkgs="lua5.4 sqlite3 libcurl libcjson yaml-0.1"
 cflags="-O1 -g -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -std=c11 -D_GNU_SOURCE -Icore -Icore/host -Icore/bind -I$out/gen -Itests/fuzz $(pkg-config --cflags $pkgs)"
-libs="$out/lib/libgpuflame.a $(pkg-config --libs $pkgs) -lcsv -lz -lm"
+libs="$out/lib/libgpuflame.a $(pkg-config --libs $pkgs) -lcsv -ldeflate -lz -lm"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for f in tests/fuzz/fuzz_*.c; do n=${f##*/fuzz_}; targets+=("${n%.c}"); done

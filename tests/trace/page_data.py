@@ -11,9 +11,10 @@ COLUMNS = ("start", "dur", "lane", "corr", "name", "stack", "kind", "detail")
 
 
 def varints(text, deflated=False):
-    data = base64.b64decode(text)
-    if deflated:  # "varint-deflate-base64": raw DEFLATE (no zlib header) of the varint bytes
-        data = zlib.decompress(data, -15)
+    if deflated:  # "varint-deflate-chunks-base64": a list of chunks, each raw DEFLATE (no zlib header)
+        data = b"".join(zlib.decompress(base64.b64decode(chunk), -15) for chunk in text)
+    else:
+        data = base64.b64decode(text)
     out, v, shift = [], 0, 0
     for b in data:
         v |= (b & 0x7F) << shift
@@ -33,9 +34,9 @@ def unzig(v):
 
 def unpack(ev):
     n = ev["n"]
-    if ev.get("encoding", "varint-base64") not in ("varint-base64", "varint-deflate-base64"):
+    if ev.get("encoding", "varint-base64") not in ("varint-base64", "varint-deflate-chunks-base64"):
         raise ValueError("unknown event encoding %r" % ev.get("encoding"))
-    deflated = ev.get("encoding") == "varint-deflate-base64"
+    deflated = ev.get("encoding") == "varint-deflate-chunks-base64"
     cols = {c: varints(ev[c], deflated) for c in COLUMNS}
     for c in COLUMNS:
         if len(cols[c]) != n:

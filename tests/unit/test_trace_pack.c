@@ -1,12 +1,13 @@
 /* The timeline page's packed event columns (trace_pack.c): the columns compressed on worker threads
  * (limits.threads) give the page that one thread writes, byte for byte, compressed or not; the columns are
  * written in their order even when a later one is ready first (planted: the first column is the slowest);
- * each column decodes to the model's values; a column streamed through deflate in pieces is the stream
- * that one buffer compressed at once gives. */
+ * each column decodes to the model's values; a compressed column is its varints cut every 1 MiB, each
+ * chunk the raw DEFLATE stream that compressing it at once gives (zlib inflates what libdeflate wrote). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "tap.h"
@@ -125,27 +126,54 @@ static unsigned char *inflate_raw(const unsigned char *in, size_t len, size_t *o
     return b;
 }
 
-/* The first column `name` after `from` in the page's events: its base64 text (*at, *n) and its decoded
- * numbers (malloc'd, *count). */
-static uint64_t *column(const char *from, const char *name, int compressed, const char **at, size_t *n, size_t *count)
+/* The varints of column `name` (the first after `from` in the page's events): its text starts at *at (for a
+ * compressed column, its array's first chunk), *n bytes up to its closing quote or bracket; compressed, the
+ * chunks are inflated and joined (*chunks of them; *first: the first one's inflated length). malloc'd. */
+static unsigned char *column_bytes(const char *from, const char *name, int compressed, const char **at, size_t *n,
+                                   size_t *len, size_t *chunks, size_t *first)
 {
     char key[32];
-    snprintf(key, sizeof key, "\"%s\":\"", name);
+    snprintf(key, sizeof key, compressed ? "\"%s\":[" : "\"%s\":\"", name);
     const char *ev = strstr(from, "\"events\":{");
     const char *s = strstr(ev ? ev : from, key);
     if (!s)
         return NULL;
     s += strlen(key);
     *at = s;
-    *n = (size_t)(strchr(s, '"') - s);
-    size_t blen, vlen;
-    unsigned char *b = unbase64(s, *n, &blen), *v = b;
-    if (b && compressed) {
-        v = inflate_raw(b, blen, &vlen);
+    *n = (size_t)(strchr(s, compressed ? ']' : '"') - s);
+    *chunks = *first = 0;
+    if (!compressed)
+        return unbase64(s, *n, len);
+    unsigned char *all = NULL;
+    size_t have = 0;
+    for (const char *q = s; q < s + *n && *q == '"';) {
+        const char *e = strchr(q + 1, '"');
+        size_t blen, vlen;
+        unsigned char *b = unbase64(q + 1, (size_t)(e - q - 1), &blen), *v = b ? inflate_raw(b, blen, &vlen) : NULL;
         free(b);
-    } else {
-        vlen = blen;
+        unsigned char *grown = v ? realloc(all, have + vlen + 1) : NULL;
+        if (!grown) {
+            free(v);
+            free(all);
+            return NULL;
+        }
+        all = grown;
+        memcpy(all + have, v, vlen);
+        have += vlen;
+        free(v);
+        if ((*chunks)++ == 0)
+            *first = vlen;
+        q = e + 1 + (e[1] == ',');
     }
+    *len = have;
+    return all;
+}
+
+/* Column `name`'s numbers (malloc'd, *count of them); as column_bytes. */
+static uint64_t *column(const char *from, const char *name, int compressed, const char **at, size_t *n, size_t *count)
+{
+    size_t vlen, chunks, first;
+    unsigned char *v = column_bytes(from, name, compressed, at, n, &vlen, &chunks, &first);
     if (!v)
         return NULL;
     uint64_t *x = malloc((vlen + 1) * sizeof *x);
@@ -171,29 +199,29 @@ static int64_t unzigzag(uint64_t v)
     return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
-/* The raw DEFLATE (level 1) of buf[0..len) at once, base64: what the page's writer wrote before it
- * streamed columns in pieces. */
-static char *oneshot(const unsigned char *buf, size_t len, size_t *n)
+/* The column's array text as the writer should give it for these varints: cut every 1 MiB, each chunk
+ * compressed at once by libdeflate at level 1, base64, quoted, comma-separated. malloc'd. */
+static char *chunked(const unsigned char *buf, size_t len, size_t *n)
 {
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return NULL;
-    size_t cap = deflateBound(&z, (uLong)len);
-    unsigned char *zb = malloc(cap);
-    z.next_in = (Bytef *)buf;
-    z.avail_in = (uInt)len;
-    z.next_out = zb;
-    z.avail_out = (uInt)cap;
-    int rc = zb ? deflate(&z, Z_FINISH) : Z_MEM_ERROR;
-    size_t zl = z.total_out;
-    deflateEnd(&z);
+    enum { CHUNK = 1 << 20 };
+    struct libdeflate_compressor *z = libdeflate_alloc_compressor(1);
+    size_t cap = z ? libdeflate_deflate_compress_bound(z, CHUNK) : 0;
+    unsigned char *zb = malloc(cap ? cap : 1);
     char *s = NULL;
-    FILE *f = rc == Z_STREAM_END ? open_memstream(&s, n) : NULL;
-    if (f) {
+    FILE *f = z && zb ? open_memstream(&s, n) : NULL;
+    for (size_t off = 0; f && (off < len || off == 0); off += CHUNK) {
+        size_t part = len - off < CHUNK ? len - off : CHUNK;
+        size_t zl = libdeflate_deflate_compress(z, buf + off, part, zb, cap);
+        fputs(off ? ",\"" : "\"", f);
         gf_base64_write(f, zb, zl);
-        fclose(f);
+        putc('"', f);
+        if (len == 0)
+            break;
     }
+    if (f)
+        fclose(f);
+    if (z)
+        libdeflate_free_compressor(z);
     free(zb);
     return s;
 }
@@ -292,24 +320,15 @@ int main(void)
     }
     CHECK("the dur and corr columns hold the model's durations and correlation deltas", ok);
 
-    /* the dur column streamed in 64 KiB pieces is the one-buffer stream (a column of ~2.5 bytes an event) */
-    unsigned char *raw = malloc((size_t)N * 10);
-    size_t rl = 0;
-    for (size_t i = 0; raw && i < N; i++) {
-        uint64_t v = (uint64_t)t->dur[i];
-        while (v >= 0x80) {
-            raw[rl++] = (unsigned char)(v | 0x80);
-            v >>= 7;
-        }
-        raw[rl++] = (unsigned char)v;
-    }
-    size_t on;
-    char *one = raw ? oneshot(raw, rl, &on) : NULL;
-    du = (free(du), pg ? column(pg, "dur", 1, &s, &n, &cnt) : NULL);
-    CHECK("the dur column (several pieces) is the DEFLATE stream of the whole column at once",
-          rl > 3 * 65535 && one && du && n == on && memcmp(s, one, n) == 0);
-    free(one);
-    free(raw);
+    /* the start column (~6 bytes an event: over 1 MiB) is two chunks, the first of exactly 1 MiB; each chunk is
+     * its part of the column compressed at once, however the writer cut the column into pieces */
+    size_t vlen, chunks, first_len, on;
+    unsigned char *sv = pg ? column_bytes(pg, "start", 1, &s, &n, &vlen, &chunks, &first_len) : NULL;
+    char *want = sv ? chunked(sv, vlen, &on) : NULL;
+    CHECK("the start column: 2 chunks, the first 1 MiB of varints, each the DEFLATE stream of its part at once",
+          sv && chunks == 2 && first_len == 1u << 20 && vlen > first_len && want && n == on && memcmp(s, want, n) == 0);
+    free(want);
+    free(sv);
     free(du);
     free(co);
     free(pg);
