@@ -1,14 +1,15 @@
 /* Putting a keep-all build's columns in (start, kind, arrival) order at finish with less than a second
  * copy of them: the order is found on a permutation array alone (a merge of the few sorted runs an export's
- * tables arrive in, else an in-place MSD radix sort on start), and the columns are then gathered one at a
+ * tables arrive in, else an MSD radix sort on start: a counting pass writes the first digit's buckets straight
+ * into the permutation, and each bucket is sorted in place below it), and the columns are then gathered one at a
  * time through one 4-byte spare column (the 8-byte ones half by half, in place). The permutation itself
  * becomes the model's seq column (a keep-all build's arrival order is its index). Peak: the model plus one
  * 4-byte column, where a scratch column, a radix sort's keys beside its indices and a separate seq cost 16
  * bytes per event more, and an 8-byte spare 4 more (issue 29: the finish was the import's memory peak).
  * With threads >= 2 (an importer's row reader is done by then, and the finish ran alone on one core: 0.5 s
- * of the 368 MB export's import, issue 42) the radix sort's buckets below its first digit and the gathers'
- * random reads are split in two, the second half on a thread: no memory more, the same order (the key
- * is unique) and the same columns. */
+ * of the 368 MB export's import, issue 42) the first digit's counting and writing, the radix sort's buckets
+ * below it and the gathers' random reads are split in two, the second half on a thread: no memory more, the
+ * same order (the key is unique) and the same columns. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,22 +197,74 @@ static void sort_buckets(void *arg, size_t lo, size_t hi)
             msd_sort(j->t, j->a + j->off[d], j->cnt[d], j->mn, j->next);
 }
 
-/* msd_sort, its first digit's buckets split in two at the bucket boundary nearest half the events */
+/* The first digit's pass from the arrival order: each event's index written straight into its bucket (a
+ * counting sort that reads the starts in order, where the in-place pass used below the first digit follows
+ * cycles through them at random: 0.14 s of one core on the 368 MB export), the events in halves on two
+ * threads: each half counts its digits, then writes its indices from its own offset in each bucket. */
+typedef struct top_pass {
+    const gf_trace *t;
+    uint32_t *a;
+    uint64_t mn;
+    int shift;
+    size_t hi0;                     /* where the counting split the events: [0, hi0) was half 0 */
+    size_t cnt[2][MSD_SIZE];        /* each half's events per digit */
+    size_t pos[2][MSD_SIZE];        /* the next entry each half writes in each bucket */
+} top_pass;
+
+#define TOP_DIGIT(p, i) ((size_t)((((uint64_t)(p)->t->start[i] - (p)->mn) >> (p)->shift) & (MSD_SIZE - 1)))
+
+static void top_count(void *arg, size_t lo, size_t hi)
+{
+    top_pass *p = arg;
+    size_t *cnt = p->cnt[lo != 0];
+    if (lo == 0)
+        p->hi0 = hi;
+    for (size_t i = lo; i < hi; i++)
+        cnt[TOP_DIGIT(p, i)]++;
+}
+
+/* a single call over both halves writes half 1's events where half 1 would: right after half 0's */
+static void top_scatter(void *arg, size_t lo, size_t hi)
+{
+    top_pass *p = arg;
+    size_t *pos = p->pos[lo != 0];
+    for (size_t i = lo; i < hi; i++)
+        p->a[pos[TOP_DIGIT(p, i)]++] = (uint32_t)i;
+}
+
+#undef TOP_DIGIT
+
+/* The order of events [0, n) into a: the first digit by top_pass, then its buckets each sorted below that
+ * digit, split in two at the bucket boundary nearest half the events. */
 static void msd_sort_top(const gf_trace *t, uint32_t *a, size_t n, uint64_t mn, int shift, int threads)
 {
-    if (threads < 2 || n < SPLIT_MIN || shift < 0) {
+    if (shift < 0) { /* every start equal */
+        for (size_t i = 0; i < n; i++)
+            a[i] = (uint32_t)i;
         msd_sort(t, a, n, mn, shift);
         return;
     }
+    top_pass *p = calloc(1, sizeof *p);
+    if (!p) { /* the in-place pass needs no memory */
+        for (size_t i = 0; i < n; i++)
+            a[i] = (uint32_t)i;
+        msd_sort(t, a, n, mn, shift);
+        return;
+    }
+    p->t = t, p->a = a, p->mn = mn, p->shift = shift;
+    in_two(threads, n, n / 2, top_count, p);
     size_t cnt[MSD_SIZE], off[MSD_SIZE], sum = 0, mid = 0;
-    distribute(t, a, n, mn, shift, cnt);
     for (size_t d = 0; d < MSD_SIZE; d++) {
-        off[d] = sum;
+        cnt[d] = p->cnt[0][d] + p->cnt[1][d];
+        off[d] = p->pos[0][d] = sum;
+        p->pos[1][d] = sum + p->cnt[0][d];
         sum += cnt[d];
         size_t gap = sum > n / 2 ? sum - n / 2 : n / 2 - sum, best = mid > n / 2 ? mid - n / 2 : n / 2 - mid;
         if (gap < best)
             mid = sum;
     }
+    in_two(p->hi0 < n ? threads : 1, n, p->hi0, top_scatter, p);
+    free(p);
     bucket_job j = {t, a, cnt, off, mn, next_shift(shift)};
     in_two(threads, n, mid, sort_buckets, &j);
 }
@@ -221,10 +274,11 @@ int gf_trace_order_kept(const gf_trace *t, size_t n, uint32_t *ord, int threads)
     int how = merge_runs(t, n, ord);
     if (how == 0)
         return 0;
-    for (size_t i = 0; i < n; i++)
-        ord[i] = (uint32_t)i;
-    if (how == 1)
+    if (how == 1) {
+        for (size_t i = 0; i < n; i++)
+            ord[i] = (uint32_t)i;
         return 1;
+    }
     int64_t mn = INT64_MAX, mx = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         mn = t->start[i] < mn ? t->start[i] : mn;
