@@ -79,6 +79,8 @@ static gf_trace *check_idle(lua_State *L)
     ud *u = check_ud(L);
     if (u->job)
         gf_lua_raisef(L, GF_EXIT_ERROR, "trace is busy: %s is still running", u->busy);
+    if (u->page) /* a slot's json function (write_timeline): the page's workers read the trace */
+        gf_lua_raisef(L, GF_EXIT_ERROR, "trace is busy: its timeline page is being written");
     return u->t;
 }
 
@@ -780,13 +782,48 @@ static int timeline_preview_writer(FILE *out, void *p, gf_err *err)
 
 static const gf_slot_writer_ref timeline_ref = {timeline_writer};
 
+/* The slots given as {json = function}: each function called now, while the page's columns compress on its
+ * workers (e.g. the steps of the page's axis, 0.1-0.2 s of one core on the 368 MB export: issue 42), its
+ * text left on the stack (which keeps it alive) and the slot's value; their garbage is collected before the
+ * page is written. 0, or -1 with the error (a Lua error, or a result that is not a string) on the stack. */
+static int lazy_slots(lua_State *L, gf_slot *slots, size_t n)
+{
+    int any = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (slots[k].kind != GF_SLOT_JSON || slots[k].value)
+            continue;
+        if (!lua_checkstack(L, 4)) {
+            lua_pushstring(L, "write_timeline: out of memory (Lua stack)");
+            return -1;
+        }
+        lua_getfield(L, 4, slots[k].name);
+        lua_getfield(L, -1, "json");
+        lua_remove(L, -2);
+        if (lua_pcall(L, 0, 1, 0) != LUA_OK)
+            return -1;
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            lua_pushfstring(L, "write_timeline: slot '%s': its json function returned %s, not a string",
+                            slots[k].name, luaL_typename(L, -1));
+            return -1;
+        }
+        slots[k].value = lua_tolstring(L, -1, &slots[k].len);
+        any = 1;
+    }
+    if (any)
+        lua_gc(L, LUA_GCCOLLECT);
+    return 0;
+}
+
 /* write_timeline(template_text, out_path, slots, template_name [, flame_min_fraction]): slots are text
  * values ({{title}} etc., title required) or {json = TEXT} ({{json:name}}, e.g. the findings panel's
- * data); the data slot ({{json:data}}) is this trace's timeline JSON.
+ * data), or {json = function() return TEXT end}, called once the page's columns are compressing; the data
+ * slot ({{json:data}}) is this trace's timeline JSON.
  * flame_min_fraction absent: 0, every (stack, kernel) pair kept. */
 static int m_write_timeline(lua_State *L)
 {
     ud *u = check_ud(L);
+    if (u->page)
+        return gf_lua_raisef(L, GF_EXIT_ERROR, "trace is busy: its timeline page is being written");
     size_t tl;
     const char *tmpl = luaL_checklstring(L, 2, &tl);
     const char *out = luaL_checkstring(L, 3);
@@ -808,14 +845,17 @@ static int m_write_timeline(lua_State *L)
                     s->kind = GF_SLOT_TEXT;
                     s->value = lua_tolstring(L, -1, &s->len);
                 } else if (lua_type(L, -1) == LUA_TTABLE) { /* {json = TEXT}: made script-safe by the renderer */
-                    if (lua_getfield(L, -1, "json") != LUA_TSTRING)
-                        return gf_lua_raisef(L, GF_EXIT_USAGE, "write_timeline: slot '%s' must be a string or {json = TEXT}",
-                                             lua_tostring(L, -3));
+                    int jt = lua_getfield(L, -1, "json");
+                    if (jt != LUA_TSTRING && jt != LUA_TFUNCTION)
+                        return gf_lua_raisef(L, GF_EXIT_USAGE,
+                                             "write_timeline: slot '%s' must be a string, {json = TEXT} or "
+                                             "{json = function returning TEXT}", lua_tostring(L, -3));
                     gf_slot *s = &slots[n++];
                     memset(s, 0, sizeof *s);
                     s->name = lua_tostring(L, -3);
                     s->kind = GF_SLOT_JSON;
-                    s->value = lua_tolstring(L, -1, &s->len); /* kept alive by the slot's table */
+                    if (jt == LUA_TSTRING)
+                        s->value = lua_tolstring(L, -1, &s->len); /* kept alive by the slot's table */
                     lua_pop(L, 1);
                 }
             }
@@ -840,6 +880,11 @@ static int m_write_timeline(lua_State *L)
     gf_mem_release_free(); /* the Lua garbage collected before the page (views/timeline.lua): issue 42 */
     gf_timeline_opts o = timeline_opts(u);
     int rc = gf_trace_timeline_begin(u->t, &o, &u->page, &err);
+    if (rc == 0 && lazy_slots(L, slots, n) != 0) { /* a Lua error: the page's workers joined, then raised */
+        gf_trace_timeline_free(u->page);
+        u->page = NULL;
+        return lua_error(L);
+    }
     if (rc == 0)
         rc = gf_render_file(tname, tmpl, tl, slots, n, out, &err);
     gf_trace_timeline_free(u->page);
