@@ -4,10 +4,12 @@
  *   core.render.render_string(template_text, slots [, template_name]) → string
  *   core.render.escape_html(s) → s
  * slots[name] is "text" (→ {{name}} HTML-escaped, {{json:name}} a JSON string), { json = "<json text>" }
- * (→ {{json:name}} made script-safe) or { data = <C model userdata> } (its GF_SLOT_WRITER_FIELD writer). */
+ * (→ {{json:name}} made script-safe) or { data = <C model userdata> } (its GF_SLOT_WRITER_FIELD writer).
+ * Other bindings may let {json = function} slots give their text later (gf_lua_lazy_slots, l_render.h). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "l_render.h"
 #include "l_util.h"
 #include "render.h"
 
@@ -69,6 +71,34 @@ static gf_slot *collect(lua_State *L, int idx, size_t *n)
     }
     *n = k;
     return s;
+}
+
+int gf_lua_lazy_slots(lua_State *L, int tbl, gf_slot *slots, size_t n)
+{
+    int any = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (slots[k].kind != GF_SLOT_JSON || slots[k].value)
+            continue;
+        if (!lua_checkstack(L, 4)) {
+            lua_pushstring(L, "render: out of memory (Lua stack)");
+            return -1;
+        }
+        lua_getfield(L, tbl, slots[k].name);
+        lua_getfield(L, -1, "json");
+        lua_remove(L, -2);
+        if (lua_pcall(L, 0, 1, 0) != LUA_OK)
+            return -1;
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            lua_pushfstring(L, "render: slot '%s': its json function returned %s, not a string", slots[k].name,
+                            luaL_typename(L, -1));
+            return -1;
+        }
+        slots[k].value = lua_tolstring(L, -1, &slots[k].len);
+        any = 1;
+    }
+    if (any)
+        lua_gc(L, LUA_GCCOLLECT);
+    return 0;
 }
 
 static int l_render(lua_State *L)

@@ -7,7 +7,8 @@
  *   tr:clock_alignment([text]), tr:nvtx_names() → {[id] = text}, tr:set_nvtx_groups({[id] = text}) (gpuflame.nvtx_group)
  *   tr:trim(n [, keep_partners]), tr:event(i), tr:flame() → {total=, entries=, stacks=, launches=}
  *   tr:write_timeline(template_text, out_path, slots, template_name [, flame_min])  -- slot data = the JSON;
- *     slots.title is required (policy timeline.title)
+ *     slots.title is required (policy timeline.title); a {json = function} slot is called once the page's
+ *     columns are compressing (the trace refuses changes meanwhile)
  *   tr:timeline_json(title [, flame_min]) → string (tests), tr:write_chrome_trace(path), tr:write_launch_folded(path)
  *   tr:kernel_stats([kind]), tr:launch_stats(late_ns), tr:gpu_idle(short_gap_ns) → lists of rows
  * Several reports (trace_ranks.c):
@@ -26,6 +27,7 @@
 #include <string.h>
 
 #include "fs.h"
+#include "l_render.h"
 #include "l_stacks.h"
 #include "l_util.h"
 #include "render.h"
@@ -782,38 +784,6 @@ static int timeline_preview_writer(FILE *out, void *p, gf_err *err)
 
 static const gf_slot_writer_ref timeline_ref = {timeline_writer};
 
-/* The slots given as {json = function}: each function called now, while the page's columns compress on its
- * workers (e.g. the steps of the page's axis, 0.1-0.2 s of one core on the 368 MB export: issue 42), its
- * text left on the stack (which keeps it alive) and the slot's value; their garbage is collected before the
- * page is written. 0, or -1 with the error (a Lua error, or a result that is not a string) on the stack. */
-static int lazy_slots(lua_State *L, gf_slot *slots, size_t n)
-{
-    int any = 0;
-    for (size_t k = 0; k < n; k++) {
-        if (slots[k].kind != GF_SLOT_JSON || slots[k].value)
-            continue;
-        if (!lua_checkstack(L, 4)) {
-            lua_pushstring(L, "write_timeline: out of memory (Lua stack)");
-            return -1;
-        }
-        lua_getfield(L, 4, slots[k].name);
-        lua_getfield(L, -1, "json");
-        lua_remove(L, -2);
-        if (lua_pcall(L, 0, 1, 0) != LUA_OK)
-            return -1;
-        if (lua_type(L, -1) != LUA_TSTRING) {
-            lua_pushfstring(L, "write_timeline: slot '%s': its json function returned %s, not a string",
-                            slots[k].name, luaL_typename(L, -1));
-            return -1;
-        }
-        slots[k].value = lua_tolstring(L, -1, &slots[k].len);
-        any = 1;
-    }
-    if (any)
-        lua_gc(L, LUA_GCCOLLECT);
-    return 0;
-}
-
 /* write_timeline(template_text, out_path, slots, template_name [, flame_min_fraction]): slots are text
  * values ({{title}} etc., title required) or {json = TEXT} ({{json:name}}, e.g. the findings panel's
  * data), or {json = function() return TEXT end}, called once the page's columns are compressing; the data
@@ -880,7 +850,7 @@ static int m_write_timeline(lua_State *L)
     gf_mem_release_free(); /* the Lua garbage collected before the page (views/timeline.lua): issue 42 */
     gf_timeline_opts o = timeline_opts(u);
     int rc = gf_trace_timeline_begin(u->t, &o, &u->page, &err);
-    if (rc == 0 && lazy_slots(L, slots, n) != 0) { /* a Lua error: the page's workers joined, then raised */
+    if (rc == 0 && gf_lua_lazy_slots(L, 4, slots, n) != 0) { /* a Lua error: the page's workers joined, then raised */
         gf_trace_timeline_free(u->page);
         u->page = NULL;
         return lua_error(L);
