@@ -146,6 +146,23 @@ settle k5 failed "$u0" 0
 check_contains "k5 says why" "$(status_of k5 error_message)" "agent restarted during capture"
 check "k5's partial capture directory is kept" test -d "$(ls -d "$STATE/captures/"*-k5)"
 
+# --- started: the capture process dies and its nsys (a process group of its own) outlives it ------------
+u0=$(uploads)
+pause_kill a5o started k5o FAKE_NSYS_PROFILE_SLEEP=20
+nsys_pid=
+for i in $(seq 1 100); do
+  nsys_pid=$(leftovers | tr ';' '\n' | awk '/nsys profile/ {print $1; exit}')
+  [ -n "$nsys_pid" ] && break
+  sleep 0.1
+done
+check "k5o: its nsys runs" [ -n "$nsys_pid" ]
+for p in $(capture_pids); do [ "$p" != "$nsys_pid" ] && kill -9 "$p" 2>/dev/null; done
+sleep 0.3
+check "k5o: the capture process is gone, its nsys still runs" [ "$(capture_pids | tr '\n' ' ')" = "$nsys_pid " ]
+start_agent a5or
+settle k5o failed "$u0" 0
+check_contains "k5o: the restarted agent ended what the capture left" "$(cat "$TMP/a5or.log")" "ending them"
+
 # --- finished: capture done, not spooled yet (how k003 was lost in the soak) --------------------------
 u0=$(uploads)
 pause_kill a6 finished k6

@@ -29,7 +29,8 @@ end
 -- Settles every command the journal holds, after a restart (the agent died: SIGKILL, OOM, reboot).
 --   accepted: nothing was started; a `stop` is done now, anything else is reported failed.
 --   starting/running: a capture process still running (same pid AND start time) is adopted: waited
---     for, its result delivered (or ended at its deadline, or by `stop`). One that has ended: its items
+--     for, its result delivered (or ended at its deadline, or by `stop`). One that has ended: the processes
+--     it left that name its directory (its nsys) are ended with their process groups; its items
 --     already in the spool are not spooled again; a finished capture (summary.json ok) is uploaded
 --     now; anything else is reported failed ("agent restarted during capture"), its directory kept.
 --   spooled: its items or their outcomes are counted again; read_outcomes reports it.
@@ -64,6 +65,14 @@ function A:recover_capture(e)
     local procs = journal.alive(type(e.procs) == "table" and e.procs or {})
     if e.phase == "starting" and e.dir then
       for _, pr in ipairs(journal.find_procs(e.dir)) do procs[#procs + 1] = pr end
+    end
+    -- its recorded processes gone, what still names its directory was started by it (nsys, in a process group
+    -- of its own) and outlived it: nothing will read its results now, so it is ended, never left behind
+    local orphans = e.phase == "running" and #procs == 0 and e.dir and journal.find_procs(e.dir) or {}
+    if #orphans > 0 then
+      log.warn("agent: the capture of command %s ended, leaving %d process(es) of it (pid %s); ending them", id,
+        #orphans, tostring(orphans[1].pid))
+      journal.end_procs(orphans, p.agent.stop_grace)
     end
     if #procs > 0 and not self.job then
       log.warn("agent: the capture of command %s is still running (pid %s); adopting it", id, tostring(procs[1].pid))
