@@ -238,14 +238,8 @@ static void top_scatter(void *arg, size_t lo, size_t hi)
  * digit, split in two at the bucket boundary nearest half the events. */
 static void msd_sort_top(const gf_trace *t, uint32_t *a, size_t n, uint64_t mn, int shift, int threads)
 {
-    if (shift < 0) { /* every start equal */
-        for (size_t i = 0; i < n; i++)
-            a[i] = (uint32_t)i;
-        msd_sort(t, a, n, mn, shift);
-        return;
-    }
-    top_pass *p = calloc(1, sizeof *p);
-    if (!p) { /* the in-place pass needs no memory */
+    top_pass *p = shift < 0 ? NULL : calloc(1, sizeof *p);
+    if (!p) { /* every start equal (the comparison sort), or no memory (the in-place pass needs none) */
         for (size_t i = 0; i < n; i++)
             a[i] = (uint32_t)i;
         msd_sort(t, a, n, mn, shift);
