@@ -177,100 +177,128 @@ static int64_t find_launch(const gf_trace *t, const uint32_t *ids, size_t n, int
     return t->corr[i] == t->corr[g] && (by_corr || t->pid[i] == t->pid[g]) ? (int64_t)i : -1;
 }
 
+static int sorted_partners(const gf_trace *t, size_t nl, int any_pidless, int32_t *p);
+
 /* CUPTI numbers each process's correlation ids 1, 2, 3, ...: when the launches' ids are that dense, GPU work
- * finds its launch in a table indexed by (process, id) instead of by binary search in a sorted copy of the
- * launches (a sort of every launch through an indirect comparison, then a random walk per GPU operation). */
+ * finds its launch in a table indexed by (process, id) (gf_launch_index) instead of by binary search in a
+ * sorted copy of the launches (a sort of every launch through an indirect comparison, then a random walk per
+ * GPU operation). */
 typedef struct corr_span {
     int64_t pid, lo, hi;
     uint64_t base;
 } corr_span;
 
-typedef struct span_set {
-    gf_hmap slot; /* pid → index in sp */
-    corr_span *sp;
-    size_t n, cap;
-    int64_t memo_pid; /* the last pid looked up, and its span's index (-1: no launch has that pid) */
-    int64_t memo;
-} span_set;
-
-static int64_t span_of(span_set *s, int64_t pid)
+static int64_t span_of(gf_launch_index *x, int64_t pid)
 {
-    if (pid != s->memo_pid) {
-        int64_t *v = gf_hmap_get(&s->slot, (uint64_t)(uint32_t)pid);
-        s->memo_pid = pid;
-        s->memo = v ? *v : -1;
+    if (pid != x->memo_pid) {
+        int64_t *v = gf_hmap_get(&x->slot, (uint64_t)(uint32_t)pid);
+        x->memo_pid = pid;
+        x->memo = v ? *v : -1;
     }
-    return s->memo;
+    return x->memo;
 }
 
-/* The spans of the launches' ids per process: 1, or 0 when they are too sparse for a table of at most
- * 2 entries a launch (plus 64K), -1 on OOM. */
-static int launch_spans(const gf_trace *t, size_t nl, span_set *s, uint64_t *total)
+/* One pass: the spans of the launches' ids per process, their count (*nl), and whether GPU work without a
+ * process has an id (*pidless). 1 when the spans fit a table of at most 2 entries a launch (plus 64K), 0 when
+ * they are too sparse, -1 on OOM. */
+static int launch_spans(const gf_trace *t, gf_launch_index *x, size_t *nl, int *pidless, uint64_t *total)
 {
+    *nl = 0;
+    *pidless = 0;
     for (size_t i = 0; i < t->n; i++) {
-        if (t->kind[i] != GF_EV_API || t->corr[i] < 0)
+        if (t->corr[i] < 0)
             continue;
+        if (t->kind[i] != GF_EV_API) {
+            *pidless |= gf_ev_is_gpu_work(t->kind[i]) && t->pid[i] < 0;
+            continue;
+        }
+        ++*nl;
         int ins;
-        int64_t *v = gf_hmap_put(&s->slot, (uint64_t)(uint32_t)t->pid[i], (int64_t)s->n, &ins);
+        int64_t *v = gf_hmap_put(&x->slot, (uint64_t)(uint32_t)t->pid[i], (int64_t)x->n, &ins);
         if (!v)
             return -1;
         if (ins) {
-            if (GF_GROW(s->sp, s->cap, s->n + 1, 16) != 0)
+            if (GF_GROW(x->sp, x->cap, x->n + 1, 16) != 0)
                 return -1;
-            s->sp[s->n++] = (corr_span){t->pid[i], t->corr[i], t->corr[i], 0};
+            x->sp[x->n++] = (corr_span){t->pid[i], t->corr[i], t->corr[i], 0};
         }
-        corr_span *c = &s->sp[*v];
+        corr_span *c = &x->sp[*v];
         if (t->corr[i] < c->lo)
             c->lo = t->corr[i];
         if (t->corr[i] > c->hi)
             c->hi = t->corr[i];
     }
-    uint64_t limit = 2 * (uint64_t)nl + 65536;
+    uint64_t limit = 2 * (uint64_t)*nl + 65536;
     *total = 0;
-    for (size_t k = 0; k < s->n; k++) {
-        uint64_t w = (uint64_t)s->sp[k].hi - (uint64_t)s->sp[k].lo + 1;
+    for (size_t k = 0; k < x->n; k++) {
+        uint64_t w = (uint64_t)x->sp[k].hi - (uint64_t)x->sp[k].lo + 1;
         if (w > limit || *total + w > limit)
             return 0;
-        s->sp[k].base = *total;
+        x->sp[k].base = *total;
         *total += w;
     }
     return 1;
 }
 
-/* p[g] = the first launch (lowest index) of each GPU operation g with the same process and correlation id,
- * as find_launch finds it: 1 done, 0 not dense (nothing written), -1 OOM. */
-static int dense_partners(const gf_trace *t, size_t nl, int32_t *p)
+int gf_launch_index_build(const gf_trace *t, gf_launch_index *x, gf_err *err)
 {
-    span_set s = {.memo_pid = INT64_MIN, .memo = -1}; /* no pid is INT64_MIN: the first lookup misses */
-    gf_hmap_init(&s.slot);
+    memset(x, 0, sizeof *x);
+    x->memo_pid = INT64_MIN; /* no pid is INT64_MIN: the first lookup misses */
+    x->memo = -1;
+    gf_hmap_init(&x->slot);
+    if (t->n > INT32_MAX)
+        return gf_errf(err, GF_EXIT_ERROR, "trace: %zu events: launch partners are indexed by 32 bits", t->n);
     uint64_t total = 0;
-    int32_t *tab = NULL;
-    int rc = launch_spans(t, nl, &s, &total);
-    if (rc == 1 && !(tab = malloc((total ? total : 1) * sizeof *tab)))
-        rc = -1;
-    if (rc == 1) {
-        memset(tab, 0xff, (total ? total : 1) * sizeof *tab);
+    size_t nl;
+    int pidless;
+    int rc = launch_spans(t, x, &nl, &pidless, &total);
+    if (rc == 1 && !pidless) {
+        if (!(x->tab = malloc((total ? total : 1) * sizeof *x->tab))) {
+            gf_launch_index_free(x);
+            return gf_oom(err, "trace");
+        }
+        memset(x->tab, 0xff, (total ? total : 1) * sizeof *x->tab);
         for (size_t i = 0; i < t->n; i++) {
             if (t->kind[i] != GF_EV_API || t->corr[i] < 0)
                 continue;
-            const corr_span *c = &s.sp[span_of(&s, t->pid[i])];
-            int32_t *slot = &tab[c->base + (uint64_t)(t->corr[i] - c->lo)];
+            const corr_span *c = &x->sp[span_of(x, t->pid[i])];
+            int32_t *slot = &x->tab[c->base + (uint64_t)(t->corr[i] - c->lo)];
             if (*slot < 0)
                 *slot = (int32_t)i;
         }
-        for (size_t i = 0; i < t->n; i++) {
-            if (!gf_ev_is_gpu_work(t->kind[i]) || t->corr[i] < 0)
-                continue;
-            int64_t k = span_of(&s, t->pid[i]);
-            const corr_span *c = k >= 0 ? &s.sp[k] : NULL;
-            if (c && t->corr[i] >= c->lo && t->corr[i] <= c->hi)
-                p[i] = tab[c->base + (uint64_t)(t->corr[i] - c->lo)];
-        }
+        return 0;
     }
-    free(tab);
-    free(s.sp);
-    gf_hmap_free(&s.slot);
-    return rc;
+    if (rc < 0 || (x->partner = malloc((t->n ? t->n : 1) * sizeof *x->partner)) == NULL) {
+        gf_launch_index_free(x);
+        return gf_oom(err, "trace");
+    }
+    for (size_t i = 0; i < t->n; i++)
+        x->partner[i] = -1;
+    if (sorted_partners(t, nl, pidless, x->partner) != 0) {
+        gf_launch_index_free(x);
+        return gf_oom(err, "trace");
+    }
+    return 0;
+}
+
+int64_t gf_launch_index_find(gf_launch_index *x, const gf_trace *t, size_t g)
+{
+    if (x->partner)
+        return x->partner[g];
+    if (!gf_ev_is_gpu_work(t->kind[g]) || t->corr[g] < 0)
+        return -1;
+    int64_t k = span_of(x, t->pid[g]);
+    const corr_span *c = k >= 0 ? &x->sp[k] : NULL;
+    return c && t->corr[g] >= c->lo && t->corr[g] <= c->hi ? x->tab[c->base + (uint64_t)(t->corr[g] - c->lo)] : -1;
+}
+
+void gf_launch_index_free(gf_launch_index *x)
+{
+    free(x->tab);
+    free(x->partner);
+    free(x->sp);
+    gf_hmap_free(&x->slot);
+    memset(x, 0, sizeof *x);
 }
 
 /* The launches sorted by (pid, corr, index), then by (corr, index) for GPU work without a process (CSV input),
@@ -301,25 +329,19 @@ static int sorted_partners(const gf_trace *t, size_t nl, int any_pidless, int32_
 
 int gf_trace_partners(const gf_trace *t, int32_t **partner, gf_err *err)
 {
-    if (t->n > INT32_MAX)
-        return gf_errf(err, GF_EXIT_ERROR, "trace: %zu events: launch partners are indexed by 32 bits", t->n);
-    int32_t *p = malloc((t->n ? t->n : 1) * sizeof *p);
-    if (!p)
-        return gf_oom(err, "trace");
-    size_t nl = 0;
-    int any_pidless = 0; /* GPU rows without a process (CSV input) find their launch by correlation id alone */
-    for (size_t i = 0; i < t->n; i++) {
-        p[i] = -1;
-        nl += t->kind[i] == GF_EV_API && t->corr[i] >= 0;
-        any_pidless |= gf_ev_is_gpu_work(t->kind[i]) && t->corr[i] >= 0 && t->pid[i] < 0;
-    }
-    int rc = any_pidless ? 0 : dense_partners(t, nl, p);
-    if (rc == 0)
-        rc = sorted_partners(t, nl, any_pidless, p);
-    if (rc < 0) {
-        free(p);
+    gf_launch_index x;
+    if (gf_launch_index_build(t, &x, err) != 0)
+        return -1;
+    int32_t *p = x.partner;
+    x.partner = NULL;
+    if (!p && !(p = malloc((t->n ? t->n : 1) * sizeof *p))) {
+        gf_launch_index_free(&x);
         return gf_oom(err, "trace");
     }
+    if (x.tab)
+        for (size_t i = 0; i < t->n; i++)
+            p[i] = (int32_t)gf_launch_index_find(&x, t, i);
+    gf_launch_index_free(&x);
     /* an API call links to the first GPU work it launched */
     for (size_t i = 0; i < t->n; i++)
         if (gf_ev_is_gpu_work(t->kind[i]) && p[i] >= 0 && p[p[i]] < 0)

@@ -10,6 +10,7 @@
 #ifndef GF_TRACE_H
 #define GF_TRACE_H
 
+#include "hmap.h"
 #include "trace_types.h"
 
 extern const char *const gf_ev_kind_names[GF_EV_NKINDS]; /* "cuda_api", "kernel", ..., "osrt", "cpu_sample" */
@@ -31,5 +32,22 @@ void gf_trace_free_events(gf_trace *t);
 /* Correlation: for each event the index of its partner (launch ↔ GPU work, same process), or -1. 4 bytes an
  * event (a trace of more than INT32_MAX events is refused with an error, not wrapped). */
 int gf_trace_partners(const gf_trace *t, int32_t **partner, gf_err *err);
+
+/* The launch of each GPU operation (gf_trace_partners's answer for GPU work) without an array per event: a
+ * table over the launches' correlation ids per process (4 bytes an id), or where the ids are too sparse for it
+ * or GPU work has no process (CSV input), gf_trace_partners's array. */
+typedef struct gf_launch_index {
+    gf_hmap slot;     /* pid → its span in sp */
+    struct corr_span *sp;
+    size_t n, cap;
+    int32_t *tab;     /* by span base + id - span lo: the first launch (lowest index), or -1 */
+    int32_t *partner; /* the fallback: by event */
+    int64_t memo_pid, memo; /* the last pid looked up and its span (-1: none) */
+} gf_launch_index;
+int gf_launch_index_build(const gf_trace *t, gf_launch_index *x, gf_err *err);
+/* The launch of event g (the lowest-index launch with its process and correlation id), or -1 when g is not GPU
+ * work or has none. Not thread-safe: a lookup keeps the last process's span. */
+int64_t gf_launch_index_find(gf_launch_index *x, const gf_trace *t, size_t g);
+void gf_launch_index_free(gf_launch_index *x);
 
 #endif

@@ -97,8 +97,8 @@ static void launch_finish(gf_launch_row *s, size_t ns, uint64_t min_kernels, gf_
 static int find_launches(const gf_trace *t, const gf_fwin *w, uint64_t min_kernels, gf_launch_row **rows, size_t *n,
                          gf_launch_sum *sum, gf_err *err)
 {
-    int32_t *p;
-    if (gf_trace_partners(t, &p, err) != 0)
+    gf_launch_index lx;
+    if (gf_launch_index_build(t, &lx, err) != 0)
         return -1;
     gf_hmap idx;
     gf_hmap_init(&idx);
@@ -138,11 +138,12 @@ static int find_launches(const gf_trace *t, const gf_fwin *w, uint64_t min_kerne
         x->kernel_total += t->dur[i];
         if (t->dur[i] > x->kernel_max)
             x->kernel_max = t->dur[i];
-        int launched = p[i] >= 0 && t->kind[p[i]] == GF_EV_API;
-        launch_wait(sum, t, i, prev_end, launched ? (size_t)p[i] : SIZE_MAX);
+        int64_t li = gf_launch_index_find(&lx, t, i);
+        int launched = li >= 0 && t->kind[li] == GF_EV_API;
+        launch_wait(sum, t, i, prev_end, launched ? (size_t)li : SIZE_MAX);
         if (!launched)
             continue;
-        size_t a = (size_t)p[i];
+        size_t a = (size_t)li;
         int64_t api = t->dur[a], delay = t->start[i] - (t->start[a] + t->dur[a]);
         x->launched++;
         x->api_total += api;
@@ -161,7 +162,7 @@ static int find_launches(const gf_trace *t, const gf_fwin *w, uint64_t min_kerne
     if (nd)
         sum->delay_median = nth_i64(delays, nd, (nd - 1) / 2);
     gf_hmap_free(&idx);
-    free(p);
+    gf_launch_index_free(&lx);
     free(lane_end);
     free(delays);
     if (ns > 1)
@@ -171,7 +172,7 @@ static int find_launches(const gf_trace *t, const gf_fwin *w, uint64_t min_kerne
     return 0;
 fail:
     gf_hmap_free(&idx);
-    free(p);
+    gf_launch_index_free(&lx);
     free(lane_end);
     free(delays);
     free(s);

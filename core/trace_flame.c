@@ -20,7 +20,7 @@ typedef struct fl {
     const gf_gpu_flame_opts *o;
     gf_stacks *s;
     gf_err *err;
-    int32_t *partner;
+    gf_launch_index *lx; /* the launches of GPU work */
     int32_t *node;   /* per event: a launch's NVTX path node (-1: no range) */
     int32_t *tparent; /* NVTX path trie: node → parent node (-1: a root range) and frame */
     uint32_t *tframe;
@@ -31,6 +31,23 @@ typedef struct fl {
     size_t idcap;
     size_t launches, swept; /* the launches of GPU work; those swept so far */
 } fl;
+
+/* the launch call of GPU operation i, or -1 */
+static int64_t launch_of(fl *f, size_t i)
+{
+    int64_t p = gf_launch_index_find(f->lx, f->t, i);
+    return p >= 0 && f->t->kind[p] == GF_EV_API ? p : -1;
+}
+
+/* x freed, and unless it is own (on the stack) its memory too */
+static void drop_launches(gf_launch_index *x, gf_launch_index *own)
+{
+    if (!x)
+        return;
+    gf_launch_index_free(x);
+    if (x != own)
+        free(x);
+}
 
 static const gf_detail *detail_of(const gf_trace *t, size_t i)
 {
@@ -328,9 +345,9 @@ static int nvtx_paths(fl *f)
     }
     for (size_t i = 0; i < t->n; i++) {
         f->node[i] = -1;
-        if (gf_ev_is_gpu_work(t->kind[i]) && f->partner[i] >= 0 && t->kind[f->partner[i]] == GF_EV_API &&
-            !swept[f->partner[i]]) {
-            swept[f->partner[i]] = 1;
+        int64_t p = launch_of(f, i);
+        if (p >= 0 && !swept[p]) {
+            swept[p] = 1;
             f->launches++; /* an estimate for the projection: the launches of threads with no ranges count too */
         }
     }
@@ -439,7 +456,7 @@ static long stack_of(fl *f, size_t i, size_t at)
 {
     const gf_trace *t = f->t;
     const gf_lane *gl = &t->lanes[t->lane[i]];
-    int64_t p = f->partner[i] >= 0 && t->kind[f->partner[i]] == GF_EV_API ? f->partner[i] : -1;
+    int64_t p = launch_of(f, i);
     int64_t pid = t->pid[i] >= 0 ? t->pid[i] : p >= 0 ? t->pid[p] : -1;
     size_t k = at;
     int marked = 0;
@@ -543,7 +560,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
                         gf_err *err)
 {
     if (!t->finished) {
-        free(o->partner);
+        drop_launches(o->launches, NULL);
         return gf_errf(err, GF_EXIT_ERROR, "trace: flamegraph before finish");
     }
     fl f = {.t = t, .o = o, .s = s, .err = err};
@@ -552,10 +569,13 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
     int32_t *evs = NULL;
     int32_t *in_step = NULL; /* before the first goto done: done frees it */
     int rc = 0;
-    if (o->partner)
-        f.partner = o->partner; /* found beside the caller's NVTX grouping (trace_flame_job.c) */
-    else if ((rc = gf_trace_partners(t, &f.partner, err)) != 0)
+    gf_launch_index own;
+    if (o->launches)
+        f.lx = o->launches; /* found beside the caller's NVTX grouping (trace_flame_job.c) */
+    else if ((rc = gf_launch_index_build(t, &own, err)) != 0)
         return rc;
+    else
+        f.lx = &own;
     f.node = gf_mem_scratch((t->n ? t->n : 1) * sizeof *f.node);
     if (ev_stack)
         evs = gf_mem_scratch((t->n ? t->n : 1) * sizeof *evs);
@@ -578,7 +598,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
     rc = add_stacks(&f, in_step, evs);
 done:
     free(in_step);
-    free(f.partner);
+    drop_launches(f.lx, &own);
     free(f.node);
     free(f.tparent);
     free(f.tframe);

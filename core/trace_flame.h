@@ -48,7 +48,8 @@ typedef struct gf_gpu_flame_opts {
     const char *const *proc_name;
     size_t nproc;
     gf_flame_raw *raw;    /* optional: receives the raw names of grouped NVTX frames (NULL: not kept) */
-    int32_t *partner;     /* optional: gf_trace_partners's array for t, taken over (freed) by the stacks */
+    gf_launch_index *launches; /* optional: malloc'd and built for t (gf_launch_index_build), taken over (freed)
+                                * by the stacks */
 } gf_gpu_flame_opts;
 
 /* Adds one stack per GPU operation of a finished trace to s (weights in ns, instances counted, frame kinds

@@ -28,7 +28,7 @@ struct gf_flame_job {
     gf_fold_stats st;
     int threads;               /* policy limits.threads (gf_threads_resolve's want) */
     atomic_int caller_waiting; /* finish has begun: the caller's core is free for the fold's sort */
-    /* wait_groups: the thread finds the launches' partners, then waits until the caller has set the trace's
+    /* wait_groups: the thread indexes the launches, then waits until the caller has set the trace's
      * NVTX groups (gf_trace_flame_job_set_groups), or finish or free let it go on without */
     int wait_groups, groups_done, cancel;
     int deferred; /* wait_groups and no thread: the work runs in finish */
@@ -54,20 +54,28 @@ static double now_s(void)
     return clock_s(CLOCK_MONOTONIC);
 }
 
-/* The partners read the trace's kinds, correlation ids and processes, which the NVTX grouping does not
+/* The launch index reads the trace's kinds, correlation ids and processes, which the NVTX grouping does not
  * write (gf_trace_set_nvtx_group: the string table and the groups' map); what reads names comes after. */
-static int partners_then_groups(gf_flame_job *j)
+static int launches_then_groups(gf_flame_job *j)
 {
-    if ((j->rc = gf_trace_partners(j->t, &j->o.partner, &j->err)) != 0)
+    if (!(j->o.launches = malloc(sizeof *j->o.launches))) {
+        j->rc = gf_oom(&j->err, "flamegraph job");
         return -1;
+    }
+    if ((j->rc = gf_launch_index_build(j->t, j->o.launches, &j->err)) != 0) {
+        free(j->o.launches);
+        j->o.launches = NULL;
+        return -1;
+    }
     pthread_mutex_lock(&j->mu);
     while (!j->groups_done)
         pthread_cond_wait(&j->cv, &j->mu);
     int cancel = j->cancel;
     pthread_mutex_unlock(&j->mu);
     if (cancel) {
-        free(j->o.partner);
-        j->o.partner = NULL;
+        gf_launch_index_free(j->o.launches);
+        free(j->o.launches);
+        j->o.launches = NULL;
         j->rc = gf_errf(&j->err, GF_EXIT_ERROR, "flamegraph job: closed before its NVTX groups were set");
         return -1;
     }
@@ -76,7 +84,7 @@ static int partners_then_groups(gf_flame_job *j)
 
 static void work(gf_flame_job *j)
 {
-    if (j->wait_groups && partners_then_groups(j) != 0)
+    if (j->wait_groups && launches_then_groups(j) != 0)
         return;
     j->rc = gf_trace_gpu_stacks(j->t, &j->o, j->s, NULL, &j->err);
     if (j->rc != 0 || j->share <= 0 || gf_stacks_count(j->s) <= (size_t)j->fold_min)
@@ -129,7 +137,7 @@ gf_flame_job *gf_trace_flame_job_start(const gf_trace *t, const gf_gpu_flame_opt
     j->share = fold_share;
     j->fold_min = fold_min < 0 ? 0 : fold_min;
     j->threads = threads;
-    j->o.partner = NULL;
+    j->o.launches = NULL;
     j->wait_groups = wait_groups;
     j->groups_done = !wait_groups;
     pthread_mutex_init(&j->mu, NULL);

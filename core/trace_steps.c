@@ -246,14 +246,6 @@ static int32_t ev_domain(const gf_trace *t, size_t i)
     return t->detail[i] >= 0 ? t->details[t->detail[i]].domain : -1;
 }
 
-static uint64_t name_key(int32_t rank, int64_t pid, int64_t tid, int32_t level, int32_t domain, int32_t name)
-{
-    uint64_t h = gf_hash_u64((uint64_t)pid ^ gf_hash_u64((uint64_t)tid));
-    h = gf_hash_u64(h ^ ((uint64_t)(uint32_t)rank << 32 | (uint32_t)level));
-    h = gf_hash_u64(h ^ ((uint64_t)(uint32_t)domain << 32 | (uint32_t)name));
-    return h == GF_HMAP_EMPTY ? 0 : h;
-}
-
 /* The key's two halves: [0, mid) and [mid, n) of the events, each a sum of its ranges' hashes and a count. */
 typedef struct key_sums {
     const gf_trace *t;
@@ -296,40 +288,46 @@ uint64_t gf_steps_ranges_key(const gf_trace *t, int threads)
 
 int gf_steps_nvtx_names(const gf_trace *t, gf_nvtx_name **rows, size_t *n, gf_err *err)
 {
-    gf_hmap idx;
-    gf_hmap_init(&idx);
+    /* each name's rows chained from head[name] (string ids are dense; a name has a row per thread, level and
+     * domain it occurs at, a few): no hash of six fields per range */
+    size_t nstr = gf_strtab_count(t->str);
+    int32_t *head = malloc((nstr ? nstr : 1) * sizeof *head), *next = NULL;
     gf_nvtx_name *out = NULL;
-    size_t no = 0, cap = 0;
+    size_t no = 0, cap = 0, ncap = 0;
+    if (!head)
+        return oom(err);
+    memset(head, 0xff, (nstr ? nstr : 1) * sizeof *head);
     for (size_t i = 0; i < t->n; i++) {
-        if (!is_range(t, i))
+        if (!is_range(t, i) || t->name[i] < 0 || (size_t)t->name[i] >= nstr)
             continue;
         const gf_lane *l = &t->lanes[t->lane[i]];
         int32_t lv = ev_level(t, i), dom = ev_domain(t, i);
-        uint64_t key = name_key(l->rank, l->pid, l->tid, lv, dom, t->name[i]);
-        size_t pos = 0;
-        int64_t *v;
         gf_nvtx_name *hit = NULL;
-        while (!hit && (v = gf_hmap_next(&idx, key, &pos)) != NULL) {
-            gf_nvtx_name *r = &out[*v];
-            if (r->name == t->name[i] && r->rank == l->rank && r->pid == l->pid && r->tid == l->tid && r->level == lv &&
-                r->domain == dom)
+        for (int32_t k = head[t->name[i]]; !hit && k >= 0; k = next[k]) {
+            gf_nvtx_name *r = &out[k];
+            if (r->rank == l->rank && r->pid == l->pid && r->tid == l->tid && r->level == lv && r->domain == dom)
                 hit = r;
         }
         if (!hit) {
-            if (gf_grow((void **)&out, &cap, no + 1, sizeof *out, 64) != 0 || gf_hmap_add(&idx, key, (int64_t)no) != 0)
+            if (no >= INT32_MAX || gf_grow((void **)&out, &cap, no + 1, sizeof *out, 64) != 0 ||
+                gf_grow((void **)&next, &ncap, no + 1, sizeof *next, 64) != 0)
                 goto fail;
             out[no] = (gf_nvtx_name){t->name[i], l->rank, dom, l->pid, l->tid, lv, 0, 0};
+            next[no] = head[t->name[i]];
+            head[t->name[i]] = (int32_t)no;
             hit = &out[no++];
         }
         hit->count++;
         hit->total += t->dur[i];
     }
-    gf_hmap_free(&idx);
+    free(head);
+    free(next);
     *rows = out;
     *n = no;
     return 0;
 fail:
-    gf_hmap_free(&idx);
+    free(head);
+    free(next);
     free(out);
     return oom(err);
 }
@@ -337,15 +335,18 @@ fail:
 int gf_steps_nvtx_ranges(const gf_trace *t, const int32_t *names, size_t nnames, gf_nvtx_range **rows, size_t *n,
                          gf_err *err)
 {
-    gf_hmap want;
-    gf_hmap_init(&want);
+    /* the names asked for, by string id (ids are dense: a byte each, not a hash lookup per range) */
+    size_t nstr = gf_strtab_count(t->str);
+    uint8_t *want = calloc(nstr ? nstr : 1, 1);
     gf_nvtx_range *out = NULL;
     size_t no = 0, cap = 0;
+    if (!want)
+        return oom(err);
     for (size_t k = 0; k < nnames; k++)
-        if (!gf_hmap_put(&want, (uint32_t)names[k], 1, NULL))
-            goto fail;
+        if (names[k] >= 0 && (size_t)names[k] < nstr)
+            want[names[k]] = 1;
     for (size_t i = 0; i < t->n; i++) {
-        if (!is_range(t, i) || !gf_hmap_get(&want, (uint32_t)t->name[i]))
+        if (t->name[i] < 0 || (size_t)t->name[i] >= nstr || !want[t->name[i]] || !is_range(t, i))
             continue;
         const gf_lane *l = &t->lanes[t->lane[i]];
         if (gf_grow((void **)&out, &cap, no + 1, sizeof *out, 64) != 0)
@@ -353,12 +354,12 @@ int gf_steps_nvtx_ranges(const gf_trace *t, const int32_t *names, size_t nnames,
         out[no++] = (gf_nvtx_range){t->start[i], t->start[i] + t->dur[i], l->pid, l->tid, t->pid[i], t->name[i],
                                     l->rank, ev_level(t, i)};
     }
-    gf_hmap_free(&want);
+    free(want);
     *rows = out;
     *n = no;
     return 0;
 fail:
-    gf_hmap_free(&want);
+    free(want);
     free(out);
     return oom(err);
 }

@@ -74,6 +74,13 @@ static void partners_vs_brute_force(void)
                 if (t->kind[i] == GF_EV_API && t->corr[i] == t->corr[g] && t->pid[i] == t->pid[g])
                     want[g] = (int32_t)i;
         }
+        gf_launch_index x;
+        int xok = gf_launch_index_build(t, &x, &err) == 0 && (sparse ? x.partner && !x.tab : x.tab && !x.partner);
+        for (size_t g = 0; xok && g < t->n; g++)
+            xok = gf_launch_index_find(&x, t, g) == want[g];
+        gf_launch_index_free(&x);
+        CHECK(sparse ? "launch index, sparse ids (partners' array) = brute force"
+                     : "launch index, dense ids (the table, no array per event) = brute force", xok);
         for (size_t g = 0; g < t->n; g++)
             if (gf_ev_is_gpu_work(t->kind[g]) && want[g] >= 0 && want[want[g]] < 0)
                 want[want[g]] = (int32_t)g;
