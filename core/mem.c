@@ -184,3 +184,12 @@ void gf_mem_release_free(void)
     malloc_trim(0);
 #endif
 }
+
+int gf_mem_keep_freed(void)
+{
+#ifdef __GLIBC__
+    return mallopt(M_MMAP_THRESHOLD, 1 << 30) == 1 && mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1;
+#else
+    return 0;
+#endif
+}

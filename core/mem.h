@@ -81,4 +81,12 @@ void gf_mem_gate_leave(void);
  * mapped apart and never reuse the small blocks' pages. */
 void gf_mem_release_free(void);
 
+/* From now on, blocks of any size up to 1 GiB come from the heap and what is freed stays there for the next
+ * ones, instead of large blocks being mappings of their own that are unmapped when freed (glibc's mmap and trim
+ * thresholds). A page the process used before is not zeroed again by the kernel: on a VM a fresh page costs
+ * more than the work that fills it (issue 42: the hierarchical flamegraph's stacks after its import). The price
+ * is fragmentation: the peak can grow by what freed blocks no later block fits. 1 done, 0 not here (no glibc,
+ * or glibc refused). */
+int gf_mem_keep_freed(void);
+
 #endif

@@ -7,6 +7,7 @@
 #include "host.h"
 #include "hugepages.h"
 #include "l_util.h"
+#include "mem.h"
 
 /* core.host.cpus() → online CPUs (at least 1): the default worker count */
 static int l_cpus(lua_State *L)
@@ -151,6 +152,13 @@ static int l_huge_pages_reexec(lua_State *L)
     return 2;
 }
 
+/* keep_freed_memory() → whether freed blocks now stay in the heap for later ones (core/mem.h gf_mem_keep_freed) */
+static int l_keep_freed_memory(lua_State *L)
+{
+    lua_pushboolean(L, gf_mem_keep_freed());
+    return 1;
+}
+
 int gf_luaopen_host(lua_State *L)
 {
     static const luaL_Reg fns[] = {
@@ -159,7 +167,7 @@ int gf_luaopen_host(lua_State *L)
         {"with_budget", l_with_budget}, {"interrupted", l_interrupted},
         {"clear_interrupt", l_clear_interrupt}, {"set_interrupt", l_set_interrupt}, {"holding_interrupts", l_holding_interrupts}, {"take_hangup", l_take_hangup},
         {"huge_pages", l_huge_pages}, {"huge_pages_reexec", l_huge_pages_reexec},
-        {NULL, NULL}};
+        {"keep_freed_memory", l_keep_freed_memory}, {NULL, NULL}};
     luaL_newlib(L, fns);
     lua_pushliteral(L, GPUFLAME_VERSION);
     lua_setfield(L, -2, "version");

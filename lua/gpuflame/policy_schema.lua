@@ -421,6 +421,7 @@ S.tree = {
     function_budget = S.num({ gt = 0 }),
     threads = S.int({ min = 0, max = 1024 }),
     huge_pages = { commands = S.list(S.str()), min_input_bytes = S.int({ min = 0 }) },
+    keep_freed_memory = { commands = S.list(S.str()), min_input_bytes = S.int({ min = 0 }) },
   },
   custom = S.any(),
 }

@@ -4,7 +4,9 @@
 # where THP is in `madvise` mode (its large blocks are then advised: VmFlags `hg` in /proc/self/smaps), with
 # the same arguments; nothing it starts inherits the tunable or the variable that carried it, and the user's
 # own GLIBC_TUNABLES reaches children as it was. Small inputs, an unlisted command, GPUFLAME_HUGEPAGES=0,
-# LD_PRELOAD, the user's own hugetlb setting and a sanitizer build leave gpuflame as it is.
+# LD_PRELOAD, the user's own hugetlb setting and a sanitizer build leave gpuflame as it is. Freed memory kept
+# (policy limits.keep_freed_memory, core/mem.h gf_mem_keep_freed): a listed command on inputs that large takes
+# its large blocks from the heap ([heap] in /proc/self/smaps holds the 16 MiB block), others do not.
 . "$(dirname "$0")/../lib/t.sh"
 
 cat >"$TMP/probe.lua" <<'LUA'
@@ -14,6 +16,7 @@ local block = string.rep("x", 16 * 1024 * 1024) -- a block of its own (over the 
 local smaps = assert(io.open("/proc/self/smaps")); local sm = smaps:read("a"); smaps:close()
 local hinted = 0
 for flags in sm:gmatch("VmFlags:([^\n]*)") do if flags:find(" hg") then hinted = hinted + 1 end end
+local heap_kb = tonumber(sm:match("%[heap%]\nSize:%s*(%d+) kB") or "0")
 local child = core.proc.run({ argv = { "sh", "-c", 'printf "%s|%s" "${GLIBC_TUNABLES-unset}" "${GPUFLAME_SAVED_GLIBC_TUNABLES-unset}"' },
   timeout = 10 })
 -- the exec's own environment (glibc writes a NUL after each tunable's value there, so only the first shows)
@@ -22,6 +25,7 @@ io.stdout:write("re-executed: ", env:find("%zGPUFLAME_SAVED_GLIBC_TUNABLES=") an
   "getenv: ", os.getenv("GLIBC_TUNABLES") or "unset", "\n",
   "child: ", child.stdout or "?", "\n",
   "hinted: ", hinted > 0 and "yes" or "no", " (", #block, ")\n",
+  "heap holds the block: ", heap_kb >= 16 * 1024 and "yes" or "no", "\n",
   "args: ", table.concat({ ... }, "|"), "\n")
 return 0
 LUA
@@ -29,6 +33,8 @@ BIG=$TMP/big.bin
 truncate -s 100M "$BIG" # sparse: 100 MB of input that takes no disk
 printf 'return { limits = { huge_pages = { commands = {} } } }\n' >"$TMP/none.lua"
 printf 'return { limits = { huge_pages = { min_input_bytes = 0 } } }\n' >"$TMP/any.lua"
+printf 'return { limits = { keep_freed_memory = { commands = { "run" }, min_input_bytes = 64 * 1024 * 1024 } } }\n' \
+  >"$TMP/keep.lua"
 probe() { out=$(env "$@" "$GF" -v run "$TMP/probe.lua" 2>&1); rc=$?; }
 field() { sed -n "s/^$1: //p" <<<"$out"; }
 clean=(-u GLIBC_TUNABLES -u GPUFLAME_HUGEPAGES -u LD_PRELOAD)
@@ -46,6 +52,9 @@ check_eq "a 100 MB input: the probe runs" 0 "$rc"
 check_eq "a 100 MB input: the arguments come through as given" "$BIG|a b|--token|s3cret" "$(field args)"
 check_eq "a 100 MB input: a child sees no tunable and no saved value" "unset|unset" "$(field child)"
 check_eq "a 100 MB input: gpuflame's getenv sees the environment as given" "unset" "$(field getenv)"
+check_eq "run is not listed for freed memory kept: its large block is a mapping of its own" "no" \
+  "$(field 'heap holds the block')"
+check_not_contains "... and -v says nothing of it" "$out" "freed memory kept"
 if [ -n "${SAN:-}" ]; then
   check_eq "a sanitizer build is not re-executed" "no" "$(field re-executed)"
   check_contains "... and -v says why" "$out" "huge pages: not used for run (not glibc's allocator"
@@ -92,6 +101,12 @@ if [ -n "$libm" ]; then
 else
   skip "LD_PRELOAD" "no x86-64 libm.so.6 in ldconfig's cache to preload"
 fi
+
+out=$(env "${clean[@]}" "$GF" -v --policy "$TMP/keep.lua" run "$TMP/probe.lua" "$BIG" 2>&1)
+check_eq "keep_freed_memory lists run: its large block comes from the heap" "yes" "$(field 'heap holds the block')"
+check_contains "... and -v says so" "$out" "freed memory kept for later blocks in run: yes"
+out=$(env "${clean[@]}" "$GF" -v --policy "$TMP/keep.lua" run "$TMP/probe.lua" 2>&1)
+check_eq "... but not for a small input" "no" "$(field 'heap holds the block')"
 
 # a failing command on a large input: the same exit code and message with the re-execution as without
 run_gf timeline "$BIG" -o "$TMP/t.html"
