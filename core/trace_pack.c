@@ -247,22 +247,74 @@ struct gf_pack_job {
     int nth;
 };
 
+/* A piece's varints handed to the sink once PIECE bytes are there (base64 needs pieces of 3 bytes: the rest
+ * is carried over). */
+static int piece_out(unsigned char *piece, size_t *len, int (*sink)(const unsigned char *, size_t, int, void *),
+                     void *arg)
+{
+    if (*len < PIECE)
+        return 0;
+    if (sink(piece, PIECE, 0, arg) != 0)
+        return -1;
+    memmove(piece, piece + PIECE, *len - PIECE);
+    *len -= PIECE;
+    return 0;
+}
+
+/* col_value's start: s (an event's start - t0) as a zigzag delta from the previous event's, which it becomes */
+static inline uint64_t start_delta(int64_t s, int64_t *prev)
+{
+    uint64_t v = zigzag(s - *prev);
+    *prev = s;
+    return v;
+}
+
+/* One column's loop over the events (i: event k's index in the model), the value computed by expr: the
+ * column chosen once, not per event (issue 42: col_value's switch for each of 8 columns of every event). */
+#define ENCODE_EACH(expr)                                                                                    \
+    for (size_t k = 0; k < ne; k++) {                                                                      \
+        size_t i = only ? only[k] : k;                                                                     \
+        (void)i;                                                                                           \
+        len += put_varint(piece + len, (expr));                                                            \
+        if (piece_out(piece, &len, sink, arg) != 0)                                                        \
+            return -1;                                                                                     \
+    }
+
 /* Encodes column c piece by piece, each piece passed to sink(piece, len, last, arg); stops at the first
- * sink error. */
+ * sink error. The values are col_value's. */
 static int encode_column(const gf_pack_job *j, int c, unsigned char *piece,
                          int (*sink)(const unsigned char *, size_t, int, void *), void *arg)
 {
-    size_t len = 0;
-    int64_t last_corr = 0;
-    for (size_t k = 0; k < j->ne; k++) {
-        len += put_varint(piece + len, col_value(j->t, &j->m, j->umap, j->nuniq, c, k, &last_corr));
-        if (len >= PIECE) {
-            size_t cut = PIECE; /* base64 needs pieces of 3 bytes: carry the rest over */
-            if (sink(piece, cut, 0, arg) != 0)
-                return -1;
-            memmove(piece, piece + cut, len - cut);
-            len -= cut;
-        }
+    const gf_trace *t = j->t;
+    const gf_pack_maps *m = &j->m;
+    const uint32_t *only = m->only;
+    size_t len = 0, ne = j->ne;
+    switch (c) {
+    case C_START: {
+        int64_t prev = 0; /* the previous event's start - t0 (0 before the first) */
+        ENCODE_EACH(start_delta(t->start[i] - m->t0, &prev))
+        break;
+    }
+    case C_DUR:
+        ENCODE_EACH(t->dur[i] > 0 ? (uint64_t)t->dur[i] : 0)
+        break;
+    case C_LANE:
+        ENCODE_EACH(t->lane[i] >= 0 ? (uint64_t)m->lane[t->lane[i]] : 0)
+        break;
+    case C_NAME:
+        ENCODE_EACH((uint64_t)m->name[t->name[i]])
+        break;
+    case C_STACK:
+        ENCODE_EACH(t->stack[i] >= 0 ? (uint64_t)m->stack[t->stack[i]] + 1 : 0)
+        break;
+    case C_KIND:
+        ENCODE_EACH((uint64_t)t->kind[i])
+        break;
+    default: { /* corr and detail keep col_value's state and cases */
+        int64_t last_corr = 0;
+        ENCODE_EACH(col_value(t, m, j->umap, j->nuniq, c, k, &last_corr))
+        break;
+    }
     }
     return sink(piece, len, 1, arg);
 }

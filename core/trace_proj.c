@@ -437,9 +437,8 @@ out:
 /* The read-only half's result (trace_proj.h gf_proj_part): the projected ranges, their start order, and the
  * tables their names point into until they are interned in the trace's (gf_proj_merge). */
 struct gf_proj_part {
-    pev *pv;
+    pev *pv;            /* in start order (cmp_start) once gf_proj_read returns */
     size_t np;
-    uint32_t *ord;      /* pv's indices by cmp_start */
     porig *side;        /* where pv's ranges lie, by pev ev (the export's path; NULL: the trace's events) */
     gf_stats_db *d;     /* the export: its string table holds names when the trace gave no ranges */
     gf_strtab *names;   /* the ranges' names when the trace gave them */
@@ -451,7 +450,6 @@ void gf_proj_free(gf_proj_part *p)
     if (!p)
         return;
     free(p->pv);
-    free(p->ord);
     free(p->side);
     if (p->names)
         gf_strtab_free(p->names);
@@ -872,9 +870,9 @@ static void permute(pev *pv, uint32_t *ord, size_t np)
 
 #define TAKE_CHUNK ((size_t)1 << 16) /* 2 MiB of pev: how often pv gives back what was taken */
 
-/* The new events' columns from p's ranges in start order. pv is put in that order first, then taken from its
- * end, and given back as it goes (issue 42: the 5M-event timeline's peak was pv and these columns at once, 32
- * bytes a range each); p->ord is used up and freed. -1 on OOM (p still frees what it holds). */
+/* The new events' columns from p's ranges, in start order (gf_proj_read's): pv is taken from its end, and given
+ * back as it goes (issue 42: the 5M-event timeline's peak was pv and these columns at once, 32 bytes a range
+ * each). -1 on OOM (p still frees what it holds). */
 static int take_events(const pctx *c, gf_proj_part *p, size_t np, gf_proj_newev *ne)
 {
     size_t m = np ? np : 1;
@@ -886,9 +884,6 @@ static int take_events(const pctx *c, gf_proj_part *p, size_t np, gf_proj_newev 
     ne->seq = gf_mem_scratch(m * sizeof *ne->seq);
     if (!ne->start || !ne->dur || !ne->lane || !ne->name || !ne->pid || !ne->seq)
         return -1;
-    permute(p->pv, p->ord, np);
-    free(p->ord);
-    p->ord = NULL;
     for (size_t k = np; k-- > 0;) {
         const pev *e = &p->pv[k];
         ne->start[k] = e->start;
@@ -926,13 +921,18 @@ int gf_proj_read(const gf_trace *t, const char *sqlite_path, size_t max, gf_proj
         return -1;
     }
     pctx c = {t, p->side, NULL};
+    uint32_t *ord = NULL;
     gf_mem_gate_enter(); /* the sort's 24 bytes a range never beside launch-overhead's delays (mem.h) */
-    int sr = p->np ? sort_start(p->pv, p->np, &c, &p->ord) : 0;
+    int sr = p->np ? sort_start(p->pv, p->np, &c, &ord) : 0;
     gf_mem_gate_leave();
     if (sr != 0) {
         gf_proj_free(p);
         return gf_oom(err, "nvtx projection");
     }
+    /* pv in start order here, on the projection's thread, not in the merge on the caller's (issue 42) */
+    if (p->np)
+        permute(p->pv, ord, p->np);
+    free(ord);
     *out = p;
     return 0;
 }
