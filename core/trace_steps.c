@@ -86,14 +86,14 @@ int gf_steps_assign(const gf_trace *t, const gf_step_win *w, size_t nw, int32_t 
 {
     if (nw > INT32_MAX)
         return gf_errf(err, GF_EXIT_USAGE, "steps: too many steps (%zu)", nw);
-    int32_t *p = NULL;
-    if (gf_trace_partners(t, &p, err) != 0)
+    gf_launch_index lx;
+    if (gf_launch_index_build(t, &lx, err) != 0)
         return -1;
     int32_t *out = malloc((t->n ? t->n : 1) * sizeof *out);
     uint32_t *ord = malloc((nw ? nw : 1) * sizeof *ord);
     int64_t *maxend = malloc((nw ? nw : 1) * sizeof *maxend);
     if (!out || !ord || !maxend) {
-        free(p);
+        gf_launch_index_free(&lx);
         free(out);
         free(ord);
         free(maxend);
@@ -110,12 +110,12 @@ int gf_steps_assign(const gf_trace *t, const gf_step_win *w, size_t nw, int32_t 
     }
     for (size_t i = 0; i < t->n; i++) {
         out[i] = -1;
-        if (!gf_ev_is_gpu_work(t->kind[i]) || p[i] < 0 || t->kind[p[i]] != GF_EV_API)
+        int64_t c = gf_launch_index_find(&lx, t, i); /* -1 unless GPU work */
+        if (c < 0 || t->kind[c] != GF_EV_API)
             continue;
-        size_t c = (size_t)p[i];
-        out[i] = find_win(w, ord, maxend, nw, ev_rank(t, c), t->pid[c], t->start[c]);
+        out[i] = find_win(w, ord, maxend, nw, ev_rank(t, (size_t)c), t->pid[c], t->start[c]);
     }
-    free(p);
+    gf_launch_index_free(&lx);
     free(ord);
     free(maxend);
     *ev_step = out;
@@ -125,12 +125,12 @@ int gf_steps_assign(const gf_trace *t, const gf_step_win *w, size_t nw, int32_t 
 int gf_steps_count(const gf_trace *t, const int32_t *ev_step, size_t nw, gf_step_count *out, gf_err *err)
 {
     memset(out, 0, (nw ? nw : 1) * sizeof *out);
-    int32_t *p = NULL;
-    if (gf_trace_partners(t, &p, err) != 0)
+    gf_launch_index lx;
+    if (gf_launch_index_build(t, &lx, err) != 0)
         return -1;
     uint8_t *seen = calloc(t->n ? t->n : 1, 1);
     if (!seen) {
-        free(p);
+        gf_launch_index_free(&lx);
         return oom(err);
     }
     for (size_t i = 0; i < t->n; i++) {
@@ -146,13 +146,14 @@ int gf_steps_count(const gf_trace *t, const int32_t *ev_step, size_t nw, gf_step
         } else {
             c->memsets++;
         }
-        if (p[i] >= 0 && !seen[p[i]]) {
-            seen[p[i]] = 1;
+        int64_t a = gf_launch_index_find(&lx, t, i);
+        if (a >= 0 && !seen[a]) {
+            seen[a] = 1;
             c->launches++;
         }
     }
     free(seen);
-    free(p);
+    gf_launch_index_free(&lx);
     return 0;
 }
 

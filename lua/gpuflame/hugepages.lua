@@ -24,7 +24,7 @@ local function input_bytes(path)
 end
 
 -- the policy's limits[key] when it lists command and total reaches its min_input_bytes, else nil
-local function listed(policy, key, command, total)
+local function listed(key, command, total, policy)
   -- a default.lua of one's own on the search path may have no limits at all: nothing then
   local lim = type(policy.limits) == "table" and policy.limits[key]
   if type(lim) ~= "table" or type(lim.commands) ~= "table" or not math.tointeger(lim.min_input_bytes) or
@@ -57,11 +57,11 @@ function M.maybe(command, arg_lists, ctx)
   need(policy, "hugepages.maybe")
   if core.host.huge_pages() then
     log.debug("huge pages: on for %s (glibc.malloc.hugetlb=1)", command)
-  elseif listed(policy, "huge_pages", command, total) then
+  elseif listed("huge_pages", command, total, policy) then
     local _, why = core.host.huge_pages_reexec()
     log.debug("huge pages: not used for %s (%s)", command, why)
   end
-  if listed(policy, "keep_freed_memory", command, total) then
+  if listed("keep_freed_memory", command, total, policy) then
     log.debug("freed memory kept for later blocks in %s: %s", command,
       core.host.keep_freed_memory() and "yes" or "not here (no glibc)")
   end
