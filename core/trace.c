@@ -246,8 +246,10 @@ int gf_launch_index_build(const gf_trace *t, gf_launch_index *x, gf_err *err)
     x->memo_pid = INT64_MIN; /* no pid is INT64_MIN: the first lookup misses */
     x->memo = -1;
     gf_hmap_init(&x->slot);
-    if (t->n > INT32_MAX)
+    if (t->n > INT32_MAX) {
+        gf_launch_index_free(x);
         return gf_errf(err, GF_EXIT_ERROR, "trace: %zu events: launch partners are indexed by 32 bits", t->n);
+    }
     uint64_t total = 0;
     size_t nl;
     int pidless;

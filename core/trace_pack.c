@@ -176,37 +176,23 @@ enum { C_START, C_DUR, C_LANE, C_CORR, C_NAME, C_STACK, C_KIND, C_DETAIL, NCOLS 
 _Static_assert((int)NCOLS == (int)GF_PACK_COLUMNS, "trace_pack.h counts the columns");
 static const char *const col_names[NCOLS] = {"start", "dur", "lane", "corr", "name", "stack", "kind", "detail"};
 
-/* Column c of event i as the number packed: start as a zigzag delta from the previous event, corr as 0
- * (none) or 1 + the zigzag delta from the last event that had one, indices + 1 so that -1 (none) is 0. */
-static uint64_t col_value(const gf_trace *t, const gf_pack_maps *m, const int32_t *umap, size_t nuniq, int c,
-                          size_t k, int64_t *last_corr)
+/* The corr column's value of event i: 0 (none) or 1 + the zigzag delta from the last event that had one. */
+static uint64_t corr_value(const gf_trace *t, size_t i, int64_t *last_corr)
 {
-    size_t i = event_at(m, k);
-    switch (c) {
-    case C_START:
-        return zigzag((t->start[i] - m->t0) - (k ? t->start[event_at(m, k - 1)] - m->t0 : 0));
-    case C_DUR:
-        return t->dur[i] > 0 ? (uint64_t)t->dur[i] : 0;
-    case C_LANE:
-        return t->lane[i] >= 0 ? (uint64_t)m->lane[t->lane[i]] : 0;
-    case C_CORR: {
-        if (t->corr[i] < 0)
-            return 0;
-        uint64_t v = zigzag(t->corr[i] - *last_corr) + 1;
-        *last_corr = t->corr[i];
-        return v;
-    }
-    case C_NAME:
-        return (uint64_t)m->name[t->name[i]];
-    case C_STACK:
-        return t->stack[i] >= 0 ? (uint64_t)m->stack[t->stack[i]] + 1 : 0;
-    case C_KIND:
-        return t->kind[i];
-    default: /* the row details follow the events' own: {"row": 1} is nuniq, {"row": 2} nuniq + 1, ... */
-        if (t->detail[i] >= 0)
-            return (uint64_t)umap[t->detail[i]] + 1;
-        return m->row && m->row[i] > 0 ? (uint64_t)nuniq + m->row[i] : 0;
-    }
+    if (t->corr[i] < 0)
+        return 0;
+    uint64_t v = zigzag(t->corr[i] - *last_corr) + 1;
+    *last_corr = t->corr[i];
+    return v;
+}
+
+/* The detail column's value of event i: its unique detail + 1; the row details follow the events' own
+ * ({"row": 1} is nuniq, {"row": 2} nuniq + 1, ...); 0 for none. */
+static uint64_t detail_value(const gf_trace *t, const gf_pack_maps *m, const int32_t *umap, size_t nuniq, size_t i)
+{
+    if (t->detail[i] >= 0)
+        return (uint64_t)umap[t->detail[i]] + 1;
+    return m->row && m->row[i] > 0 ? (uint64_t)nuniq + m->row[i] : 0;
 }
 
 /* ---- the columns' encoding: streamed in pieces, on worker threads when compressed ---- */
@@ -261,7 +247,8 @@ static int piece_out(unsigned char *piece, size_t *len, int (*sink)(const unsign
     return 0;
 }
 
-/* col_value's start: s (an event's start - t0) as a zigzag delta from the previous event's, which it becomes */
+/* The start column's value: s (an event's start - t0) as a zigzag delta from the previous event's, which it
+ * becomes */
 static inline uint64_t start_delta(int64_t s, int64_t *prev)
 {
     uint64_t v = zigzag(s - *prev);
@@ -270,7 +257,7 @@ static inline uint64_t start_delta(int64_t s, int64_t *prev)
 }
 
 /* One column's loop over the events (i: event k's index in the model), the value computed by expr: the
- * column chosen once, not per event (issue 42: col_value's switch for each of 8 columns of every event). */
+ * column chosen once, not per event (issue 42: a switch for each of 8 columns of every event). */
 #define ENCODE_EACH(expr)                                                                                    \
     for (size_t k = 0; k < ne; k++) {                                                                      \
         size_t i = only ? only[k] : k;                                                                     \
@@ -281,7 +268,8 @@ static inline uint64_t start_delta(int64_t s, int64_t *prev)
     }
 
 /* Encodes column c piece by piece, each piece passed to sink(piece, len, last, arg); stops at the first
- * sink error. The values are col_value's. */
+ * sink error. Each value is a varint: start as a zigzag delta from the previous event, corr as corr_value,
+ * indices + 1 so that -1 (none) is 0. */
 static int encode_column(const gf_pack_job *j, int c, unsigned char *piece,
                          int (*sink)(const unsigned char *, size_t, int, void *), void *arg)
 {
@@ -310,11 +298,14 @@ static int encode_column(const gf_pack_job *j, int c, unsigned char *piece,
     case C_KIND:
         ENCODE_EACH((uint64_t)t->kind[i])
         break;
-    default: { /* corr and detail keep col_value's state and cases */
+    case C_CORR: {
         int64_t last_corr = 0;
-        ENCODE_EACH(col_value(t, m, j->umap, j->nuniq, c, k, &last_corr))
+        ENCODE_EACH(corr_value(t, i, &last_corr))
         break;
     }
+    default:
+        ENCODE_EACH(detail_value(t, m, j->umap, j->nuniq, i))
+        break;
     }
     return sink(piece, len, 1, arg);
 }
