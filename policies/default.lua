@@ -540,7 +540,7 @@ return {
     },
     -- freed memory kept in the heap for later blocks (core/mem.h gf_mem_keep_freed, docs/LIMITS.md) by these
     -- commands on inputs of at least min_input_bytes: the flamegraph's stacks reuse the pages its import freed
-    -- instead of fresh ones the kernel zeroes (issue 42: ~10 % of its CPU), for a higher peak where freed
+    -- instead of fresh ones the kernel zeroes (issue 42: ~5 % of its CPU), for a higher peak where freed
     -- blocks fit no later one (+13 % on a 368 MB export). Not the timeline: its 5M-event page peaked 29 % higher.
     keep_freed_memory = {
       commands = { "flamegraph", "collapse" },
