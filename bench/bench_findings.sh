@@ -18,7 +18,7 @@ echo "# findings benchmark ($(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' 
 
 best_of res 3 "$gf" -q findings -f csv -o "$out/findings_csv" "$f"
 gw=${res%% *}
-echo "RESULT|findings, all 10 rules, $n kernels|$gw|${res#* }|-|cpu $LAST_CPU s (last run)"
+echo "RESULT|findings, all 10 rules, $n kernels|$gw|${res#* }|-|cpu $LAST_CPU s (the best run)"
 best_of res 3 "$gf" -q findings -f csv -r cuda-graphs "$f"
 echo "RESULT|  import + one cheap rule (cuda-graphs)|${res%% *}|${res#* }|-|the rest is the rules"
 for rule in gpu-starv gpu-low-util launch-overhead gpu-busy; do

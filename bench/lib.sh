@@ -9,13 +9,17 @@ measure() {
   rm -f "$tf" "$tf.err"
   printf -v "$__v" '%s %s' "$wall" "$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')"
 }
-# best of N runs (lowest wall time; its RSS)
+# best of N runs (lowest wall time; its RSS, and its CPU in $LAST_CPU)
 best_of() {
   local __v=$1 n=$2; shift 2
-  local best="" r
+  local best="" r best_cpu=""
   for _ in $(seq 1 "$n"); do
     measure r "$@" || return 1
-    if [ -z "$best" ] || awk -v a="${r%% *}" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then best=$r; fi
+    if [ -z "$best" ] || awk -v a="${r%% *}" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
+      best=$r
+      best_cpu=$LAST_CPU
+    fi
   done
+  LAST_CPU=$best_cpu
   printf -v "$__v" '%s' "$best"
 }
