@@ -68,11 +68,11 @@ int gf_resize(void **p, size_t n, size_t elem);
 
 /* One scratch-heavy pass at a time in the process: the passes whose scratch is a large share of the trace
  * (the NVTX projection's sweep and start sort on its thread; on the rules' thread launch-overhead's launch
- * index and delays, 4 bytes a launch and 8 a kernel) hold this gate while their scratch lives, so that no two of them add up
- * (issue 42: the timeline's peak RSS on a 5M-event export). A pass never waits for anything else, nor takes
- * the gate again, while it holds it. gpu-starv and gpu-low-util read the GPU operations in place and need no
- * gate (trace_findings_gpuops.h). The findings command, where no projection runs, computes launch-overhead's
- * launches beside the other rules without it (trace_rules_job.h). */
+ * index and delays, 4 bytes a launch and 8 a kernel) hold this gate while their scratch lives, so that no two
+ * of them add up (issue 42: the timeline's peak RSS on a 5M-event export). A pass never waits for anything
+ * else, nor takes the gate again, while it holds it. gpu-starv and gpu-low-util read the GPU operations in
+ * place and need no gate (trace_findings_gpuops.h). The findings command, where no projection runs,
+ * computes launch-overhead's launches beside the other rules without it (trace_rules_job.h). */
 void gf_mem_gate_enter(void);
 void gf_mem_gate_leave(void);
 
