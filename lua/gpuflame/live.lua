@@ -76,11 +76,12 @@ local function supervise(h, entry, p)
   while not h:poll(100) do
     local _, now = core.sys.now()
     if not registered then
-      local pid, start = nsys_retry.find_workload(h:pid())
+      local pid, start, writer = nsys_retry.find_workload(h:pid())
       if pid then
         entry.pid, entry.pid_start = pid, start
-        -- kept in the entry: a launch killed with SIGKILL leaves it, and the next reader removes it
-        entry.nsys_status = nsys_temp.status_file(entry.tmpdir, pid)
+        -- kept in the entry: a launch killed with SIGKILL leaves it, and the next reader removes it once the
+        -- workload and its writer (nsys-launcher) have ended
+        entry.nsys_status, entry.nsys_status_writer = nsys_temp.status_file(entry.tmpdir, pid), writer
         sessions.register(entry, p)
         registered = true
         log.info("launch: session %s: workload pid %d under nsys launch; capture windows with " ..
@@ -160,7 +161,10 @@ function live.launch(opts, ctx)
     nsys_temp.sweep_unseen(before)
   end
   sessions.release(name, lock, p)
-  if registered then nsys_temp.drop_status({ { path = entry.nsys_status, pid = entry.pid, start = entry.pid_start } }) end
+  if registered then
+    nsys_temp.drop_status({ { path = entry.nsys_status, pid = entry.pid, start = entry.pid_start,
+      writer = entry.nsys_status_writer } })
+  end
   for _, l in ipairs(r.leftovers or {}) do log.info("launch: ended %s, which nsys left running", l) end
   nsys_temp.drop_agent_shm(r.leftovers)
   if not registered then

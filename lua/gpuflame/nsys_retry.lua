@@ -18,8 +18,9 @@ local nsys_temp = require("gpuflame.nsys_temp")
 local R = {}
 
 -- The workload nsys started below `root` (a pid): a child of an nsys-launcher that is not nsys's output
--- tee. Returns its pid and start time, or nil while there is none; calls on_nsys(pid) for each nsys process
--- below root on the way (optional). One pass over /proc.
+-- tee. Returns its pid and start time, and its nsys-launcher ({pid, start}: the process that writes the
+-- workload's termination-status file once the workload ends, gpuflame.nsys_temp), or nil while there is none;
+-- calls on_nsys(pid) for each nsys process below root on the way (optional). One pass over /proc.
 function R.find_workload(root, on_nsys)
   local kids = {}
   for _, st in ipairs(procfs.all()) do
@@ -33,7 +34,7 @@ function R.find_workload(root, on_nsys)
     local me = table.remove(stack)
     local launcher = me.pid ~= root and me.comm == "nsys-launcher"
     for _, st in ipairs(kids[me.pid] or {}) do
-      if launcher and st.comm ~= "nsys-tee" then return st.pid, st.start end
+      if launcher and st.comm ~= "nsys-tee" then return st.pid, st.start, { pid = me.pid, start = me.start } end
       if on_nsys and st.comm == "nsys" then on_nsys(st.pid) end
       stack[#stack + 1] = st
     end
@@ -76,16 +77,16 @@ function R.final(tries, said)
 end
 
 -- A watcher for a run's poll loop (every 0.2 s): it looks for the workload below `root` until it has seen it
--- (one pass over /proc each time). w.seen tells; once seen, on_seen(pid, start) is called. The nsys processes
+-- (one pass over /proc each time). w.seen tells; once seen, on_seen(pid, start, writer) is called (find_workload). The nsys processes
 -- met on the way (nsys and its agent daemon, which is up before the workload starts) go to on_nsys(pid).
 function R.watcher(root, on_seen, on_nsys)
   local w = { seen = false }
   function w.poll()
     if w.seen then return end
-    local pid, start = R.find_workload(root, on_nsys)
+    local pid, start, writer = R.find_workload(root, on_nsys)
     if pid then
       w.seen = true
-      if on_seen then on_seen(pid, start) end
+      if on_seen then on_seen(pid, start, writer) end
     end
   end
   return w
@@ -101,7 +102,8 @@ function R.run(state, prefix, logpath, fail, try_once)
     try = try + 1
     -- the status file nsys's launcher keeps for the workload goes with the other temporaries (an interrupt
     -- cleans up before try_once returns)
-    local watch = R.watcher(core.proc.getpid(), function(pid, start) nsys_temp.note_status(state, pid, start) end,
+    local watch = R.watcher(core.proc.getpid(),
+      function(pid, start, writer) nsys_temp.note_status(state, pid, start, writer) end,
       function(pid) nsys_temp.note_nsys(state, pid) end)
     local before = nsys_temp.snapshot(nil)
     state.nsys_try = before -- for nsys_temp.clean, when this try is interrupted or fails

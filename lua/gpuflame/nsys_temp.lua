@@ -10,9 +10,12 @@
 -- nsys 2022.4's launcher also writes `nsys_termination_status_<workload pid>` into that directory, and the
 -- semaphore `/nsys_sem_<workload pid>` (/dev/shm/sem.nsys_sem_<pid>), when it starts the workload, and removes
 -- them when nsys ends normally; an nsys ended by a signal (a `launch` whose gpuflame was SIGKILLed, a capture
--- stopped at its bound) leaves them. The workload's pid is known once it runs
+-- stopped at its bound) leaves them. The workload's parent, nsys-launcher, writes the file again once the
+-- workload has ended (seen: removed the instant the workload got SIGTERM, it was back 0.1 s later), so it is
+-- the writer's end, not the workload's, after which a removal holds (a CI run left one when a reader came
+-- between the two). The workload's pid and its writer are known once it runs
 -- (gpuflame.nsys_retry.find_workload), so T.status_file names the file and T.drop_status removes both once
--- that workload is gone. nsys's agent daemon (`nsys --start-agent`) keeps /dev/shm/quadd-agent-instance-<its
+-- both processes are gone. nsys's agent daemon (`nsys --start-agent`) keeps /dev/shm/quadd-agent-instance-<its
 -- pid>, left when it has to be ended: T.drop_agent_shm removes it for the ones gpuflame ended.
 local core = require("gpuflame.core")
 local log = require("gpuflame.log")
@@ -60,17 +63,20 @@ function T.status_file(tmpdir, pid)
   return (tmpdir or "/tmp") .. "/nsys_termination_status_" .. math.tointeger(pid)
 end
 
--- note_status(state, pid, start): the workload nsys started for this state; its status file goes at clean.
-function T.note_status(state, pid, start)
+-- note_status(state, pid, start, writer): the workload nsys started for this state, and its nsys-launcher
+-- ({pid, start}, find_workload); its status file goes at clean.
+function T.note_status(state, pid, start, writer)
   state.nsys_status = state.nsys_status or {}
-  state.nsys_status[#state.nsys_status + 1] = { path = T.status_file(state.nsys_tmpdir, pid), pid = pid, start = start }
+  state.nsys_status[#state.nsys_status + 1] =
+    { path = T.status_file(state.nsys_tmpdir, pid), pid = pid, start = start, writer = writer }
 end
 
--- Whether no process but the ended workload {pid, start} holds its pid: a pid taken again by another process
--- (another nsys's workload, perhaps) keeps its file.
+-- Whether no process but the ended workload {pid, start} holds its pid (a pid taken again by another process,
+-- another nsys's workload perhaps, keeps its file), and its writer {pid, start}, when known, has ended too.
 local function pid_free(w)
   local st = procfs.stat(w.pid)
-  return st == nil or (st.start == w.start and (st.state == "Z" or st.state == "X"))
+  local free = st == nil or (st.start == w.start and (st.state == "Z" or st.state == "X"))
+  return free and not (type(w.writer) == "table" and procfs.alive(w.writer))
 end
 
 local SHM = "/dev/shm" -- where glibc keeps POSIX semaphores and shared memory
@@ -89,11 +95,12 @@ local function drop_workload_files(path, pid)
   return remove_file(path) + remove_file(SHM .. "/sem.nsys_sem_" .. math.tointeger(pid))
 end
 
--- workload_ended({pid, start}) → true once that workload has ended and no other process holds its pid
+-- workload_ended({pid, start, writer}) → true once that workload and its writer have ended and no other process
+-- holds its pid
 T.workload_ended = pid_free
 
--- drop_status(list): removes each {path, pid, start}'s file, and the semaphore of that workload, once the
--- workload has ended (while it runs, nsys still needs them). Returns how many went.
+-- drop_status(list): removes each {path, pid, start, writer}'s file, and the semaphore of that workload, once
+-- the workload and its writer have ended (while they run, nsys still needs them). Returns how many went.
 function T.drop_status(list)
   local n = 0
   for _, s in ipairs(list or {}) do

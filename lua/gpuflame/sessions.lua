@@ -83,13 +83,16 @@ end
 
 -- An ended session's files; a lock file only when nobody holds it; the status file nsys's launcher kept for
 -- its workload, left when the launch was killed (gpuflame.nsys_temp). A session whose launch was killed while
--- its workload still runs (nsys ends it a moment later) keeps its entry, so that the reader that finds the
--- workload gone removes that file: forgotten now, the file would be nobody's.
+-- its workload, or the nsys-launcher that writes that file once the workload ends, still runs (nsys ends them a
+-- moment later) keeps its entry, so that the reader that finds both gone removes that file: forgotten now, the
+-- file would be nobody's.
 local function forget(dir, name, e)
   -- only a path that names the entry's own workload: the entry is a file, and what it names is removed
   if e and type(e.nsys_status) == "string" and math.tointeger(e.pid) and
     e.nsys_status:match("/nsys_termination_status_(%d+)$") == tostring(math.tointeger(e.pid)) then
-    local w = { path = e.nsys_status, pid = e.pid, start = e.pid_start }
+    local wr = e.nsys_status_writer
+    local w = { path = e.nsys_status, pid = e.pid, start = e.pid_start,
+      writer = type(wr) == "table" and math.tointeger(wr.pid) and { pid = wr.pid, start = wr.start } or nil }
     if not nsys_temp.workload_ended(w) then return end
     nsys_temp.drop_status({ w })
   end

@@ -119,6 +119,8 @@ if shm then
 else
   t.skip("nsys's semaphores and shared memory", "no /dev/shm here")
 end
+t.eq("an ended workload whose writer (nsys-launcher) runs: its file is kept", 0,
+  nsys_temp.drop_status({ { path = running, pid = ended_pid, start = 12345, writer = { pid = me, start = my_start } } }))
 t.eq("a pid now held by another process (another start time): its file is kept", 0,
   nsys_temp.drop_status({ { path = running, pid = me, start = my_start + 1 } }))
 t.eq("... and it is there", true, exists(running))
