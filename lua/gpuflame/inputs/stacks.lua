@@ -58,6 +58,32 @@ local function from_model_tables(path, fs, policy)
   return res, meta
 end
 
+-- An export's or model's trace and its stacks (load's, below): the stacks, or the job building them (opts.defer).
+-- keep: the trace stays in ctx.stacks_trace for the caller; else it is unreferenced once this returns.
+local function trace_stacks(path, fs, keep, defer, ctx, policy)
+  local tr = flamegraph.load_trace({ path }, { flame = fs, narrow = not keep, group_later = defer }, policy)
+  -- opts.defer (with keep_trace): the stacks are built on a second thread (flamegraph.start_stacks) while
+  -- the caller reads the trace; the caller finishes ctx.stacks_trace.job, and load returns that job. The
+  -- thread finds the launches' partners while the NVTX names are grouped here (issue 42: 0.09 s of 43,000
+  -- names on the 368 MB export, before the stacks could start).
+  local job = defer and flamegraph.start_stacks(tr, { flame = fs, groups = true }, policy)
+  if defer and not job then nvtx_group.apply(tr, policy) end
+  if job then
+    local ok, map = pcall(nvtx_group.map, tr, policy)
+    if ok then ok, map = pcall(job.set_groups, job, map) end
+    if not ok then
+      job:close()
+      error(map, 0)
+    end
+    ctx.stacks_trace = { path = path, trace = tr, flame = fs, job = job }
+    ctx.input_meta = { source = path, report = "gpu", unit_ns = 1 }
+    return nil, job
+  end
+  -- opts.keep_trace: the caller reads the same trace next (the flamegraph's findings panel: one import)
+  if keep then ctx.stacks_trace = { path = path, trace = tr, flame = fs } end
+  return flamegraph.from_trace(tr, { flame = fs }, policy)
+end
+
 -- opts.flame: the command's stack settings (flamegraph.settings: --levels, --unit-ns), else the policy's;
 -- opts.keep_trace: an export's or model's trace stays in ctx.stacks_trace = {path, trace, flame} for the caller;
 -- with opts.defer too, its stacks may be a job on a second thread (ctx.stacks_trace.job, also returned).
@@ -69,34 +95,12 @@ local function load(path, info, opts, ctx)
     stacks, meta = load_folded(path, info)
   elseif info.type == "sqlite" or info.type == "model" then
     local keep = opts and opts.keep_trace
-    local defer = keep and opts.defer
-    local tr = flamegraph.load_trace({ path }, { flame = fs, narrow = not keep, group_later = defer }, policy)
-    -- opts.defer (with keep_trace): the stacks are built on a second thread (flamegraph.start_stacks) while
-    -- the caller reads the trace; the caller finishes ctx.stacks_trace.job, and load returns that job. The
-    -- thread finds the launches' partners while the NVTX names are grouped here (issue 42: 0.09 s of 43,000
-    -- names on the 368 MB export, before the stacks could start).
-    local job = defer and flamegraph.start_stacks(tr, { flame = fs, groups = true }, policy)
-    if defer and not job then nvtx_group.apply(tr, policy) end
-    if job then
-      local ok, map = pcall(nvtx_group.map, tr, policy)
-      if ok then ok, map = pcall(job.set_groups, job, map) end
-      if not ok then
-        job:close()
-        error(map, 0)
-      end
-      ctx.stacks_trace = { path = path, trace = tr, flame = fs, job = job }
-      ctx.input_meta = { source = path, report = "gpu", unit_ns = 1 }
-      return job
-    end
-    stacks = flamegraph.from_trace(tr, { flame = fs }, policy)
-    -- opts.keep_trace: the caller reads the same trace next (the flamegraph's findings panel: one import)
-    -- otherwise the trace goes now, before the page folds its stacks: the fold's blocks reuse its freed memory
+    local job
+    stacks, job = trace_stacks(path, fs, keep, keep and opts.defer, ctx, policy)
+    if job then return job end
+    -- a trace nobody keeps goes now, before the page folds its stacks: the fold's blocks reuse its freed memory
     -- (policy limits.keep_freed_memory) instead of fresh pages (issue 42: peak 339 → 328 MB on the 1M bench)
-    if keep then ctx.stacks_trace = { path = path, trace = tr, flame = fs }
-    else
-      tr = nil
-      collectgarbage()
-    end
+    if not keep then collectgarbage() end
     if stacks then
       meta = { source = path, report = "gpu", stacks = stacks:count(), unit_ns = 1 }
     elseif info.type == "model" then
