@@ -60,7 +60,8 @@ end
 
 -- An export's or model's trace and its stacks (load's, below): the stacks, or the job building them (opts.defer).
 -- keep: the trace stays in ctx.stacks_trace for the caller; else it is unreferenced once this returns.
-local function trace_stacks(path, fs, keep, defer, ctx, policy)
+local function trace_stacks(path, fs, keep, defer, ctx)
+  local policy = ctx.policy()
   local tr = flamegraph.load_trace({ path }, { flame = fs, narrow = not keep, group_later = defer }, policy)
   -- opts.defer (with keep_trace): the stacks are built on a second thread (flamegraph.start_stacks) while
   -- the caller reads the trace; the caller finishes ctx.stacks_trace.job, and load returns that job. The
@@ -96,7 +97,7 @@ local function load(path, info, opts, ctx)
   elseif info.type == "sqlite" or info.type == "model" then
     local keep = opts and opts.keep_trace
     local job
-    stacks, job = trace_stacks(path, fs, keep, keep and opts.defer, ctx, policy)
+    stacks, job = trace_stacks(path, fs, keep, keep and opts.defer, ctx)
     if job then return job end
     -- a trace nobody keeps goes now, before the page folds its stacks: the fold's blocks reuse its freed memory
     -- (policy limits.keep_freed_memory) instead of fresh pages (issue 42: peak 339 → 328 MB on the 1M bench)
