@@ -77,8 +77,9 @@ function R.final(tries, said)
 end
 
 -- A watcher for a run's poll loop (every 0.2 s): it looks for the workload below `root` until it has seen it
--- (one pass over /proc each time). w.seen tells; once seen, on_seen(pid, start, writer) is called (find_workload). The nsys processes
--- met on the way (nsys and its agent daemon, which is up before the workload starts) go to on_nsys(pid).
+-- (one pass over /proc each time). w.seen tells; once seen, on_seen(pid, start, writer) is called (writer:
+-- find_workload's). The nsys processes met on the way (nsys and its agent daemon, which is up before the
+-- workload starts) go to on_nsys(pid).
 function R.watcher(root, on_seen, on_nsys)
   local w = { seen = false }
   function w.poll()
