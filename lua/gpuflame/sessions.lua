@@ -90,9 +90,8 @@ local function forget(dir, name, e)
   -- only a path that names the entry's own workload: the entry is a file, and what it names is removed
   if e and type(e.nsys_status) == "string" and math.tointeger(e.pid) and
     e.nsys_status:match("/nsys_termination_status_(%d+)$") == tostring(math.tointeger(e.pid)) then
-    local wr = e.nsys_status_writer
-    local w = { path = e.nsys_status, pid = e.pid, start = e.pid_start,
-      writer = type(wr) == "table" and math.tointeger(wr.pid) and { pid = wr.pid, start = wr.start } or nil }
+    -- the writer as recorded: nsys_temp checks its fields (procfs.alive), an entry without one counts as before
+    local w = { path = e.nsys_status, pid = e.pid, start = e.pid_start, writer = e.nsys_status_writer }
     if not nsys_temp.workload_ended(w) then return end
     nsys_temp.drop_status({ w })
   end
