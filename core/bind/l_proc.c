@@ -53,20 +53,44 @@ static const char **list_of(lua_State *L, int idx, const char *what)
     return v;
 }
 
+static void push_env_entry(lua_State *L, int list, lua_Integer *n)
+{
+    /* key and value at -2 and -1 */
+    if (lua_type(L, -2) == LUA_TSTRING && lua_isstring(L, -1)) {
+        lua_pushfstring(L, "%s=%s", lua_tostring(L, -2), lua_tostring(L, -1));
+        lua_rawseti(L, list, ++*n);
+    }
+}
+
 static const char **env_of(lua_State *L, int idx)
 {
-    /* env = {NAME = "value", ...}; converted into a list table kept at the top of the stack */
+    /* env = {NAME = "value", ...}; the names in its list part ({"NAME", ...}) come first, in that order
+     * (a program that records its environment sees them at the start). Converted into a list table kept at
+     * the top of the stack. */
     lua_newtable(L);
     int list = lua_gettop(L);
+    lua_newtable(L);
+    int first = lua_gettop(L);
     lua_Integer n = 0;
+    for (lua_Integer i = 1; lua_rawgeti(L, idx, i) == LUA_TSTRING; i++) {
+        lua_pushvalue(L, -1);
+        lua_rawget(L, idx);
+        push_env_entry(L, list, &n);
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+        lua_rawset(L, first);
+    }
+    lua_pop(L, 1);
     lua_pushnil(L);
     while (lua_next(L, idx)) {
-        if (lua_type(L, -2) == LUA_TSTRING && lua_isstring(L, -1)) {
-            lua_pushfstring(L, "%s=%s", lua_tostring(L, -2), lua_tostring(L, -1));
-            lua_rawseti(L, list, ++n);
-        }
+        lua_pushvalue(L, -2);
+        int placed = lua_rawget(L, first) != LUA_TNIL;
+        lua_pop(L, 1);
+        if (!placed)
+            push_env_entry(L, list, &n);
         lua_pop(L, 1);
     }
+    lua_pop(L, 1);
     return list_of(L, list, "env");
 }
 

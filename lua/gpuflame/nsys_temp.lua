@@ -49,12 +49,15 @@ end
 -- capture, so a file nsys wrote but never named (it was stopped before it said `Generating '…'`: an interrupt,
 -- a bound) is still found as this capture's, and no other capture's file is touched. A capture the fleet
 -- agent runs takes the agent's mark (GPUFLAME_CAPTURE_MARK), so that the agent can sweep what a capture it
--- had to kill could not (T.sweep_for).
+-- had to kill could not (T.sweep_for). The mark is nsys's first variable (the env's list part says which come
+-- first): nsys writes the raw capture in 4,100-byte blocks, and a mark that the environment's order put past
+-- the first block is not on disk when nsys dies after writing that block.
 function T.mark(state, env)
   state.nsys_mark = state.nsys_mark or os.getenv("GPUFLAME_CAPTURE_MARK") or T.new_mark()
   state.nsys_since = state.nsys_since or os.time()
   state.nsys_tmpdir = T.tmpdir(env)
   env.GPUFLAME_CAPTURE_ID = state.nsys_mark
+  table.insert(env, 1, "GPUFLAME_CAPTURE_ID")
   return env
 end
 
@@ -204,9 +207,11 @@ local function marked(path, needle)
 end
 
 -- nsys 2022.4 opens its raw capture with a 56-byte header ("NVIDIA Nsight Systems Stream <version>") and
--- writes its first block, the environment (the mark) in it, ~0.1 s later. An nsys that dies in between
--- (SIGKILLed, its start-up failure) leaves a file that carries no mark and holds nothing captured.
-local HEAD_ONLY = 4096
+-- writes it in 4,100-byte blocks from ~0.1 s later (strace); the first holds the device's properties and
+-- nsys's environment (the mark at ~1 KB, T.mark), nothing captured. An nsys that dies before or just after
+-- that block (SIGKILLed, its start-up failure) leaves a file that holds nothing captured, and may carry no
+-- mark: one whose environment pushed it past the first block, a GPU host's longer properties.
+local HEAD_ONLY = 128 + 4100 -- a header of a longer version string, and the first block
 
 -- Whether a process holds path open (nsys keeps its raw capture open while it writes it).
 local function held_open(path)

@@ -41,12 +41,27 @@ local orphan = plant_raw("nsys-report-ho01.qdstrm", HEADER)
 local writing = plant_raw("nsys-report-ho02.qdstrm", HEADER)
 local held = assert(io.open(writing, "ab"))
 local data = plant_raw("nsys-report-ho03.qdstrm", HEADER .. string.rep("d", 8192))
+-- nsys killed after its first 4,100-byte block, the mark not in it (CI 85, 2026-12-06: a ~30 KB environment
+-- in hash order put the mark at 28,923 bytes)
+local first_block = plant_raw("nsys-report-ho04.qdstrm", HEADER .. string.rep("p", 4100))
+local second_block = plant_raw("nsys-report-ho05.qdstrm", HEADER .. string.rep("p", 8200))
 nsys_temp.clean(hstate, true, policy)
 t.eq("a header-only raw capture no process holds is removed", false, exists(orphan))
 t.eq("a header-only raw capture a process holds open is kept", true, exists(writing))
 t.eq("a raw capture with data but no mark is kept", true, exists(data))
+t.eq("a raw capture of its header and first block, no mark, is removed", false, exists(first_block))
+t.eq("one of two blocks and no mark is kept", true, exists(second_block))
 held:close()
-os.remove(writing); os.remove(data)
+os.remove(writing); os.remove(data); os.remove(second_block)
+
+-- the mark is nsys's first variable, whatever the environment (nsys records its environment in order, in its
+-- first block: a mark past 4,100 bytes is not on disk when nsys dies after that block)
+local big = { TMPDIR = dir }
+for i = 1, 300 do big["GF_TEST_VAR_" .. i] = string.rep("v", 100) end
+local estate = { dir = core.fs.mkdtemp() }
+local res = core.proc.run({ argv = { "/usr/bin/env" }, env = nsys_temp.mark(estate, big), timeout = 10 })
+t.eq("the marked environment reaches the program whole", 302, select(2, res.stdout:gsub("\n", "")))
+t.eq("its first variable is the mark", "GPUFLAME_CAPTURE_ID=" .. estate.nsys_mark, res.stdout:match("^[^\n]*"))
 
 -- kept in --out when policy asks
 local state2 = { dir = core.fs.mkdtemp() }

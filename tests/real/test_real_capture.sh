@@ -164,12 +164,15 @@ done
 # SIGTERM as nsys's launcher writes the workload's status file (before gpuflame's watch, every 0.2 s, has seen
 # the workload: its pid is never known), and nsys SIGKILLed as it opens its raw capture (a 56-byte header,
 # before the block that carries the capture's mark). Both left their file in CI-like runs before
-# gpuflame.nsys_temp swept them (17 of 18 and 2 of 2 by hand, 2026-12-04).
+# gpuflame.nsys_temp swept them (17 of 18 and 2 of 2 by hand, 2026-12-04). Under a ~30 KB environment, as
+# CI's: nsys records its environment in its raw capture's first 4,100-byte block, and a mark past it was not
+# on disk when nsys died after that block (CI 85, 2026-12-06).
 nsys_left() { ls "$1" | grep -E 'nsys_termination_status|nsys-report' || true; }
 SHM_BEFORE=$(ls /dev/shm 2>/dev/null)
+BIG_ENV=$(head -c 30000 /dev/zero | tr '\0' e)
 for n in early kill9; do
   NT=$TMP/nsystmp_$n; mkdir -p "$NT"
-  TMPDIR=$NT "$GF" --policy "$POL" capture --nsys "$REAL_NSYS" --out "$TMP/$n" -- "$BIN/gfreal_$n" 1 1 600 \
+  GF_TEST_BIG_ENV=$BIG_ENV TMPDIR=$NT "$GF" --policy "$POL" capture --nsys "$REAL_NSYS" --out "$TMP/$n" -- "$BIN/gfreal_$n" 1 1 600 \
     >"$TMP/$n.out" 2>"$TMP/$n.err" &
   gfpid=$!
   for _ in $(seq 1 3000); do
