@@ -74,6 +74,12 @@ static const char **env_of(lua_State *L, int idx)
     lua_Integer n = 0;
     for (lua_Integer i = 1; lua_rawgeti(L, idx, i) == LUA_TSTRING; i++) {
         lua_pushvalue(L, -1);
+        if (lua_rawget(L, first) != LUA_TNIL) { /* named twice: placed once */
+            lua_pop(L, 2);
+            continue;
+        }
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
         lua_rawget(L, idx);
         push_env_entry(L, list, &n);
         lua_pop(L, 1);

@@ -62,6 +62,10 @@ local estate = { dir = core.fs.mkdtemp() }
 local res = core.proc.run({ argv = { "/usr/bin/env" }, env = nsys_temp.mark(estate, big), timeout = 10 })
 t.eq("the marked environment reaches the program whole", 302, select(2, res.stdout:gsub("\n", "")))
 t.eq("its first variable is the mark", "GPUFLAME_CAPTURE_ID=" .. estate.nsys_mark, res.stdout:match("^[^\n]*"))
+local again = core.proc.run({ argv = { "/usr/bin/env" }, env = nsys_temp.mark(estate, nsys_temp.mark(estate, { A = "1" })),
+  timeout = 10 })
+t.eq("an environment marked twice carries the mark once", "GPUFLAME_CAPTURE_ID=" .. estate.nsys_mark .. "\nA=1\n",
+  again.stdout)
 
 -- kept in --out when policy asks
 local state2 = { dir = core.fs.mkdtemp() }
