@@ -24,6 +24,21 @@ enum {
 
 #define GF_JOUT_MAX_DEPTH 256
 
+/* The decimal digits of v written backwards from end (a buffer of 21 bytes or more); returns where they
+ * start. For the writers of many numbers (the flamegraph page's nodes, folded and diff lines). */
+static inline char *gf_fmt_i64(char *end, int64_t v)
+{
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char *p = end;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    return p;
+}
+
 typedef struct gf_jout {
     FILE *file;         /* the stream target; NULL: the buffer below */
     char *buf;

@@ -43,6 +43,7 @@ struct gf_stacks {
     uint8_t *fkind;  /* frame id → GF_FRAME_* (NULL: none set) */
     size_t fkcap;
     char *meta;
+    gf_stacks_prefold prefold;
     uint32_t *scratch;
     size_t scratch_cap;
 };
@@ -407,6 +408,11 @@ int gf_stacks_set_frame_kind(gf_stacks *s, uint32_t id, int kind)
     return 0;
 }
 
+int gf_stacks_has_kinds(const gf_stacks *s)
+{
+    return s->fkind != NULL;
+}
+
 int gf_stacks_frame_kind(const gf_stacks *s, uint32_t id)
 {
     return id < s->fkcap ? s->fkind[id] : GF_FRAME_NONE;
@@ -414,6 +420,16 @@ int gf_stacks_frame_kind(const gf_stacks *s, uint32_t id)
 
 const char *const gf_frame_kind_names[GF_FRAME_NKINDS] = {"",       "process", "rank", "device", "stream", "nvtx",
                                                           "callchain", "api", "kernel", "copy", "nolaunch"};
+
+void gf_stacks_set_prefold(gf_stacks *s, const gf_stacks_prefold *p)
+{
+    s->prefold = *p;
+}
+
+const gf_stacks_prefold *gf_stacks_get_prefold(const gf_stacks *s)
+{
+    return s->prefold.raw ? &s->prefold : NULL;
+}
 
 const char *gf_stacks_meta(const gf_stacks *s)
 {
@@ -436,19 +452,6 @@ int gf_stacks_set_meta(gf_stacks *s, const char *json)
     return 0;
 }
 
-/* Decimal digits of v into the end of buf; returns the start. */
-static char *fmt_i64(char *end, int64_t v)
-{
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    char *p = end;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    return p;
-}
 
 /* ---- folded format ---- */
 
@@ -590,7 +593,7 @@ int gf_stacks_write_folded(const gf_stacks *s, FILE *out, int with_meta, gf_err 
         }
         char buf[32], *e = buf + sizeof buf;
         *--e = '\n';
-        char *b = fmt_i64(e, r->weight);
+        char *b = gf_fmt_i64(e, r->weight);
         *--b = ' ';
         fwrite(b, 1, (size_t)(buf + sizeof buf - b), out);
     }
@@ -792,7 +795,7 @@ int gf_summary_csv_write_folded_ex(gf_csv *c, size_t name_col, size_t weight_col
         p += nl;
         char buf[32], *e = buf + sizeof buf;
         *--e = '\n';
-        char *b = fmt_i64(e, cnt);
+        char *b = gf_fmt_i64(e, cnt);
         *--b = ' ';
         memcpy(p, b, (size_t)(buf + sizeof buf - b));
         p += buf + sizeof buf - b;
@@ -808,147 +811,6 @@ int gf_summary_csv_write_folded_ex(gf_csv *c, size_t name_col, size_t weight_col
     if (rc == 0 && ferror(out))
         return gf_errf(err, GF_EXIT_ERROR, "write error (folded stacks)");
     return rc < 0 ? -1 : 0;
-}
-
-/* ---- merged tree (flamegraph data) ----
- * Stacks are sorted by their frames' name ranks (a prefix before its extensions), so the call tree in
- * pre-order with children in name order is one pass that opens a node wherever a stack leaves the
- * previous one's path (flamegraph.pl merges sorted input the same way). */
-
-typedef struct tree_order {
-    const gf_stacks *s;
-    const uint32_t *rank; /* frame id → rank of its name */
-} tree_order;
-
-static int by_name(const void *a, const void *b, void *ctx)
-{
-    const gf_stacks *s = ((const tree_order *)ctx)->s;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return strcmp(s->bytes + s->foff[x], s->bytes + s->foff[y]);
-}
-
-static int by_frames(const void *a, const void *b, void *ctx)
-{
-    const tree_order *o = ctx;
-    const stack_rec *x = &o->s->st[*(const uint32_t *)a], *y = &o->s->st[*(const uint32_t *)b];
-    const uint32_t *p = o->s->ids + x->off, *q = o->s->ids + y->off;
-    uint32_t n = x->depth < y->depth ? x->depth : y->depth;
-    for (uint32_t i = 0; i < n; i++) {
-        if (p[i] != q[i]) {
-            uint32_t rp = o->rank[p[i]], rq = o->rank[q[i]];
-            return rp < rq ? -1 : 1;
-        }
-    }
-    return x->depth < y->depth ? -1 : x->depth > y->depth;
-}
-
-typedef struct tnode {
-    uint32_t frame, depth;
-    int64_t value, inst;
-} tnode;
-
-/* The page data's optional arrays: "counts" (instances per node) and "kinds" (GF_FRAME_* name per name). */
-static void write_tree_extras(const gf_stacks *s, const tnode *t, size_t tn, FILE *out)
-{
-    if (s->has_inst) {
-        fputs(",\"counts\":[", out);
-        for (size_t i = 0; i < tn; i++) {
-            char buf[32], *e = buf + sizeof buf, *b = fmt_i64(e, t[i].inst);
-            if (i)
-                *--b = ',';
-            fwrite(b, 1, (size_t)(e - b), out);
-        }
-        putc(']', out);
-    }
-    if (s->fkind) {
-        fputs(",\"kinds\":[", out);
-        for (uint32_t i = 0; i < s->nframes; i++)
-            fprintf(out, i ? ",\"%s\"" : "\"%s\"", gf_frame_kind_names[gf_stacks_frame_kind(s, i)]);
-        putc(']', out);
-    }
-}
-
-int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
-{
-    size_t nf = s->nframes ? s->nframes : 1, ns = s->nstacks ? s->nstacks : 1;
-    uint32_t *names = malloc(nf * sizeof *names);
-    uint32_t *rank = malloc(nf * sizeof *rank);
-    uint32_t *order = malloc(ns * sizeof *order);
-    uint32_t *path = malloc((s->max_depth + 1) * sizeof *path);
-    tnode *t = NULL;
-    size_t tn = 0, tcap = 0;
-    int rc = 0;
-    if (!names || !rank || !order || !path) {
-        rc = gf_oom(err, "flamegraph");
-        goto done;
-    }
-    for (uint32_t i = 0; i < s->nframes; i++)
-        names[i] = i;
-    tree_order o = {s, rank};
-    qsort_r(names, s->nframes, sizeof *names, by_name, &o);
-    for (uint32_t i = 0; i < s->nframes; i++)
-        rank[names[i]] = i;
-    for (uint32_t i = 0; i < s->nstacks; i++)
-        order[i] = i;
-    qsort_r(order, s->nstacks, sizeof *order, by_frames, &o);
-    const uint32_t *prev = NULL;
-    uint32_t prev_depth = 0;
-    for (size_t k = 0; k < s->nstacks; k++) {
-        const stack_rec *r = &s->st[order[k]];
-        const uint32_t *ids = s->ids + r->off;
-        uint32_t common = 0;
-        while (prev && common < r->depth && common < prev_depth && prev[common] == ids[common])
-            common++;
-        for (uint32_t d = common; d < r->depth; d++) {
-            tnode *q = grow(t, &tcap, tn + 1, sizeof *t);
-            if (!q) {
-                rc = gf_oom(err, "flamegraph");
-                goto done;
-            }
-            t = q;
-            t[tn].frame = ids[d];
-            t[tn].depth = d;
-            t[tn].value = 0;
-            t[tn].inst = 0;
-            path[d] = (uint32_t)tn++;
-        }
-        for (uint32_t d = 0; d < r->depth; d++) {
-            t[path[d]].value += r->weight;
-            t[path[d]].inst += r->inst;
-        }
-        prev = ids;
-        prev_depth = r->depth;
-    }
-    fprintf(out, "{\"total\":%" PRId64 ",\"names\":[", s->total);
-    for (size_t i = 0; i < s->nframes; i++) {
-        if (i)
-            putc(',', out);
-        gf_json_file_string(out, s->bytes + s->foff[i], s->flen[i]);
-    }
-    fputs("],\"nodes\":[", out);
-    for (size_t i = 0; i < tn; i++) {
-        char buf[80], *e = buf + sizeof buf;
-        char *b = fmt_i64(e, (int64_t)t[i].depth);
-        *--b = ',';
-        b = fmt_i64(b, t[i].value);
-        *--b = ',';
-        b = fmt_i64(b, (int64_t)t[i].frame);
-        if (i)
-            *--b = ',';
-        fwrite(b, 1, (size_t)(e - b), out);
-    }
-    putc(']', out);
-    write_tree_extras(s, t, tn, out);
-    putc('}', out);
-    if (ferror(out))
-        rc = gf_errf(err, GF_EXIT_ERROR, "write error (flamegraph data)");
-done:
-    free(names);
-    free(rank);
-    free(order);
-    free(path);
-    free(t);
-    return rc;
 }
 
 int gf_stacks_write_speedscope(const gf_stacks *s, FILE *out, const char *name, const char *unit, gf_err *err)

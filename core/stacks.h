@@ -63,6 +63,7 @@ enum { GF_FRAME_NONE = 0, GF_FRAME_PROCESS, GF_FRAME_RANK, GF_FRAME_DEVICE, GF_F
 extern const char *const gf_frame_kind_names[GF_FRAME_NKINDS];
 int gf_stacks_set_frame_kind(gf_stacks *s, uint32_t id, int kind);
 int gf_stacks_frame_kind(const gf_stacks *s, uint32_t id);
+int gf_stacks_has_kinds(const gf_stacks *s); /* some frame's kind was set: the page data carries "kinds" */
 /* Per distinct frame of kind `kind` (first-seen order): (*frames)[k] and the weight (*sums)[2k] and
  * instances (*sums)[2k+1] of the stacks holding it, each stack once however often the frame recurs in it;
  * outside[0..1]: the weight and instances of the stacks without such a frame. The caller frees both. */
@@ -74,13 +75,25 @@ int gf_stacks_kind_sums(const gf_stacks *s, int kind, uint32_t **frames, int64_t
  * their subtrees merged by name); one pass, so nodes under a fold frame are not folded again. Weights,
  * instances, frame kinds and the metadata carry over; out's frames are interned in the order of s's stacks
  * sorted by frame ids (the fold frame first). st: the nodes folded and their total weight. threads
- * (gf_threads_resolve's want): with two, a large table's stacks are sorted on two threads. */
+ * (gf_threads_resolve's want): with two, a large table's stacks are sorted on two threads. A table folded as
+ * it was built (gf_stacks_prefold) with the same min_value and fold_name: the rest of its fold, st counting
+ * both parts; nothing at or under its fold frame is folded again. */
 typedef struct gf_fold_stats {
     size_t nodes;
     int64_t weight;
 } gf_fold_stats;
 int gf_stacks_fold(const gf_stacks *s, int64_t min_value, const char *fold_name, int threads, gf_stacks *out,
                    gf_fold_stats *st, gf_err *err);
+/* A table whose stacks were folded in part as they were made (core/trace_flame_fold.c: a page's small NVTX
+ * frames, where the raw stacks would be many): frame is its fold frame, raw the distinct stacks there would
+ * have been, done the nodes folded so far and their weight. raw == 0: none (every table at first). */
+typedef struct gf_stacks_prefold {
+    uint32_t frame;
+    size_t raw;
+    gf_fold_stats done;
+} gf_stacks_prefold;
+void gf_stacks_set_prefold(gf_stacks *s, const gf_stacks_prefold *p);
+const gf_stacks_prefold *gf_stacks_get_prefold(const gf_stacks *s); /* NULL: none */
 /* Metadata line (the JSON after "# " on a folded file's first line), or NULL. */
 const char *gf_stacks_meta(const gf_stacks *s);
 int gf_stacks_set_meta(gf_stacks *s, const char *json);
@@ -128,7 +141,8 @@ int gf_stacks_add_total(gf_stacks *s, const char *prefix, const char *name, size
                         int64_t unit_ns, gf_err *err);
 
 /* Flamegraph page data: {"total":N,"names":[...],"nodes":[name,value,depth,...]} where nodes are the
- * merged call tree in pre-order (children sorted by name, like flamegraph.pl), the root excluded; plus
+ * merged call tree in pre-order (children sorted by name, like flamegraph.pl), the root excluded, and names
+ * the frames the nodes use, in the order the nodes first use them (the data depends on the tree alone); plus
  * "counts" (instances per node) and "kinds" (per name) when the table has them.
  * Script-safe JSON (core/jsonout.h). */
 int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err);

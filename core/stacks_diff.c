@@ -166,19 +166,6 @@ int gf_stackdiff_leaves(const gf_stackdiff *d, gf_leaf_cb cb, void *ud, gf_err *
     return 0;
 }
 
-static char *fmt_i64(char *end, int64_t v)
-{
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    char *p = end;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    return p;
-}
-
 int gf_stackdiff_write_folded(const gf_stackdiff *d, FILE *out, const char *meta, gf_err *err)
 {
     if (meta) {
@@ -200,9 +187,9 @@ int gf_stackdiff_write_folded(const gf_stackdiff *d, FILE *out, const char *meta
         }
         char buf[64], *e = buf + sizeof buf;
         *--e = '\n';
-        char *b = fmt_i64(e, d->w[1][i]);
+        char *b = gf_fmt_i64(e, d->w[1][i]);
         *--b = ' ';
-        b = fmt_i64(b, d->w[0][i]);
+        b = gf_fmt_i64(b, d->w[0][i]);
         *--b = ' ';
         fwrite(b, 1, (size_t)(buf + sizeof buf - b), out);
     }
@@ -344,13 +331,13 @@ int gf_stackdiff_write_tree_json(const gf_stackdiff *d, FILE *out, double min_fr
         if (t[i].depth == UINT32_MAX)
             continue;
         char buf[128], *e = buf + sizeof buf;
-        char *b = fmt_i64(e, (int64_t)t[i].depth);
+        char *b = gf_fmt_i64(e, (int64_t)t[i].depth);
         *--b = ',';
-        b = fmt_i64(b, t[i].v[1]);
+        b = gf_fmt_i64(b, t[i].v[1]);
         *--b = ',';
-        b = fmt_i64(b, t[i].v[0]);
+        b = gf_fmt_i64(b, t[i].v[0]);
         *--b = ',';
-        b = fmt_i64(b, (int64_t)newid[t[i].frame]);
+        b = gf_fmt_i64(b, (int64_t)newid[t[i].frame]);
         if (st->nodes++)
             *--b = ',';
         fwrite(b, 1, (size_t)(e - b), out);

@@ -140,8 +140,9 @@ static int add_folded(const gf_stacks *s, const walk *w, fold_batch *b, gf_stack
     return 0;
 }
 
-static int fold_pass(const gf_stacks *s, walk *w, int64_t min_value, const char *fold_name, gf_stacks *out,
-                     gf_fold_stats *st, gf_err *err)
+/* stop: a prefolded table's fold frame (nothing at or under it is folded again), else UINT32_MAX */
+static int fold_pass(const gf_stacks *s, walk *w, int64_t min_value, const char *fold_name, uint32_t stop,
+                     gf_stacks *out, gf_fold_stats *st, gf_err *err)
 {
     size_t nf = gf_stacks_nframes(s), n = gf_stacks_count(s);
     fold_batch b = {.stride = gf_stacks_max_depth(s) + 1};
@@ -162,7 +163,7 @@ static int fold_pass(const gf_stacks *s, walk *w, int64_t min_value, const char 
         size_t depth;
         const uint32_t *ids = step(w, k, &prev, &prev_depth, 0, &depth);
         size_t cut = depth;
-        for (size_t d = 0; d < depth && cut == depth; d++)
+        for (size_t d = 0; d < depth && cut == depth && ids[d] != stop; d++)
             if (w->value[w->path[d]] < min_value)
                 cut = d;
         if (cut < depth && w->path[cut] != last_folded) { /* a small node met for the first time */
@@ -220,7 +221,10 @@ int gf_stacks_fold(const gf_stacks *s, int64_t min_value, const char *fold_name,
             rc = gf_oom(err, "flamegraph fold");
             goto done;
         }
-    rc = fold_pass(s, &w, min_value, fold_name, out, st, err);
+    const gf_stacks_prefold *pre = gf_stacks_get_prefold(s);
+    if (pre)
+        *st = pre->done;
+    rc = fold_pass(s, &w, min_value, fold_name, pre ? pre->frame : UINT32_MAX, out, st, err);
     if (rc == 0 && gf_stacks_meta(s))
         rc = gf_stacks_set_meta(out, gf_stacks_meta(s)) == 0 ? 0 : gf_oom(err, "flamegraph fold");
 done:

@@ -5,15 +5,14 @@
 #include "mem.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "flame_fold.h"
 #include "hmap.h"
 #include "jsonout.h"
 #include "trace_nvtx_group.h"
-
-const char *const gf_flame_level_names[GF_FL_NLEVELS] = {"process", "rank", "device", "stream",
-                                                         "nvtx",    "callchain", "api", "kernel"};
 
 typedef struct fl {
     const gf_trace *t;
@@ -30,7 +29,14 @@ typedef struct fl {
     uint32_t *ids;
     size_t idcap;
     size_t launches, swept; /* the launches of GPU work; those swept so far */
+    gf_nvtx_fold *fold; /* a page's fold of the NVTX frames decided before the stacks are made, or NULL */
+    gf_hmap contexts;   /* with fold: lane << 40 | (pid + 1) → the fold's context of a GPU operation */
+    gf_stacks_prefold prefold; /* what the fold did, for the stacks' table */
 } fl;
+
+const char *const gf_flame_level_names[GF_FL_NLEVELS] = {"process", "rank", "device", "stream",
+                                                         "nvtx",    "callchain", "api", "kernel"};
+
 
 /* the launch call of GPU operation i, or -1 */
 static int64_t launch_of(fl *f, size_t i)
@@ -54,7 +60,8 @@ static const gf_detail *detail_of(const gf_trace *t, size_t i)
     return t->detail[i] >= 0 ? &t->details[t->detail[i]] : NULL;
 }
 
-/* The frame id of a text made once per key (what: 1 strtab name, 2 NVTX name, 3 process, 4 stream, 5 rank). */
+/* The frame id of a text made once per key (what: 1 strtab name, 2 NVTX name, 3 process, 4 stream, 5 rank,
+ * 6 no launch, 7 fold). */
 static uint32_t frame_for(fl *f, int what, uint64_t key, const char *text, int kind)
 {
     uint64_t k = ((uint64_t)what << 56) ^ gf_hash_u64(key);
@@ -426,14 +433,34 @@ static uint32_t process_frame(fl *f, const gf_lane *gl, int64_t pid)
     return frame_for(f, 3, key, buf, GF_FRAME_PROCESS);
 }
 
-static int launch_levels(fl *f, size_t *k, int level, int64_t p)
+/* ---- a page's fold of the NVTX frames, decided before the stacks are made (flame_fold.h) ---- */
+
+/* The key of GPU operation i's context in f->contexts; 0 when its lane or pid do not fit one (then no fold). */
+static int context_key(const gf_trace *t, size_t i, int64_t p, uint64_t *key)
+{
+    int64_t pid = t->pid[i] >= 0 ? t->pid[i] : p >= 0 ? t->pid[p] : -1;
+    if (pid + 1 >= ((int64_t)1 << 40) || (uint64_t)t->lane[i] >= ((uint64_t)1 << 23))
+        return 0;
+    *key = ((uint64_t)t->lane[i] << 40) | (uint64_t)(pid + 1);
+    return 1;
+}
+
+/* the NVTX node in the folded tree of GPU operation i, launched by p */
+static int32_t fold_node(fl *f, size_t i, int64_t p)
+{
+    uint64_t key;
+    int64_t *c = context_key(f->t, i, p, &key) ? gf_hmap_get(&f->contexts, key) : NULL;
+    return c ? gf_nvtx_fold_node(f->fold, (int32_t)*c, f->node[p]) : f->node[p];
+}
+
+static int launch_levels(fl *f, size_t *k, int level, size_t i, int64_t p)
 {
     const gf_trace *t = f->t;
     if (level == GF_FL_API)
         return push_id(f, k, str_frame(f, t->name[p], GF_FRAME_API));
     if (level == GF_FL_NVTX) {
         size_t at = *k;
-        for (int32_t n = f->node[p]; n >= 0; n = f->tparent[n])
+        for (int32_t n = f->fold ? fold_node(f, i, p) : f->node[p]; n >= 0; n = f->tparent[n])
             if (push_id(f, k, f->tframe[n]) != 0)
                 return -1;
         for (size_t a = at, b = *k; a + 1 < b; a++, b--) { /* the walk went innermost first */
@@ -451,45 +478,150 @@ static int launch_levels(fl *f, size_t *k, int level, int64_t p)
     return 0;
 }
 
-/* The frames of GPU operation i into f->ids from at; returns where they end or -1 (OOM). */
-static long stack_of(fl *f, size_t i, size_t at)
+/* The frames of levels [from, to) of o->levels of GPU operation i, launched by p (-1: not in the capture),
+ * appended to f->ids at *k; *marked counts the no-launch frames pushed (one per stack). 0, or -1 on OOM. */
+static int levels_of(fl *f, size_t i, int64_t p, size_t *k, size_t from, size_t to, int *marked)
 {
     const gf_trace *t = f->t;
     const gf_lane *gl = &t->lanes[t->lane[i]];
-    int64_t p = launch_of(f, i);
     int64_t pid = t->pid[i] >= 0 ? t->pid[i] : p >= 0 ? t->pid[p] : -1;
-    size_t k = at;
-    int marked = 0;
     char buf[48];
-    for (size_t li = 0; li < f->o->nlevels; li++) {
+    for (size_t li = from; li < to; li++) {
         int lv = f->o->levels[li], r = 0;
         switch (lv) {
         case GF_FL_PROCESS:
-            r = push_id(f, &k, process_frame(f, gl, pid));
+            r = push_id(f, k, process_frame(f, gl, pid));
             break;
         case GF_FL_RANK:
             if (gl->rank >= 0 && (size_t)gl->rank < t->nranks)
-                r = push_id(f, &k, str_frame(f, t->rank_label[gl->rank], GF_FRAME_RANK));
+                r = push_id(f, k, str_frame(f, t->rank_label[gl->rank], GF_FRAME_RANK));
             break;
         case GF_FL_DEVICE:
-            r = push_id(f, &k, str_frame(f, gl->device, GF_FRAME_DEVICE));
+            r = push_id(f, k, str_frame(f, gl->device, GF_FRAME_DEVICE));
             break;
         case GF_FL_STREAM:
             snprintf(buf, sizeof buf, gl->stream >= 0 ? "stream %" PRId64 : "stream ?", gl->stream);
-            r = push_id(f, &k, frame_for(f, 4, (uint64_t)gl->stream, buf, GF_FRAME_STREAM));
+            r = push_id(f, k, frame_for(f, 4, (uint64_t)gl->stream, buf, GF_FRAME_STREAM));
             break;
         case GF_FL_KERNEL:
-            r = push_id(f, &k, str_frame(f, t->name[i], t->kind[i] == GF_EV_KERNEL ? GF_FRAME_KERNEL : GF_FRAME_COPY));
+            r = push_id(f, k, str_frame(f, t->name[i], t->kind[i] == GF_EV_KERNEL ? GF_FRAME_KERNEL : GF_FRAME_COPY));
             break;
         default: /* the launch side: NVTX, backtrace, API call */
             if (p >= 0)
-                r = launch_levels(f, &k, lv, p);
-            else if (!marked++)
-                r = push_id(f, &k, frame_for(f, 6, 0, f->o->nolaunch, GF_FRAME_NOLAUNCH));
+                r = launch_levels(f, k, lv, i, p);
+            else if (!(*marked)++)
+                r = push_id(f, k, frame_for(f, 6, 0, f->o->nolaunch, GF_FRAME_NOLAUNCH));
         }
         if (r != 0)
             return -1;
     }
+    return 0;
+}
+
+/* The NVTX level's index when the levels are context levels, NVTX, then API call and kernel (kernel last): the
+ * shapes flame_fold.h knows; else -1 (a backtrace level, NVTX under the kernel, ...). */
+static long fold_nvtx_level(const gf_gpu_flame_opts *o)
+{
+    long at = -1;
+    for (size_t li = 0; li < o->nlevels; li++) {
+        int lv = o->levels[li];
+        if (lv == GF_FL_NVTX)
+            at = (long)li;
+        else if (at < 0 ? lv > GF_FL_STREAM : lv != GF_FL_API && lv != GF_FL_KERNEL)
+            return -1;
+    }
+    return at >= 0 && o->levels[o->nlevels - 1] == GF_FL_KERNEL ? at : -1;
+}
+
+/* GPU operation i's context in the fold, made from its frames above the NVTX level (levels [0, at)) the first
+ * time its lane and pid are met (f->ids is free: no stack is being made). -1 on OOM, -2: the key does not fit. */
+static int32_t fold_context(fl *f, size_t i, int64_t p, size_t at)
+{
+    uint64_t key;
+    if (!context_key(f->t, i, p, &key))
+        return -2;
+    int64_t *v = gf_hmap_get(&f->contexts, key);
+    if (v)
+        return (int32_t)*v;
+    size_t k = 0;
+    int marked = 0;
+    if (levels_of(f, i, p, &k, 0, at, &marked) != 0)
+        return -1;
+    int32_t c = gf_nvtx_fold_context(f->fold, f->ids, k);
+    return c >= 0 && gf_hmap_put(&f->contexts, key, c, NULL) ? c : -1;
+}
+
+/* Each GPU operation (of the step, with in_step) added to the fold: its context, its NVTX node, the frames under
+ * the NVTX level (level at) and its weight. 0, -1 on OOM, -2 when the fold does not apply. */
+static int fold_ops(fl *f, const int32_t *in_step, size_t at)
+{
+    const gf_trace *t = f->t;
+    for (size_t i = 0; i < t->n; i++) {
+        if (!gf_ev_is_gpu_work(t->kind[i]) || (in_step && in_step[i] < 0))
+            continue;
+        int64_t p = launch_of(f, i);
+        int32_t c = fold_context(f, i, p, at);
+        size_t k = 0;
+        int marked = 0;
+        if (c < 0)
+            return c;
+        if (levels_of(f, i, p, &k, at + 1, f->o->nlevels, &marked) != 0)
+            return -1;
+        if (k < 1 || k > 2)
+            return -2;
+        uint64_t tail = ((uint64_t)f->ids[0] << 32) | (k == 2 ? f->ids[1] : UINT32_MAX);
+        int32_t node = p < 0 ? GF_NVTX_FOLD_NO_LAUNCH : f->node[p] >= 0 ? f->node[p] : GF_NVTX_FOLD_NONE;
+        if (gf_nvtx_fold_add(f->fold, c, node, tail, t->dur[i] > 0 ? t->dur[i] : 0) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int32_t fold_child(void *arg, int32_t parent, uint32_t frame)
+{
+    return trie_child(arg, parent, frame);
+}
+
+/* With o->fold_name (a page), where the levels allow it and the page folds (more than o->fold_min_stacks
+ * distinct stacks, o->fold_share > 0): f->fold maps each operation's NVTX node to its node in the folded tree
+ * (f->prefold says what it folded); else f->fold stays NULL. 0, or -1 on OOM. */
+static int fold_prepare(fl *f, const int32_t *in_step)
+{
+    const gf_gpu_flame_opts *o = f->o;
+    long at = fold_nvtx_level(o);
+    size_t ops = 0;
+    for (size_t i = 0; i < f->t->n && at >= 0; i++)
+        ops += gf_ev_is_gpu_work(f->t->kind[i]) != 0;
+    if (at < 0 || !(o->fold_share > 0) || o->fold_min_stacks < 0 || ops <= (size_t)o->fold_min_stacks)
+        return 0; /* no more stacks than operations: the page does not fold */
+    if (!(f->fold = gf_nvtx_fold_new(f->tparent, f->tframe, f->tn)))
+        return gf_oom(f->err, "flamegraph fold");
+    int rc = fold_ops(f, in_step, (size_t)at);
+    size_t stacks = gf_nvtx_fold_stacks(f->fold), nodes = 0;
+    int64_t total = gf_nvtx_fold_total(f->fold), weight = 0;
+    if (rc == 0 && total > 0 && stacks > (size_t)o->fold_min_stacks) {
+        int64_t min = (int64_t)ceil((double)total * o->fold_share); /* fg.fold's math.ceil(stacks:total() * share) */
+        uint32_t frame = frame_for(f, 7, 0, o->fold_name, GF_FRAME_NONE);
+        rc = frame == UINT32_MAX ? -1 : gf_nvtx_fold_map(f->fold, min, frame, fold_child, f, &nodes, &weight);
+        f->prefold = (gf_stacks_prefold){frame, stacks, {nodes, weight}};
+    }
+    if (rc == -1)
+        return gf_oom(f->err, "flamegraph fold");
+    if (rc != 0 || nodes == 0) { /* the stacks made raw: gf_stacks_fold folds what there is */
+        gf_nvtx_fold_free(f->fold);
+        f->fold = NULL;
+    }
+    return 0;
+}
+
+/* The frames of GPU operation i into f->ids from at; returns where they end or -1 (OOM). */
+static long stack_of(fl *f, size_t i, size_t at)
+{
+    const gf_trace *t = f->t;
+    size_t k = at;
+    int marked = 0;
+    if (levels_of(f, i, launch_of(f, i), &k, 0, f->o->nlevels, &marked) != 0)
+        return -1;
     if (k == at) { /* no level had a frame for it (levels = {"nvtx"} outside every range): counted as its leaf */
         int kind = t->kind[i] == GF_EV_KERNEL ? GF_FRAME_KERNEL : GF_FRAME_COPY;
         if (push_id(f, &k, str_frame(f, t->name[i], kind)) != 0)
@@ -566,6 +698,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
     fl f = {.t = t, .o = o, .s = s, .err = err};
     gf_hmap_init(&f.trie);
     gf_hmap_init(&f.names);
+    gf_hmap_init(&f.contexts);
     int32_t *evs = NULL;
     int32_t *in_step = NULL; /* before the first goto done: done frees it */
     int rc = 0;
@@ -595,8 +728,14 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
         for (size_t i = 0; i < t->n; i++)
             f.node[i] = -1;
     }
+    if (want_nvtx && o->fold_name && (rc = fold_prepare(&f, in_step)) != 0)
+        goto done;
     rc = add_stacks(&f, in_step, evs);
+    if (rc == 0 && f.fold)
+        gf_stacks_set_prefold(s, &f.prefold);
 done:
+    gf_nvtx_fold_free(f.fold);
+    gf_hmap_free(&f.contexts);
     free(in_step);
     drop_launches(f.lx, &own);
     free(f.node);

@@ -50,6 +50,12 @@ typedef struct gf_gpu_flame_opts {
     gf_flame_raw *raw;    /* optional: receives the raw names of grouped NVTX frames (NULL: not kept) */
     gf_launch_index *launches; /* optional: malloc'd and built for t (gf_launch_index_build), taken over (freed)
                                 * by the stacks */
+    /* optional, for a page (policy flamegraph.fold_share, fold_min_stacks): fold_name set, and the stacks would
+     * be more than fold_min_stacks, the NVTX frames under fold_share of the total are folded as the stacks are
+     * made (gf_stacks_fold's fold, the table marked gf_stacks_prefold; gf_stacks_fold then does the rest) */
+    const char *fold_name;
+    double fold_share;
+    int64_t fold_min_stacks;
 } gf_gpu_flame_opts;
 
 /* Adds one stack per GPU operation of a finished trace to s (weights in ns, instances counted, frame kinds

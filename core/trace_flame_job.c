@@ -86,8 +86,13 @@ static void work(gf_flame_job *j)
 {
     if (j->wait_groups && launches_then_groups(j) != 0)
         return;
+    /* a page's small NVTX frames folded as the stacks are made (core/trace_flame_fold.c); the rest below */
+    j->o.fold_name = j->fold_name;
+    j->o.fold_share = j->share;
+    j->o.fold_min_stacks = j->fold_min;
     j->rc = gf_trace_gpu_stacks(j->t, &j->o, j->s, NULL, &j->err);
-    if (j->rc != 0 || j->share <= 0 || gf_stacks_count(j->s) <= (size_t)j->fold_min)
+    const gf_stacks_prefold *pre = gf_stacks_get_prefold(j->s);
+    if (j->rc != 0 || j->share <= 0 || (pre ? pre->raw : gf_stacks_count(j->s)) <= (size_t)j->fold_min)
         return;
     int64_t total = gf_stacks_total(j->s);
     if (total <= 0)

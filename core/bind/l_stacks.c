@@ -15,6 +15,7 @@
  *   line, off by default: gpuflame keeps the metadata in a sidecar, lua/gpuflame/sidecar.lua)
  *   S:write_speedscope(path, {name=, unit=})  S:tree_json() → text  S:top(n) → {{stack=, weight=}...}
  *   S:leaves() → {{name=, weight=}...} per distinct leaf frame (first-seen order)
+ *   S:fold(min, name [, threads]) → F, {nodes=, weight=} (a page's fold)  S:prefold() → {raw=, nodes=, weight=} or nil
  * A Stacks value can be a render slot ({data = S}): it writes the flamegraph tree JSON. */
 #include <errno.h>
 #include <stdlib.h>
@@ -483,6 +484,19 @@ static int m_fold(lua_State *L)
     return 2;
 }
 
+/* S:prefold() → {raw =, nodes =, weight =} of a table folded in part as it was made (core/trace_flame_fold.c), or nil */
+static int m_prefold(lua_State *L)
+{
+    const gf_stacks_prefold *p = gf_stacks_get_prefold(check(L, 1));
+    if (!p)
+        return 0;
+    lua_createtable(L, 0, 3);
+    gf_lua_setint(L, "raw", (int64_t)p->raw);
+    gf_lua_setint(L, "nodes", (int64_t)p->done.nodes);
+    gf_lua_setint(L, "weight", p->done.weight);
+    return 1;
+}
+
 static int m_kind_sums(lua_State *L)
 {
     gf_stacks *s = check(L, 1);
@@ -552,6 +566,7 @@ static const luaL_Reg methods[] = {
     {"leaves", m_leaves},
     {"kind_sums", m_kind_sums},
     {"fold", m_fold},
+    {"prefold", m_prefold},
     {NULL, NULL},
 };
 

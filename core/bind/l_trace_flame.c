@@ -2,10 +2,12 @@
  *
  *   core.trace_flame.stacks(tr, S, {levels = {"process", "nvtx", ...}, startend = bool, nolaunch = "...",
  *                                   step = nil | {start=, ["end"]=, pid=, rank=},
- *                                   processes = {{pid=, rank=, name=}...} (optional: process frames by name)})
+ *                                   processes = {{pid=, rank=, name=}...} (optional: process frames by name),
+ *                                   fold = {share=, min=, name=} (optional: for a page, core/trace_flame_fold.c)})
  *     adds tr's GPU operations to the Stacks S (weights in ns, instances, frame kinds); with step, only those
  *     launched inside it (core/trace_steps.h); returns the raw names behind each NVTX frame of a grouped
- *     trace ({[frame text] = {raw text, ...}}; {} when not grouped)
+ *     trace ({[frame text] = {raw text, ...}}; {} when not grouped); with fold, S may come folded in part
+ *     (its prefold(): the distinct stacks there would be, and what was folded)
  *   core.trace_flame.write_speedscope(tr, path, {levels = ..., startend =, nolaunch =, name =, max_events =})
  *     speedscope's file: the sampled profile of the same stacks, then an evented profile per stream
  * Every option is required (policy flamegraph.levels, .nvtx_startend, .nolaunch_frame, .speedscope_events). */
@@ -45,7 +47,7 @@ void gf_lua_check_flame_levels(lua_State *L, int idx, gf_gpu_flame_opts *o, int 
     if (!lua_isboolean(L, -1))
         gf_lua_raisef(L, GF_EXIT_USAGE, "flamegraph: startend must be a boolean");
     *o = (gf_gpu_flame_opts){lv, n, lua_toboolean(L, -1), gf_req_string_field(L, idx, "nolaunch"),
-                             NULL, NULL, NULL, NULL, 0, NULL, NULL};
+                             NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, 0.0, 0};
     lua_pop(L, 1);
 }
 
@@ -79,6 +81,13 @@ static void check_opts(lua_State *L, int idx, gf_gpu_flame_opts *o, int *lv)
         o->proc_rank = rank;
         o->proc_name = name;
         o->nproc = np;
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "fold"); /* optional: {share=, min=, name=}, the page's (policy flamegraph.fold_share) */
+    if (lua_istable(L, -1)) {
+        o->fold_share = gf_opt_num_field(L, -1, "share", 0);
+        o->fold_min_stacks = gf_req_int_field(L, -1, "min");
+        o->fold_name = gf_req_string_field(L, -1, "name"); /* anchored by the opts table */
     }
     lua_pop(L, 1);
 }

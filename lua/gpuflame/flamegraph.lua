@@ -5,6 +5,7 @@
 local core = require("gpuflame.core")
 local columns = require("gpuflame.columns")
 local errors = require("gpuflame.errors")
+local log = require("gpuflame.log")
 local page = require("gpuflame.views.page")
 local need = require("gpuflame.policy").need
 local nsys = require("gpuflame.nsys")
@@ -152,9 +153,12 @@ function fg.gpu_ops(tr)
   return (c.kernel or 0) + (c.memcpy or 0) + (c.memset or 0)
 end
 
--- from_trace(tr, {flame=, processes=} or nil, policy) → stacks: the hierarchical stacks (weights in ns), or nil
--- when tr has no GPU work. flame: the stacks' settings (fg.settings; nil: the policy's levels). processes: the
--- process frames by name (gpuflame.process_key.list), or nil: "<name> [<pid>]".
+-- from_trace(tr, {flame=, processes=, page=} or nil, policy) → stacks: the hierarchical stacks (weights in ns), or
+-- nil when tr has no GPU work. flame: the stacks' settings (fg.settings; nil: the policy's levels). processes: the
+-- process frames by name (gpuflame.process_key.list), or nil: "<name> [<pid>]". page: the stacks are for a page
+-- (fg.render): where the page folds (policy flamegraph.fold_share, fold_min_stacks), its small NVTX frames may be
+-- folded as the stacks are made (core/trace_flame_fold.c; stacks:prefold() says so, fg.fold does the rest), so
+-- only a page may be drawn from them; fg.count gives the stacks there are.
 function fg.from_trace(tr, opts, policy)
   opts = opts or {}
   local fs = opts.flame or fg.settings(nil, need(policy, "flamegraph.from_trace"))
@@ -162,10 +166,24 @@ function fg.from_trace(tr, opts, policy)
   local stacks = core.stacks.new()
   local o = fg.level_options(fs, policy)
   o.processes = opts.processes
+  if opts.page then
+    local p = policy.flamegraph
+    o.fold = { share = p.fold_share, min = p.fold_min_stacks, name = fg.fold_name(p.fold_share) }
+  end
   local raw = core.trace_flame.stacks(tr, stacks, o)
+  fg.log_prefold(stacks)
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
     levels = table.concat(fs.levels, ","), nvtx_raw = fg.raw_summary(raw, policy) })
   return stacks
+end
+
+-- log_prefold(stacks): says (-v) when a page's stacks were folded in part as they were made (from_trace's page)
+function fg.log_prefold(stacks)
+  local pre = stacks:prefold()
+  if pre then
+    log.debug("flamegraph: %d stacks made as %d, %d NVTX frames folded as they were made", pre.raw, stacks:count(),
+      pre.nodes)
+  end
 end
 
 -- start_stacks(tr, {flame=, groups=} or nil, policy) → job | nil: from_trace's stacks built on a second thread
@@ -199,6 +217,7 @@ end
 function StacksJob:finish(policy)
   local raw, nodes, weight, run_s, wait_s, run_cpu, caller_cpu = self.job:finish()
   local stacks = self.stacks
+  fg.log_prefold(stacks)
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
     levels = table.concat(self.fs.levels, ","), nvtx_raw = fg.raw_summary(raw, policy) })
   local pre = { of = stacks, run_s = run_s, wait_s = wait_s, run_cpu = run_cpu, caller_cpu = caller_cpu }
@@ -347,6 +366,12 @@ local function pct(x)
   return string.format("%.4g %%", x * 100)
 end
 
+-- count(stacks) → the distinct stacks, also of stacks folded in part as they were made (from_trace's page)
+function fg.count(stacks)
+  local pre = stacks:prefold()
+  return pre and pre.raw or stacks:count()
+end
+
 -- the frame a page's small frames fold into (policy flamegraph.fold_share)
 function fg.fold_name(share)
   return "[folded: frames under " .. pct(share) .. " each]"
@@ -364,7 +389,7 @@ function fg.fold(stacks, o)
     folded, st = o.prefolded.folded, o.prefolded.st
     if not folded then return stacks, o end
   else
-    if share <= 0 or stacks:count() <= min or stacks:total() <= 0 then return stacks, o end
+    if share <= 0 or fg.count(stacks) <= min or stacks:total() <= 0 then return stacks, o end
     folded, st = stacks:fold(math.ceil(stacks:total() * share), name, o.threads)
     if st.nodes == 0 then return stacks, o end
   end
@@ -373,7 +398,7 @@ function fg.fold(stacks, o)
   local note = string.format("%d frames under %s of the total each (%s of it) folded into \"%s\" frames",
     st.nodes, pct(share), pct(st.weight / stacks:total()), name)
   o2.subtitle = (o.subtitle ~= "" and (o.subtitle .. " · ") or "") .. note
-  o2.folded = { nodes = st.nodes, weight = st.weight, share = share, stacks_before = stacks:count() }
+  o2.folded = { nodes = st.nodes, weight = st.weight, share = share, stacks_before = fg.count(stacks) }
   return folded, o2
 end
 

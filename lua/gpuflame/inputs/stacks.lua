@@ -60,7 +60,8 @@ end
 
 -- An export's or model's trace and its stacks (load's, below): the stacks, or the job building them (opts.defer).
 -- keep: the trace stays in ctx.stacks_trace for the caller; else it is unreferenced once this returns.
-local function trace_stacks(path, fs, keep, defer, ctx)
+-- page: the stacks are for a page, which folds them (flamegraph.from_trace's page).
+local function trace_stacks(path, fs, keep, defer, page, ctx)
   local policy = ctx.policy()
   local tr = flamegraph.load_trace({ path }, { flame = fs, narrow = not keep, group_later = defer }, policy)
   -- opts.defer (with keep_trace): the stacks are built on a second thread (flamegraph.start_stacks) while
@@ -82,10 +83,11 @@ local function trace_stacks(path, fs, keep, defer, ctx)
   end
   -- opts.keep_trace: the caller reads the same trace next (the flamegraph's findings panel: one import)
   if keep then ctx.stacks_trace = { path = path, trace = tr, flame = fs } end
-  return flamegraph.from_trace(tr, { flame = fs }, policy)
+  return flamegraph.from_trace(tr, { flame = fs, page = page }, policy)
 end
 
 -- opts.flame: the command's stack settings (flamegraph.settings: --levels, --unit-ns), else the policy's;
+-- opts.page: the stacks are a page's (flamegraph.from_trace's page: they may come folded in part);
 -- opts.keep_trace: an export's or model's trace stays in ctx.stacks_trace = {path, trace, flame} for the caller;
 -- with opts.defer too, its stacks may be a job on a second thread (ctx.stacks_trace.job, also returned).
 local function load(path, info, opts, ctx)
@@ -97,13 +99,13 @@ local function load(path, info, opts, ctx)
   elseif info.type == "sqlite" or info.type == "model" then
     local keep = opts and opts.keep_trace
     local job
-    stacks, job = trace_stacks(path, fs, keep, keep and opts.defer, ctx)
+    stacks, job = trace_stacks(path, fs, keep, keep and opts.defer, opts and opts.page, ctx)
     if job then return job end
     -- a trace nobody keeps goes now, before the page folds its stacks: the fold's blocks reuse its freed memory
     -- (policy limits.keep_freed_memory) instead of fresh pages (issue 42: peak 339 → 328 MB on the 1M bench)
     if not keep then collectgarbage() end
     if stacks then
-      meta = { source = path, report = "gpu", stacks = stacks:count(), unit_ns = 1 }
+      meta = { source = path, report = "gpu", stacks = flamegraph.count(stacks), unit_ns = 1 }
     elseif info.type == "model" then
       stacks, meta = from_model_tables(path, fs, policy)
     else

@@ -62,7 +62,7 @@ local function one_input(spec, ctx)
   -- with the panel, the stacks (and the page's fold) are built on a second thread while its rules run
   -- (flamegraph.start_stacks; policy limits.threads = 1: one after the other); the page is the same
   local stacks = inputs.load_for(resolved.path, { "stacks" }, { nsys = spec.nsys, flame = spec.flame,
-    keep_trace = pages or nil, defer = pages or nil }, ctx)
+    keep_trace = pages or nil, defer = pages or nil, page = true }, ctx)
   local job <close> = ctx.stacks_trace and ctx.stacks_trace.job or nil
   local fdoc, prefolded
   if pages then
@@ -72,7 +72,7 @@ local function one_input(spec, ctx)
   if job then
     stacks, prefolded = job:finish(ctx.policy())
     log.debug("flamegraph: %d stacks built on a second thread beside the findings rules%s: %.2f s there "
-      .. "(%.2f s CPU; the rules %.2f s CPU), %.2f s waited for after the rules", stacks:count(),
+      .. "(%.2f s CPU; the rules %.2f s CPU), %.2f s waited for after the rules", flamegraph.count(stacks),
       prefolded.folded and " (and folded there)" or "", prefolded.run_s, prefolded.run_cpu, prefolded.caller_cpu,
       prefolded.wait_s)
   end
@@ -112,7 +112,7 @@ function M.build(spec, ctx)
       if diffpage then return diffpage end
     else
       stacks = inputs.load_for(inputs.resolve(input, { nsys = spec.nsys }, ctx).path, { "stacks" },
-        { nsys = spec.nsys, flame = spec.flame }, ctx)
+        { nsys = spec.nsys, flame = spec.flame, page = true }, ctx)
     end
     local o = flamegraph.page_options({
       title = spec.title, countname = spec.countname, inverted = spec.inverted, minwidth = spec.minwidth,
@@ -121,7 +121,7 @@ function M.build(spec, ctx)
       findings = fdoc, stacks_countname = flamegraph.countname_of(stacks), prefolded = prefolded,
     }, ctx.policy())
     flamegraph.render(stacks, spec.out, o)
-    return { stacks = stacks:count(), total = stacks:total(),
+    return { stacks = flamegraph.count(stacks), total = stacks:total(),
       countname = spec.countname or flamegraph.countname_of(stacks) or ctx.policy().flamegraph.countname }
   end)
   inputs.cleanup(ctx)
