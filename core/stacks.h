@@ -146,6 +146,8 @@ int gf_stacks_add_total(gf_stacks *s, const char *prefix, const char *name, size
  * "counts" (instances per node) and "kinds" (per name) when the table has them.
  * Script-safe JSON (core/jsonout.h). */
 int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err);
+/* The names of frames ids[0..n) as JSON strings, comma-separated (the pages' "names" lists). */
+void gf_stacks_write_names(const gf_stacks *s, const uint32_t *ids, size_t n, FILE *out);
 /* speedscope file format (with its "$schema" id, which speedscope requires to recognise the file):
  * one "sampled" profile with unit `unit` ("none", "microseconds", "nanoseconds", ...). */
 int gf_stacks_write_speedscope(const gf_stacks *s, FILE *out, const char *name, const char *unit, gf_err *err);

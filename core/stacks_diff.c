@@ -319,13 +319,7 @@ int gf_stackdiff_write_tree_json(const gf_stackdiff *d, FILE *out, double min_fr
     putc(',', out);
     gf_json_file_int(out, d->total[1]);
     fputs("],\"names\":[", out);
-    for (uint32_t i = 0; i < nnames; i++) {
-        size_t len;
-        const char *f = gf_stacks_frame(u, byid[i], &len);
-        if (i)
-            putc(',', out);
-        gf_json_file_string(out, f, len);
-    }
+    gf_stacks_write_names(u, byid, nnames, out);
     fputs("],\"nodes\":[", out);
     for (size_t i = 0; i < tn; i++) {
         if (t[i].depth == UINT32_MAX)

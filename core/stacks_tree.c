@@ -87,13 +87,7 @@ static void write_tree(const gf_stacks *s, const tnode *t, size_t tn, uint32_t *
             names[nused++] = t[i].frame;
         }
     fprintf(out, "{\"total\":%" PRId64 ",\"names\":[", gf_stacks_total(s));
-    for (uint32_t i = 0; i < nused; i++) {
-        size_t len;
-        const char *name = gf_stacks_frame(s, names[i], &len);
-        if (i)
-            putc(',', out);
-        gf_json_file_string(out, name, len);
-    }
+    gf_stacks_write_names(s, names, nused, out);
     fputs("],\"nodes\":[", out);
     for (size_t i = 0; i < tn; i++) {
         char buf[80], *e = buf + sizeof buf;
@@ -124,6 +118,17 @@ static void write_tree(const gf_stacks *s, const tnode *t, size_t tn, uint32_t *
         putc(']', out);
     }
     putc('}', out);
+}
+
+void gf_stacks_write_names(const gf_stacks *s, const uint32_t *ids, size_t n, FILE *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const char *name = gf_stacks_frame(s, ids[i], &len);
+        if (i)
+            putc(',', out);
+        gf_json_file_string(out, name, len);
+    }
 }
 
 int gf_stacks_write_tree_json(const gf_stacks *s, FILE *out, gf_err *err)
