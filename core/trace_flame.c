@@ -592,8 +592,11 @@ static int fold_prepare(fl *f, const int32_t *in_step)
     size_t ops = 0;
     for (size_t i = 0; i < f->t->n && at >= 0; i++)
         ops += gf_ev_is_gpu_work(f->t->kind[i]) != 0;
-    if (at < 0 || !(o->fold_share > 0) || o->fold_min_stacks < 0 || ops <= (size_t)o->fold_min_stacks)
-        return 0; /* no more stacks than operations: the page does not fold */
+    /* No more stacks than operations: the page does not fold. No more NVTX paths than fold_min_stacks: the raw
+     * stacks are few enough to make (this pass would mostly cost, the page being the same either way). */
+    if (at < 0 || !(o->fold_share > 0) || o->fold_min_stacks < 0 || ops <= (size_t)o->fold_min_stacks ||
+        f->tn <= (size_t)o->fold_min_stacks)
+        return 0;
     if (!(f->fold = gf_nvtx_fold_new(f->tparent, f->tframe, f->tn)))
         return gf_oom(f->err, "flamegraph fold");
     int rc = fold_ops(f, in_step, (size_t)at);
