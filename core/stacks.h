@@ -84,7 +84,7 @@ typedef struct gf_fold_stats {
 } gf_fold_stats;
 int gf_stacks_fold(const gf_stacks *s, int64_t min_value, const char *fold_name, int threads, gf_stacks *out,
                    gf_fold_stats *st, gf_err *err);
-/* A table whose stacks were folded in part as they were made (core/trace_flame_fold.c: a page's small NVTX
+/* A table whose stacks were folded in part as they were made (core/flame_fold.c: a page's small NVTX
  * frames, where the raw stacks would be many): frame is its fold frame, raw the distinct stacks there would
  * have been, done the nodes folded so far and their weight. raw == 0: none (every table at first). */
 typedef struct gf_stacks_prefold {

@@ -14,6 +14,9 @@
 #include "jsonout.h"
 #include "trace_nvtx_group.h"
 
+const char *const gf_flame_level_names[GF_FL_NLEVELS] = {"process", "rank", "device", "stream",
+                                                         "nvtx",    "callchain", "api", "kernel"};
+
 typedef struct fl {
     const gf_trace *t;
     const gf_gpu_flame_opts *o;
@@ -33,10 +36,6 @@ typedef struct fl {
     gf_hmap contexts;   /* with fold: lane << 40 | (pid + 1) → the fold's context of a GPU operation */
     gf_stacks_prefold prefold; /* what the fold did, for the stacks' table */
 } fl;
-
-const char *const gf_flame_level_names[GF_FL_NLEVELS] = {"process", "rank", "device", "stream",
-                                                         "nvtx",    "callchain", "api", "kernel"};
-
 
 /* the launch call of GPU operation i, or -1 */
 static int64_t launch_of(fl *f, size_t i)

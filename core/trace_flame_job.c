@@ -86,7 +86,7 @@ static void work(gf_flame_job *j)
 {
     if (j->wait_groups && launches_then_groups(j) != 0)
         return;
-    /* a page's small NVTX frames folded as the stacks are made (core/trace_flame_fold.c); the rest below */
+    /* a page's small NVTX frames folded as the stacks are made (core/flame_fold.c); the rest below */
     j->o.fold_name = j->fold_name;
     j->o.fold_share = j->share;
     j->o.fold_min_stacks = j->fold_min;

@@ -15,7 +15,8 @@
  *   line, off by default: gpuflame keeps the metadata in a sidecar, lua/gpuflame/sidecar.lua)
  *   S:write_speedscope(path, {name=, unit=})  S:tree_json() → text  S:top(n) → {{stack=, weight=}...}
  *   S:leaves() → {{name=, weight=}...} per distinct leaf frame (first-seen order)
- *   S:fold(min, name [, threads]) → F, {nodes=, weight=} (a page's fold)  S:prefold() → {raw=, nodes=, weight=} or nil
+ *   S:fold(min, name [, threads]) → F, {nodes=, weight=} (a page's fold)
+ *   S:prefold() → {raw=, nodes=, weight=} of a table folded in part as it was made, or nil
  * A Stacks value can be a render slot ({data = S}): it writes the flamegraph tree JSON. */
 #include <errno.h>
 #include <stdlib.h>
@@ -484,7 +485,7 @@ static int m_fold(lua_State *L)
     return 2;
 }
 
-/* S:prefold() → {raw =, nodes =, weight =} of a table folded in part as it was made (core/trace_flame_fold.c), or nil */
+/* S:prefold() → {raw =, nodes =, weight =} of a table folded in part as it was made (core/flame_fold.c), or nil */
 static int m_prefold(lua_State *L)
 {
     const gf_stacks_prefold *p = gf_stacks_get_prefold(check(L, 1));

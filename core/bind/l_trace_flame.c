@@ -3,7 +3,7 @@
  *   core.trace_flame.stacks(tr, S, {levels = {"process", "nvtx", ...}, startend = bool, nolaunch = "...",
  *                                   step = nil | {start=, ["end"]=, pid=, rank=},
  *                                   processes = {{pid=, rank=, name=}...} (optional: process frames by name),
- *                                   fold = {share=, min=, name=} (optional: for a page, core/trace_flame_fold.c)})
+ *                                   fold = {share=, min=, name=} (optional: for a page, core/flame_fold.c)})
  *     adds tr's GPU operations to the Stacks S (weights in ns, instances, frame kinds); with step, only those
  *     launched inside it (core/trace_steps.h); returns the raw names behind each NVTX frame of a grouped
  *     trace ({[frame text] = {raw text, ...}}; {} when not grouped); with fold, S may come folded in part

@@ -157,7 +157,7 @@ end
 -- nil when tr has no GPU work. flame: the stacks' settings (fg.settings; nil: the policy's levels). processes: the
 -- process frames by name (gpuflame.process_key.list), or nil: "<name> [<pid>]". page: the stacks are for a page
 -- (fg.render): where the page folds (policy flamegraph.fold_share, fold_min_stacks), its small NVTX frames may be
--- folded as the stacks are made (core/trace_flame_fold.c; stacks:prefold() says so, fg.fold does the rest), so
+-- folded as the stacks are made (core/flame_fold.c; stacks:prefold() says so, fg.fold does the rest), so
 -- only a page may be drawn from them; fg.count gives the stacks there are.
 function fg.from_trace(tr, opts, policy)
   opts = opts or {}

@@ -23,7 +23,7 @@ check "fold_share = 0: no fold frame" bash -c "! grep -q '\[folded: ' '$TMP/nofo
 check "default policy, 2,000 stacks (under fold_min_stacks): the page is not folded" \
   cmp -s "$TMP/nofold.html" "$TMP/default.html"
 
-# Where the page folds, its small NVTX frames are folded as its stacks are made (core/trace_flame_fold.c): the
+# Where the page folds, its small NVTX frames are folded as its stacks are made (core/flame_fold.c): the
 # page has the tree of the raw stacks folded after them (the page of `collapse`'s folded file), without the
 # panel and with it (the stacks on a second thread), also under context levels above the NVTX frames; the
 # stacks it reports are the raw ones.
