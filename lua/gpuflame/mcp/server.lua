@@ -92,6 +92,7 @@ function Server:await_roots()
     local line, why = self.reader:next(100)
     if line then self:route(line, true) elseif why == "eof" then break else waited = waited + 1 end
   end
+  self:raise_cancel()
 end
 
 local function pick_version(asked)
@@ -213,8 +214,11 @@ function Server:dispatch(msg)
   local h = METHODS[msg.method]
   if not h then return self:fail(id, M.METHOD_NOT_FOUND, "method not found: " .. msg.method) end
   local meta = type(params._meta) == "table" and params._meta or nil
+  -- a ping answered while a tool works (route's early read) leaves the tool's call running; a tools/call
+  -- that failed is no longer running
+  local outer = self.running
   local ok, err = pcall(h, self, id, params, meta)
-  self.running = nil
+  self.running = outer
   if not ok then
     if self:interrupted(err) then return end
     local e = errors.wrap(err)
@@ -260,7 +264,7 @@ function Server:route(line, early)
       msg.params.requestId == r.id then
       r.cancelled = true
       self.cancelling = true
-      core.host.set_interrupt() -- the running step (an nsys export) stops; the hook raises exit 130
+      self.cancel_pending = true -- the interrupt is raised once the lines read with this one are handled
       return
     end
     if msg.method == "ping" or msg.method == nil then return self:dispatch(msg) end
@@ -268,6 +272,16 @@ function Server:route(line, early)
     return
   end
   self:dispatch(msg)
+end
+
+-- The running call's cancellation, read by route: the interrupt raised (the running step, an nsys export,
+-- stops; the hook raises exit 130). Not before the lines read with it are handled: a ping sent right after the
+-- cancellation would be stopped by the hook as it is answered, and never get its answer.
+function Server:raise_cancel()
+  if self.cancel_pending then
+    self.cancel_pending = nil
+    core.host.set_interrupt()
+  end
 end
 
 -- What arrived while a tool works, without waiting (toolkit.progress calls it between steps).
@@ -279,9 +293,10 @@ function Server:poll()
     elseif why == "too long" then self:fail(nil, M.INVALID_REQUEST, "request longer than policy mcp.max_request_bytes")
     else
       if why == "eof" then self.eof = true end
-      return
+      break
     end
   end
+  self:raise_cancel()
 end
 
 -- A long step of the running call (an nsys export): a progress notification about once a second when the
