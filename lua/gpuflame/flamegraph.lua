@@ -166,10 +166,7 @@ function fg.from_trace(tr, opts, policy)
   local stacks = core.stacks.new()
   local o = fg.level_options(fs, policy)
   o.processes = opts.processes
-  if opts.page then
-    local p = policy.flamegraph
-    o.fold = { share = p.fold_share, min = p.fold_min_stacks, name = fg.fold_name(p.fold_share) }
-  end
+  if opts.page then o.fold = fg.fold_options(policy) end
   local raw = core.trace_flame.stacks(tr, stacks, o)
   fg.log_prefold(stacks)
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",
@@ -199,11 +196,9 @@ StacksJob.__index = StacksJob
 function fg.start_stacks(tr, opts, policy)
   local fs = (opts and opts.flame) or fg.settings(nil, need(policy, "flamegraph.start_stacks"))
   if fg.gpu_ops(tr) == 0 then return nil end
-  local p = policy.flamegraph
   local stacks, folded = core.stacks.new(), core.stacks.new()
-  local job = core.flame_job.start(tr, stacks, folded, fg.level_options(fs, policy),
-    { share = p.fold_share, min = p.fold_min_stacks, name = fg.fold_name(p.fold_share) }, policy.limits.threads,
-    opts and opts.groups)
+  local job = core.flame_job.start(tr, stacks, folded, fg.level_options(fs, policy), fg.fold_options(policy),
+    policy.limits.threads, opts and opts.groups)
   if not job then return nil end
   return setmetatable({ job = job, stacks = stacks, folded = folded, fs = fs }, StacksJob)
 end
@@ -364,6 +359,12 @@ end
 
 local function pct(x)
   return string.format("%.4g %%", x * 100)
+end
+
+-- fold_options(policy) → {share, min, name}: a page's fold (policy flamegraph.fold_share, fold_min_stacks)
+function fg.fold_options(policy)
+  local p = need(policy, "flamegraph.fold_options").flamegraph
+  return { share = p.fold_share, min = p.fold_min_stacks, name = fg.fold_name(p.fold_share) }
 end
 
 -- count(stacks) → the distinct stacks, also of stacks folded in part as they were made (from_trace's page)
