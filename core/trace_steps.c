@@ -219,18 +219,66 @@ static size_t first_at(const gf_trace *t, int64_t s)
     return lo;
 }
 
+/* range i lies in window m, on its thread */
+static int in_win(const gf_trace *t, size_t i, const gf_step_win *m)
+{
+    if (!is_range(t, i) || t->start[i] + t->dur[i] > m->end)
+        return 0;
+    const gf_lane *l = &t->lanes[t->lane[i]];
+    return t->pid[i] == m->pid && l->tid == m->tid && l->rank == m->rank;
+}
+
+/* start, then the longer first, then the trace's order: a range comes after every range that holds it */
+static int by_outer(const void *x, const void *y, void *trace)
+{
+    const gf_trace *t = trace;
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    if (t->start[a] != t->start[b])
+        return t->start[a] < t->start[b] ? -1 : 1;
+    if (t->dur[a] != t->dur[b])
+        return t->dur[a] > t->dur[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* window k's outermost ranges added to s (gf_steps_nvtx's outer windows); ids: scratch, *cap entries */
+static int outer_ranges(const gf_trace *t, const gf_step_win *m, int32_t k, name_sums *s, size_t **ids, size_t *cap)
+{
+    size_t n = 0;
+    for (size_t i = first_at(t, m->start); i < t->n && t->start[i] < m->end; i++) {
+        if (!in_win(t, i, m))
+            continue;
+        if (gf_grow((void **)ids, cap, n + 1, sizeof **ids, 64) != 0)
+            return -1;
+        (*ids)[n++] = i;
+    }
+    qsort_r(*ids, n, sizeof **ids, by_outer, (void *)t);
+    int64_t reach = INT64_MIN; /* the latest end of a range taken so far: a range ending by it lies inside one */
+    for (size_t j = 0; j < n; j++) {
+        size_t i = (*ids)[j];
+        int64_t end = t->start[i] + t->dur[i];
+        if (end <= reach)
+            continue;
+        reach = end;
+        if (sums_add(s, k, gf_trace_nvtx_group(t, t->name[i]), t->dur[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int gf_steps_nvtx(const gf_trace *t, const gf_step_win *w, size_t nw, gf_step_name **rows, size_t *n, gf_err *err)
 {
     name_sums s = {0};
     gf_hmap_init(&s.idx);
     int rc = 0;
+    size_t *ids = NULL, cap = 0;
     for (size_t k = 0; k < nw && rc == 0; k++) {
         const gf_step_win *m = &w[k];
+        if (m->outer) {
+            rc = outer_ranges(t, m, (int32_t)k, &s, &ids, &cap);
+            continue;
+        }
         for (size_t i = first_at(t, m->start); i < t->n && t->start[i] < m->end && rc == 0; i++) {
-            if (!is_range(t, i) || t->start[i] + t->dur[i] > m->end)
-                continue;
-            const gf_lane *l = &t->lanes[t->lane[i]];
-            if (t->pid[i] != m->pid || l->tid != m->tid || l->rank != m->rank)
+            if (!in_win(t, i, m))
                 continue;
             int32_t lv = ev_level(t, i);
             int want = m->level >= 0 ? lv == m->level + 1
@@ -239,6 +287,7 @@ int gf_steps_nvtx(const gf_trace *t, const gf_step_win *w, size_t nw, gf_step_na
                 rc = sums_add(&s, (int32_t)k, gf_trace_nvtx_group(t, t->name[i]), t->dur[i]);
         }
     }
+    free(ids);
     return sums_done(&s, rc, rows, n, err);
 }
 

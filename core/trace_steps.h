@@ -24,6 +24,7 @@ typedef struct gf_step_win {
     int64_t tid;        /* the marker's thread (its lane's) */
     int32_t rank;       /* the marker lane's rank (merged traces), -1 = none */
     int32_t level;      /* the marker's push/pop nesting level (-1: a start/end range) */
+    int32_t outer;      /* 1: not a step but the gap after one (gf_steps_nvtx takes its outermost ranges) */
 } gf_step_win;
 
 /* Per event: the step (index into w) of GPU work whose launch call starts inside a window on its process and
@@ -50,7 +51,9 @@ int gf_steps_kernels(const gf_trace *t, const int32_t *ev_step, gf_step_name **r
 
 /* NVTX ranges one level below each step's marker on the marker's thread (push/pop ranges nested in it), or
  * (a start/end marker) the outermost ranges of its thread inside it, per (step, name as policy nvtx.group
- * groups it: gf_trace_nvtx_group). */
+ * groups it: gf_trace_nvtx_group). A window with outer set (a gap between steps): the ranges of its thread
+ * that lie inside it and inside no other range that lies inside it (of ranges with the same start and end, the
+ * first in the trace's order). */
 int gf_steps_nvtx(const gf_trace *t, const gf_step_win *w, size_t nw, gf_step_name **rows, size_t *n, gf_err *err);
 
 typedef struct gf_nvtx_name {

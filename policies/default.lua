@@ -374,7 +374,10 @@ return {
     drift_min_steps = 9,
     drift_min_share = 0.1,
     drift_agreement = 0.75,
-    top = 5,            -- top kernels and NVTX ranges listed per step
+    -- between steps: when the gaps between the steps (a step's end to the next step's start) hold at least this
+    -- share of the loop, the summary says that the steps' times leave out most of it (docs/SEMANTICS.md)
+    between_share = 0.5,
+    top = 5,            -- top kernels and NVTX ranges listed per step (and in the gaps between steps)
   },
 
   -- The critical path of a step (`gpuflame critical-path`, docs/SEMANTICS.md "Critical path", docs/CRITICAL_PATH.md).

@@ -30,7 +30,7 @@ static gf_step_win *read_group(lua_State *L, int idx, size_t *n)
         luaL_checktype(L, top, LUA_TTABLE);
         w[k] = (gf_step_win){gf_opt_int_field(L, top, "start", INT64_MIN), gf_opt_int_field(L, top, "end", INT64_MAX),
                              gf_req_int_field(L, top, "pid"), gf_opt_int_field(L, top, "tid", -1),
-                             (int32_t)gf_opt_int_field(L, top, "rank", -1), -1};
+                             (int32_t)gf_opt_int_field(L, top, "rank", -1), -1, 0};
         lua_pop(L, 1);
     }
     *n = nw;

@@ -99,7 +99,7 @@ static void check_step(lua_State *L, int idx, gf_gpu_flame_opts *o, gf_step_win 
     int top = lua_gettop(L);
     if (lua_istable(L, top)) {
         *w = (gf_step_win){gf_req_int_field(L, top, "start"), gf_req_int_field(L, top, "end"),
-                           gf_req_int_field(L, top, "pid"), -1, (int32_t)gf_opt_int_field(L, top, "rank", -1), -1};
+                           gf_req_int_field(L, top, "pid"), -1, (int32_t)gf_opt_int_field(L, top, "rank", -1), -1, 0};
         o->step = w;
     }
     lua_pop(L, 1);

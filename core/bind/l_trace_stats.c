@@ -154,7 +154,7 @@ static int m_work(lua_State *L)
     int rc;
     if (lua_istable(L, 3)) { /* a step {start=, ["end"]=, pid=, rank=}: its work alone */
         gf_step_win st = {gf_req_int_field(L, 3, "start"), gf_req_int_field(L, 3, "end"), gf_req_int_field(L, 3, "pid"),
-                          -1, (int32_t)gf_opt_int_field(L, 3, "rank", -1), -1};
+                          -1, (int32_t)gf_opt_int_field(L, 3, "rank", -1), -1, 0};
         rc = gf_trace_work_step(t, depth, &st, &w, &n, &err);
     } else {
         rc = gf_trace_work(t, depth, &w, &n, &err);

@@ -1,6 +1,7 @@
 /* Binding: steps over a core.trace object (core/trace_steps.c, issue 40).
  *
- *   win = {start=, ["end"]=, pid= (the range's proc), tid=, rank= (index, -1 none), level= (-1: start/end range)}
+ *   win = {start=, ["end"]=, pid= (the range's proc), tid=, rank= (index, -1 none), level= (-1: start/end range),
+ *          outer= (true: a gap between steps, whose nvtx are its thread's outermost ranges in it)}
  *   core.trace_steps.compute(tr, {win...}, {comm LIKE patterns}) → per step {kernels, copies, memsets, launches,
  *       kernel_ns, devices = {{device, device_name, ops, first, last, busy, idle, compute, comm, copy, h2d, d2h,
  *       d2d, p2p, memset, overlap}...}, kernels = {{name, count, total}...}, nvtx = {{name, count, total}...}}
@@ -41,8 +42,10 @@ static gf_step_win *read_wins(lua_State *L, int idx, size_t *n)
         w[k] = (gf_step_win){gf_req_int_field(L, top, "start"), gf_req_int_field(L, top, "end"),
                              gf_req_int_field(L, top, "pid"), gf_opt_int_field(L, top, "tid", -1),
                              (int32_t)gf_opt_int_field(L, top, "rank", -1),
-                             (int32_t)gf_opt_int_field(L, top, "level", -1)};
-        lua_pop(L, 1);
+                             (int32_t)gf_opt_int_field(L, top, "level", -1), 0};
+        lua_getfield(L, top, "outer");
+        w[k].outer = lua_toboolean(L, -1);
+        lua_pop(L, 2);
     }
     *n = nw;
     return w;

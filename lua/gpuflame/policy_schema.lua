@@ -336,6 +336,7 @@ S.tree = {
     drift_min_steps = S.int({ min = 3 }),
     drift_min_share = S.num({ min = 0 }),
     drift_agreement = S.num({ min = 0.5, max = 1 }),
+    between_share = S.num({ min = 0, max = 1 }),
     top = S.int({ min = 0 }),
   },
   -- the critical path of a step (lua/gpuflame/critpath.lua, docs/CRITICAL_PATH.md)

@@ -13,16 +13,9 @@ local gpu_time = require("gpuflame.gpu_time")
 
 local need = require("gpuflame.policy").need
 local st = require("gpuflame.stragglers")
+local summary_of = require("gpuflame.steps_summary")
 
 local M = {}
-
--- table.sort(t, lt) unless t is in lt's order already (the windows of one process come in start order; a Lua
--- comparator over 21,600 windows cost 0.04 s a sort)
-local function sort_unless_sorted(t, lt)
-  for i = 2, #t do
-    if lt(t[i], t[i - 1]) then return table.sort(t, lt) end
-  end
-end
 
 local function thread_key(r) return string.format("%d/%d/%d", r.rank, r.pid, r.tid) end
 local function proc_key(r) return string.format("%d/%d", r.rank, r.pid) end
@@ -184,7 +177,7 @@ local function find_in(tr, marker, p)
       tr:source() or "input", marker and ("--marker " .. marker) or "policy steps.markers", p.min_repeats,
       marker and "" or ", and no range of a main thread repeats that often")
   end
-  sort_unless_sorted(wins, function(a, b)
+  summary_of.sort_unless_sorted(wins, function(a, b)
     if a.rank ~= b.rank then return a.rank < b.rank end
     if a.pid ~= b.pid then return a.pid < b.pid end
     if a.start ~= b.start then return a.start < b.start end
@@ -216,49 +209,36 @@ function M.rule_text(rule)
     table.concat(rule.names, ", "), rule.depth)
 end
 
-local function median(v)
-  local c = {}
-  for i, x in ipairs(v) do c[i] = x end
-  table.sort(c)
-  local n = #c
-  if n == 0 then return 0 end
-  if n % 2 == 1 then return c[(n + 1) // 2] end
-  return (c[n // 2] + c[n // 2 + 1]) / 2
-end
-M.median = median
-
-local function p90(v)
-  local c = {}
-  for i, x in ipairs(v) do c[i] = x end
-  table.sort(c)
-  if #c == 0 then return 0 end
-  return c[math.max(1, math.ceil(0.9 * #c))]
-end
-
--- 1.4826 x the median absolute deviation (the standard deviation of normal data)
-local function smad(v)
-  local m = median(v)
-  local d = {}
-  for i, x in ipairs(v) do d[i] = math.abs(x - m) end
-  return 1.4826 * median(d)
-end
-
-local function ahead(a, b) return a.total > b.total or (a.total == b.total and a.name < b.name) end
-
--- the first n of list in ahead's order (names are distinct: a total order), picked in one pass rather than by
--- sorting each step's whole list
-local function top(list, n)
-  local best = {}
-  for _, x in ipairs(list) do
-    local k = #best
-    if k < n or (k > 0 and ahead(x, best[k])) then
-      if k == n then k = k - 1 end
-      while k > 0 and ahead(x, best[k]) do best[k + 1] = best[k]; k = k - 1 end
-      best[k + 1] = x
+-- The gap after each step that has a next one on its process (docs/SEMANTICS.md "Steps"): gap_ns (null for the
+-- last), and s._gap = {period, tail (how far into the gap the step's own GPU work ran), ranges (its thread's
+-- outermost NVTX ranges in the gap), the GPU work launched in it}, which the summary's `between` sums.
+local function gaps(tr, wins, steps, comm)
+  local last, after, gw = {}, {}, {}
+  for k, w in ipairs(wins) do
+    steps[k].gap_ns = core.json.null
+    local pk = proc_key(w)
+    local a = last[pk]
+    if a then
+      local prev = wins[a]
+      local gap, last_gpu = math.max(0, w.start - prev["end"]), steps[a].gpu_last_ns
+      steps[a].gap_ns = gap
+      steps[a]._gap = { period = w.start - prev.start, ranges = {}, kernels = 0, copies = 0, memsets = 0,
+        launches = 0, busy = 0, compute = 0,
+        tail = math.type(last_gpu) == "integer" and math.min(gap, math.max(0, last_gpu - prev["end"])) or 0 }
+      if w.start > prev["end"] then
+        gw[#gw + 1] = { start = prev["end"], ["end"] = w.start, pid = prev.proc, tid = prev.tid, rank = prev.rank,
+          outer = true }
+        after[#gw] = a
+      end
     end
+    last[pk] = k
   end
-  for i, x in ipairs(best) do best[i] = { name = x.name, count = x.count, total_ns = x.total } end
-  return core.json.array(best)
+  if #gw == 0 then return end
+  for g, r in ipairs(core.trace_steps.compute(tr, gw, comm)) do
+    local x = steps[after[g]]._gap
+    x.ranges, x.kernels, x.copies, x.memsets, x.launches = r.nvtx, r.kernels, r.copies, r.memsets, r.launches
+    for _, d in ipairs(r.devices) do x.busy, x.compute = x.busy + d.busy, x.compute + d.compute end
+  end
 end
 
 -- measure(tr, wins, policy) → steps (JSON-ready tables in wins' order, index per process)
@@ -296,109 +276,13 @@ function M.measure(tr, wins, policy)
       gpu_first_ns = gf or core.json.null, gpu_last_ns = gl or core.json.null, gpu_span_ns = gf and (gl - gf) or 0,
       compute_ns = compute, communication_ns = comm,
       devices = devs, kernels = r.kernels, copies = r.copies, memsets = r.memsets, launches = r.launches,
-      top_kernels = top(r.kernels_by_name, p.top), top_nvtx = top(r.nvtx, p.top),
+      top_kernels = summary_of.top(r.kernels_by_name, p.top), top_nvtx = summary_of.top(r.nvtx, p.top),
       warmup = warm, outlier = false,
       _proc = pk, _rank_index = w.rank,
     }
   end
+  gaps(tr, wins, steps, policy.gpu_time.communication)
   return steps
-end
-
--- drift(counted, p) → the drift of the counted steps' times over the run, or null with fewer than
--- p.drift_min_steps (docs/SEMANTICS.md "Steps"): the steps in run order (step index; the ranks' steps of one
--- index side by side), their first and last thirds' medians, and the share of (first, last) pairs in which the
--- later step is the slower, ties half; direction "slower" or "faster" when both say so, else null. parts: the
--- same two medians of each part of the steps' GPU work (summed over their devices), the largest change first.
-local DRIFT_PARTS = { "compute", "communication", "copy", "memset", "idle" }
-
-local function part_ns(s, part)
-  local v = 0
-  for _, d in ipairs(s.devices) do v = v + d[part .. "_ns"] end
-  return v
-end
-
-local function drift_parts(first, last)
-  local parts = core.json.array({})
-  for _, part in ipairs(DRIFT_PARTS) do
-    local a, b = {}, {}
-    for i, s in ipairs(first) do a[i], b[i] = part_ns(s, part), part_ns(last[i], part) end
-    local m1, m3 = median(a), median(b)
-    parts[#parts + 1] = { part = part, first_median_ns = m1, last_median_ns = m3, change_ns = m3 - m1 }
-  end
-  table.sort(parts, function(x, y)
-    if x.change_ns ~= y.change_ns then return x.change_ns > y.change_ns end
-    return x.part < y.part
-  end)
-  return parts
-end
-
-local function drift(counted, p)
-  local n = #counted
-  if n < p.drift_min_steps then return core.json.null end
-  local order = {}
-  for i, s in ipairs(counted) do order[i] = { s = s, i = i } end
-  sort_unless_sorted(order, function(a, b)
-    if a.s.index ~= b.s.index then return a.s.index < b.s.index end
-    return a.i < b.i
-  end)
-  local k = n // 3
-  local first, last, fs, ls = {}, {}, {}, {}
-  for i = 1, k do
-    fs[i], ls[i] = order[i].s, order[n - k + i].s
-    first[i], last[i] = fs[i].time_ns, ls[i].time_ns
-  end
-  local m1, m3 = median(first), median(last)
-  table.sort(first)
-  table.sort(last)
-  local lt, le, slower = 0, 0, 0 -- first-third times below, and at most, the last-third time at hand
-  for _, b in ipairs(last) do
-    while lt < k and first[lt + 1] < b do lt = lt + 1 end
-    while le < k and first[le + 1] <= b do le = le + 1 end
-    slower = slower + lt + (le - lt) / 2
-  end
-  local later_slower = slower / (k * k)
-  local change = m3 - m1
-  local share = m1 > 0 and change / m1 or 0
-  local dir = core.json.null
-  if math.abs(share) >= p.drift_min_share then
-    if change > 0 and later_slower >= p.drift_agreement then dir = "slower" end
-    if change < 0 and later_slower <= 1 - p.drift_agreement then dir = "faster" end
-  end
-  return { steps_per_third = k, first_median_ns = m1, last_median_ns = m3, change_ns = change, share = share,
-    later_slower = later_slower, direction = dir, parts = drift_parts(fs, ls) }
-end
-
--- summary of the steps of one group: counted = not warm-up (all when every step is warm-up); outliers flagged
-local function summarize(steps, p)
-  local counted = {}
-  for _, s in ipairs(steps) do if not s.warmup then counted[#counted + 1] = s end end
-  local with_warmup = #counted == 0
-  if with_warmup then counted = steps end
-  local t, d, g, nbound = {}, {}, {}, 0
-  for i, s in ipairs(counted) do
-    t[i], d[i], g[i] = s.time_ns, s.duration_ns, s.gpu_span_ns
-    if s.gpu_bound then nbound = nbound + 1 end
-  end
-  local med, noise = median(t), smad(t)
-  local outliers, slowest = core.json.array({}), nil
-  for _, s in ipairs(counted) do
-    local dev = math.abs(s.time_ns - med)
-    if dev > p.outlier_mad * noise and dev > p.outlier_min_share * med then
-      s.outlier = true
-      outliers[#outliers + 1] = s.index
-    end
-    if not slowest or s.time_ns > slowest.time_ns then slowest = s end
-  end
-  local nwarm = 0
-  for _, s in ipairs(steps) do if s.warmup then nwarm = nwarm + 1 end end
-  return {
-    steps = #steps, counted = #counted, warmup = nwarm, warmup_included = with_warmup,
-    median_ns = med, p90_ns = p90(t), max_ns = slowest and slowest.time_ns or 0,
-    slowest = slowest and slowest.index or core.json.null, slowest_rank = slowest and slowest.rank or core.json.null,
-    slowest_pid = slowest and slowest.pid or core.json.null, noise_ns = noise, outliers = outliers,
-    median_duration_ns = median(d), median_gpu_span_ns = median(g), gpu_bound = nbound,
-    drift = drift(counted, p),
-  }
 end
 
 -- step k of every process side by side. The slowest rank of a step is the one whose GPU work computed longest
@@ -443,22 +327,22 @@ function M.document(tr, marker, policy)
     if not groups[s._proc] then groups[s._proc] = {}; order[#order + 1] = s._proc end
     table.insert(groups[s._proc], s)
   end
-  local summary = summarize(steps, p)
+  local summary = summary_of.summarize(steps, p)
   local per = core.json.array({})
   if #order > 1 then
     for _, pk in ipairs(order) do
       local g = groups[pk]
-      local sm = summarize(g, p)
+      local sm = summary_of.summarize(g, p)
       sm.rank, sm.pid = g[1].rank, g[1].pid
       per[#per + 1] = sm
     end
-    summary = summarize(steps, p) -- flags every outlier against the whole run; per-rank flags stand too
+    summary = summary_of.summarize(steps, p) -- flags every outlier against the whole run; per-rank flags stand too
   end
   local doc = { rule = rule, rule_text = M.rule_text(rule), source = tr:source() or core.json.null,
     definitions = gpu_time.DEFINITIONS_DOC, steps = core.json.array({}), summary = summary,
     processes = per, ranks = #order > 1 and across(groups, order, policy) or core.json.array({}) }
   for k, s in ipairs(steps) do
-    s._proc, s._rank_index = nil, nil
+    s._proc, s._rank_index, s._gap = nil, nil, nil
     doc.steps[k] = s
   end
   return doc, wins
@@ -487,7 +371,7 @@ function M.pick(doc, wins, which)
   elseif which == "median" then
     local d = {}
     for i, x in ipairs(counted) do d[i] = x.s.time_ns end
-    local med, best = median(d), nil
+    local med, best = summary_of.median(d), nil
     for _, x in ipairs(counted) do
       if not best or math.abs(x.s.time_ns - med) < math.abs(best.s.time_ns - med) then best = x end
     end

@@ -10,8 +10,10 @@ return {
     "the range that repeats on the main thread; marker: a Lua pattern to pick them): per step its duration and " ..
     "time (the duration, or its busiest GPU's work when longer: GPU-bound), the " ..
     "GPU work it launched with each device's compute/communication/copy/memset/idle ns, kernels, top kernels, " ..
-    "warm-up and outlier flags; the summary of the times (median, p90, max, slowest step, outliers, the drift " ..
-    "from the first third of the steps to the last: direction slower/faster or null) and, for " ..
+    "warm-up and outlier flags, the gap to the next step; the summary of the times (median, p90, max, slowest " ..
+    "step, outliers, the drift from the first third of the steps to the last: direction slower/faster or null), " ..
+    "the time between the steps (summary.between: its share of the loop, mostly_between when the steps' times " ..
+    "leave out most of it, the NVTX ranges and GPU work in the gaps) and, for " ..
     "several ranks/processes, " ..
     "the slowest rank of each step (`gpuflame steps --json`). Steps are paged with limit/cursor.",
   inputSchema = {

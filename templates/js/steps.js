@@ -27,6 +27,21 @@
     (m.drift && typeof m.drift.direction === 'string' ? '; the steps get ' + m.drift.direction + ' over the run: ' +
       'the last third\'s median ' + stepMs(m.drift.last_median_ns) + ' ms against the first third\'s ' +
       stepMs(m.drift.first_median_ns) + ' ms; ' + driftPart(m.drift) : '');
+  // the loop's time between its steps (docs/SEMANTICS.md "Steps"): what the steps' times leave out
+  var bw = m.between;
+  if (bw && typeof bw === 'object') {
+    var rg = bw.ranges.map(function (r) { return r.name + ' ' + stepMs(r.total_ns) + ' ms (' + r.count + ')'; });
+    var be = document.getElementById('between');
+    be.hidden = false;
+    be.className = bw.mostly_between ? 'warn' : '';
+    be.textContent = 'Between steps: ' + (100 * bw.share).toFixed(1) + ' % of the loop (' + stepMs(bw.total_ns) +
+      ' of ' + stepMs(bw.loop_ns) + ' ms in ' + bw.gaps + ' gaps; median ' + stepMs(bw.median_ns) + ' ms, longest ' +
+      stepMs(bw.max_ns) + ' ms after step ' + bw.longest_after + '); the steps\' GPU work ran on into them for ' +
+      stepMs(bw.tail_ns) + ' ms: ' + (100 * bw.outside_share).toFixed(1) + ' % of the loop is outside both' +
+      (bw.mostly_between ? ', most of it, which the steps\' times leave out' : '') + '. In the gaps: NVTX ranges on ' +
+      'the steps\' thread: ' + (rg.length ? rg.join(', ') : 'none') + '; GPU work launched: ' + bw.kernels +
+      ' kernels, ' + bw.copies + ' copies, ' + bw.memsets + ' memsets, busy ' + stepMs(bw.busy_ns) + ' ms.';
+  }
   document.getElementById('inputs').textContent = (D.inputs || []).length ? 'inputs: ' + D.inputs.join(', ') : '';
   // one process: no rank column
   if (!(D.processes || []).length) document.getElementById('steps').className = 'one-process';
@@ -52,7 +67,7 @@
     tr.appendChild(el('td', 'num', String(s.index)));
     tr.appendChild(el('td', null, String(s.name) + flags));
     tr.appendChild(bar);
-    [stepMs(s.time_ns), stepMs(s.duration_ns), stepMs(s.gpu_span_ns), stepMs(s.compute_ns), stepMs(s.communication_ns), stepMs(sum(s, 'copy_ns')), stepMs(idle),
+    [stepMs(s.time_ns), stepMs(s.duration_ns), typeof s.gap_ns === 'number' ? stepMs(s.gap_ns) : '-', stepMs(s.gpu_span_ns), stepMs(s.compute_ns), stepMs(s.communication_ns), stepMs(sum(s, 'copy_ns')), stepMs(idle),
       String(s.kernels)].forEach(function (x) { tr.appendChild(el('td', 'num', x)); });
     var k = s.top_kernels[0];
     var kt = el('td', 'kern', k ? String(k.name) : '');

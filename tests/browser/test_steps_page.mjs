@@ -1,7 +1,9 @@
 // The page of `gpuflame steps --html` (templates/steps.html; docs/STEPS.md) on a planted export
 // (tests/gen/steps_export.py train: 8 ProfilerStep#N, step 0 warm-up, step 5 the slow one): one row and bar per
 // step, the warm-up step greyed and the outlier marked, bars on one scale (step 5's the longest), the rule
-// and summary as text, no rank column for one process; with two ranks the per-step slowest rank table.
+// and summary as text, no rank column for one process; with two ranks the per-step slowest rank table; a loop
+// whose data loading lies between its steps (steps_export.py loader): the time between steps marked, and each
+// step's gap.
 // Screenshots: $GF_TMP/steps-page*.png.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -22,6 +24,9 @@ execFileSync(bin, ['-q', 'steps', `${job}/rank0.sqlite`, `${job}/rank1.sqlite`, 
 const ddb = path.join(TMP, 'steps-drift.sqlite'), out3 = path.join(TMP, 'steps-drift.html');
 execFileSync('python3', [`${TOP}/tests/gen/steps_export.py`, 'drift', ddb]);
 execFileSync(bin, ['-q', 'steps', ddb, '--html', out3], { stdio: ['ignore', 'ignore', 'pipe'] });
+const ldb = path.join(TMP, 'steps-loader.sqlite'), out4 = path.join(TMP, 'steps-loader.html');
+execFileSync('python3', [`${TOP}/tests/gen/steps_export.py`, 'loader', ldb]);
+execFileSync(bin, ['-q', 'steps', ldb, '--html', out4], { stdio: ['ignore', 'ignore', 'pipe'] });
 
 const browser = await launch();
 try {
@@ -64,6 +69,23 @@ try {
   check('steps page, a loop that slows down: the drift and the part that grew most', ds.includes(
     'the steps get slower over the run: the last third\'s median 12.400 ms against the first third\'s 10.000 ms; ' +
     'idle grew most (median 5.700 to 7.450 ms)'), ds);
+  const bt = await page.evaluate(() => { const b = document.getElementById('between'); return [b.hidden, b.className]; });
+  check('steps page, a loop with 2 ms gaps between 10 ms steps: between said, not marked', !bt[0] && bt[1] === '',
+    JSON.stringify(bt));
+  await page.goto(pathToFileURL(out4).href);
+  const lb = await page.evaluate(() => {
+    const b = document.getElementById('between');
+    const gaps = [...document.querySelectorAll('#steps tbody tr')].map((x) => x.children[6].textContent);
+    return { hidden: b.hidden, cls: b.className, text: b.textContent, gaps };
+  });
+  check('steps page, data loading between the steps: marked, with its share and what fills the gaps',
+    !lb.hidden && lb.cls === 'warn' && lb.text.includes('Between steps: 72.7 % of the loop (160.000 of 220.000 ms in 6 gaps') &&
+    lb.text.includes('64.5 % of the loop is outside both, most of it') && lb.text.includes('Data loading 102.000 ms (6)'),
+    JSON.stringify(lb));
+  check('steps page: each step\'s gap after it, none after the last',
+    JSON.stringify(lb.gaps) === JSON.stringify(['20.000', '20.000', '20.000', '20.000', '60.000', '20.000', '20.000', '-']),
+    JSON.stringify(lb.gaps));
+  await page.screenshot({ path: path.join(TMP, 'steps-page-loader.png'), fullPage: true });
   check('steps page: no page errors', errors.length === 0, errors.join('; '));
 } finally {
   await browser.close();

@@ -90,6 +90,37 @@ run_gf collapse --step median "$TMP/gpubound.sqlite"
 check_contains "gpubound: --step median is the step whose time is nearest the median (step 1), not its CPU range's" \
   "$err" "step 1 (step 1, the median step)"
 
+# --- between steps: a loop whose data loading lies between its steps (as aiprof's and nersc-dl's do) ---
+python3 "$GEN" loader "$TMP/loader.sqlite"
+run_gf steps --json "$TMP/loader.sqlite"
+printf '%s\n' "$out" >"$TMP/loader.json"
+res=$(python3 "$CHECK" "$TMP/loader.sqlite" "$TMP/loader.json" 'step \d+' "${COMM[@]}")
+check_eq "loader: every step, its gap and the summary's between equal SQL" 0 "$?"
+check_contains "loader: between was checked" "$res" "between equal to SQL (6 gaps"
+check_eq "loader: the gap after each step as planted (ms); none after the last" \
+  "[20.0, 20.0, 20.0, 20.0, 60.0, 20.0, 20.0, None]" \
+  "$(j "$TMP/loader.json" "[s['gap_ns'] / 1e6 if s['gap_ns'] is not None else None for s in d['steps']]")"
+check_eq "loader: 6 gaps after counted steps, 160 of 220 ms, the steps' work 18 ms into them, median 20, longest 60 after step 4" \
+  "6 220000000 160000000 18000000 20000000 60000000 4 True" \
+  "$(j "$TMP/loader.json" "' '.join(str(d['summary']['between'][k]) for k in ('gaps', 'loop_ns', 'total_ns', 'tail_ns', 'median_ns', 'max_ns', 'longest_after', 'mostly_between'))")"
+check_eq "loader: the gaps' outermost ranges on the steps' thread (not the nested one, the helper's, the one running into the next step)" \
+  "Data loading 6 102000000, log 6 6000000" \
+  "$(j "$TMP/loader.json" "', '.join('%s %d %d' % (r['name'], r['count'], r['total_ns']) for r in d['summary']['between']['ranges'])")"
+check_eq "loader: the GPU work launched in the gaps (any thread of the process): kernels, copies, calls, busy, compute" \
+  "6 6 12 15000000 12000000" \
+  "$(j "$TMP/loader.json" "' '.join(str(d['summary']['between'][k]) for k in ('kernels', 'copies', 'launches', 'busy_ns', 'compute_ns'))")"
+run_gf steps "$TMP/loader.sqlite"
+check_contains "loader: the text gives the share and says the steps' times leave most of the loop out" "$out" \
+  "between steps: 72.7 % of the loop (160.000 ms of 220.000 ms in 6 gaps after the counted steps; median gap 20.000 ms, longest 60.000 ms after step 4); the steps' GPU work ran on into them for 18.000 ms: 64.5 % of the loop is outside both: most of the loop"
+check_contains "loader: ... and what is in the gaps" "$out" \
+  "in the gaps: NVTX ranges on the steps' thread: Data loading 102.000 ms (6), log 6.000 ms (6); GPU work launched: 6 kernels, 6 copies, 0 memsets, busy 15.000 ms"
+printf 'return { steps = { between_share = 0.7 } }\n' >"$TMP/between70.lua"
+run_gf --policy "$TMP/between70.lua" steps "$TMP/loader.sqlite"
+check_contains "loader: policy between_share = 0.7: 64.5 % is not most of the loop" "$out" "64.5 % of the loop is outside both"
+check_not_contains "loader: ... so the text does not say so" "$out" "most of the loop"
+check_eq "noisy: 2 ms gaps between 10 ms steps: a small share, not most of the loop" "0.17 False" \
+  "$(j "$TMP/noisy.json" "'%.2f %s' % (d['summary']['between']['share'], d['summary']['between']['mostly_between'])")"
+
 # --- a loop that slows down, or speeds up, over the run: a drift, no outlier ---
 for v in drift speedup; do
   python3 "$GEN" $v "$TMP/$v.sqlite"

@@ -24,6 +24,15 @@ usage: steps_export.py VARIANT OUT.sqlite
             12.4, 12.8 ms: the loop slows down (first third's median 10 ms, last third's 12.4 ms, +24 %, every
             later step slower) with no outlier (the MAD rule: 3 x 1.4826 x 0.8 ms > 2 ms from the median).
   speedup   the same lengths after the warm-up in reverse: the loop gets faster.
+  loader    8 `step N` ranges of 10 ms (pid 300), the gap after each 20 ms, after step 4 60 ms (the longest).
+            Each step launches a 1 ms kernel 1 ms after its start and one that ends 3 ms after the step does
+            (its GPU work runs 3 ms into the gap). In each gap, on the main thread: `Data loading` from 1 ms to
+            18 ms into the gap, holding `enumerate(DataLoader)` (1 ms shorter each side: not outermost) and
+            launching a 500 us H2D copy; `log` from 18.5 to 19.5 ms; `prefetch` from 19.8 ms to 1 ms into the
+            next step (not inside the gap). The helper thread (tid 301) runs `worker` over the whole gap (another
+            thread: not the steps') and launches a 2 ms kernel 5 ms into it. Counted steps 1-6 have a next step:
+            gaps 20, 20, 20, 60, 20, 20 ms (160 ms of a 220 ms loop), the steps' work 3 ms into each (18 ms),
+            `Data loading` 6 x 17 ms and `log` 6 x 1 ms in them, and 6 copies, 6 kernels and 12 launch calls.
 """
 import importlib.util
 import os
@@ -74,6 +83,27 @@ def gpubound(x):
         x.kernel(P, 0, 1, 7, s + 300 * US, int(9.5 * MS), GEMM, api=5 * US, lead=200 * US)
 
 
+def loader(x):
+    x.process(P, (HELPER,))
+    t = T0
+    for i in range(8):
+        s, e = t, t + 10 * MS
+        x.nvtx(P, P, "step %d" % i, s, e)
+        x.kernel(P, 0, 1, 7, s + 1 * MS, 1 * MS, GEMM, lead=200 * US)
+        x.kernel(P, 0, 1, 7, e + 2 * MS, 1 * MS, GEMM, lead=2 * MS + 500 * US)  # its call 500 us before e
+        if i == 7:
+            break
+        g = e + (60 if i == 4 else 20) * MS  # the next step's start
+        x.nvtx(P, P, "Data loading", e + 1 * MS, e + 18 * MS)
+        x.nvtx(P, P, "enumerate(DataLoader)", e + 2 * MS, e + 17 * MS)
+        x.copy(P, 0, 1, 8, e + 10 * MS, 500 * US, "cudaMemcpyAsync_v3020", 1 << 20, 1, 0, 2)
+        x.nvtx(P, P, "log", e + 18500 * US, e + 19500 * US)
+        x.nvtx(P, P, "prefetch", e + 19800 * US, g + 1 * MS)
+        x.nvtx(P, HELPER, "worker", e, g)
+        x.kernel(P, 0, 1, 9, e + 5 * MS, 2 * MS, "helper_kernel", tid=HELPER, lead=1 * MS)
+        t = g
+
+
 def main():
     variant, out = sys.argv[1], sys.argv[2]
     x = Export(out)
@@ -83,6 +113,8 @@ def main():
         steps(x, "Batch %d", [int(v * MS) for v in (10, 10.2, 9.9, 10.1, 10, 10.3, 9.8, 10)], False, slow=None)
     elif variant == "gpubound":
         gpubound(x)
+    elif variant == "loader":
+        loader(x)
     elif variant in ("drift", "speedup"):
         ramp = [10, 10.1, 9.9, 10, 10.2, 10.8, 11.2, 11.6, 12, 12.4, 12.8]
         ramp = ramp if variant == "drift" else ramp[::-1]

@@ -20,6 +20,15 @@ absolute deviation and 0.1 x the median; policy steps' defaults), the slowest, t
 (first and last thirds' medians in step order, and the share of all their pairs in which the later is slower, counted
 pair by pair). Every
 number must equal the document's to the ns. Prints one line per step checked; exits 1 on a difference.
+
+Between steps: the gap after a step is the next step of its process's start - its end (at least 0; none after
+the last). In it: the NVTX ranges of the step's thread (globalTid) that lie inside [end, next start) and inside no
+other such range (of two with the same start and end, the lower rowid), by raw text (inputs whose gap ranges
+carry no suffix that policy nvtx.group drops), and the GPU work whose call starts in it on the process, as for a
+step. The summary's `between` (one process): over the counted steps that have a next step, the gaps, the loop
+(the sum of next start - start), the gaps' total, median and longest (the first of equal ones), how far the
+steps' own GPU work (its last end) ran into them, the shares, the five ranges with the most time and the GPU
+work launched in them (kernels, copies, memsets, distinct calls, busy and compute summed per device per gap).
 """
 import statistics
 import json
@@ -46,10 +55,12 @@ def main():
     db = sqlite3.connect("file:%s?mode=ro&immutable=1" % path, uri=True)
     tabs = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     strings = dict(db.execute("SELECT id, value FROM StringIds"))
-    ranges = []
-    for start, end, text, tid_id, gtid in db.execute(
-            "SELECT start, end, text, textId, globalTid FROM NVTX_EVENTS WHERE end IS NOT NULL"):
+    ranges, every = [], []
+    for start, end, text, tid_id, gtid, rowid in db.execute(
+            "SELECT start, end, text, textId, globalTid, rowid FROM NVTX_EVENTS WHERE end IS NOT NULL"):
         t = text if text is not None else strings.get(tid_id)
+        if t is not None:
+            every.append((gtid, start, end, rowid, t))
         if t is not None and rx.fullmatch(t):
             ranges.append((gtid >> 24, gtid, start, end, t))
     # on each thread, drop a match that lies inside another match
@@ -89,11 +100,9 @@ def main():
     if len(steps) != len(kept):
         print("steps: %d in the document, %d by SQL" % (len(steps), len(kept)))
         sys.exit(1)
-    for k, (pid, gtid, start, end, text) in enumerate(kept):
-        st = steps[k]
-        mine = []
-        launches = set()
-        by_name = {}
+    def work(pid, start, end):
+        """the GPU work whose call starts in [start, end) on process pid: (ops, distinct calls, by kernel name)"""
+        mine, launches, by_name = [], set(), {}
         for s, e, dev, corr, opid, kind, name in ops:
             c = calls.get((opid, corr))
             if c is None or opid != pid or not (start <= c[0] < end):
@@ -103,6 +112,12 @@ def main():
             if name is not None:
                 n, tot = by_name.get(name, (0, 0))
                 by_name[name] = (n + 1, tot + e - s)
+        return mine, launches, by_name
+
+    gaps = []
+    for k, (pid, gtid, start, end, text) in enumerate(kept):
+        st = steps[k]
+        mine, launches, by_name = work(pid, start, end)
         want = {"start_ns": start, "end_ns": end, "name": text, "pid": gtid >> 24 & 0xFFFFFF,
                 "kernels": sum(1 for m in mine if m[3] in ("compute", "comm")), "launches": len(launches)}
         devs = {}
@@ -134,6 +149,12 @@ def main():
             for key, v in w.items():
                 if dev in got and got[dev].get(key) != v:
                     diffs.append("device %s %s: gpuflame %r, SQL %r" % (dev, key, got[dev].get(key), v))
+        nxt = kept[k + 1] if k + 1 < len(kept) and kept[k + 1][0] == pid else None
+        gap = max(0, nxt[2] - end) if nxt else None
+        if st.get("gap_ns") != gap:
+            diffs.append("gap_ns: gpuflame %r, SQL %r" % (st.get("gap_ns"), gap))
+        if nxt:
+            gaps.append(dict(gap_of(every, work, pid, gtid, start, end, nxt[2], k, mine), warm=bool(warm)))
         if diffs:
             bad += 1
             print("step %d (%s): %s" % (k, text, "; ".join(diffs)))
@@ -141,7 +162,63 @@ def main():
             print("step %d (%s): ok (%d devices, %d kernels)" % (k, text, len(devs), want["kernels"]))
     if len({r[0] for r in kept}) == 1 and not bad:
         bad += check_summary(doc["summary"], [x for x in times if not x[3]] or times)
+        bad += check_between(doc["summary"].get("between"), [g for g in gaps if not g["warm"]] or
+                             (gaps if all(x[3] for x in times) else []))
     sys.exit(1 if bad else 0)
+
+
+def gap_of(every, work, pid, gtid, start, end, nstart, k, step_ops):
+    """the gap after step k (ends at end, the next starts at nstart): its numbers as `between` sums them"""
+    gap = max(0, nstart - end)
+    inside = sorted((r for r in every if r[0] == gtid and end <= r[1] < nstart and r[2] <= nstart),
+                    key=lambda r: (r[1], -r[2], r[3]))
+    outer, reach = [], None
+    for r in inside:
+        if reach is None or r[2] > reach:
+            outer.append(r)
+            reach = r[2]
+    mine, launches, _ = work(pid, end, nstart) if gap > 0 else ([], set(), {})
+    busy = compute = 0
+    for dev in {m[2] for m in mine}:
+        busy += union([(m[0], m[1]) for m in mine if m[2] == dev])
+        compute += union([(m[0], m[1]) for m in mine if m[2] == dev and m[3] == "compute"])
+    last = max((m[1] for m in step_ops), default=None)
+    return {"index": k, "gap": gap, "period": nstart - start,
+            "tail": min(gap, max(0, last - end)) if last is not None else 0,
+            "ranges": [(r[4], r[2] - r[1]) for r in outer],
+            "kernels": sum(1 for m in mine if m[3] in ("compute", "comm")),
+            "copies": sum(1 for m in mine if m[3] == "copy"), "memsets": sum(1 for m in mine if m[3] == "memset"),
+            "launches": len(launches), "busy": busy, "compute": compute}
+
+
+def check_between(got, gaps):
+    if not gaps:
+        ok = got is None
+        print("between: %s" % ("none, as by SQL" if ok else "gpuflame %r, SQL none" % (got,)))
+        return 0 if ok else 1
+    names = {}
+    for g in gaps:
+        for name, dur in g["ranges"]:
+            c, t = names.get(name, (0, 0))
+            names[name] = (c + 1, t + dur)
+    total, loop, tail = (sum(g[x] for g in gaps) for x in ("gap", "period", "tail"))
+    longest = max(gaps, key=lambda g: (g["gap"], -g["index"]))
+    want = {"gaps": len(gaps), "loop_ns": loop, "total_ns": total, "tail_ns": tail,
+            "median_ns": statistics.median([g["gap"] for g in gaps]), "max_ns": longest["gap"],
+            "longest_after": longest["index"], "share": total / loop, "outside_share": (total - tail) / loop,
+            "mostly_between": (total - tail) / loop >= 0.5,
+            "ranges": [{"name": n, "count": c, "total_ns": t}
+                       for n, (c, t) in sorted(names.items(), key=lambda x: (-x[1][1], x[0]))[:5]]}
+    for x in ("kernels", "copies", "memsets", "launches"):
+        want[x] = sum(g[x] for g in gaps)
+    want["busy_ns"], want["compute_ns"] = sum(g["busy"] for g in gaps), sum(g["compute"] for g in gaps)
+    got = got or {}
+    close = lambda a, b: abs(a - b) < 1e-9 if isinstance(b, float) else a == b
+    diffs = ["between %s: gpuflame %r, SQL %r" % (key, got.get(key), v) for key, v in want.items()
+             if not (close(got.get(key), v) or (key == "median_ns" and abs(got.get(key, 0) - v) < 1))]
+    print("; ".join(diffs) if diffs else "between equal to SQL (%d gaps, %.1f %% of the loop, %d range names)" %
+          (len(gaps), 100 * want["share"], len(names)))
+    return 1 if diffs else 0
 
 
 DRIFT_PARTS = ("compute", "communication", "copy", "memset", "idle")

@@ -27,6 +27,16 @@ for c in "nersc-dl/baseline.nsys-rep:step \\d+:59" "nersc-dl/dali_amp_apex_jit.q
   check_eq "$name: every step's start, end and per-device parts equal SQL over nsys's export" 0 "$?"
   check_eq "$name: $n steps checked" "$n" "$(grep -c ': ok ' <<<"$res")"
   check_contains "$name: the summary, its drift included, equals SQL" "$res" "summary equal to SQL"
+  check_contains "$name: the gaps between the steps (between) equal SQL" "$res" "between equal to SQL"
+done
+# between steps (docs/SEMANTICS.md "Steps"): aiprof's `Batch N` ranges leave its data loading out (94 % of the loop,
+# the `Data loading` range in every gap); nersc-dl's baseline waits ~1.3 s after every second step with no NVTX
+# range and no CUDA call there (the tutorial's data loader); with DALI the gaps are a third of the loop
+for c in "baseline_nvtx.nsys-rep:True Data loading" "thirdOptimization.nsys-rep:True Data loading" \
+         "baseline.nsys-rep:True -" "dali_amp_apex_jit.qdrep:False [DALI][ExternalSource] SetDataSource"; do
+  [ -f "$TMP/${c%%:*}.json" ] || continue
+  check_eq "${c%%:*}: most of the loop between the steps, and the range with the most time in the gaps" "${c#*:}" \
+    "$(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["summary"]["between"]; print(b["mostly_between"], b["ranges"][0]["name"] if b["ranges"] else "-")' "$TMP/${c%%:*}.json")"
 done
 # the drift on real loops (docs/SEMANTICS.md "Steps"): dali's steps' GPU work grows from ~90 to 105-134 ms over
 # the second half; the other three loops are steady (within 4 % from the first third to the last)

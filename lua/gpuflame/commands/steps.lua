@@ -42,9 +42,9 @@ local function text(doc)
   local out = {}
   out[#out + 1] = "steps: " .. doc.rule_text
   local multi = #doc.processes > 0
-  out[#out + 1] = string.format("%s%5s  %-24s %12s %12s %12s %12s %12s %10s %10s %10s %8s %8s  %s",
-    multi and string.format("%-14s ", "rank/pid") or "", "#", "name", "start ms", "time ms", "dur ms", "gpu span ms",
-    "compute ms", "comm ms", "copy ms", "idle ms", "kernels", "launches", "flags")
+  out[#out + 1] = string.format("%s%5s  %-24s %12s %12s %12s %10s %12s %12s %10s %10s %10s %8s %8s  %s",
+    multi and string.format("%-14s ", "rank/pid") or "", "#", "name", "start ms", "time ms", "dur ms", "gap ms",
+    "gpu span ms", "compute ms", "comm ms", "copy ms", "idle ms", "kernels", "launches", "flags")
   for _, s in ipairs(doc.steps) do
     local copy, idle = 0, 0
     for _, d in ipairs(s.devices) do copy, idle = copy + d.copy_ns, idle + d.idle_ns end
@@ -54,8 +54,9 @@ local function text(doc)
     if s.gpu_bound then flags[#flags + 1] = "gpu-bound" end
     local who = multi and string.format("%-14s ", type(s.rank) == "string" and s.rank or ("pid " .. s.pid)) or ""
     local name = #s.name > 24 and (s.name:sub(1, 23) .. "…") or s.name
-    out[#out + 1] = string.format("%s%5d  %-24s %12s %12s %12s %12s %12s %10s %10s %10s %8d %8d  %s", who, s.index,
-      name, ms(s.start_ns), ms(s.time_ns), ms(s.duration_ns), ms(s.gpu_span_ns), ms(s.compute_ns),
+    out[#out + 1] = string.format("%s%5d  %-24s %12s %12s %12s %10s %12s %12s %10s %10s %10s %8d %8d  %s", who,
+      s.index, name, ms(s.start_ns), ms(s.time_ns), ms(s.duration_ns),
+      math.type(s.gap_ns) == "integer" and ms(s.gap_ns) or "-", ms(s.gpu_span_ns), ms(s.compute_ns),
       ms(s.communication_ns), ms(copy), ms(idle), s.kernels, s.launches, table.concat(flags, ","))
   end
   local m = doc.summary
@@ -76,6 +77,24 @@ local function text(doc)
       gpu_time.ms(dr.first_median_ns), 100 * dr.share, dr.direction,
       100 * (slower and dr.later_slower or 1 - dr.later_slower), part.part, slower and "grew" or "shrank",
       gpu_time.ms(part.first_median_ns), gpu_time.ms(part.last_median_ns))
+  end
+  local bw = m.between
+  if type(bw) == "table" then
+    local names = {}
+    for i, r in ipairs(bw.ranges) do
+      names[i] = string.format("%s %s (%d)", r.name, gpu_time.ms(r.total_ns), r.count)
+    end
+    local after = multi and type(bw.longest_rank) == "string" and (bw.longest_rank .. " ") or ""
+    out[#out + 1] = string.format("between steps: %.1f %% of the loop (%s of %s in %d gaps after the counted steps; " ..
+      "median gap %s, longest %s after %sstep %d); the steps' GPU work ran on into them for %s: %.1f %% of the loop " ..
+      "is outside both%s", 100 * bw.share, gpu_time.ms(bw.total_ns), gpu_time.ms(bw.loop_ns), bw.gaps,
+      gpu_time.ms(bw.median_ns), gpu_time.ms(bw.max_ns), after, bw.longest_after, gpu_time.ms(bw.tail_ns),
+      100 * bw.outside_share, bw.mostly_between and ": most of the loop, which the steps' times above leave out" or "")
+    if #names > 0 or bw.launches > 0 then
+      out[#out + 1] = string.format("in the gaps: NVTX ranges on the steps' thread: %s; GPU work launched: %d " ..
+        "kernels, %d copies, %d memsets, busy %s", #names > 0 and table.concat(names, ", ") or "none", bw.kernels,
+        bw.copies, bw.memsets, gpu_time.ms(bw.busy_ns))
+    end
   end
   for _, r in ipairs(doc.ranks) do
     local sl = r.slowest
