@@ -251,7 +251,8 @@ static int outer_ranges(const gf_trace *t, const gf_step_win *m, int32_t k, name
             return -1;
         (*ids)[n++] = i;
     }
-    qsort_r(*ids, n, sizeof **ids, by_outer, (void *)t);
+    if (n > 1) /* ids is NULL in a gap without ranges */
+        qsort_r(*ids, n, sizeof **ids, by_outer, (void *)t);
     int64_t reach = INT64_MIN; /* the latest end of a range taken so far: a range ending by it lies inside one */
     for (size_t j = 0; j < n; j++) {
         size_t i = (*ids)[j];

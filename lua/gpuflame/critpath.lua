@@ -74,7 +74,8 @@ local function capture_group(tr, window)
   return { { index = 0, name = window and ("window " .. window) or "the capture", windows = wins } }
 end
 
--- groups(tr, opts, policy) → {{index, name, windows}...}, rule text
+-- groups(tr, opts, policy) → {{index, name, windows}...}, rule text, the steps' summary.between (nil without
+-- steps: docs/SEMANTICS.md "Steps")
 function M.groups(tr, opts, policy)
   if opts.window then return capture_group(tr, opts.window), "--window " .. opts.window end
   local ok, doc, wins = pcall(steps.document, tr, opts.marker, policy)
@@ -101,7 +102,7 @@ function M.groups(tr, opts, policy)
         label = w.rank_label or ("pid " .. w.pid) }
     end
   end
-  return order, doc.rule_text
+  return order, doc.rule_text, doc.summary.between
 end
 
 local function label(it)
@@ -243,10 +244,12 @@ end
 -- document(tr, opts, policy) → the `critical-path --json` document
 function M.document(tr, opts, policy)
   need(policy, "critpath.document")
-  local groups, rule = M.groups(tr, opts, policy)
+  local groups, rule, between = M.groups(tr, opts, policy)
   local rules = M.parse_what_if(opts.what_if)
   local res = run(tr, groups, rules, policy)
+  -- the loop's time outside its steps, which no step's path covers (`gpuflame steps`' summary.between)
   local doc = { source = tr:source() or core.json.null, rule = rule, steps = core.json.array({}),
+    between = between or core.json.null,
     what_if = #rules > 0 and { rules = core.json.array({}), note = M.NOTE } or nil }
   for _, r in ipairs(rules) do doc.what_if.rules[#doc.what_if.rules + 1] = r.text end
   for k, g in ipairs(groups) do

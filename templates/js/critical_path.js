@@ -40,6 +40,13 @@
       box.appendChild(el('p', null, 'What-if: path median ' + pathMs(sm.median_length_ns) + ' → ' +
         pathMs(sm.what_if.median_length_ns) + ' ms; median saving ' + pathMs(sm.what_if.median_saved_ns) + ' ms a step.'));
     }
+    var bw = D.between;
+    if (bw && typeof bw === 'object' && bw.mostly_between) {
+      box.appendChild(el('p', 'warn', 'Between steps: ' + (100 * bw.outside_share).toFixed(1) + '% of the loop lies ' +
+        'outside the steps and their GPU work, and no path here covers it; in the gaps: ' + (bw.ranges.length ?
+          bw.ranges.map(function (r) { return r.name + ' ' + pathMs(r.total_ns) + ' ms (' + r.count + ')'; }).join(', ') :
+          'no NVTX range of the steps\' thread') + ' (gpuflame steps).'));
+    }
     if (sm.gpu_bound > 0) {
       box.appendChild(el('p', 'note', sm.gpu_bound + ' of ' + sm.counted + ' steps are GPU-bound: their GPU work ' +
         'outlasts their range, and the path ends with the range.'));

@@ -42,6 +42,17 @@ try {
   const line = await page.$$eval('#summary p', (ps) => ps.map((p) => p.textContent));
   check('with a what-if: the summary says the median path before and after (host code halved: 10 → 5.008 ms)',
     line.includes('What-if: path median 10.000 → 5.008 ms; median saving 4.992 ms a step.'), JSON.stringify(line));
+  check('host-bound: no between-steps note (the steps are the loop)', !line.some((t) => t.startsWith('Between steps')),
+    JSON.stringify(line));
+  // a loop whose data loading lies between its steps (steps_export.py loader): the note under the summary
+  const ldb = path.join(TMP, 'cp-loader.sqlite'), lo = path.join(TMP, 'cp-loader.html');
+  execFileSync('python3', [path.join(TOP, 'tests/gen/steps_export.py'), 'loader', ldb]);
+  execFileSync(GF, ['-q', 'critical-path', ldb, '--html', lo], { stdio: ['ignore', 'ignore', 'pipe'] });
+  await page.goto('file://' + lo);
+  const note = await page.$$eval('#summary p.warn', (ps) => ps.map((p) => p.textContent));
+  check('data loading between the steps: the summary says most of the loop is outside every path, and what fills it',
+    note.length === 1 && note[0].startsWith('Between steps: 64.5% of the loop lies outside the steps and their GPU work') &&
+    note[0].includes('Data loading 102.000 ms (6)'), JSON.stringify(note));
 } catch (err) {
   notOk('critical path page browser tests', String(err && err.stack || err));
 } finally {

@@ -267,4 +267,19 @@ check_not_contains "one step: no summary" "$out" "counted steps"
 if [ -f "$FIX/$rel" ]; then
   check_eq "cs336: the summary equals the one recomputed from its steps" ok "$(sum_check "$TMP/cs336.json")"
 fi
+
+# the loop's time between its steps, which no step's path covers (steps_export.py loader: 64.5 % of the loop
+# outside the steps and their GPU work; docs/SEMANTICS.md "Steps"): said, as `steps` measures it
+python3 "$TOP/tests/gen/steps_export.py" loader "$TMP/loader.sqlite"
+run_gf critical-path --json "$TMP/loader.sqlite"
+printf '%s\n' "$out" >"$TMP/loader_cp.json"
+run_gf steps --json "$TMP/loader.sqlite"
+printf '%s\n' "$out" >"$TMP/loader_steps.json"
+check_eq "loader: the document's between is the steps' summary.between" True \
+  "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["between"] == json.load(open(sys.argv[2]))["summary"]["between"])' "$TMP/loader_cp.json" "$TMP/loader_steps.json")"
+run_gf critical-path "$TMP/loader.sqlite"
+check_contains "loader text: most of the loop is between the steps, and what fills the gaps" "$out" \
+  "between steps: 64.5% of the loop lies outside the steps and their GPU work, and no path above covers it; in the gaps: Data loading 102.000 ms (6), log 6.000 ms (6)"
+run_gf critical-path "$TMP/host.sqlite"
+check_not_contains "host-bound: steps that are most of the loop: no between line" "$out" "between steps"
 t_done

@@ -104,6 +104,14 @@ local function text(doc, top)
     end
   end
   if doc.summary then summary_text(out, doc.summary, top) end
+  local bw = doc.between
+  if type(bw) == "table" and bw.mostly_between then
+    local names = {}
+    for i, r in ipairs(bw.ranges) do names[i] = string.format("%s %s (%d)", r.name, ms(r.total_ns), r.count) end
+    out[#out + 1] = string.format("between steps: %s of the loop lies outside the steps and their GPU work, and no " ..
+      "path above covers it; in the gaps: %s (`gpuflame steps`)", pct(bw.outside_share),
+      #names > 0 and table.concat(names, ", ") or "no NVTX range of the steps' thread")
+  end
   if doc.what_if then out[#out + 1] = doc.what_if.note end
   return table.concat(out, "\n") .. "\n"
 end
