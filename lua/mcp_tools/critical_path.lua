@@ -14,7 +14,8 @@ return {
     "items on the path (kind, name, ns), for several ranks the gating rank; summary: over the counted (not " ..
     "warm-up) steps the median length, the parts' shares and the items on the path with their share and in how " ..
     "many steps they are on it; between: the loop's time between the steps, which no path covers (mostly_between " ..
-    "when it is most of the loop; the steps tool's summary.between). step: one step (median, slowest or an index of the steps tool); what_if: scale " ..
+    "when it is most of the loop; the steps tool's summary.between). step: one step (median, slowest or an " ..
+    "index of the steps tool); what_if: scale " ..
     "items (kernel=NAME:F, nvtx=NAME:F, kind=PART:F; 0 removes them) and find the path again (an edit of the " ..
     "graph only). Steps are paged with limit/cursor (`gpuflame critical-path --json`, docs/CRITICAL_PATH.md).",
   inputSchema = {
