@@ -190,6 +190,20 @@ check_eq "ranks: the merged steps' compute equals each export's" \
 check_eq "ranks: the margin is rank 1's compute minus rank 0's" \
   "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print([y["compute_ns"] - x["compute_ns"] for x, y in zip(a["steps"], b["steps"])])' "$TMP/rank0.json" "$TMP/rank1.json")" \
   "$(j "$TMP/ranks.json" "[r['margin_ns'] for r in d['ranks']]")"
+# between steps per rank: each process's summary.between in the merged document is its export's alone (checked
+# against SQL above; the clocks' alignment moves no gap), and the run's sums both
+check_eq "ranks: each process's between equals its export's alone, and the run's sums them" True \
+  "$(python3 - "$TMP/ranks.json" "$TMP/rank0.json" "$TMP/rank1.json" <<'PY'
+import json, sys
+m, a, b = (json.load(open(f)) for f in sys.argv[1:])
+keys = ("gaps", "loop_ns", "total_ns", "tail_ns", "max_ns", "ranges", "kernels", "launches", "busy_ns")
+alone = [a["summary"]["between"], b["summary"]["between"]]
+per = [p["between"] for p in m["processes"]]
+run = m["summary"]["between"]
+print(alone[0]["gaps"] > 0 and all(per[i][k] == alone[i][k] for i in (0, 1) for k in keys) and
+      all(run[k] == alone[0][k] + alone[1][k] for k in ("gaps", "loop_ns", "total_ns", "tail_ns", "kernels")))
+PY
+)"
 
 python3 "$TOP/tests/gen/rank_exports.py" job "$TMP/even" --ranks 2 --steps 5 # no slow rank: jitter only
 run_gf steps --json "$TMP/even/rank0.sqlite" "$TMP/even/rank1.sqlite"
