@@ -99,6 +99,18 @@ function M.caveats(b, a, add, fmt, policy)
     add("step", b.step and b.step.name or NULL, a.step and a.step.name or NULL,
       "One side is one step, the other the whole capture.")
   end
+  -- one step of each: what the steps leave out of the loop is not compared (docs/SEMANTICS.md "Steps")
+  local bb, ba = b.step and b.step.between, a.step and a.step.between
+  local tb, ta = type(bb) == "table" and bb or nil, type(ba) == "table" and ba or nil
+  if (tb and tb.mostly_between) or (ta and ta.mostly_between) then
+    local function share(x) return x and fmt.pct(x.outside_share) or "?" end
+    local function fill(x) return x and x.ranges[1] and x.ranges[1].name or nil end
+    local what = fill(tb) or fill(ta)
+    add("between_steps", tb and tb.outside_share or NULL, ta and ta.outside_share or NULL, string.format(
+      "The steps leave out most of the loop (%s of BEFORE's and %s of AFTER's lie outside the steps and their GPU " ..
+      "work%s): one step of each compares none of that time; `gpuflame steps` measures it.", share(tb), share(ta),
+      what and (", in the gaps: " .. what) or ""))
+  end
   if mb.command_hash ~= ma.command_hash then
     add("command_hash", mb.command_hash and ("sha256:" .. mb.command_hash:sub(1, 16)),
       ma.command_hash and ("sha256:" .. ma.command_hash:sub(1, 16)),

@@ -294,6 +294,16 @@ check_not_contains "one side without steps: no --step advice" "$err" "--step med
 run_gf diff --step median -o "$TMP/diffstep.html" "$DB" "$TMP/noisy.sqlite"
 check_contains "diff --step median: stderr names both steps and their times" "$err" \
   "median step: step 1 of 8 (10.000 ms) → step 4 of 8 (10.000 ms)"
+check_not_contains "diff --step median of loops with 2 ms gaps: no between-steps caveat" "$err" "leave out most of the loop"
+# one step of each where the steps leave out most of the loop (the loader loop: 64.5 % outside the steps and their
+# GPU work, noisy's 2 ms gaps): a caveat with each side's share as `steps` gives it
+run_gf diff --step median --json "$TMP/loader.sqlite" "$TMP/noisy.sqlite"
+check_eq "diff --step median, a loader loop: the between-steps caveat carries each side's outside share" \
+  "$(j "$TMP/loader.json" "d['summary']['between']['outside_share']") $(j "$TMP/noisy.json" "d['summary']['between']['outside_share']")" \
+  "$(python3 -c 'import json,sys; c=[x for x in json.load(sys.stdin)["caveats"] if x["field"] == "between_steps"]; print(c[0]["before"], c[0]["after"])' <<<"$out")"
+run_gf diff --step median -o "$TMP/diffloader.html" "$TMP/loader.sqlite" "$TMP/noisy.sqlite"
+check_contains "diff --step median, a loader loop: the warning says so and names what fills the gaps" "$err" \
+  "The steps leave out most of the loop (64.5% of BEFORE's and 7.5% of AFTER's lie outside the steps and their GPU work, in the gaps: Data loading): one step of each compares none of that time"
 
 # --- findings name the step their rows fall in: each planted copy starts 3 ms into its step ---
 run_gf findings -r cuda-async-memcpy -f json "$DB"

@@ -178,7 +178,7 @@ function M.load_side(path, opts, ctx)
         { flame = fs, processes = side.processes }, policy)
       side.step = { index = s.index, name = s.name, start_ns = s.start_ns, end_ns = s.end_ns,
         duration_ns = s.duration_ns, time_ns = s.time_ns, pick = tostring(opts.step), steps = #doc.steps,
-        rule = doc.rule_text, median_ns = doc.summary.median_ns }
+        rule = doc.rule_text, median_ns = doc.summary.median_ns, between = doc.summary.between }
       side.work = diff_work.step_summary(tr, win, policy)
     else
       side.work = diff_work.summary(tr, policy)
