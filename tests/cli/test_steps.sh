@@ -118,6 +118,15 @@ printf 'return { steps = { between_share = 0.7 } }\n' >"$TMP/between70.lua"
 run_gf --policy "$TMP/between70.lua" steps "$TMP/loader.sqlite"
 check_contains "loader: policy between_share = 0.7: 64.5 % is not most of the loop" "$out" "64.5 % of the loop is outside both"
 check_not_contains "loader: ... so the text does not say so" "$out" "most of the loop"
+# the same loop with nothing recorded in its gaps (nersc-dl's baseline waits ~1.3 s so): the text says so
+cp "$TMP/loader.sqlite" "$TMP/bare.sqlite"
+sqlite3 "$TMP/bare.sqlite" "DELETE FROM NVTX_EVENTS WHERE text NOT LIKE 'step %';
+  DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY; DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 0 AND streamId = 9"
+run_gf steps "$TMP/bare.sqlite"
+check_contains "bare gaps: most of the loop, and nothing in it named" "$out" \
+  "in the gaps: no NVTX range of the steps' thread and no GPU work launched: nothing the capture recorded says what the loop does then"
+run_gf steps "$TMP/noisy.sqlite"
+check_not_contains "noisy: its 2 ms gaps are not most of the loop: no such line" "$out" "in the gaps: no NVTX range"
 check_eq "noisy: 2 ms gaps between 10 ms steps: a small share, not most of the loop" "0.17 False" \
   "$(j "$TMP/noisy.json" "'%.2f %s' % (d['summary']['between']['share'], d['summary']['between']['mostly_between'])")"
 

@@ -94,6 +94,10 @@ local function text(doc)
       out[#out + 1] = string.format("in the gaps: NVTX ranges on the steps' thread: %s; GPU work launched: %d " ..
         "kernels, %d copies, %d memsets, busy %s", #names > 0 and table.concat(names, ", ") or "none", bw.kernels,
         bw.copies, bw.memsets, gpu_time.ms(bw.busy_ns))
+    elseif bw.mostly_between then -- most of the loop, and nothing recorded says what it is
+      out[#out + 1] = "in the gaps: no NVTX range of the steps' thread and no GPU work launched: nothing the " ..
+        "capture recorded says what the loop does then (mark its other phases, e.g. its data loading, with NVTX " ..
+        "ranges to see them)"
     end
   end
   for _, r in ipairs(doc.ranks) do
