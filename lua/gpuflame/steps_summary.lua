@@ -5,6 +5,7 @@
 --   summarize(steps, p) → the summary (p: policy steps); flags the outliers on the steps
 --   median(v), top(list, n), sort_unless_sorted(t, lt): the helpers gpuflame.steps shares
 local core = require("gpuflame.core")
+local median = require("gpuflame.stragglers").median
 
 local M = {}
 
@@ -18,15 +19,6 @@ end
 
 M.sort_unless_sorted = sort_unless_sorted
 
-local function median(v)
-  local c = {}
-  for i, x in ipairs(v) do c[i] = x end
-  table.sort(c)
-  local n = #c
-  if n == 0 then return 0 end
-  if n % 2 == 1 then return c[(n + 1) // 2] end
-  return (c[n // 2] + c[n // 2 + 1]) / 2
-end
 M.median = median
 
 local function p90(v)
