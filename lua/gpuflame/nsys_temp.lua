@@ -125,21 +125,22 @@ end
 -- workload its launcher forked and lost before gpuflame saw it, whose pid therefore was never known: files in
 -- dir that were not there before the try (the set `before`), written since it began, this user's, whose pid no
 -- process holds, and untouched for `settle` seconds. An nsys whose workload ends reads and removes its file at
--- once, so a file left that long has no reader (docs/LIVE.md). Returns how many went, and the seconds until
--- the youngest file kept only for its age has settled (nil when there is none).
+-- once, so a file left that long has no reader (docs/LIVE.md). Returns how many went, the seconds until
+-- the youngest file kept only for its age has settled (nil when there is none), and whether a file was kept
+-- only because a process still holds its pid (the lost child may still be exiting).
 function T.drop_unseen(dir, before, since, settle)
-  local n, now, uid, wait = 0, core.sys.now(), core.sys.uid(), nil
+  local n, now, uid, wait, held = 0, core.sys.now(), core.sys.uid(), nil, false
   for _, path in ipairs(core.fs.glob(dir .. STATUS_GLOB) or {}) do
     local pid = math.tointeger(tonumber(path:match("_(%d+)$")))
     local st = core.fs.stat(path, false)
-    if pid and st and not before[path] and st.type == "file" and st.uid == uid and st.mtime >= since - 1 and
-      procfs.stat(pid) == nil then
+    if pid and st and not before[path] and st.type == "file" and st.uid == uid and st.mtime >= since - 1 then
       local age = now - st.mtime
-      if age >= settle then n = n + drop_workload_files(path, pid)
+      if procfs.stat(pid) ~= nil then held = true
+      elseif age >= settle then n = n + drop_workload_files(path, pid)
       else wait = math.max(wait or 0, settle - age) end
     end
   end
-  return n, wait
+  return n, wait, held
 end
 
 -- snapshot(env) → a try's view of nsys's temp directory before nsys starts (for sweep_unseen): the directory,
@@ -152,15 +153,17 @@ end
 -- sweep_unseen(b): after a try of nsys that failed to start or was stopped (an interrupt, a bound), what its
 -- launcher left for a workload gpuflame never saw (drop_unseen over snapshot b), once it has lain untouched for
 -- a second (waited for here; b.ended: when the try ended, now when unset). A file written as the try ended
--- (its workload stopped with the try's process group) settles after the try does: it is waited for too, twice
--- at most (CI: one such file was left by the last try).
+-- (its workload stopped with the try's process group) settles after the try does, and a lost child may still
+-- be exiting as the sweep begins: both are waited for, twice at most (CI: one such file was left by the last
+-- try; CI 99: the file of a lost child whose pid was still held, `nsys_termination_status_11572`).
 local SETTLE = 1
 
 function T.sweep_unseen(b)
   local left = SETTLE - (core.sys.now() - (b.ended or core.sys.now()))
   if left > 0 then core.sys.sleep(left) end
   for _ = 1, 3 do
-    local _, wait = T.drop_unseen(b.dir, b.names, b.since, SETTLE)
+    local _, wait, held = T.drop_unseen(b.dir, b.names, b.since, SETTLE)
+    if held then wait = math.max(wait or 0, SETTLE) end
     if not wait then return end
     core.sys.sleep(math.min(wait, SETTLE) + 0.05)
   end

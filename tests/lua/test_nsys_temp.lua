@@ -175,6 +175,20 @@ nsys_temp.sweep_unseen(swept)
 t.eq("sweep_unseen: a status file written after the try ended is removed once it settles", false,
   exists(sdir .. "/nsys_termination_status_" .. ended_pid))
 
+-- a lost child still exiting as the sweep begins (CI 99): a file whose pid is held is kept, said so, and waited
+-- for by the sweep (boundedly: here the pid is this process's own and never goes)
+local hdir = core.fs.mkdtemp()
+local hswept = { dir = hdir, names = {}, since = core.sys.now() - 5, ended = core.sys.now() - 5 }
+local hfile = io.open(hdir .. "/nsys_termination_status_" .. me, "w"); hfile:close()
+t.eq("drop_unseen: a file whose pid is held is kept, and said to be kept for its pid", "0 true",
+  (function() local n, _, h = nsys_temp.drop_unseen(hdir, {}, hswept.since, 0); return n .. " " .. tostring(h) end)())
+local t0 = core.sys.now()
+nsys_temp.sweep_unseen(hswept)
+local waited = core.sys.now() - t0
+t.ok("sweep_unseen: waits for it (at least a second), boundedly (under 5 s)", waited >= 1 and waited < 5,
+  string.format("%.2f s", waited))
+t.eq("... and keeps it while its pid is held", true, exists(hdir .. "/nsys_termination_status_" .. me))
+
 -- a capture stopped before gpuflame saw its workload (an interrupt as it started): clean sweeps the try's
 -- snapshot, so the status file of that workload, whose pid it never knew, goes too
 local idir = core.fs.mkdtemp()
@@ -187,7 +201,7 @@ t.eq("clean after an interrupted try: the unseen workload's status file is remov
 t.eq("... and the try's snapshot is spent", nil, istate.nsys_try)
 
 for _, d in ipairs({ dir, state.dir, hstate.dir, state2.dir, state3.dir, state4.dir, state5.dir, udir, sdir, idir,
-  istate.dir }) do
+  istate.dir, hdir }) do
   core.fs.remove_tree(d)
 end
 return t.done()
