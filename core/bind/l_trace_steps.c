@@ -2,9 +2,11 @@
  *
  *   win = {start=, ["end"]=, pid= (the range's proc), tid=, rank= (index, -1 none), level= (-1: start/end range),
  *          outer= (true: a gap between steps, whose nvtx are its thread's outermost ranges in it)}
- *   core.trace_steps.compute(tr, {win...}, {comm LIKE patterns}) → per step {kernels, copies, memsets, launches,
- *       kernel_ns, devices = {{device, device_name, ops, first, last, busy, idle, compute, comm, copy, h2d, d2h,
- *       d2d, p2p, memset, overlap}...}, kernels = {{name, count, total}...}, nvtx = {{name, count, total}...}}
+ *   core.trace_steps.compute(tr, {win...}, {comm LIKE patterns} [, {kernels = bool, nvtx = bool}]) → per step
+ *       {kernels, copies, memsets, launches, kernel_ns, devices = {{device, device_name, ops, first, last, busy,
+ *       idle, compute, comm, copy, h2d, d2h, d2d, p2p, memset, overlap}...}, kernels_by_name = {{name, count,
+ *       total}...}, nvtx = {{name, count, total}...}}; the 4th argument's false fields leave those lists empty
+ *       (not summed: a caller that needs only the times, gpuflame.steps.loop)
  *   core.trace_steps.ranges_key(tr [, threads]) → an integer, equal while the trace's NVTX ranges are the same ones
  *   core.trace_steps.nvtx_names(tr) → {{name, id, rank, pid, tid, level, domain (named domains
  *       only), count, total}...}
@@ -91,9 +93,21 @@ static void push_devices(lua_State *L, const gf_trace *t, const gf_busy_row *row
     }
 }
 
+/* field `key` of the options table at idx: absent (or no table) is true */
+static int want(lua_State *L, int idx, const char *key)
+{
+    if (!lua_istable(L, idx))
+        return 1;
+    lua_getfield(L, idx, key);
+    int v = lua_isnil(L, -1) || lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
 static int l_compute(lua_State *L)
 {
     gf_trace *t = gf_lua_check_trace(L, 1);
+    int want_kernels = want(L, 4, "kernels"), want_nvtx = want(L, 4, "nvtx");
     size_t nw, ncomm = 0;
     gf_step_win *w = read_wins(L, 2, &nw);
     const char **comm = lua_istable(L, 3) ? gf_lua_str_list(L, 3, &ncomm) : NULL;
@@ -111,9 +125,9 @@ static int l_compute(lua_State *L)
         rc = gf_steps_count(t, ev, nw, cnt, &err);
     if (rc == 0)
         rc = gf_find_busy_groups(t, ncomm ? &ls : NULL, ev, &rows, &nrows, &err);
-    if (rc == 0)
+    if (rc == 0 && want_kernels)
         rc = gf_steps_kernels(t, ev, &kr, &nk, &err);
-    if (rc == 0)
+    if (rc == 0 && want_nvtx)
         rc = gf_steps_nvtx(t, w, nw, &nr, &nn, &err);
     free(comm);
     free(ev);

@@ -8,6 +8,7 @@ local errors = require("gpuflame.errors")
 local need = require("gpuflame.policy").need
 local inputs_side = require("gpuflame.inputs.side")
 local diff_meta = require("gpuflame.diff_meta")
+local diff_loop = require("gpuflame.diff_loop")
 local pol = require("gpuflame.policy")
 
 local M = {}
@@ -37,6 +38,7 @@ local function pct(x, signed)
   if x == nil then return "—" end
   return string.format(signed and "%+.1f%%" or "%.1f%%", x * 100)
 end
+M.pct = pct
 
 -- ---- kernel-name normalisation ----------------------------------------------------------------------
 
@@ -287,6 +289,7 @@ function M.compare(b, a, over, policy)
     new = array(new),
     vanished = array(vanished),
     caveats = array(M.caveats(b, a, policy)),
+    loop = diff_loop.compare(b.loop, a.loop, policy),
     stacks = { before_ns = (D:totals()), after_ns = select(2, D:totals()), distinct = D:count() },
   }
   -- launch stacks ending in kernels, when both sides have launch backtraces
@@ -349,6 +352,9 @@ function M.default_verdict(d, policy)
         "threshold", what, k.name, pct((va - vb) / vb, true), M.ns(vb), M.ns(va), pct(kthr))
     end
   end
+  -- the loop's mean iteration (gpuflame.diff_loop): a run that does the same GPU work slower per iteration
+  local slower = d.loop and diff_loop.regression(d.loop, { ns = M.ns, pct = pct })
+  if slower then reasons[#reasons + 1] = slower end
   if p.notes_when_faster and change and change < -thr then
     return { regression = #reasons > 0, reasons = reasons, notes = kernel_reasons }
   end

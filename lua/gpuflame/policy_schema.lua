@@ -354,6 +354,7 @@ S.tree = {
   diff = {
     threshold = S.num({ min = 0 }),
     kernel_threshold = S.num({ min = 0 }),
+    loop_threshold = S.num({ min = 0 }),
     notes_when_faster = S.bool(),
     top_kernels = S.int({ min = 0 }),
     -- verdict(d) → true/false or {regression = bool, reasons = {...}} (d: the --json document)

@@ -189,5 +189,6 @@ local function summarize(steps, p)
 end
 
 M.summarize = summarize
+M.between = between
 M.top = top
 return M

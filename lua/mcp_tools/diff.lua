@@ -13,8 +13,10 @@ return {
   name = "diff",
   title = "Compare two captures",
   description = "Compares BEFORE and AFTER (captures, exports, reports, model files): the regression verdict " ..
-    "(policy diff.threshold, diff.kernel_threshold), total GPU time before/after, caveats that make the " ..
-    "comparison unfair, and the largest kernel (or NVTX range, group_by: nvtx) changes, new and vanished ones.",
+    "(policy diff.threshold, diff.kernel_threshold, diff.loop_threshold), total GPU time before/after, caveats " ..
+    "that make the comparison unfair, the largest kernel (or NVTX range, group_by: nvtx) changes, new and " ..
+    "vanished ones, and, when both have steps, their loops (loop: the mean iteration, the steps with their GPU " ..
+    "work and the time outside them, the NVTX ranges in the gaps).",
   inputSchema = {
     type = "object",
     properties = {
@@ -24,7 +26,8 @@ return {
       limit = { type = "integer", minimum = 1, description = "changes listed (default policy mcp.page_size)" },
       step = { type = "string", maxLength = 32, description = "compare one step of each side: median, slowest or " ..
         "an index (the steps tool lists them)" },
-      marker = { type = "string", maxLength = 256, description = "with step: the steps' NVTX ranges (a Lua pattern)" },
+      marker = { type = "string", maxLength = 256, description = "the steps' NVTX ranges (a Lua pattern): for step " ..
+        "and the loop" },
     },
     required = { "before", "after" },
     additionalProperties = false,
@@ -38,6 +41,7 @@ return {
       new = { type = "array" },
       vanished = { type = "array" },
       caveats = { type = "array" },
+      loop = { type = { "object", "null" } },
       counts = { type = "object" },
     },
     required = { "verdict", "total", "kernels" },
@@ -57,7 +61,6 @@ return {
     for k, v in pairs(pol.diff) do p.diff[k] = v end
     if args.group_by then p.diff.group_by = args.group_by end
     local ctx = { policy = function() return p end, globals = tk.ctx.globals, cleanup = tk.ctx.cleanup }
-    if args.marker and not args.step then tk:fail("marker goes with step") end
     tk:progress("importing and comparing " .. rb .. " and " .. ra)
     local _, _, d = require("gpuflame.commands.diff").compare(rb, ra, { step = args.step, marker = args.marker }, ctx)
     local n = args.limit or pol.mcp.page_size

@@ -85,6 +85,33 @@
     ntb.appendChild(tr);
   });
   $("normwrap").style.display = NF.length ? "" : "none";
+  // ---- the loop (docs/DIFF.md "The loop"): the mean iteration, the steps with their GPU work, the rest ----
+  var L = M.loop, ltb = $("loop").tBodies[0];
+  function loopRow(label, b, a, cls) {
+    var tr = el("tr", cls || null);
+    tr.appendChild(el("th", null, label)); tr.appendChild(td(fmtT(b), "n")); tr.appendChild(td(fmtT(a), "n"));
+    tr.appendChild(td(fmtD(a - b), "n" + (a > b ? " up" : a < b ? " down" : "")));
+    tr.appendChild(td(b > 0 ? fmtP((a - b) / b, true) : "\u2014", "n"));
+    ltb.appendChild(tr);
+  }
+  if (L) {
+    var lb = L.before, la = L.after;
+    loopRow("an iteration (a step's start to the next one's)", lb.iteration_ns, la.iteration_ns);
+    loopRow("\u2003the steps with their GPU work", lb.in_steps_ns, la.in_steps_ns, "part");
+    loopRow("\u2003outside them", lb.outside_ns, la.outside_ns, "part");
+    L.ranges.forEach(function (r) { loopRow("\u2003in the gaps, NVTX range " + r.name, r.before_ns, r.after_ns, "part"); });
+    loopRow("median step (its time)", lb.step_median_ns, la.step_median_ns, "median");
+    loopRow("median gap", lb.gap_median_ns, la.gap_median_ns, "median");
+    $("loopnote").textContent = "(both captures have steps: means over " + lb.iterations.toLocaleString() + " and " +
+      la.iterations.toLocaleString() + " iterations; between the steps " + fmtP(lb.between_share) + " \u2192 " +
+      fmtP(la.between_share) + " of the loop)";
+    $("loopwhere").textContent = (L.where === "outside" ? "Most of the change per iteration is outside the steps and their GPU work. " :
+      L.where === "steps" ? "Most of the change per iteration is in the steps and their GPU work. " :
+      "The mean iteration changed by at most " + fmtP(L.threshold) + " (policy diff.loop_threshold). ") +
+      (L.same_rule ? "Steps: " + lb.rule + "." : "The steps were found by different rules (" + lb.rule + "; " + la.rule +
+      "): the iterations may not be the same unit.");
+  }
+  $("loopwrap").style.display = L ? "" : "none";
   var PR = M.processes || [], ptb = $("processes").tBodies[0];
   function pids(l) { return l && l.length ? l.map(function (p) { return "pid " + p; }).join(", ") : "\u2014"; }
   PR.forEach(function (p) {

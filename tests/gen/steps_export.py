@@ -33,6 +33,8 @@ usage: steps_export.py VARIANT OUT.sqlite
             thread: not the steps') and launches a 2 ms kernel 5 ms into it. Counted steps 1-6 have a next step:
             gaps 20, 20, 20, 60, 20, 20 ms (160 ms of a 220 ms loop), the steps' work 3 ms into each (18 ms),
             `Data loading` 6 x 17 ms and `log` 6 x 1 ms in them, and 6 copies, 6 kernels and 12 launch calls.
+  slowloader  loader with data loading 10 ms longer in every gap (`Data loading` 1 to 28 ms into it, `log` and
+            `prefetch` 10 ms later): the gaps 30, 30, 30, 70, 30, 30 ms (220 of a 280 ms loop), the same GPU work.
 """
 import importlib.util
 import os
@@ -83,7 +85,7 @@ def gpubound(x):
         x.kernel(P, 0, 1, 7, s + 300 * US, int(9.5 * MS), GEMM, api=5 * US, lead=200 * US)
 
 
-def loader(x):
+def loader(x, slower=0):
     x.process(P, (HELPER,))
     t = T0
     for i in range(8):
@@ -93,12 +95,12 @@ def loader(x):
         x.kernel(P, 0, 1, 7, e + 2 * MS, 1 * MS, GEMM, lead=2 * MS + 500 * US)  # its call 500 us before e
         if i == 7:
             break
-        g = e + (60 if i == 4 else 20) * MS  # the next step's start
-        x.nvtx(P, P, "Data loading", e + 1 * MS, e + 18 * MS)
-        x.nvtx(P, P, "enumerate(DataLoader)", e + 2 * MS, e + 17 * MS)
+        g = e + (60 if i == 4 else 20) * MS + slower  # the next step's start
+        x.nvtx(P, P, "Data loading", e + 1 * MS, e + 18 * MS + slower)
+        x.nvtx(P, P, "enumerate(DataLoader)", e + 2 * MS, e + 17 * MS + slower)
         x.copy(P, 0, 1, 8, e + 10 * MS, 500 * US, "cudaMemcpyAsync_v3020", 1 << 20, 1, 0, 2)
-        x.nvtx(P, P, "log", e + 18500 * US, e + 19500 * US)
-        x.nvtx(P, P, "prefetch", e + 19800 * US, g + 1 * MS)
+        x.nvtx(P, P, "log", e + 18500 * US + slower, e + 19500 * US + slower)
+        x.nvtx(P, P, "prefetch", e + 19800 * US + slower, g + 1 * MS)
         x.nvtx(P, HELPER, "worker", e, g)
         x.kernel(P, 0, 1, 9, e + 5 * MS, 2 * MS, "helper_kernel", tid=HELPER, lead=1 * MS)
         t = g
@@ -115,6 +117,8 @@ def main():
         gpubound(x)
     elif variant == "loader":
         loader(x)
+    elif variant == "slowloader":
+        loader(x, slower=10 * MS)
     elif variant in ("drift", "speedup"):
         ramp = [10, 10.1, 9.9, 10, 10.2, 10.8, 11.2, 11.6, 12, 12.4, 12.8]
         ramp = ramp if variant == "drift" else ramp[::-1]

@@ -6,6 +6,7 @@
 # fixture) gives steps whose start, end and per-device compute, copy, memset, idle and span equal SQL over
 # nsys's own export (tests/real/steps_check.py, sharing nothing with gpuflame), to the ns; `diff --step median`
 # of aiprof's two runs (different lengths) compares one step of each without the capture-length caveat.
+# Without --step, diff compares the two runs' loops: each side's is its steps' between (equal to SQL) per iteration.
 . "$(dirname "$0")/../lib/t.sh"
 . "$(dirname "$0")/lib.sh"
 real_nsys_or_skip "real nsys: steps of the reports"
@@ -71,4 +72,23 @@ PY
   check_eq "aiprof diff --step median: BEFORE's total is the step's GPU time by SQL" "$want" \
     "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["before_ns"])' "$TMP/diff.json")"
 fi
+# the loops of two runs (docs/DIFF.md "The loop"): each side's is its steps' between (equal to SQL above) per
+# iteration; aiprof's optimisation changed the mean iteration by -7.5 % (under diff.loop_threshold), nersc-dl's DALI
+# run by -81 %, nearly all of it outside the steps and their GPU work (the data loader's waits)
+for c in "aiprof/baseline_nvtx.nsys-rep aiprof/thirdOptimization.nsys-rep none" \
+         "nersc-dl/baseline.nsys-rep nersc-dl/dali_amp_apex_jit.qdrep outside"; do
+  set -- $c
+  nb=$(basename "$1") na=$(basename "$2")
+  [ -f "$TMP/$nb.json" ] && [ -f "$TMP/$na.json" ] || continue
+  run_gf diff --nsys "$MEMO_NSYS" --json "$FIX/reports/$1" "$FIX/reports/$2"
+  printf '%s\n' "$out" >"$TMP/loop.json"
+  for x in "before $nb" "after $na"; do
+    set -- $x
+    check_eq "diff $nb $na: $1's loop is its steps' between per iteration" \
+      "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["summary"]; b=s["between"]; n=b["gaps"]; print(n, int(b["loop_ns"]/n + 0.5), int((b["loop_ns"]-b["total_ns"]+b["tail_ns"])/n + 0.5), int((b["total_ns"]-b["tail_ns"])/n + 0.5), s["median_ns"], b["median_ns"], [int(r["total_ns"]/n + 0.5) for r in b["ranges"]])' "$TMP/$2.json")" \
+      "$(python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["loop"][sys.argv[2]]; print(l["iterations"], l["iteration_ns"], l["in_steps_ns"], l["outside_ns"], l["step_median_ns"], l["gap_median_ns"], [r["per_iteration_ns"] for r in l["ranges"]])' "$TMP/loop.json" "$1")"
+  done
+  check_eq "diff $nb $na: where the change per iteration is" "${c##* }" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["loop"]["where"])' "$TMP/loop.json")"
+done
 t_done

@@ -4,6 +4,7 @@ local diff = require("gpuflame.diff")
 local errors = require("gpuflame.errors")
 local inputs = require("gpuflame.inputs")
 local log = require("gpuflame.log")
+local diff_loop = require("gpuflame.diff_loop")
 local diff_work = require("gpuflame.diff_work")
 local flamegraph = require("gpuflame.flamegraph")
 local side = require("gpuflame.inputs.side")
@@ -15,7 +16,7 @@ local cmd = {}
 
 cmd.spec = {
   usage = "diff BEFORE AFTER [-o diff.html] [--json] [--folded FILE] [--group-by kernel|nvtx] [--levels LIST] " ..
-    "[--title T] [--min-fraction F] [--step median|slowest|N [--marker PATTERN]]",
+    "[--title T] [--min-fraction F] [--step median|slowest|N] [--marker PATTERN]",
   summary = "differential GPU flamegraph and regression verdict between two captures",
   description = "BEFORE and AFTER are anything gpuflame reads: capture directories, .nsys-rep/.qdrep reports\n" ..
     "(exported through nsys), SQLite exports, model files (gpuflame import), cuda_gpu_kern_sum CSVs or folded stacks;\n" ..
@@ -27,8 +28,10 @@ cmd.spec = {
     "the comparison unfair, and the differential flamegraph. --json prints the comparison (docs/DIFF.md) on\n" ..
     "stdout and writes a page only with -o. Processes match by rank or executable, not pid (policy\n" ..
     "diff.process_key). Before the verdict the work of both captures is compared (bytes per copy direction,\n" ..
-    "kernel instances and launch sizes, NVTX ranges; policy diff.work). Exit 0: no regression; 10: regression\n" ..
-    "(policy diff.threshold, diff.kernel_threshold, or diff.verdict); 11: not comparable (the work differs).\n" ..
+    "kernel instances and launch sizes, NVTX ranges; policy diff.work). When both captures have steps, their\n" ..
+    "loops are compared: the mean iteration, the time in the steps and between them (docs/DIFF.md \"The loop\").\n" ..
+    "Exit 0: no regression; 10: regression (policy diff.threshold, diff.kernel_threshold, diff.loop_threshold,\n" ..
+    "or diff.verdict); 11: not comparable (the work differs).\n" ..
     "NVTX analyses (analysis.json) are compared with `compare`.",
   options = {
     { "out", short = "o", arg = "FILE", help = "the page (default diff.html; with --json only when given)" },
@@ -44,7 +47,7 @@ cmd.spec = {
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
     { "step", arg = "N", help = "compare one step of each side (exports, reports): median (the step of median " ..
       "length; makes runs of different lengths comparable), slowest, or an index (`gpuflame steps`)" },
-    { "marker", arg = "PATTERN", help = "with --step: the steps are the NVTX ranges matching this Lua pattern" },
+    { "marker", arg = "PATTERN", help = "the steps (--step, the loop) are the NVTX ranges matching this Lua pattern" },
   },
 }
 
@@ -78,12 +81,11 @@ function cmd.run(opts, ctx)
     errors.raise(errors.USAGE, "%s is an NVTX analysis (analysis.json) and %s is not: diff compares two captures, " ..
       "`gpuflame compare` two analyses", ab and pb or pa, ab and pa or pb)
   end
-  if opts.marker and not opts.step then errors.raise(errors.USAGE, "--marker goes with --step") end
   local policy = ctx.policy()
   local dp = policy.diff
   local fs = flamegraph.settings(opts, policy) -- --levels
   local out = opts.out or (not opts.json and policy.outputs.diff or nil)
-  local ok, res = errors.try(function()
+  local ok, res, b, a = errors.try(function()
     local D, L, d, b, a = cmd.compare(pb, pa, { nsys = opts.nsys, step = opts.step, marker = opts.marker,
       flame = fs, group_by = opts.group_by }, ctx)
     if opts.folded then
@@ -97,7 +99,7 @@ function cmd.run(opts, ctx)
         subtitle = base(pb) .. st(b) .. " → " .. base(pa) .. st(a),
         min_fraction = opts.min_fraction or dp.min_fraction })
     end
-    return d
+    return d, b, a
   end)
   inputs.cleanup(ctx)
   if not ok then errors.reraise(res) end
@@ -115,6 +117,15 @@ function cmd.run(opts, ctx)
   if d.before.step and d.after.step then -- the GPU totals above are those steps'; their times say how long each took
     local function st(x) return string.format("step %d of %d (%s)", x.index, x.steps, diff.ns(x.time_ns)) end
     log.info("%s step: %s → %s", d.before.step.pick, st(d.before.step), st(d.after.step))
+  end
+  if d.loop ~= core.json.null then
+    for _, line in ipairs(diff_loop.text(d.loop, { ns = diff.ns, pct = diff.pct })) do log.info("%s", line) end
+  elseif opts.marker then -- asked for steps by name: say why there is no loop to compare
+    for _, x in ipairs({ { "BEFORE", b }, { "AFTER", a } }) do
+      if not x[2].loop then
+        log.warn("--marker %s: no loop in %s (%s)", opts.marker, x[1], x[2].loop_error or "no step has a next one")
+      end
+    end
   end
   return d.verdict.exit_code
 end

@@ -17,6 +17,7 @@ local nsys = require("gpuflame.nsys")
 local process_key = require("gpuflame.process_key")
 local sidecar = require("gpuflame.sidecar")
 local steps = require("gpuflame.steps")
+local diff_loop = require("gpuflame.diff_loop")
 
 local M = { kind = "side" }
 
@@ -140,8 +141,9 @@ end
 --   {input, file, source = "sqlite"|"csv"|"folded", from_rep, kind = "kernels"|"api"|"folded",
 --    unit = "ns"|"count", scale, stacks, kernels = {{name, total_ns, count}}|nil, meta = {...}|nil,
 --    processes = gpuflame.process_key.list's | nil, work = gpuflame.diff_work.summary's | nil (exports only),
---    step = {index, name, start_ns, end_ns, duration_ns, pick, steps, rule, median_ns}|nil}
---   opts: nsys, step (N|"median"|"slowest": only the GPU work launched inside that step), marker
+--    step = {index, name, start_ns, end_ns, duration_ns, pick, steps, rule, median_ns}|nil,
+--    loop = gpuflame.diff_loop.of's | nil (exports with steps that have a next step)}
+--   opts: nsys, step (N|"median"|"slowest": only the GPU work launched inside that step), marker (the steps' pattern)
 function M.load_side(path, opts, ctx)
   local st = core.fs.stat(path)
   if not st then errors.raise(errors.INPUT, "%s: no such file or directory", path) end
@@ -180,13 +182,16 @@ function M.load_side(path, opts, ctx)
         duration_ns = s.duration_ns, time_ns = s.time_ns, pick = tostring(opts.step), steps = #doc.steps,
         rule = doc.rule_text, median_ns = doc.summary.median_ns, between = doc.summary.between }
       side.work = diff_work.step_summary(tr, win, policy)
+      side.loop = diff_loop.of(doc)
     else
       side.work = diff_work.summary(tr, policy)
       side.stacks = fg.from_trace(tr, { flame = fs, processes = side.processes }, policy)
-      -- how many steps the capture has (none: nil), for the capture-length caveat's advice (--step median)
-      local ok, wins = errors.try(steps.find, tr, nil, policy)
-      if not ok and wins.code == errors.INTERRUPTED then error(wins, 0) end
-      side.steps_found = ok and #wins or nil
+      -- the steps (none: nil): the capture-length caveat's advice (--step median) and the loop (gpuflame.diff_loop)
+      local ok, doc = errors.try(steps.loop, tr, opts and opts.marker, policy)
+      if not ok and doc.code == errors.INTERRUPTED then error(doc, 0) end
+      side.steps_found = ok and doc.summary.steps or nil
+      side.loop = ok and diff_loop.of(doc) or nil
+      side.loop_error = not ok and doc.msg or nil
     end
     if not side.stacks then
       errors.raise(errors.NO_DATA, "%s: no GPU kernels, copies or memsets in this export", path)
