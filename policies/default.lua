@@ -378,6 +378,9 @@ return {
     -- share of the loop, the summary says that the steps' times leave out most of it (docs/SEMANTICS.md)
     between_share = 0.5,
     top = 5,            -- top kernels and NVTX ranges listed per step (and in the gaps between steps)
+    -- the text table's rows: every step when there are at most this many, else the first and last steps, the
+    -- slowest and the outliers furthest from the median, this many in all (`steps --all`, --json, --html: every one)
+    text_rows = 60,
   },
 
   -- The critical path of a step (`gpuflame critical-path`, docs/SEMANTICS.md "Critical path", docs/CRITICAL_PATH.md).

@@ -338,6 +338,7 @@ S.tree = {
     drift_agreement = S.num({ min = 0.5, max = 1 }),
     between_share = S.num({ min = 0, max = 1 }),
     top = S.int({ min = 0 }),
+    text_rows = S.int({ min = 1 }),
   },
   -- the critical path of a step (lua/gpuflame/critpath.lua, docs/CRITICAL_PATH.md)
   critical_path = {

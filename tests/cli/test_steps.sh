@@ -314,6 +314,20 @@ run_gf diff --step median -o "$TMP/diffloader.html" "$TMP/loader.sqlite" "$TMP/n
 check_contains "diff --step median, a loader loop: the warning says so and names what fills the gaps" "$err" \
   "The steps leave out most of the loop (64.5% of BEFORE's and 7.5% of AFTER's lie outside the steps and their GPU work, in the gaps: Data loading): one step of each compares none of that time"
 
+# --- the text table of many steps: at most policy steps.text_rows rows (the first and last, the slowest, the
+# outliers furthest from the median); --all every one ---
+printf 'return { steps = { text_rows = 4 } }\n' >"$TMP/rows4.lua"
+run_gf --policy "$TMP/rows4.lua" steps "$DB"
+check_eq "text_rows 4 of 8 steps: step 0, the slowest (5, the outlier) and the last, a line for each run left out" \
+  "0|… 4 steps not shown|5|… 1 step not shown|7" \
+  "$(awk 'NR > 2 && /^ *[0-9]+  ProfilerStep/ { print $1 } /not shown/ { sub(/^ +/, ""); print }' <<<"$out" | paste -sd'|')"
+check_contains "... and says how many it shows and where the rest are" "$out" "table: 3 of 8 steps"
+run_gf --policy "$TMP/rows4.lua" steps --all "$DB"
+check_eq "--all: every step" 8 "$(grep -c '^ *[0-9]\+  ProfilerStep' <<<"$out")"
+check_not_contains "--all: no table line" "$out" "table:"
+run_gf steps "$DB"
+check_not_contains "8 steps under the default text_rows (60): no table line" "$out" "not shown"
+
 # --- findings name the step their rows fall in: each planted copy starts 3 ms into its step ---
 run_gf findings -r cuda-async-memcpy -f json "$DB"
 printf '%s\n' "$out" >"$TMP/findings.json"

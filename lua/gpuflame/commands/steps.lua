@@ -12,7 +12,7 @@ local views_steps = require("gpuflame.views.steps")
 local cmd = {}
 
 cmd.spec = {
-  usage = "steps INPUT... [--marker PATTERN] [--json] [--html FILE]",
+  usage = "steps INPUT... [--marker PATTERN] [--json] [--html FILE] [--all]",
   summary = "find the steps (iterations) in a capture: per step its time, GPU work and breakdown",
   description = "Steps are NVTX ranges: those matching policy steps.markers (ProfilerStep#N, `step 12`,\n" ..
     "`iteration 3`, `Warm-up Step 2`, train_step, ...) or --marker (a Lua pattern), else the range that repeats\n" ..
@@ -25,6 +25,8 @@ cmd.spec = {
       "(e.g. '^Batch %d+$')" },
     { "json", help = "print the JSON document (rule, steps, summary, ranks) instead of the table" },
     { "html", arg = "FILE", help = "also write a page: a bar per step, stacked by the time breakdown" },
+    { "all", help = "the table lists every step (default: at most policy steps.text_rows: the first and last, " ..
+      "the slowest and the outliers furthest from the median)" },
     { "nsys", arg = "PATH", help = ".nsys-rep inputs: the nsys to export with" },
     { "allow-unrelated", help = "several reports: accept captures that cannot be one job (policy ranks.max_start_gap_s)" },
   },
@@ -38,14 +40,62 @@ end
 
 local function ms(ns) return string.format("%.3f", ns / 1e6) end
 
-local function text(doc)
+-- shown(doc, limit) → nil (every row), or {[position] = true} for the table's rows when the steps are more than
+-- limit: the first and last few, the slowest counted step, then the outliers furthest from the median
+local function shown(doc, limit)
+  local list, n = doc.steps, #doc.steps
+  if not limit or n <= limit then return nil end
+  local keep, k = {}, 0
+  local function add(i)
+    if not keep[i] and k < limit then keep[i], k = true, k + 1 end
+  end
+  local head, tail = math.max(1, limit // 6), math.max(1, limit // 12)
+  for i = 1, head do add(i) end
+  for i = n - tail + 1, n do add(i) end
+  local slowest, out = nil, {}
+  for i, s in ipairs(list) do
+    if not s.warmup or doc.summary.warmup_included then
+      if not slowest or s.time_ns > list[slowest].time_ns then slowest = i end
+    end
+    if s.outlier then out[#out + 1] = i end
+  end
+  if slowest then add(slowest) end
+  local med = doc.summary.median_ns
+  table.sort(out, function(a, b)
+    local da, db = math.abs(list[a].time_ns - med), math.abs(list[b].time_ns - med)
+    if da ~= db then return da > db end
+    return a < b
+  end)
+  for _, i in ipairs(out) do add(i) end
+  return keep
+end
+
+-- "32, 90, 103 and 394 more": a list of at most max numbers
+local function capped(list, max)
+  local head = {}
+  for i = 1, math.min(#list, max) do head[i] = list[i] end
+  return table.concat(head, ", ") .. (#list > max and string.format(" and %d more", #list - max) or "")
+end
+
+local function text(doc, limit)
   local out = {}
   out[#out + 1] = "steps: " .. doc.rule_text
   local multi = #doc.processes > 0
   out[#out + 1] = string.format("%s%5s  %-24s %12s %12s %12s %10s %12s %12s %10s %10s %10s %8s %8s  %s",
     multi and string.format("%-14s ", "rank/pid") or "", "#", "name", "start ms", "time ms", "dur ms", "gap ms",
     "gpu span ms", "compute ms", "comm ms", "copy ms", "idle ms", "kernels", "launches", "flags")
-  for _, s in ipairs(doc.steps) do
+  local keep, skipped = shown(doc, limit), 0
+  local function gap_line()
+    if skipped > 0 then out[#out + 1] = string.format("%s  … %d step%s not shown", multi and string.rep(" ", 15) or "",
+      skipped, skipped == 1 and "" or "s") end
+    skipped = 0
+  end
+  for i, s in ipairs(doc.steps) do
+    if keep and not keep[i] then
+      skipped = skipped + 1
+      goto continue
+    end
+    gap_line()
     local copy, idle = 0, 0
     for _, d in ipairs(s.devices) do copy, idle = copy + d.copy_ns, idle + d.idle_ns end
     local flags = {}
@@ -58,13 +108,15 @@ local function text(doc)
       s.index, name, ms(s.start_ns), ms(s.time_ns), ms(s.duration_ns),
       math.type(s.gap_ns) == "integer" and ms(s.gap_ns) or "-", ms(s.gpu_span_ns), ms(s.compute_ns),
       ms(s.communication_ns), ms(copy), ms(idle), s.kernels, s.launches, table.concat(flags, ","))
+    ::continue::
   end
+  gap_line()
   local m = doc.summary
   out[#out + 1] = string.format("summary: %d steps (%d warm-up %s), median %s, p90 %s, max %s (step %s); " ..
     "%d outlier(s)%s", m.steps, m.warmup, m.warmup_included and "included: every step is warm-up" or "left out",
     gpu_time.ms(m.median_ns), gpu_time.ms(m.p90_ns), gpu_time.ms(m.max_ns),
     tostring(m.slowest) .. (multi and type(m.slowest_rank) == "string" and (" of " .. m.slowest_rank) or ""), #m.outliers,
-    #m.outliers > 0 and (": " .. table.concat(m.outliers, ", ")) or "") ..
+    #m.outliers > 0 and (": " .. capped(m.outliers, 20)) or "") ..
     (m.gpu_bound > 0 and string.format("; %d of %d steps GPU-bound: their busiest GPU's work outlasts their CPU " ..
       "range (median %s), and their time is that work's", m.gpu_bound, m.counted, gpu_time.ms(m.median_duration_ns)) or "")
   local dr = m.drift
@@ -106,6 +158,12 @@ local function text(doc)
       r.index, type(sl.rank) == "string" and sl.rank or ("pid " .. sl.pid), gpu_time.ms(sl.compute_ns),
       gpu_time.ms(r.margin_ns), (r.above_noise and "above" or "within") .. " the noise floor " .. gpu_time.ms(r.noise_ns))
   end
+  if keep then
+    local nk = 0
+    for _ in pairs(keep) do nk = nk + 1 end
+    out[#out + 1] = string.format("table: %d of %d steps (the first and last, the slowest and the outliers furthest " ..
+      "from the median; policy steps.text_rows); --all lists every one, --json and --html have them all", nk, #doc.steps)
+  end
   return table.concat(out, "\n") .. "\n"
 end
 
@@ -124,7 +182,7 @@ function cmd.run(opts, ctx)
   if opts.json then
     io.stdout:write(core.json.encode(doc), "\n")
   else
-    io.stdout:write(text(doc))
+    io.stdout:write(text(doc, not opts.all and ctx.policy().steps.text_rows or nil))
   end
   return 0
 end
