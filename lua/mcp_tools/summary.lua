@@ -1,8 +1,12 @@
 -- MCP tool summary: one look at a capture: per device the GPU time breakdown of docs/SEMANTICS.md (the gpu-busy
 -- rule's, as `gpuflame findings -r gpu-busy -f json` gives it), the top kernels (`stats -r cuda_gpu_kern_sum`),
--- the top NVTX ranges (`stats -r nvtx_sum`) and each finding's headline.
+-- the top NVTX ranges (`stats -r nvtx_sum`), each finding's headline, and the loop when the capture has steps.
 local common = require("gpuflame.mcp.common")
+local core = require("gpuflame.core")
+local diff_loop = require("gpuflame.diff_loop")
+local errors = require("gpuflame.errors")
 local findings = require("gpuflame.findings")
+local steps = require("gpuflame.steps")
 
 local TOP = 5
 
@@ -11,7 +15,9 @@ return {
   title = "Capture summary",
   description = "Where a capture's GPU time went: per device compute_ns, communication_ns, copy_ns, memset_ns, " ..
     "overlap_ns, idle_ns and span_ns (with shares of the span), the top kernels and NVTX ranges by total time, " ..
-    "and each findings rule's verdict. Start here; kernels, nvtx_ranges and findings give the details.",
+    "each findings rule's verdict, and, when the capture has steps, its loop: the mean iteration split into the " ..
+    "steps with their GPU work and the time outside them (between_share, outside_share), and the NVTX ranges " ..
+    "that fill the gaps. Start here; kernels, nvtx_ranges, findings and steps give the details.",
   inputSchema = {
     type = "object",
     properties = { input = common.input_schema },
@@ -32,6 +38,7 @@ return {
       findings = { type = "array", items = { type = "object", properties = { rule = { type = "string" },
         verdict = { type = "string" }, severity = { type = "string" } } } },
       definitions = { type = "string" },
+      loop = { type = { "object", "null" } },
     },
     required = { "input", "devices", "top_kernels", "top_nvtx_ranges", "findings" },
   },
@@ -64,7 +71,12 @@ return {
       if i > TOP then break end
       top_r[i] = common.range_row(r)
     end
+    -- the loop per iteration (docs/DIFF.md "The loop"), as `diff` reads each side's; null without steps
+    local okl, doc = errors.try(steps.loop, tr, nil, pol)
+    if not okl and doc.code == errors.INTERRUPTED then error(doc, 0) end
     return { input = args.input, devices = devices, top_kernels = top_k, top_nvtx_ranges = top_r, findings = heads,
-      definitions = "docs/SEMANTICS.md: busy = the union of the device's GPU work; idle = span - busy" }
+      loop = okl and diff_loop.of(doc) or core.json.null,
+      definitions = "docs/SEMANTICS.md: busy = the union of the device's GPU work; idle = span - busy; the loop's " ..
+        "iteration = a step's start to the next step's start, docs/SEMANTICS.md \"Steps\"" }
   end,
 }

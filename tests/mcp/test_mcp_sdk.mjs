@@ -85,6 +85,12 @@ try {
   same('summary: top kernels = stats cuda_gpu_kern_sum', body(s).top_kernels.map((k) => [k.name, k.total_ns]),
     ksum.slice(0, 5).map((r) => [r.Name, r['Total Time (ns)']]));
   check('summary: findings headlines, one per rule of the policy', body(s).findings.length >= 5 && body(s).findings.every((f) => f.rule), JSON.stringify(body(s).findings));
+  // the loop: `steps --json`'s between (checked against SQL in tests/real/test_steps_reports.sh) per iteration
+  const sb = cli(['steps', F(CS), '--json']).summary, bw = sb.between, it = (v) => Math.floor(v / bw.gaps + 0.5);
+  const L = body(s).loop;
+  same('summary: the loop per iteration = steps --json between / gaps', L && [L.iterations, L.iteration_ns, L.in_steps_ns,
+    L.outside_ns, L.step_median_ns, L.gap_median_ns], [bw.gaps, it(bw.loop_ns), it(bw.loop_ns - bw.total_ns + bw.tail_ns),
+    it(bw.total_ns - bw.tail_ns), sb.median_ns, bw.median_ns]);
   check('summary: the same result as text for clients without structuredContent', JSON.stringify(JSON.parse(s.content[0].text)) === JSON.stringify(body(s)));
 
   const k = body(await call('kernels', { input: CS, limit: 1000 }));
