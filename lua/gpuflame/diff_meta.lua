@@ -88,7 +88,8 @@ function M.caveats(b, a, add, fmt, policy)
   end
   if db and da and db > 0 and da > 0 and math.abs(da - db) / math.max(da, db) > tol then
     local advice = b.steps_found and a.steps_found and string.format(" Both captures have steps (%d and %d): " ..
-      "--step median compares one step of each.", b.steps_found, a.steps_found) or ""
+      "--step median compares one step of each%s.", b.steps_found, a.steps_found,
+      b.loop and a.loop and ", and the loop comparison is per iteration" or "") or ""
     add("duration_ns", db, da, string.format("Different capture lengths (%s vs %s, %s): absolute totals " ..
       "compare different amounts of work; the page's normalised view (share of total GPU time) is fairer.%s",
       fmt.ns(db), fmt.ns(da), fmt.pct((da - db) / db, true), advice))

@@ -292,7 +292,7 @@ for path, ns in ((sys.argv[1], 100000000), (sys.argv[2], 200000000)):
     db.commit()' "$TMP/len_train.sqlite" "$TMP/len_noisy.sqlite"
 run_gf diff -o "$TMP/len.html" "$TMP/len_train.sqlite" "$TMP/len_noisy.sqlite"
 check_contains "diff of captures of different lengths, both with steps: the caveat points at --step median" "$err" \
-  "Both captures have steps (8 and 8): --step median compares one step of each."
+  "Both captures have steps (8 and 8): --step median compares one step of each, and the loop comparison is per iteration."
 python3 -c 'import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.execute("DELETE FROM NVTX_EVENTS")
