@@ -14,8 +14,9 @@ local array = core.json.array
 local function ns(v) return math.floor(v + 0.5) end
 local function r6(x) return math.floor(x * 1e6 + 0.5) / 1e6 end -- stable JSON, as gpuflame.diff's ratios
 
--- of(doc) → one side's loop from its steps document (gpuflame.steps.document): means over the counted steps
--- that have a next step (the summary's `between`, docs/SEMANTICS.md "Steps"), or nil when none has one
+-- of(doc) → one side's loop from its steps document (gpuflame.steps.document, or steps.loop's part of one):
+-- means over the counted steps that have a next step (the summary's `between`, docs/SEMANTICS.md "Steps"), or
+-- nil when none has one
 function M.of(doc)
   local s = doc and doc.summary
   local b = s and s.between

@@ -45,7 +45,8 @@
       (V.notes || []).forEach(function (r) { $("reasons").appendChild(el("li", "note", r)); });
     }
     vEl.title = "decided by " + (V.decided_by === "policy" ? "the policy's diff.verdict" : "the default rule: total GPU time +" +
-      fmtP(V.threshold) + ", or a top-" + V.top_kernels + " kernel +" + fmtP(V.kernel_threshold));
+      fmtP(V.threshold) + ", or a top-" + V.top_kernels + " kernel +" + fmtP(V.kernel_threshold) +
+      (M.loop ? ", or the loop's mean iteration +" + fmtP(M.loop.threshold) : ""));
   } else {
     vEl.textContent = M.read_back ? "read back from a differential folded file" : "no verdict";
   }
