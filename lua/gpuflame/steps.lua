@@ -6,6 +6,7 @@
 --   measure(tr, windows, light, policy) → steps: per step the GPU work its launch calls started inside it, per device
 --     in docs/SEMANTICS.md's breakdown (core.trace_steps, in C), kernels, launches, top kernels and ranges
 --   document(tr, marker, policy) → the `steps --json` document (rule, steps, summary, ranks), the windows
+--   loop(tr, marker, policy) → the rule and the summary's counts, median and `between` alone (gpuflame.diff_loop)
 --   pick(doc, wins, which) → the step `--step N|median|slowest` names, and its window
 local core = require("gpuflame.core")
 local errors = require("gpuflame.errors")
