@@ -466,6 +466,7 @@ return {
     top_kernels = 10,        -- the largest kernels by max(BEFORE, AFTER) total time; a new one there counts
     loop_threshold = 0.10,   -- ... or, both captures having steps, the loop's mean iteration grows by more than
                              -- this (10%; docs/DIFF.md "The loop"): the same GPU work, slower per iteration
+    loop_min_iterations = 5, -- ... over at least this many iterations on each side
     -- verdict = function(d) return d.total.change ~= nil and d.total.change > 0.10 end,
     -- normalize_name: none, kernels match by their demangled name exactly. Looser matching, e.g.
     --   normalize_name = require("gpuflame.kernelnames").standard  (template args, _<N>, anonymous ns)

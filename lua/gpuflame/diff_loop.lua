@@ -77,16 +77,17 @@ function M.compare(lb, la, policy)
     before = lb, after = la, same_rule = lb.rule == la.rule, delta_ns = d,
     change = { iteration = change, in_steps = rel(lb.in_steps_ns, la.in_steps_ns),
       outside = rel(lb.outside_ns, la.outside_ns) },
-    where = where, threshold = p.loop_threshold, ranges = ranges(lb, la),
+    where = where, threshold = p.loop_threshold, min_iterations = p.loop_min_iterations, ranges = ranges(lb, la),
   }
 end
 
 -- regression(loop) → the default verdict's reason when the mean iteration grew by more than the threshold
--- (steps found by the same marker on both sides: a fallback's repeating range may be no training loop), else
--- nil; fmt = {ns, pct}
+-- (steps found by the same marker on both sides: a fallback's repeating range may be no training loop; and
+-- enough iterations on each that one slow one is not the mean), else nil; fmt = {ns, pct}
 function M.regression(loop, fmt)
   if loop == NULL or not loop.same_rule or not loop.before.by_marker or loop.change.iteration == NULL or
-      loop.change.iteration <= loop.threshold then
+      loop.change.iteration <= loop.threshold or
+      math.min(loop.before.iterations, loop.after.iterations) < loop.min_iterations then
     return nil
   end
   return string.format("the loop's mean iteration grew %s (%s → %s), above the %s loop threshold: %s",
@@ -118,6 +119,10 @@ function M.text(loop, fmt)
   if loop.where ~= "none" then
     lines[3] = string.format("loop: most of the change per iteration is %s",
       loop.where == "outside" and "outside the steps and their GPU work" or "in the steps and their GPU work")
+  end
+  if loop.where ~= "none" and math.min(b.iterations, a.iterations) < loop.min_iterations then
+    lines[#lines + 1] = string.format("loop: too few iterations for the verdict (%d and %d; policy " ..
+      "diff.loop_min_iterations %d)", b.iterations, a.iterations, loop.min_iterations)
   end
   if not loop.same_rule then
     lines[#lines + 1] = string.format("loop: the steps were found by different rules (%s; %s): the iterations may " ..

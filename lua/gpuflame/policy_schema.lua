@@ -356,6 +356,7 @@ S.tree = {
     threshold = S.num({ min = 0 }),
     kernel_threshold = S.num({ min = 0 }),
     loop_threshold = S.num({ min = 0 }),
+    loop_min_iterations = S.int({ min = 1 }),
     notes_when_faster = S.bool(),
     top_kernels = S.int({ min = 0 }),
     -- verdict(d) → true/false or {regression = bool, reasons = {...}} (d: the --json document)

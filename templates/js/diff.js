@@ -109,6 +109,8 @@
     $("loopwhere").textContent = (L.where === "outside" ? "Most of the change per iteration is outside the steps and their GPU work. " :
       L.where === "steps" ? "Most of the change per iteration is in the steps and their GPU work. " :
       "The mean iteration changed by at most " + fmtP(L.threshold) + " (policy diff.loop_threshold). ") +
+      (L.where !== "none" && Math.min(lb.iterations, la.iterations) < L.min_iterations ? "Too few iterations for the verdict " +
+      "(policy diff.loop_min_iterations " + L.min_iterations + "). " : "") +
       (L.same_rule ? "Steps: " + lb.rule + "." : "The steps were found by different rules (" + lb.rule + "; " + la.rule +
       "): the iterations may not be the same unit.");
   }

@@ -59,6 +59,11 @@ printf 'return { diff = { loop_threshold = 0.3 } }\n' >"$TMP/loop30.lua"
 run_gf --policy "$TMP/loop30.lua" diff --json "$TMP/a.sqlite" "$TMP/b.sqlite"
 check_eq "policy loop_threshold 0.3: +27.3% is no regression, and no part is named" "0 none 0.3" \
   "$rc $(python3 -c 'import json,sys; l=json.load(sys.stdin)["loop"]; print(l["where"], l["threshold"])' <<<"$out")"
+printf 'return { diff = { loop_min_iterations = 7 } }\n' >"$TMP/loop7.lua"
+run_gf --policy "$TMP/loop7.lua" diff --json "$TMP/a.sqlite" "$TMP/b.sqlite"
+check_eq "policy loop_min_iterations 7: 6 iterations a side are too few for the verdict; the loop still compared" \
+  "0 outside 7" "$rc $(python3 -c 'import json,sys; l=json.load(sys.stdin)["loop"]; print(l["where"], l["min_iterations"])' <<<"$out")"
+check_contains "... and stderr says why" "$err" "loop: too few iterations for the verdict (6 and 6; policy diff.loop_min_iterations 7)"
 # steps found by the fallback (no marker matches): the loop is shown, the verdict does not use it
 printf 'return { steps = { markers = {} } }\n' >"$TMP/nomarkers.lua"
 run_gf --policy "$TMP/nomarkers.lua" diff --json "$TMP/a.sqlite" "$TMP/b.sqlite"
