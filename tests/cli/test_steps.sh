@@ -199,6 +199,18 @@ check_eq "ranks: the merged steps' compute equals each export's" \
 check_eq "ranks: the margin is rank 1's compute minus rank 0's" \
   "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print([y["compute_ns"] - x["compute_ns"] for x, y in zip(a["steps"], b["steps"])])' "$TMP/rank0.json" "$TMP/rank1.json")" \
   "$(j "$TMP/ranks.json" "[r['margin_ns'] for r in d['ranks']]")"
+# the text: which rank is the slowest how often, a line per step; past policy steps.text_rows (3 here), the steps
+# with the largest margins above the noise floor (the margins the JSON gives, checked against SQL above)
+run_gf steps "$TMP/job/rank0.sqlite" "$TMP/job/rank1.sqlite"
+check_contains "ranks text: how often each rank is the slowest" "$out" \
+  "slowest rank of each of the 5 steps: rank 1 in 5 (above the noise floor in 5)"
+check_eq "ranks text: a line per step" 5 "$(grep -c '^step [0-9]*: slowest' <<<"$out")"
+printf 'return { steps = { text_rows = 3 } }\n' >"$TMP/rows3.lua"
+run_gf --policy "$TMP/rows3.lua" steps "$TMP/job/rank0.sqlite" "$TMP/job/rank1.sqlite"
+check_eq "ranks text, text_rows 3: the 3 steps with the largest margins, in step order" \
+  "$(j "$TMP/ranks.json" "' '.join(str(r['index']) for r in sorted(sorted(d['ranks'], key=lambda r: -r['margin_ns'])[:3], key=lambda r: r['index']))")" \
+  "$(sed -n 's/^step \([0-9]*\): slowest.*/\1/p' <<<"$out" | paste -sd' ')"
+check_contains "... and says so" "$out" "… 3 of the 5 steps' lines shown: the largest margins above the noise floor"
 # between steps per rank: each process's summary.between in the merged document is its export's alone (checked
 # against SQL above; the clocks' alignment moves no gap), and the run's sums both
 check_eq "ranks: each process's between equals its export's alone, and the run's sums them" True \

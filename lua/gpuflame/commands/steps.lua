@@ -77,6 +77,49 @@ local function capped(list, max)
   return table.concat(head, ", ") .. (#list > max and string.format(" and %d more", #list - max) or "")
 end
 
+local function who(sl) return type(sl.rank) == "string" and sl.rank or ("pid " .. sl.pid) end
+
+-- the ranks side by side: which rank is the slowest how often, then a line per step index; past limit steps,
+-- the largest margins above the noise floor, in step order
+local function rank_lines(out, ranks, limit)
+  if #ranks == 0 then return end
+  local count, order = {}, {}
+  for _, r in ipairs(ranks) do
+    local w = who(r.slowest)
+    if not count[w] then count[w] = { n = 0, above = 0 }; order[#order + 1] = w end
+    count[w].n, count[w].above = count[w].n + 1, count[w].above + (r.above_noise and 1 or 0)
+  end
+  table.sort(order, function(a, b) return count[a].n > count[b].n or (count[a].n == count[b].n and a < b) end)
+  for i, w in ipairs(order) do
+    order[i] = string.format("%s in %d (above the noise floor in %d)", w, count[w].n, count[w].above)
+  end
+  out[#out + 1] = string.format("slowest rank of each of the %d steps: %s", #ranks, table.concat(order, ", "))
+  local keep
+  if limit and #ranks > limit then
+    local above = {}
+    for i, r in ipairs(ranks) do if r.above_noise then above[#above + 1] = i end end
+    table.sort(above, function(a, b)
+      return ranks[a].margin_ns > ranks[b].margin_ns or (ranks[a].margin_ns == ranks[b].margin_ns and a < b)
+    end)
+    keep = {}
+    for k = 1, math.min(limit, #above) do keep[above[k]] = true end
+  end
+  local shown = 0
+  for i, r in ipairs(ranks) do
+    if not keep or keep[i] then
+      local sl = r.slowest
+      out[#out + 1] = string.format("step %d: slowest %s (compute %s), %s more than the others' median; %s",
+        r.index, who(sl), gpu_time.ms(sl.compute_ns), gpu_time.ms(r.margin_ns),
+        (r.above_noise and "above" or "within") .. " the noise floor " .. gpu_time.ms(r.noise_ns))
+      shown = shown + 1
+    end
+  end
+  if keep then
+    out[#out + 1] = string.format("… %d of the %d steps' lines shown: the largest margins above the noise floor " ..
+      "(policy steps.text_rows; --all shows every one)", shown, #ranks)
+  end
+end
+
 local function text(doc, limit)
   local out = {}
   out[#out + 1] = "steps: " .. doc.rule_text
@@ -152,12 +195,7 @@ local function text(doc, limit)
         "ranges to see them)"
     end
   end
-  for _, r in ipairs(doc.ranks) do
-    local sl = r.slowest
-    out[#out + 1] = string.format("step %d: slowest %s (compute %s), %s more than the others' median; %s",
-      r.index, type(sl.rank) == "string" and sl.rank or ("pid " .. sl.pid), gpu_time.ms(sl.compute_ns),
-      gpu_time.ms(r.margin_ns), (r.above_noise and "above" or "within") .. " the noise floor " .. gpu_time.ms(r.noise_ns))
-  end
+  rank_lines(out, doc.ranks, limit)
   if keep then
     local nk = 0
     for _ in pairs(keep) do nk = nk + 1 end
