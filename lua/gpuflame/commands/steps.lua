@@ -77,7 +77,7 @@ local function capped(list, max)
   return table.concat(head, ", ") .. (#list > max and string.format(" and %d more", #list - max) or "")
 end
 
-local function who(sl) return type(sl.rank) == "string" and sl.rank or ("pid " .. sl.pid) end
+local function rank_name(sl) return type(sl.rank) == "string" and sl.rank or ("pid " .. sl.pid) end
 
 -- the ranks side by side: which rank is the slowest how often, then a line per step index; past limit steps,
 -- the largest margins above the noise floor, in step order
@@ -85,7 +85,7 @@ local function rank_lines(out, ranks, limit)
   if #ranks == 0 then return end
   local count, order = {}, {}
   for _, r in ipairs(ranks) do
-    local w = who(r.slowest)
+    local w = rank_name(r.slowest)
     if not count[w] then count[w] = { n = 0, above = 0 }; order[#order + 1] = w end
     count[w].n, count[w].above = count[w].n + 1, count[w].above + (r.above_noise and 1 or 0)
   end
@@ -104,19 +104,19 @@ local function rank_lines(out, ranks, limit)
     keep = {}
     for k = 1, math.min(limit, #above) do keep[above[k]] = true end
   end
-  local shown = 0
+  local listed = 0
   for i, r in ipairs(ranks) do
     if not keep or keep[i] then
       local sl = r.slowest
       out[#out + 1] = string.format("step %d: slowest %s (compute %s), %s more than the others' median; %s",
-        r.index, who(sl), gpu_time.ms(sl.compute_ns), gpu_time.ms(r.margin_ns),
+        r.index, rank_name(sl), gpu_time.ms(sl.compute_ns), gpu_time.ms(r.margin_ns),
         (r.above_noise and "above" or "within") .. " the noise floor " .. gpu_time.ms(r.noise_ns))
-      shown = shown + 1
+      listed = listed + 1
     end
   end
   if keep then
     out[#out + 1] = string.format("… %d of the %d steps' lines shown: the largest margins above the noise floor " ..
-      "(policy steps.text_rows; --all shows every one)", shown, #ranks)
+      "(policy steps.text_rows; --all shows every one)", listed, #ranks)
   end
 end
 
@@ -145,7 +145,7 @@ local function text(doc, limit)
     if s.warmup then flags[#flags + 1] = "warm-up" end
     if s.outlier then flags[#flags + 1] = "OUTLIER" end
     if s.gpu_bound then flags[#flags + 1] = "gpu-bound" end
-    local who = multi and string.format("%-14s ", type(s.rank) == "string" and s.rank or ("pid " .. s.pid)) or ""
+    local who = multi and string.format("%-14s ", rank_name(s)) or ""
     local name = #s.name > 24 and (s.name:sub(1, 23) .. "…") or s.name
     out[#out + 1] = string.format("%s%5d  %-24s %12s %12s %12s %10s %12s %12s %10s %10s %10s %8d %8d  %s", who,
       s.index, name, ms(s.start_ns), ms(s.time_ns), ms(s.duration_ns),
