@@ -130,6 +130,15 @@ function live.launch(opts, ctx)
   -- nsys's stderr (and the job's) is passed on as it comes and kept, so that a launcher failure of nsys is
   -- recognised and tried again (gpuflame.nsys_retry); the job's stdout is its own
   local try, ok, r, registered = 0
+  -- the status files of children a failed try's launcher forked and lost, still held at its sweep: gpuflame
+  -- (a subreaper) ends them when the next try's run ends, and their files go then (nsys_temp.sweep_unseen)
+  local lost = {}
+  local function sweep(before)
+    for _, w in ipairs(nsys_temp.sweep_unseen(before) or {}) do
+      log.debug("launch: %s kept while pid %d is held (nsys's lost child; removed once it has ended)", w.path, w.pid)
+      lost[#lost + 1] = w
+    end
+  end
   while true do
     try = try + 1
     local env = nsys_args.workload_env(nil, p)
@@ -143,6 +152,7 @@ function live.launch(opts, ctx)
     if not ok then
       sessions.release(name, lock, p)
       pcall(h.terminate, h)
+      nsys_temp.drop_status(lost)
       error(r, 0)
     end
     local said = not registered and ((r.status == "exited" and r.code ~= 0) or r.status == "signaled") and
@@ -150,7 +160,8 @@ function live.launch(opts, ctx)
     if not said then break end
     if not nsys_retry.again(try, p) then
       sessions.release(name, lock, p)
-      nsys_temp.sweep_unseen(before)
+      sweep(before)
+      nsys_temp.drop_status(lost)
       errors.raise(errors.CAPTURE, "launch: %s", nsys_retry.final(try, said))
     end
     log.warn("launch: nsys failed to start (try %d of %d): %s; trying again", try, p.capture.start_retries + 1, said)
@@ -158,9 +169,10 @@ function live.launch(opts, ctx)
       sessions.release(name, lock, p)
       errors.raise(errors.INTERRUPTED, "launch: interrupted while waiting to start nsys again")
     end
-    nsys_temp.sweep_unseen(before)
+    sweep(before)
   end
   sessions.release(name, lock, p)
+  nsys_temp.drop_status(lost)
   if registered then
     nsys_temp.drop_status({ { path = entry.nsys_status, pid = entry.pid, start = entry.pid_start,
       writer = entry.nsys_status_writer } })

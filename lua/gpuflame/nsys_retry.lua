@@ -138,7 +138,9 @@ function R.run(state, prefix, logpath, fail, try_once)
       errors.raise(errors.INTERRUPTED,
         "interrupted while waiting to start nsys again; kept: %s", nsys_run.kept_list(state))
     end
-    nsys_temp.sweep_unseen(before)
+    -- a lost child still alive: its file goes with the capture's other status files, once it has ended
+    state.nsys_status = state.nsys_status or {}
+    for _, w in ipairs(nsys_temp.sweep_unseen(before) or {}) do table.insert(state.nsys_status, w) end
   end
 end
 

@@ -125,17 +125,23 @@ end
 -- workload its launcher forked and lost before gpuflame saw it, whose pid therefore was never known: files in
 -- dir that were not there before the try (the set `before`), written since it began, this user's, whose pid no
 -- process holds, and untouched for `settle` seconds. An nsys whose workload ends reads and removes its file at
--- once, so a file left that long has no reader (docs/LIVE.md). Returns how many went, the seconds until
--- the youngest file kept only for its age has settled (nil when there is none), and whether a file was kept
--- only because a process still holds its pid (the lost child may still be exiting).
+-- once, so a file left that long has no reader (docs/LIVE.md); a zombie's pid counts as free. Returns how many
+-- went, the seconds until
+-- the youngest file kept only for its age has settled (nil when there is none), and the files kept only because
+-- a process still holds their pid, as drop_status's {path, pid, start} (nil when none: a lost child not yet
+-- ended; gpuflame's orphan reaping ends it when the run that adopted it ends).
 function T.drop_unseen(dir, before, since, settle)
-  local n, now, uid, wait, held = 0, core.sys.now(), core.sys.uid(), nil, false
+  local n, now, uid, wait, held = 0, core.sys.now(), core.sys.uid(), nil, nil
   for _, path in ipairs(core.fs.glob(dir .. STATUS_GLOB) or {}) do
     local pid = math.tointeger(tonumber(path:match("_(%d+)$")))
     local st = core.fs.stat(path, false)
     if pid and st and not before[path] and st.type == "file" and st.uid == uid and st.mtime >= since - 1 then
       local age = now - st.mtime
-      if procfs.stat(pid) ~= nil then held = true
+      -- a zombie holds its pid but has ended: a lost child gpuflame adopted (a subreaper) and has yet to reap
+      local ps = procfs.stat(pid)
+      if ps ~= nil and ps.state ~= "Z" and ps.state ~= "X" then
+        held = held or {}
+        held[#held + 1] = { path = path, pid = pid, start = ps.start }
       elseif age >= settle then n = n + drop_workload_files(path, pid)
       else wait = math.max(wait or 0, settle - age) end
     end
@@ -150,23 +156,28 @@ function T.snapshot(env)
   return { dir = dir, names = T.status_names(dir), since = core.sys.now() }
 end
 
--- sweep_unseen(b): after a try of nsys that failed to start or was stopped (an interrupt, a bound), what its
--- launcher left for a workload gpuflame never saw (drop_unseen over snapshot b), once it has lain untouched for
--- a second (waited for here; b.ended: when the try ended, now when unset). A file written as the try ended
--- (its workload stopped with the try's process group) settles after the try does, and a lost child may still
--- be exiting as the sweep begins: both are waited for, twice at most (CI: one such file was left by the last
--- try; CI 99: the file of a lost child whose pid was still held, `nsys_termination_status_11572`).
+-- sweep_unseen(b) → the files still held: after a try of nsys that failed to start or was stopped (an interrupt,
+-- a bound), what its launcher left for a workload gpuflame never saw (drop_unseen over snapshot b), once it has
+-- lain untouched for a second (waited for here; b.ended: when the try ended, now when unset). A file written as
+-- the try ended (its workload stopped with the try's process group) settles after the try does, and a lost child
+-- may still be exiting as the sweep begins: both are waited for, twice at most (CI: one such file was left by the
+-- last try). A lost child that lives on is returned as drop_status's entries, for the caller to drop once it has
+-- ended: CI 99 and 103 left `nsys_termination_status_<pid>` of one that gpuflame adopted (a subreaper) and ended
+-- only when the launch's next try ended, long after the sweep.
 local SETTLE = 1
 
 function T.sweep_unseen(b)
   local left = SETTLE - (core.sys.now() - (b.ended or core.sys.now()))
   if left > 0 then core.sys.sleep(left) end
+  local held
   for _ = 1, 3 do
-    local _, wait, held = T.drop_unseen(b.dir, b.names, b.since, SETTLE)
+    local _, wait
+    _, wait, held = T.drop_unseen(b.dir, b.names, b.since, SETTLE)
     if held then wait = math.max(wait or 0, SETTLE) end
-    if not wait then return end
+    if not wait then return held end
     core.sys.sleep(math.min(wait, SETTLE) + 0.05)
   end
+  return held
 end
 
 -- note_nsys(state, pid): an nsys process of this capture (nsys, its agent daemon), seen while it ran

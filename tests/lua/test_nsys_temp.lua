@@ -180,14 +180,48 @@ t.eq("sweep_unseen: a status file written after the try ended is removed once it
 local hdir = core.fs.mkdtemp()
 local hswept = { dir = hdir, names = {}, since = core.sys.now() - 5, ended = core.sys.now() - 5 }
 local hfile = io.open(hdir .. "/nsys_termination_status_" .. me, "w"); hfile:close()
-t.eq("drop_unseen: a file whose pid is held is kept, and said to be kept for its pid", "0 true",
-  (function() local n, _, h = nsys_temp.drop_unseen(hdir, {}, hswept.since, 0); return n .. " " .. tostring(h) end)())
+t.eq("drop_unseen: a file whose pid is held is kept, and said to be kept for its pid (path, pid, start)",
+  string.format("0 1 %s %d %d", hdir .. "/nsys_termination_status_" .. me, me, my_start),
+  (function() local n, _, h = nsys_temp.drop_unseen(hdir, {}, hswept.since, 0)
+    return string.format("%d %d %s %d %d", n, #h, h[1].path, h[1].pid, h[1].start) end)())
 local t0 = core.sys.now()
-nsys_temp.sweep_unseen(hswept)
+local still = nsys_temp.sweep_unseen(hswept)
 local waited = core.sys.now() - t0
 t.ok("sweep_unseen: waits for it (at least a second), boundedly (under 5 s)", waited >= 1 and waited < 5,
   string.format("%.2f s", waited))
 t.eq("... and keeps it while its pid is held", true, exists(hdir .. "/nsys_termination_status_" .. me))
+t.eq("... returning it for the caller to drop later", me, still and still[1] and still[1].pid)
+-- a lost child that has ended but is not yet reaped (a zombie, as one gpuflame adopted stays until its next reaping):
+-- its pid is held by nothing alive, so its file goes
+local zdir = core.fs.mkdtemp()
+local zombie = core.proc.spawn({ argv = { "true" } })
+for _ = 1, 50 do
+  local zs = procfs.stat(zombie:pid())
+  if zs and zs.state == "Z" then break end
+  core.sys.sleep(0.05)
+end
+local zpath = zdir .. "/nsys_termination_status_" .. zombie:pid()
+local zf = io.open(zpath, "w"); zf:close()
+t.eq("the child is a zombie (not yet reaped)", "Z", (procfs.stat(zombie:pid()) or {}).state)
+t.eq("drop_unseen: a zombie's file goes, and it is not said to be held", "1 nil false",
+  (function() local n, _, h = nsys_temp.drop_unseen(zdir, {}, core.sys.now() - 5, 0)
+    return n .. " " .. tostring(h) .. " " .. tostring(exists(zpath)) end)())
+zombie:wait()
+-- a lost child that lives on past the sweep (CI 99, 103: ended only when the launch's next try ended): the entry
+-- the sweep returned removes its file once it has ended, and not before
+local ldir = core.fs.mkdtemp()
+local lswept = { dir = ldir, names = {}, since = core.sys.now() - 5, ended = core.sys.now() - 5 }
+local child_lost = core.proc.spawn({ argv = { "sleep", "30" } })
+local lpath = ldir .. "/nsys_termination_status_" .. child_lost:pid()
+local lf = io.open(lpath, "w"); lf:close()
+local kept = nsys_temp.sweep_unseen(lswept) or {}
+t.eq("sweep_unseen: a live child's file is returned with its pid and start", child_lost:pid() .. " " ..
+  tostring(procfs.start(child_lost:pid())), (kept[1] and kept[1].pid or "-") .. " " .. tostring(kept[1] and kept[1].start))
+t.eq("drop_status of it while the child runs: kept", "0 true", nsys_temp.drop_status(kept) .. " " .. tostring(exists(lpath)))
+child_lost:terminate()
+child_lost:wait()
+t.eq("drop_status of it once the child has ended: removed", "1 false",
+  nsys_temp.drop_status(kept) .. " " .. tostring(exists(lpath)))
 
 -- a capture stopped before gpuflame saw its workload (an interrupt as it started): clean sweeps the try's
 -- snapshot, so the status file of that workload, whose pid it never knew, goes too
