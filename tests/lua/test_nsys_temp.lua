@@ -195,7 +195,7 @@ t.eq("... returning it for the caller to drop later", me, still and still[1] and
 -- its pid is held by nothing alive, so its file goes
 local zdir = core.fs.mkdtemp()
 local zombie = core.proc.spawn({ argv = { "true" } })
-for _ = 1, 50 do
+for _ = 1, 200 do -- up to 10 s: a loaded machine may take a while to run `true`
   local zs = procfs.stat(zombie:pid())
   if zs and zs.state == "Z" then break end
   core.sys.sleep(0.05)
