@@ -29,7 +29,8 @@ cmd.spec = {
     "stdout and writes a page only with -o. Processes match by rank or executable, not pid (policy\n" ..
     "diff.process_key). Before the verdict the work of both captures is compared (bytes per copy direction,\n" ..
     "kernel instances and launch sizes, NVTX ranges; policy diff.work). When both captures have steps, their\n" ..
-    "loops are compared: the mean iteration, the time in the steps and between them (docs/DIFF.md \"The loop\").\n" ..
+    "loops are compared: the mean iteration, the steps with their GPU work, the time outside them (docs/DIFF.md\n" ..
+    "\"The loop\"; --marker names the steps).\n" ..
     "Exit 0: no regression; 10: regression (policy diff.threshold, diff.kernel_threshold, diff.loop_threshold,\n" ..
     "or diff.verdict); 11: not comparable (the work differs).\n" ..
     "NVTX analyses (analysis.json) are compared with `compare`.",
