@@ -9,6 +9,7 @@ local need = require("gpuflame.policy").need
 local inputs_side = require("gpuflame.inputs.side")
 local diff_meta = require("gpuflame.diff_meta")
 local diff_loop = require("gpuflame.diff_loop")
+local diff_work = require("gpuflame.diff_work")
 local pol = require("gpuflame.policy")
 
 local M = {}
@@ -17,11 +18,7 @@ M.SCHEMA = "gpuflame.diff/1"
 local NULL = core.json.null
 local array = core.json.array
 
--- ratios and shares in the JSON are rounded to 1e-6 so the output is stable across platforms
-local function r6(x)
-  if x == nil or x ~= x or x == math.huge or x == -math.huge then return nil end
-  return math.floor(x * 1e6 + 0.5) / 1e6
-end
+local r6 = diff_work.r6
 M.r6 = r6
 
 -- 1234567 → "1.235 ms"

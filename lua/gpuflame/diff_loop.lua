@@ -6,13 +6,13 @@
 -- its loop is data loading between the steps).
 local core = require("gpuflame.core")
 local need = require("gpuflame.policy").need
+local r6 = require("gpuflame.diff_work").r6
 
 local M = {}
 local NULL = core.json.null
 local array = core.json.array
 
 local function ns(v) return math.floor(v + 0.5) end
-local function r6(x) return math.floor(x * 1e6 + 0.5) / 1e6 end -- stable JSON, as gpuflame.diff's ratios
 
 -- of(doc) → one side's loop from its steps document (gpuflame.steps.document, or steps.loop's part of one):
 -- means over the counted steps that have a next step (the summary's `between`, docs/SEMANTICS.md "Steps"), or

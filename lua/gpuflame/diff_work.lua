@@ -11,10 +11,12 @@ local need = require("gpuflame.policy").need
 local M = {}
 local NULL = core.json.null
 
+-- ratios and shares in the JSON are rounded to 1e-6 so the output is stable across platforms (every diff module's)
 local function r6(x)
   if x == nil or x ~= x or x == math.huge or x == -math.huge then return nil end
   return math.floor(x * 1e6 + 0.5) / 1e6
 end
+M.r6 = r6
 
 -- summary(tr, policy) → {copies = {[direction] = {count, bytes, total_ns}}, kernels = {[name] = {count,
 -- total_ns, blocks, threads}}, nvtx = {[name] = count}, kernel_ns}: the work of a trace (core/trace_work.h).

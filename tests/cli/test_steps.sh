@@ -339,6 +339,15 @@ check_eq "--all: every step" 8 "$(grep -c '^ *[0-9]\+  ProfilerStep' <<<"$out")"
 check_not_contains "--all: no table line" "$out" "table:"
 run_gf steps "$DB"
 check_not_contains "8 steps under the default text_rows (60): no table line" "$out" "not shown"
+# the outliers named in the summary: at most text_rows // 3 (every step off the median is one under a zero MAD rule)
+printf 'return { steps = { text_rows = 6, outlier_mad = 0, outlier_min_share = 0 } }\n' >"$TMP/out6.lua"
+run_gf --policy "$TMP/out6.lua" steps --json "$TMP/noisy.sqlite"
+all_out=$(python3 -c 'import json,sys; print(", ".join(str(i) for i in json.load(sys.stdin)["summary"]["outliers"]))' <<<"$out")
+run_gf --policy "$TMP/out6.lua" steps "$TMP/noisy.sqlite"
+check_contains "the summary names text_rows // 3 (2) outliers and how many more" "$out" \
+  "outlier(s): $(cut -d, -f1-2 <<<"$all_out") and $(( $(tr ',' '\n' <<<"$all_out" | wc -l) - 2 )) more"
+run_gf --policy "$TMP/out6.lua" steps --all "$TMP/noisy.sqlite"
+check_contains "--all: every outlier" "$out" "outlier(s): $all_out"
 
 # --- findings name the step their rows fall in: each planted copy starts 3 ms into its step ---
 run_gf findings -r cuda-async-memcpy -f json "$DB"

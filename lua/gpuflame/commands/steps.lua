@@ -159,7 +159,8 @@ local function text(doc, limit)
     "%d outlier(s)%s", m.steps, m.warmup, m.warmup_included and "included: every step is warm-up" or "left out",
     gpu_time.ms(m.median_ns), gpu_time.ms(m.p90_ns), gpu_time.ms(m.max_ns),
     tostring(m.slowest) .. (multi and type(m.slowest_rank) == "string" and (" of " .. m.slowest_rank) or ""), #m.outliers,
-    #m.outliers > 0 and (": " .. capped(m.outliers, 20)) or "") ..
+    #m.outliers > 0 and (": " .. (limit and capped(m.outliers, math.max(1, limit // 3)) or
+      table.concat(m.outliers, ", "))) or "") ..
     (m.gpu_bound > 0 and string.format("; %d of %d steps GPU-bound: their busiest GPU's work outlasts their CPU " ..
       "range (median %s), and their time is that work's", m.gpu_bound, m.counted, gpu_time.ms(m.median_duration_ns)) or "")
   local dr = m.drift
