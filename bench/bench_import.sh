@@ -15,7 +15,9 @@
 # (file bytes / wall); the ratio to the floor's median wall in the same run, and of CPU seconds (the fairer
 # figure on a shared machine).
 # BENCH_BEFORE=/path/to/old/gpuflame runs every gpuflame case with that binary too, interleaved (before/after
-# in one run, under the same load). BENCH_IMPORT_REF=1 adds the Python reference of the bounded CSV timeline
+# in one run, under the same load). BENCH_SQLITE_AB=1 runs every gpuflame case twice, interleaved: with every row
+# stepped through SQLite (GPUFLAME_SQLITE_DIRECT=0) and with the rows read from the file's pages (issue 42,
+# core/sqlite_btree.c). BENCH_IMPORT_REF=1 adds the Python reference of the bounded CSV timeline
 # (bench/ref_timeline.py: about 50 CPU-seconds and 2.5 GB), for the "10x the reference" ratio.
 set -eu
 top=${GF_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -48,14 +50,18 @@ median() {
 read -r fw fc fr < <(median sqlite3 "file:$db?immutable=1" ".read $out/floor.sql")
 echo "RESULT|floor: sqlite3 scan of the import's columns|$fw|$fr|-|cpu $fc s; $(awk -v m="$dbmb" -v w="$fw" 'BEGIN { printf "%.0f", m / w }') MB/s"
 
-bins=("$gf"); tags=("")
-if [ -n "${BENCH_BEFORE:-}" ]; then bins=("$BENCH_BEFORE" "$gf"); tags=("before: " "after: "); fi
+bins=("$gf"); tags=(""); envs=("GPUFLAME_SQLITE_DIRECT=1")
+if [ -n "${BENCH_BEFORE:-}" ]; then bins=("$BENCH_BEFORE" "$gf"); tags=("before: " "after: "); envs+=("${envs[0]}"); fi
+if [ "${BENCH_SQLITE_AB:-}" = 1 ]; then
+  bins=("$gf" "$gf"); tags=("rows through SQLite: " "rows from the pages: ")
+  envs=("GPUFLAME_SQLITE_DIRECT=0" "GPUFLAME_SQLITE_DIRECT=1")
+fi
 case_() { # LABEL MB KEPT CMD... (CMD's {gf} is each binary)
   local label=$1 mb=$2 kept=$3; shift 3
   for i in "${!bins[@]}"; do
     local argv=() a
     for a in "$@"; do argv+=("${a//\{gf\}/${bins[$i]}}"); done
-    read -r w c r < <(median "${argv[@]}")
+    read -r w c r < <(median env "${envs[$i]}" "${argv[@]}")
     local note="cpu $c s"
     [ "$mb" = - ] || note="$note; $(awk -v m="$mb" -v w="$w" 'BEGIN { printf "%.0f", m / w }') MB/s"
     [ "$mb" != "$dbmb" ] || note="$note; $(awk -v a="$w" -v b="$fw" -v c="$c" -v d="$fc" 'BEGIN { printf "%.1fx floor (CPU %.1fx)", a / b, c / d }')"

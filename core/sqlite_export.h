@@ -16,7 +16,8 @@
 
 /* One buffered value of a prefetched row (sqlite_prefetch.c): its type, its int64 reading, and for the
  * columns read as text the offset in the chunk's text arena of a uint32 length and the bytes (UINT32_MAX:
- * none). */
+ * none). A text value of a column read as text has no int64 reading (0): such a column is read with
+ * gf_sqlq_text. */
 typedef struct gf_sqlq_val {
     int64_t i;
     uint32_t off;
@@ -74,6 +75,11 @@ int gf_sqlite_fail(struct sqlite3 *db, const char *path, const char *what, gf_er
 void gf_sqlq_prefetch(gf_sqlq *q, int threads, uint64_t textcols, const char *split_path);
 /* The readers of q's rows: 0 (the calling thread steps), 1, or 2 (a split). */
 int gf_sqlq_readers(const gf_sqlq *q);
+/* Whether the readers of the queries prefetched from now on may decode a plain scan's rows from the file's
+ * pages (sqlite_btree.h; on unless GPUFLAME_SQLITE_DIRECT=0, main.c). Set before any thread reads. */
+void gf_sqlq_direct(int on);
+/* The rows of q that the readers decoded from the file's pages, once q's last row has been stepped. */
+size_t gf_sqlq_direct_rows(const gf_sqlq *q);
 /* Work for the calling thread while it would wait for the reader: idle(arg) is called (one small piece of
  * work each, without the connection) until it returns 0 or rows are there. Only with a reader. */
 void gf_sqlq_idle(gf_sqlq *q, int (*idle)(void *), void *arg);

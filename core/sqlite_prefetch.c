@@ -13,9 +13,16 @@
  * chunk) and reader k % 2 reads it into chunk k % SPLIT_NCHUNK; the consumer takes the blocks in order, so
  * the rows come in the order of the scan. A block that ends in an error hands the query back to the calling thread:
  * the readers are joined and the block is stepped again from its first rowid on the caller's connection, the
- * rows delivered already skipped, so the rows and the error are those of a direct read. */
+ * rows delivered already skipped, so the rows and the error are those of a direct read.
+ *
+ * Direct (issue 42): a plain scan's rows are decoded by the readers from the file's pages themselves
+ * (sqlite_btree.h) instead of stepped through SQLite, which was most of a reader's CPU. A row that reading
+ * refuses is read by SQLite instead, with the rest of the query: a split's block ends as if in an error (the
+ * consumer reads it again, as above); a single reader steps the query's own statement past the rows it
+ * delivered, on the query's connection, which it owns. */
 #include "sqlite_export.h"
 #include "mem.h"
+#include "sqlite_btree.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -29,6 +36,8 @@
  * the consumer at half of them, so that neither waits for the other's slot while the consumer sleeps. */
 enum { NCHUNK = 8, SPLIT_NCHUNK = 16, CHUNK_BYTES = 256 * 1024, MIN_ROWS = 64, MAX_ROWS = 16384, MAX_READERS = 2,
        MIN_SPLIT_BLOCKS = 4 };
+
+static int direct_reading = 1; /* gf_sqlq_direct */
 
 typedef struct chunk {
     gf_sqlq_val *vals; /* rows × ncol */
@@ -49,12 +58,16 @@ typedef struct rdr {
     sqlite3_stmt *st;
     pthread_t th;
     int started;
+    int direct;        /* reading the file's pages (pf->bt) through cur */
+    gf_btcur cur;
+    size_t direct_rows;
 } rdr;
 
 struct gf_sqlq_pf {
     sqlite3_stmt *st;
     int ncol;
     uint64_t text;     /* result columns read as text */
+    gf_btree *bt;      /* the query's table read directly (NULL: through SQLite) */
     size_t rows;       /* rows per chunk */
     int started, joined; /* the readers started (some may not), joined */
     int nrd;           /* readers: 1, or 2 for a split */
@@ -104,9 +117,10 @@ static int copy_row(const struct gf_sqlq_pf *pf, sqlite3_stmt *st, chunk *c, gf_
          * the type first (the int64 reading converts nothing that the type reports) */
         sqlite3_value *val = sqlite3_column_value(st, k);
         v[k].type = sqlite3_value_type(val);
-        v[k].i = v[k].type == SQLITE_NULL ? 0 : sqlite3_value_int64(val);
+        int as_text = (int)(pf->text >> k & 1);
+        v[k].i = v[k].type == SQLITE_NULL || (as_text && v[k].type == SQLITE_TEXT) ? 0 : sqlite3_value_int64(val);
         v[k].off = UINT32_MAX;
-        if (v[k].type != SQLITE_NULL && (pf->text >> k & 1)) {
+        if (v[k].type != SQLITE_NULL && as_text) {
             const char *p = (const char *)sqlite3_column_text(st, k);
             if (p && arena_put(c, p, (uint32_t)sqlite3_column_bytes(st, k), &v[k].off) != 0)
                 return -1;
@@ -115,17 +129,81 @@ static int copy_row(const struct gf_sqlq_pf *pf, sqlite3_stmt *st, chunk *c, gf_
     return 0;
 }
 
+static int put_text(void *ctx, const char *p, size_t n, uint32_t *off)
+{
+    return n > UINT32_MAX - 8 ? -1 : arena_put(ctx, p, (uint32_t)n, off);
+}
+
+/* The current row of r's cursor into v: 0, or -1 when direct reading refuses one of its values (or its text
+ * does not fit in memory). */
+static int copy_direct(rdr *r, chunk *c, gf_sqlq_val *v)
+{
+    if (gf_btcur_row(&r->cur, v, put_text, c) != 0)
+        return -1;
+    r->direct_rows++;
+    return 0;
+}
+
+/* A single reader's direct reading refused a row: SQLite reads it and the rest. The query's own statement
+ * steps past the rows read directly (SQLite's scan of the same bytes gives those first), so that what follows
+ * is SQLite's scan, whatever made the row refused. SQLITE_ROW, or what a step past them returned. */
+static int rest_by_sqlite(rdr *r)
+{
+    r->direct = 0;
+    gf_btcur_release(&r->cur);
+    for (size_t i = 0; i < r->direct_rows; i++) {
+        int rc = sqlite3_step(r->st);
+        if (rc != SQLITE_ROW)
+            return rc;
+    }
+    return SQLITE_ROW;
+}
+
+/* The next row of r (a split's block ending before rowid `below`) into the chunk: SQLITE_ROW, SQLITE_DONE,
+ * or an error. A block has at most `rows` rowids; a row more (never seen) ends it as an error (SQLITE_NOMEM):
+ * the caller reads it. */
+static int next_row(rdr *r, chunk *c, int split, int64_t below)
+{
+    int room = c->nrows < r->pf->rows;
+    gf_sqlq_val *v = c->vals + (room ? c->nrows : 0) * (size_t)r->pf->ncol;
+    while (r->direct) {
+        int got = gf_btcur_next(&r->cur);
+        if (got == 1 && split && r->cur.rowid >= below)
+            got = 0;
+        if (got == 1 && !room)
+            return SQLITE_NOMEM;
+        if (got == 1 && copy_direct(r, c, v) == 0)
+            return SQLITE_ROW;
+        if (got == 0)
+            return SQLITE_DONE;
+        if (split)
+            return SQLITE_CORRUPT; /* not an error: the consumer reads the block again through SQLite */
+        int rc = rest_by_sqlite(r);
+        if (rc != SQLITE_ROW)
+            return rc;
+    }
+    int rc = sqlite3_step(r->st);
+    if (rc == SQLITE_ROW && (!room || copy_row(r->pf, r->st, c, v) != 0))
+        return SQLITE_NOMEM;
+    return rc;
+}
+
 /* Chunk c filled with the statement's next rows, or with block k's (a split); last and rc set when the
  * query ends in it (a split: its last block, or an error). 0, or 1 when the consumer stops. */
-static int fill(const rdr *r, chunk *c, size_t k)
+static int fill(rdr *r, chunk *c, size_t k)
 {
     const struct gf_sqlq_pf *pf = r->pf;
     int split = pf->nrd > 1;
+    int64_t a = split ? pf->lo + (int64_t)k * (int64_t)pf->rows : 0;
     c->nrows = 0;
     c->alen = 0;
     c->last = 0;
-    if (split) {
-        int64_t a = pf->lo + (int64_t)k * (int64_t)pf->rows;
+    if (split && r->direct && gf_btcur_seek(&r->cur, pf->bt, a) != 0) {
+        c->last = 1;
+        c->rc = SQLITE_CORRUPT; /* read again through SQLite */
+        return 0;
+    }
+    if (split && !r->direct) {
         sqlite3_reset(r->st);
         sqlite3_bind_int64(r->st, 1, a);
         sqlite3_bind_int64(r->st, 2, a + (int64_t)pf->rows);
@@ -135,18 +213,12 @@ static int fill(const rdr *r, chunk *c, size_t k)
             return 1;
         if (!split && c->nrows == pf->rows)
             return 0;
-        int rc = sqlite3_step(r->st);
+        int rc = next_row(r, c, split, a + (int64_t)pf->rows);
         if (rc != SQLITE_ROW) {
             if (!split || rc != SQLITE_DONE || k + 1 == (size_t)pf->nblocks) {
                 c->last = 1;
                 c->rc = rc;
             }
-            return 0;
-        }
-        /* a block has at most `rows` rowids; more (never seen) ends it as an error: the caller reads it */
-        if (c->nrows == pf->rows || copy_row(pf, r->st, c, c->vals + c->nrows * (size_t)pf->ncol) != 0) {
-            c->last = 1;
-            c->rc = SQLITE_NOMEM;
             return 0;
         }
         c->nrows++;
@@ -161,6 +233,9 @@ static void *reader(void *arg)
     rdr *r = arg;
     struct gf_sqlq_pf *pf = r->pf;
     gf_mem_arena_reserve(READER_HEAP);
+    r->direct = pf->bt != NULL;
+    if (r->direct && pf->nrd == 1 && gf_btcur_seek(&r->cur, pf->bt, INT64_MIN) != 0)
+        (void)rest_by_sqlite(r); /* nothing read yet: the query's own statement */
     for (size_t k = (size_t)r->id;; k += (size_t)pf->nrd) {
         if (pf->nrd > 1 && k >= (size_t)pf->nblocks)
             return NULL;
@@ -173,8 +248,10 @@ static void *reader(void *arg)
         }
         int stop = pf->stop;
         pthread_mutex_unlock(&pf->mu);
-        if (stop || fill(r, c, k))
+        if (stop || fill(r, c, k)) {
+            gf_btcur_release(&r->cur);
             return NULL;
+        }
         pthread_mutex_lock(&pf->mu);
         c->full = 1;
         pf->nfull++;
@@ -182,8 +259,10 @@ static void *reader(void *arg)
         if (pf->cwait && (pf->nfull >= pf->wake || pf->ended)) /* most handovers cost a lock, no wake-up */
             pthread_cond_signal(&pf->filled);
         pthread_mutex_unlock(&pf->mu);
-        if (c->last)
+        if (c->last) {
+            gf_btcur_release(&r->cur);
             return NULL;
+        }
     }
 }
 
@@ -198,6 +277,9 @@ static void pf_free(struct gf_sqlq_pf *pf)
             sqlite3_finalize(pf->rd[i].st);
             sqlite3_close(pf->rd[i].db); /* NULL: the query's own connection, not closed here */
         }
+    for (int i = 0; i < MAX_READERS; i++)
+        gf_btcur_free(&pf->rd[i].cur);
+    gf_btree_close(pf->bt);
     free(pf);
 }
 
@@ -304,6 +386,9 @@ void gf_sqlq_prefetch(gf_sqlq *q, int threads, uint64_t textcols, const char *sp
             pf->text |= (uint64_t)1 << q->idx[i];
     size_t rows = CHUNK_BYTES / ((size_t)ncol * sizeof(gf_sqlq_val));
     pf->rows = rows < MIN_ROWS ? MIN_ROWS : rows > MAX_ROWS ? MAX_ROWS : rows;
+    sqlite3 *db = sqlite3_db_handle(q->st);
+    if (direct_reading && q->table && plan_is(db, sqlite3_sql(q->st), "SCAN "))
+        pf->bt = gf_btree_open(db, q->st, pf->text);
     if (!split_path || setup_split(pf, q, split_path) != 0)
         pf->rd[0].st = q->st;
     pf->nch = pf->nrd > 1 ? SPLIT_NCHUNK : NCHUNK;
@@ -323,6 +408,16 @@ void gf_sqlq_prefetch(gf_sqlq *q, int threads, uint64_t textcols, const char *sp
 int gf_sqlq_readers(const gf_sqlq *q)
 {
     return q->pf ? q->pf->nrd : 0;
+}
+
+void gf_sqlq_direct(int on)
+{
+    direct_reading = on;
+}
+
+size_t gf_sqlq_direct_rows(const gf_sqlq *q)
+{
+    return q->pf ? q->pf->rd[0].direct_rows + q->pf->rd[1].direct_rows : 0;
 }
 
 void gf_sqlq_idle(gf_sqlq *q, int (*idle)(void *), void *arg)

@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include "log.h"
 #include "trace_build.h"
 
 int gf_tsq_db_fail(imp *m, const char *what)
@@ -19,6 +20,8 @@ int gf_tsq_prepare(imp *m, gf_sqlq *q, const char *table, const char *const *col
 
 int gf_tsq_step_fail(imp *m, gf_sqlq *q, int rc)
 {
+    if (gf_sqlq_readers(q))
+        gf_log(GF_LOG_DEBUG, "%s: %zu rows read from the file's pages", q->table, gf_sqlq_direct_rows(q));
     gf_sqlq_finalize(q);
     return rc == SQLITE_DONE ? 0 : gf_tsq_db_fail(m, q->table);
 }

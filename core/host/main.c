@@ -11,6 +11,7 @@
 #include "host.h"
 #include "hugepages.h"
 #include "mem.h"
+#include "sqlite_export.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -60,6 +61,10 @@ int main(int argc, char **argv)
      * the 368 MB export peaked 17 MiB higher; at 32 MiB, the 5M-event timeline page peaked 80 MiB higher). */
     mallopt(M_MMAP_THRESHOLD, (int)GF_MEM_MAPPED_MIN);
 #endif
+    /* A diagnostic switch: SQLite steps every imported row, as before issue 42's direct reading (benchmarks). */
+    const char *direct = getenv("GPUFLAME_SQLITE_DIRECT");
+    if (direct && strcmp(direct, "0") == 0)
+        gf_sqlq_direct(0);
     if (gf_mpi_host_start)
         gf_mpi_host_start(&argc, &argv);
     gf_install_signal_handlers();

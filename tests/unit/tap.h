@@ -36,6 +36,13 @@ static inline unsigned long long tap_xorshift(unsigned long long *state)
     return *state;
 }
 
+/* h with v mixed in: a digest of everything a test read, compared between two ways of reading it */
+static inline unsigned long long tap_mix(unsigned long long h, unsigned long long v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
 static inline int tap_done(void)
 {
     return tap_failed ? 1 : 0;

@@ -81,12 +81,6 @@ typedef struct readout {
     char msg[1024];
 } readout;
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdull;
-}
-
 /* read_all renames this file over its path after opening it, before the prefetch (NULL: none) */
 static const char *replace_with;
 
@@ -115,15 +109,17 @@ static int read_all(const char *path, int threads, int split, long stop_after, r
             break;
         r->rows++;
         for (int i = 0; i < 5; i++) {
-            r->h = mix(r->h, (uint64_t)gf_sqlq_i64(&q, i, -42));
-            r->h = mix(r->h, (uint64_t)gf_sqlq_null(&q, i));
-            r->h = mix(r->h, (uint64_t)gf_sqlq_type(&q, i));
+            /* a text value of a column read as text has no int64 reading (sqlite_export.h) */
+            if (i != 4 || gf_sqlq_type(&q, i) != SQLITE_TEXT)
+                r->h = tap_mix(r->h, (uint64_t)gf_sqlq_i64(&q, i, -42));
+            r->h = tap_mix(r->h, (uint64_t)gf_sqlq_null(&q, i));
+            r->h = tap_mix(r->h, (uint64_t)gf_sqlq_type(&q, i));
         }
         size_t len;
         const char *t = gf_sqlq_text(&q, 4, &len);
-        r->h = mix(r->h, t ? len + 1 : 0);
+        r->h = tap_mix(r->h, t ? len + 1 : 0);
         for (size_t k = 0; t && k < len; k++)
-            r->h = mix(r->h, (unsigned char)t[k]);
+            r->h = tap_mix(r->h, (unsigned char)t[k]);
     }
     r->rc = rc;
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
