@@ -6,17 +6,21 @@
  *
  * What is read here is what SQLite reads: the file is opened by the caller's connection read-only and
  * immutable (sqlite_export.c), so SQLite reads the same bytes, with no journal or WAL in between; the page and
- * schema counts of the mapped file are checked against the connection's. A scan in rowid order visits the
+ * schema counts and three rows of the table are checked against the connection's. Pages are copied by pread
+ * into a cursor's own buffers, not mapped: a memory map's pages count in the resident set until given back,
+ * and giving them back (madvise) flushes every core's TLB (issue 42: ~8 % of `timeline`'s CPU on a VM at
+ * 1 MiB a time, and 16 MiB a time grew a bounded import's RSS with its input); a file cut short is a short
+ * read, not a SIGBUS. A scan in rowid order visits the
  * leaves left to right as SQLite's does. A column is read without conversion, as SQLite reads a table column
  * (it converts only REAL-affinity columns, refused here). Anything else this is not sure of is refused. */
 #include "sqlite_btree.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,7 +30,7 @@
 enum { SRC_COL, SRC_ROWID, SRC_NULL };
 enum { MAXCOL = 64, MAXFIELD = 64 };
 #define MAX_PAYLOAD ((uint64_t)1 << 30) /* SQLite's default SQLITE_MAX_LENGTH is 1e9 */
-#define RELEASE_BYTES ((size_t)16 << 20)
+#define READ_AHEAD ((size_t)64 << 10) /* a leaf's read brings the pages after it: the next leaves, mostly */
 
 typedef struct col {
     int src;         /* SRC_* */
@@ -36,8 +40,8 @@ typedef struct col {
 } col;
 
 struct gf_btree {
-    const uint8_t *map;
-    size_t size;
+    int fd;
+    uint64_t size;
     uint32_t page_size, usable, npages, root;
     int ncol, nfield; /* result columns; record fields to decode (the last one read, + 1) */
     col c[MAXCOL];
@@ -228,12 +232,30 @@ static int pragma_int(sqlite3 *db, const char *sql, int64_t *v)
     return ok ? 0 : -1;
 }
 
-/* The header of the mapped file: a rollback-journal database of the connection's pages and schema. */
+/* Pages [n, n + count) of the file into buf: 0, or -1 (pages the file does not have, a short read). */
+static int read_pages(const gf_btree *b, uint32_t n, uint32_t count, uint8_t *buf)
+{
+    if (n < 1 || count < 1 || n > b->npages || count > b->npages - n + 1)
+        return -1;
+    size_t len = (size_t)count * b->page_size, got = 0;
+    off_t at = (off_t)(n - 1) * b->page_size;
+    while (got < len) {
+        ssize_t r = pread(b->fd, buf + got, len - got, at + (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+/* The file's header: a rollback-journal database of the connection's pages and schema. */
 static int check_header(sqlite3 *db, gf_btree *b, int text)
 {
-    const uint8_t *h = b->map;
-    if (b->size < 512 || memcmp(h, "SQLite format 3", 16) != 0 || h[18] != 1 || h[19] != 1 || h[21] != 64 ||
-        h[22] != 32 || h[23] != 32 || (text && get32(h + 56) != 1))
+    uint8_t h[100];
+    if (b->size < 512 || pread(b->fd, h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16) != 0 ||
+        h[18] != 1 || h[19] != 1 || h[21] != 64 || h[22] != 32 || h[23] != 32 || (text && get32(h + 56) != 1))
         return -1;
     uint32_t ps = get16(h + 16) == 1 ? 65536 : get16(h + 16);
     if (ps < 512 || (ps & (ps - 1)) || ps - h[20] < 480)
@@ -251,29 +273,25 @@ static int check_header(sqlite3 *db, gf_btree *b, int text)
     return 0;
 }
 
-static int map_file(sqlite3 *db, gf_btree *b, int text)
+static int open_file(sqlite3 *db, gf_btree *b, int text)
 {
     const char *path = sqlite3_db_filename(db, "main");
-    if (!path || !*path)
-        return -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
     struct stat sb;
-    void *m = MAP_FAILED;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 512)
-        m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED)
+    if (!path || !*path || (b->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
         return -1;
-    b->map = m;
-    b->size = (size_t)sb.st_size;
+    if (fstat(b->fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return -1;
+    b->size = (uint64_t)sb.st_size;
     return check_header(db, b, text);
 }
 
+/* The kind of page n (its first byte after the file header on page 1), or -1. */
 static int page_kind(const gf_btree *b, uint32_t n)
 {
-    return n >= 1 && n <= b->npages ? b->map[(size_t)(n - 1) * b->page_size + (n == 1 ? 100 : 0)] : -1;
+    uint8_t k;
+    if (n < 1 || n > b->npages || pread(b->fd, &k, 1, (off_t)(n - 1) * b->page_size + (n == 1 ? 100 : 0)) != 1)
+        return -1;
+    return k;
 }
 
 static int same_rows(sqlite3 *db, sqlite3_stmt *st, const char *table, const gf_btree *b);
@@ -283,11 +301,13 @@ gf_btree *gf_btree_open(sqlite3 *db, sqlite3_stmt *st, uint64_t textcols)
     const char *sql = sqlite3_sql(st);
     gf_btree *b = calloc(1, sizeof *b);
     char *names[MAXCOL] = {0}, table[256], *create = NULL;
+    if (b)
+        b->fd = -1;
     int ok = b && sql && parse_select(sql, b, names, table, sizeof table) == 0 && b->ncol == sqlite3_column_count(st);
     for (int k = 0; ok && k < b->ncol; k++)
         b->c[k].text = (int)(textcols >> k & 1);
     ok = ok && root_page(db, table, b, &create) == 0 && table_fields(db, table, create, b, names) == 0 &&
-         map_file(db, b, textcols != 0) == 0;
+         open_file(db, b, textcols != 0) == 0;
     int kind = ok ? page_kind(b, b->root) : -1;
     for (int k = 0; k < MAXCOL; k++)
         free(names[k]);
@@ -303,47 +323,48 @@ void gf_btree_close(gf_btree *b)
 {
     if (!b)
         return;
-    if (b->map)
-        munmap((void *)b->map, b->size);
+    if (b->fd >= 0)
+        close(b->fd);
     free(b);
 }
 
 
 /* ---- the cursor ---- */
 
-/* The pages of the leaves read are given back to the page cache in spans of RELEASE_BYTES: each madvise costs
- * every core a TLB flush (an interprocessor interrupt, dear on a VM; at 1 MiB a span they were ~8 % of
- * `timeline`'s CPU on a 368 MB export). A span may hold pages another reader of a split still reads; those are
- * mapped again from the page cache when read. */
-static void release_run(gf_btcur *c)
+/* Page n for depth d of c's path: its bytes, its kind in *kind; NULL when it cannot be read. A leaf is read
+ * with the READ_AHEAD bytes after it (the next leaves of a file written in rowid order) into c->ra, where the
+ * next leaves are then found; an interior page has a buffer of its own, as the read-ahead moves on below it. */
+static const uint8_t *fetch(gf_btcur *c, int d, uint32_t n, int *kind)
 {
-    if (!c->run_hi)
-        return;
-    long os = sysconf(_SC_PAGESIZE);
-    uintptr_t op = os > 0 ? (uintptr_t)os : 4096;
     const gf_btree *b = c->b;
-    uintptr_t lo = (uintptr_t)(b->map + (size_t)(c->run_lo - 1) * b->page_size);
-    uintptr_t hi = (uintptr_t)(b->map + (size_t)c->run_hi * b->page_size);
-    lo = (lo + op - 1) & ~(op - 1);
-    hi &= ~(op - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
-    c->run_lo = c->run_hi = 0;
-}
-
-static void leaf_done(gf_btcur *c, uint32_t page)
-{
-    size_t span = RELEASE_BYTES / c->b->page_size;
-    if (c->run_hi && (page + span < c->run_hi || page > c->run_lo + span))
-        release_run(c); /* far from the span: a span of its own */
-    if (!c->run_hi) {
-        c->run_lo = c->run_hi = page;
+    size_t ps = b->page_size, hdr = n == 1 ? 100 : 0;
+    uint32_t ahead = READ_AHEAD / ps ? (uint32_t)(READ_AHEAD / ps) : 1;
+    if (n < 1 || n > b->npages || (!c->lvl[d] && !(c->lvl[d] = malloc(ps))) || (!c->ra && !(c->ra = malloc(ahead * ps))))
+        return NULL;
+    const uint8_t *p = NULL;
+    if (c->ra_n && n >= c->ra_lo && n - c->ra_lo < c->ra_n) {
+        p = c->ra + (size_t)(n - c->ra_lo) * ps;
+    } else if (d == c->leaf_depth) { /* where the last leaf was: a leaf again, most likely */
+        uint32_t cnt = b->npages - n + 1 < ahead ? b->npages - n + 1 : ahead;
+        c->ra_n = 0;
+        if (read_pages(b, n, cnt, c->ra) != 0)
+            return NULL;
+        c->ra_lo = n;
+        c->ra_n = cnt;
+        p = c->ra;
+    } else if (read_pages(b, n, 1, c->lvl[d]) == 0) {
+        p = c->lvl[d];
     } else {
-        c->run_lo = page < c->run_lo ? page : c->run_lo;
-        c->run_hi = page > c->run_hi ? page : c->run_hi;
+        return NULL;
     }
-    if ((size_t)(c->run_hi - c->run_lo + 1) >= span)
-        release_run(c);
+    *kind = p[hdr];
+    if (*kind == 0x0D) {
+        c->leaf_depth = d;
+    } else if (p != c->lvl[d]) {
+        memcpy(c->lvl[d], p, ps);
+        p = c->lvl[d];
+    }
+    return p;
 }
 
 /* Page n onto the cursor's path (its first cell next): -1 when it is no table b-tree page, the path is deeper
@@ -351,10 +372,12 @@ static void leaf_done(gf_btcur *c, uint32_t page)
 static int push(gf_btcur *c, uint32_t n)
 {
     const gf_btree *b = c->b;
-    int kind = page_kind(b, n);
-    if ((kind != 0x05 && kind != 0x0D) || c->depth == GF_BT_MAXDEPTH || ++c->visits > 2 * (uint64_t)b->npages + 8)
+    int kind = -1;
+    if (c->depth == GF_BT_MAXDEPTH || ++c->visits > 2 * (uint64_t)b->npages + 8)
         return -1;
-    const uint8_t *p = b->map + (size_t)(n - 1) * b->page_size;
+    const uint8_t *p = fetch(c, c->depth, n, &kind);
+    if (!p || (kind != 0x05 && kind != 0x0D))
+        return -1;
     size_t off = n == 1 ? 100 : 0, hl = kind == 0x0D ? 8 : 12;
     uint32_t ncell = get16(p + off + 3);
     /* SQLite's own checks as it enters a page: no more cells than fit (MX_CELL), none missing below the root */
@@ -409,9 +432,10 @@ static int gather_overflow(gf_btcur *c, const uint8_t *q, uint64_t local, uint64
     uint64_t have = local;
     uint32_t next = get32(q + local), hops = 0;
     while (have < len) {
-        if (next < 2 || next > b->npages || ++hops > b->npages)
+        if (next < 2 || next > b->npages || ++hops > b->npages ||
+            (!c->opage && !(c->opage = malloc(b->page_size))) || read_pages(b, next, 1, c->opage) != 0)
             return -1;
-        const uint8_t *op = b->map + (size_t)(next - 1) * b->page_size;
+        const uint8_t *op = c->opage;
         uint64_t take = len - have < b->usable - 4 ? len - have : b->usable - 4;
         memcpy(c->ovf + have, op + 4, (size_t)take);
         have += take;
@@ -499,6 +523,8 @@ static int leaf_rowid(const gf_btcur *c, int d, uint32_t i, int64_t *rowid)
 
 int gf_btcur_seek(gf_btcur *c, const gf_btree *b, int64_t rowid)
 {
+    if (!c->b)
+        c->leaf_depth = -1;
     c->b = b;
     c->depth = 0;
     c->visits = 0; /* a scan from here enters each page once; a split's blocks are each a scan of their own */
@@ -537,7 +563,6 @@ int gf_btcur_next(gf_btcur *c)
         if (c->leaf[d]) {
             if (c->idx[d] < c->ncell[d])
                 return leaf_row(c, d, c->idx[d]++) == 0 ? 1 : -1;
-            leaf_done(c, c->page[d]);
             c->depth--;
             continue;
         }
@@ -645,18 +670,14 @@ int gf_btcur_row(gf_btcur *c, gf_sqlq_val *v, int (*put)(void *ctx, const char *
     return 0;
 }
 
-void gf_btcur_release(gf_btcur *c)
-{
-    if (c->b)
-        release_run(c);
-}
-
 void gf_btcur_free(gf_btcur *c)
 {
-    gf_btcur_release(c);
+    for (int d = 0; d < GF_BT_MAXDEPTH; d++)
+        free(c->lvl[d]);
+    free(c->ra);
+    free(c->opage);
     free(c->ovf);
-    c->ovf = NULL;
-    c->ovfcap = 0;
+    memset(c, 0, sizeof *c);
 }
 
 /* The texts of one row read by a cursor, for same_rows: each put's bytes, its index the value's off. */
@@ -710,7 +731,8 @@ static int same_rows(sqlite3 *db, sqlite3_stmt *st, const char *table, const gf_
 {
     char *qs = sqlite3_mprintf("%s WHERE rowid >= ?1 LIMIT 1", sqlite3_sql(st));
     char *rs = sqlite3_mprintf("SELECT rowid FROM \"%w\" WHERE rowid >= ?1 LIMIT 1", table);
-    char *ms = sqlite3_mprintf("SELECT min(rowid), max(rowid) FROM \"%w\"", table);
+    /* min and max each in a query of its own: SQLite finds one at a b-tree's end, both together by a scan */
+    char *ms = sqlite3_mprintf("SELECT (SELECT min(rowid) FROM \"%w\"), (SELECT max(rowid) FROM \"%w\")", table, table);
     sqlite3_stmt *q = NULL, *r = NULL, *m = NULL;
     int ok = qs && rs && ms && sqlite3_prepare_v2(db, qs, -1, &q, NULL) == SQLITE_OK &&
              sqlite3_prepare_v2(db, rs, -1, &r, NULL) == SQLITE_OK && sqlite3_prepare_v2(db, ms, -1, &m, NULL) == SQLITE_OK &&

@@ -1,6 +1,6 @@
 /* Direct reading of a table's rows from an SQLite file's b-tree pages (sqlite_btree.c), for the row readers of
- * sqlite_prefetch.c: a plain scan `SELECT "a", "b", rowid, NULL FROM "T"` decoded from a read-only memory map
- * of the file, without SQLite's virtual machine (issue 42: stepping it was half of an import's CPU). Whatever
+ * sqlite_prefetch.c: a plain scan `SELECT "a", "b", rowid, NULL FROM "T"` decoded from the file's pages, read
+ * by pread, without SQLite's virtual machine (issue 42: stepping it was half of an import's CPU). Whatever
  * this does not read exactly as SQLite would is refused: at the open (another text encoding, a WAL file, a
  * column SQLite converts as it reads it), or at a row (-1: a value of another type than this reads, a page
  * that is not what the file format says), and the caller reads that row and the rest with SQLite. */
@@ -41,7 +41,11 @@ typedef struct gf_btcur {
     uint32_t foff[64];
     uint8_t *ovf;                 /* a record with overflow pages, copied together */
     size_t ovfcap;
-    uint32_t run_lo, run_hi;      /* the span of the leaf pages read and not yet given back (0: none) */
+    uint8_t *lvl[GF_BT_MAXDEPTH]; /* each depth's page (a leaf may be in ra instead) */
+    uint8_t *ra;                  /* pages [ra_lo, ra_lo + ra_n) of the file: a leaf and those after it */
+    uint32_t ra_lo, ra_n;
+    int leaf_depth;               /* the depth of the last leaf (-1 before: gf_btcur_seek) */
+    uint8_t *opage;               /* an overflow page */
     char num[24];                 /* an integer read as text */
 } gf_btcur;
 
@@ -56,9 +60,7 @@ int gf_btcur_next(gf_btcur *c);
 struct gf_sqlq_val;
 int gf_btcur_row(gf_btcur *c, struct gf_sqlq_val *v, int (*put)(void *ctx, const char *p, size_t n, uint32_t *off),
                  void *ctx);
-/* The leaf pages read and not yet given back, given back to the page cache (mapped pages count in the
- * resident set): a cursor gives them back in spans as it reads, and the rest with this at its end. */
-void gf_btcur_release(gf_btcur *c);
+/* The cursor's buffers freed; zeroed, it can seek again. */
 void gf_btcur_free(gf_btcur *c);
 
 #endif

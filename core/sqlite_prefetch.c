@@ -150,7 +150,6 @@ static int copy_direct(rdr *r, chunk *c, gf_sqlq_val *v)
 static int rest_by_sqlite(rdr *r)
 {
     r->direct = 0;
-    gf_btcur_release(&r->cur);
     for (size_t i = 0; i < r->direct_rows; i++) {
         int rc = sqlite3_step(r->st);
         if (rc != SQLITE_ROW)
@@ -248,10 +247,8 @@ static void *reader(void *arg)
         }
         int stop = pf->stop;
         pthread_mutex_unlock(&pf->mu);
-        if (stop || fill(r, c, k)) {
-            gf_btcur_release(&r->cur);
+        if (stop || fill(r, c, k))
             return NULL;
-        }
         pthread_mutex_lock(&pf->mu);
         c->full = 1;
         pf->nfull++;
@@ -259,10 +256,8 @@ static void *reader(void *arg)
         if (pf->cwait && (pf->nfull >= pf->wake || pf->ended)) /* most handovers cost a lock, no wake-up */
             pthread_cond_signal(&pf->filled);
         pthread_mutex_unlock(&pf->mu);
-        if (c->last) {
-            gf_btcur_release(&r->cur);
+        if (c->last)
             return NULL;
-        }
     }
 }
 
