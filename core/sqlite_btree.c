@@ -328,7 +328,6 @@ void gf_btree_close(gf_btree *b)
     free(b);
 }
 
-
 /* ---- the cursor ---- */
 
 /* Page n for depth d of c's path: its bytes, its kind in *kind; NULL when it cannot be read. A leaf is read
