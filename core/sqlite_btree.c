@@ -221,17 +221,6 @@ static int root_page(sqlite3 *db, const char *table, gf_btree *b, char **create)
     return ok ? 0 : -1;
 }
 
-static int pragma_int(sqlite3 *db, const char *sql, int64_t *v)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    int ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER;
-    *v = ok ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    return ok ? 0 : -1;
-}
-
 /* Pages [n, n + count) of the file into buf: 0, or -1 (pages the file does not have, a short read). */
 static int read_pages(const gf_btree *b, uint32_t n, uint32_t count, uint8_t *buf)
 {
@@ -264,7 +253,8 @@ static int check_header(sqlite3 *db, gf_btree *b, int text)
     b->usable = ps - h[20];
     uint64_t in_file = b->size / ps, hdr = get32(h + 24) == get32(h + 92) ? get32(h + 28) : 0;
     int64_t count, schema;
-    if (pragma_int(db, "PRAGMA page_count", &count) != 0 || pragma_int(db, "PRAGMA schema_version", &schema) != 0)
+    if (gf_sqlite_ints(db, "PRAGMA page_count", &count, 1) != 0 ||
+        gf_sqlite_ints(db, "PRAGMA schema_version", &schema, 1) != 0)
         return -1;
     if (count != (int64_t)(hdr ? hdr : in_file) || count < 1 || (uint64_t)count > in_file ||
         schema != (int64_t)(int32_t)get32(h + 40))
@@ -338,7 +328,8 @@ static const uint8_t *fetch(gf_btcur *c, int d, uint32_t n, int *kind)
     const gf_btree *b = c->b;
     size_t ps = b->page_size, hdr = n == 1 ? 100 : 0;
     uint32_t ahead = READ_AHEAD / ps ? (uint32_t)(READ_AHEAD / ps) : 1;
-    if (n < 1 || n > b->npages || (!c->lvl[d] && !(c->lvl[d] = malloc(ps))) || (!c->ra && !(c->ra = malloc(ahead * ps))))
+    if (n < 1 || n > b->npages || (!c->lvl[d] && !(c->lvl[d] = malloc(ps))) ||
+        (!c->ra && !(c->ra = malloc(ahead * ps))))
         return NULL;
     const uint8_t *p = NULL;
     if (c->ra_n && n >= c->ra_lo && n - c->ra_lo < c->ra_n) {
@@ -734,7 +725,8 @@ static int same_rows(sqlite3 *db, sqlite3_stmt *st, const char *table, const gf_
     char *ms = sqlite3_mprintf("SELECT (SELECT min(rowid) FROM \"%w\"), (SELECT max(rowid) FROM \"%w\")", table, table);
     sqlite3_stmt *q = NULL, *r = NULL, *m = NULL;
     int ok = qs && rs && ms && sqlite3_prepare_v2(db, qs, -1, &q, NULL) == SQLITE_OK &&
-             sqlite3_prepare_v2(db, rs, -1, &r, NULL) == SQLITE_OK && sqlite3_prepare_v2(db, ms, -1, &m, NULL) == SQLITE_OK &&
+             sqlite3_prepare_v2(db, rs, -1, &r, NULL) == SQLITE_OK &&
+             sqlite3_prepare_v2(db, ms, -1, &m, NULL) == SQLITE_OK &&
              sqlite3_step(m) == SQLITE_ROW;
     if (ok && sqlite3_column_type(m, 0) == SQLITE_INTEGER) { /* NULL: an empty table, nothing to compare */
         int64_t lo = sqlite3_column_int64(m, 0), hi = sqlite3_column_int64(m, 1);

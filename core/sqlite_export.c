@@ -60,6 +60,20 @@ int gf_sqlite_rowid_span(sqlite3 *db, const char *table, int64_t *lo, int64_t *h
     return 1;
 }
 
+int gf_sqlite_ints(sqlite3 *db, const char *sql, int64_t *v, int n)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_count(st) >= n;
+    for (int i = 0; ok && i < n; i++) {
+        ok = sqlite3_column_type(st, i) == SQLITE_INTEGER;
+        v[i] = ok ? sqlite3_column_int64(st, i) : 0;
+    }
+    sqlite3_finalize(st);
+    return ok ? 0 : -1;
+}
+
 int gf_sqlite_has_column(sqlite3 *db, const char *table, const char *col)
 {
     sqlite3_stmt *st;

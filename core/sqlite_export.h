@@ -52,6 +52,8 @@ int gf_sqlite_has_table(struct sqlite3 *db, const char *name);
  * (WITHOUT ROWID, a view), a failed query, or more rowids than the file holds rows at GF_SQLITE_MIN_ROW_BYTES
  * each (sparse rowids: a hand-made or future export). */
 int gf_sqlite_rowid_span(struct sqlite3 *db, const char *table, int64_t *lo, int64_t *hi);
+/* The first row of sql on db as n integers: 0, or -1 (no row, an error, or a value not an integer). */
+int gf_sqlite_ints(struct sqlite3 *db, const char *sql, int64_t *v, int n);
 /* 1 when the table has that column, 0 when not (or no such table), -1 on a database error. */
 int gf_sqlite_has_column(struct sqlite3 *db, const char *table, const char *col);
 /* Prepares SELECT <those of cols that exist> FROM table <tail>. Returns 1 prepared, 0 when the table is

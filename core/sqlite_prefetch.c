@@ -297,21 +297,6 @@ static int plan_is(sqlite3 *db, const char *sql, const char *want)
     return steps == 1 && match;
 }
 
-/* The first row of sql on db as n integers: 0, or -1 (no row, an error, or a value not an integer). */
-static int query_ints(sqlite3 *db, const char *sql, int64_t *v, int n)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    int ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_count(st) >= n;
-    for (int i = 0; ok && i < n; i++) {
-        ok = sqlite3_column_type(st, i) == SQLITE_INTEGER;
-        v[i] = ok ? sqlite3_column_int64(st, i) : 0;
-    }
-    sqlite3_finalize(st);
-    return ok ? 0 : -1;
-}
-
 /* 1 when the second connection sees the file the first one reads (a file replaced at that path since the
  * import opened it would differ in its pages or its schema's cookie). */
 static int same_file(sqlite3 *a, sqlite3 *b)
@@ -319,7 +304,7 @@ static int same_file(sqlite3 *a, sqlite3 *b)
     static const char *const p[] = {"PRAGMA page_count", "PRAGMA schema_version"};
     for (int i = 0; i < 2; i++) {
         int64_t x, y;
-        if (query_ints(a, p[i], &x, 1) != 0 || query_ints(b, p[i], &y, 1) != 0 || x != y)
+        if (gf_sqlite_ints(a, p[i], &x, 1) != 0 || gf_sqlite_ints(b, p[i], &y, 1) != 0 || x != y)
             return 0;
     }
     return 1;
