@@ -156,10 +156,12 @@ static int cmp_launch(const void *a, const void *b, void *ctx)
         return o->t->pid[i] < o->t->pid[j] ? -1 : 1;
     if (o->t->corr[i] != o->t->corr[j])
         return o->t->corr[i] < o->t->corr[j] ? -1 : 1;
+    if (o->t->unordered && o->t->start[i] != o->t->start[j])
+        return o->t->start[i] < o->t->start[j] ? -1 : 1;
     return i < j ? -1 : i > j;
 }
 
-/* The first launch (lowest index) with GPU work g's correlation id (and process, unless by_corr), or -1. */
+/* The first launch (cmp_launch's: lowest index, in an unordered trace earliest start first) with GPU work g's correlation id (and process, unless by_corr), or -1. */
 static int64_t find_launch(const gf_trace *t, const uint32_t *ids, size_t n, int by_corr, size_t g)
 {
     size_t lo = 0, hi = n;
@@ -265,7 +267,7 @@ int gf_launch_index_build(const gf_trace *t, gf_launch_index *x, gf_err *err)
                 continue;
             const corr_span *c = &x->sp[span_of(x, t->pid[i])];
             int32_t *slot = &x->tab[c->base + (uint64_t)(t->corr[i] - c->lo)];
-            if (*slot < 0)
+            if (*slot < 0 || (t->unordered && t->start[i] < t->start[*slot]))
                 *slot = (int32_t)i;
         }
         return 0;

@@ -40,12 +40,13 @@ typedef struct gf_launch_index {
     gf_hmap slot;     /* pid → its span in sp */
     struct corr_span *sp;
     size_t n, cap;
-    int32_t *tab;     /* by span base + id - span lo: the first launch (lowest index), or -1 */
+    int32_t *tab;     /* by span base + id - span lo: the first launch (gf_launch_index_find's), or -1 */
     int32_t *partner; /* the fallback: by event */
     int64_t memo_pid, memo; /* the last pid looked up and its span (-1: none) */
 } gf_launch_index;
 int gf_launch_index_build(const gf_trace *t, gf_launch_index *x, gf_err *err);
-/* The launch of event g (the lowest-index launch with its process and correlation id), or -1 when g is not GPU
+/* The launch of event g (the lowest-index launch with its process and correlation id; in an unordered trace the
+ * earliest, then the lowest-index: the one a sorted trace's lowest index is), or -1 when g is not GPU
  * work or has none. Not thread-safe: a lookup keeps the last process's span. */
 int64_t gf_launch_index_find(gf_launch_index *x, const gf_trace *t, size_t g);
 void gf_launch_index_free(gf_launch_index *x);

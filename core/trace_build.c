@@ -461,6 +461,11 @@ void gf_trace_set_finish_threads(gf_trace *t, int threads)
     t->b->finish_threads = threads;
 }
 
+void gf_trace_set_unordered(gf_trace *t)
+{
+    t->b->unordered = 1;
+}
+
 int gf_trace_add_flame(gf_trace *t, int32_t stack, int32_t leaf, int gpu, int64_t weight)
 {
     return flame_add(t->b, stack, leaf, gpu, weight);
@@ -804,7 +809,11 @@ static int finish_kept(gf_trace *t, const int32_t *lmap)
     if (!ord)
         return -1;
     int threads = b->finish_threads > 1 ? 2 : 1;
-    if (gf_trace_order_kept(t, n, ord, threads) == 0 && gf_trace_permute_kept(t, ord, n, threads) != 0) {
+    if (b->unordered) {
+        for (size_t k = 0; k < n; k++)
+            ord[k] = (uint32_t)k;
+        t->unordered = 1;
+    } else if (gf_trace_order_kept(t, n, ord, threads) == 0 && gf_trace_permute_kept(t, ord, n, threads) != 0) {
         free(ord);
         return -1;
     }

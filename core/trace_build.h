@@ -62,6 +62,10 @@ void gf_trace_set_given(gf_trace *t);
 /* The finish of a keep-all build may order its events on this many threads (1 or 2; the default 1): for
  * an importer whose own threads are done by then (trace_order.h). */
 void gf_trace_set_finish_threads(gf_trace *t, int threads);
+/* The finish of a keep-all build leaves the events in the order they were added and sets t->unordered: for a
+ * trace whose only reader finds its own order where it needs one (a page's GPU stacks, trace_flame.h), so the
+ * sort by start and the columns' gather (~0.1 CPU-s a million events) are not done. */
+void gf_trace_set_unordered(gf_trace *t);
 int gf_trace_add_flame(gf_trace *t, int32_t stack, int32_t leaf, int gpu, int64_t weight);
 /* After all events: 1 when keep_partners is on and some kept GPU work lacks its launch; the importer
  * then offers the CUDA API events again through gf_trace_add_partner, which keeps only those wanted. */

@@ -50,6 +50,7 @@ typedef struct gf_trace_build {
     int collect;         /* gf_trace_collect_partners was called */
     int given;           /* gf_trace_set_given: counts, launches and flame come from the caller, not the events */
     int finish_threads;  /* gf_trace_set_finish_threads: threads the finish may use (0: 1) */
+    int unordered;       /* gf_trace_set_unordered: a keep-all finish leaves arrival order */
     gf_hmap lane_map;    /* lane key hash → lane index */
     gf_hmap stack_map;   /* frame-list hash → stack id */
     gf_hmap api_map;     /* (pid, corr) → api_rec index (launches with a stack) */

@@ -179,9 +179,10 @@ static uint64_t thread_key(const gf_lane *l)
            (uint64_t)(l->tid & 0xFFFFFF);
 }
 
-/* ranges in by_range_order. They come in event order, which a finished trace keeps by start: then only each
- * run of one start needs sorting (the enclosing range first), not the whole thread's (the 2.2M ranges of the
- * 368 MB export: 5 ms, where sorting them all took 50-80 ms). */
+/* ranges in by_range_order. They come in event order, which a finished trace keeps by start (an unordered one
+ * too where the NVTX import put each thread's ranges in start order, as it does for an export it reads whole):
+ * then only each run of one start needs sorting (the enclosing range first), not the whole thread's (the 2.2M
+ * ranges of the 368 MB export: 5 ms, where sorting them all took 50-80 ms); else all of them are sorted. */
 static void sort_ranges(const gf_trace *t, uint32_t *ranges, size_t nr)
 {
     for (size_t i = 1; i < nr; i++)
@@ -304,9 +305,31 @@ static int nodes_of(sweep *w, size_t j, uint32_t e)
     return 0;
 }
 
-/* One thread's launches (in start order) against its ranges: the path of each launch. */
-static int sweep_thread(fl *f, const uint32_t *calls, size_t nc, uint32_t *ranges, size_t nr)
+static int by_start(const void *a, const void *b, void *ctx)
 {
+    const gf_trace *t = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (t->start[x] != t->start[y])
+        return t->start[x] < t->start[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* An unordered trace's launches of one thread in the order a sorted trace has them (by start, then arrival):
+ * already so where the export's table is in start order, as nsys writes it. */
+static void sort_calls(const gf_trace *t, uint32_t *calls, size_t nc)
+{
+    for (size_t i = 1; i < nc; i++)
+        if (t->start[calls[i]] < t->start[calls[i - 1]]) {
+            qsort_r(calls, nc, sizeof *calls, by_start, (void *)t);
+            return;
+        }
+}
+
+/* One thread's launches against its ranges: the path of each launch. */
+static int sweep_thread(fl *f, uint32_t *calls, size_t nc, uint32_t *ranges, size_t nr)
+{
+    if (f->t->unordered)
+        sort_calls(f->t, calls, nc);
     sort_ranges(f->t, ranges, nr);
     sweep w = {.f = f, .ranges = ranges, .nr = nr, .prev_node = -1};
     w.act = malloc((nr ? nr : 1) * sizeof *w.act);
@@ -693,9 +716,10 @@ static int add_stacks(fl *f, const int32_t *in_step, int32_t *evs)
 int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s, int32_t **ev_stack,
                         gf_err *err)
 {
-    if (!t->finished) {
+    if (!t->finished || (t->unordered && (o->step || ev_stack))) {
         drop_launches(o->launches, NULL);
-        return gf_errf(err, GF_EXIT_ERROR, "trace: flamegraph before finish");
+        return gf_errf(err, GF_EXIT_ERROR, "trace: flamegraph %s", t->finished ? "of one step or per event of an "
+                       "unordered trace" : "before finish");
     }
     fl f = {.t = t, .o = o, .s = s, .err = err};
     gf_hmap_init(&f.trie);

@@ -884,6 +884,8 @@ int gf_trace_import_sqlite(gf_trace *t, const char *path, const gf_sqlite_opts *
     sqlite3_close(m.db); /* its page cache is not needed for the finish, the import's memory peak */
     m.db = NULL;
     gf_trace_set_finish_threads(t, m.threads); /* the row reader's core is free again */
+    if (m.narrow && o->unordered && gf_trace_keeps_all(t))
+        gf_trace_set_unordered(t);
     ret = gf_trace_finish(t, err);
     t->calls_exact = !m.calls_inexact;
     t->gid_hi = m.gid_hi;

@@ -12,6 +12,7 @@ typedef struct gf_sqlite_opts {
     int threads;  /* threads the import may use (threads.h: 0 = one per CPU, 1 = the calling thread only) */
     int narrow;   /* 1: only what the GPU stacks read (trace_flame.h): kernels without their launch details
                    * (grid, block, registers, shared memory, context, graph), no synchronizations (issue 42) */
+    int unordered; /* with narrow: the events left in arrival order (gf_trace_set_unordered): a page's stacks alone */
 } gf_sqlite_opts;
 
 /* Imports into t, which must be begun (gf_trace_begin) and is finished on success. A file that is not

@@ -174,6 +174,9 @@ typedef struct gf_trace {
     uint32_t *nvtx_rowid;
     size_t nvtx_seq0, nvtx_nrid;
     int any_pid; /* GPU events carry no pid (CSV): a launch is also found by correlation id alone */
+    /* 1: the events are in arrival order, not by start (gf_trace_set_unordered, a narrow import's for a page):
+     * only gf_trace_gpu_stacks without step or per-event stacks reads such a trace */
+    uint8_t unordered;
     struct gf_trace_build *b; /* builder state (trace_build.c), NULL after finish */
     void (*b_free)(struct gf_trace_build *b); /* frees b: set by the builder, called by gf_trace_free */
 } gf_trace;

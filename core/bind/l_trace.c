@@ -1,7 +1,9 @@
 /* Binding: the Trace model (core/trace*.c).
  *
  *   local tr = core.trace.open_sqlite(path, {max_events=, keep_partners=, stacks=, cpu={osrt=, samples=, running=},
- *                                           threads=, narrow=})  (narrow: the GPU stacks' columns only, trace_sqlite.h)
+ *                                           threads=, narrow=, unordered=})  (narrow: the GPU stacks' columns only,
+ *                                           trace_sqlite.h; unordered: with narrow, not sorted by start: for a page's
+ *                                           stacks alone, tr:count() and core.trace_flame.stacks without a step)
  *   local tr = core.trace.open_csv({api=, gpu=, api_cols={start=1,...}, gpu_cols={...}, max_events=, keep_partners=})
  *   tr:count(), tr:total(), tr:counts(), tr:totals(), tr:lanes(), tr:warnings(), tr:warn(msg), tr:source(),
  *   tr:clock_alignment([text]), tr:nvtx_names() → {[id] = text}, tr:set_nvtx_groups({[id] = text}) (gpuflame.nvtx_group)
@@ -163,7 +165,8 @@ static void begin(lua_State *L, gf_trace *t, int opts)
 /* opts.cpu = {osrt=, samples=, running=, max_samples=} (policy timeline.cpu); absent: none */
 static gf_sqlite_opts sqlite_opts(lua_State *L, int idx)
 {
-    gf_sqlite_opts o = {gf_opt_bool_field(L, idx, "stacks", 0), {0, 0}, 0, gf_opt_bool_field(L, idx, "narrow", 0)};
+    gf_sqlite_opts o = {gf_opt_bool_field(L, idx, "stacks", 0), {0, 0}, 0, gf_opt_bool_field(L, idx, "narrow", 0),
+                        gf_opt_bool_field(L, idx, "unordered", 0)};
     lua_Integer threads = gf_opt_int_field(L, idx, "threads", 0);
     if (threads < 0 || threads > 1024)
         gf_lua_raisef(L, GF_EXIT_USAGE, "threads must be 0..1024");

@@ -278,16 +278,17 @@ function fg.raw_summary(raw, policy)
   return any and out or nil
 end
 
--- load_trace(paths, {nsys=, ranks=bool, flame=, narrow=bool, group_later=bool}, policy) → the whole trace of exports /
--- reports (every event), with the launches' backtraces when the levels of flame (fg.settings; nil: the policy's)
--- need them; narrow: only what the stacks read (gpuflame.trace.load's narrow: for a caller that reads nothing
--- else); group_later: its NVTX names not yet grouped (trace.load's; start_stacks's groups).
+-- load_trace(paths, {nsys=, ranks=bool, flame=, narrow=bool, unordered=bool, group_later=bool}, policy) → the whole
+-- trace of exports / reports (every event), with the launches' backtraces when the levels of flame (fg.settings;
+-- nil: the policy's) need them; narrow: only what the stacks read (gpuflame.trace.load's narrow: for a caller
+-- that reads nothing else); unordered: with narrow, not sorted by start (trace.load's: for from_trace's page
+-- alone); group_later: its NVTX names not yet grouped (trace.load's; start_stacks's groups).
 function fg.load_trace(paths, opts, policy)
   opts = opts or {}
   local fs = opts.flame or fg.settings(nil, need(policy, "flamegraph.load_trace"))
   return trace.load(paths, { max_events = 0, ranks = opts.ranks, nsys = opts.nsys,
     keep_partners = true, stacks = fg.wants_callchain(fs), allow_unrelated = opts.allow_unrelated,
-    narrow = opts.narrow, group_later = opts.group_later }, policy)
+    narrow = opts.narrow, unordered = opts.unordered, group_later = opts.group_later }, policy)
 end
 
 -- from_reports(paths, {nsys=, allow_unrelated=, flame=}, policy) → stacks, clock: the hierarchical stacks of

@@ -149,7 +149,9 @@ end
 --   opts: max_events (0 = all), keep_partners (nil: policy timeline.keep_partners), stacks (backtraces
 --   requested), nsys, ranks (true: build ranks even for one report), allow_unrelated (several reports:
 --   merge captures that cannot be one job, gpuflame.related), narrow (one SQLite export: only what the GPU
---   stacks read, core/trace_sqlite.h; a trace for the flamegraph alone)
+--   stacks read, core/trace_sqlite.h; a trace for the flamegraph alone), unordered (with narrow: its events not
+--   sorted by start, core/trace_build.h gf_trace_set_unordered; a trace for a page's stacks alone, which
+--   gpuflame.flamegraph.from_trace reads, and nothing else)
 --   policy: the effective policy (required)
 --   info: {source = "sqlite"|"csv", inputs = {...}, ranks = {...} (merged)}
 local function load_inputs(paths, opts, policy)
@@ -180,7 +182,8 @@ local function load_inputs(paths, opts, policy)
   local keep = opts.keep_partners
   if keep == nil then keep = policy.timeline.keep_partners end
   local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true,
-    cpu = policy.timeline.cpu, threads = policy.limits.threads, narrow = opts.narrow == true }
+    cpu = policy.timeline.cpu, threads = policy.limits.threads, narrow = opts.narrow == true,
+    unordered = opts.narrow == true and opts.unordered == true }
   if #reports > 0 and (gpu or api) then
     errors.raise(errors.USAGE, "%s: trace CSVs cannot be merged with SQLite exports / reports; give one or the other",
       gpu or api)

@@ -62,4 +62,55 @@ PY
 check_eq "the page's findings panel: every verdict of findings -f json" "" "$missing"
 stacks_of() { python3 -c 'import hashlib,re,sys; t=open(sys.argv[1],encoding="utf-8").read(); m=re.search(r"id=\"fg-data\">(.*?)</script>", t, re.S); print(hashlib.sha256(m.group(1).encode()).hexdigest() if m else "none")' "$1"; }
 check_eq "the page's stacks: the page without the panel's" "$(stacks_of "$TMP/without.html")" "$(stacks_of "$TMP/with.html")"
+# The page without the panel reads an import left in arrival order (gf_trace_set_unordered: no sort by start);
+# the page with it, one sorted by start. On an export whose CUDA calls and NVTX ranges are stored in shuffled
+# order, with a second launch of one correlation id stored after the first but starting 1 ns before it (the
+# launch a sorted trace finds first), the two pages' stacks are the same, and that kernel is under the second
+# launch's name.
+python3 - "$TMP/e.sqlite" "$TMP/shuffled.sqlite" <<'PY'
+import random, shutil, sqlite3, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+db = sqlite3.connect(sys.argv[2])
+rnd = random.Random(7)
+sid = db.execute("SELECT max(id) + 1 FROM StringIds").fetchone()[0]
+db.execute("INSERT INTO StringIds VALUES (?, 'cudaLaunchKernel_storedLater')", (sid,))
+corr = db.execute("SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start LIMIT 1 OFFSET 500").fetchone()[0]
+for table in ("CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS"):
+    sql = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+    cols = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+    rows = db.execute(f"SELECT * FROM {table}").fetchall()
+    rnd.shuffle(rows)
+    if table == "CUPTI_ACTIVITY_KIND_RUNTIME":
+        first = [r for r in rows if r[cols.index("correlationId")] == corr][0]
+        dup = list(first)
+        dup[cols.index("start")] -= 1
+        dup[cols.index("nameId")] = sid
+        rows.append(tuple(dup))
+    db.execute(f"DROP TABLE {table}")
+    db.execute(sql)
+    db.executemany(f"INSERT INTO {table} VALUES ({','.join('?' * len(cols))})", rows)
+db.commit()
+PY
+unsorted=$(sqlite3 "$TMP/shuffled.sqlite" "SELECT count(*) FROM (SELECT start < lag(start) OVER (ORDER BY rowid) AS d
+  FROM CUPTI_ACTIVITY_KIND_RUNTIME) WHERE d")
+check "the shuffled export's CUDA calls are out of start order ($unsorted descents)" [ "$unsorted" -gt 100 ]
+"$GF" -q flamegraph "$TMP/shuffled.sqlite" -o "$TMP/sh_with.html"
+"$GF" -v --policy "$TMP/nopanel.lua" flamegraph "$TMP/shuffled.sqlite" -o "$TMP/sh_without.html" 2>"$TMP/sh.err"
+check_contains "without the panel, the import is not sorted by start" "$(cat "$TMP/sh.err")" \
+  "read for the page's stacks alone, not sorted by start"
+check_eq "shuffled rows: the page's stacks without the panel (arrival order) are those with it (sorted)" \
+  "$(stacks_of "$TMP/sh_with.html")" "$(stacks_of "$TMP/sh_without.html")"
+check "... and the kernel of the launch stored later, starting first, is under its name" \
+  grep -q 'cudaLaunchKernel_storedLater' "$TMP/sh_without.html"
+# ... also where the correlation ids are too sparse for the launch table (core/trace.c: a sorted copy of the
+# launches instead)
+cp "$TMP/shuffled.sqlite" "$TMP/sparse.sqlite"
+sqlite3 "$TMP/sparse.sqlite" "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET correlationId = correlationId * 1000003;
+  UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = correlationId * 1000003;
+  UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET correlationId = correlationId * 1000003;"
+"$GF" -q flamegraph "$TMP/sparse.sqlite" -o "$TMP/sp_with.html"
+"$GF" -q --policy "$TMP/nopanel.lua" flamegraph "$TMP/sparse.sqlite" -o "$TMP/sp_without.html"
+check_eq "sparse correlation ids: the stacks without the panel are those with it" \
+  "$(stacks_of "$TMP/sp_with.html")" "$(stacks_of "$TMP/sp_without.html")"
+check_eq "... the shuffled export's stacks" "$(stacks_of "$TMP/sh_with.html")" "$(stacks_of "$TMP/sp_without.html")"
 t_done

@@ -63,7 +63,12 @@ end
 -- page: the stacks are for a page, which folds them (flamegraph.from_trace's page).
 local function trace_stacks(path, fs, keep, defer, page, ctx)
   local policy = ctx.policy()
-  local tr = flamegraph.load_trace({ path }, { flame = fs, narrow = not keep, group_later = defer }, policy)
+  -- a page's stacks alone: the trace is left in arrival order (the page's data does not depend on the order the
+  -- stacks were made in, core/stacks_tree.c; the folded lines of collapse do)
+  local unordered = page and not keep
+  local tr = flamegraph.load_trace({ path }, { flame = fs, narrow = not keep, unordered = unordered,
+    group_later = defer }, policy)
+  if unordered then log.debug("flamegraph: %s read for the page's stacks alone, not sorted by start", path) end
   -- opts.defer (with keep_trace): the stacks are built on a second thread (flamegraph.start_stacks) while
   -- the caller reads the trace; the caller finishes ctx.stacks_trace.job, and load returns that job. The
   -- thread finds the launches' partners while the NVTX names are grouped here (issue 42: 0.09 s of 43,000
