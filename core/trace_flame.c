@@ -17,6 +17,11 @@
 const char *const gf_flame_level_names[GF_FL_NLEVELS] = {"process", "rank", "device", "stream",
                                                          "nvtx",    "callchain", "api", "kernel"};
 
+/* Every GPU operation looks up its process, API call and kernel frames, twice where the page folds: in a table
+ * of a few names, a lookup in the names' hash map missed the cache (4 % of the hierarchical page's CPU on the 1M
+ * bench, issue 42). */
+enum { FRAME_CACHE = 256 };
+
 typedef struct fl {
     const gf_trace *t;
     const gf_gpu_flame_opts *o;
@@ -29,6 +34,8 @@ typedef struct fl {
     size_t tn, tcap;
     gf_hmap trie;  /* (parent + 1) << 32 | frame → node */
     gf_hmap names; /* (what << 40) ^ value → frame id (strtab names, NVTX names, processes, streams) */
+    uint64_t ckey[FRAME_CACHE]; /* a direct-mapped cache of names in front of it: by key's low bits */
+    uint32_t cval[FRAME_CACHE]; /* (UINT32_MAX: empty) */
     uint32_t *ids;
     size_t idcap;
     size_t launches, swept; /* the launches of GPU work; those swept so far */
@@ -59,15 +66,29 @@ static const gf_detail *detail_of(const gf_trace *t, size_t i)
     return t->detail[i] >= 0 ? &t->details[t->detail[i]] : NULL;
 }
 
+/* The frame id already made for names key k, or UINT32_MAX. */
+static uint32_t known_frame(fl *f, uint64_t k)
+{
+    size_t slot = (size_t)k & (FRAME_CACHE - 1);
+    if (f->cval[slot] != UINT32_MAX && f->ckey[slot] == k)
+        return f->cval[slot];
+    int64_t *v = gf_hmap_get(&f->names, k);
+    if (!v)
+        return UINT32_MAX;
+    f->ckey[slot] = k;
+    f->cval[slot] = (uint32_t)*v;
+    return (uint32_t)*v;
+}
+
 /* The frame id of a text made once per key (what: 1 strtab name, 2 NVTX name, 3 process, 4 stream, 5 rank,
  * 6 no launch, 7 fold). */
 static uint32_t frame_for(fl *f, int what, uint64_t key, const char *text, int kind)
 {
     uint64_t k = ((uint64_t)what << 56) ^ gf_hash_u64(key);
-    int64_t *v = gf_hmap_get(&f->names, k);
-    if (v)
-        return (uint32_t)*v;
-    uint32_t id = gf_stacks_intern(f->s, text, strlen(text));
+    uint32_t id = known_frame(f, k);
+    if (id != UINT32_MAX)
+        return id;
+    id = gf_stacks_intern(f->s, text, strlen(text));
     if (id == UINT32_MAX || gf_stacks_set_frame_kind(f->s, id, kind) != 0 || !gf_hmap_put(&f->names, k, id, NULL))
         return UINT32_MAX;
     return id;
@@ -434,9 +455,9 @@ static uint32_t process_frame(fl *f, const gf_lane *gl, int64_t pid)
 {
     const gf_trace *t = f->t;
     uint64_t key = ((uint64_t)(uint32_t)(gl->rank + 1) << 32) ^ (uint64_t)pid;
-    int64_t *v = gf_hmap_get(&f->names, ((uint64_t)3 << 56) ^ gf_hash_u64(key));
-    if (v)
-        return (uint32_t)*v;
+    uint32_t known = known_frame(f, ((uint64_t)3 << 56) ^ gf_hash_u64(key));
+    if (known != UINT32_MAX)
+        return known;
     for (size_t i = 0; i < f->o->nproc; i++)
         if (f->o->proc_pid[i] == pid && f->o->proc_rank[i] == gl->rank)
             return frame_for(f, 3, key, f->o->proc_name[i], GF_FRAME_PROCESS);
@@ -722,6 +743,7 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
                        "unordered trace" : "before finish");
     }
     fl f = {.t = t, .o = o, .s = s, .err = err};
+    memset(f.cval, 0xff, sizeof f.cval);
     gf_hmap_init(&f.trie);
     gf_hmap_init(&f.names);
     gf_hmap_init(&f.contexts);
