@@ -161,7 +161,8 @@ static int cmp_launch(const void *a, const void *b, void *ctx)
     return i < j ? -1 : i > j;
 }
 
-/* The first launch (cmp_launch's: lowest index, in an unordered trace earliest start first) with GPU work g's correlation id (and process, unless by_corr), or -1. */
+/* The first launch in cmp_launch's order (the lowest index; in an unordered trace the earliest start first) with GPU
+ * work g's correlation id (and process, unless by_corr), or -1. */
 static int64_t find_launch(const gf_trace *t, const uint32_t *ids, size_t n, int by_corr, size_t g)
 {
     size_t lo = 0, hi = n;

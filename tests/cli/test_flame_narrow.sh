@@ -2,7 +2,10 @@
 # The flamegraph's own import (issue 42): when the stacks are all that read the trace (`collapse`, a
 # flamegraph page without the findings panel) the SQLite import is narrow (core/trace_sqlite.h: no kernel
 # launch details, no synchronizations); with the panel the stacks and the findings read one import. The
-# counts are checked against sqlite3 over the export, the pages against the full import's.
+# counts are checked against sqlite3 over the export, the pages against the full import's. A page without the
+# panel reads an import left in arrival order (gf_trace_set_unordered); on an export stored in shuffled order,
+# with a launch stored after another of its correlation id but starting first, its stacks are the sorted
+# import's, with dense and with sparse correlation ids.
 . "$(dirname "$0")/../lib/t.sh"
 
 python3 "$TOP/tests/gen/big_export.py" "$TMP/e.sqlite" --ranges 20000 >/dev/null
