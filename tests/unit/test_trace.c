@@ -8,6 +8,7 @@
 #include "strtab.h"
 #include "trace.h"
 #include "trace_build.h"
+#include "trace_flame.h"
 #include "trace_trim.h"
 
 static unsigned long long rng = 88172645463325252ull;
@@ -93,6 +94,71 @@ static void partners_vs_brute_force(void)
               ok && linked > 500);
         free(want);
         free(p);
+        gf_trace_free(t);
+    }
+}
+
+/* An unordered trace (gf_trace_set_unordered, a page's narrow import): the events stay in arrival order, and a GPU
+ * operation's launch is the one a sorted trace finds first, the earliest start of its process and correlation id
+ * (then the first to arrive), by a brute force; dense ids (the table) and sparse (the sorted launches). The GPU
+ * stacks of one step or per event, which need start order, are refused. */
+static void unordered_launches(void)
+{
+    for (int sparse = 0; sparse <= 1; sparse++) {
+        gf_err err;
+        gf_trace *t = gf_trace_new();
+        gf_trace_begin(t, 0, 1, &err);
+        int32_t cpu = gf_trace_lane(t, GF_LANE_CPU, 0, 42, 43, -1, -1, -1, &err);
+        int32_t gpu = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
+        int32_t nm = gf_strtab_intern_cstr(t->str, "x");
+        enum { N = 3000 };
+        int64_t start[N];
+        uint64_t r = 777;
+        for (int i = 0; i < N; i++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            int api = (r >> 33) % 2, pid = 40 + (int)((r >> 40) % 3);
+            int64_t corr = (int64_t)((r >> 20) % 700) - 5;
+            if (sparse && corr >= 0)
+                corr = corr << 40 | corr;
+            start[i] = (int64_t)(r >> 54); /* 0..1023: many launches of one id share a start, others do not */
+            gf_event e = {.start = start[i], .dur = 1, .corr = corr, .lane = api ? cpu : gpu, .name = nm,
+                          .stack = -1, .pid = pid, .kind = api ? GF_EV_API : GF_EV_KERNEL};
+            gf_trace_add(t, &e, NULL, &err);
+        }
+        gf_trace_set_unordered(t);
+        int ok = gf_trace_finish(t, &err) == 0 && t->unordered && t->n == N;
+        for (size_t i = 0; ok && i < t->n; i++)
+            ok = t->start[i] == start[i];
+        CHECK(sparse ? "unordered trace: events in arrival order (sparse ids)" : "unordered trace: events in arrival "
+              "order", ok);
+        gf_launch_index x;
+        int xok = gf_launch_index_build(t, &x, &err) == 0, later = 0;
+        for (size_t g = 0; xok && g < t->n; g++) {
+            int64_t want = -1;
+            if (gf_ev_is_gpu_work(t->kind[g]) && t->corr[g] >= 0)
+                for (size_t i = 0; i < t->n; i++)
+                    if (t->kind[i] == GF_EV_API && t->corr[i] == t->corr[g] && t->pid[i] == t->pid[g] &&
+                        (want < 0 || t->start[i] < t->start[want]))
+                        want = (int64_t)i;
+            xok = gf_launch_index_find(&x, t, g) == want;
+            for (size_t i = 0; want >= 0 && i < (size_t)want && !later; i++) /* an earlier arrival, started later */
+                later = t->kind[i] == GF_EV_API && t->corr[i] == t->corr[g] && t->pid[i] == t->pid[g];
+        }
+        gf_launch_index_free(&x);
+        CHECK(sparse ? "unordered trace, sparse ids: each launch the earliest of its id (brute force)"
+                     : "unordered trace, dense ids: each launch the earliest of its id (brute force)", xok && later);
+        const int levels[] = {GF_FL_API, GF_FL_KERNEL};
+        gf_step_win win = {0};
+        gf_gpu_flame_opts o = {.levels = levels, .nlevels = 2, .nolaunch = "?", .step = &win};
+        gf_stacks *s = gf_stacks_new();
+        int32_t *evs = NULL;
+        int refused = gf_trace_gpu_stacks(t, &o, s, NULL, &err) != 0 && strstr(err.msg, "unordered");
+        o.step = NULL;
+        refused = refused && gf_trace_gpu_stacks(t, &o, s, &evs, &err) != 0 && !evs;
+        CHECK("unordered trace: the stacks of a step, or per event, refused", refused);
+        CHECK("unordered trace: the stacks of every operation made", gf_trace_gpu_stacks(t, &o, s, NULL, &err) == 0 &&
+              gf_stacks_count(s) > 0);
+        gf_stacks_free(s);
         gf_trace_free(t);
     }
 }
@@ -428,5 +494,6 @@ int main(void)
     free(durs);
     free(sorted);
     partners_vs_brute_force();
+    unordered_launches();
     return tap_done();
 }
