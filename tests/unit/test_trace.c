@@ -38,6 +38,31 @@ static int cmp_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* A trace begun with n random CUDA calls and kernels on one thread and one stream, in 3 processes, with repeated,
+ * unmatched and absent (< 0) correlation ids, spread over 2^40 when sparse; starts are r >> start_shift and
+ * durations 1..dur_mod. The caller finishes it. */
+static gf_trace *random_launches(uint64_t r, int n, int sparse, int start_shift, int dur_mod)
+{
+    gf_err err;
+    gf_trace *t = gf_trace_new();
+    gf_trace_begin(t, 0, 1, &err);
+    int32_t cpu = gf_trace_lane(t, GF_LANE_CPU, 0, 42, 43, -1, -1, -1, &err);
+    int32_t gpu = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
+    int32_t nm = gf_strtab_intern_cstr(t->str, "x");
+    for (int i = 0; i < n; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        int api = (r >> 33) % 2, pid = 40 + (int)((r >> 40) % 3);
+        int64_t corr = (int64_t)((r >> 20) % 700) - 5; /* some < 0: no correlation id */
+        if (sparse && corr >= 0)
+            corr = corr << 40 | corr;
+        gf_event e = {.start = (int64_t)(r >> start_shift), .dur = 1 + (int64_t)((r >> 8) % (uint64_t)dur_mod),
+                      .corr = corr, .lane = api ? cpu : gpu, .name = nm, .stack = -1, .pid = pid,
+                      .kind = api ? GF_EV_API : GF_EV_KERNEL};
+        gf_trace_add(t, &e, NULL, &err);
+    }
+    return t;
+}
+
 /* Partners of a random trace against a brute-force search (the first launch with the same process and
  * correlation id; a launch links back to the first GPU work it launched): dense ids (CUPTI's 1, 2, 3, ...:
  * the table path) and ids spread over 2^40 (the sorted path), several processes, repeated and unmatched ids. */
@@ -45,23 +70,7 @@ static void partners_vs_brute_force(void)
 {
     for (int sparse = 0; sparse <= 1; sparse++) {
         gf_err err;
-        gf_trace *t = gf_trace_new();
-        gf_trace_begin(t, 0, 1, &err);
-        int32_t cpu = gf_trace_lane(t, GF_LANE_CPU, 0, 42, 43, -1, -1, -1, &err);
-        int32_t gpu = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
-        int32_t nm = gf_strtab_intern_cstr(t->str, "x");
-        uint64_t r = 12345;
-        for (int i = 0; i < 3000; i++) {
-            r = r * 6364136223846793005ull + 1442695040888963407ull;
-            int api = (r >> 33) % 2, pid = 40 + (int)((r >> 40) % 3);
-            int64_t corr = (int64_t)((r >> 20) % 700) - 5; /* some < 0: no correlation id */
-            if (sparse && corr >= 0)
-                corr = corr << 40 | corr;
-            gf_event e = {.start = (int64_t)(r >> 50), .dur = 1 + (int64_t)((r >> 8) % 9), .corr = corr,
-                          .lane = api ? cpu : gpu, .name = nm, .stack = -1, .pid = pid,
-                          .kind = api ? GF_EV_API : GF_EV_KERNEL};
-            gf_trace_add(t, &e, NULL, &err);
-        }
+        gf_trace *t = random_launches(12345, 3000, sparse, 50, 9);
         gf_trace_finish(t, &err);
         int32_t *p = NULL;
         int rc = gf_trace_partners(t, &p, &err);
@@ -106,27 +115,14 @@ static void unordered_launches(void)
 {
     for (int sparse = 0; sparse <= 1; sparse++) {
         gf_err err;
-        gf_trace *t = gf_trace_new();
-        gf_trace_begin(t, 0, 1, &err);
-        int32_t cpu = gf_trace_lane(t, GF_LANE_CPU, 0, 42, 43, -1, -1, -1, &err);
-        int32_t gpu = gf_trace_lane(t, GF_LANE_GPU, 0, -1, -1, -1, 0, 7, &err);
-        int32_t nm = gf_strtab_intern_cstr(t->str, "x");
         enum { N = 3000 };
-        int64_t start[N];
-        uint64_t r = 777;
-        for (int i = 0; i < N; i++) {
-            r = r * 6364136223846793005ull + 1442695040888963407ull;
-            int api = (r >> 33) % 2, pid = 40 + (int)((r >> 40) % 3);
-            int64_t corr = (int64_t)((r >> 20) % 700) - 5;
-            if (sparse && corr >= 0)
-                corr = corr << 40 | corr;
-            start[i] = (int64_t)(r >> 54); /* 0..1023: many launches of one id share a start, others do not */
-            gf_event e = {.start = start[i], .dur = 1, .corr = corr, .lane = api ? cpu : gpu, .name = nm,
-                          .stack = -1, .pid = pid, .kind = api ? GF_EV_API : GF_EV_KERNEL};
-            gf_trace_add(t, &e, NULL, &err);
-        }
+        /* starts 0..1023: many launches of one id share a start, others do not */
+        gf_trace *t = random_launches(777, N, sparse, 54, 1);
+        int64_t start[N]; /* a keep-all build's columns hold the events as they were added */
+        int ok = gf_trace_added(t) == N;
+        memcpy(start, t->start, (ok ? N : 0) * sizeof *start);
         gf_trace_set_unordered(t);
-        int ok = gf_trace_finish(t, &err) == 0 && t->unordered && t->n == N;
+        ok = ok && gf_trace_finish(t, &err) == 0 && t->unordered && t->n == N;
         for (size_t i = 0; ok && i < t->n; i++)
             ok = t->start[i] == start[i];
         CHECK(sparse ? "unordered trace: events in arrival order (sparse ids)" : "unordered trace: events in arrival "
