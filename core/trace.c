@@ -64,6 +64,8 @@ void gf_trace_free_events(gf_trace *t)
     free(t->nvtx_rowid);
     free(t->details);
     t->seq = NULL;
+    t->nvtx_rowid = NULL;
+    t->nvtx_nrid = 0;
     t->start = t->dur = t->corr = NULL;
     t->lane = t->name = t->stack = t->pid = t->detail = NULL;
     t->kind = NULL;

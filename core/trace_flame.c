@@ -28,6 +28,7 @@ typedef struct fl {
     gf_stacks *s;
     gf_err *err;
     gf_launch_index *lx; /* the launches of GPU work */
+    int32_t *launch;     /* or, for a trace used up (use_up_columns), each GPU operation's launch (-1: none) */
     int32_t *node;   /* per event: a launch's NVTX path node (-1: no range) */
     int32_t *tparent; /* NVTX path trie: node → parent node (-1: a root range) and frame */
     uint32_t *tframe;
@@ -47,6 +48,8 @@ typedef struct fl {
 /* the launch call of GPU operation i, or -1 */
 static int64_t launch_of(fl *f, size_t i)
 {
+    if (f->launch)
+        return f->launch[i];
     int64_t p = gf_launch_index_find(f->lx, f->t, i);
     return p >= 0 && f->t->kind[p] == GF_EV_API ? p : -1;
 }
@@ -734,11 +737,44 @@ static int add_stacks(fl *f, const int32_t *in_step, int32_t *evs)
     return add_batch(f, &b, evs);
 }
 
-int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s, int32_t **ev_stack,
-                        gf_err *err)
+/* A trace the caller uses up (gf_trace_gpu_stacks_use_up), once its NVTX paths are found: each GPU operation's
+ * launch noted (4 bytes an event, the launch index freed), then the columns nothing after reads freed: the
+ * starts, correlation ids, details and arrival order, and the launch stacks where no level shows them. The fold's
+ * and the stacks' tables then reuse that memory instead of fresh pages (issue 42: the hierarchical page of the
+ * 1M bench peaked at 298 MB, 241 MB so). */
+static int use_up_columns(fl *f, gf_trace *own, gf_launch_index *index)
+{
+    int32_t *launch = gf_mem_scratch((own->n ? own->n : 1) * sizeof *launch);
+    if (!launch)
+        return gf_oom(f->err, "flamegraph");
+    for (size_t i = 0; i < own->n; i++)
+        launch[i] = gf_ev_is_gpu_work(own->kind[i]) ? (int32_t)launch_of(f, i) : -1;
+    f->launch = launch;
+    drop_launches(f->lx, index);
+    f->lx = NULL;
+    int callchain = 0;
+    for (size_t li = 0; li < f->o->nlevels; li++)
+        callchain |= f->o->levels[li] == GF_FL_CALLCHAIN;
+    void **const cols[] = {(void **)&own->start, (void **)&own->corr, (void **)&own->detail, (void **)&own->seq,
+                           (void **)&own->details, callchain ? NULL : (void **)&own->stack};
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+        if (cols[c]) {
+            free(*cols[c]);
+            *cols[c] = NULL;
+        }
+    own->ndetails = 0;
+    return 0;
+}
+
+/* gf_trace_gpu_stacks, and with own (== t) gf_trace_gpu_stacks_use_up's: own's columns freed as they are done
+ * with (use_up_columns), all of them at the end. */
+static int gpu_stacks(const gf_trace *t, gf_trace *own, const gf_gpu_flame_opts *o, gf_stacks *s, int32_t **ev_stack,
+                      gf_err *err)
 {
     if (!t->finished || (t->unordered && (o->step || ev_stack))) {
         drop_launches(o->launches, NULL);
+        if (own)
+            gf_trace_free_events(own);
         return gf_errf(err, GF_EXIT_ERROR, "trace: flamegraph %s", t->finished ? "of one step or per event of an "
                        "unordered trace" : "before finish");
     }
@@ -750,13 +786,13 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
     int32_t *evs = NULL;
     int32_t *in_step = NULL; /* before the first goto done: done frees it */
     int rc = 0;
-    gf_launch_index own;
+    gf_launch_index index;
     if (o->launches)
         f.lx = o->launches; /* found beside the caller's NVTX grouping (trace_flame_job.c) */
-    else if ((rc = gf_launch_index_build(t, &own, err)) != 0)
-        return rc;
+    else if ((rc = gf_launch_index_build(t, &index, err)) != 0)
+        goto done;
     else
-        f.lx = &own;
+        f.lx = &index;
     f.node = gf_mem_scratch((t->n ? t->n : 1) * sizeof *f.node);
     if (ev_stack)
         evs = gf_mem_scratch((t->n ? t->n : 1) * sizeof *evs);
@@ -776,8 +812,13 @@ int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks
         for (size_t i = 0; i < t->n; i++)
             f.node[i] = -1;
     }
+    if (own && (rc = use_up_columns(&f, own, &index)) != 0)
+        goto done;
     if (want_nvtx && o->fold_name && (rc = fold_prepare(&f, in_step)) != 0)
         goto done;
+    /* no more trie nodes are made (the stacks walk the nodes' parents): its table goes before theirs is made */
+    gf_hmap_free(&f.trie);
+    gf_hmap_init(&f.trie);
     rc = add_stacks(&f, in_step, evs);
     if (rc == 0 && f.fold)
         gf_stacks_set_prefold(s, &f.prefold);
@@ -785,7 +826,8 @@ done:
     gf_nvtx_fold_free(f.fold);
     gf_hmap_free(&f.contexts);
     free(in_step);
-    drop_launches(f.lx, &own);
+    drop_launches(f.lx, &index);
+    free(f.launch);
     free(f.node);
     free(f.tparent);
     free(f.tframe);
@@ -796,7 +838,20 @@ done:
         free(evs);
     else
         *ev_stack = evs;
+    if (own)
+        gf_trace_free_events(own);
     return rc;
+}
+
+int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s, int32_t **ev_stack,
+                        gf_err *err)
+{
+    return gpu_stacks(t, NULL, o, s, ev_stack, err);
+}
+
+int gf_trace_gpu_stacks_use_up(gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s, gf_err *err)
+{
+    return gpu_stacks(t, t, o, s, NULL, err);
 }
 
 /* ---- speedscope: evented profiles per stream ---- */

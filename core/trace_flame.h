@@ -62,6 +62,10 @@ typedef struct gf_gpu_flame_opts {
  * set). ev_stack (optional): receives a malloc'd array, per event the index of its stack in s or -1. */
 int gf_trace_gpu_stacks(const gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s, int32_t **ev_stack,
                         gf_err *err);
+/* The same stacks from a trace nothing reads afterwards: its event columns are freed as the stacks are done with
+ * them, so that the stacks' tables reuse their memory, and t has no events after (gf_trace_free_events), whether
+ * or not this succeeded; its strings, lanes and launch stacks stay. */
+int gf_trace_gpu_stacks_use_up(gf_trace *t, const gf_gpu_flame_opts *o, gf_stacks *s, gf_err *err);
 
 /* speedscope's file: the sampled profile of the stacks above (the same stacks and ns weights as the
  * folded output), then one evented profile per GPU stream in time order (each operation opens its

@@ -3,7 +3,8 @@
  *   core.trace_flame.stacks(tr, S, {levels = {"process", "nvtx", ...}, startend = bool, nolaunch = "...",
  *                                   step = nil | {start=, ["end"]=, pid=, rank=},
  *                                   processes = {{pid=, rank=, name=}...} (optional: process frames by name),
- *                                   fold = {share=, min=, name=} (optional: for a page, core/flame_fold.c)})
+ *                                   fold = {share=, min=, name=} (optional: for a page, core/flame_fold.c),
+ *                                   use_up = bool (optional: tr is read by nothing after, and has no events after)})
  *     adds tr's GPU operations to the Stacks S (weights in ns, instances, frame kinds); with step, only those
  *     launched inside it (core/trace_steps.h); returns the raw names behind each NVTX frame of a grouped
  *     trace ({[frame text] = {raw text, ...}}; {} when not grouped); with fold, S may come folded in part
@@ -143,7 +144,9 @@ static int l_stacks(lua_State *L)
     gf_flame_raw raw = {NULL, NULL, 0, 0};
     o.raw = &raw;
     gf_err err;
-    if (gf_trace_gpu_stacks(t, &o, s, NULL, &err) != 0) {
+    int rc = gf_opt_bool_field(L, 3, "use_up", 0) ? gf_trace_gpu_stacks_use_up(t, &o, s, &err)
+                                                  : gf_trace_gpu_stacks(t, &o, s, NULL, &err);
+    if (rc != 0) {
         free(raw.frame);
         free(raw.name);
         return gf_lua_raise(L, &err);

@@ -153,12 +153,14 @@ function fg.gpu_ops(tr)
   return (c.kernel or 0) + (c.memcpy or 0) + (c.memset or 0)
 end
 
--- from_trace(tr, {flame=, processes=, page=} or nil, policy) → stacks: the hierarchical stacks (weights in ns), or
+-- from_trace(tr, {flame=, processes=, page=, use_up=} or nil, policy) → stacks: the hierarchical stacks (weights in ns), or
 -- nil when tr has no GPU work. flame: the stacks' settings (fg.settings; nil: the policy's levels). processes: the
 -- process frames by name (gpuflame.process_key.list), or nil: "<name> [<pid>]". page: the stacks are for a page
 -- (fg.render): where the page folds (policy flamegraph.fold_share, fold_min_stacks), its small NVTX frames may be
 -- folded as the stacks are made (core/flame_fold.c; stacks:prefold() says so, fg.fold does the rest), so
--- only a page may be drawn from them; fg.count gives the stacks there are.
+-- only a page may be drawn from them; fg.count gives the stacks there are. use_up: nothing reads tr after this,
+-- so its events are freed as the stacks are done with them (core/trace_flame.h gf_trace_gpu_stacks_use_up; tr
+-- has no events after).
 function fg.from_trace(tr, opts, policy)
   opts = opts or {}
   local fs = opts.flame or fg.settings(nil, need(policy, "flamegraph.from_trace"))
@@ -167,6 +169,7 @@ function fg.from_trace(tr, opts, policy)
   local o = fg.level_options(fs, policy)
   o.processes = opts.processes
   if opts.page then o.fold = fg.fold_options(policy) end
+  o.use_up = opts.use_up
   local raw = core.trace_flame.stacks(tr, stacks, o)
   fg.log_prefold(stacks)
   set_meta(stacks, { generator = "gpuflame", report = "gpu", unit_ns = 1, countname = "ns",

@@ -154,6 +154,21 @@ static void unordered_launches(void)
         CHECK("unordered trace: the stacks of a step, or per event, refused", refused);
         CHECK("unordered trace: the stacks of every operation made", gf_trace_gpu_stacks(t, &o, s, NULL, &err) == 0 &&
               gf_stacks_count(s) > 0);
+        /* used up (gf_trace_gpu_stacks_use_up): the same stacks, and no events left */
+        gf_stacks *u = gf_stacks_new();
+        int same = gf_trace_gpu_stacks_use_up(t, &o, u, &err) == 0 && t->n == 0 && !t->start && !t->corr;
+        char *a = NULL, *b = NULL;
+        size_t na = 0, nb = 0;
+        FILE *fa = open_memstream(&a, &na), *fb = open_memstream(&b, &nb);
+        gf_stacks_write_folded(s, fa, 0, &err);
+        gf_stacks_write_folded(u, fb, 0, &err);
+        fclose(fa);
+        fclose(fb);
+        CHECK(sparse ? "used up, sparse ids: the same stacks, the trace emptied"
+                     : "used up: the same stacks, the trace emptied", same && na > 0 && na == nb && !memcmp(a, b, na));
+        free(a);
+        free(b);
+        gf_stacks_free(u);
         gf_stacks_free(s);
         gf_trace_free(t);
     }

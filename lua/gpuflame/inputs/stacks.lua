@@ -88,7 +88,8 @@ local function trace_stacks(path, fs, keep, defer, page, ctx)
   end
   -- opts.keep_trace: the caller reads the same trace next (the flamegraph's findings panel: one import)
   if keep then ctx.stacks_trace = { path = path, trace = tr, flame = fs } end
-  return flamegraph.from_trace(tr, { flame = fs, page = page }, policy)
+  -- a trace nobody keeps is used up by its stacks: their tables reuse its columns' memory
+  return flamegraph.from_trace(tr, { flame = fs, page = page, use_up = not keep }, policy)
 end
 
 -- opts.flame: the command's stack settings (flamegraph.settings: --levels, --unit-ns), else the policy's;
