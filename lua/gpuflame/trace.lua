@@ -183,7 +183,7 @@ local function load_inputs(paths, opts, policy)
   if keep == nil then keep = policy.timeline.keep_partners end
   local load_opts = { max_events = opts.max_events or 0, keep_partners = keep, stacks = opts.stacks == true,
     cpu = policy.timeline.cpu, threads = policy.limits.threads, narrow = opts.narrow == true,
-    unordered = opts.narrow == true and opts.unordered == true }
+    unordered = opts.unordered == true }
   if #reports > 0 and (gpu or api) then
     errors.raise(errors.USAGE, "%s: trace CSVs cannot be merged with SQLite exports / reports; give one or the other",
       gpu or api)
