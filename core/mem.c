@@ -22,6 +22,13 @@ static int whole_pages(void *p, size_t len, uintptr_t *lo, uintptr_t *hi)
     return *hi > *lo;
 }
 
+static int huge_hints;
+
+void gf_mem_use_huge_pages(int on)
+{
+    huge_hints = on;
+}
+
 /* The hint covers the pages the block touches, its first and last included: a hint on part of a mapping splits
  * it in two, and realloc can then no longer move the block by mremap (EFAULT across mappings) but copies it,
  * old and new block resident side by side (the NVTX projection's merge on the 5M-event export). A large
@@ -31,7 +38,7 @@ void gf_mem_hint_huge(void *p, size_t len)
 #ifdef MADV_HUGEPAGE
     long ps = sysconf(_SC_PAGESIZE);
     uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
-    if (!p || len < GF_MEM_MAPPED_MIN)
+    if (!huge_hints || !p || len < GF_MEM_MAPPED_MIN)
         return;
     uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
     (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);

@@ -25,8 +25,12 @@ size_t gf_mem_mapped_bytes(size_t bytes);
  * Not for blocks that grow: the hint on their end splits their mapping, and realloc then copies them. */
 void *gf_mem_scratch(size_t bytes);
 /* gf_mem_prefault's two halves: the huge-page offer (before the first write: cheap; it covers every page the
- * block touches, so that a large block stays one mapping that realloc can move) and the mapping. */
+ * block touches, so that a large block stays one mapping that realloc can move) and the mapping. The offer is
+ * made only after gf_mem_use_huge_pages(1): huge pages are the heap's or nobody's. */
 void gf_mem_hint_huge(void *p, size_t len);
+/* Whether gf_mem_hint_huge offers huge pages (0 at start): on where the process runs with glibc's huge-page
+ * tunable (core/host/hugepages.h), so that policy limits.huge_pages turns both on and off together. */
+void gf_mem_use_huge_pages(int on);
 void gf_mem_populate(void *p, size_t len);
 
 /* Grows the calling thread's malloc arena to hold `bytes` once, at a thread's start, instead of 4 KiB at a time

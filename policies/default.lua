@@ -537,14 +537,16 @@ return {
     -- builds its stacks beside its findings panel's rules and sorts a page's fold in two halves (0 = one per
     -- CPU; 1 = everything on one thread, e.g. an agent that must not take a second core from a training job)
     threads = 0,
-    -- glibc's transparent huge pages for the heap (core/host/hugepages.c, docs/LIMITS.md): before one of these
-    -- commands runs on inputs of at least min_input_bytes (the files on its command line, a directory's own
-    -- files included), gpuflame re-executes itself with glibc.malloc.hugetlb=1 (where THP is in madvise mode;
-    -- GPUFLAME_HUGEPAGES=0 never). 13-18 % off `timeline` and `findings` of a 368 MB export; the exec costs
-    -- ~3 ms of CPU, so small inputs go without. commands = {} turns it off.
+    -- transparent huge pages for the heap and the large columns (core/host/hugepages.c, docs/LIMITS.md): before
+    -- one of these commands runs on inputs of at least min_input_bytes (the files on its command line, a
+    -- directory's own files included), gpuflame re-executes itself with glibc.malloc.hugetlb=1 (where THP is in
+    -- madvise mode; GPUFLAME_HUGEPAGES=0 never) and offers its large columns huge pages too. None by default: on
+    -- a VM whose balloon driver gives freed memory back to its host, a fresh huge page costs several times what
+    -- 4 KiB pages cost (2026-12-07: `timeline` of a 368 MB export 1.41-1.51x SQLite's scan without, 1.73-1.89x
+    -- with; 2026-12-04, on a host that did not: 13-18 % faster with). A fleet on bare metal may list e.g.
+    -- { "timeline", "findings", "flamegraph", "collapse" }; the exec costs ~3 ms of CPU.
     huge_pages = {
-      commands = { "timeline", "findings", "flamegraph", "stats", "steps", "diff", "compare", "critical_path",
-        "import", "export", "analyze", "report", "collapse", "run" },
+      commands = {},
       min_input_bytes = 64 * 1024 * 1024,
     },
     -- freed memory kept in the heap for later blocks (core/mem.h gf_mem_keep_freed, docs/LIMITS.md) by these

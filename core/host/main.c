@@ -52,6 +52,7 @@ static const char *hide_secret_after(char *s, size_t prefix)
 int main(int argc, char **argv)
 {
     gf_hugepages_start(argc, argv); /* before the secrets in argv are hidden: a re-execution needs them */
+    gf_mem_use_huge_pages(gf_hugepages_active());
 #ifdef __GLIBC__
     /* A fixed threshold (mem.h's GF_MEM_MAPPED_MIN): blocks under 4 MiB come from the heap, where freed ones
      * are used again. At 128 KiB each was a mapping whose pages faulted anew whenever one was freed and another

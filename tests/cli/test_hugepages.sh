@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Huge pages for glibc's malloc (policy limits.huge_pages, lua/gpuflame/hugepages.lua, core/host/hugepages.c):
-# a listed command on inputs of at least min_input_bytes re-executes gpuflame with glibc.malloc.hugetlb=1
+# none by default; a listed command on inputs of at least min_input_bytes re-executes gpuflame with glibc.malloc.hugetlb=1
 # where THP is in `madvise` mode (its large blocks are then advised: VmFlags `hg` in /proc/self/smaps), with
 # the same arguments; nothing it starts inherits the tunable or the variable that carried it, and the user's
 # own GLIBC_TUNABLES reaches children as it was. Small inputs, an unlisted command, GPUFLAME_HUGEPAGES=0,
@@ -32,7 +32,8 @@ LUA
 BIG=$TMP/big.bin
 truncate -s 100M "$BIG" # sparse: 100 MB of input that takes no disk
 printf 'return { limits = { huge_pages = { commands = {} } } }\n' >"$TMP/none.lua"
-printf 'return { limits = { huge_pages = { min_input_bytes = 0 } } }\n' >"$TMP/any.lua"
+printf 'return { limits = { huge_pages = { commands = { "run" } } } }\n' >"$TMP/on.lua"
+printf 'return { limits = { huge_pages = { commands = { "run" }, min_input_bytes = 0 } } }\n' >"$TMP/any.lua"
 printf 'return { limits = { keep_freed_memory = { commands = { "run" }, min_input_bytes = 64 * 1024 * 1024 } } }\n' \
   >"$TMP/keep.lua"
 probe() { out=$(env "$@" "$GF" -v run "$TMP/probe.lua" 2>&1); rc=$?; }
@@ -46,7 +47,10 @@ check_eq "a small input: the host says so" "false" "$(field 'host says')"
 check_eq "a child sees no tunable and no saved value" "unset|unset" "$(field child)"
 
 mode=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
-big() { out=$(env "$@" "$GF" -v run "$TMP/probe.lua" "$BIG" "a b" --token "s3cret" 2>&1); rc=$?; }
+big() { out=$(env "$@" "$GF" -v --policy "$TMP/on.lua" run "$TMP/probe.lua" "$BIG" "a b" --token "s3cret" 2>&1); rc=$?; }
+out=$(env "${clean[@]}" "$GF" -v run "$TMP/probe.lua" "$BIG" 2>&1)
+check_eq "the default policy lists no command: a 100 MB input is not re-executed" "no" "$(field re-executed)"
+check_contains "... and no block is advised" "$(field hinted)" "no"
 big "${clean[@]}"
 check_eq "a 100 MB input: the probe runs" 0 "$rc"
 check_eq "a 100 MB input: the arguments come through as given" "$BIG|a b|--token|s3cret" "$(field args)"

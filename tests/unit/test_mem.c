@@ -37,6 +37,26 @@ static int mapping_of(uintptr_t a, uintptr_t *lo, uintptr_t *hi)
     return rc;
 }
 
+/* 1 when the mapping that holds p is advised for huge pages (VmFlags "hg" in /proc/self/smaps), 0 when not,
+ * -1 when it is not found */
+static int advised_huge(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int rc = -1, here = 0;
+    while (rc < 0 && fgets(line, sizeof line, f)) {
+        unsigned long s, e;
+        if (sscanf(line, "%lx-%lx ", &s, &e) == 2) /* a mapping's first line; its fields start with a name */
+            here = (uintptr_t)p >= s && (uintptr_t)p < e;
+        else if (here && strncmp(line, "VmFlags:", 8) == 0)
+            rc = strstr(line, " hg") != NULL;
+    }
+    fclose(f);
+    return rc;
+}
+
 /* 1 when [p, p + len) lies in one mapping */
 static int one_mapping(const void *p, size_t len)
 {
@@ -139,6 +159,10 @@ int main(void)
     if (!v)
         return tap_done();
     gf_mem_hint_huge(v, n * sizeof *v);
+    CHECK("huge pages not chosen (the default): a hint leaves the block unadvised", advised_huge(v) == 0);
+    gf_mem_use_huge_pages(1); /* as gpuflame's main where policy chose huge pages */
+    gf_mem_hint_huge(v, n * sizeof *v);
+    CHECK("huge pages chosen: the hint advises the block", advised_huge(v) == 1);
     CHECK("the hinted block is one mapping", one_mapping(v, n * sizeof *v));
     for (size_t i = 0; i < n; i++)
         v[i] = (uint32_t)(i * 2654435761u);
