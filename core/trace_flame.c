@@ -12,6 +12,7 @@
 #include "flame_fold.h"
 #include "hmap.h"
 #include "jsonout.h"
+#include "path_trie.h"
 #include "trace_nvtx_group.h"
 
 const char *const gf_flame_level_names[GF_FL_NLEVELS] = {"process", "rank", "device", "stream",
@@ -30,10 +31,7 @@ typedef struct fl {
     gf_launch_index *lx; /* the launches of GPU work */
     int32_t *launch;     /* or, for a trace used up (use_up_columns), each GPU operation's launch (-1: none) */
     int32_t *node;   /* per event: a launch's NVTX path node (-1: no range) */
-    int32_t *tparent; /* NVTX path trie: node → parent node (-1: a root range) and frame */
-    uint32_t *tframe;
-    size_t tn, tcap;
-    gf_hmap trie;  /* (parent + 1) << 32 | frame → node */
+    gf_path_trie trie; /* of the NVTX paths */
     gf_hmap names; /* (what << 40) ^ value → frame id (strtab names, NVTX names, processes, streams) */
     uint64_t ckey[FRAME_CACHE]; /* a direct-mapped cache of names in front of it: by key's low bits */
     uint32_t cval[FRAME_CACHE]; /* (UINT32_MAX: empty) */
@@ -152,29 +150,6 @@ static uint32_t nvtx_frame(fl *f, size_t i)
         !gf_hmap_put(&f->names, k, id, NULL) || note_raw(f, id, f->t->name[i]) != 0)
         return UINT32_MAX;
     return id;
-}
-
-static uint64_t trie_key(int32_t parent, uint32_t frame)
-{
-    return ((uint64_t)(uint32_t)(parent + 1) << 32) | frame;
-}
-
-static int32_t trie_child(fl *f, int32_t parent, uint32_t frame)
-{
-    uint64_t k = trie_key(parent, frame);
-    int ins = 0;
-    int64_t *v = gf_hmap_put(&f->trie, k, (int64_t)f->tn, &ins);
-    if (!v)
-        return -2;
-    if (!ins)
-        return (int32_t)*v;
-    void **const cols[] = {(void **)&f->tparent, (void **)&f->tframe};
-    const size_t elem[] = {sizeof *f->tparent, sizeof *f->tframe};
-    if (gf_grow_cols(cols, elem, 2, &f->tcap, f->tn + 1, 256) != 0)
-        return -2;
-    f->tparent[f->tn] = parent;
-    f->tframe[f->tn] = frame;
-    return (int32_t)f->tn++;
 }
 
 static int is_range(const fl *f, size_t i)
@@ -297,7 +272,7 @@ static void prefetch_path(const sweep *w, size_t j)
         return;
     int64_t *fr = gf_hmap_get(&f->names, nvtx_frame_key(f, path[same]));
     if (fr)
-        gf_hmap_prefetch(&f->trie, trie_key(same ? f->node[path[same - 1]] : -1, (uint32_t)*fr));
+        gf_path_trie_prefetch(&f->trie, same ? f->node[path[same - 1]] : -1, (uint32_t)*fr);
 }
 
 /* The trie nodes of launch j's path: the ranges it shares with the last path (the outer ones, mostly) keep
@@ -313,7 +288,7 @@ static int nodes_of(sweep *w, size_t j, uint32_t e)
         int32_t node = same ? w->pnode[same - 1] : -1;
         for (size_t p = same; p < n && node >= -1; p++) {
             uint32_t fr = nvtx_frame(f, path[p]);
-            node = fr == UINT32_MAX ? -2 : trie_child(f, node, fr);
+            node = fr == UINT32_MAX ? -2 : gf_path_trie_child(&f->trie, node, fr);
             w->pnode[p] = node;
             f->node[path[p]] = node;
         }
@@ -325,7 +300,7 @@ static int nodes_of(sweep *w, size_t j, uint32_t e)
     }
     f->node[e] = w->prev_node;
     if (projection_point(&f->swept, f->launches))
-        (void)gf_hmap_reserve(&f->trie, f->tn * PROJECT_AT); /* failing, the trie grows as before */
+        gf_path_trie_project(&f->trie, PROJECT_AT);
     return 0;
 }
 
@@ -506,8 +481,8 @@ static int launch_levels(fl *f, size_t *k, int level, size_t i, int64_t p)
         return push_id(f, k, str_frame(f, t->name[p], GF_FRAME_API));
     if (level == GF_FL_NVTX) {
         size_t at = *k;
-        for (int32_t n = f->fold ? fold_node(f, i, p) : f->node[p]; n >= 0; n = f->tparent[n])
-            if (push_id(f, k, f->tframe[n]) != 0)
+        for (int32_t n = f->fold ? fold_node(f, i, p) : f->node[p]; n >= 0; n = f->trie.parent[n])
+            if (push_id(f, k, f->trie.frame[n]) != 0)
                 return -1;
         for (size_t a = at, b = *k; a + 1 < b; a++, b--) { /* the walk went innermost first */
             uint32_t x = f->ids[a];
@@ -625,7 +600,7 @@ static int fold_ops(fl *f, const int32_t *in_step, size_t at)
 
 static int32_t fold_child(void *arg, int32_t parent, uint32_t frame)
 {
-    return trie_child(arg, parent, frame);
+    return gf_path_trie_child(&((fl *)arg)->trie, parent, frame);
 }
 
 /* With o->fold_name (a page), where the levels allow it and the page folds (more than o->fold_min_stacks
@@ -641,9 +616,9 @@ static int fold_prepare(fl *f, const int32_t *in_step)
     /* No more stacks than operations: the page does not fold. No more NVTX paths than fold_min_stacks: the raw
      * stacks are few enough to make (this pass would mostly cost, the page being the same either way). */
     if (at < 0 || !(o->fold_share > 0) || o->fold_min_stacks < 0 || ops <= (size_t)o->fold_min_stacks ||
-        f->tn <= (size_t)o->fold_min_stacks)
+        f->trie.n <= (size_t)o->fold_min_stacks)
         return 0;
-    if (!(f->fold = gf_nvtx_fold_new(f->tparent, f->tframe, f->tn)))
+    if (!(f->fold = gf_nvtx_fold_new(f->trie.parent, f->trie.frame, f->trie.n)))
         return gf_oom(f->err, "flamegraph fold");
     int rc = fold_ops(f, in_step, (size_t)at);
     size_t stacks = gf_nvtx_fold_stacks(f->fold), nodes = 0;
@@ -780,7 +755,7 @@ static int gpu_stacks(const gf_trace *t, gf_trace *own, const gf_gpu_flame_opts 
     }
     fl f = {.t = t, .o = o, .s = s, .err = err};
     memset(f.cval, 0xff, sizeof f.cval);
-    gf_hmap_init(&f.trie);
+    gf_path_trie_init(&f.trie);
     gf_hmap_init(&f.names);
     gf_hmap_init(&f.contexts);
     int32_t *evs = NULL;
@@ -816,9 +791,9 @@ static int gpu_stacks(const gf_trace *t, gf_trace *own, const gf_gpu_flame_opts 
         goto done;
     if (want_nvtx && o->fold_name && (rc = fold_prepare(&f, in_step)) != 0)
         goto done;
-    /* no more trie nodes are made (the stacks walk the nodes' parents): its table goes before theirs is made */
-    gf_hmap_free(&f.trie);
-    gf_hmap_init(&f.trie);
+    /* no more trie nodes are made (the stacks walk the nodes' parents): its lists and table go before the
+     * stacks' table is made */
+    gf_path_trie_done(&f.trie);
     rc = add_stacks(&f, in_step, evs);
     if (rc == 0 && f.fold)
         gf_stacks_set_prefold(s, &f.prefold);
@@ -829,10 +804,8 @@ done:
     drop_launches(f.lx, &index);
     free(f.launch);
     free(f.node);
-    free(f.tparent);
-    free(f.tframe);
     free(f.ids);
-    gf_hmap_free(&f.trie);
+    gf_path_trie_free(&f.trie);
     gf_hmap_free(&f.names);
     if (rc != 0 || !ev_stack)
         free(evs);
