@@ -15,7 +15,7 @@ typedef struct gf_path_trie {
     /* finding a child: each node's children in a list, newest first, until it has more than a few; then in
      * the table. Freed by gf_path_trie_done when no more nodes are made. */
     int32_t *first, *next; /* node → its newest child, its next older sibling (-1: none) */
-    uint8_t *nchild;       /* node → its children, saturated at 255 */
+    uint8_t *nchild;       /* node → its children, counted up to one more than a list holds */
     int32_t root_first;
     size_t nroots;
     gf_hmap wide; /* (parent + 1) << 32 | frame → node, for the children of a parent with many */

@@ -210,10 +210,10 @@ static int projection_point(size_t *done, size_t total)
 }
 
 /* A thread's sweep goes SWEEP_BATCH launches at a time: their paths first, then their nodes; SWEEP_AHEAD
- * launches ahead of the one given its nodes, the trie slot where that launch's first new range will go is
- * fetched (when its parent's node and its frame are known by then). Where nearly every launch has a path of
- * its own, the trie's lookups waited on memory (89 % of their time on the 368 MB export's 2.2M paths, issue
- * 42). */
+ * launches ahead of the one given its nodes, what the trie reads first to find that launch's first new range
+ * is fetched (when its parent's node and its frame are known by then). Where nearly every launch has a path of
+ * its own, the trie's lookups in its one table waited on memory (89 % of their time on the 368 MB export's 2.2M
+ * paths, issue 42; core/path_trie.c now keeps most children in lists). */
 enum { SWEEP_BATCH = 64, SWEEP_AHEAD = 2 };
 
 typedef struct sweep {
@@ -261,7 +261,8 @@ static int path_of(sweep *w, uint32_t e, size_t j)
     return 0;
 }
 
-/* Fetches the trie slot of launch j's first range not in the path before it, when that can be known now. */
+/* Fetches what the trie reads first for launch j's first range not in the path before it, when that can be
+ * known now. */
 static void prefetch_path(const sweep *w, size_t j)
 {
     const fl *f = w->f;
