@@ -60,6 +60,9 @@ function M.maybe(command, arg_lists, ctx)
   elseif listed("huge_pages", command, total, policy) then
     local _, why = core.host.huge_pages_reexec()
     log.debug("huge pages: not used for %s (%s)", command, why)
+  else
+    log.debug("huge pages: not used for %s (policy limits.huge_pages lists it not, or its inputs are smaller)",
+      command)
   end
   if listed("keep_freed_memory", command, total, policy) then
     log.debug("freed memory kept for later blocks in %s: %s", command,
