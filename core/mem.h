@@ -5,9 +5,10 @@
 #include <stddef.h>
 
 /* Maps the whole pages of [p, p + len) in one call (MADV_POPULATE_WRITE; regions of 4 MiB or more are also
- * offered transparent huge pages where gf_mem_use_huge_pages chose them) instead of one page fault per 4 KiB as they are first written: on
- * virtual machines a fault costs microseconds. Only a hint: nothing happens on kernels without it (< 5.14),
- * and errors are ignored. Use it only where every byte is written next, or resident memory grows. */
+ * offered transparent huge pages where gf_mem_use_huge_pages chose them) instead of one page fault per 4 KiB as
+ * they are first written: on virtual machines a fault costs microseconds. Only a hint: nothing happens on
+ * kernels without it (< 5.14), and errors are ignored. Use it only where every byte is written next, or
+ * resident memory grows. */
 void gf_mem_prefault(void *p, size_t len);
 
 /* Blocks of this size or more are mappings of their own (main.c's M_MMAP_THRESHOLD), offered transparent huge
