@@ -153,8 +153,8 @@ function fg.gpu_ops(tr)
   return (c.kernel or 0) + (c.memcpy or 0) + (c.memset or 0)
 end
 
--- from_trace(tr, {flame=, processes=, page=, use_up=} or nil, policy) → stacks: the hierarchical stacks (weights in ns), or
--- nil when tr has no GPU work. flame: the stacks' settings (fg.settings; nil: the policy's levels). processes: the
+-- from_trace(tr, {flame=, processes=, page=, use_up=} or nil, policy) → stacks: the hierarchical stacks (weights in
+-- ns), or nil when tr has no GPU work. flame: the stacks' settings (fg.settings; nil: the policy's levels). processes: the
 -- process frames by name (gpuflame.process_key.list), or nil: "<name> [<pid>]". page: the stacks are for a page
 -- (fg.render): where the page folds (policy flamegraph.fold_share, fold_min_stacks), its small NVTX frames may be
 -- folded as the stacks are made (core/flame_fold.c; stacks:prefold() says so, fg.fold does the rest), so

@@ -61,7 +61,7 @@ function M.maybe(command, arg_lists, ctx)
     local _, why = core.host.huge_pages_reexec()
     log.debug("huge pages: not used for %s (%s)", command, why)
   else
-    log.debug("huge pages: not used for %s (policy limits.huge_pages lists it not, or its inputs are smaller)",
+    log.debug("huge pages: not used for %s (policy limits.huge_pages does not list it, or its inputs are smaller)",
       command)
   end
   if listed("keep_freed_memory", command, total, policy) then

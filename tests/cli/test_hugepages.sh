@@ -51,7 +51,7 @@ big() { out=$(env "$@" "$GF" -v --policy "$TMP/on.lua" run "$TMP/probe.lua" "$BI
 out=$(env "${clean[@]}" "$GF" -v run "$TMP/probe.lua" "$BIG" 2>&1)
 check_eq "the default policy lists no command: a 100 MB input is not re-executed" "no" "$(field re-executed)"
 check_contains "... and no block is advised" "$(field hinted)" "no"
-check_contains "... and -v says why" "$out" "huge pages: not used for run (policy limits.huge_pages lists it not"
+check_contains "... and -v says why" "$out" "huge pages: not used for run (policy limits.huge_pages does not list it"
 big "${clean[@]}"
 check_eq "a 100 MB input: the probe runs" 0 "$rc"
 check_eq "a 100 MB input: the arguments come through as given" "$BIG|a b|--token|s3cret" "$(field args)"
